@@ -1,0 +1,10 @@
+"""The engine: models, analysis and (later) objectives and training.
+
+No Qt here. Everything heavy is a plain function or a generator that reports
+progress and checks a cancel token, so the GUI, the CLI and tests drive the
+same code.
+"""
+
+from engine.errors import WorkbenchError
+
+__all__ = ["WorkbenchError"]

@@ -1,0 +1,214 @@
+"""Encode texts into what the model computes: hidden states and attentions.
+
+``encode_texts`` is a generator (progress after each batch, cancel between
+batches) that returns one ``Encoding`` per text, in the order given:
+
+- hidden states of every layer including the embedding layer's output,
+  shape [layers + 1, tokens, hidden] (float32, on the CPU);
+- attentions of every layer and head, shape [layers, heads, tokens, tokens]
+  (row i = how token i attends to every token), when asked;
+- for encoder-decoders, the decoder side too: the decoder is fed a target text
+  (teacher forcing, shifted right) or, without one, the model's own greedy
+  output (at most 64 tokens), and returns its hidden states, its causal
+  self-attention and its cross-attention to the encoder, [layers, heads,
+  decoder tokens, encoder tokens].
+
+Texts are sorted by length and batched under a token budget (length
+bucketing), padded on the right, and unpadded again; results equal
+one-at-a-time encoding to float rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generator, Sequence
+
+import numpy as np
+import torch
+
+from engine.decoding import _start_ids, decode_steps
+from engine.families import Family
+from engine.loading import LoadedModel
+from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from engine.tokens import TokenizedText, tokenize, tokenize_target
+
+GREEDY_MAX_TOKENS = 64
+
+
+@dataclass
+class DecoderSide:
+    ids: list[int]  # decoder inputs: the start token, then the target/output shifted right
+    tokens: list[str]
+    hidden_states: np.ndarray  # [decoder layers + 1, decoder tokens, hidden]
+    attentions: np.ndarray | None  # [decoder layers, heads, decoder tokens, decoder tokens]
+    cross_attentions: np.ndarray | None  # [decoder layers, heads, decoder tokens, encoder tokens]
+    from_greedy: bool  # True when the model's own output was fed back
+    output_ids: list[int]  # what the decoder is trained/asked to produce at each position
+
+
+@dataclass
+class Encoding:
+    tokenized: TokenizedText
+    hidden_states: np.ndarray  # [layers + 1, tokens, hidden] (the encoder's, for encoder-decoders)
+    attentions: np.ndarray | None  # [layers, heads, tokens, tokens]
+    decoder: DecoderSide | None = None
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.tokenized.tokens
+
+
+def length_buckets(lengths: Sequence[int], batch_size: int, max_batch_tokens: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (each padded batch under the token budget)."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        longest = lengths[i]  # sorted ascending: the newest is the longest
+        if current and (len(current) >= batch_size or longest * (len(current) + 1) > max_batch_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _pad(rows: list[list[int]], value: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), value, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for b, row in enumerate(rows):
+        ids[b, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[b, : len(row)] = 1
+    return ids.to(device), mask.to(device)
+
+
+def _stack(layers: Sequence[torch.Tensor] | None, keep: Sequence[int] | None = None) -> np.ndarray | None:
+    if not layers:
+        return None
+    chosen = layers if keep is None else [layers[k] for k in keep]
+    return torch.stack([t.float() for t in chosen]).cpu().numpy()
+
+
+def _decoder_inputs(loaded: LoadedModel, tok: TokenizedText, target: str | None, window: int | None,
+                    cancel: CancelToken) -> tuple[list[int], list[int], bool]:
+    """(decoder input ids, decoder output ids, from_greedy) for one encoder-decoder input."""
+    start = _start_ids(loaded.model)
+    if target is not None:
+        outputs = tokenize_target(loaded.tokenizer, target, max_length=window)
+        greedy = False
+    else:
+        outputs = run_to_completion(
+            decode_steps(loaded.model, Family.ENCODER_DECODER, tok.ids, tokenizer=loaded.tokenizer,
+                         max_new_tokens=GREEDY_MAX_TOKENS, cancel=cancel)
+        )
+        greedy = True
+    return [start] + outputs[:-1], outputs, greedy
+
+
+def encode_texts(
+    loaded: LoadedModel,
+    texts: Sequence[str],
+    *,
+    pairs: Sequence[str | None] | None = None,
+    targets: Sequence[str | None] | None = None,
+    attentions: bool = True,
+    hidden_layers: Sequence[int] | None = None,
+    batch_size: int = 16,
+    max_batch_tokens: int = 8192,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> Generator[Progress | Partial, None, list[Encoding]]:
+    """Encode many texts; yields Progress (and Partial batches), returns Encodings in input order."""
+    n = len(texts)
+    pairs = list(pairs) if pairs is not None else [None] * n
+    targets = list(targets) if targets is not None else [None] * n
+    window = loaded.info.max_positions
+    tokenized = [tokenize(loaded.tokenizer, t, p, max_length=window) for t, p in zip(texts, pairs)]
+    is_seq2seq = loaded.family is Family.ENCODER_DECODER
+    yield Progress(0, n, "tokenized")
+
+    decoder_rows: list[tuple[list[int], list[int], bool]] = []
+    if is_seq2seq:
+        for i, tok in enumerate(tokenized):
+            cancel.check()
+            decoder_rows.append(_decoder_inputs(loaded, tok, targets[i], window, cancel))
+            if targets[i] is None:
+                yield Progress(0, n, f"generated the decoder side of text {i + 1}/{n}")
+
+    results: list[Encoding | None] = [None] * n
+    device = loaded.device.torch_device
+    pad_id = loaded.tokenizer.pad_token_id if loaded.tokenizer.pad_token_id is not None else 0
+    done = 0
+    batches = length_buckets([len(t) for t in tokenized], batch_size, max_batch_tokens)
+    attn_mode = loaded.attention_implementation("eager") if attentions else _nullcontext()
+    with attn_mode, torch.inference_mode():
+        for batch in batches:
+            cancel.check()
+            rows = [tokenized[i].ids for i in batch]
+            ids, mask = _pad(rows, pad_id, device)
+            kwargs: dict[str, Any] = dict(
+                input_ids=ids, attention_mask=mask, output_hidden_states=True, output_attentions=attentions
+            )
+            for name in tokenized[batch[0]].extra_inputs:
+                kwargs[name] = _pad([tokenized[i].extra_inputs[name] for i in batch], 0, device)[0]
+            if is_seq2seq:
+                dec_ids, dec_mask = _pad([decoder_rows[i][0] for i in batch], pad_id, device)
+                kwargs.update(decoder_input_ids=dec_ids, decoder_attention_mask=dec_mask)
+                out = loaded.model(**kwargs)
+                enc_hidden, enc_attn = out.encoder_hidden_states, out.encoder_attentions
+            else:
+                out = loaded.base_model(**kwargs)
+                enc_hidden, enc_attn = out.hidden_states, out.attentions
+            hidden = _stack(enc_hidden, hidden_layers)
+            attn = _stack(enc_attn) if attentions else None
+            if is_seq2seq:
+                dec_hidden = _stack(out.decoder_hidden_states, hidden_layers)
+                dec_attn = _stack(out.decoder_attentions) if attentions else None
+                cross = _stack(out.cross_attentions) if attentions else None
+            for b, i in enumerate(batch):
+                t = len(tokenized[i])
+                enc = Encoding(
+                    tokenized=tokenized[i],
+                    hidden_states=np.ascontiguousarray(hidden[:, b, :t]),
+                    attentions=None if attn is None else np.ascontiguousarray(attn[:, b, :, :t, :t]),
+                )
+                if is_seq2seq:
+                    d_ids, d_out, greedy = decoder_rows[i]
+                    d = len(d_ids)
+                    enc.decoder = DecoderSide(
+                        ids=d_ids,
+                        tokens=loaded.tokenizer.convert_ids_to_tokens(d_ids),
+                        hidden_states=np.ascontiguousarray(dec_hidden[:, b, :d]),
+                        attentions=None if dec_attn is None else np.ascontiguousarray(dec_attn[:, b, :, :d, :d]),
+                        cross_attentions=None if cross is None else np.ascontiguousarray(cross[:, b, :, :d, :t]),
+                        from_greedy=greedy,
+                        output_ids=d_out,
+                    )
+                results[i] = enc
+            done += len(batch)
+            yield Partial([(i, results[i]) for i in batch])
+            yield Progress(done, n, f"encoded {done}/{n} texts")
+    return [r for r in results if r is not None]
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+
+def encode(
+    loaded: LoadedModel,
+    text: str,
+    *,
+    pair: str | None = None,
+    target: str | None = None,
+    attentions: bool = True,
+    cancel: CancelToken = NEVER_CANCELLED,
+) -> Encoding:
+    """Encode one text (and optional pair / decoder target)."""
+    gen = encode_texts(loaded, [text], pairs=[pair], targets=[target], attentions=attentions, cancel=cancel)
+    return run_to_completion(gen)[0]

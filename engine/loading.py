@@ -1,0 +1,265 @@
+"""One entry point to load a model for analysis: ``load_model(spec)``.
+
+It resolves the spec (default, folder, cache, hub), reads the config, detects
+the family, estimates memory from the weight headers and refuses a model that
+does not fit, then loads weights (safetensors preferred; pickle only when the
+user allows it; remote code only when asked) with the head the family uses,
+and records whether that head was really in the checkpoint — a head that
+``transformers`` had to initialise at random is reported as absent, so no view
+ever shows predictions from random weights.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from engine.device import DeviceChoice, choose_device
+from engine.errors import InsufficientMemoryError, ModelFormatError, WorkbenchError
+from engine.families import (
+    Family, detect_family, hidden_size, max_positions, num_decoder_layers, num_heads, num_layers,
+)
+from engine.memory import available_bytes, estimate_load_bytes, format_bytes
+from engine.sources import ResolvedSource, resolve_model
+from engine.weights import pickle_weight_files, safetensors_files, weight_entries
+
+
+def quiet_transformers() -> None:
+    """Silence load reports and progress bars; our own messages say what matters."""
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+    logging.getLogger("transformers").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the model panel and ``lm-workbench info`` show."""
+
+    spec: str
+    folder: str
+    source: str
+    family: str
+    model_type: str
+    layers: int
+    decoder_layers: int | None
+    heads: int
+    hidden_size: int
+    parameters: int
+    vocab_size: int
+    has_mlm_head: bool
+    has_lm_head: bool
+    max_positions: int | None
+    device: str
+    dtype: str
+    memory_bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LoadedModel:
+    """A model, its tokenizer and what we know about them.
+
+    ``model`` carries the family's head when the checkpoint has one (MLM for
+    encoders, LM for decoders and encoder-decoders). Not thread-safe: one job
+    at a time uses it (the interactive lane guarantees that).
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, config: Any, info: ModelInfo, device: DeviceChoice):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.config = config
+        self.info = info
+        self.device = device
+        self.family = Family(info.family)
+        self._attn_lock = threading.Lock()
+
+    @property
+    def base_model(self) -> Any:
+        """The bare transformer under the head (returns hidden states, no logits)."""
+        if self.family is Family.ENCODER_DECODER:
+            return self.model
+        return getattr(self.model, "base_model", self.model)
+
+    @contextlib.contextmanager
+    def attention_implementation(self, name: str) -> Iterator[None]:
+        """Run a block with another attention implementation (``eager`` for attentions).
+
+        transformers 5's fast paths (sdpa) return no attention weights, so calls
+        that need them switch to eager for their duration only.
+        """
+        with self._attn_lock:
+            current = getattr(self.model.config, "_attn_implementation", None) or "eager"
+            if current == name:
+                yield
+                return
+            self.model.set_attn_implementation(name)
+            try:
+                yield
+            finally:
+                self.model.set_attn_implementation(current)
+
+
+def _read_config(folder: Path, trust_remote_code: bool) -> Any:
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    except ValueError as exc:
+        text = str(exc)
+        if "trust_remote_code" in text:
+            raise ModelFormatError(
+                f"{folder.name} needs its own code to load; enable 'trust remote code' only if you trust its author"
+            ) from None
+        raise ModelFormatError(f"cannot read config.json in {folder}: {text.splitlines()[0]}") from None
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read config.json in {folder}: {str(exc).splitlines()[0]}") from None
+
+
+def _head_class(family: Family) -> Any:
+    import transformers as tf
+
+    return {
+        Family.ENCODER: tf.AutoModelForMaskedLM,
+        Family.DECODER: tf.AutoModelForCausalLM,
+        Family.ENCODER_DECODER: tf.AutoModelForSeq2SeqLM,
+    }[family]
+
+
+def _wants_head(config: Any, family: Family) -> bool:
+    """Whether the checkpoint claims the family's head (a base 'BertModel' does not)."""
+    archs = getattr(config, "architectures", None) or []
+    if not archs:
+        return True  # unknown: try, and let the loading report decide
+    suffixes = {
+        Family.ENCODER: ("ForMaskedLM", "ForPreTraining"),
+        Family.DECODER: ("ForCausalLM", "LMHeadModel"),
+        Family.ENCODER_DECODER: ("ForConditionalGeneration", "ForSeq2SeqLM"),
+    }[family]
+    return any(a.endswith(suffixes) for a in archs)
+
+
+def _head_missing(model: Any, loading_info: dict) -> bool:
+    """True when weights outside the base model were initialised at random."""
+    prefix = getattr(model, "base_model_prefix", "")
+    for key in loading_info.get("missing_keys", ()) or ():
+        if not prefix or not key.startswith(prefix + "."):
+            return True
+    return False
+
+
+def load_model(
+    spec: str,
+    *,
+    device: str = "auto",
+    precision: str = "auto",
+    trust_remote_code: bool = False,
+    allow_pickle: bool = False,
+    memory_headroom: float = 0.9,
+    available: int | None = None,
+) -> LoadedModel:
+    """Load a model for analysis. Raises ``WorkbenchError`` with one-line messages."""
+    quiet_transformers()
+    source: ResolvedSource = resolve_model(spec, allow_pickle=allow_pickle)
+    folder = source.folder
+    config = _read_config(folder, trust_remote_code)
+    try:
+        family = detect_family(config)
+    except ValueError as exc:
+        raise ModelFormatError(f"{source.spec}: {exc}") from None
+    choice = choose_device(device, precision)
+
+    has_safetensors = bool(safetensors_files(folder))
+    if not has_safetensors:
+        if not pickle_weight_files(folder):
+            raise ModelFormatError(f"{folder} has a config but no weights (*.safetensors)")
+        if not allow_pickle:
+            raise ModelFormatError(
+                f"{folder.name} has only pickle weights (pytorch_model.bin); allow pickle weights "
+                "(settings, or --allow-pickle) only if you trust where they came from"
+            )
+    else:
+        weight_entries(folder)  # validates every header: corrupt files fail here, fast
+
+    n_params, needed = estimate_load_bytes(folder if has_safetensors else None, config, choice.dtype_name)
+    free = available if available is not None else available_bytes(choice.device)
+    if needed > free * memory_headroom:
+        raise InsufficientMemoryError(
+            f"{source.spec} needs about {format_bytes(needed)} to load ({n_params / 1e6:.0f}M parameters) "
+            f"but only {format_bytes(free)} is free on {choice.device}"
+        )
+
+    tokenizer = _load_tokenizer(folder, trust_remote_code)
+    model, has_head = _load_weights(folder, config, family, choice, trust_remote_code, has_safetensors)
+    model.eval()
+
+    vocab = int(getattr(config, "vocab_size", 0) or len(tokenizer))
+    window = max_positions(config, getattr(tokenizer, "model_max_length", None))
+    info = ModelInfo(
+        spec=source.spec,
+        folder=str(folder),
+        source=source.kind,
+        family=family.value,
+        model_type=str(getattr(config, "model_type", "")),
+        layers=num_layers(config),
+        decoder_layers=num_decoder_layers(config) if family is Family.ENCODER_DECODER else None,
+        heads=num_heads(config),
+        hidden_size=hidden_size(config),
+        parameters=sum(p.numel() for p in model.parameters()),
+        vocab_size=vocab,
+        has_mlm_head=family is Family.ENCODER and has_head,
+        has_lm_head=family is not Family.ENCODER and has_head,
+        max_positions=window,
+        device=choice.device,
+        dtype=choice.dtype_name,
+        memory_bytes=needed,
+    )
+    return LoadedModel(model, tokenizer, config, info, choice)
+
+
+def _load_tokenizer(folder: Path, trust_remote_code: bool) -> Any:
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    except Exception as exc:  # transformers raises many types here
+        raise ModelFormatError(f"cannot load the tokenizer in {folder}: {str(exc).splitlines()[0]}") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelFormatError(
+            f"the tokenizer in {folder.name} has no fast (tokenizers) version; character offsets need one"
+        )
+    return tokenizer
+
+
+def _load_weights(
+    folder: Path, config: Any, family: Family, choice: DeviceChoice, trust_remote_code: bool, safetensors: bool
+) -> tuple[Any, bool]:
+    from transformers import AutoModel
+
+    kwargs = dict(
+        config=config,
+        dtype=choice.dtype,
+        use_safetensors=safetensors,
+        trust_remote_code=trust_remote_code,
+        output_loading_info=True,
+    )
+    try:
+        has_head = False
+        model = None
+        if _wants_head(config, family) or family is not Family.ENCODER:
+            model, loading_info = _head_class(family).from_pretrained(folder, **kwargs)
+            has_head = not _head_missing(model, loading_info)
+        if model is None:
+            model, _info = AutoModel.from_pretrained(folder, **kwargs)
+    except WorkbenchError:
+        raise
+    except Exception as exc:  # corrupt data, size mismatches, unknown architectures
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelFormatError(f"cannot load the weights in {folder}: {first}") from None
+    return model.to(choice.torch_device), has_head

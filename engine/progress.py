@@ -1,0 +1,77 @@
+"""Progress reports and cooperative cancellation for long computations.
+
+Compute functions are generators: they ``yield Progress(...)`` between units
+of work (and may yield partial results), and call ``token.check()`` so a
+cancel takes effect at the next step. This is the superqt generator-worker
+pattern without any Qt: the job lanes in ``workbench`` drive the generators.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Generator, Iterator, TypeVar
+
+from engine.errors import Cancelled
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    message: str = ""
+
+    @property
+    def fraction(self) -> float:
+        return 0.0 if self.total <= 0 else min(1.0, self.done / self.total)
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A partial result a job yields on the way (e.g. one encoded batch)."""
+
+    value: Any
+
+
+class CancelToken:
+    """A thread-safe flag; ``check()`` raises ``Cancelled`` once it is set."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled()
+
+
+NEVER_CANCELLED = CancelToken()
+
+JobGenerator = Generator[Any, None, T]
+
+
+def run_to_completion(gen: Generator[Any, None, T]) -> T:
+    """Drive a job generator without a UI: ignore progress, return its value."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def iter_with_progress(gen: Generator[Any, None, T]) -> Iterator[Any]:
+    """Yield every report of a job generator; its return value is the last item."""
+    while True:
+        try:
+            yield next(gen)
+        except StopIteration as stop:
+            yield stop.value
+            return

@@ -1,0 +1,127 @@
+"""Resolve what the user typed into a local model folder.
+
+A spec is one of: the built-in default (``minilm``), a local folder, or a hub
+id (``org/name``) found in the Hugging Face cache or downloaded. Offline, an
+id that is not cached fails at once, naming the id and the cache folder; the
+hub client reads ``HF_HUB_OFFLINE`` only when it is first imported, so we also
+pass ``local_files_only=True`` ourselves.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from engine.default_model import DEFAULT_MODEL_NAMES, default_model_folder
+from engine.errors import ModelFormatError, ModelNotFoundError
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+# Files a model folder needs; weights are chosen separately (safetensors first).
+_METADATA_PATTERNS = ["*.json", "*.txt", "*.model", "tokenizer*", "merges.txt", "vocab*"]
+
+
+@dataclass(frozen=True)
+class ResolvedSource:
+    spec: str  # what the user typed
+    folder: Path
+    kind: str  # "default", "folder", "cache", "hub"
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def is_offline() -> bool:
+    return _truthy(os.environ.get("HF_HUB_OFFLINE")) or _truthy(os.environ.get("TRANSFORMERS_OFFLINE"))
+
+
+def hub_cache_dir() -> Path:
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def _hub_reachable(timeout: float = 2.0) -> bool:
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    host, port = url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def looks_like_path(spec: str) -> bool:
+    """A spec that can only be a path (hub ids are ``name`` or ``org/name``)."""
+    return (
+        spec.startswith((".", "/", "~", "\\"))
+        or bool(re.match(r"^[A-Za-z]:[\\/]", spec))
+        or "\\" in spec
+        or spec.count("/") > 1
+        or not _HUB_ID.match(spec)
+    )
+
+
+def resolve_model(spec: str, *, allow_pickle: bool = False) -> ResolvedSource:
+    spec = (spec or "").strip()
+    if not spec:
+        raise ModelNotFoundError("no model given: name a folder, a hub id, or 'minilm'")
+    if spec.lower() in DEFAULT_MODEL_NAMES:
+        return ResolvedSource(spec, default_model_folder(), "default")
+    path = Path(spec).expanduser()
+    if path.exists() or looks_like_path(spec):
+        return ResolvedSource(spec, _check_folder(path), "folder")
+    return _resolve_hub_id(spec, allow_pickle=allow_pickle)
+
+
+def _check_folder(path: Path) -> Path:
+    if not path.exists():
+        raise ModelNotFoundError(f"model folder {path} does not exist")
+    if not path.is_dir():
+        raise ModelFormatError(f"{path} is a file; open the folder that holds config.json")
+    if not (path / "config.json").is_file():
+        raise ModelFormatError(f"{path} has no config.json: it is not a transformers model folder")
+    return path.resolve()
+
+
+def _resolve_hub_id(repo_id: str, *, allow_pickle: bool) -> ResolvedSource:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    cache = hub_cache_dir()
+    try:
+        folder = Path(snapshot_download(repo_id, local_files_only=True))
+        if (folder / "config.json").is_file():
+            return ResolvedSource(repo_id, folder, "cache")
+    except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError):
+        pass
+    if is_offline() or not _hub_reachable():
+        reason = "offline mode is on" if is_offline() else "the hub cannot be reached"
+        raise ModelNotFoundError(
+            f"model {repo_id!r} is not in the cache ({cache}) and {reason}; "
+            "open a local folder or use 'minilm'"
+        )
+    try:
+        from huggingface_hub import list_repo_files
+
+        files = list_repo_files(repo_id)
+        patterns = list(_METADATA_PATTERNS)
+        if any(f.endswith(".safetensors") for f in files):
+            patterns += ["*.safetensors", "*.safetensors.index.json"]
+        elif allow_pickle:
+            patterns += ["pytorch_model*.bin", "pytorch_model.bin.index.json"]
+        else:
+            raise ModelFormatError(
+                f"{repo_id} has only pickle weights (pytorch_model.bin); allow pickle weights "
+                "in the settings (or --allow-pickle) only if you trust its author"
+            )
+        folder = Path(snapshot_download(repo_id, allow_patterns=patterns))
+    except (HfHubHTTPError, OSError) as exc:
+        raise ModelNotFoundError(f"could not download {repo_id!r}: {str(exc).splitlines()[0]}") from None
+    return ResolvedSource(repo_id, _check_folder(folder), "hub")

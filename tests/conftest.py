@@ -1,0 +1,90 @@
+"""Suite-wide set-up: offline, headless, isolated, and strict about threads.
+
+The environment is fixed here, before any test module imports the hub
+client or Qt: ``HF_HUB_OFFLINE`` (the hub reads it once, at import),
+``QT_QPA_PLATFORM=offscreen``, and ``LM_WORKBENCH_HOME`` pointing to a fresh
+folder so no test touches the user's settings or run store.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["LM_WORKBENCH_HOME"] = tempfile.mkdtemp(prefix="lmwb-test-home-")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile(
+    "ci", deadline=None, max_examples=50, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+settings.register_profile("dev", deadline=None, max_examples=25)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Threads that may outlive a test: ours only when a session-scoped fixture owns them.
+_ALLOWED_THREAD_PREFIXES = ("session-", "pydevd", "QDBus", "Thread-Finalizer")
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads():
+    """Fail a test that leaves a thread of its own running (as napari does for QThreads)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 5.0
+    while True:
+        leaked = [
+            t for t in threading.enumerate()
+            if t not in before and t.is_alive() and not t.name.startswith(_ALLOWED_THREAD_PREFIXES)
+        ]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not leaked, f"test left threads running: {[t.name for t in leaked]}"
+
+
+class TinyModels:
+    """Builds each tiny model the first time a test asks for it, once per session."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._lock = threading.Lock()
+
+    def __getitem__(self, kind: str) -> Path:
+        from tests.tiny_models import build_tiny_model
+
+        folder = self.root / kind
+        with self._lock:
+            if not (folder / "config.json").is_file():
+                build_tiny_model(kind, folder)
+        return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> TinyModels:
+    """``tiny_models["bert"|"gpt2"|"llama"|"bart"|"t5"]`` -> a saved model folder."""
+    return TinyModels(tmp_path_factory.mktemp("tiny-models"))
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The real default model (all-MiniLM-L6-v2), loaded once."""
+    from engine.loading import load_model
+
+    return load_model("minilm")
+
+
+@pytest.fixture
+def fresh_home(tmp_path, monkeypatch) -> Path:
+    """A private LM_WORKBENCH_HOME for tests that write settings or runs."""
+    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"

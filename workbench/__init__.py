@@ -1,0 +1,1 @@
+"""The application core: settings, run store, job lanes, plugin discovery, CLI. No Qt."""

@@ -1,0 +1,65 @@
+"""Argument parsing for ``lm-workbench``: one-line errors, exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+PROG = "lm-workbench"
+
+
+class UsageError(Exception):
+    """Bad command-line input; printed as one line, exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad usage in one line instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="a model folder, a hub id (org/name) or 'minilm' (the built-in default)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to run (default: settings, auto)")
+    p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
+                   help="weights' number format (default: settings, auto)")
+    p.add_argument("--threads", type=int, help="CPU threads (default: settings, all cores)")
+    p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
+    p.add_argument("--allow-pickle", action="store_true", default=None,
+                   help="allow pickle (.bin) weights; only for sources you trust")
+    p.add_argument("--trust-remote-code", action="store_true", default=None,
+                   help="let the model folder run its own code; only for sources you trust")
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog=PROG,
+        description="LM Workbench: with no command, opens the window; commands run headless.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="open the window (the default with no command)")
+    gui.add_argument("model", nargs="?", help="model to open instead of the default")
+
+    info = sub.add_parser("info", help="what a model is: family, layers, heads, heads present")
+    add_model_options(info)
+    info.add_argument("--json", action="store_true", help="print JSON")
+
+    enc = sub.add_parser("encode", help="tokens, hidden states and attentions of a text, to an .npz file")
+    add_model_options(enc)
+    src = enc.add_mutually_exclusive_group(required=True)
+    src.add_argument("--text", help="the text to encode")
+    src.add_argument("--text-file", help="read the text from a UTF-8 file")
+    enc.add_argument("--pair", help="a second segment (sentence pair)")
+    enc.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    enc.add_argument("--out", required=True, help="output .npz file")
+    enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
+    enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
+    return parser
+
+
+def print_error(message: str) -> None:
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)

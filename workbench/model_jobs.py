@@ -1,0 +1,46 @@
+"""Jobs the interactive lane runs for the main window: load a model, encode text.
+
+Each is a generator function of a cancel token (plus its inputs) that yields
+progress and returns its result, so the window, the CLI and tests run the
+same code. They read the user's settings for device, precision, threads and
+safety switches.
+"""
+
+from __future__ import annotations
+
+from typing import Generator
+
+from engine.analysis import Encoding, encode_texts
+from engine.device import set_cpu_threads
+from engine.loading import LoadedModel, load_model
+from engine.progress import CancelToken, Progress
+from engine.tokens import TokenizedText, tokenize
+from workbench.settings import Settings
+
+
+def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generator[Progress, None, LoadedModel]:
+    yield Progress(0, 2, f"loading {spec}")
+    set_cpu_threads(settings.cpu_threads)
+    token.check()
+    loaded = load_model(
+        spec,
+        device=settings.device,
+        precision=settings.precision,
+        trust_remote_code=settings.trust_remote_code,
+        allow_pickle=settings.allow_pickle_weights,
+        memory_headroom=settings.memory_headroom,
+    )
+    token.check()
+    yield Progress(2, 2, f"loaded {spec}")
+    return loaded
+
+
+def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, token: CancelToken) -> TokenizedText:
+    token.check()
+    return tokenize(loaded.tokenizer, text, pair or None, max_length=loaded.info.max_positions)
+
+
+def encode_job(
+    loaded: LoadedModel, texts: list[str], token: CancelToken, *, attentions: bool = True
+) -> Generator[Progress, None, list[Encoding]]:
+    return (yield from encode_texts(loaded, texts, attentions=attentions, cancel=token))
