@@ -1,0 +1,135 @@
+"""What a long-run job sees inside its child process, and the child's bootstrap.
+
+A job is a plain function ``target(ctx, **kwargs)``; ``ctx`` is a
+``RunContext``: the run id, the run store, and a cancel flag. It also
+satisfies the engine's cancel-token protocol (``cancelled`` and ``check()``),
+so it can be handed straight to engine loops.
+
+This module is imported by every spawned child, so it must stay light: no
+torch, no transformers, nothing the job itself does not ask for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from engine.errors import Cancelled
+from workbench.store.run_store import RunStore
+
+HEARTBEAT_S = 2.0
+
+
+class EventLike(Protocol):
+    """A ``threading.Event`` or ``multiprocessing.Event``."""
+
+    def is_set(self) -> bool: ...
+
+    def set(self) -> None: ...
+
+
+class RunContext:
+    """A running job's handle on its run: log metrics, heartbeat, artifacts, cancel."""
+
+    def __init__(self, run_id: int, store: RunStore, cancel_event: EventLike) -> None:
+        self.run_id = run_id
+        self.store = store
+        self.cancel_event = cancel_event
+
+    def log(self, step: int, **metrics: float) -> None:
+        """Record named values at ``step`` (one transaction)."""
+        self.store.log_metrics(self.run_id, step, metrics)
+
+    def log_dict(self, step: int, metrics: dict[str, float]) -> None:
+        """Like ``log``, for names that are not identifiers (``"loss/train"``)."""
+        self.store.log_metrics(self.run_id, step, metrics)
+
+    def heartbeat(self) -> None:
+        """Record that the job is alive (a background thread also does this)."""
+        self.store.heartbeat(self.run_id)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether a cancel was requested."""
+        return self.cancel_event.is_set()
+
+    def check_cancel(self) -> None:
+        """Raise ``engine.errors.Cancelled`` if a cancel was requested."""
+        if self.cancel_event.is_set():
+            raise Cancelled()
+
+    check = check_cancel  # the engine's CancelToken protocol
+
+    def add_artifact(self, name: str, kind: str, path: str | Path,
+                     sha256: str | None = None) -> int:
+        """Record a file the job produced; return the artifact id."""
+        return self.store.add_artifact(self.run_id, name, kind, path, sha256)
+
+
+class HeartbeatThread(threading.Thread):
+    """Writes the run's heartbeat every ``interval`` seconds until stopped."""
+
+    def __init__(self, store: RunStore, run_id: int, interval: float = HEARTBEAT_S) -> None:
+        super().__init__(name=f"heartbeat-{run_id}", daemon=True)
+        self.store, self.run_id, self.interval = store, run_id, interval
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            try:
+                self.store.heartbeat(self.run_id)
+            except Exception:  # a busy or closed store must not kill the job
+                pass
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join(timeout=self.interval + 1.0)
+
+
+def resolve_target(target: str) -> Callable[..., Any]:
+    """Import ``"package.module:function"`` and return the function."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"job target must look like 'package.module:function', got {target!r}")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"job target {target!r} is not callable")
+    return obj
+
+
+def run_in_child(store_path: str, run_id: int, target: str, kwargs: dict[str, Any],
+                 cancel_event: EventLike, heartbeat_s: float = HEARTBEAT_S) -> None:
+    """The child process's entry point: run one job and record how it ended.
+
+    Marks the run started (with this pid), calls ``target(ctx, **kwargs)``
+    while a thread heartbeats, then marks it finished, cancelled (on
+    ``Cancelled`` or Ctrl-C) or failed (any other exception, as
+    ``"Type: message"``). A death this code cannot see is left to the parent.
+    """
+    store = RunStore(store_path)
+    try:
+        store.start_run(run_id, pid=os.getpid())
+        beat = HeartbeatThread(store, run_id, heartbeat_s)
+        beat.start()
+        status, error = "finished", None
+        try:
+            fn = resolve_target(target)
+            fn(RunContext(run_id, store, cancel_event), **kwargs)
+        except Cancelled:
+            status = "cancelled"
+        except KeyboardInterrupt:
+            status, error = "cancelled", "interrupted (KeyboardInterrupt)"
+        except BaseException as exc:  # noqa: BLE001 - every failure is recorded
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+        finally:
+            beat.stop()
+        store.finish_run(run_id, status, error, if_status=("queued", "running"))
+    finally:
+        store.close()

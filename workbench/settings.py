@@ -1,0 +1,199 @@
+"""User settings: a ``Settings`` dataclass kept as JSON in ``config_dir()/settings.json``.
+
+Each field carries ``metadata={"help": ...}`` (and ``"choices"`` where the
+value is one of a few strings) so a settings form can be generated from the
+dataclass. Loading never fails: a missing file gives the defaults, a file that
+is not valid JSON is renamed to ``settings.json.corrupt-<timestamp>`` (never
+silently lost) and the defaults are used, and a single bad value falls back to
+that field's default. Saving is atomic (temporary file + ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.paths import config_dir
+
+log = logging.getLogger(__name__)
+
+SETTINGS_FILE = "settings.json"
+MAX_RECENT = 10
+DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+
+
+@dataclass
+class Settings:
+    """The user's preferences, shared by the window and the command line."""
+
+    device: str = field(
+        default="auto",
+        metadata={"help": "Where models run: auto (CUDA when present), cpu or cuda.",
+                  "choices": DEVICES},
+    )
+    precision: str = field(
+        default="auto",
+        metadata={"help": "Number format of the weights: auto (float32 on CPU, bf16/fp16 "
+                          "on CUDA), float32, bfloat16 or float16.",
+                  "choices": PRECISIONS},
+    )
+    cpu_threads: int = field(
+        default=0,
+        metadata={"help": "Threads torch may use on the CPU; 0 means all cores."},
+    )
+    offline: bool | None = field(
+        default=None,
+        metadata={"help": "Never contact the Hugging Face Hub. Unset: follow the "
+                          "HF_HUB_OFFLINE environment variable."},
+    )
+    trust_remote_code: bool = field(
+        default=False,
+        metadata={"help": "Allow a model folder to run its own Python code. Only for "
+                          "models you trust."},
+    )
+    allow_pickle_weights: bool = field(
+        default=False,
+        metadata={"help": "Allow loading .bin/.pt weights (pickle can run code). "
+                          "Safetensors files are always allowed."},
+    )
+    recent_models: list[str] = field(
+        default_factory=list,
+        metadata={"help": f"Models opened lately, most recent first (at most {MAX_RECENT})."},
+    )
+    default_model: str = field(
+        default="minilm",
+        metadata={"help": "The model opened at start: a folder, a hub id or a built-in name."},
+    )
+    memory_headroom: float = field(
+        default=0.9,
+        metadata={"help": "Fraction of free memory a model may take before loading is "
+                          "refused (0-1)."},
+    )
+
+    def add_recent(self, spec: str) -> None:
+        """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""
+        spec = str(spec)
+        self.recent_models = [spec] + [m for m in self.recent_models if m != spec]
+        del self.recent_models[MAX_RECENT:]
+
+    def resolved_offline(self) -> bool:
+        """``offline``, or when it is None whether ``HF_HUB_OFFLINE`` is set truthy."""
+        if self.offline is not None:
+            return self.offline
+        return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Settings":
+        """Build settings from a dict; unknown keys are ignored, bad values defaulted."""
+        defaults = cls()
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in data:
+                continue
+            value = _coerce(f, data[f.name])
+            if value is _INVALID:
+                log.warning("settings: ignoring invalid %s=%r", f.name, data[f.name])
+                continue
+            values[f.name] = value
+        return dataclasses.replace(defaults, **values)
+
+
+_INVALID = object()
+
+
+def _coerce(f: dataclasses.Field, value: Any) -> Any:
+    """The value checked against the field's type, or ``_INVALID``."""
+    name = f.name
+    choices = f.metadata.get("choices")
+    if choices is not None:
+        return value if value in choices else _INVALID
+    if name == "cpu_threads":
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        return value if ok else _INVALID
+    if name == "offline":
+        return value if value is None or isinstance(value, bool) else _INVALID
+    if name in ("trust_remote_code", "allow_pickle_weights"):
+        return value if isinstance(value, bool) else _INVALID
+    if name == "recent_models":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return _INVALID
+        deduped = list(dict.fromkeys(value))
+        return deduped[:MAX_RECENT]
+    if name == "default_model":
+        return value if isinstance(value, str) and value else _INVALID
+    if name == "memory_headroom":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
+        return float(value) if ok else _INVALID
+    return value
+
+
+def settings_path() -> Path:
+    """Where the settings file lives: ``config_dir()/settings.json``."""
+    return config_dir() / SETTINGS_FILE
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """Read the settings; defaults when the file is missing or corrupt.
+
+    A corrupt file (not JSON, or not a JSON object) is renamed to
+    ``<name>.corrupt-<timestamp>`` next to it so the user can recover it.
+    """
+    path = Path(path) if path is not None else settings_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("settings file is not a JSON object")
+    except (ValueError, UnicodeDecodeError) as exc:
+        aside = _set_aside(path)
+        log.warning("settings: %s is corrupt (%s); moved to %s, using defaults", path, exc, aside)
+        return Settings()
+    return Settings.from_dict(data)
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename a corrupt file to ``<name>.corrupt-<timestamp>[-n]``; return the new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    os.replace(path, target)
+    return target
+
+
+def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
+    """Write the settings atomically (temporary file, fsync, ``os.replace``)."""
+    path = Path(path) if path is not None else settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings.to_dict(), indent=2, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
