@@ -32,7 +32,7 @@ settings.register_profile("dev", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # Threads that may outlive a test: ours only when a session-scoped fixture owns them.
-_ALLOWED_THREAD_PREFIXES = ("session-", "pydevd", "QDBus", "Thread-Finalizer")
+_ALLOWED_THREAD_PREFIXES = ("session-", "pydevd", "QDBus", "Thread-Finalizer", "tqdm_monitor")
 
 
 @pytest.fixture(autouse=True)

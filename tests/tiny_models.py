@@ -124,6 +124,10 @@ def _model(kind: str, tokenizer):
 
 def build_tiny_model(kind: str, folder: Path) -> Path:
     """Build one tiny model of ``kind`` (see FAMILIES) and save it in ``folder``."""
+    import transformers
+
+    transformers.logging.disable_progress_bar()
+    transformers.logging.set_verbosity_error()
     tokenizer = _wordpiece_tokenizer() if kind == "bert" else _bpe_tokenizer(kind)
     model = _model(kind, tokenizer)
     folder.mkdir(parents=True, exist_ok=True)
