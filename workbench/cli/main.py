@@ -56,4 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> None:
     """Console-script entry point."""
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a frozen bundle's spawned children start here
     sys.exit(main())
