@@ -1,0 +1,85 @@
+"""The "About this view" panel: the current view's formula and paper.
+
+A collapsible section (a header button and a ``QTextBrowser``). Views give
+their text through ``set_view(title, html)``; the main window calls it when
+the current view changes, so a new view only provides HTML.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
+
+BROWSER_HEIGHT = 170
+
+_CSS = """
+body { font-size: 10pt; color: #2a2f36; }
+h3 { margin: 0 0 4px 0; }
+code, .f { font-family: 'DejaVu Sans Mono', monospace; background: #f1f3f6; }
+.f { padding: 2px 6px; }
+p { margin: 4px 0; }
+.ref { color: #5a6270; }
+"""
+
+
+class AboutPanel(QWidget):
+    toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._title = ""
+        self._html = ""
+        self._header = QToolButton()
+        self._header.setCheckable(True)
+        self._header.setChecked(True)
+        self._header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._header.setAutoRaise(True)
+        self._header.setStyleSheet("QToolButton { font-weight: 600; border: none; padding: 3px 2px; }")
+        self._header.toggled.connect(self.set_expanded)
+        self._browser = QTextBrowser()
+        self._browser.setOpenExternalLinks(True)
+        self._browser.setMaximumHeight(BROWSER_HEIGHT)
+        self._browser.document().setDefaultStyleSheet(_CSS)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self._header)
+        layout.addWidget(self._browser)
+        self._update_header()
+
+    # ----------------------------------------------------------------- API
+    def set_view(self, title: str, html: str) -> None:
+        """Show the explanation of the view called ``title``."""
+        self._title, self._html = title, html
+        self._browser.setHtml(html)
+        self._update_header()
+
+    def title(self) -> str:
+        return self._title
+
+    def html(self) -> str:
+        return self._html
+
+    def plain_text(self) -> str:
+        return self._browser.toPlainText()
+
+    def is_expanded(self) -> bool:
+        return self._header.isChecked()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if self._header.isChecked() != expanded:
+            self._header.setChecked(expanded)  # re-enters through toggled
+            return
+        self._browser.setVisible(expanded)
+        self._update_header()
+        self.toggled.emit(expanded)
+
+    @property
+    def browser(self) -> QTextBrowser:
+        return self._browser
+
+    def _update_header(self) -> None:
+        arrow = Qt.ArrowType.DownArrow if self._header.isChecked() else Qt.ArrowType.RightArrow
+        self._header.setArrowType(arrow)
+        suffix = f": {self._title}" if self._title else ""
+        self._header.setText(f"About this view{suffix}")

@@ -1,0 +1,88 @@
+"""The GUI entry point: ``run(argv)`` (entry point ``lm_workbench.frontends:gui``).
+
+Settings are applied before anything imports ``transformers`` (the hub
+client reads its offline switch once, at import), then the window opens and
+starts loading the default model, or the model spec given as ``argv[0]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from types import TracebackType
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "LM Workbench"
+
+
+def _model_arg(argv: list[str]) -> str | None:
+    """The first argument that is not an option (Qt's own start with '-')."""
+    for arg in argv:
+        if arg and not arg.startswith("-"):
+            return arg
+    return None
+
+
+def create_application(argv: list[str] | None = None):
+    """The ``QApplication`` (reused when one exists), named and themed."""
+    from PySide6.QtWidgets import QApplication
+
+    from ui.theme import apply_theme
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "lm-workbench", *(argv or [])])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName("LM Workbench")
+    apply_theme(app)
+    return app
+
+
+def _install_excepthook(window):
+    """Exceptions in Qt slots go to the log and the message bar; returns the previous hook."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, exc, tb)
+            return
+        text = "".join(traceback.format_exception(kind, exc, tb))
+        log.error("unexpected error in the window:\n%s", text)
+        try:
+            window.show_error(exc, text)
+        except Exception:  # the window may be gone
+            pass
+
+    sys.excepthook = hook
+    return previous
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Open the window; returns the application's exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from workbench.network import apply_offline_mode
+    from workbench.settings import load_settings
+
+    settings = load_settings()
+    apply_offline_mode(settings.offline)  # before anything imports transformers
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    app = create_application([a for a in argv if a.startswith("-")])
+    from ui.main_window import MainWindow
+
+    window = MainWindow(settings)
+    window.resize(1180, 760)
+    window.show()
+    previous_hook = _install_excepthook(window)
+    window.load_model(_model_arg(argv) or settings.default_model)
+    try:
+        return app.exec()
+    finally:
+        sys.excepthook = previous_hook
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

@@ -1,0 +1,92 @@
+"""An inline message bar: errors and notices without a modal dialog.
+
+It sits at the top of the central area, red for errors and blue for
+notices, with a close button. A message remembers its ``source`` (e.g.
+"load" or "tokenize") so a later success of the same kind can clear it
+without wiping an unrelated message.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+
+from ui import theme
+
+_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+}
+_COLORS = {"error": theme.ERROR, "info": theme.INFO, "warning": theme.WARNING}
+
+
+class MessageBar(QFrame):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("messageBar")
+        self._level = ""
+        self._source: str | None = None
+        self._icon = QLabel()
+        self._icon.setFixedSize(18, 18)
+        self._text = QLabel()
+        self._text.setWordWrap(True)
+        self._text.setTextFormat(Qt.TextFormat.PlainText)
+        self._text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._close = QToolButton()
+        self._close.setText("✕")
+        self._close.setToolTip("Dismiss")
+        self._close.setAutoRaise(True)
+        self._close.clicked.connect(self.dismiss)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(10, 6, 6, 6)
+        row.setSpacing(8)
+        row.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self._text, 1)
+        row.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    # ----------------------------------------------------------------- API
+    def show_error(self, text: str, source: str | None = None) -> None:
+        self._show("error", text, source)
+
+    def show_info(self, text: str, source: str | None = None) -> None:
+        self._show("info", text, source)
+
+    def show_warning(self, text: str, source: str | None = None) -> None:
+        self._show("warning", text, source)
+
+    def dismiss(self) -> None:
+        self._level, self._source = "", None
+        self._text.clear()
+        self.hide()
+
+    def clear(self, source: str | None = None) -> None:
+        """Hide the message; with ``source``, only if it came from there."""
+        if source is None or source == self._source:
+            self.dismiss()
+
+    def text(self) -> str:
+        return self._text.text()
+
+    def level(self) -> str:
+        """"error", "info", "warning", or "" when nothing is shown."""
+        return self._level
+
+    def source(self) -> str | None:
+        return self._source
+
+    # -------------------------------------------------------------- helpers
+    def _show(self, level: str, text: str, source: str | None) -> None:
+        self._level, self._source = level, source
+        fill, border, ink = _COLORS[level]
+        self.setStyleSheet(
+            f"QFrame#messageBar {{ background: {fill}; border: 1px solid {border}; border-radius: 5px; }}"
+            f"QFrame#messageBar QLabel {{ color: {ink}; background: transparent; border: none; }}"
+            f"QFrame#messageBar QToolButton {{ color: {ink}; border: none; }}"
+        )
+        icon = self.style().standardIcon(_ICONS[level])
+        self._icon.setPixmap(icon.pixmap(18, 18))
+        self._text.setText(text)
+        self._text.setToolTip(text)
+        self.show()

@@ -1,0 +1,185 @@
+"""The model panel: choose a model and see what it is.
+
+A field for a hub id or folder with a Load button, "Open folder…", the
+default model, the recent models (a click loads one), and the loaded model's
+facts from ``ModelInfo``: family, size, heads, vocabulary, window, device.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+    QPushButton, QSizePolicy, QVBoxLayout, QWidget,
+)
+
+from engine.memory import format_bytes
+
+if TYPE_CHECKING:
+    from engine.loading import ModelInfo
+
+FIELDS = (
+    ("model", "Model"),
+    ("family", "Family"),
+    ("layers", "Layers"),
+    ("heads", "Heads"),
+    ("hidden", "Hidden size"),
+    ("parameters", "Parameters"),
+    ("vocab", "Vocabulary"),
+    ("mlm_head", "MLM head"),
+    ("lm_head", "LM head"),
+    ("window", "Window"),
+    ("device", "Device"),
+    ("dtype", "Precision"),
+    ("memory", "Memory"),
+)
+VALUE_WIDTH = 150
+
+
+def format_count(n: int) -> str:
+    """22713216 -> '22.7 M'."""
+    for size, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return str(n)
+
+
+def spec_label(spec: str) -> str:
+    """A short name for a spec: a folder's name, or the hub id / built-in name itself."""
+    if "/" in spec and (spec.startswith(("/", ".", "~")) or Path(spec).exists()):
+        return Path(spec.rstrip("/")).name or spec
+    return spec
+
+
+def info_values(info: ModelInfo) -> dict[str, str]:
+    layers = str(info.layers)
+    if info.decoder_layers is not None:
+        layers = f"{info.layers} encoder + {info.decoder_layers} decoder"
+    yes_no = {True: "yes", False: "no"}
+    return {
+        "model": spec_label(info.spec),
+        "family": f"{info.family} ({info.model_type})" if info.model_type else info.family,
+        "layers": layers,
+        "heads": str(info.heads),
+        "hidden": str(info.hidden_size),
+        "parameters": format_count(info.parameters),
+        "vocab": f"{info.vocab_size:,}",
+        "mlm_head": yes_no[info.has_mlm_head],
+        "lm_head": yes_no[info.has_lm_head],
+        "window": f"{info.max_positions:,} tokens" if info.max_positions else "unlimited",
+        "device": info.device,
+        "dtype": info.dtype,
+        "memory": format_bytes(info.memory_bytes),
+    }
+
+
+class ModelPanel(QWidget):
+    load_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model_edit = QLineEdit()
+        self.model_edit.setObjectName("modelField")
+        self.model_edit.setPlaceholderText("Hub id or folder path")
+        self.model_edit.setToolTip("A Hugging Face hub id (org/name), a local folder, or 'minilm' (Ctrl+L)")
+        self.model_edit.setClearButtonEnabled(True)
+        self.model_edit.returnPressed.connect(self._load_typed)
+        self.load_button = QPushButton("Load")
+        self.load_button.setDefault(True)
+        self.load_button.clicked.connect(self._load_typed)
+        self.open_button = QPushButton("Open folder…")
+        self.open_button.setToolTip("Open a local model folder (Ctrl+O)")
+        self.open_button.clicked.connect(self.open_folder)
+        self.default_button = QPushButton("Default (MiniLM)")
+        self.default_button.setToolTip("all-MiniLM-L6-v2, shipped with the workbench (works offline)")
+        self.default_button.clicked.connect(lambda: self.load_requested.emit("minilm"))
+
+        field_row = QHBoxLayout()
+        field_row.setSpacing(4)
+        field_row.addWidget(self.model_edit, 1)
+        field_row.addWidget(self.load_button)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(4)
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.default_button)
+
+        self._values: dict[str, QLabel] = {}
+        info_box = QGroupBox("Loaded model")
+        form = QFormLayout(info_box)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
+        form.setHorizontalSpacing(10)
+        form.setVerticalSpacing(3)
+        for key, label in FIELDS:
+            value = QLabel("—")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            self._values[key] = value
+            name = QLabel(label)
+            name.setStyleSheet("color: #5a6270;")
+            form.addRow(name, value)
+
+        self.recent_list = QListWidget()
+        self.recent_list.setObjectName("recentModels")
+        self.recent_list.itemClicked.connect(self._load_item)
+        recent_box = QGroupBox("Recent models")
+        recent_layout = QVBoxLayout(recent_box)
+        recent_layout.setContentsMargins(6, 6, 6, 6)
+        recent_layout.addWidget(self.recent_list)
+        self.recent_list.setMaximumHeight(170)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        layout.addLayout(field_row)
+        layout.addLayout(buttons)
+        layout.addWidget(info_box)
+        layout.addWidget(recent_box)
+        layout.addStretch(1)
+
+    # ----------------------------------------------------------------- API
+    def open_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a model folder (with config.json)")
+        if folder:
+            self.model_edit.setText(folder)
+            self.load_requested.emit(folder)
+
+    def focus_field(self) -> None:
+        self.model_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.model_edit.selectAll()
+
+    def set_info(self, info: ModelInfo | None) -> None:
+        values = info_values(info) if info is not None else {}
+        for key, label in self._values.items():
+            text = values.get(key, "—")
+            label.setText(text)
+            label.setToolTip(info.folder if (info is not None and key == "model") else text)
+
+    def set_loading(self, spec: str) -> None:
+        self._values["model"].setText(f"loading {spec_label(spec)}…")
+
+    def value(self, key: str) -> str:
+        """The shown value of a field (see ``FIELDS``)."""
+        return self._values[key].text()
+
+    def set_recent(self, specs: list[str]) -> None:
+        self.recent_list.clear()
+        for spec in specs:
+            item = QListWidgetItem(spec_label(spec))
+            item.setData(Qt.ItemDataRole.UserRole, spec)
+            item.setToolTip(spec)
+            self.recent_list.addItem(item)
+
+    def recent(self) -> list[str]:
+        return [self.recent_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.recent_list.count())]
+
+    # -------------------------------------------------------------- helpers
+    def _load_typed(self) -> None:
+        spec = self.model_edit.text().strip()
+        if spec:
+            self.load_requested.emit(spec)
+
+    def _load_item(self, item: QListWidgetItem) -> None:
+        self.load_requested.emit(item.data(Qt.ItemDataRole.UserRole))

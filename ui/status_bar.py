@@ -1,0 +1,84 @@
+"""The window's status bar: what is happening, how far along, and Cancel.
+
+The Cancel button is enabled exactly while a job runs. The progress bar
+appears only when a job has run for a moment (so quick jobs such as
+tokenizing on each keystroke do not make it flicker); it is indeterminate
+until the job reports ``Progress``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+
+from engine.progress import Progress
+
+SHOW_PROGRESS_AFTER_MS = 250
+
+
+class JobStatusBar(QStatusBar):
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setSizeGripEnabled(False)
+        self._message = QLabel("Ready")
+        self._message.setContentsMargins(6, 0, 6, 0)
+        self._progress = QProgressBar()
+        self._progress.setFixedWidth(170)
+        self._progress.setMaximumHeight(16)
+        self._progress.setTextVisible(False)
+        self._progress.hide()
+        self._cancel = QPushButton("Cancel")
+        self._cancel.setToolTip("Stop the running job (Esc)")
+        self._cancel.setEnabled(False)
+        self._cancel.clicked.connect(self.cancel_requested)
+        self.addWidget(self._message, 1)
+        self.addPermanentWidget(self._progress)
+        self.addPermanentWidget(self._cancel)
+        self._reveal = QTimer(self)
+        self._reveal.setSingleShot(True)
+        self._reveal.setInterval(SHOW_PROGRESS_AFTER_MS)
+        self._reveal.timeout.connect(self._progress.show)
+        self._busy = False
+
+    # ----------------------------------------------------------------- API
+    @property
+    def cancel_button(self) -> QPushButton:
+        return self._cancel
+
+    @property
+    def progress_bar(self) -> QProgressBar:
+        return self._progress
+
+    def message(self) -> str:
+        return self._message.text()
+
+    def set_message(self, text: str) -> None:
+        self._message.setText(text)
+        self._message.setToolTip(text)
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._cancel.setEnabled(busy)
+        if busy:
+            self._progress.setRange(0, 0)  # indeterminate until a report comes
+            self._reveal.start()
+        else:
+            self._reveal.stop()
+            self._progress.hide()
+            self._progress.setRange(0, 1)
+            self._progress.setValue(0)
+
+    def job_started(self, name: str, label: str | None) -> None:
+        if label:
+            self.set_message(label)
+
+    def show_progress(self, progress: Progress) -> None:
+        if not self._busy:
+            return
+        if progress.total > 0:
+            self._progress.setRange(0, 1000)
+            self._progress.setValue(int(progress.fraction * 1000))
+        if progress.message:
+            self.set_message(progress.message[:1].upper() + progress.message[1:] + "…")
