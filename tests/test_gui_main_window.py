@@ -231,8 +231,19 @@ def test_closing_saves_recent_models(make_window, qtbot, fresh_home):
 
 
 def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
-    from ui import app as app_module
+    import sqlite3
+    import time
 
+    from ui import app as app_module
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    store = RunStore(runs_db_path())  # a run whose process died last time
+    run_id = store.create_run("pre-train", params={}, status="queued")
+    store.start_run(run_id, pid=2**22 + 12345)
+    store.close()
+    with sqlite3.connect(runs_db_path()) as db:  # its last heartbeat was two minutes ago
+        db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (time.time() - 120, run_id))
     seen = {}
 
     def poll():
@@ -240,6 +251,7 @@ def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
             if isinstance(widget, MainWindow) and widget.isVisible():
                 if widget.loaded is not None:
                     seen["family"] = widget.model_panel.value("family")
+                    seen["notice"] = widget.message_bar.text()
                     widget.close()
                     return
         QTimer.singleShot(50, poll)
@@ -248,4 +260,8 @@ def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
     QTimer.singleShot(LOAD_TIMEOUT, QApplication.instance().quit)  # never hang
     assert app_module.run(["minilm"]) == 0
     assert seen["family"].startswith("encoder")
+    assert f"#{run_id}" in seen["notice"] and "interrupted" in seen["notice"]
+    reopened = RunStore(runs_db_path())
+    assert reopened.get_run(run_id)["status"] == "interrupted"
+    reopened.close()
     assert QApplication.applicationName() == "LM Workbench"

@@ -60,6 +60,19 @@ def _install_excepthook(window):
     return previous
 
 
+def _report_interrupted_runs(window) -> None:
+    from workbench.startup import recover_interrupted_runs
+
+    ids = recover_interrupted_runs()
+    if ids:
+        listed = ", ".join(f"#{i}" for i in ids[:5]) + ("…" if len(ids) > 5 else "")
+        window.message_bar.show_info(
+            f"{len(ids)} run(s) stopped without finishing last time ({listed}); they are marked interrupted "
+            "and keep what they saved.",
+            source="startup",
+        )
+
+
 def run(argv: list[str] | None = None) -> int:
     """Open the window; returns the application's exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -77,6 +90,7 @@ def run(argv: list[str] | None = None) -> int:
     window.resize(1180, 760)
     window.show()
     previous_hook = _install_excepthook(window)
+    _report_interrupted_runs(window)
     window.load_model(_model_arg(argv) or settings.default_model)
     try:
         return app.exec()

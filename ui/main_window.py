@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 HINT_NO_MODEL = "Load a model (left) to see how it splits text into tokens."
 HINT_EMPTY = "Type a sentence above to see how the model splits it into tokens."
 HINT_LOADING = "Loading the model…"
+MAX_TEXT_FILE_BYTES = 2_000_000
 TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
 
 
@@ -253,6 +254,32 @@ class MainWindow(QMainWindow):
                 log.error("unexpected error", exc_info=exc)
             text = f"Unexpected error: {type(exc).__name__}: {exc}".splitlines()[0]
         self.message_bar.show_error(f"{prefix}: {text}" if prefix else text, source=source)
+
+    def open_text_file(self, path: str | Path | None = None) -> bool:
+        """Put a UTF-8 text file's contents in the text box (a bad file shows an error)."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from engine.text_input import read_text_file
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open text file", "", "Text (*.txt *.md);;All files (*)")
+            if not path:
+                return False
+        path = Path(path)
+        try:
+            if path.is_file() and path.stat().st_size > MAX_TEXT_FILE_BYTES:
+                raise WorkbenchError(
+                    f"{path.name} is {path.stat().st_size / 1e6:.1f} MB; the text box takes up to "
+                    f"{MAX_TEXT_FILE_BYTES // 1_000_000} MB (corpora go to the corpus views)"
+                )
+            text = read_text_file(path)
+        except WorkbenchError as exc:
+            self.show_error(exc, source="open-text")
+            return False
+        self.message_bar.clear("open-text")
+        self.text_input.set_text(text)
+        self.status.set_message(f"Opened {path.name}")
+        return True
 
     def cancel_job(self) -> None:
         if self.jobs.busy:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 @dataclass
 class WindowActions:
     open_folder: QAction
+    open_text: QAction
     focus_model: QAction
     default_model: QAction
     export_view: QAction
@@ -46,6 +47,8 @@ def build_actions(window: MainWindow) -> WindowActions:
     actions = WindowActions(
         open_folder=_action(window, "&Open model folder…", "Ctrl+O", panel.open_folder,
                             "Open a local model folder"),
+        open_text=_action(window, "Open &text file…", "Ctrl+Shift+O", lambda: window.open_text_file(),
+                          "Put a UTF-8 text file in the text box"),
         focus_model=_action(window, "Type a &model id or path", "Ctrl+L", panel.focus_field,
                             "Focus the model field"),
         default_model=_action(window, "Load the &default model (MiniLM)", None,
@@ -67,7 +70,7 @@ def build_actions(window: MainWindow) -> WindowActions:
 
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
-    for a in (actions.open_folder, actions.focus_model, actions.default_model):
+    for a in (actions.open_folder, actions.focus_model, actions.default_model, actions.open_text):
         file_menu.addAction(a)
     file_menu.addSeparator()
     file_menu.addAction(actions.export_view)
