@@ -54,3 +54,18 @@ def test_default_model_names():
     assert resolve_model("MiniLM").folder == resolve_model("default").folder
     with pytest.raises(ModelNotFoundError, match="no model given"):
         resolve_model("  ")
+
+
+def test_unreachable_hub_fails_fast_when_not_offline(monkeypatch):
+    """With offline mode off but no route to the hub, an uncached id fails at once, saying why."""
+    import time
+
+    from engine import sources
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")
+    monkeypatch.setattr(sources, "_hub_reachable", lambda timeout=2.0: False)
+    start = time.monotonic()
+    with pytest.raises(ModelNotFoundError, match="the hub cannot be reached"):
+        resolve_model("some-org/never-cached")
+    assert time.monotonic() - start < 5.0
