@@ -29,7 +29,7 @@ def _settings_for(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _load(args: argparse.Namespace) -> Any:
+def load_for(args: argparse.Namespace) -> Any:
     from engine.progress import NEVER_CANCELLED, run_to_completion
     from workbench.model_jobs import load_model_job
 
@@ -38,7 +38,7 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    loaded = _load(args)
+    loaded = load_for(args)
     data = loaded.info.to_dict()
     ordered = {k: data[k] for k in INFO_KEYS} | {k: v for k, v in data.items() if k not in INFO_KEYS}
     if args.json:
@@ -67,7 +67,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--out must name an .npz file, not {out.name!r}")
     if not out.parent.exists():
         raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
-    loaded = _load(args)
+    loaded = load_for(args)
     if args.target and loaded.info.family != "encoder-decoder":
         raise WorkbenchError(f"--target is for encoder-decoders; {args.model} is a {loaded.info.family}")
     result = encode(loaded, text, pair=args.pair, target=args.target, attentions=not args.no_attentions)
@@ -110,4 +110,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"info": cmd_info, "e
 
 
 def run(args: argparse.Namespace) -> int:
-    return COMMANDS[args.command](args)
+    from workbench.cli import prediction_commands
+
+    commands = COMMANDS | prediction_commands.COMMANDS
+    return commands[args.command](args)

@@ -58,7 +58,41 @@ def build_parser() -> OneLineParser:
     enc.add_argument("--out", required=True, help="output .npz file")
     enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
     enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
+    add_prediction_commands(sub)
     return parser
+
+
+def add_prediction_commands(sub) -> None:
+    att = sub.add_parser("attention", help="one head's attention weights for a text")
+    add_model_options(att)
+    att.add_argument("--text", required=True, help="the text")
+    att.add_argument("--pair", help="a second segment (sentence pair)")
+    att.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    att.add_argument("--kind", choices=["encoder", "decoder", "cross"], default="encoder",
+                     help="encoder-decoders: which attention (default: encoder self-attention)")
+    att.add_argument("--layer", type=int, required=True, help="layer, from 0")
+    att.add_argument("--head", type=int, required=True, help="head, from 0")
+    att.add_argument("--hide-special", action="store_true", help="drop special tokens and renormalise rows")
+    att.add_argument("--json", action="store_true", help="print JSON (the default output is a table)")
+
+    fill = sub.add_parser("fill-mask", help="top-k tokens for every [MASK] (models with an MLM head)")
+    add_model_options(fill)
+    fill.add_argument("--text", required=True, help="text with [MASK] (or the model's own mask token)")
+    fill.add_argument("--k", type=int, default=5, help="candidates per mask (default 5)")
+    fill.add_argument("--json", action="store_true", help="print JSON")
+
+    nxt = sub.add_parser("next-token", help="top-k next tokens after a text (decoders)")
+    add_model_options(nxt)
+    nxt.add_argument("--text", required=True, help="the prompt")
+    nxt.add_argument("--k", type=int, default=5, help="candidates (default 5)")
+    nxt.add_argument("--json", action="store_true", help="print JSON")
+
+    lens = sub.add_parser("lens", help="logit lens: the top token of every layer at every position")
+    add_model_options(lens)
+    lens.add_argument("--text", required=True, help="the text")
+    lens.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    lens.add_argument("--k", type=int, default=1, help="candidates per cell (default 1)")
+    lens.add_argument("--json", action="store_true", help="print JSON")
 
 
 def print_error(message: str) -> None:

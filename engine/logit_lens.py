@@ -1,0 +1,144 @@
+"""The logit lens (nostalgebraist 2020): read every layer through the output head.
+
+For each layer's hidden state we ask "if the model stopped here, what would it
+predict?":
+
+- decoders: the final norm and the LM head on hidden states 0..L-1; the last
+  entry of ``hidden_states`` is already after the final norm (transformers
+  appends the normed output), so it gets the head only — never normed twice;
+- masked LMs: the MLM head (its transform and decoder) on every layer;
+- encoder-decoders: the decoder's layers, fed as in ``encode`` (a target or
+  the greedy output); T5 rescales by d_model^-0.5 before a tied head, BART
+  adds ``final_logits_bias``.
+Row L therefore equals the model's own output distribution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from engine.analysis import encode
+from engine.errors import MissingHeadError, WorkbenchError
+from engine.families import Family
+from engine.loading import LoadedModel
+from engine.predictions import Candidate
+
+_DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decoder.final_layer_norm")
+
+
+@dataclass
+class LensTable:
+    side: str  # "decoder" (decoders and encoder-decoders) or "encoder" (masked LMs)
+    layer_names: list[str]  # "embeddings", "layer 1", ..., "layer L"
+    tokens: list[str]  # the input tokens, one per position
+    top: list[list[list[Candidate]]]  # [layer][position][rank]
+
+    def top_probs(self) -> np.ndarray:
+        """[layers, positions] probability of the top token."""
+        return np.array([[cands[0].prob for cands in row] for row in self.top])
+
+    def to_dict(self) -> dict:
+        return {
+            "side": self.side,
+            "tokens": self.tokens,
+            "layers": [
+                {"layer": i, "name": name, "positions": [
+                    {"position": p, "token": cands[0].token, "id": cands[0].id, "prob": cands[0].prob,
+                     "candidates": [c.to_dict() for c in cands]} for p, cands in enumerate(row)]}
+                for i, (name, row) in enumerate(zip(self.layer_names, self.top))
+            ],
+        }
+
+
+def _attr(module: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        module = getattr(module, part, None)
+        if module is None:
+            return None
+    return module
+
+
+def _decoder_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
+    base = loaded.base_model
+    norm = next((m for m in (_attr(base, n) for n in _DECODER_NORMS) if isinstance(m, torch.nn.Module)), None)
+    if norm is None:
+        raise WorkbenchError(f"the logit lens does not know the final norm of {loaded.info.model_type} models")
+    head = loaded.model.get_output_embeddings()
+    return norm, head
+
+
+def _mlm_head(loaded: LoadedModel) -> Callable:
+    model = loaded.model
+    for name in ("cls", "lm_head", "predictions"):
+        head = getattr(model, name, None)
+        if isinstance(head, torch.nn.Module):
+            return head
+    if hasattr(model, "vocab_projector"):  # DistilBERT
+        return lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))
+    if hasattr(model, "generator_lm_head"):  # ELECTRA generator
+        return lambda h: model.generator_lm_head(model.generator_predictions(h))
+    raise WorkbenchError(f"the logit lens does not know the MLM head of {loaded.info.model_type} models")
+
+
+def _seq2seq_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
+    model, config = loaded.model, loaded.config
+    decoder = model.get_decoder()
+    norm = next((m for m in (getattr(decoder, n, None) for n in ("final_layer_norm", "layer_norm"))
+                 if isinstance(m, torch.nn.Module)), None)
+    lm_head = model.get_output_embeddings()
+    scale = 1.0
+    if config.model_type in ("t5", "mt5", "umt5") and getattr(config, "tie_word_embeddings", False):
+        scale = config.d_model ** -0.5
+    bias = getattr(model, "final_logits_bias", None)
+
+    def head(h: torch.Tensor) -> torch.Tensor:
+        logits = lm_head(h * scale)
+        return logits + bias if isinstance(bias, torch.Tensor) else logits
+
+    return norm, head
+
+
+def lens_logits(loaded: LoadedModel, hidden: torch.Tensor) -> torch.Tensor:
+    """[layers+1, T, H] hidden states -> [layers+1, T, vocab] logits through the output head."""
+    if loaded.family is Family.ENCODER:
+        head = _mlm_head(loaded)
+        return torch.stack([head(h) for h in hidden])
+    norm, head = _decoder_head(loaded) if loaded.family is Family.DECODER else _seq2seq_head(loaded)
+    last = hidden.shape[0] - 1
+    rows = []
+    for i, h in enumerate(hidden):
+        if i < last and norm is not None:
+            h = norm(h)  # the last entry is already normed
+        rows.append(head(h))
+    return torch.stack(rows)
+
+
+def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1) -> LensTable:
+    info = loaded.info
+    has_head = info.has_mlm_head if loaded.family is Family.ENCODER else info.has_lm_head
+    if not has_head:
+        head = "an MLM head" if loaded.family is Family.ENCODER else "an LM head"
+        raise MissingHeadError(f"the logit lens needs {head}, and the checkpoint of {info.spec} has none")
+    enc = encode(loaded, text, target=target, attentions=False)
+    if loaded.family is Family.ENCODER_DECODER:
+        hidden_np, tokens, side = enc.decoder.hidden_states, enc.decoder.tokens, "decoder"
+    else:
+        hidden_np, tokens, side = enc.hidden_states, enc.tokens, "encoder" if loaded.family is Family.ENCODER else "decoder"
+    param = next(loaded.model.parameters())
+    hidden = torch.from_numpy(hidden_np).to(device=param.device, dtype=param.dtype)
+    with torch.inference_mode():
+        logits = lens_logits(loaded, hidden).float()
+        probs = torch.softmax(logits, dim=-1)
+        k = max(1, min(k, probs.shape[-1]))
+        values, ids = torch.topk(probs, k, dim=-1)
+    values, ids = values.cpu().numpy(), ids.cpu().numpy()
+    vocab = loaded.tokenizer.convert_ids_to_tokens(list(range(len(loaded.tokenizer))))
+    top = [[[Candidate(vocab[i] if i < len(vocab) else str(i), int(i), float(p))
+             for i, p in zip(ids[layer, pos], values[layer, pos])]
+            for pos in range(ids.shape[1])] for layer in range(ids.shape[0])]
+    names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
+    return LensTable(side, names, tokens, top)

@@ -1,0 +1,163 @@
+"""What a pre-trained model predicts: fill-mask, next token, infilling.
+
+Each function refuses a model whose checkpoint lacks the head it needs (the
+loader records that; a head transformers had to initialise at random never
+produces output here). Probabilities are a float32 softmax over the model's
+logits; top-k ties keep the lower token id first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from engine.decoding import SamplingConfig, decode_steps
+from engine.errors import MissingHeadError, WorkbenchError
+from engine.families import Family
+from engine.loading import LoadedModel
+from engine.progress import NEVER_CANCELLED, CancelToken, run_to_completion
+from engine.text_input import require_text
+from engine.tokens import TokenizedText, tokenize
+
+GENERIC_MASK = "[MASK]"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    token: str
+    id: int
+    prob: float
+
+    def to_dict(self) -> dict:
+        return {"token": self.token, "id": self.id, "prob": self.prob}
+
+
+@dataclass(frozen=True)
+class MaskPrediction:
+    position: int  # token index in the tokenized text
+    candidates: list[Candidate]
+
+    def to_dict(self) -> dict:
+        return {"position": self.position, "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def top_k(logits: torch.Tensor, tokenizer, k: int) -> list[Candidate]:
+    """The k most probable tokens of one [vocab] logit vector."""
+    probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+    k = max(1, min(int(k), probs.shape[0]))
+    order = np.lexsort((np.arange(probs.shape[0]), -probs))[:k]  # by prob desc, then id asc
+    tokens = tokenizer.convert_ids_to_tokens([int(i) for i in order])
+    return [Candidate(t, int(i), float(probs[i])) for t, i in zip(tokens, order)]
+
+
+def _require_tokens(tok: TokenizedText) -> None:
+    if all(tok.special):
+        raise WorkbenchError("the text gives no tokens for this model (only special tokens are left)")
+
+
+def with_model_mask(text: str, tokenizer) -> str:
+    """Accept the generic [MASK] as well as the model's own mask token (e.g. <mask>)."""
+    mask = tokenizer.mask_token
+    if mask and mask != GENERIC_MASK:
+        text = text.replace(GENERIC_MASK, mask)
+    return text
+
+
+def fill_mask(loaded: LoadedModel, text: str, k: int = 5) -> tuple[TokenizedText, list[MaskPrediction]]:
+    """Top-k tokens for every mask token in the text (encoders with an MLM head)."""
+    require_text(text)
+    info = loaded.info
+    if loaded.family is not Family.ENCODER or not info.has_mlm_head:
+        what = "an encoder" if loaded.family is not Family.ENCODER else "its checkpoint has no MLM head weights"
+        raise MissingHeadError(
+            f"fill-mask needs a masked-LM (MLM) head, and {info.spec} has none ({what}); "
+            "open a model saved with its MLM head, or pre-train a course model"
+        )
+    tokenizer = loaded.tokenizer
+    if tokenizer.mask_token is None:
+        raise MissingHeadError(f"the tokenizer of {info.spec} has no mask token")
+    text = with_model_mask(text, tokenizer)
+    tok = tokenize(tokenizer, text, max_length=info.max_positions)
+    _require_tokens(tok)
+    positions = [i for i, t in enumerate(tok.ids) if t == tokenizer.mask_token_id]
+    if not positions:
+        raise WorkbenchError(f"no mask token in the text: write {GENERIC_MASK} (or {tokenizer.mask_token}) "
+                             "where the model should fill in")
+    inputs = {"input_ids": torch.tensor([tok.ids], device=loaded.device.torch_device)}
+    for name, values in tok.extra_inputs.items():
+        inputs[name] = torch.tensor([values], device=loaded.device.torch_device)
+    with torch.inference_mode():
+        logits = loaded.model(**inputs).logits[0]
+    return tok, [MaskPrediction(p, top_k(logits[p], tokenizer, k)) for p in positions]
+
+
+def _require_lm(loaded: LoadedModel, family: Family, what: str) -> None:
+    info = loaded.info
+    if loaded.family is not family:
+        raise MissingHeadError(f"{what} needs a {family.value} model with an LM head; {info.spec} is "
+                               f"{'an' if loaded.family.value[0] in 'ae' else 'a'} {loaded.family.value}")
+    if not info.has_lm_head:
+        raise MissingHeadError(f"{what} needs an LM head, and the checkpoint of {info.spec} has none")
+
+
+def prompt_ids(loaded: LoadedModel, text: str) -> list[int]:
+    """A decoder prompt: the text's tokens (BOS first where the tokenizer adds one)."""
+    require_text(text)
+    tok = tokenize(loaded.tokenizer, text, max_length=loaded.info.max_positions)
+    _require_tokens(tok)
+    return tok.ids
+
+
+def next_token_from_ids(loaded: LoadedModel, ids: Sequence[int], k: int = 5) -> list[Candidate]:
+    _require_lm(loaded, Family.DECODER, "next-token prediction")
+    window = loaded.info.max_positions
+    ids = list(ids)[-window:] if window else list(ids)
+    with torch.inference_mode():
+        logits = loaded.model(input_ids=torch.tensor([ids], device=loaded.device.torch_device)).logits[0, -1]
+    return top_k(logits, loaded.tokenizer, k)
+
+
+def next_token(loaded: LoadedModel, text: str, k: int = 5) -> list[Candidate]:
+    """Top-k next tokens after a text (decoders with an LM head)."""
+    _require_lm(loaded, Family.DECODER, "next-token prediction")
+    return next_token_from_ids(loaded, prompt_ids(loaded, text), k)
+
+
+def continue_text(loaded: LoadedModel, ids: Sequence[int], max_new_tokens: int = 20,
+                  sampling: SamplingConfig | None = None, cancel: CancelToken = NEVER_CANCELLED) -> list[int]:
+    """Generate after a prompt through the shared decoding function; returns the new ids."""
+    _require_lm(loaded, Family.DECODER, "generation")
+    return run_to_completion(decode_steps(loaded.model, loaded.family, list(ids), tokenizer=loaded.tokenizer,
+                                          max_new_tokens=max_new_tokens, sampling=sampling, cancel=cancel))
+
+
+@dataclass(frozen=True)
+class Infilling:
+    source_tokens: list[str]
+    output_ids: list[int]
+    text: str
+
+
+def infill(loaded: LoadedModel, text: str, max_new_tokens: int = 64,
+           cancel: CancelToken = NEVER_CANCELLED) -> Infilling:
+    """BART-style reconstruction of a text with mask spans (greedy, through the shared decoder)."""
+    require_text(text)
+    _require_lm(loaded, Family.ENCODER_DECODER, "infilling")
+    tokenizer = loaded.tokenizer
+    if tokenizer.mask_token is None:
+        raise MissingHeadError(f"infilling needs a mask token, and the tokenizer of {loaded.info.spec} has none "
+                               "(T5-style models use sentinel tokens instead)")
+    text = with_model_mask(text, tokenizer)
+    if tokenizer.mask_token not in text:
+        raise WorkbenchError(f"no mask token in the text: write {tokenizer.mask_token} (or {GENERIC_MASK}) "
+                             "where a span is missing")
+    tok = tokenize(tokenizer, text, max_length=loaded.info.max_positions)
+    _require_tokens(tok)
+    out = run_to_completion(decode_steps(loaded.model, loaded.family, tok.ids, tokenizer=tokenizer,
+                                         max_new_tokens=max_new_tokens, cancel=cancel))
+    return Infilling(tok.tokens, out, tokenizer.decode(out, skip_special_tokens=True))
+
+

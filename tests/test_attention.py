@@ -1,0 +1,61 @@
+"""Attention selection, special-token hiding with renormalisation, and line thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.analysis import encode
+from engine.attention import (
+    AttentionKind, attention_matrix, attention_side, hide_special, lines_above, mean_over_heads,
+)
+from engine.errors import WorkbenchError
+from engine.loading import load_model
+
+
+def test_hide_special_renormalises_rows_by_hand():
+    w = np.array([[0.5, 0.2, 0.3],
+                  [0.6, 0.1, 0.3],
+                  [0.9, 0.05, 0.05]])
+    special = [True, False, False]
+    got, q, k = hide_special(w, special, special)
+    assert q.tolist() == [1, 2] and k.tolist() == [1, 2]
+    assert np.allclose(got, [[0.1 / 0.4, 0.3 / 0.4], [0.5, 0.5]])
+
+
+def test_hide_special_row_with_all_weight_on_specials_is_zero_not_nan():
+    w = np.array([[1.0, 0.0], [1.0, 0.0]])
+    got, _, _ = hide_special(w, [False, False], [True, False])
+    assert np.all(np.isfinite(got)) and got[:, 0].tolist() == [0.0, 0.0]
+
+
+def test_lines_above_threshold_are_counted_and_sorted():
+    w = np.array([[0.005, 0.5, 0.495], [0.01, 0.98, 0.01]])
+    lines = lines_above(w, 0.01)
+    assert len(lines) == 5  # 0.005 is below the default threshold; 0.01 is kept
+    assert lines[0].tolist() == [1, 1, 0.98]
+    assert np.all(np.diff(lines[:, 2]) <= 0)
+
+
+def test_sides_of_an_encoder_decoder(tiny_models):
+    loaded = load_model(str(tiny_models["bart"]))
+    enc = encode(loaded, "The statement is true.", target="A target text.")
+    cross = attention_side(enc, AttentionKind.CROSS)
+    assert cross.query_tokens == enc.decoder.tokens and cross.key_tokens == enc.tokens
+    assert cross.weights.shape[-2:] == (len(enc.decoder.tokens), len(enc.tokens))
+    dec = attention_side(enc, "decoder")
+    assert np.triu(dec.weights, 1).max() == 0.0  # causal
+    m = attention_matrix(dec, 1, [0, 2])
+    assert m.shape[0] == 2 and np.allclose(m.sum(-1), 1, atol=1e-5)
+    assert np.allclose(mean_over_heads(dec)[1], dec.weights[1].mean(0))
+
+
+def test_encoder_only_model_has_no_cross_attention(minilm):
+    enc = encode(minilm, "Just an encoder.")
+    with pytest.raises(WorkbenchError, match="encoder-decoder"):
+        attention_side(enc, "cross")
+    with pytest.raises(WorkbenchError, match="layers 0..5"):
+        attention_matrix(attention_side(enc), 6)
+    no_attn = encode(minilm, "Just an encoder.", attentions=False)
+    with pytest.raises(WorkbenchError, match="no attention weights"):
+        attention_side(no_attn)
