@@ -30,7 +30,7 @@ from engine.decoding import _start_ids, decode_steps
 from engine.families import Family
 from engine.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
-from engine.tokens import TokenizedText, tokenize, tokenize_target
+from engine.tokens import TokenizedText, tokenize_many, tokenize_target
 
 GREEDY_MAX_TOKENS = 64
 
@@ -124,7 +124,7 @@ def encode_texts(
     pairs = list(pairs) if pairs is not None else [None] * n
     targets = list(targets) if targets is not None else [None] * n
     window = loaded.info.max_positions
-    tokenized = [tokenize(loaded.tokenizer, t, p, max_length=window) for t, p in zip(texts, pairs)]
+    tokenized = tokenize_many(loaded.tokenizer, texts, pairs, max_length=window)
     is_seq2seq = loaded.family is Family.ENCODER_DECODER
     yield Progress(0, n, "tokenized")
 

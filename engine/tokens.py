@@ -9,7 +9,7 @@ Texts longer than the model's window are truncated, and the result says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from engine.text_input import require_text
 
@@ -51,25 +51,12 @@ class TokenizedText:
         return groups
 
 
-def tokenize(
-    tokenizer: Any, text: str, pair: str | None = None, max_length: int | None = None
-) -> TokenizedText:
-    """Tokenize one text (and optional pair) with offsets and word alignment."""
-    require_text(text)
-    if pair is not None:
-        require_text(pair, "pair text")
-    full = tokenizer(text, pair, add_special_tokens=True, truncation=False, verbose=False)
-    full_length = len(full["input_ids"])
-    truncated = max_length is not None and full_length > max_length
-    kwargs: dict[str, Any] = dict(add_special_tokens=True, return_offsets_mapping=True, verbose=False)
-    if truncated:
-        kwargs.update(truncation="longest_first" if pair is not None else True, max_length=max_length)
-    enc = tokenizer(text, pair, **kwargs)
-    ids = list(enc["input_ids"])
-    segments = enc.sequence_ids()
-    special = [s is None for s in segments]
+def _from_batch(tokenizer: Any, enc: Any, b: int, text: str, pair: str | None, full_length: int,
+                truncated: bool) -> TokenizedText:
+    ids = list(enc["input_ids"][b])
+    segments = enc.sequence_ids(b)
     extra = {
-        name: list(enc[name])
+        name: list(enc[name][b])
         for name in ("token_type_ids",)
         if name in enc and name in getattr(tokenizer, "model_input_names", ())
     }
@@ -78,14 +65,60 @@ def tokenize(
         pair=pair,
         ids=ids,
         tokens=tokenizer.convert_ids_to_tokens(ids),
-        offsets=[tuple(o) for o in enc["offset_mapping"]],
-        word_ids=enc.word_ids(),
+        offsets=[tuple(o) for o in enc["offset_mapping"][b]],
+        word_ids=enc.word_ids(b),
         segments=list(segments),
-        special=special,
+        special=[s is None for s in segments],
         truncated=truncated,
         full_length=full_length,
         extra_inputs=extra,
     )
+
+
+def tokenize_many(
+    tokenizer: Any, texts: Sequence[str], pairs: Sequence[str | None] | None = None, max_length: int | None = None
+) -> list[TokenizedText]:
+    """Tokenize many texts in one call to the (parallel, Rust) tokenizer; see ``tokenize``."""
+    pairs = list(pairs) if pairs is not None else [None] * len(texts)
+    for text, pair in zip(texts, pairs):
+        require_text(text)
+        if pair is not None:
+            require_text(pair, "pair text")
+    kwargs: dict[str, Any] = dict(add_special_tokens=True, return_offsets_mapping=True, verbose=False)
+    out: list[TokenizedText | None] = [None] * len(texts)
+    # Texts and pairs go in separate calls: the tokenizer takes a batch of one kind.
+    groups = [[i for i, p in enumerate(pairs) if p is None], [i for i, p in enumerate(pairs) if p is not None]]
+    for indices in groups:
+        if not indices:
+            continue
+        batch_texts = [texts[i] for i in indices]
+        batch_pairs = [pairs[i] for i in indices] if pairs[indices[0]] is not None else None
+        enc = tokenizer(batch_texts, batch_pairs, truncation=False, **kwargs)
+        for b, i in enumerate(indices):
+            n = len(enc["input_ids"][b])
+            if max_length is not None and n > max_length:
+                out[i] = tokenize(tokenizer, texts[i], pairs[i], max_length=max_length)
+            else:
+                out[i] = _from_batch(tokenizer, enc, b, texts[i], pairs[i], n, False)
+    return [t for t in out if t is not None]
+
+
+def tokenize(
+    tokenizer: Any, text: str, pair: str | None = None, max_length: int | None = None
+) -> TokenizedText:
+    """Tokenize one text (and optional pair) with offsets and word alignment."""
+    require_text(text)
+    if pair is not None:
+        require_text(pair, "pair text")
+    kwargs: dict[str, Any] = dict(add_special_tokens=True, return_offsets_mapping=True, verbose=False)
+    enc = tokenizer([text], [pair] if pair is not None else None, truncation=False, **kwargs)
+    full_length = len(enc["input_ids"][0])
+    truncated = max_length is not None and full_length > max_length
+    if truncated:  # again, cut to the window (special tokens kept)
+        strategy = "longest_first" if pair is not None else True
+        enc = tokenizer([text], [pair] if pair is not None else None, truncation=strategy,
+                        max_length=max_length, **kwargs)
+    return _from_batch(tokenizer, enc, 0, text, pair, full_length, truncated)
 
 
 def tokenize_target(tokenizer: Any, target: str, max_length: int | None = None) -> list[int]:

@@ -54,3 +54,20 @@ def test_buckets_cover_every_index_once_within_budget(lengths, batch_size, budge
     for b in batches:
         assert 1 <= len(b) <= batch_size
         assert len(b) == 1 or max(lengths[i] for i in b) * len(b) <= budget
+
+
+def test_batched_tokenization_equals_one_at_a_time(tiny_models):
+    from engine.loading import load_model
+    from engine.tokens import tokenize_many
+
+    tokenizer = load_model(str(tiny_models["bert"])).tokenizer
+    texts = ["A short one.", "statement " * 100, "Pairs too.", "Unbelievably tokenized!"]
+    pairs = [None, None, "The second segment.", None]
+    many = tokenize_many(tokenizer, texts, pairs, max_length=64)
+    for text, pair, got in zip(texts, pairs, many):
+        one = tokenize(tokenizer, text, pair, max_length=64)
+        assert (got.ids, got.offsets, got.word_ids, got.segments, got.truncated, got.full_length,
+                got.extra_inputs) == (one.ids, one.offsets, one.word_ids, one.segments, one.truncated,
+                                      one.full_length, one.extra_inputs)
+    assert many[1].truncated and not many[0].truncated
+    assert many[2].segments.count(1) > 0
