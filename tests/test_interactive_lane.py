@@ -122,3 +122,21 @@ def test_encode_job_cancels_between_batches(lane, minilm):
     assert job.wait(30)
     assert job.state is JobState.CANCELLED
     assert max(progress) < len(texts)
+
+
+def test_model_load_freezes_its_objects_for_the_collector(tiny_models):
+    """After a load the model's objects are frozen, so a full GC in the worker cannot stall the window."""
+    import gc
+
+    from engine.progress import NEVER_CANCELLED, run_to_completion
+    from workbench.model_jobs import load_model_job
+    from workbench.settings import Settings
+
+    gc.unfreeze()
+    try:
+        run_to_completion(load_model_job(str(tiny_models["gpt2"]), Settings(), NEVER_CANCELLED))
+        assert gc.get_freeze_count() > 10_000
+        tracked = len(gc.get_objects())
+        assert tracked < gc.get_freeze_count()  # what is left for a collection is the small part
+    finally:
+        gc.unfreeze()

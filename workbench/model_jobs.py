@@ -8,6 +8,7 @@ safety switches.
 
 from __future__ import annotations
 
+import gc
 from typing import Generator
 
 from engine.analysis import Encoding, encode_texts
@@ -22,6 +23,7 @@ def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generat
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
     token.check()
+    gc.unfreeze()  # let a replaced model's objects be collected again
     loaded = load_model(
         spec,
         device=settings.device,
@@ -30,6 +32,12 @@ def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generat
         allow_pickle=settings.allow_pickle_weights,
         memory_headroom=settings.memory_headroom,
     )
+    # A loaded model leaves ~400k objects that Python's cycle collector tracks; a
+    # full collection over them takes ~200 ms and, fired from the worker thread,
+    # blocks the window for as long (tests/bench/bench_event_loop.py --inject-full-gc).
+    # Freezing them once after the load keeps later collections at a few ms.
+    gc.collect()
+    gc.freeze()
     token.check()
     yield Progress(2, 2, f"loaded {spec}")
     return loaded
