@@ -77,6 +77,11 @@ class Settings:
         metadata={"help": "Fraction of free memory a model may take before loading is "
                           "refused (0-1)."},
     )
+    enabled_plugins: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Plugins from the user's plugins folder that may be loaded, by name. "
+                          "A folder plugin runs code, so it stays off until named here."},
+    )
 
     def add_recent(self, spec: str) -> None:
         """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""

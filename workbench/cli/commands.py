@@ -110,7 +110,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"info": cmd_info, "e
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.cli import prediction_commands
+    from workbench.cli import objective_commands, prediction_commands
 
-    commands = COMMANDS | prediction_commands.COMMANDS
+    commands = COMMANDS | prediction_commands.COMMANDS | objective_commands.COMMANDS
     return commands[args.command](args)

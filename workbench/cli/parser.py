@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import NoReturn
 
+from workbench.cli.objective_commands import add_objective_commands
+
 PROG = "lm-workbench"
 
 
@@ -59,6 +61,7 @@ def build_parser() -> OneLineParser:
     enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
     enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
     add_prediction_commands(sub)
+    add_objective_commands(sub)
     return parser
 
 

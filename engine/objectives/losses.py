@@ -1,0 +1,48 @@
+"""Cross-entropy over scored labels, for encoder, decoder and encoder-decoder heads.
+
+Every objective's ``loss`` ends here: the mean negative log-likelihood of the
+labels that are not -100, computed in float32 whatever the model's precision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from engine.objectives.preview import IGNORE_INDEX
+
+
+def model_device(model: Any) -> torch.device:
+    try:
+        return next(model.parameters()).device
+    except (StopIteration, AttributeError):
+        return torch.device("cpu")
+
+
+def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of ``labels`` (any shape) under ``logits`` (same shape + vocab); 0 when none is scored."""
+    flat_labels = labels.reshape(-1)
+    if not bool((flat_labels != IGNORE_INDEX).any()):
+        return logits.sum() * 0.0  # keeps the graph, so backward() still works
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), flat_labels, ignore_index=IGNORE_INDEX)
+
+
+def causal_lm_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Next-token loss: the logits at position t score the label at t + 1."""
+    return token_cross_entropy(logits[:, :-1, :], labels[:, 1:])
+
+
+def decoder_inputs_from_labels(model: Any, labels: torch.Tensor) -> torch.Tensor:
+    """The decoder's inputs for teacher forcing: labels shifted right after the start token."""
+    prepare = getattr(model, "prepare_decoder_input_ids_from_labels", None)
+    if prepare is not None:
+        return prepare(labels=labels)
+    config = model.config
+    start = getattr(config, "decoder_start_token_id", None)
+    pad = getattr(config, "pad_token_id", None) or 0
+    shifted = labels.new_full(labels.shape, pad)
+    shifted[:, 1:] = labels[:, :-1]
+    shifted[:, 0] = start if start is not None else pad
+    return shifted.masked_fill(shifted == IGNORE_INDEX, pad)

@@ -1,0 +1,118 @@
+"""Masked language modelling (Devlin et al. 2019, "BERT"; dynamic masking from Liu et al. 2019, "RoBERTa").
+
+Following BERT's ``create_pretraining_data.py``: of the ``m`` non-special
+tokens, ``n = max(1, round(rate * m))`` positions are drawn uniformly without
+replacement (with whole-word masking: whole words in random order, each taken
+only if it still fits the budget ``n``). Each selected token independently
+becomes the mask token (80%), a random ordinary token (10%) or stays (10%);
+labels are the original ids at the selected positions only.
+
+Static masking (BERT) draws an example's mask from its seed and index only,
+so it is the same every epoch; dynamic masking (RoBERTa) redraws it each time
+the example is batched. Next-sentence prediction is not implemented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from engine.plugin_api import (
+    IGNORE_INDEX, Batch, Family, Objective, Preview, Requirements, VocabInfo, collate, example_ids_for,
+    example_rng, kinds_from_codes, model_device, require_examples, round_half_up, token_cross_entropy, vocab_info,
+)
+from plugins.objectives.masking import apply_treatments, check_shares, draw_treatments
+
+
+def budget(rate: float, eligible: int) -> int:
+    """BERT's number of positions to predict: max(1, round(rate * eligible)), 0 when nothing is eligible."""
+    return 0 if eligible == 0 else min(eligible, max(1, round_half_up(rate * eligible)))
+
+
+def whole_word_selection(rng: np.random.Generator, candidates: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """BERT's whole-word masking: words in random order, each taken whole if it fits the budget ``n``."""
+    word_of = np.cumsum(starts[candidates]) - 1  # word index of each candidate token
+    lengths = np.bincount(word_of)
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    chosen: list[int] = []
+    total = 0
+    for w in rng.permutation(len(lengths)).tolist():
+        if total >= n:
+            break
+        if total + lengths[w] > n:
+            continue
+        chosen.append(w)
+        total += int(lengths[w])
+    if not chosen:
+        return np.zeros(0, dtype=np.int64)
+    picked = np.concatenate([candidates[first[w]: first[w] + lengths[w]] for w in chosen])
+    return np.sort(picked)
+
+
+def select_positions(ids: np.ndarray, info: VocabInfo, rng: np.random.Generator, rate: float,
+                     whole_words: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(selected positions, sorted; the eligible positions)."""
+    special = info.is_special(ids)
+    candidates = np.flatnonzero(~special)
+    n = budget(rate, len(candidates))
+    if whole_words:
+        return whole_word_selection(rng, candidates, info.word_starts(ids, special), n), candidates
+    return np.sort(rng.choice(candidates, size=n, replace=False)), candidates
+
+
+class MaskedLM(Objective):
+    name = "mlm"
+    families = frozenset({Family.ENCODER})
+    requires = Requirements(head="mlm", tokens=("mask_token",))
+    description = "Hide 15% of the tokens (80% [MASK], 10% random, 10% kept) and predict them."
+    paper = ("Devlin et al. 2019, BERT: Pre-training of Deep Bidirectional Transformers; "
+             "Liu et al. 2019, RoBERTa (dynamic masking)")
+
+    @dataclass
+    class Config:
+        mask_rate: float = field(default=0.15, metadata={
+            "help": "Fraction of the non-special tokens selected for prediction.", "min": 0.0, "max": 1.0})
+        mask_token_prob: float = field(default=0.8, metadata={
+            "help": "Share of the selected tokens replaced by the mask token.", "min": 0.0, "max": 1.0})
+        random_token_prob: float = field(default=0.1, metadata={
+            "help": "Share of the selected tokens replaced by a random token (the rest are kept).",
+            "min": 0.0, "max": 1.0})
+        whole_word_masking: bool = field(default=False, metadata={
+            "help": "Select whole words (all their subword pieces) instead of single tokens."})
+        masking: str = field(default="dynamic", metadata={
+            "help": "dynamic: a new mask every time an example is seen (RoBERTa); static: the same mask "
+                    "every epoch, drawn from the seed and the example's index (BERT).",
+            "choices": ("dynamic", "static")})
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        check_shares(self.name, config.mask_token_prob, config.random_token_prob)
+
+    def corrupt(self, ids: np.ndarray, info: VocabInfo, rng: np.random.Generator, config: Any) -> Preview:
+        selected, _ = select_positions(ids, info, rng, config.mask_rate, config.whole_word_masking)
+        codes = draw_treatments(rng, len(selected), config.mask_token_prob, config.random_token_prob)
+        corrupted, kinds = apply_treatments(ids, selected, codes, info, rng)
+        labels = np.full(len(ids), IGNORE_INDEX, dtype=np.int64)
+        labels[selected] = ids[selected]
+        kind_list = kinds_from_codes(kinds)
+        return Preview(original=ids.tolist(), input_ids=corrupted.tolist(), labels=labels.tolist(),
+                       kinds=kind_list, original_kinds=list(kind_list))
+
+    def make_batch(self, token_ids: list[list[int]], tokenizer: Any, rng: np.random.Generator, config: Any,
+                   *, example_ids: Sequence[int] | None = None) -> Batch:
+        require_examples(token_ids, self.name)
+        info = vocab_info(tokenizer)
+        static = config.masking == "static"
+        previews = []
+        for ids, example in zip(token_ids, example_ids_for(token_ids, example_ids)):
+            draw = example_rng(rng, example) if static else rng
+            previews.append(self.corrupt(np.asarray(ids, dtype=np.int64), info, draw, config))
+        return collate(previews, info.pad_id)
+
+    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+        batch = batch.to(model_device(model))
+        logits = model(**batch.inputs).logits
+        loss = token_cross_entropy(logits, batch.labels)
+        return loss, {"loss": float(loss.detach()), "mlm": float(loss.detach())}

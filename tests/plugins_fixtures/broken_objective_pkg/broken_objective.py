@@ -1,0 +1,3 @@
+"""An objective plugin that cannot even be imported."""
+
+raise RuntimeError("this plugin is broken on purpose")

@@ -1,0 +1,167 @@
+"""``corrupt`` and ``plugins``: what a pre-training objective does to a text, and which objectives exist.
+
+``lm-workbench corrupt --objective mlm --tokenizer MODEL --text "..." --seed 0 --json``
+prints the original tokens, the tokens the model would be fed, the labels
+and the kind of each position; with ``--samples N`` it also measures rates
+over N draws. ``lm-workbench plugins list --json`` lists every objective
+plugin with its status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections import Counter
+from typing import Any, Callable
+
+SAMPLE_CHUNK = 256
+
+
+def add_objective_commands(sub: Any) -> None:
+    """Register ``corrupt`` and ``plugins`` on the CLI's subparsers."""
+    cor = sub.add_parser("corrupt", help="what a pre-training objective does to a text: inputs, labels, kinds")
+    cor.add_argument("--objective", required=True, help="the objective's name (see 'plugins list')")
+    cor.add_argument("--tokenizer", required=True, metavar="MODEL",
+                     help="a model whose tokenizer to use: a folder, a hub id or 'minilm' (no weights are loaded)")
+    cor.add_argument("--text", required=True, help="the text to corrupt")
+    cor.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same output")
+    cor.add_argument("--samples", type=int, help="also measure the rates of each kind over N draws")
+    cor.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="an objective setting, e.g. --set mask_rate=0.2 (repeatable)")
+    cor.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
+    cor.add_argument("--trust-remote-code", action="store_true", default=None,
+                     help="let the model folder run its own code; only for sources you trust")
+    cor.add_argument("--json", action="store_true", help="print JSON")
+
+    plugins = sub.add_parser("plugins", help="objective plugins: built in, installed, or in the plugins folder")
+    actions = plugins.add_subparsers(dest="plugins_command", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="every plugin with its source, status and error")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _rates(previews: list[Any], special: Callable[[Any], Any]) -> dict[str, float]:
+    """Measured shares: selected of the eligible tokens; mask, random, keep, deleted of the selected."""
+    from engine.plugin_api import PositionKind as K
+
+    originals: Counter = Counter()
+    inputs: Counter = Counter()
+    eligible = 0
+    for p in previews:
+        eligible += int((~special(p.original)).sum())
+        originals.update(p.original_kinds)
+        inputs.update(p.kinds)
+    selected = sum(originals[k] for k in (K.MASKED, K.RANDOM, K.KEPT, K.DELETED, K.SENTINEL))
+    share = lambda n, d: n / d if d else 0.0  # noqa: E731
+    return {
+        "selected": share(selected, eligible),
+        "mask": share(originals[K.MASKED] + originals[K.SENTINEL], selected),
+        "random": share(originals[K.RANDOM], selected),
+        "keep": share(originals[K.KEPT], selected),
+        "deleted": share(originals[K.DELETED], selected),
+        "moved": share(originals[K.MOVED], eligible),
+        "inserted": share(inputs[K.INSERTED], eligible),
+    }
+
+
+def _tokens(tokenizer: Any, ids: list[int]) -> list[str]:
+    return [str(t) for t in tokenizer.convert_ids_to_tokens([int(i) for i in ids])]
+
+
+def _preview_json(preview: Any, tokenizer: Any) -> dict[str, Any]:
+    labels = list(preview.labels)
+    return {
+        "tokens": _tokens(tokenizer, preview.original),
+        "input_tokens": _tokens(tokenizer, preview.input_ids),
+        "input_ids": list(preview.input_ids),
+        "labels": labels,
+        "label_tokens": [None if i < 0 else t for i, t in zip(labels, _tokens(tokenizer, [max(i, 0) for i in labels]))],
+        "kinds": [k.value for k in preview.kinds],
+        "original_ids": list(preview.original),
+        "original_kinds": [k.value for k in preview.original_kinds],
+        "spans": [list(s) for s in preview.spans],
+        "labels_aligned": preview.labels_aligned,
+    }
+
+
+def _print_table(data: dict[str, Any]) -> None:
+    rows = list(zip(data["input_tokens"], data["kinds"]))
+    width = max([5] + [len(t) for t, _ in rows])
+    if data["labels_aligned"]:
+        for i, ((token, kind), label) in enumerate(zip(rows, data["label_tokens"])):
+            print(f"{i:>4}  {token:<{width}}  {kind:<9}  {label if label is not None else ''}")
+    else:
+        for i, (token, kind) in enumerate(rows):
+            print(f"{i:>4}  {token:<{width}}  {kind}")
+        print("target: " + " ".join(t for t in data["label_tokens"] if t is not None))
+    if "rates" in data:
+        print(f"over {data['samples']} samples: " + ", ".join(f"{k} {v:.4f}" for k, v in data["rates"].items()))
+
+
+def cmd_corrupt(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from engine.errors import WorkbenchError
+    from engine.plugin_api import config_from_strings, vocab_info
+    from engine.text_input import require_text
+    from engine.tokenizer_loading import load_tokenizer
+    from workbench.cli.commands import _settings_for
+    from workbench.plugins.registry import ObjectiveRegistry
+
+    require_text(args.text)
+    if args.samples is not None and args.samples < 1:
+        raise WorkbenchError(f"--samples must be at least 1, not {args.samples}")
+    settings = _settings_for(args)
+    registry = ObjectiveRegistry.discover(settings)
+    objective = registry.objective(args.objective)
+    config = config_from_strings(objective.default_config(), args.set, objective.name)
+    objective.check_config(config)
+    tokenizer = load_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)
+    objective.check_requirements(tokenizer)
+    window = getattr(tokenizer, "model_max_length", None)
+    window = window if isinstance(window, int) and 0 < window < 1_000_000 else None
+    ids = tokenizer(args.text, truncation=window is not None, max_length=window)["input_ids"]
+    full = len(tokenizer(args.text)["input_ids"]) if window else len(ids)
+    if full > len(ids):
+        print(f"note: the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window",
+              file=sys.stderr)
+
+    rng = np.random.default_rng(args.seed)
+    first = registry.make_batch(objective.name, [ids], tokenizer, rng, config, example_ids=[0]).previews[0]
+    data = {"objective": objective.name, "seed": args.seed, "config": dataclasses.asdict(config)}
+    data |= _preview_json(first, tokenizer)
+    if args.samples:
+        previews = [first]
+        while len(previews) < args.samples:
+            n = min(SAMPLE_CHUNK, args.samples - len(previews))
+            start = len(previews)
+            batch = registry.make_batch(objective.name, [ids] * n, tokenizer, rng, config,
+                                        example_ids=list(range(start, start + n)))
+            previews.extend(batch.previews)
+        info = vocab_info(tokenizer)
+        data["samples"] = args.samples
+        data["rates"] = _rates(previews, lambda ids_: info.is_special(np.asarray(ids_, dtype=np.int64)))
+    if args.json:
+        print(json.dumps(data))
+    else:
+        _print_table(data)
+    return 0
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from workbench.plugins.registry import ObjectiveRegistry
+    from workbench.settings import load_settings
+
+    registry = ObjectiveRegistry.discover(load_settings())
+    if args.json:
+        print(json.dumps({"plugins": registry.to_dicts()}))
+        return 0
+    for r in registry.records:
+        line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
+        print(line + (f"  ({r.error})" if r.error else ""))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"corrupt": cmd_corrupt, "plugins": cmd_plugins}
