@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
@@ -170,7 +170,7 @@ def test_dropping_a_folder_loads_it(window, qtbot, tiny_models):
     folder = tiny_models["gpt2"]
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(folder))])
-    enter = QDragEnterEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
