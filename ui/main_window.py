@@ -30,6 +30,7 @@ from ui.model_panel import ModelPanel, format_count, spec_label
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.token_panel import TokenPanel
+from ui.view_host import ViewHost
 from ui.window_actions import build_actions
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
@@ -123,6 +124,8 @@ class MainWindow(QMainWindow):
         self.actions_ = build_actions(self)
         self._connect()
         self.add_view(self.token_panel, about_texts.TOKENS_TITLE, about_texts.TOKENS_HTML, self.token_view)
+        self.view_host = ViewHost(self)  # runs what the visible analysis view needs
+        self.attention_view, self.predictions_view, self.lens_view = self.view_host.add_builtin_views()
         self.token_panel.show_hint(HINT_NO_MODEL)
         for target in (self.text_input.editor.viewport(), self.text_input.pair_edit, self.model_panel.model_edit):
             target.installEventFilter(self)
@@ -221,10 +224,12 @@ class MainWindow(QMainWindow):
         text, pair = self.text_input.text(), self.text_input.pair()
         if self.loaded is None:
             self.token_panel.show_hint(HINT_NO_MODEL)
+            self.view_host.text_ready()
             return
         if not text.strip():
             self.token_panel.show_hint(HINT_EMPTY)
             self.message_bar.clear("tokenize")
+            self.view_host.text_ready()
             return
         loaded = self.loaded
         self.jobs.run(
@@ -238,11 +243,13 @@ class MainWindow(QMainWindow):
         if gen == self._tok_gen:
             self.token_panel.set_tokenized(tt)
             self.message_bar.clear("tokenize")
+            self.view_host.text_ready()
 
     def _tokenize_failed(self, gen: int, exc: BaseException, tb: str) -> None:
         if gen == self._tok_gen:
             self.token_panel.show_hint("The text could not be tokenized (see the message above).")
             self.show_error(exc, tb, source="tokenize")
+            self.view_host.text_ready()
 
     # -------------------------------------------------------------- errors
     def show_error(self, exc: BaseException, tb: str = "", *, source: str | None = None, prefix: str = "") -> None:

@@ -1,0 +1,10 @@
+"""The analysis views: attention (head view, model grid, heatmap), predictions, logit lens.
+
+Each view is a ``ModelView`` (``ui.views.base``): it says what it needs
+computed for the current model and text, and ``ui.view_host.ViewHost`` runs
+that through the window's job bridge when the view is visible.
+"""
+
+from ui import qt_refcount_fix
+
+qt_refcount_fix.apply()  # these views paint thousands of shapes a frame: see that module

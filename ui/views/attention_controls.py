@@ -1,0 +1,197 @@
+"""The Attention tab's controls: layer, heads, attention kind, decoder target, display.
+
+``HeadPicker`` is a row of toggle buttons in the heads' line colours: a click
+selects only that head, Ctrl- or Shift-click adds or removes one, "All"
+selects every head. ``AttentionControls`` emits ``changed`` when what is
+drawn changes (no model run needed) and ``target_changed`` once typing in
+the decoder target pauses (the model must run again).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QToolButton,
+    QVBoxLayout, QWidget,
+)
+
+from ui.views.colormap import head_color
+
+KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
+TARGET_DEBOUNCE_MS = 400
+_ADD = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+class HeadButton(QToolButton):
+    """A head's toggle; remembers the modifiers of the click that toggled it."""
+
+    def __init__(self, head: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.head = head
+        self.modifiers = Qt.KeyboardModifier.NoModifier
+        self.setText(str(head))
+        self.setCheckable(True)
+        self.setToolTip(f"Head {head}: click to show only this head, Ctrl+click to add or remove it")
+        c = head_color(head).name()
+        self.setStyleSheet(
+            f"QToolButton {{ border: 2px solid {c}; border-radius: 4px; color: {c}; background: white;"
+            " min-width: 18px; padding: 1px 3px; font-weight: 600; }"
+            f"QToolButton:checked {{ background: {c}; color: white; }}"
+        )
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        self.modifiers = event.modifiers()
+        super().mouseReleaseEvent(event)
+
+
+class HeadPicker(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._buttons: list[HeadButton] = []
+        self.all_button = QToolButton()
+        self.all_button.setText("All")
+        self.all_button.setToolTip("Show every head of the layer")
+        self.all_button.clicked.connect(lambda: self.set_heads(range(len(self._buttons))))
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setSpacing(3)
+        self._row.addWidget(self.all_button)
+
+    def set_count(self, n: int) -> None:
+        if n == len(self._buttons):
+            return
+        for b in self._buttons:
+            self._row.removeWidget(b)
+            b.deleteLater()
+        self._buttons = [HeadButton(h) for h in range(n)]
+        for b in self._buttons:
+            b.setChecked(True)
+            b.clicked.connect(lambda checked=False, b=b: self._clicked(b))
+            self._row.addWidget(b)
+
+    def button(self, head: int) -> HeadButton:
+        return self._buttons[head]
+
+    def heads(self) -> list[int]:
+        return [b.head for b in self._buttons if b.isChecked()]
+
+    def set_heads(self, heads) -> None:
+        wanted = set(heads)
+        for b in self._buttons:
+            b.setChecked(b.head in wanted)
+        self.changed.emit()
+
+    def _clicked(self, button: HeadButton) -> None:
+        if button.modifiers & _ADD:
+            if not self.heads():  # keep at least one head
+                button.setChecked(True)
+            self.changed.emit()
+        else:
+            self.set_heads([button.head])
+
+
+class AttentionControls(QWidget):
+    changed = Signal()  # layer, heads, hiding or threshold: redraw only (the kind has its combo's signal)
+    target_changed = Signal()  # the decoder target: encode again
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.layer_spin = QSpinBox()
+        self.layer_spin.setPrefix("layer ")
+        self.layer_spin.setToolTip("Which layer's attention (0 = the first layer)")
+        self.kind_combo = QComboBox()
+        for key, label in KINDS:
+            self.kind_combo.addItem(label, key)
+        self.kind_combo.setToolTip("Decoder and cross-attention exist only in encoder-decoder models")
+        self.kind_note = QLabel()
+        self.kind_note.setObjectName("summary")
+        self.target_edit = QLineEdit()
+        self.target_edit.setPlaceholderText("Decoder target (optional; empty: the model's own greedy output)")
+        self.target_edit.setClearButtonEnabled(True)
+        self.heads = HeadPicker()
+        self.hide_special = QCheckBox("Hide special tokens")
+        self.hide_special.setToolTip("Drop [CLS], [SEP], <s>… on both sides and renormalise each row to sum to 1")
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setDecimals(3)
+        self.threshold.setSingleStep(0.01)
+        self.threshold.setValue(0.01)
+        self.threshold.setPrefix("threshold ")
+        self.threshold.setToolTip("Lines for weights below this are not drawn")
+        self.lines_label = QLabel("0 lines drawn")
+        self.lines_label.setObjectName("summary")
+        self.lines_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.lines_label.setMinimumWidth(60)
+        self.lines_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(self.layer_spin)
+        top.addWidget(self.kind_combo)
+        top.addWidget(self.kind_note)
+        top.addWidget(self.target_edit, 1)
+        top.addWidget(self.lines_label, 1)
+        top.addWidget(self.export_button)
+        second = QHBoxLayout()
+        second.setSpacing(8)
+        second.addWidget(QLabel("Heads"))
+        second.addWidget(self.heads)
+        second.addSpacing(8)
+        second.addWidget(self.hide_special)
+        second.addWidget(self.threshold)
+        second.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+        column.addLayout(top)
+        column.addLayout(second)
+
+        self._target_timer = QTimer(self)
+        self._target_timer.setSingleShot(True)
+        self._target_timer.setInterval(TARGET_DEBOUNCE_MS)
+        self._target_timer.timeout.connect(self.target_changed)
+        self.target_edit.textChanged.connect(self._target_timer.start)
+        self.layer_spin.valueChanged.connect(self.changed)
+        self.heads.changed.connect(self.changed)
+        self.hide_special.toggled.connect(self.changed)
+        self.threshold.valueChanged.connect(self.changed)
+        self.set_seq2seq(False)
+
+    # ----------------------------------------------------------------- API
+    def kind(self) -> str:
+        return self.kind_combo.currentData()
+
+    def target(self) -> str | None:
+        text = self.target_edit.text()
+        return text if text.strip() and self.target_edit.isEnabled() else None
+
+    def set_seq2seq(self, seq2seq: bool) -> None:
+        """Decoder/cross kinds and the target only for encoder-decoders."""
+        self.kind_combo.setEnabled(seq2seq)
+        self.target_edit.setVisible(seq2seq)
+        self.target_edit.setEnabled(seq2seq)
+        self.kind_note.setVisible(seq2seq)
+        if not seq2seq and self.kind_combo.currentIndex() != 0:
+            self.kind_combo.setCurrentIndex(0)
+
+    def set_shape(self, layers: int, heads: int) -> None:
+        """Layer range and head buttons for the attention shown (signals held back)."""
+        self.blockSignals(True)
+        self.layer_spin.blockSignals(True)
+        self.layer_spin.setRange(0, max(0, layers - 1))
+        self.layer_spin.blockSignals(False)
+        self.heads.blockSignals(True)
+        self.heads.set_count(heads)
+        self.heads.blockSignals(False)
+        self.blockSignals(False)
+
+    def set_lines(self, drawn: int, total: int) -> None:
+        text = f"{drawn:,} lines drawn"
+        self.lines_label.setText(text if drawn == total else f"{text} · {total:,} above the threshold")
+        self.lines_label.setToolTip("Hover a token to see only its lines. With very many lines, only the "
+                                    "strongest are drawn until you hover a token.")

@@ -1,0 +1,250 @@
+"""The Attention tab: controls, the head view, the model grid and one head's heatmap.
+
+The model runs (``engine.analysis.encode`` with attentions) when the text,
+the pair, the model or the decoder target changes and the tab is visible;
+the view host schedules it. Everything else (layer, heads, kind, hiding,
+threshold) redraws from the kept encoding without running the model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from engine.errors import WorkbenchError
+from engine.progress import CancelToken
+from ui.export import export_dialog, save_widget
+from ui.views.attention_controls import AttentionControls
+from ui.views.base import Computation, Inputs, ModelView, Notice
+from ui.views.heatmap import HeatmapView
+from ui.views.head_view import HeadView
+from ui.views.model_grid import MEAN, ModelGrid
+from workbench.export import export_csv, export_npy, suggest_filename
+
+if TYPE_CHECKING:
+    from engine.analysis import Encoding
+    from engine.attention import AttentionSide
+
+
+def _encode(loaded: Any, text: str, pair: str | None, target: str | None, token: CancelToken) -> Encoding:
+    from engine.analysis import encode  # imports torch: on the worker thread
+
+    return encode(loaded, text, pair=pair, target=target, attentions=True, cancel=token)
+
+
+class AttentionView(ModelView):
+    job_name = "attention"
+    no_model_hint = "Load a model (left) to see its attention."
+    empty_hint = "Type a sentence above to see where each token looks."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._encoding: Encoding | None = None
+        self._side: AttentionSide | None = None
+        self._seq2seq = False
+        self.controls = AttentionControls()
+        self.notice = Notice()
+        self.head_view = HeadView()
+        self.grid = ModelGrid()
+        self.heatmap = HeatmapView()
+        self.head_scroll = QScrollArea()
+        self.head_scroll.setWidget(self.head_view)
+        self.head_scroll.setWidgetResizable(True)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.head_scroll)
+        self.splitter.addWidget(self.grid)
+        self.splitter.addWidget(self.heatmap)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setChildrenCollapsible(False)
+        self._sized = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.controls)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.splitter, 1)
+        self._build_export_menu()
+        self.controls.changed.connect(self._redraw)
+        self.controls.hide_special.toggled.connect(lambda _: self._update_grid())
+        self.controls.kind_combo.currentIndexChanged.connect(lambda _: self._set_kind())
+        self.controls.target_changed.connect(self.inputs_changed)
+        self.head_view.lines_changed.connect(self.controls.set_lines)
+        self.grid.cell_clicked.connect(self.select_cell)
+
+    def _build_export_menu(self) -> None:
+        menu = QMenu(self)
+        for label, which in (("Head view", "head"), ("Model grid", "grid"), ("Heatmap", "heatmap")):
+            action = QAction(f"{label} as PNG or SVG…", self)
+            action.triggered.connect(lambda _=False, w=which: self.export_picture(w))
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction("Attention tensor (NPY)…", lambda: self.export_tensor())
+        menu.addAction("Head as CSV…", lambda: self.export_head_csv())
+        self.controls.export_button.setMenu(menu)
+        self.export_menu = menu
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation:
+        seq2seq = inputs.loaded.info.family == "encoder-decoder"
+        if seq2seq != self._seq2seq:
+            self._seq2seq = seq2seq
+            self.controls.set_seq2seq(seq2seq)
+        target = self.controls.target() if seq2seq else None
+        loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
+        return Computation(
+            key=(inputs.model_key, text, pair, target),
+            fn=lambda token: _encode(loaded, text, pair, target, token),
+            on_done=self.set_encoding,
+            label="Computing attention…",
+        )
+
+    def show_hint(self, text: str) -> None:
+        self._encoding = self._side = None
+        self.notice.clear_message()
+        self.head_view.show_hint(text)
+        self.grid.set_side(None)
+        self.heatmap.set_matrix(None)
+
+    def show_failure(self, message: str) -> None:
+        self.show_hint("")
+        self.notice.show_message(message, "warning")
+
+    def set_busy(self, busy: bool) -> None:
+        if self._encoding is None:  # nothing shown yet: say what is happening (or that it stopped)
+            self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
+
+    def export_widget(self) -> QWidget:
+        return self.splitter
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._sized:  # head view, grid, heatmap: 36 / 28 / 36 % of the width to start with
+            self._sized = True
+            width = max(self.splitter.width(), 600)
+            self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
+
+    # ------------------------------------------------------------- results
+    def set_encoding(self, encoding: Encoding) -> None:
+        self._encoding = encoding
+        self.notice.clear_message()
+        self._set_kind()
+
+    def encoding(self) -> Encoding | None:
+        return self._encoding
+
+    def side(self) -> AttentionSide | None:
+        return self._side
+
+    def _set_kind(self) -> None:
+        from engine.attention import attention_side
+
+        enc = self._encoding
+        if enc is None:
+            return
+        try:
+            self._side = attention_side(enc, self.controls.kind())
+        except WorkbenchError as exc:
+            self.show_failure(str(exc))
+            return
+        layers, heads = self._side.weights.shape[:2]
+        self.controls.set_shape(layers, heads)
+        if enc.decoder is not None:
+            source = "the model's own greedy output" if enc.decoder.from_greedy else "your target (teacher forcing)"
+            self.controls.kind_note.setText(f"decoder side: {source}, {len(enc.decoder.tokens)} tokens")
+        self.head_view.set_side(self._side)
+        self._update_grid()
+        self._redraw()
+
+    def _update_grid(self) -> None:
+        self.grid.set_side(self._side, hide=self.controls.hide_special.isChecked())
+
+    def _redraw(self) -> None:
+        if self._side is None:
+            return
+        c = self.controls
+        layer, heads = c.layer_spin.value(), c.heads.heads()
+        self.head_view.set_selection(layer, heads, hide_special=c.hide_special.isChecked(),
+                                     threshold=c.threshold.value())
+        self.grid.set_selection(layer, heads)
+        matrix, queries, keys = self.current_matrix()
+        what = f"head {heads[0]}" if len(heads) == 1 else f"mean of {len(heads)} heads"
+        self.heatmap.set_matrix(matrix, queries, keys, f"Layer {layer}, {what}")
+
+    def select_cell(self, layer: int, head: int) -> None:
+        """Select a layer and head (MEAN: every head), as a click on the grid does."""
+        c = self.controls
+        c.layer_spin.blockSignals(True)
+        c.layer_spin.setValue(layer)
+        c.layer_spin.blockSignals(False)
+        c.heads.blockSignals(True)
+        c.heads.set_heads(range(self._side.weights.shape[1]) if head == MEAN else [head])
+        c.heads.blockSignals(False)
+        self._redraw()
+
+    def current_matrix(self) -> tuple[np.ndarray | None, list[str], list[str]]:
+        """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
+        from engine.attention import attention_matrix, hide_special
+
+        side, c = self._side, self.controls
+        heads = c.heads.heads()
+        if side is None or not heads:
+            return None, [], []
+        m = attention_matrix(side, c.layer_spin.value(), heads)
+        q_idx, k_idx = np.arange(m.shape[1]), np.arange(m.shape[2])
+        if c.hide_special.isChecked():
+            m, q_idx, k_idx = hide_special(m, side.query_special, side.key_special)
+        return (m.mean(axis=0), [side.query_tokens[i] for i in q_idx], [side.key_tokens[i] for i in k_idx])
+
+    # -------------------------------------------------------------- export
+    def _ask(self, title: str, kind: str, ext: str, pattern: str) -> Path | None:
+        name = suggest_filename(kind, self.host.model_spec() if self.host else "model", ext)
+        path, _ = QFileDialog.getSaveFileName(self, title, str(Path.home() / name), pattern)
+        return Path(path) if path else None
+
+    def _saved(self, path: Path | None) -> Path | None:
+        if path is not None and self.host is not None:
+            self.host.status(f"Saved {path}")
+        return path
+
+    def _refuse(self, what: str) -> None:
+        if self.host is not None:
+            self.host.show_error(WorkbenchError(f"there is no attention to export yet: {what}"), "export")
+
+    def export_picture(self, which: str, path: str | Path | None = None) -> Path | None:
+        widget = {"head": self.head_view, "grid": self.grid, "heatmap": self.heatmap}[which]
+        try:
+            if path is None:
+                name = suggest_filename(f"attention-{which}", self.host.model_spec() if self.host else "model", "png")
+                return self._saved(export_dialog(self, widget, str(Path.home() / name)))
+            return self._saved(save_widget(widget, path))
+        except WorkbenchError as exc:
+            if self.host is not None:
+                self.host.show_error(exc, "export")
+            return None
+
+    def export_tensor(self, path: str | Path | None = None) -> Path | None:
+        """The full [layers, heads, queries, keys] tensor of the kind shown, as .npy."""
+        if self._side is None:
+            self._refuse("type a sentence first")
+            return None
+        path = path or self._ask("Export attention tensor", "attention", "npy", "NumPy array (*.npy)")
+        return self._saved(export_npy(path, self._side.weights)) if path else None
+
+    def export_head_csv(self, path: str | Path | None = None) -> Path | None:
+        """The heatmap's matrix as CSV: a row per query token, a column per key token."""
+        matrix, queries, keys = self.current_matrix()
+        if matrix is None:
+            self._refuse("type a sentence first")
+            return None
+        path = path or self._ask("Export head as CSV", "attention-head", "csv", "CSV (*.csv)")
+        if not path:
+            return None
+        rows = [[q, *(float(v) for v in row)] for q, row in zip(queries, matrix)]
+        return self._saved(export_csv(path, (["query \\ key", *keys], rows)))

@@ -1,0 +1,85 @@
+"""Colours the analysis views share: a sequential colormap and a head palette.
+
+``SEQUENTIAL`` runs from white to dark blue (ColorBrewer "Blues"), so zero
+attention is the background and strong weights stand out; ``to_rgba`` maps a
+[0, 1] array through it into an image. ``HEAD_COLORS`` is a fixed qualitative
+palette (Tableau 10 plus two), one colour per head, cycled past twelve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QColor, QImage
+
+_BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
+
+HEAD_COLORS = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a",
+]
+
+
+def head_color(head: int) -> QColor:
+    return QColor(HEAD_COLORS[head % len(HEAD_COLORS)])
+
+
+def _lut(stops: list[str], n: int = 256) -> np.ndarray:
+    rgb = np.array([[QColor(s).red(), QColor(s).green(), QColor(s).blue()] for s in stops], dtype=float)
+    xs = np.linspace(0.0, 1.0, len(stops))
+    t = np.linspace(0.0, 1.0, n)
+    return np.stack([np.interp(t, xs, rgb[:, c]) for c in range(3)], axis=1).round().astype(np.uint8)
+
+
+SEQUENTIAL = _lut(_BLUES)
+
+
+def gradient_css() -> str:
+    """The colormap as a left-to-right Qt style-sheet gradient (for legends)."""
+    stops = ", ".join(f"stop:{i / (len(_BLUES) - 1):.3f} {c}" for i, c in enumerate(_BLUES))
+    return f"qlineargradient(x1:0, y1:0, x2:1, y2:0, {stops})"
+
+
+def color_at(value: float) -> QColor:
+    """The colormap's colour for a value in [0, 1]."""
+    i = int(round(min(max(float(value), 0.0), 1.0) * 255))
+    r, g, b = SEQUENTIAL[i]
+    return QColor(int(r), int(g), int(b))
+
+
+def ink_for(value: float) -> QColor:
+    """Readable text on ``color_at(value)``: white on the dark end."""
+    return QColor("#ffffff") if value > 0.55 else QColor("#1f2329")
+
+
+def to_rgba(values: np.ndarray) -> np.ndarray:
+    """[h, w] values in [0, 1] -> [h, w, 4] uint8 RGBA through the colormap."""
+    idx = np.clip(np.nan_to_num(values) * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    rgba = np.empty(values.shape + (4,), dtype=np.uint8)
+    rgba[..., :3] = SEQUENTIAL[idx]
+    rgba[..., 3] = 255
+    return rgba
+
+
+def rgba_image(rgba: np.ndarray) -> QImage:
+    """A QImage that owns a copy of an [h, w, 4] uint8 RGBA array."""
+    rgba = np.ascontiguousarray(rgba)
+    h, w = rgba.shape[:2]
+    image = QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888)
+    return image.copy()  # detach from the numpy buffer
+
+
+def pool_to(matrices: np.ndarray, size: int) -> np.ndarray:
+    """[..., Q, K] -> [..., size, size]: block maxima (a sharp peak survives), then nearest-neighbour stretch.
+
+    Values must be >= 0 (the padding is 0). One reshape for the whole stack,
+    so every layer and head of a 512-token text pools in a few tens of ms.
+    """
+    q, k = matrices.shape[-2:]
+    bq, bk = -(-q // size), -(-k // size)  # block sides (ceil)
+    nq, nk = -(-q // bq), -(-k // bk)
+    pad = [(0, 0)] * (matrices.ndim - 2) + [(0, nq * bq - q), (0, nk * bk - k)]
+    blocks = np.pad(matrices, pad).reshape(*matrices.shape[:-2], nq, bq, nk, bk)
+    pooled = blocks.max(axis=(-3, -1))
+    rows = np.minimum((np.arange(size) * nq) // size, nq - 1)
+    cols = np.minimum((np.arange(size) * nk) // size, nk - 1)
+    return pooled[..., rows, :][..., cols]

@@ -1,0 +1,187 @@
+"""One attention matrix as a heatmap with token labels on both axes.
+
+Rows are queries (the token that looks), columns keys (the token looked
+at), colour the weight from 0 to the matrix's largest value (the legend
+says which). The matrix is one QImage
+scaled to square cells; labels are drawn where a cell is tall enough to hold
+them (every n-th otherwise). Hovering a cell shows its value in a line below
+the map and in a tooltip.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from ui import theme
+from ui.token_layout import display_label
+from ui.views.colormap import rgba_image, to_rgba
+
+MARGIN = 6.0
+LEGEND_W = 54.0
+STATUS_H = 20.0
+
+
+class HeatmapView(QWidget):
+    hovered = Signal(str)  # the hover line ("" when the mouse left the map)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._matrix: np.ndarray | None = None
+        self._image: QImage | None = None
+        self._q_labels: list[str] = []
+        self._k_labels: list[str] = []
+        self._title = ""
+        self._vmax = 1.0
+        self._hover: tuple[int, int] | None = None
+        self.setMouseTracking(True)
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.Base)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._font = QFont(self.font())
+        self._font.setPointSizeF(max(7.0, self.font().pointSizeF() - 1.5))
+        self._fm = QFontMetricsF(self._font)
+
+    # ----------------------------------------------------------------- API
+    def set_matrix(self, matrix: np.ndarray | None, queries: list[str] | None = None,
+                   keys: list[str] | None = None, title: str = "") -> None:
+        """Show a [queries, keys] matrix (None clears)."""
+        self._matrix = None if matrix is None else np.asarray(matrix, dtype=np.float64)
+        self._vmax = float(self._matrix.max()) if matrix is not None and self._matrix.size else 1.0
+        scaled = None if matrix is None else np.clip(self._matrix / max(self._vmax, 1e-12), 0.0, 1.0)
+        self._image = None if matrix is None else rgba_image(to_rgba(scaled))
+        self._q_labels = [display_label(t) for t in queries or []]
+        self._k_labels = [display_label(t) for t in keys or []]
+        self._title = title
+        self._hover = None
+        self.update()
+
+    def matrix(self) -> np.ndarray | None:
+        return None if self._matrix is None else self._matrix.copy()
+
+    def title(self) -> str:
+        return self._title
+
+    def cell_rect(self, q: int, k: int) -> QRectF:
+        left, top, size = self._geometry()
+        return QRectF(left + k * size, top + q * size, size, size)
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        if self._matrix is None:
+            return None
+        left, top, size = self._geometry()
+        q, k = int((pos.y() - top) // size), int((pos.x() - left) // size)
+        n_q, n_k = self._matrix.shape
+        return (q, k) if 0 <= q < n_q and 0 <= k < n_k and pos.x() >= left and pos.y() >= top else None
+
+    def hover_text(self) -> str:
+        """"query → key: value" of the hovered cell ("" when none)."""
+        if self._hover is None or self._matrix is None:
+            return ""
+        q, k = self._hover
+        return f"{self._q_labels[q]} (query {q}) → {self._k_labels[k]} (key {k}): {self._matrix[q, k]:.4f}"
+
+    # ------------------------------------------------------------ geometry
+    def _label_widths(self) -> tuple[float, float]:
+        def widest(labels: list[str]) -> float:
+            return min(90.0, max((self._fm.horizontalAdvance(s) for s in labels), default=0.0))
+
+        return widest(self._q_labels) + 8, widest(self._k_labels) + 8
+
+    def _geometry(self) -> tuple[float, float, float]:
+        """(left, top, cell size) of the matrix area."""
+        if self._matrix is None:
+            return MARGIN, MARGIN, 1.0
+        q_w, k_h = self._label_widths()
+        n_q, n_k = self._matrix.shape
+        left, top = MARGIN + q_w, MARGIN + 16 + k_h
+        avail_w = self.width() - left - MARGIN - LEGEND_W
+        avail_h = self.height() - top - MARGIN - STATUS_H
+        return left, top, max(1.0, min(avail_w / n_k, avail_h / n_q, 40.0))
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(320, 300)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(160, 140)
+
+    # ------------------------------------------------------------ painting
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        if self._matrix is None:
+            painter.setPen(QColor(theme.HINT_TEXT))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Click a cell of the grid.")
+            painter.end()
+            return
+        left, top, size = self._geometry()
+        n_q, n_k = self._matrix.shape
+        area = QRectF(left, top, n_k * size, n_q * size)
+        painter.drawImage(area, self._image)
+        painter.setPen(QPen(QColor("#c3c8cf"), 1.0))
+        painter.drawRect(area)
+        painter.setFont(self._font)
+        title_font = QFont(self._font)
+        title_font.setBold(True)
+        painter.setFont(title_font)
+        painter.setPen(QColor("#3b4350"))
+        painter.drawText(QRectF(MARGIN, MARGIN - 2, self.width(), 16), Qt.AlignmentFlag.AlignLeft, self._title)
+        painter.setFont(self._font)
+        self._paint_labels(painter, left, top, size)
+        self._paint_legend(painter, area)
+        if self._hover is not None:
+            painter.setPen(QPen(QColor(theme.HOVER_BORDER), 2.0))
+            painter.drawRect(self.cell_rect(*self._hover))
+            painter.setPen(QColor("#1f2329"))
+            painter.drawText(QRectF(MARGIN, area.bottom() + 3, self.width() - 2 * MARGIN, STATUS_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.hover_text())
+        painter.end()
+
+    def _paint_labels(self, painter: QPainter, left: float, top: float, size: float) -> None:
+        step = max(1, int(np.ceil((self._fm.height() - 3) / size)))  # a label per row when it (nearly) fits
+        painter.setPen(QColor("#3b4350"))
+        q_w, k_h = self._label_widths()
+        for q in range(0, len(self._q_labels), step):
+            rect = QRectF(MARGIN, top + q * size, q_w - 4, max(size, self._fm.height()))
+            text = self._fm.elidedText(self._q_labels[q], Qt.TextElideMode.ElideRight, q_w - 4)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, text)
+        for k in range(0, len(self._k_labels), step):
+            painter.save()
+            painter.translate(left + (k + 0.5) * size + self._fm.ascent() / 2 - 1, top - 4)
+            painter.rotate(-90)
+            text = self._fm.elidedText(self._k_labels[k], Qt.TextElideMode.ElideRight, k_h - 4)
+            painter.drawText(QPointF(0, 0), text)
+            painter.restore()
+
+    def _paint_legend(self, painter: QPainter, area: QRectF) -> None:
+        bar = QRectF(area.right() + 10, area.top(), 10, max(40.0, min(area.height(), 160.0)))
+        ramp = np.linspace(1.0, 0.0, 64)[:, None]
+        painter.drawImage(bar, rgba_image(to_rgba(ramp)))
+        painter.setPen(QColor("#c3c8cf"))
+        painter.drawRect(bar)
+        painter.setPen(QColor(theme.TOKEN_ID))
+        painter.drawText(QPointF(bar.right() + 3, bar.top() + self._fm.ascent()), f"{self._vmax:.2f}")
+        painter.drawText(QPointF(bar.right() + 3, bar.bottom()), "0")
+
+    # ---------------------------------------------------------- interaction
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        cell = self.cell_at(event.position())
+        if cell != self._hover:
+            self._hover = cell
+            self.update()
+            text = self.hover_text()
+            self.hovered.emit(text)
+            if text:
+                QToolTip.showText(event.globalPosition().toPoint(), text, self)
+            else:
+                QToolTip.hideText()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802
+        if self._hover is not None:
+            self._hover = None
+            self.update()
+            self.hovered.emit("")
+        super().leaveEvent(event)

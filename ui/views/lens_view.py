@@ -1,0 +1,172 @@
+"""The Logit lens tab: what each layer would predict if the model stopped there.
+
+A ``QTableView`` over ``LensModel``: a row per layer (embeddings first, the
+last layer, which is the model's own output, at the bottom), a column per
+input position, each cell the top token and its probability on a background
+coloured by that probability; the tooltip lists the top 5.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from engine.progress import CancelToken
+from ui.token_layout import display_label
+from ui.views.base import Computation, Inputs, ModelView, Notice
+from ui.views.colormap import color_at, gradient_css, ink_for
+
+TOP_K = 5
+TARGET_DEBOUNCE_MS = 400
+CELL_W, CELL_H = 74, 40
+
+
+def _lens(loaded: Any, text: str, target: str | None, token: CancelToken) -> Any:
+    from engine.logit_lens import logit_lens  # imports torch: on the worker thread
+
+    token.check()
+    return logit_lens(loaded, text, target=target, k=TOP_K)
+
+
+def format_prob(p: float) -> str:
+    """Two decimals, or four below 0.01 (so a small probability never reads as 0.00)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.4f}"
+
+
+class LensModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._table: Any = None
+        self._font = QFont()
+        self._font.setPointSizeF(max(8.0, self._font.pointSizeF() - 1.0))
+
+    def set_table(self, table: Any) -> None:
+        self.beginResetModel()
+        self._table = table
+        self.endResetModel()
+
+    def table(self) -> Any:
+        return self._table
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self._table is None else len(self._table.layer_names)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self._table is None else len(self._table.tokens)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if self._table is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return display_label(self._table.tokens[section])
+            return self._table.layer_names[section]
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return f"position {section}: {self._table.tokens[section]!r}"
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._table is None:
+            return None
+        cands = self._table.top[index.row()][index.column()]
+        top = cands[0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{display_label(top.token)}\n{format_prob(top.prob)}"
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return color_at(top.prob)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return ink_for(top.prob)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._font
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            rows = "".join(f"<tr><td>{i + 1}.</td><td><b>{html.escape(display_label(c.token))}</b></td>"
+                           f"<td align='right'>{c.prob:.4f}</td><td>id {c.id}</td></tr>"
+                           for i, c in enumerate(cands))
+            name = self._table.layer_names[index.row()]
+            where = html.escape(display_label(self._table.tokens[index.column()]))
+            return f"{name}, after “{where}” (position {index.column()}):<table>{rows}</table>"
+        return None
+
+
+def _legend() -> list[QWidget]:
+    """"probability 0 [ramp] 1": the cells' colour scale."""
+    bar = QLabel()
+    bar.setFixedSize(90, 12)
+    bar.setStyleSheet(f"background: {gradient_css()}; border: 1px solid #c3c8cf;")
+    low, high = QLabel("probability  0"), QLabel("1")
+    for label in (low, high):
+        label.setObjectName("summary")
+    return [low, bar, high]
+
+
+class LensView(ModelView):
+    job_name = "lens"
+    no_model_hint = "Load a model (left) to read its layers through the output head."
+    empty_hint = "Type a sentence above to see what each layer would predict."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.caption = QLabel("Each cell: the top token if the model stopped after that layer, and its probability.")
+        self.caption.setObjectName("summary")
+        self.caption.setWordWrap(True)
+        self.target_edit = QLineEdit()
+        self.target_edit.setPlaceholderText("Decoder target (optional; empty: the model's own greedy output)")
+        self.target_edit.setClearButtonEnabled(True)
+        self.target_edit.hide()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(TARGET_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.inputs_changed)
+        self.target_edit.textChanged.connect(self._timer.start)
+        self.notice = Notice()
+        self.model = LensModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.setShowGrid(True)
+        self.table.horizontalHeader().setDefaultSectionSize(CELL_W)
+        self.table.verticalHeader().setDefaultSectionSize(CELL_H)
+        self.table.setStyleSheet("QTableView { gridline-color: #ffffff; }")
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.target_edit, 1)
+        for widget in _legend():
+            top.addWidget(widget)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.setSpacing(6)
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation:
+        seq2seq = inputs.loaded.info.family == "encoder-decoder"
+        self.target_edit.setVisible(seq2seq)
+        target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None
+        loaded, text = inputs.loaded, inputs.text
+        return Computation((inputs.model_key, text, target), lambda token: _lens(loaded, text, target, token),
+                           self._show, label="Computing the logit lens…")
+
+    def show_hint(self, text: str) -> None:
+        self.model.set_table(None)
+        self.notice.show_message(text, "info")
+
+    def show_failure(self, message: str) -> None:
+        self.model.set_table(None)
+        self.notice.show_message(message, "warning")
+
+    def _show(self, table: Any) -> None:
+        self.notice.clear_message()
+        side = "the decoder's" if table.side == "decoder" else "the encoder's"
+        self.caption.setText(f"Each cell: {side} top token at that position if the model stopped after that "
+                             "layer, and its probability (the last row is the model's own output).")
+        self.model.set_table(table)

@@ -1,0 +1,181 @@
+"""The model view: every layer x head of one attention kind as a small heatmap.
+
+Rows are layers, columns heads, and a last column, set apart, the mean over
+heads (or, when that gives larger thumbnails, heads as rows and layers as
+columns). Each thumbnail is the [queries, keys] matrix pooled to at most
+``THUMB`` pixels a side (block maxima, so a sharp pattern survives) and scaled
+to its own maximum; all of them live in one QImage, made from the numpy
+arrays once per selection, and the paint draws one image per cell. Clicking a
+cell emits ``cell_clicked(layer, head)`` (head -1: the mean).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from ui import theme
+from ui.views.colormap import pool_to, rgba_image, to_rgba
+
+THUMB = 48  # pixels of a thumbnail's source image, at most
+LABEL_W = 36.0
+HEADER_H = 18.0
+GAP = 3.0
+MEAN_GAP = 10.0
+MEAN = -1
+
+if TYPE_CHECKING:
+    from engine.attention import AttentionSide
+
+
+class ModelGrid(QWidget):
+    cell_clicked = Signal(int, int)  # layer, head (MEAN for the mean over heads)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._mosaic: QImage | None = None
+        self._shape = (0, 0)  # layers, heads
+        self._thumb = THUMB
+        self._selected: tuple[int, list[int]] = (0, [])
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.Base)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._small = QFont(self.font())
+        self._small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1.5))
+
+    # ----------------------------------------------------------------- API
+    def set_side(self, side: AttentionSide | None, *, hide: bool = False) -> None:
+        """Build the thumbnails of every layer and head (and the mean) of ``side``."""
+        if side is None:
+            self._mosaic, self._shape = None, (0, 0)
+            self.update()
+            return
+        from engine.attention import hide_special  # torch is loaded by now (the encode ran)
+
+        weights = side.weights
+        if hide:
+            weights = hide_special(weights, side.query_special, side.key_special)[0]
+        layers, heads, q, k = weights.shape
+        t = max(1, min(THUMB, max(q, k)))
+        cells = np.concatenate([weights, weights.mean(axis=1, keepdims=True)], axis=1)  # [L, H + 1, Q, K]
+        pooled = pool_to(cells, t)
+        top = pooled.max(axis=(-2, -1), keepdims=True)
+        pooled = np.divide(pooled, top, out=np.zeros_like(pooled), where=top > 0)  # each to its own maximum
+        mosaic = pooled.transpose(0, 2, 1, 3).reshape(layers * t, (heads + 1) * t)
+        self._mosaic = rgba_image(to_rgba(mosaic))
+        self._thumb = t
+        self._shape = (layers, heads)
+        self.update()
+
+    def set_selection(self, layer: int, heads: list[int]) -> None:
+        self._selected = (layer, list(heads))
+        self.update()
+
+    def shape(self) -> tuple[int, int]:
+        return self._shape
+
+    def cell_rect(self, layer: int, head: int) -> QRectF:
+        """Where the thumbnail of (layer, head) is drawn; head ``MEAN`` is the mean column (or row)."""
+        transposed, size = self._layout()
+        index = self._shape[1] if head == MEAN else head
+        gap = MEAN_GAP if head == MEAN else 0.0
+        if transposed:  # heads as rows
+            return QRectF(LABEL_W + layer * (size + GAP), HEADER_H + index * (size + GAP) + gap, size, size)
+        return QRectF(LABEL_W + index * (size + GAP) + gap, HEADER_H + layer * (size + GAP), size, size)
+
+    def transposed(self) -> bool:
+        """True when heads are rows and layers columns (chosen when that gives larger thumbnails)."""
+        return self._layout()[0]
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        layers, heads = self._shape
+        for layer in range(layers):
+            for head in list(range(heads)) + [MEAN]:
+                if self.cell_rect(layer, head).contains(pos):
+                    return layer, head
+        return None
+
+    # ------------------------------------------------------------ geometry
+    def _layout(self) -> tuple[bool, float]:
+        """(transposed, cell size): layers x heads, or heads x layers when the cells come out larger."""
+        layers, heads = self._shape
+        if not layers:
+            return False, 24.0
+
+        def size(rows: int, cols: int, gap_w: float, gap_h: float) -> float:
+            w = (self.width() - LABEL_W - gap_w - 6) / cols - GAP
+            h = (self.height() - HEADER_H - gap_h - 4) / rows - GAP
+            return float(max(12.0, min(w, h, 84.0)))
+
+        normal = size(layers, heads + 1, MEAN_GAP, 0.0)
+        flipped = size(heads + 1, layers, 0.0, MEAN_GAP)
+        return (True, flipped) if flipped > normal else (False, normal)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(360, 240)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        layers, heads = self._shape
+        small = min(heads + 1, max(layers, 1))
+        return QSize(int(LABEL_W + MEAN_GAP + small * 15 + 10), int(HEADER_H + MEAN_GAP + small * 15 + 10))
+
+    # ------------------------------------------------------------ painting
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        layers, heads = self._shape
+        if self._mosaic is None:
+            painter.setPen(QColor(theme.HINT_TEXT))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "All layers × heads appear here.")
+            painter.end()
+            return
+        painter.setFont(self._small)
+        painter.setPen(QColor(theme.TOKEN_ID))
+        t = self._thumb
+        transposed = self.transposed()
+        columns = list(range(heads)) + [MEAN]
+        for head in columns:
+            r = self.cell_rect(0, head)
+            label = "mean" if head == MEAN else (f"H{head}" if transposed else str(head))
+            if transposed:
+                painter.drawText(QRectF(0, r.top(), LABEL_W - 4, r.height()),
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
+            else:
+                painter.drawText(QRectF(r.center().x() - 20, 0, 40, HEADER_H - 2),
+                                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, label)
+        for layer in range(layers):
+            r = self.cell_rect(layer, 0)
+            if transposed:
+                painter.drawText(QRectF(r.center().x() - 20, 0, 40, HEADER_H - 2),
+                                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, f"L{layer}")
+            else:
+                painter.drawText(QRectF(0, r.top(), LABEL_W - 4, r.height()),
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"L{layer}")
+            for col, head in enumerate(columns):
+                painter.drawImage(self.cell_rect(layer, head), self._mosaic, QRect(col * t, layer * t, t, t))
+        painter.setPen(QPen(QColor("#d5d9de"), 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for layer in range(layers):
+            for head in list(range(heads)) + [MEAN]:
+                painter.drawRect(self.cell_rect(layer, head).adjusted(-0.5, -0.5, 0.5, 0.5))
+        self._paint_selection(painter)
+        painter.end()
+
+    def _paint_selection(self, painter: QPainter) -> None:
+        layer, heads = self._selected
+        if not 0 <= layer < self._shape[0]:
+            return
+        painter.setPen(QPen(QColor(theme.HOVER_BORDER), 2.0))
+        for head in heads if len(heads) < self._shape[1] else [MEAN]:
+            if head == MEAN or 0 <= head < self._shape[1]:
+                painter.drawRect(self.cell_rect(layer, head).adjusted(-1.5, -1.5, 1.5, 1.5))
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        cell = self.cell_at(event.position())
+        if cell is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.cell_clicked.emit(*cell)
+        super().mousePressEvent(event)
