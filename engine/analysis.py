@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from engine.decoding import _start_ids, decode_steps
+from engine.errors import WorkbenchError
 from engine.families import Family
 from engine.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
@@ -160,6 +161,11 @@ def encode_texts(
             else:
                 out = loaded.base_model(**kwargs)
                 enc_hidden, enc_attn = out.hidden_states, out.attentions
+            if attentions and not enc_attn:
+                raise WorkbenchError(
+                    f"{loaded.info.spec} returned no attention weights: its attention implementation "
+                    f"({getattr(loaded.model.config, '_attn_implementation', '?')}) cannot report them"
+                )
             hidden = _stack(enc_hidden, hidden_layers)
             attn = _stack(enc_attn) if attentions else None
             if is_seq2seq:

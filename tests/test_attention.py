@@ -59,3 +59,15 @@ def test_encoder_only_model_has_no_cross_attention(minilm):
     no_attn = encode(minilm, "Just an encoder.", attentions=False)
     with pytest.raises(WorkbenchError, match="no attention weights"):
         attention_side(no_attn)
+
+
+def test_a_model_that_returns_no_attentions_gets_a_clear_message(tiny_models):
+    """Models whose only attention path is a fused kernel (sdpa, flash) report no weights."""
+    import contextlib
+
+    loaded = load_model(str(tiny_models["gpt2"]))
+    loaded.attention_implementation = lambda name: contextlib.nullcontext()  # stays on sdpa
+    assert loaded.model.config._attn_implementation == "sdpa"
+    with pytest.raises(WorkbenchError, match="returned no attention weights.*sdpa"):
+        encode(loaded, "The statement is true.")
+    assert encode(loaded, "The statement is true.", attentions=False).hidden_states.shape[0] == 3
