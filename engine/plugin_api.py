@@ -19,7 +19,8 @@ from engine.objectives.api import (
 from engine.objectives.batching import Batch, collate, pad_rows
 from engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
 from engine.objectives.losses import (
-    causal_lm_cross_entropy, decoder_inputs_from_labels, model_device, token_cross_entropy,
+    causal_lm_cross_entropy, decoder_inputs_from_labels, model_device, seq2seq_denoising_loss,
+    token_cross_entropy,
 )
 from engine.objectives.preview import CODE, IGNORE_INDEX, KIND_CODES, PositionKind, Preview, kinds_from_codes
 from engine.objectives.sampling import example_rng, round_half_up
@@ -31,6 +32,6 @@ __all__ = [
     "IGNORE_INDEX", "KIND_CODES", "Objective", "Partial", "PositionKind", "Preview", "Progress", "Requirements",
     "TOKENS", "VocabInfo", "WorkbenchError", "causal_lm_cross_entropy", "collate", "config_fields",
     "config_from_strings", "decoder_inputs_from_labels", "example_ids_for", "example_rng", "kinds_from_codes",
-    "model_device", "pad_rows", "require_examples", "round_half_up", "token_cross_entropy", "validate_config",
+    "model_device", "pad_rows", "require_examples", "round_half_up", "seq2seq_denoising_loss", "token_cross_entropy", "validate_config",
     "vocab_info",
 ]

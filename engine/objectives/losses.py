@@ -46,3 +46,12 @@ def decoder_inputs_from_labels(model: Any, labels: torch.Tensor) -> torch.Tensor
     shifted[:, 1:] = labels[:, :-1]
     shifted[:, 0] = start if start is not None else pad
     return shifted.masked_fill(shifted == IGNORE_INDEX, pad)
+
+
+def seq2seq_denoising_loss(model: Any, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
+    """Reconstruction loss of a denoising objective (BART, T5): the decoder, teacher-forced, writes the labels."""
+    batch = batch.to(model_device(model))
+    decoder_input_ids = decoder_inputs_from_labels(model, batch.labels)
+    logits = model(**batch.inputs, decoder_input_ids=decoder_input_ids).logits
+    loss = token_cross_entropy(logits, batch.labels)
+    return loss, {"loss": float(loss.detach())}

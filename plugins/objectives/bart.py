@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.plugin_api import (
-    Batch, Family, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate, decoder_inputs_from_labels,
-    kinds_from_codes, model_device, require_examples, round_half_up, token_cross_entropy, vocab_info,
+    Batch, Family, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate, kinds_from_codes,
+    require_examples, round_half_up, seq2seq_denoising_loss, vocab_info,
 )
 from plugins.objectives.bart_noise import (
     build_input, draw_poisson_lengths, permute_sentences, place_spans, rotate, trim_to_budget,
@@ -106,8 +106,4 @@ class BART(Objective):
         return collate(previews, info.pad_id)
 
     def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
-        batch = batch.to(model_device(model))
-        decoder_input_ids = decoder_inputs_from_labels(model, batch.labels)
-        logits = model(**batch.inputs, decoder_input_ids=decoder_input_ids).logits
-        loss = token_cross_entropy(logits, batch.labels)
-        return loss, {"loss": float(loss.detach())}
+        return seq2seq_denoising_loss(model, batch)

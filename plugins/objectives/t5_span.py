@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.plugin_api import (
     Batch, Family, Objective, PositionKind, Preview, Requirements, WorkbenchError, collate,
-    decoder_inputs_from_labels, model_device, require_examples, token_cross_entropy, vocab_info,
+    require_examples, seq2seq_denoising_loss, vocab_info,
 )
 
 
@@ -136,8 +136,4 @@ class T5SpanCorruption(Objective):
         return collate(previews, info.pad_id)
 
     def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
-        batch = batch.to(model_device(model))
-        decoder_input_ids = decoder_inputs_from_labels(model, batch.labels)
-        logits = model(**batch.inputs, decoder_input_ids=decoder_input_ids).logits
-        loss = token_cross_entropy(logits, batch.labels)
-        return loss, {"loss": float(loss.detach())}
+        return seq2seq_denoising_loss(model, batch)
