@@ -52,7 +52,18 @@ class ViewHost(QObject):
         attention = self.add(AttentionView(), about_texts.ATTENTION_TITLE, about_texts.ATTENTION_HTML)
         predictions = self.add(PredictionsView(), about_texts.PREDICTIONS_TITLE, about_texts.PREDICTIONS_HTML)
         lens = self.add(LensView(), about_texts.LENS_TITLE, about_texts.LENS_HTML)
+        self.add_masking_lab()
         return attention, predictions, lens
+
+    def add_masking_lab(self) -> ModelView:
+        """The masking & noising lab tab (also ``window.masking_lab_view``)."""
+        from ui.views import about_texts
+        from ui.views.masking_lab import MaskingLabView
+
+        lab = self.add(MaskingLabView(), about_texts.MASKING_LAB_TITLE, about_texts.MASKING_LAB_HTML)
+        self.masking_lab = lab
+        self._window.masking_lab_view = lab
+        return lab
 
     def text_ready(self) -> None:
         """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
@@ -78,10 +89,13 @@ class ViewHost(QObject):
             view.show_hint(view.empty_hint)
             return
         comp = view.computation(Inputs(w.loaded, text, w.text_input.pair()))
-        if comp is None or self._shown.get(id(view)) == comp.key:
+        if comp is None:
             return
-        if self._pending is not None and self._pending[0] is view and self._pending[1] == comp.key:
+        pending_here = self._pending is not None and self._pending[0] is view
+        if pending_here and self._pending[1] == comp.key:
             return  # already running
+        if self._shown.get(id(view)) == comp.key and not pending_here:
+            return  # shown (a pending request for other inputs would overwrite it: then run again)
         self.run(view, comp)
 
     def run(self, view: ModelView, comp: Computation) -> None:
@@ -107,6 +121,12 @@ class ViewHost(QObject):
     def model_spec(self) -> str:
         loaded = self._window.loaded
         return loaded.info.spec if loaded is not None else "no-model"
+
+    def settings(self) -> Any:
+        return self._window.settings
+
+    def current_text(self) -> str:
+        return self._window.text_input.text()
 
     def status(self, message: str) -> None:
         self._window.status.set_message(message)

@@ -13,10 +13,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections import Counter
 from typing import Any, Callable
-
-SAMPLE_CHUNK = 256
 
 
 def add_objective_commands(sub: Any) -> None:
@@ -42,50 +39,6 @@ def add_objective_commands(sub: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _rates(previews: list[Any], special: Callable[[Any], Any]) -> dict[str, float]:
-    """Measured shares: selected of the eligible tokens; mask, random, keep, deleted of the selected."""
-    from engine.plugin_api import PositionKind as K
-
-    originals: Counter = Counter()
-    inputs: Counter = Counter()
-    eligible = 0
-    for p in previews:
-        eligible += int((~special(p.original)).sum())
-        originals.update(p.original_kinds)
-        inputs.update(p.kinds)
-    selected = sum(originals[k] for k in (K.MASKED, K.RANDOM, K.KEPT, K.DELETED, K.SENTINEL))
-    share = lambda n, d: n / d if d else 0.0  # noqa: E731
-    return {
-        "selected": share(selected, eligible),
-        "mask": share(originals[K.MASKED] + originals[K.SENTINEL], selected),
-        "random": share(originals[K.RANDOM], selected),
-        "keep": share(originals[K.KEPT], selected),
-        "deleted": share(originals[K.DELETED], selected),
-        "moved": share(originals[K.MOVED], eligible),
-        "inserted": share(inputs[K.INSERTED], eligible),
-    }
-
-
-def _tokens(tokenizer: Any, ids: list[int]) -> list[str]:
-    return [str(t) for t in tokenizer.convert_ids_to_tokens([int(i) for i in ids])]
-
-
-def _preview_json(preview: Any, tokenizer: Any) -> dict[str, Any]:
-    labels = list(preview.labels)
-    return {
-        "tokens": _tokens(tokenizer, preview.original),
-        "input_tokens": _tokens(tokenizer, preview.input_ids),
-        "input_ids": list(preview.input_ids),
-        "labels": labels,
-        "label_tokens": [None if i < 0 else t for i, t in zip(labels, _tokens(tokenizer, [max(i, 0) for i in labels]))],
-        "kinds": [k.value for k in preview.kinds],
-        "original_ids": list(preview.original),
-        "original_kinds": [k.value for k in preview.original_kinds],
-        "spans": [list(s) for s in preview.spans],
-        "labels_aligned": preview.labels_aligned,
-    }
-
-
 def _print_table(data: dict[str, Any]) -> None:
     rows = list(zip(data["input_tokens"], data["kinds"]))
     width = max([5] + [len(t) for t, _ in rows])
@@ -104,10 +57,13 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     import numpy as np
 
     from engine.errors import WorkbenchError
-    from engine.plugin_api import config_from_strings, vocab_info
+    from engine.plugin_api import config_from_strings
     from engine.text_input import require_text
     from engine.tokenizer_loading import load_tokenizer
     from workbench.cli.commands import _settings_for
+    from workbench.objective_preview import (
+        draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
+    )
     from workbench.plugins.registry import ObjectiveRegistry
 
     require_text(args.text)
@@ -120,29 +76,19 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     objective.check_config(config)
     tokenizer = load_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)
     objective.check_requirements(tokenizer)
-    window = getattr(tokenizer, "model_max_length", None)
-    window = window if isinstance(window, int) and 0 < window < 1_000_000 else None
-    ids = tokenizer(args.text, truncation=window is not None, max_length=window)["input_ids"]
-    full = len(tokenizer(args.text)["input_ids"]) if window else len(ids)
+    ids, full = encode_text(tokenizer, args.text)
     if full > len(ids):
         print(f"note: the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window",
               file=sys.stderr)
 
     rng = np.random.default_rng(args.seed)
-    first = registry.make_batch(objective.name, [ids], tokenizer, rng, config, example_ids=[0]).previews[0]
+    first = first_preview(registry, objective.name, ids, tokenizer, rng, config)
     data = {"objective": objective.name, "seed": args.seed, "config": dataclasses.asdict(config)}
-    data |= _preview_json(first, tokenizer)
+    data |= preview_json(first, tokenizer)
     if args.samples:
-        previews = [first]
-        while len(previews) < args.samples:
-            n = min(SAMPLE_CHUNK, args.samples - len(previews))
-            start = len(previews)
-            batch = registry.make_batch(objective.name, [ids] * n, tokenizer, rng, config,
-                                        example_ids=list(range(start, start + n)))
-            previews.extend(batch.previews)
-        info = vocab_info(tokenizer)
+        previews = draw_previews(registry, objective.name, ids, tokenizer, rng, config, args.samples, [first])
         data["samples"] = args.samples
-        data["rates"] = _rates(previews, lambda ids_: info.is_special(np.asarray(ids_, dtype=np.int64)))
+        data["rates"] = measure_rates(previews, special_mask(tokenizer))
     if args.json:
         print(json.dumps(data))
     else:

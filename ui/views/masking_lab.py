@@ -1,0 +1,314 @@
+"""The masking & noising lab: what a pre-training objective does to the text, position by position.
+
+Inputs: the window's text and a tokenizer (the loaded model's, or another
+model's loaded with ``load_tokenizer`` in a job), an objective from the
+``ObjectiveRegistry`` (those for the tokenizer's family when it is known),
+its settings as a form generated from ``config_fields``, and a seed. The
+preview (``PreviewGrid``) shows the original, the corrupted input and the
+labels coloured by ``PositionKind``; the statistics panel draws N samples; the
+reconstruction panel shows what the loaded model guesses back. Everything runs
+as jobs through the view host (registry discovery, tokenizer loading,
+corrupting, sampling), never on the window's thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox, QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
+    QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+)
+
+from ui.export import export_dialog
+from ui.views import masking_lab_jobs as jobs
+from ui.views.base import Computation, Inputs, ModelView, Notice
+from ui.views.masking_lab_form import ConfigForm
+from ui.views.masking_lab_grid import Legend, PreviewGrid
+from ui.views.masking_lab_panels import ReconstructionPanel, StatsPanel
+from ui.views.masking_lab_rows import build_rows, rows_table
+from workbench.export import export_csv, suggest_filename
+
+MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
+PREFERRED = {"encoder": "mlm", "decoder": "clm", "encoder-decoder": "bart"}
+MAX_SEED = 2**31 - 1
+
+
+class MaskingLabView(ModelView):
+    job_name = "masking-lab"
+    no_model_hint = "Load a model (left): the lab uses its tokenizer, or another one you name."
+    empty_hint = "Type a sentence above to see what the objective does to it."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.registry: Any = None
+        self._loaded: Any = None
+        self._tokenizers: dict[str, Any] = {}
+        self._family_key: Any = object()
+        self.result: dict[str, Any] | None = None
+        self.shown_key: Any = None
+        self.bands: list = []
+
+        self.tokenizer_combo = QComboBox()
+        self.tokenizer_combo.addItems(["the loaded model's", "another model's:"])
+        self.tokenizer_combo.setToolTip("Whose tokenizer splits the text (only the tokenizer is loaded, no weights)")
+        self.tokenizer_edit = QLineEdit()
+        self.tokenizer_edit.setPlaceholderText("folder, hub id or minilm")
+        self.tokenizer_edit.setEnabled(False)
+        self.objective_combo = QComboBox()
+        self.objective_note = QLabel("")
+        self.objective_note.setObjectName("summary")
+        self.objective_note.setWordWrap(True)
+        self.form = ConfigForm()
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setToolTip("The random seed: the same seed and settings give the same output")
+        self.resample_button = QPushButton("Resample")
+        self.resample_button.setToolTip("Draw again with the next seed (seed + 1)")
+
+        controls = QWidget()
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Tokenizer", self.tokenizer_combo)
+        form.addRow("", self.tokenizer_edit)
+        form.addRow("Objective", self.objective_combo)
+        settings_box = QGroupBox("Settings")
+        box_layout = QVBoxLayout(settings_box)
+        box_layout.setContentsMargins(8, 4, 8, 8)
+        box_layout.addWidget(self.form)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(QLabel("Seed"))
+        seed_row.addWidget(self.seed_spin, 1)
+        seed_row.addWidget(self.resample_button)
+        col = QVBoxLayout(controls)
+        col.setContentsMargins(0, 0, 6, 0)
+        col.addLayout(form)
+        col.addWidget(self.objective_note)
+        col.addWidget(settings_box)
+        col.addLayout(seed_row)
+        col.addStretch(1)
+        left = QScrollArea()
+        left.setWidgetResizable(True)
+        left.setFrameShape(QFrame.Shape.NoFrame)
+        left.setWidget(controls)
+        left.setMinimumWidth(290)
+        left.setMaximumWidth(330)
+        left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.notice = Notice()
+        self.grid = PreviewGrid()
+        self.grid_scroll = QScrollArea()
+        self.grid_scroll.setWidgetResizable(True)
+        self.grid_scroll.setWidget(self.grid)
+        self.grid_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.legend = Legend()
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        menu.addAction("Table as CSV…", self.export_csv_dialog)
+        menu.addAction("View as PNG or SVG…", self.export_picture_dialog)
+        self.export_button.setMenu(menu)
+        self.stats = StatsPanel()
+        self.model_panel = ReconstructionPanel()
+        bottom = QWidget()
+        bottom_row = QHBoxLayout(bottom)
+        bottom_row.setContentsMargins(0, 0, 0, 0)
+        bottom_row.addWidget(self.stats, 1)
+        bottom_row.addWidget(self.model_panel, 1)
+        bottom.setMaximumHeight(230)
+        head = QHBoxLayout()
+        head.addWidget(self.legend, 1)
+        head.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)
+        right = QVBoxLayout()
+        right.setSpacing(4)
+        right.addWidget(self.notice)
+        right.addLayout(head)
+        right.addWidget(self.grid_scroll, 1)
+        right.addWidget(bottom)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addWidget(left)
+        layout.addLayout(right, 1)
+
+        self.tokenizer_combo.currentIndexChanged.connect(self._tokenizer_choice_changed)
+        self.tokenizer_edit.editingFinished.connect(self.inputs_changed.emit)
+        self.objective_combo.currentIndexChanged.connect(self._objective_changed)
+        self.form.changed.connect(self.inputs_changed.emit)
+        self.seed_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
+        self.resample_button.clicked.connect(self.resample)
+        self.stats.draw_requested.connect(self.draw_samples)
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation | None:
+        self._loaded = inputs.loaded
+        if self.registry is None:
+            settings = self.host.settings() if self.host is not None else None
+            return Computation(("lab-registry",), lambda token: jobs.discover_registry(settings, token),
+                               self._registry_ready)
+        spec = self.tokenizer_spec()
+        if spec is not None and spec not in self._tokenizers:
+            trust = bool(getattr(self.host.settings() if self.host else None, "trust_remote_code", False))
+            return Computation(("lab-tokenizer", spec), lambda token: jobs.load_other_tokenizer(spec, trust, token),
+                               lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
+        self._refresh_objectives()
+        name = self.objective_name()
+        if name is None:
+            self.show_hint("No working objective applies to this tokenizer's model family.")
+            return None
+        config = self.form.config()
+        if config is None:
+            return None  # the form shows why
+        seed, text, loaded = self.seed_spin.value(), inputs.text, inputs.loaded
+        tokenizer = loaded.tokenizer if spec is None else self._tokenizers[spec]
+        registry = self.registry
+        key = ("lab", inputs.model_key, text, spec, name, repr(config), seed)
+        return Computation(key, lambda token: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
+                                                           spec is None, token), lambda r: self._show(key, r))
+
+    def show_hint(self, text: str) -> None:
+        self.notice.show_message(text, "info")
+        self.result, self.bands = None, []
+        self.grid.set_bands([])
+
+    def show_failure(self, message: str) -> None:
+        self.show_hint(message)
+        self.notice.show_message(message, "warning")
+
+    # -------------------------------------------------------------- inputs
+    def tokenizer_spec(self) -> str | None:
+        """None for the loaded model's tokenizer, else the typed model spec."""
+        if self.tokenizer_combo.currentIndex() == OTHER_TOKENIZER and self.tokenizer_edit.text().strip():
+            return self.tokenizer_edit.text().strip()
+        return None
+
+    def objective_name(self) -> str | None:
+        index = self.objective_combo.currentIndex()
+        return self.objective_combo.itemData(index) if index >= 0 else None
+
+    def set_objective(self, name: str) -> None:
+        self.objective_combo.setCurrentIndex(self.objective_combo.findData(name))
+
+    def resample(self) -> None:
+        self.seed_spin.setValue(min(self.seed_spin.value() + 1, MAX_SEED))
+
+    def _tokenizer_choice_changed(self, index: int) -> None:
+        self.tokenizer_edit.setEnabled(index == OTHER_TOKENIZER)
+        self.inputs_changed.emit()
+
+    def _registry_ready(self, registry: Any) -> None:
+        self.registry = registry
+        self.inputs_changed.emit()
+
+    def _tokenizer_ready(self, spec: str, tokenizer: Any) -> None:
+        self._tokenizers[spec] = tokenizer
+        self.inputs_changed.emit()
+
+    def _family(self) -> str | None:
+        if self.tokenizer_spec() is None and self._loaded is not None:
+            return str(self._loaded.info.family)
+        return None
+
+    def _refresh_objectives(self) -> None:
+        """List the objectives for the tokenizer's family (all, with a note, when it is unknown)."""
+        family = self._family()
+        if family == self._family_key:
+            return
+        self._family_key = family
+        current = self.objective_name()
+        combo = self.objective_combo
+        combo.blockSignals(True)
+        combo.clear()
+        seen: set[str] = set()
+        for record in sorted(self.registry.records, key=lambda r: (r.status != "ok", r.name)):
+            if record.name in seen or (family and record.families and family not in record.families):
+                continue
+            seen.add(record.name)
+            label = record.name if record.status == "ok" else f"{record.name} ({record.status})"
+            combo.addItem(label, record.name)
+            if record.status != "ok":
+                combo.model().item(combo.count() - 1).setEnabled(False)
+                combo.setItemData(combo.count() - 1, record.error or "not enabled", Qt.ItemDataRole.ToolTipRole)
+        names = [combo.itemData(i) for i in range(combo.count()) if combo.model().item(i).isEnabled()]
+        pick = current if current in names else PREFERRED.get(family or "", "mlm")
+        pick = pick if pick in names else (names[0] if names else None)
+        combo.setCurrentIndex(combo.findData(pick) if pick else -1)
+        combo.blockSignals(False)
+        self._note_family(family)
+        self._objective_changed()
+
+    def _note_family(self, family: str | None) -> None:
+        self._family_note = (f"Objectives for {family} models." if family else
+                             "The family of this tokenizer's model is not known here: every objective is listed.")
+
+    def _objective_changed(self, *_: Any) -> None:
+        name = self.objective_name()
+        objective = self.registry.objective(name) if (self.registry is not None and name) else None
+        if objective is not self.form.objective:
+            self.form.set_objective(objective)
+        note = getattr(self, "_family_note", "")
+        if objective is not None:
+            note = f"{objective.description} {note}".strip()
+            self.objective_combo.setToolTip(objective.paper)
+        self.objective_note.setText(note)
+        self.inputs_changed.emit()
+
+    # ------------------------------------------------------------- results
+    def _show(self, key: Any, result: dict[str, Any]) -> None:
+        stats_key = key[1:]
+        if getattr(self, "_stats_key", None) != stats_key:
+            self.stats.clear()
+        self._stats_key = stats_key
+        self.result, self.shown_key = result, key
+        self.bands = build_rows(result)
+        self.grid.set_bands(self.bands)
+        self.grid_scroll.setMinimumHeight(min(self.grid.minimumHeight() + 4, 240))
+        if result["full_length"] > len(result["ids"]):
+            self.notice.show_message(f"The text has {result['full_length']} tokens; only the first "
+                                     f"{len(result['ids'])} fit the tokenizer's window.", "info")
+        else:
+            self.notice.clear_message()
+        self.model_panel.set_result(result)
+
+    def draw_samples(self, n: int) -> None:
+        if self.host is None or self.result is None or self.registry is None:
+            return
+        config = self.form.config()
+        if config is None:
+            return
+        spec, name, seed = self.tokenizer_spec(), self.objective_name(), self.seed_spin.value()
+        tokenizer = self._loaded.tokenizer if spec is None else self._tokenizers[spec]
+        text, registry = self.host.current_text(), self.registry
+        self.host.run(self, Computation(
+            ("lab-stats", spec, name, repr(config), seed, n, text),
+            lambda token: jobs.statistics(registry, name, tokenizer, text, config, seed, n, token),
+            self.stats.set_rates, label=f"Drawing {n} samples…"))
+
+    # -------------------------------------------------------------- export
+    def table(self) -> tuple[list[str], list[list[Any]]]:
+        return rows_table(self.bands)
+
+    def export_csv(self, path: str | Path) -> Path:
+        return export_csv(path, self.table())
+
+    def _suggest(self, ext: str) -> str:
+        spec = self.host.model_spec() if self.host is not None else "model"
+        return str(Path.home() / suggest_filename(f"lab-{self.objective_name() or 'objective'}", spec, ext))
+
+    def export_csv_dialog(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export the preview as CSV", self._suggest("csv"),
+                                              "CSV table (*.csv)")
+        if name:
+            self._try(lambda: self.export_csv(name))
+
+    def export_picture_dialog(self) -> None:
+        self._try(lambda: export_dialog(self, self, self._suggest("png")))
+
+    def _try(self, fn: Any) -> None:
+        try:
+            fn()
+        except Exception as exc:  # a bad path, a full disk: one line in the message bar
+            if self.host is not None:
+                self.host.show_error(exc, "export")
