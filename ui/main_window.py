@@ -199,7 +199,8 @@ class MainWindow(QMainWindow):
         self.status.set_message(
             f"Loaded {spec_label(info.spec)} · {format_count(info.parameters)} parameters · {seconds:.1f} s"
         )
-        self.setWindowTitle(f"LM Workbench — {spec_label(info.spec)}")
+        # Qt appends the application's display name (" — LM Workbench") itself where the platform shows titles.
+        self.setWindowTitle(spec_label(info.spec))
         self.retokenize()
 
     def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
