@@ -14,7 +14,7 @@ from engine.api_version import API_VERSION
 from engine.errors import Cancelled, WorkbenchError
 from engine.families import Family
 from engine.objectives.api import (
-    BILM, HEADS, TOKENS, Objective, Requirements, example_ids_for, require_examples,
+    BILM, HEADS, TOKENS, Objective, Requirements, call_loss, example_ids_for, freeze_auxiliary, require_examples,
 )
 from engine.objectives.batching import Batch, collate, pad_rows
 from engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
@@ -24,14 +24,15 @@ from engine.objectives.losses import (
 )
 from engine.objectives.preview import CODE, IGNORE_INDEX, KIND_CODES, PositionKind, Preview, kinds_from_codes
 from engine.objectives.sampling import example_rng, round_half_up
+from engine.objectives.sentences import sentence_spans
 from engine.objectives.vocab import VocabInfo, vocab_info
 from engine.progress import CancelToken, Partial, Progress
 
 __all__ = [
     "API_VERSION", "BILM", "Batch", "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
     "IGNORE_INDEX", "KIND_CODES", "Objective", "Partial", "PositionKind", "Preview", "Progress", "Requirements",
-    "TOKENS", "VocabInfo", "WorkbenchError", "causal_lm_cross_entropy", "collate", "config_fields",
-    "config_from_strings", "decoder_inputs_from_labels", "example_ids_for", "example_rng", "kinds_from_codes",
-    "model_device", "pad_rows", "require_examples", "round_half_up", "seq2seq_denoising_loss", "token_cross_entropy", "validate_config",
-    "vocab_info",
+    "TOKENS", "VocabInfo", "WorkbenchError", "call_loss", "causal_lm_cross_entropy", "collate", "config_fields",
+    "config_from_strings", "decoder_inputs_from_labels", "example_ids_for", "example_rng", "freeze_auxiliary",
+    "kinds_from_codes", "model_device", "pad_rows", "require_examples", "round_half_up", "sentence_spans",
+    "seq2seq_denoising_loss", "token_cross_entropy", "validate_config", "vocab_info",
 ]

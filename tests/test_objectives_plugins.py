@@ -26,7 +26,7 @@ from workbench.plugins.registry import ObjectiveRegistry, PluginFailedError
 from workbench.settings import Settings, save_settings
 
 FIXTURES = Path(__file__).parent / "plugins_fixtures"
-BUILT_IN = {"bart", "clm", "mlm", "spanbert", "t5-span"}
+BUILT_IN = {"bart", "clm", "distillation", "mlm", "spanbert", "t5-span"}
 
 
 def install_by_hand(source: Path, target: Path) -> None:

@@ -101,14 +101,24 @@ class Objective:
         validate_config(config, self.name)
 
     # -- requirements -----------------------------------------------------------
-    def check_requirements(self, tokenizer: Any, loaded_or_info: Any = None) -> None:
+    def requirements(self, config: Any = None) -> Requirements:
+        """What this objective needs under ``config``; ``requires`` unless a setting changes it.
+
+        Override when a setting asks for more (``mlm`` with next-sentence
+        prediction needs the "pretraining-nsp" head).
+        """
+        return self.requires
+
+    def check_requirements(self, tokenizer: Any, loaded_or_info: Any = None, config: Any = None) -> None:
         """Raise ``WorkbenchError`` when the tokenizer or the model cannot serve this objective.
 
         ``loaded_or_info`` is a ``LoadedModel``, its ``ModelInfo``, a dict with
-        the same keys, or None to check the tokenizer only.
+        the same keys, or None to check the tokenizer only. ``config`` (None:
+        the defaults) selects the requirements (see ``requirements``).
         """
+        requires = self.requirements(config)
         if tokenizer is not None:
-            for need in self.requires.tokens:
+            for need in requires.tokens:
                 self._check_token(tokenizer, need)
         if loaded_or_info is None:
             return
@@ -119,7 +129,7 @@ class Objective:
             raise WorkbenchError(
                 f"{self.name} is for {' or '.join(allowed)} models; {info.get('spec') or 'this model'} is a {family}"
             )
-        head = self.requires.head
+        head = requires.head
         present = {
             "mlm": info.get("has_mlm_head"), "pretraining-nsp": info.get("has_mlm_head"),
             "causal-lm": info.get("has_lm_head"), "seq2seq-lm": info.get("has_lm_head"), "bilm": False,
@@ -166,12 +176,46 @@ class Objective:
         """
         raise NotImplementedError
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
-        """The scalar loss tensor of a forward pass on ``batch``, and metrics to log."""
+    def auxiliary_models(self, config: Any) -> dict[str, str]:
+        """Models the loss needs besides the one being trained, as {name: model spec}; none by default.
+
+        The host loads each one frozen (``freeze_auxiliary``: eval mode, no
+        gradients, never in the optimizer) and passes them to ``loss`` as
+        ``aux={name: model}``. A distillation teacher is one.
+        """
+        return {}
+
+    def check_aux(self, aux: dict[str, Any], model: Any, config: Any = None) -> None:
+        """Raise ``WorkbenchError`` when the loaded auxiliary models cannot serve with ``model``; no check by default."""
+
+    def loss(self, model: Any, heads: dict[str, Any], batch: Batch, *,
+             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
+        """The scalar loss tensor of a forward pass on ``batch``, and metrics to log.
+
+        ``aux`` holds the frozen models of ``auxiliary_models``. Objectives
+        without any may keep the signature ``loss(model, heads, batch)``: call
+        objectives through ``call_loss``, which passes ``aux`` only when there is some.
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<objective {self.name or type(self).__name__}>"
+
+
+def call_loss(objective: Objective, model: Any, heads: dict[str, Any], batch: Batch,
+              aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
+    """``objective.loss``, with ``aux=`` only when there are auxiliary models (older plugins lack the keyword)."""
+    if aux:
+        return objective.loss(model, heads, batch, aux=aux)
+    return objective.loss(model, heads, batch)
+
+
+def freeze_auxiliary(model: Any) -> Any:
+    """An auxiliary model made frozen: eval mode (no dropout) and no parameter requires a gradient."""
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
 
 
 def example_ids_for(token_ids: Sequence[Any], example_ids: Sequence[int] | None) -> list[int]:
@@ -192,5 +236,5 @@ def require_examples(token_ids: Sequence[Any], objective: str) -> None:
             raise WorkbenchError(f"{objective}: example {i} has no tokens")
 
 
-__all__ = ["API_VERSION", "BILM", "HEADS", "TOKENS", "Family", "Objective", "Requirements",
-           "example_ids_for", "require_examples"]
+__all__ = ["API_VERSION", "BILM", "HEADS", "TOKENS", "Family", "Objective", "Requirements", "call_loss",
+           "example_ids_for", "freeze_auxiliary", "require_examples"]

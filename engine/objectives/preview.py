@@ -54,6 +54,8 @@ class Preview:
     original position input ``i`` came from (-1 for tokens with none);
     ``spans`` lists the corrupted spans in the order they were drawn, each as
     (input position where it starts, number of original tokens it covers).
+    ``segments[i]`` is the segment (0 = A, 1 = B) of input ``i`` for sentence-pair
+    objectives (next-sentence prediction), None for everything else.
     """
 
     original: list[int]
@@ -64,6 +66,7 @@ class Preview:
     origin: list[int] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     labels_aligned: bool = True
+    segments: list[int] | None = None
 
     def __post_init__(self) -> None:
         if not self.original_kinds:
@@ -81,6 +84,8 @@ class Preview:
             raise ValueError(f"{len(self.original_kinds)} original kinds for {len(self.original)} tokens")
         if self.origin and len(self.origin) != len(self.input_ids):
             raise ValueError(f"{len(self.origin)} origins for {len(self.input_ids)} input tokens")
+        if self.segments is not None and len(self.segments) != len(self.input_ids):
+            raise ValueError(f"{len(self.segments)} segment ids for {len(self.input_ids)} input tokens")
 
     @property
     def scored_positions(self) -> list[int]:
@@ -89,7 +94,7 @@ class Preview:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: kinds as their string values."""
-        return {
+        out = {
             "original": list(self.original),
             "input_ids": list(self.input_ids),
             "labels": list(self.labels),
@@ -99,3 +104,6 @@ class Preview:
             "spans": [list(s) for s in self.spans],
             "labels_aligned": self.labels_aligned,
         }
+        if self.segments is not None:
+            out["segments"] = list(self.segments)
+        return out

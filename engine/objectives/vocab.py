@@ -34,6 +34,7 @@ class VocabInfo:
     bos_id: int | None
     eos_id: int | None
     sentinel_ids: tuple[int, ...]  # <extra_id_0>, <extra_id_1>, ... as far as they go
+    ends_sentence_any: np.ndarray | None = None  # bool per id: the token's text ends with ".", "!" or "?"
 
     def is_special(self, ids: np.ndarray) -> np.ndarray:
         return np.isin(ids, self.special_ids)
@@ -55,6 +56,11 @@ class VocabInfo:
 
     def sentence_ends(self, ids: np.ndarray) -> np.ndarray:
         return self._lookup(self.ends_sentence, np.asarray(ids, dtype=np.int64))
+
+    def sentence_final(self, ids: np.ndarray) -> np.ndarray:
+        """True at tokens ending with a sentence-final mark: ".", "!" or "?"."""
+        table = self.ends_sentence if self.ends_sentence_any is None else self.ends_sentence_any
+        return self._lookup(table, np.asarray(ids, dtype=np.int64))
 
 
 def _strip_markers(token: str) -> str:
@@ -98,6 +104,8 @@ def _build(tokenizer: Any) -> VocabInfo:
         sentinels.append(vocab[f"<extra_id_{len(sentinels)}>"])
     ends = np.array([_strip_markers(t).rstrip().endswith(".") for t in tokens], dtype=bool)
     ends[special_ids] = False
+    ends_any = np.array([_strip_markers(t).rstrip().endswith((".", "!", "?")) for t in tokens], dtype=bool)
+    ends_any[special_ids] = False
     pad = _token_id(tokenizer, "pad_token_id")
     eos = _token_id(tokenizer, "eos_token_id")
     return VocabInfo(
@@ -105,6 +113,7 @@ def _build(tokenizer: Any) -> VocabInfo:
         ends_sentence=ends, mask_id=_token_id(tokenizer, "mask_token_id"),
         pad_id=pad if pad is not None else (eos if eos is not None else 0),
         bos_id=_token_id(tokenizer, "bos_token_id"), eos_id=eos, sentinel_ids=tuple(sentinels),
+        ends_sentence_any=ends_any,
     )
 
 

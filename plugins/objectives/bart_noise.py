@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.plugin_api import CODE, PositionKind, VocabInfo
+from engine.plugin_api import CODE, PositionKind, VocabInfo, sentence_spans
 
 U, MASKED, DELETED, INSERTED, MOVED = (CODE[k] for k in (
     PositionKind.UNCHANGED, PositionKind.MASKED, PositionKind.DELETED, PositionKind.INSERTED, PositionKind.MOVED))
@@ -25,10 +25,7 @@ U, MASKED, DELETED, INSERTED, MOVED = (CODE[k] for k in (
 
 def sentences(content: np.ndarray, info: VocabInfo) -> list[tuple[int, int]]:
     """(start, end) of each sentence: a sentence ends after a run of full stops, or at the end."""
-    stops = info.sentence_ends(content)
-    ends = np.flatnonzero(stops & ~np.append(stops[1:], False)) + 1
-    bounds = [0] + [int(e) for e in ends if e < len(content)] + [len(content)]
-    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    return sentence_spans(info.sentence_ends(content))
 
 
 def permute_sentences(content: np.ndarray, info: VocabInfo, rng: np.random.Generator, fraction: float) -> np.ndarray:

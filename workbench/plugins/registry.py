@@ -14,7 +14,7 @@ import contextlib
 from typing import Any, Iterator, Sequence
 
 from engine.errors import WorkbenchError
-from engine.plugin_api import Batch, Objective
+from engine.plugin_api import Batch, Objective, call_loss
 from workbench.plugins.discovery import discover
 from workbench.plugins.records import DISABLED, OK, PluginRecord, one_line
 
@@ -80,10 +80,12 @@ class ObjectiveRegistry:
                 raise TypeError(f"make_batch must return a Batch with one preview per example, not {batch!r}")
         return batch
 
-    def loss(self, name: str, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, name: str, model: Any, heads: dict[str, Any], batch: Batch,
+             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
+        """The objective's loss; ``aux`` holds its frozen auxiliary models (a distillation teacher)."""
         objective = self.objective(name)
         with self.guard(self.record(name), "loss"):
-            return objective.loss(model, heads, batch)
+            return call_loss(objective, model, heads, batch, aux)
 
     def to_dicts(self) -> list[dict[str, Any]]:
         return [r.to_dict() for r in self.records]

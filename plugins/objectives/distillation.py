@@ -1,0 +1,155 @@
+"""Knowledge distillation into a masked LM (Hinton et al. 2015; Sanh et al. 2019, "DistilBERT").
+
+The student sees BERT-masked text (``mlm``'s masking and settings) and
+learns from three terms, as DistilBERT's ``distiller.py`` computes them:
+
+- ``alpha_kd`` x KL(softmax(t/T) || softmax(s/T)) x T^2 over the masked
+  positions (mean over those positions; the T^2 keeps the gradients' scale
+  as T changes, Hinton et al. section 2),
+- ``alpha_mlm`` x the masked-LM cross-entropy against the true tokens,
+- ``alpha_cos`` x (1 - cos(h_s, h_t)) of the last hidden states, averaged
+  over the non-pad tokens (needs equal hidden sizes).
+
+The teacher is an auxiliary model (``auxiliary_models``): the host loads it
+frozen and passes it to ``loss`` as ``aux["teacher"]``; it is never among the
+trainable ``heads``, and its forward pass runs without gradients. It must use
+the student's tokenizer (``check_teacher``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from engine.plugin_api import (
+    Batch, Family, Requirements, WorkbenchError, model_device, token_cross_entropy,
+)
+from plugins.objectives.mlm import MaskedLM
+
+
+def distillation_kl(student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """KL(softmax(t/T) || softmax(s/T)) x T^2, averaged over the rows (DistilBERT's ``KLDivLoss(batchmean)``)."""
+    t = float(temperature)
+    log_p_student = F.log_softmax(student_logits.float() / t, dim=-1)
+    p_teacher = F.softmax(teacher_logits.float() / t, dim=-1)
+    return F.kl_div(log_p_student, p_teacher, reduction="batchmean") * t * t
+
+
+def cosine_loss(student_hidden: torch.Tensor, teacher_hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """Mean of 1 - cos(h_s, h_t) over the positions where ``attention_mask`` is 1."""
+    keep = attention_mask.bool()
+    cos = F.cosine_similarity(student_hidden[keep].float(), teacher_hidden[keep].float(), dim=-1)
+    return (1.0 - cos).mean()
+
+
+def _hidden_size(model: Any) -> int | None:
+    size = getattr(getattr(model, "config", None), "hidden_size", None)
+    return int(size) if isinstance(size, int) else None
+
+
+class Distillation(MaskedLM):
+    name = "distillation"
+    families = frozenset({Family.ENCODER})
+    requires = Requirements(head="mlm", tokens=("mask_token",))
+    description = "Train a masked LM to match a frozen teacher's predictions and hidden states (DistilBERT)."
+    paper = ("Hinton et al. 2015, Distilling the Knowledge in a Neural Network; "
+             "Sanh et al. 2019, DistilBERT, a distilled version of BERT")
+
+    @dataclass
+    class Config(MaskedLM.MaskingConfig):
+        teacher: str = field(default="", metadata={
+            "help": "The teacher model (a model spec, as for loading a model): a masked LM with the student's "
+                    "tokenizer. It is loaded frozen and never trained."})
+        temperature: float = field(default=2.0, metadata={
+            "help": "Softmax temperature T of the distillation term (the term is scaled by T^2).", "min": 1e-6})
+        alpha_kd: float = field(default=5.0, metadata={
+            "help": "Weight of the distillation term: KL from the teacher's to the student's softened "
+                    "predictions at the masked positions.", "min": 0.0})
+        alpha_mlm: float = field(default=2.0, metadata={
+            "help": "Weight of the masked-LM cross-entropy against the true tokens.", "min": 0.0})
+        alpha_cos: float = field(default=1.0, metadata={
+            "help": "Weight of the cosine loss between the student's and the teacher's last hidden states "
+                    "(needs equal hidden sizes; 0 turns it off).", "min": 0.0})
+
+    def requirements(self, config: Any = None) -> Requirements:
+        return self.requires
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if not config.temperature > 0:
+            raise WorkbenchError(f"{self.name}: temperature must be greater than 0, not {config.temperature}")
+
+    def auxiliary_models(self, config: Any) -> dict[str, str]:
+        if not str(config.teacher).strip():
+            raise WorkbenchError(f"{self.name}: set teacher to the model to distil from (a model spec)")
+        return {"teacher": str(config.teacher).strip()}
+
+    @staticmethod
+    def check_teacher(teacher_tokenizer: Any, student_tokenizer: Any) -> None:
+        """Raise ``WorkbenchError`` unless both tokenizers have the same vocabulary (same tokens, same ids)."""
+        teacher_vocab, student_vocab = teacher_tokenizer.get_vocab(), student_tokenizer.get_vocab()
+        if teacher_vocab != student_vocab:
+            only_t = len(set(teacher_vocab) - set(student_vocab))
+            only_s = len(set(student_vocab) - set(teacher_vocab))
+            raise WorkbenchError(
+                f"distillation: the teacher's tokenizer differs from the student's ({len(teacher_vocab)} vs "
+                f"{len(student_vocab)} tokens; {only_t} only in the teacher's, {only_s} only in the student's, "
+                "or the same tokens with other ids); distil from a teacher with the student's tokenizer"
+            )
+
+    def check_aux(self, aux: dict[str, Any], model: Any, config: Any = None) -> None:
+        config = self.default_config() if config is None else config
+        teacher = (aux or {}).get("teacher")
+        if teacher is None:
+            raise WorkbenchError(f"{self.name}: the teacher model is not loaded")
+        t_vocab = getattr(getattr(teacher, "config", None), "vocab_size", None)
+        s_vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+        if t_vocab is not None and s_vocab is not None and t_vocab != s_vocab:
+            raise WorkbenchError(
+                f"{self.name}: the teacher predicts over {t_vocab} tokens and the student over {s_vocab}; "
+                "they need the same vocabulary")
+        t_size, s_size = _hidden_size(teacher), _hidden_size(model)
+        if config.alpha_cos > 0 and t_size != s_size:
+            raise WorkbenchError(
+                f"{self.name}: the cosine loss compares hidden states, and the teacher's hidden size is {t_size} "
+                f"while the student's is {s_size}; use equal sizes or set alpha_cos=0")
+
+    def make_batch(self, token_ids: list[list[int]], tokenizer: Any, rng: np.random.Generator, config: Any,
+                   *, example_ids: Sequence[int] | None = None) -> Batch:
+        """``mlm``'s masked batch; the loss settings travel with it in ``extras["distillation"]``."""
+        batch = super().make_batch(token_ids, tokenizer, rng, config, example_ids=example_ids)
+        batch.extras["distillation"] = torch.tensor(
+            [config.temperature, config.alpha_kd, config.alpha_mlm, config.alpha_cos], dtype=torch.float64)
+        return batch
+
+    def loss(self, model: Any, heads: dict[str, Any], batch: Batch, *,
+             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
+        settings = batch.extras.get("distillation")
+        if settings is None:
+            raise WorkbenchError(f"{self.name}: this batch was not made by the distillation objective")
+        temperature, alpha_kd, alpha_mlm, alpha_cos = (float(v) for v in settings.tolist())
+        teacher = (aux or {}).get("teacher")
+        if teacher is None:
+            raise WorkbenchError(f"{self.name}: the loss needs the teacher model (aux['teacher'])")
+        batch = batch.to(model_device(model))
+        inputs = {k: v for k, v in batch.inputs.items() if k != "next_sentence_label"}
+        student = model(**inputs, output_hidden_states=True)
+        with torch.no_grad():
+            t_out = teacher(**{k: v.to(model_device(teacher)) for k, v in inputs.items()}, output_hidden_states=True)
+        t_logits = t_out.logits.to(student.logits.device)
+        scored = batch.labels != -100
+        kd = (distillation_kl(student.logits[scored], t_logits[scored], temperature)
+              if bool(scored.any()) else student.logits.sum() * 0.0)
+        mlm = token_cross_entropy(student.logits, batch.labels)
+        loss = alpha_kd * kd + alpha_mlm * mlm
+        metrics = {"kd_loss": float(kd.detach()), "mlm_loss": float(mlm.detach())}
+        if alpha_cos > 0:
+            cos = cosine_loss(student.hidden_states[-1], t_out.hidden_states[-1].to(student.logits.device),
+                              inputs["attention_mask"])
+            loss = loss + alpha_cos * cos
+            metrics["cos_loss"] = float(cos.detach())
+        return loss, {"loss": float(loss.detach()), **metrics}
