@@ -289,6 +289,13 @@ class MainWindow(QMainWindow):
         self.status.set_message(f"Opened {path.name}")
         return True
 
+    def show_plugins(self) -> None:
+        """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
+        from ui.plugins_dialog import PluginsDialog
+
+        self.plugins_dialog = PluginsDialog(self)
+        self.plugins_dialog.show()
+
     def cancel_job(self) -> None:
         if self.jobs.busy:
             self.jobs.cancel()

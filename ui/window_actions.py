@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class WindowActions:
     open_folder: QAction
     open_text: QAction
+    plugins: QAction
     focus_model: QAction
     default_model: QAction
     export_view: QAction
@@ -49,6 +50,8 @@ def build_actions(window: MainWindow) -> WindowActions:
                             "Open a local model folder"),
         open_text=_action(window, "Open &text file…", "Ctrl+Shift+O", lambda: window.open_text_file(),
                           "Put a UTF-8 text file in the text box"),
+        plugins=_action(window, "&Plugins…", None, window.show_plugins,
+                        "Objective plugins: their status and errors; enable folder plugins"),
         focus_model=_action(window, "Type a &model id or path", "Ctrl+L", panel.focus_field,
                             "Focus the model field"),
         default_model=_action(window, "Load the &default model (MiniLM)", None,
@@ -79,6 +82,8 @@ def build_actions(window: MainWindow) -> WindowActions:
     file_menu.addAction(actions.quit)
     job_menu = bar.addMenu("&Job")
     job_menu.addAction(actions.cancel)
+    tools_menu = bar.addMenu("&Tools")
+    tools_menu.addAction(actions.plugins)
     view_menu = bar.addMenu("&View")
     view_menu.addAction(window.model_dock.toggleViewAction())
     view_menu.addAction(actions.toggle_about)
