@@ -88,3 +88,30 @@ def fresh_home(tmp_path, monkeypatch) -> Path:
     """A private LM_WORKBENCH_HOME for tests that write settings or runs."""
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
+
+
+@pytest.fixture
+def open_window(qtbot):
+    """``open_window(spec, view=None)``: a shown main window (1280×800) with ``spec`` loaded and,
+    if named, the tab ``window.<view>_view`` current. Closed at the end; its lane must have stopped."""
+    from ui.main_window import MainWindow
+    from workbench.settings import Settings
+
+    windows = []
+
+    def open_(spec: str, view: str | None = None):
+        window = MainWindow(Settings(), persist=False)
+        qtbot.addWidget(window)
+        window.resize(1280, 800)
+        window.show()
+        windows.append(window)
+        window.load_model(spec)
+        qtbot.waitUntil(lambda: window.loaded is not None, timeout=30000)
+        if view is not None:
+            window.views.setCurrentWidget(getattr(window, f"{view}_view"))
+        return window
+
+    yield open_
+    for window in windows:
+        window.close()
+        assert not window.jobs._lane.thread.is_alive()

@@ -10,9 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from tests.reference import plain_forward
-from ui.main_window import MainWindow
 from ui.views.model_grid import MEAN
-from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -21,24 +19,8 @@ WAIT = 30000
 
 
 @pytest.fixture
-def make_window(qtbot):
-    windows: list[MainWindow] = []
-
-    def make(spec: str) -> MainWindow:
-        window = MainWindow(Settings(), persist=False)
-        qtbot.addWidget(window)
-        window.resize(1280, 800)
-        window.show()
-        windows.append(window)
-        window.load_model(spec)
-        qtbot.waitUntil(lambda: window.loaded is not None, timeout=WAIT)
-        window.views.setCurrentWidget(window.attention_view)
-        return window
-
-    yield make
-    for window in windows:
-        window.close()
-        assert not window.jobs._lane.thread.is_alive()
+def make_window(open_window):
+    return lambda spec: open_window(spec, "attention")
 
 
 def _wait_encoded(qtbot, view, text: str) -> None:

@@ -11,10 +11,8 @@ import torch
 
 from engine.objectives.config_fields import config_fields
 from ui.export import save_widget
-from ui.main_window import MainWindow
 from workbench.objective_preview import sample_rates
 from workbench.plugins.registry import ObjectiveRegistry
-from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,27 +21,15 @@ TEXT = "The value of the object is a simple number in the table."
 
 
 @pytest.fixture
-def make_lab(qtbot):
-    windows: list[MainWindow] = []
-
+def make_lab(open_window, qtbot):
     def make(spec: str, text: str = TEXT):
-        window = MainWindow(Settings(), persist=False)
-        qtbot.addWidget(window)
-        window.resize(1280, 800)
-        window.show()
-        windows.append(window)
-        window.load_model(spec)
-        qtbot.waitUntil(lambda: window.loaded is not None, timeout=WAIT)
+        window = open_window(spec, "masking_lab")
         lab = window.masking_lab_view
-        window.views.setCurrentWidget(lab)
         window.text_input.set_text(text)
         settle(qtbot, window, lambda: lab.result is not None)
         return window, lab
 
-    yield make
-    for window in windows:
-        window.close()
-        assert not window.jobs._lane.thread.is_alive()
+    return make
 
 
 def settle(qtbot, window, cond) -> None:

@@ -7,9 +7,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from ui.main_window import MainWindow
 from ui.views.colormap import color_at
-from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -17,24 +15,8 @@ WAIT = 30000
 
 
 @pytest.fixture
-def make_window(qtbot):
-    windows: list[MainWindow] = []
-
-    def make(spec: str, tab: str) -> MainWindow:
-        window = MainWindow(Settings(), persist=False)
-        qtbot.addWidget(window)
-        window.resize(1280, 800)
-        window.show()
-        windows.append(window)
-        window.load_model(spec)
-        qtbot.waitUntil(lambda: window.loaded is not None, timeout=WAIT)
-        window.views.setCurrentWidget(getattr(window, f"{tab}_view"))
-        return window
-
-    yield make
-    for window in windows:
-        window.close()
-        assert not window.jobs._lane.thread.is_alive()
+def make_window(open_window):
+    return open_window
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
