@@ -136,9 +136,10 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
         k = max(1, min(k, probs.shape[-1]))
         values, ids = torch.topk(probs, k, dim=-1)
     values, ids = values.cpu().numpy(), ids.cpu().numpy()
-    vocab = loaded.tokenizer.convert_ids_to_tokens(list(range(len(loaded.tokenizer))))
-    top = [[[Candidate(vocab[i] if i < len(vocab) else str(i), int(i), float(p))
+    shown = sorted({int(i) for i in np.unique(ids)})  # only the ids that appear, not the whole vocabulary
+    names = dict(zip(shown, loaded.tokenizer.convert_ids_to_tokens(shown)))
+    top = [[[Candidate(names[int(i)] if names[int(i)] is not None else str(i), int(i), float(p))
              for i, p in zip(ids[layer, pos], values[layer, pos])]
             for pos in range(ids.shape[1])] for layer in range(ids.shape[0])]
-    names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
-    return LensTable(side, names, tokens, top)
+    layer_names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
+    return LensTable(side, layer_names, tokens, top)

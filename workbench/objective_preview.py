@@ -27,8 +27,10 @@ def token_window(tokenizer: Any) -> int | None:
 def encode_text(tokenizer: Any, text: str) -> tuple[list[int], int]:
     """The text's ids (special tokens included) cut to the window, and the untruncated length."""
     window = token_window(tokenizer)
-    ids = list(tokenizer(text, truncation=window is not None, max_length=window)["input_ids"])
-    full = len(tokenizer(text)["input_ids"]) if window else len(ids)
+    ids = list(tokenizer(text)["input_ids"])
+    full = len(ids)
+    if window is not None and full > window:  # again, cut to the window with its special tokens
+        ids = list(tokenizer(text, truncation=True, max_length=window)["input_ids"])
     return ids, full
 
 
