@@ -125,7 +125,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self.add_view(self.token_panel, about_texts.TOKENS_TITLE, about_texts.TOKENS_HTML, self.token_view)
         self.view_host = ViewHost(self)  # runs what the visible analysis view needs
-        self.attention_view, self.predictions_view, self.lens_view = self.view_host.add_builtin_views()
+        (self.attention_view, self.predictions_view, self.lens_view,
+         self.masking_lab_view) = self.view_host.add_builtin_views()
         self.token_panel.show_hint(HINT_NO_MODEL)
         for target in (self.text_input.editor.viewport(), self.text_input.pair_edit, self.model_panel.model_edit):
             target.installEventFilter(self)

@@ -43,27 +43,20 @@ class ViewHost(QObject):
         self._window.add_view(view, title, about_html, view.export_widget())
         return view
 
-    def add_builtin_views(self) -> tuple[ModelView, ModelView, ModelView]:
+    def add_builtin_views(self) -> tuple[ModelView, ModelView, ModelView, ModelView]:
+        """The Attention, Predictions, Logit lens and Masking lab tabs, in that order."""
         from ui.views import about_texts
         from ui.views.attention_view import AttentionView
         from ui.views.lens_view import LensView
+        from ui.views.masking_lab import MaskingLabView
         from ui.views.predictions_view import PredictionsView
 
-        attention = self.add(AttentionView(), about_texts.ATTENTION_TITLE, about_texts.ATTENTION_HTML)
-        predictions = self.add(PredictionsView(), about_texts.PREDICTIONS_TITLE, about_texts.PREDICTIONS_HTML)
-        lens = self.add(LensView(), about_texts.LENS_TITLE, about_texts.LENS_HTML)
-        self.add_masking_lab()
-        return attention, predictions, lens
-
-    def add_masking_lab(self) -> ModelView:
-        """The masking & noising lab tab (also ``window.masking_lab_view``)."""
-        from ui.views import about_texts
-        from ui.views.masking_lab import MaskingLabView
-
-        lab = self.add(MaskingLabView(), about_texts.MASKING_LAB_TITLE, about_texts.MASKING_LAB_HTML)
-        self.masking_lab = lab
-        self._window.masking_lab_view = lab
-        return lab
+        return (
+            self.add(AttentionView(), about_texts.ATTENTION_TITLE, about_texts.ATTENTION_HTML),
+            self.add(PredictionsView(), about_texts.PREDICTIONS_TITLE, about_texts.PREDICTIONS_HTML),
+            self.add(LensView(), about_texts.LENS_TITLE, about_texts.LENS_HTML),
+            self.add(MaskingLabView(), about_texts.MASKING_LAB_TITLE, about_texts.MASKING_LAB_HTML),
+        )
 
     def text_ready(self) -> None:
         """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
