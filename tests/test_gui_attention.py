@@ -188,3 +188,20 @@ def test_encoder_decoder_cross_and_causal_decoder_attention(make_window, qtbot, 
     assert matrix.shape[0] == matrix.shape[1] == len(ref["decoder_ids"]) > 3
     assert np.triu(matrix, 1).max() == 0.0  # causal: no weight on later tokens
     assert np.allclose(matrix, ref["decoder_attentions"][0, 1], atol=1e-5)
+
+
+def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_window, qtbot):
+    """The grid's mosaics (with and without special tokens) come with the encoding from the worker job."""
+    from ui.views.model_grid import grid_values
+
+    window = make_window("minilm")
+    view = window.attention_view
+    window.text_input.set_text(SENTENCE)
+    _wait_encoded(qtbot, view, SENTENCE)
+    assert set(view._mosaics) == {("encoder", False), ("encoder", True)}
+    hidden, _t = view._mosaics[("encoder", True)]
+    expected, _ = grid_values(view.side(), hide=True)  # an independent recomputation
+    assert np.allclose(hidden, expected)
+    plain, _ = view._mosaics[("encoder", False)]
+    assert hidden.shape != plain.shape  # two special tokens fewer on each side
+    assert np.allclose(plain, grid_values(view.side(), hide=False)[0])

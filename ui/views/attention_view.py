@@ -23,7 +23,7 @@ from ui.views.attention_controls import AttentionControls
 from ui.views.base import Computation, Inputs, ModelView, Notice
 from ui.views.heatmap import HeatmapView
 from ui.views.head_view import HeadView
-from ui.views.model_grid import MEAN, ModelGrid
+from ui.views.model_grid import MEAN, ModelGrid, grid_values
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
@@ -31,10 +31,22 @@ if TYPE_CHECKING:
     from engine.attention import AttentionSide
 
 
-def _encode(loaded: Any, text: str, pair: str | None, target: str | None, token: CancelToken) -> Encoding:
+def _encode(loaded: Any, text: str, pair: str | None, target: str | None, token: CancelToken
+            ) -> tuple[Encoding, dict[tuple[str, bool], tuple[np.ndarray, int]]]:
+    """The encoding, and the model grid's mosaics for every attention kind with and without special
+    tokens, all computed here on the worker thread (at 512 tokens a mosaic takes ~0.5 s)."""
     from engine.analysis import encode  # imports torch: on the worker thread
+    from engine.attention import AttentionKind, attention_side
 
-    return encode(loaded, text, pair=pair, target=target, attentions=True, cancel=token)
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, cancel=token)
+    kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
+    mosaics = {}
+    for kind in kinds:
+        side = attention_side(encoding, kind)
+        for hide in (False, True):
+            token.check()
+            mosaics[(kind.value, hide)] = grid_values(side, hide)
+    return encoding, mosaics
 
 
 class AttentionView(ModelView):
@@ -45,6 +57,7 @@ class AttentionView(ModelView):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._encoding: Encoding | None = None
+        self._mosaics: dict[tuple[str, bool], tuple[np.ndarray, int]] = {}  # (kind, hide specials) -> grid
         self._side: AttentionSide | None = None
         self._seq2seq = False
         self.controls = AttentionControls()
@@ -101,7 +114,7 @@ class AttentionView(ModelView):
         return Computation(
             key=(inputs.model_key, text, pair, target),
             fn=lambda token: _encode(loaded, text, pair, target, token),
-            on_done=self.set_encoding,
+            on_done=lambda result: self.set_encoding(*result),
             label="Computing attention…",
         )
 
@@ -131,8 +144,9 @@ class AttentionView(ModelView):
             self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
 
     # ------------------------------------------------------------- results
-    def set_encoding(self, encoding: Encoding) -> None:
+    def set_encoding(self, encoding: Encoding, mosaics: dict | None = None) -> None:
         self._encoding = encoding
+        self._mosaics = mosaics or {}
         self.notice.clear_message()
         self._set_kind()
 
@@ -163,7 +177,9 @@ class AttentionView(ModelView):
         self._redraw()
 
     def _update_grid(self) -> None:
-        self.grid.set_side(self._side, hide=self.controls.hide_special.isChecked())
+        hide = self.controls.hide_special.isChecked()
+        values = self._mosaics.get((str(self.controls.kind()), hide))
+        self.grid.set_side(self._side, hide=hide, values=values)
 
     def _redraw(self) -> None:
         if self._side is None:

@@ -32,6 +32,28 @@ if TYPE_CHECKING:
     from engine.attention import AttentionSide
 
 
+def grid_values(side: AttentionSide, hide: bool = False) -> tuple[np.ndarray, int]:
+    """The grid's mosaic as numbers in [0, 1] (no Qt: safe on a worker thread) and the thumbnail size.
+
+    Every layer x head, plus the mean over heads, pooled to at most ``THUMB`` pixels a side and
+    scaled to its own maximum; with ``hide``, special tokens dropped and rows renormalised first.
+    """
+    from engine.attention import hide_special
+
+    weights = side.weights
+    if hide:
+        weights = hide_special(weights, side.query_special, side.key_special)[0]
+    layers, heads, q, k = weights.shape
+    if q == 0 or k == 0:  # hiding specials left nothing (e.g. a decoder side of one start token)
+        return np.zeros((layers, (heads + 1)), dtype=np.float32), 1
+    t = max(1, min(THUMB, max(q, k)))
+    cells = np.concatenate([weights, weights.mean(axis=1, keepdims=True)], axis=1)  # [L, H + 1, Q, K]
+    pooled = pool_to(cells, t)
+    top = pooled.max(axis=(-2, -1), keepdims=True)
+    pooled = np.divide(pooled, top, out=np.zeros_like(pooled), where=top > 0)  # each to its own maximum
+    return pooled.transpose(0, 2, 1, 3).reshape(layers * t, (heads + 1) * t), t
+
+
 class ModelGrid(QWidget):
     cell_clicked = Signal(int, int)  # layer, head (MEAN for the mean over heads)
 
@@ -49,27 +71,21 @@ class ModelGrid(QWidget):
         self._small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1.5))
 
     # ----------------------------------------------------------------- API
-    def set_side(self, side: AttentionSide | None, *, hide: bool = False) -> None:
-        """Build the thumbnails of every layer and head (and the mean) of ``side``."""
+    def set_side(self, side: AttentionSide | None, *, hide: bool = False,
+                 values: tuple[np.ndarray, int] | None = None) -> None:
+        """Show the thumbnails of every layer and head (and the mean) of ``side``.
+
+        ``values`` is ``grid_values(side, hide)`` when it was already computed off the Qt thread
+        (the attention view does that in its job, so toggling "hide special tokens" is instant).
+        """
         if side is None:
             self._mosaic, self._shape = None, (0, 0)
             self.update()
             return
-        from engine.attention import hide_special  # torch is loaded by now (the encode ran)
-
-        weights = side.weights
-        if hide:
-            weights = hide_special(weights, side.query_special, side.key_special)[0]
-        layers, heads, q, k = weights.shape
-        t = max(1, min(THUMB, max(q, k)))
-        cells = np.concatenate([weights, weights.mean(axis=1, keepdims=True)], axis=1)  # [L, H + 1, Q, K]
-        pooled = pool_to(cells, t)
-        top = pooled.max(axis=(-2, -1), keepdims=True)
-        pooled = np.divide(pooled, top, out=np.zeros_like(pooled), where=top > 0)  # each to its own maximum
-        mosaic = pooled.transpose(0, 2, 1, 3).reshape(layers * t, (heads + 1) * t)
+        mosaic, t = values if values is not None else grid_values(side, hide)
         self._mosaic = rgba_image(to_rgba(mosaic))
         self._thumb = t
-        self._shape = (layers, heads)
+        self._shape = tuple(side.weights.shape[:2])
         self.update()
 
     def set_selection(self, layer: int, heads: list[int]) -> None:
