@@ -244,3 +244,15 @@ def test_mark_interrupted(store):
     assert [store.status(r) for r in (alive_old, dead_fresh, queued)] == [
         "running", "running", "queued"]
     assert store.mark_interrupted(stale_after_s=30.0) == []
+
+
+def test_queued_runs_of_a_dead_session_are_marked_interrupted(store):
+    """A run queued by a session that crashed never starts: the next start says so; a live session's queue is kept."""
+    gone = dead_pid()
+    orphan = store.create_run("pre-train", params={}, pid=gone)
+    ours = store.create_run("pre-train", params={}, pid=os.getpid())
+    unknown = store.create_run("pre-train", params={})  # no owner recorded: left alone
+    assert store.mark_interrupted(stale_after_s=30.0) == [orphan]
+    run = store.get_run(orphan)
+    assert run["status"] == "interrupted" and "never started" in run["error"] and str(gone) in run["error"]
+    assert [store.status(r) for r in (ours, unknown)] == ["queued", "queued"]

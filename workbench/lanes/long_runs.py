@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import pickle
 import signal
 import threading
@@ -104,7 +105,7 @@ class LongRunLane:
             run_id = self._store.create_run(
                 kind, name=name, model=model, method=method,
                 params=kwargs if params is None else params, provenance=provenance,
-                cli_command=cli_command, status="queued")
+                cli_command=cli_command, status="queued", pid=os.getpid())
             self._queue.append(_Job(run_id, target, kwargs))
             self._cond.notify_all()
         return run_id

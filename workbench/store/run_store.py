@@ -157,14 +157,19 @@ class RunStore:
     def create_run(self, kind: str, *, name: str | None = None, model: str | None = None,
                    method: str | None = None, params: dict[str, Any] | None = None,
                    provenance: dict[str, Any] | None = None, cli_command: str | None = None,
-                   status: str = "queued") -> int:
-        """Record a new run and return its id."""
+                   status: str = "queued", pid: int | None = None) -> int:
+        """Record a new run and return its id.
+
+        ``pid``: the process that owns it for now (for a queued run, the
+        session whose lane will start it; ``start_run`` replaces it with the
+        child's), so a queued run whose session died can be told apart.
+        """
         if status not in RUN_STATUSES:
             raise ValueError(f"unknown run status {status!r}")
         record = {
             "kind": kind, "name": name, "status": status, "model": model, "method": method,
             "created_at": time.time(), "params": _encode(params or {}),
-            "provenance": _encode(provenance), "cli_command": cli_command,
+            "provenance": _encode(provenance), "cli_command": cli_command, "pid": pid,
         }
         with self._write() as db:
             return int(db.table("runs").insert(record).last_pk)
@@ -240,13 +245,23 @@ class RunStore:
             return db.conn.execute("DELETE FROM runs WHERE id = ?", [run_id]).rowcount > 0
 
     def mark_interrupted(self, stale_after_s: float = 30.0) -> list[int]:
-        """Mark ``interrupted`` every running run whose process is gone.
+        """Mark ``interrupted`` every running run whose process is gone, and
+        every queued run whose session is gone.
 
-        A run qualifies when its last heartbeat (or start) is older than
-        ``stale_after_s`` and its pid is not alive. Returns the ids marked.
+        A running run qualifies when its last heartbeat (or start) is older
+        than ``stale_after_s`` and its pid is not alive. A queued run
+        qualifies when the session that queued it (its recorded pid) is not
+        alive: it never started, and no lane will start it. Returns the ids marked.
         """
         now = time.time()
         marked = []
+        queued = self._db().execute(
+            "SELECT id, pid FROM runs WHERE status = 'queued' AND pid IS NOT NULL").fetchall()
+        for run_id, pid in queued:
+            if not pid_alive(pid) and self.finish_run(
+                    run_id, "interrupted", if_status=("queued",),
+                    error=f"never started: the session that queued it (process {pid}) ended"):
+                marked.append(int(run_id))
         rows = self._db().execute(
             "SELECT id, pid, COALESCE(heartbeat_at, started_at, created_at) "
             "FROM runs WHERE status = 'running'").fetchall()
