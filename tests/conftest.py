@@ -36,6 +36,22 @@ _ALLOWED_THREAD_PREFIXES = ("session-", "pydevd", "QDBus", "Thread-Finalizer", "
 
 
 @pytest.fixture(autouse=True)
+def collect_closed_windows(request):
+    """After a GUI test, collect its closed window's reference cycles here, on the GUI thread.
+
+    The application has one window for its whole life; a test session makes
+    dozens. Their garbage holds Qt objects, and a collection that happens to
+    run on a worker thread would destroy them there, which can deadlock
+    against the event loop (see ``workbench.model_jobs.settle_heap``).
+    """
+    yield
+    if "qtbot" in request.fixturenames:
+        import gc
+
+        gc.collect()
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_threads():
     """Fail a test that leaves a thread of its own running (as napari does for QThreads)."""
     before = set(threading.enumerate())

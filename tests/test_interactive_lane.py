@@ -125,16 +125,17 @@ def test_encode_job_cancels_between_batches(lane, minilm):
 
 
 def test_model_load_freezes_its_objects_for_the_collector(tiny_models):
-    """After a load the model's objects are frozen, so a full GC in the worker cannot stall the window."""
+    """After a load (and the window's settle_heap) the model's objects are frozen, so a later full GC cannot stall the window."""
     import gc
 
     from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.model_jobs import load_model_job
+    from workbench.model_jobs import load_model_job, settle_heap
     from workbench.settings import Settings
 
     gc.unfreeze()
     try:
         run_to_completion(load_model_job(str(tiny_models["gpt2"]), Settings(), NEVER_CANCELLED))
+        settle_heap()  # what the window does on its own thread once the load has returned
         assert gc.get_freeze_count() > 10_000
         tracked = len(gc.get_objects())
         assert tracked < gc.get_freeze_count()  # what is left for a collection is the small part

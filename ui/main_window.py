@@ -191,6 +191,9 @@ class MainWindow(QMainWindow):
             return
         self._loading_spec = None
         self.loaded = loaded
+        from workbench.model_jobs import settle_heap  # torch is imported by now
+
+        settle_heap()  # on this (the GUI) thread: see its docstring
         info = loaded.info
         self.model_panel.set_info(info)
         self.settings.add_recent(info.folder if info.source == "folder" else info.spec)

@@ -32,15 +32,24 @@ def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generat
         allow_pickle=settings.allow_pickle_weights,
         memory_headroom=settings.memory_headroom,
     )
-    # A loaded model leaves ~400k objects that Python's cycle collector tracks; a
-    # full collection over them takes ~200 ms and, fired from the worker thread,
-    # blocks the window for as long (tests/bench/bench_event_loop.py --inject-full-gc).
-    # Freezing them once after the load keeps later collections at a few ms.
-    gc.collect()
-    gc.freeze()
     token.check()
     yield Progress(2, 2, f"loaded {spec}")
     return loaded
+
+
+def settle_heap() -> None:
+    """Collect garbage once, then freeze what survives: call it on the GUI thread after a load.
+
+    A loaded model leaves ~400k objects that Python's cycle collector tracks; a
+    full collection over them takes ~200 ms and, fired later by chance, blocks
+    the window for as long (tests/bench/bench_event_loop.py --inject-full-gc).
+    Freezing them once after the load keeps later collections at a few ms.
+    The collection runs on the GUI thread on purpose: garbage may hold Qt
+    objects (a closed view's widgets), and destroying those on a worker thread
+    can deadlock against the GUI thread's event loop.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, token: CancelToken) -> TokenizedText:
