@@ -37,11 +37,11 @@ def as_data(b):
             {k: v.tolist() for k, v in b.extras.items()})
 
 
-def assert_deterministic_and_seed_dependent(obj, tokenizer, docs, seed, config=None):
+def assert_deterministic_and_seed_dependent(obj, tokenizer, docs, seed, config=None, tries=5):
     first = as_data(batch(obj, tokenizer, docs, seed, config))
     assert as_data(batch(obj, tokenizer, docs, seed, config)) == first
-    others = [as_data(batch(obj, tokenizer, docs, seed + k, config)) for k in range(1, 6)]
-    assert any(o != first for o in others), "five other seeds all gave the same batch"
+    others = [as_data(batch(obj, tokenizer, docs, seed + k, config)) for k in range(1, tries + 1)]
+    assert any(o != first for o in others), f"{tries} other seeds all gave the same batch"
 
 
 def assert_tensors_match(b):
@@ -108,8 +108,10 @@ def test_mlm(tiny_models, raw, seed, whole_words, static):
         else:
             assert len(selected) == n
     assert_tensors_match(b)
-    if sum(len(r) for r in raw) >= 10:
-        assert_deterministic_and_seed_dependent(obj, tok, docs, seed, config)
+    # Whole-word masking may select nothing (every word longer than the budget): then no seed changes anything.
+    # With one selectable position, 80% [MASK] repeats across 5 seeds a third of the time: try 20.
+    if sum(len(r) for r in raw) >= 10 and any(label != IGNORE for p in b.previews for label in p.labels):
+        assert_deterministic_and_seed_dependent(obj, tok, docs, seed, config, tries=20)
     if static:  # a static mask depends on the seed and the example index only
         rng = np.random.default_rng(seed)
         rng.random(1000)
