@@ -1,0 +1,215 @@
+"""Checkpoints as safetensors (every tensor) plus JSON (everything else); never pickle.
+
+A checkpoint is a folder ``step-XXXXXXXX`` inside the run's checkpoint folder:
+
+- ``model.safetensors``: the model's state dict (tied weights stored once,
+  by ``safetensors.torch.save_model``);
+- ``heads.safetensors``: the extra head modules, keys ``<head>.<param>`` (if any);
+- ``optimizer.safetensors``: the optimizer's per-parameter state tensors,
+  keys ``state.<param index>.<name>`` (AdamW: step, exp_avg, exp_avg_sq);
+- ``rng.safetensors``: torch RNG states as uint8 tensors, keys ``rank<r>.<generator>``;
+- ``state.json``: step, optimizer param groups (hyper-parameters), the
+  loop's JSON state (scheduler, sampler, numpy/python RNG states, losses so
+  far, ...). Written last.
+
+Writes are atomic: everything goes into a hidden ``.tmp-...`` folder that is
+renamed into place, so a crash (or SIGKILL) mid-save leaves the previous
+checkpoint intact and never a half-written one under a ``step-`` name. Only
+the newest ``keep`` checkpoints stay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, load_model, save_file, save_model
+from torch import nn
+
+from engine.errors import WorkbenchError
+
+FORMAT_VERSION = 1
+STATE_FILE = "state.json"
+_STEP_DIR = re.compile(r"^step-(\d+)$")
+
+
+def checkpoint_name(step: int) -> str:
+    return f"step-{int(step):08d}"
+
+
+def list_checkpoints(checkpoint_dir: Path) -> list[Path]:
+    """The complete checkpoints in a folder, oldest first (temporary folders are ignored)."""
+    folder = Path(checkpoint_dir)
+    if not folder.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in folder.iterdir() if (m := _STEP_DIR.match(p.name)) and p.is_dir()
+             and (p / STATE_FILE).is_file()]
+    return [p for _, p in sorted(found)]
+
+
+def latest_checkpoint(checkpoint_dir: Path) -> Path | None:
+    """The newest complete checkpoint in ``checkpoint_dir``, or None."""
+    found = list_checkpoints(checkpoint_dir)
+    return found[-1] if found else None
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A checkpoint's ``state.json``; ``WorkbenchError`` when the folder is not a checkpoint."""
+    file = Path(path) / STATE_FILE
+    if not file.is_file():
+        raise WorkbenchError(f"{path} is not a training checkpoint (no {STATE_FILE}); pick a step-... folder")
+    try:
+        state = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise WorkbenchError(f"the checkpoint {path} is damaged ({STATE_FILE}: {exc})") from None
+    if state.get("format") != FORMAT_VERSION:
+        raise WorkbenchError(f"the checkpoint {path} has format {state.get('format')!r}; "
+                             f"this version reads format {FORMAT_VERSION}")
+    return state
+
+
+def checkpoint_step(path: Path) -> int:
+    """The number of optimizer steps done when the checkpoint was written."""
+    return int(read_state(path)["step"])
+
+
+# -- optimizer state <-> (tensors, JSON) -------------------------------------------------------------------------
+
+def _split_optimizer(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    sd = optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    other: dict[str, dict[str, Any]] = {}
+    for index, entries in sd["state"].items():
+        for key, value in entries.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"state.{index}.{key}"] = value.detach().cpu().contiguous()
+            else:
+                other.setdefault(str(index), {})[key] = value
+    groups = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in sd["param_groups"]]
+    return tensors, {"param_groups": groups, "non_tensor_state": other}
+
+
+def _join_optimizer(tensors: dict[str, torch.Tensor], meta: dict[str, Any]) -> dict[str, Any]:
+    state: dict[int, dict[str, Any]] = {}
+    for key, value in tensors.items():
+        _, index, name = key.split(".", 2)
+        state.setdefault(int(index), {})[name] = value
+    for index, entries in meta["non_tensor_state"].items():
+        state.setdefault(int(index), {}).update(entries)
+    groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()} for g in meta["param_groups"]]
+    return {"state": state, "param_groups": groups}
+
+
+# -- saving ---------------------------------------------------------------------------------------------------------
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads: dict[str, nn.Module] | None = None,
+                    optimizer: torch.optim.Optimizer | None = None, state: dict[str, Any] | None = None,
+                    rng_tensors: dict[str, torch.Tensor] | None = None, keep: int = 2) -> Path:
+    """Write a checkpoint atomically and prune older ones; returns its folder.
+
+    ``state`` is the caller's JSON-able state (scheduler, sampler, RNG, ...);
+    ``rng_tensors`` are uint8 tensors (torch RNG states).
+    """
+    folder = Path(checkpoint_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / checkpoint_name(step)
+    tmp = folder / f".tmp-{checkpoint_name(step)}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    save_model(model, str(tmp / "model.safetensors"))
+    if heads:
+        save_model(nn.ModuleDict(heads), str(tmp / "heads.safetensors"))
+    meta: dict[str, Any] = {"format": FORMAT_VERSION, "step": int(step), "heads": sorted(heads or {})}
+    if optimizer is not None:
+        tensors, meta["optimizer"] = _split_optimizer(optimizer)
+        save_file(tensors, str(tmp / "optimizer.safetensors"))
+    if rng_tensors:
+        save_file({k: v.detach().cpu().to(torch.uint8).contiguous() for k, v in rng_tensors.items()},
+                  str(tmp / "rng.safetensors"))
+    meta["loop"] = state or {}
+    (tmp / STATE_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    for file in tmp.iterdir():
+        _fsync(file)
+    old = folder / f".old-{checkpoint_name(step)}-{os.getpid()}"
+    if final.exists():  # re-saving a step (e.g. cancelled right after a resume): swap, then drop the old one
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+    _prune(folder, keep)
+    return final
+
+
+def _prune(folder: Path, keep: int) -> None:
+    for path in list_checkpoints(folder)[:-max(1, keep)]:
+        shutil.rmtree(path, ignore_errors=True)
+    for path in folder.glob(".tmp-step-*"):  # left by a crashed save
+        if not path.name.endswith(f"-{os.getpid()}"):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+# -- loading --------------------------------------------------------------------------------------------------------
+
+@dataclass
+class LoadedCheckpoint:
+    path: Path
+    step: int
+    state: dict[str, Any]  # the caller's JSON state, as saved
+    rng_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+def _load_module(module: nn.Module, file: Path, what: str, device: Any) -> None:
+    if not file.is_file():
+        raise WorkbenchError(f"the checkpoint {file.parent} has no {file.name}")
+    try:
+        load_model(module, str(file), strict=True, device=str(device) if device is not None else "cpu")
+    except (RuntimeError, SafetensorError, OSError) as exc:
+        first = " ".join(str(exc).split())[:200]
+        raise WorkbenchError(f"the checkpoint {file.parent} does not match this {what} ({first})") from None
+
+
+def load_weights(path: Path, model: nn.Module, heads: dict[str, nn.Module] | None = None) -> None:
+    """Load only the model (and heads) weights of a checkpoint, onto the model's current device."""
+    read_state(path)
+    device = next(iter(model.parameters())).device
+    _load_module(model, Path(path) / "model.safetensors", "model", device)
+    if heads:
+        _load_module(nn.ModuleDict(heads), Path(path) / "heads.safetensors", "set of heads", device)
+
+
+def load_checkpoint(path: Path, *, model: nn.Module, heads: dict[str, nn.Module] | None = None,
+                    optimizer: torch.optim.Optimizer | None = None) -> LoadedCheckpoint:
+    """Restore weights (and the optimizer's state) in place; returns the step, JSON state and RNG tensors."""
+    path = Path(path)
+    meta = read_state(path)
+    saved_heads = sorted(meta.get("heads", []))
+    if saved_heads != sorted(heads or {}):
+        raise WorkbenchError(f"the checkpoint {path} has heads {saved_heads or 'none'}, "
+                             f"this task has {sorted(heads or {}) or 'none'}")
+    load_weights(path, model, heads)
+    if optimizer is not None:
+        if "optimizer" not in meta:
+            raise WorkbenchError(f"the checkpoint {path} has no optimizer state to resume from")
+        tensors = load_file(str(path / "optimizer.safetensors"))
+        try:
+            optimizer.load_state_dict(_join_optimizer(tensors, meta["optimizer"]))
+        except (ValueError, KeyError) as exc:
+            raise WorkbenchError(f"the checkpoint {path} was written for other trainable parameters ({exc})") from None
+    rng_file = path / "rng.safetensors"
+    rng = load_file(str(rng_file)) if rng_file.is_file() else {}
+    return LoadedCheckpoint(path=path, step=int(meta["step"]), state=meta.get("loop", {}), rng_tensors=rng)

@@ -1,0 +1,112 @@
+"""The training loop's settings: one dataclass a form (and the CLI) can be generated from.
+
+Every field carries ``metadata={"help": ..., "min"/"max"/"choices": ...}`` in
+the same shape as an objective's ``Config`` (``engine.objectives.config_fields``),
+so the training view builds its form the same way. ``threads`` is the one
+optional field (None: leave torch's thread count alone), which is why this
+module has its own ``training_config_fields`` instead of reusing
+``config_fields`` (that one allows only bool/int/float/str).
+
+Batch semantics: ``batch_size`` is examples per micro-batch per process; one
+optimizer step sees ``batch_size * grad_accum * world_size`` examples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import WorkbenchError
+from engine.objectives.config_fields import KINDS, ConfigField
+
+SCHEDULES = ("linear", "cosine", "constant")
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def _f(default: Any, help: str, **bounds: Any) -> Any:
+    return field(default=default, metadata={"help": help, **bounds})
+
+
+@dataclass
+class TrainingConfig:
+    """How long, how fast and how carefully to train; see the module docstring for batch semantics."""
+
+    steps: int = _f(300, "Optimizer steps to run in total.", min=1)
+    batch_size: int = _f(16, "Examples per micro-batch (per process under torchrun).", min=1)
+    grad_accum: int = _f(1, "Micro-batches whose gradients are summed before each optimizer step "
+                            "(a larger effective batch without more memory).", min=1)
+    lr: float = _f(5e-4, "Peak learning rate of AdamW, reached at the end of warm-up.", min=0.0, max=10.0)
+    weight_decay: float = _f(0.01, "AdamW decoupled weight decay; never applied to biases or LayerNorm weights.",
+                             min=0.0, max=1.0)
+    warmup_steps: int = _f(30, "Steps over which the learning rate rises linearly to its peak.", min=0)
+    schedule: str = _f("linear", "Learning-rate decay after warm-up: linear to 0, cosine to 0, or constant.",
+                       choices=SCHEDULES)
+    max_grad_norm: float = _f(1.0, "Clip the global gradient norm to this value (0: no clipping).", min=0.0)
+    eval_every: int = _f(100, "Validate every N steps (also at step 0 and at the end; 0: only those).", min=0)
+    eval_batches: int = _f(10, "Validation batches per evaluation (read by the task that builds them).", min=1)
+    checkpoint_every: int = _f(0, "Save a checkpoint every N steps (0: only at the end and on cancel).", min=0)
+    keep_checkpoints: int = _f(2, "How many of the newest checkpoints to keep on disk.", min=1)
+    log_every: int = _f(10, "Report loss, learning rate, gradient norm and tokens/s every N steps.", min=1)
+    seed: int = _f(0, "Seed of the data order, the corruption (masking) and dropout.", min=0)
+    precision: str = _f("auto", "Number format: auto (bf16 on CUDA where supported, else fp16 with a gradient "
+                                "scaler; fp32 on CPU), fp32, bf16 or fp16 (CUDA only).", choices=PRECISIONS)
+    device: str = _f("auto", "Where to train: auto (CUDA if present), cpu or cuda.", choices=DEVICES)
+    threads: int | None = _f(None, "CPU threads for torch, process-wide (empty: leave as is).", min=1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainingConfig":
+        """A config from a dict (e.g. JSON); unknown keys are a ``WorkbenchError`` naming them."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise WorkbenchError(f"unknown training setting(s) {', '.join(unknown)} (settings: {', '.join(sorted(names))})")
+        config = cls(**data)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Raise ``WorkbenchError`` naming the first bad field."""
+        for spec in training_config_fields():
+            _check(spec, getattr(self, spec.name))
+
+
+def _check(spec: ConfigField, value: Any) -> None:
+    where = f"training: {spec.name}"
+    if value is None and spec.default is None:
+        return
+    if spec.kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif spec.kind == "float":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise WorkbenchError(f"{where} must be a {spec.kind}, not {value!r}")
+    if spec.choices is not None and value not in spec.choices:
+        raise WorkbenchError(f"{where} must be one of {', '.join(spec.choices)}, not {value!r}")
+    if spec.min is not None and value < spec.min:
+        raise WorkbenchError(f"{where} must be at least {spec.min}, not {value!r}")
+    if spec.max is not None and value > spec.max:
+        raise WorkbenchError(f"{where} must be at most {spec.max}, not {value!r}")
+
+
+def training_config_fields() -> list[ConfigField]:
+    """The fields of ``TrainingConfig`` as a form shows them (``threads``: kind "int", default None)."""
+    hints = typing.get_type_hints(TrainingConfig)
+    out = []
+    for f in dataclasses.fields(TrainingConfig):
+        kind_type = hints[f.name]
+        args = [a for a in typing.get_args(kind_type) if a is not type(None)]
+        kind = KINDS[args[0] if args else kind_type]
+        meta = f.metadata
+        choices = meta.get("choices")
+        out.append(ConfigField(name=f.name, kind=kind, default=f.default, help=meta["help"], min=meta.get("min"),
+                               max=meta.get("max"), choices=tuple(choices) if choices else None))
+    return out
