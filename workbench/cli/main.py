@@ -40,8 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command in (None, "gui"):
             return open_gui(getattr(args, "model", None))
-        from workbench.cli import commands
+        from workbench.cli import commands, pretrain_commands
 
+        if args.command in pretrain_commands.COMMANDS:
+            return pretrain_commands.COMMANDS[args.command](args)
+        from workbench.cli import embedding_commands
+
+        if args.command in embedding_commands.COMMANDS:
+            return embedding_commands.COMMANDS[args.command](args)
         return commands.run(args)
     except UsageError as exc:
         print_error(str(exc))

@@ -6,7 +6,9 @@ import argparse
 import sys
 from typing import NoReturn
 
+from workbench.cli.embedding_commands import add_embedding_commands
 from workbench.cli.objective_commands import add_objective_commands
+from workbench.cli.pretrain_commands import add_pretrain_commands
 
 PROG = "lm-workbench"
 
@@ -62,6 +64,8 @@ def build_parser() -> OneLineParser:
     enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
     add_prediction_commands(sub)
     add_objective_commands(sub)
+    add_embedding_commands(sub)
+    add_pretrain_commands(sub)
     return parser
 
 

@@ -1,0 +1,213 @@
+"""``neighbours`` and ``project``: contextual embeddings of a corpus from the command line.
+
+``lm-workbench neighbours MODEL --corpus FILE --word WORD --layer SPEC --k K --json``
+prints, for every occurrence of WORD, its k most similar occurrences (cosine)
+in other lines of the corpus::
+
+    {"occurrences": [{"line": L, "word_index": I,
+                      "neighbours": [{"line": L2, "word_index": I2, "score": S}, ...]}, ...]}
+
+``line`` is the 1-based line of the corpus file the text is on (for a
+``.txt`` file without blank lines, the text's position), ``word_index`` the
+0-based index among the tokenizer's pre-tokenised words of that line. Tied
+scores are reported whole, so a tie at the k-th place returns more than k.
+
+``lm-workbench project MODEL --corpus FILE [--word WORD] --layer SPEC --method pca|umap|tsne
+--seed S --out coords.csv`` writes a 2-D map of every occurrence (of WORD, or
+of every word) as CSV: line, word_index, word, label, x, y.
+
+Which states: an encoder's; a decoder's own, where each word sees only its
+left context; an encoder-decoder's encoder. Lines longer than the model's
+window are cut (a note on stderr says how many, and how many occurrences
+were left out).
+
+SPEC is ``N | static | mean:A-B | mix:s0,...,sL[:gamma]``. ``--corpus demo``
+uses the built-in polysemy demo set when no file of that name exists.
+With ``--cache`` the vectors go through the activation cache in the
+workbench's cache folder (float16, so scores agree with a float32
+computation to about 1e-3); by default they are computed in float32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.errors import WorkbenchError
+
+DEMO_CORPUS = "demo"
+
+
+def _add_corpus_options(p: argparse.ArgumentParser) -> None:
+    from workbench.cli.parser import add_model_options
+
+    add_model_options(p)
+    p.add_argument("--corpus", required=True, metavar="FILE",
+                   help="a .txt (one text per line), .csv/.tsv (text + optional label column) or .jsonl file; "
+                        "'demo' for the built-in polysemy set")
+    p.add_argument("--text-column", help=".csv/.tsv/.jsonl: the text column (default: text, sentence, or the first)")
+    p.add_argument("--label-column", help=".csv/.tsv/.jsonl: the label column (default: label or sense)")
+    p.add_argument("--layer", required=True, metavar="SPEC",
+                   help="N | static | mean:A-B | mix:s0,...,sL[:gamma] (s: pre-softmax scalars)")
+    p.add_argument("--pooling", choices=["mean", "first", "last"], default="mean",
+                   help="how a word's subword vectors are pooled (default mean)")
+    p.add_argument("--cache", action="store_true",
+                   help="read/write the activation cache (float16 vectors on disk: faster repeats, scores to ~1e-3)")
+
+
+def add_embedding_commands(sub: Any) -> None:
+    """Register ``neighbours`` and ``project`` on the CLI's subparsers."""
+    nb = sub.add_parser("neighbours", help="nearest occurrences of a word across a corpus (contextual embeddings)")
+    _add_corpus_options(nb)
+    nb.add_argument("--word", required=True, help="the word whose occurrences to query (case-insensitive)")
+    nb.add_argument("--k", type=int, default=5, help="neighbours per occurrence (default 5; ties are kept whole)")
+    nb.add_argument("--json", action="store_true", help="print JSON")
+
+    pr = sub.add_parser("project", help="a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV")
+    _add_corpus_options(pr)
+    pr.add_argument("--word", action="append", help="only occurrences of this word (repeatable; default every word)")
+    pr.add_argument("--method", choices=["pca", "umap", "tsne"], default="pca", help="projection (default pca)")
+    pr.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same map")
+    pr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a method parameter, e.g. --set n_neighbors=30, --set perplexity=20 (repeatable)")
+    pr.add_argument("--out", required=True, help="output .csv file")
+    pr.add_argument("--json", action="store_true", help="print a JSON summary")
+
+
+def _read_corpus(args: argparse.Namespace) -> Any:
+    from engine.embeddings.corpus import read_corpus
+    from engine.embeddings.demo_set import demo_corpus
+    from engine.progress import run_to_completion
+
+    if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
+        return demo_corpus()
+    return run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
+                                         label_column=args.label_column))
+
+
+def _check_word(word: str) -> str:
+    if not word.strip() or len(word.split()) != 1:
+        raise WorkbenchError(f"--word takes one word, not {word!r}")
+    return word.strip()
+
+
+def _cache(args: argparse.Namespace) -> Any:
+    if not args.cache:
+        return None
+    from engine.embeddings.activation_cache import ActivationCache
+    from workbench.paths import cache_dir
+
+    return ActivationCache(cache_dir() / "activations")
+
+
+def _extract(args: argparse.Namespace, words: list[str] | None) -> tuple[Any, Any, Any]:
+    """(corpus, table, layer spec): validates the cheap things before loading the model."""
+    from engine.embeddings.extract import extract_occurrence_vectors
+    from engine.embeddings.representation import parse_layer_spec
+    from engine.progress import run_to_completion
+    from workbench.cli.commands import load_for
+
+    corpus = _read_corpus(args)
+    loaded = load_for(args)
+    spec = parse_layer_spec(args.layer, loaded.info.layers)
+    table = run_to_completion(extract_occurrence_vectors(
+        loaded, corpus, words=words, layers=spec.layers_needed, pooling=args.pooling, cache=_cache(args)))
+    for notice in table.notices:
+        print(f"note: {notice}", file=sys.stderr)
+    return corpus, table, spec
+
+
+def neighbours_report(table: Any, vectors: Any, k: int) -> dict:
+    """The ``neighbours`` JSON for every occurrence in ``table`` (neighbours never on the same line)."""
+    import numpy as np
+
+    from engine.embeddings.neighbours import NeighbourIndex
+
+    index = NeighbourIndex(vectors)
+    lines = np.asarray([o.line for o in table.occurrences])  # [n] corpus line of each row
+    source_line = table.line_numbers
+    out = []
+    for i, occ in enumerate(table.occurrences):
+        found = index.query(i, k, exclude=lines == occ.line)
+        out.append({
+            "line": source_line[occ.line],
+            "word_index": occ.word_index,
+            "neighbours": [{"line": source_line[table.occurrences[nb.index].line],
+                            "word_index": table.occurrences[nb.index].word_index,
+                            "score": float(nb.score)} for nb in found],
+        })
+    return {"occurrences": out}
+
+
+def cmd_neighbours(args: argparse.Namespace) -> int:
+    if args.k < 1:
+        raise WorkbenchError(f"--k must be at least 1, not {args.k}")
+    word = _check_word(args.word)
+    corpus, table, spec = _extract(args, [word])
+    report = neighbours_report(table, table.vectors_for(spec), args.k)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    text_of = dict(zip(corpus.line_numbers, corpus.lines))
+    print(f"{len(table)} occurrences of {word!r}, {spec.label}, {args.k} nearest in other lines:")
+    for entry in report["occurrences"]:
+        print(f"line {entry['line']} word {entry['word_index']}: {text_of[entry['line']]}")
+        for nb in entry["neighbours"]:
+            other = text_of[nb["line"]]
+            print(f"    {nb['score']:.4f}  line {nb['line']} word {nb['word_index']}: {other}")
+    return 0
+
+
+def _param_value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _parse_params(pairs: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise WorkbenchError(f"--set takes KEY=VALUE, not {pair!r}")
+        params[key.strip()] = _param_value(value.strip())
+    return params
+
+
+def cmd_project(args: argparse.Namespace) -> int:
+    from engine.embeddings.projection import project
+    from engine.progress import run_to_completion
+    from workbench.export import export_csv
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".csv":
+        raise WorkbenchError(f"--out must name a .csv file, not {out.name!r}")
+    if not out.parent.exists():
+        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
+    words = [_check_word(w) for w in args.word] if args.word else None
+    params = _parse_params(args.set)
+    _corpus, table, spec = _extract(args, words)
+    coords = run_to_completion(project(table.vectors_for(spec), args.method, seed=args.seed, params=params))
+    labels = table.labels or [None] * len(table)
+    rows = [[table.line_numbers[o.line], o.word_index, o.word, "" if label is None else label,
+             float(x), float(y)] for o, label, (x, y) in zip(table.occurrences, labels, coords)]
+    try:
+        export_csv(out, (["line", "word_index", "word", "label", "x", "y"], rows))
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+    summary = {"out": str(out), "points": len(rows), "method": args.method, "seed": args.seed,
+               "layer": spec.text, "truncated_lines": table.truncated_lines}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"wrote {out}: {len(rows)} points, {args.method}, {spec.label}")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"neighbours": cmd_neighbours, "project": cmd_project}

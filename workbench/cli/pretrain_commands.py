@@ -1,0 +1,171 @@
+"""``pretrain``, ``runs list`` and ``course-models``: pre-training from the command line.
+
+``lm-workbench pretrain --family bert --objective mlm --corpus a.txt --steps 300 --out DIR --json``
+runs in this process (so ``torchrun`` can start it on several processes) but
+records the run in the run store like the window's long-run lane does, so
+``lm-workbench runs list`` and the runs browser show it. The first Ctrl-C
+asks the loop to stop: it saves a checkpoint, the run is marked cancelled and
+the command says how to resume; a second Ctrl-C stops at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
+
+SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s")
+
+
+def add_pretrain_commands(sub: Any) -> None:
+    """Register ``pretrain``, ``runs`` and ``course-models`` on the CLI's subparsers."""
+    pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART or T5 model from scratch on text files")
+    pre.add_argument("--family", required=True, choices=FAMILIES, help="the model family")
+    pre.add_argument("--objective", required=True, help="a pre-training objective for the family (see 'plugins list')")
+    pre.add_argument("--corpus", required=True, nargs="+", metavar="FILE", help="text (.txt) or .jsonl files")
+    pre.add_argument("--out", required=True, metavar="DIR", help="output folder: tokenizer, checkpoints, model")
+    pre.add_argument("--preset", default="tiny", choices=PRESET_NAMES,
+                     help="size (Turc et al. 2019): tiny L2/H128, mini L4/H256, small L4/H512, base L12/H768")
+    for name in ("layers", "hidden", "heads", "intermediate"):
+        pre.add_argument(f"--{name}", type=int, help=f"override the preset's {name}")
+    pre.add_argument("--seq-len", type=int, default=128, help="sequence length = max positions (default 128)")
+    pre.add_argument("--vocab-size", type=int, default=8000, help="tokenizer vocabulary size (default 8000)")
+    pre.add_argument("--validation-fraction", type=float, default=0.05,
+                     help="share of the documents held out for validation (default 0.05)")
+    pre.add_argument("--steps", type=int, help="optimizer steps (default 300)")
+    pre.add_argument("--batch-size", type=int, help="examples per batch and process (default 16)")
+    pre.add_argument("--lr", type=float, help="peak learning rate (default 5e-4)")
+    pre.add_argument("--seed", type=int, help="seed of data order, masking and initialisation (default 0)")
+    pre.add_argument("--checkpoint-every", type=int, help="save a checkpoint every N steps (default: at the end)")
+    pre.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to train (default auto)")
+    pre.add_argument("--train", action="append", default=[], metavar="KEY=VALUE",
+                     help="any other training setting, e.g. --train warmup_steps=10 (repeatable)")
+    pre.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="an objective setting, e.g. --set mask_rate=0.2 (repeatable)")
+    pre.add_argument("--resume", metavar="DIR", help="continue a run: its output folder or a checkpoint folder")
+    pre.add_argument("--name", help="a name for the run in the runs list")
+    pre.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    runs = sub.add_parser("runs", help="the run store: pre-training and other long runs")
+    actions = runs.add_subparsers(dest="runs_command", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="every run, newest first, with its final metrics")
+    listing.add_argument("--kind", help="only runs of this kind (e.g. pretrain)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    course = sub.add_parser("course-models", help="pre-train tiny BERT, GPT-2, BART and T5 models for demonstrations")
+    course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
+    course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
+    course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
+    course.add_argument("--json", action="store_true", help="print JSON")
+
+
+def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
+    """The ``PretrainSpec`` a ``pretrain`` command line describes (training values typed, not yet validated)."""
+    from engine.training.config import training_config_fields
+    from workbench.pretrain.spec import TRAINING_FLAGS, parse_training_assignments
+
+    kinds = {"int": int, "float": float, "str": str, "bool": bool}
+    field_types: dict[str, Any] = {}
+    for f in training_config_fields():
+        kind = kinds[f.kind]
+        field_types[f.name] = (kind, type(None)) if f.default is None else kind
+    training = parse_training_assignments(args.train, field_types)
+    for key in TRAINING_FLAGS:
+        value = getattr(args, key, None)
+        if value is not None:
+            training[key] = value
+    config: dict[str, str] = {}
+    for item in args.set:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            from engine.errors import WorkbenchError
+
+            raise WorkbenchError(f"an objective setting must look like key=value, not {item!r}")
+        config[key.strip()] = value
+    return PretrainSpec(
+        family=args.family, objective=args.objective, corpus=[str(Path(p)) for p in args.corpus],
+        out_dir=str(Path(args.out)), preset=args.preset, layers=args.layers, hidden=args.hidden,
+        heads=args.heads, intermediate=args.intermediate, max_positions=args.seq_len,
+        vocab_size=args.vocab_size, objective_config=config, training=training,
+        validation_fraction=args.validation_fraction, resume=args.resume, name=args.name)
+
+
+def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        ordered = {k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS}
+        print(json.dumps(ordered, default=str))
+        return
+    print(f"run {summary['run_id']}: {summary['steps']} steps, loss {summary['first_loss']:.4f} -> "
+          f"{summary['final_loss']:.4f}, validation {summary['validation_loss']:.4f} "
+          f"(unigram entropy {summary.get('unigram_entropy', float('nan')):.4f}), "
+          f"{summary['tokens_per_s']:.0f} tokens/s; model in {summary['model_dir']}")
+
+
+def cmd_pretrain(args: argparse.Namespace) -> int:
+    from workbench.pretrain.recording import run_recorded
+
+    spec = spec_from_args(args)
+    summary = run_recorded(spec, echo=None if args.json else _echo)
+    if summary is None:  # a non-zero rank under torchrun: rank 0 reports
+        return 0
+    if summary.get("cancelled"):
+        print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
+              f"{summary.get('checkpoint')}; continue with --resume {spec.out_dir}", file=sys.stderr)
+        return 130
+    _print_summary(summary, args.json)
+    return 0
+
+
+def _echo(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _final_metrics(store: Any, run_id: int) -> dict[str, float]:
+    """The last value of each metric a run logged."""
+    last: dict[str, float] = {}
+    for row in store.metrics(run_id):
+        last[row["name"]] = row["value"]  # ordered by name then step: the last one wins
+    return last
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    with RunStore(runs_db_path()) as store:
+        runs = store.list_runs(kind=args.kind)
+        for run in runs:
+            run["final_metrics"] = _final_metrics(store, run["id"])
+    if args.json:
+        print(json.dumps({"runs": runs}, default=str))
+        return 0
+    for run in runs:
+        metrics = run["final_metrics"]
+        shown = ", ".join(f"{k} {metrics[k]:.4g}" for k in ("loss", "validation_loss") if k in metrics)
+        print(f"{run['id']:>5}  {run['kind']:<10} {run['status']:<11} {run.get('model') or '':<14} "
+              f"{run.get('method') or '':<12} {shown}")
+    return 0
+
+
+def cmd_course_models(args: argparse.Namespace) -> int:
+    from workbench.pretrain.course_models import train_course_models
+
+    results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
+                                  echo=None if args.json else _echo)
+    if args.json:
+        print(json.dumps({"models": results}, default=str))
+    else:
+        for r in results:
+            print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
+                  f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "pretrain": cmd_pretrain, "runs": cmd_runs, "course-models": cmd_course_models,
+}

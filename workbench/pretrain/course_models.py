@@ -1,0 +1,123 @@
+"""Course models: tiny BERT, GPT-2, BART and T5 pre-trained here, for demonstrations.
+
+Without a network no pre-trained masked-LM, GPT, BART or T5 weights can be
+downloaded, so the workbench makes its own: tiny models trained for a minute
+or two each on a corpus every machine has (the English prose of Python's
+documentation, ``engine.pretrain.python_docs``) or a file the user picks.
+They are not good language models; they are real ones, each beating the
+corpus's unigram entropy (a model that learnt nothing but word frequencies),
+which is enough to open them in every view. The settings below were tuned
+so the four together take well under 10 minutes on 2 CPU cores.
+
+Each lands in ``<data dir>/course-models/<family>`` (model in ``model/``,
+with a ``workbench_model.json`` that names it "tiny, for demonstrations" and a
+README saying what it is) and is added to the recent models.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.progress import NEVER_CANCELLED
+from workbench.pretrain.spec import PretrainSpec
+
+# family -> (objective, architecture and data settings, training settings). Tuned for the Python-docs corpus.
+COURSE_SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "bert": ("mlm", {"hidden": 128, "layers": 2, "max_positions": 64, "vocab_size": 2000},
+             {"steps": 900, "batch_size": 32, "lr": 2e-3, "warmup_steps": 40}),
+    "gpt2": ("clm", {"hidden": 128, "layers": 2, "max_positions": 64, "vocab_size": 2000},
+             {"steps": 300, "batch_size": 32, "lr": 2e-3, "warmup_steps": 30}),
+    "bart": ("bart", {"hidden": 128, "layers": 2, "max_positions": 64, "vocab_size": 2000},
+             {"steps": 300, "batch_size": 32, "lr": 2e-3, "warmup_steps": 30}),
+    "t5": ("t5-span", {"hidden": 128, "layers": 2, "max_positions": 64, "vocab_size": 2000},
+           {"steps": 300, "batch_size": 32, "lr": 2e-3, "warmup_steps": 30}),
+}
+COMMON_TRAINING = {"eval_every": 0, "eval_batches": 8, "log_every": 50, "checkpoint_every": 0,
+                   "keep_checkpoints": 1, "device": "cpu", "schedule": "linear"}
+DISPLAY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "bart": "BART", "t5": "T5"}
+MODEL_CARD_FILE = "workbench_model.json"
+
+
+def course_root() -> Path:
+    """``<data dir>/course-models``."""
+    from workbench.paths import data_dir
+
+    return data_dir() / "course-models"
+
+
+def display_name(family: str) -> str:
+    """How the window lists a course model: ``"Tiny BERT (mlm) - tiny, for demonstrations"``."""
+    objective = COURSE_SETTINGS[family][0]
+    return f"Tiny {DISPLAY_NAMES[family]} ({objective}) - tiny, for demonstrations"
+
+
+def course_spec(family: str, corpus: Path, out_root: Path) -> PretrainSpec:
+    """The pre-training spec of one course model."""
+    objective, arch, training = COURSE_SETTINGS[family]
+    return PretrainSpec(family=family, objective=objective, corpus=[str(corpus)], out_dir=str(out_root / family),
+                        preset="tiny", layers=arch["layers"], hidden=arch["hidden"],
+                        max_positions=arch["max_positions"], vocab_size=arch["vocab_size"],
+                        training=COMMON_TRAINING | training, name=display_name(family))
+
+
+def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: Path) -> None:
+    """Say what the model is, where a person and the window will see it."""
+    card = {"display_name": display_name(family), "tiny_for_demonstrations": True, "family": family,
+            "objective": summary["objective"], "corpus": str(corpus), "steps": summary["steps"],
+            "validation_loss": summary["validation_loss"], "unigram_entropy": summary["unigram_entropy"],
+            "parameters": summary["parameters"]}
+    (model_dir / MODEL_CARD_FILE).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    (model_dir / "README.md").write_text(
+        f"# {display_name(family)}\n\n"
+        f"A {summary['parameters']:,}-parameter {DISPLAY_NAMES[family]} pre-trained by LM Workbench for "
+        f"{summary['steps']} steps ({summary['objective']}) on {corpus.name}. It is tiny and meant for "
+        "demonstrations: it shows how the views work on a real model of this family, not what a large "
+        f"pre-trained model knows. Validation loss {summary['validation_loss']:.3f} nats per token against the "
+        f"corpus's unigram entropy of {summary['unigram_entropy']:.3f}.\n", encoding="utf-8")
+
+
+def train_course_models(*, corpus: str | Path | None = None, out_root: str | Path | None = None,
+                        families: list[str] | None = None, cancel: Any = NEVER_CANCELLED,
+                        echo: Callable[[str], None] | None = None, register: bool = True) -> list[dict[str, Any]]:
+    """Pre-train the course models (each a recorded ``pretrain`` run); return one result per family.
+
+    ``corpus`` None uses the Python-docs corpus (written into the course
+    folder). Each result has the summary's numbers plus ``elapsed_s`` and
+    ``below_unigram_entropy``. With ``register`` the model folders are added
+    to the recent models in the settings.
+    """
+    from engine.pretrain.python_docs import python_docs_corpus
+    from workbench.pretrain.recording import run_recorded
+    from workbench.settings import load_settings, save_settings
+
+    root = Path(out_root) if out_root else course_root()
+    root.mkdir(parents=True, exist_ok=True)
+    corpus_path = Path(corpus) if corpus else python_docs_corpus(root / "corpus")
+    results = []
+    for family in families or list(COURSE_SETTINGS):
+        cancel.check()
+        spec = course_spec(family, corpus_path, root)
+        if echo:
+            echo(f"pre-training {display_name(family)} ...")
+        start = time.monotonic()
+        summary = run_recorded(spec, echo=echo)
+        if summary is None or summary.get("cancelled"):
+            break
+        elapsed = time.monotonic() - start
+        model_dir = Path(summary["model_dir"])
+        _write_card(model_dir, family, summary, corpus_path)
+        results.append({"family": family, "objective": spec.objective, "name": display_name(family),
+                        "run_id": summary["run_id"], "model_dir": str(model_dir),
+                        "validation_loss": summary["validation_loss"], "unigram_entropy": summary["unigram_entropy"],
+                        "below_unigram_entropy": bool(summary["validation_loss"] < summary["unigram_entropy"]),
+                        "steps": summary["steps"], "parameters": summary["parameters"],
+                        "tokens_per_s": summary["tokens_per_s"], "elapsed_s": round(elapsed, 1)})
+    if register and results:
+        settings = load_settings()
+        for r in reversed(results):
+            settings.add_recent(r["model_dir"])
+        save_settings(settings)
+    return results

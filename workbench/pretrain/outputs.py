@@ -1,0 +1,101 @@
+"""What a finished pre-training run leaves behind: the model folder and ``summary.json``.
+
+The model is saved with ``save_pretrained`` (safetensors) together with its
+tokenizer, so ``engine.loading.load_model`` and ``transformers``'
+``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint. The
+objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
+a ``transformers`` architecture, so they go beside it in
+``objective_heads.safetensors`` (keys ``<head>.<parameter>``) with their
+objective's name and settings in the file's metadata.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HEADS_FILE = "objective_heads.safetensors"
+SUMMARY_FILE = "summary.json"
+
+
+def save_heads(heads: dict[str, Any], folder: Path, metadata: dict[str, str]) -> Path | None:
+    """Write the objective heads' parameters as one safetensors file; None when there are none."""
+    from safetensors.torch import save_file
+
+    tensors = {f"{name}.{key}": value.detach().cpu().contiguous()
+               for name, module in heads.items() for key, value in module.state_dict().items()}
+    if not tensors:
+        return None
+    path = folder / HEADS_FILE
+    save_file(tensors, str(path), metadata=metadata)
+    return path
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON to a temporary file and rename it into place (a crash never leaves half a file)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, default=str)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer: Any, result: Any, data: Any,
+                 evaluations: list[tuple[int, float]], run_id: int | None, resumed_from: Path | None,
+                 elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
+    """Save the model folder and the summary; return the summary."""
+    model_dir = out_dir / "model"
+    model_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+    config_dict = dataclasses.asdict(objective_config) if dataclasses.is_dataclass(objective_config) else {}
+    heads_path = save_heads(heads, model_dir, {"objective": spec.objective,
+                                               "config": json.dumps(config_dict, default=str)})
+    stats = dict(getattr(data, "stats", {}) or {})
+    extra = {k: _finite(v) for k, v in (getattr(result, "eval_extra", {}) or {}).items()}
+    summary: dict[str, Any] = {
+        "run_id": run_id,
+        "first_loss": _finite(result.first_loss),
+        "final_loss": _finite(result.final_loss),
+        "validation_loss": _finite(result.validation_loss),
+        "tokens_per_s": _finite(result.tokens_per_s),
+        "steps": int(result.steps_done),
+        "perplexity": _finite(getattr(result, "perplexity", None)),
+        "unigram_entropy": _finite(stats.get("unigram_entropy")),
+        "initial_validation_loss": evaluations[0][1] if evaluations and evaluations[0][0] == 0 else None,
+        "validations": [[step, loss] for step, loss in evaluations],
+        **extra,
+        "family": spec.family,
+        "objective": spec.objective,
+        "head": head,
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "heads_parameters": int(sum(p.numel() for m in heads.values() for p in m.parameters())),
+        "tokens_seen": int(getattr(result, "tokens_seen", 0) or 0),
+        "elapsed_s": round(float(elapsed_s), 3),
+        "train_tokens": stats.get("train_tokens"),
+        "validation_tokens": stats.get("validation_tokens"),
+        "vocab_size": len(tokenizer),
+        "out_dir": str(out_dir),
+        "model_dir": str(model_dir),
+        "heads_file": str(heads_path) if heads_path else None,
+        "checkpoint": str(result.checkpoint) if result.checkpoint else None,
+        "resumed_from": str(resumed_from) if resumed_from else None,
+        "cancelled": bool(result.cancelled),
+        "spec": spec.to_dict(),
+    }
+    summary["summary_path"] = str(out_dir / SUMMARY_FILE)
+    write_json_atomic(out_dir / SUMMARY_FILE, summary)
+    return summary

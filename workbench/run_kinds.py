@@ -1,0 +1,45 @@
+"""The kinds of long runs the runs browser knows, and how to redo each one.
+
+Each ``RunKind`` names the long-run lane target that runs it and turns a
+run's stored ``params`` back into the equivalent command line, so "run again
+with this config" (``LongRunLane.submit(kind.target, params, kind=kind.kind)``)
+and "copy as CLI command" work for every kind without the browser knowing any
+of them. Fine-tuning, probing and prompt evaluation add their entries here.
+Kept light: no torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """A kind of run: the store's ``kind`` value, the job target, a title and the CLI line for given params."""
+
+    kind: str
+    target: str
+    title: str
+    command: Callable[[dict[str, Any]], str]
+
+    def cli_command(self, params: dict[str, Any]) -> str:
+        """The ``lm-workbench ...`` command line that repeats a run with these params."""
+        return self.command(params)
+
+
+def _pretrain_command(params: dict[str, Any]) -> str:
+    from workbench.pretrain.spec import PretrainSpec
+
+    return PretrainSpec.from_dict(params).cli_command()
+
+
+PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job", title="Pre-training",
+                   command=_pretrain_command)
+
+RUN_KINDS: dict[str, RunKind] = {PRETRAIN.kind: PRETRAIN}
+
+
+def run_kind(kind: str) -> RunKind | None:
+    """The entry for a store ``kind``, or None for a kind this version does not know."""
+    return RUN_KINDS.get(kind)
