@@ -27,6 +27,7 @@ from ui.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.job_bridge import JobBridge
 from ui.message_bar import MessageBar
 from ui.model_panel import ModelPanel, format_count, spec_label
+from ui.runs.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.token_panel import TokenPanel
@@ -127,6 +128,9 @@ class MainWindow(QMainWindow):
         self.view_host = ViewHost(self)  # runs what the visible analysis view needs
         (self.attention_view, self.predictions_view, self.lens_view,
          self.masking_lab_view) = self.view_host.add_builtin_views()
+        self.embeddings_view = self.view_host.add_embedding_view()
+        self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
+        self.training_view, self.runs_view = self.view_host.add_training_views()
         self.token_panel.show_hint(HINT_NO_MODEL)
         for target in (self.text_input.editor.viewport(), self.text_input.pair_edit, self.model_panel.model_edit):
             target.installEventFilter(self)
@@ -388,5 +392,8 @@ class MainWindow(QMainWindow):
                 save_settings(self.settings)
             except OSError as exc:
                 log.warning("could not save settings: %s", exc)
+        self.training_view.shutdown()
+        self.runs_view.shutdown()
+        self.run_services.shutdown()  # cancels a running job, ends the lane's thread
         self.jobs.shutdown()
         super().closeEvent(event)

@@ -58,6 +58,42 @@ class ViewHost(QObject):
             self.add(MaskingLabView(), about_texts.MASKING_LAB_TITLE, about_texts.MASKING_LAB_HTML),
         )
 
+    def add_embedding_view(self) -> Any:
+        """The Embeddings tab (a corpus, not the text box: it runs its own jobs on the window's bridge)."""
+        from ui.embeddings import about
+        from ui.embeddings.explorer_view import EmbeddingExplorerView
+
+        view = EmbeddingExplorerView(self._window)
+        self._window.add_view(view, about.TITLE, about.HTML, view.export_widget())
+        return view
+
+    def add_training_views(self) -> tuple[Any, Any]:
+        """The Pre-train and Runs tabs, sharing the window's ``run_services`` (its long-run lane)."""
+        from ui.runs.runs_browser import RunsBrowser
+        from ui.training import about_texts
+        from ui.training.training_view import TrainingView
+
+        w = self._window
+        training = TrainingView(w.run_services, open_model=self.open_model, register_model=self.register_model)
+        runs = RunsBrowser(w.run_services)
+        w.add_view(training, about_texts.PRETRAIN_TITLE, about_texts.PRETRAIN_HTML, training.plot)
+        w.add_view(runs, about_texts.RUNS_TITLE, about_texts.RUNS_HTML, runs.overlay.export_widget)
+        training.run_submitted.connect(lambda _id: runs.refresh() if runs.isVisible() else None)
+        return training, runs
+
+    def open_model(self, spec: str) -> None:
+        """Load ``spec`` in the window and show the Tokens tab (a trained model's "Open in views")."""
+        w = self._window
+        w.model_panel.model_edit.setText(spec)
+        w.load_model(spec)
+        w.views.setCurrentIndex(0)
+
+    def register_model(self, folder: str) -> None:
+        """Add a model folder to the recent models (course models, when they finish)."""
+        w = self._window
+        w.settings.add_recent(folder)
+        w.model_panel.set_recent(w.settings.recent_models)
+
     def text_ready(self) -> None:
         """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
         self.update(upstream_done=True)

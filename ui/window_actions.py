@@ -1,7 +1,8 @@
 """The main window's menus and keyboard shortcuts, as ``QAction``s.
 
 Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
-job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Q quit.
+job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Q quit,
+Ctrl+Shift+P the Pre-train tab, Ctrl+R the Runs tab.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class WindowActions:
     quit: QAction
     cancel: QAction
     toggle_about: QAction
+    show_pretrain: QAction
+    show_runs: QAction
 
 
 def _action(window: MainWindow, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
@@ -64,6 +67,11 @@ def build_actions(window: MainWindow) -> WindowActions:
         cancel=_action(window, "&Cancel running job", "Esc", window.cancel_job,
                        "Stop the running job"),
         toggle_about=QAction("&About this view", window),
+        show_pretrain=_action(window, "&Pre-train a model…", "Ctrl+Shift+P",
+                              lambda: window.views.setCurrentWidget(window.training_view),
+                              "Pre-train BERT, GPT-2, BART or T5 from scratch"),
+        show_runs=_action(window, "&Runs", "Ctrl+R", lambda: window.views.setCurrentWidget(window.runs_view),
+                          "Every training run: curves, settings, run again"),
     )
     actions.cancel.setEnabled(False)
     actions.toggle_about.setCheckable(True)
@@ -82,6 +90,9 @@ def build_actions(window: MainWindow) -> WindowActions:
     file_menu.addAction(actions.quit)
     job_menu = bar.addMenu("&Job")
     job_menu.addAction(actions.cancel)
+    job_menu.addSeparator()
+    job_menu.addAction(actions.show_pretrain)
+    job_menu.addAction(actions.show_runs)
     tools_menu = bar.addMenu("&Tools")
     tools_menu.addAction(actions.plugins)
     view_menu = bar.addMenu("&View")

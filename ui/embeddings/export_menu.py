@@ -1,0 +1,150 @@
+"""Export from every panel of the Embeddings tab, through the shared helpers.
+
+Pictures go through ``ui.export`` (PNG or SVG by suffix), tables through
+``workbench.export.export_csv`` and vectors through ``export_npy``. Each
+function takes an optional path (tests and scripts pass one; the menu asks
+with a file dialog) and returns the path written, or None when there was
+nothing to export (the tab's notice says so) or the dialog was cancelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+
+from engine.errors import WorkbenchError
+from ui.export import export_dialog, save_widget
+from workbench.export import export_csv, export_npy, suggest_filename
+
+if TYPE_CHECKING:
+    from ui.embeddings.explorer_view import EmbeddingExplorerView
+
+COORD_HEADER = ["point", "occurrence", "line", "word_index", "word", "label", "x", "y", "representation", "sentence"]
+
+
+def _model(view: EmbeddingExplorerView) -> str:
+    loaded = view._loaded()
+    return loaded.info.spec if loaded is not None else "no-model"
+
+
+def _ask(view: EmbeddingExplorerView, title: str, stem: str, ext: str, pattern: str) -> Path | None:
+    start = str(Path.home() / suggest_filename(stem, _model(view), ext))
+    name, _ = QFileDialog.getSaveFileName(view, title, start, pattern)
+    return Path(name) if name else None
+
+
+def _done(view: EmbeddingExplorerView, path: Path | None) -> Path | None:
+    if path is not None:
+        view._win.status.set_message(f"Saved {path}")
+    return path
+
+
+def _guard(view: EmbeddingExplorerView, fn: Callable[[], Path | None]) -> Path | None:
+    try:
+        return _done(view, fn())
+    except (WorkbenchError, OSError) as exc:
+        view.notice.show_message(f"Export failed: {exc}", "warning")
+        return None
+
+
+def _nothing(view: EmbeddingExplorerView, what: str) -> None:
+    view.notice.show_message(f"Nothing to export yet: {what}", "info")
+
+
+def export_picture(view: EmbeddingExplorerView, widget: QWidget, stem: str, path: str | Path | None = None
+                   ) -> Path | None:
+    if path is None:
+        return _guard(view, lambda: export_dialog(view, widget, str(Path.home() / suggest_filename(
+            stem, _model(view), "png"))))
+    return _guard(view, lambda: save_widget(widget, path))
+
+
+def coordinates_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[Any]]]:
+    t, coords = view.table, view.coords
+    rows = []
+    label = view.spec.text if view.spec is not None else ""
+    for point, occ_row in enumerate(view.map_rows):
+        occ = t.occurrences[occ_row]
+        sentence, start, end = t.context(occ_row)
+        rows.append([point, int(occ_row), t.line_numbers[occ.line], occ.word_index, occ.word,
+                     (t.labels[occ_row] or "") if t.labels is not None else "",
+                     float(coords[point, 0]), float(coords[point, 1]), label,
+                     f"{sentence[:start]}[{sentence[start:end]}]{sentence[end:]}"])
+    return COORD_HEADER, rows
+
+
+def export_coordinates(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+    """The map's coordinates with each occurrence's metadata, as CSV."""
+    if view.coords is None:
+        _nothing(view, "embed a corpus first")
+        return None
+    path = path or _ask(view, "Export map coordinates", "embedding-map", "csv", "CSV (*.csv)")
+    return _guard(view, lambda: export_csv(path, coordinates_table(view))) if path else None
+
+
+def export_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+    """The current representation's vectors [occurrences, hidden] as .npy (row i = occurrence i of the CSV)."""
+    if view.vectors is None:
+        _nothing(view, "embed a corpus first")
+        return None
+    path = path or _ask(view, "Export vectors", "embedding-vectors", "npy", "NumPy array (*.npy)")
+    return _guard(view, lambda: export_npy(path, np.asarray(view.vectors, dtype=np.float32))) if path else None
+
+
+def export_table(view: EmbeddingExplorerView, table: Callable[[], Any], stem: str, what: str,
+                 path: str | Path | None = None) -> Path | None:
+    header, rows = table()
+    if not rows:
+        _nothing(view, what)
+        return None
+    path = path or _ask(view, "Export table", stem, "csv", "CSV (*.csv)")
+    return _guard(view, lambda: export_csv(path, (header, rows))) if path else None
+
+
+def neighbours_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[Any]]]:
+    """Both neighbour lists in one table, with a column saying which."""
+    header, contextual = view.neighbours.contextual.table()
+    _, static = view.neighbours.static.table()
+    label = view.spec.text if view.spec is not None else "contextual"
+    rows = [[label, *r] for r in contextual] + [["static", *r] for r in static]
+    return ["representation", *header], rows
+
+
+def build_export_menu(view: EmbeddingExplorerView) -> QMenu:
+    menu = QMenu(view)
+    menu.addAction("Map as PNG or SVG…", lambda: export_picture(view, view.map.figure, "embedding-map"))
+    menu.addAction("Map coordinates + metadata (CSV)…", lambda: export_coordinates(view))
+    menu.addAction("Vectors of the representation (NPY)…", lambda: export_vectors(view))
+    menu.addSeparator()
+    menu.addAction("Neighbours (CSV)…", lambda: export_table(
+        view, lambda: neighbours_table(view), "embedding-neighbours", "click a point first"))
+    menu.addAction("Neighbours as PNG or SVG…", lambda: export_picture(view, view.neighbours, "embedding-neighbours"))
+    menu.addAction("Selection (CSV)…", lambda: export_table(
+        view, view.selection_list.table, "embedding-selection", "select points with the box or lasso first"))
+    menu.addSeparator()
+    menu.addAction("Layer sweep as PNG or SVG…", lambda: export_picture(view, view.sweep_panel.plot,
+                                                                         "embedding-layer-sweep"))
+    menu.addAction("Layer sweep (CSV)…", lambda: export_table(
+        view, view.sweep_panel.table, "embedding-layer-sweep", "run the layer sweep first"))
+    menu.addSeparator()
+    menu.addAction("Sentence panel as PNG or SVG…", lambda: export_picture(view, view.sentence_panel,
+                                                                            "embedding-sentences"))
+    menu.addAction("Similarity matrix (CSV)…", lambda: export_table(
+        view, lambda: view.sentence_panel.matrix_table() if view.sentence_panel.matrix is not None else ([], []),
+        "embedding-similarity", "compute sentence vectors first"))
+    menu.addAction("Sentence vectors (NPY)…", lambda: _sentence_vectors(view))
+    menu.addAction("Anisotropy per layer (CSV)…", lambda: export_table(
+        view, view.sentence_panel.anisotropy_table, "embedding-anisotropy", "compute sentence vectors first"))
+    return menu
+
+
+def _sentence_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+    vectors = view.sentence_panel.vectors
+    if vectors is None:
+        _nothing(view, "compute sentence vectors first")
+        return None
+    path = path or _ask(view, "Export sentence vectors", "sentence-vectors", "npy", "NumPy array (*.npy)")
+    return _guard(view, lambda: export_npy(path, vectors)) if path else None

@@ -1,0 +1,111 @@
+"""The explorer's jobs: functions of a cancel token, run on the window's job lane (never the Qt thread).
+
+Each returns a value or is a generator yielding ``Progress`` (the lane drives
+it and reports progress to the tab's job strip). Engine modules that import
+torch are imported here, inside the functions, so opening the tab costs
+nothing until a job runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Generator, Sequence
+
+import numpy as np
+
+from engine.errors import WorkbenchError
+from engine.progress import CancelToken, Progress
+
+ANISOTROPY_PAIRS = 1000
+
+
+def read_corpus_file(path: str, text_column: str | None, label_column: str | None, token: CancelToken) -> Generator:
+    from engine.embeddings.corpus import read_corpus
+
+    return (yield from read_corpus(path, text_column=text_column, label_column=label_column, cancel=token))
+
+
+def demo_corpus(token: CancelToken) -> Any:
+    from engine.embeddings.demo_set import demo_corpus as build, demo_words
+
+    token.check()
+    return build(), demo_words()
+
+
+def activation_cache() -> Any:
+    """The on-disk activation cache in the workbench's cache folder."""
+    from engine.embeddings.activation_cache import ActivationCache
+    from workbench.paths import cache_dir
+
+    return ActivationCache(Path(cache_dir()) / "activations")
+
+
+def extract(loaded: Any, corpus: Any, words: Sequence[str] | None, pooling: str, token: CancelToken) -> Generator:
+    """Every layer's (and the static baseline's) vector of each occurrence: an ``OccurrenceTable``."""
+    from engine.embeddings.extract import extract_occurrence_vectors
+
+    layers = [*range(loaded.info.layers + 1), "static"]
+    return (yield from extract_occurrence_vectors(loaded, corpus, words=words, layers=layers, pooling=pooling,
+                                                  cache=activation_cache(), cancel=token))
+
+
+def representation(table: Any, spec_text: str) -> tuple[Any, np.ndarray]:
+    """(LayerSpec, vectors [n, H] float32) of the representation written ``spec_text``."""
+    from engine.embeddings.representation import parse_layer_spec
+
+    spec = parse_layer_spec(spec_text, table.num_layers)
+    return spec, table.vectors_for(spec)
+
+
+def project_map(table: Any, spec_text: str, method: str, params: dict, seed: int, rows: np.ndarray | None,
+                cache: Any, key: Any, token: CancelToken) -> Generator:
+    """(spec, vectors [n, H], map rows [m], coordinates [m, 2]); ``rows`` subsamples the map (None: all)."""
+    from engine.embeddings.projection import project
+
+    yield Progress(0, 1, "computing the representation")
+    spec, vectors = representation(table, spec_text)
+    token.check()
+    rows = np.arange(len(vectors)) if rows is None else rows
+    coords = cache.get(key) if cache is not None else None
+    if coords is None:
+        coords = yield from project(vectors[rows], method, seed=seed, params=params, cancel=token)
+        if cache is not None:
+            coords = cache.put(key, coords)
+    return spec, vectors, rows, coords
+
+
+def sweep(table: Any, word: str | None, token: CancelToken) -> Generator:
+    """Layer scores for ``word``'s labelled occurrences (None: every word, neighbours within each word)."""
+    from engine.embeddings.layer_sweep import layer_sweep_steps
+
+    words = np.array(table.words, dtype=object)
+    labels = np.array([lab if lab is not None else "" for lab in (table.labels or [None] * len(words))],
+                      dtype=object)
+    keep = labels != ""
+    if word is not None:
+        keep &= words == word
+    rows = np.flatnonzero(keep)
+    if len(rows) < 2:
+        raise WorkbenchError(f"the layer sweep needs at least two labelled occurrences of {word or 'a word'}")
+    by_layer: dict[Any, np.ndarray] = {"static": np.asarray(table.vectors["static"][rows], dtype=np.float32)}
+    for layer in table.layers:
+        by_layer[layer] = np.asarray(table.vectors[layer][rows], dtype=np.float32)
+    groups = None if word is not None else list(words[rows])
+    scores = yield from layer_sweep_steps(by_layer, list(labels[rows]), groups, cancel=token)
+    return scores, len(rows)
+
+
+def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: Any, token: CancelToken
+              ) -> Generator:
+    """(vectors [n, H], cosine matrix [n, n], anisotropy {layer: mean cosine}) for ``texts``."""
+    from engine.embeddings.sentence_embeddings import anisotropy, sentence_vectors, similarity_matrix
+
+    vectors = yield from sentence_vectors(loaded, texts, pooling, layer, cancel=token)
+    matrix = similarity_matrix(vectors)
+    aniso: dict[Any, float] = {}
+    if table is not None and len(set(table.words)) >= 2:
+        yield Progress(0, 1, "anisotropy per layer")
+        layers: dict[Any, Any] = {"static": table.vectors["static"]}
+        layers.update({layer_: table.vectors[layer_] for layer_ in table.layers})
+        aniso = anisotropy(layers, table.words, pairs=ANISOTROPY_PAIRS, seed=0)
+    return vectors, matrix, aniso

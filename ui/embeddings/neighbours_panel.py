@@ -1,0 +1,116 @@
+"""Nearest neighbours of the selected occurrence: the chosen representation next to the static baseline.
+
+Both tables answer the same query (top k by cosine, the query's own line
+left out, optionally only occurrences of the same word), so the contrast is
+one glance: on the static baseline every occurrence of a word has the same
+vector, so they all tie at 1.0 and their order says nothing; a contextual
+layer ranks the occurrences of the same sense first. Ties are shown as
+ties: one shared rank written "=r" on a tinted row, never broken by corpus
+order (``engine.embeddings.neighbours`` groups them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
+
+from ui.embeddings.occurrence_list import OccurrenceList
+
+HEADER = ["rank", "score", "label", "sentence"]
+TIE_TINT = "#fff3cf"
+MAX_ROWS = 300  # a tie group on the static baseline can hold every occurrence of a word
+
+
+class NeighboursPanel(QWidget):
+    options_changed = Signal()
+    occurrence_activated = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.k_spin = QSpinBox()
+        self.k_spin.setRange(1, 200)
+        self.k_spin.setValue(10)
+        self.k_spin.setToolTip("How many neighbours (more come back when the k-th place is tied)")
+        self.same_word = QCheckBox("same word only")
+        self.same_word.setToolTip("Only occurrences of the query's word are candidates (the sense test)")
+        self.query_label = QLabel("Click a point on the map to list its nearest neighbours.")
+        self.query_label.setWordWrap(True)
+        self.query_label.setTextFormat(Qt.TextFormat.RichText)
+        self.contextual_title = QLabel("")
+        self.static_title = QLabel("Static baseline")
+        for title in (self.contextual_title, self.static_title):
+            title.setObjectName("sectionTitle")
+            title.setWordWrap(True)  # a scalar mix's label is long: it must not widen the window
+        self.contextual = OccurrenceList(HEADER)
+        self.static = OccurrenceList(HEADER)
+        self.contextual_note = QLabel("")
+        self.static_note = QLabel("")
+        for note in (self.contextual_note, self.static_note):
+            note.setObjectName("summary")
+            note.setWordWrap(True)
+        split = QSplitter(Qt.Orientation.Vertical)  # stacked: each table gets the full width for sentences
+        for title, table, note in ((self.contextual_title, self.contextual, self.contextual_note),
+                                   (self.static_title, self.static, self.static_note)):
+            box = QWidget()
+            col = QVBoxLayout(box)
+            col.setContentsMargins(0, 0, 0, 0)
+            col.setSpacing(2)
+            col.addWidget(title)
+            col.addWidget(table, 1)
+            col.addWidget(note)
+            split.addWidget(box)
+        options = QHBoxLayout()
+        options.addWidget(QLabel("k"))
+        options.addWidget(self.k_spin)
+        options.addWidget(self.same_word)
+        options.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(options)
+        layout.addWidget(self.query_label)
+        layout.addWidget(split, 1)
+        self.k_spin.valueChanged.connect(lambda _v: self.options_changed.emit())
+        self.same_word.toggled.connect(lambda _v: self.options_changed.emit())
+        self.contextual.occurrence_activated.connect(self.occurrence_activated)
+        self.static.occurrence_activated.connect(self.occurrence_activated)
+        self.set_representation("")
+
+    def k(self) -> int:
+        return self.k_spin.value()
+
+    def set_representation(self, label: str) -> None:
+        self.contextual_title.setText(f"Neighbours: {label}" if label else "Neighbours")
+
+    def clear(self, message: str = "Click a point on the map to list its nearest neighbours.") -> None:
+        self.query_label.setText(message)
+        for table, note in ((self.contextual, self.contextual_note), (self.static, self.static_note)):
+            table.set_rows([], [], [])
+            note.setText("")
+
+    def show_query(self, query_html: str, contextual: Sequence[Any], static: Sequence[Any], describe) -> None:
+        """Show both neighbour lists; ``describe(index)`` -> (word, label, html sentence, plain sentence)."""
+        self.query_label.setText(query_html)
+        self._fill(self.contextual, self.contextual_note, contextual, describe)
+        self._fill(self.static, self.static_note, static, describe)
+
+    def _fill(self, table: OccurrenceList, note: QLabel, neighbours: Sequence[Any], describe) -> None:
+        shown = list(neighbours)[:MAX_ROWS]
+        rows, plain, tints, indices = [], [], [], []
+        for nb in shown:
+            word, label, sentence_html, sentence_plain = describe(nb.index)
+            rank = f"={nb.rank}" if nb.tied else f"{nb.rank}"
+            rows.append([rank, f"{nb.score:.4f}", label or word, sentence_html])
+            plain.append([rank, nb.score, label or word, sentence_plain])
+            tints.append(TIE_TINT if nb.tied else None)
+            indices.append(nb.index)
+        table.set_rows(rows, indices, plain, tints)
+        tied = sum(1 for nb in neighbours if nb.tied)
+        parts = []
+        if tied:
+            parts.append(f"{tied} tied neighbours (rows marked =r share one rank: their order is by corpus "
+                         "position, for display only)")
+        if len(neighbours) > len(shown):
+            parts.append(f"showing {len(shown)} of {len(neighbours)}")
+        note.setText("; ".join(parts))

@@ -1,0 +1,147 @@
+"""Sentence embeddings: a similarity matrix for a few sentences, and anisotropy by layer.
+
+A sentence vector pools its token vectors: the mean, the first token
+([CLS] in BERT-like models) or the model's own pooling when it declares one
+(MiniLM: mean + L2 normalisation, read from its sentence-transformers
+config). The heatmap shows the cosine of every pair among the first
+sentences of the corpus (or of the selection). The plot shows anisotropy per
+layer (Ethayarajh 2019): the mean cosine between 1,000 seeded random pairs of
+occurrences of *different* words. When it is high, every vector points the
+same way, so a raw cosine says little; that is why raw [CLS] vectors make
+poor sentence embeddings (Reimers & Gurevych 2019).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
+)
+
+from ui.embeddings.layer_sweep_panel import layer_position
+from ui.views.heatmap import HeatmapView
+
+POOLINGS = (("mean", "mean of tokens"), ("cls", "first token ([CLS])"), ("model", "the model's own pooling"))
+MAX_SENTENCES = 40
+
+
+class SentencePanel(QWidget):
+    compute_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.matrix: np.ndarray | None = None
+        self.sentences: list[str] = []
+        self.vectors: np.ndarray | None = None
+        self.anisotropy: dict[Any, float] = {}
+        self.pooling_combo = QComboBox()
+        for how, text in POOLINGS:
+            self.pooling_combo.addItem(text, how)
+        self.layer_spin = QSpinBox()
+        self.layer_spin.setRange(0, 6)
+        self.layer_spin.setValue(6)
+        self.layer_spin.setToolTip("The hidden-state layer the sentence vectors pool")
+        self.count_spin = QSpinBox()
+        self.count_spin.setRange(2, MAX_SENTENCES)
+        self.count_spin.setValue(12)
+        self.count_spin.setToolTip("How many sentences (the selection's, else the corpus's first)")
+        self.compute_button = QPushButton("Compute")
+        self.summary = QLabel("Sentence vectors of the corpus's first lines, or of the selected points' sentences.")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.heatmap = HeatmapView()
+        self.plot = pg.PlotWidget(background="w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=False, y=True, alpha=0.25)
+        item.setLabel("bottom", "layer")
+        item.setLabel("left", "mean cosine, different words")
+        item.setTitle("Anisotropy by layer", color="#3b4350", size="10pt")
+        self.curve = item.plot([], [], pen=pg.mkPen("#8a5cc2", width=2), symbol="o", symbolSize=8,
+                               symbolBrush="#8a5cc2", symbolPen=None)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Pooling"))
+        row.addWidget(self.pooling_combo, 1)
+        row.addWidget(QLabel("layer"))
+        row.addWidget(self.layer_spin)
+        row2 = QHBoxLayout()
+        row2.addWidget(QLabel("Sentences"))
+        row2.addWidget(self.count_spin)
+        row2.addStretch(1)
+        row2.addWidget(self.compute_button)
+        self.sentence_list = QListWidget()
+        self.sentence_list.setWordWrap(True)
+        self.sentence_list.setAlternatingRowColors(True)
+        self.sentence_list.setMinimumWidth(120)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.heatmap)
+        top.addWidget(self.sentence_list)
+        top.setSizes([300, 260])
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.plot)
+        split.setSizes([320, 200])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row)
+        layout.addLayout(row2)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+        self.compute_button.clicked.connect(self.compute_requested)
+
+    def set_num_layers(self, num_layers: int) -> None:
+        self.layer_spin.setRange(0, num_layers)
+        self.layer_spin.setValue(num_layers)
+
+    def pooling(self) -> str:
+        return self.pooling_combo.currentData()
+
+    def set_pooling(self, how: str) -> None:
+        self.pooling_combo.setCurrentIndex(self.pooling_combo.findData(how))
+
+    def set_result(self, sentences: list[str], vectors: np.ndarray, matrix: np.ndarray,
+                   anisotropy: Mapping[Any, float], what: str) -> None:
+        self.sentences, self.vectors, self.matrix = list(sentences), vectors, matrix
+        self.anisotropy = dict(anisotropy)
+        labels = [f"S{i + 1}" for i in range(len(sentences))]
+        self.heatmap.set_matrix(matrix, labels, labels, "cosine similarity")
+        off = matrix[~np.eye(len(matrix), dtype=bool)]
+        text = f"{len(sentences)} sentences, {what}: mean off-diagonal cosine {off.mean():.3f}."
+        if self.anisotropy:
+            keys = sorted(self.anisotropy, key=layer_position)
+            x = np.array([layer_position(k) for k in keys], dtype=float)
+            y = np.array([self.anisotropy[k] for k in keys], dtype=float)
+            self.curve.setData(x, y)
+            ticks = [(layer_position(k), "static" if k == "static" else str(k)) for k in keys]
+            self.plot.getPlotItem().getAxis("bottom").setTicks([ticks])
+            self.plot.setYRange(min(0.0, float(y.min())) - 0.05, 1.05, padding=0)
+            self.plot.setXRange(x.min() - 0.8, x.max() + 0.4, padding=0)
+            last = keys[-1]
+            text += f" Anisotropy at layer {last}: {self.anisotropy[last]:.3f}."
+        else:
+            self.curve.setData([], [])
+            text += " Anisotropy needs occurrences of at least two different words."
+        self.summary.setText(text)
+        self.sentence_list.clear()
+        self.sentence_list.addItems([f"S{i + 1}: {s}" for i, s in enumerate(sentences)])
+
+    def clear(self, message: str) -> None:
+        self.matrix, self.vectors, self.sentences, self.anisotropy = None, None, [], {}
+        self.heatmap.set_matrix(None)
+        self.sentence_list.clear()
+        self.curve.setData([], [])
+        self.summary.setText(message)
+
+    def matrix_table(self) -> tuple[list[str], list[list[Any]]]:
+        labels = [f"S{i + 1}" for i in range(len(self.sentences))]
+        rows = [[labels[i], self.sentences[i], *(float(v) for v in row)] for i, row in enumerate(self.matrix)]
+        return ["id", "sentence", *labels], rows
+
+    def anisotropy_table(self) -> tuple[list[str], list[list[Any]]]:
+        keys = sorted(self.anisotropy, key=layer_position)
+        return ["layer", "anisotropy"], [[k, self.anisotropy[k]] for k in keys]

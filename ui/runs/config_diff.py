@@ -1,0 +1,112 @@
+"""Two runs' settings side by side, the keys whose values differ highlighted.
+
+Params are nested dicts (a pre-training run's ``training`` and
+``objective_config``); they are flattened to dotted keys (``training.lr``)
+so every setting is one row. A key one run lacks shows as empty and counts
+as different. "Only differences" hides the rows that agree.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+DIFF_FILL = "#fff1c9"
+MISSING = object()
+
+
+def flatten(params: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"training": {"lr": 1e-3}}`` -> ``{"training.lr": 1e-3}``; lists and scalars are leaves."""
+    if not isinstance(params, dict):
+        return {prefix or "value": params}
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, name))
+        else:
+            out[name] = value
+    return out
+
+
+def cell_text(value: Any) -> str:
+    if value is MISSING:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, default=str)
+
+
+class ConfigDiff(QWidget):
+    """The settings of two runs (A and B) side by side."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("Select two runs to compare their settings.")
+        self.title.setObjectName("summary")
+        self.title.setWordWrap(True)
+        self.only_diff = QCheckBox("only differences")
+        self.only_diff.toggled.connect(lambda *_: self._apply_filter())
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["setting", "A", "B"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.only_diff)
+        layout.addWidget(self.table, 1)
+        self.keys: list[str] = []
+        self.differing: set[str] = set()
+
+    def show_pair(self, run_a: dict[str, Any] | None, run_b: dict[str, Any] | None) -> None:
+        """Compare two store rows (None, None clears)."""
+        self.table.setRowCount(0)
+        self.keys, self.differing = [], set()
+        if run_a is None or run_b is None:
+            self.title.setText("Select two runs to compare their settings.")
+            return
+        self.title.setText(f"A = run #{run_a['id']} ({run_a.get('name') or run_a.get('kind')}),  "
+                           f"B = run #{run_b['id']} ({run_b.get('name') or run_b.get('kind')})")
+        self.table.setHorizontalHeaderLabels(["setting", f"A: #{run_a['id']}", f"B: #{run_b['id']}"])
+        a, b = flatten(run_a.get("params") or {}), flatten(run_b.get("params") or {})
+        self.keys = sorted(set(a) | set(b))
+        self.table.setRowCount(len(self.keys))
+        fill = QBrush(QColor(DIFF_FILL))
+        for row, key in enumerate(self.keys):
+            va, vb = a.get(key, MISSING), b.get(key, MISSING)
+            differs = va is MISSING or vb is MISSING or va != vb
+            if differs:
+                self.differing.add(key)
+            for col, text in enumerate((key, cell_text(va), cell_text(vb))):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if differs:
+                    item.setBackground(fill)
+                    font = item.font()
+                    font.setBold(col == 0)
+                    item.setFont(font)
+                self.table.setItem(row, col, item)
+        self._apply_filter()
+
+    def highlighted_keys(self) -> set[str]:
+        """The keys whose rows are highlighted (read back from the table's cells)."""
+        fill = QColor(DIFF_FILL)
+        return {self.table.item(r, 0).text() for r in range(self.table.rowCount())
+                if self.table.item(r, 0).background().color() == fill}
+
+    def _apply_filter(self) -> None:
+        only = self.only_diff.isChecked()
+        for row, key in enumerate(self.keys):
+            self.table.setRowHidden(row, only and key not in self.differing)

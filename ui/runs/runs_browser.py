@@ -1,0 +1,385 @@
+"""The "Runs" tab: every run of every kind, their curves overlaid, their settings compared.
+
+The table lists the run store's runs (newest first, sortable on any column)
+and refreshes every second while the tab is visible, so active runs show
+their steps and losses as they go; failed and interrupted runs say why.
+Selecting runs overlays their curves (``CurveOverlay``) and compares the
+first two selected runs' settings (``ConfigDiff``). "Run again" and "Copy as
+CLI command" go through ``workbench.run_kinds`` so they work for every kind
+the workbench knows. Delete hides the runs at once and offers Undo for
+``UNDO_S`` seconds; only then are they removed from the store (their files
+on disk are kept).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableView,
+    QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.message_bar import MessageBar
+from ui.runs.config_diff import ConfigDiff
+from ui.runs.curve_overlay import CurveOverlay
+from ui.runs.run_services import RunServices
+from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
+from workbench.export import export_csv, suggest_filename
+from workbench.run_kinds import run_kind
+
+REFRESH_MS = 1000
+UNDO_S = 10
+
+
+class RunSortProxy(QSortFilterProxyModel):
+    """Sorts by ``SORT_ROLE``: numbers as numbers, text case-blind, empty cells last."""
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        if a is None or b is None:
+            ascending = self.sortOrder() == Qt.SortOrder.AscendingOrder
+            return (a is not None) if ascending else (a is None and b is not None)
+        if isinstance(a, str) or isinstance(b, str):
+            return str(a).casefold() < str(b).casefold()
+        return a < b
+
+
+def fresh_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The params of a run to repeat: the same, but a new output folder when the run had one."""
+    params = dict(params)
+    out = params.get("out_dir")
+    if out:
+        base = Path(str(out))
+        stem = base.name.split("-again-")[0]
+        params["out_dir"] = str(base.with_name(f"{stem}-again-{time.strftime('%Y%m%d-%H%M%S')}"))
+    return params
+
+
+class RunsBrowser(QWidget):
+    """Browse, compare, repeat and delete runs."""
+
+    run_submitted = Signal(int)
+
+    def __init__(self, services: RunServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.pending_delete: list[int] = []
+        self._runs: dict[int, dict[str, Any]] = {}
+        self._final_summaries: dict[int, dict[str, float]] = {}
+        self.message_bar = MessageBar()
+        self.model = RunTableModel(self)
+        self.proxy = RunSortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setDynamicSortFilter(True)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(COLUMN_INDEX["id"], Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.detail = QLabel("")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail.setObjectName("summary")
+        self.overlay = CurveOverlay()
+        self.diff = ConfigDiff()
+
+        self.again_button = QPushButton("Run again")
+        self.again_button.setToolTip("Queue a new run with the selected run's settings (a new output folder)")
+        self.cli_button = QPushButton("Copy as CLI command")
+        self.cli_button.setToolTip("Copy the lm-workbench command line that repeats the selected run")
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.setToolTip(f"Remove the selected runs from the list (Undo for {UNDO_S} s; "
+                                      "their files on disk are kept)")
+        self.plot_button = QPushButton("Export plot…")
+        self.csv_button = QPushButton("Export table…")
+        self.csv_button.setToolTip("Save the table as CSV")
+        self.again_button.clicked.connect(self.run_again)
+        self.cli_button.clicked.connect(self.copy_cli)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.plot_button.clicked.connect(lambda: self.export_plot())
+        self.csv_button.clicked.connect(lambda: self.export_table())
+
+        self.undo_bar = QFrame()
+        self.undo_bar.setObjectName("undoBar")
+        self.undo_bar.setStyleSheet("QFrame#undoBar { background: #fff6db; border: 1px solid #ecd08a; "
+                                    "border-radius: 5px; }")
+        self.undo_label = QLabel()
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.clicked.connect(self.undo_delete)
+        undo_row = QHBoxLayout(self.undo_bar)
+        undo_row.setContentsMargins(10, 4, 6, 4)
+        undo_row.addWidget(self.undo_label, 1)
+        undo_row.addWidget(self.undo_button)
+        self.undo_bar.hide()
+        self.undo_timer = QTimer(self)
+        self.undo_timer.setSingleShot(True)
+        self.undo_timer.setInterval(UNDO_S * 1000)
+        self.undo_timer.timeout.connect(self.commit_deletes)
+        self.refresh_timer = QTimer(self)
+        self.refresh_timer.setInterval(REFRESH_MS)
+        self.refresh_timer.timeout.connect(self.refresh)
+        self._build_layout()
+        self._update_buttons()
+
+    def _build_layout(self) -> None:
+        buttons = QHBoxLayout()
+        for b in (self.again_button, self.cli_button, self.delete_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.plot_button)
+        buttons.addWidget(self.csv_button)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.setSpacing(4)
+        top_layout.addWidget(self.table, 1)
+        top_layout.addWidget(self.detail)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.overlay)
+        bottom.addWidget(self.diff)
+        bottom.setStretchFactor(0, 3)
+        bottom.setStretchFactor(1, 2)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(bottom)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        self._splitters = (splitter, bottom)
+        self._sized = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(self.undo_bar)
+        layout.addLayout(buttons)
+        layout.addWidget(splitter, 1)
+
+    # --------------------------------------------------------------- timing
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._sized:  # first show: table 40% of the height, curves 60% of the width
+            self._sized = True
+            vertical, horizontal = self._splitters
+            vertical.setSizes([int(self.height() * 0.4), int(self.height() * 0.6)])
+            horizontal.setSizes([int(self.width() * 0.6), int(self.width() * 0.4)])
+        if not self.services.closed:
+            self.refresh()
+            self.refresh_timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802
+        self.refresh_timer.stop()
+        super().hideEvent(event)
+
+    def shutdown(self) -> None:
+        """The window is closing: stop polling and carry out pending deletions."""
+        self.refresh_timer.stop()
+        self.commit_deletes()
+
+    # ----------------------------------------------------------------- data
+    def refresh(self) -> None:
+        """Re-read the runs (new rows only for the curves); keeps the selection and sort."""
+        if self.services.closed:
+            return
+        store, reader = self.services.store, self.services.reader
+        runs = [r for r in store.list_runs() if r["id"] not in self.pending_delete]
+        self._runs = {r["id"]: r for r in runs}
+        stale = [r["id"] for r in runs
+                 if r["id"] not in self._final_summaries or r["status"] in ("queued", "running")]
+        fresh = reader.summaries(stale) if stale else {}
+        now = time.time()
+        rows = []
+        for run in runs:
+            summary = fresh.get(run["id"], self._final_summaries.get(run["id"], {}))
+            if run["status"] not in ("queued", "running"):
+                self._final_summaries[run["id"]] = summary
+            rows.append(table_row(run, summary, now))
+        selected = self.selected_run_ids()
+        if self.model.set_runs(rows):
+            self.table.resizeColumnsToContents()
+            self.select_runs([i for i in selected if i in self._runs])
+        else:
+            self.overlay.update_data(reader)
+            self._show_detail()
+
+    def selected_run_ids(self) -> list[int]:
+        """The selected runs, top to bottom as the table shows them."""
+        rows = sorted(self.table.selectionModel().selectedRows(), key=lambda i: i.row())
+        return [int(self.proxy.mapToSource(i).siblingAtColumn(0).data(SORT_ROLE)) for i in rows]
+
+    def select_runs(self, run_ids: list[int]) -> None:
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        for run_id in run_ids:
+            row = self.model.row_of(run_id)
+            if row >= 0:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                selection.select(index, QItemSelectionModel.SelectionFlag.Select
+                                 | QItemSelectionModel.SelectionFlag.Rows)
+        self._selection_changed()
+
+    def run(self, run_id: int) -> dict[str, Any]:
+        return self._runs[run_id]
+
+    def _selection_changed(self) -> None:
+        ids = self.selected_run_ids()
+        labels = [(i, self._runs[i].get("name") or self._runs[i].get("kind") or "") for i in ids if i in self._runs]
+        self.overlay.set_runs(labels, self.services.reader)
+        pair = [self._runs[i] for i in ids[:2] if i in self._runs]
+        if len(pair) == 2:
+            self.diff.show_pair(pair[0], pair[1])
+        else:
+            self.diff.show_pair(None, None)
+        self._show_detail()
+        self._update_buttons()
+
+    def _show_detail(self) -> None:
+        ids = self.selected_run_ids()
+        if len(ids) != 1 or ids[0] not in self._runs:
+            self.detail.setText(f"{len(ids)} runs selected." if ids else "")
+            return
+        run = self._runs[ids[0]]
+        text = f"Run #{run['id']} · {run['kind']} · {run['status']}"
+        if run.get("error"):
+            text += f" — {run['error']}"
+        self.detail.setText(text)
+
+    def _update_buttons(self) -> None:
+        ids = self.selected_run_ids()
+        one = len(ids) == 1
+        self.again_button.setEnabled(one)
+        self.cli_button.setEnabled(one)
+        self.delete_button.setEnabled(bool(ids))
+
+    # -------------------------------------------------------------- actions
+    def cli_command(self, run_id: int) -> str:
+        """The command line that repeats a run: from its kind, else the one stored with it."""
+        run = self._runs[run_id]
+        kind = run_kind(run["kind"])
+        if kind is not None:
+            return kind.cli_command(run.get("params") or {})
+        if run.get("cli_command"):
+            return str(run["cli_command"])
+        raise WorkbenchError(f"run #{run_id} ({run['kind']}) has no command line: this version does not know "
+                             "that kind of run")
+
+    def copy_cli(self) -> str | None:
+        ids = self.selected_run_ids()
+        if len(ids) != 1:
+            return None
+        try:
+            text = self.cli_command(ids[0])
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="cli")
+            return None
+        copy_text_to_clipboard(text)
+        self.message_bar.show_info(f"Copied the command line of run #{ids[0]}: {text}", source="cli")
+        return text
+
+    def run_again(self) -> int | None:
+        """Queue a new run of the selected run's kind with its settings (a new output folder)."""
+        ids = self.selected_run_ids()
+        if len(ids) != 1:
+            return None
+        run = self._runs[ids[0]]
+        kind = run_kind(run["kind"])
+        if kind is None:
+            self.message_bar.show_error(f"This version cannot run a {run['kind']!r} run again.", source="again")
+            return None
+        params = fresh_params(run.get("params") or {})
+        try:
+            new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
+                                               model=run.get("model"), method=run.get("method"),
+                                               cli_command=kind.cli_command(params))
+        except (WorkbenchError, RuntimeError) as exc:
+            self.message_bar.show_error(f"Could not queue the run: {exc}", source="again")
+            return None
+        self.message_bar.show_info(f"Queued run #{new_id}, a repeat of run #{run['id']}.", source="again")
+        self.refresh()
+        self.select_runs([new_id])
+        self.run_submitted.emit(new_id)
+        return new_id
+
+    def delete_selected(self) -> list[int]:
+        """Hide the selected runs now; delete them from the store when Undo is not pressed in time."""
+        ids = self.selected_run_ids()
+        active = [i for i in ids if self._runs[i]["status"] in ("queued", "running")]
+        if active:
+            self.message_bar.show_error(f"Run #{active[0]} is still {self._runs[active[0]]['status']}: cancel it "
+                                        "in the Pre-train tab first.", source="delete")
+            return []
+        if not ids:
+            return []
+        self.commit_deletes()  # an earlier deletion is final once another starts
+        self.pending_delete = ids
+        names = ", ".join(f"#{i}" for i in ids)
+        self.undo_label.setText(f"Deleted run{'s' if len(ids) > 1 else ''} {names} (files on disk are kept).")
+        self.undo_bar.show()
+        self.undo_timer.start()
+        self.refresh()
+        return ids
+
+    def undo_delete(self) -> None:
+        self.undo_timer.stop()
+        restored, self.pending_delete = self.pending_delete, []
+        self.undo_bar.hide()
+        self.refresh()
+        self.select_runs(restored)
+
+    def commit_deletes(self) -> None:
+        """Remove the hidden runs from the store now."""
+        self.undo_timer.stop()
+        ids, self.pending_delete = self.pending_delete, []
+        self.undo_bar.hide()
+        if ids and not self.services.closed:
+            for run_id in ids:
+                self.services.store.delete_run(run_id)
+                self._final_summaries.pop(run_id, None)
+
+    def export_plot(self, path: str | Path | None = None) -> Path | None:
+        """The overlaid curves as PNG or SVG (asks where when ``path`` is None)."""
+        try:
+            if path is None:
+                return export_dialog(self, self.overlay.export_widget,
+                                     str(Path.home() / suggest_filename("runs", self.overlay.metric, "png")))
+            return save_widget(self.overlay.export_widget, path)
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="export")
+            return None
+
+    def table_rows(self) -> tuple[list[str], list[list[str]]]:
+        """The table as shown (sorted), with the error message of each run."""
+        header = [c.title for c in COLUMNS] + ["Error"]
+        rows = []
+        for r in range(self.proxy.rowCount()):
+            source = self.proxy.mapToSource(self.proxy.index(r, 0)).row()
+            row = self.model.rows[source]
+            rows.append([display(c.key, row.get(c.key)) for c in COLUMNS] + [row["error"]])
+        return header, rows
+
+    def export_table(self, path: str | Path | None = None) -> Path | None:
+        if path is None:
+            name, _ = QFileDialog.getSaveFileName(self, "Export runs table", str(Path.home() / "runs.csv"),
+                                                  "CSV (*.csv)")
+            if not name:
+                return None
+            path = name
+        try:
+            return export_csv(path, self.table_rows())
+        except OSError as exc:
+            self.message_bar.show_error(f"could not write {path}: {exc}", source="export")
+            return None

@@ -1,0 +1,105 @@
+"""The training view's live curves: loss with validation loss, learning rate, tokens per second.
+
+Three pyqtgraph plots stacked, sharing the step axis. New metric rows come
+in from the store poll (only rows newer than the last one seen); each curve
+keeps a growing buffer (``ui.runs.series``) and is updated in place with
+``setData`` on the buffer's filled part, so nothing is cleared or rebuilt
+while a run writes. Downsampling and clip-to-view keep long runs cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ui.runs.metrics_reader import MetricRow
+from ui.runs.series import RunSeries
+
+TRAIN_COLOR = "#2f6fd0"
+VALID_COLOR = "#d9731a"
+LR_COLOR = "#5a8f29"
+SPEED_COLOR = "#8a4fbf"
+
+# metric name -> (plot key, colour, draws symbols)
+CURVES = {
+    "loss": ("loss", TRAIN_COLOR, False),
+    "validation_loss": ("loss", VALID_COLOR, True),
+    "lr": ("lr", LR_COLOR, False),
+    "tokens_per_s": ("speed", SPEED_COLOR, False),
+}
+
+
+class LivePlot(QWidget):
+    """Loss / learning rate / throughput of one run, appended to as it trains."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.plots: dict[str, pg.PlotItem] = {}
+        titles = {"loss": f'Loss (nats per token): <span style="color:{TRAIN_COLOR}">training</span> and '
+                          f'<span style="color:{VALID_COLOR}">validation</span>',
+                  "lr": "Learning rate", "speed": "Tokens per second"}
+        for row, key in enumerate(("loss", "lr", "speed")):
+            plot = self.graphics.addPlot(row=row, col=0)
+            plot.setTitle(titles[key], size="9pt", color="#3b4350")
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+            plot.getAxis("left").setWidth(56)
+            if key != "speed":
+                plot.getAxis("bottom").setStyle(showValues=False)
+            else:
+                plot.setLabel("bottom", "step")
+            self.plots[key] = plot
+        self.plots["lr"].setXLink(self.plots["loss"])
+        self.plots["speed"].setXLink(self.plots["loss"])
+        layout_ = self.graphics.ci.layout
+        for row, stretch in enumerate((3, 1, 1)):
+            layout_.setRowStretchFactor(row, stretch)
+        self.items: dict[str, pg.PlotDataItem] = {}
+        self.run: RunSeries | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics)
+
+    # ----------------------------------------------------------------- API
+    def start(self, run_id: int) -> None:
+        """Forget the shown curves and follow ``run_id``."""
+        for item in self.items.values():
+            self.plots[CURVES[self._name_of(item)][0]].removeItem(item)
+        self.items = {}
+        self.run = RunSeries(run_id)
+
+    def add_rows(self, rows: Iterable[MetricRow]) -> None:
+        """Append new store rows (of the followed run) to their curves."""
+        if self.run is None:
+            return
+        for name in self.run.add_rows(rows):
+            if name in CURVES:
+                self._update(name)
+
+    def point_count(self, name: str) -> int:
+        """How many points the curve of ``name`` has (0 when none)."""
+        item = self.items.get(name)
+        return 0 if item is None or item.xData is None else len(item.xData)
+
+    # -------------------------------------------------------------- helpers
+    def _name_of(self, item: pg.PlotDataItem) -> str:
+        return next(n for n, i in self.items.items() if i is item)
+
+    def _update(self, name: str) -> None:
+        series = self.run.get(name)
+        item = self.items.get(name)
+        if item is None:
+            key, colour, symbols = CURVES[name]
+            pen = pg.mkPen(colour, width=2 if name == "loss" else 1.6)
+            options: dict = dict(pen=pen)
+            if symbols:
+                options.update(symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None)
+            item = self.plots[key].plot(**options)
+            self.items[name] = item
+        item.setData(series.steps, series.values)
