@@ -77,7 +77,13 @@ def _prefix(owner: str) -> str:
     return f"{owner}: " if owner else ""
 
 
-def _check_value(spec: ConfigField, value: Any, owner: str) -> None:
+def check_field_value(spec: ConfigField, value: Any, owner: str) -> None:
+    """Raise ``WorkbenchError`` when ``value`` does not fit ``spec`` (kind, choices, range).
+
+    None passes for a field whose default is None ("auto": the training config's threads).
+    """
+    if value is None and spec.default is None:
+        return
     where = f"{_prefix(owner)}{spec.name}"
     if spec.kind == "bool":
         ok = isinstance(value, bool)
@@ -100,7 +106,7 @@ def _check_value(spec: ConfigField, value: Any, owner: str) -> None:
 def validate_config(config: Any, owner: str = "") -> None:
     """Raise ``WorkbenchError`` naming the first field whose value is out of bounds or of a wrong type."""
     for spec in config_fields(type(config)):
-        _check_value(spec, getattr(config, spec.name), owner)
+        check_field_value(spec, getattr(config, spec.name), owner)
 
 
 def _parse(spec: ConfigField, text: str, owner: str) -> Any:

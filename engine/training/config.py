@@ -14,13 +14,12 @@ optimizer step sees ``batch_size * grad_accum * world_size`` examples.
 from __future__ import annotations
 
 import dataclasses
-import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import WorkbenchError
-from engine.objectives.config_fields import KINDS, ConfigField
+from engine.objectives.config_fields import KINDS, ConfigField, check_field_value
 
 SCHEDULES = ("linear", "cosine", "constant")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -74,27 +73,7 @@ class TrainingConfig:
     def validate(self) -> None:
         """Raise ``WorkbenchError`` naming the first bad field."""
         for spec in training_config_fields():
-            _check(spec, getattr(self, spec.name))
-
-
-def _check(spec: ConfigField, value: Any) -> None:
-    where = f"training: {spec.name}"
-    if value is None and spec.default is None:
-        return
-    if spec.kind == "int":
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif spec.kind == "float":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    else:
-        ok = isinstance(value, str)
-    if not ok:
-        raise WorkbenchError(f"{where} must be a {spec.kind}, not {value!r}")
-    if spec.choices is not None and value not in spec.choices:
-        raise WorkbenchError(f"{where} must be one of {', '.join(spec.choices)}, not {value!r}")
-    if spec.min is not None and value < spec.min:
-        raise WorkbenchError(f"{where} must be at least {spec.min}, not {value!r}")
-    if spec.max is not None and value > spec.max:
-        raise WorkbenchError(f"{where} must be at most {spec.max}, not {value!r}")
+            check_field_value(spec, getattr(self, spec.name), "training")
 
 
 def training_config_fields() -> list[ConfigField]:
