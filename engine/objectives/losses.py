@@ -30,8 +30,14 @@ def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Ten
 
 
 def causal_lm_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Next-token loss: the logits at position t score the label at t + 1."""
-    return token_cross_entropy(logits[:, :-1, :], labels[:, 1:])
+    """Next-token loss: the logits at position t score the label at t + 1.
+
+    The labels move left (the last position gets -100) rather than the
+    logits right: slicing [B, T, V] logits copies them, forward and backward,
+    which on a CPU costs as much as a layer of a tiny model.
+    """
+    shifted = F.pad(labels[:, 1:], (0, 1), value=IGNORE_INDEX)
+    return token_cross_entropy(logits, shifted)
 
 
 def decoder_inputs_from_labels(model: Any, labels: torch.Tensor) -> torch.Tensor:
