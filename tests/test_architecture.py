@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,4 +37,22 @@ def test_core_imports_no_qt_at_runtime():
         "print(bad); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_window_opens_without_importing_torch(tmp_path):
+    """The window appears before torch is imported: models load on the worker thread, the forms stay light."""
+    code = (
+        "import sys\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from ui.main_window import MainWindow\n"
+        "w = MainWindow(persist=False); w.show(); app.processEvents()\n"
+        "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
+        "w.close(); app.processEvents()\n"
+        "print(heavy); sys.exit(1 if heavy else 0)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "LM_WORKBENCH_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                            env=env)
     assert result.returncode == 0, result.stdout + result.stderr

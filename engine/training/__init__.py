@@ -5,13 +5,26 @@ generator that yields ``Progress`` and metric events and returns a
 ``TrainingResult``; ``TrainingTask`` says what to train (any model plus extra
 head modules, a batch function and a loss function); checkpoints are
 safetensors plus JSON (``engine.training.checkpoint``).
+
+The names below are imported on first use (PEP 562), so a form that needs only
+``TrainingConfig`` does not import torch on the GUI thread at start-up.
 """
 
-from engine.training.checkpoint import checkpoint_step, latest_checkpoint, load_checkpoint, load_weights
-from engine.training.config import TrainingConfig
-from engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
-from engine.training.loop import train
-from engine.training.task import TrainingTask
+from __future__ import annotations
 
-__all__ = ["CheckpointSaved", "EvalMetrics", "StepMetrics", "TrainingConfig", "TrainingResult", "TrainingTask",
-           "checkpoint_step", "latest_checkpoint", "load_checkpoint", "load_weights", "train"]
+import importlib
+from typing import Any
+
+_HOME = {
+    "checkpoint_step": "checkpoint", "latest_checkpoint": "checkpoint", "load_checkpoint": "checkpoint",
+    "load_weights": "checkpoint", "TrainingConfig": "config", "CheckpointSaved": "events", "EvalMetrics": "events",
+    "StepMetrics": "events", "TrainingResult": "events", "train": "loop", "TrainingTask": "task",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'engine.training' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"engine.training.{_HOME[name]}"), name)
