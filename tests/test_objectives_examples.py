@@ -111,6 +111,23 @@ def test_mlm_whole_word_masking_hides_whole_words(tiny_models):
         assert {i for i, w in enumerate(words) if w in chosen} == set(p.scored_positions)
 
 
+def test_mlm_max_predictions_caps_the_budget_as_bert_does(tiny_models):
+    """BERT: num_to_predict = min(max_predictions_per_seq, max(1, round(n * rate))); the cap off (0) leaves the rate."""
+    tok = tokenizer_for(tiny_models, "bert")
+    obj = objective("mlm")
+    ids = tok(" ".join(["the cat sat on the mat"] * 12))["input_ids"]
+    eligible = len(ids) - 2  # [CLS] and [SEP] are never chosen
+    uncapped = int(np.floor(0.15 * eligible + 0.5))
+    assert uncapped > 5
+    for cap, expected in ((5, 5), (0, uncapped), (1000, uncapped)):
+        config = dataclasses.replace(obj.default_config(), max_predictions=cap)
+        for seed in range(5):
+            p = obj.make_batch([ids], tok, np.random.default_rng(seed), config).previews[0]
+            assert len(p.scored_positions) == expected
+    with pytest.raises(WorkbenchError):
+        obj.check_config(dataclasses.replace(obj.default_config(), max_predictions=-1))
+
+
 def test_spanbert_heads_and_extras(tiny_models):
     import transformers as tf
 

@@ -66,11 +66,14 @@ def whole_word_selection(rng: np.random.Generator, candidates: np.ndarray, start
 
 
 def select_positions(ids: np.ndarray, info: VocabInfo, rng: np.random.Generator, rate: float,
-                     whole_words: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(selected positions, sorted; the eligible positions)."""
+                     whole_words: bool, max_predictions: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(selected positions, sorted; the eligible positions). ``max_predictions`` > 0 caps the budget (BERT's
+    ``max_predictions_per_seq``: ``min(max_predictions_per_seq, max(1, round(len * masked_lm_prob))))``."""
     special = info.is_special(ids)
     candidates = np.flatnonzero(~special)
     n = budget(rate, len(candidates))
+    if max_predictions > 0:
+        n = min(n, max_predictions)
     if whole_words:
         return whole_word_selection(rng, candidates, info.word_starts(ids, special), n), candidates
     return np.sort(rng.choice(candidates, size=n, replace=False)), candidates
@@ -99,6 +102,9 @@ class MaskedLM(Objective):
             "help": "dynamic: a new mask every time an example is seen (RoBERTa); static: the same mask "
                     "every epoch, drawn from the seed and the example's index (BERT).",
             "choices": ("dynamic", "static")})
+        max_predictions: int = field(default=0, metadata={
+            "help": "At most this many positions per example (BERT's max_predictions_per_seq: 20 at 128 tokens, "
+                    "80 at 512); 0: no cap, the rate alone decides.", "min": 0})
 
     @dataclass
     class Config(MaskingConfig):
@@ -119,7 +125,8 @@ class MaskedLM(Objective):
     def mask(self, ids: np.ndarray, info: VocabInfo, rng: np.random.Generator,
              config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(corrupted ids, labels, kind codes) of BERT's masking of ``ids``."""
-        selected, _ = select_positions(ids, info, rng, config.mask_rate, config.whole_word_masking)
+        selected, _ = select_positions(ids, info, rng, config.mask_rate, config.whole_word_masking,
+                                       getattr(config, "max_predictions", 0))
         codes = draw_treatments(rng, len(selected), config.mask_token_prob, config.random_token_prob)
         corrupted, kinds = apply_treatments(ids, selected, codes, info, rng)
         labels = np.full(len(ids), IGNORE_INDEX, dtype=np.int64)
