@@ -267,3 +267,17 @@ def test_reopening_shows_finished_and_interrupted_runs(make_window, populated, q
     assert statuses[populated["c"]] == "failed"
     browser.select_runs([stale])
     assert "vanished" in browser.detail.text()
+
+
+def test_an_empty_store_says_how_to_make_a_run(qtbot, fresh_home):
+    from ui.runs.runs_browser import NO_RUNS_HINT
+
+    window = MainWindow(Settings(), persist=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.views.setCurrentWidget(window.runs_view)
+    qtbot.waitUntil(lambda: window.runs_view.detail.text() == NO_RUNS_HINT, timeout=5000)
+    header = window.runs_view.table.horizontalHeader()
+    method = next(i for i, c in enumerate(COLUMNS) if c.key == "method")
+    assert header.sectionSize(method) >= header.sectionSizeHint(method)  # the header is not cut
+    window.close()

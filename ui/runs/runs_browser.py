@@ -38,6 +38,9 @@ REFRESH_MS = 1000
 UNDO_S = 10
 
 
+NO_RUNS_HINT = ("No runs yet. Pre-train a model in the Pre-train tab (Ctrl+Shift+P) or with "
+                "'lm-workbench pretrain'; every run appears here with its curves and settings.")
+
 class RunSortProxy(QSortFilterProxyModel):
     """Sorts by ``SORT_ROLE``: numbers as numbers, text case-blind, empty cells last."""
 
@@ -90,6 +93,7 @@ class RunsBrowser(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.resizeColumnsToContents()  # the headers, before any run arrives
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.detail = QLabel("")
         self.detail.setWordWrap(True)
@@ -249,6 +253,9 @@ class RunsBrowser(QWidget):
 
     def _show_detail(self) -> None:
         ids = self.selected_run_ids()
+        if not self._runs:
+            self.detail.setText(NO_RUNS_HINT)
+            return
         if len(ids) != 1 or ids[0] not in self._runs:
             self.detail.setText(f"{len(ids)} runs selected." if ids else "")
             return
