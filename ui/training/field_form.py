@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.objectives.config_fields import ConfigField
+from ui.config_editors import editor_value, set_editor_value
 
 BIG = 1_000_000_000
 AUTO = "auto"
@@ -113,19 +114,7 @@ class FieldForm(QWidget):
 
     # ---------------------------------------------------------------- values
     def values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for spec in self.fields:
-            editor = self.editors[spec.name]
-            if isinstance(editor, QComboBox):
-                out[spec.name] = editor.currentData()
-            elif isinstance(editor, QCheckBox):
-                out[spec.name] = editor.isChecked()
-            elif isinstance(editor, QSpinBox):
-                value = int(editor.value())
-                out[spec.name] = None if (spec.default is None and value == editor.minimum()) else value
-            else:
-                out[spec.name] = float(editor.value())
-        return out
+        return {spec.name: editor_value(self.editors[spec.name], spec) for spec in self.fields}
 
     def changed_values(self) -> dict[str, Any]:
         """Only the values that differ from the fields' defaults (what a run needs to record)."""
@@ -135,17 +124,5 @@ class FieldForm(QWidget):
     def set_values(self, values: dict[str, Any]) -> None:
         """Put values into the editors (None: "auto"); one ``changed`` at the end."""
         for name, value in values.items():
-            editor = self.editors[name]
-            editor.blockSignals(True)
-            try:
-                if isinstance(editor, QComboBox):
-                    editor.setCurrentIndex(editor.findData(value))
-                elif isinstance(editor, QCheckBox):
-                    editor.setChecked(bool(value))
-                elif isinstance(editor, QSpinBox):
-                    editor.setValue(editor.minimum() if value is None else int(value))
-                else:
-                    editor.setValue(float(value))
-            finally:
-                editor.blockSignals(False)
+            set_editor_value(self.editors[name], value)
         self.changed.emit()

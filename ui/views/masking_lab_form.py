@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.objectives.config_fields import ConfigField, config_fields
 from ui import theme
+from ui.config_editors import editor_value, set_editor_value
 
 # Spin boxes of fields without a bound still need one; far enough that the config check decides.
 WIDE = 1_000_000.0
@@ -115,37 +116,12 @@ class ConfigForm(QWidget):
 
     # ---------------------------------------------------------------- values
     def values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for spec in self.fields:
-            editor = self.editors[spec.name]
-            if isinstance(editor, QComboBox):
-                out[spec.name] = editor.currentData()
-            elif isinstance(editor, QCheckBox):
-                out[spec.name] = editor.isChecked()
-            elif isinstance(editor, QSpinBox):
-                out[spec.name] = int(editor.value())
-            elif isinstance(editor, QDoubleSpinBox):
-                out[spec.name] = round(float(editor.value()), editor.decimals())
-            else:
-                out[spec.name] = editor.text()
-        return out
+        return {spec.name: editor_value(self.editors[spec.name], spec) for spec in self.fields}
 
     def set_values(self, values: dict[str, Any]) -> None:
         """Put values into the editors (for tests and restoring); one ``changed`` at the end."""
         for name, value in values.items():
-            editor = self.editors[name]
-            editor.blockSignals(True)
-            try:
-                if isinstance(editor, QComboBox):
-                    editor.setCurrentIndex(editor.findData(value))
-                elif isinstance(editor, QCheckBox):
-                    editor.setChecked(bool(value))
-                elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
-                    editor.setValue(value)
-                else:
-                    editor.setText(str(value))
-            finally:
-                editor.blockSignals(False)
+            set_editor_value(self.editors[name], value)
         self._edited()
 
     def config(self) -> Any:
