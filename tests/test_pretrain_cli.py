@@ -20,18 +20,13 @@ from workbench.cli.parser import build_parser
 from workbench.cli.pretrain_commands import spec_from_args
 from workbench.pretrain.spec import PretrainSpec
 from workbench.store import RunStore
+from workbench.paths import runs_db_path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 TINY = ["--hidden", "64", "--layers", "2", "--seq-len", "64", "--vocab-size", "400", "--batch-size", "8",
         "--lr", "3e-3", "--device", "cpu", "--train", "eval_every=0", "--train", "eval_batches=2",
         "--train", "warmup_steps=2", "--train", "threads=1", "--train", "log_every=1"]
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +46,7 @@ def gpt2_args(corpus, out, steps, *extra):
 
 
 @pytest.mark.timeout(120)
-def test_pretrain_json_runs_list_and_resume(home, corpus, tmp_path, capsys):
+def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys):
     code, out, err = run_cli(capsys, *gpt2_args(corpus, tmp_path / "a", 6))
     assert code == 0, err
     first = json.loads(out)
@@ -70,7 +65,7 @@ def test_pretrain_json_runs_list_and_resume(home, corpus, tmp_path, capsys):
         assert run["kind"] == "pretrain" and run["status"] == "finished" and run["method"] == "clm"
         assert run["cli_command"].startswith("lm-workbench pretrain --family gpt2")
     assert runs[first["run_id"]]["final_metrics"]["loss"] == pytest.approx(first["final_loss"])
-    with RunStore(home / "data" / "runs.sqlite3") as store:
+    with RunStore(runs_db_path()) as store:
         steps = [m["step"] for m in store.metrics(resumed["run_id"], "loss")]
     assert steps == [7, 8, 9, 10]  # continued after the checkpoint's step 6, not from 0
 
@@ -86,7 +81,7 @@ def test_pretrain_json_runs_list_and_resume(home, corpus, tmp_path, capsys):
     (["--family", "bert", "--objective", "mlm", "--corpus", "{corpus}", "--resume", "{tmp}"], "no checkpoint"),
     (["--family", "elmo", "--objective", "mlm", "--corpus", "{corpus}"], "invalid choice"),
 ])
-def test_bad_input_exits_2_with_one_line(home, corpus, tmp_path, capsys, argv, words):
+def test_bad_input_exits_2_with_one_line(fresh_home, corpus, tmp_path, capsys, argv, words):
     import re
 
     argv = [a.format(tmp=tmp_path, corpus=corpus) for a in argv]
@@ -94,7 +89,7 @@ def test_bad_input_exits_2_with_one_line(home, corpus, tmp_path, capsys, argv, w
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and re.search(words, err), err
     assert not (tmp_path / "out" / "model").exists()
-    assert not (home / "data" / "runs.sqlite3").exists()  # checked before any run is recorded
+    assert not (runs_db_path()).exists()  # checked before any run is recorded
 
 
 def test_cli_command_round_trips_through_the_parser(tmp_path):
@@ -110,12 +105,12 @@ def test_cli_command_round_trips_through_the_parser(tmp_path):
 
 
 @pytest.mark.timeout(120)
-def test_ctrl_c_cancels_with_a_checkpoint(home, corpus, tmp_path):
+def test_ctrl_c_cancels_with_a_checkpoint(fresh_home, corpus, tmp_path):
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "workbench", *map(str, gpt2_args(corpus, out, 100_000, "--checkpoint-every", "1000"))]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        store_path = home / "data" / "runs.sqlite3"
+        store_path = runs_db_path()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if store_path.exists():
@@ -144,25 +139,25 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_torchrun_two_cpu_processes_record_one_run(home, corpus, tmp_path):
+def test_torchrun_two_cpu_processes_record_one_run(fresh_home, corpus, tmp_path):
     torchrun = VENV_BIN / "torchrun"
     argv = [str(torchrun), "--nproc_per_node", "2", "--master_port", str(_free_port()), "-m", "workbench",
             *map(str, gpt2_args(corpus, tmp_path / "ddp", 4))]
-    env = os.environ | {"LM_WORKBENCH_HOME": str(home), "OMP_NUM_THREADS": "1"}
+    env = os.environ | {"LM_WORKBENCH_HOME": str(fresh_home), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=220, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     assert len(lines) == 1  # only rank 0 reports
     summary = json.loads(lines[0])
     assert summary["steps"] == 4 and (tmp_path / "ddp" / "model" / "model.safetensors").is_file()
-    with RunStore(home / "data" / "runs.sqlite3") as store:
+    with RunStore(runs_db_path()) as store:
         runs = store.list_runs()
         assert [(r["id"], r["status"]) for r in runs] == [(summary["run_id"], "finished")]
         assert len(store.metrics(summary["run_id"], "loss")) == 4
 
 
 @pytest.mark.timeout(120)
-def test_course_models_are_saved_named_and_registered(home, corpus, tmp_path, capsys, monkeypatch):
+def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_path, capsys, monkeypatch):
     from workbench.pretrain import course_models
     from workbench.settings import load_settings
 
@@ -181,5 +176,5 @@ def test_course_models_are_saved_named_and_registered(home, corpus, tmp_path, ca
     card = json.loads((model_dir / "workbench_model.json").read_text())
     assert card["display_name"] == model["name"] and card["tiny_for_demonstrations"] is True
     assert "tiny and meant for demonstrations" in (model_dir / "README.md").read_text()
-    with RunStore(home / "data" / "runs.sqlite3") as store:
+    with RunStore(runs_db_path()) as store:
         assert store.get_run(model["run_id"])["name"] == model["name"]

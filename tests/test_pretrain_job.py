@@ -29,14 +29,9 @@ from workbench.pretrain.spec import PretrainSpec
 from workbench.run_kinds import RUN_KINDS
 from workbench.startup import recover_interrupted_runs
 from workbench.store import RunStore
+from workbench.paths import runs_db_path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +71,7 @@ def reload_checkpoint(out_dir: Path) -> tuple[int, torch.nn.Module]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_job_logs_live_then_cancel_leaves_a_loadable_checkpoint(home, corpus, tmp_path):
+def test_job_logs_live_then_cancel_leaves_a_loadable_checkpoint(fresh_home, corpus, tmp_path):
     store_path = tmp_path / "runs.sqlite3"
     spec = long_spec(corpus, tmp_path / "run")
     with LongRunLane(store_path, kill_wait_s=2.0) as lane, RunStore(store_path) as store:
@@ -105,14 +100,14 @@ def test_job_logs_live_then_cancel_leaves_a_loadable_checkpoint(home, corpus, tm
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_sigkill_of_app_and_job_leaves_a_sound_store_an_interrupted_run_and_a_checkpoint(home, corpus, tmp_path):
-    store_path = home / "data" / "runs.sqlite3"  # where workbench.startup looks
+def test_sigkill_of_app_and_job_leaves_a_sound_store_an_interrupted_run_and_a_checkpoint(fresh_home, corpus, tmp_path):
+    store_path = runs_db_path()  # where workbench.startup looks
     store_path.parent.mkdir(parents=True, exist_ok=True)
     out_dir = tmp_path / "run"
     spec = long_spec(corpus, out_dir)
     app = subprocess.Popen([sys.executable, "-m", "tests.pretrain_job_helpers", str(store_path),
                             json.dumps(spec.to_dict())], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                           env=os.environ | {"LM_WORKBENCH_HOME": str(home)})
+                           env=os.environ | {"LM_WORKBENCH_HOME": str(fresh_home)})
     child = None
     try:
         run_id = int(app.stdout.readline())
