@@ -68,7 +68,7 @@ def main(out: Path) -> None:
     window.show()
     try:
         load(window, "minilm")
-        view = window.attention_view
+        view = window.view("attention")
         window.views.setCurrentWidget(view)
         window.text_input.set_text("The bank raised interest rates because inflation rose.")
         wait(lambda: view.side() is not None and not window.jobs.busy)
@@ -77,7 +77,7 @@ def main(out: Path) -> None:
         save(window, "attention.png")
 
         load(window, str(tiny / "bert"))
-        predictions = window.predictions_view
+        predictions = window.view("predictions")
         window.views.setCurrentWidget(predictions)
         window.text_input.set_text("The [MASK] of the object is a [MASK] value.")
         wait(lambda: predictions.pages.currentWidget() is predictions.fill_page and not window.jobs.busy)
@@ -87,9 +87,9 @@ def main(out: Path) -> None:
         save(window, "predictions-missing-head.png")
 
         load(window, str(tiny / "gpt2"))
-        window.views.setCurrentWidget(window.lens_view)
+        window.views.setCurrentWidget(window.view("lens"))
         window.text_input.set_text("The value of the object is returned by the function.")
-        wait(lambda: window.lens_view.model.table() is not None and not window.jobs.busy)
+        wait(lambda: window.view("lens").model.table() is not None and not window.jobs.busy)
         save(window, "lens.png")
     finally:
         window.jobs.shutdown()

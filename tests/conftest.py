@@ -108,15 +108,15 @@ def fresh_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def open_window(qtbot):
-    """``open_window(spec, view=None)``: a shown main window (1280×800) with ``spec`` loaded and,
-    if named, the tab ``window.<view>_view`` current. Closed at the end; its lane must have stopped."""
+    """``open_window(spec, view=None, registry=None)``: a shown main window (1280×800) with ``spec`` loaded and,
+    if named, the view registered as ``view`` current. Closed at the end; its lane must have stopped."""
     from ui.main_window import MainWindow
     from workbench.settings import Settings
 
     windows = []
 
-    def open_(spec: str, view: str | None = None):
-        window = MainWindow(Settings(), persist=False)
+    def open_(spec: str, view: str | None = None, registry=None):
+        window = MainWindow(Settings(), persist=False, registry=registry)
         qtbot.addWidget(window)
         window.resize(1280, 800)
         window.show()
@@ -124,7 +124,7 @@ def open_window(qtbot):
         window.load_model(spec)
         qtbot.waitUntil(lambda: window.loaded is not None, timeout=30000)
         if view is not None:
-            window.views.setCurrentWidget(getattr(window, f"{view}_view"))
+            window.show_view(view)
         return window
 
     yield open_

@@ -39,7 +39,7 @@ def _hover(qtbot, head_view, side: str, index: int) -> np.ndarray:
 
 def test_hovered_token_draws_exactly_its_weights_above_threshold(make_window, qtbot):
     window = make_window("minilm")
-    view = window.attention_view
+    view = window.view("attention")
     controls = view.controls
     window.text_input.editor.setFocus()
     qtbot.keyClicks(window.text_input.editor, SENTENCE)
@@ -108,7 +108,7 @@ def test_many_void_qt_calls_do_not_crash_the_interpreter():
 
 def test_grid_click_selects_layer_and_head_and_heatmap_shows_values(make_window, qtbot):
     window = make_window("minilm")
-    view = window.attention_view
+    view = window.view("attention")
     window.text_input.set_text(SENTENCE)
     _wait_encoded(qtbot, view, SENTENCE)
     assert view.grid.shape() == (6, 12)
@@ -134,7 +134,7 @@ def test_grid_click_selects_layer_and_head_and_heatmap_shows_values(make_window,
 
 def test_exports_head_csv_tensor_and_pictures(make_window, qtbot, tmp_path):
     window = make_window("minilm")
-    view = window.attention_view
+    view = window.view("attention")
     window.text_input.set_text(SENTENCE)
     _wait_encoded(qtbot, view, SENTENCE)
     view.select_cell(1, 3)
@@ -162,7 +162,7 @@ def test_exports_head_csv_tensor_and_pictures(make_window, qtbot, tmp_path):
 def test_encoder_decoder_cross_and_causal_decoder_attention(make_window, qtbot, tiny_models):
     folder = str(tiny_models["bart"])
     window = make_window(folder)
-    view = window.attention_view
+    view = window.view("attention")
     controls = view.controls
     text, target = "The statement is true.", "A target text is here."
     window.text_input.set_text(text)
@@ -195,7 +195,7 @@ def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_wind
     from ui.views.model_grid import grid_values
 
     window = make_window("minilm")
-    view = window.attention_view
+    view = window.view("attention")
     window.text_input.set_text(SENTENCE)
     _wait_encoded(qtbot, view, SENTENCE)
     assert set(view._mosaics) == {("encoder", False), ("encoder", True)}

@@ -50,7 +50,7 @@ def test_bad_models_show_an_error_and_keep_the_previous_model(window, qtbot, tmp
         assert "Traceback" not in window.message_bar.text()
         assert window.loaded is before
     window.text_input.set_text("the statement is still tokenized")
-    qtbot.waitUntil(lambda: "statement" in window.token_view.tokens(), timeout=10000)
+    qtbot.waitUntil(lambda: "statement" in window.view("tokens").view.tokens(), timeout=10000)
 
 
 def test_non_utf8_text_file_shows_an_error(window, qtbot, tmp_path):
@@ -62,13 +62,13 @@ def test_non_utf8_text_file_shows_an_error(window, qtbot, tmp_path):
     good.write_text("A statement from a file.", encoding="utf-8")
     assert window.open_text_file(good) is True
     expected = window.loaded.tokenizer.convert_ids_to_tokens(window.loaded.tokenizer("A statement from a file.")["input_ids"])
-    qtbot.waitUntil(lambda: window.token_view.tokens() == expected, timeout=10000)
+    qtbot.waitUntil(lambda: window.view("tokens").view.tokens() == expected, timeout=10000)
 
 
 def test_too_long_text_is_truncated_visibly(window, qtbot):
     window.text_input.set_text("statement " * 200)
-    qtbot.waitUntil(lambda: len(window.token_view.tokens()) == 64, timeout=10000)
-    assert window.token_view.tokens()[-1] == "[SEP]"
-    banner = window.token_panel.banner
+    qtbot.waitUntil(lambda: len(window.view("tokens").view.tokens()) == 64, timeout=10000)
+    assert window.view("tokens").view.tokens()[-1] == "[SEP]"
+    banner = window.view("tokens").banner
     assert banner.isVisible()
     assert "cut off" in banner.text() and "202 tokens" in banner.text()

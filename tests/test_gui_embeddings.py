@@ -48,7 +48,7 @@ def corpus_file(tmp_path) -> tuple[Path, list[dict[str, str]]]:
 def _embedded(qtbot, open_window, corpus_file):
     """The window on the Embeddings tab with the slice embedded (word filter = WORDS) and mapped."""
     window = open_window("minilm", "embeddings")
-    view = window.embeddings_view
+    view = window.view("embeddings")
     path, rows = corpus_file
     qtbot.keyClicks(view.picker.words_edit, ", ".join(WORDS))
     qtbot.keyClick(view.picker.words_edit, Qt.Key.Key_Return)
@@ -56,7 +56,7 @@ def _embedded(qtbot, open_window, corpus_file):
     assert "corpus is empty" in view.notice.text()
     view.corpus_panel.open_file(path)
     assert view.corpus_panel.label_column.currentData() == "sense"
-    qtbot.waitUntil(lambda: view.coords is not None and not view.busy(), timeout=WAIT)
+    qtbot.waitUntil(lambda: view.state.coords is not None and not view.busy(), timeout=WAIT)
     return window, view, rows
 
 
@@ -90,7 +90,7 @@ def _reference_word_vector(model, tokenizer, sentence: str, word: str, layer: in
 
 def test_map_hover_click_and_neighbours(open_window, qtbot, corpus_file):
     window, view, rows = _embedded(qtbot, open_window, corpus_file)
-    table, smap = view.table, view.map
+    table, smap = view.state.table, view.map
 
     # One point per occurrence: every sentence of the slice holds its word exactly once
     assert len(table) == len(rows) == smap.point_count() == sum(smap.item_point_counts())
@@ -155,16 +155,16 @@ def test_map_hover_click_and_neighbours(open_window, qtbot, corpus_file):
 
 def test_scalar_mix_sliders_change_the_representation(open_window, qtbot, corpus_file):
     window, view, rows = _embedded(qtbot, open_window, corpus_file)
-    picker, table = view.picker, view.table
+    picker, table = view.picker, view.state.table
     picker.set_kind("mix")
     mix = picker.mix
     assert len(mix.sliders) == table.num_layers + 1
-    qtbot.waitUntil(lambda: view.spec is not None and view.spec.kind == "mix" and not view.busy(), timeout=WAIT)
+    qtbot.waitUntil(lambda: view.state.spec is not None and view.state.spec.kind == "mix" and not view.busy(), timeout=WAIT)
     s = np.array([0.0, -1.0, 0.5, 1.5, 2.0, -2.5, 3.0])  # slider units of 0.1
     for slider, value in zip(mix.sliders, s):
         slider.setValue(int(round(value * 10)))
     mix.gamma_slider.setValue(30)  # gamma 1.5
-    qtbot.waitUntil(lambda: view.spec.scalars == tuple(s) and view.spec.gamma == 1.5 and not view.busy(),
+    qtbot.waitUntil(lambda: view.state.spec.scalars == tuple(s) and view.state.spec.gamma == 1.5 and not view.busy(),
                     timeout=WAIT)
 
     weights = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
@@ -176,8 +176,8 @@ def test_scalar_mix_sliders_change_the_representation(open_window, qtbot, corpus
 
     h = np.stack([np.asarray(table.vectors[j], dtype=np.float64) for j in range(table.num_layers + 1)])
     expected = 1.5 * np.einsum("j,jnh->nh", weights, h)  # gamma * sum_j softmax(s)_j h_j
-    assert np.allclose(view.vectors, expected, atol=1e-4)
-    assert view.coords.shape == (len(rows), 2)
+    assert np.allclose(view.state.vectors, expected, atol=1e-4)
+    assert view.state.coords.shape == (len(rows), 2)
 
 
 def test_box_selection_undo_and_export(open_window, qtbot, corpus_file, tmp_path):
@@ -222,7 +222,7 @@ def test_box_selection_undo_and_export(open_window, qtbot, corpus_file, tmp_path
     assert np.allclose([[float(r["x"]), float(r["y"])] for r in records], xy, atol=1e-5)
     assert {r["label"] for r in records} == {r['sense'] for r in rows}
     npy_path = export_menu.export_vectors(view, tmp_path / "vectors.npy")
-    assert np.array_equal(np.load(npy_path), view.vectors)
+    assert np.array_equal(np.load(npy_path), view.state.vectors)
     for suffix in ("png", "svg"):
         path = export_menu.export_picture(view, smap.figure, "map", tmp_path / f"map.{suffix}")
         assert path is not None and path.stat().st_size > 1000

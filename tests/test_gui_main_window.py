@@ -77,26 +77,26 @@ def test_typed_sentence_shows_exactly_the_tokenizers_tokens(window, qtbot):
     text = "Unbelievably, the bank tokenizes words."
     _type(qtbot, window, text)
     expected = _expected_tokens(window.loaded.info.folder, text)
-    qtbot.waitUntil(lambda: window.token_view.tokens() == expected, timeout=5000)
+    qtbot.waitUntil(lambda: window.view("tokens").view.tokens() == expected, timeout=5000)
 
-    groups = window.token_view.word_groups()
+    groups = window.view("tokens").view.word_groups()
     assert sum(len(g) for g in groups) == len(expected)
-    first_word = next(g for g in groups if not window.token_view.tokenized().special[g[0]])
+    first_word = next(g for g in groups if not window.view("tokens").view.tokenized().special[g[0]])
     assert len(first_word) > 1, "unbelievably is split into several subwords, all in one group"
     assert all(expected[i].startswith("##") for i in first_word[1:])
     # every chip is laid out, inside the widget
     for i in range(len(expected)):
-        rect = window.token_view.chip_rect(i)
-        assert rect is not None and rect.right() <= window.token_view.width()
-    tip = window.token_view.tooltip_text(first_word[1])
+        rect = window.view("tokens").view.chip_rect(i)
+        assert rect is not None and rect.right() <= window.view("tokens").view.width()
+    tip = window.view("tokens").view.tooltip_text(first_word[1])
     assert expected[first_word[1]] in tip and "characters" in tip and "subword 2 of" in tip
 
 
 def test_sentence_pair_is_tokenized_as_a_pair(window, qtbot):
     window.text_input.set_text("The cat sat.", "It was tired.")
     expected = _expected_tokens(window.loaded.info.folder, "The cat sat.", "It was tired.")
-    qtbot.waitUntil(lambda: window.token_view.tokens() == expected, timeout=5000)
-    assert 1 in window.token_view.tokenized().segments
+    qtbot.waitUntil(lambda: window.view("tokens").view.tokens() == expected, timeout=5000)
+    assert 1 in window.view("tokens").view.tokenized().segments
 
 
 def test_missing_folder_shows_an_error_and_keeps_the_model(window, qtbot, tmp_path):
@@ -110,38 +110,38 @@ def test_missing_folder_shows_an_error_and_keeps_the_model(window, qtbot, tmp_pa
     assert not window.loading
     _type(qtbot, window, "still works")
     expected = _expected_tokens(window.loaded.info.folder, "still works")
-    qtbot.waitUntil(lambda: window.token_view.tokens() == expected, timeout=5000)
+    qtbot.waitUntil(lambda: window.view("tokens").view.tokens() == expected, timeout=5000)
     window.message_bar._close.click()
     assert not window.message_bar.isVisible()
 
 
 def test_empty_text_shows_a_hint(window, qtbot):
     _type(qtbot, window, "hello")
-    qtbot.waitUntil(lambda: bool(window.token_view.tokens()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(window.view("tokens").view.tokens()), timeout=5000)
     window.text_input.set_text("   \n ")
-    qtbot.waitUntil(lambda: window.token_view.hint() == HINT_EMPTY, timeout=5000)
-    assert window.token_view.tokens() == []
+    qtbot.waitUntil(lambda: window.view("tokens").view.hint() == HINT_EMPTY, timeout=5000)
+    assert window.view("tokens").view.tokens() == []
     assert window.message_bar.level() == ""
-    window.token_view.grab()  # paints the hint without error
+    window.view("tokens").view.grab()  # paints the hint without error
 
 
 def test_truncated_text_shows_a_banner(window, qtbot):
     window.text_input.set_text("word " * 700)
-    qtbot.waitUntil(lambda: window.token_panel.banner_text() is not None, timeout=10000)
-    assert "cut off" in window.token_panel.banner_text()
-    assert len(window.token_view.tokens()) == 512
+    qtbot.waitUntil(lambda: window.view("tokens").banner_text() is not None, timeout=10000)
+    assert "cut off" in window.view("tokens").banner_text()
+    assert len(window.view("tokens").view.tokens()) == 512
 
 
 def test_png_and_svg_export_write_valid_files(window, qtbot, tmp_path):
     window.text_input.set_text("Export these tokens, please.")
-    qtbot.waitUntil(lambda: bool(window.token_view.tokens()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(window.view("tokens").view.tokens()), timeout=5000)
     png = window.export_view(tmp_path / "tokens.png")
     assert png is not None and png.stat().st_size > 0
     image = QImage(str(png))
     assert not image.isNull()
-    dpr = window.token_view.devicePixelRatioF()
+    dpr = window.view("tokens").view.devicePixelRatioF()
     assert (image.width(), image.height()) == (
-        round(window.token_view.width() * dpr), round(window.token_view.height() * dpr)
+        round(window.view("tokens").view.width() * dpr), round(window.view("tokens").view.height() * dpr)
     )
     svg = window.export_view(tmp_path / "tokens.svg")
     text = svg.read_text(encoding="utf-8")
@@ -158,11 +158,11 @@ def test_export_to_an_unwritable_place_shows_an_error(window, tmp_path):
 
 def test_copy_tokens_as_tsv(window, qtbot):
     window.text_input.set_text("Copy me")
-    qtbot.waitUntil(lambda: bool(window.token_view.tokens()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(window.view("tokens").view.tokens()), timeout=5000)
     window.actions_.copy_tokens.trigger()
     lines = QGuiApplication.clipboard().text().splitlines()
     assert lines[0].split("\t")[:3] == ["index", "token", "id"]
-    assert [line.split("\t")[1] for line in lines[1:]] == window.token_view.tokens()
+    assert [line.split("\t")[1] for line in lines[1:]] == window.view("tokens").view.tokens()
     assert window.actions_.copy_tokens.shortcut().toString() == "Ctrl+Shift+C"
 
 
@@ -182,7 +182,7 @@ def test_dropping_a_folder_loads_it(window, qtbot, tiny_models):
     assert window.settings.recent_models[0] == str(folder.resolve())
     window.text_input.set_text("The quick fox")
     expected = _expected_tokens(str(folder), "The quick fox")
-    qtbot.waitUntil(lambda: window.token_view.tokens() == expected, timeout=5000)
+    qtbot.waitUntil(lambda: window.view("tokens").view.tokens() == expected, timeout=5000)
 
 
 def test_cancel_button_is_enabled_while_a_job_runs(window, qtbot):

@@ -24,7 +24,7 @@ TEXT = "The value of the object is a simple number in the table."
 def make_lab(open_window, qtbot):
     def make(spec: str, text: str = TEXT):
         window = open_window(spec, "masking_lab")
-        lab = window.masking_lab_view
+        lab = window.view("masking_lab")
         window.text_input.set_text(text)
         settle(qtbot, window, lambda: lab.result is not None)
         return window, lab

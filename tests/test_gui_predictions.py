@@ -42,7 +42,7 @@ def test_fill_mask_tables_equal_an_independent_softmax(make_window, qtbot, tiny_
 
     folder = str(tiny_models["bert"])
     window = make_window(folder, "predictions")
-    view = window.predictions_view
+    view = window.view("predictions")
     text = "The [MASK] of the object is a [MASK] value."
     window.text_input.set_text(text)
     qtbot.waitUntil(lambda: view.pages.currentWidget() is view.fill_page, timeout=WAIT)
@@ -65,17 +65,17 @@ def test_fill_mask_tables_equal_an_independent_softmax(make_window, qtbot, tiny_
 
 def test_minilm_shows_the_missing_head_messages(make_window, qtbot):
     window = make_window("minilm", "predictions")
-    view = window.predictions_view
+    view = window.view("predictions")
     window.text_input.set_text("The [MASK] sat on the mat.")
     qtbot.waitUntil(lambda: view.notice.level() == "warning", timeout=WAIT)
     assert "fill-mask needs a masked-LM (MLM) head, and minilm has none" in view.notice.text()
     assert view.notice.isVisible() and view.pages.currentWidget() is view.empty_page
     assert window.message_bar.level() == ""  # a property of the model, not a failure of the window
 
-    window.views.setCurrentWidget(window.lens_view)
-    qtbot.waitUntil(lambda: window.lens_view.notice.level() == "warning", timeout=WAIT)
-    assert "the logit lens needs an MLM head" in window.lens_view.notice.text()
-    assert window.lens_view.model.rowCount() == 0
+    window.views.setCurrentWidget(window.view("lens"))
+    qtbot.waitUntil(lambda: window.view("lens").notice.level() == "warning", timeout=WAIT)
+    assert "the logit lens needs an MLM head" in window.view("lens").notice.text()
+    assert window.view("lens").model.rowCount() == 0
 
 
 def test_next_token_accept_and_generate_keep_exact_ids(make_window, qtbot, tiny_models):
@@ -83,7 +83,7 @@ def test_next_token_accept_and_generate_keep_exact_ids(make_window, qtbot, tiny_
 
     folder = str(tiny_models["gpt2"])
     window = make_window(folder, "predictions")
-    view = window.predictions_view
+    view = window.view("predictions")
     tok = tf.AutoTokenizer.from_pretrained(folder)
     text = "The value of the"
     window.text_input.set_text(text)
@@ -121,7 +121,7 @@ def test_bart_infilling_shows_the_greedy_output(make_window, qtbot, tiny_models)
 
     folder = str(tiny_models["bart"])
     window = make_window(folder, "predictions")
-    view = window.predictions_view
+    view = window.view("predictions")
     text = "The <mask> is true."
     window.text_input.set_text(text)
     qtbot.waitUntil(lambda: view.pages.currentWidget() is view.infill_page, timeout=WAIT)
@@ -142,7 +142,7 @@ def test_logit_lens_last_row_is_the_models_own_argmax(make_window, qtbot, tiny_m
 
     folder = str(tiny_models["gpt2"])
     window = make_window(folder, "lens")
-    view = window.lens_view
+    view = window.view("lens")
     text = "The value of the object is returned."
     window.text_input.set_text(text)
     qtbot.waitUntil(lambda: view.model.table() is not None, timeout=WAIT)

@@ -77,8 +77,8 @@ def make_window(qtbot):
         window.resize(1280, 860)
         window.show()
         window.about_panel.set_expanded(False)
-        window.views.setCurrentWidget(window.runs_view)
-        qtbot.waitUntil(lambda: window.runs_view.model.rowCount() > 0, timeout=5000)
+        window.views.setCurrentWidget(window.view("runs"))
+        qtbot.waitUntil(lambda: window.view("runs").model.rowCount() > 0, timeout=5000)
         windows.append(window)
         return window
 
@@ -95,7 +95,7 @@ def column_values(browser, key: str) -> list[str]:
 
 
 def test_table_lists_runs_with_status_error_and_sorts(make_window, populated):
-    browser = make_window().runs_view
+    browser = make_window().view("runs")
     assert browser.model.rowCount() == 4
     header, rows = browser.table_rows()
     by_id = {int(r[0]): dict(zip(header, r)) for r in rows}
@@ -119,7 +119,7 @@ def test_table_lists_runs_with_status_error_and_sorts(make_window, populated):
 
 def test_overlay_smoothing_time_axis_log_and_export(make_window, populated, tmp_path, qtbot):
     window = make_window()
-    browser = window.runs_view
+    browser = window.view("runs")
     overlay = browser.overlay
     browser.select_runs([populated["a"], populated["b"], populated["d"]])
     assert overlay.curve_count() == 3
@@ -166,7 +166,7 @@ def test_overlay_smoothing_time_axis_log_and_export(make_window, populated, tmp_
 
 
 def test_config_diff_highlights_differing_keys(make_window, populated):
-    browser = make_window().runs_view
+    browser = make_window().view("runs")
     browser.select_runs([populated["a"], populated["c"]])
     a, c = spec_dict(lr=1e-3), spec_dict(objective="mlm")
 
@@ -192,7 +192,7 @@ def test_config_diff_highlights_differing_keys(make_window, populated):
 
 
 def test_copy_as_cli_command(make_window, populated):
-    browser = make_window().runs_view
+    browser = make_window().view("runs")
     browser.select_runs([populated["b"]])
     text = browser.copy_cli()
     assert QGuiApplication.clipboard().text() == text
@@ -208,7 +208,7 @@ def test_copy_as_cli_command(make_window, populated):
 
 
 def test_delete_with_undo_then_for_good(make_window, populated):
-    browser = make_window().runs_view
+    browser = make_window().view("runs")
     browser.select_runs([populated["c"]])
     assert browser.delete_selected() == [populated["c"]]
     assert browser.undo_bar.isVisible() and "#%d" % populated["c"] in browser.undo_label.text()
@@ -231,7 +231,7 @@ def test_delete_with_undo_then_for_good(make_window, populated):
 
 def test_run_again_queues_the_same_settings_in_a_new_folder(make_window, populated, qtbot):
     window = make_window()
-    browser = window.runs_view
+    browser = window.view("runs")
     browser.select_runs([populated["c"]])  # its corpus does not exist: the repeat fails fast, in its own process
     new_id = browser.run_again()
     assert new_id is not None and browser.selected_run_ids() == [new_id]
@@ -257,10 +257,10 @@ def test_reopening_shows_finished_and_interrupted_runs(make_window, populated, q
     store.start_run(stale, pid=2**22 + 12345)  # above pid_max: no such process
     store.close()
     first = make_window()
-    assert {int(r[0]): r[3] for r in first.runs_view.table_rows()[1]}[stale] == "running"
+    assert {int(r[0]): r[3] for r in first.view("runs").table_rows()[1]}[stale] == "running"
     first.close()
     assert recover_interrupted_runs(stale_after_s=0.0) == [stale]  # what the app does at start (after 30 s)
-    browser = make_window().runs_view
+    browser = make_window().view("runs")
     qtbot.waitUntil(lambda: browser.model.rowCount() == 5, timeout=5000)
     statuses = {int(r[0]): r[3] for r in browser.table_rows()[1]}
     assert statuses[stale] == "interrupted" and statuses[populated["a"]] == "finished"
@@ -275,9 +275,9 @@ def test_an_empty_store_says_how_to_make_a_run(qtbot, fresh_home):
     window = MainWindow(Settings(), persist=False)
     qtbot.addWidget(window)
     window.show()
-    window.views.setCurrentWidget(window.runs_view)
-    qtbot.waitUntil(lambda: window.runs_view.detail.text() == NO_RUNS_HINT, timeout=5000)
-    header = window.runs_view.table.horizontalHeader()
+    window.views.setCurrentWidget(window.view("runs"))
+    qtbot.waitUntil(lambda: window.view("runs").detail.text() == NO_RUNS_HINT, timeout=5000)
+    header = window.view("runs").table.horizontalHeader()
     method = next(i for i, c in enumerate(COLUMNS) if c.key == "method")
     assert header.sectionSize(method) >= header.sectionSizeHint(method)  # the header is not cut
     window.close()

@@ -30,8 +30,8 @@ def make_view(qtbot, fresh_home):
         window.resize(1280, 860)
         window.show()
         window.about_panel.set_expanded(False)
-        window.views.setCurrentWidget(window.training_view)
-        view = window.training_view
+        window.views.setCurrentWidget(window.view("pretrain"))
+        view = window.view("pretrain")
         qtbot.waitUntil(lambda: view.form.ready, timeout=30000)
         windows.append(window)
         return window, view
@@ -152,9 +152,9 @@ def test_tiny_run_live_then_open_in_views(make_view, qtbot, tmp_path):
     svg = window.export_view(tmp_path / "pretrain.svg")  # Ctrl+E on this tab: the curves
     assert b"<svg" in svg.read_bytes()[:400] and svg.stat().st_size > 5000
     # The Runs tab lists the run as finished with its last loss.
-    window.views.setCurrentWidget(window.runs_view)
-    qtbot.waitUntil(lambda: window.runs_view.model.rowCount() == 1, timeout=5000)
-    header, rows = window.runs_view.table_rows()
+    window.views.setCurrentWidget(window.view("runs"))
+    qtbot.waitUntil(lambda: window.view("runs").model.rowCount() == 1, timeout=5000)
+    header, rows = window.view("runs").table_rows()
     row = dict(zip(header, rows[0]))
     assert row["Status"] == "finished" and row["Loss"] == f"{logged[-1]:.4f}" and row["Steps"] == "20"
     view.open_button.click()

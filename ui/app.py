@@ -87,7 +87,7 @@ def run(argv: list[str] | None = None) -> int:
     from ui.main_window import MainWindow
 
     window = MainWindow(settings)
-    window.resize(1180, 760)
+    window.place_on_screen()
     window.show()
     previous_hook = _install_excepthook(window)
     _report_interrupted_runs(window)

@@ -32,6 +32,7 @@ class _Handlers:
     on_error: ErrorHandler | None
     on_progress: Callable[[Progress], None] | None
     on_cancelled: Callable[[], None] | None
+    on_partial: Callable[[Any], None] | None = None
 
 
 class JobBridge(QObject):
@@ -45,6 +46,7 @@ class JobBridge(QObject):
 
     # Worker-thread side: each carries the job's key.
     _w_progress = Signal(int, object)
+    _w_partial = Signal(int, object)
     _w_done = Signal(int, object)
     _w_error = Signal(int, object, str)
     _w_cancelled = Signal(int)
@@ -59,6 +61,7 @@ class JobBridge(QObject):
         self._closed = False
         queued = Qt.ConnectionType.QueuedConnection
         self._w_progress.connect(self._on_progress, queued)
+        self._w_partial.connect(self._on_partial, queued)
         self._w_done.connect(self._on_done, queued)
         self._w_error.connect(self._on_error, queued)
         self._w_cancelled.connect(self._on_cancelled, queued)
@@ -74,24 +77,29 @@ class JobBridge(QObject):
         on_progress: Callable[[Progress], None] | None = None,
         *,
         on_cancelled: Callable[[], None] | None = None,
+        on_partial: Callable[[Any], None] | None = None,
         label: str | None = None,
     ) -> int:
-        """Submit ``fn(token)`` (a value or a generator); returns the job's key.
+        """Submit ``fn(cancel)`` (a value or a generator); returns the job's key.
 
-        Handlers run on the GUI thread. Without ``on_error`` the ``error``
-        signal reports the failure. ``label`` is what the status bar says while
-        the job runs; None keeps the job quiet (quick jobs such as tokenizing).
+        Handlers run on the GUI thread, in the order the job reported:
+        ``on_progress`` for each ``Progress`` and ``on_partial`` for each
+        ``Partial`` it yields, then one of ``on_done``, ``on_error`` or
+        ``on_cancelled``. Without ``on_error`` the ``error`` signal reports the
+        failure. ``label`` is what the status bar says while the job runs; None
+        keeps the job quiet (quick jobs such as tokenizing).
         """
         if self._closed:
             raise RuntimeError("the job bridge is shut down")
         key = next(self._keys)
         was_busy = self.busy
-        self._handlers[key] = _Handlers(name, label, on_done, on_error, on_progress, on_cancelled)
+        self._handlers[key] = _Handlers(name, label, on_done, on_error, on_progress, on_cancelled, on_partial)
         self._latest = key
         self._lane.submit(
             fn,
             name=name,
             on_progress=lambda p, k=key: self._w_progress.emit(k, p),
+            on_partial=lambda v, k=key: self._w_partial.emit(k, v),
             on_done=lambda v, k=key: self._w_done.emit(k, v),
             on_error=lambda e, tb, k=key: self._w_error.emit(k, e, tb),
             on_cancelled=lambda k=key: self._w_cancelled.emit(k),
@@ -106,6 +114,11 @@ class JobBridge(QObject):
     def busy(self) -> bool:
         """True from a submission until its job (and any it replaced) has ended."""
         return bool(self._handlers)
+
+    @property
+    def latest_key(self) -> int | None:
+        """The key of the newest job still running or waiting (None when idle)."""
+        return self._latest if self._latest in self._handlers else None
 
     @property
     def current_name(self) -> str | None:
@@ -144,6 +157,11 @@ class JobBridge(QObject):
             h.on_progress(progress)
         if key == self._latest:
             self.progress.emit(progress)
+
+    def _on_partial(self, key: int, value: Any) -> None:
+        h = self._live(key)
+        if h is not None and h.on_partial is not None:
+            h.on_partial(value)
 
     def _on_done(self, key: int, value: Any) -> None:
         h = self._live(key)

@@ -1,27 +1,29 @@
-"""The main window: model panel, text input, views, About panel, status bar.
+"""The main window: model panel, text input, the registry's views, About panel, status bar.
 
 All model work goes through one ``JobBridge`` (the interactive lane): loading
-a model and re-tokenizing after each pause in typing. A new request replaces
-a stale one; typing while a model loads waits for the load instead of
-cancelling it. Errors appear in the inline message bar, never in a dialog.
+a model, re-tokenizing after each pause in typing, and every view's jobs. A
+new request replaces a stale one; typing while a model loads waits for the
+load instead of cancelling it. Errors appear in the inline message bar, never
+in a dialog. The tabs come from a ``ui.view_registry.ViewRegistry``: the
+window builds a ``Shell`` (its services as plain callables) and the
+``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
+box and the pair line show only while the current view reads them.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, Qt
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
-from ui import about_texts
 from ui.about_panel import AboutPanel
 from ui.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.job_bridge import JobBridge
@@ -30,8 +32,9 @@ from ui.model_panel import ModelPanel, format_count, spec_label
 from ui.runs.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
-from ui.token_panel import TokenPanel
+from ui.view_context import Shell
 from ui.view_host import ViewHost
+from ui.view_registry import ViewRegistry, builtin_views
 from ui.window_actions import build_actions
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
@@ -46,14 +49,8 @@ HINT_EMPTY = "Type a sentence above to see how the model splits it into tokens."
 HINT_LOADING = "Loading the model…"
 MAX_TEXT_FILE_BYTES = 2_000_000
 TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
-
-
-@dataclass
-class View:
-    widget: QWidget
-    title: str
-    about_html: str
-    export_widget: QWidget
+SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window opens
+MIN_SIZE = (1180, 760)
 
 
 def _load(spec: str, settings: Settings, token: CancelToken) -> Any:
@@ -77,27 +74,27 @@ def folder_from_mime(mime: QMimeData) -> str | None:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True):
+    def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True,
+                 registry: ViewRegistry | None = None):
         super().__init__(parent)
         self.settings = settings if settings is not None else load_settings()
-        self.persist = persist  # save the settings (recent models) on close
+        self.persist = persist  # save the settings (recent models, geometry) on close
         self.loaded: LoadedModel | None = None
+        self.tokenized: TokenizedText | None = None  # the text box's tokens with the loaded model
         self._loading_spec: str | None = None
         self._load_gen = 0
         self._load_started = 0.0
         self._tok_gen = 0
-        self._views: list[View] = []
         self.setWindowTitle("LM Workbench")
         self.setAcceptDrops(True)
 
         self.jobs = JobBridge(self)
         self.message_bar = MessageBar()
         self.text_input = TextInputPanel()
-        self.token_panel = TokenPanel()
-        self.token_view = self.token_panel.view
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
         self.about_panel = AboutPanel()
+        self.about_panel.set_expanded(self.settings.about_expanded)
         self.model_panel = ModelPanel()
         self.model_panel.set_recent(self.settings.recent_models)
         self.status = JobStatusBar()
@@ -122,16 +119,14 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
         self.resizeDocks([self.model_dock], [280], Qt.Orientation.Horizontal)
 
-        self.actions_ = build_actions(self)
-        self._connect()
-        self.add_view(self.token_panel, about_texts.TOKENS_TITLE, about_texts.TOKENS_HTML, self.token_view)
-        self.view_host = ViewHost(self)  # runs what the visible analysis view needs
-        (self.attention_view, self.predictions_view, self.lens_view,
-         self.masking_lab_view) = self.view_host.add_builtin_views()
-        self.embeddings_view = self.view_host.add_embedding_view()
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
-        self.training_view, self.runs_view = self.view_host.add_training_views()
-        self.token_panel.show_hint(HINT_NO_MODEL)
+        self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
+                                  settling=lambda: self.loading or self.text_input.pending(),
+                                  pair=self.text_input.pair)
+        self.actions_ = build_actions(self, self.view_host.entries())
+        self._connect()
+        self._view_changed(self.views.currentIndex())
+        self.view_host.show_tokens(HINT_NO_MODEL)
         for target in (self.text_input.editor.viewport(), self.text_input.pair_edit, self.model_panel.model_edit):
             target.installEventFilter(self)
 
@@ -146,22 +141,60 @@ class MainWindow(QMainWindow):
         self.text_input.edited.connect(self.retokenize)
         self.views.currentChanged.connect(self._view_changed)
 
-    # --------------------------------------------------------------- views
-    def add_view(self, widget: QWidget, title: str, about_html: str, export_widget: QWidget | None = None) -> int:
-        """Add a view as a tab; its About text shows while it is current."""
-        self._views.append(View(widget, title, about_html, export_widget or widget))
-        index = self.views.addTab(widget, title)
-        self._view_changed(self.views.currentIndex())
-        return index
+    def _shell(self) -> Shell:
+        """The services views may use, as plain callables (see ``ui.view_context``)."""
+        return Shell(
+            bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
+            show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
+            show_message=lambda text, level, source: self.message_bar.show_message(text, level, source=source),
+            clear_message=self.message_bar.clear, status=self.status.set_message,
+            open_model=self.open_model, register_model=self.register_model,
+            text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
+            persist=self.persist,
+        )
 
-    def current_view(self) -> View | None:
-        index = self.views.currentIndex()
-        return self._views[index] if 0 <= index < len(self._views) else None
+    # --------------------------------------------------------------- views
+    def view(self, view_id: str) -> QWidget:
+        """The widget of the view registered as ``view_id`` (e.g. "attention")."""
+        return self.view_host.widget(view_id)
+
+    def show_view(self, view_id: str) -> None:
+        self.view_host.show(view_id)
 
     def _view_changed(self, index: int) -> None:
-        view = self.current_view()
-        if view is not None:
-            self.about_panel.set_view(view.title, view.about_html)
+        entry = self.view_host.current_entry() if hasattr(self, "view_host") else None
+        if entry is None:
+            return
+        self.about_panel.set_view(entry.title, entry.about_html)
+        self.text_input.setVisible(entry.reads_text())
+        self.text_input.set_pair_visible("pair" in entry.inputs)
+
+    def open_model(self, spec: str) -> None:
+        """Load ``spec`` and show the Tokens tab (a trained model's "Open in views")."""
+        self.model_panel.model_edit.setText(spec)
+        self.load_model(spec)
+        self.views.setCurrentIndex(0)
+
+    def register_model(self, folder: str) -> None:
+        """Add a model folder to the recent models (course models, when they finish)."""
+        self.settings.add_recent(folder)
+        self.model_panel.set_recent(self.settings.recent_models)
+
+    # ------------------------------------------------------------ geometry
+    def place_on_screen(self) -> None:
+        """The geometry saved last time, else most of the free area of the screen the window is on."""
+        saved = self.settings.window_geometry
+        if saved and self.restoreGeometry(QByteArray.fromHex(saved.encode("ascii"))):
+            return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(*MIN_SIZE)
+            return
+        area = screen.availableGeometry()
+        width = max(min(MIN_SIZE[0], area.width()), int(area.width() * SCREEN_FRACTION))
+        height = max(min(MIN_SIZE[1], area.height()), int(area.height() * SCREEN_FRACTION))
+        self.resize(width, height)
+        self.move(area.x() + (area.width() - width) // 2, area.y() + (area.height() - height) // 2)
 
     # -------------------------------------------------------------- models
     def load_model(self, spec: str) -> None:
@@ -175,7 +208,7 @@ class MainWindow(QMainWindow):
         self._load_started = time.monotonic()
         self.model_panel.set_loading(spec)
         if self.loaded is None:
-            self.token_panel.show_hint(HINT_LOADING)
+            self._show_tokens(None, HINT_LOADING)
         settings = self.settings
         self.jobs.run(
             lambda token: _load(spec, settings, token),
@@ -209,6 +242,7 @@ class MainWindow(QMainWindow):
         )
         # Qt appends the application's display name (" — LM Workbench") itself where the platform shows titles.
         self.setWindowTitle(spec_label(info.spec))
+        self.view_host.model_loaded(loaded)
         self.retokenize()
 
     def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
@@ -232,11 +266,11 @@ class MainWindow(QMainWindow):
         gen = self._tok_gen
         text, pair = self.text_input.text(), self.text_input.pair()
         if self.loaded is None:
-            self.token_panel.show_hint(HINT_NO_MODEL)
+            self._show_tokens(None, HINT_NO_MODEL)
             self.view_host.text_ready()
             return
         if not text.strip():
-            self.token_panel.show_hint(HINT_EMPTY)
+            self._show_tokens(None, HINT_EMPTY)
             self.message_bar.clear("tokenize")
             self.view_host.text_ready()
             return
@@ -250,15 +284,19 @@ class MainWindow(QMainWindow):
 
     def _tokenized(self, gen: int, tt: TokenizedText) -> None:
         if gen == self._tok_gen:
-            self.token_panel.set_tokenized(tt)
+            self._show_tokens(tt)
             self.message_bar.clear("tokenize")
             self.view_host.text_ready()
 
     def _tokenize_failed(self, gen: int, exc: BaseException, tb: str) -> None:
         if gen == self._tok_gen:
-            self.token_panel.show_hint("The text could not be tokenized (see the message above).")
+            self._show_tokens(None, "The text could not be tokenized (see the message above).")
             self.show_error(exc, tb, source="tokenize")
             self.view_host.text_ready()
+
+    def _show_tokens(self, tt: TokenizedText | None, hint: str = "") -> None:
+        self.tokenized = tt
+        self.view_host.show_tokens(tt if tt is not None else hint)
 
     # -------------------------------------------------------------- errors
     def show_error(self, exc: BaseException, tb: str = "", *, source: str | None = None, prefix: str = "") -> None:
@@ -301,7 +339,7 @@ class MainWindow(QMainWindow):
         """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
         from ui.plugins_dialog import PluginsDialog
 
-        self.plugins_dialog = PluginsDialog(self)
+        self.plugins_dialog = PluginsDialog(self.settings, self.jobs, persist=self.persist, parent=self)
         self.plugins_dialog.show()
 
     def cancel_job(self) -> None:
@@ -311,7 +349,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- exports
     def tokens_tsv(self) -> str | None:
-        tt = self.token_view.tokenized()
+        tt = self.tokenized
         if tt is None:
             return None
         rows = []
@@ -334,16 +372,17 @@ class MainWindow(QMainWindow):
 
     def export_view(self, path: str | Path | None = None) -> Path | None:
         """Save the current view as PNG or SVG (asks where when ``path`` is None)."""
-        view = self.current_view()
-        if view is None:
+        entry = self.view_host.current_entry()
+        if entry is None:
             return None
         model = self.loaded.info.spec if self.loaded is not None else "no-model"
+        widget = self.view_host.export_widget(entry.id)
         try:
             if path is None:
-                name = suggest_filename(view.title.lower(), model, "png")
-                saved = export_dialog(self, view.export_widget, str(Path.home() / name))
+                name = suggest_filename(entry.title.lower(), model, "png")
+                saved = export_dialog(self, widget, str(Path.home() / name))
             else:
-                saved = save_widget(view.export_widget, path)
+                saved = save_widget(widget, path)
         except WorkbenchError as exc:
             self.show_error(exc, source="export")
             return None
@@ -387,13 +426,14 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- close
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode("ascii")
+        self.settings.about_expanded = self.about_panel.is_expanded()
         if self.persist:
             try:
                 save_settings(self.settings)
             except OSError as exc:
                 log.warning("could not save settings: %s", exc)
-        self.training_view.shutdown()
-        self.runs_view.shutdown()
+        self.view_host.shutdown()
         self.run_services.shutdown()  # cancels a running job, ends the lane's thread
         self.jobs.shutdown()
         super().closeEvent(event)

@@ -56,6 +56,10 @@ class MessageBar(QFrame):
     def show_warning(self, text: str, source: str | None = None) -> None:
         self._show("warning", text, source)
 
+    def show_message(self, text: str, level: str = "info", source: str | None = None) -> None:
+        """``level`` is info, warning or error."""
+        {"error": self.show_error, "warning": self.show_warning}.get(level, self.show_info)(text, source)
+
     def dismiss(self) -> None:
         self._level, self._source = "", None
         self._text.clear()

@@ -21,7 +21,10 @@ from PySide6.QtWidgets import (
 from workbench.settings import save_settings
 
 if TYPE_CHECKING:
-    from ui.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
+    from ui.job_bridge import JobBridge
+    from workbench.settings import Settings
 
 COLUMNS = ["Enabled", "Name", "Version", "API", "Families", "Source", "Status", "Error"]
 STATUS_COLOURS = {"ok": "#2e7d32", "error": "#c62828", "disabled": "#757575"}
@@ -35,9 +38,11 @@ def _discover(settings: Any, token: Any) -> list[dict]:
 
 
 class PluginsDialog(QDialog):
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self._window = window
+    def __init__(self, settings: Settings, jobs: JobBridge, *, persist: bool = True, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._settings = settings
+        self._jobs = jobs
+        self._persist = persist  # save the settings when a plugin is enabled (False in tests)
         self.records: list[dict] = []
         self.setWindowTitle("Plugins")
         self.resize(960, 440)
@@ -77,8 +82,8 @@ class PluginsDialog(QDialog):
     def refresh(self) -> None:
         self.status.setText("Looking for plugins…")
         self.refresh_button.setEnabled(False)
-        settings = self._window.settings
-        self._window.jobs.run(lambda token: _discover(settings, token), name="plugins",
+        settings = self._settings
+        self._jobs.run(lambda token: _discover(settings, token), name="plugins",
                               on_done=self._show, on_error=self._failed, label="Looking for plugins…")
 
     def _failed(self, exc: BaseException, tb: str) -> None:
@@ -90,7 +95,7 @@ class PluginsDialog(QDialog):
         self.refresh_button.setEnabled(True)
         self._filling = True
         self.table.setRowCount(len(records))
-        enabled = set(self._window.settings.enabled_plugins)
+        enabled = set(self._settings.enabled_plugins)
         for row, rec in enumerate(records):
             check = QTableWidgetItem()
             if rec["source"] == "folder":
@@ -122,11 +127,11 @@ class PluginsDialog(QDialog):
         if self._filling or item.column() != 0:
             return
         name = self.records[item.row()]["name"]
-        settings = self._window.settings
+        settings = self._settings
         wanted = item.checkState() == Qt.CheckState.Checked
         names = [n for n in settings.enabled_plugins if n != name] + ([name] if wanted else [])
         settings.enabled_plugins = names
-        if self._window.persist:
+        if self._persist:
             save_settings(settings)
         self.refresh()
 

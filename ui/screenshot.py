@@ -34,7 +34,7 @@ def main(path: str | Path, timeout: float = 60.0) -> Path:
         window.load_model("minilm")
         _wait(app, lambda: window.loaded is not None, timeout, "the model to load")
         window.text_input.set_text(SENTENCE, "")
-        _wait(app, lambda: bool(window.token_view.tokens()) and not window.jobs.busy, timeout, "tokens")
+        _wait(app, lambda: bool(window.view("tokens").view.tokens()) and not window.jobs.busy, timeout, "tokens")
         _wait(app, lambda: False, 0.4, "")  # let the status bar settle
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,10 @@ class TextInputPanel(QWidget):
         self.editor.textChanged.connect(self._timer.start)
         self.pair_edit.textChanged.connect(self._timer.start)
 
+    def set_pair_visible(self, visible: bool) -> None:
+        """Show the pair line only for views that read a sentence pair (its text is kept while hidden)."""
+        self.pair_edit.setVisible(visible)
+
     def text(self) -> str:
         return self.editor.toPlainText()
 

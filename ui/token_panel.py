@@ -75,5 +75,15 @@ class TokenPanel(QWidget):
         self.set_tokenized(None)
         self.view.show_hint(text)
 
+    def show_tokens(self, value: TokenizedText | str) -> None:
+        """The window's tokens of the text box, or a hint (a str) when there are none."""
+        if isinstance(value, str):
+            self.show_hint(value)
+        else:
+            self.set_tokenized(value)
+
+    def export_widget(self) -> QWidget:
+        return self.view
+
     def banner_text(self) -> str | None:
         return self.banner.text() if not self.banner.isHidden() else None

@@ -1,203 +1,174 @@
-"""Runs what the visible analysis view needs when the text, model or its inputs change.
+"""Builds the window's tabs from the view registry and runs what the visible view needs.
 
-The main window tokenizes after each pause in typing; when that is done (or
-there is nothing to tokenize) it calls ``text_ready``. The host then asks the
-current tab, if it is a ``ModelView``, for a ``Computation`` and runs it on
-the window's job bridge, unless the view already shows that result. So a view
+Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
+(never the window) and calls the entry's factory with it. A view that is a
+``ModelView`` (it computes from the text box) is driven by the host: the main
+window tokenizes after each pause in typing and then calls ``text_ready``;
+the host asks the current tab for a ``Computation`` and runs it through the
+view's own ``ViewJobs`` unless the view already shows that result. So a view
 computes only while visible, once per pause, after tokenizing and never
-instead of it (a new job cancels the stale one: a load or a tokenization in
-flight is left alone and calls back here when it ends). Results of a stale
-request are dropped with a generation counter.
+instead of it (a load or a tokenization in flight is left alone and calls
+back here when it ends). A newer request cancels the stale one, and whatever
+the stale job still reports (progress, partial results, result) is dropped.
+Other views run their own jobs through their context.
 """
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import Any, Callable, Hashable
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from engine.errors import WorkbenchError
+from ui.view_context import Shell, ViewContext
+from ui.view_registry import ViewEntry, ViewRegistry
 from ui.views.base import Computation, Inputs, ModelView
-
-if TYPE_CHECKING:
-    from ui.main_window import MainWindow
 
 _UPSTREAM_JOBS = ("load", "tokenize")
 
 
 class ViewHost(QObject):
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self._window = window
-        self._shown: dict[int, Hashable] = {}  # id(view) -> key of the result it shows
-        self._pending: tuple[ModelView, Hashable, int] | None = None
-        self._gen = 0
-        self._started = 0.0
-        window.views.currentChanged.connect(lambda _index: self.update())
+    def __init__(self, tabs: QTabWidget, shell: Shell, registry: ViewRegistry, *,
+                 settling: Callable[[], bool], pair: Callable[[], str | None]):
+        super().__init__(tabs)
+        self._tabs = tabs
+        self._shell = shell
+        self._settling = settling  # a model load or a typing pause is under way: its end comes back here
+        self._pair = pair
+        self._entries: dict[str, ViewEntry] = {}
+        self._widgets: dict[str, QWidget] = {}
+        self._contexts: dict[str, ViewContext] = {}
+        self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
+        self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
+        for entry in registry:
+            self._add(entry)
+        tabs.currentChanged.connect(lambda _index: self.update())
 
-    # ----------------------------------------------------------------- API
-    def add(self, view: ModelView, title: str, about_html: str) -> ModelView:
-        view.attach(self)
-        view.inputs_changed.connect(self.update)
-        self._window.add_view(view, title, about_html, view.export_widget())
-        return view
+    def _add(self, entry: ViewEntry) -> QWidget:
+        ctx = ViewContext(self._shell, entry, parent=self)
+        widget = entry.factory(ctx)
+        self._entries[entry.id], self._widgets[entry.id], self._contexts[entry.id] = entry, widget, ctx
+        if isinstance(widget, ModelView):
+            widget.attach(ctx, lambda comp, view=widget: self.run(view, comp))
+            widget.inputs_changed.connect(self.update)
+        self._tabs.addTab(widget, entry.title)
+        return widget
 
-    def add_builtin_views(self) -> tuple[ModelView, ModelView, ModelView, ModelView]:
-        """The Attention, Predictions, Logit lens and Masking lab tabs, in that order."""
-        from ui.views import about_texts
-        from ui.views.attention_view import AttentionView
-        from ui.views.lens_view import LensView
-        from ui.views.masking_lab import MaskingLabView
-        from ui.views.predictions_view import PredictionsView
+    # --------------------------------------------------------------- views
+    def widget(self, view_id: str) -> QWidget:
+        return self._widgets[view_id]
 
-        return (
-            self.add(AttentionView(), about_texts.ATTENTION_TITLE, about_texts.ATTENTION_HTML),
-            self.add(PredictionsView(), about_texts.PREDICTIONS_TITLE, about_texts.PREDICTIONS_HTML),
-            self.add(LensView(), about_texts.LENS_TITLE, about_texts.LENS_HTML),
-            self.add(MaskingLabView(), about_texts.MASKING_LAB_TITLE, about_texts.MASKING_LAB_HTML),
-        )
+    def context(self, view_id: str) -> ViewContext:
+        return self._contexts[view_id]
 
-    def add_embedding_view(self) -> Any:
-        """The Embeddings tab (a corpus, not the text box: it runs its own jobs on the window's bridge)."""
-        from ui.embeddings import about
-        from ui.embeddings.explorer_view import EmbeddingExplorerView
+    def entries(self) -> list[ViewEntry]:
+        return list(self._entries.values())
 
-        view = EmbeddingExplorerView(self._window)
-        self._window.add_view(view, about.TITLE, about.HTML, view.export_widget())
-        return view
+    def show(self, view_id: str) -> None:
+        self._tabs.setCurrentWidget(self._widgets[view_id])
 
-    def add_training_views(self) -> tuple[Any, Any]:
-        """The Pre-train and Runs tabs, sharing the window's ``run_services`` (its long-run lane)."""
-        from ui.runs.runs_browser import RunsBrowser
-        from ui.training import about_texts
-        from ui.training.training_view import TrainingView
+    def current_entry(self) -> ViewEntry | None:
+        widget = self._tabs.currentWidget()
+        for view_id, w in self._widgets.items():
+            if w is widget:
+                return self._entries[view_id]
+        return None
 
-        w = self._window
-        training = TrainingView(w.run_services, open_model=self.open_model, register_model=self.register_model)
-        runs = RunsBrowser(w.run_services)
-        w.add_view(training, about_texts.PRETRAIN_TITLE, about_texts.PRETRAIN_HTML, training.plot)
-        w.add_view(runs, about_texts.RUNS_TITLE, about_texts.RUNS_HTML, runs.overlay.export_widget)
-        training.run_submitted.connect(lambda _id: runs.refresh() if runs.isVisible() else None)
-        return training, runs
+    def export_widget(self, view_id: str) -> QWidget:
+        widget = self._widgets[view_id]
+        export = getattr(widget, "export_widget", None)
+        return export() if callable(export) else widget
 
-    def open_model(self, spec: str) -> None:
-        """Load ``spec`` in the window and show the Tokens tab (a trained model's "Open in views")."""
-        w = self._window
-        w.model_panel.model_edit.setText(spec)
-        w.load_model(spec)
-        w.views.setCurrentIndex(0)
+    # ------------------------------------------------------ window's events
+    def model_loaded(self, loaded: Any) -> None:
+        """Tell every view about a newly loaded model."""
+        for ctx in self._contexts.values():
+            ctx.model_changed.emit(loaded)
 
-    def register_model(self, folder: str) -> None:
-        """Add a model folder to the recent models (course models, when they finish)."""
-        w = self._window
-        w.settings.add_recent(folder)
-        w.model_panel.set_recent(w.settings.recent_models)
+    def show_tokens(self, value: Any) -> None:
+        """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them."""
+        for view_id, ctx in self._contexts.items():
+            if self._entries[view_id].reads_text():
+                ctx.tokens_changed.emit(value)
 
     def text_ready(self) -> None:
         """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
         self.update(upstream_done=True)
 
+    def shutdown(self) -> None:
+        """Cancel the views' jobs and let views that own threads or timers stop them."""
+        for view_id, ctx in self._contexts.items():
+            ctx.jobs.cancel()
+            stop = getattr(self._widgets[view_id], "shutdown", None)
+            if callable(stop):
+                stop()
+
+    # ------------------------------------------------------ text-box views
     def update(self, upstream_done: bool = False) -> None:
-        """Compute for the current view if what it shows is out of date."""
-        w = self._window
-        view = w.views.currentWidget()
-        if not isinstance(view, ModelView) or w.jobs.closed:
+        """Compute for the current view if it is a ``ModelView`` whose result is out of date."""
+        entry = self.current_entry()
+        view = self._widgets.get(entry.id) if entry is not None else None
+        bridge = self._shell.bridge
+        if not isinstance(view, ModelView) or bridge.closed:
             return
-        if w.loading or w.text_input.pending():
+        if self._settling():
             return  # the load's end or the typing pause comes back here
-        if not upstream_done and w.jobs.current_name in _UPSTREAM_JOBS:
+        if not upstream_done and bridge.current_name in _UPSTREAM_JOBS:
             return  # tokenizing: text_ready follows
-        if w.loaded is None:
-            self._forget(view)
+        loaded = self._shell.loaded()
+        if loaded is None:
+            self._forget(entry.id)
             view.show_hint(view.no_model_hint)
             return
-        text = w.text_input.text()
+        text = self._shell.text()
         if not text.strip():
-            self._forget(view)
+            self._forget(entry.id)
             view.show_hint(view.empty_hint)
             return
-        comp = view.computation(Inputs(w.loaded, text, w.text_input.pair()))
+        pair = self._pair() if "pair" in entry.inputs else None
+        comp = view.computation(Inputs(loaded, text, pair))
         if comp is None:
             return
-        pending_here = self._pending is not None and self._pending[0] is view
-        if pending_here and self._pending[1] == comp.key:
+        pending = self._pending.get(entry.id, _NOTHING)
+        if pending == comp.key:
             return  # already running
-        if self._shown.get(id(view)) == comp.key and not pending_here:
+        if self._shown.get(entry.id, _NOTHING) == comp.key and pending is _NOTHING:
             return  # shown (a pending request for other inputs would overwrite it: then run again)
         self.run(view, comp)
 
     def run(self, view: ModelView, comp: Computation) -> None:
         """Run ``comp`` for ``view`` now (a newer request replaces it)."""
-        self._gen += 1
-        gen = self._gen
-        self._pending = (view, comp.key, gen)
-        self._started = time.monotonic()
+        view_id = view.ctx.entry.id
+        self._pending[view_id] = comp.key
         view.set_busy(True)
-        self._window.jobs.run(
-            comp.fn,
-            name=view.job_name,
-            on_done=lambda value: self._done(gen, view, comp, value),
-            on_error=lambda exc, tb: self._failed(gen, view, comp, exc, tb),
-            on_cancelled=lambda: self._cancelled(gen, view),
-            label=comp.label,
-        )
 
-    def replace_text(self, text: str) -> None:
-        """Put ``text`` in the text box (keeping the pair); the usual pause-then-compute follows."""
-        self._window.text_input.set_text(text, self._window.text_input.pair())
+        def finish() -> None:
+            self._pending.pop(view_id, None)
+            view.set_busy(False)
 
-    def model_spec(self) -> str:
-        loaded = self._window.loaded
-        return loaded.info.spec if loaded is not None else "no-model"
+        def done(value: Any) -> None:
+            finish()
+            self._shown[view_id] = comp.key
+            view.ctx.clear_message()
+            comp.on_done(value)
 
-    def settings(self) -> Any:
-        return self._window.settings
+        def failed(exc: BaseException, tb: str) -> None:
+            finish()
+            self._shown[view_id] = comp.key  # the same input fails the same way: do not retry it
+            if isinstance(exc, WorkbenchError) and not tb:
+                view.show_failure(str(exc))
+            else:
+                view.show_failure("This view could not be computed (see the message above).")
+                view.ctx.show_error(exc, tb)
 
-    def current_text(self) -> str:
-        return self._window.text_input.text()
+        view.ctx.jobs.run(comp.fn, done, step="compute", label=comp.label, on_progress=comp.on_progress,
+                          on_partial=comp.on_partial, on_error=failed, on_cancelled=finish)
 
-    def status(self, message: str) -> None:
-        self._window.status.set_message(message)
+    def _forget(self, view_id: str) -> None:
+        self._shown.pop(view_id, None)
+        if self._pending.pop(view_id, None) is not None:
+            self._contexts[view_id].jobs.cancel()
 
-    def show_error(self, exc: BaseException, source: str) -> None:
-        self._window.show_error(exc, source=source)
 
-    # ------------------------------------------------------------ results
-    def _forget(self, view: ModelView) -> None:
-        self._shown.pop(id(view), None)
-        if self._pending is not None and self._pending[0] is view:
-            self._pending = None
-
-    def _finish(self, gen: int, view: ModelView) -> bool:
-        """True if ``gen`` is still the latest request (and ends it)."""
-        if self._pending is None or self._pending[2] != gen:
-            return False
-        self._pending = None
-        view.set_busy(False)
-        return True
-
-    def _done(self, gen: int, view: ModelView, comp: Computation, value: Any) -> None:
-        if not self._finish(gen, view):
-            return
-        self._shown[id(view)] = comp.key
-        self._window.message_bar.clear(view.job_name)
-        comp.on_done(value)
-        if comp.label:  # the status bar still shows the label: say it is done
-            self.status(f"{comp.label.rstrip('…')}: done in {time.monotonic() - self._started:.2f} s")
-
-    def _failed(self, gen: int, view: ModelView, comp: Computation, exc: BaseException, tb: str) -> None:
-        if not self._finish(gen, view):
-            return
-        self._shown[id(view)] = comp.key  # the same input fails the same way: do not retry it
-        if comp.label:
-            self.status(f"{comp.label.rstrip('…')}: failed")
-        if isinstance(exc, WorkbenchError) and not tb:
-            view.show_failure(str(exc))
-        else:
-            view.show_failure("This view could not be computed (see the message above).")
-            self._window.show_error(exc, tb, source=view.job_name)
-
-    def _cancelled(self, gen: int, view: ModelView) -> None:
-        if self._finish(gen, view):
-            self.status("Cancelled")
+_NOTHING = object()

@@ -2,19 +2,21 @@
 
 Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
 job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Q quit,
-Ctrl+Shift+P the Pre-train tab, Ctrl+R the Runs tab.
+F1 show or hide the About panel; every registered view has a "Go to" action
+with its entry's shortcut (Ctrl+1 … Ctrl+6, Ctrl+Shift+P Pre-train, Ctrl+R Runs).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 if TYPE_CHECKING:
     from ui.main_window import MainWindow
+    from ui.view_registry import ViewEntry
 
 
 @dataclass
@@ -29,8 +31,7 @@ class WindowActions:
     quit: QAction
     cancel: QAction
     toggle_about: QAction
-    show_pretrain: QAction
-    show_runs: QAction
+    go_to: dict[str, QAction] = field(default_factory=dict)  # view id -> its "Go to" action
 
 
 def _action(window: MainWindow, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
@@ -46,7 +47,7 @@ def _action(window: MainWindow, text: str, shortcut: QKeySequence | str | None, 
     return action
 
 
-def build_actions(window: MainWindow) -> WindowActions:
+def build_actions(window: MainWindow, entries: Sequence[ViewEntry]) -> WindowActions:
     panel = window.model_panel
     actions = WindowActions(
         open_folder=_action(window, "&Open model folder…", "Ctrl+O", panel.open_folder,
@@ -66,12 +67,10 @@ def build_actions(window: MainWindow) -> WindowActions:
         quit=_action(window, "&Quit", "Ctrl+Q", window.close),
         cancel=_action(window, "&Cancel running job", "Esc", window.cancel_job,
                        "Stop the running job"),
-        toggle_about=QAction("&About this view", window),
-        show_pretrain=_action(window, "&Pre-train a model…", "Ctrl+Shift+P",
-                              lambda: window.views.setCurrentWidget(window.training_view),
-                              "Pre-train BERT, GPT-2, BART or T5 from scratch"),
-        show_runs=_action(window, "&Runs", "Ctrl+R", lambda: window.views.setCurrentWidget(window.runs_view),
-                          "Every training run: curves, settings, run again"),
+        toggle_about=_action(window, "&About this view", "F1", lambda: None,
+                             "Show or hide the explanation of the current view"),
+        go_to={e.id: _action(window, e.title, e.shortcut, lambda view_id=e.id: window.show_view(view_id),
+                             f"Show the {e.title} view") for e in entries},
     )
     actions.cancel.setEnabled(False)
     actions.toggle_about.setCheckable(True)
@@ -90,12 +89,12 @@ def build_actions(window: MainWindow) -> WindowActions:
     file_menu.addAction(actions.quit)
     job_menu = bar.addMenu("&Job")
     job_menu.addAction(actions.cancel)
-    job_menu.addSeparator()
-    job_menu.addAction(actions.show_pretrain)
-    job_menu.addAction(actions.show_runs)
     tools_menu = bar.addMenu("&Tools")
     tools_menu.addAction(actions.plugins)
     view_menu = bar.addMenu("&View")
+    for action in actions.go_to.values():
+        view_menu.addAction(action)
+    view_menu.addSeparator()
     view_menu.addAction(window.model_dock.toggleViewAction())
     view_menu.addAction(actions.toggle_about)
     return actions

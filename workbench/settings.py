@@ -83,6 +83,16 @@ class Settings:
                           "A folder plugin runs code, so it stays off until named here."},
     )
 
+    window_geometry: str = field(
+        default="",
+        metadata={"help": "Where the window was and how large, as the window system saved it (hex). "
+                          "Empty: most of the screen the window opens on."},
+    )
+    about_expanded: bool = field(
+        default=True,
+        metadata={"help": "Show the explanation of the current view (the About panel) below it."},
+    )
+
     def add_recent(self, spec: str) -> None:
         """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""
         spec = str(spec)
@@ -129,7 +139,7 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
         return value if ok else _INVALID
     if name == "offline":
         return value if value is None or isinstance(value, bool) else _INVALID
-    if name in ("trust_remote_code", "allow_pickle_weights"):
+    if name in ("trust_remote_code", "allow_pickle_weights", "about_expanded"):
         return value if isinstance(value, bool) else _INVALID
     if name == "recent_models":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -138,6 +148,9 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
         return deduped[:MAX_RECENT]
     if name == "default_model":
         return value if isinstance(value, str) and value else _INVALID
+    if name == "window_geometry":
+        ok = isinstance(value, str) and all(c in "0123456789abcdefABCDEF" for c in value)
+        return value if ok else _INVALID
     if name == "memory_headroom":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
         return float(value) if ok else _INVALID

@@ -26,8 +26,7 @@ COORD_HEADER = ["point", "occurrence", "line", "word_index", "word", "label", "x
 
 
 def _model(view: EmbeddingExplorerView) -> str:
-    loaded = view._loaded()
-    return loaded.info.spec if loaded is not None else "no-model"
+    return view.ctx.model_spec()
 
 
 def _ask(view: EmbeddingExplorerView, title: str, stem: str, ext: str, pattern: str) -> Path | None:
@@ -38,7 +37,7 @@ def _ask(view: EmbeddingExplorerView, title: str, stem: str, ext: str, pattern: 
 
 def _done(view: EmbeddingExplorerView, path: Path | None) -> Path | None:
     if path is not None:
-        view._win.status.set_message(f"Saved {path}")
+        view.ctx.status(f"Saved {path}")
     return path
 
 
@@ -63,10 +62,11 @@ def export_picture(view: EmbeddingExplorerView, widget: QWidget, stem: str, path
 
 
 def coordinates_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[Any]]]:
-    t, coords = view.table, view.coords
+    st = view.state
+    t, coords = st.table, st.coords
     rows = []
-    label = view.spec.text if view.spec is not None else ""
-    for point, occ_row in enumerate(view.map_rows):
+    label = st.spec.text if st.spec is not None else ""
+    for point, occ_row in enumerate(st.map_rows):
         occ = t.occurrences[occ_row]
         sentence, start, end = t.context(occ_row)
         rows.append([point, int(occ_row), t.line_numbers[occ.line], occ.word_index, occ.word,
@@ -78,7 +78,7 @@ def coordinates_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list
 
 def export_coordinates(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
     """The map's coordinates with each occurrence's metadata, as CSV."""
-    if view.coords is None:
+    if view.state.coords is None:
         _nothing(view, "embed a corpus first")
         return None
     path = path or _ask(view, "Export map coordinates", "embedding-map", "csv", "CSV (*.csv)")
@@ -87,11 +87,12 @@ def export_coordinates(view: EmbeddingExplorerView, path: str | Path | None = No
 
 def export_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
     """The current representation's vectors [occurrences, hidden] as .npy (row i = occurrence i of the CSV)."""
-    if view.vectors is None:
+    vectors = view.state.vectors
+    if vectors is None:
         _nothing(view, "embed a corpus first")
         return None
     path = path or _ask(view, "Export vectors", "embedding-vectors", "npy", "NumPy array (*.npy)")
-    return _guard(view, lambda: export_npy(path, np.asarray(view.vectors, dtype=np.float32))) if path else None
+    return _guard(view, lambda: export_npy(path, np.asarray(vectors, dtype=np.float32))) if path else None
 
 
 def export_table(view: EmbeddingExplorerView, table: Callable[[], Any], stem: str, what: str,
@@ -108,7 +109,7 @@ def neighbours_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[
     """Both neighbour lists in one table, with a column saying which."""
     header, contextual = view.neighbours.contextual.table()
     _, static = view.neighbours.static.table()
-    label = view.spec.text if view.spec is not None else "contextual"
+    label = view.state.spec.text if view.state.spec is not None else "contextual"
     rows = [[label, *r] for r in contextual] + [["static", *r] for r in static]
     return ["representation", *header], rows
 

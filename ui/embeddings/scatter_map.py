@@ -11,9 +11,10 @@ subset is recomputed only when the view leaves the margin or the zoom
 changes, not on every frame.
 
 Hovering reports the drawn point nearest the mouse (within ``HOVER_PX``),
-a left click selects it, and in box or lasso mode a drag selects every point
-inside the outline (drawn or not). Each selection goes on an undo stack
-(Ctrl+Z).
+a left click reports it (``clicked``), and in box or lasso mode a drag
+reports every point inside the outline, drawn or not (``selection_drawn``).
+The map only shows the selection and the current point: the explorer's
+``EmbeddingsState`` holds them and their undo stack (Ctrl+Z asks for it).
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ class _Points(pg.ScatterPlotItem):
 
 
 class ScatterMap(QWidget):
-    hovered = Signal(int)  # occurrence index; -1 when the mouse left every point
-    clicked = Signal(int)  # occurrence index of the clicked point
-    selection_changed = Signal(object)  # np.ndarray of occurrence indices (sorted)
+    hovered = Signal(int)  # point index; -1 when the mouse left every point
+    clicked = Signal(int)  # point index of the clicked point
+    selection_drawn = Signal(object)  # np.ndarray of the points inside a box or lasso the user drew
+    undo_requested = Signal()  # Ctrl+Z over the map
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -57,7 +59,6 @@ class ScatterMap(QWidget):
         self._drawn_scale: float = 0.0
         self._items: list[pg.ScatterPlotItem] = []
         self._selected = np.zeros(0, dtype=np.int64)
-        self._undo: list[np.ndarray] = []
         self._current: int | None = None
         self._hover: int | None = None
 
@@ -123,7 +124,7 @@ class ScatterMap(QWidget):
         self.plot.viewport().installEventFilter(self)
         undo = QShortcut(QKeySequence.StandardKey.Undo, self)
         undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        undo.activated.connect(self.undo_selection)
+        undo.activated.connect(self.undo_requested)
 
     # ----------------------------------------------------------------- API
     def set_points(self, xy: np.ndarray, labels: list[str | None] | None = None, *, keep_view: bool = False) -> None:
@@ -132,7 +133,6 @@ class ScatterMap(QWidget):
         n = len(self._xy)
         self._rank = np.random.default_rng(0).random(n)  # fixed: the same points survive downsampling
         self._selected = np.zeros(0, dtype=np.int64)
-        self._undo.clear()
         self._current = self._hover = None
         self.set_labels(labels if labels is not None else [""] * n)
         if not keep_view or n == 0:
@@ -223,34 +223,19 @@ class ScatterMap(QWidget):
             if button.property("mode") == mode:
                 button.setChecked(True)
 
-    def select_current(self, index: int | None) -> None:
-        """Make ``index`` the clicked point (None clears) and tell listeners."""
+    def show_current(self, index: int | None) -> None:
+        """Mark ``index`` as the clicked point (None clears); the state object decides what is current."""
         self._current = index
         self._refresh_marks()
-        if index is not None:
-            self.clicked.emit(index)
 
-    def set_selection(self, indices: np.ndarray, *, undoable: bool = True) -> None:
-        """Select these occurrences (the previous selection goes on the undo stack)."""
-        indices = np.unique(np.asarray(indices, dtype=np.int64))
-        if undoable:
-            self._undo.append(self._selected)
-        self._selected = indices
+    def show_selection(self, indices: np.ndarray) -> None:
+        """Mark these points as selected (the state object keeps the selection and its undo)."""
+        self._selected = np.unique(np.asarray(indices, dtype=np.int64))
         self._refresh_marks()
-        self.selection_changed.emit(indices.copy())
 
-    def undo_selection(self) -> bool:
-        """Go back to the previous selection (Ctrl+Z); False when there is none."""
-        if not self._undo:
-            return False
-        self.set_selection(self._undo.pop(), undoable=False)
-        return True
-
-    def select_polygon(self, polygon: np.ndarray) -> np.ndarray:
-        """Select every point inside ``polygon`` [m, 2] (data coordinates); returns the indices."""
-        inside = np.flatnonzero(points_in_polygon(self._xy, np.asarray(polygon, dtype=np.float64)))
-        self.set_selection(inside)
-        return inside
+    def points_in(self, polygon: np.ndarray) -> np.ndarray:
+        """The points inside ``polygon`` [m, 2] (data coordinates)."""
+        return np.flatnonzero(points_in_polygon(self._xy, np.asarray(polygon, dtype=np.float64)))
 
     def nearest_drawn(self, x: float, y: float, radius_px: float = HOVER_PX) -> int | None:
         """The painted point nearest (x, y) in data coordinates, if within ``radius_px`` pixels."""
@@ -295,10 +280,10 @@ class ScatterMap(QWidget):
     def _clicked_at(self, p: QPointF) -> None:
         index = self.nearest_drawn(p.x(), p.y())
         if index is not None:
-            self.select_current(index)
+            self.clicked.emit(index)
 
     def _outline_drawn(self, mode: str, polygon: np.ndarray) -> None:
-        self.select_polygon(polygon)
+        self.selection_drawn.emit(self.points_in(polygon))
 
     def _range_changed(self, *_args) -> None:
         if self._drawn_box is None or self._needs_reclip():

@@ -220,29 +220,29 @@ class AttentionView(ModelView):
 
     # -------------------------------------------------------------- export
     def _ask(self, title: str, kind: str, ext: str, pattern: str) -> Path | None:
-        name = suggest_filename(kind, self.host.model_spec() if self.host else "model", ext)
+        name = suggest_filename(kind, self.ctx.model_spec() if self.ctx else "model", ext)
         path, _ = QFileDialog.getSaveFileName(self, title, str(Path.home() / name), pattern)
         return Path(path) if path else None
 
     def _saved(self, path: Path | None) -> Path | None:
-        if path is not None and self.host is not None:
-            self.host.status(f"Saved {path}")
+        if path is not None and self.ctx is not None:
+            self.ctx.status(f"Saved {path}")
         return path
 
     def _refuse(self, what: str) -> None:
-        if self.host is not None:
-            self.host.show_error(WorkbenchError(f"there is no attention to export yet: {what}"), "export")
+        if self.ctx is not None:
+            self.ctx.show_error(WorkbenchError(f"there is no attention to export yet: {what}"))
 
     def export_picture(self, which: str, path: str | Path | None = None) -> Path | None:
         widget = {"head": self.head_view, "grid": self.grid, "heatmap": self.heatmap}[which]
         try:
             if path is None:
-                name = suggest_filename(f"attention-{which}", self.host.model_spec() if self.host else "model", "png")
+                name = suggest_filename(f"attention-{which}", self.ctx.model_spec() if self.ctx else "model", "png")
                 return self._saved(export_dialog(self, widget, str(Path.home() / name)))
             return self._saved(save_widget(widget, path))
         except WorkbenchError as exc:
-            if self.host is not None:
-                self.host.show_error(exc, "export")
+            if self.ctx is not None:
+                self.ctx.show_error(exc)
             return None
 
     def export_tensor(self, path: str | Path | None = None) -> Path | None:

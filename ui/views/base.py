@@ -2,11 +2,13 @@
 
 A ``ModelView`` is a tab that needs the model run on the current text. It
 does not run anything itself: ``computation(inputs)`` returns a
-``Computation`` (a key saying what the result depends on, a job function and
-a handler), and ``ui.view_host.ViewHost`` runs it on the window's job bridge
-when the tab is visible and the key differs from what is shown. Views say
-when one of their own inputs (a target text, k) changed with
-``inputs_changed``; the host then asks again.
+``Computation`` (a key saying what the result depends on, a job function,
+a handler and optionally handlers for progress and partial results), and
+``ui.view_host.ViewHost`` runs it through the view's ``ViewContext`` when the
+tab is visible and the key differs from what is shown. Views say when one of
+their own inputs (a target text, k) changed with ``inputs_changed``; the host
+then asks again. A view that needs a computation outside that cycle (a button
+press) hands it to ``compute``.
 
 ``Notice`` is the inline line a view uses for hints and for the engine's
 one-line messages (e.g. a model without the head a view needs).
@@ -20,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.progress import CancelToken
+from engine.progress import CancelToken, Progress
 from ui import theme
 
 if TYPE_CHECKING:
-    from ui.view_host import ViewHost
+    from ui.view_context import ViewContext
 
 _LEVELS = {"info": theme.INFO, "warning": theme.WARNING, "error": theme.ERROR}
 
@@ -45,9 +47,11 @@ class Inputs:
 @dataclass
 class Computation:
     key: Hashable  # equal keys: the shown result is still right
-    fn: Callable[[CancelToken], Any]  # runs on the worker thread
+    fn: Callable[[CancelToken], Any]  # runs on the worker thread: a value, or a generator of Progress/Partial
     on_done: Callable[[Any], None]  # runs on the GUI thread
     label: str | None = None  # status-bar text while it runs (None: a quick, quiet job)
+    on_progress: Callable[[Progress], None] | None = None  # GUI thread, this request's reports only
+    on_partial: Callable[[Any], None] | None = None  # GUI thread, each ``Partial`` value it yields
 
 
 class Notice(QLabel):
@@ -91,10 +95,17 @@ class ModelView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.host: ViewHost | None = None
+        self.ctx: ViewContext | None = None
+        self._compute: Callable[[Computation], None] | None = None
 
-    def attach(self, host: ViewHost) -> None:
-        self.host = host
+    def attach(self, ctx: ViewContext, compute: Callable[[Computation], None]) -> None:
+        """Called once by the host: the view's context and how to run a computation now."""
+        self.ctx, self._compute = ctx, compute
+
+    def compute(self, comp: Computation) -> None:
+        """Run ``comp`` now (e.g. on a button press); a newer request replaces it."""
+        if self._compute is not None:
+            self._compute(comp)
 
     # ------------------------------------------------- called by the host
     def computation(self, inputs: Inputs) -> Computation | None:

@@ -145,12 +145,12 @@ class MaskingLabView(ModelView):
     def computation(self, inputs: Inputs) -> Computation | None:
         self._loaded = inputs.loaded
         if self.registry is None:
-            settings = self.host.settings() if self.host is not None else None
+            settings = self.ctx.settings if self.ctx is not None else None
             return Computation(("lab-registry",), lambda token: jobs.discover_registry(settings, token),
                                self._registry_ready)
         spec = self.tokenizer_spec()
         if spec is not None and spec not in self._tokenizers:
-            trust = bool(getattr(self.host.settings() if self.host else None, "trust_remote_code", False))
+            trust = bool(getattr(self.ctx.settings if self.ctx else None, "trust_remote_code", False))
             return Computation(("lab-tokenizer", spec), lambda token: jobs.load_other_tokenizer(spec, trust, token),
                                lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
         self._refresh_objectives()
@@ -273,15 +273,15 @@ class MaskingLabView(ModelView):
         self.model_panel.set_result(result)
 
     def draw_samples(self, n: int) -> None:
-        if self.host is None or self.result is None or self.registry is None:
+        if self.ctx is None or self.result is None or self.registry is None:
             return
         config = self.form.config()
         if config is None:
             return
         spec, name, seed = self.tokenizer_spec(), self.objective_name(), self.seed_spin.value()
         tokenizer = self._loaded.tokenizer if spec is None else self._tokenizers[spec]
-        text, registry = self.host.current_text(), self.registry
-        self.host.run(self, Computation(
+        text, registry = self.ctx.current_text(), self.registry
+        self.compute(Computation(
             ("lab-stats", spec, name, repr(config), seed, n, text),
             lambda token: jobs.statistics(registry, name, tokenizer, text, config, seed, n, token),
             self.stats.set_rates, label=f"Drawing {n} samples…"))
@@ -294,7 +294,7 @@ class MaskingLabView(ModelView):
         return export_csv(path, self.table())
 
     def _suggest(self, ext: str) -> str:
-        spec = self.host.model_spec() if self.host is not None else "model"
+        spec = self.ctx.model_spec() if self.ctx is not None else "model"
         return str(Path.home() / suggest_filename(f"lab-{self.objective_name() or 'objective'}", spec, ext))
 
     def export_csv_dialog(self) -> None:
@@ -310,5 +310,5 @@ class MaskingLabView(ModelView):
         try:
             fn()
         except Exception as exc:  # a bad path, a full disk: one line in the message bar
-            if self.host is not None:
-                self.host.show_error(exc, "export")
+            if self.ctx is not None:
+                self.ctx.show_error(exc)

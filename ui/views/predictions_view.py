@@ -169,15 +169,15 @@ class PredictionsView(ModelView):
         self._set_prompt(ids, self._next["texts"][row])
 
     def generate(self) -> None:
-        if not self._next or self.host is None or self._loaded is None:
+        if not self._next or self.ctx is None or self._loaded is None:
             return
         loaded, ids = self._loaded, list(self._next["ids"])
-        self.host.run(self, Computation(("generate", tuple(ids)), lambda token: _generate(loaded, ids, token),
+        self.compute(Computation(("generate", tuple(ids)), lambda token: _generate(loaded, ids, token),
                                         lambda result: self._set_prompt(*result),
                                         label=f"Generating {GENERATE_TOKENS} tokens…"))
 
     def _set_prompt(self, ids: list[int], text: str) -> None:
         self._ids, self._ids_text = list(ids), text
-        if self.host is not None:
-            self.host.replace_text(text)  # the pause after typing recomputes...
+        if self.ctx is not None:
+            self.ctx.set_text(text)  # the pause after typing recomputes...
         self.inputs_changed.emit()  # ...or, if the text did not change (a special token), this does

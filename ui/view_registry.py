@@ -1,0 +1,158 @@
+"""Every tab of the window is one ``ViewEntry``: adding a view is one entry and one class.
+
+An entry says what the view is called, what its About panel explains, how to
+make it from a ``ui.view_context.ViewContext`` (the narrow set of services a
+view may use: never the window), its keyboard shortcut, and which of the
+window's shared inputs it reads: ``text`` (the sentence box), ``pair`` (the
+second-sentence line) and ``corpus`` (a corpus of its own). The window shows
+the text box only while a view that reads it is current.
+
+``builtin_views()`` is the registry the window opens with; tests and later
+features add entries to a copy with ``register``. Factories import their view
+modules when called, so building the registry costs nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from ui.view_context import ViewContext
+
+INPUTS = ("text", "pair", "corpus")
+
+
+@dataclass(frozen=True)
+class ViewEntry:
+    id: str  # stable name: settings, tests and lecture presets refer to the view by it
+    title: str  # the tab's text
+    about_html: str  # the About panel while the view is current
+    factory: Callable[[ViewContext], QWidget]
+    shortcut: str | None = None  # e.g. "Ctrl+1"
+    inputs: frozenset[str] = field(default_factory=frozenset)  # a subset of INPUTS
+
+    def __post_init__(self) -> None:
+        unknown = set(self.inputs) - set(INPUTS)
+        if unknown:
+            raise ValueError(f"view {self.id!r}: unknown inputs {sorted(unknown)} (known: {', '.join(INPUTS)})")
+        if "pair" in self.inputs and "text" not in self.inputs:
+            raise ValueError(f"view {self.id!r}: the pair field goes with the text box ('pair' needs 'text')")
+        object.__setattr__(self, "inputs", frozenset(self.inputs))
+
+    def reads_text(self) -> bool:
+        return "text" in self.inputs
+
+
+class ViewRegistry:
+    """An ordered set of view entries (the window's tabs, in order)."""
+
+    def __init__(self, entries: list[ViewEntry] | tuple[ViewEntry, ...] = ()) -> None:
+        self._entries: dict[str, ViewEntry] = {}
+        for entry in entries:
+            self.register(entry)
+
+    def register(self, entry: ViewEntry) -> ViewEntry:
+        if entry.id in self._entries:
+            raise ValueError(f"a view called {entry.id!r} is registered already")
+        taken = {e.shortcut for e in self._entries.values() if e.shortcut}
+        if entry.shortcut and entry.shortcut in taken:
+            raise ValueError(f"view {entry.id!r}: the shortcut {entry.shortcut} is taken")
+        self._entries[entry.id] = entry
+        return entry
+
+    def get(self, view_id: str) -> ViewEntry:
+        try:
+            return self._entries[view_id]
+        except KeyError:
+            raise KeyError(f"no view called {view_id!r} (views: {', '.join(self._entries)})") from None
+
+    def ids(self) -> list[str]:
+        return list(self._entries)
+
+    def copy(self) -> ViewRegistry:
+        return ViewRegistry(list(self._entries.values()))
+
+    def __iter__(self) -> Iterator[ViewEntry]:
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# ----------------------------------------------------------------- built-ins
+def _tokens(ctx: ViewContext) -> QWidget:
+    from ui.token_panel import TokenPanel
+
+    panel = TokenPanel()
+    ctx.tokens_changed.connect(panel.show_tokens)  # the window tokenizes the text box for every view
+    return panel
+
+
+def _attention(ctx: ViewContext) -> QWidget:
+    from ui.views.attention_view import AttentionView
+
+    return AttentionView()
+
+
+def _predictions(ctx: ViewContext) -> QWidget:
+    from ui.views.predictions_view import PredictionsView
+
+    return PredictionsView()
+
+
+def _lens(ctx: ViewContext) -> QWidget:
+    from ui.views.lens_view import LensView
+
+    return LensView()
+
+
+def _masking_lab(ctx: ViewContext) -> QWidget:
+    from ui.views.masking_lab import MaskingLabView
+
+    return MaskingLabView()
+
+
+def _embeddings(ctx: ViewContext) -> QWidget:
+    from ui.embeddings.explorer_view import EmbeddingExplorerView
+
+    return EmbeddingExplorerView(ctx)
+
+
+def _pretrain(ctx: ViewContext) -> QWidget:
+    from ui.training.training_view import TrainingView
+
+    return TrainingView(ctx.run_services, open_model=ctx.open_model, register_model=ctx.register_model)
+
+
+def _runs(ctx: ViewContext) -> QWidget:
+    from ui.runs.runs_browser import RunsBrowser
+
+    return RunsBrowser(ctx.run_services)
+
+
+def builtin_views() -> ViewRegistry:
+    """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Pre-train, Runs."""
+    from ui import about_texts as tokens_about
+    from ui.embeddings import about as embeddings_about
+    from ui.training import about_texts as training_about
+    from ui.views import about_texts as views_about
+
+    text, text_pair = frozenset({"text"}), frozenset({"text", "pair"})
+    return ViewRegistry([
+        ViewEntry("tokens", tokens_about.TOKENS_TITLE, tokens_about.TOKENS_HTML, _tokens, "Ctrl+1", text_pair),
+        ViewEntry("attention", views_about.ATTENTION_TITLE, views_about.ATTENTION_HTML, _attention, "Ctrl+2",
+                  text_pair),
+        ViewEntry("predictions", views_about.PREDICTIONS_TITLE, views_about.PREDICTIONS_HTML, _predictions,
+                  "Ctrl+3", text),
+        ViewEntry("lens", views_about.LENS_TITLE, views_about.LENS_HTML, _lens, "Ctrl+4", text),
+        ViewEntry("masking_lab", views_about.MASKING_LAB_TITLE, views_about.MASKING_LAB_HTML, _masking_lab,
+                  "Ctrl+5", text),
+        ViewEntry("embeddings", embeddings_about.TITLE, embeddings_about.HTML, _embeddings, "Ctrl+6",
+                  frozenset({"corpus"})),
+        ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
+                  "Ctrl+Shift+P", frozenset({"corpus"})),
+        ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),
+    ])
