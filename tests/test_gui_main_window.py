@@ -230,6 +230,31 @@ def test_closing_saves_recent_models(make_window, qtbot, fresh_home):
     assert saved["recent_models"] == ["minilm", "old/model"]
 
 
+def test_window_remembers_its_geometry_and_the_about_panel(qtbot, fresh_home):
+    from workbench.settings import load_settings
+
+    first = MainWindow(Settings(), persist=True)
+    qtbot.addWidget(first)
+    first.place_on_screen()  # nothing saved yet: most of the screen's free area
+    area = (first.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    assert first.width() >= min(1180, area.width()) and first.width() <= area.width()
+    first.show()
+    first.resize(1190, 777)
+    first.move(5, 40)
+    first.about_panel.set_expanded(False)
+    first.close()
+    saved = load_settings()
+    assert saved.about_expanded is False and saved.window_geometry
+
+    second = MainWindow(saved, persist=False)
+    qtbot.addWidget(second)
+    second.place_on_screen()
+    second.show()
+    assert (second.width(), second.height()) == (1190, 777) and second.x() == first.x()
+    assert not second.about_panel.is_expanded() and not second.actions_.toggle_about.isChecked()
+    second.close()
+
+
 def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
     import sqlite3
     import time

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, Qt
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
@@ -63,6 +63,18 @@ def _tokenize(loaded: LoadedModel, text: str, pair: str | None, token: CancelTok
     from workbench.model_jobs import tokenize_job
 
     return tokenize_job(loaded, text, pair, token)
+
+
+def parse_geometry(text: str) -> tuple[int, int, int, int, bool] | None:
+    """(x, y, width, height, maximised) from ``saved_geometry``'s text; None when absent or damaged."""
+    parts = text.split(",") if text else []
+    if len(parts) not in (4, 5) or (len(parts) == 5 and parts[4] != "max"):
+        return None
+    try:
+        x, y, width, height = (int(p) for p in parts[:4])
+    except ValueError:
+        return None
+    return (x, y, width, height, len(parts) == 5) if width > 0 and height > 0 else None
 
 
 def folder_from_mime(mime: QMimeData) -> str | None:
@@ -182,10 +194,16 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ geometry
     def place_on_screen(self) -> None:
-        """The geometry saved last time, else most of the free area of the screen the window is on."""
-        saved = self.settings.window_geometry
-        if saved and self.restoreGeometry(QByteArray.fromHex(saved.encode("ascii"))):
-            return
+        """Where the window was last time if that is on a screen now, else most of the current screen."""
+        saved = parse_geometry(self.settings.window_geometry)
+        if saved is not None:
+            x, y, width, height, maximized = saved
+            if QGuiApplication.screenAt(QPoint(x + width // 2, y + height // 2)) is not None:
+                self.resize(width, height)  # the window system keeps it within the screen
+                self.move(x, y)
+                if maximized:
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+                return
         screen = self.screen() or QGuiApplication.primaryScreen()
         if screen is None:
             self.resize(*MIN_SIZE)
@@ -195,6 +213,13 @@ class MainWindow(QMainWindow):
         height = max(min(MIN_SIZE[1], area.height()), int(area.height() * SCREEN_FRACTION))
         self.resize(width, height)
         self.move(area.x() + (area.width() - width) // 2, area.y() + (area.height() - height) // 2)
+
+    def saved_geometry(self) -> str:
+        """"x,y,width,height[,max]" of the normal (not maximised) window, for the settings."""
+        if self.isMaximized():
+            g = self.normalGeometry()
+            return f"{g.x()},{g.y()},{g.width()},{g.height()},max"
+        return f"{self.x()},{self.y()},{self.width()},{self.height()}"  # x, y: the frame's corner, as move() takes
 
     # -------------------------------------------------------------- models
     def load_model(self, spec: str) -> None:
@@ -426,7 +451,7 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- close
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        self.settings.window_geometry = bytes(self.saveGeometry().toHex()).decode("ascii")
+        self.settings.window_geometry = self.saved_geometry()
         self.settings.about_expanded = self.about_panel.is_expanded()
         if self.persist:
             try:

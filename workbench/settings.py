@@ -85,8 +85,8 @@ class Settings:
 
     window_geometry: str = field(
         default="",
-        metadata={"help": "Where the window was and how large, as the window system saved it (hex). "
-                          "Empty: most of the screen the window opens on."},
+        metadata={"help": "Where the window was and how large: \"x,y,width,height\" (\",max\" when "
+                          "maximised). Empty: most of the screen the window opens on."},
     )
     about_expanded: bool = field(
         default=True,
@@ -149,8 +149,7 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
     if name == "default_model":
         return value if isinstance(value, str) and value else _INVALID
     if name == "window_geometry":
-        ok = isinstance(value, str) and all(c in "0123456789abcdefABCDEF" for c in value)
-        return value if ok else _INVALID
+        return value if isinstance(value, str) and len(value) < 80 else _INVALID
     if name == "memory_headroom":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1
         return float(value) if ok else _INVALID
