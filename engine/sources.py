@@ -1,7 +1,15 @@
 """Resolve what the user typed into a local model folder.
 
 A spec is one of: the built-in default (``minilm``), a local folder, or a hub
-id (``org/name``) found in the Hugging Face cache or downloaded. Offline, an
+id (``org/name``) found in the Hugging Face cache or downloaded.
+
+A local folder is a model when it holds ``config.json`` (a transformers
+model folder), or when it is a run folder: a folder without ``config.json``
+of its own whose ``model/`` subfolder is a model folder. That subfolder is
+where a training run saves its result (``lm-workbench pretrain --out DIR``
+writes ``DIR/model``; fine-tuning runs follow the same rule), so a run's
+folder opens as the model it made. A run folder with no ``model/`` yet (a
+run that did not finish) fails with a message that says so. Offline, an
 id that is not cached fails at once, naming the id and the cache folder; the
 hub client reads ``HF_HUB_OFFLINE`` only when it is first imported, so we also
 pass ``local_files_only=True`` ourselves.
@@ -22,6 +30,10 @@ from engine.errors import ModelFormatError, ModelNotFoundError
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 # Files a model folder needs; weights are chosen separately (safetensors first).
 _METADATA_PATTERNS = ["*.json", "*.txt", "*.model", "tokenizer*", "merges.txt", "vocab*"]
+# The subfolder of a training run's folder that holds its model (see the module docstring).
+RUN_MODEL_FOLDER = "model"
+# What marks a folder as a training run's even before it has a model.
+_RUN_MARKERS = ("summary.json", "checkpoints")
 
 
 @dataclass(frozen=True)
@@ -85,9 +97,19 @@ def _check_folder(path: Path) -> Path:
         raise ModelNotFoundError(f"model folder {path} does not exist")
     if not path.is_dir():
         raise ModelFormatError(f"{path} is a file; open the folder that holds config.json")
-    if not (path / "config.json").is_file():
-        raise ModelFormatError(f"{path} has no config.json: it is not a transformers model folder")
-    return path.resolve()
+    if (path / "config.json").is_file():
+        return path.resolve()
+    if (path / RUN_MODEL_FOLDER / "config.json").is_file():  # a training run's folder
+        return (path / RUN_MODEL_FOLDER).resolve()
+    if any((path / marker).exists() for marker in _RUN_MARKERS):
+        raise ModelFormatError(
+            f"{path} is a training run's folder with no model in it yet ({RUN_MODEL_FOLDER}/config.json is "
+            "missing): the run has not finished; resume it, or open another folder"
+        )
+    raise ModelFormatError(
+        f"{path} has no config.json: it is not a transformers model folder, nor a run folder with "
+        f"{RUN_MODEL_FOLDER}/config.json"
+    )
 
 
 def _resolve_hub_id(repo_id: str, *, allow_pickle: bool) -> ResolvedSource:

@@ -6,16 +6,16 @@ import logging
 
 from workbench.paths import runs_db_path
 from workbench.store import RunStore
+from workbench.store.run_store import STALE_HEARTBEAT_S
 
 log = logging.getLogger(__name__)
-
-STALE_HEARTBEAT_S = 30.0
 
 
 def recover_interrupted_runs(stale_after_s: float = STALE_HEARTBEAT_S) -> list[int]:
     """Mark runs whose process died without saying so (no heartbeat, no pid) as interrupted.
 
     Returns their ids so the window can say so; nothing they saved is touched.
+    (``RunStore.list_runs`` applies the same rule before every listing.)
     A store that cannot be opened is logged and skipped: the window must open.
     """
     try:

@@ -31,19 +31,16 @@ computation to about 1e-3); by default they are computed in float32.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine.errors import WorkbenchError
+from workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
 
 DEMO_CORPUS = "demo"
 
 
 def _add_corpus_options(p: argparse.ArgumentParser) -> None:
-    from workbench.cli.parser import add_model_options
-
     add_model_options(p)
     p.add_argument("--corpus", required=True, metavar="FILE",
                    help="a .txt (one text per line), .csv/.tsv (text + optional label column) or .jsonl file; "
@@ -58,13 +55,14 @@ def _add_corpus_options(p: argparse.ArgumentParser) -> None:
                    help="read/write the activation cache (float16 vectors on disk: faster repeats, scores to ~1e-3)")
 
 
-def add_embedding_commands(sub: Any) -> None:
-    """Register ``neighbours`` and ``project`` on the CLI's subparsers."""
+def register(sub: Any) -> None:
+    """Add ``neighbours`` and ``project`` to the CLI's subparsers."""
     nb = sub.add_parser("neighbours", help="nearest occurrences of a word across a corpus (contextual embeddings)")
     _add_corpus_options(nb)
     nb.add_argument("--word", required=True, help="the word whose occurrences to query (case-insensitive)")
     nb.add_argument("--k", type=int, default=5, help="neighbours per occurrence (default 5; ties are kept whole)")
     nb.add_argument("--json", action="store_true", help="print JSON")
+    nb.set_defaults(handler=cmd_neighbours)
 
     pr = sub.add_parser("project", help="a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV")
     _add_corpus_options(pr)
@@ -75,6 +73,7 @@ def add_embedding_commands(sub: Any) -> None:
                     help="a method parameter, e.g. --set n_neighbors=30, --set perplexity=20 (repeatable)")
     pr.add_argument("--out", required=True, help="output .csv file")
     pr.add_argument("--json", action="store_true", help="print a JSON summary")
+    pr.set_defaults(handler=cmd_project)
 
 
 def _read_corpus(args: argparse.Namespace) -> Any:
@@ -108,7 +107,6 @@ def _extract(args: argparse.Namespace, words: list[str] | None) -> tuple[Any, An
     from engine.embeddings.extract import extract_occurrence_vectors
     from engine.embeddings.representation import parse_layer_spec
     from engine.progress import run_to_completion
-    from workbench.cli.commands import load_for
 
     corpus = _read_corpus(args)
     loaded = load_for(args)
@@ -116,7 +114,7 @@ def _extract(args: argparse.Namespace, words: list[str] | None) -> tuple[Any, An
     table = run_to_completion(extract_occurrence_vectors(
         loaded, corpus, words=words, layers=spec.layers_needed, pooling=args.pooling, cache=_cache(args)))
     for notice in table.notices:
-        print(f"note: {notice}", file=sys.stderr)
+        note(notice)
     return corpus, table, spec
 
 
@@ -143,13 +141,12 @@ def neighbours_report(table: Any, vectors: Any, k: int) -> dict:
 
 
 def cmd_neighbours(args: argparse.Namespace) -> int:
-    if args.k < 1:
-        raise WorkbenchError(f"--k must be at least 1, not {args.k}")
+    positive_k(args.k)
     word = _check_word(args.word)
     corpus, table, spec = _extract(args, [word])
     report = neighbours_report(table, table.vectors_for(spec), args.k)
     if args.json:
-        print(json.dumps(report))
+        print_json(report)
         return 0
     text_of = dict(zip(corpus.line_numbers, corpus.lines))
     print(f"{len(table)} occurrences of {word!r}, {spec.label}, {args.k} nearest in other lines:")
@@ -185,11 +182,7 @@ def cmd_project(args: argparse.Namespace) -> int:
     from engine.progress import run_to_completion
     from workbench.export import export_csv
 
-    out = Path(args.out)
-    if out.suffix.lower() != ".csv":
-        raise WorkbenchError(f"--out must name a .csv file, not {out.name!r}")
-    if not out.parent.exists():
-        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
+    out = output_file(args.out, ".csv", "a .csv file", ignore_case=True)
     words = [_check_word(w) for w in args.word] if args.word else None
     params = _parse_params(args.set)
     _corpus, table, spec = _extract(args, words)
@@ -197,17 +190,12 @@ def cmd_project(args: argparse.Namespace) -> int:
     labels = table.labels or [None] * len(table)
     rows = [[table.line_numbers[o.line], o.word_index, o.word, "" if label is None else label,
              float(x), float(y)] for o, label, (x, y) in zip(table.occurrences, labels, coords)]
-    try:
-        export_csv(out, (["line", "word_index", "word", "label", "x", "y"], rows))
-    except OSError as exc:
-        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+    write_or_fail(out, lambda: export_csv(out, (["line", "word_index", "word", "label", "x", "y"], rows)))
     summary = {"out": str(out), "points": len(rows), "method": args.method, "seed": args.seed,
                "layer": spec.text, "truncated_lines": table.truncated_lines}
     if args.json:
-        print(json.dumps(summary))
+        print_json(summary)
     else:
         print(f"wrote {out}: {len(rows)} points, {args.method}, {spec.label}")
     return 0
 
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"neighbours": cmd_neighbours, "project": cmd_project}

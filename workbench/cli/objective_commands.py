@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import sys
-from typing import Any, Callable
+from typing import Any
+
+from workbench.cli.common import add_source_options, note, print_json, settings_for
 
 
-def add_objective_commands(sub: Any) -> None:
-    """Register ``corrupt`` and ``plugins`` on the CLI's subparsers."""
+def register(sub: Any) -> None:
+    """Add ``corrupt`` and ``plugins`` to the CLI's subparsers."""
     cor = sub.add_parser("corrupt", help="what a pre-training objective does to a text: inputs, labels, kinds")
     cor.add_argument("--objective", required=True, help="the objective's name (see 'plugins list')")
     cor.add_argument("--tokenizer", required=True, metavar="MODEL",
@@ -27,16 +27,16 @@ def add_objective_commands(sub: Any) -> None:
     cor.add_argument("--samples", type=int, help="also measure the rates of each kind over N draws")
     cor.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="an objective setting, e.g. --set mask_rate=0.2 (repeatable)")
-    cor.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
-    cor.add_argument("--trust-remote-code", action="store_true", default=None,
-                     help="let the model folder run its own code; only for sources you trust")
+    add_source_options(cor)
     cor.add_argument("--json", action="store_true", help="print JSON")
+    cor.set_defaults(handler=cmd_corrupt)
 
     plugins = sub.add_parser("plugins", help="objective plugins: built in, installed, or in the plugins folder")
     actions = plugins.add_subparsers(dest="plugins_command", metavar="ACTION")
     actions.required = True
     listing = actions.add_parser("list", help="every plugin with its source, status and error")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    plugins.set_defaults(handler=cmd_plugins)
 
 
 def _print_table(data: dict[str, Any]) -> None:
@@ -60,7 +60,6 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     from engine.plugin_api import config_from_strings
     from engine.text_input import require_text
     from engine.tokenizer_loading import load_tokenizer
-    from workbench.cli.commands import _settings_for
     from workbench.objective_preview import (
         draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
     )
@@ -69,7 +68,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     require_text(args.text)
     if args.samples is not None and args.samples < 1:
         raise WorkbenchError(f"--samples must be at least 1, not {args.samples}")
-    settings = _settings_for(args)
+    settings = settings_for(args)
     registry = ObjectiveRegistry.discover(settings)
     objective = registry.objective(args.objective)
     config = config_from_strings(objective.default_config(), args.set, objective.name)
@@ -78,8 +77,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     objective.check_requirements(tokenizer)
     ids, full = encode_text(tokenizer, args.text)
     if full > len(ids):
-        print(f"note: the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window",
-              file=sys.stderr)
+        note(f"the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window")
 
     rng = np.random.default_rng(args.seed)
     first = first_preview(registry, objective.name, ids, tokenizer, rng, config)
@@ -90,7 +88,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
         data["samples"] = args.samples
         data["rates"] = measure_rates(previews, special_mask(tokenizer))
     if args.json:
-        print(json.dumps(data))
+        print_json(data)
     else:
         _print_table(data)
     return 0
@@ -102,12 +100,10 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 
     registry = ObjectiveRegistry.discover(load_settings())
     if args.json:
-        print(json.dumps({"plugins": registry.to_dicts()}))
+        print_json({"plugins": registry.to_dicts()})
         return 0
     for r in registry.records:
         line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
         print(line + (f"  ({r.error})" if r.error else ""))
     return 0
 
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"corrupt": cmd_corrupt, "plugins": cmd_plugins}

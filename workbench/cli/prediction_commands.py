@@ -3,22 +3,53 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Callable
+from typing import Any
 
-from engine.errors import WorkbenchError
-from workbench.cli.commands import load_for
+from workbench.cli.common import add_model_options, load_for, positive_k, print_json
 
 
-def _positive_k(k: int) -> int:
-    if k < 1:
-        raise WorkbenchError(f"--k must be at least 1, not {k}")
-    return k
+def register(sub: Any) -> None:
+    """Add ``attention``, ``fill-mask``, ``next-token`` and ``lens`` to the CLI's subparsers."""
+    att = sub.add_parser("attention", help="one head's attention weights for a text")
+    add_model_options(att)
+    att.add_argument("--text", required=True, help="the text")
+    att.add_argument("--pair", help="a second segment (sentence pair)")
+    att.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    att.add_argument("--kind", choices=["encoder", "decoder", "cross"], default="encoder",
+                     help="encoder-decoders: which attention (default: encoder self-attention)")
+    att.add_argument("--layer", type=int, required=True, help="layer, from 0")
+    att.add_argument("--head", type=int, required=True, help="head, from 0")
+    att.add_argument("--hide-special", action="store_true", help="drop special tokens and renormalise rows")
+    att.add_argument("--json", action="store_true", help="print JSON (the default output is a table)")
+    att.set_defaults(handler=cmd_attention)
+
+    fill = sub.add_parser("fill-mask", help="top-k tokens for every [MASK] (models with an MLM head)")
+    add_model_options(fill)
+    fill.add_argument("--text", required=True, help="text with [MASK] (or the model's own mask token)")
+    fill.add_argument("--k", type=int, default=5, help="candidates per mask (default 5)")
+    fill.add_argument("--json", action="store_true", help="print JSON")
+    fill.set_defaults(handler=cmd_fill_mask)
+
+    nxt = sub.add_parser("next-token", help="top-k next tokens after a text (decoders)")
+    add_model_options(nxt)
+    nxt.add_argument("--text", required=True, help="the prompt")
+    nxt.add_argument("--k", type=int, default=5, help="candidates (default 5)")
+    nxt.add_argument("--json", action="store_true", help="print JSON")
+    nxt.set_defaults(handler=cmd_next_token)
+
+    lens = sub.add_parser("lens", help="logit lens: the top token of every layer at every position")
+    add_model_options(lens)
+    lens.add_argument("--text", required=True, help="the text")
+    lens.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    lens.add_argument("--k", type=int, default=1, help="candidates per cell (default 1)")
+    lens.add_argument("--json", action="store_true", help="print JSON")
+    lens.set_defaults(handler=cmd_lens)
 
 
 def cmd_attention(args: argparse.Namespace) -> int:
     from engine.analysis import encode
     from engine.attention import AttentionKind, attention_matrix, attention_side, hide_special
+    from engine.errors import WorkbenchError
 
     loaded = load_for(args)
     if args.kind != "encoder" and loaded.info.family != "encoder-decoder":
@@ -35,7 +66,7 @@ def cmd_attention(args: argparse.Namespace) -> int:
                 "kind": args.kind}
         if keys != queries:
             data["key_tokens"] = keys
-        print(json.dumps(data))
+        print_json(data)
     else:
         width = max(len(t) for t in queries + keys)
         print(" " * width + " " + " ".join(f"{t[:6]:>6}" for t in keys))
@@ -47,10 +78,10 @@ def cmd_attention(args: argparse.Namespace) -> int:
 def cmd_fill_mask(args: argparse.Namespace) -> int:
     from engine.predictions import fill_mask
 
-    k = _positive_k(args.k)
+    k = positive_k(args.k)
     tok, predictions = fill_mask(load_for(args), args.text, k)
     if args.json:
-        print(json.dumps({"tokens": tok.tokens, "masks": [p.to_dict() for p in predictions]}))
+        print_json({"tokens": tok.tokens, "masks": [p.to_dict() for p in predictions]})
     else:
         for p in predictions:
             print(f"position {p.position}: " + ", ".join(f"{c.token} {c.prob:.3f}" for c in p.candidates))
@@ -60,9 +91,9 @@ def cmd_fill_mask(args: argparse.Namespace) -> int:
 def cmd_next_token(args: argparse.Namespace) -> int:
     from engine.predictions import next_token
 
-    candidates = next_token(load_for(args), args.text, _positive_k(args.k))
+    candidates = next_token(load_for(args), args.text, positive_k(args.k))
     if args.json:
-        print(json.dumps({"candidates": [c.to_dict() for c in candidates]}))
+        print_json({"candidates": [c.to_dict() for c in candidates]})
     else:
         for c in candidates:
             print(f"{c.prob:.4f}  {c.id:>6}  {c.token}")
@@ -72,9 +103,9 @@ def cmd_next_token(args: argparse.Namespace) -> int:
 def cmd_lens(args: argparse.Namespace) -> int:
     from engine.logit_lens import logit_lens
 
-    table = logit_lens(load_for(args), args.text, target=args.target, k=_positive_k(args.k))
+    table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
     if args.json:
-        print(json.dumps(table.to_dict()))
+        print_json(table.to_dict())
     else:
         width = max(len(n) for n in table.layer_names)
         print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))
@@ -82,10 +113,3 @@ def cmd_lens(args: argparse.Namespace) -> int:
             print(f"{name:>{width}}  " + " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row))
     return 0
 
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "attention": cmd_attention,
-    "fill-mask": cmd_fill_mask,
-    "next-token": cmd_next_token,
-    "lens": cmd_lens,
-}

@@ -11,18 +11,18 @@ the command says how to resume; a second Ctrl-C stops at once.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from workbench.cli.common import EXIT_INTERRUPTED, echo, print_json
 from workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
 
 SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s")
 
 
-def add_pretrain_commands(sub: Any) -> None:
-    """Register ``pretrain``, ``runs`` and ``course-models`` on the CLI's subparsers."""
+def register(sub: Any) -> None:
+    """Add ``pretrain``, ``runs`` and ``course-models`` to the CLI's subparsers."""
     pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART or T5 model from scratch on text files")
     pre.add_argument("--family", required=True, choices=FAMILIES, help="the model family")
     pre.add_argument("--objective", required=True, help="a pre-training objective for the family (see 'plugins list')")
@@ -49,6 +49,7 @@ def add_pretrain_commands(sub: Any) -> None:
     pre.add_argument("--resume", metavar="DIR", help="continue a run: its output folder or a checkpoint folder")
     pre.add_argument("--name", help="a name for the run in the runs list")
     pre.add_argument("--json", action="store_true", help="print the summary as JSON")
+    pre.set_defaults(handler=cmd_pretrain)
 
     runs = sub.add_parser("runs", help="the run store: pre-training and other long runs")
     actions = runs.add_subparsers(dest="runs_command", metavar="ACTION")
@@ -56,12 +57,14 @@ def add_pretrain_commands(sub: Any) -> None:
     listing = actions.add_parser("list", help="every run, newest first, with its final metrics")
     listing.add_argument("--kind", help="only runs of this kind (e.g. pretrain)")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    runs.set_defaults(handler=cmd_runs)
 
     course = sub.add_parser("course-models", help="pre-train tiny BERT, GPT-2, BART and T5 models for demonstrations")
     course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
     course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
     course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
     course.add_argument("--json", action="store_true", help="print JSON")
+    course.set_defaults(handler=cmd_course_models)
 
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
@@ -98,7 +101,7 @@ def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
 def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
     if as_json:
         ordered = {k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS}
-        print(json.dumps(ordered, default=str))
+        print_json(ordered)
         return
     print(f"run {summary['run_id']}: {summary['steps']} steps, loss {summary['first_loss']:.4f} -> "
           f"{summary['final_loss']:.4f}, validation {summary['validation_loss']:.4f} "
@@ -110,19 +113,15 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
     from workbench.pretrain.recording import run_recorded
 
     spec = spec_from_args(args)
-    summary = run_recorded(spec, echo=None if args.json else _echo)
+    summary = run_recorded(spec, echo=None if args.json else echo)
     if summary is None:  # a non-zero rank under torchrun: rank 0 reports
         return 0
     if summary.get("cancelled"):
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
               f"{summary.get('checkpoint')}; continue with --resume {spec.out_dir}", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     _print_summary(summary, args.json)
     return 0
-
-
-def _echo(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 def _final_metrics(store: Any, run_id: int) -> dict[str, float]:
@@ -142,7 +141,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         for run in runs:
             run["final_metrics"] = _final_metrics(store, run["id"])
     if args.json:
-        print(json.dumps({"runs": runs}, default=str))
+        print_json({"runs": runs})
         return 0
     for run in runs:
         metrics = run["final_metrics"]
@@ -156,16 +155,12 @@ def cmd_course_models(args: argparse.Namespace) -> int:
     from workbench.pretrain.course_models import train_course_models
 
     results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
-                                  echo=None if args.json else _echo)
+                                  echo=None if args.json else echo)
     if args.json:
-        print(json.dumps({"models": results}, default=str))
+        print_json({"models": results})
     else:
         for r in results:
             print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
                   f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
     return 0
 
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "pretrain": cmd_pretrain, "runs": cmd_runs, "course-models": cmd_course_models,
-}

@@ -2,7 +2,8 @@
 
 The model is saved with ``save_pretrained`` (safetensors) together with its
 tokenizer, so ``engine.loading.load_model`` and ``transformers``'
-``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint. The
+``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint;
+``load_model`` also opens the run's folder itself as that model. The
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
 a ``transformers`` architecture, so they go beside it in
 ``objective_heads.safetensors`` (keys ``<head>.<parameter>``) with their
@@ -18,6 +19,8 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from engine.sources import RUN_MODEL_FOLDER
 
 HEADS_FILE = "objective_heads.safetensors"
 SUMMARY_FILE = "summary.json"
@@ -57,7 +60,7 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
                  evaluations: list[tuple[int, float]], run_id: int | None, resumed_from: Path | None,
                  elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
     """Save the model folder and the summary; return the summary."""
-    model_dir = out_dir / "model"
+    model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.sources)
     model_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)

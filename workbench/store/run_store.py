@@ -10,6 +10,7 @@ threads); each write is one ``BEGIN IMMEDIATE`` transaction.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import sys
@@ -24,6 +25,12 @@ import sqlite_utils
 from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, migrate
 
 _JSON_COLUMNS = ("params", "provenance")
+# A running run whose process is gone is marked interrupted once its heartbeat is this old (the
+# lanes beat every 2 s). The wait keeps a run in another process namespace (a container sharing
+# the store) from being taken for dead by its pid alone.
+STALE_HEARTBEAT_S = 30.0
+
+log = logging.getLogger(__name__)
 
 
 def pid_alive(pid: int | None) -> bool:
@@ -222,8 +229,20 @@ class RunStore:
             raise KeyError(f"no run {run_id}")
         return str(row[0])
 
-    def list_runs(self, kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        """All runs, newest first, optionally of one kind and/or status."""
+    def list_runs(self, kind: str | None = None, status: str | None = None, *,
+                  recover: bool = True) -> list[dict[str, Any]]:
+        """All runs, newest first, optionally of one kind and/or status.
+
+        With ``recover`` (the default) runs whose process is gone are first
+        marked interrupted (``mark_interrupted``, as the window does at start),
+        so no listing shows a dead run as running; a live run is never marked.
+        ``recover=False`` lists the rows as they are stored.
+        """
+        if recover:
+            try:
+                self.mark_interrupted()
+            except sqlite3.OperationalError as exc:  # a read-only or locked store still lists
+                log.warning("could not mark interrupted runs in %s: %s", self.path, exc)
         where, args = [], []
         if kind is not None:
             where.append("kind = ?")
@@ -244,7 +263,7 @@ class RunStore:
             db.conn.execute("DELETE FROM artifacts WHERE run_id = ?", [run_id])
             return db.conn.execute("DELETE FROM runs WHERE id = ?", [run_id]).rowcount > 0
 
-    def mark_interrupted(self, stale_after_s: float = 30.0) -> list[int]:
+    def mark_interrupted(self, stale_after_s: float = STALE_HEARTBEAT_S) -> list[int]:
         """Mark ``interrupted`` every running run whose process is gone, and
         every queued run whose session is gone.
 

@@ -1,40 +1,33 @@
-"""The headless commands. Each takes parsed arguments and returns an exit code."""
+"""``info`` and ``encode``: what a model is, and its tokens, hidden states and attentions for a text."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import numpy as np
-
-from engine.errors import WorkbenchError
-from workbench.network import apply_offline_mode
-from workbench.settings import Settings, load_settings
+from workbench.cli.common import add_model_options, load_for, note, output_file, print_json, write_or_fail
 
 INFO_KEYS = ("family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head")
 
 
-def _settings_for(args: argparse.Namespace) -> Settings:
-    settings = load_settings()
-    for flag, field in (("device", "device"), ("precision", "precision"), ("threads", "cpu_threads"),
-                        ("offline", "offline"), ("allow_pickle", "allow_pickle_weights"),
-                        ("trust_remote_code", "trust_remote_code")):
-        value = getattr(args, flag, None)
-        if value is not None:
-            setattr(settings, field, value)
-    apply_offline_mode(settings.offline)  # before the engine imports the hub client
-    return settings
+def register(sub: Any) -> None:
+    """Add ``info`` and ``encode`` to the CLI's subparsers."""
+    info = sub.add_parser("info", help="what a model is: family, layers, heads, heads present")
+    add_model_options(info)
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(handler=cmd_info)
 
-
-def load_for(args: argparse.Namespace) -> Any:
-    from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.model_jobs import load_model_job
-
-    settings = _settings_for(args)
-    return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
+    enc = sub.add_parser("encode", help="tokens, hidden states and attentions of a text, to an .npz file")
+    add_model_options(enc)
+    src = enc.add_mutually_exclusive_group(required=True)
+    src.add_argument("--text", help="the text to encode")
+    src.add_argument("--text-file", help="read the text from a UTF-8 file")
+    enc.add_argument("--pair", help="a second segment (sentence pair)")
+    enc.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    enc.add_argument("--out", required=True, help="output .npz file")
+    enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
+    enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
+    enc.set_defaults(handler=cmd_encode)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -42,7 +35,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     data = loaded.info.to_dict()
     ordered = {k: data[k] for k in INFO_KEYS} | {k: v for k, v in data.items() if k not in INFO_KEYS}
     if args.json:
-        print(json.dumps(ordered, indent=2))
+        print_json(ordered, indent=2)
     else:
         width = max(len(k) for k in ordered)
         for key, value in ordered.items():
@@ -50,29 +43,30 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fixed_width(strings: list[str]) -> np.ndarray:
+def _fixed_width(strings: list[str]) -> Any:
     """Tokens as a fixed-width unicode array (readable with allow_pickle=False)."""
+    import numpy as np
+
     width = max([1] + [len(s) for s in strings])
     return np.array(strings, dtype=f"<U{width}")
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from engine.analysis import encode
+    from engine.errors import WorkbenchError
     from engine.text_input import read_text_file, require_text
 
     text = read_text_file(args.text_file) if args.text_file else args.text
     require_text(text)
-    out = Path(args.out)
-    if out.suffix != ".npz":
-        raise WorkbenchError(f"--out must name an .npz file, not {out.name!r}")
-    if not out.parent.exists():
-        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
+    out = output_file(args.out, ".npz", "an .npz file")
     loaded = load_for(args)
     if args.target and loaded.info.family != "encoder-decoder":
         raise WorkbenchError(f"--target is for encoder-decoders; {args.model} is a {loaded.info.family}")
     result = encode(loaded, text, pair=args.pair, target=args.target, attentions=not args.no_attentions)
     tok = result.tokenized
-    arrays: dict[str, np.ndarray] = {
+    arrays: dict[str, Any] = {
         "tokens": _fixed_width(tok.tokens),
         "ids": np.asarray(tok.ids, dtype=np.int64),
         "offsets": np.asarray(tok.offsets, dtype=np.int64).reshape(-1, 2),
@@ -91,26 +85,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
         if dec.attentions is not None:
             arrays["decoder_attentions"] = dec.attentions.astype(np.float32)
             arrays["cross_attentions"] = dec.cross_attentions.astype(np.float32)
-    try:
-        np.savez(out, **arrays)
-    except OSError as exc:
-        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+    write_or_fail(out, lambda: np.savez(out, **arrays))
     if tok.truncation_message:
-        print(f"note: {tok.truncation_message}", file=sys.stderr)
+        note(tok.truncation_message)
     summary = {"out": str(out), "tokens": len(tok), "truncated": tok.truncated,
                "arrays": {k: list(v.shape) for k, v in arrays.items()}}
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(summary, indent=2)
     else:
         print(f"wrote {out}: {len(tok)} tokens, " + ", ".join(f"{k} {tuple(v.shape)}" for k, v in arrays.items()))
     return 0
-
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"info": cmd_info, "encode": cmd_encode}
-
-
-def run(args: argparse.Namespace) -> int:
-    from workbench.cli import objective_commands, prediction_commands
-
-    commands = COMMANDS | prediction_commands.COMMANDS | objective_commands.COMMANDS
-    return commands[args.command](args)

@@ -1,0 +1,151 @@
+"""What every ``*_commands`` module shares: the parser class, option groups, output and errors.
+
+The CLI's one pattern (see ``workbench.cli.parser``): each ``*_commands``
+module has ``register(subparsers)``, which adds its parsers and binds each to
+its handler with ``set_defaults(handler=...)``; a handler takes the parsed
+arguments and returns an exit code. Command modules import only this module
+(never each other), and import anything heavy inside their handlers, so
+building the parser stays cheap.
+
+Errors: a ``WorkbenchError`` or bad usage prints one line on stderr
+(``lm-workbench: error: ...``) and exits with code 2, never a traceback
+(``run_reporting_errors``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, NoReturn, TypeVar
+
+from engine.errors import WorkbenchError
+
+PROG = "lm-workbench"
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+Handler = Callable[[argparse.Namespace], int]
+T = TypeVar("T")
+
+
+class UsageError(Exception):
+    """Bad command-line input; printed as one line, exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad usage in one line instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# -- errors and exit codes ---------------------------------------------------------------------------------------
+
+def print_error(message: str) -> None:
+    """``lm-workbench: error: <message>`` on stderr, on one line."""
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
+    """``func(*args)``'s exit code; a user error prints one line and gives 2, Ctrl-C gives 130."""
+    try:
+        return func(*args)
+    except (UsageError, WorkbenchError) as exc:
+        print_error(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print_error("interrupted")
+        return EXIT_INTERRUPTED
+
+
+# -- argument checks ---------------------------------------------------------------------------------------------
+
+def positive_k(k: int) -> int:
+    """``--k``, checked: at least 1."""
+    if k < 1:
+        raise WorkbenchError(f"--k must be at least 1, not {k}")
+    return k
+
+
+def output_file(path: str, suffix: str, what: str, *, ignore_case: bool = False) -> Path:
+    """``--out``, checked before any work: it ends in ``suffix`` (``what``: "an .npz file") and its folder exists."""
+    out = Path(path)
+    found = out.suffix.lower() if ignore_case else out.suffix
+    if found != suffix:
+        raise WorkbenchError(f"--out must name {what}, not {out.name!r}")
+    if not out.parent.exists():
+        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
+    return out
+
+
+def write_or_fail(out: Path, write: Callable[[], T]) -> T:
+    """``write()``; an ``OSError`` becomes a one-line ``cannot write <out>`` error."""
+    try:
+        return write()
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+
+
+# -- output ------------------------------------------------------------------------------------------------------
+
+def print_json(data: Any, *, indent: int | None = None) -> None:
+    """``data`` as JSON on stdout (values JSON cannot hold are written as text)."""
+    print(json.dumps(data, indent=indent, default=str))
+
+
+def echo(line: str) -> None:
+    """A progress line on stderr, flushed at once (stdout stays for the result)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def note(message: str) -> None:
+    """``note: <message>`` on stderr: something the user should know about a result."""
+    print(f"note: {message}", file=sys.stderr)
+
+
+# -- models ------------------------------------------------------------------------------------------------------
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """The positional MODEL and the options that say how to load it."""
+    p.add_argument("model", help="a model folder, a hub id (org/name) or 'minilm' (the built-in default)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to run (default: settings, auto)")
+    p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
+                   help="weights' number format (default: settings, auto)")
+    p.add_argument("--threads", type=int, help="CPU threads (default: settings, all cores)")
+    add_source_options(p, pickle=True)
+
+
+def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> None:
+    """``--offline`` and ``--trust-remote-code`` (and ``--allow-pickle``): where a model may come from."""
+    p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
+    if pickle:
+        p.add_argument("--allow-pickle", action="store_true", default=None,
+                       help="allow pickle (.bin) weights; only for sources you trust")
+    p.add_argument("--trust-remote-code", action="store_true", default=None,
+                   help="let the model folder run its own code; only for sources you trust")
+
+
+def settings_for(args: argparse.Namespace) -> Any:
+    """The user's settings with this command line's model options applied (offline mode set at once)."""
+    from workbench.network import apply_offline_mode
+    from workbench.settings import load_settings
+
+    settings = load_settings()
+    for flag, field in (("device", "device"), ("precision", "precision"), ("threads", "cpu_threads"),
+                        ("offline", "offline"), ("allow_pickle", "allow_pickle_weights"),
+                        ("trust_remote_code", "trust_remote_code")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            setattr(settings, field, value)
+    apply_offline_mode(settings.offline)  # before the engine imports the hub client
+    return settings
+
+
+def load_for(args: argparse.Namespace) -> Any:
+    """The ``LoadedModel`` that ``args.model`` names, loaded as the window's load job does."""
+    from engine.progress import NEVER_CANCELLED, run_to_completion
+    from workbench.model_jobs import load_model_job
+
+    settings = settings_for(args)
+    return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
