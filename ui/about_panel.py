@@ -2,7 +2,9 @@
 
 A collapsible section (a header button and a ``QTextBrowser``). Views give
 their text through ``set_view(title, html)``; the main window calls it when
-the current view changes, so a new view only provides HTML.
+the current view changes, so a new view only provides HTML. The window puts
+the panel under the views in a splitter, so its height can be dragged;
+collapsed, it is only its header line.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-BROWSER_HEIGHT = 170
+BROWSER_HEIGHT = 130  # the panel's height when the window first opens (then the splitter's)
 
 _CSS = """
 body { font-size: 10pt; color: #2a2f36; }
@@ -38,7 +40,7 @@ class AboutPanel(QWidget):
         self._header.toggled.connect(self.set_expanded)
         self._browser = QTextBrowser()
         self._browser.setOpenExternalLinks(True)
-        self._browser.setMaximumHeight(BROWSER_HEIGHT)
+        self._browser.setMinimumHeight(48)
         self._browser.document().setDefaultStyleSheet(_CSS)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -71,6 +73,8 @@ class AboutPanel(QWidget):
             self._header.setChecked(expanded)  # re-enters through toggled
             return
         self._browser.setVisible(expanded)
+        # collapsed: no taller than the header, so a splitter gives the views the rest
+        self.setMaximumHeight(16777215 if expanded else self._header.sizeHint().height() + 2)
         self._update_header()
         self.toggled.emit(expanded)
 

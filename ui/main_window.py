@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
-from ui.about_panel import AboutPanel
+from ui.about_panel import BROWSER_HEIGHT, AboutPanel
 from ui.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.job_bridge import JobBridge
 from ui.message_bar import MessageBar
@@ -118,8 +118,14 @@ class MainWindow(QMainWindow):
         column.setSpacing(8)
         column.addWidget(self.message_bar)
         column.addWidget(self.text_input)
-        column.addWidget(self.views, 1)
-        column.addWidget(self.about_panel)
+        self.about_split = QSplitter(Qt.Orientation.Vertical)  # views above, their explanation below
+        self.about_split.setChildrenCollapsible(False)
+        self.about_split.addWidget(self.views)
+        self.about_split.addWidget(self.about_panel)
+        self.about_split.setStretchFactor(0, 1)
+        self.about_split.setStretchFactor(1, 0)
+        self.about_split.setSizes([600, self.settings.about_height or BROWSER_HEIGHT])
+        column.addWidget(self.about_split, 1)
         self.setCentralWidget(central)
 
         self.model_dock = QDockWidget("Model", self)
@@ -453,6 +459,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.settings.window_geometry = self.saved_geometry()
         self.settings.about_expanded = self.about_panel.is_expanded()
+        if self.about_panel.is_expanded():
+            self.settings.about_height = self.about_split.sizes()[1]
         if self.persist:
             try:
                 save_settings(self.settings)

@@ -93,6 +93,11 @@ class Settings:
         metadata={"help": "Show the explanation of the current view (the About panel) below it."},
     )
 
+    about_height: int = field(
+        default=0,
+        metadata={"help": "Height of the About panel in pixels, as last dragged; 0: the default."},
+    )
+
     def add_recent(self, spec: str) -> None:
         """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""
         spec = str(spec)
@@ -134,7 +139,7 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
     choices = f.metadata.get("choices")
     if choices is not None:
         return value if value in choices else _INVALID
-    if name == "cpu_threads":
+    if name in ("cpu_threads", "about_height"):
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
         return value if ok else _INVALID
     if name == "offline":

@@ -89,6 +89,7 @@ class EmbeddingExplorerView(QWidget):
         self.side_tabs.addTab(self.selection_list, "Selection")
         self.side_tabs.addTab(self.sweep_panel, "Layers")
         self.side_tabs.addTab(self.sentence_panel, "Sentences")
+        self.side_tabs.setMinimumWidth(220)  # its tables scroll: the map gets the width
         map_box = QWidget()
         map_col = QVBoxLayout(map_box)
         map_col.setContentsMargins(0, 0, 0, 0)
@@ -97,17 +98,24 @@ class EmbeddingExplorerView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(map_box)
         self.splitter.addWidget(self.side_tabs)
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 4)
-        right = QVBoxLayout()
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        right_box = QWidget()
+        right = QVBoxLayout(right_box)
+        right.setContentsMargins(4, 0, 0, 0)
         right.setSpacing(4)
         right.addWidget(self.notice)
         right.addWidget(self.strip)
         right.addWidget(self.splitter, 1)
+        self.outer_splitter = QSplitter(Qt.Orientation.Horizontal)  # controls | map and panels
+        self.outer_splitter.addWidget(left)
+        self.outer_splitter.addWidget(right_box)
+        self.outer_splitter.setStretchFactor(0, 0)
+        self.outer_splitter.setStretchFactor(1, 1)
+        self.outer_splitter.setCollapsible(1, False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addWidget(left)
-        layout.addLayout(right, 1)
+        layout.addWidget(self.outer_splitter)
         self._connect()
 
     def _left_column(self) -> QScrollArea:
@@ -132,8 +140,7 @@ class EmbeddingExplorerView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(column)
-        scroll.setMinimumWidth(max(300, column.minimumSizeHint().width() + 18))  # room for the scroll bar
-        scroll.setMaximumWidth(max(350, column.minimumSizeHint().width() + 18))
+        self._controls_width = max(260, column.minimumSizeHint().width() + 18)  # room for the scroll bar
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return scroll
 
@@ -472,6 +479,8 @@ class EmbeddingExplorerView(QWidget):
         QTimer.singleShot(0, self._check_model)
 
     def _initial_sizes(self) -> None:
-        """Map 52 %, side panels 48 % of the width to start with."""
-        width = max(self.splitter.width(), 700)
-        self.splitter.setSizes([int(width * 0.52), width - int(width * 0.52)])
+        """The controls at their natural width (they can be dragged away), then map 60 %, side panels 40 %."""
+        total = max(self.outer_splitter.width(), 900)
+        self.outer_splitter.setSizes([self._controls_width, total - self._controls_width])
+        width = max(total - self._controls_width - 8, 500)
+        self.splitter.setSizes([int(width * 0.6), width - int(width * 0.6)])
