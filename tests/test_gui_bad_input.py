@@ -1,5 +1,5 @@
-"""Every bad input of the foundation issue shows a clear message in the window,
-which stays usable (the previous model keeps working)."""
+"""Bad models, files and texts show a clear message in the window, which stays usable
+(the previous model keeps working)."""
 
 from __future__ import annotations
 
