@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.embeddings.layer_sweep import layer_sweep, loo_nn_accuracy, silhouette
-from engine.embeddings.neighbours import NeighbourIndex, nearest_neighbours
+from engine.embeddings.layer_sweep import layer_sweep_steps, loo_nn_accuracy, silhouette
+from engine.embeddings.neighbours import NeighbourIndex
 from engine.embeddings.projection import (
     TSNE_SUBSAMPLE_ABOVE, ProjectionCache, project, projection_key, subsample,
 )
@@ -63,11 +63,10 @@ def test_neighbours_equal_brute_force_on_random_vectors(seed):
         assert [nb.rank for nb in got] == list(range(1, 8))  # no ties in continuous data
         ref = np.sort(-(v[[nb.index for nb in got]] @ v[i]) / np.linalg.norm(v[[nb.index for nb in got]], axis=1))
         assert np.allclose([nb.score for nb in got], -ref / np.linalg.norm(v[i]), atol=1e-5)
-    # indices instead of masks, and the one-shot function, give the same answer
+    # indices instead of masks give the same answer
     i = 3
     a = index.query(i, 5, exclude=np.flatnonzero(exclude), candidates=np.flatnonzero(candidates))
-    b = nearest_neighbours(v, i, 5, exclude=exclude, candidates=candidates)
-    assert a == b == index.query(i, 5, exclude=exclude, candidates=candidates)
+    assert a == index.query(i, 5, exclude=exclude, candidates=candidates)
 
 
 @given(
@@ -279,7 +278,7 @@ def test_silhouette_equals_hand_computation_and_sweep_keeps_layer_order():
     assert np.isnan(silhouette(v, ["x"] * 30))
 
     separated = np.repeat(np.eye(3), [10, 12, 8], axis=0) + 0.01 * rng.standard_normal((30, 3))
-    scores = layer_sweep({"static": v, 3: separated}, labels)
+    scores = run_to_completion(layer_sweep_steps({"static": v, 3: separated}, labels))
     assert [sc.layer for sc in scores] == ["static", 3]
     assert scores[1].accuracy == 1.0 and scores[1].silhouette > 0.9
     assert scores[0].accuracy == pytest.approx(loo_nn_accuracy(v, labels))

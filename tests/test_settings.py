@@ -98,7 +98,10 @@ def test_save_is_atomic(home, monkeypatch):
 
 def test_every_field_has_help_and_offline_follows_env(monkeypatch):
     assert all(f.metadata.get("help") for f in dataclasses.fields(Settings))
-    assert Settings().resolved_offline() is False
+    from workbench.network import apply_offline_mode
+
+    assert Settings().offline is None  # None: the environment decides
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    assert apply_offline_mode(Settings().offline) is False
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert Settings().resolved_offline() is True
-    assert Settings(offline=False).resolved_offline() is False
+    assert apply_offline_mode(Settings().offline) is True

@@ -16,9 +16,8 @@ from ui import theme
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
     "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
 }
-_COLORS = {"error": theme.ERROR, "info": theme.INFO, "warning": theme.WARNING}
+_COLORS = {"error": theme.ERROR, "info": theme.INFO}
 
 
 class MessageBar(QFrame):
@@ -53,9 +52,6 @@ class MessageBar(QFrame):
     def show_info(self, text: str, source: str | None = None) -> None:
         self._show("info", text, source)
 
-    def show_warning(self, text: str, source: str | None = None) -> None:
-        self._show("warning", text, source)
-
     def dismiss(self) -> None:
         self._level, self._source = "", None
         self._text.clear()
@@ -70,7 +66,7 @@ class MessageBar(QFrame):
         return self._text.text()
 
     def level(self) -> str:
-        """"error", "info", "warning", or "" when nothing is shown."""
+        """"error", "info", or "" when nothing is shown."""
         return self._level
 
     def source(self) -> str | None:
