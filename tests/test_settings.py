@@ -14,10 +14,9 @@ from workbench.settings import (MAX_RECENT, Settings, load_settings, save_settin
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    return tmp_path / "home"
+def home(fresh_home):
+    """Every test here gets a private LM_WORKBENCH_HOME."""
+    return fresh_home
 
 
 def test_paths_live_under_home_and_exist(home):
