@@ -284,6 +284,27 @@ def test_silhouette_equals_hand_computation_and_sweep_keeps_layer_order():
     assert scores[0].accuracy == pytest.approx(loo_nn_accuracy(v, labels))
 
 
+
+def test_the_embeddings_tab_sweeps_only_occurrences_their_line_was_written_for():
+    """A "word:sense" label belongs to the word its line was written for: the tab's sweep job leaves out
+    another word's occurrence in that line, as the engine's table sweep does."""
+    from types import SimpleNamespace
+
+    from ui.embeddings.jobs import sweep as tab_sweep
+
+    rng = np.random.default_rng(0)
+    words = ["bank"] * 6 + ["play"] * 6 + ["bank"]  # the last "bank" sits in a line written for "play"
+    labels = ["bank:money"] * 3 + ["bank:river"] * 3 + ["play:theatre"] * 3 + ["play:game"] * 3 + ["play:theatre"]
+    vectors = {key: rng.standard_normal((13, 4)).astype(np.float32) for key in ("static", 1)}
+    table = SimpleNamespace(words=words, labels=labels, vectors=vectors, layers=[1])
+    scores, n = run_to_completion(tab_sweep(table, "bank", CancelToken()))
+    assert n == 6
+    want = run_to_completion(layer_sweep_steps({k: v[:6] for k, v in vectors.items()}, labels[:6]))
+    assert [sc.layer for sc in scores] == ["static", 1]
+    assert [sc.accuracy for sc in scores] == pytest.approx([sc.accuracy for sc in want])
+    assert [sc.silhouette for sc in scores] == pytest.approx([sc.silhouette for sc in want])
+
+
 # ---------------------------------------------------------------- sentence vectors and anisotropy
 
 
