@@ -16,8 +16,9 @@ from ui import theme
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
     "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
 }
-_COLORS = {"error": theme.ERROR, "info": theme.INFO}
+_COLORS = {"error": theme.ERROR, "info": theme.INFO, "warning": theme.WARNING}
 
 
 class MessageBar(QFrame):
@@ -52,6 +53,9 @@ class MessageBar(QFrame):
     def show_info(self, text: str, source: str | None = None) -> None:
         self._show("info", text, source)
 
+    def show_warning(self, text: str, source: str | None = None) -> None:
+        self._show("warning", text, source)
+
     def dismiss(self) -> None:
         self._level, self._source = "", None
         self._text.clear()
@@ -66,7 +70,7 @@ class MessageBar(QFrame):
         return self._text.text()
 
     def level(self) -> str:
-        """"error", "info", or "" when nothing is shown."""
+        """"error", "info", "warning", or "" when nothing is shown."""
         return self._level
 
     def source(self) -> str | None:

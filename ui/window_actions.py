@@ -1,8 +1,8 @@
 """The main window's menus and keyboard shortcuts, as ``QAction``s.
 
-Ctrl+O open folder, Ctrl+Shift+O open a text file, Ctrl+L focus the model
-field, Esc cancel the running job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E
-export the view, Ctrl+Q quit, Ctrl+Shift+P the Pre-train tab, Ctrl+R the Runs tab.
+Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
+job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Q quit,
+Ctrl+Shift+P the Pre-train tab, Ctrl+R the Runs tab.
 """
 
 from __future__ import annotations
