@@ -1,4 +1,4 @@
-"""The engine: models, analysis and (later) objectives and training.
+"""The engine: models, analysis, embeddings, pre-training objectives, pre-training data and training.
 
 No Qt here. Everything heavy is a plain function or a generator that reports
 progress and checks a cancel token, so the GUI, the CLI and tests drive the

@@ -98,7 +98,3 @@ def lines_above(weights: np.ndarray, threshold: float = 0.01) -> np.ndarray:
     order = np.argsort(-w, kind="stable")
     return np.stack([q[order], k[order], w[order]], axis=1) if len(w) else np.zeros((0, 3))
 
-
-def mean_over_heads(side: AttentionSide) -> np.ndarray:
-    """[layers, queries, keys]: the model view's extra row."""
-    return side.weights.mean(axis=1)

@@ -37,10 +37,6 @@ class LensTable:
     tokens: list[str]  # the input tokens, one per position
     top: list[list[list[Candidate]]]  # [layer][position][rank]
 
-    def top_probs(self) -> np.ndarray:
-        """[layers, positions] probability of the top token."""
-        return np.array([[cands[0].prob for cands in row] for row in self.top])
-
     def to_dict(self) -> dict:
         return {
             "side": self.side,

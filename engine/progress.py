@@ -55,8 +55,6 @@ class CancelToken:
 
 NEVER_CANCELLED = CancelToken()
 
-JobGenerator = Generator[Any, None, T]
-
 
 def run_to_completion(gen: Generator[Any, None, T]) -> T:
     """Drive a job generator without a UI: ignore progress, return its value."""

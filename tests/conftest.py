@@ -108,26 +108,33 @@ def fresh_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def open_window(qtbot):
-    """``open_window(spec, view=None, registry=None)``: a shown main window (1280×800) with ``spec`` loaded and,
-    if named, the view registered as ``view`` current. Closed at the end; its lane must have stopped."""
+    """``open_window(spec=None, view=None, *, settings=None, persist=False, size=(1280, 800), about=True,
+    registry=None)``: a shown main window; with ``spec``, that model loaded; with ``view``, the view
+    registered under that id current; ``registry`` replaces the built-in views; ``about=False`` collapses
+    the About panel. Closed at the end; its interactive lane and its long-run services must have stopped."""
     from ui.main_window import MainWindow
     from workbench.settings import Settings
 
     windows = []
 
-    def open_(spec: str, view: str | None = None, registry=None):
-        window = MainWindow(Settings(), persist=False, registry=registry)
+    def open_(spec: str | None = None, view: str | None = None, *, settings: Settings | None = None,
+              persist: bool = False, size: tuple[int, int] = (1280, 800), about: bool = True, registry=None):
+        window = MainWindow(settings or Settings(), persist=persist, registry=registry)
         qtbot.addWidget(window)
-        window.resize(1280, 800)
+        window.resize(*size)
         window.show()
+        if not about:
+            window.about_panel.set_expanded(False)
         windows.append(window)
-        window.load_model(spec)
-        qtbot.waitUntil(lambda: window.loaded is not None, timeout=30000)
+        if spec is not None:
+            window.load_model(spec)
+            qtbot.waitUntil(lambda: window.loaded is not None, timeout=30000)
         if view is not None:
             window.show_view(view)
         return window
 
     yield open_
     for window in windows:
-        window.close()
+        window.close()  # (pytest-qt may have closed it already)
         assert not window.jobs._lane.thread.is_alive()
+        assert window.run_services.closed

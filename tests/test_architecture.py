@@ -40,7 +40,7 @@ def test_core_imports_no_qt_at_runtime():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_window_opens_without_importing_torch(tmp_path):
+def test_window_opens_without_importing_torch(fresh_home):
     """The window appears before torch is imported: models load on the worker thread, the forms stay light."""
     code = (
         "import sys\n"
@@ -52,7 +52,7 @@ def test_window_opens_without_importing_torch(tmp_path):
         "w.close(); app.processEvents()\n"
         "print(heavy); sys.exit(1 if heavy else 0)\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "LM_WORKBENCH_HOME": str(tmp_path)}
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "LM_WORKBENCH_HOME": str(fresh_home)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                             env=env)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,4 +1,4 @@
-"""Every bad input named in the foundation issue gets a clear, one-line error."""
+"""Bad models, texts and files get a clear, one-line error."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``lm-workbench neighbours`` and ``project`` (issue 3, item 9).
+"""``lm-workbench neighbours`` and ``project``.
 
 The neighbours are checked against a brute-force cosine computation in numpy
 on vectors from a plain transformers forward, with word positions found by

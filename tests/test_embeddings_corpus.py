@@ -1,4 +1,4 @@
-"""Corpus input, the demo set and occurrence matching (issue 3, items 1 and 2).
+"""Corpus input, the demo set and occurrence matching.
 
 Readers are checked against files written here; occurrences against the
 tokenizer's own pre-tokenisation (``pre_tokenize_str``), computed separately.

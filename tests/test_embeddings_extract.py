@@ -1,4 +1,4 @@
-"""Occurrence vectors (issue 3, items 2-4): pooled layers, static rows, mixes, specs, the cache.
+"""Occurrence vectors: pooled layers, static rows, mixes, specs, the cache.
 
 Every vector is checked against a plain ``transformers`` forward (or the
 embedding matrix read straight from the model) with the word's subwords

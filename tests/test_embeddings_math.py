@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.embeddings.layer_sweep import layer_sweep, loo_nn_accuracy, silhouette
-from engine.embeddings.neighbours import NeighbourIndex, nearest_neighbours
+from engine.embeddings.layer_sweep import layer_sweep_steps, loo_nn_accuracy, silhouette
+from engine.embeddings.neighbours import NeighbourIndex
 from engine.embeddings.projection import (
     TSNE_SUBSAMPLE_ABOVE, ProjectionCache, project, projection_key, subsample,
 )
@@ -63,11 +63,10 @@ def test_neighbours_equal_brute_force_on_random_vectors(seed):
         assert [nb.rank for nb in got] == list(range(1, 8))  # no ties in continuous data
         ref = np.sort(-(v[[nb.index for nb in got]] @ v[i]) / np.linalg.norm(v[[nb.index for nb in got]], axis=1))
         assert np.allclose([nb.score for nb in got], -ref / np.linalg.norm(v[i]), atol=1e-5)
-    # indices instead of masks, and the one-shot function, give the same answer
+    # indices instead of masks give the same answer
     i = 3
     a = index.query(i, 5, exclude=np.flatnonzero(exclude), candidates=np.flatnonzero(candidates))
-    b = nearest_neighbours(v, i, 5, exclude=exclude, candidates=candidates)
-    assert a == b == index.query(i, 5, exclude=exclude, candidates=candidates)
+    assert a == index.query(i, 5, exclude=exclude, candidates=candidates)
 
 
 @given(
@@ -279,10 +278,31 @@ def test_silhouette_equals_hand_computation_and_sweep_keeps_layer_order():
     assert np.isnan(silhouette(v, ["x"] * 30))
 
     separated = np.repeat(np.eye(3), [10, 12, 8], axis=0) + 0.01 * rng.standard_normal((30, 3))
-    scores = layer_sweep({"static": v, 3: separated}, labels)
+    scores = run_to_completion(layer_sweep_steps({"static": v, 3: separated}, labels))
     assert [sc.layer for sc in scores] == ["static", 3]
     assert scores[1].accuracy == 1.0 and scores[1].silhouette > 0.9
     assert scores[0].accuracy == pytest.approx(loo_nn_accuracy(v, labels))
+
+
+
+def test_the_embeddings_tab_sweeps_only_occurrences_their_line_was_written_for():
+    """A "word:sense" label belongs to the word its line was written for: the tab's sweep job leaves out
+    another word's occurrence in that line, as the engine's table sweep does."""
+    from types import SimpleNamespace
+
+    from ui.embeddings.jobs import sweep as tab_sweep
+
+    rng = np.random.default_rng(0)
+    words = ["bank"] * 6 + ["play"] * 6 + ["bank"]  # the last "bank" sits in a line written for "play"
+    labels = ["bank:money"] * 3 + ["bank:river"] * 3 + ["play:theatre"] * 3 + ["play:game"] * 3 + ["play:theatre"]
+    vectors = {key: rng.standard_normal((13, 4)).astype(np.float32) for key in ("static", 1)}
+    table = SimpleNamespace(words=words, labels=labels, vectors=vectors, layers=[1])
+    scores, n = run_to_completion(tab_sweep(table, "bank", CancelToken()))
+    assert n == 6
+    want = run_to_completion(layer_sweep_steps({k: v[:6] for k, v in vectors.items()}, labels[:6]))
+    assert [sc.layer for sc in scores] == ["static", 1]
+    assert [sc.accuracy for sc in scores] == pytest.approx([sc.accuracy for sc in want])
+    assert [sc.silhouette for sc in scores] == pytest.approx([sc.silhouette for sc in want])
 
 
 # ---------------------------------------------------------------- sentence vectors and anisotropy

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from engine.default_model import default_model_folder
-from engine.embeddings.layer_sweep import layer_sweep, layer_sweep_table, loo_nn_accuracy
+from engine.embeddings.layer_sweep import layer_sweep_steps, layer_sweep_table, loo_nn_accuracy
 from engine.embeddings.sentence_embeddings import anisotropy, model_pooling, sentence_vectors
 from engine.errors import WorkbenchError
 from engine.progress import run_to_completion
@@ -116,8 +116,8 @@ def test_contextual_sense_accuracy_beats_static_by_15_points(demo_table, plain_m
         want = h[o.token_start:o.token_end].mean(0).numpy()
         assert np.allclose(table.vectors[last][row], want, atol=1e-3)
 
-    sweep = layer_sweep({"static": static_vectors, **{k: table.vectors[k][rows] for k in range(last + 1)}},
-                        senses, groups=words)
+    sweep = run_to_completion(layer_sweep_steps(
+        {"static": static_vectors, **{k: table.vectors[k][rows] for k in range(last + 1)}}, senses, groups=words))
     # the table-level sweep picks the same occurrences (each demo line holds its word once) and agrees
     from_table = run_to_completion(layer_sweep_table(table))
     assert [sc.layer for sc in from_table] == [sc.layer for sc in sweep]

@@ -1,5 +1,5 @@
-"""Every bad input of the foundation issue shows a clear message in the window,
-which stays usable (the previous model keeps working)."""
+"""Bad models, files and texts show a clear message in the window, which stays usable
+(the previous model keeps working)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,15 @@ import shutil
 import pytest
 
 from tests.test_bad_input import _sparse_huge_model
-from ui.main_window import MainWindow
-from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def window(qtbot, tiny_models):
-    win = MainWindow(Settings(), persist=False)
-    qtbot.addWidget(win)
-    win.show()
-    win.load_model(str(tiny_models["bert"]))
-    qtbot.waitUntil(lambda: win.loaded is not None and not win.jobs.busy, timeout=30000)
-    yield win
-    win.close()
+def window(open_window, qtbot, tiny_models):
+    win = open_window(str(tiny_models["bert"]))
+    qtbot.waitUntil(lambda: not win.jobs.busy, timeout=30000)
+    return win
 
 
 def _bad_models(tmp_path, tiny_models):

@@ -26,30 +26,9 @@ def _expected_tokens(folder: str, text: str, pair: str | None = None) -> list[st
 
 
 @pytest.fixture
-def make_window(qtbot):
-    windows: list[MainWindow] = []
-
-    def make(settings: Settings | None = None, persist: bool = False) -> MainWindow:
-        window = MainWindow(settings or Settings(), persist=persist)
-        qtbot.addWidget(window)
-        window.resize(1000, 650)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.close()
-        assert not window.jobs._lane.thread.is_alive()
-
-
-@pytest.fixture
-def window(make_window, qtbot) -> MainWindow:
+def window(open_window) -> MainWindow:
     """A window with MiniLM loaded."""
-    w = make_window()
-    w.load_model(w.settings.default_model)
-    qtbot.waitUntil(lambda: w.loaded is not None, timeout=LOAD_TIMEOUT)
-    return w
+    return open_window(Settings().default_model, size=(1000, 650))
 
 
 def _type(qtbot, window: MainWindow, text: str) -> None:
@@ -219,12 +198,10 @@ def test_about_panel_explains_the_token_view(window):
     assert not about.browser.isHidden() and window.actions_.toggle_about.isChecked()
 
 
-def test_closing_saves_recent_models(make_window, qtbot, fresh_home):
+def test_closing_saves_recent_models(open_window, fresh_home):
     from workbench.settings import settings_path
 
-    w = make_window(Settings(recent_models=["old/model"]), persist=True)
-    w.load_model("minilm")
-    qtbot.waitUntil(lambda: w.loaded is not None, timeout=LOAD_TIMEOUT)
+    w = open_window("minilm", settings=Settings(recent_models=["old/model"]), persist=True, size=(1000, 650))
     w.close()
     saved = json.loads(settings_path().read_text())
     assert saved["recent_models"] == ["minilm", "old/model"]

@@ -6,19 +6,14 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.test_objectives_plugins import make_folder_plugin
-from ui.main_window import MainWindow
 from workbench.paths import plugins_dir
-from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def window(qtbot, fresh_home):
-    win = MainWindow(Settings(), persist=False)
-    qtbot.addWidget(win)
-    yield win
-    win.close()
+def window(open_window, fresh_home):
+    return open_window()
 
 
 def test_plugins_dialog_lists_errors_and_enables_a_folder_plugin(window, qtbot):

@@ -15,7 +15,6 @@ from ui.main_window import MainWindow
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS
 from workbench.paths import runs_db_path
 from workbench.pretrain.spec import PretrainSpec
-from workbench.settings import Settings
 from workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(120)
@@ -68,24 +67,15 @@ def populated(fresh_home):
 
 
 @pytest.fixture
-def make_window(qtbot):
-    windows = []
+def make_window(open_window, qtbot):
+    """A window on the Runs tab, once the table shows the store's runs."""
 
     def make() -> MainWindow:
-        window = MainWindow(Settings(), persist=False)
-        qtbot.addWidget(window)
-        window.resize(1280, 860)
-        window.show()
-        window.about_panel.set_expanded(False)
-        window.views.setCurrentWidget(window.view("runs"))
+        window = open_window(view="runs", size=(1280, 860), about=False)
         qtbot.waitUntil(lambda: window.view("runs").model.rowCount() > 0, timeout=5000)
-        windows.append(window)
         return window
 
-    yield make
-    for window in windows:
-        window.close()
-        assert window.run_services.closed  # the lane (if any) was shut down; the thread check follows
+    return make
 
 
 def column_values(browser, key: str) -> list[str]:
@@ -269,15 +259,11 @@ def test_reopening_shows_finished_and_interrupted_runs(make_window, populated, q
     assert "vanished" in browser.detail.text()
 
 
-def test_an_empty_store_says_how_to_make_a_run(qtbot, fresh_home):
+def test_an_empty_store_says_how_to_make_a_run(open_window, qtbot, fresh_home):
     from ui.runs.runs_browser import NO_RUNS_HINT
 
-    window = MainWindow(Settings(), persist=False)
-    qtbot.addWidget(window)
-    window.show()
-    window.views.setCurrentWidget(window.view("runs"))
+    window = open_window(view="runs")
     qtbot.waitUntil(lambda: window.view("runs").detail.text() == NO_RUNS_HINT, timeout=5000)
     header = window.view("runs").table.horizontalHeader()
     method = next(i for i, c in enumerate(COLUMNS) if c.key == "method")
     assert header.sectionSize(method) >= header.sectionSizeHint(method)  # the header is not cut
-    window.close()

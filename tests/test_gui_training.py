@@ -9,9 +9,7 @@ import pytest
 import torch
 
 from tests.pretrain_corpus import write_corpus
-from ui.main_window import MainWindow
 from workbench.paths import runs_db_path
-from workbench.settings import Settings
 from workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(180)
@@ -21,25 +19,16 @@ RUN_TIMEOUT = 120_000  # ms; a 20-step run takes ~10 s alone, far longer on a ma
 
 
 @pytest.fixture
-def make_view(qtbot, fresh_home):
-    windows = []
+def make_view(open_window, qtbot, fresh_home):
+    """(window, its Pre-train tab), once the form is ready."""
 
     def make():
-        window = MainWindow(Settings(), persist=False)
-        qtbot.addWidget(window)
-        window.resize(1280, 860)
-        window.show()
-        window.about_panel.set_expanded(False)
-        window.views.setCurrentWidget(window.view("pretrain"))
+        window = open_window(view="pretrain", size=(1280, 860), about=False)
         view = window.view("pretrain")
         qtbot.waitUntil(lambda: view.form.ready, timeout=30000)
-        windows.append(window)
         return window, view
 
-    yield make
-    for window in windows:
-        window.close()  # (pytest-qt may have closed it already)
-        assert window.run_services.closed
+    return make
 
 
 def fill_tiny_gpt2(qtbot, form, corpus: Path, steps: int, out_dir: Path) -> None:

@@ -108,12 +108,12 @@ def test_cancel_current_and_shutdown_stop_a_long_job():
     assert time.monotonic() - t0 < 2
 
 
-def test_encode_job_cancels_between_batches(lane, minilm):
-    from workbench.model_jobs import encode_job
+def test_encoding_cancels_between_batches(lane, minilm):
+    from engine.analysis import encode_texts
 
     progress = []
     texts = [f"Sentence number {i} about banks and rivers." for i in range(400)]
-    job = lane.submit(lambda token: encode_job(minilm, texts, token, attentions=False),
+    job = lane.submit(lambda token: encode_texts(minilm, texts, attentions=False, cancel=token),
                       on_progress=lambda p: progress.append(p.done))
     deadline = time.monotonic() + 30
     while not any(progress) and time.monotonic() < deadline:

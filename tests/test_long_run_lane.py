@@ -19,8 +19,7 @@ JOBS = "tests.lane_jobs"
 
 
 @pytest.fixture
-def lane(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
+def lane(tmp_path, fresh_home):
     lane = LongRunLane(tmp_path / "runs.sqlite3", kill_wait_s=1.0)
     yield lane
     lane.shutdown(cancel_running=True, grace_s=0.5)

@@ -43,8 +43,7 @@ def corpus(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("family", ["bert", "gpt2", "bart", "t5"])
-def test_family_learns_and_reloads(family, corpus, tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
+def test_family_learns_and_reloads(family, corpus, tmp_path, fresh_home):
     torch.set_num_threads(1)
     arch, training = SETTINGS[family]
     spec = PretrainSpec.from_dict(tiny_spec_dict(family, corpus, tmp_path / family, **training)
@@ -84,11 +83,10 @@ def _quick(family, objective, corpus, out_dir, **extra):
 
 
 @pytest.mark.timeout(120)
-def test_objective_heads_are_trained_and_saved_beside_the_model(corpus, tmp_path, monkeypatch):
+def test_objective_heads_are_trained_and_saved_beside_the_model(corpus, tmp_path, fresh_home):
     from safetensors import safe_open
     from safetensors.torch import load_file
 
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
     events = []
     summary = run_pretrain(_quick("bert", "spanbert", corpus, tmp_path / "sb"), report=events.append)
     heads_file = tmp_path / "sb" / "model" / "objective_heads.safetensors"
@@ -111,8 +109,7 @@ def test_objective_heads_are_trained_and_saved_beside_the_model(corpus, tmp_path
 
 
 @pytest.mark.timeout(120)
-def test_distillation_uses_the_frozen_teacher_and_its_tokenizer(corpus, tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
+def test_distillation_uses_the_frozen_teacher_and_its_tokenizer(corpus, tmp_path, fresh_home):
     teacher = run_pretrain(_quick("bert", "mlm", corpus, tmp_path / "teacher"))
     teacher_dir = teacher["model_dir"]
     teacher_bytes = (Path(teacher_dir) / "model.safetensors").read_bytes()

@@ -18,8 +18,7 @@ from workbench.store import SCHEMA_VERSION, RunStore, migrate, migrations, pid_a
 
 
 @pytest.fixture
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
+def store(tmp_path, fresh_home):
     s = RunStore(tmp_path / "runs.sqlite3")
     yield s
     s.close()

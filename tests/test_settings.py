@@ -14,10 +14,9 @@ from workbench.settings import (MAX_RECENT, Settings, load_settings, save_settin
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    return tmp_path / "home"
+def home(fresh_home):
+    """Every test here gets a private LM_WORKBENCH_HOME."""
+    return fresh_home
 
 
 def test_paths_live_under_home_and_exist(home):
@@ -98,7 +97,10 @@ def test_save_is_atomic(home, monkeypatch):
 
 def test_every_field_has_help_and_offline_follows_env(monkeypatch):
     assert all(f.metadata.get("help") for f in dataclasses.fields(Settings))
-    assert Settings().resolved_offline() is False
+    from workbench.network import apply_offline_mode
+
+    assert Settings().offline is None  # None: the environment decides
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    assert apply_offline_mode(Settings().offline) is False
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert Settings().resolved_offline() is True
-    assert Settings(offline=False).resolved_offline() is False
+    assert apply_offline_mode(Settings().offline) is True

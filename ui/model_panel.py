@@ -36,7 +36,6 @@ FIELDS = (
     ("dtype", "Precision"),
     ("memory", "Memory"),
 )
-VALUE_WIDTH = 150
 
 
 def format_count(n: int) -> str:

@@ -1,4 +1,4 @@
-"""Jobs the interactive lane runs for the main window: load a model, encode text.
+"""Jobs the interactive lane runs for the main window: load a model, tokenize text.
 
 Each is a generator function of a cancel token (plus its inputs) that yields
 progress and returns its result, so the window, the CLI and tests run the
@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 from typing import Generator
 
-from engine.analysis import Encoding, encode_texts
 from engine.device import set_cpu_threads
 from engine.loading import LoadedModel, load_model
 from engine.progress import CancelToken, Progress
@@ -56,8 +55,3 @@ def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, token: Cancel
     token.check()
     return tokenize(loaded.tokenizer, text, pair or None, max_length=loaded.info.max_positions)
 
-
-def encode_job(
-    loaded: LoadedModel, texts: list[str], token: CancelToken, *, attentions: bool = True
-) -> Generator[Progress, None, list[Encoding]]:
-    return (yield from encode_texts(loaded, texts, attentions=attentions, cancel=token))

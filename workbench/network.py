@@ -9,17 +9,14 @@ itself, so a wrong order costs time, never correctness.
 from __future__ import annotations
 
 import os
-import sys
 
 
 def apply_offline_mode(offline: bool | None) -> bool:
     """Set the hub's offline variables from a setting (None: keep the environment). Returns the mode."""
     if offline is None:
         return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+    # If the hub client is already imported it will not notice; model resolution still honours it.
     value = "1" if offline else "0"
-    if "huggingface_hub" in sys.modules and os.environ.get("HF_HUB_OFFLINE") != value:
-        # Too late for the hub client to notice; resolution still honours it.
-        pass
     os.environ["HF_HUB_OFFLINE"] = value
     os.environ["TRANSFORMERS_OFFLINE"] = value
     return offline

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import json
 import platform
 import struct
 import sys
@@ -110,7 +109,3 @@ def collect_provenance(*, device: str, dtype: str, seed: int | None,
         "time": time.time(),
     }
 
-
-def provenance_json(prov: dict) -> str:
-    """The provenance as stable, indented JSON (for a file next to a checkpoint)."""
-    return json.dumps(prov, indent=2, sort_keys=True, default=str)

@@ -104,12 +104,6 @@ class Settings:
         self.recent_models = [spec] + [m for m in self.recent_models if m != spec]
         del self.recent_models[MAX_RECENT:]
 
-    def resolved_offline(self) -> bool:
-        """``offline``, or when it is None whether ``HF_HUB_OFFLINE`` is set truthy."""
-        if self.offline is not None:
-            return self.offline
-        return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
-
     def to_dict(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict."""
         return dataclasses.asdict(self)

@@ -21,7 +21,7 @@ from typing import Any, Generator, Hashable, Mapping, Sequence
 import numpy as np
 
 from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 TIE_TOLERANCE = 1e-6  # cosine scores closer than this tie
 SILHOUETTE_SAMPLE = 5000  # silhouette is O(n^2): above this many points it uses a seeded sample
@@ -119,7 +119,7 @@ def silhouette(vectors: np.ndarray, labels: Sequence[Any], *, seed: int = 0) -> 
 def layer_sweep_steps(vectors_by_layer: Mapping[Hashable, np.ndarray], labels: Sequence[Any],
                       groups: Sequence[Any] | None = None, *, cancel: CancelToken = NEVER_CANCELLED
                       ) -> Generator[Progress, None, list[LayerScore]]:
-    """``layer_sweep`` as a job generator (progress and cancel per layer)."""
+    """Accuracy and silhouette for each layer, in the mapping's order (progress and cancel per layer)."""
     if not vectors_by_layer:
         raise WorkbenchError("no layers to sweep")
     total = len(vectors_by_layer)
@@ -131,12 +131,6 @@ def layer_sweep_steps(vectors_by_layer: Mapping[Hashable, np.ndarray], labels: S
                                  silhouette(vectors, labels)))
     yield Progress(total, total, "layer sweep done")
     return scores
-
-
-def layer_sweep(vectors_by_layer: Mapping[Hashable, np.ndarray], labels: Sequence[Any],
-                groups: Sequence[Any] | None = None) -> list[LayerScore]:
-    """Accuracy and silhouette for each layer, in the mapping's order."""
-    return run_to_completion(layer_sweep_steps(vectors_by_layer, labels, groups))
 
 
 def sweep_rows(words: Sequence[str], labels: Sequence[str | None], word: str | None = None) -> list[int]:

@@ -119,16 +119,6 @@ class NeighbourIndex:
         allowed[i] = False
         return self._top_k(self.unit[i], k, allowed)
 
-    def query_vector(self, vector: np.ndarray, k: int, *,
-                     candidates: np.ndarray | Sequence[int] | None = None) -> list[Neighbour]:
-        """The k nearest rows to an outside vector [H] (ties as in ``query``)."""
-        q = normalise_rows(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
-        if q.shape[0] != self.unit.shape[1]:
-            raise WorkbenchError(f"the query vector has {q.shape[0]} dimensions; the index has {self.unit.shape[1]}")
-        cand = _as_mask(candidates, self.n, "candidates")
-        allowed = np.ones(self.n, dtype=bool) if cand is None else cand.copy()
-        return self._top_k(q, k, allowed)
-
     def _top_k(self, q: np.ndarray, k: int, allowed: np.ndarray) -> list[Neighbour]:
         if k < 1:
             raise WorkbenchError(f"k must be at least 1, got {k}")
@@ -158,9 +148,3 @@ class NeighbourIndex:
         if not 0 <= int(i) < self.n:
             raise WorkbenchError(f"query index {i} is outside 0..{self.n - 1}")
 
-
-def nearest_neighbours(vectors: np.ndarray, query_index: int, k: int, *,
-                       exclude: np.ndarray | Sequence[int] | None = None,
-                       candidates: np.ndarray | Sequence[int] | None = None) -> list[Neighbour]:
-    """One query without keeping an index (see ``NeighbourIndex.query``)."""
-    return NeighbourIndex(vectors).query(query_index, k, exclude=exclude, candidates=candidates)

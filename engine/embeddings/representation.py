@@ -161,7 +161,3 @@ def pool(vectors: np.ndarray, how: str = "mean") -> np.ndarray:
         return vectors[-1]
     return vectors.mean(axis=0)
 
-
-def static_vector(embedding_matrix: np.ndarray, token_ids, how: str = "mean") -> np.ndarray:
-    """The static baseline for one word: its subwords' rows of the input embedding matrix, pooled."""
-    return pool(np.asarray(embedding_matrix[list(token_ids)], dtype=np.float32), how)

@@ -112,9 +112,5 @@ class ExampleSet:
         """Tokens per example, [n] int64."""
         return np.diff(self.offsets)
 
-    @property
-    def total_tokens(self) -> int:
-        return int(self.offsets[-1])
-
 
 __all__ = ["ExampleSet", "ExampleWriter", "TOKEN_DTYPE"]

@@ -62,10 +62,6 @@ class ExampleSampler:
         start = self.rank * self.batch_size
         return global_batch[start:start + self.batch_size]
 
-    @property
-    def steps_per_epoch(self) -> float:
-        return self.n / (self.world_size * self.batch_size)
-
     def state_dict(self) -> dict[str, Any]:
         """JSON-able position in the stream (plus what it was made for, checked on load)."""
         return {"epoch": self.epoch, "position": self.position, "n": self.n, "seed": self.seed,

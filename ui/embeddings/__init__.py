@@ -1,1 +1,1 @@
-"""The Embeddings tab: contextual vs static vectors of word occurrences over a corpus (issue 3)."""
+"""The Embeddings tab: contextual vs static vectors of word occurrences over a corpus."""

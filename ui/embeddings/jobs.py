@@ -13,7 +13,6 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
 from engine.progress import CancelToken, Progress
 
 ANISOTROPY_PAIRS = 1000
@@ -75,24 +74,12 @@ def project_map(table: Any, spec_text: str, method: str, params: dict, seed: int
 
 
 def sweep(table: Any, word: str | None, token: CancelToken) -> Generator:
-    """Layer scores for ``word``'s labelled occurrences (None: every word, neighbours within each word)."""
-    from engine.embeddings.layer_sweep import layer_sweep_steps
+    """(layer scores, occurrences scored) for ``word``'s labelled occurrences (None: every word,
+    neighbours within each word): the engine's ``layer_sweep_table``."""
+    from engine.embeddings.layer_sweep import layer_sweep_table, sweep_rows
 
-    words = np.array(table.words, dtype=object)
-    labels = np.array([lab if lab is not None else "" for lab in (table.labels or [None] * len(words))],
-                      dtype=object)
-    keep = labels != ""
-    if word is not None:
-        keep &= words == word
-    rows = np.flatnonzero(keep)
-    if len(rows) < 2:
-        raise WorkbenchError(f"the layer sweep needs at least two labelled occurrences of {word or 'a word'}")
-    by_layer: dict[Any, np.ndarray] = {"static": np.asarray(table.vectors["static"][rows], dtype=np.float32)}
-    for layer in table.layers:
-        by_layer[layer] = np.asarray(table.vectors[layer][rows], dtype=np.float32)
-    groups = None if word is not None else list(words[rows])
-    scores = yield from layer_sweep_steps(by_layer, list(labels[rows]), groups, cancel=token)
-    return scores, len(rows)
+    scores = yield from layer_sweep_table(table, word, cancel=token)
+    return scores, len(sweep_rows(table.words, table.labels, word))
 
 
 def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: Any, token: CancelToken

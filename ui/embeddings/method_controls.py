@@ -79,9 +79,6 @@ class MethodControls(QWidget):
     def method(self) -> str:
         return self.method_combo.currentData()
 
-    def set_method(self, method: str) -> None:
-        self.method_combo.setCurrentIndex(self.method_combo.findData(method))
-
     def seed(self) -> int:
         return self.seed_spin.value()
 

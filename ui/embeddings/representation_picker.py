@@ -104,17 +104,6 @@ class MixSliders(QWidget):
         """The pre-softmax scalars s_j [L+1]."""
         return np.array([s.value() / S_STEPS for s in self.sliders], dtype=np.float64)
 
-    def set_scalars(self, values, gamma: float | None = None) -> None:
-        for slider, v in zip(self.sliders, values):
-            slider.blockSignals(True)
-            slider.setValue(int(round(float(v) * S_STEPS)))
-            slider.blockSignals(False)
-        if gamma is not None:
-            self.gamma_slider.blockSignals(True)
-            self.gamma_slider.setValue(int(round(gamma * GAMMA_STEPS)))
-            self.gamma_slider.blockSignals(False)
-        self._moved()
-
     def gamma(self) -> float:
         return self.gamma_slider.value() / GAMMA_STEPS
 

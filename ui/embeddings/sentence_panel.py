@@ -101,9 +101,6 @@ class SentencePanel(QWidget):
     def pooling(self) -> str:
         return self.pooling_combo.currentData()
 
-    def set_pooling(self, how: str) -> None:
-        self.pooling_combo.setCurrentIndex(self.pooling_combo.findData(how))
-
     def set_result(self, sentences: list[str], vectors: np.ndarray, matrix: np.ndarray,
                    anisotropy: Mapping[Any, float], what: str) -> None:
         self.sentences, self.vectors, self.matrix = list(sentences), vectors, matrix

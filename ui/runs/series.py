@@ -73,9 +73,6 @@ class RunSeries:
     def get(self, name: str) -> Series | None:
         return self.series.get(name)
 
-    def last_step(self) -> int:
-        return max((int(s.steps[-1]) for s in self.series.values() if len(s)), default=0)
-
 
 def ema(values: np.ndarray, weight: float) -> np.ndarray:
     """Exponential moving average with bias correction (as TensorBoard's smoothing slider).

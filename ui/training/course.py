@@ -11,9 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.pretrain.spec import PretrainSpec
-from workbench.run_kinds import PRETRAIN
-
-PRETRAIN_TARGET = PRETRAIN.target
 
 COURSE_TOOLTIP = ("Pre-train tiny BERT, GPT-2, BART and T5 models on Python's documentation (a few minutes "
                   "each on a laptop), so every view has a real model of each family offline")

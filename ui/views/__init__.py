@@ -1,4 +1,4 @@
-"""The analysis views: attention (head view, model grid, heatmap), predictions, logit lens.
+"""The analysis views: attention (head view, model grid, heatmap), predictions, logit lens, masking & noising lab.
 
 Each view is a ``ModelView`` (``ui.views.base``): it says what it needs
 computed for the current model and text, and ``ui.view_host.ViewHost`` runs

@@ -161,11 +161,6 @@ class LongRunLane:
         with self._cond:
             return None if self._current is None else self._current.job.run_id
 
-    def queued_run_ids(self) -> list[int]:
-        """The runs waiting, in the order they will start."""
-        with self._cond:
-            return [job.run_id for job in self._queue]
-
     def shutdown(self, cancel_running: bool = True, grace_s: float = 10.0,
                  timeout: float | None = None) -> None:
         """Stop the lane: queued runs are cancelled; the running one is cancelled
