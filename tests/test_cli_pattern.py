@@ -46,3 +46,18 @@ def test_a_missing_frontend_is_one_line_and_exit_1(monkeypatch, capsys):
     assert main([]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the window is not installed" in err
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_not_an_error():
+    """``lm-workbench ... --json | head``: the closed pipe ends the command quietly, with no traceback."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom workbench.cli.common import run_reporting_errors\n"
+              "def chatty():\n    for _ in range(200_000):\n        print('x' * 80)\n    return 0\n"
+              "sys.exit(run_reporting_errors(chatty))\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout.read(100) == b"x" * 80 + b"\n" + b"x" * 19
+    child.stdout.close()
+    assert child.wait(timeout=60) == 0
+    assert b"Traceback" not in child.stderr.read()

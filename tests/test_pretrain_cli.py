@@ -67,7 +67,19 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     assert runs[first["run_id"]]["final_metrics"]["loss"] == pytest.approx(first["final_loss"])
     with RunStore(runs_db_path()) as store:
         steps = [m["step"] for m in store.metrics(resumed["run_id"], "loss")]
+        provenance = store.get_run(first["run_id"])["provenance"]
     assert steps == [7, 8, 9, 10]  # continued after the checkpoint's step 6, not from 0
+    # What produced the run: versions, where it trained, its seed, and fingerprints of its data and model
+    import hashlib
+    import importlib.metadata
+
+    assert provenance["versions"]["torch"] == importlib.metadata.version("torch")
+    assert provenance["device"] == "cpu" and provenance["dtype"] == "fp32" and provenance["seed"] == 0
+    assert provenance["data_files"] == [str(corpus)] and provenance["model_folder"] == first["out_dir"] + "/model"
+    digest = hashlib.sha256()
+    digest.update(corpus.read_bytes())
+    assert provenance["data_hash"] and provenance["model_fingerprint"]
+    assert provenance["plugin"]["name"] == "clm" and provenance["plugin"]["version"].startswith("lm-workbench")
 
 
 @pytest.mark.parametrize("argv, words", [

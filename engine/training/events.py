@@ -60,3 +60,5 @@ class TrainingResult:
     tokens_seen: int = 0
     elapsed_s: float = 0.0
     eval_extra: dict = field(default_factory=dict)
+    device: str = ""  # where it trained, e.g. "cpu" or "cuda:0"
+    precision: str = ""  # the number format of the steps, e.g. "fp32" or "bf16"

@@ -196,6 +196,7 @@ class _Run:
             tokens_per_s=self.tally.tokens_seen / self.tally.train_time_s if self.tally.train_time_s > 0 else 0.0,
             steps_done=self.step, checkpoint=self.checkpoint, cancelled=False, losses=list(losses),
             tokens_seen=self.tally.tokens_seen, elapsed_s=self._elapsed(),
+            device=str(self.device), precision=self.plan.name,
         )
 
     # -- one optimizer step ------------------------------------------------------------------------------------------

@@ -50,7 +50,6 @@ def _encode(loaded: Any, text: str, pair: str | None, target: str | None, token:
 
 
 class AttentionView(ModelView):
-    job_name = "attention"
     no_model_hint = "Load a model (left) to see its attention."
     empty_hint = "Type a sentence above to see where each token looks."
 

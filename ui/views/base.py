@@ -89,7 +89,6 @@ class ModelView(QWidget):
     """Base of the tabs that run the model; see the module docstring."""
 
     inputs_changed = Signal()
-    job_name = "view"
     no_model_hint = "Load a model (left) to use this view."
     empty_hint = "Type a sentence above."
 

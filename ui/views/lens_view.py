@@ -107,7 +107,6 @@ def _legend() -> list[QWidget]:
 
 
 class LensView(ModelView):
-    job_name = "lens"
     no_model_hint = "Load a model (left) to read its layers through the output head."
     empty_hint = "Type a sentence above to see what each layer would predict."
 

@@ -37,7 +37,6 @@ MAX_SEED = 2**31 - 1
 
 
 class MaskingLabView(ModelView):
-    job_name = "masking-lab"
     no_model_hint = "Load a model (left): the lab uses its tokenizer, or another one you name."
     empty_hint = "Type a sentence above to see what the objective does to it."
 

@@ -69,7 +69,6 @@ def _infill(loaded: Any, text: str, token: CancelToken) -> tuple[Any, list[str]]
 
 
 class PredictionsView(ModelView):
-    job_name = "predictions"
     no_model_hint = "Load a model (left) to see what it predicts."
     empty_hint = "Type a sentence above: with [MASK] for a masked LM, or a prompt for a decoder."
 

@@ -57,6 +57,12 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
     except KeyboardInterrupt:
         print_error("interrupted")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (``... --json | head``): not an error of ours
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would raise again
+        return EXIT_OK
 
 
 # -- argument checks ---------------------------------------------------------------------------------------------

@@ -88,6 +88,8 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
         "heads_parameters": int(sum(p.numel() for m in heads.values() for p in m.parameters())),
         "tokens_seen": int(getattr(result, "tokens_seen", 0) or 0),
         "elapsed_s": round(float(elapsed_s), 3),
+        "device": getattr(result, "device", ""),
+        "precision": getattr(result, "precision", ""),
         "train_tokens": stats.get("train_tokens"),
         "validation_tokens": stats.get("validation_tokens"),
         "vocab_size": len(tokenizer),

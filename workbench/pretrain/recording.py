@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from engine.errors import Cancelled
@@ -94,6 +95,30 @@ def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
     ctx.log_dict(int(summary.get("steps", 0)), final)
     ctx.add_artifact("model", "model", summary["model_dir"])
     ctx.add_artifact("summary", "summary", summary["summary_path"])
+    ctx.store.set_provenance(ctx.run_id, run_provenance(summary))
+
+
+def _objective_source(name: str) -> str:
+    """The distribution (and version) that registers objective ``name``, or where else it came from."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="lm_workbench.objectives"):
+        if ep.name == name and ep.dist is not None:
+            return f"{ep.dist.name} {ep.dist.version}"
+    return "plugins folder"
+
+
+def run_provenance(summary: dict[str, Any]) -> dict[str, Any]:
+    """What produced a finished pre-training run: versions, device, seed, model and data fingerprints."""
+    from workbench.provenance import collect_provenance
+
+    spec = summary.get("spec") or {}
+    return collect_provenance(
+        device=summary.get("device") or "", dtype=summary.get("precision") or "",
+        seed=(spec.get("training") or {}).get("seed", 0), model_folder=summary["model_dir"],
+        data_files=[p for p in spec.get("corpus", []) if p and Path(p).is_file()],
+        plugin=(str(summary.get("objective")), _objective_source(str(summary.get("objective")))),
+        cli_command=PretrainSpec.from_dict(spec).cli_command() if spec else None)
 
 
 def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = None,

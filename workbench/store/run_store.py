@@ -197,6 +197,10 @@ class RunStore:
                 raise KeyError(f"no run {run_id}")
         return bool(changed)
 
+    def set_provenance(self, run_id: int, provenance: dict[str, Any]) -> None:
+        """Record what produced the run (``workbench.provenance.collect_provenance``)."""
+        self._update_run(run_id, {"provenance": _encode(provenance)})
+
     def start_run(self, run_id: int, pid: int | None = None) -> None:
         """Mark a run as running now, in process ``pid``."""
         now = time.time()
