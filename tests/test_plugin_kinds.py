@@ -106,7 +106,8 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
         assert "mlm" in objectives.names() and "greetings" not in objectives.names()
         with pytest.raises(engine.errors.WorkbenchError, match="unknown objective 'greetings'"):
             objectives.objective("greetings")
-        assert {d["kind"] for d in objectives.to_dicts()} == {"objective", "prompt-set", "spaceship"}
+        assert {d["kind"] for d in objectives.to_dicts()} == {"objective"}
+        assert {r.kind for r in prompts.records} == {"prompt-set"}
     finally:
         for module in ("greetings_pkg", "nonsense_pkg"):
             sys.modules.pop(module, None)

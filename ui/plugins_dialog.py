@@ -101,8 +101,8 @@ class PluginsDialog(QDialog):
                 check.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 check.setText("always")
                 check.setToolTip("Installed packages are enabled by installing them")
-            cells = [check, rec["name"], rec["kind"], rec["version"], str(rec["api_version"] or ""), ", ".join(rec["families"]),
-                     rec["source"], rec["status"], rec["error"] or ""]
+            cells = [check, rec["name"], rec["kind"], rec["version"], str(rec["api_version"] or ""),
+                     ", ".join(rec["families"]), rec["source"], rec["status"], rec["error"] or ""]
             for col, value in enumerate(cells):
                 item = value if isinstance(value, QTableWidgetItem) else QTableWidgetItem(value)
                 if col == 7:

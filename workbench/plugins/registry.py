@@ -1,7 +1,8 @@
 """The plugins that can be used, by kind, and guarded calls into them.
 
-``PluginRegistry`` holds every discovered record (see ``discovery``) and
-hands out working contributions of its kind: ``contribution(name)`` or a
+``PluginRegistry`` holds the discovered records of its kind (see
+``discovery``), plus folder plugins whose manifest is too broken to say a
+kind, and hands out working contributions of its kind: ``contribution(name)`` or a
 one-line reason why not. ``ObjectiveRegistry`` is the one for objectives;
 its ``make_batch`` and ``loss`` call a plugin's code: a ``WorkbenchError``
 it raises (bad input) passes through; any other exception marks the plugin
@@ -27,13 +28,13 @@ class PluginFailedError(WorkbenchError):
 
 
 class PluginRegistry:
-    """Every record (``records``, all kinds: what a listing shows); lookups are for ``kind`` only."""
+    """The records of one kind (and kind-less broken ones, so that listings show them); lookups by name."""
 
     kind: ExtensionKind
 
     def __init__(self, records: list[PluginRecord], kind: ExtensionKind):
         self.kind = kind
-        self.records = list(records)
+        self.records = [r for r in records if r.kind in (kind.name, "")]
         self._instances: dict[str, Any] = {}
 
     def _own(self) -> list[PluginRecord]:
