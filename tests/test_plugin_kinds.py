@@ -84,13 +84,15 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
                                 '"greetings"', '"riddles"'))
     empty = folder_plugin(root, "empty", base | {"name": "empty"},
                           MODULE.format(version=API_VERSION, prompts=()).replace('"greetings"', '"empty"'))
+    folder_plugin(root, "odd", base | {"name": "odd"},
+                  MODULE.format(version=API_VERSION, prompts=7).replace('"greetings"', '"odd"'))
     folder_plugin(root, "alien", base | {"name": "alien", "kind": "spaceship"}, "")
     try:
         off = PluginRegistry(discover(Settings(), root, TEST_KINDS), PROMPT_SETS)
         assert off.names() == ["greetings"] and off.record("riddles").status == "disabled"
         assert not (riddles / "imported.marker").exists()
 
-        records = discover(Settings(enabled_plugins=["riddles", "empty", "alien"]), root, TEST_KINDS)
+        records = discover(Settings(enabled_plugins=["riddles", "empty", "odd", "alien"]), root, TEST_KINDS)
         prompts = PluginRegistry(records, PROMPT_SETS)
         assert prompts.names() == ["greetings", "riddles"]
         assert prompts.contribution("riddles").prompts == ("What has keys",)
@@ -98,6 +100,7 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
         assert (greetings.kind, greetings.source, greetings.version) == ("prompt-set", "entry-point", "1.2.0")
         assert "not a subclass of engine.plugin_api.PromptSet" in prompts.record("nonsense").error
         assert "no prompts" in prompts.record("empty").error
+        assert "not a valid prompt-set: TypeError" in prompts.record("odd").error  # the check itself raised
         alien = next(r for r in records if r.name == "alien")
         assert alien.status == "error" and "unknown kind 'spaceship'" in alien.error
         assert not (root / "alien" / "imported.marker").exists()

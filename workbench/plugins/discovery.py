@@ -29,11 +29,14 @@ from workbench.plugins.records import (
 
 
 def _record_loaded(record: PluginRecord, cls: Any, kind: ExtensionKind) -> PluginRecord:
-    if isinstance(cls, type):
-        declared = getattr(cls, "api_version", None)
-        record.api_version = declared if declared is not None else record.api_version
-        record.families = kind.families(cls) or record.families
-    problem = kind.problem(cls, record.name)
+    try:  # the kind's checks read the plugin's attributes, which may be anything
+        if isinstance(cls, type):
+            declared = getattr(cls, "api_version", None)
+            record.api_version = declared if declared is not None else record.api_version
+            record.families = kind.families(cls) or record.families
+        problem = kind.problem(cls, record.name)
+    except Exception as exc:
+        problem = f"is not a valid {kind.name}: {describe_exception(exc)}"
     if problem:
         return record.fail(problem)
     record.status, record.error, record.plugin_class = OK, None, cls
