@@ -1,7 +1,44 @@
 """The plugin API's version, in a module of its own so the engine's parts can read it.
 
-``engine.plugin_api`` re-exports it; it rises when that surface changes
-incompatibly, and a plugin declaring another version is refused.
+``engine.plugin_api`` re-exports it. It is "MAJOR.MINOR": the minor part
+rises when the API grows (a new helper, a new optional hook), the major part
+when it changes incompatibly (a changed signature). A plugin declares the
+version it was written for; it is compatible when the majors are equal and
+its minor is at most this one. Version 2.0 (the first public one) passes
+``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``.
 """
 
-API_VERSION = 1
+from __future__ import annotations
+
+import re
+from typing import Any
+
+API_VERSION = "2.0"
+_VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
+
+
+def parse_api_version(value: Any) -> tuple[int, int] | None:
+    """(major, minor) of a declared version: an int (its major) or a "MAJOR[.MINOR]" string; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (value, 0) if value >= 0 else None
+    match = _VERSION.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2) or 0)
+
+
+def api_version_problem(declared: Any) -> str | None:
+    """Why a plugin declaring ``declared`` cannot run on this API, or None when it can."""
+    ours = parse_api_version(API_VERSION)
+    theirs = parse_api_version(declared)
+    if theirs is None:
+        return (f"declares no usable plugin API version ({declared!r}); set api_version = {API_VERSION!r}, "
+                "the version it was written for")
+    if theirs[0] != ours[0]:
+        return f"written for plugin API version {declared}; this LM Workbench has version {API_VERSION}"
+    if theirs[1] > ours[1]:
+        return (f"written for plugin API version {declared}, newer than this LM Workbench's {API_VERSION}; "
+                "update LM Workbench")
+    return None

@@ -1,4 +1,4 @@
-"""The Plugins dialog lists every objective with its status; folder plugins run only once enabled."""
+"""The Plugins dialog lists every plugin with its kind and status; folder plugins run only once enabled."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def test_plugins_dialog_lists_errors_and_enables_a_folder_plugin(window, qtbot):
     assert {status[n] for n in ("mlm", "clm", "bart", "spanbert", "t5-span", "distillation")} == {"ok"}
     assert status["echo"] == "disabled" and not (echo / "imported.marker").exists()
     broken = dialog.row_of("broken")
-    assert table.item(broken, 6).text() == "error" and "boom at import" in table.item(broken, 7).text()
+    assert table.item(broken, 7).text() == "error" and "boom at import" in table.item(broken, 8).text()
+    assert table.item(dialog.row_of("mlm"), 2).text() == "objective"
     assert "with an error" in dialog.status.text()
 
     row = dialog.row_of("echo")

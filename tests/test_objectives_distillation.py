@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import IGNORE_INDEX, WorkbenchError, call_loss, freeze_auxiliary
+from engine.plugin_api import IGNORE_INDEX, LossContext, WorkbenchError, freeze_auxiliary
 from plugins.objectives.distillation import Distillation, distillation_kl
 from tests.objective_helpers import objective as _entry_point, tokenizer_for
 
@@ -82,7 +82,7 @@ def test_the_loss_equals_the_three_terms_written_out(tok, teacher):
     student = student_like(teacher)
     cfg = config(temperature=3.0, alpha_kd=0.7, alpha_mlm=1.3, alpha_cos=0.4, mask_rate=0.3)
     batch = batch_for(tok, cfg)
-    loss, metrics = objective("distillation").loss(student, {}, batch, aux={"teacher": teacher})
+    loss, metrics = objective("distillation").loss(student, batch, LossContext(cfg, aux={"teacher": teacher}))
 
     ids, mask, labels = batch.inputs["input_ids"], batch.inputs["attention_mask"], batch.labels
     with torch.no_grad():
@@ -108,7 +108,8 @@ def test_the_loss_equals_the_three_terms_written_out(tok, teacher):
 
 def test_a_student_equal_to_its_teacher_has_no_distillation_loss(tok, teacher):
     student = copy.deepcopy(teacher)
-    _, metrics = objective("distillation").loss(student, {}, batch_for(tok, config()), aux={"teacher": teacher})
+    cfg = config()
+    _, metrics = objective("distillation").loss(student, batch_for(tok, cfg), LossContext(cfg, aux={"teacher": teacher}))
     assert metrics["kd_loss"] == pytest.approx(0.0, abs=1e-6)
     assert metrics["cos_loss"] == pytest.approx(0.0, abs=1e-6)
     assert metrics["mlm_loss"] > 0
@@ -127,7 +128,8 @@ def test_the_kl_helper_scales_by_t_squared():
 def test_the_teacher_gets_no_gradient_and_the_student_does(tok, teacher):
     student = student_like(teacher)
     assert all(p.requires_grad for p in teacher.parameters())  # even unfrozen, the loss keeps it out
-    loss, _ = call_loss(objective("distillation"), student, {}, batch_for(tok, config()), aux={"teacher": teacher})
+    cfg = config()
+    loss, _ = objective("distillation").loss(student, batch_for(tok, cfg), LossContext(cfg, aux={"teacher": teacher}))
     loss.backward()
     assert all(p.grad is None for p in teacher.parameters())
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in student.parameters())
@@ -137,12 +139,13 @@ def test_the_teacher_gets_no_gradient_and_the_student_does(tok, teacher):
 
 def test_a_step_lowers_the_loss(tok, teacher):
     student = student_like(teacher)
-    obj, batch = objective("distillation"), batch_for(tok, config())
-    loss, _ = obj.loss(student, {}, batch, aux={"teacher": teacher})
+    obj, cfg = objective("distillation"), config()
+    batch, context = batch_for(tok, cfg), LossContext(cfg, aux={"teacher": teacher})
+    loss, _ = obj.loss(student, batch, context)
     optimizer = torch.optim.Adam(student.parameters(), lr=1e-3)
     loss.backward()
     optimizer.step()
-    after, _ = obj.loss(student, {}, batch, aux={"teacher": teacher})
+    after, _ = obj.loss(student, batch, context)
     assert float(after.detach()) < float(loss.detach())
 
 
@@ -159,11 +162,18 @@ def test_a_teacher_with_another_vocabulary_or_hidden_size_is_refused(tok, tiny_m
     with pytest.raises(WorkbenchError, match="same vocabulary"):
         obj.check_aux({"teacher": teacher}, student_like(teacher, vocab_size=999), config(alpha_cos=0.0))
     with pytest.raises(WorkbenchError, match="needs the teacher"):
-        obj.loss(student_like(teacher), {}, batch_for(tok, config()))
+        obj.loss(student_like(teacher), batch_for(tok, config()), LossContext(config()))
 
 
-def test_objectives_without_aux_keep_their_signature(tok, teacher):
-    mlm = objective("mlm")
-    batch = mlm.make_batch(tok(TEXTS)["input_ids"], tok, np.random.default_rng(0), mlm.default_config())
-    loss, metrics = call_loss(mlm, teacher, {}, batch)
-    assert torch.isfinite(loss) and "mlm" in metrics
+def test_the_settings_reach_the_loss_through_its_context_not_the_batch(tok, teacher):
+    student = student_like(teacher)
+    cold, hot = config(alpha_mlm=0.0, alpha_cos=0.0, temperature=1.0), config(alpha_mlm=0.0, alpha_cos=0.0,
+                                                                              temperature=4.0)
+    batch = batch_for(tok, cold)
+    assert set(batch.extras) == set()  # nothing tunnelled through the batch
+    obj = objective("distillation")
+    _, at_1 = obj.loss(student, batch, LossContext(cold, aux={"teacher": teacher}))
+    _, at_4 = obj.loss(student, batch, LossContext(hot, aux={"teacher": teacher}))
+    assert at_1["kd_loss"] != pytest.approx(at_4["kd_loss"], rel=1e-3)
+    with pytest.raises(TypeError):
+        LossContext(cold).aux["teacher"] = teacher  # the context's mappings are read-only

@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from engine.plugin_api import LossContext
 from tests.objective_helpers import objective, tokenizer_for
 
 TEXTS = [
@@ -80,7 +81,8 @@ def test_loss_is_the_cross_entropy_and_a_step_lowers_it(tiny_models, name, kind)
     batch = obj.make_batch(ids, tok, np.random.default_rng(0), config)
     assert batch.inputs["input_ids"].shape[0] == len(TEXTS)
 
-    loss, metrics = obj.loss(model, heads, batch)
+    context = LossContext(config, heads=heads)
+    loss, metrics = obj.loss(model, batch, context)
     assert loss.dim() == 0 and torch.isfinite(loss)
     assert metrics["loss"] == pytest.approx(float(loss.detach()))
     with torch.no_grad():
@@ -94,7 +96,7 @@ def test_loss_is_the_cross_entropy_and_a_step_lowers_it(tiny_models, name, kind)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-    after, _ = obj.loss(model, heads, batch)
+    after, _ = obj.loss(model, batch, context)
     assert float(after.detach()) < float(loss.detach())
 
 
@@ -104,7 +106,7 @@ def test_loss_runs_through_the_registry_guard(tiny_models):
     registry = ObjectiveRegistry.discover(root=tiny_models.root / "no-plugins-here")
     tok = tokenizer_for(tiny_models, "bert")
     model = _model_class("bert").from_pretrained(tiny_models["bert"]).eval()
-    batch = registry.make_batch("mlm", tok(TEXTS)["input_ids"], tok, np.random.default_rng(1),
-                                registry.objective("mlm").default_config())
-    loss, _ = registry.loss("mlm", model, {}, batch)
+    config = registry.objective("mlm").default_config()
+    batch = registry.make_batch("mlm", tok(TEXTS)["input_ids"], tok, np.random.default_rng(1), config)
+    loss, _ = registry.loss("mlm", model, batch, LossContext(config))
     assert torch.isfinite(loss)

@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import IGNORE_INDEX, PositionKind, WorkbenchError, config_fields
+from engine.plugin_api import IGNORE_INDEX, LossContext, PositionKind, WorkbenchError, config_fields
 from tests.objective_helpers import objective, ordinary_ids, tokenizer_for, wrap
 
 NSP = {"next_sentence_prediction": True}
@@ -148,7 +148,7 @@ def test_the_loss_is_mlm_plus_nsp_and_a_step_lowers_it(tok, pretraining_model):
     obj = objective("mlm")
     docs, _ = docs_with_sentences(tok, np.random.default_rng(3), 6)
     batch = obj.make_batch(docs, tok, np.random.default_rng(3), config(mask_rate=0.3))
-    loss, metrics = obj.loss(pretraining_model, {}, batch)
+    loss, metrics = obj.loss(pretraining_model, batch, LossContext(config(mask_rate=0.3)))
 
     inputs = batch.inputs
     out = pretraining_model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
@@ -170,7 +170,7 @@ def test_the_loss_is_mlm_plus_nsp_and_a_step_lowers_it(tok, pretraining_model):
     optimizer = torch.optim.Adam(pretraining_model.parameters(), lr=1e-3)
     loss.backward()
     optimizer.step()
-    after, _ = obj.loss(pretraining_model, {}, batch)
+    after, _ = obj.loss(pretraining_model, batch, LossContext(config(mask_rate=0.3)))
     assert float(after.detach()) < float(loss.detach())
 
 
@@ -181,4 +181,4 @@ def test_an_mlm_only_model_is_refused_with_nsp_on(tok, tiny_models):
     docs, _ = docs_with_sentences(tok, np.random.default_rng(1), 2)
     batch = obj.make_batch(docs, tok, np.random.default_rng(1), config())
     with pytest.raises(WorkbenchError, match="pre-training heads"):
-        obj.loss(BertForMaskedLM.from_pretrained(str(tiny_models["bert"])), {}, batch)
+        obj.loss(BertForMaskedLM.from_pretrained(str(tiny_models["bert"])), batch, LossContext(config()))

@@ -85,7 +85,7 @@ def test_third_party_package_works_and_a_broken_one_is_isolated(third_party, tin
     records = by_name(registry.records)
     good, broken = records["simple-mask"], records["broken-objective"]
     assert (good.status, good.source, good.version, good.api_version, good.families, good.error) == (
-        "ok", "entry-point", "0.3.0", 1, ["encoder"], None)
+        "ok", "entry-point", "0.3.0", "2.0", ["encoder"], None)
     assert broken.status == "error" and broken.source == "entry-point" and broken.version == "0.0.1"
     assert "RuntimeError" in broken.error and "broken on purpose" in broken.error
     assert BUILT_IN | {"simple-mask"} == set(registry.names())
@@ -115,7 +115,7 @@ def test_cli_lists_and_uses_third_party_objectives(third_party, tiny_models, cap
     assert code == 0 and out["input_tokens"][1:-1] == ["[MASK]"] * (len(out["tokens"]) - 2)
 
 
-MANIFEST = {"name": "echo", "version": "1.0.0", "api_version": 1, "families": ["decoder"],
+MANIFEST = {"name": "echo", "version": "1.0.0", "api_version": "2.0", "families": ["decoder"],
             "module": "echo_objective.py", "class": "Echo"}
 
 PLUGIN_CODE = '''
@@ -129,6 +129,7 @@ pathlib.Path({marker!r}).write_text("imported")
 
 class Echo(Objective):
     name = {name!r}
+    api_version = "2.0"
     families = frozenset({{Family.DECODER}})
     requires = Requirements(head="causal-lm")
     description = "Feeds the text as it is."

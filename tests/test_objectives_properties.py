@@ -234,7 +234,9 @@ def test_bart(tiny_models, raw, stops, seed, settings):
             if not settings["sentence_permutation"]:  # a rotation of the content
                 body, moved = o[1:-1], p.input_ids[1:-1]
                 assert any(body[k:] + body[:k] == moved for k in range(len(body)))
-    if sum(len(r) for r in raw) >= 10:
+    # Sentence permutation alone may have nothing to do (one sentence, or 0.5 of two sentences moves one).
+    only_permutation = not any(v for k, v in settings.items() if k != "sentence_permutation")
+    if sum(len(r) for r in raw) >= 10 and not only_permutation:
         assert_deterministic_and_seed_dependent(obj, tok, docs, seed, config)
 
 

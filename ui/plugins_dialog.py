@@ -1,4 +1,4 @@
-"""The Plugins dialog: every objective plugin with its source, status and error.
+"""The Plugins dialog: every plugin, of every kind, with its source, status and error.
 
 Entry-point plugins (the built-ins and installed packages) are listed as
 found. Folder plugins from the user's plugins folder are code, so they stay
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ui.job_bridge import JobBridge
     from workbench.settings import Settings
 
-COLUMNS = ["Enabled", "Name", "Version", "API", "Families", "Source", "Status", "Error"]
+COLUMNS = ["Enabled", "Name", "Kind", "Version", "API", "Families", "Source", "Status", "Error"]
 STATUS_COLOURS = {"ok": "#2e7d32", "error": "#c62828", "disabled": "#757575"}
 
 
@@ -50,7 +50,7 @@ class PluginsDialog(QDialog):
 
         self.folder = plugins_dir()
         intro = QLabel(
-            f"Objectives from installed packages are listed as found. Plugins in <code>{self.folder}</code> "
+            f"Plugins from installed packages are listed as found. Plugins in <code>{self.folder}</code> "
             "are code: they run only once you tick <b>Enabled</b>."
         )
         intro.setWordWrap(True)
@@ -106,13 +106,13 @@ class PluginsDialog(QDialog):
                 check.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 check.setText("always")
                 check.setToolTip("Installed packages are enabled by installing them")
-            cells = [check, rec["name"], rec["version"], str(rec["api_version"] or ""), ", ".join(rec["families"]),
-                     rec["source"], rec["status"], rec["error"] or ""]
+            cells = [check, rec["name"], rec["kind"], rec["version"], str(rec["api_version"] or ""),
+                     ", ".join(rec["families"]), rec["source"], rec["status"], rec["error"] or ""]
             for col, value in enumerate(cells):
                 item = value if isinstance(value, QTableWidgetItem) else QTableWidgetItem(value)
-                if col == 6:
+                if col == 7:
                     item.setForeground(QBrush(QColor(STATUS_COLOURS.get(rec["status"], "#000000"))))
-                if col == 7 and rec["error"]:
+                if col == 8 and rec["error"]:
                     item.setToolTip(rec["error"])
                 if col == 1:
                     item.setToolTip(rec["location"])

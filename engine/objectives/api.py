@@ -1,7 +1,9 @@
 """The objective protocol: what a pre-training objective plugin implements.
 
 An ``Objective`` turns token ids into a training ``Batch`` (``make_batch``) and
-a forward pass into a loss (``loss``). It declares what it needs: the model
+a forward pass into a loss (``loss``, which receives a ``LossContext``: the
+objective's config, its trainable heads and its frozen auxiliary models). It
+declares the plugin API version it was written for and what it needs: the model
 families it applies to, the head (``requires.head``) and the tokenizer tokens
 (``requires.tokens``), which ``check_requirements`` verifies before training
 starts; its settings are a ``Config`` dataclass (see ``config_fields``).
@@ -11,8 +13,9 @@ same generator state gives the same batch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -52,6 +55,25 @@ class Requirements:
             raise ValueError(f"unknown token requirement(s) {unknown}; known: {', '.join(TOKENS)}")
 
 
+@dataclass(frozen=True)
+class LossContext:
+    """What ``Objective.loss`` gets besides the model and the batch.
+
+    ``config`` is the objective's ``Config`` for this run; ``heads`` the
+    trainable modules of ``build_heads`` (by name); ``aux`` the frozen models
+    of ``auxiliary_models`` (by name, e.g. a distillation teacher). Both
+    mappings are read-only.
+    """
+
+    config: Any
+    heads: Mapping[str, Any] = field(default_factory=dict)
+    aux: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "heads", MappingProxyType(dict(self.heads or {})))
+        object.__setattr__(self, "aux", MappingProxyType(dict(self.aux or {})))
+
+
 def _info_of(loaded_or_info: Any) -> dict[str, Any]:
     """A dict view of a LoadedModel, a ModelInfo or a plain dict."""
     info = getattr(loaded_or_info, "info", loaded_or_info)
@@ -76,13 +98,15 @@ def _count_sentinels(tokenizer: Any) -> int:
 class Objective:
     """Base class of pre-training objectives. Subclasses set the class attributes and override the methods.
 
-    ``families`` holds ``Family`` values (or ``BILM``). ``paper`` cites the
+    ``api_version`` is the plugin API version the objective was written for
+    ("MAJOR.MINOR", e.g. ``"2.0"``); one with another major version, or none,
+    is refused. ``families`` holds ``Family`` values (or ``BILM``). ``paper`` cites the
     source the objective follows. Instances hold no state: everything an
     objective does depends on its arguments.
     """
 
     name: ClassVar[str] = ""
-    api_version: ClassVar[int] = API_VERSION
+    api_version: ClassVar[str | int | None] = None
     families: ClassVar[frozenset] = frozenset()
     requires: ClassVar[Requirements] = Requirements("mlm")
     description: ClassVar[str] = ""
@@ -180,34 +204,24 @@ class Objective:
         """Models the loss needs besides the one being trained, as {name: model spec}; none by default.
 
         The host loads each one frozen (``freeze_auxiliary``: eval mode, no
-        gradients, never in the optimizer) and passes them to ``loss`` as
-        ``aux={name: model}``. A distillation teacher is one.
+        gradients, never in the optimizer) and passes them to ``loss`` in
+        ``context.aux``. A distillation teacher is one.
         """
         return {}
 
     def check_aux(self, aux: dict[str, Any], model: Any, config: Any = None) -> None:
         """Raise ``WorkbenchError`` when the loaded auxiliary models cannot serve with ``model``; no check by default."""
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch, *,
-             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         """The scalar loss tensor of a forward pass on ``batch``, and metrics to log.
 
-        ``aux`` holds the frozen models of ``auxiliary_models``. Objectives
-        without any may keep the signature ``loss(model, heads, batch)``: call
-        objectives through ``call_loss``, which passes ``aux`` only when there is some.
+        ``context`` carries the objective's config, its heads (``build_heads``)
+        and its frozen auxiliary models (``auxiliary_models``).
         """
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<objective {self.name or type(self).__name__}>"
-
-
-def call_loss(objective: Objective, model: Any, heads: dict[str, Any], batch: Batch,
-              aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
-    """``objective.loss``, with ``aux=`` only when there are auxiliary models (older plugins lack the keyword)."""
-    if aux:
-        return objective.loss(model, heads, batch, aux=aux)
-    return objective.loss(model, heads, batch)
 
 
 def freeze_auxiliary(model: Any) -> Any:
@@ -236,5 +250,5 @@ def require_examples(token_ids: Sequence[Any], objective: str) -> None:
             raise WorkbenchError(f"{objective}: example {i} has no tokens")
 
 
-__all__ = ["API_VERSION", "BILM", "HEADS", "TOKENS", "Family", "Objective", "Requirements", "call_loss",
+__all__ = ["API_VERSION", "BILM", "HEADS", "TOKENS", "Family", "LossContext", "Objective", "Requirements",
            "example_ids_for", "freeze_auxiliary", "require_examples"]

@@ -13,13 +13,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.plugin_api import (
-    Batch, Family, Objective, PositionKind, Preview, Requirements, causal_lm_cross_entropy, collate,
+    Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, causal_lm_cross_entropy, collate,
     model_device, require_examples, vocab_info,
 )
 
 
 class CausalLM(Objective):
     name = "clm"
+    api_version = "2.0"
     families = frozenset({Family.DECODER})
     requires = Requirements(head="causal-lm")
     description = "Predict each token from the ones before it."
@@ -39,7 +40,7 @@ class CausalLM(Objective):
                                     kinds=[PositionKind.UNCHANGED] * len(ids)))
         return collate(previews, vocab_info(tokenizer).pad_id)
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         batch = batch.to(model_device(model))
         logits = model(**batch.inputs).logits
         loss = causal_lm_cross_entropy(logits, batch.labels)

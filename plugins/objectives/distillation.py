@@ -11,7 +11,7 @@ learns from three terms, as DistilBERT's ``distiller.py`` computes them:
   over the non-pad tokens (needs equal hidden sizes).
 
 The teacher is an auxiliary model (``auxiliary_models``): the host loads it
-frozen and passes it to ``loss`` as ``aux["teacher"]``; it is never among the
+frozen and passes it to ``loss`` as ``context.aux["teacher"]``; it is never among the
 trainable ``heads``, and its forward pass runs without gradients. It must use
 the student's tokenizer (``check_teacher``).
 """
@@ -19,14 +19,13 @@ the student's tokenizer (``check_teacher``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 from engine.plugin_api import (
-    Batch, Family, Requirements, WorkbenchError, model_device, token_cross_entropy,
+    Batch, Family, LossContext, Requirements, WorkbenchError, model_device, token_cross_entropy,
 )
 from plugins.objectives.mlm import MaskedLM
 
@@ -53,6 +52,7 @@ def _hidden_size(model: Any) -> int | None:
 
 class Distillation(MaskedLM):
     name = "distillation"
+    api_version = "2.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Train a masked LM to match a frozen teacher's predictions and hidden states (DistilBERT)."
@@ -118,23 +118,13 @@ class Distillation(MaskedLM):
                 f"{self.name}: the cosine loss compares hidden states, and the teacher's hidden size is {t_size} "
                 f"while the student's is {s_size}; use equal sizes or set alpha_cos=0")
 
-    def make_batch(self, token_ids: list[list[int]], tokenizer: Any, rng: np.random.Generator, config: Any,
-                   *, example_ids: Sequence[int] | None = None) -> Batch:
-        """``mlm``'s masked batch; the loss settings travel with it in ``extras["distillation"]``."""
-        batch = super().make_batch(token_ids, tokenizer, rng, config, example_ids=example_ids)
-        batch.extras["distillation"] = torch.tensor(
-            [config.temperature, config.alpha_kd, config.alpha_mlm, config.alpha_cos], dtype=torch.float64)
-        return batch
-
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch, *,
-             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
-        settings = batch.extras.get("distillation")
-        if settings is None:
-            raise WorkbenchError(f"{self.name}: this batch was not made by the distillation objective")
-        temperature, alpha_kd, alpha_mlm, alpha_cos = (float(v) for v in settings.tolist())
-        teacher = (aux or {}).get("teacher")
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
+        config = context.config
+        temperature, alpha_kd = float(config.temperature), float(config.alpha_kd)
+        alpha_mlm, alpha_cos = float(config.alpha_mlm), float(config.alpha_cos)
+        teacher = context.aux.get("teacher")
         if teacher is None:
-            raise WorkbenchError(f"{self.name}: the loss needs the teacher model (aux['teacher'])")
+            raise WorkbenchError(f"{self.name}: the loss needs the teacher model (context.aux['teacher'])")
         batch = batch.to(model_device(model))
         inputs = {k: v for k, v in batch.inputs.items() if k != "next_sentence_label"}
         student = model(**inputs, output_hidden_states=True)

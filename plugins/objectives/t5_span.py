@@ -1,6 +1,7 @@
 """T5's span corruption (Raffel et al. 2020, "Exploring the Limits of Transfer Learning", section 3.1.4).
 
-As T5's ``random_spans_noise_mask``: of the L non-special tokens,
+As T5's ``random_spans_noise_mask`` (the plugin API's ``random_spans_noise_mask``
+and ``apply_sentinels``): of the L non-special tokens,
 n_noise = round(0.15 L) are noise (at least 1, at most L - 1), in
 n_spans = round(n_noise / 3) spans (at least 1); the noise lengths are a
 uniformly random split of n_noise into n_spans positive parts, the non-noise
@@ -21,87 +22,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.plugin_api import (
-    Batch, Family, Objective, PositionKind, Preview, Requirements, WorkbenchError, collate,
-    require_examples, seq2seq_denoising_loss, vocab_info,
+    Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, WorkbenchError, apply_sentinels,
+    collate, random_spans_noise_mask, require_examples, seq2seq_denoising_loss, vocab_info,
 )
-
-
-def random_segmentation(n_items: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random split of ``n_items`` into ``n_segments`` positive lengths (T5's ``_random_segmentation``)."""
-    first_in_segment = np.zeros(n_items, dtype=np.int64)
-    first_in_segment[1:] = rng.permutation(np.arange(n_items - 1) < n_segments - 1)
-    segment = np.cumsum(first_in_segment)
-    return np.bincount(segment, minlength=n_segments)
-
-
-def random_spans_noise_mask(length: int, rng: np.random.Generator, noise_density: float = 0.15,
-                            mean_span_length: float = 3.0, max_spans: int | None = None) -> np.ndarray:
-    """A boolean noise mask of ``length`` tokens, as T5's ``random_spans_noise_mask``."""
-    original_length = length
-    length = max(length, 2)
-    n_noise = int(np.round(length * noise_density))
-    n_noise = min(max(n_noise, 1), length - 1)
-    n_spans = max(int(np.round(n_noise / mean_span_length)), 1)
-    if max_spans is not None:
-        n_spans = max(1, min(n_spans, max_spans))
-    n_nonnoise = length - n_noise
-    n_spans = min(n_spans, n_nonnoise)
-    noise_lengths = random_segmentation(n_noise, n_spans, rng)
-    nonnoise_lengths = random_segmentation(n_nonnoise, n_spans, rng)
-    interleaved = np.stack([nonnoise_lengths, noise_lengths], axis=1).reshape(-1)
-    is_noise = np.repeat(np.tile([False, True], n_spans), interleaved)
-    return is_noise[:original_length]
-
-
-@dataclass
-class Sentinels:
-    """The result of ``apply_sentinels``."""
-
-    inputs: list[int]
-    targets: list[int]
-    kinds: list[PositionKind]
-    origin: list[int]
-    spans: list[tuple[int, int]]  # (input position of the sentinel, tokens it stands for)
-
-
-def apply_sentinels(ids: Sequence[int], noise_mask: Sequence[bool], sentinel_ids: Sequence[int],
-                    eos_id: int | None = None) -> Sentinels:
-    """Replace each run of noise by the next sentinel; the target is sentinel + run for each, a closing sentinel, EOS."""
-    ids = [int(i) for i in ids]
-    noise = [bool(x) for x in noise_mask]
-    if len(noise) != len(ids):
-        raise ValueError(f"noise mask of {len(noise)} for {len(ids)} tokens")
-    inputs: list[int] = []
-    targets: list[int] = []
-    kinds: list[PositionKind] = []
-    origin: list[int] = []
-    spans: list[tuple[int, int]] = []
-    for i, (token, is_noise) in enumerate(zip(ids, noise)):
-        if is_noise and (i == 0 or not noise[i - 1]):
-            if len(spans) + 1 >= len(sentinel_ids):
-                raise WorkbenchError(
-                    f"t5-span: the text needs more than {len(sentinel_ids)} sentinel tokens; shorten it")
-            sentinel = sentinel_ids[len(spans)]
-            spans.append((len(inputs), 0))
-            inputs.append(sentinel)
-            kinds.append(PositionKind.SENTINEL)
-            origin.append(-1)
-            targets.append(sentinel)
-        if is_noise:
-            spans[-1] = (spans[-1][0], spans[-1][1] + 1)
-            targets.append(token)
-        else:
-            inputs.append(token)
-            kinds.append(PositionKind.UNCHANGED)
-            origin.append(i)
-    targets.append(sentinel_ids[len(spans)])
-    if eos_id is not None:
-        targets.append(eos_id)
-    return Sentinels(inputs, targets, kinds, origin, spans)
 
 
 class T5SpanCorruption(Objective):
     name = "t5-span"
+    api_version = "2.0"
     families = frozenset({Family.ENCODER_DECODER})
     requires = Requirements(head="seq2seq-lm", tokens=("sentinels",))
     description = "Replace random spans (15% of the tokens, mean length 3) by sentinels; predict the spans."
@@ -135,5 +63,5 @@ class T5SpanCorruption(Objective):
         previews = [self.corrupt(np.asarray(ids, dtype=np.int64), info, rng, config) for ids in token_ids]
         return collate(previews, info.pad_id)
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         return seq2seq_denoising_loss(model, batch)

@@ -87,6 +87,7 @@ def step_times_engine(tokenizer, blocks, args) -> list[float]:
     from engine.training.config import TrainingConfig
     from engine.training.events import StepMetrics
     from engine.training.task import TrainingTask
+    from engine.plugin_api import LossContext
     from plugins.objectives.clm import CausalLM
 
     objective = CausalLM()
@@ -99,7 +100,7 @@ def step_times_engine(tokenizer, blocks, args) -> list[float]:
     validation = [make_batch(list(range(args.batch)), np.random.default_rng(0))]
     task = TrainingTask(
         model=model, heads={}, train_size=len(blocks), make_batch=make_batch,
-        loss=lambda m, h, b: objective.loss(m, h, b), validation_batches=lambda: validation)
+        loss=lambda m, h, b: objective.loss(m, b, LossContext(config, heads=h)), validation_batches=lambda: validation)
     total = args.warmup + args.steps
     training = TrainingConfig(
         steps=total, batch_size=args.batch, lr=5e-4, weight_decay=0.01, warmup_steps=args.warmup,

@@ -1,8 +1,10 @@
 """A folder plugin's ``plugin.json``: read and checked without importing anything.
 
 A folder plugin is a folder in the user's plugins folder holding
-``plugin.json`` ({"name", "version", "api_version", "families", "module",
-"class"}) and the Python file ``module`` names, which defines ``class``.
+``plugin.json`` ({"name", "version", "api_version", "module", "class"}, and
+optionally "kind", default "objective", and "families") and the Python file
+``module`` names, which defines ``class``. ``api_version`` is a number or a
+"MAJOR.MINOR" string; it is checked before anything is imported.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from pathlib import Path
 
 from engine.errors import WorkbenchError
 from engine.families import Family
-from engine.plugin_api import BILM
+from engine.plugin_api import BILM, parse_api_version
 
 MANIFEST_NAME = "plugin.json"
-_FIELDS = {"name": str, "version": str, "api_version": int, "families": list, "module": str, "class": str}
+_FIELDS = {"name": str, "version": str, "module": str, "class": str}
+_OPTIONAL = {"kind": (str, "objective"), "families": (list, [])}
 _FAMILIES = {f.value for f in Family} | {BILM}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -30,11 +33,12 @@ class ManifestError(WorkbenchError):
 class Manifest:
     name: str
     version: str
-    api_version: int
+    api_version: str | int
     families: tuple[str, ...]
     module: str  # a .py file in the plugin folder
     class_name: str
     folder: Path
+    kind: str = "objective"
 
     @property
     def module_path(self) -> Path:
@@ -57,6 +61,13 @@ def read_manifest(folder: str | Path) -> Manifest:
         value = data.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ManifestError(f"{folder.name}: {MANIFEST_NAME} needs {key!r} as a {kind.__name__}")
+    for key, (kind, default) in _OPTIONAL.items():
+        data.setdefault(key, default)
+        if not isinstance(data[key], kind):
+            raise ManifestError(f"{folder.name}: {MANIFEST_NAME} needs {key!r} as a {kind.__name__}")
+    if parse_api_version(data.get("api_version")) is None:
+        raise ManifestError(f"{folder.name}: {MANIFEST_NAME} needs 'api_version' as a number or a "
+                            f"\"MAJOR.MINOR\" string, not {data.get('api_version')!r}")
     if not data["name"].strip():
         raise ManifestError(f"{folder.name}: {MANIFEST_NAME} has an empty name")
     unknown = [f for f in data["families"] if f not in _FAMILIES]
@@ -68,4 +79,5 @@ def read_manifest(folder: str | Path) -> Manifest:
     if not _IDENTIFIER.match(data["class"]):
         raise ManifestError(f"{folder.name}: 'class' must be a Python class name, not {data['class']!r}")
     return Manifest(name=data["name"].strip(), version=data["version"], api_version=data["api_version"],
-                    families=tuple(data["families"]), module=module, class_name=data["class"], folder=folder)
+                    families=tuple(data["families"]), module=module, class_name=data["class"], folder=folder,
+                    kind=data["kind"].strip())

@@ -1,4 +1,4 @@
-"""What the workbench knows about one plugin: where it came from, whether it works, and why not."""
+"""What the workbench knows about one plugin: its kind, where it came from, whether it works, and why not."""
 
 from __future__ import annotations
 
@@ -13,30 +13,37 @@ def one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def describe_exception(exc: BaseException) -> str:
+    """"TypeName: message" on one line (just the type name when there is no message)."""
+    text = one_line(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 @dataclass
 class PluginRecord:
-    """One plugin. ``objective_class`` is set only when ``status`` is ok."""
+    """One plugin. ``plugin_class`` is set only when ``status`` is ok."""
 
     name: str
     source: str  # ENTRY_POINT or FOLDER
     status: str  # OK, ERROR or DISABLED
+    kind: str = ""  # the ExtensionKind's name, e.g. "objective"
     version: str = ""
-    api_version: int | None = None
+    api_version: str | int | None = None
     families: list[str] = field(default_factory=list)
     error: str | None = None
     location: str = ""  # the entry point's "module:Class", or the plugin folder
-    objective_class: Any = field(default=None, repr=False, compare=False)
+    plugin_class: Any = field(default=None, repr=False, compare=False)
 
     def fail(self, message: str) -> "PluginRecord":
         """Mark the plugin broken with a one-line message."""
         self.status = ERROR
         self.error = one_line(message)
-        self.objective_class = None
+        self.plugin_class = None
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "version": self.version, "api_version": self.api_version,
+            "name": self.name, "kind": self.kind, "version": self.version, "api_version": self.api_version,
             "families": list(self.families), "source": self.source, "status": self.status,
             "error": self.error, "location": self.location,
         }

@@ -1,8 +1,10 @@
-"""The objectives that can be used, and guarded calls into them.
+"""The plugins that can be used, by kind, and guarded calls into them.
 
-``ObjectiveRegistry.discover()`` finds every plugin (see ``discovery``);
-``objective(name)`` hands out a working one or explains in one line why it
-cannot. ``make_batch`` and ``loss`` call a plugin's code: a ``WorkbenchError``
+``PluginRegistry`` holds the discovered records of its kind (see
+``discovery``), plus folder plugins whose manifest is too broken to say a
+kind, and hands out working contributions of its kind: ``contribution(name)`` or a
+one-line reason why not. ``ObjectiveRegistry`` is the one for objectives;
+its ``make_batch`` and ``loss`` call a plugin's code: a ``WorkbenchError``
 it raises (bad input) passes through; any other exception marks the plugin
 broken (status error, with the message) and becomes a ``PluginFailedError``,
 so the workbench and the other plugins carry on.
@@ -14,8 +16,10 @@ import contextlib
 from typing import Any, Iterator, Sequence
 
 from engine.errors import WorkbenchError
-from engine.plugin_api import Batch, Objective, call_loss
+from engine.plugin_api import Batch, LossContext, Objective
 from workbench.plugins.discovery import discover
+from workbench.plugins.extension_kind import ExtensionKind
+from workbench.plugins.objective_kind import OBJECTIVES
 from workbench.plugins.records import DISABLED, OK, PluginRecord, one_line
 
 
@@ -23,38 +27,43 @@ class PluginFailedError(WorkbenchError):
     """A plugin raised an unexpected exception; it is now marked broken."""
 
 
-class ObjectiveRegistry:
-    def __init__(self, records: list[PluginRecord]):
-        self.records = list(records)
-        self._instances: dict[str, Objective] = {}
+class PluginRegistry:
+    """The records of one kind (and kind-less broken ones, so that listings show them); lookups by name."""
 
-    @classmethod
-    def discover(cls, settings: Any = None, root: Any = None) -> "ObjectiveRegistry":
-        return cls(discover(settings, root))
+    kind: ExtensionKind
+
+    def __init__(self, records: list[PluginRecord], kind: ExtensionKind):
+        self.kind = kind
+        self.records = [r for r in records if r.kind in (kind.name, "")]
+        self._instances: dict[str, Any] = {}
+
+    def _own(self) -> list[PluginRecord]:
+        return [r for r in self.records if r.kind == self.kind.name]
 
     def names(self) -> list[str]:
-        """Names of the objectives that work, sorted."""
-        return sorted({r.name for r in self.records if r.status == OK})
+        """Names of the working contributions of this kind, sorted."""
+        return sorted({r.name for r in self._own() if r.status == OK})
 
     def record(self, name: str) -> PluginRecord:
-        for r in self.records:
-            if r.name == name and r.status == OK:
+        own = [r for r in self._own() if r.name == name]
+        for r in own:
+            if r.status == OK:
                 return r
-        for r in self.records:
-            if r.name == name:
-                return r
-        raise WorkbenchError(f"unknown objective {name!r}; available: {', '.join(self.names()) or 'none'}")
+        if own:
+            return own[0]
+        raise WorkbenchError(f"unknown {self.kind.name} {name!r}; available: {', '.join(self.names()) or 'none'}")
 
-    def objective(self, name: str) -> Objective:
-        """A working objective by name; ``WorkbenchError`` for an unknown, broken or disabled one."""
+    def contribution(self, name: str) -> Any:
+        """An instance of a working contribution; ``WorkbenchError`` for an unknown, broken or disabled one."""
         record = self.record(name)
+        what = self.kind.name
         if record.status == DISABLED:
-            raise WorkbenchError(f"objective {name!r} is a folder plugin that is not enabled; enable it in the settings")
+            raise WorkbenchError(f"{what} {name!r} is a folder plugin that is not enabled; enable it in the settings")
         if record.status != OK:
-            raise WorkbenchError(f"objective {name!r} cannot be used: {record.error}")
+            raise WorkbenchError(f"{what} {name!r} cannot be used: {record.error}")
         if name not in self._instances:
             with self.guard(record, "starting"):
-                self._instances[name] = record.objective_class()
+                self._instances[name] = record.plugin_class()
         return self._instances[name]
 
     @contextlib.contextmanager
@@ -68,7 +77,23 @@ class ObjectiveRegistry:
             text = one_line(exc)
             record.fail(f"{what} raised {type(exc).__name__}" + (f": {text}" if text else ""))
             self._instances.pop(record.name, None)
-            raise PluginFailedError(f"objective {record.name!r} failed: {record.error}") from exc
+            raise PluginFailedError(f"{self.kind.name} {record.name!r} failed: {record.error}") from exc
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.records]
+
+
+class ObjectiveRegistry(PluginRegistry):
+    def __init__(self, records: list[PluginRecord]):
+        super().__init__(records, OBJECTIVES)
+
+    @classmethod
+    def discover(cls, settings: Any = None, root: Any = None) -> "ObjectiveRegistry":
+        return cls(discover(settings, root))
+
+    def objective(self, name: str) -> Objective:
+        """A working objective by name; ``WorkbenchError`` for an unknown, broken or disabled one."""
+        return self.contribution(name)
 
     def make_batch(self, name: str, token_ids: list[list[int]], tokenizer: Any, rng: Any, config: Any, *,
                    example_ids: Sequence[int] | None = None) -> Batch:
@@ -80,12 +105,8 @@ class ObjectiveRegistry:
                 raise TypeError(f"make_batch must return a Batch with one preview per example, not {batch!r}")
         return batch
 
-    def loss(self, name: str, model: Any, heads: dict[str, Any], batch: Batch,
-             aux: dict[str, Any] | None = None) -> tuple[Any, dict[str, float]]:
-        """The objective's loss; ``aux`` holds its frozen auxiliary models (a distillation teacher)."""
+    def loss(self, name: str, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
+        """The objective's loss; ``context`` holds its config, heads and frozen auxiliary models."""
         objective = self.objective(name)
         with self.guard(self.record(name), "loss"):
-            return call_loss(objective, model, heads, batch, aux)
-
-    def to_dicts(self) -> list[dict[str, Any]]:
-        return [r.to_dict() for r in self.records]
+            return objective.loss(model, batch, context)

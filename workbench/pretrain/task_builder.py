@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine.objectives.losses import model_device
-from engine.objectives.preview import IGNORE_INDEX
+from engine.plugin_api import IGNORE_INDEX, LossContext, model_device
 from engine.training.task import TrainingTask
 
 VALIDATION_SEED = 7919  # mixed with the run's seed: validation corruption never shares the training stream
@@ -56,7 +55,9 @@ def build_task(*, registry: Any, objective_name: str, objective_config: Any, tok
                                    example_ids=[int(i) for i in indices])
 
     def loss(m: Any, h: dict, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
-        return registry.loss(objective_name, m, h, batch, aux or None)
+        # The loop passes the heads on each call (under DDP, the wrapped module's own).
+        context = LossContext(config=objective_config, heads=h, aux=aux)
+        return registry.loss(objective_name, m, batch, context)
 
     cached: list[Any] = []
 

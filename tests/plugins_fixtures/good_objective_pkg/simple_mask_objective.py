@@ -5,13 +5,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.plugin_api import (
-    IGNORE_INDEX, Family, Objective, PositionKind, Preview, Requirements, collate, model_device,
-    token_cross_entropy, vocab_info,
+    IGNORE_INDEX, Family, Objective, Preview, Requirements, apply_treatments, collate, draw_treatments,
+    kinds_from_codes, model_device, select_positions, token_cross_entropy, vocab_info,
 )
 
 
 class SimpleMask(Objective):
     name = "simple-mask"
+    api_version = "2.0"  # the plugin API this was written for
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Replace a share of the tokens by the mask token and predict them."
@@ -19,21 +20,24 @@ class SimpleMask(Objective):
 
     @dataclass
     class Config:
-        rate: float = field(default=0.2, metadata={"help": "Chance that a token is masked.", "min": 0.0, "max": 1.0})
+        rate: float = field(default=0.2, metadata={"help": "Share of the tokens masked.", "min": 0.0, "max": 1.0})
 
     def make_batch(self, token_ids, tokenizer, rng, config, *, example_ids=None):
         info = vocab_info(tokenizer)  # special ids, mask and pad ids, as numpy arrays
         previews = []
         for ids in token_ids:
             ids = np.asarray(ids, dtype=np.int64)
-            hit = (rng.random(len(ids)) < config.rate) & ~info.is_special(ids)
-            kinds = [PositionKind.MASKED if h else PositionKind.UNCHANGED for h in hit]
-            previews.append(Preview(original=ids.tolist(), input_ids=np.where(hit, info.mask_id, ids).tolist(),
-                                    labels=np.where(hit, ids, IGNORE_INDEX).tolist(), kinds=kinds,
-                                    original_kinds=list(kinds)))
+            chosen, _ = select_positions(ids, info, rng, config.rate, whole_words=False)  # BERT's budget
+            codes = draw_treatments(rng, len(chosen), mask_prob=1.0, random_prob=0.0)  # all: the mask token
+            corrupted, kinds = apply_treatments(ids, chosen, codes, info, rng)
+            labels = np.full(len(ids), IGNORE_INDEX, dtype=np.int64)
+            labels[chosen] = ids[chosen]
+            previews.append(Preview(original=ids.tolist(), input_ids=corrupted.tolist(), labels=labels.tolist(),
+                                    kinds=kinds_from_codes(kinds), original_kinds=kinds_from_codes(kinds)))
         return collate(previews, info.pad_id)  # padded input_ids, attention_mask and labels
 
-    def loss(self, model, heads, batch):
+    def loss(self, model, batch, context):
+        # context.config is this run's Config; context.heads and context.aux are empty for this objective.
         batch = batch.to(model_device(model))
         loss = token_cross_entropy(model(**batch.inputs).logits, batch.labels)
         return loss, {"loss": float(loss.detach())}

@@ -13,7 +13,7 @@ and 10% stay, but per span: the whole span gets the same treatment.
 
 The loss is the masked-LM loss plus the span-boundary objective (SBO), which
 predicts each span token from the span's boundary tokens and its position in
-the span (see ``spanbert_head``).
+the span (see ``head``).
 """
 
 from __future__ import annotations
@@ -25,19 +25,11 @@ import numpy as np
 import torch
 
 from engine.plugin_api import (
-    IGNORE_INDEX, Batch, Family, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate,
-    kinds_from_codes, model_device, require_examples, token_cross_entropy, vocab_info,
+    IGNORE_INDEX, Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError,
+    apply_treatments, budget, check_shares, collate, draw_treatments, kinds_from_codes, model_device,
+    require_examples, span_length_pmf, token_cross_entropy, vocab_info,
 )
-from plugins.objectives.masking import apply_treatments, check_shares, draw_treatments
-from plugins.objectives.mlm import budget
-from plugins.objectives.spanbert_head import SpanBoundaryHead
-
-
-def span_length_pmf(p: float, max_length: int) -> np.ndarray:
-    """P(l) for l = 1..max_length: Geo(p) truncated to max_length and renormalised."""
-    lengths = np.arange(1, max_length + 1)
-    weights = p * (1 - p) ** (lengths - 1)
-    return weights / weights.sum()
+from plugins.objectives.spanbert.head import SpanBoundaryHead
 
 
 @dataclass
@@ -106,6 +98,7 @@ def draw_spans(words: Words, n_tokens: int, rng: np.random.Generator, pmf: np.nd
 
 class SpanBERT(Objective):
     name = "spanbert"
+    api_version = "2.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Mask contiguous spans of whole words; predict them with MLM and from the span's boundaries (SBO)."
@@ -165,12 +158,12 @@ class SpanBERT(Objective):
         previews = [self.corrupt(np.asarray(ids, dtype=np.int64), info, rng, config, pmf) for ids in token_ids]
         return collate(previews, info.pad_id, extras=sbo_targets(previews))
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         batch = batch.to(model_device(model))
         out = model(**batch.inputs, output_hidden_states=True)
         mlm = token_cross_entropy(out.logits, batch.labels)
         e = batch.extras
-        head = heads["sbo"]
+        head = context.heads["sbo"]
         y = head(out.hidden_states[-1], e["sbo_batch"], e["sbo_left"], e["sbo_right"], e["sbo_relative"])
         sbo = token_cross_entropy(head.vocabulary_logits(y, model.get_input_embeddings().weight), e["sbo_labels"])
         loss = mlm + sbo

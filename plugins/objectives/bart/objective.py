@@ -5,7 +5,7 @@ the original (seq2seq labels). The noising functions compose in a fixed
 order: sentence permutation -> token masking / token deletion / text
 infilling -> document rotation; each can be switched off (a rate of 0). The
 defaults are those of the final BART model: text infilling of 30% of the
-tokens with Poisson(3) spans, and all sentences permuted. See ``bart_noise``
+tokens with Poisson(3) spans, and all sentences permuted. See ``noise``
 for each function.
 """
 
@@ -17,12 +17,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.plugin_api import (
-    Batch, Family, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate, kinds_from_codes,
-    require_examples, round_half_up, seq2seq_denoising_loss, vocab_info,
+    Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate,
+    draw_poisson_lengths, kinds_from_codes, require_examples, round_half_up, seq2seq_denoising_loss,
+    trim_to_budget, vocab_info,
 )
-from plugins.objectives.bart_noise import (
-    build_input, draw_poisson_lengths, permute_sentences, place_spans, rotate, trim_to_budget,
-)
+from plugins.objectives.bart.noise import build_input, permute_sentences, place_spans, rotate
 
 
 def _pick(rng: np.random.Generator, candidates: np.ndarray, rate: float, of: int) -> np.ndarray:
@@ -32,6 +31,7 @@ def _pick(rng: np.random.Generator, candidates: np.ndarray, rate: float, of: int
 
 class BART(Objective):
     name = "bart"
+    api_version = "2.0"
     families = frozenset({Family.ENCODER_DECODER})
     requires = Requirements(head="seq2seq-lm", tokens=("mask_token",))
     description = "Corrupt the document (permute, mask, delete, infill, rotate) and reconstruct the original."
@@ -105,5 +105,5 @@ class BART(Objective):
         previews = [self.corrupt(np.asarray(ids, dtype=np.int64), info, rng, config) for ids in token_ids]
         return collate(previews, info.pad_id)
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         return seq2seq_denoising_loss(model, batch)

@@ -4,7 +4,8 @@ They follow fairseq's ``DenoisingDataset``: sentence permutation splits the
 text after full stops and shuffles the sentences (``fraction`` of them, all
 by default); token masking and token deletion pick tokens uniformly without
 replacement; text infilling draws span lengths from Poisson(lambda) until the
-budget is met, trims the last one to the budget, and replaces each span by a
+budget is met and trims the last one to the budget (the plugin API's
+``draw_poisson_lengths`` and ``trim_to_budget``), and ``place_spans`` replaces each span by a
 single mask token (a zero-length span inserts one); document rotation starts
 the document at a uniformly chosen token. Special tokens (BOS, EOS) stay in
 place throughout. Spans never overlap and are kept a token apart.
@@ -39,26 +40,6 @@ def permute_sentences(content: np.ndarray, info: VocabInfo, rng: np.random.Gener
     if not n:
         return np.arange(len(content))
     return np.concatenate([np.arange(*parts[i]) for i in ordering])
-
-
-def draw_poisson_lengths(n_tokens: int, lam: float, rng: np.random.Generator) -> list[int]:
-    """Poisson(lam) span lengths, drawn until they cover ``n_tokens`` (none for an empty budget)."""
-    lengths: list[int] = []
-    total = 0
-    while total < n_tokens:
-        for length in rng.poisson(lam, size=max(8, n_tokens)).tolist():
-            lengths.append(length)
-            total += length
-            if total >= n_tokens:
-                break
-    return lengths
-
-
-def trim_to_budget(lengths: list[int], n_tokens: int) -> list[int]:
-    """The lengths with the last one cut so that they sum to ``n_tokens`` (fairseq's "trim to masking budget")."""
-    if not lengths:
-        return []
-    return lengths[:-1] + [n_tokens - sum(lengths[:-1])]
 
 
 def place_spans(lengths: list[int], usable: np.ndarray, rng: np.random.Generator,

@@ -3,7 +3,8 @@
 Following BERT's ``create_pretraining_data.py``: of the ``m`` non-special
 tokens, ``n = max(1, round(rate * m))`` positions are drawn uniformly without
 replacement (with whole-word masking: whole words in random order, each taken
-only if it still fits the budget ``n``). Each selected token independently
+only if it still fits the budget ``n``; the plugin API's ``select_positions``).
+Each selected token independently
 becomes the mask token (80%), a random ordinary token (10%) or stays (10%);
 labels are the original ids at the selected positions only.
 
@@ -30,57 +31,18 @@ import torch
 import torch.nn.functional as F
 
 from engine.plugin_api import (
-    CODE, IGNORE_INDEX, Batch, Family, Objective, PositionKind, Preview, Requirements, VocabInfo, WorkbenchError,
-    collate, example_ids_for, example_rng, kinds_from_codes, model_device, pad_rows, require_examples,
-    round_half_up, token_cross_entropy, vocab_info,
+    CODE, IGNORE_INDEX, Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, VocabInfo,
+    WorkbenchError, apply_treatments, check_shares, collate, draw_treatments, example_ids_for, example_rng,
+    kinds_from_codes, model_device, pad_rows, require_examples, select_positions, token_cross_entropy, vocab_info,
 )
-from plugins.objectives.masking import apply_treatments, check_shares, draw_treatments
-from plugins.objectives.nsp import build_pairs
+from plugins.objectives.mlm.nsp import build_pairs
 
 NSP_REQUIRES = Requirements(head="pretraining-nsp", tokens=("mask_token", "cls_token", "sep_token"))
 
 
-def budget(rate: float, eligible: int) -> int:
-    """BERT's number of positions to predict: max(1, round(rate * eligible)), 0 when nothing is eligible."""
-    return 0 if eligible == 0 else min(eligible, max(1, round_half_up(rate * eligible)))
-
-
-def whole_word_selection(rng: np.random.Generator, candidates: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
-    """BERT's whole-word masking: words in random order, each taken whole if it fits the budget ``n``."""
-    word_of = np.cumsum(starts[candidates]) - 1  # word index of each candidate token
-    lengths = np.bincount(word_of)
-    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    chosen: list[int] = []
-    total = 0
-    for w in rng.permutation(len(lengths)).tolist():
-        if total >= n:
-            break
-        if total + lengths[w] > n:
-            continue
-        chosen.append(w)
-        total += int(lengths[w])
-    if not chosen:
-        return np.zeros(0, dtype=np.int64)
-    picked = np.concatenate([candidates[first[w]: first[w] + lengths[w]] for w in chosen])
-    return np.sort(picked)
-
-
-def select_positions(ids: np.ndarray, info: VocabInfo, rng: np.random.Generator, rate: float,
-                     whole_words: bool, max_predictions: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(selected positions, sorted; the eligible positions). ``max_predictions`` > 0 caps the budget (BERT's
-    ``max_predictions_per_seq``: ``min(max_predictions_per_seq, max(1, round(len * masked_lm_prob))))``."""
-    special = info.is_special(ids)
-    candidates = np.flatnonzero(~special)
-    n = budget(rate, len(candidates))
-    if max_predictions > 0:
-        n = min(n, max_predictions)
-    if whole_words:
-        return whole_word_selection(rng, candidates, info.word_starts(ids, special), n), candidates
-    return np.sort(rng.choice(candidates, size=n, replace=False)), candidates
-
-
 class MaskedLM(Objective):
     name = "mlm"
+    api_version = "2.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Hide 15% of the tokens (80% [MASK], 10% random, 10% kept) and predict them."
@@ -186,7 +148,7 @@ class MaskedLM(Objective):
         batch.inputs["next_sentence_label"] = torch.tensor([pair.label for pair in pairs], dtype=torch.int64)
         return batch
 
-    def loss(self, model: Any, heads: dict[str, Any], batch: Batch) -> tuple[Any, dict[str, float]]:
+    def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         batch = batch.to(model_device(model))
         inputs = dict(batch.inputs)
         nsp_labels = inputs.pop("next_sentence_label", None)

@@ -1,0 +1,16 @@
+"""The extension kinds the workbench knows; discovery looks for every one of them.
+
+A new kind (fine-tuning methods, prompt sets) is one ``ExtensionKind`` in a
+module of its own, like ``objective_kind``, added to ``KINDS``.
+"""
+
+from __future__ import annotations
+
+from workbench.plugins.extension_kind import ExtensionKind
+from workbench.plugins.objective_kind import OBJECTIVES
+
+KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES,)
+
+
+def kind_named(name: str, kinds: tuple[ExtensionKind, ...] = KINDS) -> ExtensionKind | None:
+    return next((k for k in kinds if k.name == name), None)
