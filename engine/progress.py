@@ -1,7 +1,7 @@
 """Progress reports and cooperative cancellation for long computations.
 
 Compute functions are generators: they ``yield Progress(...)`` between units
-of work (and may yield partial results), and call ``token.check()`` so a
+of work (and may yield partial results), and call ``cancel.check()`` so a
 cancel takes effect at the next step. This is the superqt generator-worker
 pattern without any Qt: the job lanes in ``workbench`` drive the generators.
 """

@@ -26,7 +26,7 @@ def test_results_and_progress_arrive_on_the_gui_thread(bridge, qtbot):
     busy: list[bool] = []
     bridge.busy_changed.connect(busy.append)
 
-    def work(token):
+    def work(cancel):
         seen["worker"] = threading.current_thread()
         yield Progress(1, 2, "half")
         yield Progress(2, 2, "all")
@@ -48,14 +48,14 @@ def test_results_and_progress_arrive_on_the_gui_thread(bridge, qtbot):
 def test_errors_go_to_the_handler_or_the_error_signal(bridge, qtbot):
     errors: list = []
 
-    def missing(token):
+    def missing(cancel):
         raise ModelNotFoundError("model folder /x does not exist")
 
     bridge.run(missing, "load", lambda v: None, on_error=lambda exc, tb: errors.append((exc, tb)))
     qtbot.waitUntil(lambda: bool(errors), timeout=5000)
     assert isinstance(errors[0][0], ModelNotFoundError) and errors[0][1] == ""
 
-    def bug(token):
+    def bug(cancel):
         raise ZeroDivisionError("oops")
 
     with qtbot.waitSignal(bridge.error, timeout=5000) as signal:
@@ -68,15 +68,15 @@ def test_a_new_job_cancels_the_running_one(bridge, qtbot):
     started = threading.Event()
     outcome: list[str] = []
 
-    def stale(token):
+    def stale(cancel):
         started.set()
         while True:
-            token.check()
+            cancel.check()
             started.wait(0.01)
 
     bridge.run(stale, "stale", lambda v: outcome.append("stale done"), on_cancelled=lambda: outcome.append("cancelled"))
     assert started.wait(5)
-    bridge.run(lambda token: "fresh", "fresh", outcome.append)
+    bridge.run(lambda cancel: "fresh", "fresh", outcome.append)
     qtbot.waitUntil(lambda: not bridge.busy, timeout=5000)
     assert outcome == ["cancelled", "fresh"]
 
@@ -85,9 +85,9 @@ def test_cancel_and_shutdown(qtbot):
     bridge = JobBridge()
     cancelled: list[bool] = []
 
-    def forever(token):
+    def forever(cancel):
         while True:
-            token.check()
+            cancel.check()
             threading.Event().wait(0.01)
 
     bridge.run(forever, "forever", lambda v: None, on_cancelled=lambda: cancelled.append(True))

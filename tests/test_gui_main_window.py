@@ -169,9 +169,9 @@ def test_cancel_button_is_enabled_while_a_job_runs(window, qtbot):
     assert not cancel.isEnabled()
     cancelled = threading.Event()
 
-    def slow(token):
+    def slow(cancel):
         while True:
-            token.check()  # raises Cancelled once Cancel is pressed
+            cancel.check()  # raises Cancelled once Cancel is pressed
             cancelled.wait(0.01)
 
     window.jobs.run(slow, name="slow", on_done=lambda _: None, label="Working…")

@@ -20,11 +20,11 @@ def lane():
 
 
 def slow_job(steps, delay, started=None):
-    def fn(token):
+    def fn(cancel):
         if started is not None:
             started.set()
         for i in range(steps):
-            token.check()
+            cancel.check()
             time.sleep(delay)
             yield Progress(i + 1, steps, f"step {i + 1}")
             yield Partial(i)
@@ -50,7 +50,7 @@ def test_new_submission_cancels_the_running_one(lane):
     cancelled = threading.Event()
     first = lane.submit(slow_job(1000, 0.01, started), name="stale", on_cancelled=cancelled.set)
     assert started.wait(5)
-    second = lane.submit(lambda token: 42, name="fresh")
+    second = lane.submit(lambda cancel: 42, name="fresh")
     assert second.wait(5) and second.result == 42
     assert first.wait(5) and first.state is JobState.CANCELLED and cancelled.is_set()
 
@@ -60,7 +60,7 @@ def test_waiting_job_is_replaced_not_run(lane):
     release = threading.Event()
     ran = []
 
-    def blocker(token):
+    def blocker(cancel):
         started.set()
         release.wait(5)
         return "blocker"
@@ -113,7 +113,7 @@ def test_encoding_cancels_between_batches(lane, minilm):
 
     progress = []
     texts = [f"Sentence number {i} about banks and rivers." for i in range(400)]
-    job = lane.submit(lambda token: encode_texts(minilm, texts, attentions=False, cancel=token),
+    job = lane.submit(lambda cancel: encode_texts(minilm, texts, attentions=False, cancel=cancel),
                       on_progress=lambda p: progress.append(p.done))
     deadline = time.monotonic() + 30
     while not any(progress) and time.monotonic() < deadline:

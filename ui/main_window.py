@@ -53,16 +53,16 @@ SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window o
 MIN_SIZE = (1180, 760)
 
 
-def _load(spec: str, settings: Settings, token: CancelToken) -> Any:
+def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
     from workbench.model_jobs import load_model_job  # imports torch: on the worker thread
 
-    return load_model_job(spec, settings, token)
+    return load_model_job(spec, settings, cancel)
 
 
-def _tokenize(loaded: LoadedModel, text: str, pair: str | None, token: CancelToken) -> TokenizedText:
+def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
     from workbench.model_jobs import tokenize_job
 
-    return tokenize_job(loaded, text, pair, token)
+    return tokenize_job(loaded, text, pair, cancel)
 
 
 def parse_geometry(text: str) -> tuple[int, int, int, int, bool] | None:
@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
             self._show_tokens(None, HINT_LOADING)
         settings = self.settings
         self.jobs.run(
-            lambda token: _load(spec, settings, token),
+            lambda cancel: _load(spec, settings, cancel),
             name="load",
             on_done=lambda loaded: self._model_loaded(gen, loaded),
             on_error=lambda exc, tb: self._load_ended(gen, f"could not load {spec}", exc, tb),
@@ -307,7 +307,7 @@ class MainWindow(QMainWindow):
             return
         loaded = self.loaded
         self.jobs.run(
-            lambda token: _tokenize(loaded, text, pair, token),
+            lambda cancel: _tokenize(loaded, text, pair, cancel),
             name="tokenize",
             on_done=lambda tt: self._tokenized(gen, tt),
             on_error=lambda exc, tb: self._tokenize_failed(gen, exc, tb),

@@ -30,10 +30,10 @@ COLUMNS = ["Enabled", "Name", "Kind", "Version", "API", "Families", "Source", "S
 STATUS_COLOURS = {"ok": "#2e7d32", "error": "#c62828", "disabled": "#757575"}
 
 
-def _discover(settings: Any, token: Any) -> list[dict]:
+def _discover(settings: Any, cancel: Any) -> list[dict]:
     from workbench.plugins.discovery import discover
 
-    token.check()
+    cancel.check()
     return [r.to_dict() for r in discover(settings)]
 
 
@@ -83,7 +83,7 @@ class PluginsDialog(QDialog):
         self.status.setText("Looking for plugins…")
         self.refresh_button.setEnabled(False)
         settings = self._settings
-        self._jobs.run(lambda token: _discover(settings, token), name="plugins",
+        self._jobs.run(lambda cancel: _discover(settings, cancel), name="plugins",
                               on_done=self._show, on_error=self._failed, label="Looking for plugins…")
 
     def _failed(self, exc: BaseException, tb: str) -> None:

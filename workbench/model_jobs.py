@@ -18,10 +18,10 @@ from engine.tokens import TokenizedText, tokenize
 from workbench.settings import Settings
 
 
-def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generator[Progress, None, LoadedModel]:
+def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
-    token.check()
+    cancel.check()
     gc.unfreeze()  # let a replaced model's objects be collected again
     loaded = load_model(
         spec,
@@ -31,7 +31,7 @@ def load_model_job(spec: str, settings: Settings, token: CancelToken) -> Generat
         allow_pickle=settings.allow_pickle_weights,
         memory_headroom=settings.memory_headroom,
     )
-    token.check()
+    cancel.check()
     yield Progress(2, 2, f"loaded {spec}")
     return loaded
 
@@ -51,7 +51,7 @@ def settle_heap() -> None:
     gc.freeze()
 
 
-def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, token: CancelToken) -> TokenizedText:
-    token.check()
+def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
+    cancel.check()
     return tokenize(loaded.tokenizer, text, pair or None, max_length=loaded.info.max_positions)
 

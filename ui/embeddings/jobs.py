@@ -18,16 +18,16 @@ from engine.progress import CancelToken, Progress
 ANISOTROPY_PAIRS = 1000
 
 
-def read_corpus_file(path: str, text_column: str | None, label_column: str | None, token: CancelToken) -> Generator:
+def read_corpus_file(path: str, text_column: str | None, label_column: str | None, cancel: CancelToken) -> Generator:
     from engine.embeddings.corpus import read_corpus
 
-    return (yield from read_corpus(path, text_column=text_column, label_column=label_column, cancel=token))
+    return (yield from read_corpus(path, text_column=text_column, label_column=label_column, cancel=cancel))
 
 
-def demo_corpus(token: CancelToken) -> Any:
+def demo_corpus(cancel: CancelToken) -> Any:
     from engine.embeddings.demo_set import demo_corpus as build, demo_words
 
-    token.check()
+    cancel.check()
     return build(), demo_words()
 
 
@@ -39,13 +39,13 @@ def activation_cache() -> Any:
     return ActivationCache(Path(cache_dir()) / "activations")
 
 
-def extract(loaded: Any, corpus: Any, words: Sequence[str] | None, pooling: str, token: CancelToken) -> Generator:
+def extract(loaded: Any, corpus: Any, words: Sequence[str] | None, pooling: str, cancel: CancelToken) -> Generator:
     """Every layer's (and the static baseline's) vector of each occurrence: an ``OccurrenceTable``."""
     from engine.embeddings.extract import extract_occurrence_vectors
 
     layers = [*range(loaded.info.layers + 1), "static"]
     return (yield from extract_occurrence_vectors(loaded, corpus, words=words, layers=layers, pooling=pooling,
-                                                  cache=activation_cache(), cancel=token))
+                                                  cache=activation_cache(), cancel=cancel))
 
 
 def representation(table: Any, spec_text: str) -> tuple[Any, np.ndarray]:
@@ -57,37 +57,37 @@ def representation(table: Any, spec_text: str) -> tuple[Any, np.ndarray]:
 
 
 def project_map(table: Any, spec_text: str, method: str, params: dict, seed: int, rows: np.ndarray | None,
-                cache: Any, key: Any, token: CancelToken) -> Generator:
+                cache: Any, key: Any, cancel: CancelToken) -> Generator:
     """(spec, vectors [n, H], map rows [m], coordinates [m, 2]); ``rows`` subsamples the map (None: all)."""
     from engine.embeddings.projection import project
 
     yield Progress(0, 1, "computing the representation")
     spec, vectors = representation(table, spec_text)
-    token.check()
+    cancel.check()
     rows = np.arange(len(vectors)) if rows is None else rows
     coords = cache.get(key) if cache is not None else None
     if coords is None:
-        coords = yield from project(vectors[rows], method, seed=seed, params=params, cancel=token)
+        coords = yield from project(vectors[rows], method, seed=seed, params=params, cancel=cancel)
         if cache is not None:
             coords = cache.put(key, coords)
     return spec, vectors, rows, coords
 
 
-def sweep(table: Any, word: str | None, token: CancelToken) -> Generator:
+def sweep(table: Any, word: str | None, cancel: CancelToken) -> Generator:
     """(layer scores, occurrences scored) for ``word``'s labelled occurrences (None: every word,
     neighbours within each word): the engine's ``layer_sweep_table``."""
     from engine.embeddings.layer_sweep import layer_sweep_table, sweep_rows
 
-    scores = yield from layer_sweep_table(table, word, cancel=token)
+    scores = yield from layer_sweep_table(table, word, cancel=cancel)
     return scores, len(sweep_rows(table.words, table.labels, word))
 
 
-def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: Any, token: CancelToken
+def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: Any, cancel: CancelToken
               ) -> Generator:
     """(vectors [n, H], cosine matrix [n, n], anisotropy {layer: mean cosine}) for ``texts``."""
     from engine.embeddings.sentence_embeddings import anisotropy, sentence_vectors, similarity_matrix
 
-    vectors = yield from sentence_vectors(loaded, texts, pooling, layer, cancel=token)
+    vectors = yield from sentence_vectors(loaded, texts, pooling, layer, cancel=cancel)
     matrix = similarity_matrix(vectors)
     aniso: dict[Any, float] = {}
     if table is not None and len(set(table.words)) >= 2:

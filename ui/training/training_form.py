@@ -45,7 +45,7 @@ PRIMARY_TRAINING = ("steps", "batch_size", "lr", "warmup_steps", "schedule", "ev
 COUNT_DELAY_MS = 150
 
 
-def _discover(token: Any) -> tuple[Any, dict, dict, Any]:
+def _discover(cancel: Any) -> tuple[Any, dict, dict, Any]:
     """On the worker: the objective registry, the presets, the family map, the parameter counter."""
     from engine.pretrain.architectures import ENGINE_FAMILY, PRESETS, count_parameters
     from workbench.plugins.registry import ObjectiveRegistry
@@ -54,7 +54,7 @@ def _discover(token: Any) -> tuple[Any, dict, dict, Any]:
                                                           ENGINE_FAMILY.items()}, count_parameters
 
 
-def _count(counter: Any, arch: dict, vocab: int, head: str, token: Any) -> int:
+def _count(counter: Any, arch: dict, vocab: int, head: str, cancel: Any) -> int:
     from engine.pretrain.architectures import ArchitectureSpec
 
     return int(counter(ArchitectureSpec(**arch), vocab, head))
@@ -262,7 +262,7 @@ class TrainingForm(QWidget):
         key = self._count_key
         arch, vocab, head = dict(key[0]), key[1], key[2]
         counter = self._counter
-        self._bridge.run(lambda token: _count(counter, arch, vocab, head, token), name="count",
+        self._bridge.run(lambda cancel: _count(counter, arch, vocab, head, cancel), name="count",
                          on_done=lambda n: self._counted(key, n),
                          on_error=lambda exc, tb: self._count_failed(key, exc))
 

@@ -31,20 +31,20 @@ if TYPE_CHECKING:
     from engine.attention import AttentionSide
 
 
-def _encode(loaded: Any, text: str, pair: str | None, target: str | None, token: CancelToken
+def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel: CancelToken
             ) -> tuple[Encoding, dict[tuple[str, bool], tuple[np.ndarray, int]]]:
     """The encoding, and the model grid's mosaics for every attention kind with and without special
     tokens, all computed here on the worker thread (at 512 tokens a mosaic takes ~0.5 s)."""
     from engine.analysis import encode  # imports torch: on the worker thread
     from engine.attention import AttentionKind, attention_side
 
-    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, cancel=token)
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, cancel=cancel)
     kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
     mosaics = {}
     for kind in kinds:
         side = attention_side(encoding, kind)
         for hide in (False, True):
-            token.check()
+            cancel.check()
             mosaics[(kind.value, hide)] = grid_values(side, hide)
     return encoding, mosaics
 
@@ -112,7 +112,7 @@ class AttentionView(ModelView):
         loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
         return Computation(
             key=(inputs.model_key, text, pair, target),
-            fn=lambda token: _encode(loaded, text, pair, target, token),
+            fn=lambda cancel: _encode(loaded, text, pair, target, cancel),
             on_done=lambda result: self.set_encoding(*result),
             label="Computing attention…",
         )

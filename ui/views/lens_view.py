@@ -25,10 +25,10 @@ TARGET_DEBOUNCE_MS = 400
 CELL_W, CELL_H = 74, 40
 
 
-def _lens(loaded: Any, text: str, target: str | None, token: CancelToken) -> Any:
+def _lens(loaded: Any, text: str, target: str | None, cancel: CancelToken) -> Any:
     from engine.logit_lens import logit_lens  # imports torch: on the worker thread
 
-    token.check()
+    cancel.check()
     return logit_lens(loaded, text, target=target, k=TOP_K)
 
 
@@ -152,7 +152,7 @@ class LensView(ModelView):
         self.target_edit.setVisible(seq2seq)
         target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None
         loaded, text = inputs.loaded, inputs.text
-        return Computation((inputs.model_key, text, target), lambda token: _lens(loaded, text, target, token),
+        return Computation((inputs.model_key, text, target), lambda cancel: _lens(loaded, text, target, cancel),
                            self._show, label="Computing the logit lens…")
 
     def show_hint(self, text: str) -> None:

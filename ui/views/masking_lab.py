@@ -145,12 +145,12 @@ class MaskingLabView(ModelView):
         self._loaded = inputs.loaded
         if self.registry is None:
             settings = self.ctx.settings if self.ctx is not None else None
-            return Computation(("lab-registry",), lambda token: jobs.discover_registry(settings, token),
+            return Computation(("lab-registry",), lambda cancel: jobs.discover_registry(settings, cancel),
                                self._registry_ready)
         spec = self.tokenizer_spec()
         if spec is not None and spec not in self._tokenizers:
             trust = bool(getattr(self.ctx.settings if self.ctx else None, "trust_remote_code", False))
-            return Computation(("lab-tokenizer", spec), lambda token: jobs.load_other_tokenizer(spec, trust, token),
+            return Computation(("lab-tokenizer", spec), lambda cancel: jobs.load_other_tokenizer(spec, trust, cancel),
                                lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
         self._refresh_objectives()
         name = self.objective_name()
@@ -164,8 +164,8 @@ class MaskingLabView(ModelView):
         tokenizer = loaded.tokenizer if spec is None else self._tokenizers[spec]
         registry = self.registry
         key = ("lab", inputs.model_key, text, spec, name, repr(config), seed)
-        return Computation(key, lambda token: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
-                                                           spec is None, token), lambda r: self._show(key, r))
+        return Computation(key, lambda cancel: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
+                                                           spec is None, cancel), lambda r: self._show(key, r))
 
     def show_hint(self, text: str) -> None:
         self.notice.show_message(text, "info")
@@ -282,7 +282,7 @@ class MaskingLabView(ModelView):
         text, registry = self.ctx.current_text(), self.registry
         self.compute(Computation(
             ("lab-stats", spec, name, repr(config), seed, n, text),
-            lambda token: jobs.statistics(registry, name, tokenizer, text, config, seed, n, token),
+            lambda cancel: jobs.statistics(registry, name, tokenizer, text, config, seed, n, cancel),
             self.stats.set_rates, label=f"Drawing {n} samples…"))
 
     # -------------------------------------------------------------- export

@@ -23,27 +23,27 @@ def model_name(spec: str) -> str:
     return {"minilm": "MiniLM"}.get(name, name)
 
 
-def discover_registry(settings: Any, token: CancelToken) -> Any:
+def discover_registry(settings: Any, cancel: CancelToken) -> Any:
     from workbench.plugins.registry import ObjectiveRegistry
 
     return ObjectiveRegistry.discover(settings)
 
 
-def load_other_tokenizer(spec: str, trust_remote_code: bool, token: CancelToken) -> Any:
+def load_other_tokenizer(spec: str, trust_remote_code: bool, cancel: CancelToken) -> Any:
     from engine.tokenizer_loading import load_tokenizer
 
     return load_tokenizer(spec, trust_remote_code=trust_remote_code)
 
 
 def corrupt(registry: Any, name: str, tokenizer: Any, text: str, config: Any, seed: int, loaded: Any,
-            models_tokenizer: bool, token: CancelToken) -> dict[str, Any]:
+            models_tokenizer: bool, cancel: CancelToken) -> dict[str, Any]:
     objective = registry.objective(name)
     objective.check_requirements(tokenizer)
     ids, full = encode_text(tokenizer, text)
     preview = preview_for_seed(registry, name, ids, tokenizer, config, seed)
     data = preview_json(preview, tokenizer)
-    token.check()
-    predictions, note = reconstruct(loaded, objective, preview, tokenizer, models_tokenizer, token)
+    cancel.check()
+    predictions, note = reconstruct(loaded, objective, preview, tokenizer, models_tokenizer, cancel)
     return {
         "objective": name, "seed": seed, "ids": ids, "full_length": full, "preview": preview,
         "tokens": data["tokens"], "input_tokens": data["input_tokens"], "label_tokens": data["label_tokens"],
@@ -52,7 +52,7 @@ def corrupt(registry: Any, name: str, tokenizer: Any, text: str, config: Any, se
 
 
 def reconstruct(loaded: Any, objective: Any, preview: Any, tokenizer: Any, models_tokenizer: bool,
-                token: CancelToken) -> tuple[dict[str, Any] | None, str | None]:
+                cancel: CancelToken) -> tuple[dict[str, Any] | None, str | None]:
     """The model's predictions for the corrupted input, or None and the reason."""
     if loaded is None:
         return None, "Load a model to see it reconstruct the corrupted input."
@@ -69,7 +69,7 @@ def reconstruct(loaded: Any, objective: Any, preview: Any, tokenizer: Any, model
     if not preview.labels_aligned:
         if info.family != "encoder-decoder" or not info.has_lm_head:
             return None, f"{name} cannot reconstruct this: {objective.name} needs an encoder-decoder with an LM head."
-        return _greedy(loaded, preview, tokenizer, token), None
+        return _greedy(loaded, preview, tokenizer, cancel), None
     return None, f"{objective.name} hides nothing to reconstruct here; the Predictions tab shows next-token guesses."
 
 
@@ -90,7 +90,7 @@ def _mlm_predictions(loaded: Any, preview: Any, tokenizer: Any) -> dict[str, Any
     return {"kind": "mlm", "positions": positions, "ids": top, "tokens": tokens_of(tokenizer, top), "probs": probs}
 
 
-def _greedy(loaded: Any, preview: Any, tokenizer: Any, token: CancelToken) -> dict[str, Any]:
+def _greedy(loaded: Any, preview: Any, tokenizer: Any, cancel: CancelToken) -> dict[str, Any]:
     import torch
 
     from engine.decoding import decode_steps
@@ -99,14 +99,14 @@ def _greedy(loaded: Any, preview: Any, tokenizer: Any, token: CancelToken) -> di
     ids, probs = [], []
     with torch.inference_mode():
         for step in decode_steps(loaded.model, Family.ENCODER_DECODER, list(preview.input_ids), tokenizer=tokenizer,
-                                 max_new_tokens=len(preview.labels) + 4, cancel=token):
+                                 max_new_tokens=len(preview.labels) + 4, cancel=cancel):
             ids.append(step.token_id)
             probs.append(step.prob)
     return {"kind": "seq2seq", "ids": ids, "tokens": tokens_of(tokenizer, ids), "probs": probs}
 
 
 def statistics(registry: Any, name: str, tokenizer: Any, text: str, config: Any, seed: int, n: int,
-               token: CancelToken) -> dict[str, Any]:
+               cancel: CancelToken) -> dict[str, Any]:
     ids, _ = encode_text(tokenizer, text)
-    measured = sample_rates(registry, name, ids, tokenizer, config, seed, n, cancel=token)
+    measured = sample_rates(registry, name, ids, tokenizer, config, seed, n, cancel=cancel)
     return {"n": n, "seed": seed, "measured": measured, "configured": configured_rates(config)}

@@ -30,18 +30,18 @@ MODES = {
 }
 
 
-def _fill(loaded: Any, text: str, k: int, token: CancelToken) -> Any:
+def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
     from engine.predictions import fill_mask  # imports torch: on the worker thread
 
     tt, preds = fill_mask(loaded, text, k)
     return tt.tokens, preds
 
 
-def _next(loaded: Any, text: str, ids: list[int] | None, k: int, token: CancelToken) -> dict:
+def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
     from engine.predictions import next_token_from_ids, prompt_ids
 
     ids = list(ids) if ids is not None else prompt_ids(loaded, text)
-    token.check()
+    cancel.check()
     cands = next_token_from_ids(loaded, ids, k)
     tok = loaded.tokenizer
     return {
@@ -53,18 +53,18 @@ def _next(loaded: Any, text: str, ids: list[int] | None, k: int, token: CancelTo
     }
 
 
-def _generate(loaded: Any, ids: list[int], token: CancelToken) -> tuple[list[int], str]:
+def _generate(loaded: Any, ids: list[int], cancel: CancelToken) -> tuple[list[int], str]:
     from engine.predictions import continue_text
 
-    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=token)
+    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
     out = list(ids) + list(new)
     return out, loaded.tokenizer.decode(out, skip_special_tokens=True)
 
 
-def _infill(loaded: Any, text: str, token: CancelToken) -> tuple[Any, list[str]]:
+def _infill(loaded: Any, text: str, cancel: CancelToken) -> tuple[Any, list[str]]:
     from engine.predictions import infill
 
-    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=token)
+    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
     return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
 
 
@@ -118,11 +118,11 @@ class PredictionsView(ModelView):
         if family == "decoder":
             ids = self._ids if text == self._ids_text else None
             return Computation((*key, k, tuple(ids) if ids else None),
-                               lambda token: _next(loaded, text, ids, k, token), self._show_next)
+                               lambda cancel: _next(loaded, text, ids, k, cancel), self._show_next)
         if family == "encoder-decoder":
-            return Computation(key, lambda token: _infill(loaded, text, token), self._show_infill,
+            return Computation(key, lambda cancel: _infill(loaded, text, cancel), self._show_infill,
                                label="Infilling…")
-        return Computation((*key, k), lambda token: _fill(loaded, text, k, token), self._show_fill)
+        return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
 
     def show_hint(self, text: str) -> None:
         self.pages.setCurrentWidget(self.empty_page)
@@ -171,7 +171,7 @@ class PredictionsView(ModelView):
         if not self._next or self.ctx is None or self._loaded is None:
             return
         loaded, ids = self._loaded, list(self._next["ids"])
-        self.compute(Computation(("generate", tuple(ids)), lambda token: _generate(loaded, ids, token),
+        self.compute(Computation(("generate", tuple(ids)), lambda cancel: _generate(loaded, ids, cancel),
                                         lambda result: self._set_prompt(*result),
                                         label=f"Generating {GENERATE_TOKENS} tokens…"))
 

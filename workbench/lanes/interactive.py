@@ -4,7 +4,7 @@ A job is a function of a ``CancelToken`` that returns a value or a generator
 (the engine's compute functions are generators that yield ``Progress`` and
 ``Partial`` and return their result). One job runs at a time; submitting a
 new one cancels the running one (it stops at its next yield or
-``token.check()``) and replaces any job still waiting, because in an
+``cancel.check()``) and replaces any job still waiting, because in an
 interactive view only the latest request matters.
 
 Callbacks run on the worker thread. The Qt layer wraps them in signals, so
@@ -51,14 +51,14 @@ class Job:
     name: str
     fn: Callable[[CancelToken], Any]
     callbacks: JobCallbacks
-    token: CancelToken = field(default_factory=CancelToken)
+    cancel_token: CancelToken = field(default_factory=CancelToken)
     state: JobState = JobState.PENDING
     result: Any = None
     error: BaseException | None = None
     _finished: threading.Event = field(default_factory=threading.Event)
 
     def cancel(self) -> None:
-        self.token.cancel()
+        self.cancel_token.cancel()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job has ended; True if it did within the timeout."""
@@ -96,13 +96,13 @@ class InteractiveLane:
                 raise RuntimeError("the lane is shut down")
             if self._pending is not None:  # never started: drop it
                 stale = self._pending
-                stale.token.cancel()
+                stale.cancel_token.cancel()
                 stale.state = JobState.CANCELLED
                 _call(stale.callbacks.on_cancelled)
                 _call(stale.callbacks.on_finally)
                 stale._finished.set()
             if self._current is not None:
-                self._current.token.cancel()
+                self._current.cancel_token.cancel()
             self._pending = job
             self._lock.notify_all()
         return job
@@ -111,7 +111,7 @@ class InteractiveLane:
         with self._lock:
             for job in (self._pending, self._current):
                 if job is not None:
-                    job.token.cancel()
+                    job.cancel_token.cancel()
 
     @property
     def busy(self) -> bool:
@@ -128,7 +128,7 @@ class InteractiveLane:
             self._closed = True
             for job in (self._pending, self._current):
                 if job is not None:
-                    job.token.cancel()
+                    job.cancel_token.cancel()
             self._lock.notify_all()
         self._thread.join(timeout)
         return not self._thread.is_alive()
@@ -155,16 +155,16 @@ class InteractiveLane:
 
     def _run(self, job: Job) -> None:
         cb = job.callbacks
-        if job.token.cancelled:
+        if job.cancel_token.cancelled:
             job.state = JobState.CANCELLED
             _call(cb.on_cancelled)
             return
         job.state = JobState.RUNNING
         try:
-            value = job.fn(job.token)
+            value = job.fn(job.cancel_token)
             if isinstance(value, Generator):
                 value = self._drive(job, value)
-            job.token.check()
+            job.cancel_token.check()
         except Cancelled:
             job.state = JobState.CANCELLED
             _call(cb.on_cancelled)
@@ -187,7 +187,7 @@ class InteractiveLane:
         cb = job.callbacks
         try:
             while True:
-                job.token.check()
+                job.cancel_token.check()
                 item = next(gen)
                 if isinstance(item, Progress):
                     _call(cb.on_progress, item)
