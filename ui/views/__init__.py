@@ -2,7 +2,8 @@
 
 Each view is a ``ModelView`` (``ui.views.base``): it says what it needs
 computed for the current model and text, and ``ui.view_host.ViewHost`` runs
-that through the window's job bridge when the view is visible.
+that through the view's ``ViewContext`` when the view is visible. Each has
+one entry in ``ui.view_registry``.
 """
 
 from ui import qt_refcount_fix
