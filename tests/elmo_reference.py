@@ -8,6 +8,20 @@ float64 throughout.
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """The ELMo tests' tensors are tiny: on a shared 2-core machine two OpenMP threads spin-wait
+    each other and run these ~30x slower than one. Import this fixture into a test module to use it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 
 # AllenNLP's ids after the +1 shift: bytes are byte + 1, then these markers.
 BOS, EOS, BOW, EOW, PAD = 257, 258, 259, 260, 261

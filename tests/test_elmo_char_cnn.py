@@ -9,6 +9,7 @@ import torch
 from engine.elmo.char_cnn import CharCNN
 from engine.elmo.characters import batch_to_char_ids
 from engine.elmo.config import ElmoConfig
+from tests.elmo_reference import one_torch_thread  # noqa: F401 (autouse fixture)
 
 
 def _config(**kw) -> ElmoConfig:

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from engine.elmo.lstm_cell import LstmWithProjection, reverse_valid
-from tests.elmo_reference import tf_lstm_step
+from tests.elmo_reference import tf_lstm_step, one_torch_thread  # noqa: F401 (autouse fixture)
 
 I, D, P = 3, 5, 4
 CELL_CLIP, PROJ_CLIP = 0.5, 0.3
@@ -70,7 +70,7 @@ def test_a_gate_order_other_than_ijfo_or_no_forget_bias_would_differ():
 def test_padded_batch_equals_each_sequence_alone_in_both_directions():
     kernel, bias, w_proj = _tf_weights(3)
     x = torch.randn(3, 7, I)
-    lengths = [7, 4, 1]
+    lengths = [4, 7, 1]  # not sorted: rows are run longest first and put back
     mask = torch.arange(7).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
     padded = x * mask.unsqueeze(-1) + 5.0 * (~mask).unsqueeze(-1)  # junk in the padding must not leak
     for go_forward in (True, False):
@@ -94,3 +94,16 @@ def test_backward_direction_reads_the_valid_part_reversed():
     rev = reverse_valid(seq, torch.tensor([5, 3]))
     assert rev[:, :, 0].tolist() == [[4, 3, 2, 1, 0], [7, 6, 5, 8, 9]]
     assert torch.equal(reverse_valid(rev, torch.tensor([5, 3])), seq)
+
+
+def test_inference_path_equals_the_autograd_path():
+    kernel, bias, w_proj = _tf_weights(5)
+    lstms = [_cell(kernel, bias, w_proj, True), _cell(kernel, bias, w_proj, False)]
+    x = torch.randn(2, 6, I)
+    mask = torch.arange(6).unsqueeze(0) < torch.tensor([[3], [6]])
+    with_grad = [lstm(x, mask) for lstm in lstms]
+    assert all(t.requires_grad for t in with_grad)
+    with torch.inference_mode():  # in-place steps
+        without = [lstm(x, mask) for lstm in lstms]
+    for a, b in zip(with_grad, without):
+        torch.testing.assert_close(a.detach(), b)

@@ -19,7 +19,7 @@ from engine.elmo.characters import batch_to_char_ids
 from engine.elmo.checkpoint import is_elmo_folder, load_elmo, save_elmo
 from engine.elmo.config import preset
 from engine.elmo.hdf5_weights import ElmoWeightsError, load_allennlp_elmo
-from tests.elmo_reference import elmo_layers
+from tests.elmo_reference import elmo_layers, one_torch_thread  # noqa: F401 (autouse fixture)
 
 OPTIONS = {
     "lstm": {"dim": 6, "projection_dim": 4, "n_layers": 2, "cell_clip": 0.6, "proj_clip": 0.5,

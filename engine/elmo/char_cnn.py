@@ -14,6 +14,12 @@ Highway, in bilm-tf's convention (its names: the "carry" gate weighs the
     y = g * relu(x W_transform + b_transform) + (1 - g) * x
 
 The highway non-linearity is always relu, whatever the CNN's activation.
+
+Two shortcuts, both exact: each distinct token of a batch is encoded once (a batch
+repeats words, <S>, </S> and padding rows), and the character axis is cut to the
+longest token's characters plus the widest filter. Past that point every window
+lies in padding characters and gives the same value as a window the cut keeps, so
+no max changes.
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.elmo.characters import PADDING_CHAR
 from engine.elmo.config import ElmoConfig
+
+PADDING_CHAR_ID = PADDING_CHAR + 1  # ids are shifted by +1; 0 is a padding token's row
 
 
 class HighwayLayer(nn.Module):
@@ -68,14 +77,20 @@ class CharCNN(nn.Module):
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         batch, steps, max_chars = char_ids.shape
-        # [B*T, C, E] -> [B*T, E, C]: Conv1d wants channels (the embedding) before length.
-        embedded = self.char_embedding(char_ids.reshape(-1, max_chars)).transpose(1, 2)
+        unique, inverse = torch.unique(char_ids.reshape(-1, max_chars), dim=0, return_inverse=True)  # [U, C]
+        return self.encode_distinct(unique)[inverse].reshape(batch, steps, -1)
+
+    def encode_distinct(self, char_ids: torch.Tensor) -> torch.Tensor:
+        """[N, C] ids -> [N, P] (no de-duplication here)."""
+        real = (char_ids != 0) & (char_ids != PADDING_CHAR_ID)  # markers and bytes: a prefix of each row
+        keep = min(char_ids.shape[1], int(real.sum(dim=1).max()) + max(w for w, _ in self.config.filters))
+        # [N, C', E] -> [N, E, C']: Conv1d wants channels (the embedding) before length.
+        embedded = self.char_embedding(char_ids[:, :keep]).transpose(1, 2)
         pooled = []
         for conv in self.convolutions:
-            convolved = conv(embedded)  # [B*T, n_k, C - w_k + 1]
-            pooled.append(self._activation(convolved.max(dim=-1).values))  # [B*T, n_k]
-        x = torch.cat(pooled, dim=-1)  # [B*T, F]
+            convolved = conv(embedded)  # [N, n_k, C' - w_k + 1]
+            pooled.append(self._activation(convolved.max(dim=-1).values))  # [N, n_k]
+        x = torch.cat(pooled, dim=-1)  # [N, F]
         for highway in self.highways:
             x = highway(x)
-        x = self.projection(x)  # [B*T, P]
-        return x.reshape(batch, steps, -1)
+        return self.projection(x)  # [N, P]

@@ -8,10 +8,12 @@ For each step t, with x_t [B, I], h_{t-1} [B, P], c_{t-1} [B, D]::
     c_t = clip(c_t, -cell_clip, cell_clip)
     h_t = clip((sigmoid(o) * tanh(c_t)) W_P, -proj_clip, proj_clip)   W_P: [D, P], no bias
 
-The x-part of the gates is one matmul over all steps at once; the loop only does
-h W_h, for both directions of a layer in one batched matmul. Padding is at the end of each sequence; the backward
-direction runs over each sequence's *valid* part reversed (TF's reverse_sequence),
-so a padded sentence gives the same result as the sentence alone.
+How it runs: the x-part of the gates is one matmul over all steps; the loop does
+only h W_h, for a layer's two directions in one batched matmul (``run_in_lockstep``).
+Padding is at the end of each sequence. The backward direction runs over each
+sequence's *valid* part reversed (TF's reverse_sequence), so a padded sentence
+gives the same result as the sentence alone. Sequences are sorted longest first
+and step t computes only the rows still running, as packed sequences do.
 """
 
 from __future__ import annotations
@@ -19,36 +21,70 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
+def _step(gates: torch.Tensor, c: torch.Tensor, w_p, cell_clip, proj_clip):
+    """gates [K, n, 4D] (x W_x + h W_h + b), c [K, n, D] -> new (h [K, n, P], c)."""
+    cell = c.shape[-1]
+    sig = torch.sigmoid(gates)  # i, f, o need sigmoid; j's block of it is unused
+    i, f, o = sig[..., :cell], sig[..., 2 * cell : 3 * cell], sig[..., 3 * cell :]
+    c = torch.addcmul(f * c, i, torch.tanh(gates[..., cell : 2 * cell]))
+    if cell_clip:
+        c = c.clamp(-cell_clip, cell_clip)
+    h = o * torch.tanh(c)  # [K, n, D]
+    if w_p is not None:
+        h = torch.bmm(h, w_p)  # [K, n, P]
+    if proj_clip:
+        h = h.clamp(-proj_clip, proj_clip)
+    return h, c
+
+
+def _step_in_place(gates: torch.Tensor, c: torch.Tensor, w_p, cell_clip, proj_clip):
+    """``_step`` without autograd: the same arithmetic, overwriting gates and c."""
+    cell = c.shape[-1]
+    gates[..., :cell].sigmoid_()
+    gates[..., cell : 2 * cell].tanh_()
+    gates[..., 2 * cell :].sigmoid_()
+    c.mul_(gates[..., 2 * cell : 3 * cell]).addcmul_(gates[..., :cell], gates[..., cell : 2 * cell])
+    if cell_clip:
+        c.clamp_(-cell_clip, cell_clip)
+    h = torch.tanh(c).mul_(gates[..., 3 * cell :])
+    if w_p is not None:
+        h = torch.bmm(h, w_p)
+    if proj_clip:
+        h.clamp_(-proj_clip, proj_clip)
+    return h, c
+
+
 def _recurrence(
-    gates_x: torch.Tensor,  # [K, T, B, 4D]: x W_x + b for K independent directions, time-major
+    gates_x: torch.Tensor,  # [K, T, B, 4D]: x W_x + b for K independent LSTMs, time-major
     w_h: torch.Tensor,  # [K, P, 4D]
     w_p: torch.Tensor | None,  # [K, D, P], or None (no projection: P == D)
     cell_clip: float | None,
     proj_clip: float | None,
+    running: list[int],  # rows still running at each step (rows sorted longest first)
 ) -> torch.Tensor:
-    """Run K LSTMs of the same shape in lockstep (one batched matmul per step) -> [K, T, B, P]."""
+    """Run K LSTMs of the same shape in lockstep (one batched matmul per step) -> [K, B, T, P]."""
     k, steps, batch, four_d = gates_x.shape
-    cell = four_d // 4
     h = gates_x.new_zeros(k, batch, w_h.shape[1])
-    c = gates_x.new_zeros(k, batch, cell)
+    c = gates_x.new_zeros(k, batch, four_d // 4)
+    in_place = not torch.is_grad_enabled()
     outputs = []
     for t in range(steps):
-        gates = torch.baddbmm(gates_x[:, t], h, w_h)  # [K, B, 4D]
-        sig = torch.sigmoid(gates)  # i, f, o need sigmoid; j's column block is unused
-        i, f, o = sig[..., :cell], sig[..., 2 * cell : 3 * cell], sig[..., 3 * cell :]
-        c = torch.addcmul(f * c, i, torch.tanh(gates[..., cell : 2 * cell]))
-        if cell_clip:
-            c = c.clamp(-cell_clip, cell_clip)
-        h = o * torch.tanh(c)  # [K, B, D]
-        if w_p is not None:
-            h = torch.bmm(h, w_p)  # [K, B, P]
-        if proj_clip:
-            h = h.clamp(-proj_clip, proj_clip)
-        outputs.append(h)
-    return torch.stack(outputs, dim=1)  # [K, T, B, P]
+        n = running[t]
+        if n == 0:
+            outputs.append(gates_x.new_zeros(k, batch, w_h.shape[1]))
+            continue
+        h, c = h[:, :n], c[:, :n]  # rows that ended are dropped, as in packed sequences
+        if in_place:
+            gates = torch.bmm(h, w_h).add_(gates_x[:, t, :n])  # [K, n, 4D]; faster than baddbmm
+            h, c = _step_in_place(gates, c, w_p, cell_clip, proj_clip)
+        else:
+            h, c = _step(torch.bmm(h, w_h) + gates_x[:, t, :n], c, w_p, cell_clip, proj_clip)
+        outputs.append(h if n == batch else F.pad(h, (0, 0, 0, batch - n)))
+    return torch.stack(outputs, dim=2)  # [K, B, T, P]
 
 
 def reverse_valid(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -119,25 +155,32 @@ def run_in_lockstep(
            (first.cell_size, first.projection_size, first.cell_clip, first.proj_clip) for m in lstms):
         raise ValueError("run_in_lockstep needs LSTMs of one shape and clipping")
     lengths = mask.sum(dim=1)
-    gates_x = []
-    for lstm, x in zip(lstms, inputs):
-        if not lstm.go_forward:
-            x = reverse_valid(x, lengths)
-        # All steps' input part in one matmul: [B*T, I] @ [I, 4D] + [4D] -> [T, B, 4D]
-        g = torch.addmm(lstm.bias, x.reshape(-1, lstm.input_size), lstm.input_weight)
-        gates_x.append(g.view(x.shape[0], x.shape[1], -1).transpose(0, 1))
+    order = torch.argsort(lengths, descending=True, stable=True)  # longest first
+    sorted_lengths = lengths[order].tolist()
+    running = [sum(1 for n in sorted_lengths if n > t) for t in range(mask.shape[1])]
+    x = torch.stack([x if m.go_forward else reverse_valid(x, lengths) for m, x in zip(lstms, inputs)])
+    x = x[:, order]
+    k, batch, steps, width = x.shape  # [K, B, T, I]
+    # All steps' input part in one batched matmul, time-major so that each step's slice
+    # has contiguous rows: [K, T*B, I] @ [K, I, 4D] + [K, 1, 4D] -> [K, T, B, 4D]
+    gates_x = torch.baddbmm(
+        torch.stack([m.bias for m in lstms]).unsqueeze(1),
+        x.transpose(1, 2).reshape(k, steps * batch, width),
+        torch.stack([m.input_weight for m in lstms]),
+    ).view(k, steps, batch, -1)
     projections = [m.projection for m in lstms]
     out = _recurrence(
-        torch.stack(gates_x),
+        gates_x,
         torch.stack([m.hidden_weight for m in lstms]),
         None if projections[0] is None else torch.stack(projections),
         first.cell_clip,
         first.proj_clip,
-    )  # [K, T, B, P]
+        running,
+    )  # [K, B, T, P], rows in sorted order
+    out = out[:, torch.argsort(order)]
     keep = mask.unsqueeze(-1)
     results = []
-    for lstm, o in zip(lstms, out):
-        o = o.transpose(0, 1)  # [B, T, P]
+    for lstm, o in zip(lstms, out):  # o: [B, T, P]
         if not lstm.go_forward:
             o = reverse_valid(o, lengths)
         results.append(o * keep.to(o.dtype))
