@@ -93,3 +93,15 @@ def test_training_without_a_softmax_says_so():
     model = ElmoModel(preset("course"))
     with pytest.raises(ValueError, match="no softmax"):
         model.bilm_loss(batch_to_char_ids([["x"]]), torch.tensor([[0, 2, 1]]))
+
+
+def test_empty_batch_and_empty_sentence_encode_to_empty_rows():
+    model = ElmoModel(preset("course")).eval()
+    empty = model.encode_tokens([])
+    assert [tuple(layer.shape) for layer in empty.layers] == [(0, 0, 128)] * 3
+    out = model.encode_tokens([[], ["word"]])
+    alone = model.encode_tokens([["word"]])
+    assert out.mask.tolist() == [[False], [True]]
+    for got, want in zip(out.layers, alone.layers):
+        assert got[0].eq(0).all()
+        torch.testing.assert_close(got[1], want[0])

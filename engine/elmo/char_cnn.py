@@ -78,10 +78,12 @@ class CharCNN(nn.Module):
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         batch, steps, max_chars = char_ids.shape
         unique, inverse = torch.unique(char_ids.reshape(-1, max_chars), dim=0, return_inverse=True)  # [U, C]
-        return self.encode_distinct(unique)[inverse].reshape(batch, steps, -1)
+        return self.encode_distinct(unique)[inverse].reshape(batch, steps, self.config.projection_dim)
 
     def encode_distinct(self, char_ids: torch.Tensor) -> torch.Tensor:
         """[N, C] ids -> [N, P] (no de-duplication here)."""
+        if char_ids.shape[0] == 0:
+            return self.char_embedding.weight.new_zeros(0, self.config.projection_dim)
         real = (char_ids != 0) & (char_ids != PADDING_CHAR_ID)  # markers and bytes: a prefix of each row
         keep = min(char_ids.shape[1], int(real.sum(dim=1).max()) + max(w for w, _ in self.config.filters))
         # [N, C', E] -> [N, E, C']: Conv1d wants channels (the embedding) before length.

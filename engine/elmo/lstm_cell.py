@@ -167,7 +167,7 @@ def run_in_lockstep(
         torch.stack([m.bias for m in lstms]).unsqueeze(1),
         x.transpose(1, 2).reshape(k, steps * batch, width),
         torch.stack([m.input_weight for m in lstms]),
-    ).view(k, steps, batch, -1)
+    ).view(k, steps, batch, 4 * first.cell_size)
     projections = [m.projection for m in lstms]
     out = _recurrence(
         gates_x,

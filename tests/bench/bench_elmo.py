@@ -152,7 +152,8 @@ def main() -> int:
           f"elmo-lstm / nn.LSTM = {lstm_ratio:.2f}")
     known = [o for o in others if o is not None]
     if known:
-        print(f"other processes: {statistics.median(known):.2f} CPUs; steal {statistics.median(s for s in steal if s is not None):.2f}")
+        stolen = [s for s in steal if s is not None]
+        print(f"other processes: {statistics.median(known):.2f} CPUs; steal {statistics.median(stolen):.2f}")
     write_json(args.json, {
         "settings": vars(args), "environment": environment(), "tokens": n_tokens,
         "seconds": seconds, "tokens_per_s": tps, "ratio": ratio, "lstm_ratio": lstm_ratio,
