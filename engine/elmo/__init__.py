@@ -5,6 +5,7 @@
     char_cnn.py      CharCNN: char embedding, convolutions, highway, projection
     lstm_cell.py     LstmWithProjection: TF's LSTMCell with projection and clipping
     bilm.py          ElmoModel, ElmoOutput, BilmLoss
+    sampled_softmax.py  sampled_softmax_loss, log-uniform candidates (bilm-tf's training softmax)
     hdf5_weights.py  load_allennlp_elmo: published options.json + weights.hdf5
     checkpoint.py    save_elmo / load_elmo / is_elmo_folder: config.json + model.safetensors
 

@@ -9,7 +9,8 @@
       -> remove <S>, </S>                                               each [B, T, 2P]
 
 biLM objective: one softmax [P -> V] shared by both directions; f_L at position t
-predicts word t+1, b_L at position t predicts word t-1 (the boundary words included).
+predicts word t+1, b_L at position t predicts word t-1 (the boundary words included);
+full, or sampled (sampled_softmax.py) as bilm-tf trains it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from engine.elmo.characters import (
 )
 from engine.elmo.config import ElmoConfig
 from engine.elmo.lstm_cell import LstmWithProjection, run_in_lockstep
+from engine.elmo.sampled_softmax import log_uniform_probabilities, sample_candidates, sampled_softmax_loss
 
 IGNORE_INDEX = -100
 
@@ -109,12 +111,20 @@ class ElmoModel(nn.Module):
             return self.forward(ids.to(device))
 
     # ------------------------------------------------------------------ biLM objective
-    def bilm_loss(self, char_ids: torch.Tensor, word_ids: torch.Tensor) -> BilmLoss:
-        """Forward and backward next-word cross-entropy over the full softmax.
+    def bilm_loss(
+        self,
+        char_ids: torch.Tensor,
+        word_ids: torch.Tensor,
+        n_samples: int = 0,
+        generator: torch.Generator | None = None,
+    ) -> BilmLoss:
+        """Forward and backward next-word cross-entropy.
 
         char_ids [B, T, C] as for ``forward``; word_ids [B, T+2]: the softmax ids of
         <S>, the T tokens and </S> (aligned with the boundary positions), IGNORE_INDEX (-100)
-        on padding and on any word not to be predicted.
+        on padding and on any word not to be predicted. ``n_samples`` > 0: sampled softmax
+        with that many log-uniform candidates per call (word ids must be sorted by decreasing
+        frequency); 0: the full softmax.
         """
         if self.softmax is None:
             raise ValueError("this ELMo has no softmax (vocab_size 0); give the config a vocab_size to train it")
@@ -123,12 +133,22 @@ class ElmoModel(nn.Module):
             raise ValueError(f"word_ids must be [B, T+2] = {tuple(out.mask.shape)}, got {tuple(word_ids.shape)}")
         word_ids = word_ids.masked_fill(~out.mask, IGNORE_INDEX)
         # forward: state at t predicts word t+1; backward: state at t predicts word t-1
-        fwd_logits = self.softmax(out.forward_top[:, :-1])  # [B, T+1, V]
-        bwd_logits = self.softmax(out.backward_top[:, 1:])  # [B, T+1, V]
         fwd_targets = word_ids[:, 1:]
         # a backward state exists only at valid positions: the last word's target has none after it
         bwd_targets = word_ids[:, :-1].masked_fill(~out.mask[:, 1:], IGNORE_INDEX)
-        forward_loss = F.cross_entropy(fwd_logits.flatten(0, 1), fwd_targets.flatten(), ignore_index=IGNORE_INDEX)
-        backward_loss = F.cross_entropy(bwd_logits.flatten(0, 1), bwd_targets.flatten(), ignore_index=IGNORE_INDEX)
+        sampled = None
+        if n_samples > 0:
+            proposal = log_uniform_probabilities(self.config.vocab_size).to(word_ids.device)
+            sampled = sample_candidates(proposal, n_samples, generator)
+
+        def direction_loss(states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+            keep = targets != IGNORE_INDEX  # [B, T+1]
+            h, y = states[keep], targets[keep]  # [N, P], [N]
+            if sampled is None:
+                return F.cross_entropy(self.softmax(h), y)
+            return sampled_softmax_loss(h, y, self.softmax.weight, self.softmax.bias, *sampled)
+
+        forward_loss = direction_loss(out.forward_top[:, :-1], fwd_targets)
+        backward_loss = direction_loss(out.backward_top[:, 1:], bwd_targets)
         n_targets = int((fwd_targets != IGNORE_INDEX).sum()) + int((bwd_targets != IGNORE_INDEX).sum())
         return BilmLoss((forward_loss + backward_loss) / 2, forward_loss, backward_loss, n_targets)
