@@ -107,3 +107,22 @@ def test_inference_path_equals_the_autograd_path():
         without = [lstm(x, mask) for lstm in lstms]
     for a, b in zip(with_grad, without):
         torch.testing.assert_close(a.detach(), b)
+
+
+def test_without_projection_the_output_is_the_clipped_cell_output():
+    rng = np.random.default_rng(6)
+    kernel, bias = rng.normal(0, 1.2, (I + D, 4 * D)), rng.normal(0, 1.0, 4 * D)
+    lstm = LstmWithProjection(I, D, D, CELL_CLIP, PROJ_CLIP)
+    assert lstm.projection is None and "projection" not in dict(lstm.named_parameters())
+    folded = bias.copy()
+    folded[2 * D : 3 * D] += 1.0
+    with torch.no_grad():
+        lstm.input_weight.copy_(torch.tensor(kernel[:I]))
+        lstm.hidden_weight.copy_(torch.tensor(kernel[I:]))
+        lstm.bias.copy_(torch.tensor(folded))
+    x = rng.normal(0, 1.0, (1, 3, I))
+    got = lstm(torch.tensor(x, dtype=torch.float32), torch.ones(1, 3, dtype=torch.bool)).detach().numpy()
+    h, c = np.zeros((1, D)), np.zeros((1, D))
+    for t in range(3):
+        h, c, _, _ = tf_lstm_step(x[:, t], h, c, kernel, bias, None, CELL_CLIP, PROJ_CLIP)
+        np.testing.assert_allclose(got[:, t], h, atol=1e-5)
