@@ -55,15 +55,26 @@ def _numpy_char_cnn(cnn: CharCNN, ids: np.ndarray, activation) -> np.ndarray:
     return x @ proj.weight.detach().double().numpy().T + proj.bias.detach().double().numpy()
 
 
-@pytest.mark.parametrize("activation", ["relu", "tanh"])
-def test_char_cnn_and_highway_equal_numpy(activation):
+@pytest.mark.parametrize(
+    "activation, sentences",
+    [
+        ("relu", [["héllo", "x"], ["toolongtoken!!"]]),  # a token fills all 12 characters
+        ("tanh", [["héllo", "x"], ["toolongtoken!!"]]),
+        # short tokens: the character axis is cut to 8 + 3 of 12, and "x" repeats (encoded once)
+        ("relu", [["x", "héllo", "x"], ["ab"]]),
+    ],
+)
+def test_char_cnn_and_highway_equal_numpy(activation, sentences):
     torch.manual_seed(0)
     cnn = CharCNN(_config(activation=activation))
     with torch.no_grad():  # gates far from 0 or 1, so carry and transform both matter
+        # a large padding-character embedding: for many filters the max is over padding windows,
+        # which the cut of the character axis must keep
+        cnn.char_embedding.weight[261] = 3.0
         for hw in cnn.highways:
             hw.carry.bias.normal_(0, 1)
             hw.transform.bias.normal_(0, 1)
-    ids = batch_to_char_ids([["héllo", "x"], ["toolongtoken!!"]], max_chars=12)
+    ids = batch_to_char_ids(sentences, max_chars=12)
     got = cnn(ids).detach().double().numpy().reshape(-1, 6)
     act = np.tanh if activation == "tanh" else (lambda v: np.maximum(v, 0))
     want = _numpy_char_cnn(cnn, ids.reshape(-1, 12).numpy(), act)

@@ -62,7 +62,7 @@ def _write(folder, arrays, name="elmo_tiny"):
     return folder / f"{name}_options.json", folder / f"{name}_weights.hdf5"
 
 
-def _layers(model: ElmoModel) -> list[np.ndarray]:
+def _layers(model: ElmoModel) -> tuple[list[np.ndarray], torch.Tensor]:
     with torch.no_grad():
         out = model(batch_to_char_ids(SENTENCES))
     return [layer.double().numpy() for layer in out.layers], out.mask
