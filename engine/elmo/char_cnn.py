@@ -77,17 +77,24 @@ class CharCNN(nn.Module):
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         batch, steps, max_chars = char_ids.shape
-        unique, inverse = torch.unique(char_ids.reshape(-1, max_chars), dim=0, return_inverse=True)  # [U, C]
-        return self.encode_distinct(unique)[inverse].reshape(batch, steps, self.config.projection_dim)
+        rows = self._cut_characters(char_ids.reshape(-1, max_chars))  # [B*T, C']
+        unique, inverse = torch.unique(rows, dim=0, return_inverse=True)  # [U, C'], [B*T]
+        return self._encode(unique)[inverse].reshape(batch, steps, self.config.projection_dim)
 
-    def encode_distinct(self, char_ids: torch.Tensor) -> torch.Tensor:
-        """[N, C] ids -> [N, P] (no de-duplication here)."""
-        if char_ids.shape[0] == 0:
+    def _cut_characters(self, rows: torch.Tensor) -> torch.Tensor:
+        """[N, C] -> [N, C']: keep the longest token's characters plus the widest filter (exact, see above)."""
+        if rows.shape[0] == 0:
+            return rows
+        real = (rows != 0) & (rows != PADDING_CHAR_ID)  # markers and bytes: a prefix of each row
+        keep = int(real.sum(dim=1).max()) + max(w for w, _ in self.config.filters)
+        return rows[:, : min(rows.shape[1], keep)]
+
+    def _encode(self, rows: torch.Tensor) -> torch.Tensor:
+        """[N, C'] ids -> [N, P]."""
+        if rows.shape[0] == 0:
             return self.char_embedding.weight.new_zeros(0, self.config.projection_dim)
-        real = (char_ids != 0) & (char_ids != PADDING_CHAR_ID)  # markers and bytes: a prefix of each row
-        keep = min(char_ids.shape[1], int(real.sum(dim=1).max()) + max(w for w, _ in self.config.filters))
         # [N, C', E] -> [N, E, C']: Conv1d wants channels (the embedding) before length.
-        embedded = self.char_embedding(char_ids[:, :keep]).transpose(1, 2)
+        embedded = self.char_embedding(rows).transpose(1, 2)
         pooled = []
         for conv in self.convolutions:
             convolved = conv(embedded)  # [N, n_k, C' - w_k + 1]
