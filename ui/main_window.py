@@ -23,11 +23,11 @@ from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import about_texts
 from ui.about_panel import AboutPanel
-from ui.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.job_bridge import JobBridge
-from ui.message_bar import MessageBar
+from ui.widgets.message_bar import MessageBar
 from ui.model_panel import ModelPanel, format_count, spec_label
-from ui.runs.run_services import RunServices
+from ui.run_tracking.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.token_panel import TokenPanel

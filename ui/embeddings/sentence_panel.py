@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.embeddings.layer_sweep_panel import layer_position
-from ui.views.heatmap import HeatmapView
+from ui.widgets.heatmap import HeatmapView
 
 POOLINGS = (("mean", "mean of tokens"), ("cls", "first token ([CLS])"), ("model", "the model's own pooling"))
 MAX_SENTENCES = 40

@@ -16,8 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from ui.runs.metrics_reader import MetricsReader
-from ui.runs.series import RunSeries, ema
+from ui.run_tracking.metrics_reader import MetricsReader
+from ui.run_tracking.series import RunSeries, ema
 
 PALETTE = ("#2f6fd0", "#d9731a", "#2f8f4f", "#c23b3b", "#8a4fbf", "#8c6d3f", "#d15fa8", "#6b727c", "#1aa3b5",
            "#a3a32a")

@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from ui.export import copy_text_to_clipboard, export_dialog, save_widget
-from ui.message_bar import MessageBar
+from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.message_bar import MessageBar
 from ui.runs.config_diff import ConfigDiff
 from ui.runs.curve_overlay import CurveOverlay
-from ui.runs.run_services import RunServices
+from ui.run_tracking.run_services import RunServices
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
 from workbench.export import export_csv, suggest_filename
 from workbench.run_kinds import run_kind

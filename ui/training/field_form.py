@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.objectives.config_fields import ConfigField
-from ui.config_editors import editor_value, set_editor_value
+from ui.widgets.config_editors import editor_value, set_editor_value
 
 BIG = 1_000_000_000
 AUTO = "auto"

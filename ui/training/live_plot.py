@@ -2,7 +2,7 @@
 
 Three pyqtgraph plots stacked, sharing the step axis. New metric rows come
 in from the store poll (only rows newer than the last one seen); each curve
-keeps a growing buffer (``ui.runs.series``) and is updated in place with
+keeps a growing buffer (``ui.run_tracking.series``) and is updated in place with
 ``setData`` on the buffer's filled part, so nothing is cleared or rebuilt
 while a run writes. Downsampling and clip-to-view keep long runs cheap.
 """
@@ -14,8 +14,8 @@ from typing import Iterable
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui.runs.metrics_reader import MetricRow
-from ui.runs.series import RunSeries
+from ui.run_tracking.metrics_reader import MetricRow
+from ui.run_tracking.series import RunSeries
 
 TRAIN_COLOR = "#2f6fd0"
 VALID_COLOR = "#d9731a"

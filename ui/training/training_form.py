@@ -27,7 +27,7 @@ from engine.training.config import TrainingConfig, training_config_fields
 from ui.job_bridge import JobBridge
 from ui.training.corpus_list import CorpusList
 from ui.training.field_form import FieldForm
-from ui.views.masking_lab_form import ConfigForm
+from ui.widgets.config_form import ConfigForm
 from workbench.pretrain.spec import FAMILIES, PretrainSpec
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from ui.message_bar import MessageBar
-from ui.runs.run_services import RunServices
+from ui.widgets.message_bar import MessageBar
+from ui.run_tracking.run_services import RunServices
 from ui.training import course
 from ui.training.live_plot import LivePlot
 from ui.training.run_follower import RunFollower, RunProgress, format_eta

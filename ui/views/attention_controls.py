@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from ui.views.colormap import head_color
+from ui.widgets.colormap import head_color
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
 TARGET_DEBOUNCE_MS = 400

@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxL
 
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken
-from ui.export import export_dialog, save_widget
+from ui.widgets.export import export_dialog, save_widget
 from ui.views.attention_controls import AttentionControls
 from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.heatmap import HeatmapView
+from ui.widgets.heatmap import HeatmapView
 from ui.views.head_view import HeadView
 from ui.views.model_grid import MEAN, ModelGrid, grid_values
 from workbench.export import export_csv, export_npy, suggest_filename

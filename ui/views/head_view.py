@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
 from ui.token_layout import display_label
-from ui.views.colormap import head_color
+from ui.widgets.colormap import head_color
 from ui.views.head_lines import HeadLines, prepare_lines
 
 if TYPE_CHECKING:

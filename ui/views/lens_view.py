@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit,
 from engine.progress import CancelToken
 from ui.token_layout import display_label
 from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.colormap import color_at, gradient_css, ink_for
+from ui.widgets.colormap import color_at, gradient_css, ink_for
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from ui.export import export_dialog
+from ui.widgets.export import export_dialog
 from ui.views import masking_lab_jobs as jobs
 from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.masking_lab_form import ConfigForm
+from ui.widgets.config_form import ConfigForm
 from ui.views.masking_lab_grid import Legend, PreviewGrid
 from ui.views.masking_lab_panels import ReconstructionPanel, StatsPanel
 from ui.views.masking_lab_rows import build_rows, rows_table

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
-from ui.views.colormap import pool_to, rgba_image, to_rgba
+from ui.widgets.colormap import pool_to, rgba_image, to_rgba
 
 THUMB = 48  # pixels of a thumbnail's source image, at most
 LABEL_W = 36.0

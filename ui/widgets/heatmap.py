@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from ui import theme
 from ui.token_layout import display_label
-from ui.views.colormap import rgba_image, to_rgba
+from ui.widgets.colormap import rgba_image, to_rgba
 
 MARGIN = 6.0
 LEGEND_W = 54.0

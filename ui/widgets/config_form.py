@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.objectives.config_fields import ConfigField, config_fields
 from ui import theme
-from ui.config_editors import editor_value, set_editor_value
+from ui.widgets.config_editors import editor_value, set_editor_value
 
 # Spin boxes of fields without a bound still need one; far enough that the config check decides.
 WIDE = 1_000_000.0
