@@ -10,16 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-BROWSER_HEIGHT = 170
-
-_CSS = """
-body { font-size: 10pt; color: #2a2f36; }
-h3 { margin: 0 0 4px 0; }
-code, .f { font-family: 'DejaVu Sans Mono', monospace; background: #f1f3f6; }
-.f { padding: 2px 6px; }
-p { margin: 4px 0; }
-.ref { color: #5a6270; }
-"""
+from ui import theme
 
 
 class AboutPanel(QWidget):
@@ -34,15 +25,16 @@ class AboutPanel(QWidget):
         self._header.setChecked(True)
         self._header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._header.setAutoRaise(True)
-        self._header.setStyleSheet("QToolButton { font-weight: 600; border: none; padding: 3px 2px; }")
+        self._header.setStyleSheet(theme.ABOUT_HEADER_CSS)
         self._header.toggled.connect(self.set_expanded)
         self._browser = QTextBrowser()
         self._browser.setOpenExternalLinks(True)
-        self._browser.setMaximumHeight(BROWSER_HEIGHT)
-        self._browser.document().setDefaultStyleSheet(_CSS)
+        self._browser.setMaximumHeight(theme.current().metrics.about_max_h)
+        self._browser.document().setDefaultStyleSheet(theme.about_css())
+        theme.follow(self, self._apply_tokens)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(theme.current().metrics.tight_spacing)
         layout.addWidget(self._header)
         layout.addWidget(self._browser)
         self._update_header()
@@ -77,6 +69,11 @@ class AboutPanel(QWidget):
     @property
     def browser(self) -> QTextBrowser:
         return self._browser
+
+    def _apply_tokens(self) -> None:
+        self._browser.setMaximumHeight(theme.current().metrics.about_max_h)
+        self._browser.document().setDefaultStyleSheet(theme.about_css())
+        self._browser.setHtml(self._html)
 
     def _update_header(self) -> None:
         arrow = Qt.ArrowType.DownArrow if self._header.isChecked() else Qt.ArrowType.RightArrow

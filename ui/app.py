@@ -84,10 +84,11 @@ def run(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     app = create_application([a for a in argv if a.startswith("-")])
+    from ui import theme
     from ui.main_window import MainWindow
 
     window = MainWindow(settings)
-    window.resize(1180, 760)
+    window.resize(*theme.current().metrics.window_size)
     window.show()
     previous_hook = _install_excepthook(window)
     _report_interrupted_runs(window)

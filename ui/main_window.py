@@ -22,16 +22,17 @@ from engine.errors import WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import about_texts
+from ui import theme
 from ui.about_panel import AboutPanel
-from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.job_bridge import JobBridge
-from ui.widgets.message_bar import MessageBar
 from ui.model_panel import ModelPanel, format_count, spec_label
 from ui.run_tracking.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.token_panel import TokenPanel
 from ui.view_host import ViewHost
+from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.message_bar import MessageBar
 from ui.window_actions import build_actions
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
@@ -105,8 +106,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         column = QVBoxLayout(central)
-        column.setContentsMargins(10, 8, 10, 6)
-        column.setSpacing(8)
+        column.setContentsMargins(*theme.current().metrics.window_margins)
+        column.setSpacing(theme.current().metrics.group_spacing)
         column.addWidget(self.message_bar)
         column.addWidget(self.text_input)
         column.addWidget(self.views, 1)

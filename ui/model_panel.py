@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 
 from engine.memory import format_bytes
 
+from ui import theme
+
 if TYPE_CHECKING:
     from engine.loading import ModelInfo
 
@@ -98,11 +100,11 @@ class ModelPanel(QWidget):
         self.default_button.clicked.connect(lambda: self.load_requested.emit("minilm"))
 
         field_row = QHBoxLayout()
-        field_row.setSpacing(4)
+        field_row.setSpacing(theme.current().metrics.row_spacing)
         field_row.addWidget(self.model_edit, 1)
         field_row.addWidget(self.load_button)
         buttons = QHBoxLayout()
-        buttons.setSpacing(4)
+        buttons.setSpacing(theme.current().metrics.row_spacing)
         buttons.addWidget(self.open_button)
         buttons.addWidget(self.default_button)
 
@@ -110,15 +112,15 @@ class ModelPanel(QWidget):
         info_box = QGroupBox("Loaded model")
         form = QFormLayout(info_box)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
-        form.setHorizontalSpacing(10)
-        form.setVerticalSpacing(3)
+        form.setHorizontalSpacing(theme.current().metrics.wide_spacing)
+        form.setVerticalSpacing(theme.current().metrics.compact_spacing)
         for key, label in FIELDS:
             value = QLabel("—")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self._values[key] = value
             name = QLabel(label)
-            name.setStyleSheet("color: #5a6270;")
+            name.setStyleSheet(f"color: {theme.current().colours.muted_ink};")
             form.addRow(name, value)
 
         self.recent_list = QListWidget()
@@ -126,13 +128,13 @@ class ModelPanel(QWidget):
         self.recent_list.itemClicked.connect(self._load_item)
         recent_box = QGroupBox("Recent models")
         recent_layout = QVBoxLayout(recent_box)
-        recent_layout.setContentsMargins(6, 6, 6, 6)
+        recent_layout.setContentsMargins(*theme.current().metrics.inset_margins)
         recent_layout.addWidget(self.recent_list)
-        self.recent_list.setMaximumHeight(170)
+        self.recent_list.setMaximumHeight(theme.current().metrics.recent_list_max_h)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.setSpacing(6)
+        layout.setContentsMargins(*theme.current().metrics.dock_margins)
+        layout.setSpacing(theme.current().metrics.section_spacing)
         layout.addLayout(field_row)
         layout.addLayout(buttons)
         layout.addWidget(info_box)

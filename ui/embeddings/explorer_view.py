@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
+from ui import theme
 from ui.embeddings import jobs
 from ui.embeddings.corpus_panel import CorpusPanel
 from ui.embeddings.export_menu import build_export_menu
@@ -87,10 +88,10 @@ class EmbeddingExplorerView(QWidget):
         self.hover_label = QLabel("Hover a point to read its sentence; click one for its neighbours.")
         self.hover_label.setTextFormat(Qt.TextFormat.RichText)
         self.hover_label.setWordWrap(True)
-        self.hover_label.setMinimumHeight(38)
+        self.hover_label.setMinimumHeight(theme.current().metrics.hover_context_min_h)
         self.hover_label.setObjectName("hoverContext")
-        self.hover_label.setStyleSheet("QLabel#hoverContext { background: #ffffff; border: 1px solid #dcdfe4;"
-                                       " border-radius: 4px; padding: 4px 8px; }")
+        self.hover_label.setStyleSheet(theme.hover_context_css())
+        theme.follow(self.hover_label, lambda: self.hover_label.setStyleSheet(theme.hover_context_css()))
         self.neighbours = NeighboursPanel()
         self.selection_list = OccurrenceList(SELECTION_HEADER)
         self.sweep_panel = LayerSweepPanel()
@@ -111,12 +112,12 @@ class EmbeddingExplorerView(QWidget):
         self.splitter.setStretchFactor(0, 5)
         self.splitter.setStretchFactor(1, 4)
         right = QVBoxLayout()
-        right.setSpacing(4)
+        right.setSpacing(theme.current().metrics.row_spacing)
         right.addWidget(self.notice)
         right.addWidget(self.strip)
         right.addWidget(self.splitter, 1)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
+        layout.setContentsMargins(*theme.current().metrics.view_margins)
         layout.addWidget(left)
         layout.addLayout(right, 1)
         self._connect()
@@ -124,11 +125,11 @@ class EmbeddingExplorerView(QWidget):
     def _left_column(self) -> QScrollArea:
         column = QWidget()
         col = QVBoxLayout(column)
-        col.setContentsMargins(0, 0, 6, 0)
+        col.setContentsMargins(*theme.current().metrics.scroll_column_margins)
         for title, body in (("Corpus", self.corpus_panel), ("Representation", self.picker), ("Map", self.method)):
             box = QGroupBox(title)
             inner = QVBoxLayout(box)
-            inner.setContentsMargins(8, 4, 8, 8)
+            inner.setContentsMargins(*theme.current().metrics.group_margins)
             inner.addWidget(body)
             col.addWidget(box)
             if title == "Representation":
@@ -143,8 +144,9 @@ class EmbeddingExplorerView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(column)
-        scroll.setMinimumWidth(max(300, column.minimumSizeHint().width() + 18))  # room for the scroll bar
-        scroll.setMaximumWidth(max(350, column.minimumSizeHint().width() + 18))
+        m = theme.current().metrics
+        scroll.setMinimumWidth(max(m.side_column_min_w, column.minimumSizeHint().width() + 18))  # room for the scroll bar
+        scroll.setMaximumWidth(max(m.side_column_max_w, column.minimumSizeHint().width() + 18))
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return scroll
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.objectives.config_fields import ConfigField
+from ui import theme
 from ui.widgets.config_editors import editor_value, set_editor_value
 
 BIG = 1_000_000_000
@@ -63,7 +64,7 @@ class FieldForm(QWidget):
         self.more_button.toggled.connect(self._toggle_more)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        layout.setSpacing(theme.current().metrics.row_spacing)
         layout.addLayout(main)
         if more.rowCount():
             layout.addWidget(self.more_button)

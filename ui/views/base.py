@@ -26,8 +26,6 @@ from ui import theme
 if TYPE_CHECKING:
     from ui.view_host import ViewHost
 
-_LEVELS = {"info": theme.INFO, "warning": theme.WARNING, "error": theme.ERROR}
-
 
 @dataclass(frozen=True)
 class Inputs:
@@ -60,15 +58,12 @@ class Notice(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._level = ""
+        theme.follow(self, self._restyle)  # a token swap re-colours a shown notice
         self.hide()
 
     def show_message(self, text: str, level: str = "info") -> None:
-        fill, border, ink = _LEVELS.get(level, theme.INFO)
-        self.setStyleSheet(
-            f"QLabel#viewNotice {{ background: {fill}; border: 1px solid {border}; color: {ink};"
-            " border-radius: 4px; padding: 6px 9px; }"
-        )
         self._level = level
+        self._restyle()
         self.setText(text)
         self.show()
 
@@ -79,6 +74,11 @@ class Notice(QLabel):
 
     def level(self) -> str:
         return self._level if not self.isHidden() else ""
+
+    def _restyle(self) -> None:
+        t = theme.current()
+        chip = t.colours.message(self._level)
+        self.setStyleSheet(theme.banner_css("QLabel#viewNotice", chip, t.metrics.notice_padding))
 
 
 class ModelView(QWidget):

@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
 from engine.progress import CancelToken
+from ui import theme
 from ui.views.base import Computation, Inputs, ModelView, Notice
 from ui.views.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 
@@ -99,8 +100,8 @@ class PredictionsView(ModelView):
         top.addWidget(self.mode_label, 1)
         top.addWidget(self.k_spin)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        layout.setContentsMargins(*theme.current().metrics.view_margins)
+        layout.setSpacing(theme.current().metrics.section_spacing)
         layout.addLayout(top)
         layout.addWidget(self.notice)
         layout.addWidget(self.pages, 1)

@@ -46,17 +46,18 @@ class ConfigForm(QWidget):
         self.error_label = QLabel()
         self.error_label.setObjectName("formError")
         self.error_label.setWordWrap(True)
-        fill, border, ink = theme.ERROR
-        self.error_label.setStyleSheet(
-            f"QLabel#formError {{ background: {fill}; border: 1px solid {border}; color: {ink};"
-            " border-radius: 4px; padding: 4px 6px; }"
-        )
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
         self.error_label.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        layout.setSpacing(theme.current().metrics.row_spacing)
         layout.addLayout(self._form)
         layout.addWidget(self.error_label)
+
+    def _apply_tokens(self) -> None:
+        t = theme.current()
+        self.error_label.setStyleSheet(theme.banner_css("QLabel#formError", t.colours.error, t.metrics.form_error_padding))
 
     # ---------------------------------------------------------------- build
     def set_objective(self, objective: Any) -> None:
