@@ -21,10 +21,6 @@ from PySide6.QtWidgets import QApplication
 
 from ui.theme_tokens import DEFAULT, Chip, Tokens
 
-__all__ = ["Tokens", "DEFAULT", "current", "set_tokens", "changes", "follow", "apply_theme", "color", "sized_font",
-           "banner_css"]
-
-
 class ThemeChanges(QObject):
     tokens_changed = Signal(object)  # the new Tokens
 
@@ -72,18 +68,10 @@ def follow(widget: QObject, slot: Callable[[], None]) -> None:
     widget.destroyed.connect(forget)
 
 
-def color(value: str) -> QColor:
-    return QColor(value)
-
-
-def sized_font(base: QFont, delta: float, *, bold: bool = False, italic: bool = False) -> QFont:
+def sized_font(base: QFont, delta: float) -> QFont:
     """``base`` (usually a widget's font) ``delta`` points larger."""
     font = QFont(base)
     font.setPointSizeF(base.pointSizeF() + delta)
-    if bold:
-        font.setBold(True)
-    if italic:
-        font.setItalic(True)
     return font
 
 
@@ -119,8 +107,8 @@ code, .f {{ font-family: 'DejaVu Sans Mono', monospace; background: {c.code_bg};
 .f {{ padding: 2px 6px; }}
 p {{ margin: 4px 0; }}
 .ref {{ color: {c.muted_ink}; }}
-""" + "".join(f".k-{f.name} {{ background-color: {getattr(c.mask_kinds, f.name).fill}; }}\n"
-              for f in dataclasses.fields(c.mask_kinds))
+""" + "".join(f".k-{k.name} {{ background-color: {getattr(c.mask_kinds, k.name).fill}; }}\n"
+              for k in dataclasses.fields(c.mask_kinds))
 
 
 ABOUT_HEADER_CSS = "QToolButton { font-weight: 600; border: none; padding: 3px 2px; }"
@@ -137,12 +125,12 @@ def hover_context_css() -> str:
 def style_sheet(tokens: Tokens) -> str:
     c, m = tokens.colours, tokens.metrics
     return f"""
-QMainWindow::separator {{ width: 1px; height: 1px; background: {c.splitter}; }}
+QMainWindow::separator {{ width: {m.hairline}px; height: {m.hairline}px; background: {c.splitter}; }}
 QDockWidget::title {{ padding: 6px 8px; background: {c.dock_title_bg}; font-weight: 600; }}
-QGroupBox {{ font-weight: 600; border: 1px solid {c.group_border}; border-radius: {m.group_radius}px;
+QGroupBox {{ font-weight: 600; border: {m.hairline}px solid {c.group_border}; border-radius: {m.group_radius}px;
   margin-top: 10px; padding-top: 6px; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
-QTabWidget::pane {{ border: 1px solid {c.splitter}; border-radius: {m.radius}px; top: -1px; }}
+QTabWidget::pane {{ border: {m.hairline}px solid {c.splitter}; border-radius: {m.radius}px; top: -1px; }}
 QTabBar::tab {{ padding: 5px 14px; }}
 QLabel#sectionTitle {{ font-weight: 600; color: {c.section_title_ink}; }}
 QLabel#summary {{ color: {c.summary_ink}; }}
