@@ -8,17 +8,20 @@ again and looks for the new colour's pixels and the old one's absence.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import weakref
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from engine.attention import AttentionSide
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.theme_tokens import DEFAULT, Chip, MaskKinds
+from ui.runs.config_diff import ConfigDiff
 from ui.token_view import TokenView
 from ui.views.head_view import HeadView
 from ui.views.masking_lab_grid import PreviewGrid
@@ -136,6 +139,24 @@ def test_masking_lab_rows_and_message_bar_restyle(qtbot, tokens):
     after = pixels(grid)
     assert count(after, MAGENTA) > 100 and count(after, old) == 0
     assert LIME in bar.styleSheet() and DEFAULT.colours.error.fill not in bar.styleSheet()
+
+
+def test_bound_sizes_follow_a_swap_and_do_not_keep_their_widget_alive(qtbot, tokens):
+    diff = ConfigDiff()
+    qtbot.addWidget(diff)
+    rows = diff.table.verticalHeader()
+    assert rows.defaultSectionSize() == DEFAULT.metrics.table_row_h
+    tokens(DEFAULT.replace(table_row_h=41, row_spacing=13))
+    assert rows.defaultSectionSize() == 41
+    assert diff.layout().spacing() == 13
+
+    loose = QWidget()  # no parent, no other reference: its binding must not keep it
+    theme.bind(loose, lambda w, m: w.setMinimumWidth(m.eta_label_w))
+    assert loose.minimumWidth() == DEFAULT.metrics.eta_label_w
+    ref = weakref.ref(loose)
+    del loose
+    gc.collect()
+    assert ref() is None
 
 
 def test_a_destroyed_widget_stops_following(qtbot, tokens):

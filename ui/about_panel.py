@@ -29,12 +29,12 @@ class AboutPanel(QWidget):
         self._header.toggled.connect(self.set_expanded)
         self._browser = QTextBrowser()
         self._browser.setOpenExternalLinks(True)
-        self._browser.setMaximumHeight(theme.current().metrics.about_max_h)
+        theme.bind(self, lambda w, m: w._browser.setMaximumHeight(m.about_max_h))
         self._browser.document().setDefaultStyleSheet(theme.about_css())
         theme.follow(self, self._apply_tokens)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.tight_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.tight_spacing))
         layout.addWidget(self._header)
         layout.addWidget(self._browser)
         self._update_header()
@@ -71,7 +71,6 @@ class AboutPanel(QWidget):
         return self._browser
 
     def _apply_tokens(self) -> None:
-        self._browser.setMaximumHeight(theme.current().metrics.about_max_h)
         self._browser.document().setDefaultStyleSheet(theme.about_css())
         self._browser.setHtml(self._html)
 

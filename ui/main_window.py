@@ -106,8 +106,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         column = QVBoxLayout(central)
-        column.setContentsMargins(*theme.current().metrics.window_margins)
-        column.setSpacing(theme.current().metrics.group_spacing)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.window_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.group_spacing))
         column.addWidget(self.message_bar)
         column.addWidget(self.text_input)
         column.addWidget(self.views, 1)

@@ -35,7 +35,7 @@ class TextInputPanel(QWidget):
         title.setObjectName("sectionTitle")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.row_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(title)
         layout.addWidget(self.editor)
         layout.addWidget(self.pair_edit)

@@ -4,22 +4,24 @@ Widgets read ``current()`` when they paint or build a style, never a copy
 made at import. ``set_tokens`` makes another set current, re-styles the
 application and emits ``changes.tokens_changed``; a widget that caches
 anything built from tokens (fonts, pens, images, style sheets, plot items)
-subscribes with ``follow(self, self._apply_tokens)`` in its constructor.
-Custom-painted widgets without such caches need nothing: the swap repaints
-every widget.
+subscribes with ``follow(self, self._apply_tokens)`` in its constructor;
+a size set once (margins, spacing, fixed widths, row heights) is set through
+``bind(owner, lambda w, m: ...)``, which applies it now and after each swap.
+Custom-painted widgets that read ``current()`` in ``paintEvent`` need
+nothing: the swap repaints every widget.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import weakref
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ui.theme_tokens import DEFAULT, Chip, Tokens
+from ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
 
 class ThemeChanges(QObject):
     tokens_changed = Signal(object)  # the new Tokens
@@ -66,6 +68,24 @@ def follow(widget: QObject, slot: Callable[[], None]) -> None:
 
     changes.tokens_changed.connect(on_change)
     widget.destroyed.connect(forget)
+
+
+def bind(owner: QObject, apply: Callable[[Any, Metrics], None]) -> None:
+    """``apply(owner, metrics)`` now and after every token swap while ``owner`` lives.
+
+    For sizes set once on a widget or layout (margins, spacing, fixed widths,
+    row heights): ``theme.bind(self, lambda w, m: w.table.verticalHeader().setDefaultSectionSize(m.table_row_h))``.
+    The owner reaches ``apply`` as an argument, so the binding does not keep it alive.
+    """
+    apply(owner, _current.metrics)
+    ref = weakref.ref(owner)
+
+    def again() -> None:
+        target = ref()
+        if target is not None:
+            apply(target, _current.metrics)
+
+    follow(owner, again)
 
 
 def sized_font(base: QFont, delta: float) -> QFont:

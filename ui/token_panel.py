@@ -47,8 +47,8 @@ class TokenPanel(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll = scroll
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(*theme.current().metrics.view_margins)
-        layout.setSpacing(theme.current().metrics.section_spacing)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
         layout.addWidget(scroll, 1)

@@ -92,7 +92,7 @@ class OccurrenceList(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         self.verticalHeader().hide()
-        self.verticalHeader().setDefaultSectionSize(theme.current().metrics.table_row_h)
+        theme.bind(self, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
         h = self.horizontalHeader()
         for col in range(len(self.header)):
             h.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)

@@ -95,7 +95,7 @@ class ScatterMap(QWidget):
         modes.addWidget(self.count_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.compact_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.compact_spacing))
         layout.addLayout(modes)
         self.figure = QWidget()  # the plot and its legend: what a picture export shows
         figure = QVBoxLayout(self.figure)

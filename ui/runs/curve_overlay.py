@@ -42,7 +42,7 @@ class CurveOverlay(QWidget):
         self.smooth_slider = QSlider(Qt.Orientation.Horizontal)
         self.smooth_slider.setRange(0, 99)
         self.smooth_slider.setValue(0)
-        self.smooth_slider.setFixedWidth(theme.current().metrics.smooth_slider_w)
+        theme.bind(self, lambda w, m: w.smooth_slider.setFixedWidth(m.smooth_slider_w))
         self.smooth_slider.setToolTip("Exponential moving average: s_t = w s_(t-1) + (1 - w) v_t, bias-corrected; "
                                       "w from 0 (raw) to 0.99")
         self.smooth_label = QLabel("0.00")
@@ -56,11 +56,11 @@ class CurveOverlay(QWidget):
         controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(QLabel("Metric"))
         controls.addWidget(self.metric_combo)
-        controls.addSpacing(theme.current().metrics.wide_spacing)
+        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
         controls.addWidget(QLabel("Smoothing"))
         controls.addWidget(self.smooth_slider)
         controls.addWidget(self.smooth_label)
-        controls.addSpacing(theme.current().metrics.wide_spacing)
+        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
         controls.addWidget(QLabel("x"))
         controls.addWidget(self.x_combo)
         controls.addWidget(self.log_check)
@@ -75,7 +75,7 @@ class CurveOverlay(QWidget):
         self.hint.setObjectName("summary")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.row_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(controls)
         # A plain QWidget around the plot: SVG export renders through QWidget.render, which a
         # QGraphicsView overrides with another signature.

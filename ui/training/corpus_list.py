@@ -40,7 +40,7 @@ class CorpusList(QWidget):
         super().__init__(parent)
         self.list = QListWidget()
         self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
-        self.list.setMaximumHeight(theme.current().metrics.corpus_list_max_h)
+        theme.bind(self, lambda w, m: w.list.setMaximumHeight(m.corpus_list_max_h))
         self.list.setToolTip("Plain-text (.txt: blank lines separate documents) or JSON-lines (.jsonl with a "
                              "\"text\" field) files, streamed during training.")
         self.add_button = QPushButton("Add files…")
@@ -59,7 +59,7 @@ class CorpusList(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.row_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(self.list)
         layout.addLayout(buttons)
         self._update_buttons()

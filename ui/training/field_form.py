@@ -64,7 +64,7 @@ class FieldForm(QWidget):
         self.more_button.toggled.connect(self._toggle_more)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.row_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(main)
         if more.rowCount():
             layout.addWidget(self.more_button)

@@ -165,7 +165,7 @@ class TrainingForm(QWidget):
         box = QGroupBox(title)
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setContentsMargins(*theme.current().metrics.form_margins)
+        theme.bind(form, lambda w, m: w.setContentsMargins(*m.form_margins))
         return box, form
 
     def _build_layout(self) -> None:
@@ -189,7 +189,7 @@ class TrainingForm(QWidget):
         data.addRow("Sequence length", self.seq_spin)
         train_box = QGroupBox("Training")
         train_layout = QVBoxLayout(train_box)
-        train_layout.setContentsMargins(*theme.current().metrics.form_margins)
+        theme.bind(train_layout, lambda w, m: w.setContentsMargins(*m.form_margins))
         train_layout.addWidget(self.training)
         out_box, out = self._group("Output folder")
         row = QHBoxLayout()
@@ -197,8 +197,8 @@ class TrainingForm(QWidget):
         row.addWidget(self.out_browse)
         out.addRow(row)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(*theme.current().metrics.form_scroll_margins)
-        layout.setSpacing(theme.current().metrics.section_spacing)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_scroll_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         for box in (model_box, arch_box, data_box, train_box, out_box):
             layout.addWidget(box)
         layout.addWidget(self.error_label)

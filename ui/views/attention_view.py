@@ -79,8 +79,8 @@ class AttentionView(ModelView):
         self.splitter.setChildrenCollapsible(False)
         self._sized = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(*theme.current().metrics.view_margins)
-        layout.setSpacing(theme.current().metrics.section_spacing)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.controls)
         layout.addWidget(self.notice)
         layout.addWidget(self.splitter, 1)

@@ -38,7 +38,7 @@ class FillMaskPage(QScrollArea):
         self._inner = QWidget()
         self._row = QHBoxLayout(self._inner)
         self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(theme.current().metrics.wide_spacing)
+        theme.bind(self, lambda w, m: w._row.setSpacing(m.wide_spacing))
         self.setWidget(self._inner)
         self.tables: list[QTableView] = []
 
@@ -53,8 +53,8 @@ class FillMaskPage(QScrollArea):
             before = " ".join(display_label(t) for t in tokens[max(0, p - CONTEXT):p])
             after = " ".join(display_label(t) for t in tokens[p + 1:p + 1 + CONTEXT])
             box = QGroupBox(f"Mask {n} of {len(predictions)} · token {p}")
-            box.setMinimumWidth(theme.current().metrics.prediction_box_min_w)
-            box.setMaximumWidth(theme.current().metrics.prediction_box_max_w)
+            theme.bind(box, lambda w, m: w.setMinimumWidth(m.prediction_box_min_w))
+            theme.bind(box, lambda w, m: w.setMaximumWidth(m.prediction_box_max_w))
             column = QVBoxLayout(box)
             caption = _caption(f"… {html.escape(before)} <b>[MASK]</b> {html.escape(after)} …")
             caption.setTextFormat(Qt.TextFormat.RichText)

@@ -102,5 +102,5 @@ def candidate_table(model: CandidateModel) -> QTableView:
     header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
     header.setSectionResizeMode(PROB, QHeaderView.ResizeMode.Fixed)
     header.resizeSection(PROB, theme.current().metrics.prob_column_w)
-    header.setMinimumSectionSize(theme.current().metrics.min_column_w)
+    theme.bind(header, lambda w, m: w.setMinimumSectionSize(m.min_column_w))
     return view

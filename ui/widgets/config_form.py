@@ -51,7 +51,7 @@ class ConfigForm(QWidget):
         self.error_label.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(theme.current().metrics.row_spacing)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(self._form)
         layout.addWidget(self.error_label)
 
