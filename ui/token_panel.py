@@ -80,7 +80,8 @@ class TokenPanel(QWidget):
 
     def _restyle(self) -> None:
         t = theme.current()
-        self.banner.setStyleSheet(theme.banner_css("QLabel#truncationBanner", t.colours.warning, t.metrics.banner_padding))
+        padding = t.metrics.banner_padding
+        self.banner.setStyleSheet(theme.banner_css("QLabel#truncationBanner", t.colours.warning, padding))
         counts = getattr(self, "_counts", "")
         self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {legend()}" if counts else legend())
 

@@ -112,9 +112,10 @@ class TokenView(QWidget):
         source, which = (tt.pair or "", "pair") if tt.segments[i] == 1 else (tt.text, "text")
         covers = html.escape(source[start:end])
         word, k, n = self._position.get(i, (0, 1, 1))
+        mark = theme.current().colours.text_highlight_bg
         lines = [
             head,
-            f"characters {start}–{end} of the {which}: “<span style='background:{theme.current().colours.text_highlight_bg}'>{covers}</span>”",
+            f"characters {start}–{end} of the {which}: “<span style='background:{mark}'>{covers}</span>”",
             f"word {word}" + (f", subword {k} of {n}" if n > 1 else " (a whole word)"),
         ]
         return "<br>".join(lines)

@@ -145,7 +145,7 @@ class EmbeddingExplorerView(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(column)
         m = theme.current().metrics
-        scroll.setMinimumWidth(max(m.side_column_min_w, column.minimumSizeHint().width() + 18))  # room for the scroll bar
+        scroll.setMinimumWidth(max(m.side_column_min_w, column.minimumSizeHint().width() + 18))  # room for a scroll bar
         scroll.setMaximumWidth(max(m.side_column_max_w, column.minimumSizeHint().width() + 18))
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return scroll

@@ -169,7 +169,8 @@ class ScatterMap(QWidget):
         # Items are reused, never removed: a dropped Qt item could be freed later by a garbage
         # collection on a worker thread (the model loader runs one), off the GUI thread.
         while len(self._items) < g.group_count:
-            item = _Points(pxMode=True, size=theme.current().metrics.map_point, pen=None, symbol="o", antialias=False, hoverable=False)
+            item = _Points(pxMode=True, size=theme.current().metrics.map_point, pen=None, symbol="o", antialias=False,
+                           hoverable=False)
             item.setZValue(1)
             self.plot.addItem(item)
             self._items.append(item)

@@ -144,8 +144,9 @@ class RunsBrowser(QWidget):
     def _style_undo_bar(self) -> None:
         t = theme.current()
         fill, border, _ = t.colours.warning
-        self.undo_bar.setStyleSheet(f"QFrame#undoBar {{ background: {fill}; border: {t.metrics.hairline}px solid {border}; "
-                                    f"border-radius: {t.metrics.message_radius}px; }}")
+        m = t.metrics
+        self.undo_bar.setStyleSheet(f"QFrame#undoBar {{ background: {fill}; border: {m.hairline}px solid {border}; "
+                                    f"border-radius: {m.message_radius}px; }}")
 
     def _build_layout(self) -> None:
         buttons = QHBoxLayout()

@@ -57,7 +57,8 @@ class ConfigForm(QWidget):
 
     def _apply_tokens(self) -> None:
         t = theme.current()
-        self.error_label.setStyleSheet(theme.banner_css("QLabel#formError", t.colours.error, t.metrics.form_error_padding))
+        padding = t.metrics.form_error_padding
+        self.error_label.setStyleSheet(theme.banner_css("QLabel#formError", t.colours.error, padding))
 
     # ---------------------------------------------------------------- build
     def set_objective(self, objective: Any) -> None:
