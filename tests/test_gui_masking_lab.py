@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from engine.objectives.config_fields import config_fields
-from ui.export import save_widget
+from ui.widgets.export import save_widget
 from workbench.objective_preview import sample_rates
 from workbench.plugins.registry import ObjectiveRegistry
 

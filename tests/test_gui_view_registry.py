@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from engine.progress import Partial, Progress
 from ui.view_registry import ViewEntry, ViewRegistry, builtin_views
-from ui.views.base import Computation, ModelView
+from ui.view_base import Computation, ModelView
 
 pytestmark = pytest.mark.timeout(90)
 STEPS = 3

@@ -12,16 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-BROWSER_HEIGHT = 130  # the panel's height when the window first opens (then the splitter's)
+from ui import theme
 
-_CSS = """
-body { font-size: 10pt; color: #2a2f36; }
-h3 { margin: 0 0 4px 0; }
-code, .f { font-family: 'DejaVu Sans Mono', monospace; background: #f1f3f6; }
-.f { padding: 2px 6px; }
-p { margin: 4px 0; }
-.ref { color: #5a6270; }
-"""
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 
 
 class AboutPanel(QWidget):
@@ -36,15 +29,16 @@ class AboutPanel(QWidget):
         self._header.setChecked(True)
         self._header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._header.setAutoRaise(True)
-        self._header.setStyleSheet("QToolButton { font-weight: 600; border: none; padding: 3px 2px; }")
+        self._header.setStyleSheet(theme.ABOUT_HEADER_CSS)
         self._header.toggled.connect(self.set_expanded)
         self._browser = QTextBrowser()
         self._browser.setOpenExternalLinks(True)
-        self._browser.setMinimumHeight(48)
-        self._browser.document().setDefaultStyleSheet(_CSS)
+        theme.bind(self, lambda w, m: w._browser.setMinimumHeight(m.about_min_h))
+        self._browser.document().setDefaultStyleSheet(theme.about_css())
+        theme.follow(self, self._apply_tokens)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.tight_spacing))
         layout.addWidget(self._header)
         layout.addWidget(self._browser)
         self._update_header()
@@ -74,13 +68,17 @@ class AboutPanel(QWidget):
             return
         self._browser.setVisible(expanded)
         # collapsed: no taller than the header, so a splitter gives the views the rest
-        self.setMaximumHeight(16777215 if expanded else self._header.sizeHint().height() + 2)
+        self.setMaximumHeight(QWIDGETSIZE_MAX if expanded else self._header.sizeHint().height())
         self._update_header()
         self.toggled.emit(expanded)
 
     @property
     def browser(self) -> QTextBrowser:
         return self._browser
+
+    def _apply_tokens(self) -> None:
+        self._browser.document().setDefaultStyleSheet(theme.about_css())
+        self._browser.setHtml(self._html)
 
     def _update_header(self) -> None:
         arrow = Qt.ArrowType.DownArrow if self._header.isChecked() else Qt.ArrowType.RightArrow

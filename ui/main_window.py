@@ -24,17 +24,18 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, Q
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
-from ui.about_panel import BROWSER_HEIGHT, AboutPanel
-from ui.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui import theme
+from ui.about_panel import AboutPanel
 from ui.job_bridge import JobBridge
-from ui.message_bar import MessageBar
 from ui.model_panel import ModelPanel, format_count, spec_label
-from ui.runs.run_services import RunServices
+from ui.run_tracking.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.view_context import Shell
 from ui.view_host import ViewHost
 from ui.view_registry import ViewRegistry, builtin_views
+from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.message_bar import MessageBar
 from ui.window_actions import build_actions
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
@@ -50,7 +51,6 @@ HINT_LOADING = "Loading the model…"
 MAX_TEXT_FILE_BYTES = 2_000_000
 TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
 SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window opens
-MIN_SIZE = (1180, 760)
 
 
 def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
@@ -114,8 +114,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         column = QVBoxLayout(central)
-        column.setContentsMargins(10, 8, 10, 6)
-        column.setSpacing(8)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.window_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.group_spacing))
         column.addWidget(self.message_bar)
         column.addWidget(self.text_input)
         self.about_split = QSplitter(Qt.Orientation.Vertical)  # views above, their explanation below
@@ -124,7 +124,8 @@ class MainWindow(QMainWindow):
         self.about_split.addWidget(self.about_panel)
         self.about_split.setStretchFactor(0, 1)
         self.about_split.setStretchFactor(1, 0)
-        self.about_split.setSizes([600, self.settings.about_height or BROWSER_HEIGHT])
+        about_h = self.settings.about_height or theme.current().metrics.about_start_h
+        self.about_split.setSizes([theme.current().metrics.window_size[1], about_h])  # the views take the rest
         column.addWidget(self.about_split, 1)
         self.setCentralWidget(central)
 
@@ -211,12 +212,13 @@ class MainWindow(QMainWindow):
                     self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
                 return
         screen = self.screen() or QGuiApplication.primaryScreen()
+        least = theme.current().metrics.window_size  # the smallest size the views are laid out for
         if screen is None:
-            self.resize(*MIN_SIZE)
+            self.resize(*least)
             return
         area = screen.availableGeometry()
-        width = max(min(MIN_SIZE[0], area.width()), int(area.width() * SCREEN_FRACTION))
-        height = max(min(MIN_SIZE[1], area.height()), int(area.height() * SCREEN_FRACTION))
+        width = max(min(least[0], area.width()), int(area.width() * SCREEN_FRACTION))
+        height = max(min(least[1], area.height()), int(area.height() * SCREEN_FRACTION))
         self.resize(width, height)
         self.move(area.x() + (area.width() - width) // 2, area.y() + (area.height() - height) // 2)
 

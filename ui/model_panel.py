@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 
 from engine.memory import format_bytes
 
+from ui import theme
+
 if TYPE_CHECKING:
     from engine.loading import ModelInfo
 
@@ -97,11 +99,11 @@ class ModelPanel(QWidget):
         self.default_button.clicked.connect(lambda: self.load_requested.emit("minilm"))
 
         field_row = QHBoxLayout()
-        field_row.setSpacing(4)
+        theme.bind(field_row, lambda w, m: w.setSpacing(m.row_spacing))
         field_row.addWidget(self.model_edit, 1)
         field_row.addWidget(self.load_button)
         buttons = QHBoxLayout()
-        buttons.setSpacing(4)
+        theme.bind(buttons, lambda w, m: w.setSpacing(m.row_spacing))
         buttons.addWidget(self.open_button)
         buttons.addWidget(self.default_button)
 
@@ -109,15 +111,15 @@ class ModelPanel(QWidget):
         info_box = QGroupBox("Loaded model")
         form = QFormLayout(info_box)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
-        form.setHorizontalSpacing(10)
-        form.setVerticalSpacing(3)
+        theme.bind(form, lambda w, m: w.setHorizontalSpacing(m.wide_spacing))
+        theme.bind(form, lambda w, m: w.setVerticalSpacing(m.compact_spacing))
         for key, label in FIELDS:
             value = QLabel("—")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self._values[key] = value
             name = QLabel(label)
-            name.setStyleSheet("color: #5a6270;")
+            name.setStyleSheet(f"color: {theme.current().colours.muted_ink};")
             form.addRow(name, value)
 
         self.recent_list = QListWidget()
@@ -125,13 +127,13 @@ class ModelPanel(QWidget):
         self.recent_list.itemClicked.connect(self._load_item)
         recent_box = QGroupBox("Recent models")
         recent_layout = QVBoxLayout(recent_box)
-        recent_layout.setContentsMargins(6, 6, 6, 6)
+        theme.bind(recent_layout, lambda w, m: w.setContentsMargins(*m.inset_margins))
         recent_layout.addWidget(self.recent_list)
-        self.recent_list.setMaximumHeight(170)
+        theme.bind(self, lambda w, m: w.recent_list.setMaximumHeight(m.recent_list_max_h))
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.dock_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(field_row)
         layout.addLayout(buttons)
         layout.addWidget(info_box)

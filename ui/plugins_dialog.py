@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
+from ui import theme
 from workbench.settings import save_settings
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from workbench.settings import Settings
 
 COLUMNS = ["Enabled", "Name", "Kind", "Version", "API", "Families", "Source", "Status", "Error"]
-STATUS_COLOURS = {"ok": "#2e7d32", "error": "#c62828", "disabled": "#757575"}
 
 
 def _discover(settings: Any, cancel: Any) -> list[dict]:
@@ -45,7 +45,7 @@ class PluginsDialog(QDialog):
         self._persist = persist  # save the settings when a plugin is enabled (False in tests)
         self.records: list[dict] = []
         self.setWindowTitle("Plugins")
-        self.resize(960, 440)
+        self.resize(*theme.current().metrics.plugins_dialog_size)
         from workbench.paths import plugins_dir
 
         self.folder = plugins_dir()
@@ -111,7 +111,7 @@ class PluginsDialog(QDialog):
             for col, value in enumerate(cells):
                 item = value if isinstance(value, QTableWidgetItem) else QTableWidgetItem(value)
                 if col == 7:
-                    item.setForeground(QBrush(QColor(STATUS_COLOURS.get(rec["status"], "#000000"))))
+                    item.setForeground(QBrush(QColor(theme.current().colours.plugin_status(rec["status"]))))
                 if col == 8 and rec["error"]:
                     item.setToolTip(rec["error"])
                 if col == 1:

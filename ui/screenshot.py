@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from ui import theme
+
 SENTENCE = "The bank raised interest rates; unbelievably, we sat on the river bank."
-SIZE = (1100, 700)
 
 
 def main(path: str | Path, timeout: float = 60.0) -> Path:
@@ -28,7 +29,7 @@ def main(path: str | Path, timeout: float = 60.0) -> Path:
     from ui.main_window import MainWindow
 
     window = MainWindow(Settings(recent_models=["minilm"]), persist=False)
-    window.resize(*SIZE)
+    window.resize(*theme.current().metrics.screenshot_size)
     window.show()
     try:
         window.load_model("minilm")

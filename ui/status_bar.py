@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWi
 
 from engine.progress import Progress
 
+from ui import theme
+
 SHOW_PROGRESS_AFTER_MS = 250
 
 
@@ -23,10 +25,10 @@ class JobStatusBar(QStatusBar):
         super().__init__(parent)
         self.setSizeGripEnabled(False)
         self._message = QLabel("Ready")
-        self._message.setContentsMargins(6, 0, 6, 0)
+        theme.bind(self, lambda w, m: w._message.setContentsMargins(*m.status_margins))
         self._progress = QProgressBar()
-        self._progress.setFixedWidth(170)
-        self._progress.setMaximumHeight(16)
+        theme.bind(self, lambda w, m: w._progress.setFixedWidth(m.status_progress_w))
+        theme.bind(self, lambda w, m: w._progress.setMaximumHeight(m.status_progress_h))
         self._progress.setTextVisible(False)
         self._progress.hide()
         self._cancel = QPushButton("Cancel")

@@ -10,6 +10,8 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
+from ui import theme
+
 DEBOUNCE_MS = 150
 
 
@@ -23,7 +25,8 @@ class TextInputPanel(QWidget):
         self.editor.setPlaceholderText("Type or paste a sentence…")
         self.editor.setTabChangesFocus(True)
         lines = QFontMetrics(self.editor.font()).lineSpacing()
-        self.editor.setFixedHeight(int(lines * 3.2) + 12)
+        m = theme.current().metrics
+        self.editor.setFixedHeight(int(lines * m.text_line_h) + m.text_box_pad)
         self.pair_edit = QLineEdit()
         self.pair_edit.setObjectName("pair")
         self.pair_edit.setPlaceholderText("Optional second sentence (a sentence pair, e.g. for next-sentence tasks)")
@@ -32,7 +35,7 @@ class TextInputPanel(QWidget):
         title.setObjectName("sectionTitle")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(title)
         layout.addWidget(self.editor)
         layout.addWidget(self.pair_edit)

@@ -1,57 +1,185 @@
-"""Colours and the application style shared by every widget.
+"""The current theme tokens, how to swap them, and the application style built from them.
 
-One place for the palette so views agree: the token view's chip tints, the
-message bar's error and info styles, the truncation banner.
+Widgets read ``current()`` when they paint or build a style, never a copy
+made at import. ``set_tokens`` makes another set current, re-styles the
+application and emits ``changes.tokens_changed``; a widget that caches
+anything built from tokens (fonts, pens, images, style sheets, plot items)
+subscribes with ``follow(self, self._apply_tokens)`` in its constructor;
+a size set once (margins, spacing, fixed widths, row heights) is set through
+``bind(owner, lambda w, m: ...)``, which applies it now and after each swap.
+Custom-painted widgets that read ``current()`` in ``paintEvent`` need
+nothing: the swap repaints every widget.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import weakref
+from typing import Any, Callable
+
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Token chips: (fill, border, text) per kind.
-SEGMENT_A = ("#e8f0fd", "#8fb2e6", "#17335c")
-SEGMENT_B = ("#fdf0e0", "#e0a866", "#5a3610")
-SPECIAL = ("#f0f1f3", "#c3c8cf", "#6b727c")
-TOKEN_ID = "#7d8794"
-HOVER_BORDER = "#2f6fd0"
-SEPARATOR = "#b9cbe6"
-HINT_TEXT = "#7d8794"
+from ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
 
-ERROR = ("#fdecea", "#efb4ae", "#8a1c14")
-INFO = ("#e9f2fd", "#b5d0f3", "#1b4b8a")
-WARNING = ("#fff6db", "#ecd08a", "#6b4e00")
+class ThemeChanges(QObject):
+    tokens_changed = Signal(object)  # the new Tokens
 
-STYLE_SHEET = """
-QMainWindow::separator { width: 1px; height: 1px; background: #d5d9de; }
-QDockWidget::title { padding: 6px 8px; background: #eef0f3; font-weight: 600; }
-QGroupBox { font-weight: 600; border: 1px solid #dcdfe4; border-radius: 6px; margin-top: 10px; padding-top: 6px; }
-QGroupBox::title { subcontrol-origin: margin; left: 8px; padding: 0 4px; }
-QTabWidget::pane { border: 1px solid #d5d9de; border-radius: 4px; top: -1px; }
-QTabBar::tab { padding: 5px 14px; }
-QLabel#sectionTitle { font-weight: 600; color: #3b4350; }
-QLabel#summary { color: #4a5260; }
+
+changes = ThemeChanges()
+_current: Tokens = DEFAULT
+
+
+def current() -> Tokens:
+    return _current
+
+
+def set_tokens(tokens: Tokens) -> None:
+    """Make ``tokens`` current: re-style the application, tell every follower, repaint every widget."""
+    global _current
+    _current = tokens
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        _style_application(app, tokens)
+        # Widgets take a new application font from a posted event: deliver it now, so followers read it.
+        QApplication.sendPostedEvents(None, QEvent.Type.ApplicationFontChange)
+    changes.tokens_changed.emit(tokens)
+    if isinstance(app, QApplication):
+        for widget in app.allWidgets():
+            widget.update()
+
+
+def follow(widget: QObject, slot: Callable[[], None]) -> None:
+    """Call ``slot()`` after every token swap while ``widget`` lives."""
+
+    method = weakref.WeakMethod(slot) if hasattr(slot, "__self__") else None
+
+    def on_change(_tokens: Tokens) -> None:
+        target = method() if method is not None else slot
+        if target is not None:
+            target()
+
+    def forget(*_args) -> None:
+        try:
+            changes.tokens_changed.disconnect(on_change)
+        except (RuntimeError, TypeError):  # already gone (interpreter shutdown)
+            pass
+
+    changes.tokens_changed.connect(on_change)
+    widget.destroyed.connect(forget)
+
+
+def bind(owner: QObject, apply: Callable[[Any, Metrics], None]) -> None:
+    """``apply(owner, metrics)`` now and after every token swap while ``owner`` lives.
+
+    For sizes set once on a widget or layout (margins, spacing, fixed widths,
+    row heights): ``theme.bind(self, lambda w, m: w.table.verticalHeader().setDefaultSectionSize(m.table_row_h))``.
+    The owner reaches ``apply`` as an argument, so the binding does not keep it alive.
+    """
+    apply(owner, _current.metrics)
+    ref = weakref.ref(owner)
+
+    def again() -> None:
+        target = ref()
+        if target is not None:
+            apply(target, _current.metrics)
+
+    follow(owner, again)
+
+
+def sized_font(base: QFont, delta: float) -> QFont:
+    """``base`` (usually a widget's font) ``delta`` points larger."""
+    font = QFont(base)
+    font.setPointSizeF(base.pointSizeF() + delta)
+    return font
+
+
+def banner_css(selector: str, chip: Chip, padding: tuple[int, int]) -> str:
+    """A filled, outlined box in a chip's colours (notices, banners, form errors)."""
+    m = current().metrics
+    return (f"{selector} {{ background: {chip.fill}; border: {m.hairline}px solid {chip.border}; color: {chip.ink};"
+            f" border-radius: {m.radius}px; padding: {padding[0]}px {padding[1]}px; }}")
+
+
+def head_button_css(color: str) -> str:
+    """A head's toggle: outlined in its colour, filled with it when checked."""
+    c, m = current().colours, current().metrics
+    return (f"QToolButton {{ border: {m.head_button_border}px solid {color}; border-radius: {m.radius}px;"
+            f" color: {color}; background: {c.base_bg}; min-width: 18px; padding: 1px 3px; font-weight: 600; }}"
+            f"QToolButton:checked {{ background: {color}; color: {c.ink_on_dark}; }}")
+
+
+def infill_css() -> str:
+    """The infilled sentence: a white box in a larger font."""
+    c, f, m = current().colours, current().fonts, current().metrics
+    return (f"QLabel#infillOutput {{ background: {c.base_bg}; border: {m.hairline}px solid {c.splitter};"
+            f" border-radius: {m.radius}px; padding: {m.infill_padding}px; font-size: {f.pt(f.infill_delta):g}pt; }}")
+
+
+def about_css() -> str:
+    """The About panel's document style (``class="k-masked"`` etc. paint a masking-lab colour)."""
+    c, f = current().colours, current().fonts
+    return f"""
+body {{ font-size: {f.base_pt:g}pt; color: {c.about_ink}; }}
+h3 {{ margin: 0 0 4px 0; }}
+code, .f {{ font-family: 'DejaVu Sans Mono', monospace; background: {c.code_bg}; }}
+.f {{ padding: 2px 6px; }}
+p {{ margin: 4px 0; }}
+.ref {{ color: {c.muted_ink}; }}
+""" + "".join(f".k-{k.name} {{ background-color: {getattr(c.mask_kinds, k.name).fill}; }}\n"
+              for k in dataclasses.fields(c.mask_kinds))
+
+
+ABOUT_HEADER_CSS = "QToolButton { font-weight: 600; border: none; padding: 3px 2px; }"
+
+
+def hover_context_css() -> str:
+    """The Embeddings map's hover line: a white box."""
+    c, m = current().colours, current().metrics
+    pad = m.box_padding
+    return (f"QLabel#hoverContext {{ background: {c.base_bg}; border: {m.hairline}px solid {c.group_border};"
+            f" border-radius: {m.radius}px; padding: {pad[0]}px {pad[1]}px; }}")
+
+
+def style_sheet(tokens: Tokens) -> str:
+    c, m = tokens.colours, tokens.metrics
+    return f"""
+QMainWindow::separator {{ width: {m.hairline}px; height: {m.hairline}px; background: {c.splitter}; }}
+QDockWidget::title {{ padding: 6px 8px; background: {c.dock_title_bg}; font-weight: 600; }}
+QGroupBox {{ font-weight: 600; border: {m.hairline}px solid {c.group_border}; border-radius: {m.group_radius}px;
+  margin-top: 10px; padding-top: 6px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
+QTabWidget::pane {{ border: {m.hairline}px solid {c.splitter}; border-radius: {m.radius}px; top: -1px; }}
+QTabBar::tab {{ padding: 5px 14px; }}
+QLabel#sectionTitle {{ font-weight: 600; color: {c.section_title_ink}; }}
+QLabel#summary {{ color: {c.summary_ink}; }}
 """
 
 
-def color(value: str) -> QColor:
-    return QColor(value)
+def _style_application(app: QApplication, tokens: Tokens) -> None:
+    c = tokens.colours
+    pal = app.palette()
+    pal.setColor(QPalette.ColorRole.Window, QColor(c.window_bg))
+    pal.setColor(QPalette.ColorRole.Base, QColor(c.base_bg))
+    pal.setColor(QPalette.ColorRole.AlternateBase, QColor(c.alternate_bg))
+    pal.setColor(QPalette.ColorRole.Highlight, QColor(c.highlight))
+    pal.setColor(QPalette.ColorRole.ToolTipBase, QColor(c.tooltip_bg))
+    pal.setColor(QPalette.ColorRole.ToolTipText, QColor(c.tooltip_ink))
+    app.setPalette(pal)
+    font = app.font()
+    system_pt = app.property("systemFontPt")
+    if system_pt is None:  # the first styling: remember the system's size, so a swap can go back to it
+        system_pt = font.pointSizeF()
+        app.setProperty("systemFontPt", system_pt)
+    font.setPointSizeF(max(float(system_pt), tokens.fonts.base_pt))
+    font.setStyleHint(QFont.StyleHint.SansSerif)
+    app.setFont(font)
+    app.setStyleSheet(style_sheet(tokens))
 
 
 def apply_theme(app: QApplication) -> None:
-    """Fusion style, a light palette and a readable default font."""
+    """Fusion style, the current tokens' palette, font and style sheet."""
     app.setStyle("Fusion")
-    pal = app.palette()
-    pal.setColor(QPalette.ColorRole.Window, QColor("#f6f7f9"))
-    pal.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
-    pal.setColor(QPalette.ColorRole.AlternateBase, QColor("#f2f4f7"))
-    pal.setColor(QPalette.ColorRole.Highlight, QColor("#2f6fd0"))
-    pal.setColor(QPalette.ColorRole.ToolTipBase, QColor("#ffffff"))
-    pal.setColor(QPalette.ColorRole.ToolTipText, QColor("#1f2329"))
-    app.setPalette(pal)
-    font = app.font()
-    if font.pointSizeF() < 10:
-        font.setPointSizeF(10)
-    font.setStyleHint(QFont.StyleHint.SansSerif)
-    app.setFont(font)
-    app.setStyleSheet(STYLE_SHEET)
+    _style_application(app, _current)
+

@@ -10,17 +10,21 @@ from ui import theme
 from ui.token_view import TokenView
 
 
-def _swatch(colors: tuple[str, str, str], label: str) -> str:
+def _swatch(colors: theme.Chip, label: str) -> str:
     fill, border, _ = colors
     return (
-        f"<span style='background:{fill}; color:{border}; border:1px solid {border}'>&nbsp;■&nbsp;</span>"
+        f"<span style='background:{fill}; color:{border}; border:{theme.current().metrics.hairline}px solid {border}'>"
+        "&nbsp;■&nbsp;</span>"
         f"&nbsp;{label}"
     )
 
 
-LEGEND = " &nbsp;&nbsp; ".join(
-    [_swatch(theme.SEGMENT_A, "text"), _swatch(theme.SEGMENT_B, "pair"), _swatch(theme.SPECIAL, "special")]
-)
+def legend() -> str:
+    """What the chip colours mean, in the current tokens' colours."""
+    c = theme.current().colours
+    return " &nbsp;&nbsp; ".join(
+        [_swatch(c.segment_a, "text"), _swatch(c.segment_b, "pair"), _swatch(c.special_token, "special")]
+    )
 
 
 class TokenPanel(QWidget):
@@ -33,11 +37,8 @@ class TokenPanel(QWidget):
         self.banner = QLabel()
         self.banner.setObjectName("truncationBanner")
         self.banner.setWordWrap(True)
-        fill, border, ink = theme.WARNING
-        self.banner.setStyleSheet(
-            f"QLabel#truncationBanner {{ background: {fill}; border: 1px solid {border}; color: {ink};"
-            " border-radius: 4px; padding: 5px 8px; }"
-        )
+        self._restyle()
+        theme.follow(self, self._restyle)
         self.banner.hide()
         scroll = QScrollArea()
         scroll.setWidget(self.view)
@@ -46,8 +47,8 @@ class TokenPanel(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll = scroll
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
         layout.addWidget(scroll, 1)
@@ -56,7 +57,8 @@ class TokenPanel(QWidget):
     def set_tokenized(self, tt: TokenizedText | None) -> None:
         self.view.set_tokenized(tt)
         if tt is None or not len(tt):
-            self.summary.setText(LEGEND)
+            self._counts = ""
+            self.summary.setText(legend())
             self.banner.hide()
             return
         words = sum(1 for g in tt.word_groups() if not tt.special[g[0]])
@@ -65,7 +67,8 @@ class TokenPanel(QWidget):
         counts = f"<b>{len(tt)}</b> tokens &nbsp;·&nbsp; {words} words ({split} split into subwords)"
         if special:
             counts += f" &nbsp;·&nbsp; {special} special"
-        self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {LEGEND}")
+        self._counts = counts
+        self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {legend()}")
         message = tt.truncation_message
         self.banner.setVisible(bool(message))
         if message:
@@ -84,6 +87,13 @@ class TokenPanel(QWidget):
 
     def export_widget(self) -> QWidget:
         return self.view
+
+    def _restyle(self) -> None:
+        t = theme.current()
+        padding = t.metrics.banner_padding
+        self.banner.setStyleSheet(theme.banner_css("QLabel#truncationBanner", t.colours.warning, padding))
+        counts = getattr(self, "_counts", "")
+        self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {legend()}" if counts else legend())
 
     def banner_text(self) -> str | None:
         return self.banner.text() if not self.banner.isHidden() else None

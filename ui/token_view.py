@@ -19,8 +19,13 @@ from engine.tokens import TokenizedText
 from ui import theme
 from ui.token_layout import TokenLayout, layout_tokens
 
-_COLORS = {"a": theme.SEGMENT_A, "b": theme.SEGMENT_B, "special": theme.SPECIAL}
 RADIUS = 6.0
+
+
+def _chip(kind: str) -> theme.Chip:
+    """The colours of a token box by kind: "a" (text), "b" (pair), "special"."""
+    c = theme.current().colours
+    return {"a": c.segment_a, "b": c.segment_b}.get(kind, c.special_token)
 
 
 class TokenView(QWidget):
@@ -37,10 +42,17 @@ class TokenView(QWidget):
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
-        self._token_font = QFont(self.font())
-        self._token_font.setPointSizeF(max(self.font().pointSizeF(), 9.0) + 1.0)
-        self._id_font = QFont(self.font())
-        self._id_font.setPointSizeF(max(self.font().pointSizeF() - 2.0, 7.0))
+        self._set_fonts()
+        theme.follow(self, self._apply_tokens)
+
+    def _set_fonts(self) -> None:
+        fonts = theme.current().fonts
+        self._token_font = theme.sized_font(self.font(), fonts.token_delta)
+        self._id_font = theme.sized_font(self.font(), fonts.token_id_delta)
+
+    def _apply_tokens(self) -> None:
+        self._set_fonts()
+        self._relayout()
 
     # ----------------------------------------------------------------- API
     def set_tokenized(self, tt: TokenizedText | None) -> None:
@@ -92,16 +104,18 @@ class TokenView(QWidget):
         if tt is None or not 0 <= i < len(tt):
             return ""
         token = html.escape(tt.tokens[i])
-        head = f"<b style='font-size:11pt'>{token}</b> &nbsp;·&nbsp; id {tt.ids[i]} &nbsp;·&nbsp; position {i}"
+        size = theme.current().fonts.pt(theme.current().fonts.token_delta)
+        head = f"<b style='font-size:{size:g}pt'>{token}</b> &nbsp;·&nbsp; id {tt.ids[i]} &nbsp;·&nbsp; position {i}"
         if tt.special[i]:
             return f"{head}<br>special token: added by the tokenizer, covers no text"
         start, end = tt.offsets[i]
         source, which = (tt.pair or "", "pair") if tt.segments[i] == 1 else (tt.text, "text")
         covers = html.escape(source[start:end])
         word, k, n = self._position.get(i, (0, 1, 1))
+        mark = theme.current().colours.text_highlight_bg
         lines = [
             head,
-            f"characters {start}–{end} of the {which}: “<span style='background:#fff3b0'>{covers}</span>”",
+            f"characters {start}–{end} of the {which}: “<span style='background:{mark}'>{covers}</span>”",
             f"word {word}" + (f", subword {k} of {n}" if n > 1 else " (a whole word)"),
         ]
         return "<br>".join(lines)
@@ -154,7 +168,7 @@ class TokenView(QWidget):
         painter.end()
 
     def _paint_hint(self, painter: QPainter) -> None:
-        painter.setPen(QColor(theme.HINT_TEXT))
+        painter.setPen(QColor(theme.current().colours.hint_ink))
         font = QFont(self.font())
         font.setItalic(True)
         painter.setFont(font)
@@ -166,29 +180,30 @@ class TokenView(QWidget):
         assert tt is not None
         chips = {c.index: c for c in layout.chips}
         fm_token = QFontMetricsF(self._token_font)
+        c, m = theme.current().colours, theme.current().metrics
         for box in layout.boxes:
-            fill, border, ink = _COLORS[box.kind]
-            pen = QPen(QColor(border), 1.0)
+            fill, border, ink = _chip(box.kind)
+            pen = QPen(QColor(border), m.chip_border_width)
             if box.kind == "special":
                 pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.setBrush(QColor(fill))
             painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
-            painter.setPen(QPen(QColor(border if box.kind != "a" else theme.SEPARATOR), 1.0))
+            painter.setPen(QPen(QColor(border if box.kind != "a" else c.subword_separator), m.chip_border_width))
             for i in box.chips[1:]:
                 r = chips[i].rect
                 painter.drawLine(r.topLeft() + _pt(0, 6), r.bottomLeft() + _pt(0, -6))
             for i in box.chips:
                 self._paint_chip(painter, chips[i].rect, chips[i].label, tt.ids[i], box.kind, fm_token)
         if self._hover is not None and self._hover in chips:
-            painter.setPen(QPen(QColor(theme.HOVER_BORDER), 2.0))
+            painter.setPen(QPen(QColor(c.hover), m.hover_width))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(chips[self._hover].rect.adjusted(1, 1, -1, -1), RADIUS - 1, RADIUS - 1)
 
     def _paint_chip(
         self, painter: QPainter, rect: QRectF, label: str, token_id: int, kind: str, fm_token: QFontMetricsF
     ) -> None:
-        _, _, ink = _COLORS[kind]
+        _, _, ink = _chip(kind)
         font = QFont(self._token_font)
         font.setItalic(kind == "special")
         painter.setFont(font)
@@ -196,7 +211,7 @@ class TokenView(QWidget):
         top = QRectF(rect.left(), rect.top() + 4, rect.width(), fm_token.height())
         painter.drawText(top, Qt.AlignmentFlag.AlignCenter, label)
         painter.setFont(self._id_font)
-        painter.setPen(QColor(theme.TOKEN_ID))
+        painter.setPen(QColor(theme.current().colours.token_id_ink))
         bottom = QRectF(rect.left(), top.bottom() + 1, rect.width(), rect.bottom() - top.bottom() - 4)
         painter.drawText(bottom, Qt.AlignmentFlag.AlignCenter, str(token_id))
 

@@ -20,7 +20,7 @@ from ui.view_jobs import ViewJobs
 
 if TYPE_CHECKING:
     from ui.job_bridge import JobBridge
-    from ui.view_registry import ViewEntry
+    from ui.view_entry import ViewEntry
     from workbench.settings import Settings
 
 

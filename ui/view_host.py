@@ -22,8 +22,9 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 
 from engine.errors import WorkbenchError
 from ui.view_context import Shell, ViewContext
-from ui.view_registry import ViewEntry, ViewRegistry
-from ui.views.base import Computation, Inputs, ModelView
+from ui.view_entry import ViewEntry
+from ui.view_registry import ViewRegistry
+from ui.view_base import Computation, Inputs, ModelView
 
 _UPSTREAM_JOBS = ("load", "tokenize")
 

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
+from ui import theme
+
 CORPUS_SUFFIXES = (".txt", ".csv", ".tsv", ".jsonl", ".ndjson")
 FILE_FILTER = "Corpora (*.txt *.csv *.tsv *.jsonl *.ndjson);;All files (*)"
 AUTO = "(auto)"
@@ -69,7 +71,7 @@ class CorpusPanel(QWidget):
         self._path: str | None = None
         self.paste_edit = QPlainTextEdit()
         self.paste_edit.setPlaceholderText("Paste sentences here, one per line, or drop a .txt/.csv/.tsv/.jsonl file")
-        self.paste_edit.setMaximumHeight(80)
+        theme.bind(self, lambda w, m: w.paste_edit.setMaximumHeight(m.paste_box_max_h))
         self.paste_edit.setAcceptDrops(False)  # drops go to the panel: a file becomes a corpus, not a path
         self.use_text_button = QPushButton("Use text")
         self.use_text_button.setToolTip("Embed the pasted lines (one text per line)")
@@ -96,7 +98,7 @@ class CorpusPanel(QWidget):
         buttons.addWidget(self.open_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(self.demo_button)
         layout.addWidget(self.paste_edit)
         layout.addLayout(buttons)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
+from ui import theme
 from ui.embeddings import jobs
 from ui.embeddings.corpus_panel import CorpusPanel
 from ui.embeddings.export_menu import build_export_menu
@@ -39,7 +40,7 @@ from ui.embeddings.occurrence_list import OccurrenceList, context_html, context_
 from ui.embeddings.representation_picker import RepresentationPicker
 from ui.embeddings.scatter_map import ScatterMap
 from ui.embeddings.sentence_panel import SentencePanel
-from ui.views.base import Notice
+from ui.widgets.notice import Notice
 from workbench.state.embeddings import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:
@@ -76,10 +77,10 @@ class EmbeddingExplorerView(QWidget):
         self.hover_label = QLabel("Hover a point to read its sentence; click one for its neighbours.")
         self.hover_label.setTextFormat(Qt.TextFormat.RichText)
         self.hover_label.setWordWrap(True)
-        self.hover_label.setMinimumHeight(38)
+        theme.bind(self, lambda w, m: w.hover_label.setMinimumHeight(m.hover_context_min_h))
         self.hover_label.setObjectName("hoverContext")
-        self.hover_label.setStyleSheet("QLabel#hoverContext { background: #ffffff; border: 1px solid #dcdfe4;"
-                                       " border-radius: 4px; padding: 4px 8px; }")
+        self.hover_label.setStyleSheet(theme.hover_context_css())
+        theme.follow(self.hover_label, lambda: self.hover_label.setStyleSheet(theme.hover_context_css()))
         self.neighbours = NeighboursPanel()
         self.selection_list = OccurrenceList(SELECTION_HEADER)
         self.sweep_panel = LayerSweepPanel()
@@ -89,7 +90,7 @@ class EmbeddingExplorerView(QWidget):
         self.side_tabs.addTab(self.selection_list, "Selection")
         self.side_tabs.addTab(self.sweep_panel, "Layers")
         self.side_tabs.addTab(self.sentence_panel, "Sentences")
-        self.side_tabs.setMinimumWidth(220)  # its tables scroll: the map gets the width
+        theme.bind(self.side_tabs, lambda w, m: w.setMinimumWidth(m.side_panel_min_w))  # tables scroll; the map gets the width
         map_box = QWidget()
         map_col = QVBoxLayout(map_box)
         map_col.setContentsMargins(0, 0, 0, 0)
@@ -102,8 +103,7 @@ class EmbeddingExplorerView(QWidget):
         self.splitter.setStretchFactor(1, 2)
         right_box = QWidget()
         right = QVBoxLayout(right_box)
-        right.setContentsMargins(4, 0, 0, 0)
-        right.setSpacing(4)
+        theme.bind(right, lambda w, m: (w.setContentsMargins(m.row_spacing, 0, 0, 0), w.setSpacing(m.row_spacing)))
         right.addWidget(self.notice)
         right.addWidget(self.strip)
         right.addWidget(self.splitter, 1)
@@ -114,18 +114,18 @@ class EmbeddingExplorerView(QWidget):
         self.outer_splitter.setStretchFactor(1, 1)
         self.outer_splitter.setCollapsible(1, False)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         layout.addWidget(self.outer_splitter)
         self._connect()
 
     def _left_column(self) -> QScrollArea:
         column = QWidget()
         col = QVBoxLayout(column)
-        col.setContentsMargins(0, 0, 6, 0)
+        theme.bind(col, lambda w, m: w.setContentsMargins(*m.scroll_column_margins))
         for title, body in (("Corpus", self.corpus_panel), ("Representation", self.picker), ("Map", self.method)):
             box = QGroupBox(title)
             inner = QVBoxLayout(box)
-            inner.setContentsMargins(8, 4, 8, 8)
+            theme.bind(inner, lambda w, m: w.setContentsMargins(*m.group_margins))
             inner.addWidget(body)
             col.addWidget(box)
             if title == "Representation":
@@ -140,7 +140,8 @@ class EmbeddingExplorerView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(column)
-        self._controls_width = max(260, column.minimumSizeHint().width() + 18)  # room for the scroll bar
+        m = theme.current().metrics
+        self._controls_width = max(m.side_column_min_w, column.minimumSizeHint().width() + 18)  # room for a scroll bar
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return scroll
 

@@ -1,6 +1,6 @@
 """Export from every panel of the Embeddings tab, through the shared helpers.
 
-Pictures go through ``ui.export`` (PNG or SVG by suffix), tables through
+Pictures go through ``ui.widgets.export`` (PNG or SVG by suffix), tables through
 ``workbench.export.export_csv`` and vectors through ``export_npy``. Each
 function takes an optional path (tests and scripts pass one; the menu asks
 with a file dialog) and returns the path written, or None when there was
@@ -16,7 +16,7 @@ import numpy as np
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from engine.errors import WorkbenchError
-from ui.export import export_dialog, save_widget
+from ui.widgets.export import export_dialog, save_widget
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 
 from engine.progress import Progress
 
+from ui import theme
+
 
 class JobStrip(QWidget):
     cancel_requested = Signal()
@@ -16,8 +18,8 @@ class JobStrip(QWidget):
         self.label = QLabel("")
         self.label.setObjectName("summary")
         self.bar = QProgressBar()
-        self.bar.setMaximumWidth(240)
-        self.bar.setMaximumHeight(14)
+        theme.bind(self, lambda w, m: w.bar.setMaximumWidth(m.job_strip_w))
+        theme.bind(self, lambda w, m: w.bar.setMaximumHeight(m.progress_bar_h))
         self.bar.setTextVisible(False)
         self.cancel_button = QPushButton("Cancel")
         row = QHBoxLayout(self)

@@ -19,6 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ui import theme
+
 ALL_WORDS = "all words (neighbours within each word)"
 STATIC_X = -1.5  # left of layer 0, with room for its tick label
 
@@ -43,8 +45,8 @@ class LayerSweepPanel(QWidget):
         self.summary = QLabel("Needs a corpus with labels (try the demo set) and its occurrences embedded.")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumHeight(220)
+        self.plot = pg.PlotWidget()
+        theme.bind(self, lambda w, m: w.plot.setMinimumHeight(m.layer_plot_min_h))
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.hideButtons()
@@ -52,23 +54,32 @@ class LayerSweepPanel(QWidget):
         item.setLabel("bottom", "layer")
         item.setLabel("left", "score")
         # No plot title: a long one sets the plot's minimum width and gets clipped in a narrow panel.
-        self.legend = item.addLegend(offset=(10, 5),  # top left, above 1.0 (the y range leaves room)
-                                     labelTextColor="#2b313a",
-                                     brush=pg.mkBrush(255, 255, 255, 215))
-        self.accuracy_curve = item.plot([], [], pen=pg.mkPen("#1f6fb4", width=2), symbol="o", symbolSize=8,
-                                        symbolBrush="#1f6fb4", symbolPen=None, name="1-NN sense accuracy (leave-one-out)")
-        self.silhouette_curve = item.plot([], [], pen=pg.mkPen("#e8741c", width=2), symbol="s", symbolSize=7,
-                                          symbolBrush="#e8741c", symbolPen=None, name="silhouette (cosine)")
+        self.legend = item.addLegend(offset=(10, 5))  # top left, above 1.0 (the y range leaves room)
+        self.accuracy_curve = item.plot([], [], symbol="o", symbolPen=None, name="1-NN sense accuracy (leave-one-out)")
+        self.silhouette_curve = item.plot([], [], symbol="s", symbolPen=None, name="silhouette (cosine)")
+        self._style_plot()
+        theme.follow(self, self._style_plot)
         row = QHBoxLayout()
         row.addWidget(QLabel("Word"))
         row.addWidget(self.word_combo, 1)
         row.addWidget(self.compute_button)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(row)
         layout.addWidget(self.summary)
         layout.addWidget(self.plot, 1)
         self.compute_button.clicked.connect(self.compute_requested)
+
+    def _style_plot(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        self.plot.setBackground(c.base_bg)
+        self.legend.setLabelTextColor(c.plot_legend_ink)
+        self.legend.setBrush(pg.mkBrush(*c.plot_legend_bg))
+        for curve, colour, size in ((self.accuracy_curve, c.accuracy_curve, m.plot_symbol),
+                                    (self.silhouette_curve, c.silhouette_curve, m.plot_small_symbol)):
+            curve.setPen(pg.mkPen(colour, width=m.plot_line_width))
+            curve.setSymbolBrush(colour)
+            curve.setSymbolSize(size)
 
     def set_words(self, words: Sequence[str]) -> None:
         """Words with at least two sense labels among their occurrences."""

@@ -16,10 +16,10 @@ from typing import Any, Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
+from ui import theme
 from ui.embeddings.occurrence_list import OccurrenceList
 
 HEADER = ["rank", "score", "label", "sentence"]
-TIE_TINT = "#fff3cf"
 MAX_ROWS = 300  # a tie group on the static baseline can hold every occurrence of a word
 
 
@@ -56,7 +56,7 @@ class NeighboursPanel(QWidget):
             box = QWidget()
             col = QVBoxLayout(box)
             col.setContentsMargins(0, 0, 0, 0)
-            col.setSpacing(2)
+            theme.bind(col, lambda w, m: w.setSpacing(m.tight_spacing))
             col.addWidget(title)
             col.addWidget(table, 1)
             col.addWidget(note)
@@ -67,7 +67,7 @@ class NeighboursPanel(QWidget):
         options.addWidget(self.same_word)
         options.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(options)
         layout.addWidget(self.query_label)
         layout.addWidget(split, 1)
@@ -103,7 +103,7 @@ class NeighboursPanel(QWidget):
             rank = f"={nb.rank}" if nb.tied else f"{nb.rank}"
             rows.append([rank, f"{nb.score:.4f}", label or word, sentence_html])
             plain.append([rank, nb.score, label or word, sentence_plain])
-            tints.append(TIE_TINT if nb.tied else None)
+            tints.append(theme.current().colours.neighbour_tie_bg if nb.tied else None)
             indices.append(nb.index)
         table.set_rows(rows, indices, plain, tints)
         tied = sum(1 for nb in neighbours if nb.tied)

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
-HIGHLIGHT = "background:#ffe08a; font-weight:600; color:#1f2329"
+from ui import theme
+
 LEFT_CHARS = 36  # context kept left of the word: in a narrow cell the word stays in sight
 RIGHT_CHARS = 120
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -32,7 +33,9 @@ def context_html(sentence: str, start: int, end: int, left_chars: int = LEFT_CHA
         left = "…" + left[-left_chars:].lstrip()
     if len(right) > right_chars:
         right = right[:right_chars] + "…"
-    return f"{html.escape(left)}<span style='{HIGHLIGHT}'>{html.escape(word)}</span>{html.escape(right)}"
+    c = theme.current().colours
+    highlight = f"background:{c.word_highlight_bg}; font-weight:600; color:{c.ink}"
+    return f"{html.escape(left)}<span style='{highlight}'>{html.escape(word)}</span>{html.escape(right)}"
 
 
 def context_plain(sentence: str, start: int, end: int) -> str:
@@ -89,7 +92,7 @@ class OccurrenceList(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         self.verticalHeader().hide()
-        self.verticalHeader().setDefaultSectionSize(22)
+        theme.bind(self, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
         h = self.horizontalHeader()
         for col in range(len(self.header)):
             h.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)

@@ -14,14 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-# Distinct hues first, then lighter/darker variants; picked by hand for a white background.
-PALETTE = (
-    "#1f6fb4", "#e8741c", "#2a9d3f", "#d0343a", "#8a5cc2", "#8c564b", "#d66fb8", "#17a3b8",
-    "#b5a300", "#4d4d4d", "#7fb2e5", "#f4b06b", "#86cf7f", "#f08c8e", "#bba2dd", "#c79b8f",
-    "#f2a6d6", "#7fd3df", "#dbd26a", "#2f3d8f", "#7a3d0a", "#0f5c2a", "#6d1a5c", "#3f8f86",
-)
-OTHER_COLOUR = "#b8bcc4"
-MAX_GROUPS = len(PALETTE)
+from ui import theme
 
 
 @dataclass(frozen=True)
@@ -30,6 +23,7 @@ class ColourGroups:
     names: list[str]  # one per coloured group, largest first
     colours: list[str]  # one per coloured group
     other_count: int  # distinct labels folded into "other"
+    other_colour: str
 
     @property
     def group_count(self) -> int:
@@ -40,11 +34,16 @@ class ColourGroups:
         return self.names[code] if code < len(self.names) else f"other ({self.other_count} labels)"
 
     def colour_of(self, code: int) -> str:
-        return self.colours[code] if code < len(self.colours) else OTHER_COLOUR
+        return self.colours[code] if code < len(self.colours) else self.other_colour
 
 
-def colour_groups(labels: Sequence[str | None], max_groups: int = MAX_GROUPS) -> ColourGroups:
-    """Group points by label: the ``max_groups`` most frequent labels get colours (ties: first seen)."""
+def colour_groups(labels: Sequence[str | None], max_groups: int | None = None) -> ColourGroups:
+    """Group points by label: the ``max_groups`` most frequent labels get colours (ties: first seen).
+
+    Colours come from the theme's ``group_colors`` (one group per colour by default) and ``other_group``.
+    """
+    palette = theme.current().colours.group_colors
+    max_groups = len(palette) if max_groups is None else max_groups
     clean = ["(none)" if lab is None or lab == "" else str(lab) for lab in labels]
     counts = Counter(clean)
     first_seen: dict[str, int] = {}
@@ -58,5 +57,5 @@ def colour_groups(labels: Sequence[str | None], max_groups: int = MAX_GROUPS) ->
     code_of = {lab: i for i, lab in enumerate(named)}
     other = len(named)
     codes = np.fromiter((code_of.get(lab, other) for lab in clean), dtype=np.int32, count=len(clean))
-    colours = [PALETTE[i % len(PALETTE)] for i in range(len(named))]
-    return ColourGroups(codes, named, colours, len(ranked) - len(named))
+    colours = [palette[i % len(palette)] for i in range(len(named))]
+    return ColourGroups(codes, named, colours, len(ranked) - len(named), theme.current().colours.other_group)

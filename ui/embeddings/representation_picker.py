@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
 )
 
+from ui import theme
+
 KINDS = (("layer", "Layer N"), ("static", "Static"), ("mean", "Mean of layers"), ("mix", "Scalar mix (ELMo)"))
 POOLINGS = (("mean", "mean of subwords"), ("first", "first subword"), ("last", "last subword"))
 S_STEPS = 10  # slider units per 1.0 of s
@@ -44,8 +46,8 @@ class MixSliders(QWidget):
         self.weight_labels: list[QLabel] = []
         self.grid = QGridLayout()
         self.grid.setContentsMargins(0, 0, 0, 0)
-        self.grid.setHorizontalSpacing(6)
-        self.grid.setVerticalSpacing(2)
+        theme.bind(self, lambda w, m: w.grid.setHorizontalSpacing(m.section_spacing))
+        theme.bind(self, lambda w, m: w.grid.setVerticalSpacing(m.tight_spacing))
         self.gamma_slider = QSlider(Qt.Orientation.Horizontal)
         self.gamma_slider.setRange(0, int(GAMMA_MAX * GAMMA_STEPS))
         self.gamma_slider.setValue(GAMMA_STEPS)
@@ -61,7 +63,7 @@ class MixSliders(QWidget):
         gamma_row.addWidget(self.gamma_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(self.grid)
         layout.addLayout(gamma_row)
         layout.addWidget(self.formula)
@@ -85,10 +87,10 @@ class MixSliders(QWidget):
             bar = QProgressBar()
             bar.setRange(0, 1000)
             bar.setTextVisible(False)
-            bar.setFixedWidth(36)
-            bar.setFixedHeight(8)
+            theme.bind(bar, lambda w, m: w.setFixedWidth(m.weight_bar_w))
+            theme.bind(bar, lambda w, m: w.setFixedHeight(m.weight_bar_h))
             label = QLabel("")
-            label.setMinimumWidth(38)
+            theme.bind(label, lambda w, m: w.setMinimumWidth(m.weight_label_w))
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.grid.addWidget(QLabel(f"h{j}"), j, 0)
             self.grid.addWidget(slider, j, 1)

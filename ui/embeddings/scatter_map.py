@@ -27,13 +27,13 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
 
+from ui import theme
 from ui.embeddings.palette import ColourGroups, colour_groups
 from ui.embeddings.select_viewbox import SelectViewBox, points_in_polygon
 
 MAX_DRAWN = 60_000  # points painted at once (about 70 frames/s on 2 cores, offscreen)
 MARGIN = 1.0  # the drawn region extends this many view widths beyond each edge
 HOVER_PX = 7.0  # how close (in pixels) the mouse must be to a point to hover it
-POINT_PX = 5.0
 
 
 class _Points(pg.ScatterPlotItem):
@@ -63,21 +63,16 @@ class ScatterMap(QWidget):
         self._hover: int | None = None
 
         self.viewbox = SelectViewBox()
-        self.plot = pg.PlotWidget(viewBox=self.viewbox, background="w")
+        self.plot = pg.PlotWidget(viewBox=self.viewbox)
         self.plot.setMouseTracking(True)
         self.plot.getPlotItem().hideButtons()
         self.plot.getPlotItem().setMenuEnabled(False)
-        for axis in ("left", "bottom"):
-            self.plot.getPlotItem().getAxis(axis).setPen(pg.mkPen("#9aa1ab"))
-            self.plot.getPlotItem().getAxis(axis).setTextPen(pg.mkPen("#5a6270"))
         self.legend_label = QLabel("")
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
         self.legend_label.setWordWrap(True)
-        self.legend_label.setStyleSheet("QLabel { background: #ffffff; padding: 2px 6px; }")
-        self._selected_item = _Points(pxMode=True, size=POINT_PX + 5, brush=None,
-                                                 pen=pg.mkPen("#1f2329", width=1.2))
-        self._current_item = _Points(pxMode=True, size=16, brush=None, pen=pg.mkPen("#e8741c", width=2.5))
-        self._hover_item = _Points(pxMode=True, size=12, brush=None, pen=pg.mkPen("#2f6fd0", width=1.5))
+        self._selected_item = _Points(pxMode=True, brush=None)
+        self._current_item = _Points(pxMode=True, brush=None)
+        self._hover_item = _Points(pxMode=True, brush=None)
         for item, z in ((self._selected_item, 10), (self._current_item, 12), (self._hover_item, 11)):
             item.setZValue(z)
             self.plot.addItem(item, ignoreBounds=True)
@@ -101,10 +96,9 @@ class ScatterMap(QWidget):
         modes.addWidget(self.count_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(3)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.compact_spacing))
         layout.addLayout(modes)
         self.figure = QWidget()  # the plot and its legend: what a picture export shows
-        self.figure.setStyleSheet("background: #ffffff;")
         figure = QVBoxLayout(self.figure)
         figure.setContentsMargins(0, 0, 0, 0)
         figure.setSpacing(0)
@@ -125,6 +119,32 @@ class ScatterMap(QWidget):
         undo = QShortcut(QKeySequence.StandardKey.Undo, self)
         undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo.activated.connect(self.undo_requested)
+        self._labels: list[str | None] = []
+        self._style_marks()
+        theme.follow(self, self._apply_tokens)
+
+    def _style_marks(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        self.plot.setBackground(c.base_bg)
+        for axis in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(axis).setPen(pg.mkPen(c.map_axis))
+            self.plot.getPlotItem().getAxis(axis).setTextPen(pg.mkPen(c.muted_ink))
+        pad = m.legend_padding
+        self.legend_label.setStyleSheet(f"QLabel {{ background: {c.base_bg}; padding: {pad[0]}px {pad[1]}px; }}")
+        self.figure.setStyleSheet(f"background: {c.base_bg};")
+        self._selected_item.setSize(m.map_selected_point)
+        self._selected_item.setPen(pg.mkPen(c.map_selected_outline, width=m.map_selected_width))
+        self._current_item.setSize(m.map_current_point)
+        self._current_item.setPen(pg.mkPen(c.map_current_outline, width=m.map_current_width))
+        self._hover_item.setSize(m.map_hover_point)
+        self._hover_item.setPen(pg.mkPen(c.map_hover_outline, width=m.map_hover_width))
+
+    def _apply_tokens(self) -> None:
+        self._style_marks()
+        for item in self._items:
+            item.setSize(theme.current().metrics.map_point)
+        if self._groups is not None and len(self._labels) == len(self._xy):
+            self.set_labels(self._labels)
 
     # ----------------------------------------------------------------- API
     def set_points(self, xy: np.ndarray, labels: list[str | None] | None = None, *, keep_view: bool = False) -> None:
@@ -143,12 +163,14 @@ class ScatterMap(QWidget):
         """Recolour by a new label per point (keeps the view and the selection)."""
         if len(labels) != len(self._xy):
             raise ValueError(f"{len(labels)} labels for {len(self._xy)} points")
+        self._labels = list(labels)
         self._groups = colour_groups(labels)
         g = self._groups
         # Items are reused, never removed: a dropped Qt item could be freed later by a garbage
         # collection on a worker thread (the model loader runs one), off the GUI thread.
         while len(self._items) < g.group_count:
-            item = _Points(pxMode=True, size=POINT_PX, pen=None, symbol="o", antialias=False, hoverable=False)
+            item = _Points(pxMode=True, size=theme.current().metrics.map_point, pen=None, symbol="o", antialias=False,
+                           hoverable=False)
             item.setZValue(1)
             self.plot.addItem(item)
             self._items.append(item)
@@ -166,8 +188,9 @@ class ScatterMap(QWidget):
         if g is None:
             return ""
         counts = np.bincount(g.codes, minlength=g.group_count)
-        chips = [f"<span style='color:{g.colour_of(c)}; font-size:14px'>&#9679;</span>&nbsp;"
-                 f"{html.escape(g.name_of(c))}&nbsp;<span style='color:#7d8794'>{counts[c]:,}</span>"
+        dot, muted = theme.current().metrics.map_legend_dot, theme.current().colours.token_id_ink
+        chips = [f"<span style='color:{g.colour_of(c)}; font-size:{dot}px'>&#9679;</span>&nbsp;"
+                 f"{html.escape(g.name_of(c))}&nbsp;<span style='color:{muted}'>{counts[c]:,}</span>"
                  for c in range(g.group_count)]
         return "&nbsp;&nbsp; ".join(chips)
 

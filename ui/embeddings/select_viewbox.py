@@ -14,6 +14,8 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
+from ui import theme
+
 MODES = ("pan", "box", "lasso")
 
 
@@ -26,15 +28,22 @@ class SelectViewBox(pg.ViewBox):
         self.mode = "pan"
         self._trail: list[tuple[float, float]] = []
         self._outline = QGraphicsPathItem()
-        pen = QPen(QColor("#2f6fd0"))
-        pen.setCosmetic(True)
-        pen.setWidthF(1.5)
-        pen.setStyle(Qt.PenStyle.DashLine)
-        self._outline.setPen(pen)
-        self._outline.setBrush(QColor(47, 111, 208, 30))
+        self._style_outline()
+        theme.follow(self, self._style_outline)
         self._outline.setZValue(1e6)
         self._outline.hide()
         self.addItem(self._outline, ignoreBounds=True)
+
+    def _style_outline(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        pen = QPen(QColor(c.selection_outline))
+        pen.setCosmetic(True)
+        pen.setWidthF(m.selection_width)
+        pen.setStyle(Qt.PenStyle.DashLine)
+        self._outline.setPen(pen)
+        fill = QColor(c.selection_outline)
+        fill.setAlpha(c.selection_fill_alpha)
+        self._outline.setBrush(fill)
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:

@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
 )
 
+from ui import theme
 from ui.embeddings.layer_sweep_panel import layer_position
-from ui.views.heatmap import HeatmapView
+from ui.widgets.heatmap import HeatmapView
 
 POOLINGS = (("mean", "mean of tokens"), ("cls", "first token ([CLS])"), ("model", "the model's own pooling"))
 MAX_SENTENCES = 40
@@ -54,16 +55,16 @@ class SentencePanel(QWidget):
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.heatmap = HeatmapView()
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.hideButtons()
         item.showGrid(x=False, y=True, alpha=0.25)
         item.setLabel("bottom", "layer")
         item.setLabel("left", "mean cosine, different words")
-        item.setTitle("Anisotropy by layer", color="#3b4350", size="10pt")
-        self.curve = item.plot([], [], pen=pg.mkPen("#8a5cc2", width=2), symbol="o", symbolSize=8,
-                               symbolBrush="#8a5cc2", symbolPen=None)
+        self.curve = item.plot([], [], symbol="o", symbolPen=None)
+        self._style_plot()
+        theme.follow(self, self._style_plot)
         row = QHBoxLayout()
         row.addWidget(QLabel("Pooling"))
         row.addWidget(self.pooling_combo, 1)
@@ -77,7 +78,7 @@ class SentencePanel(QWidget):
         self.sentence_list = QListWidget()
         self.sentence_list.setWordWrap(True)
         self.sentence_list.setAlternatingRowColors(True)
-        self.sentence_list.setMinimumWidth(120)
+        theme.bind(self, lambda w, m: w.sentence_list.setMinimumWidth(m.sentence_list_min_w))
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.heatmap)
         top.addWidget(self.sentence_list)
@@ -87,12 +88,20 @@ class SentencePanel(QWidget):
         split.addWidget(self.plot)
         split.setSizes([320, 200])
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(row)
         layout.addLayout(row2)
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.compute_button.clicked.connect(self.compute_requested)
+
+    def _style_plot(self) -> None:
+        c, f, m = theme.current().colours, theme.current().fonts, theme.current().metrics
+        self.plot.setBackground(c.base_bg)
+        self.plot.getPlotItem().setTitle("Anisotropy by layer", color=c.label_ink, size=f"{f.base_pt:g}pt")
+        self.curve.setPen(pg.mkPen(c.anisotropy_curve, width=m.plot_line_width))
+        self.curve.setSymbolBrush(c.anisotropy_curve)
+        self.curve.setSymbolSize(m.plot_symbol)
 
     def set_num_layers(self, num_layers: int) -> None:
         self.layer_spin.setRange(0, num_layers)

@@ -14,7 +14,8 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-DIFF_FILL = "#fff1c9"
+from ui import theme
+
 MISSING = object()
 
 
@@ -56,22 +57,28 @@ class ConfigDiff(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        theme.bind(self, lambda w, m: w.table.verticalHeader().setDefaultSectionSize(m.table_row_h))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(self.title)
         layout.addWidget(self.only_diff)
         layout.addWidget(self.table, 1)
         self.keys: list[str] = []
         self.differing: set[str] = set()
+        self._pair: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None)
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        self.show_pair(*self._pair)
 
     def show_pair(self, run_a: dict[str, Any] | None, run_b: dict[str, Any] | None) -> None:
         """Compare two store rows (None, None clears)."""
+        self._pair = (run_a, run_b)
         self.table.setRowCount(0)
         self.keys, self.differing = [], set()
         if run_a is None or run_b is None:
@@ -83,7 +90,7 @@ class ConfigDiff(QWidget):
         a, b = flatten(run_a.get("params") or {}), flatten(run_b.get("params") or {})
         self.keys = sorted(set(a) | set(b))
         self.table.setRowCount(len(self.keys))
-        fill = QBrush(QColor(DIFF_FILL))
+        fill = QBrush(QColor(theme.current().colours.config_diff_bg))
         for row, key in enumerate(self.keys):
             va, vb = a.get(key, MISSING), b.get(key, MISSING)
             differs = va is MISSING or vb is MISSING or va != vb
@@ -102,7 +109,7 @@ class ConfigDiff(QWidget):
 
     def highlighted_keys(self) -> set[str]:
         """The keys whose rows are highlighted (read back from the table's cells)."""
-        fill = QColor(DIFF_FILL)
+        fill = QColor(theme.current().colours.config_diff_bg)
         return {self.table.item(r, 0).text() for r in range(self.table.rowCount())
                 if self.table.item(r, 0).background().color() == fill}
 

@@ -16,13 +16,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from ui.runs.metrics_reader import MetricsReader
-from ui.runs.series import RunSeries, ema
+from ui import theme
+from ui.run_tracking.metrics_reader import MetricsReader
+from ui.run_tracking.series import RunSeries, ema
 
-PALETTE = ("#2f6fd0", "#d9731a", "#2f8f4f", "#c23b3b", "#8a4fbf", "#8c6d3f", "#d15fa8", "#6b727c", "#1aa3b5",
-           "#a3a32a")
 DEFAULT_METRIC = "loss"
 X_STEP, X_TIME = "step", "time"
+
+
+def _legend_size() -> str:
+    fonts = theme.current().fonts
+    return f"{fonts.pt(fonts.run_legend_delta):g}pt"
 
 
 class CurveOverlay(QWidget):
@@ -38,7 +42,7 @@ class CurveOverlay(QWidget):
         self.smooth_slider = QSlider(Qt.Orientation.Horizontal)
         self.smooth_slider.setRange(0, 99)
         self.smooth_slider.setValue(0)
-        self.smooth_slider.setFixedWidth(120)
+        theme.bind(self, lambda w, m: w.smooth_slider.setFixedWidth(m.smooth_slider_w))
         self.smooth_slider.setToolTip("Exponential moving average: s_t = w s_(t-1) + (1 - w) v_t, bias-corrected; "
                                       "w from 0 (raw) to 0.99")
         self.smooth_label = QLabel("0.00")
@@ -52,26 +56,26 @@ class CurveOverlay(QWidget):
         controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(QLabel("Metric"))
         controls.addWidget(self.metric_combo)
-        controls.addSpacing(10)
+        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
         controls.addWidget(QLabel("Smoothing"))
         controls.addWidget(self.smooth_slider)
         controls.addWidget(self.smooth_label)
-        controls.addSpacing(10)
+        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
         controls.addWidget(QLabel("x"))
         controls.addWidget(self.x_combo)
         controls.addWidget(self.log_check)
         controls.addStretch(1)
-        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_widget = pg.PlotWidget(background=theme.current().colours.base_bg)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setClipToView(True)
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize=_legend_size())
         self.hint = QLabel("Select runs in the table to overlay their curves (Ctrl- or Shift-click for several).")
         self.hint.setObjectName("summary")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(controls)
         # A plain QWidget around the plot: SVG export renders through QWidget.render, which a
         # QGraphicsView overrides with another signature.
@@ -87,6 +91,7 @@ class CurveOverlay(QWidget):
         self.order: list[int] = []
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.raw_curves: dict[int, pg.PlotDataItem] = {}
+        theme.follow(self, self._apply_tokens)
         self.metric_combo.currentIndexChanged.connect(lambda *_: self.redraw())
         self.smooth_slider.valueChanged.connect(self._smoothing_changed)
         self.x_combo.currentIndexChanged.connect(lambda *_: self.redraw())
@@ -141,6 +146,11 @@ class CurveOverlay(QWidget):
         item = self.curves.get(run_id)
         return None if item is None or item.xData is None else (np.asarray(item.xData), np.asarray(item.yData))
 
+    def _apply_tokens(self) -> None:
+        self.plot_widget.setBackground(theme.current().colours.base_bg)
+        self.legend.opts["labelTextSize"] = _legend_size()
+        self.redraw()
+
     # -------------------------------------------------------------- drawing
     def redraw(self) -> None:
         """Draw every shown run's curve of the current metric afresh (after an option changed)."""
@@ -158,7 +168,8 @@ class CurveOverlay(QWidget):
         series = self.series[run_id].get(self.metric)
         if series is None or not len(series):
             return
-        colour = PALETTE[self.order.index(run_id) % len(PALETTE)]
+        palette, m = theme.current().colours.run_curves, theme.current().metrics
+        colour = palette[self.order.index(run_id) % len(palette)]
         start = self.series[run_id].start_time or 0.0
         x = series.times - start if self.x_combo.currentData() == X_TIME else series.steps
         y = series.values
@@ -170,13 +181,13 @@ class CurveOverlay(QWidget):
             raw = self.raw_curves.get(run_id)
             if raw is None:
                 faint = pg.mkColor(colour)
-                faint.setAlpha(55)
-                raw = self.raw_curves[run_id] = self.plot.plot(pen=pg.mkPen(faint, width=1))
+                faint.setAlpha(m.raw_curve_alpha)
+                raw = self.raw_curves[run_id] = self.plot.plot(pen=pg.mkPen(faint, width=m.raw_curve_width))
             raw.setData(x, y)
         item = self.curves.get(run_id)
         if item is None:
             label = f"#{run_id} {self.labels.get(run_id, '')}".strip()
-            item = self.curves[run_id] = self.plot.plot(pen=pg.mkPen(colour, width=2), name=label)
+            item = self.curves[run_id] = self.plot.plot(pen=pg.mkPen(colour, width=m.plot_line_width), name=label)
         item.setData(x, ema(y, weight))
 
     def _axis_labels(self) -> None:

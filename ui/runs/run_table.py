@@ -17,11 +17,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from ui import theme
+
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
-
-STATUS_COLORS = {"running": "#1b4b8a", "queued": "#6b727c", "finished": "#2f6b1f", "failed": "#8a1c14",
-                 "cancelled": "#6b4e00", "interrupted": "#a3470d"}
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ class RunTableModel(QAbstractTableModel):
         if role == RUN_ID_ROLE:
             return row["id"]
         if role == Qt.ItemDataRole.ForegroundRole and key == "status":
-            return QColor(STATUS_COLORS.get(str(value), "#1f2329"))
+            return QColor(theme.current().colours.run_status(str(value)))
         if role == Qt.ItemDataRole.ToolTipRole:
             if key == "status" and row["error"]:
                 return f"{value}: {row['error']}"

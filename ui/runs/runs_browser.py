@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from ui.export import copy_text_to_clipboard, export_dialog, save_widget
-from ui.message_bar import MessageBar
+from ui import theme
+from ui.run_tracking.run_services import RunServices
 from ui.runs.config_diff import ConfigDiff
 from ui.runs.curve_overlay import CurveOverlay
-from ui.runs.run_services import RunServices
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
+from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.message_bar import MessageBar
 from workbench.export import export_csv, suggest_filename
 from workbench.run_kinds import run_kind
 
@@ -90,7 +91,7 @@ class RunsBrowser(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        theme.bind(self, lambda w, m: w.table.verticalHeader().setDefaultSectionSize(m.table_row_h))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.resizeColumnsToContents()  # the headers, before any run arrives
@@ -120,13 +121,13 @@ class RunsBrowser(QWidget):
 
         self.undo_bar = QFrame()
         self.undo_bar.setObjectName("undoBar")
-        self.undo_bar.setStyleSheet("QFrame#undoBar { background: #fff6db; border: 1px solid #ecd08a; "
-                                    "border-radius: 5px; }")
+        self._style_undo_bar()
+        theme.follow(self, self._style_undo_bar)
         self.undo_label = QLabel()
         self.undo_button = QPushButton("Undo")
         self.undo_button.clicked.connect(self.undo_delete)
         undo_row = QHBoxLayout(self.undo_bar)
-        undo_row.setContentsMargins(10, 4, 6, 4)
+        theme.bind(undo_row, lambda w, m: w.setContentsMargins(*m.undo_bar_margins))
         undo_row.addWidget(self.undo_label, 1)
         undo_row.addWidget(self.undo_button)
         self.undo_bar.hide()
@@ -140,6 +141,13 @@ class RunsBrowser(QWidget):
         self._build_layout()
         self._update_buttons()
 
+    def _style_undo_bar(self) -> None:
+        t = theme.current()
+        fill, border, _ = t.colours.warning
+        m = t.metrics
+        self.undo_bar.setStyleSheet(f"QFrame#undoBar {{ background: {fill}; border: {m.hairline}px solid {border}; "
+                                    f"border-radius: {m.message_radius}px; }}")
+
     def _build_layout(self) -> None:
         buttons = QHBoxLayout()
         for b in (self.again_button, self.cli_button, self.delete_button):
@@ -150,7 +158,7 @@ class RunsBrowser(QWidget):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.setSpacing(4)
+        theme.bind(top_layout, lambda w, m: w.setSpacing(m.row_spacing))
         top_layout.addWidget(self.table, 1)
         top_layout.addWidget(self.detail)
         bottom = QSplitter(Qt.Orientation.Horizontal)
@@ -166,8 +174,8 @@ class RunsBrowser(QWidget):
         self._splitters = (splitter, bottom)
         self._sized = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.message_bar)
         layout.addWidget(self.undo_bar)
         layout.addLayout(buttons)

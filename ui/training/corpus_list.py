@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
 )
 
+from ui import theme
+
 PYTHON_DOCS = "python-docs"  # the list's marker for the built-in corpus
 PYTHON_DOCS_LABEL = "Python docs (built in)"
 FILE_FILTER = "Text corpora (*.txt *.jsonl);;All files (*)"
@@ -38,7 +40,7 @@ class CorpusList(QWidget):
         super().__init__(parent)
         self.list = QListWidget()
         self.list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
-        self.list.setMaximumHeight(92)
+        theme.bind(self, lambda w, m: w.list.setMaximumHeight(m.corpus_list_max_h))
         self.list.setToolTip("Plain-text (.txt: blank lines separate documents) or JSON-lines (.jsonl with a "
                              "\"text\" field) files, streamed during training.")
         self.add_button = QPushButton("Add files…")
@@ -57,7 +59,7 @@ class CorpusList(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(self.list)
         layout.addLayout(buttons)
         self._update_buttons()

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.objectives.config_fields import ConfigField
-from ui.config_editors import editor_value, set_editor_value
+from ui import theme
+from ui.widgets.config_editors import editor_value, set_editor_value
 
 BIG = 1_000_000_000
 AUTO = "auto"
@@ -63,7 +64,7 @@ class FieldForm(QWidget):
         self.more_button.toggled.connect(self._toggle_more)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(main)
         if more.rowCount():
             layout.addWidget(self.more_button)

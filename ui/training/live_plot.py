@@ -2,7 +2,7 @@
 
 Three pyqtgraph plots stacked, sharing the step axis. New metric rows come
 in from the store poll (only rows newer than the last one seen); each curve
-keeps a growing buffer (``ui.runs.series``) and is updated in place with
+keeps a growing buffer (``ui.run_tracking.series``) and is updated in place with
 ``setData`` on the buffer's filled part, so nothing is cleared or rebuilt
 while a run writes. Downsampling and clip-to-view keep long runs cheap.
 """
@@ -14,20 +14,16 @@ from typing import Iterable
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui.runs.metrics_reader import MetricRow
-from ui.runs.series import RunSeries
+from ui import theme
+from ui.run_tracking.metrics_reader import MetricRow
+from ui.run_tracking.series import RunSeries
 
-TRAIN_COLOR = "#2f6fd0"
-VALID_COLOR = "#d9731a"
-LR_COLOR = "#5a8f29"
-SPEED_COLOR = "#8a4fbf"
-
-# metric name -> (plot key, colour, draws symbols)
+# metric name -> (plot key, colour token, draws symbols)
 CURVES = {
-    "loss": ("loss", TRAIN_COLOR, False),
-    "validation_loss": ("loss", VALID_COLOR, True),
-    "lr": ("lr", LR_COLOR, False),
-    "tokens_per_s": ("speed", SPEED_COLOR, False),
+    "loss": ("loss", "train_loss_curve", False),
+    "validation_loss": ("loss", "valid_loss_curve", True),
+    "lr": ("lr", "lr_curve", False),
+    "tokens_per_s": ("speed", "speed_curve", False),
 }
 
 
@@ -38,18 +34,12 @@ class LivePlot(QWidget):
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
         self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
         self.plots: dict[str, pg.PlotItem] = {}
-        titles = {"loss": f'Loss (nats per token): <span style="color:{TRAIN_COLOR}">training</span> and '
-                          f'<span style="color:{VALID_COLOR}">validation</span>',
-                  "lr": "Learning rate", "speed": "Tokens per second"}
         for row, key in enumerate(("loss", "lr", "speed")):
             plot = self.graphics.addPlot(row=row, col=0)
-            plot.setTitle(titles[key], size="9pt", color="#3b4350")
             plot.showGrid(x=True, y=True, alpha=0.15)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
-            plot.getAxis("left").setWidth(56)
             if key != "speed":
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
@@ -65,6 +55,30 @@ class LivePlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        c, f = theme.current().colours, theme.current().fonts
+        self.graphics.setBackground(c.base_bg)
+        titles = {"loss": f'Loss (nats per token): <span style="color:{c.train_loss_curve}">training</span> and '
+                          f'<span style="color:{c.valid_loss_curve}">validation</span>',
+                  "lr": "Learning rate", "speed": "Tokens per second"}
+        for key, plot in self.plots.items():
+            plot.setTitle(titles[key], size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
+            plot.getAxis("left").setWidth(theme.current().metrics.plot_axis_w)
+        for name, item in self.items.items():
+            self._style(name, item)
+
+    def _style(self, name: str, item: pg.PlotDataItem) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        colour = getattr(c, CURVES[name][1])
+        item.setPen(pg.mkPen(colour, width=m.plot_line_width if name == "loss" else m.plot_thin_line_width))
+        if CURVES[name][2]:
+            item.setSymbol("o")
+            item.setSymbolSize(m.live_plot_symbol)
+            item.setSymbolBrush(colour)
+            item.setSymbolPen(None)
 
     # ----------------------------------------------------------------- API
     def start(self, run_id: int) -> None:
@@ -95,11 +109,7 @@ class LivePlot(QWidget):
         series = self.run.get(name)
         item = self.items.get(name)
         if item is None:
-            key, colour, symbols = CURVES[name]
-            pen = pg.mkPen(colour, width=2 if name == "loss" else 1.6)
-            options: dict = dict(pen=pen)
-            if symbols:
-                options.update(symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None)
-            item = self.plots[key].plot(**options)
+            item = self.plots[CURVES[name][0]].plot()
+            self._style(name, item)
             self.items[name] = item
         item.setData(series.steps, series.values)

@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from engine.training.config import TrainingConfig, training_config_fields
+from ui import theme
 from ui.job_bridge import JobBridge
 from ui.training.corpus_list import CorpusList
 from ui.training.field_form import FieldForm
-from ui.views.masking_lab_form import ConfigForm
+from ui.widgets.config_form import ConfigForm
 from workbench.pretrain.spec import FAMILIES, PretrainSpec
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
@@ -135,7 +136,7 @@ class TrainingForm(QWidget):
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setObjectName("formError")
-        self.error_label.setStyleSheet("QLabel#formError { color: #8a1c14; }")
+        self.error_label.setStyleSheet(f"QLabel#formError {{ color: {theme.current().colours.error.ink}; }}")
         self.error_label.hide()
         self._build_layout()
 
@@ -164,7 +165,7 @@ class TrainingForm(QWidget):
         box = QGroupBox(title)
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setContentsMargins(8, 6, 8, 6)
+        theme.bind(form, lambda w, m: w.setContentsMargins(*m.form_margins))
         return box, form
 
     def _build_layout(self) -> None:
@@ -188,7 +189,7 @@ class TrainingForm(QWidget):
         data.addRow("Sequence length", self.seq_spin)
         train_box = QGroupBox("Training")
         train_layout = QVBoxLayout(train_box)
-        train_layout.setContentsMargins(8, 6, 8, 6)
+        theme.bind(train_layout, lambda w, m: w.setContentsMargins(*m.form_margins))
         train_layout.addWidget(self.training)
         out_box, out = self._group("Output folder")
         row = QHBoxLayout()
@@ -196,8 +197,8 @@ class TrainingForm(QWidget):
         row.addWidget(self.out_browse)
         out.addRow(row)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 4, 0)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_scroll_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         for box in (model_box, arch_box, data_box, train_box, out_box):
             layout.addWidget(box)
         layout.addWidget(self.error_label)

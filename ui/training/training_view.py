@@ -21,12 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from ui.message_bar import MessageBar
-from ui.runs.run_services import RunServices
+from ui import theme
+from ui.run_tracking.run_services import RunServices
 from ui.training import course
 from ui.training.live_plot import LivePlot
 from ui.training.run_follower import RunFollower, RunProgress, format_eta
 from ui.training.training_form import TrainingForm
+from ui.widgets.message_bar import MessageBar
 from workbench.pretrain.job import submit_pretrain
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
@@ -79,9 +80,9 @@ class TrainingView(QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
-        self.progress_bar.setMaximumHeight(14)
+        theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
         self.eta_label = QLabel("")
-        self.eta_label.setMinimumWidth(260)
+        theme.bind(self, lambda w, m: w.eta_label.setMinimumWidth(m.eta_label_w))
         self.start_button = QPushButton("Start")
         self.start_button.setToolTip("Pre-train with these settings in a separate process")
         self.cancel_button = QPushButton("Cancel")
@@ -108,11 +109,11 @@ class TrainingView(QWidget):
         scroll.setWidget(self.form)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setMinimumWidth(380)
+        theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.form_column_w))
         right = QWidget()
         column = QVBoxLayout(right)
-        column.setContentsMargins(6, 0, 0, 0)
-        column.setSpacing(6)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.side_column_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.section_spacing))
         column.addWidget(self.message_bar)
         column.addWidget(self.title_label)
         column.addWidget(self.status_label)
@@ -133,7 +134,7 @@ class TrainingView(QWidget):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([420, 800])
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addWidget(splitter)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802

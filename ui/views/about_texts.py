@@ -96,13 +96,13 @@ deletion, text infilling with Poisson-length spans behind one <code>&lt;mask&gt;
 permutation, document rotation) and its decoder writes the whole original back: the target is a
 sequence of its own. <b>t5-span</b> replaces each corrupted span with a sentinel
 <code>&lt;extra_id_N&gt;</code>; the target lists the sentinels, each followed by the tokens it hid.</p>
-<p>Colours: <span style="background:#ffd98a">&nbsp;masked&nbsp;</span> replaced by the mask token,
-<span style="background:#f7b7c8">&nbsp;random&nbsp;</span> replaced by a random token,
-<span style="background:#bfe6c8">&nbsp;kept&nbsp;</span> selected but unchanged (scored),
-<span style="background:#f3c1bc">&nbsp;deleted&nbsp;</span> removed from the input (shown struck out in
-the original row), <span style="background:#c7dbfb">&nbsp;inserted&nbsp;</span> a token with no original,
-<span style="background:#dccbf3">&nbsp;moved&nbsp;</span> the original token at another place,
-<span style="background:#b8e7ea">&nbsp;sentinel&nbsp;</span> a sentinel standing for a span. Hover an
+<p>Colours: <span class="k-masked">&nbsp;masked&nbsp;</span> replaced by the mask token,
+<span class="k-random">&nbsp;random&nbsp;</span> replaced by a random token,
+<span class="k-kept">&nbsp;kept&nbsp;</span> selected but unchanged (scored),
+<span class="k-deleted">&nbsp;deleted&nbsp;</span> removed from the input (shown struck out in
+the original row), <span class="k-inserted">&nbsp;inserted&nbsp;</span> a token with no original,
+<span class="k-moved">&nbsp;moved&nbsp;</span> the original token at another place,
+<span class="k-sentinel">&nbsp;sentinel&nbsp;</span> a sentinel standing for a span. Hover an
 input cell to outline the original token it came from. When the loaded model has the head to do it, the
 <b>model</b> row shows its top-1 guess at each scored position (green right, red wrong), or for
 BART its greedy reconstruction.</p>

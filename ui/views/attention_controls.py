@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from ui.views.colormap import head_color
+from ui import theme
+from ui.widgets.colormap import head_color
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
 TARGET_DEBOUNCE_MS = 400
@@ -32,12 +33,11 @@ class HeadButton(QToolButton):
         self.setText(str(head))
         self.setCheckable(True)
         self.setToolTip(f"Head {head}: click to show only this head, Ctrl+click to add or remove it")
-        c = head_color(head).name()
-        self.setStyleSheet(
-            f"QToolButton {{ border: 2px solid {c}; border-radius: 4px; color: {c}; background: white;"
-            " min-width: 18px; padding: 1px 3px; font-weight: 600; }"
-            f"QToolButton:checked {{ background: {c}; color: white; }}"
-        )
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        self.setStyleSheet(theme.head_button_css(head_color(self.head).name()))
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802
         self.modifiers = event.modifiers()
@@ -56,7 +56,7 @@ class HeadPicker(QWidget):
         self.all_button.clicked.connect(lambda: self.set_heads(range(len(self._buttons))))
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(3)
+        theme.bind(self, lambda w, m: w._row.setSpacing(m.compact_spacing))
         self._row.addWidget(self.all_button)
 
     def set_count(self, n: int) -> None:
@@ -123,14 +123,14 @@ class AttentionControls(QWidget):
         self.lines_label = QLabel("0 lines drawn")
         self.lines_label.setObjectName("summary")
         self.lines_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.lines_label.setMinimumWidth(60)
+        theme.bind(self, lambda w, m: w.lines_label.setMinimumWidth(m.lines_label_w))
         self.lines_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
 
         top = QHBoxLayout()
-        top.setSpacing(8)
+        theme.bind(top, lambda w, m: w.setSpacing(m.group_spacing))
         top.addWidget(self.layer_spin)
         top.addWidget(self.kind_combo)
         top.addWidget(self.kind_note)
@@ -138,16 +138,16 @@ class AttentionControls(QWidget):
         top.addWidget(self.lines_label, 1)
         top.addWidget(self.export_button)
         second = QHBoxLayout()
-        second.setSpacing(8)
+        theme.bind(second, lambda w, m: w.setSpacing(m.group_spacing))
         second.addWidget(QLabel("Heads"))
         second.addWidget(self.heads)
-        second.addSpacing(8)
+        theme.bind(second, lambda w, m: w.addSpacing(m.group_spacing))
         second.addWidget(self.hide_special)
         second.addWidget(self.threshold)
         second.addStretch(1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
+        theme.bind(column, lambda w, m: w.setSpacing(m.section_spacing))
         column.addLayout(top)
         column.addLayout(second)
 

@@ -18,12 +18,14 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxL
 
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken
-from ui.export import export_dialog, save_widget
+from ui import theme
 from ui.views.attention_controls import AttentionControls
-from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.heatmap import HeatmapView
+from ui.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
 from ui.views.head_view import HeadView
 from ui.views.model_grid import MEAN, ModelGrid, grid_values
+from ui.widgets.export import export_dialog, save_widget
+from ui.widgets.heatmap import HeatmapView
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
@@ -77,8 +79,8 @@ class AttentionView(ModelView):
         self.splitter.setChildrenCollapsible(False)
         self._sized = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.controls)
         layout.addWidget(self.notice)
         layout.addWidget(self.splitter, 1)

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
 from ui.token_layout import display_label
-from ui.views.colormap import head_color
 from ui.views.head_lines import HeadLines, prepare_lines
+from ui.widgets.colormap import head_color
 
 if TYPE_CHECKING:
     from engine.attention import AttentionSide
@@ -33,13 +33,13 @@ MAX_LABEL = 170.0
 BUCKETS = 16  # pen steps per head (weights keep full precision)
 PIXEL_BUDGET = 6_000_000  # stroked pixels of the all-lines picture (~0.2 s to draw once)
 SIDES = ("query", "key")
-_INK, _INK_HOVER, _INK_SPECIAL = QColor("#1f2329"), QColor("#ffffff"), QColor(theme.SPECIAL[2])
 
 
 def _segment_color(segment: int | None, special: bool) -> QColor:
+    c = theme.current().colours
     if special:
-        return QColor(theme.SPECIAL[1])
-    return QColor(theme.SEGMENT_B[1] if segment == 1 else theme.SEGMENT_A[1])
+        return QColor(c.special_token.border)
+    return QColor(c.segment_b.border if segment == 1 else c.segment_a.border)
 
 
 def _pen(head: int, bucket: int) -> QPen:
@@ -54,7 +54,8 @@ def _pen(head: int, bucket: int) -> QPen:
     c = head_color(head)
     color = QColor(round(255 - a * (255 - c.red())), round(255 - a * (255 - c.green())),
                    round(255 - a * (255 - c.blue())))
-    return QPen(color, 1.0 + 3.0 * w, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap)
+    m = theme.current().metrics
+    return QPen(color, m.head_line_width + m.head_line_extra_width * w, Qt.PenStyle.SolidLine, Qt.PenCapStyle.FlatCap)
 
 
 class HeadView(QWidget):
@@ -75,6 +76,10 @@ class HeadView(QWidget):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self._set_fonts()
+        theme.follow(self, self._apply_tokens)
+
+    def _set_fonts(self) -> None:
         self._font = QFont(self.font())
         self._bold = QFont(self._font)
         self._bold.setBold(True)
@@ -87,7 +92,11 @@ class HeadView(QWidget):
                 self._fonts[(italic, bold)] = font
         fm = QFontMetricsF(self._font)
         self._fm = fm
-        self.row_h = max(18.0, fm.height() + 5.0)
+        self.row_h = max(theme.current().metrics.head_view_row_min, fm.height() + 5.0)
+
+    def _apply_tokens(self) -> None:
+        self._set_fonts()
+        self._invalidate()  # the cached picture of all lines has the old pens
 
     # ----------------------------------------------------------------- API
     def set_side(self, side: AttentionSide | None) -> None:
@@ -176,7 +185,8 @@ class HeadView(QWidget):
                                  for column in self._labels)
         else:
             self._labels = ([], [])
-        self.setMinimumHeight(int(HEADER + self._rows() * self.row_h + MARGIN) if self._rows() else 120)
+        empty_h = theme.current().metrics.head_view_min_h
+        self.setMinimumHeight(int(HEADER + self._rows() * self.row_h + MARGIN) if self._rows() else empty_h)
         self.setMinimumWidth(self.minimumSizeHint().width())
         self.updateGeometry()
 
@@ -268,7 +278,7 @@ class HeadView(QWidget):
         first = max(0, int((clip.top() - HEADER) // self.row_h))
         last = int((clip.bottom() - HEADER) // self.row_h) + 1
         painter.setFont(self._bold)
-        painter.setPen(QColor(theme.TOKEN_ID))
+        painter.setPen(QColor(theme.current().colours.token_id_ink))
         half = self.width() / 2 - MARGIN
         painter.drawText(QRectF(MARGIN, 0, half, HEADER - 4),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "Query (from)")
@@ -296,7 +306,7 @@ class HeadView(QWidget):
         painter.setFont(self._font)
         for label, segment in (("A text", 0), ("B pair", 1)):
             painter.fillRect(QRectF(x, HEADER - 17, BAR, 12), _segment_color(segment, False))
-            painter.setPen(QColor(theme.TOKEN_ID))
+            painter.setPen(QColor(theme.current().colours.token_id_ink))
             painter.drawText(QRectF(x + BAR + 4, 0, 46, HEADER - 4),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, label)
             x += 54
@@ -305,13 +315,14 @@ class HeadView(QWidget):
         hovered = self._hover == (which, row)
         strength = weights.get((which, row), 0.0)
         if hovered or strength > 0:
-            fill = QColor(theme.HOVER_BORDER)
+            fill = QColor(theme.current().colours.hover)
             fill.setAlphaF(0.85 if hovered else 0.08 + 0.4 * strength)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)
             painter.drawRoundedRect(rect.adjusted(0, 1, 0, -1), 4, 4)
         painter.setFont(self._fonts[(special, hovered)])
-        painter.setPen(_INK_HOVER if hovered else (_INK_SPECIAL if special else _INK))
+        c = theme.current().colours
+        painter.setPen(QColor(c.ink_on_dark if hovered else (c.special_token.ink if special else c.ink)))
         painter.drawText(rect.adjusted(4, 0, -4, 0), align | Qt.AlignmentFlag.AlignVCenter, self._labels[which][row])
 
     def _hover_weights(self) -> dict[tuple[int, int], float]:
@@ -327,7 +338,7 @@ class HeadView(QWidget):
         return out
 
     def _paint_hint(self, painter: QPainter) -> None:
-        painter.setPen(QColor(theme.HINT_TEXT))
+        painter.setPen(QColor(theme.current().colours.hint_ink))
         font = QFont(self.font())
         font.setItalic(True)
         painter.setFont(font)

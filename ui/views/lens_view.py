@@ -16,13 +16,14 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from engine.progress import CancelToken
+from ui import theme
 from ui.token_layout import display_label
-from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.colormap import color_at, gradient_css, ink_for
+from ui.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
+from ui.widgets.colormap import color_at, gradient_css, ink_for
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
-CELL_W, CELL_H = 74, 40
 
 
 def _lens(loaded: Any, text: str, target: str | None, cancel: CancelToken) -> Any:
@@ -41,8 +42,14 @@ class LensModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._table: Any = None
+        self._font_for: tuple[object, float] | None = None  # (tokens, application size) of _font
         self._font = QFont()
-        self._font.setPointSizeF(max(8.0, self._font.pointSizeF() - 1.0))
+
+    def _cell_font(self) -> QFont:
+        tokens, pt = theme.current(), QFont().pointSizeF()
+        if self._font_for is None or self._font_for[0] is not tokens or self._font_for[1] != pt:
+            self._font_for, self._font = (tokens, pt), theme.sized_font(QFont(), tokens.fonts.lens_cell_delta)
+        return self._font
 
     def set_table(self, table: Any) -> None:
         self.beginResetModel()
@@ -82,7 +89,7 @@ class LensModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return ink_for(top.prob)
         if role == Qt.ItemDataRole.FontRole:
-            return self._font
+            return self._cell_font()
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -98,8 +105,7 @@ class LensModel(QAbstractTableModel):
 def _legend() -> list[QWidget]:
     """"probability 0 [ramp] 1": the cells' colour scale."""
     bar = QLabel()
-    bar.setFixedSize(90, 12)
-    bar.setStyleSheet(f"background: {gradient_css()}; border: 1px solid #c3c8cf;")
+    bar.setObjectName("colourBar")
     low, high = QLabel("probability  0"), QLabel("1")
     for label in (low, high):
         label.setObjectName("summary")
@@ -131,20 +137,29 @@ class LensView(ModelView):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.setShowGrid(True)
-        self.table.horizontalHeader().setDefaultSectionSize(CELL_W)
-        self.table.verticalHeader().setDefaultSectionSize(CELL_H)
-        self.table.setStyleSheet("QTableView { gridline-color: #ffffff; }")
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.target_edit, 1)
-        for widget in _legend():
+        legend = _legend()
+        self.colour_bar = legend[1]
+        for widget in legend:
             top.addWidget(widget)
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(top)
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
+
+    def _apply_tokens(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        self.table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
+        self.table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
+        self.table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
+        self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)
+        self.colour_bar.setStyleSheet(f"background: {gradient_css()}; border: {m.hairline}px solid {c.frame};")
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation:

@@ -22,13 +22,15 @@ from PySide6.QtWidgets import (
     QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from ui.export import export_dialog
+from ui import theme
 from ui.views import masking_lab_jobs as jobs
-from ui.views.base import Computation, Inputs, ModelView, Notice
-from ui.views.masking_lab_form import ConfigForm
+from ui.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
 from ui.views.masking_lab_grid import Legend, PreviewGrid
 from ui.views.masking_lab_panels import ReconstructionPanel, StatsPanel
 from ui.views.masking_lab_rows import build_rows, rows_table
+from ui.widgets.config_form import ConfigForm
+from ui.widgets.export import export_dialog
 from workbench.export import export_csv, suggest_filename
 
 MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
@@ -75,14 +77,14 @@ class MaskingLabView(ModelView):
         form.addRow("Objective", self.objective_combo)
         settings_box = QGroupBox("Settings")
         box_layout = QVBoxLayout(settings_box)
-        box_layout.setContentsMargins(8, 4, 8, 8)
+        theme.bind(box_layout, lambda w, m: w.setContentsMargins(*m.group_margins))
         box_layout.addWidget(self.form)
         seed_row = QHBoxLayout()
         seed_row.addWidget(QLabel("Seed"))
         seed_row.addWidget(self.seed_spin, 1)
         seed_row.addWidget(self.resample_button)
         col = QVBoxLayout(controls)
-        col.setContentsMargins(0, 0, 6, 0)
+        theme.bind(col, lambda w, m: w.setContentsMargins(*m.scroll_column_margins))
         col.addLayout(form)
         col.addWidget(self.objective_note)
         col.addWidget(settings_box)
@@ -92,8 +94,8 @@ class MaskingLabView(ModelView):
         left.setWidgetResizable(True)
         left.setFrameShape(QFrame.Shape.NoFrame)
         left.setWidget(controls)
-        left.setMinimumWidth(290)
-        left.setMaximumWidth(330)
+        theme.bind(left, lambda w, m: w.setMinimumWidth(m.lab_column_min_w))
+        theme.bind(left, lambda w, m: w.setMaximumWidth(m.lab_column_max_w))
         left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.notice = Notice()
@@ -117,18 +119,18 @@ class MaskingLabView(ModelView):
         bottom_row.setContentsMargins(0, 0, 0, 0)
         bottom_row.addWidget(self.stats, 1)
         bottom_row.addWidget(self.model_panel, 1)
-        bottom.setMaximumHeight(230)
+        theme.bind(bottom, lambda w, m: w.setMaximumHeight(m.lab_tables_max_h))
         head = QHBoxLayout()
         head.addWidget(self.legend, 1)
         head.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)
         right = QVBoxLayout()
-        right.setSpacing(4)
+        theme.bind(right, lambda w, m: w.setSpacing(m.row_spacing))
         right.addWidget(self.notice)
         right.addLayout(head)
         right.addWidget(self.grid_scroll, 1)
         right.addWidget(bottom)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         layout.addWidget(left)
         layout.addLayout(right, 1)
 
@@ -263,7 +265,7 @@ class MaskingLabView(ModelView):
         self.result, self.shown_key = result, key
         self.bands = build_rows(result)
         self.grid.set_bands(self.bands)
-        self.grid_scroll.setMinimumHeight(min(self.grid.minimumHeight() + 4, 240))
+        self.grid_scroll.setMinimumHeight(min(self.grid.minimumHeight() + 4, theme.current().metrics.lab_grid_max_h))
         if result["full_length"] > len(result["ids"]):
             self.notice.show_message(f"The text has {result['full_length']} tokens; only the first "
                                      f"{len(result['ids'])} fit the tokenizer's window.", "info")

@@ -2,7 +2,7 @@
 
 ``PreviewGrid`` draws bands of rows (see ``masking_lab_rows``): the rows of
 one band share columns and wrap together to the widget's width; a cell's
-colour says its ``PositionKind`` (``KIND_COLORS``), -100 labels are grey.
+colour says its ``PositionKind`` (the theme's ``mask_kinds``), -100 labels are grey.
 Hovering a cell outlines it (and, for an input cell, the original position it
 came from) and shows its token, id, kind and label as a tooltip.
 """
@@ -15,27 +15,11 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QToolTip, QWidget
 
 from ui import theme
 from ui.token_layout import display_label
-from ui.views.masking_lab_rows import HIT, IGNORED, MISS, Row
+from ui.views.masking_lab_rows import IGNORED, Row
 
-# (fill, border, ink) per kind.
-KIND_COLORS: dict[str, tuple[str, str, str]] = {
-    "unchanged": ("#ffffff", "#ccd2da", "#1f2329"),
-    "masked": ("#ffd98a", "#d99a00", "#4d3500"),
-    "random": ("#f7b7c8", "#cc4f73", "#5c0f26"),
-    "kept": ("#bfe6c8", "#4f9e63", "#123d1d"),
-    "deleted": ("#f3c1bc", "#c0392b", "#7a1a10"),
-    "inserted": ("#c7dbfb", "#3a78d6", "#0f2f63"),
-    "moved": ("#dccbf3", "#7d4cc2", "#35185c"),
-    "sentinel": ("#b8e7ea", "#1e9aa3", "#0a3d41"),
-    IGNORED: ("#eef0f3", "#dde1e6", "#a3aab4"),
-    HIT: ("#d7f0dc", "#4f9e63", "#123d1d"),
-    MISS: ("#fde2de", "#d26a5e", "#7a1a10"),
-}
 LEGEND_KINDS = ("unchanged", "masked", "random", "kept", "deleted", "inserted", "moved", "sentinel", IGNORED)
 LEGEND_NAMES = {IGNORED: "label&nbsp;−100&nbsp;(not&nbsp;scored)"}
 
-TITLE_W = 64
-CELL_H = 24
 GAP = 3
 LINE_GAP = 12
 MARGIN = 6
@@ -50,7 +34,7 @@ def _short(text: str) -> str:
 def legend_html() -> str:
     parts = []
     for kind in LEGEND_KINDS:
-        fill, border, ink = KIND_COLORS[kind]
+        fill, border, ink = theme.current().colours.mask_kinds.get(kind)
         parts.append(f'<span style="background:{fill}; color:{ink};">&nbsp;{LEGEND_NAMES.get(kind, kind)}&nbsp;</span>')
     return "&nbsp; ".join(parts)
 
@@ -60,6 +44,10 @@ class Legend(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
+        self.setText(legend_html())
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
         self.setText(legend_html())
 
 
@@ -79,7 +67,13 @@ class PreviewGrid(QWidget):
         self._laid_out_for = -1
         font = QFont(self.font())
         self.cell_font = font
-        self.setMinimumHeight(CELL_H + 2 * MARGIN)
+        self.setMinimumHeight(theme.current().metrics.mask_cell_h + 2 * MARGIN)
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        self.cell_font = QFont(self.font())
+        self._relayout(self.width())
+        self.update()
 
     # ------------------------------------------------------------------ data
     def set_bands(self, bands: list[list[Row]]) -> None:
@@ -101,7 +95,8 @@ class PreviewGrid(QWidget):
     # ---------------------------------------------------------------- layout
     def _relayout(self, width: int) -> None:
         fm = QFontMetrics(self.cell_font)
-        avail = max(120, width - TITLE_W - 2 * MARGIN)
+        cell_h, title_w = theme.current().metrics.mask_cell_h, theme.current().metrics.mask_title_w
+        avail = max(120, width - title_w - 2 * MARGIN)
         self._cells, self._titles, self._rules = [], [], []
         y = MARGIN
         for b, band in enumerate(self.bands):
@@ -117,17 +112,17 @@ class PreviewGrid(QWidget):
                     x_used += widths[end] + GAP
                     end += 1
                 for r, row in enumerate(band):
-                    top = y + r * (CELL_H + GAP)
-                    self._titles.append((QRect(MARGIN, top, TITLE_W - 6, CELL_H), row.title))
-                    x = MARGIN + TITLE_W
+                    top = y + r * (cell_h + GAP)
+                    self._titles.append((QRect(MARGIN, top, title_w - 6, cell_h), row.title))
+                    x = MARGIN + title_w
                     for i in range(start, min(end, len(row.cells))):
-                        self._cells.append((QRect(x, top, widths[i], CELL_H), row.name, i))
+                        self._cells.append((QRect(x, top, widths[i], cell_h), row.name, i))
                         x += widths[i] + GAP
-                y += len(band) * (CELL_H + GAP) + LINE_GAP
+                y += len(band) * (cell_h + GAP) + LINE_GAP
                 start = end
                 if n == 0:
                     break
-        self._height = max(y + MARGIN - LINE_GAP, CELL_H + 2 * MARGIN)
+        self._height = max(y + MARGIN - LINE_GAP, cell_h + 2 * MARGIN)
         self._laid_out_for = width
         if self.minimumHeight() != self._height:
             self.setMinimumHeight(self._height)
@@ -147,20 +142,21 @@ class PreviewGrid(QWidget):
             self._relayout(self.width())
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.fillRect(self.rect(), QColor("#ffffff"))
-        painter.setPen(QColor(theme.HINT_TEXT))
+        c, m = theme.current().colours, theme.current().metrics
+        painter.fillRect(self.rect(), QColor(c.base_bg))
+        painter.setPen(QColor(c.hint_ink))
         for rect, title in self._titles:
             painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), title)
-        painter.setPen(QPen(QColor("#e3e6ea"), 1))
+        painter.setPen(QPen(QColor(c.rule), m.chip_border_width))
         for y in self._rules:
             painter.drawLine(MARGIN, y, self.width() - MARGIN, y)
         linked = self._linked()
         painter.setFont(self.cell_font)
         for rect, name, i in self._cells:
             cell = self.row(name).cells[i]
-            fill, border, ink = KIND_COLORS.get(cell.kind, KIND_COLORS["unchanged"])
+            fill, border, ink = c.mask_kinds.get(cell.kind)
             hot = self._hover == (name, i) or (name == "original" and i in linked)
-            painter.setPen(QPen(QColor(theme.HOVER_BORDER if hot else border), 2 if hot else 1))
+            painter.setPen(QPen(QColor(c.hover if hot else border), m.hover_width if hot else m.chip_border_width))
             painter.setBrush(QColor(fill))
             painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 3, 3)
             painter.setPen(QColor(ink))

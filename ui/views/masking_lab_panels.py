@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from ui import theme
 from ui.token_layout import display_label
 from workbench.objective_preview import RATE_NAMES
 
@@ -31,7 +32,7 @@ def _table(columns: list[str]) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-    table.verticalHeader().setDefaultSectionSize(22)
+    theme.bind(table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
     return table
 
 
@@ -68,7 +69,7 @@ class StatsPanel(QGroupBox):
         top.addWidget(self.draw_button)
         top.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 4, 8, 8)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.group_margins))
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
@@ -105,7 +106,7 @@ class ReconstructionPanel(QGroupBox):
         self.note.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.table = _table(["position", "input", "truth", "model (top-1)", "p"])
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 4, 8, 8)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.group_margins))
         layout.addWidget(self.note)
         layout.addWidget(self.table, 1)
         layout.addStretch(0)

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
-from ui.views.colormap import pool_to, rgba_image, to_rgba
+from ui.widgets.colormap import pool_to, rgba_image, to_rgba
 
 THUMB = 48  # pixels of a thumbnail's source image, at most
 LABEL_W = 36.0
@@ -67,8 +67,14 @@ class ModelGrid(QWidget):
         self.setBackgroundRole(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._small = QFont(self.font())
-        self._small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1.5))
+        self._values: np.ndarray | None = None  # the mosaic's values in [0, 1]
+        self._small = theme.sized_font(self.font(), theme.current().fonts.small_delta)
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        self._small = theme.sized_font(self.font(), theme.current().fonts.small_delta)
+        self._mosaic = None if self._values is None else rgba_image(to_rgba(self._values))
+        self.update()
 
     # ----------------------------------------------------------------- API
     def set_side(self, side: AttentionSide | None, *, hide: bool = False,
@@ -79,10 +85,11 @@ class ModelGrid(QWidget):
         (the attention view does that in its job, so toggling "hide special tokens" is instant).
         """
         if side is None:
-            self._mosaic, self._shape = None, (0, 0)
+            self._mosaic, self._values, self._shape = None, None, (0, 0)
             self.update()
             return
         mosaic, t = values if values is not None else grid_values(side, hide)
+        self._values = mosaic
         self._mosaic = rgba_image(to_rgba(mosaic))
         self._thumb = t
         self._shape = tuple(side.weights.shape[:2])
@@ -145,12 +152,12 @@ class ModelGrid(QWidget):
         painter = QPainter(self)
         layers, heads = self._shape
         if self._mosaic is None:
-            painter.setPen(QColor(theme.HINT_TEXT))
+            painter.setPen(QColor(theme.current().colours.hint_ink))
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "All layers × heads appear here.")
             painter.end()
             return
         painter.setFont(self._small)
-        painter.setPen(QColor(theme.TOKEN_ID))
+        painter.setPen(QColor(theme.current().colours.token_id_ink))
         t = self._thumb
         transposed = self.transposed()
         columns = list(range(heads)) + [MEAN]
@@ -173,7 +180,7 @@ class ModelGrid(QWidget):
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"L{layer}")
             for col, head in enumerate(columns):
                 painter.drawImage(self.cell_rect(layer, head), self._mosaic, QRect(col * t, layer * t, t, t))
-        painter.setPen(QPen(QColor("#d5d9de"), 1.0))
+        painter.setPen(QPen(QColor(theme.current().colours.splitter), theme.current().metrics.chip_border_width))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for layer in range(layers):
             for head in list(range(heads)) + [MEAN]:
@@ -185,7 +192,7 @@ class ModelGrid(QWidget):
         layer, heads = self._selected
         if not 0 <= layer < self._shape[0]:
             return
-        painter.setPen(QPen(QColor(theme.HOVER_BORDER), 2.0))
+        painter.setPen(QPen(QColor(theme.current().colours.hover), theme.current().metrics.hover_width))
         for head in heads if len(heads) < self._shape[1] else [MEAN]:
             if head == MEAN or 0 <= head < self._shape[1]:
                 painter.drawRect(self.cell_rect(layer, head).adjusted(-1.5, -1.5, 1.5, 1.5))

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QTableView, QVBoxLayout, QWidget,
 )
 
+from ui import theme
 from ui.token_layout import display_label
 from ui.views.prob_table import CandidateModel, candidate_table
 
@@ -37,7 +38,7 @@ class FillMaskPage(QScrollArea):
         self._inner = QWidget()
         self._row = QHBoxLayout(self._inner)
         self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(10)
+        theme.bind(self, lambda w, m: w._row.setSpacing(m.wide_spacing))
         self.setWidget(self._inner)
         self.tables: list[QTableView] = []
 
@@ -52,8 +53,8 @@ class FillMaskPage(QScrollArea):
             before = " ".join(display_label(t) for t in tokens[max(0, p - CONTEXT):p])
             after = " ".join(display_label(t) for t in tokens[p + 1:p + 1 + CONTEXT])
             box = QGroupBox(f"Mask {n} of {len(predictions)} · token {p}")
-            box.setMinimumWidth(360)
-            box.setMaximumWidth(520)
+            theme.bind(box, lambda w, m: w.setMinimumWidth(m.prediction_box_min_w))
+            theme.bind(box, lambda w, m: w.setMaximumWidth(m.prediction_box_max_w))
             column = QVBoxLayout(box)
             caption = _caption(f"… {html.escape(before)} <b>[MASK]</b> {html.escape(after)} …")
             caption.setTextFormat(Qt.TextFormat.RichText)
@@ -117,8 +118,8 @@ class InfillPage(QWidget):
         self.output.setObjectName("infillOutput")
         self.output.setWordWrap(True)
         self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.output.setStyleSheet("QLabel#infillOutput { background: white; border: 1px solid #d5d9de;"
-                                  " border-radius: 4px; padding: 8px; font-size: 12pt; }")
+        self.output.setStyleSheet(theme.infill_css())
+        theme.follow(self, self._apply_tokens)
         self.tokens = _caption("")
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -128,6 +129,10 @@ class InfillPage(QWidget):
         column.addWidget(self.output)
         column.addWidget(self.tokens)
         column.addStretch(1)
+
+
+    def _apply_tokens(self) -> None:
+        self.output.setStyleSheet(theme.infill_css())
 
     def set_result(self, source_tokens: Sequence[str], text: str, output_tokens: Sequence[str]) -> None:
         self.source.setText(" ".join(display_label(t) for t in source_tokens))

@@ -16,7 +16,9 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
 from engine.progress import CancelToken
-from ui.views.base import Computation, Inputs, ModelView, Notice
+from ui import theme
+from ui.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
 from ui.views.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 
 GENERATE_TOKENS = 20
@@ -98,8 +100,8 @@ class PredictionsView(ModelView):
         top.addWidget(self.mode_label, 1)
         top.addWidget(self.k_spin)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(top)
         layout.addWidget(self.notice)
         layout.addWidget(self.pages, 1)

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
 )
 
+from ui import theme
 from ui.token_layout import display_label
 
 COLUMNS = ["#", "token", "id", "probability"]
 PROB = 3
-BAR = QColor("#6baed6")
 
 
 class CandidateModel(QAbstractTableModel):
@@ -76,9 +76,11 @@ class ProbabilityDelegate(QStyledItemDelegate):
         style = opt.widget.style() if opt.widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         painter.save()
-        painter.fillRect(QRectF(rect.left(), rect.top(), rect.width() * 0.6, rect.height()), QColor("#eef2f7"))
-        painter.fillRect(QRectF(rect.left(), rect.top(), rect.width() * 0.6 * min(prob, 1.0), rect.height()), BAR)
-        painter.setPen(QColor("#1f2329"))
+        c = theme.current().colours
+        painter.fillRect(QRectF(rect.left(), rect.top(), rect.width() * 0.6, rect.height()), QColor(c.prob_bar_track))
+        painter.fillRect(QRectF(rect.left(), rect.top(), rect.width() * 0.6 * min(prob, 1.0), rect.height()),
+                         QColor(c.prob_bar))
+        painter.setPen(QColor(c.ink))
         text_rect = QRectF(rect.left() + rect.width() * 0.6 + 6, option.rect.top(), rect.width() * 0.4,
                            option.rect.height())
         painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), f"{prob:.4f}")
@@ -99,6 +101,6 @@ def candidate_table(model: CandidateModel) -> QTableView:
     header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
     header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
     header.setSectionResizeMode(PROB, QHeaderView.ResizeMode.Fixed)
-    header.resizeSection(PROB, 150)
-    header.setMinimumSectionSize(36)
+    header.resizeSection(PROB, theme.current().metrics.prob_column_w)
+    theme.bind(header, lambda w, m: w.setMinimumSectionSize(m.min_column_w))
     return view

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.objectives.config_fields import ConfigField, config_fields
 from ui import theme
-from ui.config_editors import editor_value, set_editor_value
+from ui.widgets.config_editors import editor_value, set_editor_value
 
 # Spin boxes of fields without a bound still need one; far enough that the config check decides.
 WIDE = 1_000_000.0
@@ -46,17 +46,19 @@ class ConfigForm(QWidget):
         self.error_label = QLabel()
         self.error_label.setObjectName("formError")
         self.error_label.setWordWrap(True)
-        fill, border, ink = theme.ERROR
-        self.error_label.setStyleSheet(
-            f"QLabel#formError {{ background: {fill}; border: 1px solid {border}; color: {ink};"
-            " border-radius: 4px; padding: 4px 6px; }"
-        )
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
         self.error_label.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addLayout(self._form)
         layout.addWidget(self.error_label)
+
+    def _apply_tokens(self) -> None:
+        t = theme.current()
+        padding = t.metrics.form_error_padding
+        self.error_label.setStyleSheet(theme.banner_css("QLabel#formError", t.colours.error, padding))
 
     # ---------------------------------------------------------------- build
     def set_objective(self, objective: Any) -> None:

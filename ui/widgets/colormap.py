@@ -1,61 +1,65 @@
 """Colours the analysis views share: a sequential colormap and a head palette.
 
-``SEQUENTIAL`` runs from white to dark blue (ColorBrewer "Blues"), so zero
-attention is the background and strong weights stand out; ``to_rgba`` maps a
-[0, 1] array through it into an image. ``HEAD_COLORS`` is a fixed qualitative
-palette (Tableau 10 plus two), one colour per head, cycled past twelve.
+Both come from the current theme tokens. The default colormap
+(``heatmap_stops``) runs from white to dark blue (ColorBrewer "Blues"), so
+zero attention is the background and strong weights stand out; ``to_rgba``
+maps a [0, 1] array through it into an image. ``head_colors`` is a
+qualitative palette (Tableau 10 plus two), one colour per head, cycled.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from PySide6.QtGui import QColor, QImage
 
-_BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
-
-HEAD_COLORS = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a",
-]
+from ui import theme
 
 
 def head_color(head: int) -> QColor:
-    return QColor(HEAD_COLORS[head % len(HEAD_COLORS)])
+    colors = theme.current().colours.head_colors
+    return QColor(colors[head % len(colors)])
 
 
-def _lut(stops: list[str], n: int = 256) -> np.ndarray:
+@functools.lru_cache(maxsize=4)
+def _lut(stops: tuple[str, ...], n: int = 256) -> np.ndarray:
     rgb = np.array([[QColor(s).red(), QColor(s).green(), QColor(s).blue()] for s in stops], dtype=float)
     xs = np.linspace(0.0, 1.0, len(stops))
     t = np.linspace(0.0, 1.0, n)
     return np.stack([np.interp(t, xs, rgb[:, c]) for c in range(3)], axis=1).round().astype(np.uint8)
 
 
-SEQUENTIAL = _lut(_BLUES)
+def sequential() -> np.ndarray:
+    """[256, 3] uint8: the current colormap's lookup table."""
+    return _lut(theme.current().colours.heatmap_stops)
 
 
 def gradient_css() -> str:
     """The colormap as a left-to-right Qt style-sheet gradient (for legends)."""
-    stops = ", ".join(f"stop:{i / (len(_BLUES) - 1):.3f} {c}" for i, c in enumerate(_BLUES))
+    colors = theme.current().colours.heatmap_stops
+    stops = ", ".join(f"stop:{i / (len(colors) - 1):.3f} {c}" for i, c in enumerate(colors))
     return f"qlineargradient(x1:0, y1:0, x2:1, y2:0, {stops})"
 
 
 def color_at(value: float) -> QColor:
     """The colormap's colour for a value in [0, 1]."""
     i = int(round(min(max(float(value), 0.0), 1.0) * 255))
-    r, g, b = SEQUENTIAL[i]
+    r, g, b = sequential()[i]
     return QColor(int(r), int(g), int(b))
 
 
 def ink_for(value: float) -> QColor:
     """Readable text on ``color_at(value)``: white on the dark end."""
-    return QColor("#ffffff") if value > 0.55 else QColor("#1f2329")
+    c = theme.current().colours
+    return QColor(c.ink_on_dark if value > c.heatmap_ink_threshold else c.ink)
 
 
 def to_rgba(values: np.ndarray) -> np.ndarray:
     """[h, w] values in [0, 1] -> [h, w, 4] uint8 RGBA through the colormap."""
     idx = np.clip(np.nan_to_num(values) * 255.0 + 0.5, 0, 255).astype(np.uint8)
     rgba = np.empty(values.shape + (4,), dtype=np.uint8)
-    rgba[..., :3] = SEQUENTIAL[idx]
+    rgba[..., :3] = sequential()[idx]
     rgba[..., 3] = 255
     return rgba
 

@@ -10,8 +10,8 @@ their own inputs (a target text, k) changed with ``inputs_changed``; the host
 then asks again. A view that needs a computation outside that cycle (a button
 press) hands it to ``compute``.
 
-``Notice`` is the inline line a view uses for hints and for the engine's
-one-line messages (e.g. a model without the head a view needs).
+Views show hints and the engine's one-line messages in a
+``ui.widgets.notice.Notice``.
 """
 
 from __future__ import annotations
@@ -19,16 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Hashable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
 from engine.progress import CancelToken, Progress
-from ui import theme
 
 if TYPE_CHECKING:
     from ui.view_context import ViewContext
-
-_LEVELS = {"info": theme.INFO, "warning": theme.WARNING, "error": theme.ERROR}
 
 
 @dataclass(frozen=True)
@@ -52,37 +49,6 @@ class Computation:
     label: str | None = None  # status-bar text while it runs (None: a quick, quiet job)
     on_progress: Callable[[Progress], None] | None = None  # GUI thread, this request's reports only
     on_partial: Callable[[Any], None] | None = None  # GUI thread, each ``Partial`` value it yields
-
-
-class Notice(QLabel):
-    """A one-line (wrapping) hint or message inside a view."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setObjectName("viewNotice")
-        self.setWordWrap(True)
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._level = ""
-        self.hide()
-
-    def show_message(self, text: str, level: str = "info") -> None:
-        fill, border, ink = _LEVELS.get(level, theme.INFO)
-        self.setStyleSheet(
-            f"QLabel#viewNotice {{ background: {fill}; border: 1px solid {border}; color: {ink};"
-            " border-radius: 4px; padding: 6px 9px; }"
-        )
-        self._level = level
-        self.setText(text)
-        self.show()
-
-    def clear_message(self) -> None:
-        self._level = ""
-        self.setText("")
-        self.hide()
-
-    def level(self) -> str:
-        return self._level if not self.isHidden() else ""
 
 
 class ModelView(QWidget):

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from ui import theme
 from ui.token_layout import display_label
-from ui.views.colormap import rgba_image, to_rgba
+from ui.widgets.colormap import rgba_image, to_rgba
 
 MARGIN = 6.0
 LEGEND_W = 54.0
@@ -40,9 +40,20 @@ class HeatmapView(QWidget):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self._font = QFont(self.font())
-        self._font.setPointSizeF(max(7.0, self.font().pointSizeF() - 1.5))
+        self._set_font()
+        theme.follow(self, self._apply_tokens)
+
+    def _set_font(self) -> None:
+        self._font = theme.sized_font(self.font(), theme.current().fonts.small_delta)
         self._fm = QFontMetricsF(self._font)
+
+    def _apply_tokens(self) -> None:
+        self._set_font()
+        self._image = None if self._matrix is None else self._colour_image()
+        self.update()
+
+    def _colour_image(self) -> QImage:
+        return rgba_image(to_rgba(np.clip(self._matrix / max(self._vmax, 1e-12), 0.0, 1.0)))
 
     # ----------------------------------------------------------------- API
     def set_matrix(self, matrix: np.ndarray | None, queries: list[str] | None = None,
@@ -50,8 +61,7 @@ class HeatmapView(QWidget):
         """Show a [queries, keys] matrix (None clears)."""
         self._matrix = None if matrix is None else np.asarray(matrix, dtype=np.float64)
         self._vmax = float(self._matrix.max()) if matrix is not None and self._matrix.size else 1.0
-        scaled = None if matrix is None else np.clip(self._matrix / max(self._vmax, 1e-12), 0.0, 1.0)
-        self._image = None if matrix is None else rgba_image(to_rgba(scaled))
+        self._image = None if matrix is None else self._colour_image()
         self._q_labels = [display_label(t) for t in queries or []]
         self._k_labels = [display_label(t) for t in keys or []]
         self._title = title
@@ -99,7 +109,7 @@ class HeatmapView(QWidget):
         left, top = MARGIN + q_w, MARGIN + 16 + k_h
         avail_w = self.width() - left - MARGIN - LEGEND_W
         avail_h = self.height() - top - MARGIN - STATUS_H
-        return left, top, max(1.0, min(avail_w / n_k, avail_h / n_q, 40.0))
+        return left, top, max(1.0, min(avail_w / n_k, avail_h / n_q, theme.current().metrics.heatmap_max_cell))
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(320, 300)
@@ -111,8 +121,9 @@ class HeatmapView(QWidget):
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        c, m = theme.current().colours, theme.current().metrics
         if self._matrix is None:
-            painter.setPen(QColor(theme.HINT_TEXT))
+            painter.setPen(QColor(c.hint_ink))
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Click a cell of the grid.")
             painter.end()
             return
@@ -120,28 +131,28 @@ class HeatmapView(QWidget):
         n_q, n_k = self._matrix.shape
         area = QRectF(left, top, n_k * size, n_q * size)
         painter.drawImage(area, self._image)
-        painter.setPen(QPen(QColor("#c3c8cf"), 1.0))
+        painter.setPen(QPen(QColor(c.frame), m.chip_border_width))
         painter.drawRect(area)
         painter.setFont(self._font)
         title_font = QFont(self._font)
         title_font.setBold(True)
         painter.setFont(title_font)
-        painter.setPen(QColor("#3b4350"))
+        painter.setPen(QColor(c.label_ink))
         painter.drawText(QRectF(MARGIN, MARGIN - 2, self.width(), 16), Qt.AlignmentFlag.AlignLeft, self._title)
         painter.setFont(self._font)
         self._paint_labels(painter, left, top, size)
         self._paint_legend(painter, area)
         if self._hover is not None:
-            painter.setPen(QPen(QColor(theme.HOVER_BORDER), 2.0))
+            painter.setPen(QPen(QColor(c.hover), m.hover_width))
             painter.drawRect(self.cell_rect(*self._hover))
-            painter.setPen(QColor("#1f2329"))
+            painter.setPen(QColor(c.ink))
             painter.drawText(QRectF(MARGIN, area.bottom() + 3, self.width() - 2 * MARGIN, STATUS_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.hover_text())
         painter.end()
 
     def _paint_labels(self, painter: QPainter, left: float, top: float, size: float) -> None:
         step = max(1, int(np.ceil((self._fm.height() - 3) / size)))  # a label per row when it (nearly) fits
-        painter.setPen(QColor("#3b4350"))
+        painter.setPen(QColor(theme.current().colours.label_ink))
         q_w, k_h = self._label_widths()
         for q in range(0, len(self._q_labels), step):
             rect = QRectF(MARGIN, top + q * size, q_w - 4, max(size, self._fm.height()))
@@ -159,9 +170,9 @@ class HeatmapView(QWidget):
         bar = QRectF(area.right() + 10, area.top(), 10, max(40.0, min(area.height(), 160.0)))
         ramp = np.linspace(1.0, 0.0, 64)[:, None]
         painter.drawImage(bar, rgba_image(to_rgba(ramp)))
-        painter.setPen(QColor("#c3c8cf"))
+        painter.setPen(QColor(theme.current().colours.frame))
         painter.drawRect(bar)
-        painter.setPen(QColor(theme.TOKEN_ID))
+        painter.setPen(QColor(theme.current().colours.token_id_ink))
         painter.drawText(QPointF(bar.right() + 3, bar.top() + self._fm.ascent()), f"{self._vmax:.2f}")
         painter.drawText(QPointF(bar.right() + 3, bar.bottom()), "0")
 

@@ -18,7 +18,6 @@ _ICONS = {
     "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
     "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
 }
-_COLORS = {"error": theme.ERROR, "info": theme.INFO, "warning": theme.WARNING}
 
 
 class MessageBar(QFrame):
@@ -28,7 +27,7 @@ class MessageBar(QFrame):
         self._level = ""
         self._source: str | None = None
         self._icon = QLabel()
-        self._icon.setFixedSize(18, 18)
+        self._icon.setFixedSize(theme.current().metrics.message_icon, theme.current().metrics.message_icon)
         self._text = QLabel()
         self._text.setWordWrap(True)
         self._text.setTextFormat(Qt.TextFormat.PlainText)
@@ -39,11 +38,12 @@ class MessageBar(QFrame):
         self._close.setAutoRaise(True)
         self._close.clicked.connect(self.dismiss)
         row = QHBoxLayout(self)
-        row.setContentsMargins(10, 6, 6, 6)
-        row.setSpacing(8)
+        theme.bind(row, lambda w, m: w.setContentsMargins(*m.message_margins))
+        theme.bind(row, lambda w, m: w.setSpacing(m.group_spacing))
         row.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self._text, 1)
         row.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)
+        theme.follow(self, self._restyle)
         self.hide()
 
     # ----------------------------------------------------------------- API
@@ -83,14 +83,22 @@ class MessageBar(QFrame):
     # -------------------------------------------------------------- helpers
     def _show(self, level: str, text: str, source: str | None) -> None:
         self._level, self._source = level, source
-        fill, border, ink = _COLORS[level]
-        self.setStyleSheet(
-            f"QFrame#messageBar {{ background: {fill}; border: 1px solid {border}; border-radius: 5px; }}"
-            f"QFrame#messageBar QLabel {{ color: {ink}; background: transparent; border: none; }}"
-            f"QFrame#messageBar QToolButton {{ color: {ink}; border: none; }}"
-        )
-        icon = self.style().standardIcon(_ICONS[level])
-        self._icon.setPixmap(icon.pixmap(18, 18))
+        self._restyle()
         self._text.setText(text)
         self._text.setToolTip(text)
         self.show()
+
+    def _restyle(self) -> None:
+        if not self._level:
+            return
+        t = theme.current()
+        fill, border, ink = t.colours.message(self._level)
+        self.setStyleSheet(
+            f"QFrame#messageBar {{ background: {fill}; border: {t.metrics.hairline}px solid {border};"
+            f" border-radius: {t.metrics.message_radius}px; }}"
+            f"QFrame#messageBar QLabel {{ color: {ink}; background: transparent; border: none; }}"
+            f"QFrame#messageBar QToolButton {{ color: {ink}; border: none; }}"
+        )
+        icon_px = t.metrics.message_icon
+        self._icon.setFixedSize(icon_px, icon_px)
+        self._icon.setPixmap(self.style().standardIcon(_ICONS[self._level]).pixmap(icon_px, icon_px))

@@ -1,0 +1,313 @@
+"""The named values every widget paints with: colours, font sizes, line widths and sizes.
+
+A ``Tokens`` set holds three frozen groups: ``Colours`` (hex strings, plus
+``Chip`` triples of fill, border and ink), ``Fonts`` (point sizes, most as
+offsets from the application font) and ``Metrics`` (pixels: line widths,
+cell and row sizes, the fixed widths of controls). ``DEFAULT`` reproduces
+the workbench's own look. Another set is one call away::
+
+    big = DEFAULT.replace(base_pt=16.0, plot_line_width=3.0, head_line_width=2.0)
+
+``replace`` takes any token by its name, whichever group holds it (names
+are unique across the groups). ``ui.theme.set_tokens`` makes a set current.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A filled, outlined shape with text on it: (fill, border, ink)."""
+
+    fill: str
+    border: str
+    ink: str
+
+    def __iter__(self):
+        return iter((self.fill, self.border, self.ink))
+
+
+@dataclass(frozen=True)
+class MaskKinds:
+    """The masking lab's cells, by what happened at a position (``PositionKind``) and how a label scored."""
+
+    unchanged: Chip = Chip("#ffffff", "#ccd2da", "#1f2329")
+    masked: Chip = Chip("#ffd98a", "#d99a00", "#4d3500")
+    random: Chip = Chip("#f7b7c8", "#cc4f73", "#5c0f26")
+    kept: Chip = Chip("#bfe6c8", "#4f9e63", "#123d1d")
+    deleted: Chip = Chip("#f3c1bc", "#c0392b", "#7a1a10")
+    inserted: Chip = Chip("#c7dbfb", "#3a78d6", "#0f2f63")
+    moved: Chip = Chip("#dccbf3", "#7d4cc2", "#35185c")
+    sentinel: Chip = Chip("#b8e7ea", "#1e9aa3", "#0a3d41")
+    ignored: Chip = Chip("#eef0f3", "#dde1e6", "#a3aab4")  # label -100: not scored
+    hit: Chip = Chip("#d7f0dc", "#4f9e63", "#123d1d")
+    miss: Chip = Chip("#fde2de", "#d26a5e", "#7a1a10")
+
+    def get(self, kind: str) -> Chip:
+        return getattr(self, kind, self.unchanged)
+
+
+@dataclass(frozen=True)
+class Colours:
+    # The application palette and style sheet.
+    window_bg: str = "#f6f7f9"
+    base_bg: str = "#ffffff"  # text fields, tables, painted views
+    alternate_bg: str = "#f2f4f7"
+    highlight: str = "#2f6fd0"
+    tooltip_bg: str = "#ffffff"
+    tooltip_ink: str = "#1f2329"
+    splitter: str = "#d5d9de"  # dock separators, tab pane outline, grid frames
+    dock_title_bg: str = "#eef0f3"
+    group_border: str = "#dcdfe4"
+    section_title_ink: str = "#3b4350"
+    summary_ink: str = "#4a5260"
+    about_ink: str = "#2a2f36"
+    code_bg: str = "#f1f3f6"  # code and field names in the About panel
+    # Text on painted views.
+    ink: str = "#1f2329"
+    ink_on_dark: str = "#ffffff"
+    muted_ink: str = "#5a6270"  # secondary labels (model facts, scatter axis text)
+    hint_ink: str = "#7d8794"  # "type a sentence above" hints
+    token_id_ink: str = "#7d8794"  # token ids, axis numbers, legends
+    label_ink: str = "#3b4350"  # heatmap titles and row labels, plot titles
+    hover: str = "#2f6fd0"  # the outline of the hovered or selected item
+    frame: str = "#c3c8cf"  # outlines of heatmaps and colour bars
+    rule: str = "#e3e6ea"  # rules between bands of the masking lab
+    # Token chips by segment.
+    segment_a: Chip = Chip("#e8f0fd", "#8fb2e6", "#17335c")
+    segment_b: Chip = Chip("#fdf0e0", "#e0a866", "#5a3610")
+    special_token: Chip = Chip("#f0f1f3", "#c3c8cf", "#6b727c")
+    subword_separator: str = "#b9cbe6"  # between the subwords of one text word
+    # Messages, notices and banners by level.
+    error: Chip = Chip("#fdecea", "#efb4ae", "#8a1c14")
+    info: Chip = Chip("#e9f2fd", "#b5d0f3", "#1b4b8a")
+    warning: Chip = Chip("#fff6db", "#ecd08a", "#6b4e00")
+    # Attention: a colour per head (cycled) and the weight colormap (low to high).
+    head_colors: tuple[str, ...] = (
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+        "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#ad494a",
+    )
+    heatmap_stops: tuple[str, ...] = (
+        "#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b",
+    )
+    heatmap_ink_threshold: float = 0.55  # above this value, text on a heatmap colour is ink_on_dark
+    # Probability bars of the candidate tables.
+    prob_bar: str = "#6baed6"
+    prob_bar_track: str = "#eef2f7"
+    # The masking lab.
+    mask_kinds: MaskKinds = field(default_factory=MaskKinds)
+    # Training curves.
+    train_loss_curve: str = "#2f6fd0"
+    valid_loss_curve: str = "#d9731a"
+    lr_curve: str = "#5a8f29"
+    speed_curve: str = "#8a4fbf"
+    # Runs: overlaid curves, status text, changed settings.
+    run_curves: tuple[str, ...] = (
+        "#2f6fd0", "#d9731a", "#2f8f4f", "#c23b3b", "#8a4fbf", "#8c6d3f", "#d15fa8", "#6b727c", "#1aa3b5", "#a3a32a",
+    )
+    run_running: str = "#1b4b8a"
+    run_queued: str = "#6b727c"
+    run_finished: str = "#2f6b1f"
+    run_failed: str = "#8a1c14"
+    run_cancelled: str = "#6b4e00"
+    run_interrupted: str = "#a3470d"
+    config_diff_bg: str = "#fff1c9"
+    # Plugins dialog: a plugin's status.
+    plugin_ok: str = "#2e7d32"
+    plugin_error: str = "#c62828"
+    plugin_disabled: str = "#757575"
+    plugin_unknown: str = "#000000"
+    # Embeddings: groups on the map (cycled), the rest, marks and layer plots.
+    group_colors: tuple[str, ...] = (
+        "#1f6fb4", "#e8741c", "#2a9d3f", "#d0343a", "#8a5cc2", "#8c564b", "#d66fb8", "#17a3b8",
+        "#b5a300", "#4d4d4d", "#7fb2e5", "#f4b06b", "#86cf7f", "#f08c8e", "#bba2dd", "#c79b8f",
+        "#f2a6d6", "#7fd3df", "#dbd26a", "#2f3d8f", "#7a3d0a", "#0f5c2a", "#6d1a5c", "#3f8f86",
+    )
+    other_group: str = "#b8bcc4"
+    map_axis: str = "#9aa1ab"
+    map_selected_outline: str = "#1f2329"
+    map_current_outline: str = "#e8741c"
+    map_hover_outline: str = "#2f6fd0"
+    selection_outline: str = "#2f6fd0"  # the box or lasso being drawn
+    selection_fill_alpha: int = 30  # 0-255, over selection_outline
+    accuracy_curve: str = "#1f6fb4"
+    silhouette_curve: str = "#e8741c"
+    anisotropy_curve: str = "#8a5cc2"
+    plot_legend_ink: str = "#2b313a"
+    plot_legend_bg: tuple[int, int, int, int] = (255, 255, 255, 215)
+    neighbour_tie_bg: str = "#fff3cf"
+    word_highlight_bg: str = "#ffe08a"  # the word in an occurrence's context
+    text_highlight_bg: str = "#fff3b0"  # the characters a token covers, in its tooltip
+
+    def message(self, level: str) -> Chip:
+        """The chip of a message level ("error", "warning", anything else: info)."""
+        return {"error": self.error, "warning": self.warning}.get(level, self.info)
+
+    def run_status(self, status: str) -> str:
+        return getattr(self, f"run_{status}", self.ink)
+
+    def plugin_status(self, status: str) -> str:
+        return {"ok": self.plugin_ok, "error": self.plugin_error, "disabled": self.plugin_disabled}.get(
+            status, self.plugin_unknown)
+
+
+@dataclass(frozen=True)
+class Fonts:
+    """Point sizes. ``base_pt`` is the smallest application font (a larger system font is kept); the
+    ``*_delta`` sizes are offsets from the application font, so they follow it."""
+
+    base_pt: float = 10.0
+    token_delta: float = 1.0  # token chip text, the token tooltip's heading
+    token_id_delta: float = -2.0  # the id under a token chip
+    small_delta: float = -1.5  # heatmap and thumbnail-grid labels
+    lens_cell_delta: float = -1.0  # logit-lens cells
+    live_plot_title_delta: float = -1.0  # titles of the training plots
+    infill_delta: float = 2.0  # the infilled sentence
+    run_legend_delta: float = -2.0  # the names of overlaid runs
+
+    def pt(self, delta: float = 0.0) -> float:
+        """``base_pt`` plus an offset (for style sheets and plot titles, which take a fixed size)."""
+        return self.base_pt + delta
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Pixels."""
+
+    # Line widths.
+    chip_border_width: float = 1.0  # token chips, masking cells, grid and heatmap frames
+    hover_width: float = 2.0  # the hovered or selected item's outline
+    head_line_width: float = 1.0  # a head-view line of weight 0 ...
+    head_line_extra_width: float = 3.0  # ... plus this much at weight 1
+    plot_line_width: float = 2.0  # curves of loss, accuracy, anisotropy, overlaid runs
+    plot_thin_line_width: float = 1.6  # secondary training curves (learning rate, speed)
+    raw_curve_width: float = 1.0  # a run's unsmoothed curve under its smoothed one
+    raw_curve_alpha: int = 55  # 0-255
+    map_selected_width: float = 1.2
+    map_current_width: float = 2.5
+    map_hover_width: float = 1.5
+    selection_width: float = 1.5
+    head_button_border: int = 2
+    # Cells and marks.
+    heatmap_max_cell: float = 40.0
+    lens_cell_w: int = 74
+    lens_cell_h: int = 40
+    mask_cell_h: int = 24
+    mask_title_w: int = 64  # the row names left of the masking lab's cells
+    table_row_h: int = 22
+    map_point: float = 5.0
+    map_selected_point: float = 10.0
+    map_current_point: float = 16.0
+    map_hover_point: float = 12.0
+    map_legend_dot: int = 14
+    plot_symbol: int = 8  # markers on the layer plots
+    plot_small_symbol: int = 7
+    live_plot_symbol: int = 6
+    head_view_row_min: float = 18.0
+    # Fixed sizes of controls.
+    plot_axis_w: int = 56
+    progress_bar_h: int = 14
+    status_progress_w: int = 170
+    status_progress_h: int = 16
+    job_strip_w: int = 240
+    message_icon: int = 18
+    eta_label_w: int = 260
+    form_column_w: int = 380  # the Pre-train form's scroll area
+    lab_column_min_w: int = 290  # the masking lab's left column
+    lab_column_max_w: int = 330
+    lab_tables_max_h: int = 230
+    lab_grid_max_h: int = 240
+    head_view_min_h: int = 120
+    lines_label_w: int = 60
+    prediction_box_min_w: int = 360
+    prediction_box_max_w: int = 520
+    colour_bar_w: int = 90
+    colour_bar_h: int = 12
+    weight_bar_w: int = 36  # scalar-mix weights
+    weight_bar_h: int = 8
+    weight_label_w: int = 38
+    corpus_list_max_h: int = 92
+    paste_box_max_h: int = 80
+    recent_list_max_h: int = 170
+    about_start_h: int = 130  # the About panel's height the first time (then the user's, from its splitter)
+    about_min_h: int = 48
+    hover_context_min_h: int = 38
+    side_column_min_w: int = 260  # the Embeddings tab's control column, at first
+    side_panel_min_w: int = 220  # its neighbours/selection/layers/sentences panel (tables scroll)
+    layer_plot_min_h: int = 220
+    sentence_list_min_w: int = 120
+    smooth_slider_w: int = 120
+    prob_column_w: int = 150
+    min_column_w: int = 36
+    plugins_dialog_size: tuple[int, int] = (960, 440)
+    window_size: tuple[int, int] = (1180, 760)
+    screenshot_size: tuple[int, int] = (1100, 700)
+    text_line_h: float = 3.2  # the text box's height: lines * this + text_box_pad
+    text_box_pad: int = 12
+    # Layout spacing between neighbours and margins (left, top, right, bottom) around contents.
+    tight_spacing: int = 2
+    compact_spacing: int = 3  # head buttons, the map's controls
+    row_spacing: int = 4  # rows of a form or a list of controls
+    section_spacing: int = 6  # sections of a view
+    group_spacing: int = 8  # groups of controls side by side
+    wide_spacing: int = 10
+    view_margins: tuple[int, int, int, int] = (8, 8, 8, 4)  # around a tab's contents
+    panel_margins: tuple[int, int, int, int] = (4, 4, 4, 4)
+    group_margins: tuple[int, int, int, int] = (8, 4, 8, 8)  # inside a group box
+    form_margins: tuple[int, int, int, int] = (8, 6, 8, 6)
+    dock_margins: tuple[int, int, int, int] = (8, 8, 8, 8)
+    inset_margins: tuple[int, int, int, int] = (6, 6, 6, 6)
+    window_margins: tuple[int, int, int, int] = (10, 8, 10, 6)  # the window's input column
+    scroll_column_margins: tuple[int, int, int, int] = (0, 0, 6, 0)  # room for a scroll bar
+    form_scroll_margins: tuple[int, int, int, int] = (0, 0, 4, 0)
+    side_column_margins: tuple[int, int, int, int] = (6, 0, 0, 0)
+    status_margins: tuple[int, int, int, int] = (6, 0, 6, 0)
+    message_margins: tuple[int, int, int, int] = (10, 6, 6, 6)
+    undo_bar_margins: tuple[int, int, int, int] = (10, 4, 6, 4)
+    # Style-sheet boxes: border width, (vertical, horizontal) padding and corner radii.
+    hairline: int = 1
+    notice_padding: tuple[int, int] = (6, 9)
+    banner_padding: tuple[int, int] = (5, 8)  # the truncation banner
+    form_error_padding: tuple[int, int] = (4, 6)
+    box_padding: tuple[int, int] = (4, 8)  # the map's hover context
+    legend_padding: tuple[int, int] = (2, 6)  # the map's legend
+    infill_padding: int = 8
+    radius: int = 4  # notices, banners, the infill output
+    message_radius: int = 5
+    group_radius: int = 6
+
+
+_GROUPS = ("colours", "fonts", "metrics")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    colours: Colours = field(default_factory=Colours)
+    fonts: Fonts = field(default_factory=Fonts)
+    metrics: Metrics = field(default_factory=Metrics)
+
+    def replace(self, **changes) -> "Tokens":
+        """A copy with the named tokens changed, whichever group holds them."""
+        per_group: dict[str, dict] = {g: {} for g in _GROUPS}
+        for name, value in changes.items():
+            group = _GROUP_OF.get(name)
+            if group is None:
+                raise TypeError(f"no theme token named {name!r}")
+            per_group[group][name] = value
+        return Tokens(**{g: dataclasses.replace(getattr(self, g), **per_group[g]) for g in _GROUPS})
+
+
+def _group_of() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group, cls in zip(_GROUPS, (Colours, Fonts, Metrics)):
+        for f in fields(cls):
+            assert f.name not in out, f"theme token {f.name!r} is in two groups"
+            out[f.name] = group
+    return out
+
+
+_GROUP_OF = _group_of()
+DEFAULT = Tokens()
