@@ -69,7 +69,7 @@ def main(out: Path) -> None:
     try:
         load(window, "minilm")
         view = window.view("attention")
-        window.views.setCurrentWidget(view)
+        window.show_view("attention")
         window.text_input.set_text("The bank raised interest rates because inflation rose.")
         wait(lambda: view.side() is not None and not window.jobs.busy)
         view.controls.layer_spin.setValue(2)
@@ -78,7 +78,7 @@ def main(out: Path) -> None:
 
         load(window, str(tiny / "bert"))
         predictions = window.view("predictions")
-        window.views.setCurrentWidget(predictions)
+        window.show_view("predictions")
         window.text_input.set_text("The [MASK] of the object is a [MASK] value.")
         wait(lambda: predictions.pages.currentWidget() is predictions.fill_page and not window.jobs.busy)
         save(window, "predictions.png")
@@ -87,7 +87,7 @@ def main(out: Path) -> None:
         save(window, "predictions-missing-head.png")
 
         load(window, str(tiny / "gpt2"))
-        window.views.setCurrentWidget(window.view("lens"))
+        window.show_view("lens")
         window.text_input.set_text("The value of the object is returned by the function.")
         wait(lambda: window.view("lens").model.table() is not None and not window.jobs.busy)
         save(window, "lens.png")

@@ -72,7 +72,7 @@ def test_minilm_shows_the_missing_head_messages(make_window, qtbot):
     assert view.notice.isVisible() and view.pages.currentWidget() is view.empty_page
     assert window.message_bar.level() == ""  # a property of the model, not a failure of the window
 
-    window.views.setCurrentWidget(window.view("lens"))
+    window.show_view("lens")
     qtbot.waitUntil(lambda: window.view("lens").notice.level() == "warning", timeout=WAIT)
     assert "the logit lens needs an MLM head" in window.view("lens").notice.text()
     assert window.view("lens").model.rowCount() == 0

@@ -141,7 +141,7 @@ def test_tiny_run_live_then_open_in_views(make_view, qtbot, tmp_path):
     svg = window.export_view(tmp_path / "pretrain.svg")  # Ctrl+E on this tab: the curves
     assert b"<svg" in svg.read_bytes()[:400] and svg.stat().st_size > 5000
     # The Runs tab lists the run as finished with its last loss.
-    window.views.setCurrentWidget(window.view("runs"))
+    window.show_view("runs")
     qtbot.waitUntil(lambda: window.view("runs").model.rowCount() == 1, timeout=5000)
     header, rows = window.view("runs").table_rows()
     row = dict(zip(header, rows[0]))

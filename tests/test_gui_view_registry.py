@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel
 
 from engine.progress import Partial, Progress
@@ -76,9 +76,11 @@ def test_one_entry_adds_a_computed_view_with_progress_partials_and_stale_results
     # The entry's shortcut shows it; the About panel and the inputs follow the entry
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_9, Qt.KeyboardModifier.ControlModifier)
-    assert window.views.currentWidget() is echo
+    assert window.view_host.current_entry().id == "echo"
     assert window.about_panel.title() == "Echo" and "Upper-cases" in window.about_panel.plain_text()
     assert window.text_input.isVisible() and not window.text_input.pair_edit.isVisible()
+    assert echo.isAncestorOf(window.text_input) is False and window.text_input.y() < echo.y()  # above the view
+    tab_bar_y = window.views.tabBar().mapTo(window, QPoint(0, 0)).y()
 
     # A slow request, replaced halfway by a new one: only the new one's reports and result arrive
     window.text_input.set_text("slow first")
@@ -96,6 +98,7 @@ def test_one_entry_adds_a_computed_view_with_progress_partials_and_stale_results
     # Shown already: switching away and back does not compute again
     window.show_view("runs")
     assert not window.text_input.isVisible()  # Runs reads no text
+    assert window.views.tabBar().mapTo(window, QPoint(0, 0)).y() == tab_bar_y  # the tab bar stays put
     window.show_view("echo")
     qtbot.wait(300)
     assert echo.results == ["SECOND"]

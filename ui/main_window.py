@@ -117,7 +117,6 @@ class MainWindow(QMainWindow):
         theme.bind(column, lambda w, m: w.setContentsMargins(*m.window_margins))
         theme.bind(column, lambda w, m: w.setSpacing(m.group_spacing))
         column.addWidget(self.message_bar)
-        column.addWidget(self.text_input)
         self.about_split = QSplitter(Qt.Orientation.Vertical)  # views above, their explanation below
         self.about_split.setChildrenCollapsible(False)
         self.about_split.addWidget(self.views)
@@ -185,7 +184,7 @@ class MainWindow(QMainWindow):
         if entry is None:
             return
         self.about_panel.set_view(entry.title, entry.about_html)
-        self.text_input.setVisible(entry.reads_text())
+        self.view_host.place_text_box(self.text_input)  # under the tab bar, for views that read it
         self.text_input.set_pair_visible("pair" in entry.inputs)
 
     def open_model(self, spec: str) -> None:

@@ -34,7 +34,8 @@ class TextInputPanel(QWidget):
         title = QLabel("Text")
         title.setObjectName("sectionTitle")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        # inside the current tab, above its view: the view's side margins, none below
+        theme.bind(layout, lambda w, m: w.setContentsMargins(m.view_margins[0], m.view_margins[1], m.view_margins[2], 0))
         theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
         layout.addWidget(title)
         layout.addWidget(self.editor)

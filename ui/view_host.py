@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
 from ui.view_context import Shell, ViewContext
@@ -39,6 +39,7 @@ class ViewHost(QObject):
         self._pair = pair
         self._entries: dict[str, ViewEntry] = {}
         self._widgets: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}  # the tab of each view: room for the text box above the view
         self._contexts: dict[str, ViewContext] = {}
         self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
         self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
@@ -53,7 +54,13 @@ class ViewHost(QObject):
         if isinstance(widget, ModelView):
             widget.attach(ctx, lambda comp, view=widget: self.run(view, comp))
             widget.inputs_changed.connect(self.update)
-        self._tabs.addTab(widget, entry.title)
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(widget, 1)
+        self._pages[entry.id] = page
+        self._tabs.addTab(page, entry.title)
         return widget
 
     # --------------------------------------------------------------- views
@@ -67,14 +74,28 @@ class ViewHost(QObject):
         return list(self._entries.values())
 
     def show(self, view_id: str) -> None:
-        self._tabs.setCurrentWidget(self._widgets[view_id])
+        self._tabs.setCurrentWidget(self._pages[view_id])
 
     def current_entry(self) -> ViewEntry | None:
-        widget = self._tabs.currentWidget()
-        for view_id, w in self._widgets.items():
-            if w is widget:
+        page = self._tabs.currentWidget()
+        for view_id, p in self._pages.items():
+            if p is page:
                 return self._entries[view_id]
         return None
+
+    def place_text_box(self, text_box: QWidget) -> None:
+        """Put the window's text box at the top of the current tab if its view reads text, else hide it.
+
+        The box sits under the tab bar, so switching tabs never moves the tab bar.
+        """
+        entry = self.current_entry()
+        if entry is None or not entry.reads_text():
+            text_box.hide()
+            return
+        column = self._pages[entry.id].layout()
+        if column.indexOf(text_box) != 0:
+            column.insertWidget(0, text_box)
+        text_box.show()
 
     def export_widget(self, view_id: str) -> QWidget:
         widget = self._widgets[view_id]
