@@ -10,6 +10,7 @@ from engine.elmo.bilm import ElmoModel
 from engine.elmo.characters import batch_to_char_ids
 from engine.elmo.checkpoint import save_elmo
 from engine.elmo.config import ElmoConfig
+from tests.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -73,3 +74,31 @@ def test_predictions_and_lens_say_not_available(open_window, qtbot, elmo_dir, vi
     qtbot.keyClicks(window.text_input.editor, "a few words")
     qtbot.waitUntil(lambda: words in view.notice.text(), timeout=WAIT)
     assert view.notice.isVisible()
+
+
+def test_pretrain_form_offers_elmo_with_its_presets_and_count(open_window, qtbot, fresh_home, bilm_registered):
+    from engine.elmo.bilm import ElmoModel as Model
+    from engine.elmo.presets import ELMO_PRESETS
+
+    window = open_window(view="pretrain", size=(1280, 860), about=False)
+    form = window.view("pretrain").form
+    qtbot.waitUntil(lambda: form.ready, timeout=30000)
+    form.family_combo.setCurrentIndex(form.family_combo.findData("elmo"))
+    assert form.objective_name() == "bilm"
+    presets = [form.preset_combo.itemData(i) for i in range(form.preset_combo.count())]
+    assert presets == ["tiny", "course"] and not form.heads_spin.isEnabled()
+    form.preset_combo.setCurrentIndex(form.preset_combo.findData("course"))
+    assert (form.layers_spin.value(), form.hidden_spin.value()) == (2, 64)
+    form.layers_spin.setValue(1)
+    form.vocab_spin.setValue(1000)
+    qtbot.waitUntil(lambda: form.parameter_count is not None and "counting" not in form.params_label.text(),
+                    timeout=30000)
+    from dataclasses import replace
+
+    want = sum(p.numel() for p in Model(replace(ELMO_PRESETS["course"], n_layers=1, vocab_size=1000)).parameters())
+    assert form.parameter_count == want
+    spec = form.spec()
+    assert (spec.family, spec.objective, spec.preset, spec.layers, spec.heads) == ("elmo", "bilm", "course", 1, None)
+    assert "--family elmo --objective bilm" in spec.cli_command()
+    form.family_combo.setCurrentIndex(form.family_combo.findData("bert"))  # back: the transformer presets
+    assert form.preset_combo.findData("base") >= 0 and form.heads_spin.isEnabled()
