@@ -182,12 +182,13 @@ class AttentionControls(QWidget):
 
     def set_similarity_mode(self, on: bool) -> None:
         """For a model with no attention: only the layer picker (of hidden states 0..L) and export stay."""
-        for widget in (self.kind_combo, self.heads_label, self.heads, self.hide_special, self.threshold,
-                       self.lines_label):
+        for widget in (self.kind_combo, self.heads_label, self.heads, self.hide_special, self.threshold):
             widget.setVisible(not on)
         if on:
             self.set_seq2seq(False)
             self.kind_combo.setVisible(False)
+            self.lines_label.setText("token similarity: this model has no attention")
+            self.lines_label.setToolTip("")
         self.layer_spin.setToolTip("Which layer's token vectors to compare (0 = the input layer)" if on
                                    else "Which layer's attention (0 = the first layer)")
 

@@ -116,6 +116,7 @@ class PredictionsView(ModelView):
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
         family = loaded.info.family
         if family == "biLM":
+            self.mode_label.setText("")
             self.show_hint(NOT_FOR_BILM)
             return None
         if loaded is not self._loaded:
