@@ -75,6 +75,8 @@ def test_info_and_encode_cli(elmo_dir, tmp_path, capsys):
     capsys.readouterr()
     assert main(["encode", str(elmo_dir), "--text", "a", "--pair", "b", "--out", str(out)]) == 2
     assert "pair" in capsys.readouterr().err
+    assert main(["attention", str(elmo_dir), "--text", "a b", "--layer", "0", "--head", "0"]) == 2
+    assert "has no attention" in capsys.readouterr().err
 
 
 def test_embeddings_static_baseline_is_layer_0_and_context_free(elmo_dir):
