@@ -259,7 +259,7 @@ def _load_elmo(source: ResolvedSource, choice: DeviceChoice, available: int | No
         raise ModelFormatError(f"cannot load the ELMo in {folder}: {first}") from None
     import torch
 
-    dtype = choice.dtype if choice.dtype is not None and choice.dtype != torch.float16 else torch.float32
+    dtype = torch.float32 if choice.dtype == torch.float16 else choice.dtype  # bf16 keeps float32's range
     model = model.to(device=choice.torch_device, dtype=dtype).eval()
     config = model.config
     tokenizer = WordTokenizer(read_vocabulary(folder), name_or_path=str(folder))

@@ -73,8 +73,6 @@ class WordTokenizer:
     """ELMo's tokenizer for the views: words with offsets, ids from an optional vocabulary."""
 
     is_word_level = True  # engine.tokens asks for ``tokenize_words`` on tokenizers that say so
-    pad_token_id = 0
-    model_max_length = None
 
     def __init__(self, vocabulary: Sequence[str] | None = None, name_or_path: str = ""):
         self.vocabulary = list(vocabulary) if vocabulary else list(WORD_SPECIALS)
@@ -83,9 +81,6 @@ class WordTokenizer:
 
     def __len__(self) -> int:
         return len(self.vocabulary)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._ids)
 
     def word_id(self, word: str) -> int:
         return self._ids.get(word, UNK_ID)
@@ -102,12 +97,6 @@ class WordTokenizer:
             "offsets": [(s, e) for _, s, e in words],
             "word_ids": list(range(len(words))),
         }
-
-    def __call__(self, texts: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """The ``input_ids`` a transformers tokenizer would give (for callers that only count tokens)."""
-        batch = [texts] if isinstance(texts, str) else list(texts)
-        ids = [self.tokenize_words(t)["ids"] for t in batch]
-        return {"input_ids": ids[0] if isinstance(texts, str) else ids}
 
 
 def word_level_tokenizer(vocabulary: Sequence[str], model_max_length: int | None = None) -> Any:
