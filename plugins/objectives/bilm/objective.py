@@ -65,6 +65,8 @@ class BidirectionalLM(Objective):
                      labels=torch.from_numpy(labels), previews=previews)
 
     def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
+        if not hasattr(model, "bilm_loss"):  # e.g. wrapped for DDP, whose forward is not the biLM loss
+            raise WorkbenchError("bilm trains an ELMo in one process; it does not run under torchrun (DDP) yet")
         config = model.config
         if config.max_characters_per_token != MAX_CHARACTERS_PER_TOKEN:
             raise WorkbenchError(f"bilm feeds {MAX_CHARACTERS_PER_TOKEN} characters per word; this model reads "
