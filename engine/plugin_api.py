@@ -14,7 +14,8 @@ the helpers the built-in objectives share: vocabulary facts, seeded draws,
 padding, cross-entropy, BERT's masking budget and 80/10/10 treatment,
 span-length distributions, T5's noise mask and sentinels, sentence
 splitting, and ELMo's words: word splitting, the frequency-sorted word
-vocabulary (``<S> </S> <UNK>`` first) and words to character ids. See docs/writing-an-objective.md.
+vocabulary (``<S> </S> <UNK>`` first) and words to character ids. See
+docs/writing-an-objective.md.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -46,7 +47,8 @@ from engine.progress import CancelToken, Partial, Progress
 
 __all__ = [
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
-    "batch_to_char_ids", "build_word_vocabulary", "split_words", "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
+    "batch_to_char_ids", "build_word_vocabulary", "split_words",
+    "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
     "IGNORE_INDEX", "KIND_CODES", "LossContext", "Objective", "Partial", "PositionKind", "Preview", "Progress",
     "Requirements", "Sentinels", "TOKENS", "VocabInfo", "WorkbenchError", "api_version_problem",
     "apply_sentinels", "apply_treatments", "budget", "causal_lm_cross_entropy", "check_shares", "collate",

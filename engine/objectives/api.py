@@ -156,7 +156,8 @@ class Objective:
         head = requires.head
         present = {
             "mlm": info.get("has_mlm_head"), "pretraining-nsp": info.get("has_mlm_head"),
-            "causal-lm": info.get("has_lm_head"), "seq2seq-lm": info.get("has_lm_head"), "bilm": info.get("has_bilm_head"),
+            "causal-lm": info.get("has_lm_head"), "seq2seq-lm": info.get("has_lm_head"),
+            "bilm": info.get("has_bilm_head"),
         }[head]
         if present is False:
             raise WorkbenchError(

@@ -182,7 +182,8 @@ class AttentionView(ModelView):
         self.notice.show_message(message, "warning")
 
     def set_busy(self, busy: bool) -> None:
-        if self._encoding is None and not self._no_attention:  # nothing shown yet: say what is happening (or that it stopped)
+        # nothing shown yet: say what is happening (or that it stopped)
+        if self._encoding is None and not self._no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
 
     def export_widget(self) -> QWidget:

@@ -60,7 +60,8 @@ def register(sub: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     runs.set_defaults(handler=cmd_runs)
 
-    course = sub.add_parser("course-models", help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
+    course = sub.add_parser("course-models",
+                            help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
     course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
     course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
     course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
