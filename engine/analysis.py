@@ -13,6 +13,9 @@ batches) that returns one ``Encoding`` per text, in the order given:
   self-attention and its cross-attention to the encoder, [layers, heads,
   decoder tokens, encoder tokens].
 
+ELMo (family biLM) has no attention: its encodings carry hidden states only
+(layer 0 is the character-CNN word vector, layers 1..L the biLSTM's).
+
 Texts are sorted by length and batched under a token budget (length
 bucketing), padded on the right, and unpadded again; results equal
 one-at-a-time encoding to float rounding.
@@ -128,6 +131,8 @@ def encode_texts(
     tokenized = tokenize_many(loaded.tokenizer, texts, pairs, max_length=window)
     is_seq2seq = loaded.family is Family.ENCODER_DECODER
     yield Progress(0, n, "tokenized")
+    if loaded.family is Family.BILM:
+        return (yield from _encode_bilm(loaded, tokenized, hidden_layers, batch_size, max_batch_tokens, cancel))
 
     decoder_rows: list[tuple[list[int], list[int], bool]] = []
     if is_seq2seq:
@@ -192,6 +197,33 @@ def encode_texts(
                         output_ids=d_out,
                     )
                 results[i] = enc
+            done += len(batch)
+            yield Partial([(i, results[i]) for i in batch])
+            yield Progress(done, n, f"encoded {done}/{n} texts")
+    return [r for r in results if r is not None]
+
+
+def _encode_bilm(loaded: LoadedModel, tokenized: list[TokenizedText], hidden_layers: Sequence[int] | None,
+                 batch_size: int, max_batch_tokens: int, cancel: CancelToken
+                 ) -> Generator[Progress | Partial, None, list[Encoding]]:
+    """ELMo: every biLM layer per word (0 = character CNN, 1..L = [forward; backward]); no attentions."""
+    from engine.elmo.characters import batch_to_char_ids
+
+    n = len(tokenized)
+    results: list[Encoding | None] = [None] * n
+    device = loaded.device.torch_device
+    max_chars = loaded.config.max_characters_per_token
+    done = 0
+    with torch.inference_mode():
+        for batch in length_buckets([len(t) for t in tokenized], batch_size, max_batch_tokens):
+            cancel.check()
+            ids = batch_to_char_ids([tokenized[i].tokens for i in batch], max_chars).to(device)
+            out = loaded.model(ids)
+            hidden = _stack(out.layers, hidden_layers)  # [layers, B, T, 2P]
+            for b, i in enumerate(batch):
+                t = len(tokenized[i])
+                results[i] = Encoding(tokenized=tokenized[i], hidden_states=np.ascontiguousarray(hidden[:, b, :t]),
+                                      attentions=None)
             done += len(batch)
             yield Partial([(i, results[i]) for i in batch])
             yield Progress(done, n, f"encoded {done}/{n} texts")

@@ -9,7 +9,10 @@ view, the model grid, the CLI and tests share one computation:
   and renormalise every remaining row to sum to 1 — special tokens soak up
   much of the weight (Clark et al. 2019, "What does BERT look at?");
 - ``lines_above``: the (query, key, weight) triples at or above a threshold,
-  the lines the head view draws (and how many there are).
+  the lines the head view draws (and how many there are);
+- ``token_similarity``: for a model with no attention (ELMo's LSTMs), what
+  the view shows instead: the cosine similarity of every pair of token
+  vectors at one layer.
 """
 
 from __future__ import annotations
@@ -98,3 +101,17 @@ def lines_above(weights: np.ndarray, threshold: float = 0.01) -> np.ndarray:
     order = np.argsort(-w, kind="stable")
     return np.stack([q[order], k[order], w[order]], axis=1) if len(w) else np.zeros((0, 3))
 
+
+
+def token_similarity(encoding: Encoding, layer: int) -> np.ndarray:
+    """[tokens, tokens] cosine similarity between the token vectors of hidden-state ``layer`` (0 = input layer).
+
+    A zero vector (nothing to compare) has similarity 0 with everything.
+    """
+    states = encoding.hidden_states
+    if not 0 <= layer < states.shape[0]:
+        raise WorkbenchError(f"layer {layer} does not exist: the model has hidden states 0..{states.shape[0] - 1}")
+    vectors = states[layer].astype(np.float64)  # [T, H]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    return np.clip(unit @ unit.T, -1.0, 1.0)

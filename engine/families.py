@@ -3,6 +3,7 @@
 encoder: BERT, RoBERTa, DistilBERT, ALBERT, ELECTRA, ...
 decoder: GPT-2, GPT-Neo, Llama-style, ...
 encoder-decoder: BART, T5, ...
+biLM: ELMo (two LSTM language models, no attention; engine/elmo, not a transformers config)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ class Family(str, Enum):
     ENCODER = "encoder"
     DECODER = "decoder"
     ENCODER_DECODER = "encoder-decoder"
+    BILM = "biLM"
 
 
 ENCODER_TYPES = {

@@ -94,6 +94,9 @@ class LoadedModel:
         transformers 5's fast paths (sdpa) return no attention weights, so calls
         that need them switch to eager for their duration only.
         """
+        if self.family is Family.BILM:  # an LSTM has no attention to switch
+            yield
+            return
         with self._attn_lock:
             current = getattr(self.model.config, "_attn_implementation", None) or "eager"
             if current == name:
@@ -168,6 +171,10 @@ def load_model(
     quiet_transformers()
     source: ResolvedSource = resolve_model(spec, allow_pickle=allow_pickle)
     folder = source.folder
+    from engine.elmo.checkpoint import is_elmo_folder
+
+    if is_elmo_folder(folder):
+        return _load_elmo(source, choose_device(device, precision), available, memory_headroom)
     config = _read_config(folder, trust_remote_code)
     try:
         family = detect_family(config)
@@ -219,6 +226,49 @@ def load_model(
         device=choice.device,
         dtype=choice.dtype_name,
         memory_bytes=needed,
+    )
+    return LoadedModel(model, tokenizer, config, info, choice)
+
+
+def _load_elmo(source: ResolvedSource, choice: DeviceChoice, available: int | None,
+               memory_headroom: float) -> LoadedModel:
+    """An ELMo folder (ours: safetensors; AllenNLP's: hdf5, read with h5py; never pickle) as a LoadedModel.
+
+    Its tokenizer is ``WordTokenizer`` (words, no subwords), its layers are the
+    biLM's: hidden state 0 is the character-CNN token vector, 1..L the biLSTM
+    layers, each [forward; backward] (2 x projection wide); it has no attention.
+    """
+    from engine.elmo.checkpoint import load_elmo
+    from engine.elmo.words import WordTokenizer, read_vocabulary
+
+    folder = source.folder
+    weight_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.suffix in (".safetensors", ".hdf5"))
+    needed = int(weight_bytes * 1.2) + 2**20  # float32 weights as stored, plus room for the activations
+    free = available if available is not None else available_bytes(choice.device)
+    if needed > free * memory_headroom:
+        raise InsufficientMemoryError(
+            f"{source.spec} needs about {format_bytes(needed)} to load but only {format_bytes(free)} "
+            f"is free on {choice.device}"
+        )
+    try:
+        model = load_elmo(folder)
+    except WorkbenchError:
+        raise
+    except Exception as exc:  # a bad options.json, a missing or mis-shaped weight
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelFormatError(f"cannot load the ELMo in {folder}: {first}") from None
+    import torch
+
+    dtype = torch.float32 if choice.dtype == torch.float16 else choice.dtype  # bf16 keeps float32's range
+    model = model.to(device=choice.torch_device, dtype=dtype).eval()
+    config = model.config
+    tokenizer = WordTokenizer(read_vocabulary(folder), name_or_path=str(folder))
+    info = ModelInfo(
+        spec=source.spec, folder=str(folder), source=source.kind, family=Family.BILM.value, model_type="elmo",
+        layers=config.n_layers, decoder_layers=None, heads=0, hidden_size=config.output_dim,
+        parameters=sum(p.numel() for p in model.parameters()), vocab_size=config.vocab_size,
+        has_mlm_head=False, has_lm_head=False, max_positions=None, device=choice.device,
+        dtype=str(dtype).replace("torch.", ""), memory_bytes=needed,
     )
     return LoadedModel(model, tokenizer, config, info, choice)
 

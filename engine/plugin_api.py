@@ -12,11 +12,15 @@ the pre-training objective protocol (``Objective``, ``Requirements``,
 ``LossContext``, ``Batch``, ``Preview``, ``PositionKind``, config fields) and
 the helpers the built-in objectives share: vocabulary facts, seeded draws,
 padding, cross-entropy, BERT's masking budget and 80/10/10 treatment,
-span-length distributions, T5's noise mask and sentinels, and sentence
-splitting. See docs/writing-an-objective.md.
+span-length distributions, T5's noise mask and sentinels, sentence
+splitting, and ELMo's words: word splitting, the frequency-sorted word
+vocabulary (``<S> </S> <UNK>`` first) and words to character ids. See
+docs/writing-an-objective.md.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
+from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
+from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
 from engine.families import Family
 from engine.objectives.api import (
@@ -42,7 +46,9 @@ from engine.objectives.vocab import VocabInfo, vocab_info
 from engine.progress import CancelToken, Partial, Progress
 
 __all__ = [
-    "API_VERSION", "BILM", "Batch", "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
+    "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
+    "batch_to_char_ids", "build_word_vocabulary", "split_words",
+    "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
     "IGNORE_INDEX", "KIND_CODES", "LossContext", "Objective", "Partial", "PositionKind", "Preview", "Progress",
     "Requirements", "Sentinels", "TOKENS", "VocabInfo", "WorkbenchError", "api_version_problem",
     "apply_sentinels", "apply_treatments", "budget", "causal_lm_cross_entropy", "check_shares", "collate",

@@ -71,7 +71,8 @@ def fill_mask(loaded: LoadedModel, text: str, k: int = 5) -> tuple[TokenizedText
     require_text(text)
     info = loaded.info
     if loaded.family is not Family.ENCODER or not info.has_mlm_head:
-        what = "an encoder" if loaded.family is not Family.ENCODER else "its checkpoint has no MLM head weights"
+        what = (f"it is a {loaded.family.value} model, not an encoder" if loaded.family is not Family.ENCODER
+                else "its checkpoint has no MLM head weights")
         raise MissingHeadError(
             f"fill-mask needs a masked-LM (MLM) head, and {info.spec} has none ({what}); "
             "open a model saved with its MLM head, or pre-train a course model"

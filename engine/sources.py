@@ -4,7 +4,8 @@ A spec is one of: the built-in default (``minilm``), a local folder, or a hub
 id (``org/name``) found in the Hugging Face cache or downloaded.
 
 A local folder is a model when it holds ``config.json`` (a transformers
-model folder), or when it is a run folder: a folder without ``config.json``
+model folder, or the workbench's own ELMo folder), a published AllenNLP ELMo
+(one ``*options.json`` and one ``*.hdf5``), or when it is a run folder: a folder without ``config.json``
 of its own whose ``model/`` subfolder is a model folder. That subfolder is
 where a training run saves its result (``lm-workbench pretrain --out DIR``
 writes ``DIR/model``; fine-tuning runs follow the same rule), so a run's
@@ -98,6 +99,10 @@ def _check_folder(path: Path) -> Path:
     if not path.is_dir():
         raise ModelFormatError(f"{path} is a file; open the folder that holds config.json")
     if (path / "config.json").is_file():
+        return path.resolve()
+    from engine.elmo.checkpoint import is_elmo_folder
+
+    if is_elmo_folder(path):  # a published AllenNLP ELMo: *options.json + *.hdf5, no config.json
         return path.resolve()
     if (path / RUN_MODEL_FOLDER / "config.json").is_file():  # a training run's folder
         return (path / RUN_MODEL_FOLDER).resolve()

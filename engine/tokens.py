@@ -4,6 +4,8 @@ Each token carries its character span in the original text, the index of the
 word it belongs to (the tokenizer's pre-tokenised words, so subwords of one
 word share an index) and its segment (0 = text, 1 = pair, None = special).
 Texts longer than the model's window are truncated, and the result says so.
+A word-level tokenizer (ELMo's ``WordTokenizer``, ``is_word_level``) gives
+words with their offsets instead, one word per token.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from engine.errors import WorkbenchError
 from engine.text_input import require_text
 
 
@@ -75,11 +78,24 @@ def _from_batch(tokenizer: Any, enc: Any, b: int, text: str, pair: str | None, f
     )
 
 
+def _word_level(tokenizer: Any, text: str, pair: str | None) -> TokenizedText:
+    """A word-level model's tokens (ELMo: words, no special tokens, no window)."""
+    require_text(text)
+    if pair is not None:
+        raise WorkbenchError("this model reads one text at a time; it takes no pair text")
+    words = tokenizer.tokenize_words(text)
+    n = len(words["ids"])
+    return TokenizedText(text=text, pair=None, ids=words["ids"], tokens=words["tokens"], offsets=words["offsets"],
+                         word_ids=words["word_ids"], segments=[0] * n, special=[False] * n, full_length=n)
+
+
 def tokenize_many(
     tokenizer: Any, texts: Sequence[str], pairs: Sequence[str | None] | None = None, max_length: int | None = None
 ) -> list[TokenizedText]:
     """Tokenize many texts in one call to the (parallel, Rust) tokenizer; see ``tokenize``."""
     pairs = list(pairs) if pairs is not None else [None] * len(texts)
+    if getattr(tokenizer, "is_word_level", False):
+        return [_word_level(tokenizer, text, pair) for text, pair in zip(texts, pairs)]
     for text, pair in zip(texts, pairs):
         require_text(text)
         if pair is not None:
@@ -107,6 +123,8 @@ def tokenize(
     tokenizer: Any, text: str, pair: str | None = None, max_length: int | None = None
 ) -> TokenizedText:
     """Tokenize one text (and optional pair) with offsets and word alignment."""
+    if getattr(tokenizer, "is_word_level", False):
+        return _word_level(tokenizer, text, pair)
     require_text(text)
     if pair is not None:
         require_text(pair, "pair text")

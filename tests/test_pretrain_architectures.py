@@ -39,7 +39,7 @@ def test_presets_are_turc_et_al_sizes():
     edited = ArchitectureSpec("gpt2", "mini", layers=3, heads=2).resolved()
     assert (edited.layers, edited.hidden, edited.heads, edited.intermediate) == (3, 256, 2, 1024)
     assert ENGINE_FAMILY == {"bert": Family.ENCODER, "gpt2": Family.DECODER, "bart": Family.ENCODER_DECODER,
-                             "t5": Family.ENCODER_DECODER}
+                             "t5": Family.ENCODER_DECODER, "elmo": Family.BILM}
     assert {h for heads in FAMILY_HEADS.values() for h in heads} <= set(HEADS)
 
 
@@ -98,9 +98,23 @@ def test_count_parameters_is_fast_and_exact_at_base_size():
         count_parameters(ArchitectureSpec("t5", "tiny"), 8000, "seq2seq-lm")
 
 
+def test_elmo_sizes_and_exact_parameter_count():
+    from engine.elmo.bilm import ElmoModel
+
+    r = ArchitectureSpec("elmo", "course", layers=3).resolved()
+    assert (r.layers, r.hidden, r.intermediate, r.heads) == (3, 64, 256, None)
+    built = ElmoModel(build_config(ArchitectureSpec("elmo", "tiny", hidden=16), ["w"] * 500, softmax_size=300))
+    assert built.config.vocab_size == 300 and built.config.projection_dim == 16
+    assert count_parameters(ArchitectureSpec("elmo", "tiny", hidden=16), 300, "bilm") == \
+        sum(p.numel() for p in built.parameters())
+
+
 @pytest.mark.parametrize("spec, words", [
     (ArchitectureSpec("bert", "huge"), "unknown preset"),
-    (ArchitectureSpec("elmo"), "unknown model family"),
+    (ArchitectureSpec("xlnet"), "unknown model family"),
+    (ArchitectureSpec("elmo", "base"), "unknown ELMo preset"),
+    (ArchitectureSpec("elmo", heads=2), "no attention heads"),
+    (ArchitectureSpec("elmo", hidden=256, intermediate=128), "cannot be wider"),
     (ArchitectureSpec("bert", hidden=100, heads=3), "not divisible"),
     (ArchitectureSpec("gpt2", layers=0), "layers must be"),
 ])

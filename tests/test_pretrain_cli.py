@@ -91,7 +91,10 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     (["--family", "bert", "--objective", "mlm", "--corpus", "{corpus}", "--train", "nonsense=1"],
      "unknown training setting 'nonsense'"),
     (["--family", "bert", "--objective", "mlm", "--corpus", "{corpus}", "--resume", "{tmp}"], "no checkpoint"),
-    (["--family", "elmo", "--objective", "mlm", "--corpus", "{corpus}"], "invalid choice"),
+    (["--family", "xlnet", "--objective", "mlm", "--corpus", "{corpus}"], "invalid choice"),
+    (["--family", "elmo", "--objective", "mlm", "--corpus", "{corpus}"], "mlm is for encoder models"),
+    (["--family", "elmo", "--objective", "bilm", "--corpus", "{corpus}", "--preset", "base"],
+     "unknown preset .base. for elmo"),
 ])
 def test_bad_input_exits_2_with_one_line(fresh_home, corpus, tmp_path, capsys, argv, words):
     import re

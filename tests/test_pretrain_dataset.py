@@ -200,7 +200,7 @@ def test_progress_is_monotonic_and_complete(setup, tmp_path, monkeypatch):
 def test_bad_inputs(setup, tmp_path):
     _, corpus, toks = setup
     with pytest.raises(WorkbenchError, match="family"):
-        prepare(toks["bert"], "elmo", corpus, tmp_path)
+        prepare(toks["bert"], "xlnet", corpus, tmp_path)
     with pytest.raises(WorkbenchError, match="no room"):
         prepare(toks["bert"], "bert", corpus, tmp_path, seq_len=2)
     with pytest.raises(WorkbenchError, match="fraction"):

@@ -31,7 +31,7 @@ class Shell:
     bridge: JobBridge
     settings: Settings
     loaded: Callable[[], Any]  # the LoadedModel, or None
-    run_services: Any  # ui.runs.run_services.RunServices
+    run_services: Any  # ui.run_tracking.run_services.RunServices
     show_error: Callable[[BaseException, str, str], None]  # error, traceback ("" for a WorkbenchError), source
     show_message: Callable[[str, str, str], None]  # text, level (info | warning | error), source
     clear_message: Callable[[str], None]  # source

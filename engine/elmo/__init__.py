@@ -8,6 +8,8 @@
     sampled_softmax.py  sampled_softmax_loss, log-uniform candidates (bilm-tf's training softmax)
     hdf5_weights.py  load_allennlp_elmo: published options.json + weights.hdf5
     checkpoint.py    save_elmo / load_elmo / is_elmo_folder: config.json + model.safetensors
+    words.py         word splitting, WordTokenizer (the views' tokenizer), the biLM's word vocabulary
+    presets.py       ELMO_PRESETS: the sizes ``pretrain --family elmo`` builds (tiny, course)
 
 Names are imported on first use, so ``import engine.elmo`` does not pull torch in.
 """

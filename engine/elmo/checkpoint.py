@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.elmo.bilm import ElmoModel
 from engine.elmo.config import ElmoConfig
+
+if TYPE_CHECKING:  # torch only where a model is built: is_elmo_folder stays light (engine.sources uses it)
+    from engine.elmo.bilm import ElmoModel
 
 MODEL_TYPE = "elmo"
 CONFIG_NAME = "config.json"
@@ -70,6 +73,8 @@ def load_elmo(folder: str | Path) -> ElmoModel:
     if not weights_path.is_file():
         raise ValueError(f"{folder} has no {WEIGHTS_NAME}")
     from safetensors.torch import load_file
+
+    from engine.elmo.bilm import ElmoModel
 
     model = ElmoModel(ElmoConfig.from_options_json(config["options"]))
     model.load_state_dict(load_file(str(weights_path)), strict=True)

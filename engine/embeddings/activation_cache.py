@@ -55,7 +55,7 @@ def model_fingerprint(loaded: Any) -> str:
     parts: list[Any] = [info.spec, info.folder, info.model_type, info.dtype, info.layers, info.hidden_size]
     folder = Path(info.folder)
     if folder.is_dir():
-        for path in safetensors_files(folder) + pickle_weight_files(folder):
+        for path in safetensors_files(folder) + pickle_weight_files(folder) + sorted(folder.glob("*.hdf5")):
             if not path.is_file():
                 continue
             stat = path.stat()

@@ -13,7 +13,9 @@ memory as tensors:
    cancel between batches) and pool each word's subword vectors.
 
 The static baseline (the input embedding matrix's rows for the word's
-subwords, pooled) is always included under the key ``"static"``.
+subwords, pooled) is always included under the key ``"static"``. For ELMo
+it is layer 0, the character-CNN word vector: a function of the word's
+characters alone, so it is static by construction.
 
 Which hidden states: an encoder's; a decoder's own (each position sees only
 its left context, so a word's vector knows nothing of what follows it); for
@@ -285,12 +287,17 @@ def extract_occurrence_vectors(
         outputs = {k: np.empty((n, hidden), dtype=np.float32) for k in keys}
 
     try:
-        if "static" in outputs:
+        targets: dict[LayerKey, np.ndarray] = {k: v for k, v in outputs.items() if k != "static"}
+        static_is_layer_0 = loaded.family is Family.BILM and "static" in outputs
+        if static_is_layer_0:  # ELMo's character-CNN vector (layer 0) depends on the word alone: it IS static
+            targets.setdefault(0, outputs["static"])
+        elif "static" in outputs:
             _static_vectors(loaded, scan.token_ids, pooling, outputs["static"], cancel)
-        contextual = [k for k in outputs if k != "static"]
-        if contextual:
-            yield from _contextual_vectors(loaded, corpus, scan.occurrences, contextual, pooling, outputs,
+        if targets:
+            yield from _contextual_vectors(loaded, corpus, scan.occurrences, sorted(targets), pooling, targets,
                                            batch_size, cancel)
+        if static_is_layer_0 and targets[0] is not outputs["static"]:
+            outputs["static"][:] = targets[0]
         if pending is not None:
             pending.commit()
     except BaseException:

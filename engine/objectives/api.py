@@ -30,8 +30,8 @@ HEADS = ("mlm", "causal-lm", "seq2seq-lm", "pretraining-nsp", "bilm")
 # Tokens an objective can ask the tokenizer for: attributes such as ``mask_token``, or "sentinels"
 # (T5's <extra_id_N> tokens, at least two).
 TOKENS = ("mask_token", "sentinels", "bos_token", "eos_token", "pad_token", "cls_token", "sep_token")
-# ELMo's bidirectional LM: a family placeholder until ELMo arrives (not yet a ``Family``).
-BILM = "biLM"
+# ELMo's bidirectional LM family, as the string objectives list in ``families``.
+BILM = Family.BILM.value
 
 _HEAD_NAMES = {
     "mlm": "a masked-LM head", "causal-lm": "a causal-LM head", "seq2seq-lm": "a sequence-to-sequence LM head",
@@ -156,7 +156,8 @@ class Objective:
         head = requires.head
         present = {
             "mlm": info.get("has_mlm_head"), "pretraining-nsp": info.get("has_mlm_head"),
-            "causal-lm": info.get("has_lm_head"), "seq2seq-lm": info.get("has_lm_head"), "bilm": False,
+            "causal-lm": info.get("has_lm_head"), "seq2seq-lm": info.get("has_lm_head"),
+            "bilm": info.get("has_bilm_head"),
         }[head]
         if present is False:
             raise WorkbenchError(

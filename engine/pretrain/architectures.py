@@ -7,6 +7,12 @@ family maps them to its own config; an encoder-decoder gets L layers in EACH
 stack. Any number can be edited freely (``ArchitectureSpec`` fields left None
 take the preset's value).
 
+ELMo (family ``elmo``) has its own sizes, ``ELMO_PRESETS``: ``tiny`` (a test
+and demo size) and ``course`` (engine.elmo's course biLM); ``layers`` edits
+the LSTM layers per direction, ``hidden`` the projection width and
+``intermediate`` the LSTM cell size; it has no attention heads. Its softmax
+covers the first ``vocab_size`` words of the word vocabulary.
+
 ``count_parameters`` builds the model on PyTorch's "meta" device: the same
 code as ``build_model``, so the count is exact (tied embeddings counted once),
 but no memory is allocated and no weights are initialised, so the form can
@@ -27,10 +33,12 @@ PRESETS = {"tiny": (2, 128), "mini": (4, 256), "small": (4, 512), "base": (12, 7
 HEAD_DIM = 64
 ENGINE_FAMILY = {
     "bert": Family.ENCODER, "gpt2": Family.DECODER, "bart": Family.ENCODER_DECODER, "t5": Family.ENCODER_DECODER,
+    "elmo": Family.BILM,
 }
 # The heads each family can be built with (engine.objectives.api.HEADS names).
 FAMILY_HEADS = {
     "bert": ("mlm", "pretraining-nsp"), "gpt2": ("causal-lm",), "bart": ("seq2seq-lm",), "t5": ("seq2seq-lm",),
+    "elmo": ("bilm",),
 }
 DEFAULT_HEAD = {family: heads[0] for family, heads in FAMILY_HEADS.items()}
 _MODEL_CLASS = {
@@ -56,6 +64,8 @@ class ArchitectureSpec:
         """A copy with every number concrete and checked; ``WorkbenchError`` names a bad one."""
         if self.family not in FAMILIES:
             raise WorkbenchError(f"unknown model family {self.family!r}; choose one of {', '.join(FAMILIES)}")
+        if self.family == "elmo":
+            return self._resolved_elmo()
         if self.preset not in PRESETS:
             raise WorkbenchError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
         preset_layers, preset_hidden = PRESETS[self.preset]
@@ -70,6 +80,35 @@ class ArchitectureSpec:
         if hidden % heads:
             raise WorkbenchError(f"hidden size {hidden} is not divisible by {heads} attention heads")
         return replace(self, layers=layers, hidden=hidden, heads=heads, intermediate=intermediate)
+
+    def _resolved_elmo(self) -> "ArchitectureSpec":
+        from engine.elmo.presets import ELMO_PRESETS
+
+        if self.preset not in ELMO_PRESETS:
+            raise WorkbenchError(f"unknown ELMo preset {self.preset!r}; choose one of {', '.join(ELMO_PRESETS)}")
+        if self.heads is not None:
+            raise WorkbenchError("ELMo has no attention heads: leave heads unset")
+        base = ELMO_PRESETS[self.preset]
+        layers = self.layers if self.layers is not None else base.n_layers
+        hidden = self.hidden if self.hidden is not None else base.projection_dim
+        intermediate = self.intermediate if self.intermediate is not None else base.lstm_dim
+        for name, value in (("layers", layers), ("hidden", hidden), ("intermediate", intermediate)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise WorkbenchError(f"{name} must be a positive whole number, not {value!r}")
+        if hidden > intermediate:
+            raise WorkbenchError(f"ELMo's projection (hidden {hidden}) cannot be wider than its LSTM cell "
+                                 f"(intermediate {intermediate})")
+        return replace(self, layers=layers, hidden=hidden, intermediate=intermediate)
+
+
+def _elmo_config(spec: ArchitectureSpec, vocab_size: int) -> Any:
+    from dataclasses import replace as replace_fields
+
+    from engine.elmo.presets import ELMO_PRESETS
+
+    s = spec.resolved()
+    return replace_fields(ELMO_PRESETS[s.preset], n_layers=s.layers, projection_dim=s.hidden,
+                          lstm_dim=s.intermediate, vocab_size=int(vocab_size))
 
 
 def _config(spec: ArchitectureSpec, vocab_size: int, ids: dict[str, int | None]) -> Any:
@@ -107,8 +146,13 @@ def _placeholder_ids(family: str) -> dict[str, int | None]:
             "bart": {"pad": 1, "bos": 0, "eos": 2}, "t5": {"pad": 0, "bos": None, "eos": 1}}[family]
 
 
-def build_config(spec: ArchitectureSpec, tokenizer: Any) -> Any:
-    """The config for ``spec`` with the tokenizer's vocabulary size and special-token ids."""
+def build_config(spec: ArchitectureSpec, tokenizer: Any, softmax_size: int | None = None) -> Any:
+    """The config for ``spec`` with the tokenizer's vocabulary size and special-token ids.
+
+    ELMo: an ``ElmoConfig`` whose softmax has ``softmax_size`` rows (default: the whole word vocabulary).
+    """
+    if spec.family == "elmo":
+        return _elmo_config(spec, min(len(tokenizer), softmax_size or len(tokenizer)))
     ids = {"pad": tokenizer.pad_token_id, "bos": tokenizer.bos_token_id, "eos": tokenizer.eos_token_id}
     family = spec.family
     if family in ("gpt2", "bart", "t5") and ids["eos"] is None:
@@ -147,6 +191,14 @@ def model_class(family: str, head: str) -> Any:
 
 def build_model(config: Any, head: str) -> Any:
     """A freshly initialised model with ``head`` (seed torch before calling for reproducible weights)."""
+    from engine.elmo.config import ElmoConfig
+
+    if isinstance(config, ElmoConfig):
+        if head != "bilm":
+            raise WorkbenchError(f"an elmo model cannot have a {head!r} head; it takes bilm")
+        from engine.elmo.bilm import ElmoModel
+
+        return ElmoModel(config)
     return model_class(_family_of(config), head)(config)
 
 
@@ -155,6 +207,11 @@ def _count(numbers: tuple, vocab_size: int, head: str) -> int:
     import torch
 
     spec = ArchitectureSpec(*numbers)
+    if spec.family == "elmo":
+        from engine.elmo.bilm import ElmoModel
+
+        with torch.device("meta"):
+            return sum(p.numel() for p in ElmoModel(_elmo_config(spec, vocab_size)).parameters())
     cls = model_class(spec.family, head)
     config = _config(spec, vocab_size, _placeholder_ids(spec.family))
     with torch.device("meta"):

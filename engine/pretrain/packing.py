@@ -2,11 +2,11 @@
 
 Two layouts, after the families' originals:
 
-- ``LinePacker`` (bert, bart, t5): consecutive lines (sentences or paragraphs)
+- ``LinePacker`` (bert, bart, t5, elmo): consecutive lines (sentences or paragraphs)
   of a document fill one example as long as they fit whole; a line that does
   not fit starts the next example, and a line longer than an example is cut
   into full-size pieces. Each example is wrapped in the family's special tokens
-  (bert ``[CLS] ... [SEP]``, bart ``<s> ... </s>``, t5 ``... </s>``), which
+  (bert ``[CLS] ... [SEP]``, bart ``<s> ... </s>``, t5 ``... </s>``, elmo none), which
   count toward ``seq_len``. With ``keep_documents`` an example never spans two
   documents, so next-sentence pairs and permuted sentences come from one text.
 - ``StreamPacker`` (gpt2): the documents are one stream, each followed by
@@ -117,6 +117,8 @@ def family_packer(family: str, tokenizer, emit: Emit, seq_len: int, keep_documen
         return LinePacker(emit, seq_len, [need("bos")], [need("eos")], keep_documents)
     if family == "t5":
         return LinePacker(emit, seq_len, [], [need("eos")], keep_documents)
+    if family == "elmo":  # words only: the model puts <S> and </S> around each example itself
+        return LinePacker(emit, seq_len, [], [], keep_documents)
     raise WorkbenchError(f"unknown model family {family!r}")
 
 

@@ -9,6 +9,9 @@ et al. 2019; Lewis et al. 2020; Raffel et al. 2020):
   ``<pad>`` is a separate padding token so batches of unequal lengths work.
 - bart: byte-level BPE, ``<s> <pad> </s> <unk> <mask>`` (ids 0-4, as BART's),
   ``<s> A </s> (</s> B </s>)`` (RoBERTa's post-processing).
+- elmo: words (``engine.elmo.words``): every word of the corpus, by decreasing
+  frequency after ``<S> </S> <UNK>``; ELMo reads characters, so the
+  vocabulary only names the softmax's rows (its size is set by the model).
 - t5: Unigram (SentencePiece's model) with ``<pad> </s> <unk>`` first and the
   sentinels ``<extra_id_0> ... <extra_id_N-1>`` last, as T5's vocabulary;
   ``</s>`` is appended to every text.
@@ -28,7 +31,7 @@ from typing import Any, Iterable
 
 from engine.errors import WorkbenchError
 
-FAMILIES = ("bert", "gpt2", "bart", "t5")
+FAMILIES = ("bert", "gpt2", "bart", "t5", "elmo")
 MIN_VOCAB_SIZE = 300  # byte-level BPE alone needs 256 symbols plus its special tokens
 T5_SPECIALS = ("<pad>", "</s>", "<unk>")
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
@@ -135,6 +138,8 @@ def train_tokenizer(family: str, texts: Iterable[str], out_dir: Path, *, vocab_s
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
     _check_family(family)
+    if family == "elmo":
+        return _word_vocabulary_tokenizer(texts, Path(out_dir), model_max_length)
     if vocab_size < MIN_VOCAB_SIZE:
         raise WorkbenchError(f"vocabulary size {vocab_size} is too small; use at least {MIN_VOCAB_SIZE}")
     if family == "t5" and num_sentinels < 2:
@@ -158,6 +163,21 @@ def train_tokenizer(family: str, texts: Iterable[str], out_dir: Path, *, vocab_s
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     fast.save_pretrained(out_dir)
+    return AutoTokenizer.from_pretrained(out_dir)
+
+
+def _word_vocabulary_tokenizer(texts: Iterable[str], out_dir: Path, model_max_length: int | None) -> Any:
+    """ELMo's word-level tokenizer over every word of ``texts`` (see ``engine.elmo.words``)."""
+    from transformers import AutoTokenizer
+
+    from engine.elmo.words import WORD_SPECIALS, build_word_vocabulary, word_level_tokenizer
+
+    vocabulary = build_word_vocabulary(texts)
+    if len(vocabulary) <= len(WORD_SPECIALS):
+        raise WorkbenchError("the word vocabulary is empty: the corpus has no text")
+    _quiet()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    word_level_tokenizer(vocabulary, model_max_length).save_pretrained(out_dir)
     return AutoTokenizer.from_pretrained(out_dir)
 
 

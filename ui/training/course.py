@@ -1,6 +1,6 @@
 """What the training view needs from the pre-training side: the job target, course models, texts.
 
-Course models are tiny BERT, GPT-2, BART and T5 models that
+Course models are tiny BERT, GPT-2, BART, T5 and ELMo models that
 ``workbench.pretrain.course_models`` defines (settings tuned for Python's own
 documentation, which every machine has). The view queues them through the
 window's long-run lane, one run each, and says plainly what they are.
@@ -12,9 +12,10 @@ from pathlib import Path
 
 from workbench.pretrain.spec import PretrainSpec
 
-COURSE_TOOLTIP = ("Pre-train tiny BERT, GPT-2, BART and T5 models on Python's documentation (a few minutes "
+COURSE_TOOLTIP = ("Pre-train tiny BERT, GPT-2, BART, T5 and ELMo models on Python's documentation (a few minutes "
                   "each on a laptop), so every view has a real model of each family offline")
-COURSE_NOTE = ("Course models queued: tiny BERT, GPT-2, BART and T5 models (2 layers, 128 wide) trained on the "
+COURSE_NOTE = ("Course models queued: tiny BERT, GPT-2, BART and T5 models (2 layers, 128 wide) and a tiny ELMo "
+               "(two 2-layer LSTMs) trained on the "
                "English text of Python's documentation. They are tiny, for demonstrations: real models of each "
                "family to explore in the views, not good language models. Each is added to the recent models "
                "when it finishes.")

@@ -32,27 +32,33 @@ from ui.widgets.config_form import ConfigForm
 from workbench.pretrain.spec import FAMILIES, PretrainSpec
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
-                 "t5": "T5 (encoder-decoder)"}
-PREFERRED = {"bert": "mlm", "gpt2": "clm", "bart": "bart", "t5": "t5-span"}
+                 "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}
+PREFERRED = {"bert": "mlm", "gpt2": "clm", "bart": "bart", "t5": "t5-span", "elmo": "bilm"}
 # The tokens each family's trained tokenizer has (engine.pretrain.tokenizer_training), to filter objectives.
 FAMILY_TOKENS = {
     "bert": {"mask_token", "cls_token", "sep_token", "pad_token"},
     "gpt2": {"bos_token", "eos_token", "pad_token"},
     "bart": {"mask_token", "bos_token", "eos_token", "pad_token", "cls_token", "sep_token"},
     "t5": {"sentinels", "eos_token", "pad_token"},
+    "elmo": {"bos_token", "eos_token", "pad_token"},
 }
+LAYERS_TIP = "Transformer layers (in each stack of an encoder-decoder)."
+HIDDEN_TIP = "Hidden size (model width); the feed-forward layer is 4x wider."
+HEADS_TIP = "Attention heads; the hidden size must be a multiple of it (the preset uses hidden / 64)."
 PRIMARY_TRAINING = ("steps", "batch_size", "lr", "warmup_steps", "schedule", "eval_every", "log_every", "seed",
                     "device")
 COUNT_DELAY_MS = 150
 
 
-def _discover(cancel: Any) -> tuple[Any, dict, dict, Any]:
-    """On the worker: the objective registry, the presets, the family map, the parameter counter."""
+def _discover(cancel: Any) -> tuple[Any, dict, dict, Any, dict]:
+    """On the worker: the objective registry, the presets, the family map, the parameter counter, ELMo's presets."""
+    from engine.elmo.presets import ELMO_PRESETS
     from engine.pretrain.architectures import ENGINE_FAMILY, PRESETS, count_parameters
     from workbench.plugins.registry import ObjectiveRegistry
 
+    elmo = {name: (c.n_layers, c.projection_dim) for name, c in ELMO_PRESETS.items()}
     return ObjectiveRegistry.discover(), dict(PRESETS), {k: str(getattr(v, "value", v)) for k, v in
-                                                          ENGINE_FAMILY.items()}, count_parameters
+                                                          ENGINE_FAMILY.items()}, count_parameters, elmo
 
 
 def _count(counter: Any, arch: dict, vocab: int, head: str, cancel: Any) -> int:
@@ -84,6 +90,8 @@ class TrainingForm(QWidget):
         super().__init__(parent)
         self.registry: Any = None
         self.presets: dict[str, tuple[int, int]] = {}
+        self.elmo_presets: dict[str, tuple[int, int]] = {}  # (LSTM layers, projection width)
+        self._presets_for = ""  # the family kind the preset menu lists: "elmo" or "transformer"
         self.engine_family: dict[str, str] = {}
         self._counter: Any = None
         self._bridge: JobBridge | None = None
@@ -110,10 +118,9 @@ class TrainingForm(QWidget):
         self.objective_form = ConfigForm()
 
         self.preset_combo = QComboBox()
-        self.layers_spin = self._spin(1, 48, "Transformer layers (in each stack of an encoder-decoder).")
-        self.hidden_spin = self._spin(8, 4096, "Hidden size (model width); the feed-forward layer is 4x wider.", 8)
-        self.heads_spin = self._spin(1, 64, "Attention heads; the hidden size must be a multiple of it "
-                                            "(the preset uses hidden / 64).")
+        self.layers_spin = self._spin(1, 48, LAYERS_TIP)
+        self.hidden_spin = self._spin(8, 4096, HIDDEN_TIP, 8)
+        self.heads_spin = self._spin(1, 64, HEADS_TIP)
         self.params_label = QLabel("counting parameters…")
         self.params_label.setObjectName("paramsLabel")
         self.params_label.setToolTip("Counted on the 'meta' device (no memory used): embeddings, every layer and "
@@ -223,16 +230,39 @@ class TrainingForm(QWidget):
     def ready(self) -> bool:
         return self.registry is not None
 
-    def _discovered(self, result: tuple[Any, dict, dict, Any]) -> None:
-        self.registry, self.presets, self.engine_family, self._counter = result
-        self.preset_combo.blockSignals(True)
-        for name, (layers, hidden) in self.presets.items():
-            self.preset_combo.addItem(f"{name}  (L{layers} / H{hidden})", name)
-        self.preset_combo.setCurrentIndex(max(0, self.preset_combo.findData("tiny")))
-        self.preset_combo.blockSignals(False)
-        self._preset_changed()
+    def _discovered(self, result: tuple[Any, dict, dict, Any, dict]) -> None:
+        self.registry, self.presets, self.engine_family, self._counter, self.elmo_presets = result
+        self._fill_presets()
         self._family_changed()
         self.ready_changed.emit(True)
+
+    def _is_elmo(self) -> bool:
+        return self.family() == "elmo"
+
+    def _family_presets(self) -> dict[str, tuple[int, int]]:
+        return self.elmo_presets if self._is_elmo() else self.presets
+
+    def _fill_presets(self) -> None:
+        """List the family's presets (ELMo has its own); keep the chosen name when the new list has it."""
+        kind = "elmo" if self._is_elmo() else "transformer"
+        if kind == self._presets_for:
+            return
+        self._presets_for = kind
+        current = self.preset_combo.currentData() or "tiny"
+        self.preset_combo.blockSignals(True)
+        self.preset_combo.clear()
+        for name, (layers, hidden) in self._family_presets().items():
+            self.preset_combo.addItem(f"{name}  (L{layers} / H{hidden})", name)
+        index = self.preset_combo.findData(current)
+        self.preset_combo.setCurrentIndex(index if index >= 0 else max(0, self.preset_combo.findData("tiny")))
+        self.preset_combo.blockSignals(False)
+        elmo = kind == "elmo"
+        self.heads_spin.setEnabled(not elmo)
+        self.heads_spin.setToolTip("ELMo has no attention heads." if elmo else HEADS_TIP)
+        self.layers_spin.setToolTip("LSTM layers per direction." if elmo else LAYERS_TIP)
+        self.hidden_spin.setToolTip("Width of the word vectors and of each LSTM's projected output (each layer "
+                                    "is twice as wide: forward and backward)." if elmo else HIDDEN_TIP)
+        self._preset_changed()
 
     def _current_count_key(self) -> tuple:
         """What the count depends on; ``WorkbenchError`` for sizes that cannot be built."""
@@ -293,7 +323,7 @@ class TrainingForm(QWidget):
         return objective.requirements(config if config is not None else objective.default_config()).head
 
     def _preset_sizes(self) -> tuple[int, int, int]:
-        layers, hidden = self.presets.get(self.preset_combo.currentData() or "tiny", (2, 128))
+        layers, hidden = self._family_presets().get(self.preset_combo.currentData() or "tiny", (2, 128))
         return layers, hidden, max(1, hidden // 64)
 
     def _arch_dict(self) -> dict[str, Any]:
@@ -305,6 +335,8 @@ class TrainingForm(QWidget):
             spec["layers"] = self.layers_spin.value()
         if self.hidden_spin.value() != hidden:
             spec["hidden"] = self.hidden_spin.value()
+        if self._is_elmo():  # no attention heads
+            return spec
         auto_heads = max(1, self.hidden_spin.value() // 64)
         if self.heads_spin.value() != auto_heads:
             spec["heads"] = self.heads_spin.value()
@@ -361,6 +393,7 @@ class TrainingForm(QWidget):
     def _family_changed(self, *_: Any) -> None:
         if self.registry is None:
             return
+        self._fill_presets()
         family = self.family()
         engine_family = self.engine_family.get(family, "")
         have = FAMILY_TOKENS.get(family, set())

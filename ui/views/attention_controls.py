@@ -139,7 +139,8 @@ class AttentionControls(QWidget):
         top.addWidget(self.export_button)
         second = QHBoxLayout()
         theme.bind(second, lambda w, m: w.setSpacing(m.group_spacing))
-        second.addWidget(QLabel("Heads"))
+        self.heads_label = QLabel("Heads")
+        second.addWidget(self.heads_label)
         second.addWidget(self.heads)
         theme.bind(second, lambda w, m: w.addSpacing(m.group_spacing))
         second.addWidget(self.hide_special)
@@ -178,6 +179,18 @@ class AttentionControls(QWidget):
         self.kind_note.setVisible(seq2seq)
         if not seq2seq and self.kind_combo.currentIndex() != 0:
             self.kind_combo.setCurrentIndex(0)
+
+    def set_similarity_mode(self, on: bool) -> None:
+        """For a model with no attention: only the layer picker (of hidden states 0..L) and export stay."""
+        for widget in (self.kind_combo, self.heads_label, self.heads, self.hide_special, self.threshold):
+            widget.setVisible(not on)
+        if on:
+            self.set_seq2seq(False)
+            self.kind_combo.setVisible(False)
+            self.lines_label.setText("token similarity: this model has no attention")
+            self.lines_label.setToolTip("")
+        self.layer_spin.setToolTip("Which layer's token vectors to compare (0 = the input layer)" if on
+                                   else "Which layer's attention (0 = the first layer)")
 
     def set_shape(self, layers: int, heads: int) -> None:
         """Layer range and head buttons for the attention shown (signals held back)."""

@@ -4,6 +4,10 @@ The model runs (``engine.analysis.encode`` with attentions) when the text,
 the pair, the model or the decoder target changes and the tab is visible;
 the view host schedules it. Everything else (layer, heads, kind, hiding,
 threshold) redraws from the kept encoding without running the model.
+
+A model with no attention (ELMo: LSTMs) gets a notice that says so and, in
+the heatmap, the token-similarity matrix of a chosen layer instead: the
+cosine between every two tokens' vectors (``engine.attention.token_similarity``).
 """
 
 from __future__ import annotations
@@ -51,6 +55,20 @@ def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel
     return encoding, mosaics
 
 
+def _encode_states(loaded: Any, text: str, pair: str | None, cancel: CancelToken) -> Encoding:
+    """Hidden states only (a model with no attention), on the worker thread."""
+    from engine.analysis import encode
+
+    return encode(loaded, text, pair=pair, attentions=False, cancel=cancel)
+
+
+NO_ATTENTION_NOTICE = (
+    "{model} is an LSTM language model (ELMo): it has no attention to show. Shown instead: the cosine similarity "
+    "between every two tokens' vectors at the chosen layer (0 = the character-CNN word vectors, which ignore "
+    "context; 1..{top} = the biLSTM layers)."
+)
+
+
 class AttentionView(ModelView):
     no_model_hint = "Load a model (left) to see its attention."
     empty_hint = "Type a sentence above to see where each token looks."
@@ -61,6 +79,8 @@ class AttentionView(ModelView):
         self._mosaics: dict[tuple[str, bool], tuple[np.ndarray, int]] = {}  # (kind, hide specials) -> grid
         self._side: AttentionSide | None = None
         self._seq2seq = False
+        self._no_attention = False  # the loaded model has none (ELMo): token similarity instead
+        self._similarity: np.ndarray | None = None
         self.controls = AttentionControls()
         self.notice = Notice()
         self.head_view = HeadView()
@@ -106,6 +126,12 @@ class AttentionView(ModelView):
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation:
+        self._set_no_attention(inputs.loaded.info.family == "biLM")
+        if self._no_attention:
+            loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
+            return Computation(key=(inputs.model_key, text, pair, None),
+                               fn=lambda cancel: _encode_states(loaded, text, pair, cancel),
+                               on_done=self.set_states, label="Computing token vectors…")
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         if seq2seq != self._seq2seq:
             self._seq2seq = seq2seq
@@ -119,8 +145,35 @@ class AttentionView(ModelView):
             label="Computing attention…",
         )
 
+    def _set_no_attention(self, on: bool) -> None:
+        if on == self._no_attention:
+            return
+        self._no_attention = on
+        self.controls.set_similarity_mode(on)
+        self.head_scroll.setVisible(not on)
+        self.grid.setVisible(not on)
+        if not on:
+            self._similarity = None
+
+    def has_attention(self) -> bool:
+        return not self._no_attention
+
+    def set_states(self, encoding: Encoding) -> None:
+        """Show a model with no attention: the notice, and the similarity matrix of the chosen layer."""
+        self._encoding, self._side, self._mosaics = encoding, None, {}
+        layers = encoding.hidden_states.shape[0]
+        self.controls.set_shape(layers, 0)
+        model = self.ctx.model_spec() if self.ctx is not None else "this model"
+        self.notice.show_message(NO_ATTENTION_NOTICE.format(model=Path(str(model)).name or model, top=layers - 1),
+                                 "info")
+        self._redraw()
+
+    def similarity(self) -> np.ndarray | None:
+        """The token-similarity matrix shown for a model with no attention (None otherwise)."""
+        return None if self._similarity is None else self._similarity.copy()
+
     def show_hint(self, text: str) -> None:
-        self._encoding = self._side = None
+        self._encoding = self._side = self._similarity = None
         self.notice.clear_message()
         self.head_view.show_hint(text)
         self.grid.set_side(None)
@@ -131,7 +184,8 @@ class AttentionView(ModelView):
         self.notice.show_message(message, "warning")
 
     def set_busy(self, busy: bool) -> None:
-        if self._encoding is None:  # nothing shown yet: say what is happening (or that it stopped)
+        # nothing shown yet: say what is happening (or that it stopped)
+        if self._encoding is None and not self._no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
 
     def export_widget(self) -> QWidget:
@@ -183,6 +237,9 @@ class AttentionView(ModelView):
         self.grid.set_side(self._side, hide=hide, values=values)
 
     def _redraw(self) -> None:
+        if self._no_attention:
+            self._redraw_similarity()
+            return
         if self._side is None:
             return
         c = self.controls
@@ -193,6 +250,17 @@ class AttentionView(ModelView):
         matrix, queries, keys = self.current_matrix()
         what = f"head {heads[0]}" if len(heads) == 1 else f"mean of {len(heads)} heads"
         self.heatmap.set_matrix(matrix, queries, keys, f"Layer {layer}, {what}")
+
+    def _redraw_similarity(self) -> None:
+        from engine.attention import token_similarity
+
+        if self._encoding is None:
+            return
+        layer = self.controls.layer_spin.value()
+        self._similarity = token_similarity(self._encoding, layer)
+        tokens = self._encoding.tokens
+        self.heatmap.set_matrix(self._similarity, tokens, tokens, f"Layer {layer}: cosine similarity of token vectors",
+                                vmin=min(0.0, float(self._similarity.min(initial=0.0))))
 
     def select_cell(self, layer: int, head: int) -> None:
         """Select a layer and head (MEAN: every head), as a click on the grid does."""
@@ -209,6 +277,9 @@ class AttentionView(ModelView):
         """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
         from engine.attention import attention_matrix, hide_special
 
+        if self._no_attention:
+            tokens = self._encoding.tokens if self._encoding is not None else []
+            return self.similarity(), list(tokens), list(tokens)
         side, c = self._side, self.controls
         heads = c.heads.heads()
         if side is None or not heads:
@@ -248,6 +319,11 @@ class AttentionView(ModelView):
 
     def export_tensor(self, path: str | Path | None = None) -> Path | None:
         """The full [layers, heads, queries, keys] tensor of the kind shown, as .npy."""
+        if self._no_attention:
+            if self.ctx is not None:
+                self.ctx.show_error(WorkbenchError("an LSTM has no attention tensor to export; "
+                                                   "export the similarity matrix as CSV instead"))
+            return None
         if self._side is None:
             self._refuse("type a sentence first")
             return None

@@ -112,6 +112,10 @@ def _legend() -> list[QWidget]:
     return [low, bar, high]
 
 
+NOT_FOR_BILM = ("The logit lens is not available for ELMo: it reads each transformer layer through the model's "
+                "output head, and ELMo is a pair of LSTM language models with no such head in the views. "
+                "Compare its layers in the Embeddings tab.")
+
 class LensView(ModelView):
     no_model_hint = "Load a model (left) to read its layers through the output head."
     empty_hint = "Type a sentence above to see what each layer would predict."
@@ -162,7 +166,10 @@ class LensView(ModelView):
         self.colour_bar.setStyleSheet(f"background: {gradient_css()}; border: {m.hairline}px solid {c.frame};")
 
     # ------------------------------------------------------ host interface
-    def computation(self, inputs: Inputs) -> Computation:
+    def computation(self, inputs: Inputs) -> Computation | None:
+        if inputs.loaded.info.family == "biLM":
+            self.show_hint(NOT_FOR_BILM)
+            return None
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         self.target_edit.setVisible(seq2seq)
         target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None

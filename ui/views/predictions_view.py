@@ -70,6 +70,11 @@ def _infill(loaded: Any, text: str, cancel: CancelToken) -> tuple[Any, list[str]
     return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
 
 
+NOT_FOR_BILM = ("Predictions are not available for ELMo: this view reads a masked-LM, causal-LM or "
+                "sequence-to-sequence head, and ELMo is a pair of LSTM language models. Its layers are in the "
+                "Embeddings tab; the Attention tab shows how similar its token vectors are.")
+
+
 class PredictionsView(ModelView):
     no_model_hint = "Load a model (left) to see what it predicts."
     empty_hint = "Type a sentence above: with [MASK] for a masked LM, or a prompt for a decoder."
@@ -109,9 +114,13 @@ class PredictionsView(ModelView):
         self.next_page.generate_requested.connect(self.generate)
 
     # ------------------------------------------------------ host interface
-    def computation(self, inputs: Inputs) -> Computation:
+    def computation(self, inputs: Inputs) -> Computation | None:
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
         family = loaded.info.family
+        if family == "biLM":
+            self.mode_label.setText("")
+            self.show_hint(NOT_FOR_BILM)
+            return None
         if loaded is not self._loaded:
             self._loaded, self._ids, self._ids_text = loaded, None, None
         self.mode_label.setText(MODES.get(family, ""))

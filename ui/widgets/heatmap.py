@@ -35,6 +35,7 @@ class HeatmapView(QWidget):
         self._k_labels: list[str] = []
         self._title = ""
         self._vmax = 1.0
+        self._vmin = 0.0
         self._hover: tuple[int, int] | None = None
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
@@ -53,14 +54,17 @@ class HeatmapView(QWidget):
         self.update()
 
     def _colour_image(self) -> QImage:
-        return rgba_image(to_rgba(np.clip(self._matrix / max(self._vmax, 1e-12), 0.0, 1.0)))
+        """The matrix coloured from ``vmin`` (0 unless a similarity matrix says otherwise) to its maximum."""
+        span = max(self._vmax - self._vmin, 1e-12)
+        return rgba_image(to_rgba(np.clip((self._matrix - self._vmin) / span, 0.0, 1.0)))
 
     # ----------------------------------------------------------------- API
     def set_matrix(self, matrix: np.ndarray | None, queries: list[str] | None = None,
-                   keys: list[str] | None = None, title: str = "") -> None:
-        """Show a [queries, keys] matrix (None clears)."""
+                   keys: list[str] | None = None, title: str = "", vmin: float = 0.0) -> None:
+        """Show a [queries, keys] matrix (None clears), coloured from ``vmin`` (default 0) to its largest value."""
         self._matrix = None if matrix is None else np.asarray(matrix, dtype=np.float64)
         self._vmax = float(self._matrix.max()) if matrix is not None and self._matrix.size else 1.0
+        self._vmin = float(vmin)
         self._image = None if matrix is None else self._colour_image()
         self._q_labels = [display_label(t) for t in queries or []]
         self._k_labels = [display_label(t) for t in keys or []]
@@ -174,7 +178,7 @@ class HeatmapView(QWidget):
         painter.drawRect(bar)
         painter.setPen(QColor(theme.current().colours.token_id_ink))
         painter.drawText(QPointF(bar.right() + 3, bar.top() + self._fm.ascent()), f"{self._vmax:.2f}")
-        painter.drawText(QPointF(bar.right() + 3, bar.bottom()), "0")
+        painter.drawText(QPointF(bar.right() + 3, bar.bottom()), f"{self._vmin:.2f}" if self._vmin else "0")
 
     # ---------------------------------------------------------- interaction
     def mouseMoveEvent(self, event) -> None:  # noqa: N802

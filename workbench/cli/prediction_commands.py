@@ -52,6 +52,9 @@ def cmd_attention(args: argparse.Namespace) -> int:
     from engine.errors import WorkbenchError
 
     loaded = load_for(args)
+    if loaded.info.family == "biLM":
+        raise WorkbenchError(f"{args.model} is an LSTM language model (ELMo): it has no attention; "
+                             "'encode' gives its layers")
     if args.kind != "encoder" and loaded.info.family != "encoder-decoder":
         raise WorkbenchError(f"--kind {args.kind} is for encoder-decoders; {args.model} is a {loaded.info.family}")
     result = encode(loaded, args.text, pair=args.pair, target=args.target, attentions=True)

@@ -23,13 +23,14 @@ SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens
 
 def register(sub: Any) -> None:
     """Add ``pretrain``, ``runs`` and ``course-models`` to the CLI's subparsers."""
-    pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART or T5 model from scratch on text files")
+    pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART, T5 or ELMo model from scratch on text files")
     pre.add_argument("--family", required=True, choices=FAMILIES, help="the model family")
     pre.add_argument("--objective", required=True, help="a pre-training objective for the family (see 'plugins list')")
     pre.add_argument("--corpus", required=True, nargs="+", metavar="FILE", help="text (.txt) or .jsonl files")
     pre.add_argument("--out", required=True, metavar="DIR", help="output folder: tokenizer, checkpoints, model")
     pre.add_argument("--preset", default="tiny", choices=PRESET_NAMES,
-                     help="size (Turc et al. 2019): tiny L2/H128, mini L4/H256, small L4/H512, base L12/H768")
+                     help="size (Turc et al. 2019): tiny L2/H128, mini L4/H256, small L4/H512, base L12/H768; "
+                          "elmo: tiny or course")
     for name in ("layers", "hidden", "heads", "intermediate"):
         pre.add_argument(f"--{name}", type=int, help=f"override the preset's {name}")
     pre.add_argument("--seq-len", type=int, default=128, help="sequence length = max positions (default 128)")
@@ -59,7 +60,8 @@ def register(sub: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     runs.set_defaults(handler=cmd_runs)
 
-    course = sub.add_parser("course-models", help="pre-train tiny BERT, GPT-2, BART and T5 models for demonstrations")
+    course = sub.add_parser("course-models",
+                            help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
     course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
     course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
     course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")

@@ -1,13 +1,15 @@
-"""Course models: tiny BERT, GPT-2, BART and T5 pre-trained here, for demonstrations.
+"""Course models: tiny BERT, GPT-2, BART, T5 and ELMo pre-trained here, for demonstrations.
 
-Without a network no pre-trained masked-LM, GPT, BART or T5 weights can be
+Without a network no pre-trained masked-LM, GPT, BART, T5 or ELMo weights can be
 downloaded, so the workbench makes its own: tiny models trained for a minute
 or two each on a corpus every machine has (the English prose of Python's
 documentation, ``engine.pretrain.python_docs``) or a file the user picks.
 They are not good language models; they are real ones, each beating the
 corpus's unigram entropy (a model that learnt nothing but word frequencies),
 which is enough to open them in every view. The settings below were tuned
-so the four together take well under 10 minutes on 2 CPU cores.
+so the four transformers together take well under 10 minutes on 2 CPU cores;
+the ELMo (engine.elmo.presets' tiny biLM, its softmax over every word of the
+corpus, so its loss compares fairly with the unigram entropy) adds a few more.
 
 Each lands in ``<data dir>/course-models/<family>`` (model in ``model/``,
 with a ``workbench_model.json`` that names it "tiny, for demonstrations" and a
@@ -34,10 +36,12 @@ COURSE_SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
              {"steps": 300, "batch_size": 32, "lr": 2e-3, "warmup_steps": 30}),
     "t5": ("t5-span", {"hidden": 128, "layers": 2, "max_positions": 64, "vocab_size": 2000},
            {"steps": 300, "batch_size": 32, "lr": 2e-3, "warmup_steps": 30}),
+    "elmo": ("bilm", {"preset": "tiny", "hidden": 32, "layers": 2, "max_positions": 32, "vocab_size": 250_000},
+             {"steps": 300, "batch_size": 32, "lr": 5e-3, "warmup_steps": 30}),
 }
 COMMON_TRAINING = {"eval_every": 0, "eval_batches": 8, "log_every": 50, "checkpoint_every": 0,
                    "keep_checkpoints": 1, "device": "cpu", "schedule": "linear"}
-DISPLAY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "bart": "BART", "t5": "T5"}
+DISPLAY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "bart": "BART", "t5": "T5", "elmo": "ELMo"}
 MODEL_CARD_FILE = "workbench_model.json"
 
 
@@ -58,7 +62,7 @@ def course_spec(family: str, corpus: Path, out_root: Path) -> PretrainSpec:
     """The pre-training spec of one course model."""
     objective, arch, training = COURSE_SETTINGS[family]
     return PretrainSpec(family=family, objective=objective, corpus=[str(corpus)], out_dir=str(out_root / family),
-                        preset="tiny", layers=arch["layers"], hidden=arch["hidden"],
+                        preset=arch.get("preset", "tiny"), layers=arch["layers"], hidden=arch["hidden"],
                         max_positions=arch["max_positions"], vocab_size=arch["vocab_size"],
                         training=COMMON_TRAINING | training, name=display_name(family))
 

@@ -1,7 +1,8 @@
 """What a finished pre-training run leaves behind: the model folder and ``summary.json``.
 
 The model is saved with ``save_pretrained`` (safetensors) together with its
-tokenizer, so ``engine.loading.load_model`` and ``transformers``'
+tokenizer (ELMo with ``engine.elmo.checkpoint.save_elmo`` plus its word
+vocabulary, ``vocab.txt``), so ``engine.loading.load_model`` and ``transformers``'
 ``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint;
 ``load_model`` also opens the run's folder itself as that model. The
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
@@ -39,6 +40,16 @@ def save_heads(heads: dict[str, Any], folder: Path, metadata: dict[str, str]) ->
     return path
 
 
+def _save_elmo(model: Any, tokenizer: Any, model_dir: Path) -> None:
+    """ELMo's own folder (config.json + model.safetensors) and its word vocabulary (vocab.txt, in id order)."""
+    from engine.elmo.checkpoint import save_elmo
+    from engine.elmo.words import write_vocabulary
+
+    save_elmo(model, model_dir)
+    vocab = tokenizer.get_vocab()
+    write_vocabulary(sorted(vocab, key=vocab.__getitem__), model_dir)
+
+
 def _finite(value: Any) -> float | None:
     try:
         number = float(value)
@@ -62,7 +73,10 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
     """Save the model folder and the summary; return the summary."""
     model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.sources)
     model_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(model_dir)
+    if spec.family == "elmo":
+        _save_elmo(model, tokenizer, model_dir)
+    else:
+        model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
     config_dict = dataclasses.asdict(objective_config) if dataclasses.is_dataclass(objective_config) else {}
     heads_path = save_heads(heads, model_dir, {"objective": spec.objective,

@@ -240,7 +240,7 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
 
         arch = ArchitectureSpec(family=spec.family, preset=spec.preset, layers=spec.layers, hidden=spec.hidden,
                                 heads=spec.heads, intermediate=spec.intermediate, max_positions=spec.max_positions)
-        model_config = build_config(arch, tokenizer)
+        model_config = build_config(arch, tokenizer, softmax_size=spec.vocab_size)
         head = objective.requirements(config).head
         torch.manual_seed(training.seed)
         model = build_model(model_config, head)

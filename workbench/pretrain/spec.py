@@ -16,8 +16,15 @@ from typing import Any
 
 from engine.errors import WorkbenchError
 
-FAMILIES = ("bert", "gpt2", "bart", "t5")  # the same names as engine.pretrain.tokenizer_training.FAMILIES
-PRESET_NAMES = ("tiny", "mini", "small", "base")
+FAMILIES = ("bert", "gpt2", "bart", "t5", "elmo")  # the same names as engine.pretrain.tokenizer_training.FAMILIES
+TRANSFORMER_PRESETS = ("tiny", "mini", "small", "base")
+ELMO_PRESET_NAMES = ("tiny", "course")  # engine.elmo.presets.ELMO_PRESETS
+PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (the CLI's choices)
+
+
+def presets_for(family: str) -> tuple[str, ...]:
+    """The preset names ``family`` takes."""
+    return ELMO_PRESET_NAMES if family == "elmo" else TRANSFORMER_PRESETS
 # TrainingConfig fields that have their own CLI flag; the others travel as ``--train KEY=VALUE``.
 TRAINING_FLAGS = {"steps": "--steps", "batch_size": "--batch-size", "lr": "--lr", "seed": "--seed",
                   "checkpoint_every": "--checkpoint-every", "device": "--device"}
@@ -83,8 +90,11 @@ class PretrainSpec:
         """Raise ``WorkbenchError`` for a value that cannot work, before anything heavy starts."""
         if self.family not in FAMILIES:
             raise WorkbenchError(f"unknown family {self.family!r}; choose one of {', '.join(FAMILIES)}")
-        if self.preset not in PRESET_NAMES:
-            raise WorkbenchError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESET_NAMES)}")
+        if self.preset not in presets_for(self.family):
+            raise WorkbenchError(f"unknown preset {self.preset!r} for {self.family}; choose one of "
+                                 f"{', '.join(presets_for(self.family))}")
+        if self.family == "elmo" and self.heads is not None:
+            raise WorkbenchError("ELMo has no attention heads: leave heads unset")
         if not self.corpus:
             raise WorkbenchError("name at least one corpus file (.txt or .jsonl)")
         if not str(self.out_dir).strip():
