@@ -12,7 +12,7 @@ Hewitt & Liang control task, and prints::
 ``lm-workbench sts MODEL --data FILE --json`` scores sentence pairs
 (``sentence1``, ``sentence2``, ``score``) by the cosine of pooled sentence
 vectors at every layer and prints ``{"layers": [...], "pooling": "...",
-"spearman": [...]}``. ``--task demo`` / ``--data demo`` use the built-in POS
+"spearman": [...]}`` (null where a layer's vectors are all alike, so rho is undefined). ``--task demo`` / ``--data demo`` use the built-in POS
 set and STS pairs. Both record the result as a run (kinds ``probe``/``sts``,
 metrics per layer with step = layer) and print its id as ``run_id``.
 """
@@ -56,6 +56,15 @@ def _store() -> Any:
     return RunStore(runs_db_path())
 
 
+def _strict(value: Any) -> Any:
+    """NaN (e.g. Spearman's rho of a layer whose vectors are all alike) as null: strict JSON."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
+
+
 def _drive(steps: Any, quiet: bool) -> Any:
     from engine.progress import Progress, iter_with_progress
 
@@ -83,9 +92,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
         note(f"{result.left_out} word(s) beyond the model's window were left out")
     with _store() as store:
         run_id = record_probe(store, params, result, loaded)
-    report = {**result.to_json(), "run_id": run_id}
     if args.json:
-        print_json(report)
+        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
     print(f"{'layer':>5} {'accuracy':>9} {'control':>8} {'selectivity':>11}")
     for layer, a, c, s in zip(result.layers, result.accuracy, result.control_accuracy, result.selectivity):
@@ -107,7 +115,7 @@ def cmd_sts(args: argparse.Namespace) -> int:
     with _store() as store:
         run_id = record_sts(store, params, result, loaded)
     if args.json:
-        print_json({**result.to_json(), "run_id": run_id})
+        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
     print(f"{'layer':>5} {'spearman':>9}   ({result.pooling} pooling, {result.pairs} pairs)")
     for layer, rho in zip(result.layers, result.spearman):
