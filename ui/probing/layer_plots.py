@@ -70,9 +70,10 @@ class LayerPlots(QWidget):
     def show_sts(self, state: Any) -> None:
         layers = sorted(state.sts_layers)
         x = np.asarray(layers, dtype=float)
-        self.sts_curve.setData(x, np.asarray([state.sts_layers[k] for k in layers], dtype=float))
+        values = np.asarray([state.sts_layers[k] for k in layers], dtype=float)
+        defined = np.isfinite(values)  # rho is undefined where a layer's vectors are all alike
+        self.sts_curve.setData(x[defined], values[defined])
         if len(x):
             self.sts_plot.getPlotItem().getAxis("bottom").setTicks([[(v, str(int(v))) for v in x]])
-            values = np.asarray([state.sts_layers[k] for k in layers], dtype=float)
-            low = float(np.nanmin(values)) if np.isfinite(values).any() else 0.0
+            low = float(values[defined].min()) if defined.any() else 0.0
             self.sts_plot.setYRange(min(0.0, low) - 0.05, 1.05, padding=0)
