@@ -22,26 +22,52 @@ SEED = 12
 DET = ["the", "a", "this", "that", "every", "some"]
 NOUN = ["dog", "cat", "teacher", "student", "farmer", "child", "bird", "river", "garden", "book", "letter",
         "car", "city", "house", "window", "song", "apple", "table", "door", "train", "doctor", "painter",
-        "horse", "boat", "lamp", "friend", "neighbour", "baker", "island", "road",
+        "horse", "boat", "lamp", "friend", "neighbour", "baker", "island", "road", "sister", "brother", "pilot",
+        "nurse", "king", "queen", "soldier", "sailor", "poet", "writer", "singer", "dancer", "lawyer",
+        "judge", "miner", "tailor", "clerk", "driver", "guard", "monkey", "tiger", "lion", "rabbit", "mouse",
+        "goat", "sheep", "cow", "duck", "owl", "fox", "wolf", "bear", "snake", "frog", "spider", "forest",
+        "mountain", "valley", "village", "castle", "bridge", "tower", "church", "school", "market", "museum",
+        "library", "kitchen", "bedroom", "garage", "office", "factory", "harbour", "station", "airport", "beach",
+        "desert", "meadow", "lake", "ocean", "cloud", "storm", "candle", "mirror", "basket", "bottle", "cup",
+        "plate", "spoon", "knife", "chair", "sofa", "carpet", "blanket", "pillow", "jacket", "shirt", "hat",
+        "shoe", "glove", "ring", "necklace", "coin", "key", "map", "ticket", "parcel", "newspaper", "magazine",
+        "picture", "photo", "violin", "piano", "guitar", "drum", "ball", "kite", "puzzle", "robot", "computer",
+        "phone", "camera", "radio", "clock", "engine", "wheel", "bicycle", "truck", "ship", "plane", "rocket",
+        "tent", "fence", "gate", "wall", "roof", "pond", "tree", "flower", "rose", "tulip", "carrot",
+        "potato", "onion", "lemon", "banana", "cherry", "cake", "bread", "cheese", "soup", "salad", "sandwich",
         # also verbs or adjectives elsewhere in the grammar: their tag depends on the context
-        "watch", "paint", "walk", "can", "light", "play", "clean"]
-PLURAL = ["dogs", "cats", "students", "birds", "children", "books", "apples", "boats", "horses", "friends"]
-PROPN = ["Anna", "Peter", "Maria", "Tom", "London", "Paris", "Lisa", "Omar"]
+        "watch", "paint", "walk", "can", "light", "play"]
+PLURAL = ["dogs", "cats", "students", "birds", "children", "books", "apples", "boats", "horses", "friends",
+          "sailors", "tigers", "rabbits", "ducks", "owls", "soldiers", "nurses", "pilots", "goats", "sheep",
+          "mice", "wolves", "bears", "frogs", "spiders", "singers", "dancers", "judges", "kings", "poets"]
+PROPN = ["Anna", "Peter", "Maria", "Tom", "London", "Paris", "Lisa", "Omar", "Kenji", "Fatima", "Carlos",
+         "Ingrid", "Priya", "Lucas", "Chloe", "Dmitri", "Amara", "Rome", "Berlin", "Cairo", "Lima", "Oslo",
+         "Sydney", "Toronto", "Helen", "George", "Nadia", "Samuel", "Yusuf", "Mei"]
 ADJ = ["small", "old", "red", "happy", "quiet", "green", "tall", "bright", "new", "tired", "clever", "cold", "fast", "light",
-       "clean"]
-ADV = ["quickly", "slowly", "quietly", "again", "carefully", "happily", "fast"]
+       "clean", "big", "young", "blue", "yellow", "brown", "purple", "angry", "brave", "calm", "gentle", "proud",
+       "lazy", "busy", "noisy", "friendly", "famous", "strange", "empty", "heavy", "soft", "warm", "dark",
+       "ancient", "modern", "tiny", "huge", "wet", "dry", "sweet", "sour", "rich", "poor", "shy", "curious",
+       "honest", "wooden", "golden", "narrow", "wide", "lonely", "careful", "hungry"]
+ADV = ["quickly", "slowly", "quietly", "again", "carefully", "happily", "fast", "loudly", "gently", "suddenly",
+       "eagerly", "calmly", "badly", "twice", "proudly", "bravely", "politely"]
 ADP = ["in", "on", "near", "under", "behind", "with", "beside", "before", "after"]
 SCONJ = ["because", "when", "before", "after"]
-NUM = ["two", "three", "four", "five", "seven"]
+NUM = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty"]
 SUBJ = ["she", "he", "they", "we", "I", "it"]
 OBJ = ["her", "him", "them", "us", "me", "it"]
 # (past, base): transitive and intransitive verbs
 TRANS = [("saw", "see"), ("found", "find"), ("liked", "like"), ("painted", "paint"), ("opened", "open"),
          ("watched", "watch"), ("cleaned", "clean"), ("carried", "carry"), ("visited", "visit"),
-         ("followed", "follow"), ("played", "play")]
+         ("followed", "follow"), ("played", "play"), ("helped", "help"), ("chased", "chase"), ("met", "meet"),
+         ("called", "call"), ("pushed", "push"), ("pulled", "pull"), ("fixed", "fix"), ("bought", "buy"),
+         ("sold", "sell"), ("built", "build"), ("broke", "break"), ("drew", "draw"), ("kicked", "kick"),
+         ("washed", "wash"), ("hid", "hide"), ("caught", "catch"), ("dropped", "drop"), ("lifted", "lift"),
+         ("admired", "admire"), ("thanked", "thank"), ("ignored", "ignore"), ("noticed", "notice")]
 INTRANS = [("slept", "sleep"), ("laughed", "laugh"), ("arrived", "arrive"), ("waited", "wait"),
            ("smiled", "smile"), ("danced", "dance"), ("worked", "work"), ("sang", "sing"),
-           ("walked", "walk")]
+           ("walked", "walk"), ("slipped", "slip"), ("shouted", "shout"), ("jumped", "jump"), ("cried", "cry"),
+           ("rested", "rest"), ("swam", "swim"), ("fell", "fall"), ("paused", "pause"), ("listened", "listen"),
+           ("yawned", "yawn"), ("whispered", "whisper"), ("returned", "return"), ("disappeared", "disappear")]
 
 
 def _np(rng: random.Random, role: str) -> list[tuple[str, str]]:

@@ -25,7 +25,7 @@ import numpy as np
 from engine.errors import WorkbenchError
 
 TEST_FRACTION = 0.2
-MAX_ITER = 100
+MAX_ITER = 100  # lbfgs iterations: on the benchmark's 10,000 words, accuracies within 0.3 points of 300's
 
 
 @dataclass(frozen=True)
@@ -93,13 +93,7 @@ def probe_accuracy(x: np.ndarray, labels: Sequence[str], split: Split, seed: int
     if np.unique(train_y).size < 2:  # one class: the probe can only answer it
         return float(np.mean(y[split.test] == train_y[0]))
     probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=MAX_ITER, random_state=seed))
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # the iteration cap keeps a sweep's time bounded
-        probe.fit(x[split.train], train_y)
+    probe.fit(x[split.train], train_y)
     return float(np.mean(probe.predict(x[split.test]) == y[split.test]))
 
 
@@ -125,11 +119,22 @@ def probe_layers(vectors: dict[int, np.ndarray], labels: Sequence[str], control:
 
     A generator: each layer's score comes as soon as it and the layers before
     it are done, so a caller can report it (and stop early by closing it).
+    The parallelism is across layers, so each fit gets one BLAS thread: nested
+    BLAS threads oversubscribe the cores, and on a busy machine made a
+    1,600 x 128 fit 50 times slower (1.5 s instead of 0.03 s).
     """
+    import warnings
+
     from joblib import Parallel, delayed
+    from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
 
     if len(labels) != len(control):
         raise WorkbenchError("control labels must be parallel to the task labels")
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
-    yield from parallel(delayed(_score_layer)(layer, x, labels, control, split, seed)
-                        for layer, x in vectors.items())
+    # The filter is set here, once, not in the worker threads: warning filters are global, and threads
+    # restoring them in turn would leak warnings. The iteration cap keeps a sweep's time bounded.
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield from parallel(delayed(_score_layer)(layer, x, labels, control, split, seed)
+                            for layer, x in vectors.items())

@@ -63,10 +63,12 @@ def all_layers(loaded: Any) -> list[int]:
     return list(range(int(loaded.info.layers) + 1))
 
 
-def word_vectors(loaded: Any, task: TokenTask, *, cache: ActivationCache | None = None, batch_size: int = 16,
+def word_vectors(loaded: Any, task: TokenTask, *, layers: Sequence[int] | None = None,
+                 cache: ActivationCache | None = None, batch_size: int = 16,
                  cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, WordVectors]:
-    """Every task word's vector at every layer (one encoding pass, or none on a cache hit)."""
-    layers = all_layers(loaded)
+    """Every task word's vector at ``layers`` (default: every layer 0..L) from one encoding pass (none on a
+    cache hit)."""
+    layers = all_layers(loaded) if layers is None else [int(x) for x in layers]
     corpus = task_corpus(task)
     table = yield from extract_occurrence_vectors(loaded, corpus, words=None, layers=layers, pooling="mean",
                                                   cache=cache, batch_size=batch_size, cancel=cancel)
@@ -82,13 +84,16 @@ def word_vectors(loaded: Any, task: TokenTask, *, cache: ActivationCache | None 
     seen = np.flatnonzero(counts > 0)
     if seen.size == 0:
         raise WorkbenchError(f"the model saw none of the words of {task.source}")
+    # one sparse [seen words, occurrences] matrix of subword-count weights turns occurrences into words
+    from scipy.sparse import csr_matrix
+
+    pool = csr_matrix((weight / counts[target], (target, np.arange(target.size))),
+                      shape=(total, target.size))[seen]
     vectors: dict[int, np.ndarray] = {}
     for layer in layers:
         cancel.check()
         source = np.asarray(table.vectors[layer], dtype=np.float32)  # [occurrences, H]
-        summed = np.zeros((total, source.shape[1]), dtype=np.float64)
-        np.add.at(summed, target, source * weight[:, None])
-        vectors[layer] = (summed[seen] / counts[seen, None]).astype(np.float32)
+        vectors[layer] = np.asarray(pool @ source, dtype=np.float32)
     sentence = np.repeat(np.arange(len(task.sentences)), [len(s) for s in task.sentences])[seen]
     flat_words = [w for s in task.sentences for w in s]
     flat_tags = [t for s in task.tags for t in s]

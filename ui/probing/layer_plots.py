@@ -12,9 +12,17 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from ui import theme
 
 
-def _plot(left: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget(background="w")
-    plot.setMinimumHeight(220)
+def style() -> dict[str, Any]:
+    """Every colour and size the plots use, in one place: colours from ``ui.theme``, sizes as the Embeddings
+    tab's layer sweep draws them (when the theme's names change, only this function changes)."""
+    return {"accuracy": theme.HOVER_BORDER, "control": theme.SEGMENT_B[1], "selectivity": theme.SEGMENT_A[2],
+            "majority": theme.TOKEN_ID, "sts": theme.WARNING[2], "legend": theme.SPECIAL[2], "background": "w",
+            "line": 2, "thin_line": 1, "symbol": 7, "min_height": 220}
+
+
+def _plot(left: str, s: dict[str, Any]) -> pg.PlotWidget:
+    plot = pg.PlotWidget(background=s["background"])
+    plot.setMinimumHeight(s["min_height"])
     item = plot.getPlotItem()
     item.setMenuEnabled(False)
     item.hideButtons()
@@ -22,12 +30,18 @@ def _plot(left: str) -> pg.PlotWidget:
     item.setLabel("bottom", "layer")
     item.setLabel("left", left)
     item.getAxis("left").enableAutoSIPrefix(False)
+    item.addLegend(offset=(10, 5), labelTextColor=s["legend"])
     return plot
 
 
-def _curve(item: Any, colour: str, name: str, symbol: str = "o", style: Any = Qt.PenStyle.SolidLine) -> Any:
-    return item.plot([], [], pen=pg.mkPen(colour, width=2, style=style), symbol=symbol, symbolSize=7,
-                     symbolBrush=colour, symbolPen=None, name=name)
+def _curve(plot: pg.PlotWidget, s: dict[str, Any], colour: str, name: str, symbol: str = "o",
+           style_: Any = Qt.PenStyle.SolidLine) -> Any:
+    return plot.getPlotItem().plot([], [], pen=pg.mkPen(s[colour], width=s["line"], style=style_), symbol=symbol,
+                                   symbolSize=s["symbol"], symbolBrush=s[colour], symbolPen=None, name=name)
+
+
+def _layer_ticks(plot: pg.PlotWidget, x: np.ndarray) -> None:
+    plot.getPlotItem().getAxis("bottom").setTicks([[(v, str(int(v))) for v in x]])
 
 
 class LayerPlots(QWidget):
@@ -35,18 +49,16 @@ class LayerPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.probe_plot = _plot("accuracy")
-        item = self.probe_plot.getPlotItem()
-        item.addLegend(offset=(10, 5), labelTextColor=theme.SPECIAL[2])
-        self.accuracy_curve = _curve(item, theme.HOVER_BORDER, "task accuracy")
-        self.control_curve = _curve(item, theme.SEGMENT_B[1], "control accuracy", "s")
-        self.selectivity_curve = _curve(item, theme.SEGMENT_A[2], "selectivity", "t", Qt.PenStyle.DashLine)
-        self.majority_curve = item.plot([], [], pen=pg.mkPen(theme.TOKEN_ID, width=1, style=Qt.PenStyle.DotLine),
-                                        name="majority class")
-        self.sts_plot = _plot("Spearman's rho")
-        sts_item = self.sts_plot.getPlotItem()
-        sts_item.addLegend(offset=(10, 5), labelTextColor=theme.SPECIAL[2])
-        self.sts_curve = _curve(sts_item, theme.WARNING[2], "STS (cosine vs gold)")
+        s = style()
+        self.probe_plot = _plot("accuracy", s)
+        self.accuracy_curve = _curve(self.probe_plot, s, "accuracy", "task accuracy")
+        self.control_curve = _curve(self.probe_plot, s, "control", "control accuracy", "s")
+        self.selectivity_curve = _curve(self.probe_plot, s, "selectivity", "selectivity", "t", Qt.PenStyle.DashLine)
+        self.majority_curve = self.probe_plot.getPlotItem().plot(
+            [], [], pen=pg.mkPen(s["majority"], width=s["thin_line"], style=Qt.PenStyle.DotLine),
+            name="majority class")
+        self.sts_plot = _plot("Spearman's rho", s)
+        self.sts_curve = _curve(self.sts_plot, s, "sts", "STS (cosine vs gold)")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.probe_plot, 3)
@@ -64,7 +76,7 @@ class LayerPlots(QWidget):
         else:
             self.majority_curve.setData([], [])
         if len(x):
-            self.probe_plot.getPlotItem().getAxis("bottom").setTicks([[(v, str(int(v))) for v in x]])
+            _layer_ticks(self.probe_plot, x)
             self.probe_plot.setYRange(min(0.0, float(np.nanmin(rows))) - 0.05, 1.25, padding=0)
 
     def show_sts(self, state: Any) -> None:
@@ -74,6 +86,6 @@ class LayerPlots(QWidget):
         defined = np.isfinite(values)  # rho is undefined where a layer's vectors are all alike
         self.sts_curve.setData(x[defined], values[defined])
         if len(x):
-            self.sts_plot.getPlotItem().getAxis("bottom").setTicks([[(v, str(int(v))) for v in x]])
+            _layer_ticks(self.sts_plot, x)
             low = float(values[defined].min()) if defined.any() else 0.0
             self.sts_plot.setYRange(min(0.0, low) - 0.05, 1.05, padding=0)
