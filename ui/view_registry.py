@@ -100,6 +100,12 @@ def _embeddings(ctx: ViewContext) -> QWidget:
     return EmbeddingExplorerView(ctx)
 
 
+def _probing(ctx: ViewContext) -> QWidget:
+    from ui.probing.probing_view import ProbingView
+
+    return ProbingView(ctx)
+
+
 def _pretrain(ctx: ViewContext) -> QWidget:
     from ui.training.training_view import TrainingView
 
@@ -113,9 +119,11 @@ def _runs(ctx: ViewContext) -> QWidget:
 
 
 def builtin_views() -> ViewRegistry:
-    """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Pre-train, Runs."""
+    """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Probing, Pre-train,
+    Runs."""
     from ui import about_texts as tokens_about
     from ui.embeddings import about as embeddings_about
+    from ui.probing import about as probing_about
     from ui.training import about_texts as training_about
     from ui.views import about_texts as views_about
 
@@ -131,6 +139,7 @@ def builtin_views() -> ViewRegistry:
                   "Ctrl+5", text),
         ViewEntry("embeddings", embeddings_about.TITLE, embeddings_about.HTML, _embeddings, "Ctrl+6",
                   frozenset({"corpus"})),
+        ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, None, frozenset({"corpus"})),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
                   "Ctrl+Shift+P", frozenset({"corpus"})),
         ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),

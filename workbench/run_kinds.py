@@ -37,7 +37,26 @@ def _pretrain_command(params: dict[str, Any]) -> str:
 PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job", title="Pre-training",
                    command=_pretrain_command)
 
-RUN_KINDS: dict[str, RunKind] = {PRETRAIN.kind: PRETRAIN}
+
+
+def _probe_command(params: dict[str, Any]) -> str:
+    from workbench.probing.runs import probe_command
+
+    return probe_command(params)
+
+
+def _sts_command(params: dict[str, Any]) -> str:
+    from workbench.probing.runs import sts_command
+
+    return sts_command(params)
+
+
+PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="Layer-wise probing",
+                command=_probe_command)
+STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
+              command=_sts_command)
+
+RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS)}
 
 
 def run_kind(kind: str) -> RunKind | None:

@@ -16,6 +16,7 @@ from workbench.cli import (
     objective_commands,
     prediction_commands,
     pretrain_commands,
+    probing_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
 
@@ -26,6 +27,7 @@ COMMAND_MODULES = (
     objective_commands,
     embedding_commands,
     pretrain_commands,
+    probing_commands,
 )
 
 

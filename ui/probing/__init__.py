@@ -1,0 +1,1 @@
+"""The Probing tab: layer-wise linear probes with their control task, and STS per layer."""

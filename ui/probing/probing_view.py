@@ -1,0 +1,283 @@
+"""The Probing tab: choose a task (or the demo), run the sweeps off the Qt thread, watch layers arrive.
+
+One Run does what is ticked: the probing sweep (every layer's vectors
+extracted once, then every layer's task and control probes), then the STS
+sweep. Both go through ``ctx.jobs`` with progress, Cancel and a partial
+result per layer, which the plots draw as it comes. What the tab shows lives
+in a ``workbench.state.probing.ProbingState``; each finished sweep is stored
+as a run (kinds ``probe`` and ``sts``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QToolButton,
+    QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from engine.progress import Progress
+from ui.export import export_dialog, save_widget
+from ui.probing.layer_plots import LayerPlots
+from workbench.export import export_csv, suggest_filename
+from workbench.state.probing import DEMO, ProbingState
+
+TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
+STS_DEMO = "Demo: 66 scored sentence pairs"
+CHOOSE = "Choose a file…"
+
+
+def probing_job(loaded: Any, probe: dict | None, sts: dict | None, store_path: Path):
+    """The job behind Run: ``fn(cancel)`` yielding progress and per-layer partials; returns the run ids."""
+    from workbench.probing import runs
+    from workbench.store import RunStore
+
+    def job(cancel: Any):
+        out: dict[str, Any] = {}
+        if probe is not None:
+            task = runs.read_probe_task(probe)
+            cache = runs.activation_cache() if probe["kind"] == "token" else None
+            result = yield from runs.probe_steps(loaded, probe, task, cache=cache, cancel=cancel)
+            with RunStore(store_path) as store:
+                out["probe"] = (result, runs.record_probe(store, probe, result, loaded))
+        if sts is not None:
+            pairs = runs.read_sts_pairs(sts)
+            result = yield from runs.sts_steps(loaded, sts, pairs, cancel=cancel)
+            with RunStore(store_path) as store:
+                out["sts"] = (result, runs.record_sts(store, sts, result, loaded))
+        return out
+
+    return job
+
+
+class ProbingView(QWidget):
+    def __init__(self, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.state = ProbingState()
+
+        self.task_combo = QComboBox()
+        self.task_combo.addItems([TASK_DEMO, CHOOSE])
+        self.task_combo.setToolTip("A CoNLL / CoNLL-U file (token task) or a CSV/TSV with text and label "
+                                   "(sentence task)")
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItems(["token", "sentence"])
+        self.kind_combo.setToolTip("token: a tag per word; sentence: a label per text")
+        self.pooling_combo = QComboBox()
+        self.pooling_combo.addItems(["mean", "cls", "model"])
+        self.pooling_combo.setToolTip("Sentence vectors: mean of the tokens, the first token, or the model's own "
+                                      "declared pooling")
+        self.sts_combo = QComboBox()
+        self.sts_combo.addItems([STS_DEMO, CHOOSE])
+        self.sts_combo.setToolTip("A CSV/TSV with sentence1, sentence2 and score")
+        self.probe_check = QCheckBox("Probe")
+        self.probe_check.setChecked(True)
+        self.sts_check = QCheckBox("STS")
+        self.sts_check.setChecked(True)
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Extract every layer once, fit every layer's probes in parallel, then score STS")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self)
+        menu.addAction("Plots as PNG or SVG…", lambda: self.export_picture())
+        menu.addAction("Numbers per layer (CSV)…", lambda: self.export_table())
+        self.export_button.setMenu(menu)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(True)
+        self.summary = QLabel("Load a model, choose a task (or keep the demo) and press Run.")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.plots = LayerPlots()
+
+        row = QHBoxLayout()
+        for label, widget in (("Task", self.task_combo), ("Kind", self.kind_combo), ("Pooling", self.pooling_combo),
+                              ("STS data", self.sts_combo)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget)
+        row.addStretch(1)
+        buttons = QHBoxLayout()
+        for widget in (self.probe_check, self.sts_check, self.run_button, self.cancel_button, self.export_button):
+            buttons.addWidget(widget)
+        buttons.addWidget(self.progress, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addLayout(buttons)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.plots, 1)
+
+        self.task_combo.activated.connect(self._task_activated)
+        self.sts_combo.activated.connect(self._sts_activated)
+        self.kind_combo.currentTextChanged.connect(self.state.set_kind)
+        self.pooling_combo.currentTextChanged.connect(self.state.set_pooling)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.state.events.probe_changed.connect(lambda: self.plots.show_probe(self.state))
+        self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
+        self.state.events.choices_changed.connect(self._sync_choices)
+
+    # -- choices ---------------------------------------------------------------------------------------
+    def choose_task_file(self, path: str | None = None, kind: str | None = None) -> None:
+        """Use ``path`` as the task (asks with a file dialog when None); its kind is guessed from the suffix."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Probing task", str(Path.home()),
+                                                  "Tasks (*.conllu *.conll *.txt *.csv *.tsv);;All files (*)")
+            if not path:
+                self._sync_choices()
+                return
+        if kind is None:
+            kind = "sentence" if Path(path).suffix.lower() in (".csv", ".tsv") else "token"
+        self.state.set_task(path, kind)
+
+    def choose_sts_file(self, path: str | None = None) -> None:
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "STS pairs", str(Path.home()),
+                                                  "Tables (*.csv *.tsv);;All files (*)")
+            if not path:
+                self._sync_choices()
+                return
+        self.state.set_sts_data(path)
+
+    def _task_activated(self, index: int) -> None:
+        if self.task_combo.itemText(index) == TASK_DEMO:
+            self.state.set_task(DEMO, "token")
+        elif self.task_combo.itemText(index) == CHOOSE:
+            self.choose_task_file()
+
+    def _sts_activated(self, index: int) -> None:
+        if self.sts_combo.itemText(index) == STS_DEMO:
+            self.state.set_sts_data(DEMO)
+        elif self.sts_combo.itemText(index) == CHOOSE:
+            self.choose_sts_file()
+
+    @staticmethod
+    def _show_choice(combo: QComboBox, demo: str, value: str) -> None:
+        if value == DEMO:
+            combo.setCurrentIndex(combo.findText(demo))
+            return
+        index = combo.findData(value)
+        if index < 0:
+            combo.insertItem(combo.count() - 1, Path(value).name, value)
+            index = combo.findData(value)
+        combo.setCurrentIndex(index)
+
+    def _sync_choices(self) -> None:
+        self._show_choice(self.task_combo, TASK_DEMO, self.state.task)
+        self._show_choice(self.sts_combo, STS_DEMO, self.state.sts_data)
+        for combo, value in ((self.kind_combo, self.state.kind), (self.pooling_combo, self.state.pooling)):
+            if combo.currentText() != value:
+                combo.setCurrentText(value)
+        self.kind_combo.setEnabled(self.state.task != DEMO)
+
+    # -- running ---------------------------------------------------------------------------------------
+    def run(self) -> None:
+        loaded = self.ctx.loaded
+        if loaded is None:
+            self.ctx.show_message("Load a model first: probing runs on the loaded model.", "info")
+            return
+        if not (self.probe_check.isChecked() or self.sts_check.isChecked()):
+            self.ctx.show_message("Tick Probe, STS or both.", "info")
+            return
+        model = self.ctx.model_spec()
+        try:
+            probe = self.state.probe_params(model) if self.probe_check.isChecked() else None
+            sts = self.state.sts_params(model) if self.sts_check.isChecked() else None
+        except WorkbenchError as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return
+        if probe is not None:
+            self.state.clear_probe()
+        if sts is not None:
+            self.state.clear_sts()
+        self.summary.setText("Running…")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.ctx.jobs.run(probing_job(loaded, probe, sts, self.ctx.run_services.path), self._done,
+                          step="sweep", label="Probing layers…", on_progress=self._progress,
+                          on_partial=self._partial, on_error=self._failed, on_cancelled=self._cancelled)
+
+    def cancel(self) -> None:
+        self.ctx.jobs.cancel()
+
+    def _progress(self, report: Progress) -> None:
+        self.progress.setRange(0, max(1, report.total))
+        self.progress.setValue(report.done)
+        if report.message:
+            self.progress.setFormat(report.message)
+
+    def _partial(self, value: Any) -> None:
+        from engine.probing.sweep import LayerResult, StsLayer
+
+        if isinstance(value, LayerResult):
+            self.state.add_probe_layer(value.layer, value.accuracy, value.control_accuracy)
+        elif isinstance(value, StsLayer):
+            self.state.add_sts_layer(value.layer, value.spearman)
+
+    def _idle(self, text: str) -> None:
+        self.progress.setFormat("%p%")
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.summary.setText(text)
+
+    def _done(self, out: dict) -> None:
+        parts = []
+        if "probe" in out:
+            result, run_id = out["probe"]
+            self.state.finish_probe(result, run_id)
+            best = max(range(len(result.layers)), key=lambda i: result.selectivity[i])
+            parts.append(f"Most selective layer {result.layers[best]} (accuracy {result.accuracy[best]:.1%}, "
+                         f"control {result.control_accuracy[best]:.1%}; majority class {result.majority:.1%}); "
+                         f"run {run_id}")
+        if "sts" in out:
+            result, run_id = out["sts"]
+            self.state.finish_sts(result, run_id)
+            finite = [(r, k) for k, r in zip(result.layers, result.spearman) if r == r]
+            if finite:
+                rho, layer = max(finite)
+                parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); run {run_id}")
+        self._idle(". ".join(parts) + ".")
+
+    def _failed(self, exc: BaseException, tb: str) -> None:
+        self._idle("The sweep failed.")
+        if isinstance(exc, WorkbenchError):
+            self.ctx.show_message(str(exc), "warning")
+        else:
+            self.ctx.show_error(exc, tb)
+
+    def _cancelled(self) -> None:
+        self._idle("Cancelled; the layers done so far are shown.")
+
+    # -- export ----------------------------------------------------------------------------------------
+    def export_picture(self, path: str | Path | None = None) -> Path | None:
+        name = suggest_filename("probing", self.ctx.model_spec() or "model", "png")
+        try:
+            if path is None:
+                return export_dialog(self, self.plots, str(Path.home() / name))
+            return save_widget(self.plots, path)
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None
+
+    def export_table(self, path: str | Path | None = None) -> Path | None:
+        header, rows = self.state.table()
+        if not rows:
+            self.ctx.show_message("Nothing to export yet: run a sweep first.", "info")
+            return None
+        if path is None:
+            start = str(Path.home() / suggest_filename("probing", self.ctx.model_spec() or "model", "csv"))
+            name, _ = QFileDialog.getSaveFileName(self, "Export numbers per layer", start, "CSV (*.csv)")
+            if not name:
+                return None
+            path = name
+        try:
+            return export_csv(path, (header, rows))
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None

@@ -1,0 +1,124 @@
+"""``probe`` and ``sts``: what each layer of a model encodes, from the command line.
+
+``lm-workbench probe MODEL --task FILE --kind token|sentence --json`` fits a
+linear probe on every layer's representations (token tasks: a CoNLL / CoNLL-U
+file of words and tags, each word the mean of its subwords; sentence tasks: a
+CSV/TSV with ``text`` and ``label``, pooled with ``--pooling``) and the
+Hewitt & Liang control task, and prints::
+
+    {"layers": [0, ..., L], "accuracy": [...], "control_accuracy": [...],
+     "selectivity": [...], "majority": M, ...}
+
+``lm-workbench sts MODEL --data FILE --json`` scores sentence pairs
+(``sentence1``, ``sentence2``, ``score``) by the cosine of pooled sentence
+vectors at every layer and prints ``{"layers": [...], "pooling": "...",
+"spearman": [...]}`` (null where a layer's vectors are all alike, so rho is undefined). ``--task demo`` / ``--data demo`` use the built-in POS
+set and STS pairs. Both record the result as a run (kinds ``probe``/``sts``,
+metrics per layer with step = layer) and print its id as ``run_id``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workbench.cli.common import add_model_options, echo, load_for, note, print_json
+
+POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
+
+
+def register(sub: Any) -> None:
+    """Add ``probe`` and ``sts`` to the CLI's subparsers."""
+    pr = sub.add_parser("probe", help="layer-wise linear probes with the Hewitt & Liang control task")
+    add_model_options(pr)
+    pr.add_argument("--task", required=True, metavar="FILE",
+                    help="token task: a CoNLL / CoNLL-U file; sentence task: a .csv/.tsv with text and label; "
+                         "'demo' for the built-in POS set")
+    pr.add_argument("--kind", required=True, choices=["token", "sentence"], help="what is labelled")
+    pr.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean", help=POOLING_HELP)
+    pr.add_argument("--seed", type=int, default=0, help="the held-out split and control labels (default 0)")
+    pr.add_argument("--json", action="store_true", help="print JSON")
+    pr.set_defaults(handler=cmd_probe)
+
+    st = sub.add_parser("sts", help="sentence similarity per layer: Spearman's rho of cosines vs gold scores")
+    add_model_options(st)
+    st.add_argument("--data", required=True, metavar="FILE",
+                    help="a .csv/.tsv with sentence1, sentence2 and score; 'demo' for the built-in pairs")
+    st.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean", help=POOLING_HELP)
+    st.add_argument("--json", action="store_true", help="print JSON")
+    st.set_defaults(handler=cmd_sts)
+
+
+def _store() -> Any:
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    return RunStore(runs_db_path())
+
+
+def _strict(value: Any) -> Any:
+    """NaN (e.g. Spearman's rho of a layer whose vectors are all alike) as null: strict JSON."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _drive(steps: Any, quiet: bool) -> Any:
+    from engine.progress import Progress, iter_with_progress
+
+    last = None
+    for report in iter_with_progress(steps):
+        if isinstance(report, Progress):
+            if not quiet and report.message:
+                echo(report.message)
+            continue
+        last = report
+    return last
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from engine.probing.sweep import ProbeResult
+    from workbench.probing.runs import activation_cache, probe_params, probe_steps, read_probe_task, record_probe
+
+    params = probe_params(args.model, args.task, args.kind, args.pooling, args.seed)
+    task = read_probe_task(params)  # a bad file fails before the model loads
+    loaded = load_for(args)
+    cache = activation_cache() if args.kind == "token" else None
+    result = _drive(probe_steps(loaded, params, task, cache=cache), quiet=args.json)
+    assert isinstance(result, ProbeResult)
+    if result.left_out:
+        note(f"{result.left_out} word(s) beyond the model's window were left out")
+    with _store() as store:
+        run_id = record_probe(store, params, result, loaded)
+    if args.json:
+        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        return 0
+    print(f"{'layer':>5} {'accuracy':>9} {'control':>8} {'selectivity':>11}")
+    for layer, a, c, s in zip(result.layers, result.accuracy, result.control_accuracy, result.selectivity):
+        print(f"{layer:>5} {a:>9.3f} {c:>8.3f} {s:>11.3f}")
+    print(f"majority class: {result.majority:.3f}; {result.train_size} training and {result.test_size} held-out "
+          f"rows; run {run_id}")
+    return 0
+
+
+def cmd_sts(args: argparse.Namespace) -> int:
+    from engine.probing.sweep import StsResult
+    from workbench.probing.runs import read_sts_pairs, record_sts, sts_params, sts_steps
+
+    params = sts_params(args.model, args.data, args.pooling)
+    pairs = read_sts_pairs(params)
+    loaded = load_for(args)
+    result = _drive(sts_steps(loaded, params, pairs), quiet=args.json)
+    assert isinstance(result, StsResult)
+    with _store() as store:
+        run_id = record_sts(store, params, result, loaded)
+    if args.json:
+        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        return 0
+    print(f"{'layer':>5} {'spearman':>9}   ({result.pooling} pooling, {result.pairs} pairs)")
+    for layer, rho in zip(result.layers, result.spearman):
+        print(f"{layer:>5} {rho:>9.3f}")
+    print(f"run {run_id}")
+    return 0
