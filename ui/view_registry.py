@@ -139,7 +139,7 @@ def builtin_views() -> ViewRegistry:
                   "Ctrl+5", text),
         ViewEntry("embeddings", embeddings_about.TITLE, embeddings_about.HTML, _embeddings, "Ctrl+6",
                   frozenset({"corpus"})),
-        ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, None, frozenset({"corpus"})),
+        ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, "Ctrl+7", frozenset({"corpus"})),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
                   "Ctrl+Shift+P", frozenset({"corpus"})),
         ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),

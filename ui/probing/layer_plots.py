@@ -13,11 +13,12 @@ from ui import theme
 
 
 def style() -> dict[str, Any]:
-    """Every colour and size the plots use, in one place: colours from ``ui.theme``, sizes as the Embeddings
-    tab's layer sweep draws them (when the theme's names change, only this function changes)."""
-    return {"accuracy": theme.HOVER_BORDER, "control": theme.SEGMENT_B[1], "selectivity": theme.SEGMENT_A[2],
-            "majority": theme.TOKEN_ID, "sts": theme.WARNING[2], "legend": theme.SPECIAL[2], "background": "w",
-            "line": 2, "thin_line": 1, "symbol": 7, "min_height": 220}
+    """Every colour and size the plots use, in one place, from the current theme tokens."""
+    c, m = theme.current().colours, theme.current().metrics
+    return {"accuracy": c.hover, "control": c.segment_b.border, "selectivity": c.segment_a.ink,
+            "majority": c.token_id_ink, "sts": c.warning.ink, "legend": c.special_token.ink, "background": c.base_bg,
+            "line": m.plot_line_width, "thin_line": m.plot_thin_line_width, "symbol": m.plot_small_symbol,
+            "min_height": m.layer_plot_min_h}
 
 
 def _plot(left: str, s: dict[str, Any]) -> pg.PlotWidget:
@@ -63,6 +64,22 @@ class LayerPlots(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.probe_plot, 3)
         layout.addWidget(self.sts_plot, 2)
+        theme.follow(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """A token swap: new background, pens and markers (the data stay)."""
+        s = style()
+        for plot in (self.probe_plot, self.sts_plot):
+            plot.setBackground(s["background"])
+            plot.setMinimumHeight(s["min_height"])
+        for curve, key, pen_style in ((self.accuracy_curve, "accuracy", Qt.PenStyle.SolidLine),
+                                      (self.control_curve, "control", Qt.PenStyle.SolidLine),
+                                      (self.selectivity_curve, "selectivity", Qt.PenStyle.DashLine),
+                                      (self.sts_curve, "sts", Qt.PenStyle.SolidLine)):
+            curve.setPen(pg.mkPen(s[key], width=s["line"], style=pen_style))
+            curve.setSymbolBrush(s[key])
+            curve.setSymbolSize(s["symbol"])
+        self.majority_curve.setPen(pg.mkPen(s["majority"], width=s["thin_line"], style=Qt.PenStyle.DotLine))
 
     def show_probe(self, state: Any) -> None:
         layers = sorted(state.probe_layers)

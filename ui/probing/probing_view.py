@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from engine.progress import Progress
-from ui.export import export_dialog, save_widget
+from ui.widgets.export import export_dialog, save_widget
 from ui.probing.layer_plots import LayerPlots
 from workbench.export import export_csv, suggest_filename
 from workbench.state.probing import DEMO, ProbingState
