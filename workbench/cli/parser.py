@@ -17,6 +17,7 @@ from workbench.cli import (
     prediction_commands,
     pretrain_commands,
     probing_commands,
+    scalar_mix_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
 
@@ -28,6 +29,7 @@ COMMAND_MODULES = (
     embedding_commands,
     pretrain_commands,
     probing_commands,
+    scalar_mix_commands,
 )
 
 

@@ -1,0 +1,64 @@
+"""``scalar-mix``: which layers a task draws on, learned (ELMo's scalar mix over any model's layers).
+
+``lm-workbench scalar-mix MODEL --task FILE --kind token|sentence --json``
+trains ``gamma * sum_j softmax(s)_j h_j`` and a linear classifier on the
+frozen layers (the task files of ``probe``; ``--task demo`` is the built-in
+POS set) and prints::
+
+    {"layers": [0, ..., L], "weights": [...], "gamma": g, "expected_layer": E,
+     "accuracy": A, "steps": N, "run_id": R, ...}
+
+``expected_layer`` is ``sum_j j * weights[j]`` (Tenney et al. 2019). The
+result is recorded as a run of kind ``scalar-mix``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workbench.cli.common import add_model_options, echo, load_for, print_json
+
+
+def register(sub: Any) -> None:
+    sm = sub.add_parser("scalar-mix", help="learn ELMo's scalar mix of a model's layers for a task")
+    add_model_options(sm)
+    sm.add_argument("--task", required=True, metavar="FILE",
+                    help="as for probe: a CoNLL / CoNLL-U file, a .csv/.tsv with text and label, or 'demo'")
+    sm.add_argument("--kind", required=True, choices=["token", "sentence"], help="what is labelled")
+    sm.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean",
+                    help="sentence vectors: mean of the tokens, the first token (cls) or the model's pooling")
+    sm.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
+    sm.add_argument("--seed", type=int, default=0, help="the held-out split, initialisation and order (default 0)")
+    sm.add_argument("--json", action="store_true", help="print JSON")
+    sm.set_defaults(handler=cmd_scalar_mix)
+
+
+def cmd_scalar_mix(args: argparse.Namespace) -> int:
+    from engine.progress import Progress, iter_with_progress
+    from workbench.paths import runs_db_path
+    from workbench.probing.runs import activation_cache, read_probe_task
+    from workbench.probing.scalar_mix_run import mix_params, mix_steps, record_mix
+    from workbench.store import RunStore
+
+    params = mix_params(args.model, args.task, args.kind, args.pooling, args.seed, args.steps)
+    task = read_probe_task(params)  # a bad file fails before the model loads
+    loaded = load_for(args)
+    mix = None
+    for report in iter_with_progress(mix_steps(loaded, params, task, cache=activation_cache())):
+        if isinstance(report, Progress):
+            if not args.json and report.message:
+                echo(report.message)
+        elif not isinstance(report, list):  # a list is a Partial's weights on the way
+            mix = report
+    with RunStore(runs_db_path()) as store:
+        run_id = record_mix(store, params, mix, loaded)
+    if args.json:
+        print_json({**mix.to_json(), "run_id": run_id})
+        return 0
+    print(f"{'layer':>5} {'weight':>7}")
+    for layer, weight in zip(mix.layers, mix.result.weights):
+        print(f"{layer:>5} {weight:>7.3f} {'#' * round(weight * 40)}")
+    r = mix.result
+    print(f"gamma {r.gamma:.3f}; expected layer {r.expected_layer:.2f}; held-out accuracy {r.accuracy:.3f}; run {run_id}")
+    return 0
