@@ -71,3 +71,39 @@ def test_run_probe_and_sts_live_then_cancel_and_export(open_window, qtbot, tiny_
     qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=30000)
     assert view.summary.text().startswith("Cancelled")
     assert view.state.probe_run_id is None  # nothing was stored for the cancelled sweep
+
+
+def test_scalar_mix_bars_per_task_with_the_expected_layer(open_window, qtbot, tiny_models, fresh_home, tmp_path):
+    """Run with only "Scalar mix" ticked: weights arrive as partial results, the bars equal the learned weights,
+    the dashed line sits at sum_j j * s_j, and a second task adds its own bars beside the first."""
+    import pyqtgraph as pg
+
+    window = open_window(str(tiny_models["bert"]), "probing", registry=_registry())
+    view = window.view("probing")
+    task = tmp_path / "small.conllu"
+    task.write_text("\n\n".join(POS_DEMO.read_text(encoding="utf-8").split("\n\n")[:40]) + "\n", encoding="utf-8")
+    view.choose_task_file(str(task))
+    view.probe_check.setChecked(False)
+    view.sts_check.setChecked(False)
+    view.mix_check.setChecked(True)
+    view.mix_steps.setValue(30)
+    seen = []
+    view.state.events.mix_changed.connect(lambda: seen.append(dict(view.state.mixes)))
+    assert not view.plots.mix_plot.isVisible()
+    qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "small (token)" in view.state.mix_run_ids, timeout=60000)
+    weights = view.state.mixes["small (token)"]
+    assert len(seen) >= 2  # partial weights during training, then the final ones
+    run = window.run_services.store.get_run(view.state.mix_run_ids["small (token)"])
+    assert run["kind"] == "scalar-mix" and run["status"] == "finished"
+    assert [m["value"] for m in window.run_services.store.metrics(run["id"], "weight")] == weights
+    assert view.plots.mix_plot.isVisible() and "expected layer" in view.summary.text()
+    bars = [i for i in view.plots.mix_plot.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    lines = [i for i in view.plots.mix_plot.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
+    assert len(bars) == 1 and np.allclose(bars[0].opts["height"], weights)
+    assert lines[0].value() == sum(j * w for j, w in enumerate(weights))
+
+    view.choose_task_file(str(POS_DEMO), "token")  # a second task: bars side by side, one legend row each
+    view.state.set_mix("other", [1 / len(weights)] * len(weights))
+    bars = [i for i in view.plots.mix_plot.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    assert len(bars) == 2 and not np.allclose(bars[0].opts["x"], bars[1].opts["x"])

@@ -60,16 +60,49 @@ class LayerPlots(QWidget):
             name="majority class")
         self.sts_plot = _plot("Spearman's rho", s)
         self.sts_curve = _curve(self.sts_plot, s, "sts", "STS (cosine vs gold)")
+        self.mix_plot = _plot("scalar-mix weight", s)
+        self.mix_plot.setVisible(False)  # until a mix is learned
+        self._mix_items: list[Any] = []
+        self._mix_state: Any = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.probe_plot, 3)
         layout.addWidget(self.sts_plot, 2)
+        layout.addWidget(self.mix_plot, 2)
         theme.follow(self, self._restyle)
+
+    def show_mix(self, state: Any) -> None:
+        """One group of bars per layer, a bar per task, and a dashed line at each task's expected layer."""
+        self._mix_state = state
+        item = self.mix_plot.getPlotItem()
+        for old in self._mix_items:
+            item.removeItem(old)
+        self._mix_items = []
+        if item.legend is not None:
+            item.legend.clear()
+        self.mix_plot.setVisible(bool(state.mixes))
+        colours = theme.current().colours.run_curves
+        n = max(1, len(state.mixes))
+        width = 0.8 / n
+        for i, (label, weights) in enumerate(state.mixes.items()):
+            colour = colours[i % len(colours)]
+            x = np.arange(len(weights), dtype=float) - 0.4 + width * (i + 0.5)
+            bars = pg.BarGraphItem(x=x, height=weights, width=width, brush=colour, pen=None, name=label)
+            expected = state.expected_layer(label)
+            line = pg.InfiniteLine(pos=expected, angle=90, pen=pg.mkPen(colour, width=style()["thin_line"],
+                                                                         style=Qt.PenStyle.DashLine))
+            for added in (bars, line):
+                item.addItem(added)
+                self._mix_items.append(added)
+            if item.legend is not None:
+                item.legend.addItem(bars, f"{label}: E[layer] = {expected:.2f}")
+        if state.mixes:
+            _layer_ticks(self.mix_plot, np.arange(max(len(w) for w in state.mixes.values()), dtype=float))
 
     def _restyle(self) -> None:
         """A token swap: new background, pens and markers (the data stay)."""
         s = style()
-        for plot in (self.probe_plot, self.sts_plot):
+        for plot in (self.probe_plot, self.sts_plot, self.mix_plot):
             plot.setBackground(s["background"])
             plot.setMinimumHeight(s["min_height"])
         for curve, key, pen_style in ((self.accuracy_curve, "accuracy", Qt.PenStyle.SolidLine),
@@ -80,6 +113,8 @@ class LayerPlots(QWidget):
             curve.setSymbolBrush(s[key])
             curve.setSymbolSize(s["symbol"])
         self.majority_curve.setPen(pg.mkPen(s["majority"], width=s["thin_line"], style=Qt.PenStyle.DotLine))
+        if self._mix_state is not None:
+            self.show_mix(self._mix_state)
 
     def show_probe(self, state: Any) -> None:
         layers = sorted(state.probe_layers)

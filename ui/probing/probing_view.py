@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QToolButton,
+    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QSpinBox, QToolButton,
     QVBoxLayout, QWidget,
 )
 
@@ -30,13 +30,24 @@ STS_DEMO = "Demo: 66 scored sentence pairs"
 CHOOSE = "Choose a file…"
 
 
-def probing_job(loaded: Any, probe: dict | None, sts: dict | None, store_path: Path):
-    """The job behind Run: ``fn(cancel)`` yielding progress and per-layer partials; returns the run ids."""
+def probing_job(loaded: Any, probe: dict | None, sts: dict | None, store_path: Path, mix: dict | None = None):
+    """The job behind Run: ``fn(cancel)`` yielding progress and per-layer partials; returns the run ids.
+
+    ``mix`` (the probe's params plus ``steps``) also learns the scalar mix of the task; its partial results are
+    the weights so far (a list).
+    """
     from workbench.probing import runs
+    from workbench.probing import scalar_mix_run
     from workbench.store import RunStore
 
     def job(cancel: Any):
         out: dict[str, Any] = {}
+        if mix is not None:
+            task = runs.read_probe_task(mix)
+            cache = runs.activation_cache() if mix["kind"] == "token" else None
+            learned = yield from scalar_mix_run.mix_steps(loaded, mix, task, cache=cache, cancel=cancel)
+            with RunStore(store_path) as store:
+                out["mix"] = (learned, scalar_mix_run.record_mix(store, mix, learned, loaded))
         if probe is not None:
             task = runs.read_probe_task(probe)
             cache = runs.activation_cache() if probe["kind"] == "token" else None
@@ -58,6 +69,7 @@ class ProbingView(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.state = ProbingState()
+        self._mix_label = ""
 
         self.task_combo = QComboBox()
         self.task_combo.addItems([TASK_DEMO, CHOOSE])
@@ -77,6 +89,14 @@ class ProbingView(QWidget):
         self.probe_check.setChecked(True)
         self.sts_check = QCheckBox("STS")
         self.sts_check.setChecked(True)
+        self.mix_check = QCheckBox("Scalar mix")
+        self.mix_check.setToolTip("Also learn ELMo's scalar mix of the layers for the task (softmax weights and "
+                                  "gamma, with a linear classifier) and chart the weights with the expected layer")
+        self.mix_steps = QSpinBox()
+        self.mix_steps.setRange(1, 100_000)
+        self.mix_steps.setValue(200)
+        self.mix_steps.setPrefix("steps ")
+        self.mix_steps.setToolTip("Training steps of the scalar mix")
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Extract every layer once, fit every layer's probes in parallel, then score STS")
         self.cancel_button = QPushButton("Cancel")
@@ -104,7 +124,8 @@ class ProbingView(QWidget):
             row.addWidget(widget)
         row.addStretch(1)
         buttons = QHBoxLayout()
-        for widget in (self.probe_check, self.sts_check, self.run_button, self.cancel_button, self.export_button):
+        for widget in (self.probe_check, self.sts_check, self.mix_check, self.mix_steps, self.run_button,
+                       self.cancel_button, self.export_button):
             buttons.addWidget(widget)
         buttons.addWidget(self.progress, 1)
         layout = QVBoxLayout(self)
@@ -121,6 +142,7 @@ class ProbingView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.state.events.probe_changed.connect(lambda: self.plots.show_probe(self.state))
         self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
+        self.state.events.mix_changed.connect(lambda: self.plots.show_mix(self.state))
         self.state.events.choices_changed.connect(self._sync_choices)
 
     # -- choices ---------------------------------------------------------------------------------------
@@ -182,13 +204,15 @@ class ProbingView(QWidget):
         if loaded is None:
             self.ctx.show_message("Load a model first: probing runs on the loaded model.", "info")
             return
-        if not (self.probe_check.isChecked() or self.sts_check.isChecked()):
-            self.ctx.show_message("Tick Probe, STS or both.", "info")
+        if not (self.probe_check.isChecked() or self.sts_check.isChecked() or self.mix_check.isChecked()):
+            self.ctx.show_message("Tick Probe, STS, Scalar mix or several.", "info")
             return
         model = self.ctx.model_spec()
         try:
             probe = self.state.probe_params(model) if self.probe_check.isChecked() else None
             sts = self.state.sts_params(model) if self.sts_check.isChecked() else None
+            mix = {**self.state.probe_params(model), "steps": self.mix_steps.value()} \
+                if self.mix_check.isChecked() else None
         except WorkbenchError as exc:
             self.ctx.show_message(str(exc), "warning")
             return
@@ -199,7 +223,8 @@ class ProbingView(QWidget):
         self.summary.setText("Running…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.ctx.jobs.run(probing_job(loaded, probe, sts, self.ctx.run_services.path), self._done,
+        self._mix_label = self.state.task_label()
+        self.ctx.jobs.run(probing_job(loaded, probe, sts, self.ctx.run_services.path, mix), self._done,
                           step="sweep", label="Probing layers…", on_progress=self._progress,
                           on_partial=self._partial, on_error=self._failed, on_cancelled=self._cancelled)
 
@@ -215,7 +240,9 @@ class ProbingView(QWidget):
     def _partial(self, value: Any) -> None:
         from engine.probing.sweep import LayerResult, StsLayer
 
-        if isinstance(value, LayerResult):
+        if isinstance(value, list):  # the scalar mix's weights so far
+            self.state.set_mix(self._mix_label, value)
+        elif isinstance(value, LayerResult):
             self.state.add_probe_layer(value.layer, value.accuracy, value.control_accuracy)
         elif isinstance(value, StsLayer):
             self.state.add_sts_layer(value.layer, value.spearman)
@@ -228,6 +255,11 @@ class ProbingView(QWidget):
 
     def _done(self, out: dict) -> None:
         parts = []
+        if "mix" in out:
+            learned, run_id = out["mix"]
+            self.state.set_mix(self._mix_label, learned.result.weights, run_id)
+            parts.append(f"Scalar mix: expected layer {learned.result.expected_layer:.2f}, held-out accuracy "
+                         f"{learned.result.accuracy:.1%}; run {run_id}")
         if "probe" in out:
             result, run_id = out["probe"]
             self.state.finish_probe(result, run_id)

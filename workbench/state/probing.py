@@ -23,7 +23,7 @@ PROBE_COLUMNS = ["layer", "accuracy", "control_accuracy", "selectivity"]
 
 class ProbingState:
     def __init__(self) -> None:
-        self.events = EventGroup("choices_changed", "probe_changed", "sts_changed")
+        self.events = EventGroup("choices_changed", "probe_changed", "sts_changed", "mix_changed")
         self.task = DEMO  # a file path, or "demo" (the built-in POS set)
         self.kind = "token"
         self.pooling = "mean"
@@ -35,6 +35,8 @@ class ProbingState:
         self.sts_layers: dict[int, float] = {}  # layer -> Spearman's rho
         self.sts_pooling: str | None = None
         self.sts_run_id: int | None = None
+        self.mixes: dict[str, list[float]] = {}  # task label -> learned scalar-mix weights, layer 0..L
+        self.mix_run_ids: dict[str, int] = {}
 
     # -- choices -------------------------------------------------------------------------------------
     def set_task(self, task: str, kind: str | None = None) -> None:
@@ -97,6 +99,24 @@ class ProbingState:
         self.sts_layers = dict(zip(result.layers, result.spearman))
         self.sts_pooling, self.sts_run_id = result.pooling, run_id
         self.events.sts_changed.emit()
+
+    # -- scalar mix ----------------------------------------------------------------------------------
+    def task_label(self) -> str:
+        """How the current task is named in the scalar-mix chart's legend."""
+        from pathlib import Path
+
+        return "POS (demo)" if self.task == DEMO else f"{Path(self.task).stem} ({self.kind})"
+
+    def set_mix(self, label: str, weights: list[float], run_id: int | None = None) -> None:
+        """The mix learned (so far, or finally with its run) for the task called ``label``; other tasks' stay."""
+        self.mixes[label] = [float(w) for w in weights]
+        if run_id is not None:
+            self.mix_run_ids[label] = run_id
+        self.events.mix_changed.emit()
+
+    def expected_layer(self, label: str) -> float:
+        """``sum_j j * s_j`` of that task's weights (Tenney et al. 2019)."""
+        return float(sum(j * w for j, w in enumerate(self.mixes[label])))
 
     # -- export ---------------------------------------------------------------------------------------
     def table(self) -> tuple[list[str], list[list[Any]]]:
