@@ -87,7 +87,7 @@ class LayerPlots(QWidget):
         for i, (label, weights) in enumerate(state.mixes.items()):
             colour = colours[i % len(colours)]
             x = np.arange(len(weights), dtype=float) - 0.4 + width * (i + 0.5)
-            bars = pg.BarGraphItem(x=x, height=weights, width=width, brush=colour, pen=None, name=label)
+            bars = pg.BarGraphItem(x=x, height=weights, width=width, brush=colour, pen=None)
             expected = state.expected_layer(label)
             line = pg.InfiniteLine(pos=expected, angle=90, pen=pg.mkPen(colour, width=style()["thin_line"],
                                                                          style=Qt.PenStyle.DashLine))
@@ -95,7 +95,7 @@ class LayerPlots(QWidget):
                 item.addItem(added)
                 self._mix_items.append(added)
             if item.legend is not None:
-                item.legend.addItem(bars, f"{label}: E[layer] = {expected:.2f}")
+                item.legend.addItem(bars, f"{label} · E = {expected:.2f}")
         if state.mixes:
             _layer_ticks(self.mix_plot, np.arange(max(len(w) for w in state.mixes.values()), dtype=float))
 
