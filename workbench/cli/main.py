@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.version:
             print(f"{PROG} {version('lm-workbench')}")
             return EXIT_OK
+        if args.self_test is not None:
+            from workbench.self_test import run_self_test
+
+            return run_self_test(args.self_test)
         if args.command in (None, "gui"):
             return open_gui(getattr(args, "model", None))
         from workbench.cli import commands, pretrain_commands
