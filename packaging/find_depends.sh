@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Which Debian packages a bundle's Qt needs from the system: find_depends.sh BUNDLE_DIR
 #
-# Runs ldd on the executable, Python's and Qt's libraries, the xcb platform plugin and the
+# Runs ldd on the executable, Python, the Qt modules the app uses, the xcb platform plugin and the
 # plugins it loads (GLX/EGL integrations, input contexts, image formats, icon engines), with
 # the bundle's own library folders first, and maps each library found outside the bundle to its
 # package with dpkg -S. Prints one package a line; a library found nowhere is an error (install
@@ -10,8 +10,10 @@ set -euo pipefail
 BUNDLE="$(cd "$1" && pwd)"
 INTERNAL="$BUNDLE/_internal"
 QT="$INTERNAL/PySide6/Qt"
+# The Qt modules the app imports (PySide6/*.so) pull in the Qt libraries they use; the Wayland,
+# EGLFS and GTK-theme plugins are left out (optional: Qt falls back to xcb without them).
 files=("$BUNDLE/lm-workbench" "$INTERNAL"/libpython*.so* "$INTERNAL"/PySide6/*.so "$INTERNAL"/shiboken6/*.so
-       "$QT"/lib/*.so* "$QT"/plugins/platforms/libqxcb.so "$QT"/plugins/xcbglintegrations/*.so
+       "$QT"/plugins/platforms/libqxcb.so "$QT"/plugins/xcbglintegrations/*.so
        "$QT"/plugins/platforminputcontexts/*.so "$QT"/plugins/imageformats/*.so "$QT"/plugins/iconengines/*.so)
 export LD_LIBRARY_PATH="$INTERNAL:$QT/lib"
 libs="$(for f in "${files[@]}"; do [ -e "$f" ] && ldd "$f"; done | awk '/=>/ {print $1, $3}' | sort -u)"
