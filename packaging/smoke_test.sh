@@ -3,7 +3,8 @@
 #
 # 1. The bundle, headless under `env -i` with an empty temporary HOME: --self-test passes,
 #    offline mode is on, and every Python module it loaded came from inside the bundle.
-# 2. UMAP runs (numba compiles into the user's cache folder, not the read-only bundle).
+# 2. The window opens (offscreen), loads the default model and encodes a sentence (ui/startup_probe.py);
+#    UMAP runs (numba compiles into the user's cache folder, not the read-only bundle).
 # 3. The objectives test plugin (tests/plugins_fixtures/good_objective_pkg) dropped into the user
 #    plugins folder is listed as disabled, then, enabled in the settings, loads and corrupts a text.
 # 4. As root (CI's throw-away machine): the .deb's dependencies are installed with apt-get, the
@@ -60,6 +61,12 @@ for name, path in sorted(outside.items())[:20]:
     print(f"  outside: {name}: {path}")
 sys.exit(1 if outside else 0)
 PY
+
+step "the window (offscreen): shown, default model loaded, a sentence encoded"
+clean "$HOME1" LM_WORKBENCH_STARTUP_PROBE="$(date +%s.%N)" "$EXE" > "$TMP/window.txt" 2> "$TMP/window.err" \
+  || fail "the window failed: $(tail -3 "$TMP/window.err")"
+grep -q '"encoded_s"' "$TMP/window.txt" || fail "the window did not report its start-up: $(tail -3 "$TMP/window.err")"
+echo "   $(tail -1 "$TMP/window.txt")"
 
 step "UMAP in the bundle (numba cache in the user's cache folder)"
 clean "$HOME1" "$EXE" project minilm --corpus demo --word bank --layer 6 --method umap --seed 0 \
