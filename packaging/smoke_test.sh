@@ -79,8 +79,9 @@ step "a folder plugin: listed, enabled in the settings, used"
 PLUGIN="$HOME1/.local/share/lm-workbench/plugins/simple-mask"
 mkdir -p "$PLUGIN"
 cp "$ROOT/tests/plugins_fixtures/good_objective_pkg/simple_mask_objective.py" "$PLUGIN/"
-cat > "$PLUGIN/plugin.json" <<'JSON'
-{"name": "simple-mask", "version": "0.3.0", "api_version": 1, "families": ["encoder"],
+API_VERSION="$(sed -n 's/^API_VERSION = //p' "$ROOT/engine/api_version.py")"  # 1, or "2.0": JSON either way
+cat > "$PLUGIN/plugin.json" <<JSON
+{"name": "simple-mask", "version": "0.3.0", "api_version": $API_VERSION, "families": ["encoder"],
  "module": "simple_mask_objective.py", "class": "SimpleMask"}
 JSON
 plugin_status() {
