@@ -92,6 +92,10 @@ def run(argv: list[str] | None = None) -> int:
     previous_hook = _install_excepthook(window)
     _report_interrupted_runs(window)
     window.load_model(_model_arg(argv) or settings.default_model)
+    from ui.startup_probe import attach, launch_time
+
+    if (launched := launch_time()) is not None:
+        attach(window, app, launched)
     try:
         return app.exec()
     finally:

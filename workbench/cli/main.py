@@ -30,6 +30,10 @@ def _run(argv: list[str]) -> int:
 
         print(f"{PROG} {version('lm-workbench')}")
         return EXIT_OK
+    if args.self_test is not None:
+        from workbench.self_test import run_self_test
+
+        return run_self_test(args.self_test)
     if args.command is None:  # options but no command
         args = parser.parse_args([DEFAULT_COMMAND])
     return args.handler(args)

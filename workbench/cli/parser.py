@@ -40,6 +40,9 @@ def build_parser() -> OneLineParser:
         description="LM Workbench: with no command, opens the window; commands run headless.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--self-test", nargs="?", const="minilm", metavar="MODEL",
+                        help="check the install: load MODEL (default: the built-in), encode a sentence, "
+                             "list plugins, write and read a run")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)
