@@ -193,3 +193,18 @@ def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_pa
     assert "tiny and meant for demonstrations" in (model_dir / "README.md").read_text()
     with RunStore(runs_db_path()) as store:
         assert store.get_run(model["run_id"])["name"] == model["name"]
+
+
+def test_installed_course_models_are_found_in_a_bundle_and_in_the_data_folder(fresh_home, tmp_path, monkeypatch):
+    import sys
+
+    from workbench.pretrain.course_models import course_root, installed_course_models
+
+    for root, family in ((course_root(), "gpt2"), (tmp_path / "bundle" / "course-models", "bert")):
+        (root / family / "model").mkdir(parents=True)
+        (root / family / "model" / "config.json").write_text("{}", encoding="utf-8")
+    (course_root() / "half-trained").mkdir()  # no model/config.json: not offered
+    assert installed_course_models() == [course_root() / "gpt2"]
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "bundle"), raising=False)
+    assert installed_course_models() == [tmp_path / "bundle" / "course-models" / "bert", course_root() / "gpt2"]

@@ -73,6 +73,16 @@ def _report_interrupted_runs(window) -> None:
         )
 
 
+def _offer_course_models(settings) -> None:
+    """Course models shipped in the bundle or trained here appear in the recent models (after the user's own)."""
+    from workbench.pretrain.course_models import installed_course_models
+    from workbench.settings import MAX_RECENT
+
+    for folder in installed_course_models():
+        if str(folder) not in settings.recent_models and len(settings.recent_models) < MAX_RECENT:
+            settings.recent_models.append(str(folder))
+
+
 def run(argv: list[str] | None = None) -> int:
     """Open the window; returns the application's exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -81,6 +91,7 @@ def run(argv: list[str] | None = None) -> int:
 
     settings = load_settings()
     apply_offline_mode(settings.offline)  # before anything imports transformers
+    _offer_course_models(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     app = create_application([a for a in argv if a.startswith("-")])

@@ -52,6 +52,21 @@ def course_root() -> Path:
     return data_dir() / "course-models"
 
 
+def installed_course_models() -> list[Path]:
+    """Course model folders on this machine: those a desktop bundle ships (``<bundle>/course-models``) and those
+    trained into ``course_root()``: each ``<family>`` folder holding ``model/config.json``; bundled first."""
+    import sys
+
+    roots = [course_root()]
+    if getattr(sys, "frozen", False) and hasattr(sys, "_MEIPASS"):
+        roots.insert(0, Path(sys._MEIPASS) / "course-models")
+    found: list[Path] = []
+    for root in roots:
+        if root.is_dir():
+            found += sorted(p.parent.parent for p in root.glob("*/model/config.json"))  # opens as its model
+    return found
+
+
 def display_name(family: str) -> str:
     """How the window lists a course model: ``"Tiny BERT (mlm) - tiny, for demonstrations"``."""
     objective = COURSE_SETTINGS[family][0]
