@@ -90,3 +90,18 @@ def test_embeddings_static_baseline_is_layer_0_and_context_free(elmo_dir):
     assert np.abs(top[0] - top[1]).max() > 1e-4  # the biLSTM layers see the context
     want = _direct_layers(loaded.model, "money in the bank".split())[2, 3]
     np.testing.assert_allclose(top[1], want, atol=1e-6)
+
+
+def test_probe_and_scalar_mix_run_over_an_elmo(elmo_dir, tmp_path, capsys, fresh_home):
+    """Layer-wise probing and ELMo's own scalar mix work on an ELMo as on any model (layers 0..L)."""
+    from engine.probing.demo import POS_DEMO
+
+    task = tmp_path / "pos.conllu"
+    task.write_text("\n\n".join(POS_DEMO.read_text(encoding="utf-8").split("\n\n")[:30]) + "\n", encoding="utf-8")
+    assert main(["probe", str(elmo_dir), "--task", str(task), "--kind", "token", "--json"]) == 0
+    probe = json.loads(capsys.readouterr()[0])
+    assert probe["layers"] == [0, 1, 2] and len(probe["accuracy"]) == 3
+    assert main(["scalar-mix", str(elmo_dir), "--task", str(task), "--kind", "token", "--steps", "20",
+                 "--json"]) == 0
+    mix = json.loads(capsys.readouterr()[0])
+    assert mix["layers"] == [0, 1, 2] and sum(mix["weights"]) == pytest.approx(1.0, abs=1e-5)
