@@ -51,7 +51,8 @@ def add_run(store: RunStore, *, name: str, params: dict, losses: list[float], st
 
 @pytest.fixture
 def populated(fresh_home):
-    """Four runs: finished x2 (different lr / objective), failed with an error, and a probe of an unknown kind."""
+    """Four runs: finished x2 (different lr / objective), failed with an error, and a probe whose params this
+    version cannot read (another version's)."""
     store = RunStore(runs_db_path())
     ids = {
         "a": add_run(store, name="small lr", params=spec_dict(lr=1e-3), losses=losses_for(3.0, 20), status="finished"),
@@ -192,7 +193,7 @@ def test_copy_as_cli_command(make_window, populated):
     assert flags["--family"] == "gpt2" and flags["--objective"] == "clm" and flags["--steps"] == "30"
     assert flags["--hidden"] == "64" and flags["--vocab-size"] == "300" and flags["--corpus"] == "/data/corpus.txt"
     assert float(flags["--lr"]) == 5e-3 and flags["--out"] == "/data/out/run"
-    # A kind this version does not know: the stored command line.
+    # Settings this version cannot turn into a command (a probe stored by another version): the stored line.
     browser.select_runs([populated["d"]])
     assert browser.copy_cli() == "lm-workbench probe --stored"
 

@@ -42,7 +42,7 @@ def attach(window, app, launched: float) -> None:
         app.exit(code)
 
     def poll() -> None:
-        if window.loaded is not None and window.token_view._tt is not None:
+        if window.loaded is not None and window.tokenized is not None:
             timer.stop()
             mark("tokens_shown_s")
             from engine.analysis import encode

@@ -24,8 +24,17 @@ class RunKind:
     command: Callable[[dict[str, Any]], str]
 
     def cli_command(self, params: dict[str, Any]) -> str:
-        """The ``lm-workbench ...`` command line that repeats a run with these params."""
-        return self.command(params)
+        """The ``lm-workbench ...`` command line that repeats a run with these params.
+
+        Params this version cannot read (a run stored by another version) raise a ``WorkbenchError``.
+        """
+        from engine.errors import WorkbenchError
+
+        try:
+            return self.command(params)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WorkbenchError(f"this {self.title.lower()} run's settings cannot be turned into a command "
+                                 f"line by this version (missing or odd: {exc})") from None
 
 
 def _pretrain_command(params: dict[str, Any]) -> str:

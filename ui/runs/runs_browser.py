@@ -282,11 +282,16 @@ class RunsBrowser(QWidget):
 
     # -------------------------------------------------------------- actions
     def cli_command(self, run_id: int) -> str:
-        """The command line that repeats a run: from its kind, else the one stored with it."""
+        """The command line that repeats a run: from its kind, else (an unknown kind, or settings this version
+        cannot read) the one stored with it."""
         run = self._runs[run_id]
         kind = run_kind(run["kind"])
         if kind is not None:
-            return kind.cli_command(run.get("params") or {})
+            try:
+                return kind.cli_command(run.get("params") or {})
+            except WorkbenchError:
+                if not run.get("cli_command"):
+                    raise
         if run.get("cli_command"):
             return str(run["cli_command"])
         raise WorkbenchError(f"run #{run_id} ({run['kind']}) has no command line: this version does not know "
