@@ -139,7 +139,8 @@ def passive(rng: random.Random, n: int = 240) -> list[dict]:
 
 def write_table(path: Path, rows: list[dict]) -> None:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n")
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n",
+                                quoting=csv.QUOTE_NONE)
         writer.writeheader()
         writer.writerows(rows)
 

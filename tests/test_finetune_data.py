@@ -19,9 +19,9 @@ def write(tmp_path, name, text, encoding="utf-8"):
 
 
 def test_classification_tsv_csv_jsonl(tmp_path):
-    tsv = data.read_classification(write(tmp_path, "a.tsv", "id\ttext\tlabel\n1\tgood film\tpos\n2\tbad film\tneg\n"))
+    tsv = data.read_classification(write(tmp_path, "a.tsv", 'id\ttext\tlabel\n1\tgood film\tpos\n2\t"bad" film\tneg\n'))
     assert tsv.text_column == "text" and not tsv.is_pair
-    assert [(e.text, e.label) for e in tsv.examples] == [("good film", "pos"), ("bad film", "neg")]
+    assert [(e.text, e.label) for e in tsv.examples] == [("good film", "pos"), ('"bad" film', "neg")]
     assert tsv.labels == ["neg", "pos"] and tsv.label_id("pos") == 1
     csv_data = data.read_classification(write(tmp_path, "b.csv", 'sentence,label\n"Yes, good",1\nno,0\n'))
     assert csv_data.examples[0].text == "Yes, good" and csv_data.text_column == "sentence"

@@ -112,8 +112,10 @@ def _rows(path: str | Path) -> tuple[Path, list[str], list[tuple[int, dict]]]:
             header = header or list(row)
             rows.append((number, {k: "" if v is None else str(v) for k, v in row.items()}))
         return path, header, rows
-    delimiter = "," if suffix == ".csv" else "\t"
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    if suffix == ".csv":
+        reader = csv.reader(io.StringIO(text))
+    else:  # TSV: quotes are text (as in GLUE's files), a tab always separates
+        reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     lines = [(reader.line_num, row) for row in reader]
     lines = [(n, r) for n, r in lines if any(cell.strip() for cell in r)]
     header = [cell.strip() for cell in lines[0][1]]
