@@ -43,6 +43,8 @@ def test_classification_tsv_csv_jsonl(tmp_path):
     ("x.tsv", "  \n", r"x\.tsv: the file is empty"),
     ("x.jsonl", '{"text": "a", "label": 1}\n[1, 2]\n', r"x\.jsonl, line 2: each line must be a JSON object"),
     ("x.jsonl", '{"text": "a", "label": 1}\n{oops\n', r"x\.jsonl, line 2: not a JSON object"),
+    ("x.jsonl", '{"text": "a", "label": 1}\n\n{"text": "b"}\n', r"x\.jsonl, line 3: no 'label' field"),
+    ("x.tsv", "text\tlabel\nok\t1\n \t0\n", r"x\.tsv, line 3: empty text"),
 ])
 def test_classification_bad_input(tmp_path, name, content, message):
     with pytest.raises(WorkbenchError, match=message) as error:
@@ -83,6 +85,8 @@ def test_squad_reader(tmp_path):
         data.read_squad(write(tmp_path, "off.json", squad("She lives in Oslo.", "Oslo", 12)))
     with pytest.raises(WorkbenchError, match=r"shape\.json: not SQuAD-style JSON"):
         data.read_squad(write(tmp_path, "shape.json", '{"data": [{"context": "x"}]}'))
+    with pytest.raises(WorkbenchError, match=r"start\.json: not SQuAD-style JSON"):
+        data.read_squad(write(tmp_path, "start.json", squad("She lives in Oslo.", "Oslo", "x")))
     with pytest.raises(WorkbenchError, match=r"broken\.json, line 2: not JSON"):
         data.read_squad(write(tmp_path, "broken.json", '{"data":\n ]'))
 

@@ -134,6 +134,12 @@ def _need(path: Path, header: list[str], columns: Sequence[str]) -> None:
                              f"the header has {', '.join(header) or 'nothing'}")
 
 
+def _cell(path: Path, number: int, row: dict, column: str) -> str:
+    if column not in row:  # only JSONL rows can lack a key the first row had
+        raise WorkbenchError(f"{path}, line {number}: no {column!r} field")
+    return row[column]
+
+
 def _nonempty(path: Path, rows: list, what: str) -> None:
     if not rows:
         raise WorkbenchError(f"{path}: no {what} after the header")
@@ -159,12 +165,14 @@ def read_classification(path: str | Path, text_column: str | None = None,
     _nonempty(path, rows, "examples")
     examples = []
     for number, row in rows:
-        label = row[label_column].strip()
+        label = _cell(path, number, row, label_column).strip()
+        text = _cell(path, number, row, text_column)
+        pair = _cell(path, number, row, pair_column) if pair_column else None
         if not label:
             raise WorkbenchError(f"{path}, line {number}: empty label")
-        if not row[text_column].strip():
-            raise WorkbenchError(f"{path}, line {number}: empty {text_column}")
-        examples.append(ClassificationExample(row[text_column], label, row[pair_column] if pair_column else None))
+        if not text.strip() or (pair is not None and not pair.strip()):
+            raise WorkbenchError(f"{path}, line {number}: empty text")
+        examples.append(ClassificationExample(text, label, pair))
     labels = sorted({e.label for e in examples})
     if len(labels) < 2:
         raise WorkbenchError(f"{path}: only one label ({labels[0]}); classification needs at least two")
@@ -234,8 +242,8 @@ def read_squad(path: str | Path) -> list[QAExample]:
                                              f"question without answers")
                     examples.append(QAExample(str(qa.get("id", len(examples))), qa["question"], context,
                                               tuple(answers), tuple(starts)))
-    except (KeyError, TypeError) as exc:
-        raise WorkbenchError(f"{path}: not SQuAD-style JSON (missing {exc}); expected "
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WorkbenchError(f"{path}: not SQuAD-style JSON ({type(exc).__name__}: {exc}); expected "
                              f"data / paragraphs / context / qas / question / answers") from None
     _nonempty(path, examples, "questions")
     return examples
@@ -256,9 +264,10 @@ def read_seq2seq(path: str | Path, source_column: str = "source",
     _nonempty(path, rows, "examples")
     examples = []
     for number, row in rows:
-        if not row[source_column].strip() or not row[target_column].strip():
+        source, target = _cell(path, number, row, source_column), _cell(path, number, row, target_column)
+        if not source.strip() or not target.strip():
             raise WorkbenchError(f"{path}, line {number}: empty {source_column} or {target_column}")
-        examples.append(Seq2SeqExample(row[source_column], row[target_column]))
+        examples.append(Seq2SeqExample(source, target))
     return examples
 
 
