@@ -116,7 +116,10 @@ def _rows(path: str | Path) -> tuple[Path, list[str], list[tuple[int, dict]]]:
         reader = csv.reader(io.StringIO(text))
     else:  # TSV: quotes are text (as in GLUE's files), a tab always separates
         reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    lines = [(reader.line_num, row) for row in reader]
+    try:
+        lines = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        raise WorkbenchError(f"{path}, line {reader.line_num}: not readable as {suffix[1:].upper()} ({exc})") from None
     lines = [(n, r) for n, r in lines if any(cell.strip() for cell in r)]
     header = [cell.strip() for cell in lines[0][1]]
     rows = []
