@@ -1,0 +1,25 @@
+"""The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import WorkbenchError
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# task name (as the CLI's --task spells it; "seq-cls-pair" is the pair variant) -> file
+DEMO_FILES = {
+    "seq-cls": "sentiment.tsv",
+    "seq-cls-pair": "paraphrase.tsv",
+    "token-cls": "entities.conll",
+    "qa": "qa.json",
+    "seq2seq": "passive.tsv",
+}
+
+
+def demo_path(task: str) -> Path:
+    """The demo file for ``task`` (one of ``DEMO_FILES``)."""
+    if task not in DEMO_FILES:
+        raise WorkbenchError(f"no demo set for task {task!r}; choose one of {', '.join(DEMO_FILES)}")
+    return DATA / DEMO_FILES[task]

@@ -1,0 +1,174 @@
+"""Validation metrics for the fine-tuning tasks, written here (no sklearn / seqeval / rouge_score at run
+time; the tests check each against those libraries). All values are fractions in [0, 1] (MCC in [-1, 1]).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from typing import Hashable, Sequence
+
+# ---------------------------------------------------------------- classification
+
+
+def accuracy(y_true: Sequence[Hashable], y_pred: Sequence[Hashable]) -> float:
+    _same_length(y_true, y_pred)
+    return sum(t == p for t, p in zip(y_true, y_pred)) / len(y_true) if y_true else 0.0
+
+
+def macro_f1(y_true: Sequence[Hashable], y_pred: Sequence[Hashable]) -> float:
+    """Unweighted mean of per-class F1 over every class seen in either list (0 for a class never right)."""
+    _same_length(y_true, y_pred)
+    classes = set(y_true) | set(y_pred)
+    if not classes:
+        return 0.0
+    scores = []
+    for c in classes:
+        tp = sum(t == c and p == c for t, p in zip(y_true, y_pred))
+        predicted = sum(p == c for p in y_pred)
+        actual = sum(t == c for t in y_true)
+        scores.append(2 * tp / (predicted + actual) if predicted + actual else 0.0)
+    return sum(scores) / len(scores)
+
+
+def matthews_corrcoef(y_true: Sequence[Hashable], y_pred: Sequence[Hashable]) -> float:
+    """Matthews correlation; for K classes Gorodkin's R_K from the confusion matrix (0 when undefined)."""
+    _same_length(y_true, y_pred)
+    n = len(y_true)
+    correct = sum(t == p for t, p in zip(y_true, y_pred))
+    true_counts, pred_counts = Counter(y_true), Counter(y_pred)
+    classes = set(true_counts) | set(pred_counts)
+    covariance = correct * n - sum(true_counts[c] * pred_counts[c] for c in classes)
+    spread_pred = n * n - sum(v * v for v in pred_counts.values())
+    spread_true = n * n - sum(v * v for v in true_counts.values())
+    if spread_pred == 0 or spread_true == 0:
+        return 0.0
+    return covariance / math.sqrt(spread_pred * spread_true)
+
+
+def classification_metrics(y_true: Sequence[Hashable], y_pred: Sequence[Hashable]) -> dict[str, float]:
+    return {"accuracy": accuracy(y_true, y_pred), "macro_f1": macro_f1(y_true, y_pred),
+            "mcc": matthews_corrcoef(y_true, y_pred)}
+
+
+# ---------------------------------------------------------------- BIO entities
+
+
+def bio_entities(tags: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Entities as (type, first index, last index). ``B-X`` opens one; ``I-X`` continues an open X and
+    opens a new X after ``O`` or after another type (the conlleval convention)."""
+    entities, open_type, open_start = [], None, 0
+    for i, tag in enumerate(list(tags) + ["O"]):
+        prefix, kind = (tag[:1], tag[2:]) if tag != "O" else ("O", None)
+        continues = prefix == "I" and kind == open_type
+        if open_type is not None and not continues:
+            entities.append((open_type, open_start, i - 1))
+            open_type = None
+        if prefix in ("B", "I") and not continues:
+            open_type, open_start = kind, i
+    return entities
+
+
+def entity_scores(true_tags: Sequence[Sequence[str]], pred_tags: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Micro-averaged entity precision, recall and F1 over sentences: an entity counts only when its type
+    and both ends match exactly."""
+    _same_length(true_tags, pred_tags)
+    gold, guessed = set(), set()
+    for s, (t, p) in enumerate(zip(true_tags, pred_tags)):
+        _same_length(t, p)
+        gold.update((s,) + e for e in bio_entities(t))
+        guessed.update((s,) + e for e in bio_entities(p))
+    hits = len(gold & guessed)
+    precision = hits / len(guessed) if guessed else 0.0
+    recall = hits / len(gold) if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+# ---------------------------------------------------------------- SQuAD
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """Lower case, punctuation removed, articles (a, an, the) removed, whitespace collapsed."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> float:
+    return max(float(normalize_answer(prediction) == normalize_answer(g)) for g in golds)
+
+
+def token_f1(prediction: str, golds: Sequence[str]) -> float:
+    return max(_token_f1(normalize_answer(prediction).split(), normalize_answer(g).split()) for g in golds)
+
+
+def _token_f1(predicted: list[str], gold: list[str]) -> float:
+    if not predicted or not gold:
+        return float(predicted == gold)
+    common = sum((Counter(predicted) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def squad_metrics(predictions: Sequence[str], golds: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Mean exact match and token F1 (each the max over a question's gold answers)."""
+    _same_length(predictions, golds)
+    n = len(predictions) or 1
+    return {"exact_match": sum(exact_match(p, g) for p, g in zip(predictions, golds)) / n,
+            "f1": sum(token_f1(p, g) for p, g in zip(predictions, golds)) / n}
+
+
+# ---------------------------------------------------------------- ROUGE
+
+
+def rouge_tokens(text: str) -> list[str]:
+    """Lower case, every run of characters other than a-z and 0-9 is a separator; no stemming."""
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+
+
+def _f_measure(overlap: int, predicted: int, target: int) -> float:
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / predicted, overlap / target
+    return 2 * precision * recall / (precision + recall)
+
+
+def rouge_n(prediction: str, target: str, n: int) -> float:
+    def grams(tokens):
+        return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    p, t = grams(rouge_tokens(prediction)), grams(rouge_tokens(target))
+    return _f_measure(sum((p & t).values()), sum(p.values()), sum(t.values()))
+
+
+def rouge_l(prediction: str, target: str) -> float:
+    p, t = rouge_tokens(prediction), rouge_tokens(target)
+    row = [0] * (len(t) + 1)
+    for a in p:  # longest common subsequence, one row at a time
+        previous_diagonal = 0
+        for j, b in enumerate(t, start=1):
+            above = row[j]
+            row[j] = previous_diagonal + 1 if a == b else max(row[j], row[j - 1])
+            previous_diagonal = above
+    return _f_measure(row[-1], len(p), len(t))
+
+
+def rouge_scores(predictions: Sequence[str], targets: Sequence[str]) -> dict[str, float]:
+    """Mean ROUGE-1, ROUGE-2 and ROUGE-L F-measures over the pairs."""
+    _same_length(predictions, targets)
+    n = len(predictions) or 1
+    pairs = list(zip(predictions, targets))
+    return {"rouge1": sum(rouge_n(p, t, 1) for p, t in pairs) / n,
+            "rouge2": sum(rouge_n(p, t, 2) for p, t in pairs) / n,
+            "rougeL": sum(rouge_l(p, t) for p, t in pairs) / n}
+
+
+def _same_length(a: Sequence, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} references but {len(b)} predictions")
