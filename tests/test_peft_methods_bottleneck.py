@@ -94,11 +94,52 @@ def test_gpt2_adapters_sit_on_both_c_proj_outputs_before_the_residual_add():
     assert torch.equal(seen["block_out"], seen["ln_2_in"] + seen["mlp_out"])
 
 
-def test_pfeiffer_puts_one_adapter_per_layer_on_the_feed_forward_output_only():
-    model = add_bottleneck_adapters(tiny_classifier("bert"), BottleneckConfig(variant="pfeiffer"))
+def _bottleneck(adapter, h):
+    """U(ReLU(D(h))) from the adapter's weights, computed here with torch.nn.functional."""
+    down = torch.nn.functional.linear(h, adapter.down.weight, adapter.down.bias)
+    return torch.nn.functional.linear(torch.relu(down), adapter.up.weight, adapter.up.bias)
+
+
+def test_bert_pfeiffer_adapter_reads_the_normed_feed_forward_output_with_f_as_residual():
+    model = add_bottleneck_adapters(tiny_classifier("bert"), BottleneckConfig(variant="pfeiffer", init_scale=0.3))
     adapters = sorted(name for name, _ in model.named_modules() if name.endswith(".adapter"))
-    assert adapters == [f"bert.encoder.layer.{i}.output.dropout.adapter" for i in range(LAYERS)]
-    assert not any(p.requires_grad for n, p in model.named_parameters() if "LayerNorm" in n)
+    assert adapters == [f"bert.encoder.layer.{i}.output.LayerNorm.adapter" for i in range(LAYERS)]
+    assert not any(p.requires_grad for n, p in model.named_parameters() if "LayerNorm" in n and "adapter" not in n)
+    output = model.get_submodule("bert.encoder.layer.1.output")
+    seen = {}
+    output.dense.register_forward_hook(lambda m, a, out: seen.__setitem__("f", out))
+    output.register_forward_pre_hook(
+        lambda m, a, kw: seen.__setitem__("x", a[1] if len(a) > 1 else kw["input_tensor"]), with_kwargs=True)
+    output.register_forward_hook(lambda m, a, out: seen.__setitem__("out", out))
+    with torch.no_grad():
+        model(two_class_batch()[0])
+        norm = output.LayerNorm.base_layer
+        layer_norm = lambda t: torch.nn.functional.layer_norm(t, norm.normalized_shape, norm.weight, norm.bias,
+                                                              norm.eps)
+        f, x = seen["f"], seen["x"]
+        h = layer_norm(f + x)
+        # Pfeiffer et al. 2021: a = U(ReLU(D(h))) + r with r = f, then the layer's own LayerNorm over a + x.
+        expected = layer_norm(_bottleneck(output.LayerNorm.adapter, h) + f + x)
+    torch.testing.assert_close(seen["out"], expected, rtol=0, atol=1e-6)
+    assert (seen["out"] - layer_norm(f + x)).abs().max() > 1e-3  # the adapter is really in the path
+
+
+def test_gpt2_pfeiffer_adapter_reads_and_adds_to_the_block_output():
+    model = add_bottleneck_adapters(tiny_classifier("gpt2"), BottleneckConfig(variant="pfeiffer", init_scale=0.3))
+    adapters = sorted(name for name, _ in model.named_modules() if name.endswith(".adapter"))
+    assert adapters == [f"transformer.h.{i}.adapter" for i in range(LAYERS)]
+    block = model.get_submodule("transformer.h.0")
+    seen = {}
+    block.ln_2.register_forward_pre_hook(lambda m, a: seen.__setitem__("after_attention", a[0]))
+    block.mlp.register_forward_hook(lambda m, a, out: seen.__setitem__("f", out))
+    model.get_submodule("transformer.h.1").register_forward_pre_hook(
+        lambda m, a, kw: seen.__setitem__("next_in", _first_positional(a, kw, "hidden_states")), with_kwargs=True)
+    with torch.no_grad():
+        model(two_class_batch()[0])
+        z = seen["after_attention"] + seen["f"]
+        expected = z + _bottleneck(block.adapter, z)
+    torch.testing.assert_close(seen["next_in"], expected, rtol=0, atol=1e-6)
+    assert (seen["next_in"] - z).abs().max() > 1e-3
 
 
 def test_unsupported_architecture_and_bad_settings_give_one_line_errors():

@@ -8,7 +8,7 @@ from torch import nn
 
 from engine.errors import WorkbenchError
 from engine.peft_methods.heads import head_prefixes, is_under, train_only
-from engine.peft_methods.record import MethodRecord, attach_record
+from engine.peft_methods.record import MethodRecord, attach_record, ensure_unadapted
 
 
 @dataclass
@@ -32,6 +32,7 @@ def is_bias(name: str) -> bool:
 
 def apply_bitfit(model: nn.Module, config: BitFitConfig | None = None) -> nn.Module:
     """Freeze all of ``model`` (in place) but its biases and its head; returns ``model``."""
+    ensure_unadapted(model)
     config = config or BitFitConfig()
     heads = head_prefixes(model, config.modules_to_save)
     if not any(is_bias(name) for name, _ in model.named_parameters()):

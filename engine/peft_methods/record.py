@@ -18,10 +18,15 @@ class MethodRecord:
     saved_names: list[str]  # parameter names written by save_adapter (and only those)
 
 
-def attach_record(model: nn.Module, record: MethodRecord) -> None:
+def ensure_unadapted(model: nn.Module) -> None:
+    """Refuse a model a method was already applied to (before touching it)."""
     if getattr(model, ATTRIBUTE, None) is not None:
         raise WorkbenchError(f"this model is already adapted with {getattr(model, ATTRIBUTE).method}; "
                              "load a fresh copy of the base model")
+
+
+def attach_record(model: nn.Module, record: MethodRecord) -> None:
+    ensure_unadapted(model)
     object.__setattr__(model, ATTRIBUTE, record)
 
 

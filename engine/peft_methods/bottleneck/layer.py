@@ -28,8 +28,12 @@ class BottleneckAdapter(nn.Module):
             else:
                 nn.init.zeros_(self.up.weight)
 
+    def delta(self, x: torch.Tensor) -> torch.Tensor:
+        """U(f(D(x))): what the adapter adds to its skip connection."""
+        return self.up(self.activation(self.down(x)))
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.up(self.activation(self.down(x)))
+        return x + self.delta(x)
 
 
 class WithAdapter(nn.Module):
@@ -47,3 +51,32 @@ class WithAdapter(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.adapter(self.base_layer(x))
+
+
+class NormWithAdapter(nn.Module):
+    """Pfeiffer's adapter on a post-LN sublayer, in place of its LayerNorm ``base_layer``.
+
+    With z = f + x (the sublayer output f plus the residual x, this norm's
+    input), Pfeiffer et al. compute h = LN(z), a = U(ReLU(D(h))) + f and the
+    output LN(a + x), the same LayerNorm twice; a + x = z + U(ReLU(D(h))), so
+    that is LN(z + U(ReLU(D(LN(z))))).
+    """
+
+    def __init__(self, base_layer: nn.Module, adapter: BottleneckAdapter):
+        super().__init__()
+        self.base_layer = base_layer
+        self.adapter = adapter
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        return self.base_layer(z + self.adapter.delta(self.base_layer(z)))
+
+
+def adapt_block_output(adapter: BottleneckAdapter, block: nn.Module, args, output):
+    """Forward hook for a pre-LN block (GPT-2): its output z = x + f becomes z + U(ReLU(D(z))) (Pfeiffer).
+
+    A pre-LN block has no LayerNorm after the residual add, so the adapter
+    reads and adds to the residual stream itself.
+    """
+    if isinstance(output, tuple):
+        return (output[0] + adapter.delta(output[0]),) + output[1:]
+    return output + adapter.delta(output)

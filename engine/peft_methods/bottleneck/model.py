@@ -1,36 +1,49 @@
 """Attaching bottleneck adapters to a transformers model, and freezing all else.
 
 Supported: BERT-style post-LN encoders (BERT, RoBERTa, MiniLM, ...: the
-``*SelfOutput`` and ``*Output`` modules that compute LayerNorm(dropout(dense(x)) + input))
+``*SelfOutput`` and ``*Output`` modules that compute LayerNorm(dropout(dense(x)) + x))
 and GPT-2 (pre-LN: ``attn.c_proj`` -> ``resid_dropout`` and ``mlp.c_proj`` ->
-``dropout``, then the block adds the residual). In both, the adapter replaces
-the dropout that ends the sublayer with dropout-then-adapter, so it sees the
-projection's output before the residual add (and, for BERT, before the
-LayerNorm). Houlsby puts one on the attention and one on the feed-forward
-sublayer; Pfeiffer only on the feed-forward one.
+``dropout``, then the block adds the residual).
+
+Houlsby: two adapters per layer, each replacing the dropout that ends the
+attention / feed-forward sublayer with dropout-then-adapter, so the adapter
+sees the projection's output f before the residual add (and the LayerNorm):
+LN(x + f + U(g(D(f)))) in BERT, x + f + U(g(D(f))) in GPT-2.
+
+Pfeiffer: one adapter per layer, after the feed-forward sublayer, reading
+h = LN(f + x) with the residual r = f (AdapterFusion, Pfeiffer et al. 2021):
+LN(x + f + U(g(D(LN(x + f))))) with the same LayerNorm twice, in BERT; in
+GPT-2, with no LayerNorm there, z + U(g(D(z))) on the block output z = x + f.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from torch import nn
 
 from engine.errors import WorkbenchError
 from engine.peft_methods.bottleneck.config import BottleneckConfig
-from engine.peft_methods.bottleneck.layer import BottleneckAdapter, WithAdapter
+from engine.peft_methods.bottleneck.layer import BottleneckAdapter, NormWithAdapter, WithAdapter, adapt_block_output
 from engine.peft_methods.heads import head_prefixes, is_under, train_only
-from engine.peft_methods.record import MethodRecord, attach_record
+from engine.peft_methods.record import MethodRecord, attach_record, ensure_unadapted
 
 
 @dataclass(frozen=True)
 class AdapterSite:
-    """Where one adapter goes: ``parent``'s ``attribute`` (a dropout) ends a sublayer of width ``hidden``."""
+    """Where one adapter can go in a layer of width ``hidden``.
 
-    name: str  # the dropout's full module name
+    ``sublayer`` "attention" / "feed_forward" (Houlsby): ``parent``'s
+    ``attribute`` is the dropout ending that sublayer's output. "layer_output"
+    (Pfeiffer): ``attribute`` is the post-LN sublayer's LayerNorm, or "" for a
+    pre-LN block whose output the adapter reads through a forward hook.
+    """
+
+    name: str
     parent: nn.Module
     attribute: str
-    sublayer: str  # "attention" or "feed_forward"
+    sublayer: str
     hidden: int
 
 
@@ -43,32 +56,47 @@ def _gpt2_c_proj_width(module: nn.Module) -> int | None:
     return getattr(c_proj, "nf", None)
 
 
+def _sites_of(name: str, module: nn.Module) -> list[AdapterSite]:
+    kind = type(module).__name__
+    if kind.endswith("SelfOutput") and _is_bert_output(module):
+        return [AdapterSite(f"{name}.dropout", module, "dropout", "attention", module.dense.out_features)]
+    if kind.endswith("Output") and _is_bert_output(module) and kind.startswith(_BERT_STYLE):
+        width = module.dense.out_features
+        return [AdapterSite(f"{name}.dropout", module, "dropout", "feed_forward", width),
+                AdapterSite(f"{name}.LayerNorm", module, "LayerNorm", "layer_output", width)]
+    if kind == "GPT2Attention" and _gpt2_c_proj_width(module):
+        return [AdapterSite(f"{name}.resid_dropout", module, "resid_dropout", "attention", _gpt2_c_proj_width(module))]
+    if kind == "GPT2MLP" and _gpt2_c_proj_width(module):
+        return [AdapterSite(f"{name}.dropout", module, "dropout", "feed_forward", _gpt2_c_proj_width(module))]
+    if kind == "GPT2Block" and _gpt2_c_proj_width(getattr(module, "mlp", None)):
+        return [AdapterSite(name, module, "", "layer_output", _gpt2_c_proj_width(module.mlp))]
+    return []
+
+
+_BERT_STYLE = ("Bert", "Roberta", "XLMRoberta", "Electra", "Camembert")
+
+
 def adapter_sites(model: nn.Module) -> list[AdapterSite]:
-    """Every sublayer output of ``model`` that can take an adapter, in module order; an error if none."""
+    """Every place in ``model`` that can take an adapter, in module order; an error if there is none."""
     sites: list[AdapterSite] = []
     for name, module in model.named_modules():
-        if "crossattention" in name:
-            continue  # decoder cross-attention of an encoder-decoder BERT: not in either paper
-        kind = type(module).__name__
-        if kind.endswith("SelfOutput") and _is_bert_output(module):
-            sites.append(AdapterSite(f"{name}.dropout", module, "dropout", "attention", module.dense.out_features))
-        elif kind.endswith("Output") and _is_bert_output(module) and kind.startswith(("Bert", "Roberta", "XLMRoberta",
-                                                                                       "Electra", "Camembert")):
-            sites.append(AdapterSite(f"{name}.dropout", module, "dropout", "feed_forward", module.dense.out_features))
-        elif kind == "GPT2Attention" and _gpt2_c_proj_width(module):
-            sites.append(AdapterSite(f"{name}.resid_dropout", module, "resid_dropout", "attention",
-                                     _gpt2_c_proj_width(module)))
-        elif kind == "GPT2MLP" and _gpt2_c_proj_width(module):
-            sites.append(AdapterSite(f"{name}.dropout", module, "dropout", "feed_forward",
-                                     _gpt2_c_proj_width(module)))
+        if "crossattention" not in name:  # an encoder-decoder's cross-attention: in neither paper
+            sites.extend(_sites_of(name, module))
     if not sites:
-        architecture = type(model).__name__
         raise WorkbenchError(
-            f"bottleneck adapters support BERT-style encoders and GPT-2, not {architecture}; "
+            f"bottleneck adapters support BERT-style encoders and GPT-2, not {type(model).__name__}; "
             "use LoRA or BitFit for this model")
-    if any(isinstance(getattr(s.parent, s.attribute), WithAdapter) for s in sites):
-        raise WorkbenchError("this model already has bottleneck adapters; load a fresh copy of the base model")
     return sites
+
+
+def _insert(site: AdapterSite, adapter: BottleneckAdapter) -> None:
+    if site.sublayer in ("attention", "feed_forward"):
+        setattr(site.parent, site.attribute, WithAdapter(getattr(site.parent, site.attribute), adapter))
+    elif site.attribute:
+        setattr(site.parent, site.attribute, NormWithAdapter(getattr(site.parent, site.attribute), adapter))
+    else:
+        site.parent.adapter = adapter
+        site.parent.register_forward_hook(partial(adapt_block_output, adapter))
 
 
 def add_bottleneck_adapters(model: nn.Module, config: BottleneckConfig) -> nn.Module:
@@ -76,16 +104,16 @@ def add_bottleneck_adapters(model: nn.Module, config: BottleneckConfig) -> nn.Mo
 
     The adapters take the dtype and device of the layer they follow.
     """
+    ensure_unadapted(model)
     heads = head_prefixes(model, config.modules_to_save)
-    wanted = ("attention", "feed_forward") if config.variant == "houlsby" else ("feed_forward",)
+    wanted = ("attention", "feed_forward") if config.variant == "houlsby" else ("layer_output",)
+    reference = next(model.parameters())
     for site in adapter_sites(model):
         if site.sublayer not in wanted:
             continue
         adapter = BottleneckAdapter(site.hidden, config.bottleneck_size(site.hidden), config.non_linearity,
                                     config.init_scale)
-        reference = next(site.parent.parameters())
-        adapter.to(device=reference.device, dtype=reference.dtype)
-        setattr(site.parent, site.attribute, WithAdapter(getattr(site.parent, site.attribute), adapter))
+        _insert(site, adapter.to(device=reference.device, dtype=reference.dtype))
 
     layer_norms = {name for name, m in model.named_modules() if isinstance(m, nn.LayerNorm)}
 
