@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 
 from torch import nn
 
+from engine.errors import WorkbenchError
+
 # Task heads of transformers' task models: sequence and token classification, extractive QA.
 KNOWN_HEAD_PREFIXES = ("classifier", "score", "qa_outputs")
 
@@ -16,8 +18,6 @@ def head_prefixes(model: nn.Module, requested: Iterable[str] | None) -> tuple[st
     if requested is None:
         return tuple(p for p in KNOWN_HEAD_PREFIXES if p in names)
     requested = tuple(requested)
-    from engine.errors import WorkbenchError
-
     missing = [p for p in requested if p not in names]
     if missing:
         raise WorkbenchError(f"modules_to_save names no module of this model: {', '.join(missing)}")

@@ -14,8 +14,8 @@ NON_LINEARITIES = ("relu", "gelu", "tanh", "swish")
 class BottleneckConfig:
     variant: str = field(default="houlsby", metadata={"help": (
         "houlsby: two adapters per layer, on the attention output and on the feed-forward output, each before "
-        "the residual add (Houlsby et al. 2019); pfeiffer: one adapter per layer, on the feed-forward output "
-        "only (Pfeiffer et al. 2021), half the parameters.")})
+        "the residual add (Houlsby et al. 2019); pfeiffer: one adapter per layer, after the feed-forward "
+        "sublayer (Pfeiffer et al. 2021), half the adapter parameters.")})
     reduction_factor: int = field(default=16, metadata={"help": (
         "Bottleneck width m = hidden size // reduction factor; each adapter has 2*m*d + m + d parameters.")})
     non_linearity: str = field(default="relu", metadata={"help": (
