@@ -36,24 +36,23 @@ def probing_job(loaded: Any, probe: dict | None, sts: dict | None, store_path: P
     ``mix`` (the probe's params plus ``steps``) also learns the scalar mix of the task; its partial results are
     the weights so far (a list).
     """
-    from workbench.probing import runs
-    from workbench.probing import scalar_mix_run
+    from workbench.probing import runs, scalar_mix_run
     from workbench.store import RunStore
 
     def job(cancel: Any):
         out: dict[str, Any] = {}
+
+        def task_stage(params: dict, steps: Any, record: Any):  # read the task, compute, store as a run
+            task = runs.read_probe_task(params)
+            cache = runs.activation_cache() if params["kind"] == "token" else None
+            result = yield from steps(loaded, params, task, cache=cache, cancel=cancel)
+            with RunStore(store_path) as store:
+                return result, record(store, params, result, loaded)
+
         if mix is not None:
-            task = runs.read_probe_task(mix)
-            cache = runs.activation_cache() if mix["kind"] == "token" else None
-            learned = yield from scalar_mix_run.mix_steps(loaded, mix, task, cache=cache, cancel=cancel)
-            with RunStore(store_path) as store:
-                out["mix"] = (learned, scalar_mix_run.record_mix(store, mix, learned, loaded))
+            out["mix"] = yield from task_stage(mix, scalar_mix_run.mix_steps, scalar_mix_run.record_mix)
         if probe is not None:
-            task = runs.read_probe_task(probe)
-            cache = runs.activation_cache() if probe["kind"] == "token" else None
-            result = yield from runs.probe_steps(loaded, probe, task, cache=cache, cancel=cancel)
-            with RunStore(store_path) as store:
-                out["probe"] = (result, runs.record_probe(store, probe, result, loaded))
+            out["probe"] = yield from task_stage(probe, runs.probe_steps, runs.record_probe)
         if sts is not None:
             pairs = runs.read_sts_pairs(sts)
             result = yield from runs.sts_steps(loaded, sts, pairs, cancel=cancel)
