@@ -65,6 +65,21 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
         return EXIT_OK
 
 
+def drive_job(steps: Any, quiet: bool = False) -> Any:
+    """Run a job generator to its end and return its result; its progress messages go to stderr unless
+    ``quiet`` (partial results, meant for a window, are passed over)."""
+    from engine.progress import Progress, iter_with_progress
+
+    last = None
+    for report in iter_with_progress(steps):
+        if isinstance(report, Progress):
+            if not quiet and report.message:
+                echo(report.message)
+            continue
+        last = report
+    return last
+
+
 # -- argument checks ---------------------------------------------------------------------------------------------
 
 def positive_k(k: int) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import add_model_options, echo, load_for, note, print_json
+from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
 
 POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
 
@@ -65,19 +65,6 @@ def _strict(value: Any) -> Any:
     return value
 
 
-def _drive(steps: Any, quiet: bool) -> Any:
-    from engine.progress import Progress, iter_with_progress
-
-    last = None
-    for report in iter_with_progress(steps):
-        if isinstance(report, Progress):
-            if not quiet and report.message:
-                echo(report.message)
-            continue
-        last = report
-    return last
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     from engine.probing.sweep import ProbeResult
     from workbench.probing.runs import activation_cache, probe_params, probe_steps, read_probe_task, record_probe
@@ -86,7 +73,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     task = read_probe_task(params)  # a bad file fails before the model loads
     loaded = load_for(args)
     cache = activation_cache() if args.kind == "token" else None
-    result = _drive(probe_steps(loaded, params, task, cache=cache), quiet=args.json)
+    result = drive_job(probe_steps(loaded, params, task, cache=cache), quiet=args.json)
     assert isinstance(result, ProbeResult)
     if result.left_out:
         note(f"{result.left_out} word(s) beyond the model's window were left out")
@@ -110,7 +97,7 @@ def cmd_sts(args: argparse.Namespace) -> int:
     params = sts_params(args.model, args.data, args.pooling)
     pairs = read_sts_pairs(params)
     loaded = load_for(args)
-    result = _drive(sts_steps(loaded, params, pairs), quiet=args.json)
+    result = drive_job(sts_steps(loaded, params, pairs), quiet=args.json)
     assert isinstance(result, StsResult)
     with _store() as store:
         run_id = record_sts(store, params, result, loaded)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import add_model_options, echo, load_for, print_json
+from workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -35,7 +35,6 @@ def register(sub: Any) -> None:
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from engine.progress import Progress, iter_with_progress
     from workbench.paths import runs_db_path
     from workbench.probing.runs import activation_cache, read_probe_task
     from workbench.probing.scalar_mix_run import mix_params, mix_steps, record_mix
@@ -44,13 +43,7 @@ def cmd_scalar_mix(args: argparse.Namespace) -> int:
     params = mix_params(args.model, args.task, args.kind, args.pooling, args.seed, args.steps)
     task = read_probe_task(params)  # a bad file fails before the model loads
     loaded = load_for(args)
-    mix = None
-    for report in iter_with_progress(mix_steps(loaded, params, task, cache=activation_cache())):
-        if isinstance(report, Progress):
-            if not args.json and report.message:
-                echo(report.message)
-        elif not isinstance(report, list):  # a list is a Partial's weights on the way
-            mix = report
+    mix = drive_job(mix_steps(loaded, params, task, cache=activation_cache()), quiet=args.json)
     with RunStore(runs_db_path()) as store:
         run_id = record_mix(store, params, mix, loaded)
     if args.json:
