@@ -111,7 +111,7 @@ class ProbingView(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setTextVisible(True)
-        self.summary = QLabel("Load a model, choose a task (or keep the demo) and press Run.")
+        self.summary = QLabel("Choose a task (or keep the demo) and press Run: it probes the loaded model, layer by layer.")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.plots = LayerPlots()
