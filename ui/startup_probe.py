@@ -25,9 +25,10 @@ def launch_time() -> float | None:
     if not raw:
         return None
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         return time.time()
+    return value if value > 1e9 else time.time()  # not an epoch time (e.g. 1): count from now
 
 
 def attach(window, app, launched: float) -> None:
