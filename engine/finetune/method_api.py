@@ -1,0 +1,106 @@
+"""The fine-tuning method protocol: what a plugin in ``lm_workbench.finetune_methods`` provides.
+
+A method adapts a ``transformers`` *task model* (``AutoModelFor{SequenceClassification,
+TokenClassification,QuestionAnswering,Seq2SeqLM}`` with a freshly initialised head)
+for training, saves what it trained apart from the base model, and puts it back
+onto a fresh copy of that base. The one training loop (``engine.training``)
+trains whatever ``apply`` returns: only parameters with ``requires_grad`` are
+optimised, so the method's whole job is choosing (or adding) them.
+
+Every method carries a ``Config`` dataclass whose fields have ``metadata={"help": ...}``
+(and optional ``min``/``max``/``choices``), with only bool/int/float/str fields
+(lists are comma-separated strings), so the form and the CLI options are built
+from it (``engine.objectives.config_fields.config_fields``). Its learning rate is
+the method's own: ``default_lr`` with ``lr_reason`` saying why (full fine-tuning
+~2e-5-5e-5; LoRA, adapters, prefix ~1e-3 or more).
+
+``attachment`` describes where the method sits inside one transformer block,
+for the training view's diagram: which sites it touches (``SITES``), its
+formula, and which residual path it is on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from torch import nn
+
+from engine.api_version import API_VERSION
+
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+
+# Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
+SITES = (
+    "embeddings",  # the input embeddings (prompt tuning prepends virtual tokens here)
+    "prefix",  # extra key/value vectors in every attention layer (prefix tuning)
+    "query", "key", "value",  # the attention projections
+    "attention_output",  # the attention output projection, before its residual add + LayerNorm
+    "ffn_in", "ffn_out",  # the feed-forward block's two matrices
+    "layer_norm",  # LayerNorm scales and shifts
+    "bias",  # every bias vector
+    "layers",  # the block outputs as features (feature-based: a scalar mix over frozen layers)
+    "head",  # the task head, trained by every method
+)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """Where a method attaches, for the diagram: ``sites`` ⊆ ``SITES``, trained or added there."""
+
+    sites: tuple[str, ...]
+    formula: str  # e.g. "h = W₀x + (α/r)·B·A·x"
+    residual: str  # one line: which residual path the change sits on
+    adds_modules: bool = True  # False when the method only unfreezes existing weights (full, BitFit)
+
+
+class FineTuneMethod:
+    """Subclass this; register the subclass in the entry-point group ``lm_workbench.finetune_methods``."""
+
+    api_version: ClassVar[str] = API_VERSION
+    name: ClassVar[str] = ""  # the CLI's --method value, e.g. "lora"
+    title: ClassVar[str] = ""  # what the form shows, e.g. "LoRA (Hu et al. 2021)"
+    description: ClassVar[str] = ""  # one or two sentences for the form's help
+    Config: ClassVar[type]  # a dataclass with help metadata; see the module docstring
+    tasks: ClassVar[frozenset[str]] = frozenset(TASKS)  # the task types it supports
+    default_lr: ClassVar[float] = 1e-3
+    lr_reason: ClassVar[str] = ""
+    attachment: ClassVar[Attachment]
+    can_merge: ClassVar[bool] = False  # True when ``merge`` folds the trained weights into the base (LoRA)
+
+    def default_config(self) -> Any:
+        return self.Config()
+
+    def check_config(self, config: Any) -> None:
+        """Raise ``WorkbenchError`` for a config this method cannot use (default: field ranges only)."""
+        from engine.objectives.config_fields import validate_config
+
+        validate_config(config, owner=self.name)
+
+    def apply(self, model: nn.Module, config: Any, task: str) -> nn.Module:
+        """Make ``model`` (a task model, head freshly initialised) ready to train; return the model to train.
+
+        It may be ``model`` itself (frozen in part) or a wrapper (a ``peft.PeftModel``, a feature-based
+        model); its ``forward(**inputs, labels=...)`` returns what the task model's would (``.loss``,
+        ``.logits`` or ``.start_logits``/``.end_logits``). Trainable = ``requires_grad``; the task head is
+        always trainable. Raise ``WorkbenchError`` for a model or task the method cannot adapt.
+        """
+        raise NotImplementedError
+
+    def save(self, model: nn.Module, folder: Path) -> None:
+        """Write only what ``apply``'s model trained (never the frozen base) to ``folder``, as safetensors."""
+        raise NotImplementedError
+
+    def load(self, base_model: nn.Module, folder: Path) -> nn.Module:
+        """Put what ``save`` wrote onto ``base_model`` (a fresh task model of the same base); return the model.
+
+        Its predictions must be bit-identical (``torch.equal`` on logits, eval mode) to the saved model's.
+        """
+        raise NotImplementedError
+
+    def merge(self, model: nn.Module) -> nn.Module:
+        """Fold the trained weights into the base weights (``can_merge`` methods); return a plain task model."""
+        from engine.errors import WorkbenchError
+
+        raise WorkbenchError(f"{self.name} cannot be merged into the base weights")

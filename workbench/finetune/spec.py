@@ -1,0 +1,87 @@
+"""What a fine-tuning run is: ``FineTuneSpec``, one JSON-able record (no torch).
+
+The same record is the run's ``params`` in the run store, the long-run job's
+keyword arguments, the training view's form state and the ``lm-workbench
+finetune`` command line (``cli_command``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import WorkbenchError
+
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")  # engine.finetune.method_api.TASKS
+
+
+@dataclass
+class FineTuneSpec:
+    """One fine-tuning run.
+
+    ``model`` is what ``lm-workbench`` loads (a folder, a hub id, or "" for the
+    embedded default); ``method_config`` holds the method's ``Config`` fields as
+    strings (``engine.plugin_api.config_from_strings``); ``lr`` None = the
+    method's ``default_lr``; ``training`` holds other ``TrainingConfig`` fields.
+    """
+
+    model: str
+    task: str
+    train: str
+    method: str
+    out_dir: str
+    validation: str | None = None
+    method_config: dict[str, str] = field(default_factory=dict)
+    epochs: float = 3.0
+    lr: float | None = None
+    batch_size: int = 16
+    max_length: int = 128
+    seed: int = 0
+    text_columns: list[str] | None = None  # chosen text column(s); None = found by name
+    training: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        if self.task not in TASKS:
+            raise WorkbenchError(f"task must be one of {', '.join(TASKS)}, not {self.task!r}")
+        if not self.train:
+            raise WorkbenchError("name a training file (--train)")
+        if self.epochs <= 0:
+            raise WorkbenchError(f"epochs must be > 0, not {self.epochs}")
+        if self.batch_size < 1 or self.max_length < 8:
+            raise WorkbenchError("batch size must be >= 1 and max length >= 8")
+
+    def title(self) -> str:
+        return f"{self.method} · {self.task}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FineTuneSpec:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise WorkbenchError(f"unknown fine-tuning setting(s): {', '.join(unknown)}")
+        return cls(**data)
+
+    def cli_command(self) -> str:
+        """The ``lm-workbench finetune`` line that repeats this run."""
+        parts = ["lm-workbench", "finetune"] + ([self.model] if self.model else [])
+        parts += ["--task", self.task, "--train", self.train]
+        if self.validation:
+            parts += ["--validation", self.validation]
+        parts += ["--method", self.method]
+        for key, value in sorted(self.method_config.items()):
+            parts += [f"--{self.method}-{key.replace('_', '-')}", str(value)]
+        parts += ["--epochs", f"{self.epochs:g}", "--batch-size", str(self.batch_size),
+                  "--max-length", str(self.max_length), "--seed", str(self.seed)]
+        if self.lr is not None:
+            parts += ["--lr", f"{self.lr:g}"]
+        if self.text_columns:
+            parts += ["--text-columns", ",".join(self.text_columns)]
+        for key, value in sorted(self.training.items()):
+            parts += ["--train-setting", f"{key}={value}"]
+        parts += ["--out", self.out_dir]
+        return shlex.join(parts)
