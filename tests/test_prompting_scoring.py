@@ -16,7 +16,7 @@ from engine.prompting.calibration import content_free_probs
 from engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
 from engine.prompting.fewshot import Demonstration
 from engine.prompting.model_check import is_small_model, small_model_note
-from engine.prompting.scoring import score_example
+from engine.prompting.scoring import answer_tokenizations, score_example
 from engine.prompting.template import Template
 from engine.prompting.verbalizer import Verbalizer
 from engine.progress import Partial, Progress, run_to_completion
@@ -117,6 +117,9 @@ def test_prefix_scores_of_a_decoder_equal_full_sequence_log_probabilities(models
         expected[word] = sum(float(lp[len(head) - 1 + j, t]) for j, t in enumerate(answer))
         got = next(a for a in scored.answers if a.answer == word)
         assert list(got.token_ids) == answer
+        shown = answer_tokenizations(loaded, Template.parse("[x] Overall, this movie is [z]", "prefix"), verbalizer,
+                                     "I saw it twice.")
+        assert next(a for a in shown if a.answer == word).ids == tuple(answer)
         assert got.score == pytest.approx(expected[word], abs=1e-4)
     assert scored.label_scores == pytest.approx([lse([expected["great"], expected["the"]]),
                                                  lse([expected["terrible"], expected["bad"]])], abs=1e-4)
