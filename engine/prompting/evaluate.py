@@ -156,18 +156,22 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
         raise WorkbenchError(f"no examples left to evaluate after setting {len(fixed)} demonstrations aside")
     vectors = _vectors(pool, embed) if per_example else None
     total = len(examples) * len(prompts)
+    # batches of similar length waste little on padding; results go back to the data's order
+    by_length = sorted(examples, key=lambda i: (len(pool[i].x) + len(pool[i].x2 or ""), i))
     scoring = dict(multi_token=settings.multi_token, length_normalise=settings.length_normalise,
                    separator=settings.separator)
     results = []
     done = 0
     for choice in prompts:
         labels = choice.verbalizer.labels
-        probs, dropped, cal = [], {}, []
+        by_example: dict[int, list[float]] = {}
+        cal_by_example: dict[int, list[float]] = {}
+        dropped: dict[int, list[int]] = {}
         p_cf = None
         if settings.calibrate and not per_example:
             p_cf = content_free_probs(loaded, choice.template, choice.verbalizer, [pool[i] for i in fixed],
                                       **scoring)
-        for batch in _batches(examples, max(1, settings.batch_size)):
+        for batch in _batches(by_length, max(1, settings.batch_size)):
             cancel.check()
             demo_ids = {i: fixed if not per_example else choose_demonstrations(
                 pool, settings.k_shot, selection="similar", labels=labels, exclude=[i],
@@ -180,17 +184,19 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
                 raise WorkbenchError(f"{where}, example {_culprit(loaded, choice, inputs, batch, scoring)}: "
                                      f"{exc}") from None
             for i, item, result in zip(batch, inputs, scored):
-                probs.append(result.label_probs)
+                by_example[i] = result.label_probs
                 if result.dropped_demonstrations:
                     dropped[i] = [demo_ids[i][j] for j in result.dropped_demonstrations]
                 if settings.calibrate:
                     example_cf = p_cf if p_cf is not None else content_free_probs(
                         loaded, choice.template, choice.verbalizer, item.demonstrations, **scoring)
-                    cal.append(calibrated_probs(result.label_probs, example_cf).tolist())
+                    cal_by_example[i] = calibrated_probs(result.label_probs, example_cf).tolist()
             done += len(batch)
-            say = done % 50 < len(batch) or batch[-1] == examples[-1]  # a line now and then for the CLI
+            say = done % 50 < len(batch) or done % len(examples) == 0  # a line now and then for the CLI
             yield Progress(done, total, f"{choice.name or 'prompt'}: {done}/{total} scored" if say else "")
         gold = [pool[i].label for i in examples]
+        probs = [by_example[i] for i in examples]
+        cal = [cal_by_example[i] for i in examples] if settings.calibrate else []
         evaluation = PromptEvaluation(
             choice.name, choice.template.text, choice.template.mode, choice.verbalizer.to_text(), labels, gold,
             probs, Scores.of(gold, _argmax(probs, labels), labels), dropped=dropped,
