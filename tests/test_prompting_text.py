@@ -97,7 +97,8 @@ def test_similar_demonstrations_are_the_nearest_by_cosine_most_similar_last():
 def test_full_prompt_puts_demonstrations_with_their_first_answer_before_the_query():
     t, v = Template.parse("[x] It was [z]."), Verbalizer.parse("pos=great,good;neg=bad")
     demos = [Demonstration("Loved it.", "pos"), Demonstration("Hated it.", "neg")]
-    assert full_prompt(t, v, demos, "Fine film.") == "Loved it. It was great.\n\nHated it. It was bad.\n\nFine film. It was [z]."
+    assert full_prompt(t, v, demos, "Fine film.") == (
+        "Loved it. It was great.\n\nHated it. It was bad.\n\nFine film. It was [z].")
 
 
 def test_calibration_on_a_hand_worked_example():
