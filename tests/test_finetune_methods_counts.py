@@ -147,3 +147,17 @@ def test_bad_settings_and_unknown_methods_are_one_line_errors():
     with pytest.raises(WorkbenchError, match="already adapted"):
         METHODS["lora"].apply(METHODS["lora"].apply(task_model("bert", "seq-cls"), METHODS["lora"].Config(),
                                                     "seq-cls"), METHODS["lora"].Config(), "seq-cls")
+
+
+def test_prompt_tuning_can_start_from_the_embeddings_of_a_text(tiny_models):
+    from transformers import AutoTokenizer, BertForSequenceClassification
+
+    folder = tiny_models["bert"]
+    model = BertForSequenceClassification.from_pretrained(folder, num_labels=C)
+    method = METHODS["prompt"]
+    config = method.Config(num_virtual_tokens=4, init="text", init_text="the object")
+    tuned = method.apply(model, config, "seq-cls")
+    ids = AutoTokenizer.from_pretrained(folder)("the object")["input_ids"]  # [CLS] the object [SEP]
+    assert len(ids) == 4
+    words = model.bert.embeddings.word_embeddings.weight[ids]
+    assert torch.equal(tuned.prompt_encoder["default"].embedding.weight, words)
