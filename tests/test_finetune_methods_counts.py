@@ -72,6 +72,7 @@ def test_lora_on_seq2seq_adapts_every_attentions_query_and_value_and_no_head(kin
 
 def test_prompt_tuning_trains_n_times_d_plus_the_head():
     assert trainable("prompt", num_virtual_tokens=7) == 7 * D + HEAD
+    assert trainable("prompt", "bart", "seq2seq", num_virtual_tokens=7) == 7 * D  # one prompt, for the encoder
 
 
 def test_prefix_tuning_trains_n_times_2_l_d_or_its_reparameterisation_mlp():
