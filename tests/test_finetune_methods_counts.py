@@ -162,3 +162,19 @@ def test_prompt_tuning_can_start_from_the_embeddings_of_a_text(tiny_models):
     assert len(ids) == 4
     words = model.bert.embeddings.word_embeddings.weight[ids]
     assert torch.equal(tuned.prompt_encoder["default"].embedding.weight, words)
+
+
+def test_the_attachment_follows_the_settings():
+    lora = METHODS["lora"]
+    assert lora.attachment_for(lora.default_config()).sites == ("query", "value", "head")
+    wide = lora.attachment_for(lora.Config(target_modules="query,key,value,intermediate.dense"))
+    assert wide.sites == ("query", "key", "value", "ffn_in", "head") and wide.formula == lora.attachment.formula
+    assert lora.attachment_for(lora.Config(target_modules="c_attn")).sites == ("query", "key", "value", "head")
+    pfeiffer, houlsby = METHODS["pfeiffer"], METHODS["houlsby"]
+    assert "layer_norm" not in pfeiffer.attachment_for(pfeiffer.default_config()).sites
+    assert pfeiffer.attachment_for(pfeiffer.Config(train_layer_norms=True)).sites == ("ffn_out", "layer_norm", "head")
+    assert houlsby.attachment_for(houlsby.Config(train_layer_norms=False)).sites == (
+        "attention_output", "ffn_out", "head")
+    full = METHODS["full"]
+    assert "embeddings" not in full.attachment_for(full.Config(freeze_embeddings=True)).sites
+    assert METHODS["prefix"].attachment_for(METHODS["prefix"].default_config()).sites == ("prefix", "head")
