@@ -14,7 +14,9 @@ the helpers the built-in objectives share: vocabulary facts, seeded draws,
 padding, cross-entropy, BERT's masking budget and 80/10/10 treatment,
 span-length distributions, T5's noise mask and sentinels, sentence
 splitting, and ELMo's words: word splitting, the frequency-sorted word
-vocabulary (``<S> </S> <UNK>`` first) and words to character ids. See
+vocabulary (``<S> </S> <UNK>`` first) and words to character ids. Prompt-set
+plugins subclass ``PromptSet`` with ``NamedTemplate`` and ``NamedVerbalizer``
+entries (docs/prompt-sets.md). See
 docs/writing-an-objective.md.
 """
 
@@ -44,13 +46,14 @@ from engine.objectives.spans import (
 )
 from engine.objectives.vocab import VocabInfo, vocab_info
 from engine.progress import CancelToken, Partial, Progress
+from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
 
 __all__ = [
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
     "batch_to_char_ids", "build_word_vocabulary", "split_words",
     "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",
-    "IGNORE_INDEX", "KIND_CODES", "LossContext", "Objective", "Partial", "PositionKind", "Preview", "Progress",
-    "Requirements", "Sentinels", "TOKENS", "VocabInfo", "WorkbenchError", "api_version_problem",
+    "IGNORE_INDEX", "KIND_CODES", "LossContext", "NamedTemplate", "NamedVerbalizer", "Objective", "Partial", "PositionKind", "Preview", "Progress",
+    "PromptSet", "Requirements", "Sentinels", "TOKENS", "VocabInfo", "WorkbenchError", "api_version_problem",
     "apply_sentinels", "apply_treatments", "budget", "causal_lm_cross_entropy", "check_shares", "collate",
     "config_fields", "config_from_strings", "decoder_inputs_from_labels", "draw_poisson_lengths",
     "draw_treatments", "example_ids_for", "example_rng", "freeze_auxiliary", "kinds_from_codes", "model_device",

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from workbench.plugins.extension_kind import ExtensionKind
 from workbench.plugins.objective_kind import OBJECTIVES
+from workbench.plugins.prompt_set_kind import PROMPT_SETS
 
-KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES,)
+KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES, PROMPT_SETS)
 
 
 def kind_named(name: str, kinds: tuple[ExtensionKind, ...] = KINDS) -> ExtensionKind | None:
