@@ -11,6 +11,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
+from ui.prompting.prompt_sets import OPEN as OPEN_TEXT
 from ui.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
@@ -167,3 +168,35 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     assert len(view.state.generated) < 40 and page.generate_button.isEnabled()
     if os.environ.get("PROMPTING_SCREENSHOT"):
         window.grab().save(os.environ["PROMPTING_SCREENSHOT"])
+
+
+def test_prompt_sets_built_in_and_saved_then_loaded(open_window, qtbot, tiny_models, fresh_home, tmp_path):
+    import json
+
+    window = open_window(str(tiny_models["bert"]), "prompting", registry=_registry())
+    view = window.view("prompting")
+    bar, state = view.set_bar, view.state
+    assert "sentiment" in bar._plugins and bar.combo.findText(OPEN_TEXT) == bar.combo.count() - 1
+    bar.use_plugin("sentiment")  # through the entry-point group, as a third party's set would come
+    assert all(r.template.endswith(".") or "[z]" in r.template for r in state.rows)
+    assert {r.verbalizer for r in state.rows} == {"pos=great,good;neg=terrible,bad", "pos=positive;neg=negative"}
+    assert view.editor.template_edit.text() == state.rows[0].template and state.data_path.endswith("sentiment.tsv")
+    assert view.evaluate_page.table.rowCount() == len(state.rows) == 6  # 3 cloze templates x 2 verbalizers
+
+    _retype(qtbot, view.editor.template_edit, "Review: [x] In short: [z].")
+    saved = bar.save(tmp_path / "mine.json")
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert data["format"] == "lm-workbench-prompt-set" and len(data["examples"]) == 40
+    assert [t["text"] for t in data["templates"]][-1] == "Review: [x] In short: [z]."
+
+    state.remove_row(0)
+    _retype(qtbot, view.editor.template_edit, "[x] It was [z].")
+    assert bar.load(saved)
+    assert len(state.rows) == 4 * 2 and state.rows[-1].template == "Review: [x] In short: [z]."
+    assert view.editor.template_edit.text() == data["templates"][0]["text"]
+    assert state.data_path.endswith("mine.tsv") and len(open(state.data_path, encoding="utf-8").readlines()) == 41
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**data, "templates": [{"text": "[x] no slot", "mode": "cloze"}]}), encoding="utf-8")
+    assert not bar.load(bad)
+    assert "template 1" in window.message_bar.text() and "no answer slot" in window.message_bar.text()

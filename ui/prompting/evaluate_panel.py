@@ -164,16 +164,15 @@ class EvaluatePanel(QWidget):
         index, evaluation = value
         self.state.set_row_result(index, evaluation)
 
-    def _done(self, out: tuple[Any, int | None]) -> None:
-        result, run_id = out
-        for index, evaluation in enumerate(result.prompts):
-            self.state.set_row_result(index, evaluation)
-        self.state.set_run_id(run_id)
+    def _done(self, out: tuple[Any, list[int]]) -> None:
+        result, run_ids = out
+        for index, (evaluation, run_id) in enumerate(zip(result.prompts, run_ids)):
+            self.state.set_row_result(index, evaluation, run_id)
         scores = [(e.calibrated or e.raw).accuracy if self.state.calibrate else e.raw.accuracy for e in result.prompts]
         best = max(range(len(scores)), key=scores.__getitem__)
         demos = f", {len(result.demonstrations)} demonstrations" if result.demonstrations else ""
         self.summary.setText(f"{len(scores)} prompt(s) on {len(result.examples)} examples{demos}; best accuracy "
-                             f"{scores[best]:.1%} (row {best + 1}); stored as run {run_id}.")
+                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).")
 
     # -- showing ---------------------------------------------------------------------------------------
     def _show(self) -> None:

@@ -1,7 +1,12 @@
-"""The jobs behind Evaluate and Accuracy against k: read the labelled file, run the engine, store the run."""
+"""The jobs behind Evaluate and Accuracy against k: read the labelled file, run the engine, store the runs.
+
+Each row of the comparison (one template with one verbalizer) is stored as its own ``prompt-eval`` run, so
+the run's params (and the ``lm-workbench prompt-eval`` line they give) repeat exactly that row.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,39 +23,49 @@ def _settings(state: PromptingState, calibrate: bool | None = None) -> Any:
                               separator=f.separator)
 
 
-def _embed(loaded: Any) -> Callable[[list[str]], Any]:
-    """Sentence vectors of the loaded model (mean of the last layer), for similar demonstrations."""
-    from engine.embeddings.sentence_embeddings import sentence_vectors
+def embedder(k: int, selection: str) -> Any:
+    """The Embeddings tab's sentence model, when demonstrations are chosen by similarity (else None)."""
+    if k and selection == "similar":
+        from workbench.prompting.runs import sentence_embedder
 
-    return lambda texts: sentence_vectors(loaded, texts)
+        return sentence_embedder()
+    return None
 
 
-def read_data(path: str) -> Any:
-    from engine.finetune.data import read_classification
+def read_data(path: str, verbalizers: list[str]) -> Any:
+    """The labelled file, checked against every verbalizer (a label it does not cover is an error)."""
+    from workbench.prompting.runs import read_prompt_data
 
-    return read_classification(path)
+    return read_prompt_data({"data": path, "verbalizers": verbalizers})
 
 
 def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Callable[[Any], Any]:
     """``fn(cancel)`` evaluating every prompt of the comparison over the state's file.
 
     Yields progress and ``Partial((row, PromptEvaluation))`` as each prompt finishes; returns
-    ``(EvaluationResult, run id)``. Bad templates or verbalizers raise here, before the job starts.
+    ``(EvaluationResult, [run id per row])``. Bad templates or verbalizers raise here, before the job starts.
     """
     from engine.prompting.evaluate import PromptChoice, evaluate_prompts
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
+    from workbench.prompting.runs import prompt_eval_params
 
+    pairs = state.prompts_to_evaluate()
     prompts = [PromptChoice(Template.parse(t, state.mode), Verbalizer.parse(v), f"prompt {i + 1}")
-               for i, (t, v) in enumerate(state.prompts_to_evaluate())]
+               for i, (t, v) in enumerate(pairs)]
     settings = _settings(state)
-    path = state.data_path
+    path, model = state.data_path, loaded.info.spec
+    params = [prompt_eval_params(model, [t], [v], path, mode=state.mode, k_shot=settings.k_shot, seed=settings.seed,
+                                 selection=settings.selection, calibrate=settings.calibrate,
+                                 multi_token=settings.multi_token, length_normalise=settings.length_normalise)
+              for t, v in pairs]
 
     def job(cancel: Any):
         from engine.progress import Partial
 
-        data = read_data(path)
-        steps = evaluate_prompts(loaded, data, prompts, settings, embed=_embed(loaded), where=Path(path).name,
+        data = read_data(path, [v for _, v in pairs])
+        embed = embedder(settings.k_shot, settings.selection)
+        steps = evaluate_prompts(loaded, data, prompts, settings, embed=embed, where=Path(path).name,
                                  cancel=cancel)
         row = 0
         while True:
@@ -64,18 +79,19 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
                 row += 1
             else:
                 yield report
-        return result, record_evaluation(store_path, loaded, path, result)
+        return result, record_rows(store_path, loaded, params, result)
 
     return job
 
 
-def record_evaluation(store_path: Path, loaded: Any, data_path: str, result: Any) -> int | None:
-    """Store the evaluation as a run (kind ``prompt-eval``); its id."""
+def record_rows(store_path: Path, loaded: Any, params: list[dict[str, Any]], result: Any) -> list[int]:
+    """Store each prompt's evaluation as its own ``prompt-eval`` run; their ids, in row order."""
     from workbench.prompting.runs import record_prompt_eval
     from workbench.store import RunStore
 
     with RunStore(store_path) as store:
-        return record_prompt_eval(store, loaded, data_path, result)
+        return [record_prompt_eval(store, p, replace(result, prompts=[evaluation]), loaded)
+                for p, evaluation in zip(params, result.prompts)]
 
 
 def accuracy_vs_k_job(loaded: Any, state: PromptingState, ks: list[int], seeds: list[int]) -> Callable[[Any], Any]:
@@ -86,11 +102,11 @@ def accuracy_vs_k_job(loaded: Any, state: PromptingState, ks: list[int], seeds: 
 
     prompt = PromptChoice(Template.parse(state.template, state.mode), Verbalizer.parse(state.verbalizer))
     settings = _settings(state, calibrate=False)
-    path = state.data_path
+    path, verbalizer = state.data_path, state.verbalizer
 
     def job(cancel: Any):
-        data = read_data(path)
-        return (yield from accuracy_vs_k(loaded, data, prompt, ks, seeds, settings, embed=_embed(loaded),
-                                         cancel=cancel))
+        data = read_data(path, [verbalizer])
+        return (yield from accuracy_vs_k(loaded, data, prompt, ks, seeds, settings,
+                                         embed=embedder(max(ks), settings.selection), cancel=cancel))
 
     return job

@@ -10,6 +10,7 @@ seeds, and draws the mean with a band from the worst to the best seed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,29 +30,27 @@ from workbench.state.prompting import ORDERS, SELECTIONS, PromptingState
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
 
 
-def build_prompt_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
+def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
     """``fn(cancel)`` choosing the demonstrations for the current input; returns (full prompt, demonstrations)."""
     from engine.prompting.evaluate import demonstrations_of
     from engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
-    from ui.prompting.evaluation_job import read_data
+    from ui.prompting.evaluation_job import embedder, read_data
 
     template = Template.parse(state.template, state.mode)
     verbalizer = Verbalizer.parse(state.verbalizer)
-    f, x, x2 = state.fewshot, state.x, (state.x2 or None) if template.is_pair else None
-    path = state.data_path
+    f, x, x2 = replace(state.fewshot), state.x, (state.x2 or None) if template.is_pair else None
+    path, spec = state.data_path, state.verbalizer
 
     def job(cancel: Any):
-        data = read_data(path)
-        verbalizer.require_labels(data.labels, Path(path).name)
+        data = read_data(path, [spec])
         pool = demonstrations_of(data)
         similarities = None
-        if f.selection == "similar":
-            from engine.embeddings.sentence_embeddings import sentence_vectors
-
-            vectors = sentence_vectors(loaded, [x if x2 is None else f"{x} {x2}"] +
-                                       [d.x if d.x2 is None else f"{d.x} {d.x2}" for d in pool])
+        embed = embedder(f.k, f.selection)
+        if embed is not None:
+            vectors = embed([x if x2 is None else f"{x} {x2}"] + [d.x if d.x2 is None else f"{d.x} {d.x2}"
+                                                                   for d in pool])
             similarities = cosine_to(vectors[0], vectors[1:])
         cancel.check()
         chosen = choose_demonstrations(pool, f.k, selection=f.selection, seed=f.seed, labels=verbalizer.labels,
@@ -87,7 +86,7 @@ class FewShotPanel(QWidget):
         self.selection_combo = QComboBox()
         self.selection_combo.addItems(SELECTIONS)
         self.selection_combo.setToolTip("random (seeded), balanced per label, or the most similar to the input "
-                                        "by sentence embedding (the loaded model's mean-pooled vectors)")
+                                        "by sentence embedding (the Embeddings tab's sentence model)")
         self.order_combo = QComboBox()
         self.order_combo.addItems(ORDERS)
         self.seed_spin = QSpinBox()
@@ -181,31 +180,28 @@ class FewShotPanel(QWidget):
         self.curve_button.setEnabled(not running and self._prompt_valid)
 
     # -- running ---------------------------------------------------------------------------------------
-    def _ready(self) -> Any:
-        loaded = self.ctx.loaded
-        if loaded is None:
-            self.ctx.show_message("Load a model first: the prompts are scored by the loaded model.", "info")
-            return None
+    def _has_data(self) -> bool:
         if not self.state.data_path:
             self.ctx.show_message("Choose a labelled file on the Evaluate page: demonstrations are drawn from it.",
                                   "info")
-            return None
-        return loaded
+        return bool(self.state.data_path)
 
     def build_prompt(self) -> None:
-        loaded = self._ready()
-        if loaded is None:
+        if not self._has_data():
             return
         try:
-            job = build_prompt_job(loaded, self.state)
+            job = build_prompt_job(self.state)
         except WorkbenchError as exc:
             self.ctx.show_message(str(exc), "warning")
             return
         self._run(job, lambda out: self.state.set_fewshot_prompt(*out), "Choosing demonstrations…")
 
     def accuracy_against_k(self) -> None:
-        loaded = self._ready()
+        loaded = self.ctx.loaded
         if loaded is None:
+            self.ctx.show_message("Load a model first: the prompts are scored by the loaded model.", "info")
+            return
+        if not self._has_data():
             return
         from ui.prompting.evaluation_job import accuracy_vs_k_job
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.errors import WorkbenchError
 from engine.progress import Progress
 from ui.prompting.generate_panel import GeneratePanel, generation_job
+from ui.prompting.prompt_sets import PromptSetBar
 from ui.prompting.score_panel import ScorePanel, scoring_job
 from ui.prompting.evaluate_panel import EvaluatePanel
 from ui.prompting.fewshot_panel import FewShotPanel
@@ -61,6 +62,7 @@ class PromptingView(QWidget):
         from ui.prompting.prompt_editor import PromptEditor
 
         self.editor = PromptEditor(self.state)
+        self.set_bar = PromptSetBar(self.state, ctx)
         self.score_button = QPushButton("Score")
         self.score_button.setToolTip("Score the input with every label's answers (Ctrl+Enter)")
         self.cancel_button = QPushButton("Cancel")
@@ -83,6 +85,7 @@ class PromptingView(QWidget):
         buttons.addWidget(self.score_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.progress, 1)
+        buttons.addWidget(self.set_bar)
         layout = QVBoxLayout(self)
         layout.addWidget(self.model_notice)
         layout.addWidget(self.editor)
@@ -208,3 +211,4 @@ class PromptingView(QWidget):
         self.evaluate_page.set_running(running)
         self.fewshot_page.set_running(running)
         self.generate_page.set_running(running)
+        self.set_bar.setEnabled(not running)

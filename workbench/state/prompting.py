@@ -18,6 +18,7 @@ Events (arguments in brackets):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from workbench.state.observable import EventGroup
@@ -191,15 +192,10 @@ class PromptingState:
             row.result, row.run_id = None, None
         self.events.evaluation_changed.emit()
 
-    def set_row_result(self, index: int, result: Any) -> None:
+    def set_row_result(self, index: int, result: Any, run_id: int | None = None) -> None:
+        """A row's evaluation (as it arrives) and, once stored, its run."""
         self.rows[index].result = result
-        self.events.evaluation_changed.emit()
-
-    def set_run_id(self, run_id: int | None) -> None:
-        """The run every evaluated row was stored in (one run per evaluation)."""
-        for row in self.rows:
-            if row.result is not None:
-                row.run_id = run_id
+        self.rows[index].run_id = run_id
         self.events.evaluation_changed.emit()
 
     def select_row(self, index: int) -> None:
@@ -260,6 +256,46 @@ class PromptingState:
 
     def generated_text(self) -> str:
         return "".join(text for _, text, _ in self.generated)
+
+    # -- prompt sets ---------------------------------------------------------------------------------
+    def apply_prompt_set(self, prompt_set: Any, data_path: str | Path | None = None) -> None:
+        """Take a prompt set's prompts: its templates of the current mode (all when none is) with every
+        verbalizer become the comparison; the first pair becomes the prompt; its example data (if given) the
+        data."""
+        templates = [t for t in prompt_set.templates if t.mode == self.mode] or list(prompt_set.templates)
+        self.rows = [EvaluationRow(t.text, v.spec) for t in templates for v in prompt_set.verbalizers]
+        self.selected_row = 0
+        self.template, self.verbalizer = templates[0].text, prompt_set.verbalizers[0].spec
+        self.set_name = prompt_set.name
+        if data_path:
+            self.data_path = str(data_path)
+        self._prompt_changed()
+        self.events.comparison_changed.emit()
+        self.events.evaluation_changed.emit()
+
+    def to_prompt_set(self, name: str, title: str = "") -> Any:
+        """The comparison's prompts and the current one as a prompt-set file's content (with the data's examples
+        when a file is chosen), ready for ``workbench.prompting.files.save_prompt_set``."""
+        from engine.finetune.data import read_classification
+        from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
+        from workbench.prompting.files import PromptSetFile
+
+        pairs = [(r.template, r.verbalizer) for r in self.rows]
+        if self.usable():
+            pairs.append((self.template, self.verbalizer))
+        if not pairs:
+            from engine.errors import WorkbenchError
+
+            raise WorkbenchError("nothing to save: fix the template (its problems are shown under it)")
+        templates = list(dict.fromkeys(t for t, _ in pairs))
+        verbalizers = list(dict.fromkeys(v for _, v in pairs))
+        examples = []
+        if self.data_path:
+            examples = [{"text": e.text, "label": e.label, **({"text_pair": e.text_pair} if e.text_pair else {})}
+                        for e in read_classification(self.data_path).examples]
+        return PromptSetFile(name, title or name, "", [NamedTemplate(f"template {i + 1}", t, self.mode)
+                                                       for i, t in enumerate(templates)],
+                             [NamedVerbalizer(f"verbalizer {i + 1}", v) for i, v in enumerate(verbalizers)], examples)
 
     # -- tables for export ---------------------------------------------------------------------------
     def comparison_table(self) -> tuple[list[str], list[list[Any]]]:

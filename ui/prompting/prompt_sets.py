@@ -1,0 +1,113 @@
+"""Prompt sets in the Prompting tab: pick a built-in (or installed) set, open a teacher's file, save yours.
+
+Built-in sets come through the ``lm_workbench.prompt_sets`` entry-point group like a third party's
+(``workbench.plugins.discovery``); files use the documented JSON format (``workbench.prompting.files``,
+docs/prompt-sets.md). Taking a set puts its templates x verbalizers in the Evaluate page's comparison and its
+example data in the data choice.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from engine.errors import WorkbenchError
+from workbench.state.prompting import PromptingState
+
+OPEN = "Open a prompt-set file…"
+FILE_FILTER = "Prompt sets (*.json);;All files (*)"
+
+
+def installed_sets(settings: Any) -> list[Any]:
+    """The prompt-set plugin classes that loaded (built-in, installed, and enabled folder plugins), by name."""
+    from workbench.plugins.discovery import discover
+    from workbench.plugins.prompt_set_kind import PROMPT_SETS
+    from workbench.plugins.records import OK
+
+    records = discover(settings, kinds=(PROMPT_SETS,))
+    return sorted((r.plugin_class for r in records if r.status == OK), key=lambda cls: cls.name)
+
+
+def examples_file(prompt_set: Any) -> Path | None:
+    """A file's examples written as a TSV under the data folder (None when it has none)."""
+    from workbench.paths import data_dir
+    from workbench.prompting.files import write_examples_tsv
+
+    if not prompt_set.examples:
+        return None
+    folder = data_dir() / "prompt-sets"
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_examples_tsv(prompt_set, folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', prompt_set.name)}.tsv")
+
+
+class PromptSetBar(QWidget):
+    def __init__(self, state: PromptingState, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.ctx = state, ctx
+        self.combo = QComboBox()
+        self.combo.setToolTip("Built-in and installed prompt sets, or a prompt-set file")
+        self.combo.addItem("Prompt set…")
+        self._plugins = {cls.name: cls for cls in installed_sets(ctx.settings)}
+        for name, cls in self._plugins.items():
+            self.combo.addItem(cls.title or name, name)
+        self.combo.addItem(OPEN)
+        self.save_button = QPushButton("Save set…")
+        self.save_button.setToolTip("Save the compared prompts (and the data's examples) as a prompt-set file")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("Prompts"))
+        row.addWidget(self.combo)
+        row.addWidget(self.save_button)
+        self.combo.activated.connect(self._activated)
+        self.save_button.clicked.connect(lambda: self.save())
+
+    def _activated(self, index: int) -> None:
+        text, name = self.combo.itemText(index), self.combo.itemData(index)
+        self.combo.setCurrentIndex(0)
+        if text == OPEN:
+            self.load()
+        elif name in self._plugins:
+            self.use_plugin(name)
+
+    def use_plugin(self, name: str) -> None:
+        from workbench.prompting.files import from_plugin
+
+        cls = self._plugins[name]
+        try:
+            self.state.apply_prompt_set(from_plugin(cls), cls().example_data())
+        except WorkbenchError as exc:
+            self.ctx.show_message(str(exc), "warning")
+
+    def load(self, path: str | Path | None = None) -> bool:
+        """Take the prompt set of ``path`` (asks when None); a bad file is a one-line message."""
+        from workbench.prompting.files import load_prompt_set
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open a prompt set", str(Path.home()), FILE_FILTER)
+            if not path:
+                return False
+        try:
+            prompt_set = load_prompt_set(path)
+            self.state.apply_prompt_set(prompt_set, examples_file(prompt_set))
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return False
+        return True
+
+    def save(self, path: str | Path | None = None) -> Path | None:
+        from workbench.prompting.files import SUFFIX, save_prompt_set
+
+        if path is None:
+            start = str(Path.home() / f"{self.state.set_name or 'my-prompts'}{SUFFIX}")
+            path, _ = QFileDialog.getSaveFileName(self, "Save the prompt set", start, FILE_FILTER)
+            if not path:
+                return None
+        path = Path(path)
+        try:
+            return save_prompt_set(self.state.to_prompt_set(path.stem), path)
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return None
