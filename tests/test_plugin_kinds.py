@@ -37,7 +37,7 @@ def _check_prompt_set(cls: type) -> str | None:
     return None if cls.prompts and all(isinstance(p, str) for p in cls.prompts) else "it has no prompts"
 
 
-PROMPT_SETS = ExtensionKind(name="prompt-set", group=GROUP, base=PromptSet, check=_check_prompt_set)
+PROMPT_SETS = ExtensionKind(name="toy-prompt-set", group=GROUP, base=PromptSet, check=_check_prompt_set)
 TEST_KINDS = KINDS + (PROMPT_SETS,)
 
 MODULE = '''
@@ -78,7 +78,7 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
     entry_point_package(site)
     monkeypatch.syspath_prepend(str(site))
     base = {"version": "0.1", "api_version": API_VERSION, "module": "prompts.py", "class": "Greetings",
-            "kind": "prompt-set"}
+            "kind": "toy-prompt-set"}
     riddles = folder_plugin(root, "riddles", base | {"name": "riddles"},
                             MODULE.format(version=API_VERSION, prompts=("What has keys",)).replace(
                                 '"greetings"', '"riddles"'))
@@ -97,10 +97,10 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
         assert prompts.names() == ["greetings", "riddles"]
         assert prompts.contribution("riddles").prompts == ("What has keys",)
         greetings = prompts.record("greetings")
-        assert (greetings.kind, greetings.source, greetings.version) == ("prompt-set", "entry-point", "1.2.0")
+        assert (greetings.kind, greetings.source, greetings.version) == ("toy-prompt-set", "entry-point", "1.2.0")
         assert "not a subclass of engine.plugin_api.PromptSet" in prompts.record("nonsense").error
         assert "no prompts" in prompts.record("empty").error
-        assert "not a valid prompt-set: TypeError" in prompts.record("odd").error  # the check itself raised
+        assert "not a valid toy-prompt-set: TypeError" in prompts.record("odd").error  # the check itself raised
         alien = next(r for r in records if r.name == "alien")
         assert alien.status == "error" and "unknown kind 'spaceship'" in alien.error
         assert not (root / "alien" / "imported.marker").exists()
@@ -110,7 +110,7 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
         with pytest.raises(engine.errors.WorkbenchError, match="unknown objective 'greetings'"):
             objectives.objective("greetings")
         assert {d["kind"] for d in objectives.to_dicts()} == {"objective"}
-        assert {r.kind for r in prompts.records} == {"prompt-set"}
+        assert {r.kind for r in prompts.records} == {"toy-prompt-set"}
     finally:
         for module in ("greetings_pkg", "nonsense_pkg"):
             sys.modules.pop(module, None)

@@ -65,7 +65,18 @@ PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="
 STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
               command=_sts_command)
 
-RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS)}
+
+
+def _prompt_eval_command(params: dict[str, Any]) -> str:
+    from workbench.prompting.runs import prompt_eval_command
+
+    return prompt_eval_command(params)
+
+
+PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",
+                      title="Prompt evaluation", command=_prompt_eval_command)
+
+RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, PROMPT_EVAL)}
 
 
 def run_kind(kind: str) -> RunKind | None:

@@ -174,8 +174,11 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
                                                  exclude=[i], similarities=cosine_to(vectors[i], vectors),
                                                  order=settings.order, seed=settings.seed)
             demos = [pool[j] for j in demo_ids]
-            scored = score_example(loaded, choice.template, choice.verbalizer, pool[i].x, pool[i].x2, demos,
-                                   top_k=1, **scoring)
+            try:
+                scored = score_example(loaded, choice.template, choice.verbalizer, pool[i].x, pool[i].x2, demos,
+                                       top_k=1, **scoring)
+            except WorkbenchError as exc:
+                raise WorkbenchError(f"{where}, example {i + 1}: {exc}") from None
             probs.append(scored.label_probs)
             if scored.dropped_demonstrations:
                 dropped[i] = [demo_ids[j] for j in scored.dropped_demonstrations]
@@ -184,7 +187,8 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
                     loaded, choice.template, choice.verbalizer, demos, **scoring)
                 cal.append(calibrated_probs(scored.label_probs, example_cf).tolist())
             done += 1
-            yield Progress(done, total, f"{choice.name or 'prompt'}: example {done}/{total}")
+            say = done % 50 == 0 or i == examples[-1]  # a line now and then for the CLI; the bar moves anyway
+            yield Progress(done, total, f"{choice.name or 'prompt'}: {done}/{total} scored" if say else "")
         gold = [pool[i].label for i in examples]
         evaluation = PromptEvaluation(
             choice.name, choice.template.text, choice.template.mode, choice.verbalizer.to_text(), labels, gold,

@@ -98,7 +98,9 @@ def generate_steps(loaded: Any, text: str, *, max_new_tokens: int = 40, sampling
     for step in steps:
         out.token_ids.append(step.token_id)
         text_now = tokenizer.decode(out.token_ids, skip_special_tokens=True)
-        token = GeneratedToken(step.index, step.token_id, text_now[len(out.text):], step.prob)
+        piece = (text_now[len(out.text):] if text_now.startswith(out.text)
+                 else tokenizer.decode([step.token_id], skip_special_tokens=True))  # a byte completed a char
+        token = GeneratedToken(step.index, step.token_id, piece, step.prob)
         out.tokens.append(token)
         out.text = text_now
         yield Partial(token)

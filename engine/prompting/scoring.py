@@ -195,14 +195,22 @@ def _length(loaded: Any, template: Template, prompt: _Prompt, longest_answer: in
 
 
 def _cloze_ids(tokenizer: Any, prompt: _Prompt) -> tuple[list[int], int]:
-    """The prompt's ids with one mask token at the answer slot, and the mask's index."""
+    """The prompt's ids with one mask token at the answer slot, and the slot's index (found by its
+    character offset, so an input that is itself the mask token, as in calibration, stays an input)."""
     mask = tokenizer.mask_token
     context, space = split_space(prompt.before)
-    ids = list(tokenizer(context + space + mask + prompt.after)["input_ids"])
-    slots = [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
-    if len(slots) != 1:
-        raise WorkbenchError(f"the input contains the mask token {mask}; remove it (only [z] is masked)")
-    return ids, slots[0]
+    head = context + space
+    enc = tokenizer(head + mask + prompt.after, return_offsets_mapping=True)
+    ids = list(enc["input_ids"])
+    masks = [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
+    at = [i for i in masks if enc["offset_mapping"][i][1] > len(head) >= enc["offset_mapping"][i][0]]
+    if not masks:
+        raise WorkbenchError(f"the tokenizer does not keep its mask token {mask} whole")
+    return ids, at[0] if at else _nearest(masks, enc["offset_mapping"], len(head))
+
+
+def _nearest(masks: list[int], offsets: Any, start: int) -> int:
+    return min(masks, key=lambda i: abs(offsets[i][0] - start))
 
 
 def decoder_prompt_ids(tokenizer: Any, before: str) -> list[int]:

@@ -17,6 +17,7 @@ from workbench.cli import (
     prediction_commands,
     pretrain_commands,
     probing_commands,
+    prompt_commands,
     scalar_mix_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
@@ -30,6 +31,7 @@ COMMAND_MODULES = (
     pretrain_commands,
     probing_commands,
     scalar_mix_commands,
+    prompt_commands,
 )
 
 

@@ -1,0 +1,147 @@
+"""``prompt-eval`` and ``generate``: the prompting lab from the command line.
+
+``lm-workbench prompt-eval MODEL --template "[x] Overall, it was a [z] movie." --verbalizer
+"pos=great,good;neg=terrible,bad" --data FILE [--k-shot K] [--seed S] [--calibrate] --json`` scores every
+example of a labelled file (TSV/CSV/JSONL with ``sentence``/``text`` and ``label``; ``sentiment`` or
+``topic`` for the built-in sets' examples) and prints::
+
+    {"labels": [...], "accuracy": A, "macro_f1": F, "confusion_matrix": [[...]], "calibrated_accuracy": ...,
+     "prompts": [{"name", "template", "mode", "verbalizer", "raw": {...}, "calibrated": {...}, ...}],
+     "examples": N, "demonstrations": [...], "small_model": "..." or null, "run_id": R}
+
+``--template`` and ``--verbalizer`` may repeat: every template is evaluated with every verbalizer, side by
+side (the top-level numbers are the first prompt's). The evaluation is recorded as a ``prompt-eval`` run.
+
+``lm-workbench generate MODEL --text "..." [--greedy | --temperature T --top-k K --top-p P]
+--max-new-tokens N [--seed S] [--stop STRING] --json`` prints ``{"token_ids": [...], "text": "...",
+"probs": [...], "tokens": [{"index", "id", "text", "prob"}], "stopped_by": "...", "prompt_ids": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
+
+
+def register(sub: Any) -> None:
+    """Add ``prompt-eval`` and ``generate`` to the CLI's subparsers."""
+    ev = sub.add_parser("prompt-eval", help="evaluate cloze or prefix prompts with a verbalizer on labelled data")
+    add_model_options(ev)
+    ev.add_argument("--template", action="append", required=True, metavar="TEXT",
+                    help="a template with [x] (and [x2] for pairs) and [z]; repeat to compare several")
+    ev.add_argument("--verbalizer", action="append", required=True, metavar="SPEC",
+                    help="label=word,word;label=word; repeat to compare several")
+    ev.add_argument("--data", required=True, metavar="FILE",
+                    help="a labelled .tsv/.csv/.jsonl, or the name of a built-in set (sentiment, topic)")
+    ev.add_argument("--mode", choices=["auto", "cloze", "prefix"], default="auto",
+                    help="cloze (masked LM) or prefix (decoder / encoder-decoder); auto: from the model")
+    ev.add_argument("--k-shot", type=int, default=0, metavar="K", help="demonstrations before each input")
+    ev.add_argument("--selection", choices=["random", "balanced", "similar"], default="random",
+                    help="how demonstrations are chosen (similar: by the built-in sentence model)")
+    ev.add_argument("--seed", type=int, default=0, help="the draw of demonstrations (default 0)")
+    ev.add_argument("--calibrate", action="store_true", help="also report contextual calibration (Zhao et al.)")
+    ev.add_argument("--multi-token", choices=["left-to-right", "pll"], default="left-to-right",
+                    help="masked LMs: how answers of several subwords are scored")
+    ev.add_argument("--length-normalise", action="store_true", help="score answers by mean log-prob per token")
+    ev.add_argument("--limit", type=int, metavar="N", help="evaluate only the first N examples")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.set_defaults(handler=cmd_prompt_eval)
+
+    gen = sub.add_parser("generate", help="generate text after a prompt (decoders, encoder-decoders)")
+    add_model_options(gen)
+    gen.add_argument("--text", required=True, help="the prompt (an encoder-decoder's source)")
+    gen.add_argument("--greedy", action="store_true", help="always the most probable token (the default)")
+    gen.add_argument("--temperature", type=float, help="sample, dividing the logits by T")
+    gen.add_argument("--top-k", type=int, help="sample from the K most probable tokens")
+    gen.add_argument("--top-p", type=float, help="sample from the smallest set of tokens with probability P")
+    gen.add_argument("--max-new-tokens", type=int, default=40, metavar="N", help="at most N tokens (default 40)")
+    gen.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
+    gen.add_argument("--stop", action="append", default=[], metavar="STRING", help="stop once the text has it")
+    gen.add_argument("--json", action="store_true", help="print JSON")
+    gen.set_defaults(handler=cmd_generate)
+
+
+def _store() -> Any:
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    return RunStore(runs_db_path())
+
+
+def cmd_prompt_eval(args: argparse.Namespace) -> int:
+    from engine.prompting.evaluate import EvaluationResult
+    from engine.prompting.model_check import small_model_note
+    from workbench.prompting.runs import prompt_eval_params, prompt_eval_steps, read_prompt_data, record_prompt_eval
+
+    params = prompt_eval_params(args.model, args.template, args.verbalizer, args.data, mode=args.mode,
+                                k_shot=args.k_shot, seed=args.seed, selection=args.selection,
+                                calibrate=args.calibrate, multi_token=args.multi_token,
+                                length_normalise=args.length_normalise, limit=args.limit)
+    data = read_prompt_data(params)  # a bad file or an uncovered label fails before the model loads
+    loaded = load_for(args)
+    result = drive_job(prompt_eval_steps(loaded, params, data), quiet=args.json)
+    assert isinstance(result, EvaluationResult)
+    first = result.prompts[0]
+    small = small_model_note(loaded, len(first.labels))
+    for evaluation in result.prompts:
+        if evaluation.dropped:
+            dropped = sorted({d + 1 for ds in evaluation.dropped.values() for d in ds})
+            note(f"{evaluation.name}: demonstration(s) {', '.join(map(str, dropped))} (example numbers in the data) "
+                 f"did not fit the model's window for {len(evaluation.dropped)} example(s) and were left out there")
+    with _store() as store:
+        run_id = record_prompt_eval(store, params, result, loaded)
+    if args.json:
+        out: dict[str, Any] = {"labels": first.labels, "accuracy": first.raw.accuracy,
+                               "macro_f1": first.raw.macro_f1, "confusion_matrix": first.raw.confusion}
+        if first.calibrated is not None:
+            out |= {"calibrated_accuracy": first.calibrated.accuracy,
+                    "calibrated_macro_f1": first.calibrated.macro_f1,
+                    "calibrated_confusion_matrix": first.calibrated.confusion, "p_cf": first.p_cf}
+        print_json(out | result.to_dict() | {"small_model": small, "run_id": run_id})
+        return 0
+    if small:
+        note(small)
+    print(f"{'prompt':<8} {'accuracy':>9} {'macro-F1':>9}" + (f" {'calibrated':>10}" if args.calibrate else ""))
+    for evaluation in result.prompts:
+        line = f"{evaluation.name:<8} {evaluation.raw.accuracy:>9.3f} {evaluation.raw.macro_f1:>9.3f}"
+        if evaluation.calibrated is not None:
+            line += f" {evaluation.calibrated.accuracy:>10.3f}"
+        print(line)
+    print(f"{len(result.examples)} examples, {args.k_shot}-shot; run {run_id}")
+    return 0
+
+
+def _sampling(args: argparse.Namespace) -> Any:
+    from engine.decoding import SamplingConfig
+    from engine.errors import WorkbenchError
+
+    sampling_flags = [f for f, v in (("--temperature", args.temperature), ("--top-k", args.top_k),
+                                     ("--top-p", args.top_p)) if v is not None]
+    if args.greedy and sampling_flags:
+        raise WorkbenchError(f"--greedy takes no {sampling_flags[0]}: choose greedy decoding or sampling")
+    if not sampling_flags:
+        return None
+    return SamplingConfig(temperature=1.0 if args.temperature is None else args.temperature,
+                          top_k=args.top_k or 0, top_p=1.0 if args.top_p is None else args.top_p, seed=args.seed)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from engine.prompting.generation import Generation, check_generation, generate_steps
+
+    sampling = _sampling(args)
+    if args.max_new_tokens < 1:
+        from engine.errors import WorkbenchError
+
+        raise WorkbenchError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
+    loaded = load_for(args)
+    check_generation(loaded, args.max_new_tokens, sampling)
+    result = drive_job(generate_steps(loaded, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling,
+                                      stop=args.stop), quiet=True)
+    assert isinstance(result, Generation)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    print(args.text + result.text)
+    return 0
