@@ -81,7 +81,7 @@ def test_inline_error_then_scoring_equals_the_engine(open_window, qtbot, tiny_mo
                              multi_token="left-to-right", top_k=10)
     table = view.score_page.labels_table
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == expected.labels == ["pos", "neg"]
-    shown = [float(table.item(r, 3).text()) for r in range(table.rowCount())]
+    shown = [float(table.item(r, 1).text()) for r in range(table.rowCount())]
     assert shown == pytest.approx(expected.label_probs, abs=5e-5) and sum(shown) == pytest.approx(1, abs=1e-3)
     # independently: a label's probability is the softmax over labels of log(sum of its answers' probabilities)
     by_label = {label: math.log(sum(math.exp(a.log_prob) for a in expected.answers if a.label == label))
@@ -116,9 +116,10 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
         result = row.result
         assert len(result.gold) == len(REVIEWS) and result.calibrated is not None
         gold, predicted = result.gold, result.raw.predicted
-        assert float(page.table.item(r, 2).text()) == pytest.approx(
+        assert float(page.table.item(r, 0).text()) == pytest.approx(
             sum(g == p for g, p in zip(gold, predicted)) / len(gold), abs=1e-3)
-        assert page.table.item(r, 4).text() == f"{result.calibrated.accuracy:.3f}"
+        assert page.table.item(r, 2).text() == f"{result.calibrated.accuracy:.3f}"
+        assert page.table.item(r, 4).text() == str(row.run_id) and page.table.item(r, 5).text() == row.template
     page.table.selectRow(1)
     result = view.state.rows[1].result
     matrix = page.confusion.matrix()
@@ -136,6 +137,32 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
     assert rows[0][:4] == ["template", "verbalizer", "accuracy", "macro_f1"] and len(rows) == 3
     png, svg = page.export_picture(tmp_path / "c.png"), page.export_picture(tmp_path / "c.svg")
     assert png.read_bytes()[:4] == b"\x89PNG" and b"<svg" in svg.read_bytes()[:400]
+
+    # Few-shot: k = 2 balanced demonstrations from the same file, the whole prompt shown, then accuracy against k
+    from engine.prompting.fewshot import Demonstration, full_prompt
+    from engine.prompting.template import Template
+    from engine.prompting.verbalizer import Verbalizer
+
+    shots = view.fewshot_page
+    view.pages.setCurrentWidget(shots)
+    shots.k_spin.setValue(2)
+    shots.selection_combo.setCurrentText("balanced")
+    qtbot.mouseClick(shots.build_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(view.state.fewshot.prompt) and not view.ctx.jobs.busy(), timeout=30000)
+    demos = view.state.fewshot.demonstrations
+    assert sorted(d.label for d in demos) == ["neg", "pos"] and all(Demonstration(d.x, d.label) in
+                                                                     [Demonstration(t, lab) for t, lab in REVIEWS]
+                                                                     for d in demos)
+    assert shots.prompt_view.toPlainText() == full_prompt(
+        Template.parse(view.state.template), Verbalizer.parse(view.state.verbalizer), demos, view.state.x)
+    shots.ks_edit.setText("0, 1")
+    shots.seeds_spin.setValue(2)
+    qtbot.mouseClick(shots.curve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(view.state.fewshot.curve) == 2 and not view.ctx.jobs.busy(), timeout=60000)
+    assert [len(view.state.fewshot.curve[k]) for k in (0, 1)] == [1, 2]  # k = 0 has nothing to draw per seed
+    xs, ys = shots.mean_curve.getData()
+    assert list(xs) == [0, 1] and ys[1] == pytest.approx(sum(view.state.fewshot.curve[1]) / 2)
+    assert "Best mean accuracy" in shots.summary.text()
 
 
 def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_models, fresh_home):

@@ -10,8 +10,8 @@ masked LM the slot becomes the mask token (a <b>cloze</b> prompt: <i>&ldquo;I lo
 [z] movie.&rdquo;</i>); for a left-to-right LM the slot must come last (a <b>prefix</b> prompt:
 <i>&ldquo;&hellip; Overall, this movie is [z]&rdquo;</i>) and the answer is scored as its continuation.</p>
 <p>A <b>verbalizer</b> maps each label to answer words: <span class="f">pos=great,good;neg=terrible,bad</span>.
-A label's score is the log-probability of its best answer; the probabilities shown are the softmax over the
-labels' scores. An answer of several tokens is scored by the summed log-probability of its tokens (for a
+A label's score is the log of its answers' summed probabilities; the probabilities shown are the softmax over
+the labels' scores. An answer of several tokens is scored by the summed log-probability of its tokens (for a
 masked LM: one mask per subword, filled left to right, or the pseudo-log-likelihood), optionally divided by
 its length. <b>Score</b> (Ctrl+Enter) shows the prompt as the model reads it, each label's score and the
 model's own top-k at the answer position: what it &ldquo;wanted&rdquo; to say.</p>

@@ -24,7 +24,8 @@ from ui.widgets.heatmap import HeatmapView
 from workbench.export import export_csv, suggest_filename
 from workbench.state.prompting import PromptingState
 
-COLUMNS = ["template", "verbalizer", "accuracy", "macro-F1", "calibrated acc.", "calibrated F1", "examples", "run"]
+COLUMNS = ["accuracy", "macro-F1", "calibrated acc.", "calibrated F1", "run", "template", "verbalizer"]
+TEMPLATE_COLUMN = 5
 CHOOSE = "Choose a labelled file…"
 
 
@@ -59,7 +60,7 @@ class EvaluatePanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(TEMPLATE_COLUMN, QHeaderView.ResizeMode.Stretch)
         theme.bind(self.table, lambda t, m: t.verticalHeader().setDefaultSectionSize(m.table_row_h))
         self.matrix_combo = QComboBox()
         self.matrix_combo.addItems(["raw", "calibrated"])
@@ -187,13 +188,12 @@ class EvaluatePanel(QWidget):
             result = row.result
             raw = result.raw if result is not None else None
             cal = result.calibrated if result is not None else None
-            cells = [row.template, row.verbalizer,
-                     "" if raw is None else f"{raw.accuracy:.3f}",
+            cells = ["" if raw is None else f"{raw.accuracy:.3f}",
                      "" if raw is None else f"{raw.macro_f1:.3f}",
                      "" if cal is None else f"{cal.accuracy:.3f}",
                      "" if cal is None else f"{cal.macro_f1:.3f}",
-                     "" if result is None else str(len(result.gold)),
-                     "" if row.run_id is None else str(row.run_id)]
+                     "" if row.run_id is None else str(row.run_id),
+                     row.template, row.verbalizer]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)

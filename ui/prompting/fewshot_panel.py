@@ -140,21 +140,13 @@ class FewShotPanel(QWidget):
                        self.separator_combo, self.build_button):
             choices.addWidget(widget)
         choices.addStretch(1)
-        curve_row = QHBoxLayout()
         for widget in (QLabel("k values"), self.ks_edit, self.seeds_spin, self.curve_button, self.export_button):
-            curve_row.addWidget(widget)
-        left, right = QWidget(), QWidget()
-        left_layout, right_layout = QVBoxLayout(left), QVBoxLayout(right)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addLayout(choices)
-        left_layout.addWidget(self.prompt_view, 1)
-        right_layout.addLayout(curve_row)
-        right_layout.addWidget(self.plot, 1)
+            choices.addWidget(widget)
         split = QSplitter()
-        split.addWidget(left)
-        split.addWidget(right)
+        split.addWidget(self.prompt_view)
+        split.addWidget(self.plot)
         layout = QVBoxLayout(self)
+        layout.addLayout(choices)
         layout.addWidget(split, 1)
         layout.addWidget(self.summary)
 
@@ -241,6 +233,7 @@ class FewShotPanel(QWidget):
             self.summary.setText(f"{len(f.demonstrations)} demonstrations ({', '.join(d.label for d in f.demonstrations)}"
                                  f"); Score now scores this prompt.")
         ks, mean, low, high = self.state.curve_band()
+        self.plot.getPlotItem().getAxis("bottom").setTicks([[(k, str(k)) for k in ks]] if ks else None)
         self.mean_curve.setData(ks, mean)
         self.low_curve.setData(ks, low)
         self.high_curve.setData(ks, high)

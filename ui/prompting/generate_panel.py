@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
 from workbench.state.prompting import GenerationSettings, PromptingState
 
@@ -42,6 +43,7 @@ class GeneratePanel(QWidget):
         self.prompt_edit = QPlainTextEdit()
         self.prompt_edit.setPlaceholderText("The text to continue (Use prompt fills it from the template)")
         self.prompt_edit.setTabChangesFocus(True)
+        theme.bind(self.prompt_edit, lambda w, _m: w.setMaximumHeight(w.fontMetrics().lineSpacing() * 4))
         self.use_prompt_button = QPushButton("Use prompt")
         self.use_prompt_button.setToolTip("Fill in the template with the input, cut at the answer slot")
         self.greedy_check = QCheckBox("Greedy")
@@ -124,7 +126,8 @@ class GeneratePanel(QWidget):
         elif tokens != shown:
             self.stream.set_tokens(tokens)
         if s.generation_end:
-            self.summary.setText(f"{len(s.generated)} tokens; {s.generation_end}.")
+            self.summary.setText(f"{len(s.generated)} tokens; {s.generation_end}. Text: "
+                                 f"{s.generation_prompt}{s.generated_text()}")
         elif s.generated:
             self.summary.setText(f"Generating… {len(s.generated)} tokens so far.")
         else:

@@ -45,10 +45,11 @@ def near_chance_text(loaded: Any) -> str:
     """The plain notice for a small model ("" for a model large enough to prompt)."""
     if loaded is None:
         return "Load a model: prompts are scored by the loaded model."
-    millions = loaded.info.parameters / 1e6
-    if loaded.info.parameters >= NEAR_CHANCE_PARAMETERS:
+    n = loaded.info.parameters
+    if n >= NEAR_CHANCE_PARAMETERS:
         return ""
-    return (f"{loaded.info.spec} has {millions:.1f}M parameters: models this small have seen too little text to "
+    size = f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}K"
+    return (f"{Path(loaded.info.spec).name} has {size} parameters: models this small have seen too little text to "
             f"answer prompts, so expect accuracy near chance. Load a larger model (BERT-base, GPT-2 or bigger: a "
             f"folder or a cached hub model) to see prompting work.")
 
@@ -71,6 +72,7 @@ class PromptingView(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setFormat("")
         self.progress.setTextVisible(True)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
@@ -204,8 +206,8 @@ class PromptingView(QWidget):
             self.progress.setFormat("")
         else:
             self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-            self.progress.setFormat("%p%")
+            self.progress.setValue(0)
+            self.progress.setFormat("")
         self.cancel_button.setEnabled(running)
         self.score_button.setEnabled(not running and self.state.usable())
         self.evaluate_page.set_running(running)

@@ -20,7 +20,7 @@ from ui.prompting.token_stream import StreamToken, TokenStream
 from ui.token_layout import display_label
 from workbench.state.prompting import PromptingState
 
-LABEL_COLUMNS = ["label", "answers (tokens: log p)", "score", "probability"]
+LABEL_COLUMNS = ["label", "probability", "score", "answers (tokens: log p)"]
 TOP_COLUMNS = ["#", "token", "id", "p"]
 
 
@@ -106,8 +106,8 @@ class ScorePanel(QWidget):
             answers = [a for a in scored.answers if a.label == label]
             shown = "; ".join(f"{a.answer} ({' '.join(display_label(t) for t in a.tokens)}: "
                               f"{' '.join(f'{lp:.2f}' for lp in a.token_log_probs)})" for a in answers)
-            cells = [_item(label), _item(shown, shown), _item(f"{score:.4f}", "log of the summed answer probabilities"),
-                     _item(f"{prob:.4f}", f"p = {prob:.6f}")]
+            cells = [_item(label), _item(f"{prob:.4f}", f"p = {prob:.6f}"),
+                     _item(f"{score:.4f}", "log of the summed answer probabilities"), _item(shown, shown)]
             for col, item in enumerate(cells):
                 self.labels_table.setItem(row, col, item)
         self.top_table.setRowCount(len(scored.top_k))
