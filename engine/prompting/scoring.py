@@ -31,7 +31,7 @@ from engine.families import Family
 from engine.predictions import Candidate, top_k as top_k_candidates
 from engine.prompting.fewshot import Demonstration, demonstrations_text
 from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer, answer_token_ids, split_space
+from engine.prompting.verbalizer import AnswerTokens, Verbalizer, answer_token_ids, split_space
 
 MULTI_TOKEN = ("left-to-right", "pll")
 
@@ -329,6 +329,14 @@ def _score_encoder_decoder(loaded: Any, source_ids: list[int], answers: list[tup
 
 
 # ---------------------------------------------------------------- one example
+
+
+def answer_tokenizations(loaded: Any, template: Template, verbalizer: Verbalizer, x: str = "",
+                         x2: str | None = None) -> list[AnswerTokens]:
+    """Every answer's tokens as they will be scored after this template's text (and input ``x``)."""
+    before, _ = template.split(x, x2 if x2 is not None or not template.is_pair else "")
+    return verbalizer.tokenizations(loaded.tokenizer, template.mode, before,
+                                    encoder_decoder=loaded.family is Family.ENCODER_DECODER)
 
 
 def score_example(loaded: Any, template: Template, verbalizer: Verbalizer, x: str, x2: str | None = None,
