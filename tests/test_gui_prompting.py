@@ -88,6 +88,13 @@ def test_inline_error_then_scoring_equals_the_engine(open_window, qtbot, tiny_mo
                 for label in expected.labels}
     z = sum(math.exp(v) for v in by_label.values())
     assert shown == pytest.approx([math.exp(by_label[label]) / z for label in expected.labels], abs=5e-5)
+    # contextual calibration of this one input: divided by p_cf of "N/A", "" and [MASK] in the same prompt
+    p_cf = [sum(score_example(loaded, Template.parse(view.state.template, "cloze"),
+                              Verbalizer.parse("pos=great,good;neg=terrible,dreadful"), cf).label_probs[i]
+                for cf in ("N/A", "", "[MASK]")) / 3 for i in range(2)]
+    q = [p / c for p, c in zip(expected.label_probs, p_cf)]
+    calibrated = [float(table.item(r, 2).text()) for r in range(table.rowCount())]
+    assert calibrated == pytest.approx([v / sum(q) for v in q], abs=5e-5)
     chips = view.score_page.tokens.tokens()
     assert [c.text for c in chips] == expected.tokens
     assert [c.kind for c in chips].count("answer") == 1 and chips[expected.answer_positions[0]].kind == "answer"

@@ -24,7 +24,9 @@ from ui.widgets.heatmap import HeatmapView
 from workbench.export import export_csv, suggest_filename
 from workbench.state.prompting import PromptingState
 
-COLUMNS = ["accuracy", "macro-F1", "calibrated acc.", "calibrated F1", "run", "template", "verbalizer"]
+COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
+TIPS = ["accuracy", "macro-F1 (the mean of the labels' F1)", "accuracy after contextual calibration",
+        "macro-F1 after contextual calibration", "the run it is stored as (Runs tab)", "", ""]
 TEMPLATE_COLUMN = 5
 CHOOSE = "Choose a labelled file…"
 
@@ -55,6 +57,8 @@ class EvaluatePanel(QWidget):
         self.export_button.setMenu(menu)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        for column, tip in enumerate(TIPS):
+            self.table.horizontalHeaderItem(column).setToolTip(tip)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -89,8 +93,9 @@ class EvaluatePanel(QWidget):
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(matrix_box)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([2 * split.width(), split.width()])  # proportions: the table gets two thirds
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.summary)

@@ -230,8 +230,8 @@ class FewShotPanel(QWidget):
         if self.prompt_view.toPlainText() != f.prompt:
             self.prompt_view.setPlainText(f.prompt)
         if f.prompt:
-            self.summary.setText(f"{len(f.demonstrations)} demonstrations ({', '.join(d.label for d in f.demonstrations)}"
-                                 f"); Score now scores this prompt.")
+            labels = ", ".join(d.label for d in f.demonstrations)
+            self.summary.setText(f"{len(f.demonstrations)} demonstrations ({labels}); Score now scores this prompt.")
         ks, mean, low, high = self.state.curve_band()
         self.plot.getPlotItem().getAxis("bottom").setTicks([[(k, str(k)) for k in ks]] if ks else None)
         self.mean_curve.setData(ks, mean)

@@ -117,18 +117,19 @@ class PromptEditor(QWidget):
         """"pos: great → great · good → good" per label, in the loaded model's tokens."""
         if self._loaded is None:
             return "Load a model to see how its tokenizer splits each answer."
-        from engine.families import Family
+        from engine.prompting.scoring import answer_tokenizations
+        from engine.prompting.template import Template
         from engine.prompting.verbalizer import Verbalizer
 
-        verbalizer = Verbalizer.parse(self.state.verbalizer)
-        before = self.state.text_before_answer() or "It was "
+        s = self.state
+        template = Template(s.template, s.mode) if not s.template_problems() else Template("It was [z]", s.mode)
         try:
-            answers = verbalizer.tokenizations(self._loaded.tokenizer, self.state.mode, before=before,
-                                               encoder_decoder=self._loaded.family is Family.ENCODER_DECODER)
+            answers = answer_tokenizations(self._loaded, template, Verbalizer.parse(s.verbalizer), s.x, s.x2 or None)
         except WorkbenchError as exc:
             return str(exc)
         by_label: dict[str, list[str]] = {}
         for a in answers:
             many = f" ({len(a.tokens)} tokens)" if len(a.tokens) > 1 else ""
-            by_label.setdefault(a.label, []).append(f"{a.answer} → {' '.join(display_label(t) for t in a.tokens)}{many}")
+            tokens = " ".join(display_label(t) for t in a.tokens)
+            by_label.setdefault(a.label, []).append(f"{a.answer} → {tokens}{many}")
         return "\n".join(f"{label}: {' · '.join(shown)}" for label, shown in by_label.items())

@@ -145,7 +145,7 @@ class PromptingView(QWidget):
         if loaded is None:
             return
         self.pages.setCurrentWidget(self.score_page)
-        self._run(scoring_job(loaded, self.state), self.state.set_scored, "Scoring the prompt…")
+        self._run(scoring_job(loaded, self.state), lambda out: self.state.set_scored(*out), "Scoring the prompt…")
 
     def generate(self) -> None:
         loaded = self._require_model()

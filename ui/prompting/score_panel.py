@@ -20,12 +20,16 @@ from ui.prompting.token_stream import StreamToken, TokenStream
 from ui.token_layout import display_label
 from workbench.state.prompting import PromptingState
 
-LABEL_COLUMNS = ["label", "probability", "score", "answers (tokens: log p)"]
+LABEL_COLUMNS = ["label", "probability", "calibrated", "score", "answers (tokens: log p)"]
 TOP_COLUMNS = ["#", "token", "id", "p"]
 
 
 def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
-    """``fn(cancel)`` scoring the state's input with its prompt (and its few-shot demonstrations, if any)."""
+    """``fn(cancel)`` scoring the state's input with its prompt (and its few-shot demonstrations, if any).
+
+    Returns ``(ScoredPrompt, calibrated label probabilities or None)``: with Calibrate on, the content-free
+    inputs are scored in this same prompt (same demonstrations, same order), so p_cf follows every change."""
+    from engine.prompting.calibration import calibrate, content_free_probs
     from engine.prompting.scoring import score_example
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
@@ -34,12 +38,18 @@ def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
     verbalizer = Verbalizer.parse(state.verbalizer)
     x, x2 = state.x, (state.x2 or None) if template.is_pair else None
     demonstrations = list(state.fewshot.demonstrations) if state.fewshot.k else []
-    options = dict(multi_token=state.multi_token, length_normalise=state.length_normalise, top_k=state.top_k,
+    options = dict(multi_token=state.multi_token, length_normalise=state.length_normalise,
                    separator=state.fewshot.separator)
+    top_k, calibrated = state.top_k, state.calibrate
 
     def job(cancel: Any):
         cancel.check()
-        return score_example(loaded, template, verbalizer, x, x2, demonstrations, **options)
+        scored = score_example(loaded, template, verbalizer, x, x2, demonstrations, top_k=top_k, **options)
+        if not calibrated:
+            return scored, None
+        cancel.check()
+        p_cf = content_free_probs(loaded, template, verbalizer, demonstrations, **options)
+        return scored, [float(q) for q in calibrate(scored.label_probs, p_cf)]
 
     return job
 
@@ -93,7 +103,7 @@ class ScorePanel(QWidget):
         state.events.score_changed.connect(self._show)
 
     def _show(self) -> None:
-        scored = self.state.scored
+        scored, calibrated = self.state.scored, self.state.scored_calibrated
         if scored is None:
             self.tokens.clear()
             self.summary.setText("")
@@ -102,11 +112,15 @@ class ScorePanel(QWidget):
             return
         self.tokens.set_tokens(self._prompt_tokens(scored, self.state.mode))
         self.labels_table.setRowCount(len(scored.labels))
-        for row, (label, score, prob) in enumerate(zip(scored.labels, scored.label_scores, scored.label_probs)):
+        calibrated = calibrated or [None] * len(scored.labels)
+        rows = zip(scored.labels, scored.label_scores, scored.label_probs, calibrated)
+        for row, (label, score, prob, cal) in enumerate(rows):
             answers = [a for a in scored.answers if a.label == label]
             shown = "; ".join(f"{a.answer} ({' '.join(display_label(t) for t in a.tokens)}: "
                               f"{' '.join(f'{lp:.2f}' for lp in a.token_log_probs)})" for a in answers)
             cells = [_item(label), _item(f"{prob:.4f}", f"p = {prob:.6f}"),
+                     _item("" if cal is None else f"{cal:.4f}", "after contextual calibration (Calibrate on the "
+                                                                "Evaluate page)"),
                      _item(f"{score:.4f}", "log of the summed answer probabilities"), _item(shown, shown)]
             for col, item in enumerate(cells):
                 self.labels_table.setItem(row, col, item)

@@ -78,6 +78,7 @@ class PromptingState:
         self.length_normalise = False
         self.top_k = 10
         self.scored: Any = None  # the engine's ScoredPrompt for the current prompt and input
+        self.scored_calibrated: list[float] | None = None  # its label probabilities after contextual calibration
         self.data_path = ""
         self.calibrate = True
         self.rows: list[EvaluationRow] = []
@@ -121,7 +122,7 @@ class PromptingState:
         self._prompt_changed()
 
     def _prompt_changed(self) -> None:
-        self.scored = None  # what was scored belongs to the old prompt
+        self.scored = self.scored_calibrated = None  # what was scored belongs to the old prompt
         self.events.prompt_changed.emit()
         self.events.score_changed.emit()
 
@@ -154,8 +155,8 @@ class PromptingState:
         return not self.template_problems() and not self.verbalizer_problem()
 
     # -- scoring -------------------------------------------------------------------------------------
-    def set_scored(self, scored: Any) -> None:
-        self.scored = scored
+    def set_scored(self, scored: Any, calibrated: list[float] | None = None) -> None:
+        self.scored, self.scored_calibrated = scored, calibrated
         self.events.score_changed.emit()
 
     # -- the comparison and its evaluation -----------------------------------------------------------
