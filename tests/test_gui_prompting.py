@@ -58,6 +58,7 @@ def test_inline_error_then_scoring_equals_the_engine(open_window, qtbot, tiny_mo
     view = window.view("prompting")
     assert window.about_panel.title() == "Prompting" and "Calibrate Before Use" in window.about_panel.plain_text()
     assert view.model_notice.isVisible() and "near chance" in view.model_notice.text()  # a tiny course model
+    assert not view.other_models_row.isVisible()  # no other model is known in this fresh home
 
     editor = view.editor
     _retype(qtbot, editor.template_edit, "[x] Overall, it was a movie.")
@@ -176,8 +177,12 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     from engine.prompting.generation import generate_steps
     from engine.progress import run_to_completion
 
-    window = open_window(str(tiny_models["gpt2"]), "prompting", registry=_registry())
+    from workbench.settings import Settings
+
+    settings = Settings(recent_models=[str(tiny_models["bert"])])
+    window = open_window(str(tiny_models["gpt2"]), "prompting", registry=_registry(), settings=settings)
     view = window.view("prompting")
+    assert view.other_models_row.isVisible() and view.other_models.currentText() == str(tiny_models["bert"])
     page = view.generate_page
     view.pages.setCurrentWidget(page)
     page.prompt_edit.setPlainText("The film was")

@@ -89,3 +89,14 @@ def test_prompt_set_out_and_back_in(tmp_path):
     fresh.apply_prompt_set(mixed, data)
     assert [(r.template, r.verbalizer) for r in fresh.rows] == [("[x] It was [z]", "pos=good;neg=bad")]
     assert fresh.template == "[x] It was [z]" and fresh.data_path == str(data) and fresh.set_name == "m"
+
+
+def test_model_candidates_are_recent_then_cached_hub_models(tmp_path):
+    from workbench.model_candidates import cached_hub_models, model_candidates
+
+    for name in ("models--google-bert--bert-base-uncased", "models--openai-community--gpt2", "datasets--x--y"):
+        (tmp_path / name).mkdir()
+    assert cached_hub_models(tmp_path) == ["google-bert/bert-base-uncased", "openai-community/gpt2"]
+    assert model_candidates(["/m/tiny", "openai-community/gpt2", "/m/big"], exclude="/m/tiny", cache=tmp_path) == [
+        "openai-community/gpt2", "/m/big", "google-bert/bert-base-uncased"]
+    assert cached_hub_models(tmp_path / "none") == []

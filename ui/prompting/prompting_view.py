@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
+    QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
@@ -60,6 +60,15 @@ class PromptingView(QWidget):
         self.ctx = ctx
         self.state = PromptingState()
         self.model_notice = Notice()
+        self.other_models = QComboBox()
+        self.other_models.setToolTip("Your recent models and the hub models in your local cache")
+        self.open_model_button = QPushButton("Load it")
+        self.other_models_row = QWidget()
+        other = QHBoxLayout(self.other_models_row)
+        other.setContentsMargins(0, 0, 0, 0)
+        other.addWidget(QLabel("A larger model you have:"))
+        other.addWidget(self.other_models, 1)
+        other.addWidget(self.open_model_button)
         from ui.prompting.prompt_editor import PromptEditor
 
         self.editor = PromptEditor(self.state)
@@ -90,11 +99,13 @@ class PromptingView(QWidget):
         buttons.addWidget(self.set_bar)
         layout = QVBoxLayout(self)
         layout.addWidget(self.model_notice)
+        layout.addWidget(self.other_models_row)
         layout.addWidget(self.editor)
         layout.addLayout(buttons)
         layout.addWidget(self.pages, 1)
 
         self.score_button.clicked.connect(self.score)
+        self.open_model_button.clicked.connect(lambda: self.ctx.open_model(self.other_models.currentText()))
         self.cancel_button.clicked.connect(self.cancel)
         self.editor.validity_changed.connect(self._validity_changed)
         self.generate_page.generate_button.clicked.connect(self.generate)
@@ -116,6 +127,13 @@ class PromptingView(QWidget):
             self.model_notice.show_message(text, "warning" if loaded is not None else "info")
         else:
             self.model_notice.clear_message()
+        from workbench.model_candidates import model_candidates
+
+        candidates = model_candidates(self.ctx.settings.recent_models,
+                                      exclude=loaded.info.spec if loaded is not None else "") if text else []
+        self.other_models.clear()
+        self.other_models.addItems(candidates)
+        self.other_models_row.setVisible(bool(candidates))
         self.generate_page.setEnabled(loaded is None or self._can_generate(loaded))
 
     @staticmethod
