@@ -171,6 +171,9 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
     xs, ys = shots.mean_curve.getData()
     assert list(xs) == [0, 1] and ys[1] == pytest.approx(sum(view.state.fewshot.curve[1]) / 2)
     assert "Best mean accuracy" in shots.summary.text()
+    k_rows = list(csv.reader(shots.export_table(tmp_path / "k.csv").open(encoding="utf-8")))
+    assert k_rows[0][:2] == ["k", "mean_accuracy"] and [r[0] for r in k_rows[1:]] == ["0", "1"]
+    assert b"<svg" in shots.export_picture(tmp_path / "k.svg").read_bytes()[:400]
 
 
 def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_models, fresh_home):

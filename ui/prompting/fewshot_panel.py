@@ -142,9 +142,13 @@ class FewShotPanel(QWidget):
         choices.addStretch(1)
         for widget in (QLabel("k values"), self.ks_edit, self.seeds_spin, self.curve_button, self.export_button):
             choices.addWidget(widget)
+        self.plot_box = QWidget()  # what Export saves (a plain widget renders to SVG; a graphics view does not)
+        box = QVBoxLayout(self.plot_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.plot)
         split = QSplitter()
         split.addWidget(self.prompt_view)
-        split.addWidget(self.plot)
+        split.addWidget(self.plot_box)
         layout = QVBoxLayout(self)
         layout.addLayout(choices)
         layout.addWidget(split, 1)
@@ -262,8 +266,8 @@ class FewShotPanel(QWidget):
         try:
             if path is None:
                 name = suggest_filename("prompting-k", self.ctx.model_spec() or "model", "png")
-                return export_dialog(self, self.plot, str(Path.home() / name))
-            return save_widget(self.plot, path)
+                return export_dialog(self, self.plot_box, str(Path.home() / name))
+            return save_widget(self.plot_box, path)
         except (WorkbenchError, OSError) as exc:
             self.ctx.show_message(f"Export failed: {exc}", "warning")
             return None

@@ -15,19 +15,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
 from engine.progress import Progress
-from ui.prompting.generate_panel import GeneratePanel, generation_job
-from ui.prompting.prompt_sets import PromptSetBar
-from ui.prompting.score_panel import ScorePanel, scoring_job
 from ui.prompting.evaluate_panel import EvaluatePanel
 from ui.prompting.fewshot_panel import FewShotPanel
+from ui.prompting.generate_panel import GeneratePanel, generation_job
+from ui.prompting.prompt_editor import PromptEditor
+from ui.prompting.prompt_sets import PromptSetBar
+from ui.prompting.score_panel import ScorePanel, scoring_job
 from ui.widgets.notice import Notice
 from workbench.state.prompting import NEAR_CHANCE_PARAMETERS, PromptingState
 
@@ -69,8 +70,6 @@ class PromptingView(QWidget):
         other.addWidget(QLabel("A larger model you have:"))
         other.addWidget(self.other_models, 1)
         other.addWidget(self.open_model_button)
-        from ui.prompting.prompt_editor import PromptEditor
-
         self.editor = PromptEditor(self.state)
         self.set_bar = PromptSetBar(self.state, ctx)
         self.score_button = QPushButton("Score")
@@ -134,7 +133,13 @@ class PromptingView(QWidget):
         self.other_models.clear()
         self.other_models.addItems(candidates)
         self.other_models_row.setVisible(bool(candidates))
-        self.generate_page.setEnabled(loaded is None or self._can_generate(loaded))
+        can_generate = loaded is None or self._can_generate(loaded)
+        self.generate_page.setEnabled(can_generate)
+        if not can_generate:
+            self.generate_page.summary.setText("Generation needs a decoder or an encoder-decoder; the loaded model "
+                                               "is an encoder (score cloze prompts with it instead).")
+        elif not self.state.generated:
+            self.generate_page.summary.setText("")
 
     @staticmethod
     def _can_generate(loaded: Any) -> bool:
