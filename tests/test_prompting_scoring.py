@@ -16,7 +16,7 @@ from engine.prompting.calibration import content_free_probs
 from engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
 from engine.prompting.fewshot import Demonstration
 from engine.prompting.model_check import is_small_model, small_model_note
-from engine.prompting.scoring import answer_tokenizations, score_example
+from engine.prompting.scoring import PromptInput, answer_tokenizations, score_batch, score_example
 from engine.prompting.template import Template
 from engine.prompting.verbalizer import Verbalizer
 from engine.progress import Partial, Progress, run_to_completion
@@ -202,7 +202,7 @@ def test_evaluation_reports_metrics_matching_its_predictions_raw_and_calibrated(
             result = stop.value
             break
     assert sum(isinstance(r, Partial) for r in reports) == 2
-    assert [r.done for r in reports if isinstance(r, Progress)] == list(range(1, 21))
+    assert [r.done for r in reports if isinstance(r, Progress)] == [8, 10, 18, 20]  # batches of 8 examples
     assert len(result.demonstrations) == 2 and {data.examples[i].label for i in result.demonstrations} == {"pos", "neg"}
     assert len(result.examples) == 10 and not set(result.examples) & set(result.demonstrations)
     for evaluation in result.prompts:
@@ -242,3 +242,19 @@ def test_accuracy_against_k_gives_one_point_per_k_over_the_seeds(models, review_
 def test_tiny_models_are_flagged_as_too_small_for_prompting(models):
     assert is_small_model(models["bert"])
     assert "near chance (chance is 50% with 2 labels)" in small_model_note(models["bert"], 2)
+
+
+@pytest.mark.parametrize("kind, mode", [("bert", "cloze"), ("gpt2", "prefix"), ("bart", "prefix")])
+def test_a_padded_batch_scores_each_input_as_it_scores_alone(models, kind, mode):
+    loaded = models[kind]
+    template = Template.parse("[x] It was [z]" + (" ." if mode == "cloze" else ""), mode)
+    verbalizer = Verbalizer.parse("pos=great,is;neg=terrible")
+    inputs = [PromptInput("Short."), PromptInput("A much longer input sentence about the film and its story."),
+              PromptInput("Mid length one.", demonstrations=(Demonstration("Fine.", "pos"),))]
+    batch = score_batch(loaded, template, verbalizer, inputs)
+    for item, scored in zip(inputs, batch):
+        alone = score_example(loaded, template, verbalizer, item.x, demonstrations=item.demonstrations)
+        assert scored.token_ids == alone.token_ids
+        assert [a.token_log_probs for a in scored.answers] == [
+            pytest.approx(a.token_log_probs, abs=1e-4) for a in alone.answers]
+        assert scored.top_k[0].id == alone.top_k[0].id

@@ -47,11 +47,9 @@ def content_free_probs(loaded: Any, template: Template, verbalizer: Verbalizer,
     ``scoring`` passes on to ``score_example`` (multi_token, length_normalise, separator) so the content-free
     inputs are scored exactly as the real ones are. For a pair template both texts are content-free.
     """
-    from engine.prompting.scoring import score_example  # torch only when a model scores
+    from engine.prompting.scoring import PromptInput, score_batch  # torch only when a model scores
 
-    rows = []
-    for text in content_free_inputs(loaded.tokenizer):
-        scored = score_example(loaded, template, verbalizer, text, text if template.is_pair else None,
-                               demonstrations, top_k=1, **scoring)
-        rows.append(scored.label_probs)
+    inputs = [PromptInput(text, text if template.is_pair else None, tuple(demonstrations))
+              for text in content_free_inputs(loaded.tokenizer)]
+    rows = [s.label_probs for s in score_batch(loaded, template, verbalizer, inputs, top_k=1, **scoring)]
     return np.mean(np.asarray(rows, dtype=np.float64), axis=0)

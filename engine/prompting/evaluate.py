@@ -48,6 +48,7 @@ class EvaluationSettings:
     length_normalise: bool = False
     separator: str = SEPARATOR
     limit: int | None = None  # evaluate only the first N examples (after demonstrations are set aside)
+    batch_size: int = 8  # examples per batched forward pass
 
 
 def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> list[list[int]]:
@@ -136,7 +137,7 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
                      where: str = "the data", cancel: CancelToken = NEVER_CANCELLED
                      ) -> Generator[Progress | Partial, None, EvaluationResult]:
     """Score every example under every prompt (see the module docstring)."""
-    from engine.prompting.scoring import check_model_for, check_multi_token, score_example
+    from engine.prompting.scoring import PromptInput, check_model_for, check_multi_token, score_batch
 
     check_prompts_for(data, prompts, where)
     check_choice(settings.k_shot, settings.selection, settings.order)
@@ -155,41 +156,47 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
         raise WorkbenchError(f"no examples left to evaluate after setting {len(fixed)} demonstrations aside")
     vectors = _vectors(pool, embed) if per_example else None
     total = len(examples) * len(prompts)
+    # batches of similar length waste little on padding; results go back to the data's order
+    by_length = sorted(examples, key=lambda i: (len(pool[i].x) + len(pool[i].x2 or ""), i))
     scoring = dict(multi_token=settings.multi_token, length_normalise=settings.length_normalise,
                    separator=settings.separator)
     results = []
     done = 0
     for choice in prompts:
         labels = choice.verbalizer.labels
-        probs, dropped, cal = [], {}, []
+        by_example: dict[int, list[float]] = {}
+        cal_by_example: dict[int, list[float]] = {}
+        dropped: dict[int, list[int]] = {}
         p_cf = None
         if settings.calibrate and not per_example:
             p_cf = content_free_probs(loaded, choice.template, choice.verbalizer, [pool[i] for i in fixed],
                                       **scoring)
-        for i in examples:
+        for batch in _batches(by_length, max(1, settings.batch_size)):
             cancel.check()
-            demo_ids = fixed
-            if per_example:
-                demo_ids = choose_demonstrations(pool, settings.k_shot, selection="similar", labels=labels,
-                                                 exclude=[i], similarities=cosine_to(vectors[i], vectors),
-                                                 order=settings.order, seed=settings.seed)
-            demos = [pool[j] for j in demo_ids]
+            demo_ids = {i: fixed if not per_example else choose_demonstrations(
+                pool, settings.k_shot, selection="similar", labels=labels, exclude=[i],
+                similarities=cosine_to(vectors[i], vectors), order=settings.order, seed=settings.seed)
+                for i in batch}
+            inputs = [PromptInput(pool[i].x, pool[i].x2, tuple(pool[j] for j in demo_ids[i])) for i in batch]
             try:
-                scored = score_example(loaded, choice.template, choice.verbalizer, pool[i].x, pool[i].x2, demos,
-                                       top_k=1, **scoring)
+                scored = score_batch(loaded, choice.template, choice.verbalizer, inputs, top_k=1, **scoring)
             except WorkbenchError as exc:
-                raise WorkbenchError(f"{where}, example {i + 1}: {exc}") from None
-            probs.append(scored.label_probs)
-            if scored.dropped_demonstrations:
-                dropped[i] = [demo_ids[j] for j in scored.dropped_demonstrations]
-            if settings.calibrate:
-                example_cf = p_cf if p_cf is not None else content_free_probs(
-                    loaded, choice.template, choice.verbalizer, demos, **scoring)
-                cal.append(calibrated_probs(scored.label_probs, example_cf).tolist())
-            done += 1
-            say = done % 50 == 0 or i == examples[-1]  # a line now and then for the CLI; the bar moves anyway
+                raise WorkbenchError(f"{where}, example {_culprit(loaded, choice, inputs, batch, scoring)}: "
+                                     f"{exc}") from None
+            for i, item, result in zip(batch, inputs, scored):
+                by_example[i] = result.label_probs
+                if result.dropped_demonstrations:
+                    dropped[i] = [demo_ids[i][j] for j in result.dropped_demonstrations]
+                if settings.calibrate:
+                    example_cf = p_cf if p_cf is not None else content_free_probs(
+                        loaded, choice.template, choice.verbalizer, item.demonstrations, **scoring)
+                    cal_by_example[i] = calibrated_probs(result.label_probs, example_cf).tolist()
+            done += len(batch)
+            say = done % 50 < len(batch) or done % len(examples) == 0  # a line now and then for the CLI
             yield Progress(done, total, f"{choice.name or 'prompt'}: {done}/{total} scored" if say else "")
         gold = [pool[i].label for i in examples]
+        probs = [by_example[i] for i in examples]
+        cal = [cal_by_example[i] for i in examples] if settings.calibrate else []
         evaluation = PromptEvaluation(
             choice.name, choice.template.text, choice.template.mode, choice.verbalizer.to_text(), labels, gold,
             probs, Scores.of(gold, _argmax(probs, labels), labels), dropped=dropped,
@@ -200,6 +207,22 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
         results.append(evaluation)
         yield Partial(evaluation)
     return EvaluationResult(results, examples, fixed, settings)
+
+
+def _batches(items: list[int], size: int) -> list[list[int]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _culprit(loaded: Any, choice: PromptChoice, inputs: list[Any], batch: list[int], scoring: dict) -> int:
+    """The (1-based) number of the first example in a failed batch that fails on its own."""
+    from engine.prompting.scoring import score_batch
+
+    for i, item in zip(batch, inputs):
+        try:
+            score_batch(loaded, choice.template, choice.verbalizer, [item], top_k=1, **scoring)
+        except WorkbenchError:
+            return i + 1
+    return batch[0] + 1
 
 
 def _argmax(probs: list[list[float]], labels: list[str]) -> list[str]:

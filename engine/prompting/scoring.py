@@ -23,13 +23,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import torch
-
-from engine.decoding import _start_ids
 from engine.errors import MissingHeadError, WorkbenchError
 from engine.families import Family
-from engine.predictions import Candidate, top_k as top_k_candidates
-from engine.prompting.fewshot import Demonstration, demonstrations_text
+from engine.predictions import Candidate
+from engine.prompting.fewshot import SEPARATOR, Demonstration, demonstrations_text
+from engine.prompting.forward import cloze_log_probs, decoder_log_probs, encoder_decoder_log_probs
 from engine.prompting.template import Template
 from engine.prompting.verbalizer import AnswerTokens, Verbalizer, answer_token_ids, split_space
 
@@ -236,96 +234,10 @@ def _encoder_ids(tokenizer: Any, before: str) -> list[int]:
     return list(tokenizer(context)["input_ids"])
 
 
-def _device(loaded: Any) -> Any:
-    return next(loaded.model.parameters()).device
-
-
-# ---------------------------------------------------------------- the three ways of scoring
-
-
 def _answers(loaded: Any, verbalizer: Verbalizer, before: str) -> list[tuple[str, str, list[int]]]:
     enc_dec = loaded.family is Family.ENCODER_DECODER
     return [(label, word, answer_token_ids(loaded.tokenizer, before, word, encoder_decoder=enc_dec))
             for label, words in verbalizer.answers for word in words]
-
-
-@torch.inference_mode()
-def _score_cloze(loaded: Any, prompt: _Prompt, answers: list[tuple[str, str, list[int]]], multi_token: str,
-                 top_k: int) -> tuple[list[int], int, list[list[float]], list[Candidate]]:
-    tokenizer, model = loaded.tokenizer, loaded.model
-    ids, slot = _cloze_ids(tokenizer, prompt)
-    mask = tokenizer.mask_token_id
-    rows: dict[tuple[int, ...], int] = {}
-
-    def row(answer_part: list[int]) -> int:
-        key = tuple(ids[:slot] + answer_part + ids[slot + 1:])
-        return rows.setdefault(key, len(rows))
-
-    row([mask])  # the single-mask prompt: the model's own top-k
-    wanted: list[list[tuple[int, int, int]]] = []  # per answer: (row, position, token id) per subword
-    for _, _, aids in answers:
-        n = len(aids)
-        steps = []
-        for i in range(n):
-            if multi_token == "pll":
-                part = aids[:i] + [mask] + aids[i + 1:]
-            else:  # left to right: earlier subwords filled, this and later ones masked
-                part = aids[:i] + [mask] * (n - i)
-            steps.append((row(part), slot + i, aids[i]))
-        wanted.append(steps)
-    keys = list(rows)
-    length = max(len(k) for k in keys)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    device = _device(loaded)
-    input_ids = torch.tensor([list(k) + [pad] * (length - len(k)) for k in keys], device=device)
-    attention = torch.tensor([[1] * len(k) + [0] * (length - len(k)) for k in keys], device=device)
-    logits = model(input_ids=input_ids, attention_mask=attention).logits
-    log_probs = torch.log_softmax(logits.float(), dim=-1)
-    scores = [[float(log_probs[r, p, t]) for r, p, t in steps] for steps in wanted]
-    return ids, slot, scores, top_k_candidates(logits[0, slot], tokenizer, top_k)
-
-
-@torch.inference_mode()
-def _score_decoder(loaded: Any, prompt_ids: list[int], answers: list[tuple[str, str, list[int]]], top_k: int
-                   ) -> tuple[list[list[float]], list[Candidate]]:
-    model, device = loaded.model, _device(loaded)
-    out = model(input_ids=torch.tensor([prompt_ids], device=device), use_cache=True)
-    last = out.logits[0, -1]
-    first = torch.log_softmax(last.float(), dim=-1)
-    scores = [[float(first[aids[0]])] for _, _, aids in answers]
-    longer = [i for i, (_, _, aids) in enumerate(answers) if len(aids) > 1]
-    if longer:
-        width = max(len(answers[i][2]) - 1 for i in longer)
-        rows = [answers[i][2][:-1] + [answers[i][2][-1]] * (width - len(answers[i][2]) + 1) for i in longer]
-        past = out.past_key_values
-        past.batch_repeat_interleave(len(longer))
-        # right padding needs no mask: causal attention keeps every real position away from the pad after it
-        logits = model(input_ids=torch.tensor(rows, device=device), past_key_values=past, use_cache=False).logits
-        log_probs = torch.log_softmax(logits.float(), dim=-1)
-        for b, i in enumerate(longer):
-            aids = answers[i][2]
-            scores[i] += [float(log_probs[b, j - 1, aids[j]]) for j in range(1, len(aids))]
-    return scores, top_k_candidates(last, loaded.tokenizer, top_k)
-
-
-@torch.inference_mode()
-def _score_encoder_decoder(loaded: Any, source_ids: list[int], answers: list[tuple[str, str, list[int]]],
-                           top_k: int) -> tuple[list[list[float]], list[Candidate]]:
-    model, device = loaded.model, _device(loaded)
-    source = torch.tensor([source_ids], device=device)
-    encoded = model.get_encoder()(input_ids=source, attention_mask=torch.ones_like(source))
-    start = _start_ids(model)
-    width = max(len(aids) for _, _, aids in answers)
-    rows = [[start] + aids[:-1] + [aids[-1]] * (width - len(aids)) for _, _, aids in answers]
-    n = len(rows)
-    hidden = encoded.last_hidden_state.expand(n, -1, -1)
-    encoded.last_hidden_state = hidden
-    logits = model(encoder_outputs=encoded, attention_mask=torch.ones(n, source.shape[1], dtype=torch.long,
-                                                                      device=device),
-                   decoder_input_ids=torch.tensor(rows, device=device)).logits
-    log_probs = torch.log_softmax(logits.float(), dim=-1)
-    scores = [[float(log_probs[b, j, aids[j]]) for j in range(len(aids))] for b, (_, _, aids) in enumerate(answers)]
-    return scores, top_k_candidates(logits[0, 0], loaded.tokenizer, top_k)
 
 
 # ---------------------------------------------------------------- one example
@@ -339,32 +251,62 @@ def answer_tokenizations(loaded: Any, template: Template, verbalizer: Verbalizer
                                     encoder_decoder=loaded.family is Family.ENCODER_DECODER)
 
 
-def score_example(loaded: Any, template: Template, verbalizer: Verbalizer, x: str, x2: str | None = None,
-                  demonstrations: Sequence[Demonstration] = (), *, multi_token: str = "left-to-right",
-                  length_normalise: bool = False, top_k: int = 10, separator: str = "\n\n") -> ScoredPrompt:
-    """Score every label of ``verbalizer`` for input ``x`` (and ``x2``) under ``template``, after the
-    ``demonstrations`` (each the template filled with its label's first answer, then ``separator``)."""
+@dataclass(frozen=True)
+class PromptInput:
+    """One input to score: its text(s) and the demonstrations shown before it."""
+
+    x: str
+    x2: str | None = None
+    demonstrations: tuple[Demonstration, ...] = ()
+
+
+def score_batch(loaded: Any, template: Template, verbalizer: Verbalizer, inputs: Sequence[PromptInput], *,
+                multi_token: str = "left-to-right", length_normalise: bool = False, top_k: int = 10,
+                separator: str = SEPARATOR) -> list[ScoredPrompt]:
+    """``score_example`` for several inputs with batched forward passes (evaluation and calibration)."""
     check_model_for(loaded, template)
     check_multi_token(multi_token)
+    if not inputs:
+        return []
     tokenizer = loaded.tokenizer
-    before, _ = template.split(x, x2)
-    longest = max(len(ids) for _, _, ids in _answers(loaded, verbalizer, before))
-    prompt = _fit(loaded, template, verbalizer, x, x2, demonstrations, separator, longest)
-    answers = _answers(loaded, verbalizer, prompt.before)
+    prompts, answers = [], []
+    for item in inputs:
+        before, _ = template.split(item.x, item.x2)
+        longest = max(len(ids) for _, _, ids in _answers(loaded, verbalizer, before))
+        prompt = _fit(loaded, template, verbalizer, item.x, item.x2, item.demonstrations, separator, longest)
+        prompts.append(prompt)
+        answers.append(_answers(loaded, verbalizer, prompt.before))
+    answer_ids = [[ids for _, _, ids in a] for a in answers]
     if template.mode == "cloze":
-        ids, slot, scores, top = _score_cloze(loaded, prompt, answers, multi_token, top_k)
-        positions = [slot]
+        tokenized = [_cloze_ids(tokenizer, p) for p in prompts]
+        scored = cloze_log_probs(loaded, [(ids, slot, a) for (ids, slot), a in zip(tokenized, answer_ids)],
+                                 multi_token, top_k)
+        positions = [[slot] for _, slot in tokenized]
+        token_ids = [ids for ids, _ in tokenized]
     elif loaded.family is Family.ENCODER_DECODER:
-        ids = _encoder_ids(tokenizer, prompt.before)
-        scores, top = _score_encoder_decoder(loaded, ids, answers, top_k)
-        positions = [0]
+        token_ids = [_encoder_ids(tokenizer, p.before) for p in prompts]
+        scored = encoder_decoder_log_probs(loaded, list(zip(token_ids, answer_ids)), top_k)
+        positions = [[0] for _ in prompts]
     else:
-        ids = decoder_prompt_ids(tokenizer, prompt.before)
-        scores, top = _score_decoder(loaded, ids, answers, top_k)
-        positions = [len(ids)]
-    scored = [_answer_score(label, word, aids, s, tokenizer, length_normalise)
-              for (label, word, aids), s in zip(answers, scores)]
-    label_scores, label_probs = _labels(verbalizer, scored)
-    text = tokenizer.decode(ids, skip_special_tokens=False)
-    return ScoredPrompt(text, ids, tokenizer.convert_ids_to_tokens(ids), positions, verbalizer.labels,
-                        label_scores, label_probs, scored, top, prompt.used, prompt.dropped)
+        token_ids = [decoder_prompt_ids(tokenizer, p.before) for p in prompts]
+        scored = decoder_log_probs(loaded, list(zip(token_ids, answer_ids)), top_k)
+        positions = [[len(ids)] for ids in token_ids]
+    out = []
+    for prompt, ids, where, example_answers, (scores, top) in zip(prompts, token_ids, positions, answers, scored):
+        per_answer = [_answer_score(label, word, aids, s, tokenizer, length_normalise)
+                      for (label, word, aids), s in zip(example_answers, scores)]
+        label_scores, label_probs = _labels(verbalizer, per_answer)
+        out.append(ScoredPrompt(tokenizer.decode(ids, skip_special_tokens=False), ids,
+                                tokenizer.convert_ids_to_tokens(ids), where, verbalizer.labels, label_scores,
+                                label_probs, per_answer, top, prompt.used, prompt.dropped))
+    return out
+
+
+def score_example(loaded: Any, template: Template, verbalizer: Verbalizer, x: str, x2: str | None = None,
+                  demonstrations: Sequence[Demonstration] = (), *, multi_token: str = "left-to-right",
+                  length_normalise: bool = False, top_k: int = 10, separator: str = SEPARATOR) -> ScoredPrompt:
+    """Score every label of ``verbalizer`` for input ``x`` (and ``x2``) under ``template``, after the
+    ``demonstrations`` (each the template filled with its label's first answer, then ``separator``)."""
+    return score_batch(loaded, template, verbalizer, [PromptInput(x, x2, tuple(demonstrations))],
+                       multi_token=multi_token, length_normalise=length_normalise, top_k=top_k,
+                       separator=separator)[0]
