@@ -57,7 +57,7 @@ def test_inline_error_then_scoring_equals_the_engine(open_window, qtbot, tiny_mo
     window = open_window(str(tiny_models["bert"]), "prompting", registry=_registry())
     view = window.view("prompting")
     assert window.about_panel.title() == "Prompting" and "Calibrate Before Use" in window.about_panel.plain_text()
-    assert view.model_notice.isVisible() and "near chance" in view.model_notice.text()  # a tiny course model
+    assert view.model_notice.isVisible() and "near chance (chance is 50% with 2 labels)" in view.model_notice.text()
     assert not view.other_models_row.isVisible()  # no other model is known in this fresh home
 
     editor = view.editor

@@ -12,7 +12,6 @@ with progress and Cancel (Esc); what the tab shows lives in a
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -30,7 +29,7 @@ from ui.prompting.prompt_editor import PromptEditor
 from ui.prompting.prompt_sets import PromptSetBar
 from ui.prompting.score_panel import ScorePanel, scoring_job
 from ui.widgets.notice import Notice
-from workbench.state.prompting import NEAR_CHANCE_PARAMETERS, PromptingState
+from workbench.state.prompting import PromptingState
 
 PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
 
@@ -42,17 +41,21 @@ def mode_for(loaded: Any) -> str:
     return "cloze" if loaded is None or loaded.family is Family.ENCODER else "prefix"
 
 
-def near_chance_text(loaded: Any) -> str:
-    """The plain notice for a small model ("" for a model large enough to prompt)."""
+def model_note(loaded: Any, mode: str, n_labels: int | None) -> tuple[str, str]:
+    """(the plain line about the loaded model, its level): missing, headless for the prompt's mode, or too small
+    for prompting to work ("" when none is needed)."""
+    from engine.prompting.model_check import small_model_note
+    from engine.prompting.scoring import check_model_for
+    from engine.prompting.template import Template
+
     if loaded is None:
-        return "Load a model: prompts are scored by the loaded model."
-    n = loaded.info.parameters
-    if n >= NEAR_CHANCE_PARAMETERS:
-        return ""
-    size = f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}K"
-    return (f"{Path(loaded.info.spec).name} has {size} parameters: models this small have seen too little text to "
-            f"answer prompts, so expect accuracy near chance. Load a larger model (BERT-base, GPT-2 or bigger: a "
-            f"folder or a cached hub model) to see prompting work.")
+        return "Load a model: prompts are scored by the loaded model.", "info"
+    try:
+        check_model_for(loaded, Template("[x] [z]", mode))
+    except WorkbenchError as exc:
+        return f"This model cannot score prompts: {exc}.", "warning"
+    note = small_model_note(loaded, n_labels)
+    return (note, "warning") if note else ("", "")
 
 
 class PromptingView(QWidget):
@@ -60,6 +63,7 @@ class PromptingView(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.state = PromptingState()
+        self._loaded: Any = None
         self.model_notice = Notice()
         self.other_models = QComboBox()
         self.other_models.setToolTip("Your recent models and the hub models in your local cache")
@@ -121,11 +125,8 @@ class PromptingView(QWidget):
     def set_model(self, loaded: Any) -> None:
         self.state.set_mode(mode_for(loaded))
         self.editor.set_model(loaded)
-        text = near_chance_text(loaded)
-        if text:
-            self.model_notice.show_message(text, "warning" if loaded is not None else "info")
-        else:
-            self.model_notice.clear_message()
+        self._loaded = loaded
+        text = self._show_model_note()
         from workbench.model_candidates import model_candidates
 
         candidates = model_candidates(self.ctx.settings.recent_models,
@@ -141,6 +142,22 @@ class PromptingView(QWidget):
         elif not self.state.generated:
             self.generate_page.summary.setText("")
 
+    def _show_model_note(self) -> str:
+        text, level = model_note(self._loaded, self.state.mode, self._label_count())
+        if text:
+            self.model_notice.show_message(text, level)
+        else:
+            self.model_notice.clear_message()
+        return text
+
+    def _label_count(self) -> int | None:
+        from engine.prompting.verbalizer import Verbalizer
+
+        try:
+            return len(Verbalizer.parse(self.state.verbalizer).labels)
+        except WorkbenchError:
+            return None
+
     @staticmethod
     def _can_generate(loaded: Any) -> bool:
         from engine.families import Family
@@ -148,6 +165,8 @@ class PromptingView(QWidget):
         return loaded.family in (Family.DECODER, Family.ENCODER_DECODER)
 
     def _validity_changed(self, ok: bool) -> None:
+        if self._loaded is not None:
+            self._show_model_note()  # chance depends on the number of labels
         self.score_button.setEnabled(ok and not self.ctx.jobs.busy())
         self.evaluate_page.set_prompt_valid(ok)
         self.fewshot_page.set_prompt_valid(ok)

@@ -26,7 +26,6 @@ from workbench.state.observable import EventGroup
 MULTI_TOKEN_MODES = ("left-to-right", "pll")  # MLM answers of several subwords: masks filled in order, or PLL
 SELECTIONS = ("random", "balanced", "similar")
 ORDERS = ("as-chosen", "shuffled", "by-label")
-NEAR_CHANCE_PARAMETERS = 100_000_000  # below this (BERT-base has 110M), prompting is close to guessing
 DEFAULT_TEMPLATE = "[x] Overall, it was a [z] movie."
 DEFAULT_VERBALIZER = "pos=great,good;neg=terrible,bad"
 DEFAULT_INPUT = "I loved every minute of this film."
