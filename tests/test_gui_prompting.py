@@ -203,11 +203,15 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     assert "p = " in page.stream.tooltip_text(0) and chips[0].probability == pytest.approx(expected.tokens[0].prob)
 
     page.max_tokens.setValue(50)
+    stop = {"how": page.cancel_button.click}  # Cancel once the first token is in; then Esc, the window's key
     view.state.events.generation_changed.connect(
-        lambda: len(view.state.generated) == 1 and page.cancel_button.isEnabled() and page.cancel_button.click())
-    qtbot.mouseClick(page.generate_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: view.state.generation_end == "cancelled", timeout=30000)
-    assert len(view.state.generated) < 40 and page.generate_button.isEnabled()
+        lambda: len(view.state.generated) == 1 and page.cancel_button.isEnabled() and stop["how"]())
+    for how in (page.cancel_button.click, lambda: qtbot.keyClick(window, Qt.Key.Key_Escape)):
+        stop["how"] = how
+        window.activateWindow()
+        qtbot.mouseClick(page.generate_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: view.state.generation_end == "cancelled", timeout=30000)
+        assert len(view.state.generated) < 40 and page.generate_button.isEnabled()
     if os.environ.get("PROMPTING_SCREENSHOT"):
         window.grab().save(os.environ["PROMPTING_SCREENSHOT"])
 
