@@ -25,6 +25,10 @@ def test_template_problems_follow_the_mode_and_clear_the_scored_prompt():
     [problem] = state.template_problems()
     assert problem.message.startswith("unknown slot [w]") and state.template[problem.start:problem.end] == "[w]"
     state.set_template("[x] Overall, it was a [z] movie.")
+    state.set_mode("prefix")  # the default template follows the mode while it is untouched
+    assert state.template == "[x] Overall, this movie is [z]" and state.usable()
+    state.set_mode("cloze")
+    state.set_template("[x] Overall, it was a [z] great movie.")
     assert state.usable()
     state.set_mode("prefix")  # a decoder: [z] must end the template
     assert not state.usable() and "must end with [z]" in state.template_problems()[0].message

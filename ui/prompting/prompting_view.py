@@ -71,7 +71,7 @@ class PromptingView(QWidget):
         self.other_models_row = QWidget()
         other = QHBoxLayout(self.other_models_row)
         other.setContentsMargins(0, 0, 0, 0)
-        other.addWidget(QLabel("A larger model you have:"))
+        other.addWidget(QLabel("Another model you have:"))
         other.addWidget(self.other_models, 1)
         other.addWidget(self.open_model_button)
         self.editor = PromptEditor(self.state)

@@ -27,6 +27,7 @@ MULTI_TOKEN_MODES = ("left-to-right", "pll")  # MLM answers of several subwords:
 SELECTIONS = ("random", "balanced", "similar")
 ORDERS = ("as-chosen", "shuffled", "by-label")
 DEFAULT_TEMPLATE = "[x] Overall, it was a [z] movie."
+DEFAULT_PREFIX_TEMPLATE = "[x] Overall, this movie is [z]"
 DEFAULT_VERBALIZER = "pos=great,good;neg=terrible,bad"
 DEFAULT_INPUT = "I loved every minute of this film."
 
@@ -106,9 +107,12 @@ class PromptingState:
             self._prompt_changed()
 
     def set_mode(self, mode: str) -> None:
-        """cloze or prefix: follows the loaded model's family."""
+        """cloze or prefix: follows the loaded model's family. An untouched default template follows too."""
         if mode != self.mode:
             self.mode = mode
+            defaults = {"cloze": DEFAULT_TEMPLATE, "prefix": DEFAULT_PREFIX_TEMPLATE}
+            if self.template in defaults.values():
+                self.template = defaults[mode]
             self._prompt_changed()
 
     def set_scoring(self, multi_token: str | None = None, length_normalise: bool | None = None) -> None:
