@@ -222,7 +222,8 @@ def test_prompt_sets_built_in_and_saved_then_loaded(open_window, qtbot, tiny_mod
     window = open_window(str(tiny_models["bert"]), "prompting", registry=_registry())
     view = window.view("prompting")
     bar, state = view.set_bar, view.state
-    assert "sentiment" in bar._plugins and bar.combo.findText(OPEN_TEXT) == bar.combo.count() - 1
+    assert "sentiment" in bar.plugins() and bar.combo.findText(OPEN_TEXT) == bar.combo.count() - 1
+    assert bar.combo.findData("sentiment") > 0
     bar.use_plugin("sentiment")  # through the entry-point group, as a third party's set would come
     assert all(r.template.endswith(".") or "[z]" in r.template for r in state.rows)
     assert {r.verbalizer for r in state.rows} == {"pos=great,good;neg=terrible,bad", "pos=positive;neg=negative"}

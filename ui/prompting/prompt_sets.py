@@ -43,16 +43,27 @@ def examples_file(prompt_set: Any) -> Path | None:
     return write_examples_tsv(prompt_set, folder / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', prompt_set.name)}.tsv")
 
 
+class SetCombo(QComboBox):
+    """A combo box that lists the installed sets when first opened (discovery imports the plugin API, and the
+    window must open before torch is imported)."""
+
+    def __init__(self, bar: "PromptSetBar"):
+        super().__init__()
+        self._bar = bar
+
+    def showPopup(self) -> None:  # noqa: N802 (Qt API)
+        self._bar.plugins()
+        super().showPopup()
+
+
 class PromptSetBar(QWidget):
     def __init__(self, state: PromptingState, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.state, self.ctx = state, ctx
-        self.combo = QComboBox()
+        self._plugins: dict[str, Any] | None = None
+        self.combo = SetCombo(self)
         self.combo.setToolTip("Built-in and installed prompt sets, or a prompt-set file")
         self.combo.addItem("Prompt set…")
-        self._plugins = {cls.name: cls for cls in installed_sets(ctx.settings)}
-        for name, cls in self._plugins.items():
-            self.combo.addItem(cls.title or name, name)
         self.combo.addItem(OPEN)
         self.save_button = QPushButton("Save set…")
         self.save_button.setToolTip("Save the compared prompts (and the data's examples) as a prompt-set file")
@@ -64,18 +75,26 @@ class PromptSetBar(QWidget):
         self.combo.activated.connect(self._activated)
         self.save_button.clicked.connect(lambda: self.save())
 
+    def plugins(self) -> dict[str, Any]:
+        """The installed prompt sets by name (discovered once, then listed in the combo before "Open")."""
+        if self._plugins is None:
+            self._plugins = {cls.name: cls for cls in installed_sets(self.ctx.settings)}
+            for name, cls in self._plugins.items():
+                self.combo.insertItem(self.combo.count() - 1, cls.title or name, name)
+        return self._plugins
+
     def _activated(self, index: int) -> None:
         text, name = self.combo.itemText(index), self.combo.itemData(index)
         self.combo.setCurrentIndex(0)
         if text == OPEN:
             self.load()
-        elif name in self._plugins:
+        elif name in self.plugins():
             self.use_plugin(name)
 
     def use_plugin(self, name: str) -> None:
         from workbench.prompting.files import from_plugin
 
-        cls = self._plugins[name]
+        cls = self.plugins()[name]
         try:
             self.state.apply_prompt_set(from_plugin(cls), cls().example_data())
         except WorkbenchError as exc:

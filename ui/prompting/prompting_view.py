@@ -44,12 +44,12 @@ def mode_for(loaded: Any) -> str:
 def model_note(loaded: Any, mode: str, n_labels: int | None) -> tuple[str, str]:
     """(the plain line about the loaded model, its level): missing, headless for the prompt's mode, or too small
     for prompting to work ("" when none is needed)."""
+    if loaded is None:
+        return "Load a model: prompts are scored by the loaded model.", "info"
     from engine.prompting.model_check import small_model_note
     from engine.prompting.scoring import check_model_for
     from engine.prompting.template import Template
 
-    if loaded is None:
-        return "Load a model: prompts are scored by the loaded model.", "info"
     try:
         check_model_for(loaded, Template("[x] [z]", mode))
     except WorkbenchError as exc:
