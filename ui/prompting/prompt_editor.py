@@ -117,16 +117,17 @@ class PromptEditor(QWidget):
         """"pos: great → great · good → good" per label, in the loaded model's tokens."""
         if self._loaded is None:
             return "Load a model to see how its tokenizer splits each answer."
-        from engine.prompting.scoring import answer_tokenizations
+        from engine.prompting.scoring import answer_tokenizations, check_model_for
         from engine.prompting.template import Template
         from engine.prompting.verbalizer import Verbalizer
 
         s = self.state
         template = Template(s.template, s.mode) if not s.template_problems() else Template("It was [z]", s.mode)
         try:
+            check_model_for(self._loaded, template)  # (an ELMo, a headless encoder: no answers to show)
             answers = answer_tokenizations(self._loaded, template, Verbalizer.parse(s.verbalizer), s.x, s.x2 or None)
-        except WorkbenchError as exc:
-            return str(exc)
+        except WorkbenchError:
+            return "This model cannot score prompts (see the line above)."
         by_label: dict[str, list[str]] = {}
         for a in answers:
             many = f" ({len(a.tokens)} tokens)" if len(a.tokens) > 1 else ""
