@@ -140,8 +140,10 @@ class FewShotPanel(QWidget):
                        self.separator_combo, self.build_button):
             choices.addWidget(widget)
         choices.addStretch(1)
+        curve_row = QHBoxLayout()
         for widget in (QLabel("k values"), self.ks_edit, self.seeds_spin, self.curve_button, self.export_button):
-            choices.addWidget(widget)
+            curve_row.addWidget(widget)
+        curve_row.addStretch(1)
         self.plot_box = QWidget()  # what Export saves (a plain widget renders to SVG; a graphics view does not)
         box = QVBoxLayout(self.plot_box)
         box.setContentsMargins(0, 0, 0, 0)
@@ -151,6 +153,7 @@ class FewShotPanel(QWidget):
         split.addWidget(self.plot_box)
         layout = QVBoxLayout(self)
         layout.addLayout(choices)
+        layout.addLayout(curve_row)
         layout.addWidget(split, 1)
         layout.addWidget(self.summary)
 
