@@ -101,3 +101,23 @@ def test_generate_bad_input_is_one_line_and_exit_2(capsys, tiny_models):
     assert code == 2 and err.count("\n") == 1 and "choose greedy decoding or sampling" in err
     code, _, err = run_cli(capsys, "generate", str(tiny_models["bert"]), "--text", "x", "--json")
     assert code == 2 and err.count("\n") == 1 and "generation needs a decoder" in err
+
+
+def test_the_long_run_target_repeats_a_stored_evaluation(fresh_home, tiny_models, reviews):
+    """The runs browser's "run again": the stored params go back through ``prompt_eval_job``."""
+    import threading
+
+    from workbench.lanes.run_context import RunContext
+    from workbench.paths import runs_db_path
+    from workbench.prompting.runs import prompt_eval_job, prompt_eval_params
+    from workbench.run_kinds import run_kind
+    from workbench.store import RunStore
+
+    params = prompt_eval_params(str(tiny_models["bert"]), ["[x] it [z] ."], ["pos=is;neg=was"], str(reviews["ok"]),
+                                limit=3)
+    assert run_kind("prompt-eval").target == "workbench.prompting.runs:prompt_eval_job"
+    with RunStore(runs_db_path()) as store:
+        run_id = store.create_run("prompt-eval", params=params)
+        result = prompt_eval_job(RunContext(run_id, store, threading.Event()), **dict(params))
+        assert result["examples"] == 3 and result["prompts"][0]["template"] == "[x] it [z] ."
+        assert [r["value"] for r in store.metrics(run_id, "accuracy")] == [result["prompts"][0]["raw"]["accuracy"]]

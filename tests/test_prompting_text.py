@@ -97,7 +97,8 @@ def test_similar_demonstrations_are_the_nearest_by_cosine_most_similar_last():
 def test_full_prompt_puts_demonstrations_with_their_first_answer_before_the_query():
     t, v = Template.parse("[x] It was [z]."), Verbalizer.parse("pos=great,good;neg=bad")
     demos = [Demonstration("Loved it.", "pos"), Demonstration("Hated it.", "neg")]
-    assert full_prompt(t, v, demos, "Fine film.") == "Loved it. It was great.\n\nHated it. It was bad.\n\nFine film. It was [z]."
+    assert full_prompt(t, v, demos, "Fine film.") == (
+        "Loved it. It was great.\n\nHated it. It was bad.\n\nFine film. It was [z].")
 
 
 def test_calibration_on_a_hand_worked_example():
@@ -127,13 +128,17 @@ def test_prompt_set_files_round_trip_and_the_built_in_sets_are_valid_plugins(tmp
     from engine.prompting.prompt_set import prompt_set_problem
     from workbench.plugins.kinds import kind_named
     from workbench.prompting.files import from_plugin, load_prompt_set, save_prompt_set
+    from workbench.prompting.sets import example_data_path, prompt_set_registry
 
     found = {e.name: e.load() for e in entry_points(group="lm_workbench.prompt_sets")}
     assert {"sentiment", "topic"} <= set(found)
     kind = kind_named("prompt-set")
+    registry = prompt_set_registry(root=tmp_path / "no-folder-plugins")
     for name in ("sentiment", "topic"):
         cls = found[name]
         assert issubclass(cls, PromptSet) and kind.problem(cls, name) is None
+        assert registry.record(name).status == "ok" and isinstance(registry.contribution(name), cls)
+        assert example_data_path(name, registry) == cls().example_data()
         content = from_plugin(cls)
         assert len(content.examples) >= 30
         path = save_prompt_set(content, tmp_path / f"{name}.json")

@@ -1,11 +1,11 @@
 """Evaluating prompts over a labelled file: accuracy, macro-F1 and the confusion matrix, raw and calibrated.
 
-``evaluate_prompts`` is a job generator (``Progress`` between examples, a ``Partial(PromptEvaluation)``
-after each prompt, cancel between examples) that scores several templates/verbalizers over the same
-examples and the same demonstrations, so their accuracies sit side by side: prompt sensitivity is a lesson
-in itself. With ``k_shot`` > 0 and random or balanced selection, one set of demonstrations is chosen with
-the seed and left out of the examples evaluated; with similar selection each example gets its own,
-chosen from the other examples. Calibration (Zhao et al. 2021) uses the same prompt and demonstrations.
+``evaluate_prompts`` is a job generator (``Progress`` after each batch of examples, a
+``Partial(PromptEvaluation)`` after each prompt, cancel between batches) that scores several templates and
+verbalizers over the same examples and the same demonstrations, so their accuracies sit side by side:
+prompt sensitivity is a lesson in itself. With ``k_shot`` > 0 and random or balanced selection, one set
+of demonstrations is chosen with the seed and left out of the examples evaluated; with similar selection
+each example gets its own, chosen from the other examples. Calibration (Zhao et al. 2021) uses the same prompt and demonstrations.
 ``accuracy_vs_k`` repeats the evaluation for several k and seeds: a mean and standard deviation per k.
 """
 

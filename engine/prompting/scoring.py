@@ -3,13 +3,15 @@
 - Cloze templates (encoders with an MLM head): ``[z]`` becomes one mask per answer subword. Multi-token
   answers are scored ``"left-to-right"`` (fill the masks one by one, each step conditioned on the answer's
   earlier subwords) or by ``"pll"``, the pseudo-log-likelihood of Salazar et al. (2020): the answer filled in,
-  each of its subwords masked in turn. Every row these need goes into one batched forward pass, identical
-  rows once, so all single-token answers share one forward.
+  each of its subwords masked in turn. Identical rows run once, so all single-token answers share one.
 - Prefix templates (decoders): the answer's tokens are those of ``tokenize(prompt + answer)`` after the
   prompt's, scored by their summed log-probability. The prompt runs once; its key/value cache serves every
-  multi-token answer's continuation in one batched pass.
+  multi-token answer's continuation.
 - Prefix templates (encoder-decoders): the encoder reads the prompt once; the answers are scored as the
-  decoder's first tokens, all in one batched decoder pass.
+  decoder's first tokens.
+
+``score_example`` scores one input (the lab's scoring view); ``score_batch`` several, with the forward
+passes of ``engine.prompting.forward`` shared by the whole batch (evaluation, calibration).
 
 An answer's score is its summed log-probability, or the mean per token with ``length_normalise``. A label's
 log-score is the log of the summed probabilities of its answers (log-sum-exp of their scores); the label

@@ -90,7 +90,13 @@ class Verbalizer:
 
     def tokenizations(self, tokenizer: Any, mode: str = "cloze", before: str = "It was ",
                       encoder_decoder: bool = False) -> list[AnswerTokens]:
-        """Every answer's tokens after the text ``before`` (the template's text up to [z]), label by label."""
+        """Every answer's tokens after the text ``before`` (the template's text up to [z]), label by label.
+
+        Cloze and prefix ``mode`` follow the same rule (the tokens after ``before``'s); an encoder-decoder
+        scores the answer as a target text. ``scoring.answer_tokenizations`` fills these in from a template.
+        """
+        if mode not in ("cloze", "prefix"):
+            raise WorkbenchError(f"the template mode must be cloze or prefix, not {mode!r}")
         out = []
         for label, words in self.answers:
             for word in words:

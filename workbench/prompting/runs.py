@@ -21,7 +21,6 @@ from engine.progress import NEVER_CANCELLED, CancelToken
 
 PROMPT_EVAL_KIND = "prompt-eval"
 MODES = ("auto", "cloze", "prefix")
-PROMPT_SETS_GROUP = "lm_workbench.prompt_sets"
 EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar demonstrations
 
 
@@ -83,13 +82,11 @@ def resolve_data(data: str) -> Path:
     path = Path(data)
     if path.is_file():
         return path
-    from importlib.metadata import entry_points
+    from workbench.prompting.sets import example_data_path
 
-    for entry in entry_points(group=PROMPT_SETS_GROUP):
-        if entry.name == data:
-            example = entry.load()().example_data()
-            if example is not None:
-                return Path(example)
+    example = example_data_path(data)
+    if example is not None:
+        return example
     raise WorkbenchError(f"{data}: no such file (nor a prompt set with example data, e.g. sentiment or topic)")
 
 
