@@ -1,7 +1,7 @@
 """Prompt sets in the Prompting tab: pick a built-in (or installed) set, open a teacher's file, save yours.
 
 Built-in sets come through the ``lm_workbench.prompt_sets`` entry-point group like a third party's
-(``workbench.plugins.discovery``); files use the documented JSON format (``workbench.prompting.files``,
+(``workbench.prompting.sets``); files use the documented JSON format (``workbench.prompting.files``,
 docs/prompt-sets.md). Taking a set puts its templates x verbalizers in the Evaluate page's comparison and its
 example data in the data choice.
 """
@@ -19,16 +19,6 @@ from workbench.state.prompting import PromptingState
 
 OPEN = "Open a prompt-set file…"
 FILE_FILTER = "Prompt sets (*.json);;All files (*)"
-
-
-def installed_sets(settings: Any) -> list[Any]:
-    """The prompt-set plugin classes that loaded (built-in, installed, and enabled folder plugins), by name."""
-    from workbench.plugins.discovery import discover
-    from workbench.plugins.prompt_set_kind import PROMPT_SETS
-    from workbench.plugins.records import OK
-
-    records = discover(settings, kinds=(PROMPT_SETS,))
-    return sorted((r.plugin_class for r in records if r.status == OK), key=lambda cls: cls.name)
 
 
 def examples_file(prompt_set: Any) -> Path | None:
@@ -78,9 +68,12 @@ class PromptSetBar(QWidget):
     def plugins(self) -> dict[str, Any]:
         """The installed prompt sets by name (discovered once, then listed in the combo before "Open")."""
         if self._plugins is None:
-            self._plugins = {cls.name: cls for cls in installed_sets(self.ctx.settings)}
-            for name, cls in self._plugins.items():
-                self.combo.insertItem(self.combo.count() - 1, cls.title or name, name)
+            from workbench.prompting.sets import prompt_set_registry
+
+            registry = prompt_set_registry(self.ctx.settings)
+            self._plugins = {name: registry.contribution(name) for name in registry.names()}
+            for name, prompt_set in self._plugins.items():
+                self.combo.insertItem(self.combo.count() - 1, prompt_set.title or name, name)
         return self._plugins
 
     def _activated(self, index: int) -> None:
@@ -94,9 +87,9 @@ class PromptSetBar(QWidget):
     def use_plugin(self, name: str) -> None:
         from workbench.prompting.files import from_plugin
 
-        cls = self.plugins()[name]
+        prompt_set = self.plugins()[name]
         try:
-            self.state.apply_prompt_set(from_plugin(cls), cls().example_data())
+            self.state.apply_prompt_set(from_plugin(prompt_set), prompt_set.example_data())
         except WorkbenchError as exc:
             self.ctx.show_message(str(exc), "warning")
 
