@@ -198,6 +198,7 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     assert any(n > 0 and busy for n, busy in while_running)  # tokens arrived before the job ended
     expected = run_to_completion(generate_steps(window.loaded, "The film was", max_new_tokens=12))
     assert [t[0] for t in view.state.generated] == expected.token_ids
+    assert f"greedy; stopped by {expected.stopped_by}" in page.summary.text() and expected.text in page.summary.text()
     chips = page.stream.tokens()
     assert [c.token_id for c in chips] == expected.token_ids
     assert "p = " in page.stream.tooltip_text(0) and chips[0].probability == pytest.approx(expected.tokens[0].prob)

@@ -130,7 +130,10 @@ class GeneratePanel(QWidget):
         elif tokens != shown:
             self.stream.set_tokens(tokens)
         if s.generation_end:
-            self.summary.setText(f"{len(s.generated)} tokens; {s.generation_end}. Text: "
+            g = s.generation
+            how = "greedy" if g.greedy else (f"sampled with T {g.temperature:g}, top-k {g.top_k}, top-p {g.top_p:g}, "
+                                             f"seed {g.seed}")
+            self.summary.setText(f"{len(s.generated)} tokens, {how}; {s.generation_end}. Text: "
                                  f"{s.generation_prompt}{s.generated_text()}")
         elif s.generated:
             self.summary.setText(f"Generating… {len(s.generated)} tokens so far.")
