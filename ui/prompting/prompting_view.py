@@ -180,7 +180,7 @@ class PromptingView(QWidget):
 
     def score(self) -> None:
         """Score the input with the current prompt (Ctrl+Enter)."""
-        if not self.editor.isEnabled() or not self.state.usable():
+        if not self.state.usable():
             self.editor.select_problem()
             return
         loaded = self._require_model()
