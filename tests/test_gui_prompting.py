@@ -201,7 +201,17 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     assert f"greedy; stopped by {expected.stopped_by}" in page.summary.text() and expected.text in page.summary.text()
     chips = page.stream.tokens()
     assert [c.token_id for c in chips] == expected.token_ids
-    assert "p = " in page.stream.tooltip_text(0) and chips[0].probability == pytest.approx(expected.tokens[0].prob)
+    assert chips[0].probability == pytest.approx(expected.tokens[0].prob)
+    # hovering a token shows its probability
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    centre = page.stream.chip_rect(1).center().toPoint()
+    QApplication.sendEvent(page.stream, QHelpEvent(QEvent.Type.ToolTip, centre, page.stream.mapToGlobal(centre)))
+    assert QToolTip.text() == page.stream.tooltip_text(1) and f"p = {expected.tokens[1].prob:.4f}" in QToolTip.text()
+    assert f"id {expected.token_ids[1]}" in QToolTip.text()
+    QToolTip.hideText()
 
     page.max_tokens.setValue(50)
     stop = {"how": page.cancel_button.click}  # Cancel once the first token is in; then Esc, the window's key
