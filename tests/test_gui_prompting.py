@@ -175,6 +175,14 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
     assert k_rows[0][:2] == ["k", "mean_accuracy"] and [r[0] for r in k_rows[1:]] == ["0", "1"]
     assert b"<svg" in shots.export_picture(tmp_path / "k.svg").read_bytes()[:400]
 
+    # 4 demonstrations do not fit the tiny model's 64-token window: the evaluation says some were dropped
+    shots.k_spin.setValue(4)
+    view.pages.setCurrentWidget(page)
+    qtbot.mouseClick(page.evaluate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: all(r.run_id is not None for r in view.state.rows), timeout=60000)
+    assert "4 demonstrations" in page.summary.text() and "did not fit the model's window" in page.summary.text()
+    assert all(r.result.dropped for r in view.state.rows)
+
 
 def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_models, fresh_home):
     from engine.prompting.generation import generate_steps

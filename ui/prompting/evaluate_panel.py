@@ -177,6 +177,9 @@ class EvaluatePanel(QWidget):
         scores = [(e.calibrated or e.raw).accuracy if self.state.calibrate else e.raw.accuracy for e in result.prompts]
         best = max(range(len(scores)), key=scores.__getitem__)
         demos = f", {len(result.demonstrations)} demonstrations" if result.demonstrations else ""
+        cut = max((len(e.dropped) for e in result.prompts), default=0)
+        if cut:  # the prompt did not fit the model's window for some examples
+            demos += f" (for {cut} examples some did not fit the model's window and were dropped; see the run)"
         self.summary.setText(f"{len(scores)} prompt(s) on {len(result.examples)} examples{demos}; best accuracy "
                              f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).")
 
