@@ -104,3 +104,10 @@ def test_model_candidates_are_recent_then_cached_hub_models(tmp_path):
     assert model_candidates(["/m/tiny", "openai-community/gpt2", "/m/big"], exclude="/m/tiny", cache=tmp_path) == [
         "openai-community/gpt2", "/m/big", "google-bert/bert-base-uncased"]
     assert cached_hub_models(tmp_path / "none") == []
+
+
+def test_the_state_offers_the_engines_choices():
+    from engine.prompting.scoring import MULTI_TOKEN
+    from workbench.state.prompting import MULTI_TOKEN_MODES
+
+    assert MULTI_TOKEN_MODES == MULTI_TOKEN

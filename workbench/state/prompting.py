@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.prompting.fewshot import ORDERS, SELECTIONS
 from workbench.state.observable import EventGroup
 
-MULTI_TOKEN_MODES = ("left-to-right", "pll")  # MLM answers of several subwords: masks filled in order, or PLL
-SELECTIONS = ("random", "balanced", "similar")
-ORDERS = ("as-chosen", "shuffled", "by-label")
+# MLM answers of several subwords: masks filled in order, or PLL (engine.prompting.scoring.MULTI_TOKEN, which
+# imports torch: the tab's state is built before any model is)
+MULTI_TOKEN_MODES = ("left-to-right", "pll")
 DEFAULT_TEMPLATE = "[x] Overall, it was a [z] movie."
 DEFAULT_PREFIX_TEMPLATE = "[x] Overall, this movie is [z]"
 DEFAULT_VERBALIZER = "pos=great,good;neg=terrible,bad"
