@@ -106,6 +106,12 @@ def _probing(ctx: ViewContext) -> QWidget:
     return ProbingView(ctx)
 
 
+def _prompting(ctx: ViewContext) -> QWidget:
+    from ui.prompting.prompting_view import PromptingView
+
+    return PromptingView(ctx)
+
+
 def _pretrain(ctx: ViewContext) -> QWidget:
     from ui.training.training_view import TrainingView
 
@@ -119,11 +125,12 @@ def _runs(ctx: ViewContext) -> QWidget:
 
 
 def builtin_views() -> ViewRegistry:
-    """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Probing, Pre-train,
-    Runs."""
+    """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Probing, Prompting,
+    Pre-train, Runs."""
     from ui import about_texts as tokens_about
     from ui.embeddings import about as embeddings_about
     from ui.probing import about as probing_about
+    from ui.prompting import about as prompting_about
     from ui.training import about_texts as training_about
     from ui.views import about_texts as views_about
 
@@ -140,6 +147,8 @@ def builtin_views() -> ViewRegistry:
         ViewEntry("embeddings", embeddings_about.TITLE, embeddings_about.HTML, _embeddings, "Ctrl+6",
                   frozenset({"corpus"})),
         ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, "Ctrl+7", frozenset({"corpus"})),
+        ViewEntry("prompting", prompting_about.TITLE, prompting_about.HTML, _prompting, "Ctrl+9",
+                  frozenset({"corpus"})),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
                   "Ctrl+Shift+P", frozenset({"corpus"})),
         ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),

@@ -1,0 +1,253 @@
+"""The Evaluate page: prompts side by side on a labelled file, raw and calibrated, with a confusion matrix.
+
+Each row of the table is one template and verbalizer ("Add prompt" adds the
+one being edited); Evaluate runs them all over the file, one after the other,
+rows filling in as results arrive. Selecting a row shows its confusion
+matrix (raw or calibrated). The table exports as CSV, the matrix as PNG/SVG.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton,
+    QSplitter, QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui import theme
+from ui.widgets.export import export_dialog, save_widget
+from ui.widgets.heatmap import HeatmapView
+from workbench.export import export_csv, suggest_filename
+from workbench.state.prompting import PromptingState
+
+COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
+TIPS = ["accuracy", "macro-F1 (the mean of the labels' F1)", "accuracy after contextual calibration",
+        "macro-F1 after contextual calibration", "the run it is stored as (Runs tab)", "", ""]
+TEMPLATE_COLUMN = 5
+CHOOSE = "Choose a labelled file…"
+
+
+class EvaluatePanel(QWidget):
+    def __init__(self, state: PromptingState, ctx: Any, run: Callable[..., None], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.ctx, self._run = state, ctx, run
+        self._prompt_valid = True
+        self.data_combo = QComboBox()
+        self.data_combo.addItem(CHOOSE)
+        self.data_combo.setToolTip("A CSV/TSV (text, label; or sentence1, sentence2, label) or a JSONL file")
+        self.calibrate_check = QCheckBox("Calibrate")
+        self.calibrate_check.setChecked(state.calibrate)
+        self.calibrate_check.setToolTip("Contextual calibration (Zhao et al. 2021): divide by the label "
+                                        "probabilities of content-free inputs in the same prompt, renormalise")
+        self.add_button = QPushButton("Add prompt")
+        self.add_button.setToolTip("Add the template and verbalizer above as a row, to compare prompts")
+        self.remove_button = QPushButton("Remove")
+        self.evaluate_button = QPushButton("Evaluate")
+        self.evaluate_button.setToolTip("Score every example of the file with every prompt of the table")
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self)
+        menu.addAction("Table (CSV)…", lambda: self.export_table())
+        menu.addAction("Confusion matrix as PNG or SVG…", lambda: self.export_picture())
+        self.export_button.setMenu(menu)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        for column, tip in enumerate(TIPS):
+            self.table.horizontalHeaderItem(column).setToolTip(tip)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(TEMPLATE_COLUMN, QHeaderView.ResizeMode.Stretch)
+        theme.bind(self.table, lambda t, m: t.verticalHeader().setDefaultSectionSize(m.table_row_h))
+        self.matrix_combo = QComboBox()
+        self.matrix_combo.addItems(["raw", "calibrated"])
+        self.matrix_combo.setToolTip("The confusion matrix before or after calibration")
+        self.confusion = HeatmapView()
+        self.summary = QLabel("Choose a labelled file, add prompts to compare (or keep the one above) and press "
+                              "Evaluate.")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Data"))
+        row.addWidget(self.data_combo, 1)
+        for widget in (self.calibrate_check, self.add_button, self.remove_button, self.evaluate_button,
+                       self.export_button):
+            row.addWidget(widget)
+        matrix_box = QWidget()
+        matrix_layout = QVBoxLayout(matrix_box)
+        matrix_layout.setContentsMargins(0, 0, 0, 0)
+        matrix_row = QHBoxLayout()
+        matrix_row.addWidget(QLabel("Confusion (rows: gold, columns: predicted)"))
+        matrix_row.addWidget(self.matrix_combo)
+        matrix_row.addStretch(1)
+        matrix_layout.addLayout(matrix_row)
+        matrix_layout.addWidget(self.confusion, 1)
+        split = QSplitter()
+        split.addWidget(self.table)
+        split.addWidget(matrix_box)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([2 * split.width(), split.width()])  # proportions: the table gets two thirds
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+
+        self.data_combo.activated.connect(self._data_activated)
+        self.calibrate_check.toggled.connect(state.set_calibrate)
+        self.add_button.clicked.connect(self.add_current)
+        self.remove_button.clicked.connect(lambda: state.remove_row(self.table.currentRow()))
+        self.evaluate_button.clicked.connect(self.evaluate)
+        self.table.currentCellChanged.connect(lambda r, _c, _pr, _pc: state.select_row(r))
+        self.matrix_combo.currentTextChanged.connect(lambda _t: self._show_matrix())
+        state.events.comparison_changed.connect(self._show)
+        state.events.evaluation_changed.connect(self._show)
+        self._show()
+
+    # -- choices ---------------------------------------------------------------------------------------
+    def choose_data(self, path: str | None = None) -> None:
+        """Use the labelled file ``path`` (asks with a file dialog when None)."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Labelled data", str(Path.home()),
+                                                  "Labelled data (*.csv *.tsv *.jsonl);;All files (*)")
+            if not path:
+                self._show()
+                return
+        self.state.set_data(path)
+
+    def _data_activated(self, index: int) -> None:
+        if self.data_combo.itemText(index) == CHOOSE:
+            self.choose_data()
+        else:
+            self.state.set_data(self.data_combo.itemData(index))
+
+    def add_current(self) -> None:
+        if not self._prompt_valid:
+            self.ctx.show_message("Fix the template first: its problems are shown under it.", "info")
+            return
+        if not self.state.add_current_to_comparison():
+            self.ctx.show_message("That prompt is in the table already.", "info")
+
+    def set_prompt_valid(self, ok: bool) -> None:
+        self._prompt_valid = ok
+        self.add_button.setEnabled(ok)
+
+    def set_running(self, running: bool) -> None:
+        for widget in (self.evaluate_button, self.add_button, self.remove_button, self.data_combo):
+            widget.setEnabled(not running)
+
+    # -- running ---------------------------------------------------------------------------------------
+    def evaluate(self) -> None:
+        loaded = self.ctx.loaded
+        if loaded is None:
+            self.ctx.show_message("Load a model first: the prompts are scored by the loaded model.", "info")
+            return
+        if not self.state.data_path:
+            self.ctx.show_message("Choose a labelled file first (Data).", "info")
+            return
+        if not self.state.rows and not self._prompt_valid:
+            self.ctx.show_message("Fix the template first: its problems are shown under it.", "info")
+            return
+        from ui.prompting.evaluation_job import evaluation_job
+
+        try:
+            job = evaluation_job(loaded, self.state, self.ctx.run_services.path)
+        except WorkbenchError as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return
+        self.state.clear_results()
+        self._run(job, self._done, "Evaluating prompts…", on_partial=self._partial)
+
+    def _partial(self, value: Any) -> None:
+        index, evaluation = value
+        self.state.set_row_result(index, evaluation)
+
+    def _done(self, out: tuple[Any, list[int]]) -> None:
+        result, run_ids = out
+        for index, (evaluation, run_id) in enumerate(zip(result.prompts, run_ids)):
+            self.state.set_row_result(index, evaluation, run_id)
+        scores = [(e.calibrated or e.raw).accuracy if self.state.calibrate else e.raw.accuracy for e in result.prompts]
+        best = max(range(len(scores)), key=scores.__getitem__)
+        demos = f", {len(result.demonstrations)} demonstrations" if result.demonstrations else ""
+        cut = max((len(e.dropped) for e in result.prompts), default=0)
+        if cut:  # the prompt did not fit the model's window for some examples
+            demos += f" (for {cut} examples some did not fit the model's window and were dropped; see the run)"
+        self.summary.setText(f"{len(scores)} prompt(s) on {len(result.examples)} examples{demos}; best accuracy "
+                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).")
+
+    # -- showing ---------------------------------------------------------------------------------------
+    def _show(self) -> None:
+        s = self.state
+        if s.data_path and self.data_combo.findData(s.data_path) < 0:
+            self.data_combo.insertItem(self.data_combo.count() - 1, Path(s.data_path).name, s.data_path)
+        if s.data_path:
+            self.data_combo.setCurrentIndex(self.data_combo.findData(s.data_path))
+        self.calibrate_check.setChecked(s.calibrate)
+        self.table.setRowCount(len(s.rows))
+        for r, row in enumerate(s.rows):
+            result = row.result
+            raw = result.raw if result is not None else None
+            cal = result.calibrated if result is not None else None
+            cells = ["" if raw is None else f"{raw.accuracy:.3f}",
+                     "" if raw is None else f"{raw.macro_f1:.3f}",
+                     "" if cal is None else f"{cal.accuracy:.3f}",
+                     "" if cal is None else f"{cal.macro_f1:.3f}",
+                     "" if row.run_id is None else str(row.run_id),
+                     row.template, row.verbalizer]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(r, c, item)
+        if s.rows and self.table.currentRow() != s.selected_row:
+            self.table.selectRow(s.selected_row)
+        self._show_matrix()
+
+    def _show_matrix(self) -> None:
+        s = self.state
+        row = s.rows[s.selected_row] if 0 <= s.selected_row < len(s.rows) else None
+        result = row.result if row is not None else None
+        if result is None:
+            self.confusion.set_matrix(None)
+            return
+        shown = result.raw
+        if self.matrix_combo.currentText() == "calibrated" and result.calibrated is not None:
+            shown = result.calibrated
+        matrix = np.asarray(shown.confusion, dtype=float)
+        self.confusion.set_matrix(matrix, list(result.labels), list(result.labels),
+                                  title=f"row {s.selected_row + 1}, {self.matrix_combo.currentText()}: "
+                                        f"accuracy {shown.accuracy:.1%}")
+
+    # -- export ----------------------------------------------------------------------------------------
+    def export_table(self, path: str | Path | None = None) -> Path | None:
+        header, rows = self.state.comparison_table()
+        if not rows:
+            self.ctx.show_message("Nothing to export yet: evaluate first.", "info")
+            return None
+        if path is None:
+            start = str(Path.home() / suggest_filename("prompting", self.ctx.model_spec() or "model", "csv"))
+            path, _ = QFileDialog.getSaveFileName(self, "Export the comparison", start, "CSV (*.csv)")
+            if not path:
+                return None
+        try:
+            return export_csv(path, (header, rows))
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None
+
+    def export_picture(self, path: str | Path | None = None) -> Path | None:
+        try:
+            if path is None:
+                name = suggest_filename("prompting-confusion", self.ctx.model_spec() or "model", "png")
+                return export_dialog(self, self.confusion, str(Path.home() / name))
+            return save_widget(self.confusion, path)
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None

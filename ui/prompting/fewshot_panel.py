@@ -1,0 +1,292 @@
+"""The Few-shot page: choose k demonstrations, read the whole prompt, and chart accuracy against k.
+
+The demonstrations come from the Evaluate page's labelled file: random with
+a seed, balanced per label, or the most similar to the input by sentence
+embedding; their order and the separator between them are choices too.
+"Build prompt" shows the final prompt in full (Score then uses it);
+"Accuracy against k" evaluates the prompt for several k, each over several
+seeds, and draws the mean with a band from the worst to the best seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
+    QSplitter, QToolButton, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui import theme
+from ui.widgets.export import export_dialog, save_widget
+from workbench.export import export_csv, suggest_filename
+from workbench.state.prompting import ORDERS, SELECTIONS, PromptingState
+
+SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
+
+
+def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
+    """``fn(cancel)`` choosing the demonstrations for the current input; returns (full prompt, demonstrations)."""
+    from engine.prompting.evaluate import demonstrations_of
+    from engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
+    from engine.prompting.template import Template
+    from engine.prompting.verbalizer import Verbalizer
+    from ui.prompting.evaluation_job import embedder, read_data
+
+    template = Template.parse(state.template, state.mode)
+    verbalizer = Verbalizer.parse(state.verbalizer)
+    f, x, x2 = replace(state.fewshot), state.x, (state.x2 or None) if template.is_pair else None
+    path, spec = state.data_path, state.verbalizer
+
+    def job(cancel: Any):
+        data = read_data(path, [spec])
+        pool = demonstrations_of(data)
+        similarities = None
+        embed = embedder(f.k, f.selection)
+        if embed is not None:
+            vectors = embed([x if x2 is None else f"{x} {x2}"] + [d.x if d.x2 is None else f"{d.x} {d.x2}"
+                                                                   for d in pool])
+            similarities = cosine_to(vectors[0], vectors[1:])
+        cancel.check()
+        chosen = choose_demonstrations(pool, f.k, selection=f.selection, seed=f.seed, labels=verbalizer.labels,
+                                       order=f.order, similarities=similarities)
+        demos = [pool[i] for i in chosen]
+        return full_prompt(template, verbalizer, demos, x, x2, f.separator), demos
+
+    return job
+
+
+def parse_ks(text: str) -> list[int]:
+    """"0, 1, 2, 4" -> [0, 1, 2, 4]; a ``WorkbenchError`` for anything else."""
+    try:
+        ks = sorted({int(part) for part in text.replace(";", ",").split(",") if part.strip()})
+    except ValueError:
+        raise WorkbenchError(f"k values must be whole numbers separated by commas, not {text!r}") from None
+    if not ks or ks[0] < 0:
+        raise WorkbenchError("give one or more k values of 0 or more, e.g. 0, 1, 2, 4, 8")
+    return ks
+
+
+class FewShotPanel(QWidget):
+    def __init__(self, state: PromptingState, ctx: Any, run: Callable[..., None], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.ctx, self._run = state, ctx, run
+        self._prompt_valid = True
+        f = state.fewshot
+        self.k_spin = QSpinBox()
+        self.k_spin.setRange(0, 64)
+        self.k_spin.setValue(f.k)
+        self.k_spin.setPrefix("k = ")
+        self.k_spin.setToolTip("How many solved examples precede the input (0: zero-shot)")
+        self.selection_combo = QComboBox()
+        self.selection_combo.addItems(SELECTIONS)
+        self.selection_combo.setToolTip("random (seeded), balanced per label, or the most similar to the input "
+                                        "by sentence embedding (the Embeddings tab's sentence model)")
+        self.order_combo = QComboBox()
+        self.order_combo.addItems(ORDERS)
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setPrefix("seed ")
+        self.separator_combo = QComboBox()
+        self.separator_combo.addItems(list(SEPARATORS))
+        self.separator_combo.setToolTip("What separates the demonstrations from each other and from the input")
+        self.build_button = QPushButton("Build prompt")
+        self.build_button.setToolTip("Choose the demonstrations from the Evaluate page's file and show the whole "
+                                     "prompt; Score then scores it")
+        self.prompt_view = QPlainTextEdit()
+        self.prompt_view.setReadOnly(True)
+        self.prompt_view.setPlaceholderText("The final prompt, demonstrations and input, appears here.")
+        self.ks_edit = QLineEdit("0, 1, 2, 4, 8")
+        self.ks_edit.setToolTip("The k values to try")
+        self.seeds_spin = QSpinBox()
+        self.seeds_spin.setRange(1, 20)
+        self.seeds_spin.setValue(3)
+        self.seeds_spin.setSuffix(" seeds")
+        self.curve_button = QPushButton("Accuracy against k")
+        self.curve_button.setToolTip("Evaluate the prompt for every k, each with several seeds")
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self)
+        menu.addAction("Plot as PNG or SVG…", lambda: self.export_picture())
+        menu.addAction("Accuracy per k (CSV)…", lambda: self.export_table())
+        self.export_button.setMenu(menu)
+        self.plot = pg.PlotWidget()
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=False, y=True, alpha=0.25)
+        item.setLabel("bottom", "k (demonstrations)")
+        item.setLabel("left", "accuracy")
+        item.getAxis("left").enableAutoSIPrefix(False)
+        self.low_curve = item.plot([], [])
+        self.high_curve = item.plot([], [])
+        self.band = pg.FillBetweenItem(self.low_curve, self.high_curve)
+        item.addItem(self.band)
+        self.mean_curve = item.plot([], [], symbol="o")
+        self.seed_points = pg.ScatterPlotItem()
+        item.addItem(self.seed_points)
+        self.summary = QLabel("Demonstrations come from the labelled file chosen on the Evaluate page.")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+
+        choices = QHBoxLayout()
+        for widget in (self.k_spin, self.selection_combo, self.order_combo, self.seed_spin, QLabel("separator"),
+                       self.separator_combo, self.build_button):
+            choices.addWidget(widget)
+        choices.addStretch(1)
+        curve_row = QHBoxLayout()
+        for widget in (QLabel("k values"), self.ks_edit, self.seeds_spin, self.curve_button, self.export_button):
+            curve_row.addWidget(widget)
+        curve_row.addStretch(1)
+        self.plot_box = QWidget()  # what Export saves (a plain widget renders to SVG; a graphics view does not)
+        box = QVBoxLayout(self.plot_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.plot)
+        split = QSplitter()
+        split.addWidget(self.prompt_view)
+        split.addWidget(self.plot_box)
+        layout = QVBoxLayout(self)
+        layout.addLayout(choices)
+        layout.addLayout(curve_row)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.summary)
+
+        self.k_spin.valueChanged.connect(lambda k: state.set_fewshot(k=k))
+        self.selection_combo.currentTextChanged.connect(lambda s: state.set_fewshot(selection=s))
+        self.order_combo.currentTextChanged.connect(lambda o: state.set_fewshot(order=o))
+        self.seed_spin.valueChanged.connect(lambda s: state.set_fewshot(seed=s))
+        self.separator_combo.currentTextChanged.connect(lambda s: state.set_fewshot(separator=SEPARATORS[s]))
+        self.build_button.clicked.connect(self.build_prompt)
+        self.curve_button.clicked.connect(self.accuracy_against_k)
+        state.events.fewshot_changed.connect(self._show)
+        state.events.prompt_changed.connect(self._prompt_changed)
+        theme.follow(self, self._restyle)
+        self._restyle()
+
+    def set_prompt_valid(self, ok: bool) -> None:
+        self._prompt_valid = ok
+        self.build_button.setEnabled(ok)
+        self.curve_button.setEnabled(ok)
+
+    def set_running(self, running: bool) -> None:
+        self.build_button.setEnabled(not running and self._prompt_valid)
+        self.curve_button.setEnabled(not running and self._prompt_valid)
+
+    # -- running ---------------------------------------------------------------------------------------
+    def _has_data(self) -> bool:
+        if not self.state.data_path:
+            self.ctx.show_message("Choose a labelled file on the Evaluate page: demonstrations are drawn from it.",
+                                  "info")
+        return bool(self.state.data_path)
+
+    def build_prompt(self) -> None:
+        if not self._has_data():
+            return
+        try:
+            job = build_prompt_job(self.state)
+        except WorkbenchError as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return
+        self._run(job, lambda out: self.state.set_fewshot_prompt(*out), "Choosing demonstrations…")
+
+    def accuracy_against_k(self) -> None:
+        loaded = self.ctx.loaded
+        if loaded is None:
+            self.ctx.show_message("Load a model first: the prompts are scored by the loaded model.", "info")
+            return
+        if not self._has_data():
+            return
+        from ui.prompting.evaluation_job import accuracy_vs_k_job
+
+        try:
+            ks = parse_ks(self.ks_edit.text())
+            job = accuracy_vs_k_job(loaded, self.state, ks, list(range(self.seeds_spin.value())))
+        except WorkbenchError as exc:
+            self.ctx.show_message(str(exc), "warning")
+            return
+        self.state.clear_curve()
+        self._run(job, self._curve_done, "Accuracy against k…",
+                  on_partial=lambda p: self.state.add_curve_point(p.k, list(p.accuracies)))
+
+    def _curve_done(self, points: list[Any]) -> None:
+        for p in points:
+            self.state.add_curve_point(p.k, list(p.accuracies))
+        best = max(points, key=lambda p: p.mean)
+        self.summary.setText(f"Best mean accuracy {best.mean:.1%} at k = {best.k} (seeds ranged "
+                             f"{min(best.accuracies):.1%}–{max(best.accuracies):.1%}).")
+
+    # -- showing ---------------------------------------------------------------------------------------
+    def _prompt_changed(self) -> None:
+        if self.state.fewshot.prompt:  # the demonstrations are filled with the old template: build again
+            self.state.set_fewshot_prompt("", [])
+
+    def _show(self) -> None:
+        f = self.state.fewshot
+        for widget, value in ((self.k_spin, f.k), (self.seed_spin, f.seed)):
+            if widget.value() != value:
+                widget.setValue(value)
+        for combo, value in ((self.selection_combo, f.selection), (self.order_combo, f.order)):
+            if combo.currentText() != value:
+                combo.setCurrentText(value)
+        if self.prompt_view.toPlainText() != f.prompt:
+            self.prompt_view.setPlainText(f.prompt)
+        if f.prompt:
+            labels = ", ".join(d.label for d in f.demonstrations)
+            self.summary.setText(f"{len(f.demonstrations)} demonstrations ({labels}); Score now scores this prompt.")
+        ks, mean, low, high = self.state.curve_band()
+        self.plot.getPlotItem().getAxis("bottom").setTicks([[(k, str(k)) for k in ks]] if ks else None)
+        self.mean_curve.setData(ks, mean)
+        self.low_curve.setData(ks, low)
+        self.high_curve.setData(ks, high)
+        xs = [k for k in ks for _ in f.curve[k]]
+        ys = [a for k in ks for a in f.curve[k]]
+        self.seed_points.setData(xs, ys)
+
+    def _restyle(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        self.plot.setBackground(c.base_bg)
+        colour = QColor(c.accuracy_curve)
+        self.mean_curve.setPen(pg.mkPen(c.accuracy_curve, width=m.plot_line_width))
+        self.mean_curve.setSymbolBrush(c.accuracy_curve)
+        self.mean_curve.setSymbolSize(m.plot_symbol)
+        band = QColor(colour)
+        band.setAlpha(c.selection_fill_alpha * 2)
+        self.band.setBrush(pg.mkBrush(band))
+        self.low_curve.setPen(pg.mkPen(band))
+        self.high_curve.setPen(pg.mkPen(band))
+        self.seed_points.setBrush(pg.mkBrush(c.token_id_ink))
+        self.seed_points.setPen(None)
+        self.seed_points.setSize(m.plot_small_symbol)
+
+    # -- export ----------------------------------------------------------------------------------------
+    def export_picture(self, path: str | Path | None = None) -> Path | None:
+        try:
+            if path is None:
+                name = suggest_filename("prompting-k", self.ctx.model_spec() or "model", "png")
+                return export_dialog(self, self.plot_box, str(Path.home() / name))
+            return save_widget(self.plot_box, path)
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None
+
+    def export_table(self, path: str | Path | None = None) -> Path | None:
+        header, rows = self.state.curve_table()
+        if not rows:
+            self.ctx.show_message("Nothing to export yet: chart accuracy against k first.", "info")
+            return None
+        if path is None:
+            start = str(Path.home() / suggest_filename("prompting-k", self.ctx.model_spec() or "model", "csv"))
+            path, _ = QFileDialog.getSaveFileName(self, "Export accuracy per k", start, "CSV (*.csv)")
+            if not path:
+                return None
+        try:
+            return export_csv(path, (header, rows))
+        except (WorkbenchError, OSError) as exc:
+            self.ctx.show_message(f"Export failed: {exc}", "warning")
+            return None

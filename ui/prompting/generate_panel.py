@@ -1,0 +1,141 @@
+"""The Generate page: continue a prompt token by token, each token streaming in with its probability.
+
+Greedy or sampling (temperature, top-k, top-p, seed), a token limit and stop
+strings. The job yields each new token as a partial result, so the chips grow
+while the model works; Cancel (or Esc) stops it between two tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtWidgets import (
+    QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
+    QWidget,
+)
+
+from ui import theme
+from ui.prompting.token_stream import StreamToken, TokenStream
+from workbench.state.prompting import GenerationSettings, PromptingState
+
+
+def generation_job(loaded: Any, prompt: str, settings: GenerationSettings) -> Callable[[Any], Any]:
+    """``fn(cancel)``: yields ``Partial(GeneratedToken)`` per new token; returns the ``Generation``."""
+    from engine.decoding import SamplingConfig
+    from engine.prompting.generation import generate_steps
+
+    sampling = None if settings.greedy else SamplingConfig(temperature=settings.temperature, top_k=settings.top_k,
+                                                             top_p=settings.top_p, seed=settings.seed)
+
+    def job(cancel: Any):
+        return (yield from generate_steps(loaded, prompt, max_new_tokens=settings.max_new_tokens, sampling=sampling,
+                                          stop=settings.stop, cancel=cancel))
+
+    return job
+
+
+class GeneratePanel(QWidget):
+    """Settings, the prompt, Generate / Cancel and the stream of generated tokens."""
+
+    def __init__(self, state: PromptingState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.prompt_edit = QPlainTextEdit()
+        self.prompt_edit.setPlaceholderText("The text to continue (Use prompt fills it from the template)")
+        self.prompt_edit.setTabChangesFocus(True)
+        theme.bind(self.prompt_edit, lambda w, _m: w.setMaximumHeight(w.fontMetrics().lineSpacing() * 4))
+        self.use_prompt_button = QPushButton("Use prompt")
+        self.use_prompt_button.setToolTip("Fill in the template with the input, cut at the answer slot")
+        self.greedy_check = QCheckBox("Greedy")
+        self.greedy_check.setChecked(True)
+        self.greedy_check.setToolTip("Always the most probable token; untick to sample")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.05, 5.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setValue(1.0)
+        self.temperature.setPrefix("T ")
+        self.top_k = QSpinBox()
+        self.top_k.setRange(0, 100_000)
+        self.top_k.setPrefix("top-k ")
+        self.top_k.setToolTip("Sample among the k most probable tokens (0: all)")
+        self.top_p = QDoubleSpinBox()
+        self.top_p.setRange(0.01, 1.0)
+        self.top_p.setSingleStep(0.05)
+        self.top_p.setValue(1.0)
+        self.top_p.setPrefix("top-p ")
+        self.top_p.setToolTip("Sample within the smallest set of tokens whose probability reaches p (1: all)")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setPrefix("seed ")
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setRange(1, 2048)
+        self.max_tokens.setValue(20)
+        self.max_tokens.setPrefix("max ")
+        self.max_tokens.setSuffix(" tokens")
+        self.stop_edit = QLineEdit()
+        self.stop_edit.setPlaceholderText("stop strings, | between them")
+        self.stop_edit.setToolTip("Generation stops once the text contains one of these (e.g. a full stop: .)")
+        self.generate_button = QPushButton("Generate")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.stream = TokenStream("Press Generate: the new tokens appear here as the model produces them; hover one "
+                                  "for its probability.")
+        self.summary = QLabel("")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.prompt_edit, 1)
+        top.addWidget(self.use_prompt_button)
+        options = QHBoxLayout()
+        for widget in (self.greedy_check, self.temperature, self.top_k, self.top_p, self.seed):
+            options.addWidget(widget)
+        options.addStretch(1)
+        run = QHBoxLayout()
+        run.addWidget(self.max_tokens)
+        run.addWidget(self.stop_edit, 1)
+        run.addWidget(self.generate_button)
+        run.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(options)
+        layout.addLayout(run)
+        layout.addWidget(self.stream, 1)
+        layout.addWidget(self.summary)
+        self.greedy_check.toggled.connect(self._sync_sampling)
+        self._sync_sampling()
+        state.events.generation_changed.connect(self._show)
+
+    def settings(self) -> GenerationSettings:
+        stop = tuple(s for s in self.stop_edit.text().split("|") if s)
+        return GenerationSettings(greedy=self.greedy_check.isChecked(), temperature=self.temperature.value(),
+                                  top_k=self.top_k.value(), top_p=self.top_p.value(),
+                                  max_new_tokens=self.max_tokens.value(), seed=self.seed.value(), stop=stop)
+
+    def set_running(self, running: bool) -> None:
+        self.generate_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+
+    def _sync_sampling(self) -> None:
+        sampling = not self.greedy_check.isChecked()
+        for widget in (self.temperature, self.top_k, self.top_p, self.seed):
+            widget.setEnabled(sampling)
+
+    def _show(self) -> None:
+        s = self.state
+        tokens = [StreamToken(text, token_id, prob, "generated") for token_id, text, prob in s.generated]
+        shown = self.stream.tokens()
+        if len(tokens) == len(shown) + 1 and tokens[:-1] == shown:
+            self.stream.append(tokens[-1])  # the usual case while streaming
+        elif tokens != shown:
+            self.stream.set_tokens(tokens)
+        if s.generation_end:
+            g = s.generation
+            how = "greedy" if g.greedy else (f"sampled with T {g.temperature:g}, top-k {g.top_k}, top-p {g.top_p:g}, "
+                                             f"seed {g.seed}")
+            self.summary.setText(f"{len(s.generated)} tokens, {how}; {s.generation_end}. Text: "
+                                 f"{s.generation_prompt}{s.generated_text()}")
+        elif s.generated:
+            self.summary.setText(f"Generating… {len(s.generated)} tokens so far.")
+        else:
+            self.summary.setText("")

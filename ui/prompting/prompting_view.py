@@ -1,0 +1,258 @@
+"""The Prompting tab: design a prompt, see what the model scores, measure it, build few-shot prompts, generate.
+
+The prompt (template, verbalizer, input) sits on top with its errors shown
+while typing; below it four pages: Score (one input: the prompt's tokens,
+each label's score and probability, the model's own top-k), Evaluate (a
+labelled file, several prompts side by side, calibration, the confusion
+matrix), Few-shot (demonstrations, the final prompt, accuracy against k) and
+Generate (tokens streaming in). Every model call runs through ``ctx.jobs``
+with progress and Cancel (Esc); what the tab shows lives in a
+``workbench.state.prompting.PromptingState``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from engine.progress import Progress
+from ui.prompting.evaluate_panel import EvaluatePanel
+from ui.prompting.fewshot_panel import FewShotPanel
+from ui.prompting.generate_panel import GeneratePanel, generation_job
+from ui.prompting.prompt_editor import PromptEditor
+from ui.prompting.prompt_sets import PromptSetBar
+from ui.prompting.score_panel import ScorePanel, scoring_job
+from ui.widgets.notice import Notice
+from workbench.state.prompting import PromptingState
+
+PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
+
+
+def mode_for(loaded: Any) -> str:
+    """cloze for a masked LM, prefix for a left-to-right LM or an encoder-decoder."""
+    from engine.families import Family
+
+    return "cloze" if loaded is None or loaded.family is Family.ENCODER else "prefix"
+
+
+def model_note(loaded: Any, mode: str, n_labels: int | None) -> tuple[str, str]:
+    """(the plain line about the loaded model, its level): missing, headless for the prompt's mode, or too small
+    for prompting to work ("" when none is needed)."""
+    if loaded is None:
+        return "Load a model: prompts are scored by the loaded model.", "info"
+    from engine.prompting.model_check import small_model_note
+    from engine.prompting.scoring import check_model_for
+    from engine.prompting.template import Template
+
+    try:
+        check_model_for(loaded, Template("[x] [z]", mode))
+    except WorkbenchError as exc:
+        return f"This model cannot score prompts: {exc}.", "warning"
+    note = small_model_note(loaded, n_labels)
+    return (note, "warning") if note else ("", "")
+
+
+class PromptingView(QWidget):
+    def __init__(self, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.state = PromptingState()
+        self._loaded: Any = None
+        self.model_notice = Notice()
+        self.other_models = QComboBox()
+        self.other_models.setToolTip("Your recent models and the hub models in your local cache")
+        self.open_model_button = QPushButton("Load it")
+        self.other_models_row = QWidget()
+        other = QHBoxLayout(self.other_models_row)
+        other.setContentsMargins(0, 0, 0, 0)
+        other.addWidget(QLabel("Another model you have:"))
+        other.addWidget(self.other_models, 1)
+        other.addWidget(self.open_model_button)
+        self.editor = PromptEditor(self.state)
+        self.set_bar = PromptSetBar(self.state, ctx)
+        self.score_button = QPushButton("Score")
+        self.score_button.setToolTip("Score the input with every label's answers (Ctrl+Enter)")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the running job (Esc)")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.progress.setTextVisible(True)
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.score_page = ScorePanel(self.state)
+        self.evaluate_page = EvaluatePanel(self.state, ctx, self._run)
+        self.fewshot_page = FewShotPanel(self.state, ctx, self._run)
+        self.generate_page = GeneratePanel(self.state)
+        for page, title in zip((self.score_page, self.evaluate_page, self.fewshot_page, self.generate_page), PAGES):
+            self.pages.addTab(page, title)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.score_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress, 1)
+        buttons.addWidget(self.set_bar)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.model_notice)
+        layout.addWidget(self.other_models_row)
+        layout.addWidget(self.editor)
+        layout.addLayout(buttons)
+        layout.addWidget(self.pages, 1)
+
+        self.score_button.clicked.connect(self.score)
+        self.open_model_button.clicked.connect(lambda: self.ctx.open_model(self.other_models.currentText()))
+        self.cancel_button.clicked.connect(self.cancel)
+        self.editor.validity_changed.connect(self._validity_changed)
+        self.generate_page.generate_button.clicked.connect(self.generate)
+        self.generate_page.cancel_button.clicked.connect(self.cancel)
+        self.generate_page.use_prompt_button.clicked.connect(self.use_prompt_for_generation)
+        shortcut = QShortcut(QKeySequence("Ctrl+Return"), self, self.score)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut = QShortcut(QKeySequence("Ctrl+Enter"), self, self.score)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        ctx.model_changed.connect(self.set_model)
+        self.set_model(ctx.loaded)
+
+    # -- model -----------------------------------------------------------------------------------------
+    def set_model(self, loaded: Any) -> None:
+        self.state.set_mode(mode_for(loaded))
+        self.editor.set_model(loaded)
+        self._loaded = loaded
+        text = self._show_model_note()
+        from workbench.model_candidates import model_candidates
+
+        candidates = model_candidates(self.ctx.settings.recent_models,
+                                      exclude=loaded.info.spec if loaded is not None else "") if text else []
+        self.other_models.clear()
+        self.other_models.addItems(candidates)
+        self.other_models_row.setVisible(bool(candidates))
+        can_generate = loaded is None or self._can_generate(loaded)
+        self.generate_page.setEnabled(can_generate)
+        if not can_generate:
+            self.generate_page.summary.setText("Generation needs a decoder or an encoder-decoder; the loaded model "
+                                               "is an encoder (score cloze prompts with it instead).")
+        elif not self.state.generated:
+            self.generate_page.summary.setText("")
+
+    def _show_model_note(self) -> str:
+        text, level = model_note(self._loaded, self.state.mode, self._label_count())
+        if text:
+            self.model_notice.show_message(text, level)
+        else:
+            self.model_notice.clear_message()
+        return text
+
+    def _label_count(self) -> int | None:
+        from engine.prompting.verbalizer import Verbalizer
+
+        try:
+            return len(Verbalizer.parse(self.state.verbalizer).labels)
+        except WorkbenchError:
+            return None
+
+    @staticmethod
+    def _can_generate(loaded: Any) -> bool:
+        from engine.families import Family
+
+        return loaded.family in (Family.DECODER, Family.ENCODER_DECODER)
+
+    def _validity_changed(self, ok: bool) -> None:
+        if self._loaded is not None:
+            self._show_model_note()  # chance depends on the number of labels
+        self.score_button.setEnabled(ok and not self.ctx.jobs.busy())
+        self.evaluate_page.set_prompt_valid(ok)
+        self.fewshot_page.set_prompt_valid(ok)
+
+    # -- running ---------------------------------------------------------------------------------------
+    def _require_model(self) -> Any:
+        loaded = self.ctx.loaded
+        if loaded is None:
+            self.ctx.show_message("Load a model first: the prompt is scored by the loaded model.", "info")
+        return loaded
+
+    def score(self) -> None:
+        """Score the input with the current prompt (Ctrl+Enter)."""
+        if not self.state.usable():
+            self.editor.select_problem()
+            return
+        loaded = self._require_model()
+        if loaded is None:
+            return
+        self.pages.setCurrentWidget(self.score_page)
+        self._run(scoring_job(loaded, self.state), lambda out: self.state.set_scored(*out), "Scoring the prompt…")
+
+    def generate(self) -> None:
+        loaded = self._require_model()
+        if loaded is None:
+            return
+        prompt = self.generate_page.prompt_edit.toPlainText()
+        if not prompt.strip():
+            self.use_prompt_for_generation()
+            prompt = self.generate_page.prompt_edit.toPlainText()
+        settings = self.generate_page.settings()
+        self.state.set_generation(settings)
+        self.state.start_generation(prompt)
+        self._run(generation_job(loaded, prompt, settings),
+                  lambda generation: self.state.end_generation(f"stopped by {generation.stopped_by}"),
+                  "Generating…", on_partial=lambda t: self.state.add_generated(t.id, t.text, t.prob),
+                  on_cancelled=lambda: self.state.end_generation("cancelled"))
+
+    def use_prompt_for_generation(self) -> None:
+        text = self.state.text_before_answer().rstrip()
+        if text:
+            self.generate_page.prompt_edit.setPlainText(text)
+
+    def _run(self, fn: Any, on_done: Any, label: str, on_partial: Any = None, on_cancelled: Any = None) -> None:
+        self._set_running(True)
+
+        def done(value: Any) -> None:
+            self._set_running(False)
+            on_done(value)
+
+        def failed(exc: BaseException, tb: str) -> None:
+            self._set_running(False)
+            if isinstance(exc, WorkbenchError):
+                self.ctx.show_message(str(exc), "warning")
+            else:
+                self.ctx.show_error(exc, tb)
+
+        def cancelled() -> None:
+            self._set_running(False)
+            self.progress.setFormat("Cancelled")
+            if on_cancelled is not None:
+                on_cancelled()
+
+        self.ctx.clear_message()
+        self.ctx.jobs.run(fn, done, step="prompting", label=label, on_progress=self._progress,
+                          on_partial=on_partial, on_error=failed, on_cancelled=cancelled)
+
+    def cancel(self) -> None:
+        self.ctx.jobs.cancel()
+
+    def _progress(self, report: Progress) -> None:
+        self.progress.setRange(0, max(1, report.total))
+        self.progress.setValue(report.done)
+        self.progress.setFormat(report.message or "%p%")
+
+    def _set_running(self, running: bool) -> None:
+        if running:
+            self.progress.setRange(0, 0)  # busy until the first progress report
+            self.progress.setFormat("")
+        else:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
+            self.progress.setFormat("")
+        self.cancel_button.setEnabled(running)
+        self.score_button.setEnabled(not running and self.state.usable())
+        self.evaluate_page.set_running(running)
+        self.fewshot_page.set_running(running)
+        self.generate_page.set_running(running)
+        self.set_bar.setEnabled(not running)

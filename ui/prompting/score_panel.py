@@ -1,0 +1,145 @@
+"""The Score page: one input through the prompt, as the model sees it, and what each label scored.
+
+Top: the filled prompt's tokens, the answer slot marked (for a decoder the
+answer goes after the last token). Left: each label with its answers (their
+tokens and log-probabilities), its score and its probability (softmax over
+the labels). Right: the model's own top-k at the answer position, the words
+it would have put there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from ui import theme
+from ui.prompting.token_stream import StreamToken, TokenStream
+from ui.token_layout import display_label
+from workbench.state.prompting import PromptingState
+
+LABEL_COLUMNS = ["label", "probability", "calibrated", "score", "answers (tokens: log p)"]
+TOP_COLUMNS = ["#", "token", "id", "p"]
+
+
+def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
+    """``fn(cancel)`` scoring the state's input with its prompt (and its few-shot demonstrations, if any).
+
+    Returns ``(ScoredPrompt, calibrated label probabilities or None)``: with Calibrate on, the content-free
+    inputs are scored in this same prompt (same demonstrations, same order), so p_cf follows every change."""
+    from engine.prompting.calibration import calibrate, content_free_probs
+    from engine.prompting.scoring import score_example
+    from engine.prompting.template import Template
+    from engine.prompting.verbalizer import Verbalizer
+
+    template = Template.parse(state.template, state.mode)
+    verbalizer = Verbalizer.parse(state.verbalizer)
+    x, x2 = state.x, (state.x2 or None) if template.is_pair else None
+    demonstrations = list(state.fewshot.demonstrations) if state.fewshot.k else []
+    options = dict(multi_token=state.multi_token, length_normalise=state.length_normalise,
+                   separator=state.fewshot.separator)
+    top_k, calibrated = state.top_k, state.calibrate
+
+    def job(cancel: Any):
+        cancel.check()
+        scored = score_example(loaded, template, verbalizer, x, x2, demonstrations, top_k=top_k, **options)
+        if not calibrated:
+            return scored, None
+        cancel.check()
+        p_cf = content_free_probs(loaded, template, verbalizer, demonstrations, **options)
+        return scored, [float(q) for q in calibrate(scored.label_probs, p_cf)]
+
+    return job
+
+
+def _table(columns: list[str]) -> QTableWidget:
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().setVisible(False)
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    theme.bind(table, lambda t, m: t.verticalHeader().setDefaultSectionSize(m.table_row_h))
+    return table
+
+
+def _item(text: str, tooltip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if tooltip:
+        item.setToolTip(tooltip)
+    return item
+
+
+class ScorePanel(QWidget):
+    def __init__(self, state: PromptingState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.tokens = TokenStream("Press Score (Ctrl+Enter): the prompt appears here as the model reads it.")
+        self.summary = QLabel("")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.labels_table = _table(LABEL_COLUMNS)
+        self.top_table = _table(TOP_COLUMNS)
+        labels_title = QLabel("Labels")
+        labels_title.setObjectName("sectionTitle")
+        top_title = QLabel("What the model wanted: its top-k at the answer")
+        top_title.setObjectName("sectionTitle")
+        left, right = QVBoxLayout(), QVBoxLayout()
+        left.addWidget(labels_title)
+        left.addWidget(self.labels_table, 1)
+        right.addWidget(top_title)
+        right.addWidget(self.top_table, 1)
+        tables = QHBoxLayout()
+        tables.addLayout(left, 3)
+        tables.addLayout(right, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tokens)
+        layout.addWidget(self.summary)
+        layout.addLayout(tables, 1)
+        state.events.score_changed.connect(self._show)
+
+    def _show(self) -> None:
+        scored, calibrated = self.state.scored, self.state.scored_calibrated
+        if scored is None:
+            self.tokens.clear()
+            self.summary.setText("")
+            self.labels_table.setRowCount(0)
+            self.top_table.setRowCount(0)
+            return
+        self.tokens.set_tokens(self._prompt_tokens(scored, self.state.mode))
+        self.labels_table.setRowCount(len(scored.labels))
+        calibrated = calibrated or [None] * len(scored.labels)
+        rows = zip(scored.labels, scored.label_scores, scored.label_probs, calibrated)
+        for row, (label, score, prob, cal) in enumerate(rows):
+            answers = [a for a in scored.answers if a.label == label]
+            shown = "; ".join(f"{a.answer} ({' '.join(display_label(t) for t in a.tokens)}: "
+                              f"{' '.join(f'{lp:.2f}' for lp in a.token_log_probs)})" for a in answers)
+            cells = [_item(label), _item(f"{prob:.4f}", f"p = {prob:.6f}"),
+                     _item("" if cal is None else f"{cal:.4f}", "after contextual calibration (Calibrate on the "
+                                                                "Evaluate page)"),
+                     _item(f"{score:.4f}", "log of the summed answer probabilities"), _item(shown, shown)]
+            for col, item in enumerate(cells):
+                self.labels_table.setItem(row, col, item)
+        self.top_table.setRowCount(len(scored.top_k))
+        for row, c in enumerate(scored.top_k):
+            cells = [_item(str(row + 1)), _item(display_label(c.token), repr(c.token)), _item(str(c.id)),
+                     _item(f"{c.prob:.4f}")]
+            for col, item in enumerate(cells):
+                self.top_table.setItem(row, col, item)
+        dropped = (f" Dropped demonstrations (did not fit the window): {scored.dropped_demonstrations}."
+                   if scored.dropped_demonstrations else "")
+        self.summary.setText(f"Predicted: {scored.predicted} ({len(scored.tokens)} tokens in the prompt).{dropped}")
+
+    @staticmethod
+    def _prompt_tokens(scored: Any, mode: str) -> list[StreamToken]:
+        """The prompt's chips: a cloze prompt's mask marked; a prefix prompt's answer after its last token."""
+        answer = set(scored.answer_positions) if mode == "cloze" else set()
+        chips = [StreamToken(t, i, None, "answer" if k in answer else "prompt")
+                 for k, (t, i) in enumerate(zip(scored.tokens, scored.token_ids))]
+        if mode != "cloze":
+            chips.append(StreamToken("[z]", None, None, "answer"))
+        return chips
