@@ -137,6 +137,10 @@ class MainWindow(QMainWindow):
         about_h = self.settings.about_height or theme.current().metrics.about_start_h
         self.about_split.setSizes([theme.current().metrics.window_size[1], about_h])  # the views take the rest
         column.addWidget(self.about_split, 1)
+        self._about_open_h = about_h
+        self.about_panel.toggled.connect(self._fit_about)
+        if not self.about_panel.is_expanded():
+            self._fit_about(False)
         self.setCentralWidget(central)
 
         self.model_dock = QDockWidget("Model", self)
@@ -189,6 +193,20 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view_id: str) -> None:
         self.view_host.show(view_id)
+
+    def _fit_about(self, expanded: bool) -> None:
+        """Collapsed, the About panel's room goes to the views (a splitter keeps a size past a new maximum);
+        expanded again, it gets its last height back."""
+        sizes = self.about_split.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        if expanded:
+            about = self._about_open_h
+        else:
+            self._about_open_h = max(sizes[1], theme.current().metrics.about_min_h)
+            about = self.about_panel.maximumHeight()
+        self.about_split.setSizes([max(total - about, 0), about])
 
     def _view_changed(self, index: int) -> None:
         entry = self.view_host.current_entry() if hasattr(self, "view_host") else None

@@ -352,7 +352,7 @@ _PRESENTATION_CHANGES = dict(
     plot_line_width=5.0, plot_thin_line_width=4.0, raw_curve_width=3.0, raw_curve_alpha=70, map_selected_width=3.0,
     map_current_width=5.0, map_hover_width=4.0, selection_width=3.0, head_button_border=3,
     # Fonts: 20 pt, nothing smaller.
-    text_line_h=2.2,  # the text box: fewer lines of the bigger font
+    text_line_h=1.6,  # the text box: fewer lines of the bigger font (lecture sentences are short)
     base_pt=20.0, token_delta=2.0, token_id_delta=0.0, small_delta=0.0, lens_cell_delta=0.0,
     live_plot_title_delta=0.0, infill_delta=4.0, run_legend_delta=0.0,
     # Black on white; greys dark enough for 7:1 on every background they meet.

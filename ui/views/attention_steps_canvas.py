@@ -42,6 +42,7 @@ class StepCanvas(QWidget):
 
     def _apply_tokens(self) -> None:
         self._set_font()
+        self.updateGeometry()
         self.update()
 
     # ----------------------------------------------------------------- API
@@ -73,10 +74,20 @@ class StepCanvas(QWidget):
         self._greyed = None if greyed is None else np.asarray(greyed, dtype=bool)
         finite = np.abs(data[np.isfinite(data)])
         self._span = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        self.updateGeometry()
         self.update()
+
+    def _min_row_h(self) -> float:
+        return self._fm.height() + 2
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(480, 260)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        """Tall enough for every row in a readable font (the panel scrolls the canvas when it is taller)."""
+        m = theme.current().metrics
+        rows = max(len(self._labels), 1)
+        return QSize(240, int(rows * self._min_row_h() + 2 * m.group_spacing))
 
     # ------------------------------------------------------------ painting
     def _row_geometry(self) -> tuple[float, float, float]:
@@ -84,7 +95,7 @@ class StepCanvas(QWidget):
         m = theme.current().metrics
         label_w = max((self._fm.horizontalAdvance(s) for s in self._labels), default=0.0) + 2 * m.group_spacing
         rows = len(self._labels) or 1
-        row_h = min(m.heatmap_max_cell, max(self._fm.height() + 2, (self.height() - 2 * m.group_spacing) / rows))
+        row_h = min(m.heatmap_max_cell, max(self._min_row_h(), (self.height() - 2 * m.group_spacing) / rows))
         return m.group_spacing + label_w, m.group_spacing, row_h
 
     def paintEvent(self, event) -> None:  # noqa: N802
@@ -96,6 +107,8 @@ class StepCanvas(QWidget):
         c, m = theme.current().colours, theme.current().metrics
         left, top, row_h = self._row_geometry()
         right = self.width() - m.group_spacing
+        if self._kind == "rows":
+            right -= self._paint_legend(painter, right)
         for r, label in enumerate(self._labels):
             y = top + r * row_h
             grey = self._greyed is not None and self._greyed[r]
@@ -111,6 +124,28 @@ class StepCanvas(QWidget):
                 painter.setPen(QPen(QColor(c.hover), m.hover_width))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(QRectF(m.group_spacing / 2, y, right - m.group_spacing / 2, row_h))
+
+    def _paint_legend(self, painter: QPainter, right: float) -> float:
+        """The colour scale at the top right: -span, 0, +span; returns the width it takes."""
+        c, m = theme.current().colours, theme.current().metrics
+        text_w = self._fm.horizontalAdvance(f"+{self._span:.2f}")
+        width = m.colour_bar_h * 2 + m.group_spacing + text_w
+        bar = QRectF(right - width + m.group_spacing, m.group_spacing, m.colour_bar_h * 2, m.colour_bar_w)
+        steps = 32
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i in range(steps):  # top: +span, bottom: -span
+            painter.setBrush(color_at(1.0 - (i + 0.5) / steps))
+            painter.drawRect(QRectF(bar.left(), bar.top() + i * bar.height() / steps, bar.width(),
+                                    bar.height() / steps + 1))
+        painter.setPen(QPen(QColor(c.frame), m.chip_border_width))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(bar)
+        painter.setPen(QColor(c.token_id_ink))
+        x = bar.right() + m.tight_spacing
+        painter.drawText(QPointF(x, bar.top() + self._fm.ascent()), f"+{self._span:.2f}")
+        painter.drawText(QPointF(x, bar.center().y() + self._fm.ascent() / 2), "0")
+        painter.drawText(QPointF(x, bar.bottom()), f"-{self._span:.2f}")
+        return width + m.group_spacing
 
     def _paint_cells(self, painter: QPainter, rect: QRectF, values: np.ndarray, grey: bool) -> None:
         c, m = theme.current().colours, theme.current().metrics

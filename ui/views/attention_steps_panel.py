@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QToolButton,
+    QVBoxLayout, QWidget,
+)
 
 from ui import theme
 from ui.token_layout import display_label
@@ -57,23 +60,30 @@ class AttentionStepsPanel(QWidget):
         self.close_button.setText("Close")
         self.where = QLabel()
         self.where.setObjectName("sectionTitle")
+        self.where.setWordWrap(True)
+        self.where.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.caption = QLabel()
         self.caption.setObjectName("summary")
         self.caption.setWordWrap(True)
         self.canvas = StepCanvas()
+        self.canvas_scroll = QScrollArea()  # a long sentence in a big font: the rows scroll
+        self.canvas_scroll.setWidget(self.canvas)
+        self.canvas_scroll.setWidgetResizable(True)
+        self.canvas_scroll.setFrameShape(QFrame.Shape.NoFrame)
 
         row = QHBoxLayout()
         theme.bind(row, lambda w, m: w.setSpacing(m.group_spacing))
         for widget in (QLabel("Step by step:"), self.layer_spin, self.head_spin, QLabel("query"), self.query_combo):
             row.addWidget(widget)
-        row.addWidget(self.where, 1)
+        row.addStretch(1)
         for widget in (self.previous_button, self.next_button, self.close_button):
             row.addWidget(widget)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
         column.addLayout(row)
-        column.addWidget(self.canvas, 1)
+        column.addWidget(self.where)
+        column.addWidget(self.canvas_scroll, 1)
         column.addWidget(self.caption)
 
         self.previous_button.clicked.connect(self.previous)

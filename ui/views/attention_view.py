@@ -345,6 +345,9 @@ class AttentionView(ModelView):
             plain = [i for i, special in enumerate(enc.tokenized.special) if not special]
             query = (plain[0] if plain else 0) if first_time or current[2] < 0 else current[2]
         self.steps_panel.show()
+        if first_time:  # the steps take the larger part: they are what is being explained now
+            total = max(self.steps_split.height(), 400)
+            self.steps_split.setSizes([int(total * 0.3), int(total * 0.7)])
         if self.ctx is not None and self.ctx.steps is not None:
             self.ctx.steps.push(self.steps_panel)
         self.steps_panel.set_step(step)
