@@ -17,10 +17,9 @@ import dataclasses
 import weakref
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
-from shiboken6 import isValid
 
 from ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
 
@@ -57,15 +56,17 @@ def _refont_top_down(app: QApplication) -> None:
 
     Qt delivers the application font change in no particular order, and under an application style
     sheet a parent does not pass its new font on: a child that resolved before its parent kept the old
-    size (a window's views stayed small). Walking each window's tree from the top fixes the order.
+    size (a window's views stayed small). Sending it again from the top of each tree fixes the order.
     """
-    pending = list(app.topLevelWidgets())
-    while pending:
-        widget = pending.pop()
-        if not isValid(widget):  # deleted on the C++ side, not yet collected here
-            continue
+
+    def depth(widget: QWidget) -> int:
+        n, parent = 0, widget.parentWidget()
+        while parent is not None:
+            n, parent = n + 1, parent.parentWidget()
+        return n
+
+    for widget in sorted(app.allWidgets(), key=depth):
         QApplication.sendEvent(widget, QEvent(QEvent.Type.ApplicationFontChange))
-        pending.extend(widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly))
 
 
 def follow(widget: QObject, slot: Callable[[], None]) -> None:
