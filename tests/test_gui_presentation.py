@@ -88,10 +88,14 @@ def test_f5_repaints_the_views_in_the_presentation_tokens_and_back(open_window, 
     assert sum(int((heat == np.uint32(v)).sum()) for v in lut) > 0
     assert _count(heat, DEFAULT.colours.heatmap_stops[0]) == 0
     assert PRESENTATION.colours.head_colors[0] in attention.controls.heads.button(0).styleSheet()
+    loss = window.view("pretrain").plot.plots["loss"]  # a pyqtgraph plot: title size and axis width follow
+    assert loss.titleLabel.opts["size"] == f"{PRESENTATION.fonts.base_pt:g}pt"
+    assert loss.getAxis("left").minimumWidth() == PRESENTATION.metrics.plot_axis_w
 
     _f5(qtbot, window)
     assert theme.current() is DEFAULT and not window.actions_.presentation.isChecked()
     assert window.settings.presentation_mode is False
+    assert loss.getAxis("left").minimumWidth() == DEFAULT.metrics.plot_axis_w
     window.show_view("tokens")
     back = _argb(tokens_view.grab().toImage())
     assert _count(back, DEFAULT.colours.segment_a.fill) > 100
