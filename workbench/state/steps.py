@@ -1,12 +1,12 @@
 """Next and Previous, as presentation clickers send them (PageDown / PageUp), for whatever steps.
 
 Qt-free: the window owns one ``StepController`` and turns its Next/Previous
-actions (PageDown/PageUp, also Ctrl+Right/Ctrl+Left) into ``next()`` and
-``previous()``. Anything that can step — a lecture preset, the attention
+actions (View menu; PageDown/PageUp) into ``next()`` and ``previous()``. Anything that can step — a lecture preset, the attention
 step-by-step panel — is a ``Stepper`` (``next()`` and ``previous()``, each
 returning whether it moved) and ``push``es itself while it wants the keys;
 the most recently pushed one gets them, and ``remove`` hands them back to
-the one before. With nothing pushed, Next and Previous do nothing.
+the one before. With nothing pushed, Next and Previous do nothing (the
+window disables its two actions, so PageDown/PageUp stay with the widgets).
 """
 
 from __future__ import annotations
