@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
 from ui.widgets.colormap import pool_to, rgba_image, to_rgba
 
 THUMB = 48  # pixels of a thumbnail's source image, at most
-LABEL_W = 36.0
-HEADER_H = 18.0
 GAP = 3.0
 MEAN_GAP = 10.0
 MEAN = -1
@@ -76,6 +74,13 @@ class ModelGrid(QWidget):
         self._mosaic = None if self._values is None else rgba_image(to_rgba(self._values))
         self.update()
 
+    def _label_w(self) -> float:
+        """The row labels' column: wide enough for "mean" in the current font."""
+        return QFontMetricsF(self._small).horizontalAdvance("mean") + 8
+
+    def _header_h(self) -> float:
+        return QFontMetricsF(self._small).height() + 2
+
     # ----------------------------------------------------------------- API
     def set_side(self, side: AttentionSide | None, *, hide: bool = False,
                  values: tuple[np.ndarray, int] | None = None) -> None:
@@ -108,8 +113,8 @@ class ModelGrid(QWidget):
         index = self._shape[1] if head == MEAN else head
         gap = MEAN_GAP if head == MEAN else 0.0
         if transposed:  # heads as rows
-            return QRectF(LABEL_W + layer * (size + GAP), HEADER_H + index * (size + GAP) + gap, size, size)
-        return QRectF(LABEL_W + index * (size + GAP) + gap, HEADER_H + layer * (size + GAP), size, size)
+            return QRectF(self._label_w() + layer * (size + GAP), self._header_h() + index * (size + GAP) + gap, size, size)
+        return QRectF(self._label_w() + index * (size + GAP) + gap, self._header_h() + layer * (size + GAP), size, size)
 
     def transposed(self) -> bool:
         """True when heads are rows and layers columns (chosen when that gives larger thumbnails)."""
@@ -131,8 +136,8 @@ class ModelGrid(QWidget):
             return False, 24.0
 
         def size(rows: int, cols: int, gap_w: float, gap_h: float) -> float:
-            w = (self.width() - LABEL_W - gap_w - 6) / cols - GAP
-            h = (self.height() - HEADER_H - gap_h - 4) / rows - GAP
+            w = (self.width() - self._label_w() - gap_w - 6) / cols - GAP
+            h = (self.height() - self._header_h() - gap_h - 4) / rows - GAP
             return float(max(12.0, min(w, h, 84.0)))
 
         normal = size(layers, heads + 1, MEAN_GAP, 0.0)
@@ -145,7 +150,7 @@ class ModelGrid(QWidget):
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         layers, heads = self._shape
         small = min(heads + 1, max(layers, 1))
-        return QSize(int(LABEL_W + MEAN_GAP + small * 15 + 10), int(HEADER_H + MEAN_GAP + small * 15 + 10))
+        return QSize(int(self._label_w() + MEAN_GAP + small * 15 + 10), int(self._header_h() + MEAN_GAP + small * 15 + 10))
 
     # ------------------------------------------------------------ painting
     def paintEvent(self, event) -> None:  # noqa: N802
@@ -165,18 +170,18 @@ class ModelGrid(QWidget):
             r = self.cell_rect(0, head)
             label = "mean" if head == MEAN else (f"H{head}" if transposed else str(head))
             if transposed:
-                painter.drawText(QRectF(0, r.top(), LABEL_W - 4, r.height()),
+                painter.drawText(QRectF(0, r.top(), self._label_w() - 4, r.height()),
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
             else:
-                painter.drawText(QRectF(r.center().x() - 20, 0, 40, HEADER_H - 2),
+                painter.drawText(QRectF(r.center().x() - r.width(), 0, 2 * r.width(), self._header_h() - 2),
                                  Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, label)
         for layer in range(layers):
             r = self.cell_rect(layer, 0)
             if transposed:
-                painter.drawText(QRectF(r.center().x() - 20, 0, 40, HEADER_H - 2),
+                painter.drawText(QRectF(r.center().x() - r.width(), 0, 2 * r.width(), self._header_h() - 2),
                                  Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, f"L{layer}")
             else:
-                painter.drawText(QRectF(0, r.top(), LABEL_W - 4, r.height()),
+                painter.drawText(QRectF(0, r.top(), self._label_w() - 4, r.height()),
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"L{layer}")
             for col, head in enumerate(columns):
                 painter.drawImage(self.cell_rect(layer, head), self._mosaic, QRect(col * t, layer * t, t, t))

@@ -104,14 +104,21 @@ class HeatmapView(QWidget):
 
         return widest(self._q_labels) + 8, widest(self._k_labels) + 8
 
+    def _title_h(self) -> float:
+        return self._fm.height() + 2
+
+    def _legend_w(self) -> float:
+        """The colour bar and its numbers (at least the old fixed width)."""
+        return max(LEGEND_W, 26 + self._fm.horizontalAdvance("-0.00"))
+
     def _geometry(self) -> tuple[float, float, float]:
         """(left, top, cell size) of the matrix area."""
         if self._matrix is None:
             return MARGIN, MARGIN, 1.0
         q_w, k_h = self._label_widths()
         n_q, n_k = self._matrix.shape
-        left, top = MARGIN + q_w, MARGIN + 16 + k_h
-        avail_w = self.width() - left - MARGIN - LEGEND_W
+        left, top = MARGIN + q_w, MARGIN + self._title_h() + k_h
+        avail_w = self.width() - left - MARGIN - self._legend_w()
         avail_h = self.height() - top - MARGIN - STATUS_H
         return left, top, max(1.0, min(avail_w / n_k, avail_h / n_q, theme.current().metrics.heatmap_max_cell))
 
@@ -142,7 +149,8 @@ class HeatmapView(QWidget):
         title_font.setBold(True)
         painter.setFont(title_font)
         painter.setPen(QColor(c.label_ink))
-        painter.drawText(QRectF(MARGIN, MARGIN - 2, self.width(), 16), Qt.AlignmentFlag.AlignLeft, self._title)
+        painter.drawText(QRectF(MARGIN, MARGIN - 2, self.width(), self._title_h()), Qt.AlignmentFlag.AlignLeft,
+                         self._title)
         painter.setFont(self._font)
         self._paint_labels(painter, left, top, size)
         self._paint_legend(painter, area)
