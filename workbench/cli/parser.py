@@ -15,6 +15,7 @@ from workbench.cli import (
     model_commands,
     objective_commands,
     prediction_commands,
+    preset_commands,
     pretrain_commands,
     probing_commands,
     scalar_mix_commands,
@@ -30,6 +31,7 @@ COMMAND_MODULES = (
     pretrain_commands,
     probing_commands,
     scalar_mix_commands,
+    preset_commands,
 )
 
 
