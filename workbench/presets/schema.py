@@ -26,7 +26,7 @@ MAX_CAPTION = 200
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _TOP_KEYS = {"format", "name", "title", "description", "model", "steps"}
 _STEP_KEYS = {"view", "caption", "inputs", "settings", "model"}
-_CORPUS_KEYS = {"lines", "labels", "label_name"}
+_CORPUS_KEYS = {"lines", "labels", "label_name", "source"}
 
 
 class PresetError(WorkbenchError):
