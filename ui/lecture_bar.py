@@ -16,8 +16,6 @@ class LectureBar(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("lectureBar")
-        self.title = QLabel("")
-        self.title.setObjectName("summary")
         self.caption = QLabel("")
         self.caption.setObjectName("lectureCaption")
         self.caption.setWordWrap(True)
@@ -30,7 +28,6 @@ class LectureBar(QFrame):
         row = QHBoxLayout(self)
         theme.bind(row, lambda w, m: w.setContentsMargins(*m.panel_margins))
         row.addWidget(self.caption, 1)
-        row.addWidget(self.title)
         for button in (self.previous_button, self.next_button, self.end_button):
             row.addWidget(button)
         theme.follow(self, self._apply_tokens)
@@ -46,7 +43,7 @@ class LectureBar(QFrame):
         self.caption.setFont(theme.sized_font(self.font(), t.fonts.lecture_caption_delta))
 
     def show_step(self, title: str, caption: str, index: int, count: int, available: bool) -> None:
-        self.title.setText(title)
+        self.setToolTip(title)
         self.caption.setText(caption)
         self.caption.setEnabled(available)
         self.previous_button.setEnabled(index > 0)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ui.main_window import MainWindow
 
 SOURCE = "lectures"
+START_PAGE_FRACTION = 0.66  # of the window's size
 
 
 class LectureController(QObject):
@@ -43,10 +44,12 @@ class LectureController(QObject):
         self.bar = LectureBar()
         self._pending: tuple[str, dict[str, Any], dict[str, Any]] | None = None  # waits for the model
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
+        self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
         self.presets: list[Preset] = builtin_presets()
         self.next_action = self._action("&Next step", "PageDown", self.runner.next)
         self.previous_action = self._action("&Previous step", "PageUp", self.runner.previous)
         self.end_action = self._action("&End lecture", None, self.runner.stop)
+        self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
         self._enable_stepping(False)
         self.bar.next_requested.connect(self.runner.next)
         self.bar.previous_requested.connect(self.runner.previous)
@@ -78,6 +81,8 @@ class LectureController(QObject):
     def install_menu(self, menu: QMenu) -> None:
         """The built-in presets (unavailable ones greyed, with their reason), opening a file, stepping."""
         menu.setToolTipsVisible(True)
+        menu.addAction(self.start_page_action)
+        menu.addSeparator()
         for preset in self.presets:
             status = self.status(preset)
             action = menu.addAction(preset.title, lambda p=preset: self.start(p))
@@ -88,6 +93,13 @@ class LectureController(QObject):
         menu.addSeparator()
         for action in (self.next_action, self.previous_action, self.end_action):
             menu.addAction(action)
+
+    def show_start_page(self) -> None:
+        from ui.start_page import StartPage
+
+        self.start_page = StartPage(self.window)
+        self.start_page.resize(self.window.size() * START_PAGE_FRACTION)
+        self.start_page.show()
 
     # ------------------------------------------------------------- running
     def start(self, preset: Preset, index: int = 0) -> bool:
@@ -100,6 +112,19 @@ class LectureController(QObject):
         self.window.message_bar.clear(SOURCE)
         self._enable_stepping(True)
         self.runner.start(preset, status, index)
+        return True
+
+    def resume(self, preset: Preset, index: int) -> bool:
+        """Continue a lecture at step ``index`` without opening it (a workspace restores what the views show)."""
+        status = self.status(preset)
+        if not status.available:
+            return False
+        self._quiet = True
+        try:
+            self._enable_stepping(True)
+            self.runner.start(preset, status, index)
+        finally:
+            self._quiet = False
         return True
 
     def open_preset_file(self, path: str | None = None) -> bool:
@@ -127,7 +152,7 @@ class LectureController(QObject):
         self.step_opened_at = time.monotonic()
         self.bar.show_step(runner.preset.title, runner.caption(), runner.index, runner.count(), status.available)
         self._pending = None
-        if not status.available:
+        if not status.available or self._quiet:
             return
         course = installed_course_models()
         try:

@@ -33,6 +33,7 @@ from ui.run_tracking.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.view_context import Shell
+from ui.workspace_controller import WorkspaceController
 from ui.view_host import ViewHost
 from ui.view_registry import ViewRegistry, builtin_views
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
@@ -148,6 +149,8 @@ class MainWindow(QMainWindow):
         self.lectures = LectureController(self)  # lecture presets: the caption bar, Lectures menu, PageUp/PageDown
         column.insertWidget(1, self.lectures.bar)
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
+        self.workspaces = WorkspaceController(self)  # File > Save / Open workspace
+        self.workspaces.install_menu(self.menuBar().actions()[0].menu())
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
