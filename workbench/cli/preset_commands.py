@@ -26,11 +26,14 @@ def register(sub: Any) -> None:
     listing = actions.add_parser("list", help="the built-in presets (and --file ones) with their availability")
     listing.add_argument("--file", action="append", default=[], metavar="FILE", help="also list this preset file")
     listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.set_defaults(handler=cmd_presets_list)
     check = actions.add_parser("check", help="validate a preset file and say whether it can be shown here")
     check.add_argument("file", metavar="FILE")
     check.add_argument("--json", action="store_true", help="print JSON")
-    check.set_defaults(handler=cmd_presets_check)
+    presets.set_defaults(handler=cmd_presets)
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    return cmd_presets_check(args) if args.presets_action == "check" else cmd_presets_list(args)
 
 
 def _views() -> dict[str, frozenset[str]] | None:
