@@ -16,9 +16,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from engine.errors import WorkbenchError
 from ui.lecture_bar import LectureBar
@@ -46,8 +46,8 @@ class LectureController(QObject):
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
         self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
         self.presets: list[Preset] = builtin_presets()
-        self.next_action = self._action("&Next step", "PageDown", self.runner.next)
-        self.previous_action = self._action("&Previous step", "PageUp", self.runner.previous)
+        self.next_action = self._action("&Next step", QKeySequence(Qt.Key.Key_PageDown), self.runner.next)
+        self.previous_action = self._action("&Previous step", QKeySequence(Qt.Key.Key_PageUp), self.runner.previous)
         self.end_action = self._action("&End lecture", None, self.runner.stop)
         self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
         self._enable_stepping(False)
@@ -57,8 +57,19 @@ class LectureController(QObject):
         self.runner.events.step_changed.connect(lambda _index: self._open_step())
         self.runner.events.stopped.connect(self._stopped)
         window.model_ready.connect(lambda _loaded: self._apply_pending())
+        QApplication.instance().installEventFilter(self)
 
-    def _action(self, text: str, shortcut: str | None, slot: Any) -> QAction:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """While a lecture runs, PageUp/PageDown step even when a text box or spin box has the focus (they
+        would claim the keys for scrolling): their shortcut-override request is held back."""
+        if (event.type() == QEvent.Type.ShortcutOverride and self.runner.active
+                and event.key() in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
+                and event.modifiers() == Qt.KeyboardModifier.NoModifier
+                and isinstance(watched, QWidget) and watched.window() is self.window):
+            return True
+        return super().eventFilter(watched, event)
+
+    def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
         action = QAction(text, self.window)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
