@@ -131,7 +131,7 @@ def test_static_vs_contextual_preset_lists_both_neighbour_kinds(lecture_window, 
         best = sorted(same, key=lambda r: -cos[r])[:4]
         assert [view.neighbours.contextual.row_index(i) for i in range(4)] == best
         assert t.labels[best[0]] == t.labels[row]  # the nearest is the same sense
-    assert window.lectures.bar.text().startswith("Step 3/3: \"mouse\"")
+    assert window.lectures.bar.text().startswith("Step 3/3: \"mouse\" (the animal)")
 
 
 def test_attention_preset_selects_layer_and_head_and_marks_step_by_step(lecture_window, qtbot):

@@ -38,6 +38,9 @@ class StartPage(QDialog):
             self.presets.addItem(item)
         self.workspaces = QListWidget()
         self.workspaces.setObjectName("startWorkspaces")
+        for listing in (self.presets, self.workspaces):  # long reasons wrap instead of scrolling sideways
+            listing.setWordWrap(True)
+            listing.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         for path in window.settings.recent_workspaces:
             item = QListWidgetItem(f"{Path(path).name}  ({Path(path).parent})")
             item.setData(ROLE, path)
