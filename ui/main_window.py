@@ -26,21 +26,25 @@ from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.about_panel import AboutPanel
+from ui.clicker_keys import ClickerKeys
 from ui.job_bridge import JobBridge
 from ui.lecture_controller import LectureController
 from ui.model_panel import ModelPanel, format_count, spec_label
+from ui.presentation import PresentationMode
 from ui.run_tracking.run_services import RunServices
 from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
+from ui.theme_tokens import DEFAULT
 from ui.view_context import Shell
 from ui.workspace_controller import WorkspaceController
 from ui.view_host import ViewHost
 from ui.view_registry import ViewRegistry, builtin_views
-from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.window_actions import build_actions
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
+from workbench.state.steps import StepController
 
 if TYPE_CHECKING:
     from engine.loading import LoadedModel
@@ -103,6 +107,13 @@ class MainWindow(QMainWindow):
         self._tok_gen = 0
         self.setWindowTitle("LM Workbench")
         self.setAcceptDrops(True)
+        # Next/Previous (PageDown/PageUp, what presentation clickers send) go to whatever pushed itself here.
+        self.steps = StepController()
+        self.clicker_keys = ClickerKeys(self, self.steps)
+        self.presentation = PresentationMode(self.settings, save=self._save_settings if persist else None,
+                                             parent=self)
+        if self.settings.presentation_mode:
+            self.presentation.set_on(True)  # before the widgets exist: they are built in its sizes
 
         self.jobs = JobBridge(self)
         self.message_bar = MessageBar()
@@ -130,6 +141,10 @@ class MainWindow(QMainWindow):
         about_h = self.settings.about_height or theme.current().metrics.about_start_h
         self.about_split.setSizes([theme.current().metrics.window_size[1], about_h])  # the views take the rest
         column.addWidget(self.about_split, 1)
+        self._about_open_h = about_h
+        self.about_panel.toggled.connect(self._fit_about)
+        if not self.about_panel.is_expanded():
+            self._fit_about(False)
         self.setCentralWidget(central)
 
         self.model_dock = QDockWidget("Model", self)
@@ -177,7 +192,7 @@ class MainWindow(QMainWindow):
             clear_message=self.message_bar.clear, status=self.status.set_message,
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
-            persist=self.persist,
+            persist=self.persist, steps=self.steps,
         )
 
     # --------------------------------------------------------------- views
@@ -187,6 +202,20 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view_id: str) -> None:
         self.view_host.show(view_id)
+
+    def _fit_about(self, expanded: bool) -> None:
+        """Collapsed, the About panel's room goes to the views (a splitter keeps a size past a new maximum);
+        expanded again, it gets its last height back."""
+        sizes = self.about_split.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        if expanded:
+            about = self._about_open_h
+        else:
+            self._about_open_h = max(sizes[1], theme.current().metrics.about_min_h)
+            about = self.about_panel.maximumHeight()
+        self.about_split.setSizes([max(total - about, 0), about])
 
     def _view_changed(self, index: int) -> None:
         entry = self.view_host.current_entry() if hasattr(self, "view_host") else None
@@ -432,6 +461,15 @@ class MainWindow(QMainWindow):
             self.status.set_message(f"Saved {saved}")
         return saved
 
+    def copy_view_picture(self) -> bool:
+        """Put a picture of the current view on the clipboard (in the presentation theme when it is on)."""
+        entry = self.view_host.current_entry()
+        if entry is None:
+            return False
+        copy_widget_picture(self.view_host.export_widget(entry.id))
+        self.status.set_message(f"Copied a picture of {entry.title}")
+        return True
+
     # -------------------------------------------------------- drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if folder_from_mime(event.mimeData()):
@@ -467,16 +505,21 @@ class MainWindow(QMainWindow):
         return super().eventFilter(watched, event)
 
     # ---------------------------------------------------------------- close
+    def _save_settings(self) -> None:
+        try:
+            save_settings(self.settings)
+        except OSError as exc:
+            log.warning("could not save settings: %s", exc)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.settings.window_geometry = self.saved_geometry()
         self.settings.about_expanded = self.about_panel.is_expanded()
         if self.about_panel.is_expanded():
             self.settings.about_height = self.about_split.sizes()[1]
         if self.persist:
-            try:
-                save_settings(self.settings)
-            except OSError as exc:
-                log.warning("could not save settings: %s", exc)
+            self._save_settings()
+        if self.presentation.is_on():  # the tokens are the application's: the next window starts from the default
+            theme.set_tokens(DEFAULT)
         self.view_host.shutdown()
         self.run_services.shutdown()  # cancels a running job, ends the lane's thread
         self.jobs.shutdown()

@@ -24,9 +24,8 @@ class TextInputPanel(QWidget):
         self.editor.setObjectName("sentence")
         self.editor.setPlaceholderText("Type or paste a sentence…")
         self.editor.setTabChangesFocus(True)
-        lines = QFontMetrics(self.editor.font()).lineSpacing()
-        m = theme.current().metrics
-        self.editor.setFixedHeight(int(lines * m.text_line_h) + m.text_box_pad)
+        theme.bind(self, lambda w, m: w.editor.setFixedHeight(
+            int(QFontMetrics(w.editor.font()).lineSpacing() * m.text_line_h) + m.text_box_pad))
         self.pair_edit = QLineEdit()
         self.pair_edit.setObjectName("pair")
         self.pair_edit.setPlaceholderText("Optional second sentence (a sentence pair, e.g. for next-sentence tasks)")

@@ -17,9 +17,10 @@ import dataclasses
 import weakref
 from typing import Any, Callable
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
+from shiboken6 import isValid
 
 from ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
 
@@ -44,10 +45,27 @@ def set_tokens(tokens: Tokens) -> None:
         _style_application(app, tokens)
         # Widgets take a new application font from a posted event: deliver it now, so followers read it.
         QApplication.sendPostedEvents(None, QEvent.Type.ApplicationFontChange)
+        _refont_top_down(app)
     changes.tokens_changed.emit(tokens)
     if isinstance(app, QApplication):
         for widget in app.allWidgets():
             widget.update()
+
+
+def _refont_top_down(app: QApplication) -> None:
+    """Have every widget take its font again, parents before children.
+
+    Qt delivers the application font change in no particular order, and under an application style
+    sheet a parent does not pass its new font on: a child that resolved before its parent kept the old
+    size (a window's views stayed small). Walking each window's tree from the top fixes the order.
+    """
+    pending = list(app.topLevelWidgets())
+    while pending:
+        widget = pending.pop()
+        if not isValid(widget):  # deleted on the C++ side, not yet collected here
+            continue
+        QApplication.sendEvent(widget, QEvent(QEvent.Type.ApplicationFontChange))
+        pending.extend(widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly))
 
 
 def follow(widget: QObject, slot: Callable[[], None]) -> None:
@@ -88,6 +106,27 @@ def bind(owner: QObject, apply: Callable[[Any, Metrics], None]) -> None:
     follow(owner, again)
 
 
+def _luminance(colour: QColor) -> float:
+    """WCAG 2 relative luminance of an sRGB colour."""
+    def linear(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) + 0.0722 * linear(colour.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG 2 contrast ratio of two colours (1 to 21)."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def readable_ink(fill: QColor) -> QColor:
+    """The current ink or ink_on_dark, whichever contrasts more with ``fill`` (text on a coloured cell)."""
+    c = current().colours
+    ink, light = QColor(c.ink), QColor(c.ink_on_dark)
+    return ink if contrast(ink, fill) >= contrast(light, fill) else light
+
+
 def sized_font(base: QFont, delta: float) -> QFont:
     """``base`` (usually a widget's font) ``delta`` points larger."""
     font = QFont(base)
@@ -103,11 +142,14 @@ def banner_css(selector: str, chip: Chip, padding: tuple[int, int]) -> str:
 
 
 def head_button_css(color: str) -> str:
-    """A head's toggle: outlined in its colour, filled with it when checked."""
+    """A head's toggle: outlined in its colour, filled with it when checked; its number in the colour where
+    that is readable on the background (≥ 4.5:1), else in ink, and in the readable ink on the fill."""
     c, m = current().colours, current().metrics
+    text = color if contrast(QColor(color), QColor(c.base_bg)) >= 4.5 else c.ink
+    on_fill = readable_ink(QColor(color)).name()
     return (f"QToolButton {{ border: {m.head_button_border}px solid {color}; border-radius: {m.radius}px;"
-            f" color: {color}; background: {c.base_bg}; min-width: 18px; padding: 1px 3px; font-weight: 600; }}"
-            f"QToolButton:checked {{ background: {color}; color: {c.ink_on_dark}; }}")
+            f" color: {text}; background: {c.base_bg}; min-width: 18px; padding: 1px 3px; font-weight: 600; }}"
+            f"QToolButton:checked {{ background: {color}; color: {on_fill}; }}")
 
 
 def infill_css() -> str:

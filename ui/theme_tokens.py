@@ -10,6 +10,12 @@ the workbench's own look. Another set is one call away::
 
 ``replace`` takes any token by its name, whichever group holds it (names
 are unique across the groups). ``ui.theme.set_tokens`` makes a set current.
+
+``PRESENTATION`` is the set for a projector (``ui.presentation`` switches to
+it, F5): a 20 pt base font with no smaller text, black on white (every
+text/background pair of its tokens ≥ 7:1 by WCAG 2's contrast ratio), lines
+of at least 3 px, the Okabe–Ito colour-blind-safe palette for categories and
+viridis for continuous values, and every other size scaled to the font.
 """
 
 from __future__ import annotations
@@ -93,7 +99,6 @@ class Colours:
     heatmap_stops: tuple[str, ...] = (
         "#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b",
     )
-    heatmap_ink_threshold: float = 0.55  # above this value, text on a heatmap colour is ink_on_dark
     # Probability bars of the candidate tables.
     prob_bar: str = "#6baed6"
     prob_bar_track: str = "#eef2f7"
@@ -312,3 +317,71 @@ def _group_of() -> dict[str, str]:
 
 _GROUP_OF = _group_of()
 DEFAULT = Tokens()
+
+
+# ------------------------------------------------------------- presentation
+OKABE_ITO = ("#e69f00", "#56b4e9", "#009e73", "#0072b2", "#d55e00", "#cc79a7", "#f0e442", "#000000")
+"""Okabe & Ito (2008), "Color Universal Design": orange, sky blue, bluish green, blue, vermillion, reddish
+purple, yellow, black (yellow and black last: yellow is faint on white, black is the ink)."""
+VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725")
+"""Matplotlib's viridis at nine evenly spaced points (dark purple to yellow): perceptually uniform and
+readable in grey and by colour-blind viewers."""
+PRESENTATION_SCALE = 1.8  # sizes in pixels grow with the font (20 pt against the default 10-11 pt)
+_UNSCALED = {"window_size", "screenshot_size", "raw_curve_alpha", "text_line_h"}  # sizes of the window, ratios
+
+
+def _scaled_metrics(metrics: Metrics, factor: float) -> dict:
+    """Every size of ``metrics`` (pixels) times ``factor``, ints kept ints (line widths are set on their own)."""
+    out = {}
+    for f in fields(Metrics):
+        value = getattr(metrics, f.name)
+        if f.name in _UNSCALED:
+            continue
+        if isinstance(value, tuple):
+            out[f.name] = tuple(round(v * factor) for v in value)
+        elif isinstance(value, int):
+            out[f.name] = round(value * factor)
+        elif isinstance(value, float):
+            out[f.name] = round(value * factor, 1)
+    return out
+
+
+_BLACK, _WHITE = "#000000", "#ffffff"
+_PRESENTATION_CHANGES = dict(
+    # Lines: at least 3 px (frames, outlines, attention lines, curves).
+    hairline=3, chip_border_width=3.0, hover_width=5.0, head_line_width=3.0, head_line_extra_width=6.0,
+    plot_line_width=5.0, plot_thin_line_width=4.0, raw_curve_width=3.0, raw_curve_alpha=70, map_selected_width=3.0,
+    map_current_width=5.0, map_hover_width=4.0, selection_width=3.0, head_button_border=3,
+    # Fonts: 20 pt, nothing smaller.
+    text_line_h=1.6,  # the text box: fewer lines of the bigger font (lecture sentences are short)
+    base_pt=20.0, token_delta=2.0, token_id_delta=0.0, small_delta=0.0, lens_cell_delta=0.0,
+    live_plot_title_delta=0.0, infill_delta=4.0, run_legend_delta=0.0,
+    # Black on white; greys dark enough for 7:1 on every background they meet.
+    window_bg=_WHITE, base_bg=_WHITE, alternate_bg="#f0f0f0", highlight="#005a8c", tooltip_bg=_WHITE,
+    tooltip_ink=_BLACK, splitter="#4d4d4d", dock_title_bg="#e6e6e6", group_border="#4d4d4d",
+    section_title_ink=_BLACK, summary_ink="#262626", about_ink=_BLACK, code_bg="#eeeeee",
+    ink=_BLACK, ink_on_dark=_WHITE, muted_ink="#333333", hint_ink="#333333", token_id_ink="#333333",
+    label_ink=_BLACK, hover="#d55e00", frame=_BLACK, rule="#4d4d4d",
+    segment_a=Chip("#cfe6f7", "#0072b2", _BLACK), segment_b=Chip("#fbe1bd", "#e69f00", _BLACK),
+    special_token=Chip("#e6e6e6", "#4d4d4d", _BLACK), subword_separator="#0072b2",
+    error=Chip("#fbd9c6", "#d55e00", _BLACK), info=Chip("#d6ebf8", "#0072b2", _BLACK),
+    warning=Chip("#fbf1b5", "#e69f00", _BLACK),
+    head_colors=OKABE_ITO, heatmap_stops=VIRIDIS, prob_bar="#0072b2", prob_bar_track="#e6e6e6",
+    mask_kinds=MaskKinds(
+        unchanged=Chip(_WHITE, "#4d4d4d", _BLACK), masked=Chip("#f8d68c", "#e69f00", _BLACK),
+        random=Chip("#f1c9de", "#cc79a7", _BLACK), kept=Chip("#b7e4d3", "#009e73", _BLACK),
+        deleted=Chip("#f6c7ab", "#d55e00", _BLACK), inserted=Chip("#c8e6f8", "#56b4e9", _BLACK),
+        moved=Chip("#b9d5ea", "#0072b2", _BLACK), sentinel=Chip("#f8f3bd", "#8c8000", _BLACK),
+        ignored=Chip("#f0f0f0", "#999999", "#333333"), hit=Chip("#b7e4d3", "#009e73", _BLACK),
+        miss=Chip("#f6c7ab", "#d55e00", _BLACK)),
+    train_loss_curve="#0072b2", valid_loss_curve="#d55e00", lr_curve="#009e73", speed_curve="#cc79a7",
+    run_curves=OKABE_ITO, run_running="#003f66", run_queued="#333333", run_finished="#004530",
+    run_failed="#6e140d", run_cancelled="#4d3900", run_interrupted="#662600", config_diff_bg="#fbf1b5",
+    plugin_ok="#004530", plugin_error="#6e140d", plugin_disabled="#333333", plugin_unknown=_BLACK,
+    group_colors=OKABE_ITO, other_group="#999999", map_axis="#333333", map_selected_outline=_BLACK,
+    map_current_outline="#d55e00", map_hover_outline="#0072b2", selection_outline="#0072b2",
+    accuracy_curve="#0072b2", silhouette_curve="#d55e00", anisotropy_curve="#cc79a7", plot_legend_ink=_BLACK,
+    plot_legend_bg=(255, 255, 255, 235), neighbour_tie_bg="#fbf1b5", word_highlight_bg="#f8d68c",
+    text_highlight_bg="#fbf1b5",
+)
+PRESENTATION = DEFAULT.replace(**{**_scaled_metrics(DEFAULT.metrics, PRESENTATION_SCALE), **_PRESENTATION_CHANGES})

@@ -41,6 +41,7 @@ class Shell:
     text: Callable[[], str]
     set_text: Callable[[str], None]
     persist: bool = True  # settings changes are saved (False in tests)
+    steps: Any = None  # the window's workbench.state.steps.StepController (Next/Previous), if any
 
 
 class ViewContext(QObject):
@@ -84,6 +85,11 @@ class ViewContext(QObject):
     @property
     def run_services(self) -> Any:
         return self._shell.run_services
+
+    @property
+    def steps(self) -> Any:
+        """The window's ``StepController``: push a stepper to get Next/Previous (PageDown/PageUp); may be None."""
+        return self._shell.steps
 
     # ------------------------------------------------------------ messages
     def show_error(self, exc: BaseException, tb: str = "") -> None:

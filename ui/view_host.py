@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
 from ui.view_context import Shell, ViewContext
@@ -40,6 +40,7 @@ class ViewHost(QObject):
         self._entries: dict[str, ViewEntry] = {}
         self._widgets: dict[str, QWidget] = {}
         self._pages: dict[str, QWidget] = {}  # the tab of each view: room for the text box above the view
+        self._scrollers: dict[str, QScrollArea] = {}  # what the tab widget holds: the page, scrolled when too big
         self._contexts: dict[str, ViewContext] = {}
         self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
         self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
@@ -60,7 +61,14 @@ class ViewHost(QObject):
         column.setSpacing(0)
         column.addWidget(widget, 1)
         self._pages[entry.id] = page
-        self._tabs.addTab(page, entry.title)
+        # A view wider or taller than the window (presentation mode's 20 pt on a 1080p screen) scrolls
+        # inside its tab instead of pushing the window past the screen's edge.
+        scroller = QScrollArea()
+        scroller.setWidget(page)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self._scrollers[entry.id] = scroller
+        self._tabs.addTab(scroller, entry.title)
         return widget
 
     # --------------------------------------------------------------- views
@@ -74,11 +82,11 @@ class ViewHost(QObject):
         return list(self._entries.values())
 
     def show(self, view_id: str) -> None:
-        self._tabs.setCurrentWidget(self._pages[view_id])
+        self._tabs.setCurrentWidget(self._scrollers[view_id])
 
     def current_entry(self) -> ViewEntry | None:
         page = self._tabs.currentWidget()
-        for view_id, p in self._pages.items():
+        for view_id, p in self._scrollers.items():
             if p is page:
                 return self._entries[view_id]
         return None

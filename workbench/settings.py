@@ -102,6 +102,12 @@ class Settings:
         metadata={"help": "Workspace files opened or saved recently, newest first (at most 10)."},
     )
 
+    presentation_mode: bool = field(
+        default=False,
+        metadata={"help": "Open in presentation mode (F5): large fonts, high contrast, thick lines, "
+                          "colour-blind-safe colours, for a projector."},
+    )
+
     def add_recent(self, spec: str) -> None:
         """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""
         spec = str(spec)
@@ -148,7 +154,7 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
         return value if ok else _INVALID
     if name == "offline":
         return value if value is None or isinstance(value, bool) else _INVALID
-    if name in ("trust_remote_code", "allow_pickle_weights", "about_expanded"):
+    if name in ("trust_remote_code", "allow_pickle_weights", "about_expanded", "presentation_mode"):
         return value if isinstance(value, bool) else _INVALID
     if name in ("recent_models", "recent_workspaces"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

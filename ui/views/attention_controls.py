@@ -125,6 +125,9 @@ class AttentionControls(QWidget):
         self.lines_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         theme.bind(self, lambda w, m: w.lines_label.setMinimumWidth(m.lines_label_w))
         self.lines_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.steps_button = QToolButton()
+        self.steps_button.setText("Step by step")
+        self.steps_button.setToolTip("One head's attention for one query token, from q and k to the output")
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -136,6 +139,7 @@ class AttentionControls(QWidget):
         top.addWidget(self.kind_note)
         top.addWidget(self.target_edit, 1)
         top.addWidget(self.lines_label, 1)
+        top.addWidget(self.steps_button)
         top.addWidget(self.export_button)
         second = QHBoxLayout()
         theme.bind(second, lambda w, m: w.setSpacing(m.group_spacing))
@@ -182,7 +186,8 @@ class AttentionControls(QWidget):
 
     def set_similarity_mode(self, on: bool) -> None:
         """For a model with no attention: only the layer picker (of hidden states 0..L) and export stay."""
-        for widget in (self.kind_combo, self.heads_label, self.heads, self.hide_special, self.threshold):
+        for widget in (self.kind_combo, self.heads_label, self.heads, self.hide_special, self.threshold,
+                       self.steps_button):
             widget.setVisible(not on)
         if on:
             self.set_seq2seq(False)

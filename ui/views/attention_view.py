@@ -24,6 +24,7 @@ from engine.errors import WorkbenchError
 from engine.progress import CancelToken
 from ui import theme
 from ui.views.attention_controls import AttentionControls
+from ui.views.attention_steps_panel import AttentionStepsPanel
 from ui.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
 from ui.views.head_view import HeadView
@@ -53,6 +54,13 @@ def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel
             cancel.check()
             mosaics[(kind.value, hide)] = grid_values(side, hide)
     return encoding, mosaics
+
+
+def _attention_steps(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: CancelToken) -> Any:
+    """One head's attention for one query token, step by step, on the worker thread."""
+    from engine.attention_steps import attention_steps
+
+    return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
 
 
 def _encode_states(loaded: Any, text: str, pair: str | None, cancel: CancelToken) -> Encoding:
@@ -98,13 +106,20 @@ class AttentionView(ModelView):
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 3)
         self.splitter.setChildrenCollapsible(False)
+        self.steps_panel = AttentionStepsPanel()
+        self.steps_panel.hide()
+        self.steps_split = QSplitter(Qt.Orientation.Vertical)  # the figures above, the step-by-step panel below
+        self.steps_split.addWidget(self.splitter)
+        self.steps_split.addWidget(self.steps_panel)
+        self.steps_split.setChildrenCollapsible(False)
+        self._encoding_busy = False  # the host runs this view's encoding now (set_busy)
         self._sized = False
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.controls)
         layout.addWidget(self.notice)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.steps_split, 1)
         self._build_export_menu()
         self.controls.changed.connect(self._redraw)
         self.controls.hide_special.toggled.connect(lambda _: self._update_grid())
@@ -112,6 +127,9 @@ class AttentionView(ModelView):
         self.controls.target_changed.connect(self.inputs_changed)
         self.head_view.lines_changed.connect(self.controls.set_lines)
         self.grid.cell_clicked.connect(self.select_cell)
+        self.controls.steps_button.clicked.connect(lambda: self.open_steps())
+        self.steps_panel.request.connect(self._compute_steps)
+        self.steps_panel.closed.connect(self.close_steps)
 
     def _build_export_menu(self) -> None:
         menu = QMenu(self)
@@ -175,6 +193,7 @@ class AttentionView(ModelView):
 
     def show_hint(self, text: str) -> None:
         self._encoding = self._side = self._similarity = None
+        self.steps_panel.set_steps(None, "")
         self.notice.clear_message()
         self.head_view.show_hint(text)
         self.grid.set_side(None)
@@ -185,12 +204,13 @@ class AttentionView(ModelView):
         self.notice.show_message(message, "warning")
 
     def set_busy(self, busy: bool) -> None:
+        self._encoding_busy = busy
         # nothing shown yet: say what is happening (or that it stopped)
         if self._encoding is None and not self._no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
 
     def export_widget(self) -> QWidget:
-        return self.splitter
+        return self.steps_split if self.steps_panel.isVisible() else self.splitter
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
@@ -205,6 +225,8 @@ class AttentionView(ModelView):
         self._mosaics = mosaics or {}
         self.notice.clear_message()
         self._set_kind()
+        if self.steps_panel.isVisible():
+            self._refresh_steps()
 
     def encoding(self) -> Encoding | None:
         return self._encoding
@@ -328,6 +350,80 @@ class AttentionView(ModelView):
         if c.hide_special.isChecked():
             m, q_idx, k_idx = hide_special(m, side.query_special, side.key_special)
         return (m.mean(axis=0), [side.query_tokens[i] for i in q_idx], [side.key_tokens[i] for i in k_idx])
+
+    # ------------------------------------------------------ step by step
+    def open_steps(self, layer: int | None = None, head: int | None = None, query: int | str | None = None,
+                   step: int = 0) -> bool:
+        """Open the step-by-step panel for ``layer``, ``head`` and the query token (an index, or the first
+        token with that text); None keeps the panel's choice (the first time: the layer and first head shown,
+        the first token that is not special). PageDown/PageUp step through it while it is open.
+        False (with a message) when there is nothing to step through."""
+        side, enc = self._side, self._encoding
+        if self._no_attention or side is None or enc is None or self.controls.kind() != "encoder":
+            if self.ctx is not None:
+                self.ctx.show_message("Step by step needs a model with self-attention and a sentence above "
+                                      "(encoder or decoder-only; not the decoder or cross side).", "warning")
+            return False
+        tokens = list(enc.tokenized.tokens)
+        first_time = not self.steps_panel.isVisible()
+        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], tokens)
+        current = self.steps_panel.choice()
+        if layer is None:
+            layer = self.controls.layer_spin.value() if first_time else current[0]
+        if head is None:
+            heads = self.controls.heads.heads()
+            head = (heads[0] if heads else 0) if first_time else current[1]
+        if isinstance(query, str):
+            matches = [i for i, t in enumerate(tokens) if t == query]
+            if not matches:
+                if self.ctx is not None:
+                    self.ctx.show_message(f"there is no token {query!r} in the sentence", "warning")
+                return False
+            query = matches[0]
+        elif query is None:
+            plain = [i for i, special in enumerate(enc.tokenized.special) if not special]
+            query = (plain[0] if plain else 0) if first_time or current[2] < 0 else current[2]
+        self.steps_panel.show()
+        if first_time:  # the steps take the larger part: they are what is being explained now
+            total = max(self.steps_split.height(), 400)
+            self.steps_split.setSizes([int(total * 0.3), int(total * 0.7)])
+        if self.ctx is not None and self.ctx.steps is not None:
+            self.ctx.steps.push(self.steps_panel)
+        self.steps_panel.set_step(step)
+        self.steps_panel.choose(int(layer), int(head), int(query))
+        return True
+
+    def close_steps(self) -> None:
+        self.steps_panel.hide()
+        if self.ctx is not None and self.ctx.steps is not None:
+            self.ctx.steps.remove(self.steps_panel)
+
+    def _refresh_steps(self) -> None:
+        """New tokens (a new sentence or model): the panel's ranges, then its choice again."""
+        side, enc = self._side, self._encoding
+        if side is None or enc is None or self.controls.kind() != "encoder":
+            self.steps_panel.set_steps(None, "No self-attention to step through here.")
+            return
+        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], list(enc.tokenized.tokens))
+        self._compute_steps(*self.steps_panel.choice())
+
+    def _compute_steps(self, layer: int, head: int, query: int) -> None:
+        if self.ctx is None or self._encoding is None or self.ctx.loaded is None:
+            return
+        if self._encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
+            return
+        loaded, tokenized = self.ctx.loaded, self._encoding.tokenized
+        self.ctx.jobs.run(lambda cancel: _attention_steps(loaded, tokenized, layer, head, query, cancel),
+                          self.steps_panel.set_steps, step="steps", label="Computing attention steps…",
+                          on_error=lambda exc, tb: self._steps_failed(exc, tb), when_idle=True)
+
+    def _steps_failed(self, exc: BaseException, tb: str) -> None:
+        if isinstance(exc, WorkbenchError) and not tb:
+            self.steps_panel.set_steps(None, str(exc))
+        else:
+            self.steps_panel.set_steps(None, "The steps could not be computed (see the message above).")
+            if self.ctx is not None:
+                self.ctx.show_error(exc, tb)
 
     # -------------------------------------------------------------- export
     def _ask(self, title: str, kind: str, ext: str, pattern: str) -> Path | None:

@@ -50,9 +50,8 @@ def color_at(value: float) -> QColor:
 
 
 def ink_for(value: float) -> QColor:
-    """Readable text on ``color_at(value)``: white on the dark end."""
-    c = theme.current().colours
-    return QColor(c.ink_on_dark if value > c.heatmap_ink_threshold else c.ink)
+    """Readable text on ``color_at(value)``: ink or ink_on_dark, whichever contrasts more with it."""
+    return theme.readable_ink(color_at(value))
 
 
 def to_rgba(values: np.ndarray) -> np.ndarray:

@@ -90,6 +90,11 @@ def copy_text_to_clipboard(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
 
 
+def copy_widget_picture(widget: QWidget) -> None:
+    """Put the widget, as painted now, on the clipboard as an image."""
+    QGuiApplication.clipboard().setImage(widget.grab().toImage())
+
+
 def export_dialog(parent: QWidget, widget: QWidget, suggested_name: str) -> Path | None:
     """Ask where to save a picture of ``widget`` (PNG or SVG); None if cancelled.
 
