@@ -19,7 +19,7 @@ STEP_SECONDS = 9.0  # the lecture budget is 3 s a step; a shared 2-core test mac
 
 
 @pytest.fixture
-def lecture_window(open_window):
+def lecture_window(open_window, minilm):  # minilm: torch and the model's files are warm before the window loads it
     def make():
         return open_window("minilm", about=False)
     return make
@@ -134,7 +134,7 @@ def test_static_vs_contextual_preset_lists_both_neighbour_kinds(lecture_window, 
     assert window.lectures.bar.text().startswith("Step 3/3: \"mouse\" (the animal)")
 
 
-def test_attention_preset_selects_layer_and_head_and_marks_step_by_step(lecture_window, qtbot):
+def test_attention_preset_selects_layer_and_head_then_steps_through_one_head(lecture_window, qtbot):
     window = lecture_window()
     view = window.view("attention")
     preset = find_builtin("attention-pair")
@@ -150,10 +150,20 @@ def test_attention_preset_selects_layer_and_head_and_marks_step_by_step(lecture_
     assert view.controls.layer_spin.value() == 2 and view.controls.hide_special.isChecked()
     matrix, queries, _keys = view.current_matrix()
     assert "[CLS]" not in queries and np.allclose(matrix.sum(axis=1), 1.0, atol=1e-5)
-    window.lectures.runner.next()
-    entry = next(e for e in window.view_host.entries() if e.id == "attention")
-    if "step_by_step" not in entry.preset_settings:
-        assert "cannot apply step_by_step" in window.lectures.bar.text()
+    # step 3: the step-by-step panel for "it" (branch cla's panel), stepped by the same clicker keys
+    seconds = step_to(qtbot, window, 2, lambda: view.steps_panel.isVisible() and view.steps_panel.steps() is not None)
+    assert seconds < STEP_SECONDS
+    tokens = list(view.encoding().tokenized.tokens)
+    assert view.steps_panel.choice() == (2, 3, tokens.index("it")) and view.steps_panel.step() == 0
+    assert window.steps.active() is view.steps_panel
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT)
+    qtbot.keyClick(window, Qt.Key.Key_PageDown)  # the panel's next step, not the lecture's
+    assert view.steps_panel.step() == 1 and window.lectures.runner.index == 2
+    qtbot.keyClick(window, Qt.Key.Key_PageUp)
+    qtbot.keyClick(window, Qt.Key.Key_PageUp)  # the panel is at its first step: back to the lecture's step 2
+    assert window.lectures.runner.index == 1 and not view.steps_panel.isVisible()
+    assert window.steps.active() is window.lectures.runner
 
 
 def test_scalar_mix_preset_starts_each_run(lecture_window, qtbot):

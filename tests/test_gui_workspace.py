@@ -58,7 +58,7 @@ def reopen(open_window, qtbot, path, settings):
     return window
 
 
-def test_round_trip_in_a_new_window(open_window, qtbot, tmp_path):
+def test_round_trip_in_a_new_window(open_window, qtbot, tmp_path, minilm):  # minilm: warm imports before the window
     window = build_session(open_window, qtbot)
     before = snapshot(window)
     assert before["caption"].startswith("Step 2/3:") and before["lab_state"][0]["config"]["random_token_prob"] == 0.2

@@ -134,3 +134,30 @@ def test_presets_check_refuses_a_bad_file_in_one_line(tmp_path, capsys):
     good.write_text(json.dumps(GOOD), encoding="utf-8")
     assert main(["presets", "check", str(good), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["available"] is True
+
+
+def test_a_stepper_at_its_end_passes_the_key_to_the_one_below():
+    from workbench.state.steps import StepController
+
+    class Panel:
+        def __init__(self, count):
+            self.index, self.count = 0, count
+
+        def next(self):
+            moved = self.index < self.count - 1
+            self.index += moved
+            return moved
+
+        def previous(self):
+            moved = self.index > 0
+            self.index -= moved
+            return moved
+
+    lecture, panel, steps = Panel(3), Panel(2), StepController()
+    steps.push(lecture)
+    steps.push(panel)
+    assert steps.next() and (panel.index, lecture.index) == (1, 0)
+    assert steps.next() and (panel.index, lecture.index) == (1, 1)  # the panel is done: the lecture moves on
+    assert steps.previous() and (panel.index, lecture.index) == (0, 1)
+    assert steps.previous() and (panel.index, lecture.index) == (0, 0)
+    assert not steps.previous()

@@ -7,8 +7,11 @@ nothing; otherwise the step's view becomes current, the text box and pair
 line get the step's text, the preset's model is loaded when another one is,
 and the view applies the step's settings through the view host (its
 ``apply_preset_step``). Next and Previous are PageDown and PageUp (what
-presentation clickers send), enabled only while a preset runs, so the keys
-scroll as usual otherwise.
+presentation clickers send), enabled only while something steps, so the keys
+scroll as usual otherwise. They go through the window's ``StepController``
+(``workbench.state.steps``): the runner is pushed there while a lecture runs,
+so a step that opens the attention step-by-step panel steps through the panel
+first, then on to the next lecture step.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtWidgets import QMenu
 
 from engine.errors import WorkbenchError
 from ui.lecture_bar import LectureBar
@@ -46,28 +49,17 @@ class LectureController(QObject):
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
         self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
         self.presets: list[Preset] = builtin_presets()
-        self.next_action = self._action("&Next step", QKeySequence(Qt.Key.Key_PageDown), self.runner.next)
-        self.previous_action = self._action("&Previous step", QKeySequence(Qt.Key.Key_PageUp), self.runner.previous)
+        self.next_action = window.actions_.next_step  # PageDown/PageUp: the window's StepController
+        self.previous_action = window.actions_.previous_step
         self.end_action = self._action("&End lecture", None, self.runner.stop)
         self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
-        self._enable_stepping(False)
+        self.end_action.setEnabled(False)
         self.bar.next_requested.connect(self.runner.next)
         self.bar.previous_requested.connect(self.runner.previous)
         self.bar.end_requested.connect(self.runner.stop)
         self.runner.events.step_changed.connect(lambda _index: self._open_step())
         self.runner.events.stopped.connect(self._stopped)
         window.model_ready.connect(lambda _loaded: self._apply_pending())
-        QApplication.instance().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        """While a lecture runs, PageUp/PageDown step even when a text box or spin box has the focus (they
-        would claim the keys for scrolling): their shortcut-override request is held back."""
-        if (event.type() == QEvent.Type.ShortcutOverride and self.runner.active
-                and event.key() in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
-                and event.modifiers() == Qt.KeyboardModifier.NoModifier
-                and isinstance(watched, QWidget) and watched.window() is self.window):
-            return True
-        return super().eventFilter(watched, event)
 
     def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
         action = QAction(text, self.window)
@@ -79,8 +71,12 @@ class LectureController(QObject):
         return action
 
     def _enable_stepping(self, on: bool) -> None:
-        for action in (self.next_action, self.previous_action, self.end_action):
-            action.setEnabled(on)
+        """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back."""
+        self.end_action.setEnabled(on)
+        if on:
+            self.window.steps.push(self.runner)
+        else:
+            self.window.steps.remove(self.runner)
 
     # ---------------------------------------------------------------- what
     def views(self) -> dict[str, frozenset[str]]:
@@ -172,6 +168,7 @@ class LectureController(QObject):
         except WorkbenchError as exc:
             window.show_error(exc, source=SOURCE)
             return
+        window.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
         window.show_view(step.view)
         inputs = step.inputs
         if "text" in inputs or "pair" in inputs:

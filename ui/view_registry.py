@@ -63,7 +63,7 @@ class ViewRegistry:
 
 # ----------------------------------------------------------------- built-ins
 # What each built-in view applies from a lecture preset step or a workspace (see each view's apply_preset_step).
-ATTENTION_PRESET_SETTINGS = frozenset({"layer", "heads", "hide_special", "threshold"})
+ATTENTION_PRESET_SETTINGS = frozenset({"layer", "heads", "hide_special", "threshold", "step_by_step"})
 LAB_PRESET_SETTINGS = frozenset({"tokenizer", "objective", "config", "seed", "samples"})
 EMBEDDINGS_PRESET_SETTINGS = frozenset({"words", "layer", "query", "k", "same_word"})
 PROBING_PRESET_SETTINGS = frozenset({"task", "kind", "pooling", "sts_data", "probe", "sts", "mix", "mix_steps",

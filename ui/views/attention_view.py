@@ -289,13 +289,17 @@ class AttentionView(ModelView):
     # ------------------------------------------------------------ presets
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``layer``, ``heads`` ("all" or a list), ``hide_special``,
-        ``threshold``; the layer and heads wait until the attention is shown (the text may be computing)."""
+        ``threshold`` and ``step_by_step`` ({"query_token": "it" or "query": index, "step": i}: the step-by-step
+        panel for the first chosen head); the layer, heads and panel wait until the attention is shown (the text
+        may be computing). A step without ``step_by_step`` closes the panel."""
         c = self.controls
         if "hide_special" in settings:
             c.hide_special.setChecked(bool(settings["hide_special"]))
         if "threshold" in settings:
             c.threshold.setValue(float(settings["threshold"]))
-        self._preset = {k: settings[k] for k in ("layer", "heads") if k in settings}
+        self._preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
+        if "step_by_step" not in settings and self.steps_panel.isVisible():
+            self.close_steps()
         if self._side is not None:
             self._apply_preset_selection()
             self._redraw()
@@ -315,13 +319,21 @@ class AttentionView(ModelView):
             c.heads.blockSignals(True)
             c.heads.set_heads(picked or range(heads))
             c.heads.blockSignals(False)
+        steps = preset.get("step_by_step")
+        if isinstance(steps, dict):
+            query = steps.get("query_token", steps.get("query"))
+            self.open_steps(c.layer_spin.value(), (c.heads.heads() or [0])[0], query, int(steps.get("step", 0)))
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         c = self.controls
         heads = c.heads.heads()
         every = self._side is not None and len(heads) == self._side.weights.shape[1]
-        return {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
-                "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}, {}
+        settings: dict[str, Any] = {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
+                                    "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}
+        if self.steps_panel.isVisible():
+            layer, head, query = self.steps_panel.choice()
+            settings.update(layer=layer, heads=[head], step_by_step={"query": query, "step": self.steps_panel.step()})
+        return settings, {}
 
     def select_cell(self, layer: int, head: int) -> None:
         """Select a layer and head (MEAN: every head), as a click on the grid does."""
