@@ -54,7 +54,9 @@ def test_bert_masking_preset_steps_with_fixed_seeds(lecture_window, qtbot):
     window = lecture_window()
     preset = find_builtin("bert-masking")
     lab = window.view("masking_lab")
+    window.about_panel.set_expanded(True)
     assert window.lectures.start(preset)
+    assert not window.about_panel.is_expanded()  # the captions explain while the lecture runs
     text = preset.steps[0].inputs["text"]
     seconds = [step_to(qtbot, window, 0, lambda: lab.result is not None and lab.result["seed"] == 1)]
     assert window.lectures.bar.isVisible() and window.lectures.bar.text().startswith("Step 1/3: BERT picks 15%")
@@ -82,6 +84,7 @@ def test_bert_masking_preset_steps_with_fixed_seeds(lecture_window, qtbot):
     assert window.lectures.runner.index == 1 and window.lectures.bar.text().startswith("Step 2/3:")
     window.lectures.bar.end_button.click()
     assert not window.lectures.runner.active and window.lectures.bar.isHidden()
+    assert window.about_panel.is_expanded()
     assert not window.lectures.next_action.isEnabled()  # PageDown scrolls as usual again
 
 

@@ -71,12 +71,19 @@ class LectureController(QObject):
         return action
 
     def _enable_stepping(self, on: bool) -> None:
-        """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back."""
+        """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back. While
+        a lecture runs its captions explain: the About panel folds away for the room, and opens again after."""
         self.end_action.setEnabled(on)
+        about = self.window.about_panel
         if on:
+            if not self.runner.active:
+                self._about_was_open = about.is_expanded()
+                about.set_expanded(False)
             self.window.steps.push(self.runner)
         else:
             self.window.steps.remove(self.runner)
+            if getattr(self, "_about_was_open", False):
+                about.set_expanded(True)
 
     # ---------------------------------------------------------------- what
     def views(self) -> dict[str, frozenset[str]]:
