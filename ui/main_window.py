@@ -36,12 +36,12 @@ from ui.status_bar import JobStatusBar
 from ui.text_input import TextInputPanel
 from ui.theme_tokens import DEFAULT
 from ui.view_context import Shell
-from ui.workspace_controller import WorkspaceController
 from ui.view_host import ViewHost
 from ui.view_registry import ViewRegistry, builtin_views
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.window_actions import build_actions
+from ui.workspace_controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
 from workbench.state.steps import StepController
@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
         column.insertWidget(1, self.lectures.bar)
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
         self.workspaces = WorkspaceController(self)  # File > Save / Open workspace
-        self.workspaces.install_menu(self.menuBar().actions()[0].menu())
+        self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
