@@ -508,19 +508,26 @@ class EmbeddingExplorerView(QWidget):
         self._apply_preset_query()
 
     def _set_layer_spec(self, spec: str) -> None:
+        """Pick a layer, the static baseline or a mean of layers (a scalar mix is not set from a spec)."""
         p = self.picker
         p.blockSignals(True)
-        if spec == "static":
-            p.set_kind("static")
-        elif spec.startswith("mean:"):
-            a, b = (int(x) for x in spec[5:].split("-"))
-            p.set_kind("mean")
-            p.start_spin.setValue(a)
-            p.end_spin.setValue(b)
-        else:
-            p.set_kind("layer")
-            p.layer_spin.setValue(int(spec))
-        p.blockSignals(False)
+        try:
+            if spec == "static":
+                p.set_kind("static")
+            elif spec.startswith("mean:"):
+                a, b = (int(x) for x in spec[5:].split("-"))
+                p.set_kind("mean")
+                p.start_spin.setValue(a)
+                p.end_spin.setValue(b)
+            else:
+                layer = int(spec)
+                p.set_kind("layer")
+                p.layer_spin.setValue(layer)
+        except ValueError:
+            self.notice.show_message(f"The representation {spec!r} cannot be set here; kept {p.spec_text()}.",
+                                     "info")
+        finally:
+            p.blockSignals(False)
 
     def _apply_preset_query(self) -> None:
         query, t = getattr(self, "_preset_query", None), self.state.table
