@@ -25,6 +25,14 @@ def _model_arg(argv: list[str]) -> str | None:
     return None
 
 
+def preset_views() -> dict[str, frozenset[str]]:
+    """The window's views, id -> the setting keys a lecture preset may give each (for ``lm-workbench presets``;
+    builds no widget and imports no Qt)."""
+    from ui.view_registry import builtin_views
+
+    return {entry.id: entry.preset_settings for entry in builtin_views()}
+
+
 def create_application(argv: list[str] | None = None):
     """The ``QApplication`` (reused when one exists), named and themed."""
     from PySide6.QtWidgets import QApplication

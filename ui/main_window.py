@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -28,6 +28,7 @@ from ui import theme
 from ui.about_panel import AboutPanel
 from ui.clicker_keys import ClickerKeys
 from ui.job_bridge import JobBridge
+from ui.lecture_controller import LectureController
 from ui.model_panel import ModelPanel, format_count, spec_label
 from ui.presentation import PresentationMode
 from ui.run_tracking.run_services import RunServices
@@ -40,6 +41,7 @@ from ui.view_registry import ViewRegistry, builtin_views
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.window_actions import build_actions
+from ui.workspace_controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.settings import Settings, load_settings, save_settings
 from workbench.state.steps import StepController
@@ -90,6 +92,8 @@ def folder_from_mime(mime: QMimeData) -> str | None:
 
 
 class MainWindow(QMainWindow):
+    model_ready = Signal(object)  # a model finished loading (the LoadedModel)
+
     def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True,
                  registry: ViewRegistry | None = None):
         super().__init__(parent)
@@ -157,6 +161,11 @@ class MainWindow(QMainWindow):
                                   settling=lambda: self.loading or self.text_input.pending(),
                                   pair=self.text_input.pair)
         self.actions_ = build_actions(self, self.view_host.entries())
+        self.lectures = LectureController(self)  # lecture presets: the caption bar, Lectures menu, PageUp/PageDown
+        column.insertWidget(1, self.lectures.bar)
+        self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
+        self.workspaces = WorkspaceController(self)  # File > Save / Open workspace
+        self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
@@ -305,6 +314,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(spec_label(info.spec))
         self.view_host.model_loaded(loaded)
         self.retokenize()
+        self.model_ready.emit(loaded)
 
     def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
         if gen != self._load_gen:

@@ -172,6 +172,7 @@ class Fonts:
     live_plot_title_delta: float = -1.0  # titles of the training plots
     infill_delta: float = 2.0  # the infilled sentence
     run_legend_delta: float = -2.0  # the names of overlaid runs
+    lecture_caption_delta: float = 3.0  # a lecture step's caption
 
     def pt(self, delta: float = 0.0) -> float:
         """``base_pt`` plus an offset (for style sheets and plot titles, which take a fixed size)."""

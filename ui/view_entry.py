@@ -21,6 +21,9 @@ class ViewEntry:
     factory: Callable[[ViewContext], QWidget]
     shortcut: str | None = None  # e.g. "Ctrl+1"
     inputs: frozenset[str] = field(default_factory=frozenset)  # a subset of INPUTS
+    # the setting keys a lecture preset step (or a workspace) may give the view: it applies them with
+    # ``apply_preset_step(settings, inputs)`` and reports them with ``preset_state()`` (empty: none)
+    preset_settings: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         unknown = set(self.inputs) - set(INPUTS)
@@ -29,6 +32,7 @@ class ViewEntry:
         if "pair" in self.inputs and "text" not in self.inputs:
             raise ValueError(f"view {self.id!r}: the pair field goes with the text box ('pair' needs 'text')")
         object.__setattr__(self, "inputs", frozenset(self.inputs))
+        object.__setattr__(self, "preset_settings", frozenset(self.preset_settings))
 
     def reads_text(self) -> bool:
         return "text" in self.inputs

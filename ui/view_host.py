@@ -105,6 +105,24 @@ class ViewHost(QObject):
             column.insertWidget(0, text_box)
         text_box.show()
 
+    def apply_preset_step(self, view_id: str, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """Give the view a lecture step's (or a workspace's) settings and corpus; only the keys its entry
+        declares in ``preset_settings`` (the preset's availability check refused the others)."""
+        entry = self._entries[view_id]
+        unknown = sorted(set(settings) - entry.preset_settings)
+        if unknown:
+            raise ValueError(f"the {view_id!r} view cannot apply {', '.join(unknown)}")
+        apply = getattr(self._widgets[view_id], "apply_preset_step", None)
+        if callable(apply):
+            apply(dict(settings), dict(inputs))
+        self.update()
+
+    def preset_state(self, view_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """(settings, inputs) that ``apply_preset_step`` takes to show the view as it is now, or None for a view
+        with nothing of its own to keep."""
+        state = getattr(self._widgets[view_id], "preset_state", None)
+        return state() if callable(state) and self._entries[view_id].preset_settings else None
+
     def export_widget(self, view_id: str) -> QWidget:
         widget = self._widgets[view_id]
         export = getattr(widget, "export_widget", None)

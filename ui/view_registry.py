@@ -62,6 +62,14 @@ class ViewRegistry:
 
 
 # ----------------------------------------------------------------- built-ins
+# What each built-in view applies from a lecture preset step or a workspace (see each view's apply_preset_step).
+ATTENTION_PRESET_SETTINGS = frozenset({"layer", "heads", "hide_special", "threshold", "step_by_step"})
+LAB_PRESET_SETTINGS = frozenset({"tokenizer", "objective", "config", "seed", "samples"})
+EMBEDDINGS_PRESET_SETTINGS = frozenset({"words", "layer", "query", "k", "same_word"})
+PROBING_PRESET_SETTINGS = frozenset({"task", "kind", "pooling", "sts_data", "probe", "sts", "mix", "mix_steps",
+                                     "run", "results"})
+
+
 def _tokens(ctx: ViewContext) -> QWidget:
     from ui.token_panel import TokenPanel
 
@@ -138,15 +146,16 @@ def builtin_views() -> ViewRegistry:
     return ViewRegistry([
         ViewEntry("tokens", tokens_about.TOKENS_TITLE, tokens_about.TOKENS_HTML, _tokens, "Ctrl+1", text_pair),
         ViewEntry("attention", views_about.ATTENTION_TITLE, views_about.ATTENTION_HTML, _attention, "Ctrl+2",
-                  text_pair),
+                  text_pair, preset_settings=ATTENTION_PRESET_SETTINGS),
         ViewEntry("predictions", views_about.PREDICTIONS_TITLE, views_about.PREDICTIONS_HTML, _predictions,
                   "Ctrl+3", text),
         ViewEntry("lens", views_about.LENS_TITLE, views_about.LENS_HTML, _lens, "Ctrl+4", text),
         ViewEntry("masking_lab", views_about.MASKING_LAB_TITLE, views_about.MASKING_LAB_HTML, _masking_lab,
-                  "Ctrl+5", text),
+                  "Ctrl+5", text, preset_settings=LAB_PRESET_SETTINGS),
         ViewEntry("embeddings", embeddings_about.TITLE, embeddings_about.HTML, _embeddings, "Ctrl+6",
-                  frozenset({"corpus"})),
-        ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, "Ctrl+7", frozenset({"corpus"})),
+                  frozenset({"corpus"}), preset_settings=EMBEDDINGS_PRESET_SETTINGS),
+        ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, "Ctrl+7", frozenset({"corpus"}),
+                  preset_settings=PROBING_PRESET_SETTINGS),
         ViewEntry("prompting", prompting_about.TITLE, prompting_about.HTML, _prompting, "Ctrl+9",
                   frozenset({"corpus"})),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,

@@ -97,6 +97,10 @@ class Settings:
         default=0,
         metadata={"help": "Height of the About panel in pixels, as last dragged; 0: the default."},
     )
+    recent_workspaces: list[str] = field(
+        default_factory=list,
+        metadata={"help": "Workspace files opened or saved recently, newest first (at most 10)."},
+    )
 
     presentation_mode: bool = field(
         default=False,
@@ -109,6 +113,12 @@ class Settings:
         spec = str(spec)
         self.recent_models = [spec] + [m for m in self.recent_models if m != spec]
         del self.recent_models[MAX_RECENT:]
+
+    def add_recent_workspace(self, path: str) -> None:
+        """Put ``path`` first in ``recent_workspaces``, removing an older copy; keep 10."""
+        path = str(path)
+        self.recent_workspaces = [path] + [p for p in self.recent_workspaces if p != path]
+        del self.recent_workspaces[MAX_RECENT:]
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict."""
@@ -146,7 +156,7 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
         return value if value is None or isinstance(value, bool) else _INVALID
     if name in ("trust_remote_code", "allow_pickle_weights", "about_expanded", "presentation_mode"):
         return value if isinstance(value, bool) else _INVALID
-    if name == "recent_models":
+    if name in ("recent_models", "recent_workspaces"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return _INVALID
         deduped = list(dict.fromkeys(value))

@@ -143,6 +143,7 @@ class ProbingView(QWidget):
         self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
         self.state.events.mix_changed.connect(lambda: self.plots.show_mix(self.state))
         self.state.events.choices_changed.connect(self._sync_choices)
+        self.ctx.model_changed.connect(lambda _loaded: self.run_if_ready())
 
     # -- choices ---------------------------------------------------------------------------------------
     def choose_task_file(self, path: str | None = None, kind: str | None = None) -> None:
@@ -284,6 +285,53 @@ class ProbingView(QWidget):
 
     def _cancelled(self) -> None:
         self._idle("Cancelled; the layers done so far are shown.")
+
+    # -- presets and workspaces ------------------------------------------------------------------------
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``task`` ("demo" or a file) and ``kind``, ``pooling``, ``sts_data``,
+        what to run (``probe``, ``sts``, ``mix`` and ``mix_steps``), ``results`` (per-layer numbers and mix
+        weights shown before) and ``run`` (start now, on the loaded model)."""
+        st = self.state
+        if "task" in settings:
+            st.set_task(str(settings["task"]), settings.get("kind"))
+        elif "kind" in settings:
+            st.set_kind(settings["kind"])
+        if "pooling" in settings:
+            st.set_pooling(settings["pooling"])
+        if "sts_data" in settings:
+            st.set_sts_data(str(settings["sts_data"]))
+        for key, check in (("probe", self.probe_check), ("sts", self.sts_check), ("mix", self.mix_check)):
+            if key in settings:
+                check.setChecked(bool(settings[key]))
+        if "mix_steps" in settings:
+            self.mix_steps.setValue(int(settings["mix_steps"]))
+        results = settings.get("results")
+        if results:
+            st.probe_layers = {int(k): tuple(v) for k, v in results.get("probe_layers", {}).items()}
+            st.majority = results.get("majority")
+            st.sts_layers = {int(k): float(v) for k, v in results.get("sts_layers", {}).items()}
+            st.mixes = {k: [float(w) for w in v] for k, v in results.get("mixes", {}).items()}
+            for event in (st.events.probe_changed, st.events.sts_changed, st.events.mix_changed):
+                event.emit()
+        if settings.get("run"):
+            self._run_when_loaded = True
+            self.run_if_ready()
+
+    def run_if_ready(self) -> None:
+        """Start the run a preset step asked for, once a model is loaded (at once when one is)."""
+        if getattr(self, "_run_when_loaded", False) and self.ctx.loaded is not None:
+            self._run_when_loaded = False
+            self.cancel()
+            self.run()
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        st = self.state
+        return {"task": st.task, "kind": st.kind, "pooling": st.pooling, "sts_data": st.sts_data,
+                "probe": self.probe_check.isChecked(), "sts": self.sts_check.isChecked(),
+                "mix": self.mix_check.isChecked(), "mix_steps": self.mix_steps.value(),
+                "results": {"probe_layers": {str(k): list(v) for k, v in st.probe_layers.items()},
+                            "majority": st.majority, "sts_layers": {str(k): v for k, v in st.sts_layers.items()},
+                            "mixes": st.mixes}}, {}
 
     # -- export ----------------------------------------------------------------------------------------
     def export_picture(self, path: str | Path | None = None) -> Path | None:

@@ -89,6 +89,7 @@ class AttentionView(ModelView):
         self._seq2seq = False
         self._no_attention = False  # the loaded model has none (ELMo): token similarity instead
         self._similarity: np.ndarray | None = None
+        self._preset: dict[str, Any] | None = None  # a preset step's selection, applied once attention is shown
         self.controls = AttentionControls()
         self.notice = Notice()
         self.head_view = HeadView()
@@ -250,6 +251,7 @@ class AttentionView(ModelView):
             source = "the model's own greedy output" if enc.decoder.from_greedy else "your target (teacher forcing)"
             self.controls.kind_note.setText(f"decoder side: {source}, {len(enc.decoder.tokens)} tokens")
         self.head_view.set_side(self._side)
+        self._apply_preset_selection()
         self._update_grid()
         self._redraw()
 
@@ -283,6 +285,55 @@ class AttentionView(ModelView):
         tokens = self._encoding.tokens
         self.heatmap.set_matrix(self._similarity, tokens, tokens, f"Layer {layer}: cosine similarity of token vectors",
                                 vmin=min(0.0, float(self._similarity.min(initial=0.0))))
+
+    # ------------------------------------------------------------ presets
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``layer``, ``heads`` ("all" or a list), ``hide_special``,
+        ``threshold`` and ``step_by_step`` ({"query_token": "it" or "query": index, "step": i}: the step-by-step
+        panel for the first chosen head); the layer, heads and panel wait until the attention is shown (the text
+        may be computing). A step without ``step_by_step`` closes the panel."""
+        c = self.controls
+        if "hide_special" in settings:
+            c.hide_special.setChecked(bool(settings["hide_special"]))
+        if "threshold" in settings:
+            c.threshold.setValue(float(settings["threshold"]))
+        self._preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
+        if "step_by_step" not in settings and self.steps_panel.isVisible():
+            self.close_steps()
+        if self._side is not None:
+            self._apply_preset_selection()
+            self._redraw()
+
+    def _apply_preset_selection(self) -> None:
+        preset, self._preset = self._preset, None
+        if not preset or self._side is None:
+            return
+        layers, heads = self._side.weights.shape[:2]
+        c = self.controls
+        c.layer_spin.blockSignals(True)
+        c.layer_spin.setValue(min(int(preset.get("layer", c.layer_spin.value())), layers - 1))
+        c.layer_spin.blockSignals(False)
+        chosen = preset.get("heads")
+        if chosen is not None:
+            picked = range(heads) if chosen == "all" else [h for h in chosen if 0 <= int(h) < heads]
+            c.heads.blockSignals(True)
+            c.heads.set_heads(picked or range(heads))
+            c.heads.blockSignals(False)
+        steps = preset.get("step_by_step")
+        if isinstance(steps, dict):
+            query = steps.get("query_token", steps.get("query"))
+            self.open_steps(c.layer_spin.value(), (c.heads.heads() or [0])[0], query, int(steps.get("step", 0)))
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        c = self.controls
+        heads = c.heads.heads()
+        every = self._side is not None and len(heads) == self._side.weights.shape[1]
+        settings: dict[str, Any] = {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
+                                    "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}
+        if self.steps_panel.isVisible():
+            layer, head, query = self.steps_panel.choice()
+            settings.update(layer=layer, heads=[head], step_by_step={"query": query, "step": self.steps_panel.step()})
+        return settings, {}
 
     def select_cell(self, layer: int, head: int) -> None:
         """Select a layer and head (MEAN: every head), as a click on the grid does."""

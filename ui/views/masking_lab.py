@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
+from engine.objectives.config_fields import config_fields
 from ui import theme
 from ui.views import masking_lab_jobs as jobs
 from ui.view_base import Computation, Inputs, ModelView
@@ -51,6 +52,7 @@ class MaskingLabView(ModelView):
         self.result: dict[str, Any] | None = None
         self.shown_key: Any = None
         self.bands: list = []
+        self._preset: dict[str, Any] | None = None  # a preset step's settings not applied yet (see apply_preset_step)
 
         self.tokenizer_combo = QComboBox()
         self.tokenizer_combo.addItems(["the loaded model's", "another model's:"])
@@ -155,6 +157,7 @@ class MaskingLabView(ModelView):
             return Computation(("lab-tokenizer", spec), lambda cancel: jobs.load_other_tokenizer(spec, trust, cancel),
                                lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
         self._refresh_objectives()
+        self._apply_preset_objective()
         name = self.objective_name()
         if name is None:
             self.show_hint("No working objective applies to this tokenizer's model family.")
@@ -177,6 +180,60 @@ class MaskingLabView(ModelView):
     def show_failure(self, message: str) -> None:
         self.show_hint(message)
         self.notice.show_message(message, "warning")
+
+    # ------------------------------------------------------------ presets
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``tokenizer`` (a model spec, or None for the loaded model's),
+        ``objective``, ``config`` (field -> value), ``seed`` and ``samples`` (draw that many once shown).
+        The objective and its settings wait until the objectives for the tokenizer are listed."""
+        self._preset = dict(settings)
+        if "tokenizer" in settings:
+            spec = settings["tokenizer"] or ""
+            self.tokenizer_combo.blockSignals(True)
+            self.tokenizer_combo.setCurrentIndex(OTHER_TOKENIZER if spec else MODEL_TOKENIZER)
+            self.tokenizer_combo.blockSignals(False)
+            self.tokenizer_edit.setText(spec)
+            self.tokenizer_edit.setEnabled(bool(spec))
+        if "seed" in settings:
+            self.seed_spin.blockSignals(True)
+            self.seed_spin.setValue(int(settings["seed"]))
+            self.seed_spin.blockSignals(False)
+        if "samples" in settings:
+            self.stats.n_spin.setValue(int(settings["samples"]))
+        self.inputs_changed.emit()
+
+    def _apply_preset_objective(self) -> None:
+        preset = self._preset
+        if preset is None or not ("objective" in preset or "config" in preset):
+            return
+        name = preset.pop("objective", None) or self.objective_name()
+        config = preset.pop("config", None) or {}
+        index = self.objective_combo.findData(name)
+        if index < 0 or not self.objective_combo.model().item(index).isEnabled():
+            self.notice.show_message(f"The objective {name!r} does not apply to this tokenizer.", "warning")
+            return
+        unknown = sorted(set(config) - {f.name for f in config_fields(type(self.registry.objective(name)
+                                                                          .default_config()))})
+        if unknown:
+            self.notice.show_message(f"{name} has no setting {', '.join(unknown)}; the rest was applied.", "warning")
+        self.objective_combo.blockSignals(True)
+        self.objective_combo.setCurrentIndex(index)
+        self.objective_combo.blockSignals(False)
+        self.blockSignals(True)  # computing already: no inputs_changed from here
+        self.form.blockSignals(True)
+        self.form.set_objective(self.registry.objective(name))  # the defaults, then the step's values
+        self.form.set_values({k: v for k, v in config.items() if k not in unknown})
+        self._objective_changed()
+        self.form.blockSignals(False)
+        self.blockSignals(False)
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What ``apply_preset_step`` needs to show this again (settings, no inputs of its own)."""
+        settings: dict[str, Any] = {"tokenizer": self.tokenizer_spec(), "seed": self.seed_spin.value()}
+        if self.objective_name() is not None:
+            settings["objective"] = self.objective_name()
+            settings["config"] = self.form.values()
+        return settings, {}
 
     # -------------------------------------------------------------- inputs
     def tokenizer_spec(self) -> str | None:
@@ -272,6 +329,9 @@ class MaskingLabView(ModelView):
         else:
             self.notice.clear_message()
         self.model_panel.set_result(result)
+        samples = self._preset.pop("samples", None) if self._preset else None
+        if samples:
+            self.draw_samples(int(samples))
 
     def draw_samples(self, n: int) -> None:
         if self.ctx is None or self.result is None or self.registry is None:

@@ -23,6 +23,7 @@ from typing import Any, Callable, NoReturn, TypeVar
 from engine.errors import WorkbenchError
 
 PROG = "lm-workbench"
+FRONTENDS_GROUP = "lm_workbench.frontends"  # the window registers itself here (name "gui")
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 Handler = Callable[[argparse.Namespace], int]
@@ -170,3 +171,19 @@ def load_for(args: argparse.Namespace) -> Any:
 
     settings = settings_for(args)
     return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
+
+
+def frontend_attribute(name: str) -> Any:
+    """``name`` from the module of the installed window (the ``gui`` front-end entry point), or None when no
+    window is installed or it has no such attribute; this core package never imports the Qt layer itself."""
+    import importlib
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group=FRONTENDS_GROUP) if ep.name == "gui"]
+    if not found:
+        return None
+    try:
+        module = importlib.import_module(found[0].module)
+    except ImportError:
+        return None
+    return getattr(module, name, None)

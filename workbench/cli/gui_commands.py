@@ -10,9 +10,9 @@ import argparse
 from importlib.metadata import entry_points
 from typing import Any
 
-from workbench.cli.common import EXIT_FAILURE, print_error
+from workbench.cli.common import EXIT_FAILURE, FRONTENDS_GROUP, print_error
 
-FRONTENDS_GROUP = "lm_workbench.frontends"
+__all__ = ["FRONTENDS_GROUP", "open_gui", "register"]
 
 
 def register(sub: Any) -> None:

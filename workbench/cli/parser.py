@@ -15,6 +15,7 @@ from workbench.cli import (
     model_commands,
     objective_commands,
     prediction_commands,
+    preset_commands,
     pretrain_commands,
     probing_commands,
     prompt_commands,
@@ -32,6 +33,7 @@ COMMAND_MODULES = (
     probing_commands,
     scalar_mix_commands,
     prompt_commands,
+    preset_commands,
 )
 
 

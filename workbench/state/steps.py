@@ -5,7 +5,10 @@ actions (View menu; PageDown/PageUp) into ``next()`` and ``previous()``. Anythin
 step-by-step panel — is a ``Stepper`` (``next()`` and ``previous()``, each
 returning whether it moved) and ``push``es itself while it wants the keys;
 the most recently pushed one gets them, and ``remove`` hands them back to
-the one before. With nothing pushed, Next and Previous do nothing (the
+the one before. When the one on top cannot move (it is at its last or first
+step), the key falls through to the one pushed before it: a lecture whose step
+opened the attention step-by-step panel steps through the panel, then on to
+the lecture's next step. With nothing pushed, Next and Previous do nothing (the
 window disables its two actions, so PageDown/PageUp stay with the widgets).
 """
 
@@ -60,9 +63,12 @@ class StepController:
         return self._step(-1)
 
     def _step(self, direction: int) -> bool:
-        stepper = self.active()
-        if stepper is None:
+        if not self._stack:
             return False
-        moved = bool(stepper.next() if direction > 0 else stepper.previous())
+        moved = False
+        for stepper in reversed(list(self._stack)):  # the top one first; one that cannot move passes it on
+            moved = bool(stepper.next() if direction > 0 else stepper.previous())
+            if moved:
+                break
         self.events.stepped.emit(direction, moved)
         return moved

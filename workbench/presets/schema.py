@@ -1,0 +1,159 @@
+"""The lecture-preset schema ("lm-workbench-preset/1") and its validator.
+
+A preset is a JSON object::
+
+    {"format": "lm-workbench-preset/1", "name": "bert-masking", "title": "...", "description": "...",
+     "model": "default" | "course:<family>" | a model spec,
+     "steps": [{"view": "masking_lab", "caption": "one line", "inputs": {"text": "...", "pair": "...",
+                "corpus": "demo" | {"lines": [...], "labels": [...], "label_name": "sense"}},
+                "settings": {...}, "model": "optional override"}]}
+
+Unknown keys are refused (a typo must not pass silently); every message names
+the file and the field, e.g. ``bank.json: steps[2].caption: must be one line``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import WorkbenchError
+
+FORMAT = "lm-workbench-preset/1"
+STEP_INPUTS = ("text", "pair", "corpus")
+MAX_CAPTION = 200
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_TOP_KEYS = {"format", "name", "title", "description", "model", "steps"}
+_STEP_KEYS = {"view", "caption", "inputs", "settings", "model"}
+_CORPUS_KEYS = {"lines", "labels", "label_name", "source"}
+
+
+class PresetError(WorkbenchError):
+    """A preset file that does not follow the schema (the message names the file and the field)."""
+
+
+@dataclass(frozen=True)
+class PresetStep:
+    view: str
+    caption: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None  # None: the preset's model
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    description: str
+    model: str
+    steps: tuple[PresetStep, ...]
+    source: str = ""  # the file it came from (for messages and "file:" paths)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The preset as its JSON object again (what ``parse_preset`` reads)."""
+        steps = []
+        for s in self.steps:
+            step: dict[str, Any] = {"view": s.view, "caption": s.caption}
+            if s.inputs:
+                step["inputs"] = s.inputs
+            if s.settings:
+                step["settings"] = s.settings
+            if s.model is not None:
+                step["model"] = s.model
+            steps.append(step)
+        return {"format": FORMAT, "name": self.name, "title": self.title, "description": self.description,
+                "model": self.model, "steps": steps}
+
+
+def _fail(source: str, where: str, message: str) -> PresetError:
+    return PresetError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+
+
+def _text(data: dict, key: str, source: str, where: str, *, required: bool = True, one_line: bool = False) -> str:
+    path = f"{where}.{key}" if where else key
+    if key not in data:
+        if required:
+            raise _fail(source, path, "is missing")
+        return ""
+    value = data[key]
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise _fail(source, path, "must be a non-empty string" if required else "must be a string")
+    if one_line and ("\n" in value or len(value) > MAX_CAPTION):
+        raise _fail(source, path, f"must be one line of at most {MAX_CAPTION} characters")
+    return value
+
+
+def _unknown(data: dict, allowed: set[str], source: str, where: str) -> None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise _fail(source, where or "preset", f"unknown key(s) {', '.join(extra)} (allowed: "
+                    f"{', '.join(sorted(allowed))})")
+
+
+def _corpus(value: Any, source: str, where: str) -> Any:
+    if value == "demo":
+        return value
+    if not isinstance(value, dict):
+        raise _fail(source, where, 'must be "demo" or an object with "lines" (and optional "labels")')
+    _unknown(value, _CORPUS_KEYS, source, where)
+    lines = value.get("lines")
+    if not isinstance(lines, list) or not lines or not all(isinstance(x, str) and x.strip() for x in lines):
+        raise _fail(source, f"{where}.lines", "must be a non-empty list of non-empty strings")
+    labels = value.get("labels")
+    if labels is not None:
+        if not isinstance(labels, list) or len(labels) != len(lines) or \
+                not all(x is None or isinstance(x, str) for x in labels):
+            raise _fail(source, f"{where}.labels", f"must be a list of {len(lines)} strings (one per line) or null")
+    if "label_name" in value and not isinstance(value["label_name"], str):
+        raise _fail(source, f"{where}.label_name", "must be a string")
+    return value
+
+
+def _step(data: Any, index: int, source: str) -> PresetStep:
+    where = f"steps[{index}]"
+    if not isinstance(data, dict):
+        raise _fail(source, where, "must be an object")
+    _unknown(data, _STEP_KEYS, source, where)
+    view = _text(data, "view", source, where)
+    caption = _text(data, "caption", source, where, one_line=True)
+    inputs = data.get("inputs", {})
+    if not isinstance(inputs, dict):
+        raise _fail(source, f"{where}.inputs", "must be an object")
+    bad = sorted(set(inputs) - set(STEP_INPUTS))
+    if bad:
+        raise _fail(source, f"{where}.inputs", f"unknown input(s) {', '.join(bad)} (known: {', '.join(STEP_INPUTS)})")
+    for key in ("text", "pair"):
+        if key in inputs and not isinstance(inputs[key], str):
+            raise _fail(source, f"{where}.inputs.{key}", "must be a string")
+    if "corpus" in inputs:
+        _corpus(inputs["corpus"], source, f"{where}.inputs.corpus")
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise _fail(source, f"{where}.settings", "must be an object")
+    model = _text(data, "model", source, where) if "model" in data else None
+    return PresetStep(view=view, caption=caption, inputs=dict(inputs), settings=dict(settings), model=model)
+
+
+def parse_preset(data: Any, source: str = "preset") -> Preset:
+    """Check ``data`` (a parsed JSON value) against the schema; a ``PresetError`` names what is wrong."""
+    if not isinstance(data, dict):
+        raise _fail(source, "", "a preset must be a JSON object")
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        if isinstance(fmt, str) and fmt.startswith("lm-workbench-preset/"):
+            raise _fail(source, "format", f"{fmt!r} is a newer preset format than this version reads ({FORMAT})")
+        raise _fail(source, "format", f"must be {FORMAT!r}")
+    _unknown(data, _TOP_KEYS, source, "")
+    name = _text(data, "name", source, "")
+    if not NAME_PATTERN.match(name):
+        raise _fail(source, "name", "must be lower-case letters, digits and dashes (at most 64)")
+    title = _text(data, "title", source, "", one_line=True)
+    description = _text(data, "description", source, "", required=False)
+    model = _text(data, "model", source, "")
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not steps:
+        raise _fail(source, "steps", "must be a non-empty list")
+    return Preset(name=name, title=title, description=description, model=model,
+                  steps=tuple(_step(s, i, source) for i, s in enumerate(steps)), source=source)
