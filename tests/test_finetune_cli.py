@@ -183,4 +183,11 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     assert run["kind"] == "finetune" and run["cli_command"] == spec.cli_command()
     assert {"loss", "lr", "validation_loss", "accuracy", "f1", "mcc", "peak_memory_mb", "adapter_bytes"} <= metrics
     assert {"adapter", "summary"} <= artifacts
-    assert json.loads((tmp_path / "out" / "summary.json").read_text())["run_id"] == run_id
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["run_id"] == run_id
+    with RunStore(db) as store:
+        before = {row["name"]: row["value"] for row in store.metrics(run_id) if row["step"] == 0}
+    assert before["trainable_parameters"] == summary["trainable_parameters"]  # known before the first step
+    from workbench.finetune.run import parameter_counts
+
+    assert parameter_counts(spec) == (summary["trainable_parameters"], summary["total_parameters"])
