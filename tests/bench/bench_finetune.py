@@ -23,7 +23,8 @@ training step minus ``ru_maxrss`` right after the task model is loaded (CPU), or
 LoRA / full <= 0.6.
 
     .venv/bin/python tests/bench/bench_finetune.py [--steps 20] [--warmup 3] [--batch 16] [--seq-len 128]
-        [--threads N] [--repeats 3] [--memory-batch 32] [--memory-steps 3] [--device cpu|cuda] [--json PATH]
+        [--threads N] [--repeats 3] [--memory-batch 32] [--memory-steps 3] [--device cpu|cuda]
+        [--only speed|memory] [--json PATH]
 """
 
 from __future__ import annotations
@@ -188,24 +189,7 @@ def memory(args, method: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--seq-len", type=int, default=128)
-    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--memory-batch", type=int, default=32)
-    parser.add_argument("--memory-steps", type=int, default=3)
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
-    parser.add_argument("--json")
-    args = parser.parse_args()
-    if args.memory_child:
-        memory_child(args)
-        return
-
+def speed_part(args, result: dict) -> None:
     import torch
 
     from engine.default_model import default_model_folder
@@ -215,7 +199,6 @@ def main() -> None:
     folder = default_model_folder()
     tokenizer = load_task_tokenizer(folder)
     data = examples(tokenizer, (args.warmup + args.steps) * args.batch + args.batch, args.seq_len)
-    result: dict = {"settings": vars(args).copy(), "environment": environment()}
     rates: dict[str, list[float]] = {"workbench": [], "plain": []}
     load = OtherLoad()
     load.start()
@@ -230,12 +213,39 @@ def main() -> None:
           f"workbench {speed['workbench']:.3f}, plain peft {speed['plain']:.3f}; ratio {ratio:.3f} "
           f"(goal >= 0.95: {verdict(ratio >= 0.95)})   other load {others} CPUs, steal {load.steal}")
 
+
+def memory_part(args, result: dict) -> None:
     peaks = {m: memory(args, m) for m in ("lora", "full")}
     share = peaks["lora"]["peak_over_baseline_mb"] / peaks["full"]["peak_over_baseline_mb"]
     result["memory"] = {"peaks": peaks, "ratio": share}
     print(f"peak training memory over the loaded model (batch {args.memory_batch} x {args.seq_len}, AdamW): "
           f"LoRA {peaks['lora']['peak_over_baseline_mb']:.0f} MB, full {peaks['full']['peak_over_baseline_mb']:.0f} MB; "
           f"ratio {share:.2f} (goal <= 0.6: {verdict(share <= 0.6)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--seq-len", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--memory-batch", type=int, default=32)
+    parser.add_argument("--memory-steps", type=int, default=3)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--only", choices=["speed", "memory"], help="run one of the two parts")
+    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args)
+        return
+    result: dict = {"settings": vars(args).copy(), "environment": environment()}
+    if args.only != "memory":
+        speed_part(args, result)
+    if args.only != "speed":
+        memory_part(args, result)
     write_json(args.json, result)
 
 
