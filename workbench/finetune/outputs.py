@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,9 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
                  tokenizer: Any, result: Any, lr: float, run_id: int | None) -> dict[str, Any]:
     """The adapter, the manifest, the predictions, the confusion matrix and ``summary.json``; returns the summary."""
     adapter = out_dir / ADAPTER_FOLDER
-    adapter.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(adapter, ignore_errors=True)  # an earlier run's files in the same folder must not linger
+    (out_dir / CONFUSION_FILE).unlink(missing_ok=True)
+    adapter.mkdir(parents=True)
     method.save(result.model, adapter)
     if (adapter / "config.json").is_file():  # a whole model (full fine-tuning): its tokenizer goes with it
         tokenizer.save_pretrained(adapter)

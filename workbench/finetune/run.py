@@ -170,12 +170,13 @@ def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
     tuned = open_output(folder)
     merged = method.merge(tuned.model)
     adapter = out / ADAPTER_FOLDER
-    adapter.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(adapter, ignore_errors=True)
+    adapter.mkdir(parents=True)
     merged.save_pretrained(adapter, safe_serialization=True)
     tuned.tokenizer.save_pretrained(adapter)
     extra = {k: v for k, v in manifest.items() if k not in ("format", "base_model", "task", "method",
                                                             "method_config", "labels", "text_columns",
-                                                            "max_length", "run_id")}
+                                                            "max_length", "run_id", "merged_from")}
     write_manifest(out, base_model=manifest["base_model"], task=manifest["task"], method="full", method_config={},
                    labels=manifest.get("labels") or [], text_columns=manifest.get("text_columns"),
                    max_length=manifest["max_length"], run_id=manifest.get("run_id"),
