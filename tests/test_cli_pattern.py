@@ -13,7 +13,7 @@ from workbench.cli.parser import COMMAND_MODULES, build_parser
 
 COMMANDS = ["gui", "info", "encode", "attention", "fill-mask", "next-token", "lens", "corrupt", "plugins",
             "neighbours", "project", "pretrain", "runs", "course-models", "probe", "sts", "scalar-mix",
-            "prompt-eval", "generate", "presets"]
+            "prompt-eval", "generate", "presets", "finetune", "predict", "finetune-merge"]
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -47,7 +47,6 @@ PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job"
                    command=_pretrain_command)
 
 
-
 def _probe_command(params: dict[str, Any]) -> str:
     from workbench.probing.runs import probe_command
 
@@ -66,7 +65,6 @@ STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Senten
               command=_sts_command)
 
 
-
 def _prompt_eval_command(params: dict[str, Any]) -> str:
     from workbench.prompting.runs import prompt_eval_command
 
@@ -76,7 +74,17 @@ def _prompt_eval_command(params: dict[str, Any]) -> str:
 PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",
                       title="Prompt evaluation", command=_prompt_eval_command)
 
-RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, PROMPT_EVAL)}
+
+def _finetune_command(params: dict[str, Any]) -> str:
+    from workbench.finetune.spec import FineTuneSpec
+
+    return FineTuneSpec.from_dict(params).cli_command()
+
+
+FINETUNE = RunKind(kind="finetune", target="workbench.finetune.job:finetune_job", title="Fine-tuning",
+                   command=_finetune_command)
+
+RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE, PROMPT_EVAL)}
 
 
 def run_kind(kind: str) -> RunKind | None:

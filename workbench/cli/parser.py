@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from workbench.cli import (
     embedding_commands,
+    finetune_commands,
     gui_commands,
     model_commands,
     objective_commands,
@@ -34,6 +35,7 @@ COMMAND_MODULES = (
     scalar_mix_commands,
     prompt_commands,
     preset_commands,
+    finetune_commands,
 )
 
 
