@@ -92,6 +92,13 @@ def _token_span(offsets: list, char_start: int, char_end: int) -> tuple[int, int
 def best_span(start_logits: Sequence[float], end_logits: Sequence[float], offsets: list,
               max_answer_tokens: int = 30, top: int = 20) -> tuple[int, int] | None:
     """The character span of the highest-scoring valid (start <= end, inside the context) token pair."""
+    found = scored_best_span(start_logits, end_logits, offsets, max_answer_tokens, top)
+    return found[1] if found else None
+
+
+def scored_best_span(start_logits: Sequence[float], end_logits: Sequence[float], offsets: list,
+                     max_answer_tokens: int = 30, top: int = 20) -> tuple[float, tuple[int, int]] | None:
+    """``best_span`` with its score (start logit + end logit), to compare spans across windows."""
     ranked_starts = sorted(range(len(start_logits)), key=lambda i: -start_logits[i])[:top]
     ranked_ends = sorted(range(len(end_logits)), key=lambda i: -end_logits[i])[:top]
     best, best_score = None, float("-inf")
@@ -102,4 +109,4 @@ def best_span(start_logits: Sequence[float], end_logits: Sequence[float], offset
             score = start_logits[s] + end_logits[e]
             if score > best_score:
                 best, best_score = (offsets[s][0], offsets[e][1]), score
-    return best
+    return (best_score, best) if best is not None else None

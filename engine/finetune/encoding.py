@@ -1,0 +1,127 @@
+"""Turning each task's examples into model inputs, and padded rows into a training ``Batch``.
+
+One encoded example ("feature") is a dict of lists: ``input_ids``, ``attention_mask`` (and
+``token_type_ids`` where the tokenizer makes them) plus its target:
+
+- ``seq-cls``: ``label`` (an int); pairs are encoded as the tokenizer's text pair;
+- ``token-cls``: ``labels`` per token, the first subword of each word labelled, the rest -100
+  (``engine.finetune.alignment.encode_tagged``);
+- ``qa``: one feature per context window (``encode_qa``) with ``start``/``end`` token positions and
+  ``example`` (the question it came from); both positions 0 where the window lacks the answer;
+- ``seq2seq``: ``labels``, the target's token ids.
+
+``collate`` pads a list of features into a ``Batch`` whose ``inputs`` go to the model and whose
+``labels`` (QA: start positions, end positions in ``extras``) go to its loss.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import torch
+
+from engine.finetune.alignment import IGNORE_INDEX, encode_qa, encode_tagged
+from engine.finetune.data import ClassificationExample, QAExample, Seq2SeqExample, TaggedSentence
+from engine.objectives.batching import Batch, pad_rows
+
+Feature = dict[str, Any]
+
+
+def _inputs(encoding: Any) -> Feature:
+    feature = {"input_ids": list(encoding["input_ids"]), "attention_mask": list(encoding["attention_mask"])}
+    if "token_type_ids" in encoding:
+        feature["token_type_ids"] = list(encoding["token_type_ids"])
+    return feature
+
+
+def encode_classification(tokenizer: Any, examples: Sequence[ClassificationExample], labels: Sequence[str],
+                          max_length: int) -> list[Feature]:
+    ids = {label: i for i, label in enumerate(labels)}
+    out = []
+    for example in examples:
+        encoding = tokenizer(example.text, example.text_pair, truncation=True, max_length=max_length)
+        out.append(_inputs(encoding) | {"label": ids.get(example.label, IGNORE_INDEX)})
+    return out
+
+
+def encode_sentences(tokenizer: Any, sentences: Sequence[TaggedSentence], labels: Sequence[str],
+                     max_length: int) -> list[Feature]:
+    ids = {label: i for i, label in enumerate(labels)}
+    out = []
+    for sentence in sentences:
+        tag_ids = [ids.get(tag, IGNORE_INDEX) for tag in sentence.tags]
+        out.append(encode_tagged(tokenizer, sentence.words, tag_ids, max_length=max_length))
+    return out
+
+
+def qa_stride(max_length: int) -> int:
+    """Context tokens shared by consecutive QA windows: a quarter of the window, at most 128."""
+    return max(1, min(128, max_length // 4))
+
+
+def encode_questions(tokenizer: Any, examples: Sequence[QAExample], max_length: int) -> list[Feature]:
+    """Every window of every question (training uses each question's first answer)."""
+    out = []
+    for index, example in enumerate(examples):
+        windows = encode_qa(tokenizer, example.question, example.context, example.answer_starts[0],
+                            example.answers[0], max_length=max_length, stride=qa_stride(max_length))
+        for window in windows:
+            out.append({"input_ids": window.input_ids, "attention_mask": window.attention_mask,
+                        "start": window.start_position, "end": window.end_position, "example": index,
+                        "offsets": window.offsets})
+    return out
+
+
+def encode_pairs(tokenizer: Any, examples: Sequence[Seq2SeqExample], max_length: int) -> list[Feature]:
+    out = []
+    for example in examples:
+        encoding = tokenizer(example.source, text_target=example.target, truncation=True, max_length=max_length)
+        out.append(_inputs(encoding) | {"labels": list(encoding["labels"])})
+    return out
+
+
+def encode_task(task: str, tokenizer: Any, data: Sequence[Any], labels: Sequence[str],
+                max_length: int) -> list[Feature]:
+    """``data`` (the reader's examples for ``task``) as features."""
+    if task == "seq-cls":
+        return encode_classification(tokenizer, data, labels, max_length)
+    if task == "token-cls":
+        return encode_sentences(tokenizer, data, labels, max_length)
+    if task == "qa":
+        return encode_questions(tokenizer, data, max_length)
+    return encode_pairs(tokenizer, data, max_length)
+
+
+def _tensor(rows: Sequence[Sequence[int]], value: int) -> torch.Tensor:
+    return torch.from_numpy(pad_rows(rows, value))
+
+
+def collate(task: str, features: Sequence[Feature], pad_id: int) -> Batch:
+    """Right-pad ``features`` into one ``Batch`` (attention mask 0 and labels -100 on the padding)."""
+    inputs = {"input_ids": _tensor([f["input_ids"] for f in features], pad_id),
+              "attention_mask": _tensor([f["attention_mask"] for f in features], 0)}
+    if all("token_type_ids" in f for f in features) and features:
+        inputs["token_type_ids"] = _tensor([f["token_type_ids"] for f in features], 0)
+    extras: dict[str, torch.Tensor] = {}
+    if task == "seq-cls":
+        labels = torch.tensor([f["label"] for f in features], dtype=torch.long)
+    elif task == "qa":
+        labels = torch.tensor([f["start"] for f in features], dtype=torch.long)
+        extras["end_positions"] = torch.tensor([f["end"] for f in features], dtype=torch.long)
+    else:
+        labels = _tensor([f["labels"] for f in features], IGNORE_INDEX)
+    return Batch(inputs=inputs, labels=labels, previews=[], extras=extras)
+
+
+def targets(task: str, batch: Batch) -> dict[str, torch.Tensor]:
+    """The keyword arguments that make a task model compute its loss on ``batch``."""
+    if task == "qa":
+        return {"start_positions": batch.labels, "end_positions": batch.extras["end_positions"]}
+    return {"labels": batch.labels}
+
+
+def batches_of(task: str, features: Sequence[Feature], pad_id: int, size: int) -> list[Batch]:
+    """``features`` in order, ``size`` at a time."""
+    return [collate(task, features[i:i + size], pad_id) for i in range(0, len(features), size)]
+
+

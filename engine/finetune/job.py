@@ -1,0 +1,189 @@
+"""One fine-tuning run in this process: a method applied to a task model, trained by the one loop.
+
+``finetune_steps(...)`` is a generator: it yields the loop's events (``Progress`` every step,
+``StepMetrics``, ``EvalMetrics``, ``CheckpointSaved``) and returns a ``FineTuneResult``. Epochs become
+optimizer steps (``ceil(epochs · ceil(train examples / batch))``; QA counts context windows); the
+validation set is scored at step 0, after every epoch and at the end. The loop's own validation gives
+the loss; the task's metrics need every prediction at once (F1 and MCC do not average over batches),
+so at each of the loop's ``EvalMetrics`` this generator scores the whole validation set
+(``engine.finetune.validation``) and yields the event again with the metrics in ``extra``.
+
+Cancel through ``cancel`` (the loop's token): the loop saves a checkpoint and raises ``Cancelled``.
+Peak memory is the growth of the process's ``ru_maxrss`` during training on the CPU (0 when an
+earlier peak in the process was higher), ``torch.cuda.max_memory_allocated`` on a GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generator, Sequence
+
+import torch
+
+from engine.errors import WorkbenchError
+from engine.finetune.encoding import batches_of, collate, encode_task, targets
+from engine.finetune.validation import ValidationReport, validate_task
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from engine.training.config import TrainingConfig
+from engine.training.events import EvalMetrics
+from engine.training.loop import train
+from engine.training.task import TrainingTask
+
+
+@dataclass
+class FineTuneData:
+    """The reader's examples for ``task`` (``engine.finetune.data``), already split; ``labels`` for the
+    classification tasks (token classification: "O" first), empty otherwise."""
+
+    task: str
+    train: Sequence[Any]
+    validation: Sequence[Any]
+    labels: Sequence[str] = ()
+
+
+@dataclass
+class FineTuneSettings:
+    epochs: float = 3.0
+    batch_size: int = 16
+    lr: float = 1e-3
+    max_length: int = 128
+    seed: int = 0
+    training: dict[str, Any] = field(default_factory=dict)  # any other TrainingConfig field
+
+
+@dataclass
+class FineTuneResult:
+    model: Any  # what the method's ``apply`` returned, trained
+    trainable_parameters: int
+    total_parameters: int
+    validation: dict[str, float]  # the task metrics at the end
+    best_validation: dict[str, float]  # each metric's best value over the evaluations
+    history: list[tuple[int, dict[str, float]]]  # (step, validation_loss + metrics) per evaluation
+    report: ValidationReport  # the final predictions, rows and confusion matrix
+    steps: int
+    wall_s: float
+    peak_memory_mb: float
+    device: str
+    first_loss: float
+    final_loss: float
+    validation_loss: float
+    losses: list[float] = field(default_factory=list)
+
+    @property
+    def trainable_percent(self) -> float:
+        return 100.0 * self.trainable_parameters / self.total_parameters if self.total_parameters else 0.0
+
+
+def count_parameters(model: Any) -> tuple[int, int]:
+    """(trainable, total) parameters, each shared tensor once."""
+    seen, trainable, total = set(), 0, 0
+    for parameter in model.parameters():
+        if id(parameter) in seen:
+            continue
+        seen.add(id(parameter))
+        total += parameter.numel()
+        trainable += parameter.numel() if parameter.requires_grad else 0
+    return trainable, total
+
+
+def training_config(settings: FineTuneSettings, train_size: int) -> TrainingConfig:
+    """The loop's settings: epochs as steps, an evaluation per epoch, 6% warm-up, linear decay."""
+    per_epoch = max(1, math.ceil(train_size / settings.batch_size))
+    steps = max(1, math.ceil(settings.epochs * per_epoch))
+    values: dict[str, Any] = {
+        "steps": steps, "batch_size": settings.batch_size, "lr": settings.lr, "seed": settings.seed,
+        "warmup_steps": round(0.06 * steps), "eval_every": per_epoch if per_epoch < steps else 0,
+        "log_every": max(1, min(10, per_epoch)), "keep_checkpoints": 1, "weight_decay": 0.01,
+    }
+    values.update(settings.training)
+    return TrainingConfig.from_dict(values)
+
+
+def _rss_mb() -> float:
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+
+
+def build_training_task(task: str, model: Any, train_features: list, validation_features: list, pad_id: int,
+                        batch_size: int) -> TrainingTask:
+    """The loop's task: batches of encoded features, the task model's own loss."""
+    validation = batches_of(task, validation_features, pad_id, batch_size)
+
+    def make_batch(indices: list[int], rng: Any) -> Any:
+        return collate(task, [train_features[i] for i in indices], pad_id)
+
+    def loss(model: Any, heads: dict, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        return model(**batch.inputs, **targets(task, batch)).loss, {}
+
+    return TrainingTask(model=model, heads={}, train_size=len(train_features), make_batch=make_batch, loss=loss,
+                        validation_batches=lambda: validation)
+
+
+def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, data: FineTuneData,
+                   settings: FineTuneSettings, *, checkpoint_dir: Path, cancel: CancelToken = NEVER_CANCELLED,
+                   ) -> Generator[Any, None, FineTuneResult]:
+    """Apply ``method`` to the task ``model`` (head fresh, seeded by the caller) and train it; see the module."""
+    task = data.task
+    if task not in getattr(method, "tasks", ()):
+        raise WorkbenchError(f"the {method.name} method does not support {task}; it supports "
+                             f"{', '.join(sorted(method.tasks))}")
+    if not data.train or not data.validation:
+        raise WorkbenchError("fine-tuning needs at least one training and one validation example")
+    torch.manual_seed(settings.seed)
+    yield Progress(0, 0, f"applying {method.name} to the {task} model")
+    prepared = method.apply(model, method_config, task)
+    trainable, total = count_parameters(prepared)
+    if trainable == 0:
+        raise WorkbenchError(f"the {method.name} method left no parameter to train")
+    yield Progress(0, 0, f"{trainable:,} of {total:,} parameters trainable ({100 * trainable / total:.2f}%)")
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
+    validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
+    config = training_config(settings, len(train_features))
+    training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
+                                        settings.batch_size)
+
+    cuda = torch.cuda.is_available() and config.device != "cpu"
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+        baseline = torch.cuda.max_memory_allocated() / 2**20
+    else:
+        baseline = _rss_mb()
+    started = time.perf_counter()
+    history: list[tuple[int, dict[str, float]]] = []
+    report = ValidationReport({})
+    steps = train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel)
+    while True:
+        try:
+            event = next(steps)
+        except StopIteration as stop:
+            result = stop.value
+            break
+        if isinstance(event, EvalMetrics):
+            yield Progress(event.step, config.steps, f"validating at step {event.step}")
+            report = validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
+                                   batch_size=max(32, settings.batch_size))
+            prepared.train()
+            history.append((event.step, {"validation_loss": event.validation_loss, **report.metrics}))
+            event = dataclasses.replace(event, extra={**event.extra, **report.metrics})
+        yield event
+    wall = time.perf_counter() - started
+    peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
+    prepared.eval()
+    best = {}
+    for _, values in history:
+        for key, value in values.items():
+            better = min if key == "validation_loss" else max
+            best[key] = better(best.get(key, value), value)
+    return FineTuneResult(
+        model=prepared, trainable_parameters=trainable, total_parameters=total, validation=dict(report.metrics),
+        best_validation=best, history=history, report=report, steps=result.steps_done, wall_s=wall,
+        peak_memory_mb=peak, device=result.device, first_loss=result.first_loss, final_loss=result.final_loss,
+        validation_loss=result.validation_loss, losses=list(result.losses))
+

@@ -1,0 +1,99 @@
+"""The ``transformers`` task model a fine-tuning run trains: a base folder plus a fresh task head.
+
+``build_task_model(folder, task, labels)`` loads ``AutoModelFor{SequenceClassification,
+TokenClassification,QuestionAnswering,Seq2SeqLM}`` from a local model folder (safetensors only,
+never remote code) with ``num_labels`` / ``id2label`` / ``label2id`` for the classification tasks.
+The head is new (random, seeded by the caller); the encoder's weights are the base's. A base that
+cannot do the task (sequence-to-sequence on an encoder, a family ``transformers`` has no head for)
+is a ``WorkbenchError`` saying so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from engine.errors import WorkbenchError
+
+HEAD_CLASSES = {
+    "seq-cls": "AutoModelForSequenceClassification",
+    "token-cls": "AutoModelForTokenClassification",
+    "qa": "AutoModelForQuestionAnswering",
+    "seq2seq": "AutoModelForSeq2SeqLM",
+}
+TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
+              "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation"}
+
+
+def _config(folder: Path) -> Any:
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(folder, trust_remote_code=False)
+    except Exception as exc:  # transformers raises many types here
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise WorkbenchError(f"cannot read the model config in {folder}: {first}") from None
+
+
+def check_task_support(folder: str | Path, task: str) -> None:
+    """Raise ``WorkbenchError`` when the base in ``folder`` cannot be given ``task``'s head (cheap: config only)."""
+    import transformers
+
+    folder = Path(folder)
+    if task not in HEAD_CLASSES:
+        raise WorkbenchError(f"unknown task {task!r}; choose one of {', '.join(HEAD_CLASSES)}")
+    config = _config(folder)
+    kind = getattr(config, "model_type", "?")
+    if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
+        raise WorkbenchError(f"{folder.name} is a {kind} model, not an encoder-decoder; "
+                             f"sequence-to-sequence needs a BART or T5 base")
+    auto = getattr(transformers, HEAD_CLASSES[task])
+    if type(config) not in auto._model_mapping:
+        raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder.name})")
+
+
+def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) -> Any:
+    """The task model for ``task`` on the base in ``folder``, in train mode, float32, on the CPU.
+
+    ``labels`` (classification tasks) give ``num_labels`` and the ``id2label`` names the saved
+    model carries.
+    """
+    import transformers
+
+    from engine.loading import quiet_transformers
+    from engine.weights import safetensors_files
+
+    folder = Path(folder)
+    check_task_support(folder, task)
+    if not safetensors_files(folder):
+        raise WorkbenchError(f"{folder} has no safetensors weights; fine-tuning loads only *.safetensors")
+    kwargs: dict[str, Any] = {}
+    if task in ("seq-cls", "token-cls"):
+        if len(labels) < 2:
+            raise WorkbenchError(f"{TASK_WORDS[task]} needs at least two labels, not {list(labels)}")
+        kwargs = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
+                  "label2id": {label: i for i, label in enumerate(labels)}}
+    quiet_transformers()
+    auto = getattr(transformers, HEAD_CLASSES[task])
+    try:
+        model = auto.from_pretrained(folder, use_safetensors=True, trust_remote_code=False, **kwargs)
+    except WorkbenchError:
+        raise
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise WorkbenchError(f"cannot build a {TASK_WORDS[task]} model from {folder}: {first}") from None
+    return model.float().train()
+
+
+def load_task_tokenizer(folder: str | Path) -> Any:
+    """The base's fast tokenizer (label alignment and QA offsets need one)."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(Path(folder), trust_remote_code=False)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise WorkbenchError(f"cannot load the tokenizer in {folder}: {first}") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise WorkbenchError(f"the tokenizer in {folder} has no fast version; fine-tuning needs one")
+    return tokenizer

@@ -1,0 +1,94 @@
+"""The task's metrics on the whole validation set, each example's prediction, and a confusion matrix.
+
+Metric names (the run store's and ``summary.json``'s): sentence classification ``accuracy``, ``f1``
+(macro) and ``mcc``; token classification entity-level ``f1``, ``precision`` and ``recall``; QA
+``exact_match`` and ``f1``; sequence-to-sequence ``rouge1``, ``rouge2`` and ``rougeL``. They are
+computed over all examples at once (F1 and MCC do not average over batches), from
+``engine.finetune.metrics``.
+
+Each row: ``index, text, gold, predicted, correct, confidence`` plus the task's own keys
+(``text_pair``, ``probabilities``; ``words``; ``context``, ``answers``; nothing more for seq2seq).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from engine.finetune import inference, metrics
+
+PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+
+
+@dataclass
+class ValidationReport:
+    metrics: dict[str, float]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    confusion: dict[str, Any] | None = None  # {"labels": [...], "matrix": [[gold x predicted]]}
+
+
+def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for g, p in zip(gold, predicted):
+        if g in index and p in index:
+            matrix[index[g]][index[p]] += 1
+    return {"labels": list(labels), "matrix": matrix}
+
+
+def validate_task(task: str, model: Any, tokenizer: Any, data: Sequence[Any], labels: Sequence[str],
+                  max_length: int, batch_size: int = 32) -> ValidationReport:
+    """Predict every example of ``data`` (the reader's examples) and score the predictions."""
+    if task == "seq-cls":
+        return _classification(model, tokenizer, data, labels, max_length, batch_size)
+    if task == "token-cls":
+        return _tagging(model, tokenizer, data, labels, max_length, batch_size)
+    if task == "qa":
+        return _questions(model, tokenizer, data, max_length, batch_size)
+    return _generation(model, tokenizer, data, max_length, batch_size)
+
+
+def _classification(model, tokenizer, data, labels, max_length, batch_size) -> ValidationReport:
+    found = inference.classify(model, tokenizer, [(e.text, e.text_pair) for e in data], labels, max_length,
+                               batch_size)
+    gold, predicted = [e.label for e in data], [f["label"] for f in found]
+    scores = metrics.classification_metrics(gold, predicted)
+    rows = [{"index": i, "text": e.text, "gold": e.label, "predicted": f["label"], "correct": e.label == f["label"],
+             "confidence": f["confidence"], "text_pair": e.text_pair, "probabilities": f["probabilities"]}
+            for i, (e, f) in enumerate(zip(data, found))]
+    return ValidationReport({"accuracy": scores["accuracy"], "f1": scores["macro_f1"], "mcc": scores["mcc"]},
+                            rows, confusion_matrix(gold, predicted, labels))
+
+
+def _tagging(model, tokenizer, data, labels, max_length, batch_size) -> ValidationReport:
+    found = inference.tag(model, tokenizer, [s.words for s in data], labels, max_length, batch_size)
+    gold, predicted = [list(s.tags) for s in data], [f["tags"] for f in found]
+    scores = metrics.entity_scores(gold, predicted)
+    rows = [{"index": i, "text": " ".join(s.words), "gold": list(s.tags), "predicted": f["tags"],
+             "correct": list(s.tags) == f["tags"], "confidence": f["confidence"], "words": list(s.words)}
+            for i, (s, f) in enumerate(zip(data, found))]
+    flat_gold = [t for tags in gold for t in tags]
+    flat_predicted = [t for tags in predicted for t in tags]
+    return ValidationReport({"f1": scores["f1"], "precision": scores["precision"], "recall": scores["recall"]},
+                            rows, confusion_matrix(flat_gold, flat_predicted, labels))
+
+
+def _questions(model, tokenizer, data, max_length, batch_size) -> ValidationReport:
+    found = inference.answer(model, tokenizer, [(e.question, e.context) for e in data], max_length, batch_size)
+    scores = metrics.squad_metrics([f["answer"] for f in found], [list(e.answers) for e in data])
+    rows = [{"index": i, "text": e.question, "gold": e.answers[0], "predicted": f["answer"],
+             "correct": metrics.exact_match(f["answer"], e.answers) == 1.0, "confidence": f["confidence"],
+             "context": e.context, "answers": list(e.answers)}
+            for i, (e, f) in enumerate(zip(data, found))]
+    return ValidationReport({"exact_match": scores["exact_match"], "f1": scores["f1"]}, rows)
+
+
+def _generation(model, tokenizer, data, max_length, batch_size) -> ValidationReport:
+    found = inference.generate(model, tokenizer, [e.source for e in data], max_length, batch_size)
+    predicted = [f["text"] for f in found]
+    scores = metrics.rouge_scores(predicted, [e.target for e in data])
+    rows = [{"index": i, "text": e.source, "gold": e.target, "predicted": f["text"],
+             "correct": metrics.rouge_tokens(f["text"]) == metrics.rouge_tokens(e.target),
+             "confidence": f["confidence"]}
+            for i, (e, f) in enumerate(zip(data, found))]
+    return ValidationReport(scores, rows)
