@@ -17,15 +17,9 @@ from torch import nn
 
 from engine.errors import WorkbenchError
 from engine.finetune.method_api import TASKS
+from engine.finetune.task_model import HEAD_CLASSES
 from engine.peft_methods.counting import ParameterCount, count_parameters
 
-# task -> the transformers auto class of its task model
-TASK_MODEL_CLASSES = {
-    "seq-cls": "AutoModelForSequenceClassification",
-    "token-cls": "AutoModelForTokenClassification",
-    "qa": "AutoModelForQuestionAnswering",
-    "seq2seq": "AutoModelForSeq2SeqLM",
-}
 
 
 def label_names(task: str, train_path: str | Path) -> list[str]:
@@ -45,12 +39,12 @@ def task_model_from_config(config: Any, task: str, num_labels: int = 2) -> nn.Mo
     """A fresh, randomly initialised task model of ``config``'s architecture (no weights are read)."""
     import transformers
 
-    if task not in TASK_MODEL_CLASSES:
+    if task not in HEAD_CLASSES:
         raise WorkbenchError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
     config = copy.deepcopy(config)
     if task in ("seq-cls", "token-cls"):
         config.num_labels = max(2, int(num_labels))
-    auto = getattr(transformers, TASK_MODEL_CLASSES[task])
+    auto = getattr(transformers, HEAD_CLASSES[task])
     try:
         return auto.from_config(config)
     except ValueError as exc:  # transformers: this config has no model of that kind

@@ -1,7 +1,7 @@
 """A finished fine-tuning run's model, rebuilt from its output folder (for the before/after comparison).
 
 The folder's ``finetune.json`` names the task and the labels; the base task
-model is read from the base model's folder with a head of that many labels,
+model is built from the base model's folder (``build_task_model``),
 and the method puts what it saved (``adapter/``) onto it. ``save_merged``
 folds a mergeable method (LoRA) into the weights and writes a plain
 ``transformers`` folder the other views can open.
@@ -16,7 +16,7 @@ from typing import Any
 from torch import nn
 
 from engine.errors import WorkbenchError
-from engine.finetune.preview_counts import TASK_MODEL_CLASSES
+from engine.finetune.task_model import build_task_model
 
 
 def read_run_record(out_dir: str | Path) -> dict[str, Any]:
@@ -26,24 +26,10 @@ def read_run_record(out_dir: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def base_task_model(base_folder: str | Path, task: str, labels: list[str]) -> nn.Module:
-    """The base model's weights under a fresh head for ``task`` (labelled as the run's)."""
-    import transformers
-
-    if task not in TASK_MODEL_CLASSES:
-        raise WorkbenchError(f"unknown task {task!r}")
-    auto = getattr(transformers, TASK_MODEL_CLASSES[task])
-    kwargs: dict[str, Any] = {}
-    if task in ("seq-cls", "token-cls") and labels:
-        kwargs = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
-                  "label2id": {label: i for i, label in enumerate(labels)}}
-    return auto.from_pretrained(str(base_folder), **kwargs)
-
-
 def load_tuned(method: Any, base_folder: str | Path, out_dir: str | Path) -> nn.Module:
     """The run's tuned model: ``method.load`` of ``out_dir/adapter`` onto a fresh base task model."""
     record = read_run_record(out_dir)
-    base = base_task_model(base_folder, record["task"], list(record.get("labels") or []))
+    base = build_task_model(base_folder, record["task"], list(record.get("labels") or []))
     model = method.load(base, Path(out_dir) / "adapter")
     model.eval()
     return model

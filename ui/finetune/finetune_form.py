@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
+    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
     QVBoxLayout, QWidget,
 )
 
@@ -134,10 +134,12 @@ class FineTuneForm(QWidget):
         form.addRow(self.config_form)
         form.addRow("Learning rate", self.lr_spin)
         form.addRow(self.lr_reason)
-        form.addRow("Epochs", self.epochs_spin)
-        form.addRow("Batch size", self.batch_spin)
-        form.addRow("Max length", self.length_spin)
-        form.addRow("Seed", self.seed_spin)
+        schedule = QGridLayout()
+        for i, (label, spin) in enumerate((("Epochs", self.epochs_spin), ("Batch size", self.batch_spin),
+                                           ("Max length", self.length_spin), ("Seed", self.seed_spin))):
+            schedule.addWidget(QLabel(label), i // 2, 2 * (i % 2))
+            schedule.addWidget(spin, i // 2, 2 * (i % 2) + 1)
+        form.addRow(schedule)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
@@ -181,16 +183,15 @@ class FineTuneForm(QWidget):
             self.method_combo.setCurrentIndex(self.method_combo.findData(name))  # comes back here
             return
         self.config_form.set_objective(method)
-        self.method_help.setText(method.description)
+        self.config_form.updateGeometry()  # its rows are new: the scroll area must make room for them
+        self.updateGeometry()
         self.lr_spin.blockSignals(True)
         self.lr_spin.setValue(float(method.default_lr))
         self.lr_spin.blockSignals(False)
         self.lr_reason.setText(f"Default {method.default_lr:g} for {method.title or name}: {method.lr_reason}")
         self.diagram.set_attachment(getattr(method, "attachment", None), method.title or name)
-        task_ok = self.state.task in method.tasks
-        self.method_help.setText(method.description if task_ok else
-                                 f"{method.description} It does not support {self.state.task}.")
         self._set(method=name, method_config={}, lr=None, recount=recount)
+        self._show_method_help()
 
     def browse(self, which: str, path: str | None = None) -> None:
         if path is None:
@@ -244,9 +245,14 @@ class FineTuneForm(QWidget):
             changes["train"] = self._demo(task)
             self.train_edit.setText(changes["train"])
         self._set(**changes)
+        self._show_method_help()
+
+    def _show_method_help(self) -> None:
         method = self.method()
         if method is not None:
-            self.choose_method(self.state.method, recount=False)
+            task_ok = self.state.task in method.tasks
+            self.method_help.setText(method.description if task_ok else
+                                     f"{method.description} It does not support {self.state.task}.")
 
     def _config_edited(self) -> None:
         method = self.method()

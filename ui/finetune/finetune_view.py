@@ -137,6 +137,7 @@ class FineTuneView(QWidget):
         scroll.setWidget(self.form)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.finetune_form_w))
         training = QSplitter(Qt.Orientation.Vertical)
         training.addWidget(self.curves)
