@@ -12,7 +12,8 @@ from workbench.cli.main import main
 from workbench.cli.parser import COMMAND_MODULES, build_parser
 
 COMMANDS = ["gui", "info", "encode", "attention", "fill-mask", "next-token", "lens", "corrupt", "plugins",
-            "neighbours", "project", "pretrain", "runs", "course-models", "probe", "sts", "scalar-mix"]
+            "neighbours", "project", "pretrain", "runs", "course-models", "probe", "sts", "scalar-mix",
+            "finetune", "predict", "finetune-merge"]
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -65,7 +65,18 @@ PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="
 STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
               command=_sts_command)
 
-RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS)}
+
+
+def _finetune_command(params: dict[str, Any]) -> str:
+    from workbench.finetune.spec import FineTuneSpec
+
+    return FineTuneSpec.from_dict(params).cli_command()
+
+
+FINETUNE = RunKind(kind="finetune", target="workbench.finetune.job:finetune_job", title="Fine-tuning",
+                   command=_finetune_command)
+
+RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE)}
 
 
 def run_kind(kind: str) -> RunKind | None:

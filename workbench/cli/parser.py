@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from workbench.cli import (
     embedding_commands,
+    finetune_commands,
     gui_commands,
     model_commands,
     objective_commands,
@@ -30,6 +31,7 @@ COMMAND_MODULES = (
     pretrain_commands,
     probing_commands,
     scalar_mix_commands,
+    finetune_commands,
 )
 
 

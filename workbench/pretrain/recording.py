@@ -137,8 +137,8 @@ def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = Non
     rank, _world = distributed_rank()
     cancel = threading.Event()
     if rank != 0:
-        with _sigint_cancels(cancel):
-            run_pretrain(spec, cancel=_EventToken(cancel), report=lambda event: None)
+        with SigintCancels(cancel):
+            run_pretrain(spec, cancel=EventToken(cancel), report=lambda event: None)
         return None
     store = RunStore(store_path or runs_db_path())
     try:
@@ -151,7 +151,7 @@ def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = Non
         beat = HeartbeatThread(store, run_id)
         beat.start()
         try:
-            with _sigint_cancels(cancel):
+            with SigintCancels(cancel):
                 summary = run_pretrain(spec, cancel=ctx, report=reporter, run_id=run_id)
             record_outputs(ctx, summary)
         except (Cancelled, KeyboardInterrupt):
@@ -169,7 +169,7 @@ def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = Non
         store.close()
 
 
-class _EventToken:
+class EventToken:
     """A ``threading.Event`` as the engine's cancel token."""
 
     def __init__(self, event: threading.Event) -> None:
@@ -184,7 +184,7 @@ class _EventToken:
             raise Cancelled()
 
 
-class _sigint_cancels:
+class SigintCancels:
     """While active, the first Ctrl-C sets ``event`` (a clean cancel); a second one interrupts at once."""
 
     def __init__(self, event: threading.Event) -> None:
@@ -196,7 +196,7 @@ class _sigint_cancels:
             raise KeyboardInterrupt
         self.event.set()
 
-    def __enter__(self) -> "_sigint_cancels":
+    def __enter__(self) -> "SigintCancels":
         if threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGINT, self._handle)
         return self

@@ -1,0 +1,105 @@
+"""A fine-tuning output folder read back: the manifest, the model rebuilt on its base, predictions.
+
+``finetune.json`` (written by ``write_manifest``) names the base model folder, the task, the method
+and its settings, the labels and the maximum length; ``adapter/`` holds what the method saved. A
+reload builds a fresh task model on the base (``build_task_model``) and hands it to the method's
+``load``, so its predictions equal the trained model's (the methods guarantee bit-identical logits).
+``predict`` answers one input the way the task asks: a label with probabilities, a tag per word,
+an answer span in a context, or a generated text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from engine.errors import WorkbenchError
+
+FORMAT = "lm-workbench-finetune/1"
+MANIFEST_FILE = "finetune.json"
+ADAPTER_FOLDER = "adapter"
+
+
+def write_manifest(out_dir: Path, *, base_model: str, task: str, method: str, method_config: dict[str, Any],
+                   labels: Sequence[str], text_columns: Sequence[str] | None, max_length: int,
+                   run_id: int | None, **extra: Any) -> Path:
+    path = Path(out_dir) / MANIFEST_FILE
+    manifest = {"format": FORMAT, "base_model": str(base_model), "task": task, "method": method,
+                "method_config": dict(method_config), "labels": list(labels),
+                "text_columns": list(text_columns) if text_columns else None, "max_length": int(max_length),
+                "run_id": run_id, **extra}
+    path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """``finetune.json`` of a fine-tuning output folder; ``WorkbenchError`` when it is not one."""
+    path = Path(folder) / MANIFEST_FILE
+    if not path.is_file():
+        raise WorkbenchError(f"{folder} is not a fine-tuning output folder (no {MANIFEST_FILE})")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise WorkbenchError(f"cannot read {path}: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise WorkbenchError(f"{path} is not in the {FORMAT} format")
+    return manifest
+
+
+@dataclass
+class FineTunedModel:
+    model: Any  # eval mode
+    tokenizer: Any
+    manifest: dict[str, Any]
+
+    @property
+    def task(self) -> str:
+        return self.manifest["task"]
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.manifest.get("labels") or [])
+
+
+def load_finetuned(folder: str | Path, method: Any) -> FineTunedModel:
+    """The model in ``folder`` on a fresh copy of its base; ``method`` is the plugin its manifest names."""
+    from engine.finetune.task_model import build_task_model, load_task_tokenizer
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    adapter = folder / ADAPTER_FOLDER
+    if not adapter.is_dir():
+        raise WorkbenchError(f"{folder} has no {ADAPTER_FOLDER}/ folder: the run did not finish")
+    base = Path(manifest["base_model"])
+    if not (base / "config.json").is_file():
+        raise WorkbenchError(f"the base model of {folder} is gone: {base} has no config.json")
+    task_model = build_task_model(base, manifest["task"], manifest.get("labels") or [])
+    model = method.load(task_model, adapter).eval()
+    tokenizer_home = adapter if (adapter / "tokenizer_config.json").is_file() else base
+    return FineTunedModel(model, load_task_tokenizer(tokenizer_home), manifest)
+
+
+def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
+            context: str | None = None) -> dict[str, Any]:
+    """One input's prediction (``text2``: a pair's second sentence; ``context``: the QA passage)."""
+    from engine.finetune import inference
+
+    if not text.strip():
+        raise WorkbenchError("the text is empty")
+    task, max_length = tuned.task, int(tuned.manifest["max_length"])
+    model, tokenizer = tuned.model, tuned.tokenizer
+    if task == "seq-cls":
+        found = inference.classify(model, tokenizer, [(text, text2)], tuned.labels, max_length)[0]
+        return {"task": task, **found}
+    if task == "token-cls":
+        words = text.split()
+        found = inference.tag(model, tokenizer, [words], tuned.labels, max_length)[0]
+        return {"task": task, "tokens": [{"word": w, "tag": t, "confidence": c}
+                                         for w, t, c in zip(words, found["tags"], found["confidences"])]}
+    if task == "qa":
+        if not context or not context.strip():
+            raise WorkbenchError("a question-answering model needs a context (--context) to find the answer in")
+        return {"task": task, **inference.answer(model, tokenizer, [(text, context)], max_length)[0]}
+    return {"task": task, **inference.generate(model, tokenizer, [text], max_length)[0]}

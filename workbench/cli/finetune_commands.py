@@ -1,0 +1,182 @@
+"""``finetune``, ``predict`` and ``finetune-merge``: fine-tuning from the command line.
+
+``lm-workbench finetune [MODEL] --task seq-cls --train FILE --method lora --lora-rank 8 --epochs 3
+--out DIR --json`` runs in this process and records a ``finetune`` run in the run store (like
+``pretrain``); its JSON has ``run_id``, ``trainable_parameters``, ``total_parameters`` and
+``validation`` (metric -> value) first, then the rest of ``summary.json``. Each method's settings are
+options named ``--<method>-<setting>`` (``--lora-rank``, ``--houlsby-reduction-factor``), made from
+the method's ``Config`` when the ``finetune`` command is parsed (not when the parser is built, so
+other commands never import the method plugins). ``predict DIR --text ...`` answers with a run's
+model; ``finetune-merge DIR --out DIR2`` folds a LoRA run into the base weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json
+
+TASK_CHOICES = ("seq-cls", "token-cls", "qa", "seq2seq")
+SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
+SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
+OPTION_PREFIX = "method_option__"
+
+
+class FinetuneParser(OneLineParser):
+    """The ``finetune`` parser: adds every method's ``--<method>-<setting>`` options the first time it parses."""
+
+    methods_added = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if not self.methods_added:
+            self.methods_added = True
+            add_method_options(self)
+        return super().parse_known_args(args, namespace)
+
+
+def add_method_options(parser: argparse.ArgumentParser) -> None:
+    """One option per field of each registered method's ``Config`` (a method that fails to load adds none)."""
+    from importlib.metadata import entry_points
+
+    from engine.objectives.config_fields import config_fields
+
+    group = parser.add_argument_group("method settings (each for its own --method)")
+    seen: set[str] = set()
+    for ep in sorted(entry_points(group="lm_workbench.finetune_methods"), key=lambda e: e.name):
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
+        try:
+            fields = config_fields(ep.load().Config)
+        except Exception:  # a broken plugin: 'finetune --method NAME' says why
+            continue
+        for f in fields:
+            group.add_argument(f"--{ep.name}-{f.name.replace('_', '-')}", dest=f"{OPTION_PREFIX}{ep.name}__{f.name}",
+                               metavar=f.kind.upper(), help=f"{f.help} (default {f.default})")
+
+
+def register(sub: Any) -> None:
+    """Add ``finetune``, ``predict`` and ``finetune-merge`` to the CLI's subparsers."""
+    ft = sub.add_parser("finetune", help="fine-tune a model on a task with a method (full, LoRA, adapters, ...)")
+    ft.__class__ = FinetuneParser  # subparsers are built by one class; this one adds method options lazily
+    ft.add_argument("model", nargs="?", default="",
+                    help="the base model: a folder, a hub id or 'minilm' (default: the built-in MiniLM)")
+    ft.add_argument("--task", required=True, choices=TASK_CHOICES, help="the task type of the files")
+    ft.add_argument("--train", required=True, metavar="FILE", help="training file (TSV/CSV/JSONL, CoNLL, SQuAD JSON)")
+    ft.add_argument("--validation", metavar="FILE", help="validation file (default: 10%% of --train held out)")
+    ft.add_argument("--method", required=True, help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit")
+    ft.add_argument("--epochs", type=float, default=3.0, help="passes over the training set (default 3)")
+    ft.add_argument("--out", required=True, metavar="DIR", help="output folder (adapter, predictions, summary)")
+    ft.add_argument("--lr", type=float, help="peak learning rate (default: the method's own)")
+    ft.add_argument("--batch-size", type=int, default=16, help="examples per batch (default 16)")
+    ft.add_argument("--max-length", type=int, default=128, help="tokens per example (default 128)")
+    ft.add_argument("--seed", type=int, default=0, help="seed of the head, the split and the data order (default 0)")
+    ft.add_argument("--text-columns", metavar="COL[,COL2]",
+                    help="the text column(s) of a classification file (two: a pair); seq2seq: source,target")
+    ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
+                    help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
+    ft.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ft.set_defaults(handler=cmd_finetune)
+
+    pr = sub.add_parser("predict", help="a fine-tuned model's prediction for a text")
+    pr.add_argument("folder", metavar="DIR", help="a fine-tuning output folder (--out of 'finetune')")
+    pr.add_argument("--text", required=True, help="the text (QA: the question; token-cls: words split on spaces)")
+    pr.add_argument("--text2", help="the second sentence of a pair")
+    pr.add_argument("--context", help="the passage a QA model finds the answer in")
+    pr.add_argument("--json", action="store_true", help="print JSON")
+    pr.set_defaults(handler=cmd_predict)
+
+    mg = sub.add_parser("finetune-merge", help="fold a LoRA run into the base weights as a new output folder")
+    mg.add_argument("folder", metavar="DIR", help="a LoRA fine-tuning output folder")
+    mg.add_argument("--out", required=True, metavar="DIR", help="the merged model's output folder")
+    mg.add_argument("--json", action="store_true", help="print JSON")
+    mg.set_defaults(handler=cmd_merge)
+
+
+def _training_settings(items: list[str]) -> dict[str, Any]:
+    from engine.errors import WorkbenchError
+    from engine.training.config import training_config_fields
+    from workbench.pretrain.spec import parse_training_assignments
+
+    kinds = {"int": int, "float": float, "str": str, "bool": bool}
+    types: dict[str, Any] = {}
+    for f in training_config_fields():
+        if f.name not in SPEC_TRAINING_FIELDS:
+            types[f.name] = (kinds[f.kind], type(None)) if f.default is None else kinds[f.kind]
+    for item in items:
+        key = str(item).partition("=")[0].strip()
+        if key in SPEC_TRAINING_FIELDS:
+            raise WorkbenchError(f"set {key} with --{key.replace('_', '-')} (or --epochs), not --train-setting")
+    return parse_training_assignments(items, types)
+
+
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """The ``FineTuneSpec`` a ``finetune`` command line describes."""
+    from engine.errors import WorkbenchError
+    from workbench.finetune.spec import FineTuneSpec
+
+    method_config: dict[str, str] = {}
+    for dest, value in sorted(vars(args).items()):
+        if not dest.startswith(OPTION_PREFIX) or value is None:
+            continue
+        method, _, field = dest[len(OPTION_PREFIX):].partition("__")
+        if method != args.method:
+            raise WorkbenchError(f"--{method}-{field.replace('_', '-')} is a setting of --method {method}, "
+                                 f"not of {args.method}")
+        method_config[field] = value
+    columns = [c.strip() for c in args.text_columns.split(",")] if args.text_columns else None
+    return FineTuneSpec(model=args.model or "", task=args.task, train=str(Path(args.train)),
+                        validation=str(Path(args.validation)) if args.validation else None, method=args.method,
+                        out_dir=str(Path(args.out)), method_config=method_config, epochs=args.epochs, lr=args.lr,
+                        batch_size=args.batch_size, max_length=args.max_length, seed=args.seed,
+                        text_columns=columns, training=_training_settings(args.train_setting))
+
+
+def cmd_finetune(args: argparse.Namespace) -> int:
+    from workbench.finetune.job import run_recorded
+
+    spec = spec_from_args(args)
+    summary = run_recorded(spec, echo=None if args.json else echo)
+    if summary.get("cancelled"):
+        print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
+        return 0
+    shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if v is not None)
+    print(f"run {summary['run_id']}: {summary['method']} on {summary['task']}, {summary['trainable_parameters']:,} of "
+          f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
+          f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown}; saved in {summary['out_dir']}")
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from engine.finetune.saved import predict
+    from workbench.finetune.run import open_output
+
+    result = predict(open_output(args.folder), args.text, text2=args.text2, context=args.context)
+    if args.json:
+        print_json(result)
+    elif result["task"] == "seq-cls":
+        print(f"{result['label']} ({result['confidence']:.3f})")
+    elif result["task"] == "token-cls":
+        print(" ".join(f"{t['word']}/{t['tag']}" for t in result["tokens"]))
+    elif result["task"] == "qa":
+        print(f"{result['answer']!r} ({result['confidence']:.3f})")
+    else:
+        print(result["text"])
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from workbench.finetune.run import merge_output
+
+    out = merge_output(args.folder, args.out)
+    if args.json:
+        print_json({"out_dir": str(out), "method": "full", "merged_from": str(Path(args.folder).resolve())})
+    else:
+        print(f"merged into {out}")
+    return 0

@@ -1,0 +1,106 @@
+"""Fine-tuning as a recorded run: the long-run lane's job and the CLI's in-process equivalent.
+
+``finetune_job`` (target ``"workbench.finetune.job:finetune_job"``) runs in the lane's spawned
+child with the run's ``RunContext``: the loop's events become run-store metrics through
+``StoreReporter`` (``loss, lr, grad_norm, tokens_per_s`` per logged step; ``validation_loss,
+perplexity`` and the task's metrics, e.g. ``accuracy, f1, mcc``, per evaluation), the context's
+cancel flag is the loop's cancel token. ``submit_finetune(lane, spec)`` queues a spec and returns
+the run id. ``run_recorded(spec)`` is the CLI's way: in this process, recorded the same way, with a
+heartbeat and Ctrl-C as cancel.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.errors import Cancelled
+from workbench.finetune.spec import FineTuneSpec
+from workbench.lanes.run_context import HeartbeatThread, RunContext
+from workbench.pretrain.recording import EventToken, SigintCancels, StoreReporter
+from workbench.run_kinds import FINETUNE
+
+KIND = FINETUNE.kind
+FINAL_METRICS = ("trainable_parameters", "total_parameters", "trainable_percent", "wall_s", "peak_memory_mb",
+                 "adapter_bytes")
+
+
+def model_label(spec: FineTuneSpec) -> str:
+    return spec.model or "minilm"
+
+
+def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
+    """The run's final numbers (at its last step), its output files and its provenance."""
+    from workbench.finetune.method_lookup import method_source
+    from workbench.provenance import collect_provenance
+
+    final = {k: float(summary[k]) for k in FINAL_METRICS if summary.get(k) is not None}
+    ctx.log_dict(int(summary.get("steps", 0)), final)
+    ctx.add_artifact("adapter", "model", summary["adapter_dir"])
+    ctx.add_artifact("summary", "summary", summary["summary_path"])
+    spec = FineTuneSpec.from_dict(summary["spec"])
+    files = [p for p in (spec.train, spec.validation) if p and Path(p).is_file()]
+    ctx.store.set_provenance(ctx.run_id, collect_provenance(
+        device=summary.get("device") or "", dtype="float32", seed=spec.seed, model_folder=summary.get("base_model"),
+        data_files=files, plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command()))
+
+
+def finetune_job(ctx: RunContext, **spec_dict: Any) -> dict[str, Any]:
+    """Run the fine-tuning that ``spec_dict`` (``FineTuneSpec.to_dict()``) describes; return its summary."""
+    from workbench.finetune.run import run_finetune
+
+    spec = FineTuneSpec.from_dict(spec_dict)
+    summary = run_finetune(spec, cancel=ctx, report=StoreReporter(ctx), run_id=ctx.run_id)
+    record_outputs(ctx, summary)
+    return summary
+
+
+def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:
+    """Queue ``spec`` on a ``LongRunLane``; returns the run id. The spec is checked first (cheap)."""
+    spec.check()
+    params = spec.to_dict()
+    return lane.submit(FINETUNE.target, params, kind=KIND, name=spec.title(), model=model_label(spec),
+                       method=spec.method, params=params, cli_command=spec.cli_command())
+
+
+def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = None,
+                 store_path: Any = None) -> dict[str, Any]:
+    """Run ``spec`` in this process as a recorded ``finetune`` run; returns the summary.
+
+    Bad input fails before a run is recorded (``preflight``). Ctrl-C cancels (the summary is then
+    ``{"run_id", "cancelled": True}``); any other error marks the run failed and is re-raised.
+    """
+    from workbench.finetune.run import preflight, run_finetune
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    preflight(spec)
+    cancel = threading.Event()
+    store = RunStore(store_path or runs_db_path())
+    try:
+        params = spec.to_dict()
+        run_id = store.create_run(KIND, name=spec.title(), model=model_label(spec), method=spec.method,
+                                  params=params, cli_command=spec.cli_command(), status="queued")
+        store.start_run(run_id, pid=os.getpid())
+        ctx = RunContext(run_id, store, cancel)
+        beat = HeartbeatThread(store, run_id)
+        beat.start()
+        try:
+            with SigintCancels(cancel):
+                summary = run_finetune(spec, cancel=EventToken(cancel), report=StoreReporter(ctx, echo),
+                                       run_id=run_id)
+            record_outputs(ctx, summary)
+        except (Cancelled, KeyboardInterrupt):
+            store.finish_run(run_id, "cancelled", "interrupted (Ctrl-C)", if_status=("queued", "running"))
+            return {"run_id": run_id, "cancelled": True}
+        except BaseException as exc:
+            store.finish_run(run_id, "failed", f"{type(exc).__name__}: {exc}", if_status=("queued", "running"))
+            raise
+        finally:
+            beat.stop()
+        store.finish_run(run_id, "finished", if_status=("queued", "running"))
+        return summary
+    finally:
+        store.close()

@@ -1,0 +1,77 @@
+"""Writing a finished fine-tuning run's output folder (the layout ``workbench.finetune`` documents)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from engine.finetune.saved import ADAPTER_FOLDER, write_manifest
+from workbench.pretrain.outputs import write_json_atomic
+
+SUMMARY_FILE = "summary.json"
+PREDICTIONS_FILE = "validation_predictions.jsonl"
+CONFUSION_FILE = "confusion.json"
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, method_config: Any, data: Any,
+                 tokenizer: Any, result: Any, lr: float, run_id: int | None) -> dict[str, Any]:
+    """The adapter, the manifest, the predictions, the confusion matrix and ``summary.json``; returns the summary."""
+    adapter = out_dir / ADAPTER_FOLDER
+    adapter.mkdir(parents=True, exist_ok=True)
+    method.save(result.model, adapter)
+    if (adapter / "config.json").is_file():  # a whole model (full fine-tuning): its tokenizer goes with it
+        tokenizer.save_pretrained(adapter)
+    config_dict = dataclasses.asdict(method_config) if dataclasses.is_dataclass(method_config) else {}
+    write_manifest(out_dir, base_model=str(base_folder), task=spec.task, method=spec.method,
+                   method_config=config_dict, labels=data.labels, text_columns=spec.text_columns,
+                   max_length=spec.max_length, run_id=run_id)
+    report = result.report
+    with open(out_dir / PREDICTIONS_FILE, "w", encoding="utf-8") as fh:
+        for row in report.rows:
+            fh.write(json.dumps(row, default=str) + "\n")
+    if report.confusion is not None:
+        write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
+    summary: dict[str, Any] = {
+        "run_id": run_id,
+        "task": spec.task,
+        "method": spec.method,
+        "trainable_parameters": int(result.trainable_parameters),
+        "total_parameters": int(result.total_parameters),
+        "trainable_percent": result.trainable_percent,
+        "validation": {k: _finite(v) for k, v in result.validation.items()},
+        "best_validation": {k: _finite(v) for k, v in result.best_validation.items()},
+        "wall_s": round(float(result.wall_s), 3),
+        "peak_memory_mb": round(float(result.peak_memory_mb), 1),
+        "adapter_bytes": folder_bytes(adapter),
+        "steps": int(result.steps),
+        "device": result.device,
+        "first_loss": _finite(result.first_loss),
+        "final_loss": _finite(result.final_loss),
+        "validation_loss": _finite(result.validation_loss),
+        "history": [[step, {k: _finite(v) for k, v in values.items()}] for step, values in result.history],
+        "lr": lr,
+        "train_examples": len(data.train),
+        "validation_examples": len(data.validation),
+        "base_model": str(base_folder),
+        "out_dir": str(out_dir),
+        "adapter_dir": str(adapter),
+        "spec": spec.to_dict(),
+    }
+    summary["summary_path"] = str(out_dir / SUMMARY_FILE)
+    write_json_atomic(out_dir / SUMMARY_FILE, summary)
+    return summary
