@@ -44,14 +44,14 @@ def default_out_dir(method: str) -> str:
     return str(data_dir() / "finetune" / f"{time.strftime('%Y%m%d-%H%M%S')}-{method}")
 
 
-def shift_job(loaded: Any, method: Any, out_dir: str, texts: list[str], max_length: int):
+def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
     """Before/after: ``fn(cancel) -> [(layer, cka, mean cosine)]`` for the run in ``out_dir``."""
 
     def job(cancel: Any):
         from engine.finetune.layer_shift import layer_shift
-        from engine.finetune.tuned_model import load_tuned
+        from workbench.finetune.run import open_output
 
-        tuned = load_tuned(method, loaded.info.folder, out_dir)
+        tuned = open_output(out_dir).model
         cancel.check()
         rows = layer_shift(loaded.base_model, tuned, loaded.tokenizer, texts, max_length, cancel=cancel)
         return [(r.layer, r.cka, r.mean_cosine) for r in rows]
@@ -59,15 +59,14 @@ def shift_job(loaded: Any, method: Any, out_dir: str, texts: list[str], max_leng
     return job
 
 
-def merge_job(loaded: Any, method: Any, out_dir: str):
-    """Merge a LoRA run into the base weights and save it as ``out_dir/merged``; returns that folder."""
+def merge_job(out_dir: str):
+    """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
 
     def job(cancel: Any):
-        from engine.finetune.tuned_model import load_tuned, save_merged
+        from workbench.finetune.run import merge_output
 
-        tuned = load_tuned(method, loaded.info.folder, out_dir)
-        cancel.check()
-        return str(save_merged(method, tuned, loaded.tokenizer, Path(out_dir) / "merged"))
+        merged = merge_output(out_dir, f"{out_dir}-merged")
+        return str(Path(merged) / "adapter")
 
     return job
 
@@ -230,24 +229,23 @@ class FineTuneView(QWidget):
             return
         texts = [r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
                  for r in result.predictions[:SHIFT_TEXTS]]
-        method = self.methods[result.method]
         self.shift_label.setText(f"Comparing the base model and run #{result.run_id} ({result.method}) on "
                                  f"{len(texts)} validation texts…")
-        self.ctx.jobs.run(shift_job(loaded, method, result.out_dir, texts, self.state.max_length),
+        self.ctx.jobs.run(shift_job(loaded, result.out_dir, texts, self.state.max_length),
                           lambda rows: self._shift_done(result.run_id, rows), step="shift",
                           label="Comparing layers…", on_error=self._job_failed)
 
     def open_tuned(self) -> None:
         """A full fine-tune opens as it is; a mergeable method (LoRA) is merged and saved first."""
-        result, loaded = self.state.last_result(), self.ctx.loaded
+        result = self.state.last_result()
         if result is None:
             return
-        method = self.methods[result.method]
+        method = self.methods.get(result.method)
         folder = Path(result.out_dir) / "adapter"
         if result.method == "full" and (folder / "config.json").is_file():
             self._open(str(folder))
-        elif getattr(method, "can_merge", False) and loaded is not None:
-            self.ctx.jobs.run(merge_job(loaded, method, result.out_dir), self._open, step="merge",
+        elif getattr(method, "can_merge", False):
+            self.ctx.jobs.run(merge_job(result.out_dir), self._open, step="merge",
                               label="Merging LoRA into the weights…", on_error=self._job_failed)
         else:
             self.message_bar.show_error(f"{result.method} keeps its weights apart from the base model and cannot "

@@ -88,6 +88,7 @@ class FineTuneState:
         self.batch_size = 16
         self.max_length = 128
         self.seed = 0
+        self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
         self.running: dict[int, str] = {}  # run id -> method, of runs submitted and not yet read
@@ -115,7 +116,7 @@ class FineTuneState:
             validation=self.validation or None,
             method_config=dict(self.method_config if same else (method_config or {})),
             epochs=float(self.epochs), lr=self.lr if same else lr, batch_size=int(self.batch_size),
-            max_length=int(self.max_length), seed=int(self.seed))
+            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
 
     # -- the bench -----------------------------------------------------------------------------------
     def set_bench(self, methods: list[str]) -> None:
