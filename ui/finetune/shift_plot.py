@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui import theme
 
+BAR_WIDTH = 0.6  # in layers (data units), not pixels
+
 
 class ShiftPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -16,7 +18,7 @@ class ShiftPlot(QWidget):
         self.plot.setLabel("bottom", "layer (0 = embeddings)")
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.legend = self.plot.addLegend()
-        self.cka_bars = pg.BarGraphItem(x=[], height=[], width=0.6, name="linear CKA")
+        self.cka_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, name="linear CKA")
         self.plot.addItem(self.cka_bars)
         self.cosine_curve = self.plot.plot(name="mean cosine")
         self.legend.addItem(self.cka_bars, "linear CKA")
