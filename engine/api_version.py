@@ -5,7 +5,8 @@ rises when the API grows (a new helper, a new optional hook), the major part
 when it changes incompatibly (a changed signature). A plugin declares the
 version it was written for; it is compatible when the majors are equal and
 its minor is at most this one. Version 2.0 (the first public one) passes
-``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``.
+``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``;
+2.1 adds the fine-tuning method protocol and its helpers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "2.0"
+API_VERSION = "2.1"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
 
 

@@ -16,6 +16,13 @@ span-length distributions, T5's noise mask and sentinels, sentence
 splitting, and ELMo's words: word splitting, the frequency-sorted word
 vocabulary (``<S> </S> <UNK>`` first) and words to character ids. See
 docs/writing-an-objective.md.
+
+Since 2.1 it also carries the fine-tuning method protocol (``FineTuneMethod``,
+``Attachment``, ``TASKS``, ``SITES``) and what the built-in methods share:
+the task head's names, freezing, parameter counts, BitFit, bottleneck
+adapters, the feature-based model on a scalar mix, LoRA target checking, and
+saving trained weights apart from the base (ours and ``peft``'s). See
+docs/writing-a-finetune-method.md.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -23,6 +30,7 @@ from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
 from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
 from engine.families import Family
+from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
 from engine.objectives.api import (
     BILM, HEADS, TOKENS, LossContext, Objective, Requirements, example_ids_for, freeze_auxiliary, require_examples,
 )
@@ -43,7 +51,16 @@ from engine.objectives.spans import (
     span_length_pmf, trim_to_budget,
 )
 from engine.objectives.vocab import VocabInfo, vocab_info
+from engine.peft_methods.bitfit import BitFitConfig, apply_bitfit
+from engine.peft_methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+from engine.peft_methods.counting import ParameterCount, count_parameters
+from engine.peft_methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
+from engine.peft_methods.heads import head_prefixes, is_under, train_only
+from engine.peft_methods.lora_targets import LoraTargets, resolve_lora_targets
+from engine.peft_methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
+from engine.peft_methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
 from engine.progress import CancelToken, Partial, Progress
+from engine.scalar_mix.module import ScalarMix
 
 __all__ = [
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
@@ -57,4 +74,10 @@ __all__ = [
     "pad_rows", "parse_api_version", "random_segmentation", "random_spans_noise_mask", "require_examples",
     "round_half_up", "select_positions", "sentence_spans", "seq2seq_denoising_loss", "span_length_pmf",
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
+    # fine-tuning methods (2.1)
+    "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",
+    "LoraTargets", "POOLINGS", "ParameterCount", "SITES", "ScalarMix", "TASKS", "add_bottleneck_adapters",
+    "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
+    "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",
+    "save_trained", "train_only", "wrap_with_peft",
 ]

@@ -21,6 +21,7 @@ formula, and which residual path it is on.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -72,6 +73,23 @@ class FineTuneMethod:
     def default_config(self) -> Any:
         return self.Config()
 
+    def config_from_dict(self, data: dict) -> Any:
+        """A ``Config`` from a saved dict (``dataclasses.asdict``); unknown keys are dropped, then checked."""
+        known = {f.name for f in dataclasses.fields(self.Config)}
+        config = self.Config(**{k: v for k, v in data.items() if k in known})
+        self.check_config(config)
+        return config
+
+    def check_task(self, task: str) -> None:
+        """Raise ``WorkbenchError`` for a task type this method does not support."""
+        from engine.errors import WorkbenchError
+
+        if task not in TASKS:
+            raise WorkbenchError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+        if task not in self.tasks:
+            supported = ", ".join(t for t in TASKS if t in self.tasks)
+            raise WorkbenchError(f"{self.name} does not support the {task} task (it supports {supported})")
+
     def check_config(self, config: Any) -> None:
         """Raise ``WorkbenchError`` for a config this method cannot use (default: field ranges only)."""
         from engine.objectives.config_fields import validate_config
@@ -81,6 +99,9 @@ class FineTuneMethod:
     def apply(self, model: nn.Module, config: Any, task: str) -> nn.Module:
         """Make ``model`` (a task model, head freshly initialised) ready to train; return the model to train.
 
+        Call ``check_task(task)`` and ``check_config(config)`` first. ``model`` may be changed in place:
+        pass a fresh copy.
+
         It may be ``model`` itself (frozen in part) or a wrapper (a ``peft.PeftModel``, a feature-based
         model); its ``forward(**inputs, labels=...)`` returns what the task model's would (``.loss``,
         ``.logits`` or ``.start_logits``/``.end_logits``). Trainable = ``requires_grad``; the task head is
@@ -89,13 +110,17 @@ class FineTuneMethod:
         raise NotImplementedError
 
     def save(self, model: nn.Module, folder: Path) -> None:
-        """Write only what ``apply``'s model trained (never the frozen base) to ``folder``, as safetensors."""
+        """Write only what ``apply``'s model trained (never the frozen base) to ``folder``, as safetensors.
+
+        What ``load`` needs besides (the config, the task) ``apply`` keeps on the model it returns.
+        """
         raise NotImplementedError
 
     def load(self, base_model: nn.Module, folder: Path) -> nn.Module:
         """Put what ``save`` wrote onto ``base_model`` (a fresh task model of the same base); return the model.
 
-        Its predictions must be bit-identical (``torch.equal`` on logits, eval mode) to the saved model's.
+        The folder says the config and task it was saved with. Its predictions must be bit-identical
+        (``torch.equal`` on logits, eval mode) to the saved model's. The returned model is in eval mode.
         """
         raise NotImplementedError
 

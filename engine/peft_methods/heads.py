@@ -8,8 +8,8 @@ from torch import nn
 
 from engine.errors import WorkbenchError
 
-# Task heads of transformers' task models: sequence and token classification, extractive QA.
-KNOWN_HEAD_PREFIXES = ("classifier", "score", "qa_outputs")
+# Task heads of transformers' task models: sequence and token classification, extractive QA (BART/T5: classification_head).
+KNOWN_HEAD_PREFIXES = ("classifier", "score", "qa_outputs", "classification_head")
 
 
 def head_prefixes(model: nn.Module, requested: Iterable[str] | None) -> tuple[str, ...]:

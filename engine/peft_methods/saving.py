@@ -52,28 +52,41 @@ def _apply(method: str, config: dict, model: nn.Module) -> nn.Module:
     raise ModelFormatError(f"unknown fine-tuning method {method!r} in {CONFIG_FILE}")
 
 
-def save_adapter(model: nn.Module, folder: str | Path) -> Path:
-    """Write ``model``'s trained weights and their config to ``folder``; returns the folder."""
+def save_trained(model: nn.Module, folder: str | Path, *, method: str, config: dict, task: str = "",
+                 saved_names: list[str] | None = None) -> Path:
+    """Write ``model``'s trained tensors (``saved_names``, default: those with ``requires_grad``) to ``folder``.
+
+    ``method``, ``config`` and ``task`` go into the description, so the loader can apply the same method to a
+    fresh base before ``load_trained`` copies the tensors in. Returns the folder.
+    """
     from safetensors.torch import save_file
 
-    record = record_of(model)
+    if saved_names is None:
+        saved_names = [name for name, p in model.named_parameters() if p.requires_grad]
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     state = model.state_dict()
-    tensors = {name: state[name].detach().cpu().contiguous().clone() for name in record.saved_names}
+    tensors = {name: state[name].detach().cpu().contiguous().clone() for name in saved_names}
     save_file(tensors, str(folder / WEIGHTS_FILE), metadata={"format": FORMAT})
     base_config = getattr(model, "config", None)
     description = {
         "format": FORMAT,
-        "method": record.method,
-        "config": record.config,
+        "method": method,
+        "config": config,
+        "task": task,
         "base_model_name_or_path": getattr(base_config, "_name_or_path", "") or "",
-        "base_architecture": type(model).__name__,
-        "base_fingerprint": base_fingerprint(model, set(record.saved_names)),
+        "base_architecture": getattr(model, "base_architecture", type(model).__name__),
+        "base_fingerprint": base_fingerprint(model, set(saved_names)),
         "saved_parameters": len(tensors),
     }
     (folder / CONFIG_FILE).write_text(json.dumps(description, indent=2) + "\n", encoding="utf-8")
     return folder
+
+
+def save_adapter(model: nn.Module, folder: str | Path) -> Path:
+    """Write ``model``'s trained weights and their config to ``folder``; returns the folder."""
+    record = record_of(model)
+    return save_trained(model, folder, method=record.method, config=record.config, saved_names=record.saved_names)
 
 
 def read_adapter_config(folder: str | Path) -> dict:
@@ -90,25 +103,29 @@ def read_adapter_config(folder: str | Path) -> dict:
     return description
 
 
-def load_adapter(base_model: nn.Module, folder: str | Path, *, check_base: bool = True) -> nn.Module:
-    """Apply the saved method to ``base_model`` (in place) and load its trained weights; returns the model.
+def check_architecture(base_model: nn.Module, description: dict) -> None:
+    """Refuse a base model of another class than the one the folder was trained on."""
+    if type(base_model).__name__ != description["base_architecture"]:
+        raise WorkbenchError(f"this adapter was trained on a {description['base_architecture']}, "
+                             f"not a {type(base_model).__name__}")
 
-    With ``check_base``, a base model whose frozen weights differ from the
-    one the adapter was trained on is refused (its predictions would differ).
+
+def load_trained(model: nn.Module, folder: str | Path, *, check_base: bool = True) -> nn.Module:
+    """Copy the tensors ``save_trained`` wrote into ``model``, already adapted as the saved one was.
+
+    The tensor names must be exactly ``model``'s trainable parameters. With
+    ``check_base``, a base whose frozen weights differ from the one the folder
+    was trained on is refused (its predictions would differ).
     """
     from safetensors.torch import load_file
 
     description = read_adapter_config(folder)
-    if type(base_model).__name__ != description["base_architecture"]:
-        raise WorkbenchError(f"this adapter was trained on a {description['base_architecture']}, "
-                             f"not a {type(base_model).__name__}")
-    model = _apply(description["method"], description["config"], base_model)
-    record = record_of(model)
     tensors = load_file(str(Path(folder) / WEIGHTS_FILE))
-    if set(tensors) != set(record.saved_names):
+    expected = {name for name, p in model.named_parameters() if p.requires_grad}
+    if set(tensors) != expected:
         raise ModelFormatError(f"{folder}: the saved weights do not match the method's trainable parameters "
-                               f"({len(tensors)} saved, {len(record.saved_names)} expected)")
-    if check_base and base_fingerprint(model, set(record.saved_names)) != description["base_fingerprint"]:
+                               f"({len(tensors)} saved, {len(expected)} expected)")
+    if check_base and base_fingerprint(model, set(tensors)) != description["base_fingerprint"]:
         raise WorkbenchError("this base model's weights differ from the ones the adapter was trained on "
                              f"({description['base_model_name_or_path'] or 'unnamed'}); load that base model")
     parameters = dict(model.named_parameters())
@@ -116,3 +133,11 @@ def load_adapter(base_model: nn.Module, folder: str | Path, *, check_base: bool 
         for name, tensor in tensors.items():
             parameters[name].copy_(tensor)
     return model
+
+
+def load_adapter(base_model: nn.Module, folder: str | Path, *, check_base: bool = True) -> nn.Module:
+    """Apply the saved method to ``base_model`` (in place) and load its trained weights; returns the model."""
+    description = read_adapter_config(folder)
+    check_architecture(base_model, description)
+    model = _apply(description["method"], description["config"], base_model)
+    return load_trained(model, folder, check_base=check_base)

@@ -7,9 +7,10 @@ module of its own, like ``objective_kind``, added to ``KINDS``.
 from __future__ import annotations
 
 from workbench.plugins.extension_kind import ExtensionKind
+from workbench.plugins.finetune_method_kind import FINETUNE_METHODS
 from workbench.plugins.objective_kind import OBJECTIVES
 
-KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES,)
+KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES, FINETUNE_METHODS)
 
 
 def kind_named(name: str, kinds: tuple[ExtensionKind, ...] = KINDS) -> ExtensionKind | None:

@@ -3,7 +3,8 @@
 ``PluginRegistry`` holds the discovered records of its kind (see
 ``discovery``), plus folder plugins whose manifest is too broken to say a
 kind, and hands out working contributions of its kind: ``contribution(name)`` or a
-one-line reason why not. ``ObjectiveRegistry`` is the one for objectives;
+one-line reason why not. ``FineTuneMethodRegistry`` hands out fine-tuning
+methods. ``ObjectiveRegistry`` is the one for objectives;
 its ``make_batch`` and ``loss`` call a plugin's code: a ``WorkbenchError``
 it raises (bad input) passes through; any other exception marks the plugin
 broken (status error, with the message) and becomes a ``PluginFailedError``,
@@ -16,9 +17,10 @@ import contextlib
 from typing import Any, Iterator, Sequence
 
 from engine.errors import WorkbenchError
-from engine.plugin_api import Batch, LossContext, Objective
+from engine.plugin_api import Batch, FineTuneMethod, LossContext, Objective
 from workbench.plugins.discovery import discover
 from workbench.plugins.extension_kind import ExtensionKind
+from workbench.plugins.finetune_method_kind import FINETUNE_METHODS
 from workbench.plugins.objective_kind import OBJECTIVES
 from workbench.plugins.records import DISABLED, OK, PluginRecord, one_line
 
@@ -110,3 +112,20 @@ class ObjectiveRegistry(PluginRegistry):
         objective = self.objective(name)
         with self.guard(self.record(name), "loss"):
             return objective.loss(model, batch, context)
+
+
+class FineTuneMethodRegistry(PluginRegistry):
+    def __init__(self, records: list[PluginRecord]):
+        super().__init__(records, FINETUNE_METHODS)
+
+    @classmethod
+    def discover(cls, settings: Any = None, root: Any = None) -> "FineTuneMethodRegistry":
+        return cls(discover(settings, root))
+
+    def method(self, name: str) -> FineTuneMethod:
+        """A working method by name; ``WorkbenchError`` for an unknown, broken or disabled one."""
+        return self.contribution(name)
+
+    def methods(self) -> dict[str, FineTuneMethod]:
+        """Every working method by name (built-ins and enabled folder plugins), sorted by name."""
+        return {name: self.method(name) for name in self.names()}

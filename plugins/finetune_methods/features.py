@@ -1,0 +1,39 @@
+"""Feature-based (ELMo-style): the model stays frozen; a scalar mix of all its layers feeds a small task head."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import nn
+
+from engine.plugin_api import API_VERSION, FEATURE_TASKS, POOLINGS, Attachment, FeatureBasedModel, FineTuneMethod
+from plugins.finetune_methods.own_weights import TrainedTensorsIO
+
+
+@dataclass
+class FeaturesConfig:
+    pooling: str = field(default="first", metadata={"help": (
+        "Sentence tasks: the first token's mixed vector ([CLS]), the mean over the real tokens, or the last "
+        "real token (for a left-to-right model such as GPT-2)."), "choices": POOLINGS})
+    dropout: float = field(default=0.1, metadata={"help": "Dropout on the mixed vectors before the head.",
+                                                  "min": 0.0, "max": 0.9})
+
+
+class FeatureBased(TrainedTensorsIO, FineTuneMethod):
+    api_version = API_VERSION
+    name = "features"
+    title = "Feature-based (scalar mix, Peters et al. 2018)"
+    description = ("The model is not changed: a learned softmax-weighted mix of the embeddings and every "
+                   "layer's output (times γ) feeds a linear task head.")
+    Config = FeaturesConfig
+    tasks = frozenset(FEATURE_TASKS)
+    default_lr = 1e-3
+    lr_reason = ("Only L+2 mixing scalars and a new linear head train, all from scratch on frozen features, "
+                 "so large steps are safe and needed.")
+    attachment = Attachment(sites=("layers", "head"), formula="h = γ·Σⱼ softmax(s)ⱼ·hⱼ,  j = 0 … L",
+                            residual="outside the blocks: reads every block's output, changes none")
+
+    def apply(self, model: nn.Module, config: FeaturesConfig, task: str) -> nn.Module:
+        self.check_task(task)
+        self.check_config(config)
+        return self.remember(FeatureBasedModel(model, task, config.pooling, config.dropout), config, task)

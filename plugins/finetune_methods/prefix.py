@@ -1,0 +1,50 @@
+"""Prefix tuning (Li & Liang 2021) through ``peft``: trained key/value vectors prepended in every attention layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import nn
+
+from engine.plugin_api import API_VERSION, TASKS, Attachment, FineTuneMethod, peft_task_type, wrap_with_peft
+from plugins.finetune_methods.peft_io import PeftIO
+
+
+@dataclass
+class PrefixConfig:
+    num_virtual_tokens: int = field(default=20, metadata={"help": (
+        "n, the prefix length: n trained key and value vectors per layer. peft counts them as positions, so "
+        "real tokens start at position n: n plus the longest input must fit the model's position table."),
+        "min": 1, "max": 256})
+    prefix_projection: bool = field(default=True, metadata={"help": (
+        "Reparameterise while training: the prefix is an MLP of n smaller vectors (Li & Liang found direct "
+        "training unstable); the saved prefix is the MLP's output, so the MLP is not saved.")})
+    encoder_hidden_size: int = field(default=128, metadata={"help": (
+        "Hidden width of that reparameterisation MLP (d -> this -> 2·layers·d).") , "min": 1, "max": 4096})
+
+
+class PrefixTuning(PeftIO, FineTuneMethod):
+    api_version = API_VERSION
+    name = "prefix"
+    title = "Prefix tuning (Li & Liang 2021)"
+    description = ("Every attention layer attends to n trained key/value pairs before the real tokens; the "
+                   "model's weights stay frozen.")
+    Config = PrefixConfig
+    tasks = frozenset(TASKS)
+    default_lr = 1e-2
+    lr_reason = ("The prefix only steers attention and starts random, so it needs large steps (Li & Liang "
+                 "used 5e-5 to 8e-5 with their MLP on GPT-2; P-tuning v2 uses 5e-3 to 1e-2 on encoders).")
+    attachment = Attachment(sites=("prefix", "head"),
+                            formula="head = softmax(q·[P_k; K]ᵀ/√d)·[P_v; V]",
+                            residual="inside attention: extra keys and values, no new residual path")
+
+    def apply(self, model: nn.Module, config: PrefixConfig, task: str) -> nn.Module:
+        from peft import PrefixTuningConfig
+
+        self.check_task(task)
+        self.check_config(config)
+        peft_config = PrefixTuningConfig(
+            task_type=peft_task_type(task), num_virtual_tokens=config.num_virtual_tokens,
+            prefix_projection=config.prefix_projection, encoder_hidden_size=config.encoder_hidden_size,
+            modules_to_save=self.trained_heads(model))
+        return wrap_with_peft(model, peft_config, self.name)

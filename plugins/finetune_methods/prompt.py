@@ -1,0 +1,57 @@
+"""Prompt tuning (Lester et al. 2021) through ``peft``: n trained input vectors prepended to the embeddings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import nn
+
+from engine.plugin_api import API_VERSION, Attachment, FineTuneMethod, WorkbenchError, peft_task_type, wrap_with_peft
+from plugins.finetune_methods.peft_io import PeftIO
+
+INITS = {"vocab": "SAMPLE_VOCAB", "random": "RANDOM", "text": "TEXT"}
+
+
+@dataclass
+class PromptConfig:
+    num_virtual_tokens: int = field(default=20, metadata={"help": (
+        "n, the number of trained soft-prompt vectors put before the input's embeddings."), "min": 1, "max": 256})
+    init: str = field(default="vocab", metadata={"help": (
+        "How the soft prompt starts: vocab = embeddings of randomly drawn vocabulary tokens (Lester et al.'s "
+        "better start), random = random vectors, text = the embeddings of init_text's tokens."),
+        "choices": tuple(INITS)})
+    init_text: str = field(default="Classify the sentiment of this text:", metadata={"help": (
+        "The text whose token embeddings start the prompt when init is text (repeated or cut to n tokens; "
+        "needs the base model's tokenizer in its folder).")})
+
+
+class PromptTuning(PeftIO, FineTuneMethod):
+    api_version = API_VERSION
+    name = "prompt"
+    title = "Prompt tuning (Lester et al. 2021)"
+    description = ("n trained vectors are prepended to the input embeddings; nothing inside the model changes. "
+                   "Weak on small models (it catches up with fine-tuning only at billions of parameters).")
+    Config = PromptConfig
+    # peft prepends the virtual tokens to the outputs too, so per-token labels and answer spans would be off by n.
+    tasks = frozenset({"seq-cls", "seq2seq"})
+    default_lr = 3e-2
+    lr_reason = ("A few input vectors steer a frozen model, so they need very large steps (Lester et al. used "
+                 "0.3 with Adafactor; peft's examples 3e-2 with AdamW).")
+    attachment = Attachment(sites=("embeddings", "head"), formula="input = [P; E(x)],  only P trains",
+                            residual="before the first layer: extra input positions, no new residual path")
+
+    def apply(self, model: nn.Module, config: PromptConfig, task: str) -> nn.Module:
+        from peft import PromptTuningConfig
+
+        self.check_task(task)
+        self.check_config(config)
+        extra = {}
+        if config.init == "text":
+            source = getattr(getattr(model, "config", None), "_name_or_path", "")
+            if not source:
+                raise WorkbenchError("prompt init text needs the base model's tokenizer; this model has no folder")
+            extra = {"prompt_tuning_init_text": config.init_text, "tokenizer_name_or_path": source}
+        peft_config = PromptTuningConfig(
+            task_type=peft_task_type(task), num_virtual_tokens=config.num_virtual_tokens,
+            prompt_tuning_init=INITS[config.init], modules_to_save=self.trained_heads(model), **extra)
+        return wrap_with_peft(model, peft_config, self.name)
