@@ -73,9 +73,9 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     form.method_combo.setCurrentIndex(form.method_combo.findData("lora"))
     wait_count(qtbot, form)
     before = form.count.trainable
-    rank = form.config_form.editors["r"]
+    rank = form.config_form.editors["rank"]
     rank.setValue(rank.value() * 2)
-    assert form.state.method_config["r"] == str(rank.value())
+    assert form.state.method_config["rank"] == str(rank.value())
     wait_count(qtbot, form)
     assert form.count.trainable > before
     # Another task preselects its demo set; a file the user chose is kept.

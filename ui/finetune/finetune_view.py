@@ -77,7 +77,7 @@ class FineTuneView(QWidget):
         self.ctx = ctx
         self.services = ctx.run_services
         self.state = FineTuneState()
-        self.methods, self.method_problems = load_methods()
+        self.methods, self.method_problems = load_methods(ctx.settings)
         self.run_id: int | None = None
         self.run_method = ""
         self.run_out: dict[int, str] = {}  # run id -> output folder

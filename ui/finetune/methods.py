@@ -1,34 +1,26 @@
-"""The fine-tuning methods the tab offers: every plugin in ``lm_workbench.finetune_methods`` that loads.
+"""The fine-tuning methods the tab offers: the working plugins of the ``finetune-method`` kind.
 
-A method that fails to load (``find_method`` says why) is left out and its
-reason kept, so one broken plugin never empties the combo box. The
-built-ins come first in the issue's order, then third-party methods by name.
+A method that cannot be used (its import failed, it is a disabled folder
+plugin) is left out and its reason kept, so one broken plugin never empties
+the combo box. The built-ins come first in the issue's order, then the
+others by name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import WorkbenchError
-from engine.finetune.method_api import FineTuneMethod
-from workbench.finetune.method_lookup import find_method, method_names
+from workbench.plugins.records import OK
+from workbench.plugins.registry import FineTuneMethodRegistry
 
 ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", "bitfit")
 
 
-def load_methods() -> tuple[dict[str, Any], dict[str, str]]:
-    """(name -> method instance, name -> why it could not be loaded)."""
-    methods: dict[str, Any] = {}
-    problems: dict[str, str] = {}
-    for name in method_names():
-        try:
-            method = find_method(name)
-        except WorkbenchError as exc:
-            problems[name] = str(exc)
-            continue
-        if isinstance(method, FineTuneMethod):
-            methods[name] = method
-        else:
-            problems[name] = f"{type(method).__name__} is not a FineTuneMethod"
+def load_methods(settings: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """(name -> method instance, name -> why it cannot be used)."""
+    registry = FineTuneMethodRegistry.discover(settings)
+    methods = registry.methods()
+    problems = {r.name: r.error or r.status for r in registry.records
+                if r.kind == registry.kind.name and r.status != OK and r.name not in methods}
     rank = {name: i for i, name in enumerate(ORDER)}
     return {n: methods[n] for n in sorted(methods, key=lambda n: (rank.get(n, len(ORDER)), n))}, problems
