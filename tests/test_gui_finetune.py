@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from PySide6.QtCore import Qt
 
 from engine.finetune.data import read_classification
 from engine.finetune.demo import demo_path
@@ -108,7 +109,7 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     assert view.state.bench == ["full", "lora"]
     assert view.start_bench() == ["full", "lora"]
     assert not view.start_button.isEnabled() and view.cancel_button.isEnabled()
-    qtbot.waitUntil(lambda: len(view.state.results) == 2 or view.message_bar.text(), timeout=RUN_TIMEOUT)
+    qtbot.waitUntil(lambda: len(view.state.results) == 2 or bool(view.message_bar.text()), timeout=RUN_TIMEOUT)
     assert not view.message_bar.text()
     full_id, lora_id = list(view.state.results)
 
@@ -135,6 +136,10 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     assert len(shown) == len(rows) == 40
     wrong = sum(not r["correct"] for r in rows)
     assert all(s[1] != s[2] for s in shown[:wrong]) and all(s[1] == s[2] for s in shown[wrong:])
+    confidences = [float(s[3]) for s in shown]
+    assert confidences[:wrong] == sorted(confidences[:wrong], reverse=True)  # the surest mistakes on top
+    view.results.table.sortByColumn(3, Qt.SortOrder.AscendingOrder)  # a header click sorts
+    assert [float(s[3]) for s in view.results.rows()] == sorted(confidences)
 
     # The bench table: one row per run, from each summary.json.
     cells = view.bench.table.cells()

@@ -46,6 +46,7 @@ class BenchTable(QTableWidget):
                 else:
                     item.setText("—" if value is None else str(value))
                 self.setItem(r, c, item)
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
         self.setSortingEnabled(True)
         self.resizeColumnsToContents()
 

@@ -84,8 +84,8 @@ class ResultsPanel(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, bool(row.get("correct")))
                 self.table.setItem(r, c, item)
         self._restyle()
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
         self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicatorShown(False)
 
     def _restyle(self) -> None:
         wrong = QBrush(QColor(theme.current().colours.prediction_error_bg))

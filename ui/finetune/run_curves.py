@@ -25,7 +25,7 @@ TASK_METRICS = ("accuracy", "f1", "mcc", "exact_match", "rouge1", "rouge2", "rou
 
 
 class RunCurves(QWidget):
-    """Curves of the runs added with ``add_run``; ``metric`` is the validation metric plotted."""
+    """Curves of the runs added with ``add_run``; ``metric_name`` is the validation metric plotted."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +40,7 @@ class RunCurves(QWidget):
         self.runs: dict[int, RunSeries] = {}
         self.labels: dict[int, str] = {}
         self.items: dict[tuple[int, str], pg.PlotDataItem] = {}
-        self.metric = "accuracy"
+        self.metric_name = "accuracy"
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
@@ -52,7 +52,7 @@ class RunCurves(QWidget):
         self.graphics.setBackground(c.base_bg)
         size = f"{f.pt(f.live_plot_title_delta):g}pt"
         self.loss_plot.setTitle("Loss: training (line) and validation (dots)", size=size, color=c.label_ink)
-        self.metric_plot.setTitle(f"Validation {self.metric}", size=size, color=c.label_ink)
+        self.metric_plot.setTitle(f"Validation {self.metric_name}", size=size, color=c.label_ink)
         for plot in (self.loss_plot, self.metric_plot):
             plot.getAxis("left").setWidth(m.plot_axis_w)
         for (run_id, name), item in self.items.items():
@@ -81,7 +81,7 @@ class RunCurves(QWidget):
         self.legend.clear()
         self.items, self.runs, self.labels = {}, {}, {}
         if task is not None:
-            self.metric = MAIN_METRIC.get(task, "accuracy")
+            self.metric_name = MAIN_METRIC.get(task, "accuracy")
             self._apply_tokens()
 
     def add_run(self, run_id: int, label: str) -> None:
@@ -94,7 +94,7 @@ class RunCurves(QWidget):
         if series is None:
             return
         for name in series.add_rows(rows):
-            if name in LOSSES or name == self.metric:
+            if name in LOSSES or name == self.metric_name:
                 self._update(run_id, name)
 
     def point_count(self, run_id: int, name: str) -> int:
