@@ -16,6 +16,7 @@ from engine.finetune.data import read_classification
 from engine.finetune.demo import demo_path
 from engine.objectives.config_fields import config_fields
 from engine.peft_methods.counting import count_parameters
+from ui import theme
 from ui.view_registry import ViewRegistry, builtin_views
 from workbench.store.run_store import RunStore
 
@@ -73,6 +74,12 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     # A config edit reaches the state (as strings) and the count.
     form.method_combo.setCurrentIndex(form.method_combo.findData("lora"))
     wait_count(qtbot, form)
+    painted = form.diagram.grab().toImage()  # LoRA's query and value boxes are filled as sites, key is not
+    fill = {site: painted.pixelColor(int(rect.left()) + 6, int(rect.center().y())).name()  # beside the label
+            for site, _, rect in form.diagram.boxes()}
+    colours = theme.current().colours
+    assert fill["query"] == fill["value"] == colours.diagram_site.fill
+    assert fill["key"] == fill["ffn_in"] == colours.diagram_box.fill
     before = form.count.trainable
     rank = form.config_form.editors["rank"]
     rank.setValue(rank.value() * 2)
@@ -163,7 +170,7 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     assert [r[0] for r in view.state.shift] == [0, 1, 2]
     assert all(0.0 <= r[1] <= 1.0 + 1e-9 for r in view.state.shift)
     x, y = view.shift_plot.cosine_curve.getData()
-    assert list(x) == [0, 1, 2] and np.allclose(y, [r[2] for r in view.state.shift])
+    assert list(x) == [0, 1, 2] and np.allclose(y, [1 - r[2] for r in view.state.shift])
     shots = os.environ.get("FINETUNE_SCREENSHOTS")
     if shots:
         for index, name in ((0, "training"), (1, "bench"), (2, "before-after")):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 HEADERS = ("Method", "Trainable %", "Best validation", "Wall time (s)", "Peak memory (MB)", "Adapter file (MB)")
 
@@ -33,7 +33,7 @@ class BenchTable(QTableWidget):
         self.setHorizontalHeaderLabels(list(HEADERS))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().setVisible(False)
-        self.horizontalHeader().setStretchLastSection(True)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
 
     def show_rows(self, rows: list[dict[str, Any]]) -> None:
         self.setSortingEnabled(False)
@@ -48,7 +48,6 @@ class BenchTable(QTableWidget):
                 self.setItem(r, c, item)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
         self.setSortingEnabled(True)
-        self.resizeColumnsToContents()
 
     def cells(self) -> list[list[str]]:
         return [[self.item(r, c).text() for c in range(self.columnCount())] for r in range(self.rowCount())]

@@ -337,8 +337,8 @@ class FineTuneView(QWidget):
     def _shift_done(self, run_id: int, rows: list) -> None:
         self.state.set_shift(run_id, rows)
         low = min(rows, key=lambda r: r[1])
-        self.shift_label.setText(f"Run #{run_id}: the layer that moved most is {low[0]} (linear CKA {low[1]:.3f}, "
-                                 f"mean cosine {low[2]:.3f}); 1 means unchanged.")
+        self.shift_label.setText(f"Run #{run_id}: layer {low[0]} moved most (1 − linear CKA {1 - low[1]:.2g}, "
+                                 f"1 − mean cosine {1 - low[2]:.2g}); layer 0 is the embeddings.")
 
     def _open(self, folder: str) -> None:
         self.ctx.register_model(folder)

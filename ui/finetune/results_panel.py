@@ -41,11 +41,14 @@ class ResultsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        theme.bind(self.table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
         self.result: RunResult | None = None
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.confusion)
         splitter.addWidget(self.table)
-        splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([1, 3])  # shares, scaled to the width
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)

@@ -36,7 +36,7 @@ class RunCurves(QWidget):
         self.metric_plot.setLabel("bottom", "step")
         for plot in (self.loss_plot, self.metric_plot):
             plot.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.loss_plot.addLegend()
+        self.legend = self.loss_plot.addLegend(offset=(-1, 1))  # the top right corner
         self.runs: dict[int, RunSeries] = {}
         self.labels: dict[int, str] = {}
         self.items: dict[tuple[int, str], pg.PlotDataItem] = {}

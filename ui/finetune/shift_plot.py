@@ -1,4 +1,8 @@
-"""Before/after: per layer, linear CKA and mean cosine between the base and the tuned model's states."""
+"""Before/after: how far each layer moved, as 1 - linear CKA (bars) and 1 - mean cosine (line).
+
+Both are 0 for a layer fine-tuning left alone; plotting the distance from 1
+keeps the small changes of parameter-efficient methods visible.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +21,10 @@ class ShiftPlot(QWidget):
         self.plot = self.graphics.addPlot()
         self.plot.setLabel("bottom", "layer (0 = embeddings)")
         self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.plot.addLegend()
-        self.cka_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, name="linear CKA")
+        self.legend = self.plot.addLegend(offset=(-1, 1))  # the top right corner
+        self.cka_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, name="1 − linear CKA")
         self.plot.addItem(self.cka_bars)
-        self.cosine_curve = self.plot.plot(name="mean cosine")
-        self.legend.addItem(self.cka_bars, "linear CKA")
+        self.cosine_curve = self.plot.plot(name="1 − mean cosine")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
@@ -32,7 +35,7 @@ class ShiftPlot(QWidget):
     def _apply_tokens(self) -> None:
         c, f, m = theme.current().colours, theme.current().fonts, theme.current().metrics
         self.graphics.setBackground(c.base_bg)
-        self.plot.setTitle("Base vs tuned, per layer: linear CKA (bars) and mean cosine (line); 1 = unchanged",
+        self.plot.setTitle("How far each layer moved from the base model (0 = unchanged)",
                            size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
         self.plot.getAxis("left").setWidth(m.plot_axis_w)
         self.cka_bars.setOpts(brush=pg.mkBrush(c.shift_cka_curve), pen=pg.mkPen(c.shift_cka_curve))
@@ -44,7 +47,7 @@ class ShiftPlot(QWidget):
     def show_rows(self, rows: list[tuple[int, float, float]]) -> None:
         self.rows = list(rows)
         layers = [r[0] for r in rows]
-        self.cka_bars.setOpts(x=layers, height=[r[1] for r in rows])
-        self.cosine_curve.setData(layers, [r[2] for r in rows])
-        if rows:
-            self.plot.setYRange(min(0.0, min(min(r[1], r[2]) for r in rows)), 1.05)
+        self.cka_bars.setOpts(x=layers, height=[1.0 - r[1] for r in rows])
+        self.cosine_curve.setData(layers, [1.0 - r[2] for r in rows])
+        self.plot.getAxis("bottom").setTicks([[(layer, str(layer)) for layer in layers]])
+        self.plot.enableAutoRange()
