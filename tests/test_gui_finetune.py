@@ -89,9 +89,13 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     # Another task preselects its demo set; a file the user chose is kept.
     form.task_combo.setCurrentIndex(form.task_combo.findData("token-cls"))
     assert form.state.train == str(demo_path("token-cls"))
-    form.browse("train", "/tmp/mine.conll")
+    form.browse("train", "/tmp/no-such-file.conll")
     form.task_combo.setCurrentIndex(form.task_combo.findData("seq-cls"))
-    assert form.state.train == "/tmp/mine.conll"
+    assert form.state.train == "/tmp/no-such-file.conll"
+    # Start explains a missing file in one line and submits nothing.
+    assert view.start_run() is None
+    assert "no-such-file.conll does not exist" in view.message_bar.text()
+    assert not view.services.has_lane and view.start_button.isEnabled()
 
 
 def small_task(folder: Path) -> tuple[Path, Path]:

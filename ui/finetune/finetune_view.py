@@ -267,6 +267,9 @@ class FineTuneView(QWidget):
                 raise WorkbenchError(f"no fine-tuning method {method_name!r} is available")
             if self.state.task not in method.tasks:
                 raise WorkbenchError(f"{method_name} does not support {self.state.task}")
+            for flag, path in (("training", self.state.train), ("validation", self.state.validation)):
+                if (flag == "training" or path) and not Path(path).is_file():
+                    raise WorkbenchError(f"the {flag} file {path or '(none)'} does not exist; choose one")
             if method_name == self.state.method and self.form.config_form.config() is None:
                 raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
             spec = self.state.spec(loaded.info.spec, default_out_dir(method_name), method=method_name,

@@ -61,7 +61,7 @@ class ResultsPanel(QWidget):
         if confusion and confusion.get("matrix"):
             labels = [str(x) for x in confusion.get("labels", [])]
             self.confusion.set_matrix(np.asarray(confusion["matrix"], dtype=float), labels, labels,
-                                      title="Confusion: gold (rows) × predicted (columns)")
+                                      title="Gold (rows) × predicted")
             self.confusion.show()
         else:
             self.confusion.set_matrix(None)

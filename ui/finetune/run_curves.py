@@ -55,6 +55,8 @@ class RunCurves(QWidget):
         self.metric_plot.setTitle(f"Validation {self.metric_name}", size=size, color=c.label_ink)
         for plot in (self.loss_plot, self.metric_plot):
             plot.getAxis("left").setWidth(m.plot_axis_w)
+        self.legend.setLabelTextColor(c.plot_legend_ink)
+        self.legend.setBrush(pg.mkBrush(*c.plot_legend_bg))
         for (run_id, name), item in self.items.items():
             self._style(run_id, name, item)
 

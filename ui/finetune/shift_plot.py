@@ -38,6 +38,8 @@ class ShiftPlot(QWidget):
         self.plot.setTitle("How far each layer moved from the base model (0 = unchanged)",
                            size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
         self.plot.getAxis("left").setWidth(m.plot_axis_w)
+        self.legend.setLabelTextColor(c.plot_legend_ink)
+        self.legend.setBrush(pg.mkBrush(*c.plot_legend_bg))
         self.cka_bars.setOpts(brush=pg.mkBrush(c.shift_cka_curve), pen=pg.mkPen(c.shift_cka_curve))
         self.cosine_curve.setPen(pg.mkPen(c.shift_cosine_curve, width=m.plot_line_width))
         self.cosine_curve.setSymbol("o")
