@@ -16,7 +16,6 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
     QVBoxLayout, QWidget,
@@ -59,13 +58,10 @@ def count_job(config: Any, task: str, train: str, method: Any, method_config: An
 class FineTuneForm(QWidget):
     """The form; ``count`` is the last trainable-parameter count (None while unknown)."""
 
-    count_changed = Signal()
-
     def __init__(self, ctx: Any, state: FineTuneState, methods: dict[str, Any], parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx, self.state, self.methods = ctx, state, methods
         self.count: Any = None
-        self.count_key: tuple | None = None  # what the shown count was computed for
 
         self.task_combo = QComboBox()
         for task, title in TASK_TITLES.items():
@@ -206,36 +202,31 @@ class FineTuneForm(QWidget):
         """Count the trainable parameters for the current choices (off the Qt thread)."""
         loaded, method = self.ctx.loaded, self.method()
         if loaded is None or method is None:
-            self.count, self.count_key = None, None
+            self.count = None
             self.params_label.setText("Load a model to count the trainable parameters.")
-            self.count_changed.emit()
             return
         config = self.config_form.config()
         if config is None:
             self.params_label.setText("Fix the method's settings to count the trainable parameters.")
             return
-        key = (self.ctx.model_spec(), self.state.task, self.state.train, self.state.method,
-               tuple(sorted(dataclasses.asdict(config).items())))
         self.params_label.setText("Trainable parameters: counting…")
         self.count = None
         self.ctx.jobs.run(count_job(loaded.config, self.state.task, self.state.train, method, config),
-                          lambda result: self._show_count(key, result), step="count",
-                          on_error=lambda exc, tb: self._count_failed(exc, tb), when_idle=True)
+                          self._show_count, step="count",
+                          on_error=self._count_failed, when_idle=True)
 
     # ------------------------------------------------------------ internal
-    def _show_count(self, key: tuple, result: Any) -> None:
+    def _show_count(self, result: Any) -> None:
         count, n_labels = result
-        self.count, self.count_key = count, key
+        self.count = count
         labels = f" · {n_labels} labels" if n_labels else ""
         self.params_label.setText(f"Trainable parameters: {count.trainable:,} of {count.total:,} "
                                   f"({count.percent:.3g}%){labels}")
-        self.count_changed.emit()
 
     def _count_failed(self, exc: BaseException, tb: str) -> None:
-        self.count, self.count_key = None, None
+        self.count = None
         text = str(exc) if isinstance(exc, WorkbenchError) else f"{type(exc).__name__}: {exc}"
         self.params_label.setText(f"Cannot count: {text}")
-        self.count_changed.emit()
 
     def _task_chosen(self, *_: Any) -> None:
         task = self.task_combo.currentData()
