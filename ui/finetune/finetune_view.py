@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from engine.errors import WorkbenchError
 from ui import theme
 from ui.finetune.bench_panel import BenchPanel
-from ui.finetune.finetune_form import FineTuneForm, as_strings
+from ui.finetune.finetune_form import FineTuneForm
 from ui.finetune.methods import load_methods
 from ui.finetune.results_panel import ResultsPanel
 from ui.finetune.run_curves import RunCurves
@@ -272,8 +272,7 @@ class FineTuneView(QWidget):
                     raise WorkbenchError(f"the {flag} file {path or '(none)'} does not exist; choose one")
             if method_name == self.state.method and self.form.config_form.config() is None:
                 raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
-            spec = self.state.spec(loaded.info.spec, default_out_dir(method_name), method=method_name,
-                                   lr=None, method_config=as_strings({}))
+            spec = self.state.spec(loaded.info.spec, default_out_dir(method_name), method=method_name)
             run_id = submit_finetune(self.services.lane, spec)
         except WorkbenchError as exc:
             self.message_bar.show_error(str(exc), source="start")
@@ -294,8 +293,7 @@ class FineTuneView(QWidget):
 
     def _rows(self, run_id: int, rows: list) -> None:
         self.curves.add_rows(run_id, rows)
-        if self._bench_running or run_id in self.bench.curves.runs:
-            self.bench.curves.add_rows(run_id, rows)
+        self.bench.curves.add_rows(run_id, rows)  # only the bench's runs are drawn there
 
     def _progress(self, run_id: int, progress: RunProgress) -> None:
         if run_id != self.run_id:

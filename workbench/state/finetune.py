@@ -107,15 +107,13 @@ class FineTuneState:
             setattr(self, name, value)
         self.events.form_changed.emit()
 
-    def spec(self, model: str, out_dir: str, method: str | None = None,
-             method_config: dict[str, str] | None = None, lr: float | None = None) -> FineTuneSpec:
-        """The form as a ``FineTuneSpec`` (for ``method``, with its own config and lr, when given)."""
+    def spec(self, model: str, out_dir: str, method: str | None = None) -> FineTuneSpec:
+        """The form as a ``FineTuneSpec``; another ``method`` (a bench run) takes its own defaults and lr."""
         same = method is None or method == self.method
         return FineTuneSpec(
             model=model, task=self.task, train=self.train, method=method or self.method, out_dir=out_dir,
-            validation=self.validation or None,
-            method_config=dict(self.method_config if same else (method_config or {})),
-            epochs=float(self.epochs), lr=self.lr if same else lr, batch_size=int(self.batch_size),
+            validation=self.validation or None, method_config=dict(self.method_config) if same else {},
+            epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
             max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
 
     # -- the bench -----------------------------------------------------------------------------------
