@@ -34,6 +34,7 @@ TASK_TITLES = {
     "qa": "Extractive question answering",
     "seq2seq": "Sequence to sequence",
 }
+MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
 
 
@@ -93,6 +94,9 @@ class FineTuneForm(QWidget):
         self.batch_spin.setRange(1, 4096)
         self.length_spin.setRange(8, 8192)
         self.seed_spin.setRange(0, 2**31 - 1)
+        for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(MIN_COMBO_CHARS)
         self.params_label = QLabel("Load a model to count the trainable parameters.")
         self.params_label.setWordWrap(True)
         self.params_label.setObjectName("sectionTitle")
