@@ -130,9 +130,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
                    ) -> Generator[Any, None, FineTuneResult]:
     """Apply ``method`` to the task ``model`` (head fresh, seeded by the caller) and train it; see the module."""
     task = data.task
-    if task not in getattr(method, "tasks", ()):
-        raise WorkbenchError(f"the {method.name} method does not support {task}; it supports "
-                             f"{', '.join(sorted(method.tasks))}")
+    method.check_task(task)
     if not data.train or not data.validation:
         raise WorkbenchError("fine-tuning needs at least one training and one validation example")
     torch.manual_seed(settings.seed)

@@ -45,11 +45,11 @@ def check_task_support(folder: str | Path, task: str) -> None:
     config = _config(folder)
     kind = getattr(config, "model_type", "?")
     if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
-        raise WorkbenchError(f"{folder.name} is a {kind} model, not an encoder-decoder; "
+        raise WorkbenchError(f"the base ({kind}, {folder}) is not an encoder-decoder; "
                              f"sequence-to-sequence needs a BART or T5 base")
     auto = getattr(transformers, HEAD_CLASSES[task])
     if type(config) not in auto._model_mapping:
-        raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder.name})")
+        raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder})")
 
 
 def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) -> Any:

@@ -38,23 +38,14 @@ class FinetuneParser(OneLineParser):
 
 
 def add_method_options(parser: argparse.ArgumentParser) -> None:
-    """One option per field of each registered method's ``Config`` (a method that fails to load adds none)."""
-    from importlib.metadata import entry_points
-
+    """One option per field of each working method's ``Config`` (built-ins and enabled folder plugins)."""
     from engine.objectives.config_fields import config_fields
+    from workbench.finetune.methods import finetune_methods
 
     group = parser.add_argument_group("method settings (each for its own --method)")
-    seen: set[str] = set()
-    for ep in sorted(entry_points(group="lm_workbench.finetune_methods"), key=lambda e: e.name):
-        if ep.name in seen:
-            continue
-        seen.add(ep.name)
-        try:
-            fields = config_fields(ep.load().Config)
-        except Exception:  # a broken plugin: 'finetune --method NAME' says why
-            continue
-        for f in fields:
-            group.add_argument(f"--{ep.name}-{f.name.replace('_', '-')}", dest=f"{OPTION_PREFIX}{ep.name}__{f.name}",
+    for name, method in finetune_methods().items():
+        for f in config_fields(method.Config):
+            group.add_argument(f"--{name}-{f.name.replace('_', '-')}", dest=f"{OPTION_PREFIX}{name}__{f.name}",
                                metavar=f.kind.upper(), help=f"{f.help} (default {f.default})")
 
 

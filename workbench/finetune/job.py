@@ -33,7 +33,6 @@ def model_label(spec: FineTuneSpec) -> str:
 
 def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
     """The run's final numbers (at its last step), its output files and its provenance."""
-    from workbench.finetune.method_lookup import method_source
     from workbench.provenance import collect_provenance
 
     final = {k: float(summary[k]) for k in FINAL_METRICS if summary.get(k) is not None}
@@ -45,6 +44,16 @@ def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
     ctx.store.set_provenance(ctx.run_id, collect_provenance(
         device=summary.get("device") or "", dtype="float32", seed=spec.seed, model_folder=summary.get("base_model"),
         data_files=files, plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command()))
+
+
+def method_source(name: str) -> str:
+    """The distribution (and version) that registers method ``name``, or where else it came from."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="lm_workbench.finetune_methods"):
+        if ep.name == name and ep.dist is not None:
+            return f"{ep.dist.name} {ep.dist.version}"
+    return "plugins folder"
 
 
 def finetune_job(ctx: RunContext, **spec_dict: Any) -> dict[str, Any]:

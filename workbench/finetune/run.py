@@ -54,9 +54,9 @@ def base_folder(model: str) -> Path:
 def method_and_config(name: str, settings: dict[str, str], task: str) -> tuple[Any, Any]:
     """The method plugin and its ``Config`` with ``settings`` (strings) applied; checks the task too."""
     from engine.objectives.config_fields import config_from_strings
-    from workbench.finetune.method_lookup import find_method
+    from workbench.finetune.methods import finetune_method
 
-    method = find_method(name)
+    method = finetune_method(name)
     if task not in method.tasks:
         raise WorkbenchError(f"the {name} method does not support the {task} task "
                              f"(it supports {', '.join(sorted(method.tasks))})")
@@ -138,19 +138,19 @@ def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:
 def open_output(folder: str | os.PathLike) -> Any:
     """A finished run's model, reloaded on its base (``engine.finetune.saved.FineTunedModel``)."""
     from engine.finetune.saved import load_finetuned, read_manifest
-    from workbench.finetune.method_lookup import find_method
+    from workbench.finetune.methods import finetune_method
 
     manifest = read_manifest(folder)
-    return load_finetuned(folder, find_method(manifest["method"]))
+    return load_finetuned(folder, finetune_method(manifest["method"]))
 
 
 def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
     """Fold a mergeable run (LoRA) into its base weights; write a ``full`` output folder at ``out``."""
     from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
-    from workbench.finetune.method_lookup import find_method
+    from workbench.finetune.methods import finetune_method
 
     manifest = read_manifest(folder)
-    method = find_method(manifest["method"])
+    method = finetune_method(manifest["method"])
     if not getattr(method, "can_merge", False):
         raise WorkbenchError(f"a {manifest['method']} run cannot be merged into the base weights (only LoRA can)")
     out = Path(out)
