@@ -67,21 +67,32 @@ def weight_layers(model: nn.Module, exclude: tuple[str, ...] = ()) -> list[Targe
 
 
 def resolve_lora_targets(model: nn.Module, requested: str, exclude: tuple[str, ...] = ()) -> LoraTargets:
-    """The layers named by ``requested`` (comma-separated layer names or roles); ``WorkbenchError`` if one is unknown."""
+    """The layers named by ``requested`` (comma-separated layer names or roles); ``WorkbenchError`` if one is unknown.
+
+    A name is a layer's last name (``value``), a dotted tail of its path (``intermediate.dense``) or a role
+    (``query``, ``key``, ``value``), tried in that order.
+    """
+    from engine.peft_methods.peft_bridge import ensure_not_peft
+
+    ensure_not_peft(model)
     layers = weight_layers(model, exclude)
-    by_leaf: dict[str, list[TargetLayer]] = {}
-    for layer in layers:
-        by_leaf.setdefault(_leaf(layer.name), []).append(layer)
     wanted = [part.strip() for part in requested.split(",") if part.strip()]
     if not wanted:
         raise WorkbenchError("name at least one LoRA target module (e.g. query,value)")
     chosen: dict[str, TargetLayer] = {}
     for name in wanted:
-        leaves = [name] if name in by_leaf else [a for a in ROLE_ALIASES.get(name, ()) if a in by_leaf][:1]
-        if not leaves:
+        found = _named(layers, name)
+        for alias in ROLE_ALIASES.get(name, ()) if not found else ():
+            found = found or _named(layers, alias)
+        if not found:
+            leaves = sorted({_leaf(layer.name) for layer in layers})
             raise WorkbenchError(
                 f"LoRA target {name!r} names no linear layer of {type(model).__name__}; "
-                f"its layers are: {', '.join(sorted(by_leaf))}")
-        for layer in by_leaf[leaves[0]]:
-            chosen[layer.name] = layer
+                f"its layers are: {', '.join(leaves)} (or a dotted tail such as attention.output.dense)")
+        chosen.update((layer.name, layer) for layer in found)
     return LoraTargets(tuple(sorted(chosen.values(), key=lambda layer: layer.name)))
+
+
+def _named(layers: list[TargetLayer], name: str) -> list[TargetLayer]:
+    """The layers whose full name is ``name`` or ends with ``.name`` (a leaf or a dotted tail)."""
+    return [layer for layer in layers if layer.name == name or layer.name.endswith("." + name)]

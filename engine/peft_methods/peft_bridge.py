@@ -23,12 +23,19 @@ def peft_task_type(task: str) -> str:
     return PEFT_TASK_TYPES[task]
 
 
-def wrap_with_peft(model: nn.Module, peft_config, method: str) -> nn.Module:
-    """``peft.get_peft_model`` with its refusals turned into one-line ``WorkbenchError``s."""
+def ensure_not_peft(model: nn.Module) -> None:
+    """Refuse a model peft already adapted (a second method would stack on the first)."""
     import peft
 
     if isinstance(model, peft.PeftModel):
         raise WorkbenchError("this model is already adapted with peft; load a fresh copy of the base model")
+
+
+def wrap_with_peft(model: nn.Module, peft_config, method: str) -> nn.Module:
+    """``peft.get_peft_model`` with its refusals turned into one-line ``WorkbenchError``s."""
+    import peft
+
+    ensure_not_peft(model)
     try:
         return peft.get_peft_model(model, peft_config)
     except (ValueError, TypeError, NotImplementedError, KeyError, AttributeError, OSError) as error:
