@@ -289,7 +289,6 @@ class Metrics:
     group_radius: int = 6
     # Fine-tune tab.
     diagram_min_w: int = 260
-    diagram_min_h: int = 330
     diagram_line_width: float = 1.5
     bench_table_max_h: int = 170
     finetune_form_w: int = 400

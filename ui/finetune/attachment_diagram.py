@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -33,7 +33,7 @@ ROWS: tuple[tuple[tuple[str, str], ...], ...] = (
     (("head", "Task head"),),
 )
 BLOCK_ROWS = range(1, 7)  # the rows inside the repeated block
-LINEAR_SITES = {"query", "key", "value", "attention_output", "ffn_in", "ffn_out", "head"}  # boxes with a bias
+BIAS_SITES = {"query", "key", "value", "attention_output", "ffn_in", "ffn_out", "layer_norm", "head"}  # with a bias
 
 
 class AttachmentDiagram(QWidget):
@@ -44,12 +44,42 @@ class AttachmentDiagram(QWidget):
         self.attachment: Any = None
         self.method_title = ""
         self._boxes: list[tuple[str, str, QRectF]] = []
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        theme.bind(self, lambda w, m: w.setMinimumSize(m.diagram_min_w, m.diagram_min_h))
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        theme.bind(self, lambda w, m: w.setMinimumWidth(m.diagram_min_w))
 
     def set_attachment(self, attachment: Any, title: str = "") -> None:
         self.attachment, self.method_title = attachment, title
+        self.updateGeometry()  # the caption's height depends on the text
         self.update()
+
+    def _caption_rect(self, top: float) -> QRectF:
+        """Where the wrapped caption goes below ``top`` (its height follows the text and the width)."""
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap)
+        bound = QFontMetricsF(self.font()).boundingRect(QRectF(0, 0, max(1, self.width()), 1e6), flags,
+                                                        self.caption())
+        return QRectF(0, top, self.width(), bound.height() + QFontMetricsF(self.font()).height() * 0.5)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        boxes_bottom = self._boxes_bottom()
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap)
+        fm = QFontMetricsF(self.font())
+        text = fm.boundingRect(QRectF(0, 0, max(1, width), 1e6), flags, self.caption()).height()
+        return int(boxes_bottom + text + fm.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        width = max(self.width(), self.minimumWidth())
+        return QSize(width, self.heightForWidth(width))
+
+    def _boxes_bottom(self) -> float:
+        fm = QFontMetricsF(self._fonts()[0])
+        box_h = fm.height() * 1.7
+        top = fm.height() * (1.6 if self.method_title else 0.5)
+        return top + len(ROWS) * box_h * 1.45
 
     def highlighted_sites(self) -> set[str]:
         return set(getattr(self.attachment, "sites", ()) or ())
@@ -77,7 +107,6 @@ class AttachmentDiagram(QWidget):
         fm = QFontMetricsF(small)
         box_h = fm.height() * 1.7
         gap = box_h * 0.45
-        caption_h = QFontMetricsF(self.font()).height() * 4.2
         rail = fm.horizontalAdvance("M") * 3.0  # room on the left for the residual paths
         left, right = rail, self.width() - fm.horizontalAdvance("M") * 4.0  # and for "× L" on the right
         top = fm.height() * (1.6 if self.method_title else 0.5)
@@ -90,7 +119,7 @@ class AttachmentDiagram(QWidget):
                               box_h)
                 self._boxes.append((site, label, rect))
             y += box_h + gap
-        return left, max(y, self.height() - caption_h)
+        return left, y
 
     # ---------------------------------------------------------------- paint
     def paintEvent(self, event) -> None:  # noqa: N802
@@ -119,21 +148,21 @@ class AttachmentDiagram(QWidget):
         painter.setFont(small)
         fm = QFontMetricsF(small)
         for site, label, rect in self._boxes:
-            on = site in sites or ("bias" in sites and site in LINEAR_SITES) or (
+            on = site in sites or ("bias" in sites and site in BIAS_SITES) or (
                 site == "layer_norm" and "layer_norm" in sites)
             chip = (c.diagram_site if adds else c.diagram_unfrozen) if on else c.diagram_box
-            if "bias" in sites and site in LINEAR_SITES and site not in sites:
+            if "bias" in sites and site in BIAS_SITES and site not in sites:
                 chip = c.diagram_unfrozen
             painter.setPen(QPen(QColor(chip.border), m.diagram_line_width * (1.6 if on else 1.0)))
             painter.setBrush(QColor(chip.fill))
             painter.drawRoundedRect(rect, m.radius, m.radius)
             painter.setPen(QColor(chip.ink))
-            text = label + (" + b" if "bias" in sites and site in LINEAR_SITES else "")
+            text = label + (" + b" if "bias" in sites and site in BIAS_SITES else "")
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, fm.elidedText(text, Qt.TextElideMode.ElideRight,
                                                                                rect.width() - 4))
         painter.setFont(normal)
         painter.setPen(QColor(c.ink))
-        painter.drawText(QRectF(0, text_top, self.width(), self.height() - text_top),
+        painter.drawText(self._caption_rect(text_top),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                          self.caption())
         painter.end()
