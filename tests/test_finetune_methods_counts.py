@@ -72,6 +72,7 @@ def test_lora_on_seq2seq_adapts_every_attentions_query_and_value_and_no_head(kin
 
 def test_prompt_tuning_trains_n_times_d_plus_the_head():
     assert trainable("prompt", num_virtual_tokens=7) == 7 * D + HEAD
+    assert trainable("prompt", "bart", "seq2seq", num_virtual_tokens=7) == 7 * D  # one prompt, for the encoder
 
 
 def test_prefix_tuning_trains_n_times_2_l_d_or_its_reparameterisation_mlp():
@@ -161,3 +162,19 @@ def test_prompt_tuning_can_start_from_the_embeddings_of_a_text(tiny_models):
     assert len(ids) == 4
     words = model.bert.embeddings.word_embeddings.weight[ids]
     assert torch.equal(tuned.prompt_encoder["default"].embedding.weight, words)
+
+
+def test_the_attachment_follows_the_settings():
+    lora = METHODS["lora"]
+    assert lora.attachment_for(lora.default_config()).sites == ("query", "value", "head")
+    wide = lora.attachment_for(lora.Config(target_modules="query,key,value,intermediate.dense"))
+    assert wide.sites == ("query", "key", "value", "ffn_in", "head") and wide.formula == lora.attachment.formula
+    assert lora.attachment_for(lora.Config(target_modules="c_attn")).sites == ("query", "key", "value", "head")
+    pfeiffer, houlsby = METHODS["pfeiffer"], METHODS["houlsby"]
+    assert "layer_norm" not in pfeiffer.attachment_for(pfeiffer.default_config()).sites
+    assert pfeiffer.attachment_for(pfeiffer.Config(train_layer_norms=True)).sites == ("ffn_out", "layer_norm", "head")
+    assert houlsby.attachment_for(houlsby.Config(train_layer_norms=False)).sites == (
+        "attention_output", "ffn_out", "head")
+    full = METHODS["full"]
+    assert "embeddings" not in full.attachment_for(full.Config(freeze_embeddings=True)).sites
+    assert METHODS["prefix"].attachment_for(METHODS["prefix"].default_config()).sites == ("prefix", "head")

@@ -73,6 +73,10 @@ class FineTuneMethod:
     def default_config(self) -> Any:
         return self.Config()
 
+    def attachment_for(self, config: Any) -> Attachment:
+        """Where the method attaches with this ``config`` (default: ``attachment``); the diagram draws it."""
+        return self.attachment
+
     def config_from_dict(self, data: dict) -> Any:
         """A ``Config`` from a saved dict (``dataclasses.asdict``); unknown keys are dropped, then checked."""
         known = {f.name for f in dataclasses.fields(self.Config)}

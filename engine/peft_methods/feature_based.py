@@ -12,9 +12,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 from torch.nn import functional as F
-from transformers.modeling_outputs import (
-    QuestionAnsweringModelOutput, SequenceClassifierOutput, TokenClassifierOutput,
-)
 
 from engine.errors import WorkbenchError
 from engine.scalar_mix.module import ScalarMix
@@ -80,6 +77,10 @@ class FeatureBasedModel(nn.Module):
 
     def forward(self, labels: torch.Tensor | None = None, start_positions: torch.Tensor | None = None,
                 end_positions: torch.Tensor | None = None, **inputs):
+        from transformers.modeling_outputs import (  # here: importing transformers takes seconds
+            QuestionAnsweringModelOutput, SequenceClassifierOutput, TokenClassifierOutput,
+        )
+
         mixed = self.dropout(self._features(inputs))
         if self.task == "seq-cls":
             logits = self.head(_pool(mixed, inputs.get("attention_mask"), self.pooling))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from torch import nn
 
@@ -54,6 +54,12 @@ class _BottleneckMethod(TrainedTensorsIO, FineTuneMethod):
             init_scale=config.init_scale, train_layer_norms=config.train_layer_norms,
             modules_to_save=list(head_prefixes(model, None))))
         return self.remember(model, config, task)
+
+    def attachment_for(self, config) -> Attachment:
+        sites = tuple(s for s in self.attachment.sites if s != "layer_norm")
+        if config.train_layer_norms:
+            sites = sites[:-1] + ("layer_norm", "head")
+        return replace(self.attachment, sites=sites)
 
 
 class HoulsbyAdapters(_BottleneckMethod):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from torch import nn
@@ -42,6 +42,11 @@ class FullFineTuning(FineTuneMethod):
                 raise WorkbenchError(f"{type(model).__name__} has no input embeddings to freeze")
             embeddings.requires_grad_(False)
         return model
+
+    def attachment_for(self, config: FullConfig) -> Attachment:
+        if not config.freeze_embeddings:
+            return self.attachment
+        return replace(self.attachment, sites=tuple(s for s in self.attachment.sites if s != "embeddings"))
 
     def save(self, model: nn.Module, folder: Path) -> None:
         model.save_pretrained(str(folder), safe_serialization=True)

@@ -51,7 +51,9 @@ class PromptTuning(PeftIO, FineTuneMethod):
             if not source:
                 raise WorkbenchError("prompt init text needs the base model's tokenizer; this model has no folder")
             extra = {"prompt_tuning_init_text": config.init_text, "tokenizer_name_or_path": source}
+        # One prompt, for the encoder's input: peft would give a seq2seq model a second one that is never used.
         peft_config = PromptTuningConfig(
             task_type=peft_task_type(task), num_virtual_tokens=config.num_virtual_tokens,
-            prompt_tuning_init=INITS[config.init], modules_to_save=self.trained_heads(model), **extra)
+            num_transformer_submodules=1, prompt_tuning_init=INITS[config.init],
+            modules_to_save=self.trained_heads(model), **extra)
         return wrap_with_peft(model, peft_config, self.name)

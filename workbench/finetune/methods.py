@@ -7,18 +7,18 @@ from typing import Any
 from engine.plugin_api import FineTuneMethod
 
 
-def finetune_methods(settings: Any = None) -> dict[str, FineTuneMethod]:
-    """Every working method by name: the built-ins and enabled folder plugins (``settings``: default, the saved ones)."""
+def _registry(settings: Any):
     from workbench.plugins.registry import FineTuneMethodRegistry
     from workbench.settings import load_settings
 
-    return FineTuneMethodRegistry.discover(settings if settings is not None else load_settings()).methods()
+    return FineTuneMethodRegistry.discover(settings if settings is not None else load_settings())
+
+
+def finetune_methods(settings: Any = None) -> dict[str, FineTuneMethod]:
+    """Every working method by name: the built-ins and enabled folder plugins (``settings``: default, the saved ones)."""
+    return _registry(settings).methods()
 
 
 def finetune_method(name: str, settings: Any = None) -> FineTuneMethod:
     """One method by its ``--method`` name; ``WorkbenchError`` naming the available ones for an unknown name."""
-    from workbench.plugins.registry import FineTuneMethodRegistry
-    from workbench.settings import load_settings
-
-    registry = FineTuneMethodRegistry.discover(settings if settings is not None else load_settings())
-    return registry.method(name)
+    return _registry(settings).method(name)

@@ -29,4 +29,3 @@ def check_finetune_method(cls: type) -> str | None:
 
 FINETUNE_METHODS = ExtensionKind(name="finetune-method", group="lm_workbench.finetune_methods", base=FineTuneMethod,
                                  check=check_finetune_method)
-
