@@ -183,4 +183,34 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     assert run["kind"] == "finetune" and run["cli_command"] == spec.cli_command()
     assert {"loss", "lr", "validation_loss", "accuracy", "f1", "mcc", "peak_memory_mb", "adapter_bytes"} <= metrics
     assert {"adapter", "summary"} <= artifacts
-    assert json.loads((tmp_path / "out" / "summary.json").read_text())["run_id"] == run_id
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["run_id"] == run_id
+    with RunStore(db) as store:
+        before = {row["name"]: row["value"] for row in store.metrics(run_id) if row["step"] == 0}
+    assert before["trainable_parameters"] == summary["trainable_parameters"]  # known before the first step
+    from workbench.finetune.run import parameter_counts
+
+    assert parameter_counts(spec) == (summary["trainable_parameters"], summary["total_parameters"])
+
+
+def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
+    from workbench.finetune.spec import FineTuneSpec
+    from workbench.lanes.run_context import run_in_child
+    from workbench.run_kinds import FINETUNE
+    from workbench.store import RunStore
+
+    db = tmp_path / "runs.sqlite"
+    spec = FineTuneSpec(model=str(tiny_models["bert"]), task="seq-cls", train=str(_sentiment_subset(tmp_path, 0, 48)),
+                        method="lora", out_dir=str(tmp_path / "out"), epochs=1, max_length=16,
+                        training={"threads": 1})
+    with RunStore(db) as store:
+        run_id = store.create_run(FINETUNE.kind, params=spec.to_dict(), cli_command=spec.cli_command())
+    stop = threading.Event()
+    stop.set()  # the loop sees it before its first step
+    previous = torch.get_num_threads()
+    run_in_child(str(db), run_id, FINETUNE.target, spec.to_dict(), stop)
+    torch.set_num_threads(previous)
+    with RunStore(db) as store:
+        assert store.get_run(run_id)["status"] == "cancelled"
+    out = tmp_path / "out"
+    assert not (out / "summary.json").exists() and not any(p.name.startswith(".checkpoints") for p in out.iterdir())

@@ -1,7 +1,8 @@
 """One fine-tuning run in this process: a method applied to a task model, trained by the one loop.
 
-``finetune_steps(...)`` is a generator: it yields the loop's events (``Progress`` every step,
-``StepMetrics``, ``EvalMetrics``, ``CheckpointSaved``) and returns a ``FineTuneResult``. Epochs become
+``finetune_steps(...)`` is a generator: it yields ``ParametersCounted`` once the method is applied,
+then the loop's events (``Progress`` every step, ``StepMetrics``, ``EvalMetrics``,
+``CheckpointSaved``) and returns a ``FineTuneResult``. Epochs become
 optimizer steps (``ceil(epochs · ceil(train examples / batch))``; QA counts context windows); the
 validation set is scored at step 0, after every epoch and at the end. The loop's own validation gives
 the loss; the task's metrics need every prediction at once (F1 and MCC do not average over batches),
@@ -55,6 +56,18 @@ class FineTuneSettings:
     max_length: int = 128
     seed: int = 0
     training: dict[str, Any] = field(default_factory=dict)  # any other TrainingConfig field
+
+
+@dataclass(frozen=True)
+class ParametersCounted:
+    """Yielded once the method is applied, before the first step: what will train."""
+
+    trainable: int
+    total: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.trainable / self.total if self.total else 0.0
 
 
 @dataclass
@@ -140,6 +153,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     if trainable == 0:
         raise WorkbenchError(f"the {method.name} method left no parameter to train")
     yield Progress(0, 0, f"{trainable:,} of {total:,} parameters trainable ({100 * trainable / total:.2f}%)")
+    yield ParametersCounted(trainable, total)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
     validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)

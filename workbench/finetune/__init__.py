@@ -15,5 +15,15 @@ browser) holds:
 - ``confusion.json`` (classification tasks): ``{"labels": [...], "matrix": [[gold x predicted counts]]}``.
 
 Metrics go to the run store under the pre-training names (``loss``, ``lr``, ``validation_loss``) plus one
-per task metric (``accuracy``, ``f1``, ``mcc``, ``exact_match``, ``rouge1`` ...) at each evaluation.
+per task metric (``accuracy``, ``f1``, ``mcc``, ``exact_match``, ``rouge1`` ...) at each evaluation
+(step 0, every epoch, the end), ``trainable_parameters``/``total_parameters``/``trainable_percent`` at
+step 0 before training, and ``wall_s``, ``peak_memory_mb``, ``adapter_bytes`` at the last step.
+
+Where things are: ``spec.FineTuneSpec`` (the run), ``methods.finetune_methods()`` (the plugins),
+``job.submit_finetune(lane, spec)`` (queue it on the long-run lane; the run kind is
+``workbench.run_kinds.FINETUNE``), ``run.preflight(spec)`` (every cheap check, raises ``WorkbenchError``),
+``run.parameter_counts(spec)`` (trainable/total before training, seconds: off the GUI thread),
+``run.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``engine.finetune.saved.predict`` (reload and
+predict), ``run.merge_output(out_dir, out)`` (LoRA merged), and ``engine.finetune.validation.PRIMARY_METRIC``
+(the metric a comparison ranks by, per task).
 """

@@ -1,9 +1,11 @@
 """Fine-tuning as a recorded run: the long-run lane's job and the CLI's in-process equivalent.
 
 ``finetune_job`` (target ``"workbench.finetune.job:finetune_job"``) runs in the lane's spawned
-child with the run's ``RunContext``: the loop's events become run-store metrics through
-``StoreReporter`` (``loss, lr, grad_norm, tokens_per_s`` per logged step; ``validation_loss,
-perplexity`` and the task's metrics, e.g. ``accuracy, f1, mcc``, per evaluation), the context's
+child with the run's ``RunContext``: the job's events become run-store metrics through
+``FineTuneReporter`` (``trainable_parameters, total_parameters, trainable_percent`` at step 0 before
+training; ``loss, lr, grad_norm, tokens_per_s`` per logged step; ``validation_loss, perplexity`` and
+the task's metrics, e.g. ``accuracy, f1, mcc``, per evaluation; at the last step ``wall_s,
+peak_memory_mb, adapter_bytes`` and the counts again), the context's
 cancel flag is the loop's cancel token. ``submit_finetune(lane, spec)`` queues a spec and returns
 the run id. ``run_recorded(spec)`` is the CLI's way: in this process, recorded the same way, with a
 heartbeat and Ctrl-C as cancel.
@@ -46,6 +48,19 @@ def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
         data_files=files, plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command()))
 
 
+class FineTuneReporter(StoreReporter):
+    """``StoreReporter`` plus the trainable/total parameter counts, logged at step 0 before training."""
+
+    def __call__(self, event: Any) -> None:
+        from engine.finetune.job import ParametersCounted
+
+        if isinstance(event, ParametersCounted):
+            self.ctx.log_dict(0, {"trainable_parameters": float(event.trainable),
+                                  "total_parameters": float(event.total), "trainable_percent": event.percent})
+            return
+        super().__call__(event)
+
+
 def method_source(name: str) -> str:
     """The distribution (and version) that registers method ``name``, or where else it came from."""
     from importlib.metadata import entry_points
@@ -61,7 +76,7 @@ def finetune_job(ctx: RunContext, **spec_dict: Any) -> dict[str, Any]:
     from workbench.finetune.run import run_finetune
 
     spec = FineTuneSpec.from_dict(spec_dict)
-    summary = run_finetune(spec, cancel=ctx, report=StoreReporter(ctx), run_id=ctx.run_id)
+    summary = run_finetune(spec, cancel=ctx, report=FineTuneReporter(ctx), run_id=ctx.run_id)
     record_outputs(ctx, summary)
     return summary
 
@@ -98,7 +113,7 @@ def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = Non
         beat.start()
         try:
             with SigintCancels(cancel):
-                summary = run_finetune(spec, cancel=EventToken(cancel), report=StoreReporter(ctx, echo),
+                summary = run_finetune(spec, cancel=EventToken(cancel), report=FineTuneReporter(ctx, echo),
                                        run_id=run_id)
             record_outputs(ctx, summary)
         except (Cancelled, KeyboardInterrupt):

@@ -98,9 +98,6 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
 
     out_dir = Path(spec.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    threads = spec.training.get("threads")
-    if threads:
-        torch.set_num_threads(int(threads))
     tokenizer = load_task_tokenizer(checked.base_folder)
     torch.manual_seed(spec.seed)  # the fresh head's initial weights
     model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
@@ -122,6 +119,20 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     return save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
                         method_config=checked.method_config, data=checked.data, tokenizer=tokenizer, result=result,
                         lr=checked.lr, run_id=run_id)
+
+
+def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
+    """(trainable, total) parameters the spec's method gives its task model, without training (a few
+    seconds: the base is loaded and the method applied; run it off the GUI thread)."""
+    import torch
+
+    from engine.finetune.job import count_parameters
+    from engine.finetune.task_model import build_task_model
+
+    checked = preflight(spec)
+    torch.manual_seed(spec.seed)
+    model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
+    return count_parameters(checked.method.apply(model, checked.method_config, spec.task))
 
 
 def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:
