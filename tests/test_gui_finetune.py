@@ -58,8 +58,9 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
         assert list(form.config_form.editors) == [f.name for f in config_fields(method.Config)]
         assert form.lr_spin.value() == pytest.approx(method.default_lr)
         assert method.lr_reason in form.lr_reason.text()
-        assert form.diagram.highlighted_sites() == set(method.attachment.sites)
-        assert method.attachment.formula in form.diagram.caption()
+        attachment = method.attachment_for(method.default_config())
+        assert form.diagram.highlighted_sites() == set(attachment.sites)
+        assert attachment.formula in form.diagram.caption()
         lrs[name] = form.lr_spin.value()
         if "seq-cls" not in method.tasks:
             continue
@@ -86,6 +87,9 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     assert form.state.method_config["rank"] == str(rank.value())
     wait_count(qtbot, form)
     assert form.count.trainable > before
+    form.config_form.editors["target_modules"].setText("query,key,value")  # the diagram follows the targets
+    form.config_form.editors["target_modules"].editingFinished.emit()
+    assert {"query", "key", "value"} <= form.diagram.highlighted_sites()
     # Another task preselects its demo set; a file the user chose is kept.
     form.task_combo.setCurrentIndex(form.task_combo.findData("token-cls"))
     assert form.state.train == str(demo_path("token-cls"))

@@ -4,10 +4,13 @@ Every edit goes into the tab's ``FineTuneState``. Choosing a task puts its
 offline demo set in the training file box, so a fresh machine can press
 Start. Choosing a method rebuilds its config form from the method's
 ``Config`` dataclass, sets the learning rate to the method's own default and
-shows why (``lr_reason``), and redraws the attachment diagram. The number
-and share of trainable parameters are counted off the Qt thread (the method
-applied to a fresh task model of the loaded model's architecture) whenever
-the model, the task, the training file, the method or its config change.
+shows why (``lr_reason``), and redraws the attachment diagram (which follows
+the settings too: ``attachment_for(config)``, e.g. LoRA's target matrices). The number
+and share of trainable parameters are counted off the Qt thread whenever
+the model, the task, the training file, the method or its config change
+(``workbench.finetune.run.parameter_counts``: the method applied to the task
+model the run would train, after the run's own checks, so a bad file or
+setting shows here before Start).
 """
 
 from __future__ import annotations
@@ -43,15 +46,15 @@ def as_strings(values: dict[str, Any]) -> dict[str, str]:
     return {k: (("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in values.items()}
 
 
-def count_job(config: Any, task: str, train: str, method: Any, method_config: Any):
-    """The job behind the trainable-parameter line: ``fn(cancel) -> (ParameterCount, number of labels)``."""
+def count_job(spec: Any):
+    """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
 
     def job(cancel: Any):
-        from engine.finetune.preview_counts import label_names, preview_counts
+        from engine.peft_methods.counting import ParameterCount
+        from workbench.finetune.run import parameter_counts
 
-        labels = label_names(task, train) if train else []
-        cancel.check()
-        return preview_counts(config, task, method, method_config, max(2, len(labels))), len(labels)
+        trainable, total = parameter_counts(spec)
+        return ParameterCount(trainable=trainable, total=total)
 
     return job
 
@@ -189,7 +192,7 @@ class FineTuneForm(QWidget):
         self.lr_spin.setValue(float(method.default_lr))
         self.lr_spin.blockSignals(False)
         self.lr_reason.setText(f"Default {method.default_lr:g} for {method.title or name}: {method.lr_reason}")
-        self.diagram.set_attachment(getattr(method, "attachment", None), method.title or name)
+        self.diagram.set_attachment(method.attachment_for(method.default_config()), method.title or name)
         self._set(method=name, method_config={}, lr=None, recount=recount)
         self._show_method_help()
 
@@ -215,17 +218,15 @@ class FineTuneForm(QWidget):
             return
         self.params_label.setText("Trainable parameters: counting…")
         self.count = None
-        self.ctx.jobs.run(count_job(loaded.config, self.state.task, self.state.train, method, config),
+        self.ctx.jobs.run(count_job(self.state.spec(loaded.info.spec, out_dir="")),
                           self._show_count, step="count",
                           on_error=self._count_failed, when_idle=True)
 
     # ------------------------------------------------------------ internal
-    def _show_count(self, result: Any) -> None:
-        count, n_labels = result
+    def _show_count(self, count: Any) -> None:
         self.count = count
-        labels = f" · {n_labels} labels" if n_labels else ""
         self.params_label.setText(f"Trainable parameters: {count.trainable:,} of {count.total:,} "
-                                  f"({count.percent:.3g}%){labels}")
+                                  f"({count.percent:.3g}%)")
 
     def _count_failed(self, exc: BaseException, tb: str) -> None:
         self.count = None
@@ -253,6 +254,9 @@ class FineTuneForm(QWidget):
         method = self.method()
         if method is None:
             return
+        config = self.config_form.config()
+        if config is not None:
+            self.diagram.set_attachment(method.attachment_for(config), method.title or method.name)
         values = self.config_form.values()
         defaults = dataclasses.asdict(method.default_config())
         changed = {k: v for k, v in values.items() if defaults.get(k) != v}

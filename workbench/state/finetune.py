@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.finetune.validation import PRIMARY_METRIC
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.state.observable import EventGroup
 
 BENCH_COLUMNS = ["method", "trainable_percent", "best_metric", "best_value", "wall_s", "peak_memory_mb",
                  "adapter_bytes", "run_id"]
 # the metric the bench compares per task (the first one a summary has, if this one is missing)
-MAIN_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+MAIN_METRIC = PRIMARY_METRIC
 LOWER_IS_BETTER = {"loss", "validation_loss"}
 
 
