@@ -190,3 +190,20 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     view.open_button.click()
     merged = Path(f"{lora.out_dir}-merged") / "adapter"
     qtbot.waitUntil(lambda: window.loaded is not None and Path(window.loaded.info.folder) == merged, timeout=60000)
+
+
+@pytest.mark.slow
+def test_cancel_stops_the_run_and_the_queue(tab, qtbot, tmp_path):
+    window, view = tab
+    view.form.epochs_spin.setValue(200)  # the demo set for long enough to cancel
+    view.state.training = {"threads": 1, "log_every": 1}
+    view.bench.set_ticked(["bitfit", "lora"])
+    view.start_bench()
+    qtbot.waitUntil(lambda: view.curves.point_count(view.run_id, "loss") > 0, timeout=RUN_TIMEOUT)
+    assert view.run_method == "lora" and view.state.queue == ["bitfit"]  # in the check boxes' order
+    view.cancel_button.click()
+    assert not view.cancel_button.isEnabled() and view.state.queue == []
+    qtbot.waitUntil(lambda: view.status == "cancelled", timeout=60000)
+    assert window.run_services.store.get_run(view.run_id)["status"] == "cancelled"
+    assert view.start_button.isEnabled() and not view.state.results and "cancelled" in view.status_label.text()
+    assert len(window.run_services.store.list_runs(kind="finetune")) == 1  # the queued bitfit never started
