@@ -186,8 +186,7 @@ class FineTuneForm(QWidget):
             self.method_combo.setCurrentIndex(self.method_combo.findData(name))  # comes back here
             return
         self.config_form.set_objective(method)
-        self.config_form.updateGeometry()  # its rows are new: the scroll area must make room for them
-        self.updateGeometry()
+        self.updateGeometry()  # new rows: the scroll area makes room for them
         self.lr_spin.blockSignals(True)
         self.lr_spin.setValue(float(method.default_lr))
         self.lr_spin.blockSignals(False)
