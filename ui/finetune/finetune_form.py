@@ -19,8 +19,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
+    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QSpinBox,
     QVBoxLayout, QWidget,
 )
 
@@ -78,7 +80,8 @@ class FineTuneForm(QWidget):
         self.method_combo = QComboBox()
         for name, method in methods.items():
             self.method_combo.addItem(method.title or name, name)
-            self.method_combo.setItemData(self.method_combo.count() - 1, method.description, 3)  # ToolTipRole
+            self.method_combo.setItemData(self.method_combo.count() - 1, method.description,
+                                       Qt.ItemDataRole.ToolTipRole)
         self.method_help = QLabel()
         self.method_help.setObjectName("summary")
         self.method_help.setWordWrap(True)
