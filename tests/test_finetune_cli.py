@@ -127,6 +127,7 @@ def _run_cli(argv, capsys):
     ("column", "missing column"),
     ("method", "unknown"),
     ("task", "does not support"),
+    ("base", "not an encoder-decoder"),
 ])
 def test_bad_input_is_exit_2_one_line_and_no_run(case, message, tmp_path, fresh_home, capsys):
     from workbench.paths import runs_db_path
@@ -139,7 +140,8 @@ def test_bad_input_is_exit_2_one_line_and_no_run(case, message, tmp_path, fresh_
             "empty": ["--task", "seq-cls", "--train", str(empty), "--method", "lora"],
             "column": ["--task", "seq-cls", "--train", str(good), "--method", "lora", "--text-columns", "review"],
             "method": ["--task", "seq-cls", "--train", str(good), "--method", "dreaming"],
-            "task": ["--task", "seq2seq", "--train", str(good), "--method", "features"]}[case]
+            "task": ["--task", "seq2seq", "--train", str(good), "--method", "features"],
+            "base": ["--task", "seq2seq", "--train", str(good), "--method", "lora"]}[case]
     code, err = _run_cli(["finetune", *argv, "--out", str(tmp_path / "out"), "--json"], capsys)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("lm-workbench: error:") and message in err, err
