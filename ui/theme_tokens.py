@@ -146,6 +146,15 @@ class Colours:
     neighbour_tie_bg: str = "#fff3cf"
     word_highlight_bg: str = "#ffe08a"  # the word in an occurrence's context
     text_highlight_bg: str = "#fff3b0"  # the characters a token covers, in its tooltip
+    # Fine-tune: the attachment diagram (boxes of a transformer block; the method's sites stand out).
+    diagram_box: Chip = Chip("#f4f6f9", "#c3c8cf", "#3b4350")
+    diagram_site: Chip = Chip("#ffe2b3", "#d9731a", "#4d2a00")  # where the method adds modules
+    diagram_unfrozen: Chip = Chip("#d7f0dc", "#4f9e63", "#123d1d")  # existing weights it trains
+    diagram_flow: str = "#7d8794"  # the main path's arrows
+    diagram_residual: str = "#8a4fbf"  # the residual paths
+    shift_cka_curve: str = "#2f6fd0"
+    shift_cosine_curve: str = "#d9731a"
+    prediction_error_bg: str = "#fde2de"  # a wrong validation prediction's row
 
     def message(self, level: str) -> Chip:
         """The chip of a message level ("error", "warning", anything else: info)."""
@@ -284,6 +293,11 @@ class Metrics:
     radius: int = 4  # notices, banners, the infill output
     message_radius: int = 5
     group_radius: int = 6
+    # Fine-tune tab.
+    diagram_min_w: int = 260
+    diagram_line_width: float = 1.5
+    bench_table_max_h: int = 170
+    finetune_form_w: int = 400
 
 
 _GROUPS = ("colours", "fonts", "metrics")

@@ -126,6 +126,12 @@ def _pretrain(ctx: ViewContext) -> QWidget:
     return TrainingView(ctx.run_services, open_model=ctx.open_model, register_model=ctx.register_model)
 
 
+def _finetune(ctx: ViewContext) -> QWidget:
+    from ui.finetune.finetune_view import FineTuneView
+
+    return FineTuneView(ctx)
+
+
 def _runs(ctx: ViewContext) -> QWidget:
     from ui.runs.runs_browser import RunsBrowser
 
@@ -134,9 +140,10 @@ def _runs(ctx: ViewContext) -> QWidget:
 
 def builtin_views() -> ViewRegistry:
     """The window's tabs: Tokens, Attention, Predictions, Logit lens, Masking lab, Embeddings, Probing, Prompting,
-    Pre-train, Runs."""
+    Pre-train, Fine-tune, Runs."""
     from ui import about_texts as tokens_about
     from ui.embeddings import about as embeddings_about
+    from ui.finetune import about as finetune_about
     from ui.probing import about as probing_about
     from ui.prompting import about as prompting_about
     from ui.training import about_texts as training_about
@@ -160,5 +167,6 @@ def builtin_views() -> ViewRegistry:
                   frozenset({"corpus"})),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
                   "Ctrl+Shift+P", frozenset({"corpus"})),
+        ViewEntry("finetune", finetune_about.TITLE, finetune_about.HTML, _finetune, "Ctrl+8", frozenset({"corpus"})),
         ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),
     ])

@@ -25,7 +25,7 @@ from ui import theme
 from ui.run_tracking.run_services import RunServices
 from ui.training import course
 from ui.training.live_plot import LivePlot
-from ui.training.run_follower import RunFollower, RunProgress, format_eta
+from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
 from ui.training.training_form import TrainingForm
 from ui.widgets.message_bar import MessageBar
 from workbench.pretrain.job import submit_pretrain

@@ -1,0 +1,22 @@
+"""The Fine-tune tab's title and About text."""
+
+TITLE = "Fine-tune"
+
+HTML = """
+<p><b>Pre-train once, fine-tune many times.</b> Choose a task (sentence or token classification, extractive
+QA, sequence to sequence) and a <b>method</b>: full fine-tuning trains every weight; the parameter-efficient
+methods freeze the pre-trained model and train a little next to it: <b>LoRA</b> adds a low-rank update
+B·A to chosen matrices (Hu et al. 2021), <b>prefix</b> and <b>prompt tuning</b> learn extra key/value vectors
+or input embeddings, <b>adapters</b> (Houlsby 2019, Pfeiffer 2021) insert small bottleneck layers, <b>BitFit</b>
+trains only the biases, and the <b>feature-based</b> method mixes frozen layers (ELMo's scalar mix).</p>
+<p>The form shows how many parameters each method trains on the loaded model, and the diagram where it
+attaches inside a transformer block. Each method brings its own learning rate: small for full fine-tuning
+(~2e-5), about a hundred times larger for the added modules. He et al. (2022) find the methods on par with
+full fine-tuning on classification at 0.1&ndash;1% of the parameters, but behind on generation tasks at
+those budgets.</p>
+<p><b>Bench</b>: tick several methods and run them one after another on the same task; the table compares
+trainable share, best validation metric, time, peak memory and the size of the saved adapter.
+<b>Before/after</b>: per layer, linear CKA (Kornblith et al. 2019) and mean cosine between the base and the
+tuned model's hidden states on the validation texts show which layers fine-tuning moved. Every run is stored
+in the Runs tab; a demo set for each task lets a fresh machine press Start.</p>
+"""

@@ -1,0 +1,99 @@
+"""The comparison bench: tick methods, run them one after another, compare them in one table and one figure.
+
+The panel owns the widgets (method check boxes, the table, the overlaid
+curves, export); the tab runs the queue. The table is exported as CSV and
+the figure (the overlaid curves) as PNG or SVG.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui import theme
+from ui.finetune.bench_table import BenchTable
+from ui.finetune.run_curves import RunCurves
+from ui.widgets.export import export_dialog, save_widget
+from workbench.export import export_csv
+from workbench.state.finetune import BENCH_COLUMNS, FineTuneState
+
+
+class BenchPanel(QWidget):
+    def __init__(self, state: FineTuneState, methods: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.checks: dict[str, QCheckBox] = {}
+        ticks = QHBoxLayout()
+        theme.bind(ticks, lambda w, m: w.setSpacing(m.group_spacing))
+        ticks.addWidget(QLabel("Methods"))
+        for name, method in methods.items():
+            check = QCheckBox(name)
+            check.setToolTip(method.title or name)
+            check.setChecked(name in ("full", "lora", "bitfit"))
+            check.toggled.connect(lambda *_: self._ticked())
+            self.checks[name] = check
+            ticks.addWidget(check)
+        ticks.addStretch(1)
+        self.run_button = QPushButton("Run bench")
+        self.run_button.setToolTip("Fine-tune the form's task with every ticked method, one after another, "
+                                   "each with its own default learning rate and settings")
+        self.csv_button = QPushButton("Table as CSV…")
+        self.picture_button = QPushButton("Figure as PNG/SVG…")
+        self.queue_label = QLabel("")
+        self.queue_label.setObjectName("summary")
+        buttons = QHBoxLayout()
+        for b in (self.run_button, self.csv_button, self.picture_button):
+            buttons.addWidget(b)
+        buttons.addWidget(self.queue_label, 1)
+        self.table = BenchTable()
+        theme.bind(self.table, lambda w, m: w.setMaximumHeight(m.bench_table_max_h))
+        self.curves = RunCurves()
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.curves)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        layout.addLayout(ticks)
+        layout.addLayout(buttons)
+        layout.addWidget(splitter, 1)
+        state.events.queue_changed.connect(self._show_queue)
+        state.events.results_changed.connect(lambda *_: self.table.show_rows(state.bench_rows()))
+        self._ticked()
+
+    def set_ticked(self, names: list[str]) -> None:
+        for name, check in self.checks.items():
+            check.setChecked(name in names)
+
+    def _ticked(self) -> None:
+        self.state.set_bench([n for n, c in self.checks.items() if c.isChecked()])
+
+    def _show_queue(self) -> None:
+        running = ", ".join(self.state.running.values())
+        waiting = ", ".join(self.state.queue)
+        parts = ([f"running {running}"] if running else []) + ([f"then {waiting}"] if waiting else [])
+        self.queue_label.setText(" · ".join(parts))
+
+    # -------------------------------------------------------------- export
+    def export_table(self, path: str | Path | None = None) -> Path | None:
+        rows = self.state.bench_rows()
+        if not rows:
+            raise WorkbenchError("nothing to export yet: run the bench first")
+        if path is None:
+            name, _ = QFileDialog.getSaveFileName(self, "Export the bench table", str(Path.home() / "bench.csv"),
+                                                  "CSV (*.csv)")
+            if not name:
+                return None
+            path = name
+        return export_csv(path, (BENCH_COLUMNS, [[r.get(c) for c in BENCH_COLUMNS] for r in rows]))
+
+    def export_picture(self, path: str | Path | None = None) -> Path | None:
+        if path is None:
+            return export_dialog(self, self.curves, str(Path.home() / "bench.png"))
+        return save_widget(self.curves, path)

@@ -1,0 +1,275 @@
+"""The Fine-tune tab's form: task, data files, method (its config as a form), learning rate and schedule.
+
+Every edit goes into the tab's ``FineTuneState``. Choosing a task puts its
+offline demo set in the training file box, so a fresh machine can press
+Start. Choosing a method rebuilds its config form from the method's
+``Config`` dataclass, sets the learning rate to the method's own default and
+shows why (``lr_reason``), and redraws the attachment diagram (which follows
+the settings too: ``attachment_for(config)``, e.g. LoRA's target matrices). The number
+and share of trainable parameters are counted off the Qt thread whenever
+the model, the task, the training file, the method or its config change
+(``workbench.finetune.run.parameter_counts``: the method applied to the task
+model the run would train, after the run's own checks, so a bad file or
+setting shows here before Start).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QSpinBox,
+    QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from engine.finetune.demo import demo_path
+from ui import theme
+from ui.finetune.attachment_diagram import AttachmentDiagram
+from ui.widgets.config_form import ConfigForm
+from workbench.state.finetune import FineTuneState
+
+TASK_TITLES = {
+    "seq-cls": "Sentence classification",
+    "token-cls": "Token classification (BIO tags)",
+    "qa": "Extractive question answering",
+    "seq2seq": "Sequence to sequence",
+}
+MIN_COMBO_CHARS = 16  # characters, not pixels
+FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
+
+
+def as_strings(values: dict[str, Any]) -> dict[str, str]:
+    """Config values as the strings ``FineTuneSpec.method_config`` holds (bools as true/false)."""
+    return {k: (("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in values.items()}
+
+
+def count_job(spec: Any):
+    """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
+
+    def job(cancel: Any):
+        from engine.peft_methods.counting import ParameterCount
+        from workbench.finetune.run import parameter_counts
+
+        trainable, total = parameter_counts(spec)
+        return ParameterCount(trainable=trainable, total=total)
+
+    return job
+
+
+class FineTuneForm(QWidget):
+    """The form; ``count`` is the last trainable-parameter count (None while unknown)."""
+
+    def __init__(self, ctx: Any, state: FineTuneState, methods: dict[str, Any], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx, self.state, self.methods = ctx, state, methods
+        self.count: Any = None
+
+        self.task_combo = QComboBox()
+        for task, title in TASK_TITLES.items():
+            self.task_combo.addItem(title, task)
+        self.train_edit = QLineEdit()
+        self.train_edit.setPlaceholderText("training file")
+        self.validation_edit = QLineEdit()
+        self.validation_edit.setPlaceholderText("none: 10% of the training file, seeded")
+        self.train_browse, self.validation_browse = QPushButton("Browse…"), QPushButton("Browse…")
+        self.method_combo = QComboBox()
+        for name, method in methods.items():
+            self.method_combo.addItem(method.title or name, name)
+            self.method_combo.setItemData(self.method_combo.count() - 1, method.description,
+                                       Qt.ItemDataRole.ToolTipRole)
+        self.method_help = QLabel()
+        self.method_help.setObjectName("summary")
+        self.method_help.setWordWrap(True)
+        self.config_form = ConfigForm()
+        self.lr_spin = QDoubleSpinBox()
+        self.lr_spin.setDecimals(6)
+        self.lr_spin.setRange(1e-6, 1.0)
+        self.lr_spin.setSingleStep(1e-5)
+        self.lr_reason = QLabel()
+        self.lr_reason.setObjectName("summary")
+        self.lr_reason.setWordWrap(True)
+        self.epochs_spin = QDoubleSpinBox()
+        self.epochs_spin.setRange(0.1, 1000)
+        self.epochs_spin.setDecimals(1)
+        self.batch_spin, self.length_spin, self.seed_spin = QSpinBox(), QSpinBox(), QSpinBox()
+        self.batch_spin.setRange(1, 4096)
+        self.length_spin.setRange(8, 8192)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(MIN_COMBO_CHARS)
+        self.params_label = QLabel("Load a model to count the trainable parameters.")
+        self.params_label.setWordWrap(True)
+        self.params_label.setObjectName("sectionTitle")
+        self.diagram = AttachmentDiagram()
+        self._build_layout()
+        self._fill_from_state()
+
+        self.task_combo.currentIndexChanged.connect(self._task_chosen)
+        self.train_edit.editingFinished.connect(lambda: self._set(train=self.train_edit.text().strip()))
+        self.validation_edit.editingFinished.connect(
+            lambda: self._set(validation=self.validation_edit.text().strip()))
+        self.train_browse.clicked.connect(lambda: self.browse("train"))
+        self.validation_browse.clicked.connect(lambda: self.browse("validation"))
+        self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
+        self.config_form.changed.connect(self._config_edited)
+        self.lr_spin.valueChanged.connect(self._lr_edited)
+        self.epochs_spin.valueChanged.connect(lambda v: self._set(epochs=float(v), recount=False))
+        self.batch_spin.valueChanged.connect(lambda v: self._set(batch_size=int(v), recount=False))
+        self.length_spin.valueChanged.connect(lambda v: self._set(max_length=int(v), recount=False))
+        self.seed_spin.valueChanged.connect(lambda v: self._set(seed=int(v), recount=False))
+        ctx.model_changed.connect(lambda *_: self.recount())
+
+    def _build_layout(self) -> None:
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Task", self.task_combo)
+        for label, edit, button in (("Training", self.train_edit, self.train_browse),
+                                    ("Validation", self.validation_edit, self.validation_browse)):
+            row = QHBoxLayout()
+            row.addWidget(edit, 1)
+            row.addWidget(button)
+            form.addRow(label, row)
+        form.addRow("Method", self.method_combo)
+        form.addRow(self.method_help)
+        form.addRow(self.config_form)
+        form.addRow("Learning rate", self.lr_spin)
+        form.addRow(self.lr_reason)
+        schedule = QGridLayout()
+        for i, (label, spin) in enumerate((("Epochs", self.epochs_spin), ("Batch size", self.batch_spin),
+                                           ("Max length", self.length_spin), ("Seed", self.seed_spin))):
+            schedule.addWidget(QLabel(label), i // 2, 2 * (i % 2))
+            schedule.addWidget(spin, i // 2, 2 * (i % 2) + 1)
+        form.addRow(schedule)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addLayout(form)
+        layout.addWidget(self.params_label)
+        layout.addWidget(self.diagram, 1)
+
+    def _fill_from_state(self) -> None:
+        s = self.state
+        self.task_combo.setCurrentIndex(self.task_combo.findData(s.task))
+        if not s.train:
+            s.train = self._demo(s.task)
+        self.train_edit.setText(s.train)
+        self.validation_edit.setText(s.validation)
+        self.epochs_spin.setValue(s.epochs)
+        self.batch_spin.setValue(s.batch_size)
+        self.length_spin.setValue(s.max_length)
+        self.seed_spin.setValue(s.seed)
+        method = s.method if s.method in self.methods else next(iter(self.methods), None)
+        if method is not None:
+            self.method_combo.setCurrentIndex(self.method_combo.findData(method))
+            self.choose_method(method, recount=False)
+
+    @staticmethod
+    def _demo(task: str) -> str:
+        try:
+            return str(demo_path(task))
+        except WorkbenchError:
+            return ""
+
+    # ----------------------------------------------------------------- API
+    def method(self) -> Any:
+        return self.methods.get(self.state.method)
+
+    def choose_method(self, name: str, recount: bool = True) -> None:
+        """Show ``name``'s config form (its defaults), its learning rate and why, and its attachment."""
+        method = self.methods.get(name)
+        if method is None:
+            return
+        if self.method_combo.currentData() != name:
+            self.method_combo.setCurrentIndex(self.method_combo.findData(name))  # comes back here
+            return
+        self.config_form.set_objective(method)
+        self.updateGeometry()  # new rows: the scroll area makes room for them
+        self.lr_spin.blockSignals(True)
+        self.lr_spin.setValue(float(method.default_lr))
+        self.lr_spin.blockSignals(False)
+        self.lr_reason.setText(f"Default {method.default_lr:g} for {method.title or name}: {method.lr_reason}")
+        self.diagram.set_attachment(method.attachment_for(method.default_config()), method.title or name)
+        self._set(method=name, method_config={}, lr=None, recount=recount)
+        self._show_method_help()
+
+    def browse(self, which: str, path: str | None = None) -> None:
+        if path is None:
+            start = self.train_edit.text() or str(Path.home())
+            path, _ = QFileDialog.getOpenFileName(self, f"{which.title()} file", start, FILE_FILTER)
+            if not path:
+                return
+        (self.train_edit if which == "train" else self.validation_edit).setText(path)
+        self._set(**{which: path})
+
+    def recount(self) -> None:
+        """Count the trainable parameters for the current choices (off the Qt thread)."""
+        loaded, method = self.ctx.loaded, self.method()
+        if loaded is None or method is None:
+            self.count = None
+            self.params_label.setText("Load a model to count the trainable parameters.")
+            return
+        config = self.config_form.config()
+        if config is None:
+            self.params_label.setText("Fix the method's settings to count the trainable parameters.")
+            return
+        self.params_label.setText("Trainable parameters: counting…")
+        self.count = None
+        self.ctx.jobs.run(count_job(self.state.spec(loaded.info.spec, out_dir="")),
+                          self._show_count, step="count",
+                          on_error=self._count_failed, when_idle=True)
+
+    # ------------------------------------------------------------ internal
+    def _show_count(self, count: Any) -> None:
+        self.count = count
+        self.params_label.setText(f"Trainable parameters: {count.trainable:,} of {count.total:,} "
+                                  f"({count.percent:.3g}%)")
+
+    def _count_failed(self, exc: BaseException, tb: str) -> None:
+        self.count = None
+        text = str(exc) if isinstance(exc, WorkbenchError) else f"{type(exc).__name__}: {exc}"
+        self.params_label.setText(f"Cannot count: {text}")
+
+    def _task_chosen(self, *_: Any) -> None:
+        task = self.task_combo.currentData()
+        old_demo = self._demo(self.state.task)
+        changes: dict[str, Any] = {"task": task}
+        if not self.state.train or self.state.train == old_demo:  # keep a file the user chose
+            changes["train"] = self._demo(task)
+            self.train_edit.setText(changes["train"])
+        self._set(**changes)
+        self._show_method_help()
+
+    def _show_method_help(self) -> None:
+        method = self.method()
+        if method is not None:
+            task_ok = self.state.task in method.tasks
+            self.method_help.setText(method.description if task_ok else
+                                     f"{method.description} It does not support {self.state.task}.")
+
+    def _config_edited(self) -> None:
+        method = self.method()
+        if method is None:
+            return
+        config = self.config_form.config()
+        if config is not None:
+            self.diagram.set_attachment(method.attachment_for(config), method.title or method.name)
+        values = self.config_form.values()
+        defaults = dataclasses.asdict(method.default_config())
+        changed = {k: v for k, v in values.items() if defaults.get(k) != v}
+        self._set(method_config=as_strings(changed))
+
+    def _lr_edited(self, value: float) -> None:
+        method = self.method()
+        default = float(method.default_lr) if method is not None else None
+        self._set(lr=None if default is not None and abs(value - default) <= 1e-12 else float(value), recount=False)
+
+    def _set(self, recount: bool = True, **values: Any) -> None:
+        self.state.set_form(**values)
+        if recount:
+            self.recount()

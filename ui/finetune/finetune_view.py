@@ -1,0 +1,370 @@
+"""The "Fine-tune" tab: the form on the left; training, bench and before/after on the right.
+
+Start hands the form's ``FineTuneSpec`` to the window's long-run lane (a
+child process trains, so a crash never takes the window down); a
+``RunFollower`` polls the run store and feeds the curves. When a run ends its
+output folder (``summary.json``, ``validation_predictions.jsonl``,
+``confusion.json``) is read into the tab's ``FineTuneState``: the confusion
+matrix, the predictions (errors first) and a bench row. The bench queues the
+ticked methods and submits the next when one ends. Before/after compares the
+base and the tuned model per layer (off the Qt thread) and opens the tuned
+model in the other views (a full fine-tune as it is, LoRA merged).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui import theme
+from ui.finetune.bench_panel import BenchPanel
+from ui.finetune.finetune_form import FineTuneForm
+from ui.finetune.methods import load_methods
+from ui.finetune.results_panel import ResultsPanel
+from ui.finetune.run_curves import RunCurves
+from ui.finetune.shift_plot import ShiftPlot
+from ui.run_tracking.run_follower import RunFollower, RunProgress
+from ui.widgets.message_bar import MessageBar
+from workbench.state.finetune import FineTuneState, read_result
+
+CANCEL_GRACE_S = 10.0
+SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
+
+
+def default_out_dir(method: str) -> str:
+    from workbench.paths import data_dir
+
+    return str(data_dir() / "finetune" / f"{time.strftime('%Y%m%d-%H%M%S')}-{method}")
+
+
+def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
+    """Before/after: ``fn(cancel) -> [(layer, cka, mean cosine)]`` for the run in ``out_dir``."""
+
+    def job(cancel: Any):
+        from engine.finetune.layer_shift import layer_shift
+        from workbench.finetune.run import open_output
+
+        tuned = open_output(out_dir).model
+        cancel.check()
+        rows = layer_shift(loaded.base_model, tuned, loaded.tokenizer, texts, max_length, cancel=cancel)
+        return [(r.layer, r.cka, r.mean_cosine) for r in rows]
+
+    return job
+
+
+def merge_job(out_dir: str):
+    """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
+
+    def job(cancel: Any):
+        from workbench.finetune.run import merge_output
+
+        merged = merge_output(out_dir, f"{out_dir}-merged")
+        return str(Path(merged) / "adapter")
+
+    return job
+
+
+class FineTuneView(QWidget):
+    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.services = ctx.run_services
+        self.state = FineTuneState()
+        self.methods, self.method_problems = load_methods(ctx.settings)
+        self.run_id: int | None = None
+        self.run_method = ""
+        self.run_out: dict[int, str] = {}  # run id -> output folder
+        self.last_progress: RunProgress | None = None
+        self._bench_running = False
+        self._cancelling = False
+
+        self.form = FineTuneForm(ctx, self.state, self.methods)
+        self.message_bar = MessageBar()
+        self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
+        self.title_label.setObjectName("sectionTitle")
+        self.status_label = QLabel("")
+        self.status_label.setObjectName("summary")
+        self.status_label.setWordWrap(True)
+        self.start_button = QPushButton("Start")
+        self.start_button.setToolTip("Fine-tune the loaded model with these settings in a separate process")
+        self.cancel_button = QPushButton("Cancel")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setRange(0, 1)
+        theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
+        self.curves = RunCurves()
+        self.results = ResultsPanel()
+        self.bench = BenchPanel(self.state, self.methods)
+        self.shift_plot = ShiftPlot()
+        self.shift_button = QPushButton("Compare base and tuned")
+        self.shift_button.setToolTip("Per layer: linear CKA and mean cosine of the hidden states of the loaded "
+                                     "base model and the last run's model on its validation texts")
+        self.open_button = QPushButton("Open tuned model in the views")
+        self.shift_label = QLabel("Finish a run, then compare the base and the tuned model layer by layer.")
+        self.shift_label.setObjectName("summary")
+        self.shift_label.setWordWrap(True)
+        self._build_layout()
+
+        self.start_button.clicked.connect(self.start_run)
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.bench.run_button.clicked.connect(self.start_bench)
+        self.bench.csv_button.clicked.connect(lambda: self._export(self.bench.export_table))
+        self.bench.picture_button.clicked.connect(lambda: self._export(self.bench.export_picture))
+        self.shift_button.clicked.connect(self.compare_layers)
+        self.open_button.clicked.connect(self.open_tuned)
+        self.follower = RunFollower(self.services, self)
+        self.follower.rows.connect(self._rows)
+        self.follower.progress.connect(self._progress)
+        self.follower.ended.connect(self._ended)
+        self.state.events.shift_changed.connect(lambda: self.shift_plot.show_rows(self.state.shift))
+        self.state.events.form_changed.connect(self._update_buttons)
+        ctx.model_changed.connect(lambda *_: self._update_buttons())
+        if self.method_problems and not self.methods:
+            self.message_bar.show_error("No fine-tuning method could be loaded: " + "; ".join(
+                f"{k}: {v}" for k, v in self.method_problems.items()), source="methods")
+        self._update_buttons()
+
+    def _build_layout(self) -> None:
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.finetune_form_w))
+        training = QSplitter(Qt.Orientation.Vertical)
+        training.addWidget(self.curves)
+        training.addWidget(self.results)
+        after = QWidget()
+        column = QVBoxLayout(after)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        row = QHBoxLayout()
+        row.addWidget(self.shift_button)
+        row.addWidget(self.open_button)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addWidget(self.shift_label)
+        column.addWidget(self.shift_plot, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(training, "Training")
+        self.tabs.addTab(self.bench, "Bench")
+        self.tabs.addTab(after, "Before/after")
+        right = QWidget()
+        side = QVBoxLayout(right)
+        theme.bind(side, lambda w, m: w.setContentsMargins(*m.side_column_margins))
+        theme.bind(side, lambda w, m: w.setSpacing(m.section_spacing))
+        side.addWidget(self.message_bar)
+        side.addWidget(self.title_label)
+        side.addWidget(self.status_label)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress_bar, 1)
+        side.addLayout(buttons)
+        side.addWidget(self.tabs, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(scroll)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        layout.addWidget(splitter)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        if self.form.count is None and self.ctx.loaded is not None and not self.ctx.jobs.busy():
+            self.form.recount()
+        super().showEvent(event)
+
+    # ----------------------------------------------------------------- API
+    @property
+    def status(self) -> str | None:
+        return self.last_progress.status if self.last_progress is not None else None
+
+    @property
+    def active(self) -> bool:
+        return self.run_id is not None and self.status not in ("finished", "failed", "cancelled", "interrupted")
+
+    def start_run(self) -> int | None:
+        """Submit the form's run; its id, or None with the reason shown."""
+        self._bench_running = False
+        self.state.clear_queue()
+        self.curves.clear(self.state.task)
+        return self._submit(self.state.method)
+
+    def start_bench(self) -> list[str]:
+        """Queue the ticked methods and start the first; returns the queue."""
+        if not self.state.bench:
+            self.message_bar.show_error("Tick at least one method for the bench.", source="bench")
+            return []
+        queue = self.state.start_bench()
+        self._bench_running = True
+        self.bench.curves.clear(self.state.task)
+        self.curves.clear(self.state.task)
+        self.tabs.setCurrentWidget(self.bench)
+        if self._submit(self.state.next_in_queue()) is None:
+            self._bench_running = False
+            self.state.clear_queue()
+        return queue
+
+    def cancel_run(self) -> None:
+        self.state.clear_queue()
+        self._bench_running = False
+        if self.run_id is None or not self.services.has_lane:
+            return
+        self.services.lane.cancel(self.run_id, grace_s=CANCEL_GRACE_S)
+        self._cancelling = True
+        self.status_label.setText("Cancelling…")
+        self._update_buttons()
+
+    def compare_layers(self) -> None:
+        result, loaded = self.state.last_result(), self.ctx.loaded
+        if result is None or loaded is None:
+            self.message_bar.show_error("Load the base model and finish a run first.", source="shift")
+            return
+        texts = [r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
+                 for r in result.predictions[:SHIFT_TEXTS]]
+        self.shift_label.setText(f"Comparing the base model and run #{result.run_id} ({result.method}) on "
+                                 f"{len(texts)} validation texts…")
+        self.ctx.jobs.run(shift_job(loaded, result.out_dir, texts, self.state.max_length),
+                          lambda rows: self._shift_done(result.run_id, rows), step="shift",
+                          label="Comparing layers…", on_error=self._job_failed)
+
+    def open_tuned(self) -> None:
+        """A full fine-tune opens as it is; a mergeable method (LoRA) is merged and saved first."""
+        result = self.state.last_result()
+        if result is None:
+            return
+        method = self.methods.get(result.method)
+        folder = Path(result.out_dir) / "adapter"
+        if result.method == "full" and (folder / "config.json").is_file():
+            self._open(str(folder))
+        elif getattr(method, "can_merge", False):
+            self.ctx.jobs.run(merge_job(result.out_dir), self._open, step="merge",
+                              label="Merging LoRA into the weights…", on_error=self._job_failed)
+        else:
+            self.message_bar.show_error(f"{result.method} keeps its weights apart from the base model and cannot "
+                                        "be merged; only full fine-tuning and LoRA open in the other views.",
+                                        source="open")
+
+    def shutdown(self) -> None:
+        self.follower.stop()
+
+    # ------------------------------------------------------------ internal
+    def _submit(self, method_name: str | None) -> int | None:
+        from workbench.finetune.job import submit_finetune
+
+        loaded, method = self.ctx.loaded, self.methods.get(method_name or "")
+        try:
+            if loaded is None:
+                raise WorkbenchError("load a model first: fine-tuning starts from the loaded model")
+            if method is None:
+                raise WorkbenchError(f"no fine-tuning method {method_name!r} is available")
+            if self.state.task not in method.tasks:
+                raise WorkbenchError(f"{method_name} does not support {self.state.task}")
+            for flag, path in (("training", self.state.train), ("validation", self.state.validation)):
+                if (flag == "training" or path) and not Path(path).is_file():
+                    raise WorkbenchError(f"the {flag} file {path or '(none)'} does not exist; choose one")
+            if method_name == self.state.method and self.form.config_form.config() is None:
+                raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
+            spec = self.state.spec(loaded.info.spec, default_out_dir(method_name), method=method_name)
+            run_id = submit_finetune(self.services.lane, spec)
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="start")
+            return None
+        self.message_bar.clear()
+        self.run_id, self.run_method, self.last_progress = run_id, method_name, None
+        self.run_out[run_id] = spec.out_dir
+        self._cancelling = False
+        self.state.submitted(run_id, method_name)
+        for curves in (self.curves, self.bench.curves) if self._bench_running else (self.curves,):
+            curves.add_run(run_id, method_name)
+        self.title_label.setText(f"Run #{run_id}: {spec.title()}")
+        self.status_label.setText("Starting a process: loading the model and reading the data come first…")
+        self.progress_bar.setRange(0, 0)
+        self.follower.follow(run_id, 0)
+        self._update_buttons()
+        return run_id
+
+    def _rows(self, run_id: int, rows: list) -> None:
+        self.curves.add_rows(run_id, rows)
+        self.bench.curves.add_rows(run_id, rows)  # only the bench's runs are drawn there
+
+    def _progress(self, run_id: int, progress: RunProgress) -> None:
+        if run_id != self.run_id:
+            return
+        self.last_progress = progress
+        if progress.status == "running" and progress.step and not self._cancelling:
+            self.status_label.setText(f"Training {self.run_method}: step {progress.step}.")
+        self._update_buttons()
+
+    def _ended(self, run_id: int, status: str) -> None:
+        self.state.ended(run_id)
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(1 if status == "finished" else 0)
+        if status == "finished":
+            try:
+                result = read_result(run_id, self.run_method, self.run_out[run_id])
+            except (OSError, ValueError, KeyError) as exc:
+                self.message_bar.show_error(f"Run #{run_id} finished but its results cannot be read: {exc}",
+                                            source="run")
+            else:
+                self.state.add_result(result)
+                self.results.show_result(result)
+                name, value = result.best(self.state.task)
+                best = f"best validation {name} {value:.4f}" if value is not None else "no validation metric"
+                self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
+                                          f"{result.out_dir}.")
+        else:
+            error = self.last_progress.error if self.last_progress is not None else None
+            self.status_label.setText(f"Run #{run_id} {status}." + (f" {error}" if error else ""))
+            if status != "cancelled":
+                self.message_bar.show_error(f"Run #{run_id} {status}: {error or 'no message'}", source="run")
+            self.state.clear_queue()
+            self._bench_running = False
+        if self._bench_running:
+            following = self.state.next_in_queue()
+            if following is not None:
+                self._submit(following)
+            else:
+                self._bench_running = False
+        self._update_buttons()
+
+    def _shift_done(self, run_id: int, rows: list) -> None:
+        self.state.set_shift(run_id, rows)
+        low = min(rows, key=lambda r: r[1])
+        self.shift_label.setText(f"Run #{run_id}: layer {low[0]} moved most (1 − linear CKA {1 - low[1]:.2g}, "
+                                 f"1 − mean cosine {1 - low[2]:.2g}); layer 0 is the embeddings.")
+
+    def _open(self, folder: str) -> None:
+        self.ctx.register_model(folder)
+        self.ctx.open_model(folder)
+
+    def _job_failed(self, exc: BaseException, tb: str) -> None:
+        self.ctx.show_error(exc, "" if isinstance(exc, WorkbenchError) else tb)
+
+    def _export(self, fn: Any) -> None:
+        try:
+            path = fn()
+        except (WorkbenchError, OSError) as exc:
+            self.message_bar.show_error(f"Export failed: {exc}", source="export")
+            return
+        if path is not None:
+            self.ctx.status(f"Saved {path}")
+
+    def _update_buttons(self) -> None:
+        active = self.active
+        ready = self.ctx.loaded is not None and bool(self.methods)
+        self.start_button.setEnabled(ready and not active)
+        self.bench.run_button.setEnabled(ready and not active)
+        self.cancel_button.setEnabled(active and not self._cancelling)
+        last = self.state.last_result()
+        self.shift_button.setEnabled(last is not None and self.ctx.loaded is not None)
+        can_open = last is not None and (last.method == "full" or getattr(
+            self.methods.get(last.method), "can_merge", False))
+        self.open_button.setEnabled(bool(can_open))

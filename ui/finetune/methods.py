@@ -1,0 +1,26 @@
+"""The fine-tuning methods the tab offers: the working plugins of the ``finetune-method`` kind.
+
+A method that cannot be used (its import failed, it is a disabled folder
+plugin) is left out and its reason kept, so one broken plugin never empties
+the combo box. The built-ins come first in the issue's order, then the
+others by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.plugins.records import OK
+from workbench.plugins.registry import FineTuneMethodRegistry
+
+ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", "bitfit")
+
+
+def load_methods(settings: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """(name -> method instance, name -> why it cannot be used)."""
+    registry = FineTuneMethodRegistry.discover(settings)
+    methods = registry.methods()
+    problems = {r.name: r.error or r.status for r in registry.records
+                if r.kind == registry.kind.name and r.status != OK and r.name not in methods}
+    rank = {name: i for i, name in enumerate(ORDER)}
+    return {n: methods[n] for n in sorted(methods, key=lambda n: (rank.get(n, len(ORDER)), n))}, problems

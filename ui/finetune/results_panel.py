@@ -1,0 +1,101 @@
+"""A finished run's validation results: the confusion matrix (classification) and the predictions table.
+
+The table lists every validation example (text, gold, predicted,
+confidence), wrong predictions first and each group by falling confidence,
+so the most confident mistakes are on top; wrong rows are tinted. Clicking a
+header sorts by that column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from ui import theme
+from ui.widgets.heatmap import HeatmapView
+from workbench.state.finetune import RunResult, errors_first
+
+COLUMNS = ("text", "gold", "predicted", "confidence")
+
+
+def _display(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+class ResultsPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.confusion = HeatmapView()
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels([c.title() for c in COLUMNS])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        theme.bind(self.table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
+        self.result: RunResult | None = None
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.confusion)
+        splitter.addWidget(self.table)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([1, 3])  # shares, scaled to the width
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        theme.follow(self, self._restyle)
+        self.show_result(None)
+
+    def show_result(self, result: RunResult | None) -> None:
+        self.result = result
+        confusion = result.confusion if result is not None else None
+        if confusion and confusion.get("matrix"):
+            labels = [str(x) for x in confusion.get("labels", [])]
+            self.confusion.set_matrix(np.asarray(confusion["matrix"], dtype=float), labels, labels,
+                                      title="Gold (rows) × predicted")
+            self.confusion.show()
+        else:
+            self.confusion.set_matrix(None)
+            self.confusion.setVisible(False)
+        self._fill(errors_first(result.predictions) if result is not None else [])
+
+    def rows(self) -> list[list[str]]:
+        """The table as shown (its current order), for tests and export."""
+        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
+                for r in range(self.table.rowCount())]
+
+    def _fill(self, predictions: list[dict[str, Any]]) -> None:
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(len(predictions))
+        for r, row in enumerate(predictions):
+            for c, name in enumerate(COLUMNS):
+                item = QTableWidgetItem()
+                value = row.get(name)
+                if name == "confidence" and value is not None:
+                    item.setData(Qt.ItemDataRole.DisplayRole, round(float(value), 4))
+                else:
+                    item.setText(_display(value))
+                item.setData(Qt.ItemDataRole.UserRole, bool(row.get("correct")))
+                self.table.setItem(r, c, item)
+        self._restyle()
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
+        self.table.setSortingEnabled(True)
+
+    def _restyle(self) -> None:
+        wrong = QBrush(QColor(theme.current().colours.prediction_error_bg))
+        for r in range(self.table.rowCount()):
+            for c in range(self.table.columnCount()):
+                item = self.table.item(r, c)
+                if item is not None:
+                    item.setBackground(QBrush() if item.data(Qt.ItemDataRole.UserRole) else wrong)
