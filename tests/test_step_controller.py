@@ -34,12 +34,13 @@ def test_the_last_pushed_stepper_steps_and_removing_it_hands_back():
     steps.push(preset)
     steps.push(panel)
     assert steps.active() is panel and changed == [preset, panel]
-    assert steps.next() is True and steps.next() is False  # the panel's last step: it does not move
-    assert (panel.at, preset.at) == (1, 0) and stepped == [(1, True), (1, False)]
+    assert steps.next() is True  # the panel moves to its last step
+    assert steps.next() is True  # the panel cannot move: the key falls through to the preset below it
+    assert (panel.at, preset.at) == (1, 1) and stepped == [(1, True), (1, True)]
     steps.push(panel)  # already on top: nothing changes
     assert len(changed) == 2
     steps.remove(panel)
-    assert steps.active() is preset and steps.next() and steps.previous() and preset.at == 0
+    assert steps.active() is preset and steps.next() and steps.previous() and preset.at == 1
     steps.push(panel)
     steps.push(preset)  # pushed again: moved to the top, not added twice
     steps.remove(preset)

@@ -365,7 +365,7 @@ _PRESENTATION_CHANGES = dict(
     # Lines: at least 3 px (frames, outlines, attention lines, curves).
     hairline=3, chip_border_width=3.0, hover_width=5.0, head_line_width=3.0, head_line_extra_width=6.0,
     plot_line_width=5.0, plot_thin_line_width=4.0, raw_curve_width=3.0, raw_curve_alpha=70, map_selected_width=3.0,
-    map_current_width=5.0, map_hover_width=4.0, selection_width=3.0, head_button_border=3,
+    map_current_width=5.0, map_hover_width=4.0, selection_width=3.0, head_button_border=3, diagram_line_width=3.0,
     # Fonts: 20 pt, nothing smaller.
     text_line_h=1.6,  # the text box: fewer lines of the bigger font (lecture sentences are short)
     base_pt=20.0, token_delta=2.0, token_id_delta=0.0, small_delta=0.0, lens_cell_delta=0.0,

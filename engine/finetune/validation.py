@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.finetune import inference, metrics
-
-PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+from engine.finetune.primary_metric import PRIMARY_METRIC  # re-exported
 
 
 @dataclass

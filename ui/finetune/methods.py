@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.plugins.records import OK
-from workbench.plugins.registry import FineTuneMethodRegistry
 
 ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", "bitfit")
 
 
 def load_methods(settings: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """(name -> method instance, name -> why it cannot be used)."""
+    """(name -> method instance, name -> why it cannot be used). Imports the plugins (and torch) when called."""
+    from workbench.plugins.records import OK
+    from workbench.plugins.registry import FineTuneMethodRegistry
+
     registry = FineTuneMethodRegistry.discover(settings)
     methods = registry.methods()
     problems = {r.name: r.error or r.status for r in registry.records
