@@ -12,15 +12,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
+    QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
 from ui import theme
 from ui.finetune.bench_table import BenchTable
 from ui.finetune.run_curves import RunCurves
-from ui.widgets.export import export_dialog, save_widget
-from workbench.export import export_csv
+from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from workbench.state.finetune import BENCH_COLUMNS, FineTuneState
 
 
@@ -85,13 +84,8 @@ class BenchPanel(QWidget):
         rows = self.state.bench_rows()
         if not rows:
             raise WorkbenchError("nothing to export yet: run the bench first")
-        if path is None:
-            name, _ = QFileDialog.getSaveFileName(self, "Export the bench table", str(Path.home() / "bench.csv"),
-                                                  "CSV (*.csv)")
-            if not name:
-                return None
-            path = name
-        return export_csv(path, (BENCH_COLUMNS, [[r.get(c) for c in BENCH_COLUMNS] for r in rows]))
+        table = (BENCH_COLUMNS, [[r.get(c) for c in BENCH_COLUMNS] for r in rows])
+        return export_table_dialog(self, table, path, "bench.csv", "Export the bench table")
 
     def export_picture(self, path: str | Path | None = None) -> Path | None:
         if path is None:

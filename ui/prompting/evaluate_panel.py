@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
-from ui.widgets.export import export_dialog, save_widget
+from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
-from workbench.export import export_csv, suggest_filename
+from workbench.export import suggest_filename
 from workbench.state.prompting import PromptingState
 
 COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
@@ -231,13 +231,9 @@ class EvaluatePanel(QWidget):
         if not rows:
             self.ctx.show_message("Nothing to export yet: evaluate first.", "info")
             return None
-        if path is None:
-            start = str(Path.home() / suggest_filename("prompting", self.ctx.model_spec() or "model", "csv"))
-            path, _ = QFileDialog.getSaveFileName(self, "Export the comparison", start, "CSV (*.csv)")
-            if not path:
-                return None
+        name = suggest_filename("prompting", self.ctx.model_spec() or "model", "csv")
         try:
-            return export_csv(path, (header, rows))
+            return export_table_dialog(self, (header, rows), path, name, "Export the comparison")
         except (WorkbenchError, OSError) as exc:
             self.ctx.show_message(f"Export failed: {exc}", "warning")
             return None

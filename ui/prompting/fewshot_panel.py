@@ -17,14 +17,14 @@ from typing import Any, Callable
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
+    QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
     QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
 from ui import theme
-from ui.widgets.export import export_dialog, save_widget
-from workbench.export import export_csv, suggest_filename
+from ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from workbench.export import suggest_filename
 from workbench.state.prompting import ORDERS, SELECTIONS, PromptingState
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
@@ -280,13 +280,9 @@ class FewShotPanel(QWidget):
         if not rows:
             self.ctx.show_message("Nothing to export yet: chart accuracy against k first.", "info")
             return None
-        if path is None:
-            start = str(Path.home() / suggest_filename("prompting-k", self.ctx.model_spec() or "model", "csv"))
-            path, _ = QFileDialog.getSaveFileName(self, "Export accuracy per k", start, "CSV (*.csv)")
-            if not path:
-                return None
+        name = suggest_filename("prompting-k", self.ctx.model_spec() or "model", "csv")
         try:
-            return export_csv(path, (header, rows))
+            return export_table_dialog(self, (header, rows), path, name, "Export accuracy per k")
         except (WorkbenchError, OSError) as exc:
             self.ctx.show_message(f"Export failed: {exc}", "warning")
             return None

@@ -111,3 +111,18 @@ def export_dialog(parent: QWidget, widget: QWidget, suggested_name: str) -> Path
     if path.suffix.lower() not in (".png", ".svg"):
         path = path.with_name(path.name + (".svg" if chosen == SVG_FILTER else ".png"))
     return save_widget(widget, path)
+
+
+def export_table_dialog(parent: QWidget, table: tuple[list[str], list[list]], path: str | Path | None,
+                        suggested_name: str, title: str = "Export the table") -> Path | None:
+    """Write ``table`` (header, rows) as CSV to ``path``, or to a file the user picks (None if cancelled).
+
+    Raises ``WorkbenchError`` or ``OSError`` when the file cannot be written; callers say so in the window.
+    """
+    from workbench.export import export_csv
+
+    if path is None:
+        path, _ = QFileDialog.getSaveFileName(parent, title, str(Path.home() / suggested_name), "CSV (*.csv)")
+        if not path:
+            return None
+    return export_csv(path, table)

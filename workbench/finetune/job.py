@@ -13,15 +13,13 @@ heartbeat and Ctrl-C as cancel.
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import Cancelled
 from workbench.finetune.spec import FineTuneSpec
-from workbench.lanes.run_context import HeartbeatThread, RunContext
-from workbench.pretrain.recording import EventToken, SigintCancels, StoreReporter
+from workbench.lanes.in_process import record_in_process
+from workbench.lanes.run_context import RunContext
+from workbench.pretrain.recording import StoreReporter
 from workbench.run_kinds import FINETUNE
 
 KIND = FINETUNE.kind
@@ -101,30 +99,12 @@ def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = Non
     from workbench.store import RunStore
 
     preflight(spec)
-    cancel = threading.Event()
-    store = RunStore(store_path or runs_db_path())
-    try:
-        params = spec.to_dict()
-        run_id = store.create_run(KIND, name=spec.title(), model=model_label(spec), method=spec.method,
-                                  params=params, cli_command=spec.cli_command(), status="queued")
-        store.start_run(run_id, pid=os.getpid())
-        ctx = RunContext(run_id, store, cancel)
-        beat = HeartbeatThread(store, run_id)
-        beat.start()
-        try:
-            with SigintCancels(cancel):
-                summary = run_finetune(spec, cancel=EventToken(cancel), report=FineTuneReporter(ctx, echo),
-                                       run_id=run_id)
-            record_outputs(ctx, summary)
-        except (Cancelled, KeyboardInterrupt):
-            store.finish_run(run_id, "cancelled", "interrupted (Ctrl-C)", if_status=("queued", "running"))
-            return {"run_id": run_id, "cancelled": True}
-        except BaseException as exc:
-            store.finish_run(run_id, "failed", f"{type(exc).__name__}: {exc}", if_status=("queued", "running"))
-            raise
-        finally:
-            beat.stop()
-        store.finish_run(run_id, "finished", if_status=("queued", "running"))
+
+    def work(ctx: RunContext) -> dict[str, Any]:
+        summary = run_finetune(spec, cancel=ctx, report=FineTuneReporter(ctx, echo), run_id=ctx.run_id)
+        record_outputs(ctx, summary)
         return summary
-    finally:
-        store.close()
+
+    return record_in_process(RunStore(store_path or runs_db_path()), kind=KIND, name=spec.title(),
+                             model=model_label(spec), method=spec.method, params=spec.to_dict(),
+                             cli_command=spec.cli_command(), work=work)

@@ -13,15 +13,14 @@ Under torchrun only rank 0 touches the store.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import Cancelled
 from engine.progress import Progress
-from workbench.lanes.run_context import HeartbeatThread, RunContext
+from workbench.lanes.in_process import EventToken, SigintCancels, record_in_process
+from workbench.lanes.run_context import RunContext
 from workbench.pretrain.spec import PretrainSpec
 
 KIND = "pretrain"
@@ -140,67 +139,19 @@ def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = Non
         with SigintCancels(cancel):
             run_pretrain(spec, cancel=EventToken(cancel), report=lambda event: None)
         return None
-    store = RunStore(store_path or runs_db_path())
-    try:
-        run_id = store.create_run(KIND, name=spec.title(), model=f"{spec.family}-{spec.preset}",
-                                  method=spec.objective, params=spec.to_dict(), cli_command=spec.cli_command(),
-                                  status="queued")
-        store.start_run(run_id, pid=os.getpid())
-        ctx = RunContext(run_id, store, cancel)
+    reporter: StoreReporter | None = None
+
+    def work(ctx: RunContext) -> dict[str, Any]:
+        nonlocal reporter
         reporter = StoreReporter(ctx, echo)
-        beat = HeartbeatThread(store, run_id)
-        beat.start()
-        try:
-            with SigintCancels(cancel):
-                summary = run_pretrain(spec, cancel=ctx, report=reporter, run_id=run_id)
-            record_outputs(ctx, summary)
-        except (Cancelled, KeyboardInterrupt):
-            store.finish_run(run_id, "cancelled", "interrupted (Ctrl-C)", if_status=("queued", "running"))
-            steps, last = reporter.checkpoints[-1] if reporter.checkpoints else (None, None)
-            return {"run_id": run_id, "cancelled": True, "checkpoint": last, "steps": steps}
-        except BaseException as exc:
-            store.finish_run(run_id, "failed", f"{type(exc).__name__}: {exc}", if_status=("queued", "running"))
-            raise
-        finally:
-            beat.stop()
-        store.finish_run(run_id, "finished", if_status=("queued", "running"))
+        summary = run_pretrain(spec, cancel=ctx, report=reporter, run_id=ctx.run_id)
+        record_outputs(ctx, summary)
         return summary
-    finally:
-        store.close()
 
+    def when_cancelled(run_id: int) -> dict[str, Any]:  # the loop saved a checkpoint first
+        steps, last = reporter.checkpoints[-1] if reporter and reporter.checkpoints else (None, None)
+        return {"run_id": run_id, "cancelled": True, "checkpoint": last, "steps": steps}
 
-class EventToken:
-    """A ``threading.Event`` as the engine's cancel token."""
-
-    def __init__(self, event: threading.Event) -> None:
-        self.event = event
-
-    @property
-    def cancelled(self) -> bool:
-        return self.event.is_set()
-
-    def check(self) -> None:
-        if self.event.is_set():
-            raise Cancelled()
-
-
-class SigintCancels:
-    """While active, the first Ctrl-C sets ``event`` (a clean cancel); a second one interrupts at once."""
-
-    def __init__(self, event: threading.Event) -> None:
-        self.event = event
-        self.previous: Any = None
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.event.is_set():
-            raise KeyboardInterrupt
-        self.event.set()
-
-    def __enter__(self) -> "SigintCancels":
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+    return record_in_process(RunStore(store_path or runs_db_path()), kind=KIND, name=spec.title(),
+                             model=f"{spec.family}-{spec.preset}", method=spec.objective, params=spec.to_dict(),
+                             cli_command=spec.cli_command(), work=work, when_cancelled=when_cancelled)
