@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import grimp
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,8 +40,6 @@ def test_core_imports_no_qt_at_runtime():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="regression: the Fine-tune tab discovers its method plugins (engine.plugin_api "
-                   "imports torch) while the window is built; see the #15 note. Strict, so it fails once fixed.")
 def test_window_opens_without_importing_torch(fresh_home):
     """The window appears before torch is imported: models load on the worker thread, the forms stay light."""
     code = (

@@ -207,3 +207,20 @@ def test_cancel_stops_the_run_and_the_queue(tab, qtbot, tmp_path):
     assert window.run_services.store.get_run(view.run_id)["status"] == "cancelled"
     assert view.start_button.isEnabled() and not view.state.results and "cancelled" in view.status_label.text()
     assert len(window.run_services.store.list_runs(kind="finetune")) == 1  # the queued bitfit never started
+
+
+def test_the_tab_finds_its_methods_and_counts_only_when_shown(open_window, qtbot, tiny_models, fresh_home):
+    window = open_window(str(tiny_models["bert"]), "tokens", registry=registry(), about=False)
+    view = window.view("finetune")
+    assert view._form is None  # no plugin discovery (and no count job) for a tab nobody opened
+    window.show_view("finetune")
+    wait_count(qtbot, view.form)
+    assert view._form is not None and "Trainable parameters:" in view.form.params_label.text()
+    window.show_view("tokens")
+    window.load_model(str(tiny_models["gpt2"]))
+    qtbot.waitUntil(lambda: window.loaded is not None and "gpt2" in window.loaded.info.folder and
+                    not window.loading, timeout=30000)
+    assert view.form.count is None and "counted when this tab is shown" in view.form.params_label.text()
+    window.show_view("finetune")
+    wait_count(qtbot, view.form)
+    assert view.form.count.total > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -185,17 +186,20 @@ def test_scalar_mix_preset_starts_each_run(lecture_window, qtbot):
     assert "course elmo model" in window.lectures.bar.text()
 
 
-def test_unavailable_presets_say_why_and_never_run(open_window, qtbot, tmp_path):
+def test_unavailable_presets_say_why_and_never_run(open_window, qtbot, tmp_path, monkeypatch):
+    from huggingface_hub import constants
     from PySide6.QtWidgets import QMenu
 
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))  # no larger model cached
     window = open_window(about=False)
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Lectures")
     actions = {a.text(): a for a in menu.actions()}
     for preset in builtin_presets():
         status = window.lectures.status(preset)
         assert actions[preset.title].isEnabled() == status.available
-        if preset.name in ("lora-vs-full", "cloze-vs-prefix"):
-            assert not status.available and "view" in actions[preset.title].toolTip()
+        if preset.name == "cloze-vs-prefix":  # no course BERT in this test's home, no bert-base-uncased cached
+            assert not status.available and "course bert model" in actions[preset.title].toolTip()
+            assert "bert-base-uncased" in status.reason
             assert not window.lectures.start(preset)
             assert "not available here" in window.message_bar.text() and not window.lectures.runner.active
     assert isinstance(menu, QMenu)
@@ -204,5 +208,140 @@ def test_unavailable_presets_say_why_and_never_run(open_window, qtbot, tmp_path)
     items = [page.presets.item(i) for i in range(page.presets.count())]
     assert len(items) == len(builtin_presets())
     disabled = [i.text() for i in items if not i.flags() & Qt.ItemFlag.ItemIsEnabled]
-    assert any("LoRA" in t and "'finetune' view" in t for t in disabled)
+    assert any("Cloze" in t and "course bert model" in t for t in disabled)
     page.close()
+
+
+@pytest.fixture
+def course_models_here(tiny_models, monkeypatch, tmp_path):
+    """The tiny BERT (masked LM) and GPT-2 installed as this machine's course models, and an empty hub cache,
+    so the presets that prefer a larger cached model fall back to the course models."""
+    import shutil
+
+    from huggingface_hub import constants
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))
+    for family in ("bert", "gpt2"):
+        shutil.copytree(tiny_models[family], home / "data" / "course-models" / family / "model")
+    return home
+
+
+def first_token_probabilities(loaded, scored) -> dict[str, float]:
+    """answer -> the probability of its first token at the answer slot, from the model's own logits on the prompt
+    the tab scored (a forward pass of our own, not the engine's scoring)."""
+    import torch
+
+    ids = torch.tensor([scored.token_ids])
+    with torch.no_grad():
+        logits = loaded.model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits[0].float()
+    row = logits[scored.answer_positions[0]] if loaded.family.name == "ENCODER" else logits[-1]
+    probs = torch.softmax(row, dim=-1)
+    return {a.answer: float(probs[a.token_ids[0]]) for a in scored.answers}
+
+
+def test_cloze_vs_prefix_preset_on_the_course_models(open_window, qtbot, course_models_here):
+    window = open_window(about=False)
+    view = window.view("prompting")
+    preset = find_builtin("cloze-vs-prefix")
+    status = window.lectures.status(preset)
+    assert status.available, status.reason
+    sentence = preset.steps[0].settings["x"]
+    course = course_models_here / "data" / "course-models"
+
+    def scored_on(folder) -> bool:
+        loaded = window.loaded
+        return loaded is not None and Path(loaded.info.folder).is_relative_to(folder) and \
+            view.state.scored is not None
+
+    assert window.lectures.start(preset)
+    seconds = [step_to(qtbot, window, 0, lambda: scored_on(course / "bert"))]
+    assert current(window) == "prompting" and window.lectures.bar.text().startswith("Step 1/2: Cloze")
+    st = view.state
+    assert st.mode == "cloze" and st.set_name == "sentiment" and st.x == sentence
+    assert st.template == "[x] Overall, it was a [z] movie."  # the set's first cloze template
+    assert [r.template for r in st.rows][:1] == [st.template] and all("[z]" in r.template for r in st.rows)
+    scored = st.scored
+    assert scored.labels == ["pos", "neg"] and sum(scored.label_probs) == pytest.approx(1.0, abs=1e-6)
+    assert window.loaded.tokenizer.mask_token_id in scored.token_ids
+    for answer in scored.answers:  # the first answer token's probability, against our own forward pass
+        assert np.exp(answer.token_log_probs[0]) == pytest.approx(
+            first_token_probabilities(window.loaded, scored)[answer.answer], abs=1e-5)
+    assert "has not learned enough language for prompting" in view.model_notice.text()  # too small: said so
+
+    window.lectures.runner.next()
+    seconds.append(step_to(qtbot, window, 1, lambda: scored_on(course / "gpt2") and view.state.mode == "prefix"))
+    assert window.lectures.bar.text().startswith("Step 2/2: Prefix")
+    st = view.state
+    assert st.template == "[x] Overall, this movie is [z]" and st.x == sentence
+    assert all(r.template.rstrip().endswith("[z]") for r in st.rows)  # prefix templates end with the answer
+    scored = st.scored
+    assert scored.answer_positions == [len(scored.tokens)]  # a decoder: the answer comes after the prompt
+    probs = first_token_probabilities(window.loaded, scored)
+    for answer in scored.answers:
+        assert np.exp(answer.token_log_probs[0]) == pytest.approx(probs[answer.answer], abs=1e-5)
+    assert "has not learned enough language for prompting" in view.model_notice.text()
+    assert max(seconds) < STEP_SECONDS, seconds
+
+
+def test_preset_model_candidates_prefer_a_cached_model(course_models_here, tmp_path, monkeypatch):
+    """A cached hub model listed before the course model wins; without it the course model is used."""
+    from huggingface_hub import constants
+
+    from workbench.presets.availability import installed_course_models, resolve_model
+
+    preset = find_builtin("cloze-vs-prefix")
+    course = installed_course_models()
+    assert resolve_model(preset.model, "minilm", course) == course["bert"]
+    cache = tmp_path / "hub"
+    (cache / "models--distilbert-base-uncased" / "snapshots").mkdir(parents=True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    assert resolve_model(preset.model, "minilm", course) == "distilbert-base-uncased"
+    assert resolve_model(preset.steps[1].model, "minilm", course) == course["gpt2"]
+
+
+def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny_models, fresh_home):
+    """On the tiny BERT (the preset's MiniLM would only be slower): step 1 counts what each method trains,
+    against closed forms; step 2 runs both on the bench and overlays their curves; stepping back and forth
+    does not run them again."""
+    import transformers
+
+    from engine.finetune.data import read_classification
+    from engine.finetune.demo import demo_path
+
+    folder = tiny_models["bert"]
+    preset = dataclasses.replace(find_builtin("lora-vs-full"), model=str(folder))
+    window = open_window(about=False)
+    view = window.view("finetune")
+    assert window.lectures.status(preset).available
+    assert window.lectures.start(preset)
+    step_to(qtbot, window, 0, lambda: set(view.state.counts) == {"full", "lora"})
+    assert current(window) == "finetune" and view.tabs.currentWidget() is view.bench_page
+    assert view.state.bench == ["full", "lora"] and view.state.epochs == 1 and view.state.task == "seq-cls"
+    labels = len(read_classification(demo_path("seq-cls")).labels)
+    config = transformers.AutoConfig.from_pretrained(folder)
+    task_model = transformers.AutoModelForSequenceClassification.from_pretrained(folder, num_labels=labels)
+    total = sum(p.numel() for p in task_model.parameters())
+    d, layers, r = config.hidden_size, config.num_hidden_layers, view.methods["lora"].default_config().rank
+    assert view.state.counts["full"] == (total, total)
+    assert view.state.counts["lora"][0] == layers * 2 * r * (d + d) + d * labels + labels  # query, value; head
+    cells = view.bench.table.cells()
+    assert [c[0] for c in cells] == ["full", "lora"] and float(cells[0][1]) == pytest.approx(100.0)
+    assert "lora" in view.bench.counts_label.text() and "(100%)" in view.bench.counts_label.text()
+
+    view.state.training = {"threads": 1, "log_every": 1}
+    window.lectures.runner.next()
+    qtbot.waitUntil(lambda: len(view.state.results) == 2 or bool(view.message_bar.text()), timeout=240_000)
+    assert not view.message_bar.text()
+    assert window.lectures.bar.text().startswith("Step 2/2: Training curves")
+    full_id, lora_id = list(view.state.results)
+    assert [view.state.results[i].method for i in (full_id, lora_id)] == ["full", "lora"]
+    for run_id in (full_id, lora_id):
+        assert view.bench.curves.point_count(run_id, "loss") >= 2
+    assert [c[0] for c in view.bench.table.cells()] == ["full", "lora"]
+
+    window.lectures.runner.previous()
+    window.lectures.runner.next()
+    qtbot.wait(300)
+    assert list(view.state.results) == [full_id, lora_id] and not view.active  # shown again, not re-run

@@ -32,6 +32,12 @@ def build_session(open_window, qtbot):
     qtbot.waitUntil(lambda: settled(window) and lab.result is not None and lab.result["seed"] == 2, timeout=WAIT)
     lab.form.editors["random_token_prob"].setValue(0.2)  # the teacher tried something
     qtbot.waitUntil(lambda: settled(window) and "random_token_prob=0.2" in lab.shown_key[5], timeout=WAIT)
+    prompting, finetune = window.view("prompting"), window.view("finetune")
+    prompting.state.set_template("[x] In short, it was [z].")
+    prompting.state.set_inputs("A warm and funny film.")
+    prompting.pages.setCurrentIndex(2)
+    finetune.bench.set_ticked(["lora", "bitfit"])
+    finetune.form.set_values(epochs=2, seed=7)
     return window
 
 
@@ -41,7 +47,8 @@ def snapshot(window) -> dict:
     return {"model": window.loaded.info.spec, "text": window.text_input.text(), "pair": window.text_input.pair(),
             "view": window.view_host.current_entry().id, "caption": window.lectures.bar.text(),
             "step": window.lectures.runner.index, "lab_input": lab.grid.row("input").ids(),
-            "lab_state": lab.preset_state(), "corpus": emb.state.corpus.lines, "labels": emb.state.corpus.labels,
+            "lab_state": lab.preset_state(), "prompting": window.view("prompting").preset_state(),
+            "finetune": window.view("finetune").preset_state(), "corpus": emb.state.corpus.lines, "labels": emb.state.corpus.labels,
             "query": (emb.state.table.words[row], row), "k": emb.neighbours.k(),
             "neighbours": [emb.neighbours.contextual.row_index(i) for i in range(emb.neighbours.contextual.rowCount())]}
 
@@ -62,6 +69,8 @@ def test_round_trip_in_a_new_window(open_window, qtbot, tmp_path, minilm):  # mi
     window = build_session(open_window, qtbot)
     before = snapshot(window)
     assert before["caption"].startswith("Step 2/3:") and before["lab_state"][0]["config"]["random_token_prob"] == 0.2
+    assert before["prompting"][0]["x"] == "A warm and funny film." and before["prompting"][0]["page"] == "Few-shot"
+    assert before["finetune"][0]["methods"] == ["lora", "bitfit"] and before["finetune"][0]["seed"] == 7
     path = window.workspaces.save(tmp_path / "lecture.lmw")
     assert window.settings.recent_workspaces == [str(path)]
     with zipfile.ZipFile(path) as zf:  # JSON only: nothing that would run code when read

@@ -77,6 +77,32 @@ def test_round_trip_and_availability_per_step():
     assert check_preset(parse_preset(broken("model", "course:t5"), "x"), VIEWS, {"t5": "/m/t5"}).available
 
 
+def test_a_model_may_be_a_list_of_candidates(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    candidates = ["some-org/big-model", str(tmp_path / "no-such-folder"), "course:bert"]
+    preset = parse_preset(broken("model", candidates), "x.json")
+    assert preset.model == tuple(candidates)
+    assert parse_preset(json.loads(json.dumps(preset.to_dict())), "x.json") == preset  # a list again in JSON
+    status = check_preset(preset, VIEWS, {})  # none present: the reason names the course model and the others
+    assert not status.available and "course-models --families bert" in status.reason and \
+        "some-org/big-model" in status.reason
+    with pytest.raises(PresetError, match="course bert"):
+        resolve_model(preset.model, "minilm", {})
+    assert resolve_model(preset.model, "minilm", {"bert": "/c/bert"}) == "/c/bert"  # the last one, installed
+    (tmp_path / "no-such-folder").mkdir()
+    assert resolve_model(preset.model, "minilm", {"bert": "/c/bert"}) == str(tmp_path / "no-such-folder")
+    (tmp_path / "hub" / "models--some-org--big-model").mkdir(parents=True)  # a cached hub model comes first
+    assert check_preset(preset, VIEWS, {}).available
+    assert resolve_model(preset.model, "minilm", {}) == "some-org/big-model"
+    step = parse_preset(broken("steps.1.model", ["course:gpt2"]), "x.json")
+    assert not check_preset(step, VIEWS, {}).steps[1].available
+    for bad in ([], [""], ["ok", 3], {"a": 1}):
+        with pytest.raises(PresetError, match="model"):
+            parse_preset(broken("model", bad), "x.json")
+
+
 def test_references_resolve_to_paths():
     preset = parse_preset(GOOD, "x.json")
     assert resolve_model("default", "minilm", {}) == "minilm"
@@ -110,7 +136,10 @@ def test_builtin_presets_are_valid_and_cover_the_lectures():
                      "lora-vs-full", "scalar-mix-pos-vs-sense"]
 
 
-def test_presets_list_json(capsys):
+def test_presets_list_json(capsys, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))
     assert main(["presets", "list", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert set(rows) == {p.name for p in builtin_presets()}
@@ -118,8 +147,10 @@ def test_presets_list_json(capsys):
         assert {"name", "title", "steps", "available"} <= set(row) and row["steps"] == len(row["step_captions"])
         assert row["available"] or row["reason"]
     assert rows["bert-masking"]["available"] is True
-    for name, view in (("lora-vs-full", "finetune"), ("cloze-vs-prefix", "prompting")):
-        assert rows[name]["available"] is False and f"'{view}' view" in rows[name]["reason"]
+    assert rows["lora-vs-full"]["available"] is True
+    cloze = rows["cloze-vs-prefix"]  # the test home has no course models and the hub cache is empty
+    assert cloze["available"] is False and "course-models --families bert" in cloze["reason"]
+    assert cloze["model"] == ["bert-base-uncased", "distilbert-base-uncased", "roberta-base", "course:bert"]
     attention = rows["attention-pair"]
     assert attention["available"] and attention["steps_available"][:2] == [True, True]
 

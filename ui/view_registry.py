@@ -68,6 +68,8 @@ LAB_PRESET_SETTINGS = frozenset({"tokenizer", "objective", "config", "seed", "sa
 EMBEDDINGS_PRESET_SETTINGS = frozenset({"words", "layer", "query", "k", "same_word"})
 PROBING_PRESET_SETTINGS = frozenset({"task", "kind", "pooling", "sts_data", "probe", "sts", "mix", "mix_steps",
                                      "run", "results"})
+FINETUNE_PRESET_SETTINGS = frozenset({"task", "epochs", "seed", "methods", "show"})
+PROMPTING_PRESET_SETTINGS = frozenset({"prompt_set", "mode", "template", "verbalizer", "x", "x2", "page", "score"})
 
 
 def _tokens(ctx: ViewContext) -> QWidget:
@@ -164,9 +166,10 @@ def builtin_views() -> ViewRegistry:
         ViewEntry("probing", probing_about.TITLE, probing_about.HTML, _probing, "Ctrl+7", frozenset({"corpus"}),
                   preset_settings=PROBING_PRESET_SETTINGS),
         ViewEntry("prompting", prompting_about.TITLE, prompting_about.HTML, _prompting, "Ctrl+9",
-                  frozenset({"corpus"})),
+                  frozenset({"corpus"}), preset_settings=PROMPTING_PRESET_SETTINGS),
         ViewEntry("pretrain", training_about.PRETRAIN_TITLE, training_about.PRETRAIN_HTML, _pretrain,
                   "Ctrl+Shift+P", frozenset({"corpus"})),
-        ViewEntry("finetune", finetune_about.TITLE, finetune_about.HTML, _finetune, "Ctrl+8", frozenset({"corpus"})),
+        ViewEntry("finetune", finetune_about.TITLE, finetune_about.HTML, _finetune, "Ctrl+8", frozenset({"corpus"}),
+                  preset_settings=FINETUNE_PRESET_SETTINGS),
         ViewEntry("runs", training_about.RUNS_TITLE, training_about.RUNS_HTML, _runs, "Ctrl+R"),
     ])

@@ -39,6 +39,9 @@ class BenchPanel(QWidget):
             self.checks[name] = check
             ticks.addWidget(check)
         ticks.addStretch(1)
+        self.count_button = QPushButton("Count parameters")
+        self.count_button.setToolTip("Count what each ticked method trains (no training: the model is built with "
+                                     "the method attached); each gets a row with its trainable share")
         self.run_button = QPushButton("Run bench")
         self.run_button.setToolTip("Fine-tune the form's task with every ticked method, one after another, "
                                    "each with its own default learning rate and settings")
@@ -46,8 +49,11 @@ class BenchPanel(QWidget):
         self.picture_button = QPushButton("Figure as PNG/SVG…")
         self.queue_label = QLabel("")
         self.queue_label.setObjectName("summary")
+        self.counts_label = QLabel("")
+        self.counts_label.setObjectName("summary")
+        self.counts_label.setWordWrap(True)
         buttons = QHBoxLayout()
-        for b in (self.run_button, self.csv_button, self.picture_button):
+        for b in (self.count_button, self.run_button, self.csv_button, self.picture_button):
             buttons.addWidget(b)
         buttons.addWidget(self.queue_label, 1)
         self.table = BenchTable()
@@ -61,10 +67,18 @@ class BenchPanel(QWidget):
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(ticks)
         layout.addLayout(buttons)
+        layout.addWidget(self.counts_label)
         layout.addWidget(splitter, 1)
         state.events.queue_changed.connect(self._show_queue)
-        state.events.results_changed.connect(lambda *_: self.table.show_rows(state.bench_rows()))
+        state.events.results_changed.connect(lambda *_: self._show_results())
         self._ticked()
+
+    def _show_results(self) -> None:
+        self.table.show_rows(self.state.bench_rows())
+        counted = [(n, self.state.counts[n]) for n in self.state.bench if n in self.state.counts]
+        self.counts_label.setText("Trainable parameters: " + "; ".join(
+            f"{n} {t:,} of {total:,} ({100.0 * t / max(1, total):.3g}%)" for n, (t, total) in counted)
+            if counted else "")
 
     def set_ticked(self, names: list[str]) -> None:
         for name, check in self.checks.items():
@@ -72,6 +86,7 @@ class BenchPanel(QWidget):
 
     def _ticked(self) -> None:
         self.state.set_bench([n for n, c in self.checks.items() if c.isChecked()])
+        self._show_results()
 
     def _show_queue(self) -> None:
         running = ", ".join(self.state.running.values())

@@ -123,7 +123,7 @@ class FineTuneForm(QWidget):
         self.batch_spin.valueChanged.connect(lambda v: self._set(batch_size=int(v), recount=False))
         self.length_spin.valueChanged.connect(lambda v: self._set(max_length=int(v), recount=False))
         self.seed_spin.valueChanged.connect(lambda v: self._set(seed=int(v), recount=False))
-        ctx.model_changed.connect(lambda *_: self.recount())
+        ctx.model_changed.connect(lambda *_: self._model_changed())
 
     def _build_layout(self) -> None:
         form = QFormLayout()
@@ -206,6 +206,26 @@ class FineTuneForm(QWidget):
                 return
         (self.train_edit if which == "train" else self.validation_edit).setText(path)
         self._set(**{which: path})
+
+    def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None) -> None:
+        """Set fields through their widgets, as a user would (a new task takes its demo file)."""
+        if task is not None:
+            index = self.task_combo.findData(task)
+            if index < 0:
+                raise WorkbenchError(f"unknown task {task!r}")
+            self.task_combo.setCurrentIndex(index)
+        if epochs is not None:
+            self.epochs_spin.setValue(float(epochs))
+        if seed is not None:
+            self.seed_spin.setValue(int(seed))
+
+    def _model_changed(self) -> None:
+        """Count at once when shown; a hidden form forgets its count (the tab recounts when it is shown)."""
+        if self.isVisible():
+            self.recount()
+        else:
+            self.count = None
+            self.params_label.setText("Trainable parameters: counted when this tab is shown.")
 
     def recount(self) -> None:
         """Count the trainable parameters for the current choices (off the Qt thread)."""

@@ -71,13 +71,33 @@ def merge_job(out_dir: str):
     return job
 
 
+def bench_count_job(specs: list[Any]):
+    """``fn(cancel) -> {method: (trainable, total)}`` for each spec (one model built per method)."""
+
+    def job(cancel: Any):
+        from engine.progress import Progress
+        from workbench.finetune.run import parameter_counts
+
+        counts = {}
+        for i, spec in enumerate(specs):
+            cancel.check()
+            counts[spec.method] = parameter_counts(spec)
+            yield Progress(i + 1, len(specs), f"counted {spec.method}")
+        return counts
+
+    return job
+
+
 class FineTuneView(QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.services = ctx.run_services
         self.state = FineTuneState()
-        self.methods, self.method_problems = load_methods(ctx.settings)
+        self._methods: dict[str, Any] | None = None  # discovered on first use (the plugins import torch)
+        self.method_problems: dict[str, str] = {}
+        self._form: FineTuneForm | None = None
+        self._bench: BenchPanel | None = None
         self.run_id: int | None = None
         self.run_method = ""
         self.run_out: dict[int, str] = {}  # run id -> output folder
@@ -85,7 +105,6 @@ class FineTuneView(QWidget):
         self._bench_running = False
         self._cancelling = False
 
-        self.form = FineTuneForm(ctx, self.state, self.methods)
         self.message_bar = MessageBar()
         self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
         self.title_label.setObjectName("sectionTitle")
@@ -101,7 +120,8 @@ class FineTuneView(QWidget):
         theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
         self.curves = RunCurves()
         self.results = ResultsPanel()
-        self.bench = BenchPanel(self.state, self.methods)
+        self.bench_page = QWidget()  # holds the bench panel once the methods are discovered
+        QVBoxLayout(self.bench_page).setContentsMargins(0, 0, 0, 0)
         self.shift_plot = ShiftPlot()
         self.shift_button = QPushButton("Compare base and tuned")
         self.shift_button.setToolTip("Per layer: linear CKA and mean cosine of the hidden states of the loaded "
@@ -114,9 +134,6 @@ class FineTuneView(QWidget):
 
         self.start_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel_run)
-        self.bench.run_button.clicked.connect(self.start_bench)
-        self.bench.csv_button.clicked.connect(lambda: self._export(self.bench.export_table))
-        self.bench.picture_button.clicked.connect(lambda: self._export(self.bench.export_picture))
         self.shift_button.clicked.connect(self.compare_layers)
         self.open_button.clicked.connect(self.open_tuned)
         self.follower = RunFollower(self.services, self)
@@ -125,15 +142,51 @@ class FineTuneView(QWidget):
         self.follower.ended.connect(self._ended)
         self.state.events.shift_changed.connect(lambda: self.shift_plot.show_rows(self.state.shift))
         self.state.events.form_changed.connect(self._update_buttons)
-        ctx.model_changed.connect(lambda *_: self._update_buttons())
-        if self.method_problems and not self.methods:
+        ctx.model_changed.connect(lambda *_: self._model_changed())
+        self._update_buttons()
+
+    # ------------------------------------------------ the methods, found on first use
+    @property
+    def methods(self) -> dict[str, Any]:
+        """The usable fine-tuning methods by name; discovered (importing the plugins, and torch) on first use,
+        so the window opens before torch is imported."""
+        self.ensure_methods()
+        return self._methods or {}
+
+    @property
+    def form(self) -> FineTuneForm:
+        self.ensure_methods()
+        return self._form
+
+    @property
+    def bench(self) -> BenchPanel:
+        self.ensure_methods()
+        return self._bench
+
+    def ensure_methods(self) -> None:
+        """Discover the methods and build the form and the bench from them (once)."""
+        if self._form is not None:
+            return
+        self._methods, self.method_problems = load_methods(self.ctx.settings)
+        self._form = FineTuneForm(self.ctx, self.state, self._methods)
+        self.form_scroll.setWidget(self._form)
+        self._bench = BenchPanel(self.state, self._methods)
+        self.bench_page.layout().addWidget(self._bench)
+        self._bench.count_button.clicked.connect(self.count_bench)
+        self._bench.run_button.clicked.connect(self.start_bench)
+        self._bench.csv_button.clicked.connect(lambda: self._export(self._bench.export_table))
+        self._bench.picture_button.clicked.connect(lambda: self._export(self._bench.export_picture))
+        if self.method_problems and not self._methods:
             self.message_bar.show_error("No fine-tuning method could be loaded: " + "; ".join(
                 f"{k}: {v}" for k, v in self.method_problems.items()), source="methods")
         self._update_buttons()
 
+    def _model_changed(self) -> None:
+        self.state.set_counts({})
+        self._update_buttons()
+
     def _build_layout(self) -> None:
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
+        scroll = self.form_scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -153,7 +206,7 @@ class FineTuneView(QWidget):
         column.addWidget(self.shift_plot, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(training, "Training")
-        self.tabs.addTab(self.bench, "Bench")
+        self.tabs.addTab(self.bench_page, "Bench")
         self.tabs.addTab(after, "Before/after")
         right = QWidget()
         side = QVBoxLayout(right)
@@ -177,8 +230,9 @@ class FineTuneView(QWidget):
         layout.addWidget(splitter)
 
     def showEvent(self, event) -> None:  # noqa: N802
+        self.ensure_methods()
         if self.form.count is None and self.ctx.loaded is not None and not self.ctx.jobs.busy():
-            self.form.recount()
+            self.form.recount()  # the form counts only while shown (a model loaded meanwhile is counted now)
         super().showEvent(event)
 
     # ----------------------------------------------------------------- API
@@ -206,7 +260,7 @@ class FineTuneView(QWidget):
         self._bench_running = True
         self.bench.curves.clear(self.state.task)
         self.curves.clear(self.state.task)
-        self.tabs.setCurrentWidget(self.bench)
+        self.tabs.setCurrentWidget(self.bench_page)
         if self._submit(self.state.next_in_queue()) is None:
             self._bench_running = False
             self.state.clear_queue()
@@ -252,6 +306,48 @@ class FineTuneView(QWidget):
                                         "be merged; only full fine-tuning and LoRA open in the other views.",
                                         source="open")
 
+    def count_bench(self) -> None:
+        """Count what each ticked bench method trains, without training (off the Qt thread, cancellable)."""
+        loaded, names = self.ctx.loaded, list(self.state.bench)
+        if loaded is None or not names:
+            self.message_bar.show_error("Load a model and tick the methods to count.", source="bench")
+            return
+        specs = [self.state.spec(loaded.info.spec, out_dir="", method=name) for name in names]
+        self.bench.counts_label.setText("Trainable parameters: counting…")
+        self.ctx.jobs.run(bench_count_job(specs), self.state.set_counts, step="bench-count",
+                          label="Counting trainable parameters…", on_error=self._job_failed,
+                          on_cancelled=lambda: self.bench.counts_label.setText(""))
+
+    # ------------------------------------------------------ presets and workspaces
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``methods`` (ticked on the
+        bench) and ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves``
+        (the bench runs them, unless it already has their results; their curves overlaid)."""
+        self.ensure_methods()
+        self.form.set_values(task=settings.get("task"), epochs=settings.get("epochs"), seed=settings.get("seed"))
+        if "methods" in settings:
+            unknown = [m for m in settings["methods"] if m not in self.methods]
+            if unknown:
+                raise WorkbenchError(f"no fine-tuning method {', '.join(map(repr, unknown))} is available")
+            self.bench.set_ticked(list(settings["methods"]))
+        show = settings.get("show")
+        if show is None:
+            return
+        if show not in ("parameters", "curves"):
+            raise ValueError(f"show must be parameters or curves, not {show!r}")
+        self.tabs.setCurrentWidget(self.bench_page)
+        if show == "parameters":
+            if not all(m in self.state.counts for m in self.state.bench):
+                self.count_bench()
+        elif not self.state.has_bench_results(self.state.bench) and not self.active:
+            self.start_bench()
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What a workspace keeps: the task, epochs, seed and the ticked bench methods (runs stay in the run
+        store)."""
+        return {"task": self.state.task, "epochs": self.state.epochs, "seed": self.state.seed,
+                "methods": list(self.state.bench)}, {}
+
     def shutdown(self) -> None:
         self.follower.stop()
 
@@ -293,7 +389,8 @@ class FineTuneView(QWidget):
 
     def _rows(self, run_id: int, rows: list) -> None:
         self.curves.add_rows(run_id, rows)
-        self.bench.curves.add_rows(run_id, rows)  # only the bench's runs are drawn there
+        if self._bench is not None:
+            self._bench.curves.add_rows(run_id, rows)  # only the bench's runs are drawn there
 
     def _progress(self, run_id: int, progress: RunProgress) -> None:
         if run_id != self.run_id:
@@ -359,9 +456,11 @@ class FineTuneView(QWidget):
 
     def _update_buttons(self) -> None:
         active = self.active
-        ready = self.ctx.loaded is not None and bool(self.methods)
+        ready = self.ctx.loaded is not None and (self._methods is None or bool(self._methods))
         self.start_button.setEnabled(ready and not active)
-        self.bench.run_button.setEnabled(ready and not active)
+        if self._bench is not None:
+            self._bench.run_button.setEnabled(ready and not active)
+            self._bench.count_button.setEnabled(ready and bool(self.state.bench))
         self.cancel_button.setEnabled(active and not self._cancelling)
         last = self.state.last_result()
         self.shift_button.setEnabled(last is not None and self.ctx.loaded is not None)

@@ -237,6 +237,42 @@ class PromptingView(QWidget):
     def cancel(self) -> None:
         self.ctx.jobs.cancel()
 
+    # -- presets and workspaces ------------------------------------------------------------------------
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``mode`` (cloze or prefix), ``prompt_set`` (an installed set's name:
+        its templates of that mode become the comparison, the first the prompt), ``template`` and
+        ``verbalizer`` (override the set's), ``x`` and ``x2`` (the input), ``page`` (Score, Evaluate,
+        Few-shot or Generate) and ``score`` (score the input now, on the loaded model)."""
+        st = self.state
+        if "mode" in settings:
+            if settings["mode"] not in ("cloze", "prefix"):
+                raise ValueError(f"mode must be cloze or prefix, not {settings['mode']!r}")
+            st.set_mode(settings["mode"])
+        if settings.get("prompt_set"):
+            name = str(settings["prompt_set"])
+            if name not in self.set_bar.plugins():
+                raise WorkbenchError(f"no prompt set {name!r} is installed (installed: "
+                                     f"{', '.join(self.set_bar.plugins()) or 'none'})")
+            self.set_bar.use_plugin(name)
+        if "template" in settings:
+            st.set_template(str(settings["template"]))
+        if "verbalizer" in settings:
+            st.set_verbalizer(str(settings["verbalizer"]))
+        if "x" in settings or "x2" in settings:
+            st.set_inputs(str(settings.get("x", st.x)), str(settings.get("x2", st.x2)))
+        page = settings.get("page")
+        if page in PAGES:
+            self.pages.setCurrentIndex(PAGES.index(page))
+        self._show_model_note()
+        if settings.get("score"):
+            self.score()  # replaces a job of this tab still running
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What a workspace keeps: the prompt, its input, the mode and the page (scores are recomputed)."""
+        st = self.state
+        return {"mode": st.mode, "template": st.template, "verbalizer": st.verbalizer, "x": st.x, "x2": st.x2,
+                "page": PAGES[self.pages.currentIndex()]}, {}
+
     def _progress(self, report: Progress) -> None:
         self.progress.setRange(0, max(1, report.total))
         self.progress.setValue(report.done)

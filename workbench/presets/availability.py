@@ -3,7 +3,10 @@
 A step is available when its view is registered, the view can apply every
 setting the step gives (each view declares the setting keys it applies) and
 every course model it names (``course:<family>``) has been pre-trained here.
-A preset is available when its model can be had and every step's view is
+A model is one spec or a list of candidates (the first one present on this
+machine is used: a cached hub id, an existing folder, an installed course
+model, ``default``), so a preset can prefer a larger local model and fall back
+to a course model. A preset is available when its model can be had and every step's view is
 registered; a step that is not (a setting its view cannot apply yet, a course
 model not trained yet) is shown with its reason instead of being run.
 
@@ -54,6 +57,57 @@ def course_hint(family: str) -> str:
             f"tab (Course models) or with `lm-workbench course-models --families {family}`")
 
 
+def model_candidates(spec: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return (spec,) if isinstance(spec, str) else tuple(spec)
+
+
+def present_here(spec: str, course_models: Mapping[str, str], cached: frozenset[str] | None = None) -> bool:
+    """Whether ``spec`` can be opened without a network: the default model, an installed course model, an
+    existing folder, or a hub id in the local hub cache."""
+    from engine.default_model import DEFAULT_MODEL_NAMES
+    from engine.sources import looks_like_path
+
+    if spec == DEFAULT or spec.lower() in DEFAULT_MODEL_NAMES:
+        return True
+    if spec.startswith(COURSE):
+        return spec[len(COURSE):] in course_models
+    if looks_like_path(spec):
+        return Path(spec).expanduser().is_dir()
+    if cached is None:
+        from workbench.model_candidates import cached_hub_models
+
+        cached = frozenset(cached_hub_models())
+    return spec in cached
+
+
+def choose_model(spec: str | tuple[str, ...], course_models: Mapping[str, str]) -> str | None:
+    """The spec to open: a single spec as it is (None for a course model not installed); of a list of
+    candidates, the first one present here (None when none is)."""
+    if isinstance(spec, str):
+        return None if missing_course_models(spec, course_models) else spec
+    cached: frozenset[str] | None = None
+    for candidate in spec:
+        if not candidate.startswith(COURSE) and candidate != DEFAULT and cached is None:
+            from workbench.model_candidates import cached_hub_models
+
+            cached = frozenset(cached_hub_models())
+        if present_here(candidate, course_models, cached):
+            return candidate
+    return None
+
+
+def model_problem(spec: str | tuple[str, ...], course_models: Mapping[str, str]) -> str:
+    """Why no model of ``spec`` can be had here ("" when one can)."""
+    if choose_model(spec, course_models) is not None:
+        return ""
+    courses = [c[len(COURSE):] for c in model_candidates(spec) if c.startswith(COURSE)]
+    if courses:
+        hint = course_hint(courses[-1])
+        others = [c for c in model_candidates(spec) if not c.startswith(COURSE)]
+        return hint + (f" (or have one of {', '.join(others)} in the local hub cache)" if others else "")
+    return f"none of {', '.join(model_candidates(spec))} is on this machine"
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -78,10 +132,11 @@ def step_status(step: PresetStep, views: Mapping[str, frozenset[str]] | None,
     unknown = sorted(set(step.settings) - set(views[step.view]))
     if unknown:
         return StepStatus(False, f"the {step.view!r} view cannot apply {', '.join(unknown)} yet")
-    missing = missing_course_models([step.settings, step.model or ""], course_models)
+    missing = missing_course_models(step.settings, course_models)
     if missing:
         return StepStatus(False, course_hint(missing[0]))
-    return StepStatus(True)
+    problem = model_problem(step.model, course_models) if step.model is not None else ""
+    return StepStatus(not problem, problem)
 
 
 def check_preset(preset: Preset, views: Mapping[str, frozenset[str]] | None,
@@ -95,16 +150,22 @@ def check_preset(preset: Preset, views: Mapping[str, frozenset[str]] | None,
         names = ", ".join(dict.fromkeys(repr(v) for v in absent))
         return PresetStatus(False, f"needs the {names} view, which this version of the workbench does not have "
                                    "yet", steps)
-    missing = missing_course_models(preset.model, course_models)
-    if missing:
-        return PresetStatus(False, course_hint(missing[0]), steps)
+    problem = model_problem(preset.model, course_models)
+    if problem:
+        return PresetStatus(False, problem, steps)
     if not any(s.available for s in steps):
         return PresetStatus(False, steps[0].reason, steps)
     return PresetStatus(True, "", steps)
 
 
-def resolve_model(spec: str, default_model: str, course_models: Mapping[str, str]) -> str:
-    """``default`` -> the default model, ``course:<family>`` -> its folder, anything else as given."""
+def resolve_model(spec: str | tuple[str, ...], default_model: str, course_models: Mapping[str, str]) -> str:
+    """``default`` -> the default model, ``course:<family>`` -> its folder, a list -> its first candidate present
+    here, anything else as given."""
+    if not isinstance(spec, str):
+        chosen = choose_model(spec, course_models)
+        if chosen is None:
+            raise PresetError(model_problem(spec, course_models))
+        spec = chosen
     if spec == DEFAULT:
         return default_model
     if spec.startswith(COURSE):

@@ -3,7 +3,7 @@
 A preset is a JSON object::
 
     {"format": "lm-workbench-preset/1", "name": "bert-masking", "title": "...", "description": "...",
-     "model": "default" | "course:<family>" | a model spec,
+     "model": "default" | "course:<family>" | a model spec | [candidates, first one present wins],
      "steps": [{"view": "masking_lab", "caption": "one line", "inputs": {"text": "...", "pair": "...",
                 "corpus": "demo" | {"lines": [...], "labels": [...], "label_name": "sense"}},
                 "settings": {...}, "model": "optional override"}]}
@@ -39,7 +39,7 @@ class PresetStep:
     caption: str
     inputs: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    model: str | None = None  # None: the preset's model
+    model: str | tuple[str, ...] | None = None  # None: the preset's model; a tuple: candidates in order
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Preset:
     name: str
     title: str
     description: str
-    model: str
+    model: str | tuple[str, ...]  # a tuple: candidates, the first one present on this machine is used
     steps: tuple[PresetStep, ...]
     source: str = ""  # the file it came from (for messages and "file:" paths)
 
@@ -61,10 +61,14 @@ class Preset:
             if s.settings:
                 step["settings"] = s.settings
             if s.model is not None:
-                step["model"] = s.model
+                step["model"] = _model_json(s.model)
             steps.append(step)
         return {"format": FORMAT, "name": self.name, "title": self.title, "description": self.description,
-                "model": self.model, "steps": steps}
+                "model": _model_json(self.model), "steps": steps}
+
+
+def _model_json(model: str | tuple[str, ...]) -> str | list[str]:
+    return model if isinstance(model, str) else list(model)
 
 
 def _fail(source: str, where: str, message: str) -> PresetError:
@@ -83,6 +87,17 @@ def _text(data: dict, key: str, source: str, where: str, *, required: bool = Tru
     if one_line and ("\n" in value or len(value) > MAX_CAPTION):
         raise _fail(source, path, f"must be one line of at most {MAX_CAPTION} characters")
     return value
+
+
+def _model(data: dict, source: str, where: str) -> str | tuple[str, ...]:
+    """A model spec, or a non-empty list of candidate specs (kept as a tuple)."""
+    value = data.get("model")
+    if isinstance(value, list):
+        path = f"{where}.model" if where else "model"
+        if not value or not all(isinstance(v, str) and v.strip() for v in value):
+            raise _fail(source, path, "must be a model spec or a non-empty list of model specs")
+        return tuple(value)
+    return _text(data, "model", source, where)
 
 
 def _unknown(data: dict, allowed: set[str], source: str, where: str) -> None:
@@ -132,7 +147,7 @@ def _step(data: Any, index: int, source: str) -> PresetStep:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise _fail(source, f"{where}.settings", "must be an object")
-    model = _text(data, "model", source, where) if "model" in data else None
+    model = _model(data, source, where) if "model" in data else None
     return PresetStep(view=view, caption=caption, inputs=dict(inputs), settings=dict(settings), model=model)
 
 
@@ -151,7 +166,7 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
         raise _fail(source, "name", "must be lower-case letters, digits and dashes (at most 64)")
     title = _text(data, "title", source, "", one_line=True)
     description = _text(data, "description", source, "", required=False)
-    model = _text(data, "model", source, "")
+    model = _model(data, source, "")
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise _fail(source, "steps", "must be a non-empty list")

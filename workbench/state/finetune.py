@@ -94,6 +94,7 @@ class FineTuneState:
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
         self.running: dict[int, str] = {}  # run id -> method, of runs submitted and not yet read
         self.results: dict[int, RunResult] = {}  # in the order they finished
+        self.counts: dict[str, tuple[int, int]] = {}  # method -> (trainable, total) counted for the bench
         self.shift: list[tuple[int, float, float]] = []  # (layer, cka, mean cosine) of the last before/after
         self.shift_run_id: int | None = None
 
@@ -101,11 +102,14 @@ class FineTuneState:
     def set_form(self, **values: Any) -> None:
         """Change form fields by name (task, train, validation, method, method_config, lr, epochs ...)."""
         for name, value in values.items():
-            if not hasattr(self, name) or name in ("events", "bench", "queue", "running", "results", "shift"):
+            if not hasattr(self, name) or name in ("events", "bench", "queue", "running", "results", "shift",
+                                                   "counts"):
                 raise ValueError(f"unknown form field {name!r}")
             if name == "task" and value not in TASKS:
                 raise ValueError(f"task must be one of {TASKS}")
             setattr(self, name, value)
+            if name == "task":
+                self.counts = {}  # the head, and so the counts, follow the task
         self.events.form_changed.emit()
 
     def spec(self, model: str, out_dir: str, method: str | None = None) -> FineTuneSpec:
@@ -152,8 +156,27 @@ class FineTuneState:
         self.results[result.run_id] = result
         self.events.results_changed.emit(result.run_id)
 
+    def set_counts(self, counts: dict[str, tuple[int, int]]) -> None:
+        """Trainable and total parameters of methods counted without training (shown before their runs)."""
+        self.counts = {name: (int(t), int(n)) for name, (t, n) in counts.items()}
+        self.events.results_changed.emit(None)
+
     def bench_rows(self) -> list[dict[str, Any]]:
-        return [r.bench_row(self.task) for r in self.results.values()]
+        """A row per finished run, then a row per counted method of the bench that has no run yet (only its
+        trainable share is known)."""
+        rows = [r.bench_row(self.task) for r in self.results.values()]
+        done = {r["method"] for r in rows}
+        for name in self.bench:
+            if name in self.counts and name not in done:
+                trainable, total = self.counts[name]
+                rows.append({"method": name, "trainable_percent": 100.0 * trainable / max(1, total),
+                             "best_metric": "", "best_value": None, "wall_s": None, "peak_memory_mb": None,
+                             "adapter_bytes": None, "run_id": None})
+        return rows
+
+    def has_bench_results(self, methods: list[str]) -> bool:
+        """Whether every one of ``methods`` has a finished run on the bench."""
+        return set(methods) <= {r.method for r in self.results.values()}
 
     def last_result(self) -> RunResult | None:
         return next(reversed(self.results.values()), None) if self.results else None
