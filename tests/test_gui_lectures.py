@@ -282,6 +282,11 @@ def test_cloze_vs_prefix_preset_on_the_course_models(open_window, qtbot, course_
     for answer in scored.answers:
         assert np.exp(answer.token_log_probs[0]) == pytest.approx(probs[answer.answer], abs=1e-5)
     assert "has not learned enough language for prompting" in view.model_notice.text()
+    assert view.model_notice.text().startswith("course-models/gpt2 has")  # named shortly, not by its whole path
+    offered = [view.other_models.itemText(i) for i in range(view.other_models.count())]
+    assert window.loaded.info.folder not in offered and str(course / "bert" / "model") in offered
+    recent = window.model_panel.recent_list
+    assert {recent.item(i).text() for i in range(recent.count())} >= {"bert/model", "gpt2/model"}
     assert max(seconds) < STEP_SECONDS, seconds
 
 
@@ -329,6 +334,9 @@ def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny
     cells = view.bench.table.cells()
     assert [c[0] for c in cells] == ["full", "lora"] and float(cells[0][1]) == pytest.approx(100.0)
     assert "lora" in view.bench.counts_label.text() and "(100%)" in view.bench.counts_label.text()
+    assert view.form_scroll.isHidden() and not view.form_button.isChecked()  # the bench gets the room
+    view.form_button.click()
+    assert view.form_scroll.isVisible()
 
     view.state.training = {"threads": 1, "log_every": 1}
     window.lectures.runner.next()

@@ -49,9 +49,13 @@ def format_count(n: int) -> str:
 
 
 def spec_label(spec: str) -> str:
-    """A short name for a spec: a folder's name, or the hub id / built-in name itself."""
+    """A short name for a spec: a folder's name (with its parent's for a run's ``model`` folder, so two course
+    models do not both read "model"), or the hub id / built-in name itself."""
     if "/" in spec and (spec.startswith(("/", ".", "~")) or Path(spec).exists()):
-        return Path(spec.rstrip("/")).name or spec
+        path = Path(spec.rstrip("/"))
+        if path.name == "model" and path.parent.name:
+            return f"{path.parent.name}/{path.name}"
+        return path.name or spec
     return spec
 
 

@@ -23,6 +23,15 @@ def small_model_note(loaded: Any, n_labels: int | None = None) -> str | None:
         return None
     millions = int(loaded.info.parameters) / 1e6
     chance = f" (chance is {1 / n_labels:.0%} with {n_labels} labels)" if n_labels else ""
-    return (f"{loaded.info.spec} has {millions:.1f}M parameters: a model this small has not learned enough "
-            f"language for prompting, so expect accuracy near chance{chance}. Open a larger pre-trained model "
-            "(a folder or a cached hub model such as bert-base-uncased or gpt2) to see prompting work.")
+    return (f"{_short(loaded.info.spec)} has {millions:.1f}M parameters: a model this small has not learned enough "
+            f"language for prompting, so expect accuracy near chance{chance}. A larger pre-trained model (e.g. "
+            "bert-base-uncased or gpt2 from the hub cache) shows prompting work.")
+
+
+def _short(spec: str) -> str:
+    """A folder by its last two parts (``course-models/gpt2``, never just ``gpt2``, a hub id's name); a hub id as
+    it is."""
+    parts = [p for p in spec.replace("\\", "/").rstrip("/").split("/") if p]
+    if len(parts) > 2 or spec.startswith(("/", ".", "~")):
+        return "/".join(parts[-2:])
+    return spec

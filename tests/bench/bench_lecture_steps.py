@@ -4,7 +4,8 @@ A window (offscreen unless QT_QPA_PLATFORM says otherwise) loads MiniLM, then
 runs every available built-in preset step by step. A step counts as open when
 the window is idle again (no job running, no typing pause, no model loading)
 with the step's view current; for a probing step that starts a run, when the
-run has started (the run itself goes on in the background). Steps a preset
+run has started (the run itself goes on in the background; the same for the
+fine-tune bench, whose runs are cancelled once timed). Steps a preset
 marks unavailable here are skipped. Each preset runs twice: "first" includes
 one-off work (discovering objectives, embedding a corpus into an empty
 activation cache), "again" is what a rehearsed lecture sees.
@@ -82,6 +83,9 @@ def main() -> int:
                 if probing:
                     view.cancel()
                     wait(lambda v=view: v.run_button.isEnabled())
+                if preset.steps[index].view == "finetune" and view.active:  # the bench's runs: started is open
+                    view.cancel_run()
+                    wait(lambda v=view: not v.active, timeout=60.0)
             window.lectures.runner.stop()
     others = load.stop()
     window.close()

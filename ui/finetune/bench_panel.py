@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
+    QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
@@ -23,22 +23,25 @@ from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from workbench.state.finetune import BENCH_COLUMNS, FineTuneState
 
 
+METHODS_PER_ROW = 4
+
+
 class BenchPanel(QWidget):
     def __init__(self, state: FineTuneState, methods: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.checks: dict[str, QCheckBox] = {}
-        ticks = QHBoxLayout()
-        theme.bind(ticks, lambda w, m: w.setSpacing(m.group_spacing))
-        ticks.addWidget(QLabel("Methods"))
-        for name, method in methods.items():
+        ticks = QGridLayout()  # methods in rows of four, so a large font does not widen the tab
+        theme.bind(ticks, lambda w, m: w.setHorizontalSpacing(m.group_spacing))
+        ticks.addWidget(QLabel("Methods"), 0, 0)
+        for i, (name, method) in enumerate(methods.items()):
             check = QCheckBox(name)
             check.setToolTip(method.title or name)
             check.setChecked(name in ("full", "lora", "bitfit"))
             check.toggled.connect(lambda *_: self._ticked())
             self.checks[name] = check
-            ticks.addWidget(check)
-        ticks.addStretch(1)
+            ticks.addWidget(check, i // METHODS_PER_ROW, 1 + i % METHODS_PER_ROW)
+        ticks.setColumnStretch(1 + METHODS_PER_ROW, 1)
         self.count_button = QPushButton("Count parameters")
         self.count_button.setToolTip("Count what each ticked method trains (no training: the model is built with "
                                      "the method attached); each gets a row with its trainable share")
@@ -55,10 +58,14 @@ class BenchPanel(QWidget):
         buttons = QHBoxLayout()
         for b in (self.count_button, self.run_button, self.csv_button, self.picture_button):
             buttons.addWidget(b)
-        buttons.addWidget(self.queue_label, 1)
+        buttons.addStretch(1)
+        labels = QHBoxLayout()
+        labels.addWidget(self.queue_label)
+        labels.addWidget(self.counts_label, 1)
         self.table = BenchTable()
-        theme.bind(self.table, lambda w, m: w.setMaximumHeight(m.bench_table_max_h))
+        theme.bind(self.table, lambda w, m: w.set_height_limit(m.bench_table_max_h))
         self.curves = RunCurves()
+        theme.bind(self.curves, lambda w, m: w.setMinimumHeight(m.layer_plot_min_h))  # two plots stay legible
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.curves)
@@ -67,7 +74,7 @@ class BenchPanel(QWidget):
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(ticks)
         layout.addLayout(buttons)
-        layout.addWidget(self.counts_label)
+        layout.addLayout(labels)
         layout.addWidget(splitter, 1)
         state.events.queue_changed.connect(self._show_queue)
         state.events.results_changed.connect(lambda *_: self._show_results())

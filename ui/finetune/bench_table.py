@@ -38,6 +38,20 @@ class BenchTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().setVisible(False)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self._height_limit = 1 << 16
+
+    def set_height_limit(self, pixels: int) -> None:
+        """The most the table may take (a theme size); it takes less when its rows need less, so the curves
+        below get the room."""
+        self._height_limit = pixels
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        row = self.verticalHeader().defaultSectionSize()
+        needed = self.horizontalHeader().sizeHint().height() + row * max(2, self.rowCount()) + 2 * self.frameWidth()
+        height = min(self._height_limit, needed + 2)
+        self.setMaximumHeight(height)
+        self.setMinimumHeight(height)  # every row shows; the curves below take the rest
 
     def _set_headers(self, metric: str) -> None:
         self.setHorizontalHeaderLabels([h.format(metric=metric) for h in HEADERS])
@@ -58,6 +72,7 @@ class BenchTable(QTableWidget):
                 self.setItem(r, c, item)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
         self.setSortingEnabled(True)
+        self._fit_height()
 
     def cells(self) -> list[list[str]]:
         return [[self.item(r, c).text() for c in range(self.columnCount())] for r in range(self.rowCount())]

@@ -108,12 +108,18 @@ class FineTuneView(QWidget):
         self.message_bar = MessageBar()
         self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
         self.title_label.setObjectName("sectionTitle")
+        self.title_label.setWordWrap(True)
         self.status_label = QLabel("")
         self.status_label.setObjectName("summary")
         self.status_label.setWordWrap(True)
         self.start_button = QPushButton("Start")
         self.start_button.setToolTip("Fine-tune the loaded model with these settings in a separate process")
         self.cancel_button = QPushButton("Cancel")
+        self.form_button = QPushButton("Form")
+        self.form_button.setCheckable(True)
+        self.form_button.setChecked(True)
+        self.form_button.setToolTip("Show or fold away the settings form (a lecture step folds it to give the "
+                                    "bench the room)")
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setRange(0, 1)
@@ -134,6 +140,7 @@ class FineTuneView(QWidget):
 
         self.start_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel_run)
+        self.form_button.toggled.connect(self.form_scroll.setVisible)
         self.shift_button.clicked.connect(self.compare_layers)
         self.open_button.clicked.connect(self.open_tuned)
         self.follower = RunFollower(self.services, self)
@@ -216,6 +223,7 @@ class FineTuneView(QWidget):
         side.addWidget(self.title_label)
         side.addWidget(self.status_label)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.form_button)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.progress_bar, 1)
@@ -336,6 +344,7 @@ class FineTuneView(QWidget):
         if show not in ("parameters", "curves"):
             raise ValueError(f"show must be parameters or curves, not {show!r}")
         self.tabs.setCurrentWidget(self.bench_page)
+        self.form_button.setChecked(False)  # the bench is what a class sees: the form folds away (Form shows it)
         if show == "parameters":
             if not all(m in self.state.counts for m in self.state.bench):
                 self.count_bench()
@@ -416,7 +425,8 @@ class FineTuneView(QWidget):
                 name, value = result.best(self.state.task)
                 best = f"best validation {name} {value:.4f}" if value is not None else "no validation metric"
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
-                                          f"{result.out_dir}.")
+                                          f"…/{Path(result.out_dir).name}.")
+                self.status_label.setToolTip(result.out_dir)
         else:
             error = self.last_progress.error if self.last_progress is not None else None
             self.status_label.setText(f"Run #{run_id} {status}." + (f" {error}" if error else ""))

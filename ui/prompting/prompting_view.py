@@ -129,8 +129,9 @@ class PromptingView(QWidget):
         text = self._show_model_note()
         from workbench.model_candidates import model_candidates
 
-        candidates = model_candidates(self.ctx.settings.recent_models,
-                                      exclude=loaded.info.spec if loaded is not None else "") if text else []
+        this = {loaded.info.spec, loaded.info.folder} if loaded is not None else set()
+        candidates = [c for c in model_candidates(self.ctx.settings.recent_models) if c not in this and
+                      c.rstrip("/") not in this] if text else []
         self.other_models.clear()
         self.other_models.addItems(candidates)
         self.other_models_row.setVisible(bool(candidates))
