@@ -353,3 +353,15 @@ def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny
     window.lectures.runner.next()
     qtbot.wait(300)
     assert list(view.state.results) == [full_id, lora_id] and not view.active  # shown again, not re-run
+
+
+def test_a_step_whose_setting_the_view_refuses_says_so(open_window, qtbot, minilm):
+    from workbench.presets.schema import parse_preset
+
+    preset = parse_preset({"format": "lm-workbench-preset/1", "name": "bad-mode", "title": "Bad mode",
+                           "model": "minilm", "steps": [{"view": "prompting", "caption": "one",
+                                                         "settings": {"mode": "sideways"}}]}, "bad.json")
+    window = open_window("minilm", about=False)
+    assert window.lectures.start(preset)
+    qtbot.waitUntil(lambda: "mode must be cloze or prefix" in window.message_bar.text(), timeout=WAIT)
+    assert "Bad mode, step 1" in window.message_bar.text() and window.lectures.runner.active

@@ -197,4 +197,8 @@ class LectureController(QObject):
             return
         view_id, settings, inputs = self._pending
         self._pending = None
-        self.window.view_host.apply_preset_step(view_id, settings, inputs)
+        try:
+            self.window.view_host.apply_preset_step(view_id, settings, inputs)
+        except (WorkbenchError, ValueError, TypeError, KeyError) as exc:  # a setting the view cannot use
+            self.window.message_bar.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: "
+                                                 f"{exc}", "warning", source=SOURCE)
