@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget,
+    QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
@@ -66,16 +65,13 @@ class BenchPanel(QWidget):
         theme.bind(self.table, lambda w, m: w.set_height_limit(m.bench_table_max_h))
         self.curves = RunCurves()
         theme.bind(self.curves, lambda w, m: w.setMinimumHeight(m.layer_plot_min_h))  # two plots stay legible
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.curves)
-        splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         layout.addLayout(ticks)
         layout.addLayout(buttons)
         layout.addLayout(labels)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.table)  # as tall as its rows: no splitter to leave a gap under it
+        layout.addWidget(self.curves, 1)
         state.events.queue_changed.connect(self._show_queue)
         state.events.results_changed.connect(lambda *_: self._show_results())
         self._ticked()
