@@ -53,14 +53,14 @@ from engine.objectives.spans import (
     span_length_pmf, trim_to_budget,
 )
 from engine.objectives.vocab import VocabInfo, vocab_info
-from engine.peft_methods.bitfit import BitFitConfig, apply_bitfit
-from engine.peft_methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
-from engine.peft_methods.counting import ParameterCount, count_parameters
-from engine.peft_methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
-from engine.peft_methods.heads import head_prefixes, is_under, train_only
-from engine.peft_methods.lora_targets import LoraTargets, resolve_lora_targets
-from engine.peft_methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
-from engine.peft_methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
+from engine.finetune.methods.bitfit import BitFitConfig, apply_bitfit
+from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+from engine.finetune.methods.counting import ParameterCount, count_parameters
+from engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
+from engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets
+from engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
+from engine.finetune.methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
 from engine.progress import CancelToken, Partial, Progress
 from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
 from engine.scalar_mix.module import ScalarMix

@@ -6,7 +6,7 @@ Writes attention.png (MiniLM, layer 2, the token "bank" hovered),
 predictions.png (a tiny random BERT: fill-mask tables), predictions-missing-head.png
 (MiniLM: the missing-MLM-head message) and lens.png (a tiny random GPT-2), each
 ``window.grab()`` of a 1280x800 window. The tiny models are built from configs
-into a temporary folder (tests/tiny_models.py), nothing is downloaded.
+into a temporary folder (tests/support/tiny_models.py), nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def main(out: Path) -> None:
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
 
     apply_offline_mode(True)
-    from tests.tiny_models import build_tiny_model
+    from tests.support.tiny_models import build_tiny_model
     from ui.app import create_application
 
     app = create_application()
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
     from workbench.settings import Settings
 
     def wait(done, timeout: float = 60.0) -> None:

@@ -42,7 +42,7 @@ def collect_closed_windows(request):
     The application has one window for its whole life; a test session makes
     dozens. Their garbage holds Qt objects, and a collection that happens to
     run on a worker thread would destroy them there, which can deadlock
-    against the event loop (see ``workbench.model_jobs.settle_heap``).
+    against the event loop (see ``workbench.models.jobs.settle_heap``).
     """
     yield
     if "qtbot" in request.fixturenames:
@@ -76,7 +76,7 @@ class TinyModels:
         self._lock = threading.Lock()
 
     def __getitem__(self, kind: str) -> Path:
-        from tests.tiny_models import build_tiny_model
+        from tests.support.tiny_models import build_tiny_model
 
         folder = self.root / kind
         with self._lock:
@@ -112,7 +112,7 @@ def open_window(qtbot):
     registry=None)``: a shown main window; with ``spec``, that model loaded; with ``view``, the view
     registered under that id current; ``registry`` replaces the built-in views; ``about=False`` collapses
     the About panel. Closed at the end; its interactive lane and its long-run services must have stopped."""
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
     from workbench.settings import Settings
 
     windows = []

@@ -28,7 +28,7 @@ def _model_arg(argv: list[str]) -> str | None:
 def preset_views() -> dict[str, frozenset[str]]:
     """The window's views, id -> the setting keys a lecture preset may give each (for ``lm-workbench presets``;
     builds no widget and imports no Qt)."""
-    from ui.view_registry import builtin_views
+    from ui.shell.view_registry import builtin_views
 
     return {entry.id: entry.preset_settings for entry in builtin_views()}
 
@@ -94,7 +94,7 @@ def _offer_course_models(settings) -> None:
 def run(argv: list[str] | None = None) -> int:
     """Open the window; returns the application's exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
     from workbench.settings import load_settings
 
     settings = load_settings()
@@ -103,7 +103,7 @@ def run(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     app = create_application([a for a in argv if a.startswith("-")])
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     window = MainWindow(settings)
     window.place_on_screen()
@@ -111,7 +111,7 @@ def run(argv: list[str] | None = None) -> int:
     previous_hook = _install_excepthook(window)
     _report_interrupted_runs(window)
     window.load_model(_model_arg(argv) or settings.default_model)
-    from ui.startup_probe import attach, launch_time
+    from ui.shell.startup_probe import attach, launch_time
 
     if (launched := launch_time()) is not None:
         attach(window, app, launched)

@@ -19,14 +19,14 @@ SENTENCE = "The bank raised interest rates; unbelievably, we sat on the river ba
 
 def main(path: str | Path, timeout: float = 60.0) -> Path:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
     from workbench.settings import Settings
 
     apply_offline_mode(True)
     from ui.app import create_application
 
     app = create_application()
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     window = MainWindow(Settings(recent_models=["minilm"]), persist=False)
     window.resize(*theme.current().metrics.screenshot_size)

@@ -31,7 +31,7 @@ class SelfTestFailed(Exception):
 
 
 def _settings(state: dict[str, Any]) -> str:
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
     from workbench.paths import config_dir
     from workbench.settings import load_settings
 
@@ -42,7 +42,7 @@ def _settings(state: dict[str, Any]) -> str:
 
 def _load(state: dict[str, Any]) -> str:
     from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.model_jobs import load_model_job
+    from workbench.models.jobs import load_model_job
 
     state["loaded"] = loaded = run_to_completion(load_model_job(state["model"], state["settings"], NEVER_CANCELLED))
     info = loaded.info

@@ -24,7 +24,7 @@ def _apply():
     offline = _offline_setting()
     if offline is None and os.environ.get("HF_HUB_OFFLINE", "").strip() == "":
         offline = True
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
 
     apply_offline_mode(offline)
     if not os.environ.get("NUMBA_CACHE_DIR"):

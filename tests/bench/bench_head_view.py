@@ -75,7 +75,7 @@ def main() -> None:
 
     app = QApplication.instance() or QApplication([])
     from ui.theme import apply_theme
-    from ui.views.head_view import HeadView
+    from ui.attention.head_view import HeadView
 
     apply_theme(app)
     t0 = time.perf_counter()

@@ -38,8 +38,8 @@ def main() -> int:
     from ui.app import create_application
 
     app = create_application()
-    from ui.main_window import MainWindow
-    from workbench.presets.library import builtin_presets
+    from ui.shell.main_window import MainWindow
+    from workbench.lectures.library import builtin_presets
     from workbench.settings import Settings
 
     window = MainWindow(Settings(), persist=False)

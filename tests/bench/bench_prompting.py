@@ -1,7 +1,7 @@
 """Prompt evaluation over 1,000 labelled examples: the engine's batched scoring vs one forward per answer.
 
 Two settings, each on a model built from a config (random weights: the timing does not depend on what
-the weights encode; tokenizers as in tests/tiny_models.py), same threads, same examples (``--n`` real
+the weights encode; tokenizers as in tests/support/tiny_models.py), same threads, same examples (``--n`` real
 English sentences from ``_common.prose_sentences``, labels alternating):
 
   cloze   a BERT (``--layers`` x ``--hidden``) with the template "[x] It [z] good." and the verbalizer
@@ -48,7 +48,7 @@ def build_model(kind: str, folder: Path, layers: int, hidden: int) -> Path:
     import torch
     import transformers as tf
 
-    from tests.tiny_models import _bpe_tokenizer, _wordpiece_tokenizer
+    from tests.support.tiny_models import _bpe_tokenizer, _wordpiece_tokenizer
 
     torch.manual_seed(0)
     tokenizer = _wordpiece_tokenizer() if kind == "bert" else _bpe_tokenizer(kind)

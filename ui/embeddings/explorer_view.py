@@ -6,7 +6,7 @@ jobs, messages) and runs its jobs through ``ctx.jobs`` on the one interactive
 lane (the model is never used by two threads at once). Its jobs wait until
 the lane is idle rather than cancel another view's job or the window's
 tokenizing, and a newer request replaces the tab's own stale one. What the
-tab shows lives in a Qt-free ``workbench.state.embeddings.EmbeddingsState``
+tab shows lives in a Qt-free ``workbench.embeddings.state.EmbeddingsState``
 (corpus, occurrence table, representation, map, selection with undo); the
 widgets observe it.
 
@@ -41,10 +41,10 @@ from ui.embeddings.representation_picker import RepresentationPicker
 from ui.embeddings.scatter_map import ScatterMap
 from ui.embeddings.sentence_panel import SentencePanel
 from ui.widgets.notice import Notice
-from workbench.state.embeddings import COLOUR_BY, EmbeddingsState
+from workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:
-    from ui.view_context import ViewContext
+    from ui.shell.view_context import ViewContext
 SELECTION_HEADER = ["#", "word", "label", "line", "sentence"]
 MAX_SELECTION_ROWS = 2000
 

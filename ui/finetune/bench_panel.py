@@ -19,7 +19,7 @@ from ui import theme
 from ui.finetune.bench_table import BenchTable
 from ui.finetune.run_curves import RunCurves
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
-from workbench.state.finetune import BENCH_COLUMNS, FineTuneState
+from workbench.finetune.state import BENCH_COLUMNS, FineTuneState
 
 
 METHODS_PER_ROW = 4

@@ -31,7 +31,7 @@ from engine.finetune.demo import demo_path
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.widgets.config_form import ConfigForm
-from workbench.state.finetune import FineTuneState
+from workbench.finetune.state import FineTuneState
 
 TASK_TITLES = {
     "seq-cls": "Sentence classification",
@@ -52,7 +52,7 @@ def count_job(spec: Any):
     """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
 
     def job(cancel: Any):
-        from engine.peft_methods.counting import ParameterCount
+        from engine.finetune.methods.counting import ParameterCount
         from workbench.finetune.run import parameter_counts
 
         trainable, total = parameter_counts(spec)

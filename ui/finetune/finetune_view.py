@@ -32,7 +32,7 @@ from ui.finetune.run_curves import RunCurves
 from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
-from workbench.state.finetune import FineTuneState, read_result
+from workbench.finetune.state import FineTuneState, read_result
 
 CANCEL_GRACE_S = 10.0
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.widgets.heatmap import HeatmapView
-from workbench.state.finetune import RunResult, errors_first
+from workbench.finetune.state import RunResult, errors_first
 
 COLUMNS = ("text", "gold", "predicted", "confidence")
 

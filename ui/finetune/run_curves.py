@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from ui import theme
 from ui.run_tracking.metrics_reader import MetricRow
 from ui.run_tracking.series import RunSeries
-from workbench.state.finetune import MAIN_METRIC
+from workbench.finetune.state import MAIN_METRIC
 
 LOSSES = ("loss", "validation_loss")
 TASK_METRICS = ("accuracy", "f1", "mcc", "exact_match", "rouge1", "rouge2", "rougeL")

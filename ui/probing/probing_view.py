@@ -4,7 +4,7 @@ One Run does what is ticked: the probing sweep (every layer's vectors
 extracted once, then every layer's task and control probes), then the STS
 sweep. Both go through ``ctx.jobs`` with progress, Cancel and a partial
 result per layer, which the plots draw as it comes. What the tab shows lives
-in a ``workbench.state.probing.ProbingState``; each finished sweep is stored
+in a ``workbench.probing.state.ProbingState``; each finished sweep is stored
 as a run (kinds ``probe`` and ``sts``).
 """
 
@@ -23,7 +23,7 @@ from engine.progress import Progress
 from ui.widgets.export import export_dialog, save_widget
 from ui.probing.layer_plots import LayerPlots
 from workbench.export import export_csv, suggest_filename
-from workbench.state.probing import DEMO, ProbingState
+from workbench.probing.state import DEMO, ProbingState
 
 TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
 STS_DEMO = "Demo: 66 scored sentence pairs"

@@ -22,7 +22,7 @@ from ui import theme
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
 from workbench.export import suggest_filename
-from workbench.state.prompting import PromptingState
+from workbench.prompting.state import PromptingState
 
 COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
 TIPS = ["accuracy", "macro-F1 (the mean of the labels' F1)", "accuracy after contextual calibration",

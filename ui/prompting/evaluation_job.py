@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.state.prompting import PromptingState
+from workbench.prompting.state import PromptingState
 
 
 def _settings(state: PromptingState, calibrate: bool | None = None) -> Any:

@@ -25,7 +25,7 @@ from engine.errors import WorkbenchError
 from ui import theme
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from workbench.export import suggest_filename
-from workbench.state.prompting import ORDERS, SELECTIONS, PromptingState
+from workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
-from workbench.state.prompting import GenerationSettings, PromptingState
+from workbench.prompting.state import GenerationSettings, PromptingState
 
 
 def generation_job(loaded: Any, prompt: str, settings: GenerationSettings) -> Callable[[Any], Any]:

@@ -15,9 +15,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
 from engine.errors import WorkbenchError
-from ui.token_layout import display_label
+from ui.widgets.token_layout import display_label
 from ui.widgets.notice import Notice
-from workbench.state.prompting import MULTI_TOKEN_MODES, PromptingState
+from workbench.prompting.state import MULTI_TOKEN_MODES, PromptingState
 
 
 class PromptEditor(QWidget):

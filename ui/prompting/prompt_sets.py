@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from engine.errors import WorkbenchError
-from workbench.state.prompting import PromptingState
+from workbench.prompting.state import PromptingState
 
 OPEN = "Open a prompt-set file…"
 FILE_FILTER = "Prompt sets (*.json);;All files (*)"

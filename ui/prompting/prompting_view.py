@@ -7,7 +7,7 @@ labelled file, several prompts side by side, calibration, the confusion
 matrix), Few-shot (demonstrations, the final prompt, accuracy against k) and
 Generate (tokens streaming in). Every model call runs through ``ctx.jobs``
 with progress and Cancel (Esc); what the tab shows lives in a
-``workbench.state.prompting.PromptingState``.
+``workbench.prompting.state.PromptingState``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ui.prompting.prompt_editor import PromptEditor
 from ui.prompting.prompt_sets import PromptSetBar
 from ui.prompting.score_panel import ScorePanel, scoring_job
 from ui.widgets.notice import Notice
-from workbench.state.prompting import PromptingState
+from workbench.prompting.state import PromptingState
 
 PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
 
@@ -127,7 +127,7 @@ class PromptingView(QWidget):
         self.editor.set_model(loaded)
         self._loaded = loaded
         text = self._show_model_note()
-        from workbench.model_candidates import model_candidates
+        from workbench.models.candidates import model_candidates
 
         this = {loaded.info.spec, loaded.info.folder} if loaded is not None else set()
         candidates = [c for c in model_candidates(self.ctx.settings.recent_models) if c not in this and

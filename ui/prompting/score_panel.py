@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
-from ui.token_layout import display_label
-from workbench.state.prompting import PromptingState
+from ui.widgets.token_layout import display_label
+from workbench.prompting.state import PromptingState
 
 LABEL_COLUMNS = ["label", "probability", "calibrated", "score", "answers (tokens: log p)"]
 TOP_COLUMNS = ["#", "token", "id", "p"]

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QHelpEvent, QPainter, QPalette,
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from ui import theme
-from ui.token_layout import display_label
+from ui.widgets.token_layout import display_label
 
 PAD_X, PAD_Y, GAP, MARGIN, BAR_H, RADIUS = 5.0, 3.0, 3.0, 6.0, 3.0, 4.0
 

@@ -5,7 +5,7 @@ and refreshes every second while the tab is visible, so active runs show
 their steps and losses as they go; failed and interrupted runs say why.
 Selecting runs overlays their curves (``CurveOverlay``) and compares the
 first two selected runs' settings (``ConfigDiff``). "Run again" and "Copy as
-CLI command" go through ``workbench.run_kinds`` so they work for every kind
+CLI command" go through ``workbench.runs.kinds`` so they work for every kind
 the workbench knows. Delete hides the runs at once and offers Undo for
 ``UNDO_S`` seconds; only then are they removed from the store (their files
 on disk are kept).
@@ -33,7 +33,7 @@ from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, d
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from workbench.export import export_csv, suggest_filename
-from workbench.run_kinds import run_kind
+from workbench.runs.kinds import run_kind
 
 REFRESH_MS = 1000
 UNDO_S = 10

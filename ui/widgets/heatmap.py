@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPalet
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from ui import theme
-from ui.token_layout import display_label
+from ui.widgets.token_layout import display_label
 from ui.widgets.colormap import rgba_image, to_rgba
 
 MARGIN = 6.0

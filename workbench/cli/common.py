@@ -150,7 +150,7 @@ def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> N
 
 def settings_for(args: argparse.Namespace) -> Any:
     """The user's settings with this command line's model options applied (offline mode set at once)."""
-    from workbench.network import apply_offline_mode
+    from workbench.models.network import apply_offline_mode
     from workbench.settings import load_settings
 
     settings = load_settings()
@@ -167,7 +167,7 @@ def settings_for(args: argparse.Namespace) -> Any:
 def load_for(args: argparse.Namespace) -> Any:
     """The ``LoadedModel`` that ``args.model`` names, loaded as the window's load job does."""
     from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.model_jobs import load_model_job
+    from workbench.models.jobs import load_model_job
 
     settings = settings_for(args)
     return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))

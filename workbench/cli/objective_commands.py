@@ -60,7 +60,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     from engine.plugin_api import config_from_strings
     from engine.text_input import require_text
     from engine.tokenizer_loading import load_tokenizer
-    from workbench.objective_preview import (
+    from workbench.masking_lab.preview import (
         draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
     )
     from workbench.plugins.registry import ObjectiveRegistry

@@ -13,10 +13,10 @@ from workbench.cli import (
     embedding_commands,
     finetune_commands,
     gui_commands,
+    lecture_commands,
     model_commands,
     objective_commands,
     prediction_commands,
-    preset_commands,
     pretrain_commands,
     probing_commands,
     prompt_commands,
@@ -34,7 +34,7 @@ COMMAND_MODULES = (
     probing_commands,
     scalar_mix_commands,
     prompt_commands,
-    preset_commands,
+    lecture_commands,
     finetune_commands,
 )
 

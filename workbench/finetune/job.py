@@ -20,7 +20,7 @@ from workbench.finetune.spec import FineTuneSpec
 from workbench.lanes.in_process import record_in_process
 from workbench.lanes.run_context import RunContext
 from workbench.pretrain.recording import StoreReporter
-from workbench.run_kinds import FINETUNE
+from workbench.runs.kinds import FINETUNE
 
 KIND = FINETUNE.kind
 FINAL_METRICS = ("trainable_parameters", "total_parameters", "trainable_percent", "wall_s", "peak_memory_mb",
@@ -33,7 +33,7 @@ def model_label(spec: FineTuneSpec) -> str:
 
 def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
     """The run's final numbers (at its last step), its output files and its provenance."""
-    from workbench.provenance import collect_provenance
+    from workbench.runs.provenance import collect_provenance
 
     final = {k: float(summary[k]) for k in FINAL_METRICS if summary.get(k) is not None}
     ctx.log_dict(int(summary.get("steps", 0)), final)

@@ -17,7 +17,7 @@ from typing import Any
 from workbench.lanes.run_context import RunContext
 from workbench.pretrain.recording import KIND, StoreReporter, record_outputs
 from workbench.pretrain.spec import PretrainSpec
-from workbench.run_kinds import PRETRAIN
+from workbench.runs.kinds import PRETRAIN
 
 
 def pretrain_job(ctx: RunContext, **spec_dict: Any) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def _objective_source(name: str) -> str:
 
 def run_provenance(summary: dict[str, Any]) -> dict[str, Any]:
     """What produced a finished pre-training run: versions, device, seed, model and data fingerprints."""
-    from workbench.provenance import collect_provenance
+    from workbench.runs.provenance import collect_provenance
 
     spec = summary.get("spec") or {}
     return collect_provenance(

@@ -114,7 +114,7 @@ def sts_metrics(result: Any) -> dict[int, dict[str, float]]:
 
 def _record(store: Any, kind: str, params: dict[str, Any], metrics: dict[int, dict[str, float]],
             loaded: Any, command: str) -> int:
-    from workbench.provenance import collect_provenance
+    from workbench.runs.provenance import collect_provenance
 
     run_id = store.create_run(kind, name=f"{kind} {params.get('task', params.get('data'))}", model=params["model"],
                               method=params.get("kind", params.get("pooling")), params=params,
@@ -142,7 +142,7 @@ def record_sts(store: Any, params: dict[str, Any], result: Any, loaded: Any) -> 
 
 def _load(model: str) -> Any:
     from engine.progress import run_to_completion
-    from workbench.model_jobs import load_model_job
+    from workbench.models.jobs import load_model_job
     from workbench.settings import load_settings
 
     return run_to_completion(load_model_job(model, load_settings(), NEVER_CANCELLED))

@@ -50,7 +50,7 @@ def mix_steps(loaded: Any, params: dict[str, Any], task: Any, *, cache: Any = No
 
 def record_mix(store: Any, params: dict[str, Any], mix: Any, loaded: Any) -> int:
     """Write a learned mix as a ``scalar-mix`` run; returns its id."""
-    from workbench.provenance import collect_provenance
+    from workbench.runs.provenance import collect_provenance
 
     command = mix_command(params)
     run_id = store.create_run(KIND, name=f"scalar mix {params['task']}", model=params["model"],

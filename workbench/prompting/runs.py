@@ -175,7 +175,7 @@ def result_file(run_id: int) -> Path:
 
 def record_prompt_eval(store: Any, params: dict[str, Any], result: Any, loaded: Any) -> int:
     """Write a finished evaluation as a ``prompt-eval`` run (metrics per prompt, the result as JSON)."""
-    from workbench.provenance import collect_provenance
+    from workbench.runs.provenance import collect_provenance
 
     command = prompt_eval_command(params)
     run_id = store.create_run(PROMPT_EVAL_KIND, name=f"prompts on {Path(params['data']).name}",
@@ -198,7 +198,7 @@ def record_prompt_eval(store: Any, params: dict[str, Any], result: Any, loaded: 
 
 def _load(model: str) -> Any:
     from engine.progress import run_to_completion
-    from workbench.model_jobs import load_model_job
+    from workbench.models.jobs import load_model_job
     from workbench.settings import load_settings
 
     return run_to_completion(load_model_job(model, load_settings(), NEVER_CANCELLED))

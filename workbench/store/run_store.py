@@ -198,7 +198,7 @@ class RunStore:
         return bool(changed)
 
     def set_provenance(self, run_id: int, provenance: dict[str, Any]) -> None:
-        """Record what produced the run (``workbench.provenance.collect_provenance``)."""
+        """Record what produced the run (``workbench.runs.provenance.collect_provenance``)."""
         self._update_run(run_id, {"provenance": _encode(provenance)})
 
     def start_run(self, run_id: int, pid: int | None = None) -> None:

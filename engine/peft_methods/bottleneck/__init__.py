@@ -1,9 +1,0 @@
-"""Bottleneck adapters (Houlsby et al. 2019; Pfeiffer et al. 2021) in the shape of a ``peft`` method."""
-
-from engine.peft_methods.bottleneck.config import BottleneckConfig
-from engine.peft_methods.bottleneck.layer import BottleneckAdapter, NormWithAdapter, WithAdapter
-from engine.peft_methods.bottleneck.model import add_bottleneck_adapters, adapter_sites
-
-__all__ = [
-    "BottleneckAdapter", "BottleneckConfig", "NormWithAdapter", "WithAdapter", "adapter_sites", "add_bottleneck_adapters",
-]

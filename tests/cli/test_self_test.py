@@ -1,0 +1,52 @@
+"""``lm-workbench --self-test``: every step passes on a working install; a failing step is named, exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from workbench.cli.main import main
+from workbench.self_test import BUILT_IN_OBJECTIVES, MODULES_ENV, STEPS
+from workbench.store import RunStore
+
+
+def test_self_test_passes_on_the_default_model_and_leaves_no_run(fresh_home, capsys):
+    assert main(["--self-test"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(STEPS) + 1 and out[-1] == "self-test: passed"
+    for line, (name, _) in zip(out, STEPS):
+        assert line.startswith(f"self-test: {name} ok")
+    assert "minilm: bert, 6 layers, 22.7M parameters" in out[1]
+    assert "hidden states (7, " in out[2]  # 6 layers + the embeddings, for real
+    assert all(name in out[3] for name in BUILT_IN_OBJECTIVES)
+    db = fresh_home / "data" / "runs.sqlite3"
+    assert str(db) in out[4]
+    with RunStore(db) as store:
+        assert store.list_runs() == []  # the check run was written, read back and removed
+
+
+def test_a_missing_model_fails_at_the_load_step(fresh_home, tmp_path, capsys):
+    assert main(["--self-test", str(tmp_path / "no-such-model")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [captured.out.splitlines()[0]]  # only the settings step ran
+    (line,) = captured.err.splitlines()
+    assert line.startswith("self-test: FAILED at load the model:") and "no-such-model" in line
+
+
+def test_an_unusable_run_store_fails_at_its_step(fresh_home, tiny_models, capsys):
+    (fresh_home / "data").mkdir(parents=True)
+    (fresh_home / "data" / "runs.sqlite3").write_bytes(b"this is not a database" * 100)
+    assert main(["--self-test", str(tiny_models["bert"])]) == 1
+    captured = capsys.readouterr()
+    assert "self-test: list plugins ok" in captured.out
+    assert captured.err.startswith("self-test: FAILED at run store:")
+
+
+def test_the_module_list_names_where_each_module_came_from(fresh_home, tiny_models, tmp_path, monkeypatch, capsys):
+    target = tmp_path / "modules.json"
+    monkeypatch.setenv(MODULES_ENV, str(target))
+    assert main(["--self-test", str(tiny_models["bert"])]) == 0
+    files = json.loads(target.read_text(encoding="utf-8"))
+    root = Path(__file__).resolve().parents[2]
+    assert Path(files["workbench.self_test"]).resolve() == root / "workbench" / "self_test.py"
+    assert "torch" in files and "transformers" in files and all(isinstance(v, str) for v in files.values())

@@ -1,0 +1,42 @@
+"""The packaging helpers that run outside PyInstaller: the size report, the icon, the shell scripts' syntax."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGING = ROOT / "packaging"
+
+
+def test_size_report_groups_big_packages_one_level_down(tmp_path):
+    bundle = tmp_path / "lm-workbench"
+    for relative, size in {"lm-workbench": 10, "_internal/torch/lib/libtorch_cpu.so": 5000,
+                           "_internal/torch/_C.so": 300, "_internal/libpython3.11.so.1.0": 700,
+                           "_internal/PySide6/Qt/lib/libQt6Gui.so.6": 2000, "_internal/numpy/core/x.so": 50}.items():
+        (bundle / relative).parent.mkdir(parents=True, exist_ok=True)
+        (bundle / relative).write_bytes(b"\0" * size)
+    out = subprocess.run([sys.executable, str(PACKAGING / "size_report.py"), str(bundle), "--top", "3"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    parts = out.split("largest 3 parts:")[1].split("largest 3 files:")[0].split()
+    assert "7.9 KiB in 6 files" in out  # 8060 bytes
+    assert [p for p in parts if "/" in p or "lib" in p] == ["torch/lib/", "PySide6/Qt/lib/", "libpython3.11.so.1.0"]
+
+
+def test_the_icon_is_a_256_pixel_png_with_a_drawing(tmp_path):
+    from PySide6.QtGui import QImage
+
+    target = tmp_path / "icon.png"
+    subprocess.run([sys.executable, str(PACKAGING / "make_icon.py"), str(target)], check=True, timeout=60)
+    image = QImage(str(target))
+    assert (image.width(), image.height()) == (256, 256)
+    colours = {image.pixelColor(x, y).name() for x in range(0, 256, 8) for y in range(0, 256, 8)}
+    assert len(colours) > 10 and image.pixelColor(0, 0).alpha() == 0  # drawn, with transparent corners
+
+
+@pytest.mark.parametrize("script", ["build", "make_deb.sh", "find_depends.sh", "smoke_test.sh", "startup_timing.sh"])
+def test_shell_scripts_parse(script):
+    subprocess.run(["bash", "-n", str(PACKAGING / script)], check=True, timeout=30)

@@ -1,0 +1,46 @@
+"""Probing and STS as run kinds: the command line a run repeats as, and the long-run job's metrics."""
+
+from __future__ import annotations
+
+import shlex
+import threading
+
+import pytest
+
+from engine.errors import WorkbenchError
+from workbench.cli.parser import build_parser
+from workbench.probing.runs import probe_params, sts_params
+from workbench.runs.kinds import run_kind
+
+
+def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
+    params = probe_params("some/model", "my tags.conllu", "sentence", "cls", 4)
+    line = run_kind("probe").cli_command(params)
+    args = build_parser().parse_args(shlex.split(line)[1:])
+    assert (args.command, args.model, args.task, args.kind, args.pooling, args.seed, args.json) == (
+        "probe", "some/model", "my tags.conllu", "sentence", "cls", 4, True)
+    sts = sts_params("minilm", "demo", "model")
+    args = build_parser().parse_args(shlex.split(run_kind("sts").cli_command(sts))[1:])
+    assert (args.command, args.model, args.data, args.pooling) == ("sts", "minilm", "demo", "model")
+    assert run_kind("probe").target == "workbench.probing.runs:probe_job"
+
+
+def test_params_are_checked():
+    with pytest.raises(WorkbenchError, match="token or sentence"):
+        probe_params("m", "demo", "word")
+    with pytest.raises(WorkbenchError, match="--pooling"):
+        sts_params("m", "demo", "max")
+
+
+def test_the_sts_job_logs_spearman_per_layer_as_the_lane_would_run_it(tmp_path, fresh_home, tiny_models):
+    from workbench.lanes.run_context import RunContext
+    from workbench.probing.runs import sts_job
+    from workbench.store import RunStore
+
+    with RunStore(tmp_path / "runs.db") as store:
+        run_id = store.create_run("sts", params={})
+        result = sts_job(RunContext(run_id, store, threading.Event()), model=str(tiny_models["bert"]), data="demo",
+                         pooling="mean")
+        rows = store.metrics(run_id, "spearman")
+    assert [r["step"] for r in rows] == result["layers"] == [0, 1, 2]
+    assert [r["value"] for r in rows] == pytest.approx(result["spearman"])

@@ -1,0 +1,490 @@
+"""The Attention tab: controls, the head view, the model grid and one head's heatmap.
+
+The model runs (``engine.analysis.encode`` with attentions) when the text,
+the pair, the model or the decoder target changes and the tab is visible;
+the view host schedules it. Everything else (layer, heads, kind, hiding,
+threshold) redraws from the kept encoding without running the model.
+
+A model with no attention (ELMo: LSTMs) gets a notice that says so and, in
+the heatmap, the token-similarity matrix of a chosen layer instead: the
+cosine between every two tokens' vectors (``engine.attention.token_similarity``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from engine.errors import WorkbenchError
+from engine.progress import CancelToken
+from ui import theme
+from ui.attention.attention_controls import AttentionControls
+from ui.attention.attention_steps_panel import AttentionStepsPanel
+from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
+from ui.attention.head_view import HeadView
+from ui.attention.model_grid import MEAN, ModelGrid, grid_values
+from ui.widgets.export import export_dialog, save_widget
+from ui.widgets.heatmap import HeatmapView
+from workbench.export import export_csv, export_npy, suggest_filename
+
+if TYPE_CHECKING:
+    from engine.analysis import Encoding
+    from engine.attention import AttentionSide
+
+
+def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel: CancelToken
+            ) -> tuple[Encoding, dict[tuple[str, bool], tuple[np.ndarray, int]]]:
+    """The encoding, and the model grid's mosaics for every attention kind with and without special
+    tokens, all computed here on the worker thread (at 512 tokens a mosaic takes ~0.5 s)."""
+    from engine.analysis import encode  # imports torch: on the worker thread
+    from engine.attention import AttentionKind, attention_side
+
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, cancel=cancel)
+    kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
+    mosaics = {}
+    for kind in kinds:
+        side = attention_side(encoding, kind)
+        for hide in (False, True):
+            cancel.check()
+            mosaics[(kind.value, hide)] = grid_values(side, hide)
+    return encoding, mosaics
+
+
+def _attention_steps(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: CancelToken) -> Any:
+    """One head's attention for one query token, step by step, on the worker thread."""
+    from engine.attention_steps import attention_steps
+
+    return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
+
+
+def _encode_states(loaded: Any, text: str, pair: str | None, cancel: CancelToken) -> Encoding:
+    """Hidden states only (a model with no attention), on the worker thread."""
+    from engine.analysis import encode
+
+    return encode(loaded, text, pair=pair, attentions=False, cancel=cancel)
+
+
+NO_ATTENTION_NOTICE = (
+    "{model} is an LSTM language model (ELMo): it has no attention to show. Shown instead: the cosine similarity "
+    "between every two tokens' vectors at the chosen layer (0 = the character-CNN word vectors, which ignore "
+    "context; 1..{top} = the biLSTM layers)."
+)
+
+
+class AttentionView(ModelView):
+    no_model_hint = "Load a model (left) to see its attention."
+    empty_hint = "Type a sentence above to see where each token looks."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._encoding: Encoding | None = None
+        self._mosaics: dict[tuple[str, bool], tuple[np.ndarray, int]] = {}  # (kind, hide specials) -> grid
+        self._side: AttentionSide | None = None
+        self._seq2seq = False
+        self._no_attention = False  # the loaded model has none (ELMo): token similarity instead
+        self._similarity: np.ndarray | None = None
+        self._preset: dict[str, Any] | None = None  # a preset step's selection, applied once attention is shown
+        self.controls = AttentionControls()
+        self.notice = Notice()
+        self.head_view = HeadView()
+        self.grid = ModelGrid()
+        self.heatmap = HeatmapView()
+        self.head_scroll = QScrollArea()
+        self.head_scroll.setWidget(self.head_view)
+        self.head_scroll.setWidgetResizable(True)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.head_scroll)
+        self.splitter.addWidget(self.grid)
+        self.splitter.addWidget(self.heatmap)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setChildrenCollapsible(False)
+        self.steps_panel = AttentionStepsPanel()
+        self.steps_panel.hide()
+        self.steps_split = QSplitter(Qt.Orientation.Vertical)  # the figures above, the step-by-step panel below
+        self.steps_split.addWidget(self.splitter)
+        self.steps_split.addWidget(self.steps_panel)
+        self.steps_split.setChildrenCollapsible(False)
+        self._encoding_busy = False  # the host runs this view's encoding now (set_busy)
+        self._sized = False
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addWidget(self.controls)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.steps_split, 1)
+        self._build_export_menu()
+        self.controls.changed.connect(self._redraw)
+        self.controls.hide_special.toggled.connect(lambda _: self._update_grid())
+        self.controls.kind_combo.currentIndexChanged.connect(lambda _: self._set_kind())
+        self.controls.target_changed.connect(self.inputs_changed)
+        self.head_view.lines_changed.connect(self.controls.set_lines)
+        self.grid.cell_clicked.connect(self.select_cell)
+        self.controls.steps_button.clicked.connect(lambda: self.open_steps())
+        self.steps_panel.request.connect(self._compute_steps)
+        self.steps_panel.closed.connect(self.close_steps)
+
+    def _build_export_menu(self) -> None:
+        menu = QMenu(self)
+        for label, which in (("Head view", "head"), ("Model grid", "grid"), ("Heatmap", "heatmap")):
+            action = QAction(f"{label} as PNG or SVG…", self)
+            action.triggered.connect(lambda _=False, w=which: self.export_picture(w))
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction("Attention tensor (NPY)…", lambda: self.export_tensor())
+        menu.addAction("Head as CSV…", lambda: self.export_head_csv())
+        self.controls.export_button.setMenu(menu)
+        self.export_menu = menu
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation:
+        self._set_no_attention(inputs.loaded.info.family == "biLM")
+        if self._no_attention:
+            loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
+            return Computation(key=(inputs.model_key, text, pair, None),
+                               fn=lambda cancel: _encode_states(loaded, text, pair, cancel),
+                               on_done=self.set_states, label="Computing token vectors…")
+        seq2seq = inputs.loaded.info.family == "encoder-decoder"
+        if seq2seq != self._seq2seq:
+            self._seq2seq = seq2seq
+            self.controls.set_seq2seq(seq2seq)
+        target = self.controls.target() if seq2seq else None
+        loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
+        return Computation(
+            key=(inputs.model_key, text, pair, target),
+            fn=lambda cancel: _encode(loaded, text, pair, target, cancel),
+            on_done=lambda result: self.set_encoding(*result),
+            label="Computing attention…",
+        )
+
+    def _set_no_attention(self, on: bool) -> None:
+        if on == self._no_attention:
+            return
+        self._no_attention = on
+        self.controls.set_similarity_mode(on)
+        self.head_scroll.setVisible(not on)
+        self.grid.setVisible(not on)
+        if not on:
+            self._similarity = None
+
+    def has_attention(self) -> bool:
+        return not self._no_attention
+
+    def set_states(self, encoding: Encoding) -> None:
+        """Show a model with no attention: the notice, and the similarity matrix of the chosen layer."""
+        self._encoding, self._side, self._mosaics = encoding, None, {}
+        layers = encoding.hidden_states.shape[0]
+        self.controls.set_shape(layers, 0)
+        model = self.ctx.model_spec() if self.ctx is not None else "this model"
+        self.notice.show_message(NO_ATTENTION_NOTICE.format(model=Path(str(model)).name or model, top=layers - 1),
+                                 "info")
+        self._redraw()
+
+    def similarity(self) -> np.ndarray | None:
+        """The token-similarity matrix shown for a model with no attention (None otherwise)."""
+        return None if self._similarity is None else self._similarity.copy()
+
+    def show_hint(self, text: str) -> None:
+        self._encoding = self._side = self._similarity = None
+        self.steps_panel.set_steps(None, "")
+        self.notice.clear_message()
+        self.head_view.show_hint(text)
+        self.grid.set_side(None)
+        self.heatmap.set_matrix(None)
+
+    def show_failure(self, message: str) -> None:
+        self.show_hint("")
+        self.notice.show_message(message, "warning")
+
+    def set_busy(self, busy: bool) -> None:
+        self._encoding_busy = busy
+        # nothing shown yet: say what is happening (or that it stopped)
+        if self._encoding is None and not self._no_attention:
+            self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
+
+    def export_widget(self) -> QWidget:
+        return self.steps_split if self.steps_panel.isVisible() else self.splitter
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._sized:  # head view, grid, heatmap: 36 / 28 / 36 % of the width to start with
+            self._sized = True
+            width = max(self.splitter.width(), 600)
+            self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
+
+    # ------------------------------------------------------------- results
+    def set_encoding(self, encoding: Encoding, mosaics: dict | None = None) -> None:
+        self._encoding = encoding
+        self._mosaics = mosaics or {}
+        self.notice.clear_message()
+        self._set_kind()
+        if self.steps_panel.isVisible():
+            self._refresh_steps()
+
+    def encoding(self) -> Encoding | None:
+        return self._encoding
+
+    def side(self) -> AttentionSide | None:
+        return self._side
+
+    def _set_kind(self) -> None:
+        from engine.attention import attention_side
+
+        enc = self._encoding
+        if enc is None:
+            return
+        try:
+            self._side = attention_side(enc, self.controls.kind())
+        except WorkbenchError as exc:
+            self.show_failure(str(exc))
+            return
+        layers, heads = self._side.weights.shape[:2]
+        self.controls.set_shape(layers, heads)
+        if enc.decoder is not None:
+            source = "the model's own greedy output" if enc.decoder.from_greedy else "your target (teacher forcing)"
+            self.controls.kind_note.setText(f"decoder side: {source}, {len(enc.decoder.tokens)} tokens")
+        self.head_view.set_side(self._side)
+        self._apply_preset_selection()
+        self._update_grid()
+        self._redraw()
+
+    def _update_grid(self) -> None:
+        hide = self.controls.hide_special.isChecked()
+        values = self._mosaics.get((str(self.controls.kind()), hide))
+        self.grid.set_side(self._side, hide=hide, values=values)
+
+    def _redraw(self) -> None:
+        if self._no_attention:
+            self._redraw_similarity()
+            return
+        if self._side is None:
+            return
+        c = self.controls
+        layer, heads = c.layer_spin.value(), c.heads.heads()
+        self.head_view.set_selection(layer, heads, hide_special=c.hide_special.isChecked(),
+                                     threshold=c.threshold.value())
+        self.grid.set_selection(layer, heads)
+        matrix, queries, keys = self.current_matrix()
+        what = f"head {heads[0]}" if len(heads) == 1 else f"mean of {len(heads)} heads"
+        self.heatmap.set_matrix(matrix, queries, keys, f"Layer {layer}, {what}")
+
+    def _redraw_similarity(self) -> None:
+        from engine.attention import token_similarity
+
+        if self._encoding is None:
+            return
+        layer = self.controls.layer_spin.value()
+        self._similarity = token_similarity(self._encoding, layer)
+        tokens = self._encoding.tokens
+        self.heatmap.set_matrix(self._similarity, tokens, tokens, f"Layer {layer}: cosine similarity of token vectors",
+                                vmin=min(0.0, float(self._similarity.min(initial=0.0))))
+
+    # ------------------------------------------------------------ presets
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``layer``, ``heads`` ("all" or a list), ``hide_special``,
+        ``threshold`` and ``step_by_step`` ({"query_token": "it" or "query": index, "step": i}: the step-by-step
+        panel for the first chosen head); the layer, heads and panel wait until the attention is shown (the text
+        may be computing). A step without ``step_by_step`` closes the panel."""
+        c = self.controls
+        if "hide_special" in settings:
+            c.hide_special.setChecked(bool(settings["hide_special"]))
+        if "threshold" in settings:
+            c.threshold.setValue(float(settings["threshold"]))
+        self._preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
+        if "step_by_step" not in settings and self.steps_panel.isVisible():
+            self.close_steps()
+        if self._side is not None:
+            self._apply_preset_selection()
+            self._redraw()
+
+    def _apply_preset_selection(self) -> None:
+        preset, self._preset = self._preset, None
+        if not preset or self._side is None:
+            return
+        layers, heads = self._side.weights.shape[:2]
+        c = self.controls
+        c.layer_spin.blockSignals(True)
+        c.layer_spin.setValue(min(int(preset.get("layer", c.layer_spin.value())), layers - 1))
+        c.layer_spin.blockSignals(False)
+        chosen = preset.get("heads")
+        if chosen is not None:
+            picked = range(heads) if chosen == "all" else [h for h in chosen if 0 <= int(h) < heads]
+            c.heads.blockSignals(True)
+            c.heads.set_heads(picked or range(heads))
+            c.heads.blockSignals(False)
+        steps = preset.get("step_by_step")
+        if isinstance(steps, dict):
+            query = steps.get("query_token", steps.get("query"))
+            self.open_steps(c.layer_spin.value(), (c.heads.heads() or [0])[0], query, int(steps.get("step", 0)))
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        c = self.controls
+        heads = c.heads.heads()
+        every = self._side is not None and len(heads) == self._side.weights.shape[1]
+        settings: dict[str, Any] = {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
+                                    "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}
+        if self.steps_panel.isVisible():
+            layer, head, query = self.steps_panel.choice()
+            settings.update(layer=layer, heads=[head], step_by_step={"query": query, "step": self.steps_panel.step()})
+        return settings, {}
+
+    def select_cell(self, layer: int, head: int) -> None:
+        """Select a layer and head (MEAN: every head), as a click on the grid does."""
+        c = self.controls
+        c.layer_spin.blockSignals(True)
+        c.layer_spin.setValue(layer)
+        c.layer_spin.blockSignals(False)
+        c.heads.blockSignals(True)
+        c.heads.set_heads(range(self._side.weights.shape[1]) if head == MEAN else [head])
+        c.heads.blockSignals(False)
+        self._redraw()
+
+    def current_matrix(self) -> tuple[np.ndarray | None, list[str], list[str]]:
+        """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
+        from engine.attention import attention_matrix, hide_special
+
+        if self._no_attention:
+            tokens = self._encoding.tokens if self._encoding is not None else []
+            return self.similarity(), list(tokens), list(tokens)
+        side, c = self._side, self.controls
+        heads = c.heads.heads()
+        if side is None or not heads:
+            return None, [], []
+        m = attention_matrix(side, c.layer_spin.value(), heads)
+        q_idx, k_idx = np.arange(m.shape[1]), np.arange(m.shape[2])
+        if c.hide_special.isChecked():
+            m, q_idx, k_idx = hide_special(m, side.query_special, side.key_special)
+        return (m.mean(axis=0), [side.query_tokens[i] for i in q_idx], [side.key_tokens[i] for i in k_idx])
+
+    # ------------------------------------------------------ step by step
+    def open_steps(self, layer: int | None = None, head: int | None = None, query: int | str | None = None,
+                   step: int = 0) -> bool:
+        """Open the step-by-step panel for ``layer``, ``head`` and the query token (an index, or the first
+        token with that text); None keeps the panel's choice (the first time: the layer and first head shown,
+        the first token that is not special). PageDown/PageUp step through it while it is open.
+        False (with a message) when there is nothing to step through."""
+        side, enc = self._side, self._encoding
+        if self._no_attention or side is None or enc is None or self.controls.kind() != "encoder":
+            if self.ctx is not None:
+                self.ctx.show_message("Step by step needs a model with self-attention and a sentence above "
+                                      "(encoder or decoder-only; not the decoder or cross side).", "warning")
+            return False
+        tokens = list(enc.tokenized.tokens)
+        first_time = not self.steps_panel.isVisible()
+        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], tokens)
+        current = self.steps_panel.choice()
+        if layer is None:
+            layer = self.controls.layer_spin.value() if first_time else current[0]
+        if head is None:
+            heads = self.controls.heads.heads()
+            head = (heads[0] if heads else 0) if first_time else current[1]
+        if isinstance(query, str):
+            matches = [i for i, t in enumerate(tokens) if t == query]
+            if not matches:
+                if self.ctx is not None:
+                    self.ctx.show_message(f"there is no token {query!r} in the sentence", "warning")
+                return False
+            query = matches[0]
+        elif query is None:
+            plain = [i for i, special in enumerate(enc.tokenized.special) if not special]
+            query = (plain[0] if plain else 0) if first_time or current[2] < 0 else current[2]
+        self.steps_panel.show()
+        if first_time:  # the steps take the larger part: they are what is being explained now
+            total = max(self.steps_split.height(), 400)
+            self.steps_split.setSizes([int(total * 0.3), int(total * 0.7)])
+        if self.ctx is not None and self.ctx.steps is not None:
+            self.ctx.steps.push(self.steps_panel)
+        self.steps_panel.set_step(step)
+        self.steps_panel.choose(int(layer), int(head), int(query))
+        return True
+
+    def close_steps(self) -> None:
+        self.steps_panel.hide()
+        if self.ctx is not None and self.ctx.steps is not None:
+            self.ctx.steps.remove(self.steps_panel)
+
+    def _refresh_steps(self) -> None:
+        """New tokens (a new sentence or model): the panel's ranges, then its choice again."""
+        side, enc = self._side, self._encoding
+        if side is None or enc is None or self.controls.kind() != "encoder":
+            self.steps_panel.set_steps(None, "No self-attention to step through here.")
+            return
+        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], list(enc.tokenized.tokens))
+        self._compute_steps(*self.steps_panel.choice())
+
+    def _compute_steps(self, layer: int, head: int, query: int) -> None:
+        if self.ctx is None or self._encoding is None or self.ctx.loaded is None:
+            return
+        if self._encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
+            return
+        loaded, tokenized = self.ctx.loaded, self._encoding.tokenized
+        self.ctx.jobs.run(lambda cancel: _attention_steps(loaded, tokenized, layer, head, query, cancel),
+                          self.steps_panel.set_steps, step="steps", label="Computing attention steps…",
+                          on_error=lambda exc, tb: self._steps_failed(exc, tb), when_idle=True)
+
+    def _steps_failed(self, exc: BaseException, tb: str) -> None:
+        if isinstance(exc, WorkbenchError) and not tb:
+            self.steps_panel.set_steps(None, str(exc))
+        else:
+            self.steps_panel.set_steps(None, "The steps could not be computed (see the message above).")
+            if self.ctx is not None:
+                self.ctx.show_error(exc, tb)
+
+    # -------------------------------------------------------------- export
+    def _ask(self, title: str, kind: str, ext: str, pattern: str) -> Path | None:
+        name = suggest_filename(kind, self.ctx.model_spec() if self.ctx else "model", ext)
+        path, _ = QFileDialog.getSaveFileName(self, title, str(Path.home() / name), pattern)
+        return Path(path) if path else None
+
+    def _saved(self, path: Path | None) -> Path | None:
+        if path is not None and self.ctx is not None:
+            self.ctx.status(f"Saved {path}")
+        return path
+
+    def _refuse(self, what: str) -> None:
+        if self.ctx is not None:
+            self.ctx.show_error(WorkbenchError(f"there is no attention to export yet: {what}"))
+
+    def export_picture(self, which: str, path: str | Path | None = None) -> Path | None:
+        widget = {"head": self.head_view, "grid": self.grid, "heatmap": self.heatmap}[which]
+        try:
+            if path is None:
+                name = suggest_filename(f"attention-{which}", self.ctx.model_spec() if self.ctx else "model", "png")
+                return self._saved(export_dialog(self, widget, str(Path.home() / name)))
+            return self._saved(save_widget(widget, path))
+        except WorkbenchError as exc:
+            if self.ctx is not None:
+                self.ctx.show_error(exc)
+            return None
+
+    def export_tensor(self, path: str | Path | None = None) -> Path | None:
+        """The full [layers, heads, queries, keys] tensor of the kind shown, as .npy."""
+        if self._no_attention:
+            if self.ctx is not None:
+                self.ctx.show_error(WorkbenchError("an LSTM has no attention tensor to export; "
+                                                   "export the similarity matrix as CSV instead"))
+            return None
+        if self._side is None:
+            self._refuse("type a sentence first")
+            return None
+        path = path or self._ask("Export attention tensor", "attention", "npy", "NumPy array (*.npy)")
+        return self._saved(export_npy(path, self._side.weights)) if path else None
+
+    def export_head_csv(self, path: str | Path | None = None) -> Path | None:
+        """The heatmap's matrix as CSV: a row per query token, a column per key token."""
+        matrix, queries, keys = self.current_matrix()
+        if matrix is None:
+            self._refuse("type a sentence first")
+            return None
+        path = path or self._ask("Export head as CSV", "attention-head", "csv", "CSV (*.csv)")
+        if not path:
+            return None
+        rows = [[q, *(float(v) for v in row)] for q, row in zip(queries, matrix)]
+        return self._saved(export_csv(path, (["query \\ key", *keys], rows)))

@@ -1,0 +1,204 @@
+"""Runs lecture presets in the window: the Lectures menu, the caption bar and opening each step.
+
+The stepping itself lives in a Qt-free ``workbench.lectures.runner.PresetRunner``;
+this controller listens to it. Opening a step: the caption bar shows "Step
+i/n: caption"; a step this installation cannot show says why and opens
+nothing; otherwise the step's view becomes current, the text box and pair
+line get the step's text, the preset's model is loaded when another one is,
+and the view applies the step's settings through the view host (its
+``apply_preset_step``). Next and Previous are PageDown and PageUp (what
+presentation clickers send), enabled only while something steps, so the keys
+scroll as usual otherwise. They go through the window's ``StepController``
+(``workbench.steps``): the runner is pushed there while a lecture runs,
+so a step that opens the attention step-by-step panel steps through the panel
+first, then on to the next lecture step.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from engine.errors import WorkbenchError
+from ui.lectures.caption_bar import LectureBar
+from workbench.lectures.availability import (
+    PresetStatus, check_preset, installed_course_models, resolve_model, resolve_settings,
+)
+from workbench.lectures.library import builtin_presets, load_preset_file
+from workbench.lectures.runner import PresetRunner
+from workbench.lectures.schema import Preset
+
+if TYPE_CHECKING:
+    from ui.shell.main_window import MainWindow
+
+SOURCE = "lectures"
+START_PAGE_FRACTION = 0.66  # of the window's size
+
+
+class LectureController(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.runner = PresetRunner()
+        self.bar = LectureBar()
+        self._pending: tuple[str, dict[str, Any], dict[str, Any]] | None = None  # waits for the model
+        self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
+        self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
+        self.presets: list[Preset] = builtin_presets()
+        self.next_action = window.actions_.next_step  # PageDown/PageUp: the window's StepController
+        self.previous_action = window.actions_.previous_step
+        self.end_action = self._action("&End lecture", None, self.runner.stop)
+        self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
+        self.end_action.setEnabled(False)
+        self.bar.next_requested.connect(self.runner.next)
+        self.bar.previous_requested.connect(self.runner.previous)
+        self.bar.end_requested.connect(self.runner.stop)
+        self.runner.events.step_changed.connect(lambda _index: self._open_step())
+        self.runner.events.stopped.connect(self._stopped)
+        window.model_ready.connect(lambda _loaded: self._apply_pending())
+
+    def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.window.addAction(action)
+        return action
+
+    def _enable_stepping(self, on: bool) -> None:
+        """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back. While
+        a lecture runs its captions explain: the About panel folds away for the room, and opens again after."""
+        self.end_action.setEnabled(on)
+        about = self.window.about_panel
+        if on:
+            if not self.runner.active:
+                self._about_was_open = about.is_expanded()
+                about.set_expanded(False)
+            self.window.steps.push(self.runner)
+        else:
+            self.window.steps.remove(self.runner)
+            if getattr(self, "_about_was_open", False):
+                about.set_expanded(True)
+
+    # ---------------------------------------------------------------- what
+    def views(self) -> dict[str, frozenset[str]]:
+        return {e.id: e.preset_settings for e in self.window.view_host.entries()}
+
+    def status(self, preset: Preset) -> PresetStatus:
+        return check_preset(preset, self.views(), installed_course_models())
+
+    def install_menu(self, menu: QMenu) -> None:
+        """The built-in presets (unavailable ones greyed, with their reason), opening a file, stepping."""
+        menu.setToolTipsVisible(True)
+        menu.addAction(self.start_page_action)
+        menu.addSeparator()
+        for preset in self.presets:
+            status = self.status(preset)
+            action = menu.addAction(preset.title, lambda p=preset: self.start(p))
+            action.setEnabled(status.available)
+            action.setToolTip(preset.description if status.available else f"Not available: {status.reason}")
+        menu.addSeparator()
+        menu.addAction("Open preset &file…", self.open_preset_file)
+        menu.addSeparator()
+        for action in (self.next_action, self.previous_action, self.end_action):
+            menu.addAction(action)
+
+    def show_start_page(self) -> None:
+        from ui.lectures.start_page import StartPage
+
+        self.start_page = StartPage(self.window)
+        self.start_page.resize(self.window.size() * START_PAGE_FRACTION)
+        self.start_page.show()
+
+    # ------------------------------------------------------------- running
+    def start(self, preset: Preset, index: int = 0) -> bool:
+        """Run ``preset`` from step ``index``; an unavailable preset only says why."""
+        status = self.status(preset)
+        if not status.available:
+            self.window.message_bar.show_message(f"{preset.title}: not available here: {status.reason}", "warning",
+                                                 source=SOURCE)
+            return False
+        self.window.message_bar.clear(SOURCE)
+        self._enable_stepping(True)
+        self.runner.start(preset, status, index)
+        return True
+
+    def resume(self, preset: Preset, index: int) -> bool:
+        """Continue a lecture at step ``index`` without opening it (a workspace restores what the views show)."""
+        status = self.status(preset)
+        if not status.available:
+            return False
+        self._quiet = True
+        try:
+            self._enable_stepping(True)
+            self.runner.start(preset, status, index)
+        finally:
+            self._quiet = False
+        return True
+
+    def open_preset_file(self, path: str | None = None) -> bool:
+        if path is None:
+            from PySide6.QtWidgets import QFileDialog
+
+            path, _ = QFileDialog.getOpenFileName(self.window, "Open a lecture preset", "", "Presets (*.json)")
+            if not path:
+                return False
+        try:
+            preset = load_preset_file(path)
+        except WorkbenchError as exc:
+            self.window.show_error(exc, source=SOURCE)
+            return False
+        return self.start(preset)
+
+    def _stopped(self) -> None:
+        self._pending = None
+        self._enable_stepping(False)
+        self.bar.hide()
+
+    def _open_step(self) -> None:
+        runner, window = self.runner, self.window
+        step, status = runner.step(), runner.step_status()
+        self.step_opened_at = time.monotonic()
+        self.bar.show_step(runner.preset.title, runner.caption(), runner.index, runner.count(), status.available)
+        self._pending = None
+        if not status.available or self._quiet:
+            return
+        course = installed_course_models()
+        try:
+            spec = resolve_model(step.model or runner.preset.model, window.settings.default_model, course)
+            settings = resolve_settings(step.settings, runner.preset, course)
+        except WorkbenchError as exc:
+            window.show_error(exc, source=SOURCE)
+            return
+        window.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
+        window.show_view(step.view)
+        inputs = step.inputs
+        if "text" in inputs or "pair" in inputs:
+            text, pair = inputs.get("text", window.text_input.text()), inputs.get("pair")
+            if text != window.text_input.text() or pair != window.text_input.pair():
+                window.text_input.set_text(text, pair)
+        self._pending = (step.view, settings, dict(inputs))
+        if not self._has_model(spec):
+            window.load_model(spec)  # the step is applied once it has loaded
+            return
+        self._apply_pending()
+
+    def _has_model(self, spec: str) -> bool:
+        loaded = self.window.loaded
+        return loaded is not None and not self.window.loading and spec in (loaded.info.spec, loaded.info.folder)
+
+    def _apply_pending(self) -> None:
+        if self._pending is None:
+            return
+        view_id, settings, inputs = self._pending
+        self._pending = None
+        try:
+            self.window.view_host.apply_preset_step(view_id, settings, inputs)
+        except (WorkbenchError, ValueError, TypeError, KeyError) as exc:  # a setting the view cannot use
+            self.window.message_bar.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: "
+                                                 f"{exc}", "warning", source=SOURCE)

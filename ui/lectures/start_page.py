@@ -1,0 +1,89 @@
+"""The start page: the lecture presets (with why one cannot run here) and the recent workspaces.
+
+Opened from Lectures > Start page (Ctrl+Shift+L); a double click (or Open)
+starts a preset or opens a workspace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
+)
+
+if TYPE_CHECKING:
+    from ui.shell.main_window import MainWindow
+
+ROLE = Qt.ItemDataRole.UserRole
+
+
+class StartPage(QDialog):
+    def __init__(self, window: MainWindow, parent: QWidget | None = None):
+        super().__init__(parent or window)
+        self.setWindowTitle("Start: lectures and workspaces")
+        self.window_ = window
+        self.presets = QListWidget()
+        self.presets.setObjectName("startPresets")
+        for preset in window.lectures.presets:
+            status = window.lectures.status(preset)
+            text = f"{preset.title}  ({len(preset.steps)} steps)"
+            item = QListWidgetItem(text if status.available else f"{text}: not available, {status.reason}")
+            item.setData(ROLE, preset)
+            item.setToolTip(preset.description if status.available else status.reason)
+            if not status.available:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+            self.presets.addItem(item)
+        self.workspaces = QListWidget()
+        self.workspaces.setObjectName("startWorkspaces")
+        for listing in (self.presets, self.workspaces):  # long reasons wrap instead of scrolling sideways
+            listing.setWordWrap(True)
+            listing.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for path in window.settings.recent_workspaces:
+            item = QListWidgetItem(f"{Path(path).name}  ({Path(path).parent})")
+            item.setData(ROLE, path)
+            item.setToolTip(path)
+            if not Path(path).is_file():
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                item.setText(f"{item.text()}: missing")
+            self.workspaces.addItem(item)
+        if not window.settings.recent_workspaces:
+            note = QListWidgetItem("No workspace saved yet: File > Save workspace (Ctrl+S).")
+            note.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.workspaces.addItem(note)
+        open_preset = QPushButton("Open preset file…")
+        open_workspace = QPushButton("Open workspace…")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        layout = QVBoxLayout(self)
+        for title, widget in (("Lecture presets", self.presets), ("Recent workspaces", self.workspaces)):
+            heading = QLabel(title)
+            heading.setObjectName("sectionTitle")
+            layout.addWidget(heading)
+            layout.addWidget(widget, 1)
+        row = QHBoxLayout()
+        row.addWidget(open_preset)
+        row.addWidget(open_workspace)
+        row.addStretch(1)
+        row.addWidget(buttons)
+        layout.addLayout(row)
+        self.presets.itemActivated.connect(self._start_preset)
+        self.workspaces.itemActivated.connect(self._open_workspace)
+        open_preset.clicked.connect(lambda: self._then(window.lectures.open_preset_file()))
+        open_workspace.clicked.connect(lambda: self._then(window.workspaces.open()))
+        buttons.rejected.connect(self.reject)
+
+    def _then(self, done: object) -> None:
+        if done:
+            self.accept()
+
+    def _start_preset(self, item: QListWidgetItem) -> None:
+        preset = item.data(ROLE)
+        if preset is not None and self.window_.lectures.start(preset):
+            self.accept()
+
+    def _open_workspace(self, item: QListWidgetItem) -> None:
+        path = item.data(ROLE)
+        if path:
+            self._then(self.window_.workspaces.open(path))

@@ -1,0 +1,193 @@
+"""The Logit lens tab: what each layer would predict if the model stopped there.
+
+A ``QTableView`` over ``LensModel``: a row per layer (embeddings first, the
+last layer, which is the model's own output, at the bottom), a column per
+input position, each cell the top token and its probability on a background
+coloured by that probability; the tooltip lists the top 5.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from engine.progress import CancelToken
+from ui import theme
+from ui.widgets.token_layout import display_label
+from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
+from ui.widgets.colormap import color_at, gradient_css, ink_for
+
+TOP_K = 5
+TARGET_DEBOUNCE_MS = 400
+
+
+def _lens(loaded: Any, text: str, target: str | None, cancel: CancelToken) -> Any:
+    from engine.logit_lens import logit_lens  # imports torch: on the worker thread
+
+    cancel.check()
+    return logit_lens(loaded, text, target=target, k=TOP_K)
+
+
+def format_prob(p: float) -> str:
+    """Two decimals, or four below 0.01 (so a small probability never reads as 0.00)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.4f}"
+
+
+class LensModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._table: Any = None
+        self._font_for: tuple[object, float] | None = None  # (tokens, application size) of _font
+        self._font = QFont()
+
+    def _cell_font(self) -> QFont:
+        tokens, pt = theme.current(), QFont().pointSizeF()
+        if self._font_for is None or self._font_for[0] is not tokens or self._font_for[1] != pt:
+            self._font_for, self._font = (tokens, pt), theme.sized_font(QFont(), tokens.fonts.lens_cell_delta)
+        return self._font
+
+    def set_table(self, table: Any) -> None:
+        self.beginResetModel()
+        self._table = table
+        self.endResetModel()
+
+    def table(self) -> Any:
+        return self._table
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self._table is None else len(self._table.layer_names)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self._table is None else len(self._table.tokens)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if self._table is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return display_label(self._table.tokens[section])
+            return self._table.layer_names[section]
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return f"position {section}: {self._table.tokens[section]!r}"
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._table is None:
+            return None
+        cands = self._table.top[index.row()][index.column()]
+        top = cands[0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{display_label(top.token)}\n{format_prob(top.prob)}"
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return color_at(top.prob)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return ink_for(top.prob)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._cell_font()
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            rows = "".join(f"<tr><td>{i + 1}.</td><td><b>{html.escape(display_label(c.token))}</b></td>"
+                           f"<td align='right'>{c.prob:.4f}</td><td>id {c.id}</td></tr>"
+                           for i, c in enumerate(cands))
+            name = self._table.layer_names[index.row()]
+            where = html.escape(display_label(self._table.tokens[index.column()]))
+            return f"{name}, after “{where}” (position {index.column()}):<table>{rows}</table>"
+        return None
+
+
+def _legend() -> list[QWidget]:
+    """"probability 0 [ramp] 1": the cells' colour scale."""
+    bar = QLabel()
+    bar.setObjectName("colourBar")
+    low, high = QLabel("probability  0"), QLabel("1")
+    for label in (low, high):
+        label.setObjectName("summary")
+    return [low, bar, high]
+
+
+NOT_FOR_BILM = ("The logit lens is not available for ELMo: it reads each transformer layer through the model's "
+                "output head, and ELMo is a pair of LSTM language models with no such head in the views. "
+                "Compare its layers in the Embeddings tab.")
+
+class LensView(ModelView):
+    no_model_hint = "Load a model (left) to read its layers through the output head."
+    empty_hint = "Type a sentence above to see what each layer would predict."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.caption = QLabel("Each cell: the top token if the model stopped after that layer, and its probability.")
+        self.caption.setObjectName("summary")
+        self.caption.setWordWrap(True)
+        self.target_edit = QLineEdit()
+        self.target_edit.setPlaceholderText("Decoder target (optional; empty: the model's own greedy output)")
+        self.target_edit.setClearButtonEnabled(True)
+        self.target_edit.hide()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(TARGET_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.inputs_changed)
+        self.target_edit.textChanged.connect(self._timer.start)
+        self.notice = Notice()
+        self.model = LensModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.setShowGrid(True)
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.target_edit, 1)
+        legend = _legend()
+        self.colour_bar = legend[1]
+        for widget in legend:
+            top.addWidget(widget)
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+
+    def _apply_tokens(self) -> None:
+        c, m = theme.current().colours, theme.current().metrics
+        self.table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
+        self.table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
+        self.table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
+        self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)
+        self.colour_bar.setStyleSheet(f"background: {gradient_css()}; border: {m.hairline}px solid {c.frame};")
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation | None:
+        if inputs.loaded.info.family == "biLM":
+            self.show_hint(NOT_FOR_BILM)
+            return None
+        seq2seq = inputs.loaded.info.family == "encoder-decoder"
+        self.target_edit.setVisible(seq2seq)
+        target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None
+        loaded, text = inputs.loaded, inputs.text
+        return Computation((inputs.model_key, text, target), lambda cancel: _lens(loaded, text, target, cancel),
+                           self._show, label="Computing the logit lens…")
+
+    def show_hint(self, text: str) -> None:
+        self.model.set_table(None)
+        self.notice.show_message(text, "info")
+
+    def show_failure(self, message: str) -> None:
+        self.model.set_table(None)
+        self.notice.show_message(message, "warning")
+
+    def _show(self, table: Any) -> None:
+        self.notice.clear_message()
+        side = "the decoder's" if table.side == "decoder" else "the encoder's"
+        self.caption.setText(f"Each cell: {side} top token at that position if the model stopped after that "
+                             "layer, and its probability (the last row is the model's own output).")
+        self.model.set_table(table)

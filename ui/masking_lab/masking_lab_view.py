@@ -1,0 +1,375 @@
+"""The masking & noising lab: what a pre-training objective does to the text, position by position.
+
+Inputs: the window's text and a tokenizer (the loaded model's, or another
+model's loaded with ``load_tokenizer`` in a job), an objective from the
+``ObjectiveRegistry`` (those for the tokenizer's family when it is known),
+its settings as a form generated from ``config_fields``, and a seed. The
+preview (``PreviewGrid``) shows the original, the corrupted input and the
+labels coloured by ``PositionKind``; the statistics panel draws N samples; the
+reconstruction panel shows what the loaded model guesses back. Everything runs
+as jobs through the view host (registry discovery, tokenizer loading,
+corrupting, sampling), never on the window's thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox, QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
+    QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+)
+
+from engine.objectives.config_fields import config_fields
+from ui import theme
+from ui.masking_lab import jobs
+from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
+from ui.masking_lab.grid import Legend, PreviewGrid
+from ui.masking_lab.panels import ReconstructionPanel, StatsPanel
+from ui.masking_lab.rows import build_rows, rows_table
+from ui.widgets.config_form import ConfigForm
+from ui.widgets.export import export_dialog
+from workbench.export import export_csv, suggest_filename
+
+MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
+PREFERRED = {"encoder": "mlm", "decoder": "clm", "encoder-decoder": "bart"}
+MAX_SEED = 2**31 - 1
+
+
+class MaskingLabView(ModelView):
+    no_model_hint = "Load a model (left): the lab uses its tokenizer, or another one you name."
+    empty_hint = "Type a sentence above to see what the objective does to it."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.registry: Any = None
+        self._loaded: Any = None
+        self._tokenizers: dict[str, Any] = {}
+        self._family_key: Any = object()
+        self.result: dict[str, Any] | None = None
+        self.shown_key: Any = None
+        self.bands: list = []
+        self._preset: dict[str, Any] | None = None  # a preset step's settings not applied yet (see apply_preset_step)
+
+        self.tokenizer_combo = QComboBox()
+        self.tokenizer_combo.addItems(["the loaded model's", "another model's:"])
+        self.tokenizer_combo.setToolTip("Whose tokenizer splits the text (only the tokenizer is loaded, no weights)")
+        self.tokenizer_edit = QLineEdit()
+        self.tokenizer_edit.setPlaceholderText("folder, hub id or minilm")
+        self.tokenizer_edit.setEnabled(False)
+        self.objective_combo = QComboBox()
+        self.objective_note = QLabel("")
+        self.objective_note.setObjectName("summary")
+        self.objective_note.setWordWrap(True)
+        self.form = ConfigForm()
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setToolTip("The random seed: the same seed and settings give the same output")
+        self.resample_button = QPushButton("Resample")
+        self.resample_button.setToolTip("Draw again with the next seed (seed + 1)")
+
+        controls = QWidget()
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Tokenizer", self.tokenizer_combo)
+        form.addRow("", self.tokenizer_edit)
+        form.addRow("Objective", self.objective_combo)
+        settings_box = QGroupBox("Settings")
+        box_layout = QVBoxLayout(settings_box)
+        theme.bind(box_layout, lambda w, m: w.setContentsMargins(*m.group_margins))
+        box_layout.addWidget(self.form)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(QLabel("Seed"))
+        seed_row.addWidget(self.seed_spin, 1)
+        seed_row.addWidget(self.resample_button)
+        col = QVBoxLayout(controls)
+        theme.bind(col, lambda w, m: w.setContentsMargins(*m.scroll_column_margins))
+        col.addLayout(form)
+        col.addWidget(self.objective_note)
+        col.addWidget(settings_box)
+        col.addLayout(seed_row)
+        col.addStretch(1)
+        left = QScrollArea()
+        left.setWidgetResizable(True)
+        left.setFrameShape(QFrame.Shape.NoFrame)
+        left.setWidget(controls)
+        theme.bind(left, lambda w, m: w.setMinimumWidth(m.lab_column_min_w))
+        theme.bind(left, lambda w, m: w.setMaximumWidth(m.lab_column_max_w))
+        left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.notice = Notice()
+        self.grid = PreviewGrid()
+        self.grid_scroll = QScrollArea()
+        self.grid_scroll.setWidgetResizable(True)
+        self.grid_scroll.setWidget(self.grid)
+        self.grid_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.legend = Legend()
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        menu.addAction("Table as CSV…", self.export_csv_dialog)
+        menu.addAction("View as PNG or SVG…", self.export_picture_dialog)
+        self.export_button.setMenu(menu)
+        self.stats = StatsPanel()
+        self.model_panel = ReconstructionPanel()
+        bottom = QWidget()
+        bottom_row = QHBoxLayout(bottom)
+        bottom_row.setContentsMargins(0, 0, 0, 0)
+        bottom_row.addWidget(self.stats, 1)
+        bottom_row.addWidget(self.model_panel, 1)
+        theme.bind(bottom, lambda w, m: w.setMaximumHeight(m.lab_tables_max_h))
+        head = QHBoxLayout()
+        head.addWidget(self.legend, 1)
+        head.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)
+        right = QVBoxLayout()
+        theme.bind(right, lambda w, m: w.setSpacing(m.row_spacing))
+        right.addWidget(self.notice)
+        right.addLayout(head)
+        right.addWidget(self.grid_scroll, 1)
+        right.addWidget(bottom)
+        layout = QHBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        layout.addWidget(left)
+        layout.addLayout(right, 1)
+
+        self.tokenizer_combo.currentIndexChanged.connect(self._tokenizer_choice_changed)
+        self.tokenizer_edit.editingFinished.connect(self.inputs_changed.emit)
+        self.objective_combo.currentIndexChanged.connect(self._objective_changed)
+        self.form.changed.connect(self.inputs_changed.emit)
+        self.seed_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
+        self.resample_button.clicked.connect(self.resample)
+        self.stats.draw_requested.connect(self.draw_samples)
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation | None:
+        self._loaded = inputs.loaded
+        if self.registry is None:
+            settings = self.ctx.settings if self.ctx is not None else None
+            return Computation(("lab-registry",), lambda cancel: jobs.discover_registry(settings, cancel),
+                               self._registry_ready)
+        spec = self.tokenizer_spec()
+        if spec is not None and spec not in self._tokenizers:
+            trust = bool(getattr(self.ctx.settings if self.ctx else None, "trust_remote_code", False))
+            return Computation(("lab-tokenizer", spec), lambda cancel: jobs.load_other_tokenizer(spec, trust, cancel),
+                               lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
+        self._refresh_objectives()
+        self._apply_preset_objective()
+        name = self.objective_name()
+        if name is None:
+            self.show_hint("No working objective applies to this tokenizer's model family.")
+            return None
+        config = self.form.config()
+        if config is None:
+            return None  # the form shows why
+        seed, text, loaded = self.seed_spin.value(), inputs.text, inputs.loaded
+        tokenizer = loaded.tokenizer if spec is None else self._tokenizers[spec]
+        registry = self.registry
+        key = ("lab", inputs.model_key, text, spec, name, repr(config), seed)
+        return Computation(key, lambda cancel: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
+                                                           spec is None, cancel), lambda r: self._show(key, r))
+
+    def show_hint(self, text: str) -> None:
+        self.notice.show_message(text, "info")
+        self.result, self.bands = None, []
+        self.grid.set_bands([])
+
+    def show_failure(self, message: str) -> None:
+        self.show_hint(message)
+        self.notice.show_message(message, "warning")
+
+    # ------------------------------------------------------------ presets
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``tokenizer`` (a model spec, or None for the loaded model's),
+        ``objective``, ``config`` (field -> value), ``seed`` and ``samples`` (draw that many once shown).
+        The objective and its settings wait until the objectives for the tokenizer are listed."""
+        self._preset = dict(settings)
+        if "tokenizer" in settings:
+            spec = settings["tokenizer"] or ""
+            self.tokenizer_combo.blockSignals(True)
+            self.tokenizer_combo.setCurrentIndex(OTHER_TOKENIZER if spec else MODEL_TOKENIZER)
+            self.tokenizer_combo.blockSignals(False)
+            self.tokenizer_edit.setText(spec)
+            self.tokenizer_edit.setEnabled(bool(spec))
+        if "seed" in settings:
+            self.seed_spin.blockSignals(True)
+            self.seed_spin.setValue(int(settings["seed"]))
+            self.seed_spin.blockSignals(False)
+        if "samples" in settings:
+            self.stats.n_spin.setValue(int(settings["samples"]))
+        self.inputs_changed.emit()
+
+    def _apply_preset_objective(self) -> None:
+        preset = self._preset
+        if preset is None or not ("objective" in preset or "config" in preset):
+            return
+        name = preset.pop("objective", None) or self.objective_name()
+        config = preset.pop("config", None) or {}
+        index = self.objective_combo.findData(name)
+        if index < 0 or not self.objective_combo.model().item(index).isEnabled():
+            self.notice.show_message(f"The objective {name!r} does not apply to this tokenizer.", "warning")
+            return
+        unknown = sorted(set(config) - {f.name for f in config_fields(type(self.registry.objective(name)
+                                                                          .default_config()))})
+        if unknown:
+            self.notice.show_message(f"{name} has no setting {', '.join(unknown)}; the rest was applied.", "warning")
+        self.objective_combo.blockSignals(True)
+        self.objective_combo.setCurrentIndex(index)
+        self.objective_combo.blockSignals(False)
+        self.blockSignals(True)  # computing already: no inputs_changed from here
+        self.form.blockSignals(True)
+        self.form.set_objective(self.registry.objective(name))  # the defaults, then the step's values
+        self.form.set_values({k: v for k, v in config.items() if k not in unknown})
+        self._objective_changed()
+        self.form.blockSignals(False)
+        self.blockSignals(False)
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What ``apply_preset_step`` needs to show this again (settings, no inputs of its own)."""
+        settings: dict[str, Any] = {"tokenizer": self.tokenizer_spec(), "seed": self.seed_spin.value()}
+        if self.objective_name() is not None:
+            settings["objective"] = self.objective_name()
+            settings["config"] = self.form.values()
+        return settings, {}
+
+    # -------------------------------------------------------------- inputs
+    def tokenizer_spec(self) -> str | None:
+        """None for the loaded model's tokenizer, else the typed model spec."""
+        if self.tokenizer_combo.currentIndex() == OTHER_TOKENIZER and self.tokenizer_edit.text().strip():
+            return self.tokenizer_edit.text().strip()
+        return None
+
+    def objective_name(self) -> str | None:
+        index = self.objective_combo.currentIndex()
+        return self.objective_combo.itemData(index) if index >= 0 else None
+
+    def set_objective(self, name: str) -> None:
+        self.objective_combo.setCurrentIndex(self.objective_combo.findData(name))
+
+    def resample(self) -> None:
+        self.seed_spin.setValue(min(self.seed_spin.value() + 1, MAX_SEED))
+
+    def _tokenizer_choice_changed(self, index: int) -> None:
+        self.tokenizer_edit.setEnabled(index == OTHER_TOKENIZER)
+        self.inputs_changed.emit()
+
+    def _registry_ready(self, registry: Any) -> None:
+        self.registry = registry
+        self.inputs_changed.emit()
+
+    def _tokenizer_ready(self, spec: str, tokenizer: Any) -> None:
+        self._tokenizers[spec] = tokenizer
+        self.inputs_changed.emit()
+
+    def _family(self) -> str | None:
+        if self.tokenizer_spec() is None and self._loaded is not None:
+            return str(self._loaded.info.family)
+        return None
+
+    def _refresh_objectives(self) -> None:
+        """List the objectives for the tokenizer's family (all, with a note, when it is unknown)."""
+        family = self._family()
+        if family == self._family_key:
+            return
+        self._family_key = family
+        current = self.objective_name()
+        combo = self.objective_combo
+        combo.blockSignals(True)
+        combo.clear()
+        seen: set[str] = set()
+        for record in sorted(self.registry.records, key=lambda r: (r.status != "ok", r.name)):
+            if record.name in seen or (family and record.families and family not in record.families):
+                continue
+            seen.add(record.name)
+            label = record.name if record.status == "ok" else f"{record.name} ({record.status})"
+            combo.addItem(label, record.name)
+            if record.status != "ok":
+                combo.model().item(combo.count() - 1).setEnabled(False)
+                combo.setItemData(combo.count() - 1, record.error or "not enabled", Qt.ItemDataRole.ToolTipRole)
+        names = [combo.itemData(i) for i in range(combo.count()) if combo.model().item(i).isEnabled()]
+        pick = current if current in names else PREFERRED.get(family or "", "mlm")
+        pick = pick if pick in names else (names[0] if names else None)
+        combo.setCurrentIndex(combo.findData(pick) if pick else -1)
+        combo.blockSignals(False)
+        self._note_family(family)
+        self._objective_changed()
+
+    def _note_family(self, family: str | None) -> None:
+        self._family_note = (f"Objectives for {family} models." if family else
+                             "The family of this tokenizer's model is not known here: every objective is listed.")
+
+    def _objective_changed(self, *_: Any) -> None:
+        name = self.objective_name()
+        objective = self.registry.objective(name) if (self.registry is not None and name) else None
+        if objective is not self.form.objective:
+            self.form.set_objective(objective)
+        note = getattr(self, "_family_note", "")
+        if objective is not None:
+            note = f"{objective.description} {note}".strip()
+            self.objective_combo.setToolTip(objective.paper)
+        self.objective_note.setText(note)
+        self.inputs_changed.emit()
+
+    # ------------------------------------------------------------- results
+    def _show(self, key: Any, result: dict[str, Any]) -> None:
+        stats_key = key[1:]
+        if getattr(self, "_stats_key", None) != stats_key:
+            self.stats.clear()
+        self._stats_key = stats_key
+        self.result, self.shown_key = result, key
+        self.bands = build_rows(result)
+        self.grid.set_bands(self.bands)
+        self.grid_scroll.setMinimumHeight(min(self.grid.minimumHeight() + 4, theme.current().metrics.lab_grid_max_h))
+        if result["full_length"] > len(result["ids"]):
+            self.notice.show_message(f"The text has {result['full_length']} tokens; only the first "
+                                     f"{len(result['ids'])} fit the tokenizer's window.", "info")
+        else:
+            self.notice.clear_message()
+        self.model_panel.set_result(result)
+        samples = self._preset.pop("samples", None) if self._preset else None
+        if samples:
+            self.draw_samples(int(samples))
+
+    def draw_samples(self, n: int) -> None:
+        if self.ctx is None or self.result is None or self.registry is None:
+            return
+        config = self.form.config()
+        if config is None:
+            return
+        spec, name, seed = self.tokenizer_spec(), self.objective_name(), self.seed_spin.value()
+        tokenizer = self._loaded.tokenizer if spec is None else self._tokenizers[spec]
+        text, registry = self.ctx.current_text(), self.registry
+        self.compute(Computation(
+            ("lab-stats", spec, name, repr(config), seed, n, text),
+            lambda cancel: jobs.statistics(registry, name, tokenizer, text, config, seed, n, cancel),
+            self.stats.set_rates, label=f"Drawing {n} samples…"))
+
+    # -------------------------------------------------------------- export
+    def table(self) -> tuple[list[str], list[list[Any]]]:
+        return rows_table(self.bands)
+
+    def export_csv(self, path: str | Path) -> Path:
+        return export_csv(path, self.table())
+
+    def _suggest(self, ext: str) -> str:
+        spec = self.ctx.model_spec() if self.ctx is not None else "model"
+        return str(Path.home() / suggest_filename(f"lab-{self.objective_name() or 'objective'}", spec, ext))
+
+    def export_csv_dialog(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export the preview as CSV", self._suggest("csv"),
+                                              "CSV table (*.csv)")
+        if name:
+            self._try(lambda: self.export_csv(name))
+
+    def export_picture_dialog(self) -> None:
+        self._try(lambda: export_dialog(self, self, self._suggest("png")))
+
+    def _try(self, fn: Any) -> None:
+        try:
+            fn()
+        except Exception as exc:  # a bad path, a full disk: one line in the message bar
+            if self.ctx is not None:
+                self.ctx.show_error(exc)

@@ -1,0 +1,193 @@
+"""The Predictions tab: what the pre-trained model predicts for the text.
+
+- encoders with an MLM head: the top-k tokens for every [MASK] (fill-mask);
+- decoders: the top-k next tokens. Accepting one appends its id to the kept
+  list of prompt ids (so the next prediction runs on exactly those ids, not
+  on a re-tokenization of the text) and the text box shows the ids decoded;
+  "Generate 20 tokens" extends the ids by greedy decoding;
+- BART-style encoder-decoders (a mask token): the infilled text.
+A model without the head shows the engine's one-line message instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
+
+from engine.progress import CancelToken
+from ui import theme
+from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.widgets.notice import Notice
+from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
+
+GENERATE_TOKENS = 20
+INFILL_MAX_TOKENS = 64
+TAIL = 6  # prompt tokens shown above the next-token table
+
+MODES = {
+    "encoder": "Fill-mask: write [MASK] where a word is missing; each mask gets the model's top k tokens.",
+    "decoder": "Next token: the model's top k continuations of the text. Accept one to append it.",
+    "encoder-decoder": "Infilling: write <mask> (or [MASK]) where a span is missing; the model writes the text back.",
+}
+
+
+def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
+    from engine.predictions import fill_mask  # imports torch: on the worker thread
+
+    tt, preds = fill_mask(loaded, text, k)
+    return tt.tokens, preds
+
+
+def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
+    from engine.predictions import next_token_from_ids, prompt_ids
+
+    ids = list(ids) if ids is not None else prompt_ids(loaded, text)
+    cancel.check()
+    cands = next_token_from_ids(loaded, ids, k)
+    tok = loaded.tokenizer
+    return {
+        "text": text,  # the text box content these ids stand for
+        "ids": ids,
+        "candidates": cands,
+        "texts": [tok.decode(ids + [c.id], skip_special_tokens=True) for c in cands],
+        "tail": tok.convert_ids_to_tokens(ids[-TAIL:]),
+    }
+
+
+def _generate(loaded: Any, ids: list[int], cancel: CancelToken) -> tuple[list[int], str]:
+    from engine.predictions import continue_text
+
+    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
+    out = list(ids) + list(new)
+    return out, loaded.tokenizer.decode(out, skip_special_tokens=True)
+
+
+def _infill(loaded: Any, text: str, cancel: CancelToken) -> tuple[Any, list[str]]:
+    from engine.predictions import infill
+
+    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
+    return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
+
+
+NOT_FOR_BILM = ("Predictions are not available for ELMo: this view reads a masked-LM, causal-LM or "
+                "sequence-to-sequence head, and ELMo is a pair of LSTM language models. Its layers are in the "
+                "Embeddings tab; the Attention tab shows how similar its token vectors are.")
+
+
+class PredictionsView(ModelView):
+    no_model_hint = "Load a model (left) to see what it predicts."
+    empty_hint = "Type a sentence above: with [MASK] for a masked LM, or a prompt for a decoder."
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._loaded: Any = None
+        self._ids: list[int] | None = None  # decoder prompt ids, kept exactly across Accept/Generate
+        self._ids_text: str | None = None  # the text box content those ids belong to
+        self._next: dict | None = None
+        self.mode_label = QLabel(MODES["encoder"])
+        self.mode_label.setObjectName("summary")
+        self.mode_label.setWordWrap(True)
+        self.k_spin = QSpinBox()
+        self.k_spin.setRange(1, 50)
+        self.k_spin.setValue(5)
+        self.k_spin.setPrefix("top k = ")
+        self.k_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
+        self.notice = Notice()
+        self.fill_page = FillMaskPage()
+        self.next_page = NextTokenPage()
+        self.infill_page = InfillPage()
+        self.pages = QStackedWidget()
+        self.empty_page = QWidget()
+        for page in (self.empty_page, self.fill_page, self.next_page, self.infill_page):
+            self.pages.addWidget(page)
+        top = QHBoxLayout()
+        top.addWidget(self.mode_label, 1)
+        top.addWidget(self.k_spin)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.pages, 1)
+        self.next_page.accept_requested.connect(self.accept)
+        self.next_page.generate_requested.connect(self.generate)
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation | None:
+        loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
+        family = loaded.info.family
+        if family == "biLM":
+            self.mode_label.setText("")
+            self.show_hint(NOT_FOR_BILM)
+            return None
+        if loaded is not self._loaded:
+            self._loaded, self._ids, self._ids_text = loaded, None, None
+        self.mode_label.setText(MODES.get(family, ""))
+        self.k_spin.setEnabled(family != "encoder-decoder")
+        key: tuple = (inputs.model_key, text, family)
+        if family == "decoder":
+            ids = self._ids if text == self._ids_text else None
+            return Computation((*key, k, tuple(ids) if ids else None),
+                               lambda cancel: _next(loaded, text, ids, k, cancel), self._show_next)
+        if family == "encoder-decoder":
+            return Computation(key, lambda cancel: _infill(loaded, text, cancel), self._show_infill,
+                               label="Infilling…")
+        return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
+
+    def show_hint(self, text: str) -> None:
+        self.pages.setCurrentWidget(self.empty_page)
+        self.notice.show_message(text, "info")
+
+    def show_failure(self, message: str) -> None:
+        self.pages.setCurrentWidget(self.empty_page)
+        self.notice.show_message(message, "warning")
+
+    # ------------------------------------------------------------- results
+    def _show_fill(self, result: tuple[list[str], list]) -> None:
+        tokens, preds = result
+        self.notice.clear_message()
+        self.fill_page.set_predictions(tokens, preds)
+        self.pages.setCurrentWidget(self.fill_page)
+
+    def _show_next(self, result: dict) -> None:
+        self._next = result
+        self._ids, self._ids_text = result["ids"], result["text"]
+        self.notice.clear_message()
+        self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
+        self.pages.setCurrentWidget(self.next_page)
+
+    def _show_infill(self, result: tuple[Any, list[str]]) -> None:
+        infilling, out_tokens = result
+        self.notice.clear_message()
+        self.infill_page.set_result(infilling.source_tokens, infilling.text, out_tokens)
+        self.pages.setCurrentWidget(self.infill_page)
+
+    # ----------------------------------------------------- decoder actions
+    def ids(self) -> list[int]:
+        """The decoder prompt ids the candidates were computed for."""
+        return list(self._next["ids"]) if self._next else []
+
+    def candidates(self) -> list:
+        return list(self._next["candidates"]) if self._next else []
+
+    def accept(self, row: int = 0) -> None:
+        """Append candidate ``row`` to the prompt ids; the text box shows them decoded."""
+        if not self._next or not 0 <= row < len(self._next["candidates"]):
+            return
+        ids = self._next["ids"] + [self._next["candidates"][row].id]
+        self._set_prompt(ids, self._next["texts"][row])
+
+    def generate(self) -> None:
+        if not self._next or self.ctx is None or self._loaded is None:
+            return
+        loaded, ids = self._loaded, list(self._next["ids"])
+        self.compute(Computation(("generate", tuple(ids)), lambda cancel: _generate(loaded, ids, cancel),
+                                        lambda result: self._set_prompt(*result),
+                                        label=f"Generating {GENERATE_TOKENS} tokens…"))
+
+    def _set_prompt(self, ids: list[int], text: str) -> None:
+        self._ids, self._ids_text = list(ids), text
+        if self.ctx is not None:
+            self.ctx.set_text(text)  # the pause after typing recomputes...
+        self.inputs_changed.emit()  # ...or, if the text did not change (a special token), this does

@@ -1,0 +1,273 @@
+"""The "Pre-train" tab: the form on the left; live curves, progress, Cancel and results on the right.
+
+Start hands the form's ``PretrainSpec`` to the window's long-run lane (a
+child process does the work, so an out-of-memory error or a crash never
+takes the window down). A ``RunFollower`` polls the run store and feeds the
+live plot and the progress bar; Cancel asks the lane to stop the run (the
+job saves a checkpoint; after a grace period the lane terminates it). When
+the run has finished, "Open in views" loads its model in the main window.
+"Course models" queues the tiny demonstration models of every family.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from ui import theme
+from ui.run_tracking.run_services import RunServices
+from ui.pretrain import course
+from ui.pretrain.live_plot import LivePlot
+from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
+from ui.pretrain.pretrain_form import TrainingForm
+from ui.widgets.message_bar import MessageBar
+from workbench.pretrain.job import submit_pretrain
+
+CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
+STATUS_TEXT = {
+    "queued": "Waiting for the run before it to end…",
+    "running": "Running",
+    "finished": "Finished",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+    "interrupted": "Interrupted",
+}
+
+
+def model_folder(services: RunServices, run_id: int, params: dict[str, Any]) -> Path | None:
+    """The finished model's folder: the run's "model" artifact, else ``out_dir/model``."""
+    for artifact in services.store.artifacts(run_id):
+        if artifact.get("kind") == "model" and artifact.get("path"):
+            return Path(artifact["path"])
+    out = params.get("out_dir")
+    return Path(out) / "model" if out else None
+
+
+class TrainingView(QWidget):
+    """Pre-train a model from scratch and watch it learn."""
+
+    run_submitted = Signal(int)  # the runs browser refreshes
+
+    def __init__(self, services: RunServices, open_model: Callable[[str], None],
+                 register_model: Callable[[str], None] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.open_model = open_model
+        self.register_model = register_model or (lambda path: None)
+        self.run_id: int | None = None
+        self.run_params: dict[str, Any] = {}
+        self.last_progress: RunProgress | None = None
+        self.course_runs: list[int] = []  # queued course-model runs not yet followed
+        self._course_params: dict[int, dict[str, Any]] = {}
+        self._cancelling = False
+
+        self.form = TrainingForm()
+        self.form.ready_changed.connect(lambda ready: self._update_buttons())
+        self.message_bar = MessageBar()
+        self.title_label = QLabel("No run yet: fill in the form and press Start.")
+        self.title_label.setObjectName("sectionTitle")
+        self.status_label = QLabel("")
+        self.status_label.setObjectName("summary")
+        self.status_label.setWordWrap(True)
+        self.plot = LivePlot()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(False)
+        theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
+        self.eta_label = QLabel("")
+        theme.bind(self, lambda w, m: w.eta_label.setMinimumWidth(m.eta_label_w))
+        self.start_button = QPushButton("Start")
+        self.start_button.setToolTip("Pre-train with these settings in a separate process")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the run: it saves a checkpoint first (it is terminated if it does "
+                                      f"not stop within {CANCEL_GRACE_S:.0f} s)")
+        self.open_button = QPushButton("Open in views")
+        self.open_button.setToolTip("Load the finished model in the main window")
+        self.course_button = QPushButton("Course models…")
+        self.course_button.setToolTip(course.COURSE_TOOLTIP)
+        self.start_button.clicked.connect(self.start_run)
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.open_button.clicked.connect(self.open_in_views)
+        self.course_button.clicked.connect(self.start_course_models)
+
+        self.follower = RunFollower(services, self)
+        self.follower.rows.connect(self._rows)
+        self.follower.progress.connect(self._progress)
+        self.follower.ended.connect(self._ended)
+        self._build_layout()
+        self._update_buttons()
+
+    def _build_layout(self) -> None:
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.form_column_w))
+        right = QWidget()
+        column = QVBoxLayout(right)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.side_column_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.section_spacing))
+        column.addWidget(self.message_bar)
+        column.addWidget(self.title_label)
+        column.addWidget(self.status_label)
+        column.addWidget(self.plot, 1)
+        progress_row = QHBoxLayout()
+        progress_row.addWidget(self.progress_bar, 1)
+        progress_row.addWidget(self.eta_label)
+        column.addLayout(progress_row)
+        buttons = QHBoxLayout()
+        for b in (self.start_button, self.cancel_button, self.open_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.course_button)
+        column.addLayout(buttons)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(scroll)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([420, 800])
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        layout.addWidget(splitter)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        self.form.start()  # finds the objectives the first time the tab shows
+        super().showEvent(event)
+
+    # ----------------------------------------------------------------- API
+    @property
+    def status(self) -> str | None:
+        return self.last_progress.status if self.last_progress is not None else None
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("queued", "running") or (self.run_id is not None and self.last_progress is None)
+
+    def start_run(self) -> int | None:
+        """Submit the form's run; its id, or None (with the reason shown) when the form is incomplete."""
+        try:
+            spec = self.form.spec()
+            run_id = submit_pretrain(self.services.lane, spec)
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="start")
+            return None
+        self.message_bar.clear()
+        self.follow(run_id, spec.to_dict())
+        self.run_submitted.emit(run_id)
+        return run_id
+
+    def follow(self, run_id: int, params: dict[str, Any]) -> None:
+        """Show ``run_id`` (a pre-training run) live in the plot and the progress bar."""
+        self.run_id, self.run_params, self.last_progress = run_id, dict(params), None
+        self._cancelling = False
+        self.plot.start(run_id)
+        title = params.get("name") or f"{params.get('family')} {params.get('objective')} ({params.get('preset')})"
+        self.title_label.setText(f"Run #{run_id}: {title}")
+        self.status_label.setText("Starting a process: training a tokenizer and packing the corpus come first…")
+        self.progress_bar.setRange(0, 0)
+        self.eta_label.setText("")
+        steps = int((params.get("training") or {}).get("steps") or course.default_steps())
+        self.follower.follow(run_id, steps)
+        self._update_buttons()
+
+    def cancel_run(self) -> None:
+        if self.run_id is None or not self.services.has_lane:
+            return
+        for queued in self.course_runs:
+            self.services.lane.cancel(queued)
+        self.course_runs = []
+        self.services.lane.cancel(self.run_id, grace_s=CANCEL_GRACE_S)
+        self.status_label.setText("Cancelling: the run saves a checkpoint and stops…")
+        self._cancelling = True
+        self._update_buttons()
+
+    def open_in_views(self) -> None:
+        folder = self.finished_model()
+        if folder is None:
+            self.message_bar.show_error("This run has no finished model to open.", source="open")
+            return
+        self.open_model(str(folder))
+
+    def finished_model(self) -> Path | None:
+        if self.run_id is None or self.status != "finished":
+            return None
+        folder = model_folder(self.services, self.run_id, self.run_params)
+        return folder if folder is not None and folder.is_dir() else None
+
+    def start_course_models(self) -> list[int]:
+        """Queue the course models (tiny models of every family); follow the first."""
+        try:
+            specs = course.course_specs()
+            ids = [submit_pretrain(self.services.lane, s) for s in specs]
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="course")
+            return []
+        self.message_bar.show_info(course.COURSE_NOTE, source="course")
+        self._course_params = {i: s.to_dict() for i, s in zip(ids, specs)}
+        self.course_runs = ids[1:]
+        self.follow(ids[0], self._course_params[ids[0]])
+        for run_id in ids:
+            self.run_submitted.emit(run_id)
+        return ids
+
+    def shutdown(self) -> None:
+        """The window is closing: stop polling and the form's worker."""
+        self.follower.stop()
+        self.form.shutdown()
+
+    # -------------------------------------------------------------- updates
+    def _rows(self, run_id: int, rows: list) -> None:
+        if run_id == self.run_id:
+            self.plot.add_rows(rows)
+
+    def _progress(self, run_id: int, progress: RunProgress) -> None:
+        if run_id != self.run_id:
+            return
+        self.last_progress = progress
+        if progress.step > 0 or progress.status not in ("queued", "running"):
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(int(progress.fraction * 1000))
+        parts = [STATUS_TEXT.get(progress.status, progress.status)]
+        if progress.step:
+            parts.append(f"step {progress.step} / {progress.total}")
+        if progress.tokens_per_s:
+            parts.append(f"{progress.tokens_per_s:,.0f} tokens/s")
+        if progress.eta_s is not None:
+            parts.append(f"about {format_eta(progress.eta_s)} left")
+        self.eta_label.setText(" · ".join(parts))
+        if progress.status == "running" and progress.step and not self._cancelling:
+            self.status_label.setText("Training. The curves follow the run; Cancel keeps a checkpoint.")
+        self._update_buttons()
+
+    def _ended(self, run_id: int, status: str) -> None:
+        if run_id != self.run_id:
+            return
+        error = self.last_progress.error if self.last_progress is not None else None
+        if status == "finished":
+            folder = self.finished_model()
+            self.status_label.setText(f"Finished. The model is in {folder}." if folder else "Finished.")
+            if folder is not None and run_id in self._course_params:
+                self.register_model(str(folder))  # course models become recent models
+        elif status == "cancelled":
+            self.status_label.setText("Cancelled. " + (error or "The last checkpoint is in the output folder."))
+        else:
+            self.status_label.setText(f"{STATUS_TEXT.get(status, status)}.")
+            self.message_bar.show_error(f"Run #{run_id} {status}: {error or 'no message'}", source="run")
+        if self.course_runs:  # follow the next course model
+            next_id = self.course_runs.pop(0)
+            self.follow(next_id, self._course_params.get(next_id, {}))
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        active = self.active
+        self.start_button.setEnabled(self.form.ready and not active)
+        self.course_button.setEnabled(self.form.ready and not active)
+        self.cancel_button.setEnabled(active and self.run_id is not None and not self._cancelling)
+        self.open_button.setEnabled(self.status == "finished" and self.finished_model() is not None)

@@ -1,0 +1,526 @@
+"""The main window: model panel, text input, the registry's views, About panel, status bar.
+
+All model work goes through one ``JobBridge`` (the interactive lane): loading
+a model, re-tokenizing after each pause in typing, and every view's jobs. A
+new request replaces a stale one; typing while a model loads waits for the
+load instead of cancelling it. Errors appear in the inline message bar, never
+in a dialog. The tabs come from a ``ui.shell.view_registry.ViewRegistry``: the
+window builds a ``Shell`` (its services as plain callables) and the
+``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
+box and the pair line show only while the current view reads them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from engine.errors import WorkbenchError
+from engine.progress import CancelToken
+from engine.tokens import TokenizedText
+from ui import theme
+from ui.shell.about_panel import AboutPanel
+from ui.lectures.clicker_keys import ClickerKeys
+from ui.shell.job_bridge import JobBridge
+from ui.lectures.controller import LectureController
+from ui.shell.model_panel import ModelPanel, format_count, spec_label
+from ui.shell.presentation import PresentationMode
+from ui.run_tracking.run_services import RunServices
+from ui.shell.status_bar import JobStatusBar
+from ui.shell.text_input import TextInputPanel
+from ui.theme_tokens import DEFAULT
+from ui.shell.view_context import Shell
+from ui.shell.view_host import ViewHost
+from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
+from ui.widgets.message_bar import MessageBar
+from ui.shell.window_actions import build_actions
+from ui.workspace.controller import WorkspaceController
+from workbench.export import suggest_filename, table_to_tsv
+from workbench.settings import Settings, load_settings, save_settings
+from workbench.steps import StepController
+
+if TYPE_CHECKING:
+    from engine.loading import LoadedModel
+
+log = logging.getLogger(__name__)
+
+HINT_NO_MODEL = "Load a model (left) to see how it splits text into tokens."
+HINT_EMPTY = "Type a sentence above to see how the model splits it into tokens."
+HINT_LOADING = "Loading the model…"
+MAX_TEXT_FILE_BYTES = 2_000_000
+TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
+SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window opens
+
+
+def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
+    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+
+    return load_model_job(spec, settings, cancel)
+
+
+def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
+    from workbench.models.jobs import tokenize_job
+
+    return tokenize_job(loaded, text, pair, cancel)
+
+
+def parse_geometry(text: str) -> tuple[int, int, int, int, bool] | None:
+    """(x, y, width, height, maximised) from ``saved_geometry``'s text; None when absent or damaged."""
+    parts = text.split(",") if text else []
+    if len(parts) not in (4, 5) or (len(parts) == 5 and parts[4] != "max"):
+        return None
+    try:
+        x, y, width, height = (int(p) for p in parts[:4])
+    except ValueError:
+        return None
+    return (x, y, width, height, len(parts) == 5) if width > 0 and height > 0 else None
+
+
+def folder_from_mime(mime: QMimeData) -> str | None:
+    """The first local folder among dropped URLs, if any."""
+    for url in mime.urls() if mime.hasUrls() else ():
+        if url.isLocalFile() and Path(url.toLocalFile()).is_dir():
+            return url.toLocalFile()
+    return None
+
+
+class MainWindow(QMainWindow):
+    model_ready = Signal(object)  # a model finished loading (the LoadedModel)
+
+    def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True,
+                 registry: ViewRegistry | None = None):
+        super().__init__(parent)
+        self.settings = settings if settings is not None else load_settings()
+        self.persist = persist  # save the settings (recent models, geometry) on close
+        self.loaded: LoadedModel | None = None
+        self.tokenized: TokenizedText | None = None  # the text box's tokens with the loaded model
+        self._loading_spec: str | None = None
+        self._load_gen = 0
+        self._load_started = 0.0
+        self._tok_gen = 0
+        self.setWindowTitle("LM Workbench")
+        self.setAcceptDrops(True)
+        # Next/Previous (PageDown/PageUp, what presentation clickers send) go to whatever pushed itself here.
+        self.steps = StepController()
+        self.clicker_keys = ClickerKeys(self, self.steps)
+        self.presentation = PresentationMode(self.settings, save=self._save_settings if persist else None,
+                                             parent=self)
+        if self.settings.presentation_mode:
+            self.presentation.set_on(True)  # before the widgets exist: they are built in its sizes
+
+        self.jobs = JobBridge(self)
+        self.message_bar = MessageBar()
+        self.text_input = TextInputPanel()
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.about_panel = AboutPanel()
+        self.about_panel.set_expanded(self.settings.about_expanded)
+        self.model_panel = ModelPanel()
+        self.model_panel.set_recent(self.settings.recent_models)
+        self.status = JobStatusBar()
+        self.setStatusBar(self.status)
+
+        central = QWidget()
+        column = QVBoxLayout(central)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.window_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.group_spacing))
+        column.addWidget(self.message_bar)
+        self.about_split = QSplitter(Qt.Orientation.Vertical)  # views above, their explanation below
+        self.about_split.setChildrenCollapsible(False)
+        self.about_split.addWidget(self.views)
+        self.about_split.addWidget(self.about_panel)
+        self.about_split.setStretchFactor(0, 1)
+        self.about_split.setStretchFactor(1, 0)
+        about_h = self.settings.about_height or theme.current().metrics.about_start_h
+        self.about_split.setSizes([theme.current().metrics.window_size[1], about_h])  # the views take the rest
+        column.addWidget(self.about_split, 1)
+        self._about_open_h = about_h
+        self.about_panel.toggled.connect(self._fit_about)
+        if not self.about_panel.is_expanded():
+            self._fit_about(False)
+        self.setCentralWidget(central)
+
+        self.model_dock = QDockWidget("Model", self)
+        self.model_dock.setObjectName("modelDock")
+        self.model_dock.setWidget(self.model_panel)
+        self.model_dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
+        self.resizeDocks([self.model_dock], [280], Qt.Orientation.Horizontal)
+
+        self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
+        self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
+                                  settling=lambda: self.loading or self.text_input.pending(),
+                                  pair=self.text_input.pair)
+        self.actions_ = build_actions(self, self.view_host.entries())
+        self.lectures = LectureController(self)  # lecture presets: the caption bar, Lectures menu, PageUp/PageDown
+        column.insertWidget(1, self.lectures.bar)
+        self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
+        self.workspaces = WorkspaceController(self)  # File > Save / Open workspace
+        self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
+        self._connect()
+        self._view_changed(self.views.currentIndex())
+        self.view_host.show_tokens(HINT_NO_MODEL)
+        for target in (self.text_input.editor.viewport(), self.text_input.pair_edit, self.model_panel.model_edit):
+            target.installEventFilter(self)
+
+    def _connect(self) -> None:
+        self.jobs.busy_changed.connect(self.status.set_busy)
+        self.jobs.busy_changed.connect(self.actions_.cancel.setEnabled)
+        self.jobs.job_started.connect(self.status.job_started)
+        self.jobs.progress.connect(self.status.show_progress)
+        self.jobs.error.connect(lambda exc, tb, name: self.show_error(exc, tb, source=name))
+        self.status.cancel_requested.connect(self.cancel_job)
+        self.model_panel.load_requested.connect(self.load_model)
+        self.text_input.edited.connect(self.retokenize)
+        self.views.currentChanged.connect(self._view_changed)
+
+    def _shell(self) -> Shell:
+        """The services views may use, as plain callables (see ``ui.shell.view_context``)."""
+        return Shell(
+            bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
+            show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
+            show_message=lambda text, level, source: self.message_bar.show_message(text, level, source=source),
+            clear_message=self.message_bar.clear, status=self.status.set_message,
+            open_model=self.open_model, register_model=self.register_model,
+            text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
+            persist=self.persist, steps=self.steps,
+        )
+
+    # --------------------------------------------------------------- views
+    def view(self, view_id: str) -> QWidget:
+        """The widget of the view registered as ``view_id`` (e.g. "attention")."""
+        return self.view_host.widget(view_id)
+
+    def show_view(self, view_id: str) -> None:
+        self.view_host.show(view_id)
+
+    def _fit_about(self, expanded: bool) -> None:
+        """Collapsed, the About panel's room goes to the views (a splitter keeps a size past a new maximum);
+        expanded again, it gets its last height back."""
+        sizes = self.about_split.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        if expanded:
+            about = self._about_open_h
+        else:
+            self._about_open_h = max(sizes[1], theme.current().metrics.about_min_h)
+            about = self.about_panel.maximumHeight()
+        self.about_split.setSizes([max(total - about, 0), about])
+
+    def _view_changed(self, index: int) -> None:
+        entry = self.view_host.current_entry() if hasattr(self, "view_host") else None
+        if entry is None:
+            return
+        self.about_panel.set_view(entry.title, entry.about_html)
+        self.view_host.place_text_box(self.text_input)  # under the tab bar, for views that read it
+        self.text_input.set_pair_visible("pair" in entry.inputs)
+
+    def open_model(self, spec: str) -> None:
+        """Load ``spec`` and show the Tokens tab (a trained model's "Open in views")."""
+        self.model_panel.model_edit.setText(spec)
+        self.load_model(spec)
+        self.views.setCurrentIndex(0)
+
+    def register_model(self, folder: str) -> None:
+        """Add a model folder to the recent models (course models, when they finish)."""
+        self.settings.add_recent(folder)
+        self.model_panel.set_recent(self.settings.recent_models)
+
+    # ------------------------------------------------------------ geometry
+    def place_on_screen(self) -> None:
+        """Where the window was last time if that is on a screen now, else most of the current screen."""
+        saved = parse_geometry(self.settings.window_geometry)
+        if saved is not None:
+            x, y, width, height, maximized = saved
+            if QGuiApplication.screenAt(QPoint(x + width // 2, y + height // 2)) is not None:
+                self.resize(width, height)  # the window system keeps it within the screen
+                self.move(x, y)
+                if maximized:
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+                return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        least = theme.current().metrics.window_size  # the smallest size the views are laid out for
+        if screen is None:
+            self.resize(*least)
+            return
+        area = screen.availableGeometry()
+        width = max(min(least[0], area.width()), int(area.width() * SCREEN_FRACTION))
+        height = max(min(least[1], area.height()), int(area.height() * SCREEN_FRACTION))
+        self.resize(width, height)
+        self.move(area.x() + (area.width() - width) // 2, area.y() + (area.height() - height) // 2)
+
+    def saved_geometry(self) -> str:
+        """"x,y,width,height[,max]" of the normal (not maximised) window, for the settings."""
+        if self.isMaximized():
+            g = self.normalGeometry()
+            return f"{g.x()},{g.y()},{g.width()},{g.height()},max"
+        return f"{self.x()},{self.y()},{self.width()},{self.height()}"  # x, y: the frame's corner, as move() takes
+
+    # -------------------------------------------------------------- models
+    def load_model(self, spec: str) -> None:
+        """Load ``spec`` (a folder, hub id or 'minilm') in the background."""
+        spec = spec.strip()
+        if not spec or spec == self._loading_spec or self.jobs.closed:
+            return
+        self._load_gen += 1
+        gen = self._load_gen
+        self._loading_spec = spec
+        self._load_started = time.monotonic()
+        self.model_panel.set_loading(spec)
+        if self.loaded is None:
+            self._show_tokens(None, HINT_LOADING)
+        settings = self.settings
+        self.jobs.run(
+            lambda cancel: _load(spec, settings, cancel),
+            name="load",
+            on_done=lambda loaded: self._model_loaded(gen, loaded),
+            on_error=lambda exc, tb: self._load_ended(gen, f"could not load {spec}", exc, tb),
+            on_cancelled=lambda: self._load_ended(gen, f"loading {spec} cancelled"),
+            label=f"Loading {spec_label(spec)}…",
+        )
+
+    @property
+    def loading(self) -> bool:
+        return self._loading_spec is not None
+
+    def _model_loaded(self, gen: int, loaded: LoadedModel) -> None:
+        if gen != self._load_gen:
+            return
+        self._loading_spec = None
+        self.loaded = loaded
+        from workbench.models.jobs import settle_heap  # torch is imported by now
+
+        settle_heap()  # on this (the GUI) thread: see its docstring
+        info = loaded.info
+        self.model_panel.set_info(info)
+        self.settings.add_recent(info.folder if info.source == "folder" else info.spec)
+        self.model_panel.set_recent(self.settings.recent_models)
+        self.message_bar.clear("load")
+        seconds = time.monotonic() - self._load_started
+        self.status.set_message(
+            f"Loaded {spec_label(info.spec)} · {format_count(info.parameters)} parameters · {seconds:.1f} s"
+        )
+        # Qt appends the application's display name (" — LM Workbench") itself where the platform shows titles.
+        self.setWindowTitle(spec_label(info.spec))
+        self.view_host.model_loaded(loaded)
+        self.retokenize()
+        self.model_ready.emit(loaded)
+
+    def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
+        if gen != self._load_gen:
+            return
+        self._loading_spec = None
+        self.model_panel.set_info(self.loaded.info if self.loaded is not None else None)
+        if exc is not None:
+            self.show_error(exc, tb, source="load", prefix=what[:1].upper() + what[1:])
+        self.status.set_message(what[:1].upper() + what[1:] if exc is None else "Loading failed")
+        self.retokenize()
+
+    # ------------------------------------------------------------ tokenize
+    def retokenize(self) -> None:
+        """Tokenize the current text with the current model (in the background)."""
+        if self.jobs.closed:
+            return
+        if self.loading:
+            return  # the load's end calls back here; a new job now would cancel the load
+        self._tok_gen += 1
+        gen = self._tok_gen
+        text, pair = self.text_input.text(), self.text_input.pair()
+        if self.loaded is None:
+            self._show_tokens(None, HINT_NO_MODEL)
+            self.view_host.text_ready()
+            return
+        if not text.strip():
+            self._show_tokens(None, HINT_EMPTY)
+            self.message_bar.clear("tokenize")
+            self.view_host.text_ready()
+            return
+        loaded = self.loaded
+        self.jobs.run(
+            lambda cancel: _tokenize(loaded, text, pair, cancel),
+            name="tokenize",
+            on_done=lambda tt: self._tokenized(gen, tt),
+            on_error=lambda exc, tb: self._tokenize_failed(gen, exc, tb),
+        )
+
+    def _tokenized(self, gen: int, tt: TokenizedText) -> None:
+        if gen == self._tok_gen:
+            self._show_tokens(tt)
+            self.message_bar.clear("tokenize")
+            self.view_host.text_ready()
+
+    def _tokenize_failed(self, gen: int, exc: BaseException, tb: str) -> None:
+        if gen == self._tok_gen:
+            self._show_tokens(None, "The text could not be tokenized (see the message above).")
+            self.show_error(exc, tb, source="tokenize")
+            self.view_host.text_ready()
+
+    def _show_tokens(self, tt: TokenizedText | None, hint: str = "") -> None:
+        self.tokenized = tt
+        self.view_host.show_tokens(tt if tt is not None else hint)
+
+    # -------------------------------------------------------------- errors
+    def show_error(self, exc: BaseException, tb: str = "", *, source: str | None = None, prefix: str = "") -> None:
+        """A user error as its one-line message; a bug as "Unexpected error" (traceback in the log)."""
+        if isinstance(exc, WorkbenchError) and not tb:
+            text = str(exc)
+        else:
+            if not tb:  # raised on the GUI thread: the lane did not log it
+                log.error("unexpected error", exc_info=exc)
+            text = f"Unexpected error: {type(exc).__name__}: {exc}".splitlines()[0]
+        self.message_bar.show_error(f"{prefix}: {text}" if prefix else text, source=source)
+
+    def open_text_file(self, path: str | Path | None = None) -> bool:
+        """Put a UTF-8 text file's contents in the text box (a bad file shows an error)."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from engine.text_input import read_text_file
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open text file", "", "Text (*.txt *.md);;All files (*)")
+            if not path:
+                return False
+        path = Path(path)
+        try:
+            if path.is_file() and path.stat().st_size > MAX_TEXT_FILE_BYTES:
+                raise WorkbenchError(
+                    f"{path.name} is {path.stat().st_size / 1e6:.1f} MB; the text box takes up to "
+                    f"{MAX_TEXT_FILE_BYTES // 1_000_000} MB (corpora go to the corpus views)"
+                )
+            text = read_text_file(path)
+        except WorkbenchError as exc:
+            self.show_error(exc, source="open-text")
+            return False
+        self.message_bar.clear("open-text")
+        self.text_input.set_text(text)
+        self.status.set_message(f"Opened {path.name}")
+        return True
+
+    def show_plugins(self) -> None:
+        """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
+        from ui.shell.plugins_dialog import PluginsDialog
+
+        self.plugins_dialog = PluginsDialog(self.settings, self.jobs, persist=self.persist, parent=self)
+        self.plugins_dialog.show()
+
+    def cancel_job(self) -> None:
+        if self.jobs.busy:
+            self.jobs.cancel()
+            self.status.set_message("Cancelling…")
+
+    # ------------------------------------------------------------- exports
+    def tokens_tsv(self) -> str | None:
+        tt = self.tokenized
+        if tt is None:
+            return None
+        rows = []
+        for i in range(len(tt)):
+            start, end = tt.offsets[i]
+            source = (tt.pair or "") if tt.segments[i] == 1 else tt.text
+            covered = "" if tt.special[i] else source[start:end]
+            word = "" if tt.word_ids[i] is None else tt.word_ids[i]
+            segment = "" if tt.segments[i] is None else tt.segments[i]
+            rows.append([i, tt.tokens[i], tt.ids[i], start, end, covered, word, segment, int(tt.special[i])])
+        return table_to_tsv(TSV_HEADER, rows)
+
+    def copy_tokens(self) -> None:
+        text = self.tokens_tsv()
+        if text is None:
+            self.message_bar.show_info("There are no tokens to copy yet: type a sentence first.", source="copy")
+            return
+        copy_text_to_clipboard(text)
+        self.status.set_message(f"Copied {text.count(chr(10)) - 1} tokens as TSV")
+
+    def export_view(self, path: str | Path | None = None) -> Path | None:
+        """Save the current view as PNG or SVG (asks where when ``path`` is None)."""
+        entry = self.view_host.current_entry()
+        if entry is None:
+            return None
+        model = self.loaded.info.spec if self.loaded is not None else "no-model"
+        widget = self.view_host.export_widget(entry.id)
+        try:
+            if path is None:
+                name = suggest_filename(entry.title.lower(), model, "png")
+                saved = export_dialog(self, widget, str(Path.home() / name))
+            else:
+                saved = save_widget(widget, path)
+        except WorkbenchError as exc:
+            self.show_error(exc, source="export")
+            return None
+        if saved is not None:
+            self.status.set_message(f"Saved {saved}")
+        return saved
+
+    def copy_view_picture(self) -> bool:
+        """Put a picture of the current view on the clipboard (in the presentation theme when it is on)."""
+        entry = self.view_host.current_entry()
+        if entry is None:
+            return False
+        copy_widget_picture(self.view_host.export_widget(entry.id))
+        self.status.set_message(f"Copied a picture of {entry.title}")
+        return True
+
+    # -------------------------------------------------------- drag and drop
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if folder_from_mime(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if folder_from_mime(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        folder = folder_from_mime(event.mimeData())
+        if folder is None:
+            super().dropEvent(event)
+            return
+        event.acceptProposedAction()
+        self.model_panel.model_edit.setText(folder)
+        self.load_model(folder)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Folders dropped on the text boxes load a model instead of pasting a path."""
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            if folder_from_mime(event.mimeData()):
+                if kind == QEvent.Type.Drop:
+                    self.dropEvent(event)
+                else:
+                    event.acceptProposedAction()
+                return True
+        return super().eventFilter(watched, event)
+
+    # ---------------------------------------------------------------- close
+    def _save_settings(self) -> None:
+        try:
+            save_settings(self.settings)
+        except OSError as exc:
+            log.warning("could not save settings: %s", exc)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.settings.window_geometry = self.saved_geometry()
+        self.settings.about_expanded = self.about_panel.is_expanded()
+        if self.about_panel.is_expanded():
+            self.settings.about_height = self.about_split.sizes()[1]
+        if self.persist:
+            self._save_settings()
+        if self.presentation.is_on():  # the tokens are the application's: the next window starts from the default
+            theme.set_tokens(DEFAULT)
+        self.view_host.shutdown()
+        self.run_services.shutdown()  # cancels a running job, ends the lane's thread
+        self.jobs.shutdown()
+        super().closeEvent(event)

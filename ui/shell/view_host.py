@@ -1,0 +1,222 @@
+"""Builds the window's tabs from the view registry and runs what the visible view needs.
+
+Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
+(never the window) and calls the entry's factory with it. A view that is a
+``ModelView`` (it computes from the text box) is driven by the host: the main
+window tokenizes after each pause in typing and then calls ``text_ready``;
+the host asks the current tab for a ``Computation`` and runs it through the
+view's own ``ViewJobs`` unless the view already shows that result. So a view
+computes only while visible, once per pause, after tokenizing and never
+instead of it (a load or a tokenization in flight is left alone and calls
+back here when it ends). A newer request cancels the stale one, and whatever
+the stale job still reports (progress, partial results, result) is dropped.
+Other views run their own jobs through their context.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+
+from engine.errors import WorkbenchError
+from ui.shell.view_context import Shell, ViewContext
+from ui.shell.view_entry import ViewEntry
+from ui.shell.view_registry import ViewRegistry
+from ui.shell.view_base import Computation, Inputs, ModelView
+
+_UPSTREAM_JOBS = ("load", "tokenize")
+
+
+class ViewHost(QObject):
+    def __init__(self, tabs: QTabWidget, shell: Shell, registry: ViewRegistry, *,
+                 settling: Callable[[], bool], pair: Callable[[], str | None]):
+        super().__init__(tabs)
+        self._tabs = tabs
+        self._shell = shell
+        self._settling = settling  # a model load or a typing pause is under way: its end comes back here
+        self._pair = pair
+        self._entries: dict[str, ViewEntry] = {}
+        self._widgets: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}  # the tab of each view: room for the text box above the view
+        self._scrollers: dict[str, QScrollArea] = {}  # what the tab widget holds: the page, scrolled when too big
+        self._contexts: dict[str, ViewContext] = {}
+        self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
+        self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
+        for entry in registry:
+            self._add(entry)
+        tabs.currentChanged.connect(lambda _index: self.update())
+
+    def _add(self, entry: ViewEntry) -> QWidget:
+        ctx = ViewContext(self._shell, entry, parent=self)
+        widget = entry.factory(ctx)
+        self._entries[entry.id], self._widgets[entry.id], self._contexts[entry.id] = entry, widget, ctx
+        if isinstance(widget, ModelView):
+            widget.attach(ctx, lambda comp, view=widget: self.run(view, comp))
+            widget.inputs_changed.connect(self.update)
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(widget, 1)
+        self._pages[entry.id] = page
+        # A view wider or taller than the window (presentation mode's 20 pt on a 1080p screen) scrolls
+        # inside its tab instead of pushing the window past the screen's edge.
+        scroller = QScrollArea()
+        scroller.setWidget(page)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self._scrollers[entry.id] = scroller
+        self._tabs.addTab(scroller, entry.title)
+        return widget
+
+    # --------------------------------------------------------------- views
+    def widget(self, view_id: str) -> QWidget:
+        return self._widgets[view_id]
+
+    def context(self, view_id: str) -> ViewContext:
+        return self._contexts[view_id]
+
+    def entries(self) -> list[ViewEntry]:
+        return list(self._entries.values())
+
+    def show(self, view_id: str) -> None:
+        self._tabs.setCurrentWidget(self._scrollers[view_id])
+
+    def current_entry(self) -> ViewEntry | None:
+        page = self._tabs.currentWidget()
+        for view_id, p in self._scrollers.items():
+            if p is page:
+                return self._entries[view_id]
+        return None
+
+    def place_text_box(self, text_box: QWidget) -> None:
+        """Put the window's text box at the top of the current tab if its view reads text, else hide it.
+
+        The box sits under the tab bar, so switching tabs never moves the tab bar.
+        """
+        entry = self.current_entry()
+        if entry is None or not entry.reads_text():
+            text_box.hide()
+            return
+        column = self._pages[entry.id].layout()
+        if column.indexOf(text_box) != 0:
+            column.insertWidget(0, text_box)
+        text_box.show()
+
+    def apply_preset_step(self, view_id: str, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """Give the view a lecture step's (or a workspace's) settings and corpus; only the keys its entry
+        declares in ``preset_settings`` (the preset's availability check refused the others)."""
+        entry = self._entries[view_id]
+        unknown = sorted(set(settings) - entry.preset_settings)
+        if unknown:
+            raise ValueError(f"the {view_id!r} view cannot apply {', '.join(unknown)}")
+        apply = getattr(self._widgets[view_id], "apply_preset_step", None)
+        if callable(apply):
+            apply(dict(settings), dict(inputs))
+        self.update()
+
+    def preset_state(self, view_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """(settings, inputs) that ``apply_preset_step`` takes to show the view as it is now, or None for a view
+        with nothing of its own to keep."""
+        state = getattr(self._widgets[view_id], "preset_state", None)
+        return state() if callable(state) and self._entries[view_id].preset_settings else None
+
+    def export_widget(self, view_id: str) -> QWidget:
+        widget = self._widgets[view_id]
+        export = getattr(widget, "export_widget", None)
+        return export() if callable(export) else widget
+
+    # ------------------------------------------------------ window's events
+    def model_loaded(self, loaded: Any) -> None:
+        """Tell every view about a newly loaded model."""
+        for ctx in self._contexts.values():
+            ctx.model_changed.emit(loaded)
+
+    def show_tokens(self, value: Any) -> None:
+        """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them."""
+        for view_id, ctx in self._contexts.items():
+            if self._entries[view_id].reads_text():
+                ctx.tokens_changed.emit(value)
+
+    def text_ready(self) -> None:
+        """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
+        self.update(upstream_done=True)
+
+    def shutdown(self) -> None:
+        """Cancel the views' jobs and let views that own threads or timers stop them."""
+        for view_id, ctx in self._contexts.items():
+            ctx.jobs.cancel()
+            stop = getattr(self._widgets[view_id], "shutdown", None)
+            if callable(stop):
+                stop()
+
+    # ------------------------------------------------------ text-box views
+    def update(self, upstream_done: bool = False) -> None:
+        """Compute for the current view if it is a ``ModelView`` whose result is out of date."""
+        entry = self.current_entry()
+        view = self._widgets.get(entry.id) if entry is not None else None
+        bridge = self._shell.bridge
+        if not isinstance(view, ModelView) or bridge.closed:
+            return
+        if self._settling():
+            return  # the load's end or the typing pause comes back here
+        if not upstream_done and bridge.current_name in _UPSTREAM_JOBS:
+            return  # tokenizing: text_ready follows
+        loaded = self._shell.loaded()
+        if loaded is None:
+            self._forget(entry.id)
+            view.show_hint(view.no_model_hint)
+            return
+        text = self._shell.text()
+        if not text.strip():
+            self._forget(entry.id)
+            view.show_hint(view.empty_hint)
+            return
+        pair = self._pair() if "pair" in entry.inputs else None
+        comp = view.computation(Inputs(loaded, text, pair))
+        if comp is None:
+            return
+        pending = self._pending.get(entry.id, _NOTHING)
+        if pending == comp.key:
+            return  # already running
+        if self._shown.get(entry.id, _NOTHING) == comp.key and pending is _NOTHING:
+            return  # shown (a pending request for other inputs would overwrite it: then run again)
+        self.run(view, comp)
+
+    def run(self, view: ModelView, comp: Computation) -> None:
+        """Run ``comp`` for ``view`` now (a newer request replaces it)."""
+        view_id = view.ctx.entry.id
+        self._pending[view_id] = comp.key
+        view.set_busy(True)
+
+        def finish() -> None:
+            self._pending.pop(view_id, None)
+            view.set_busy(False)
+
+        def done(value: Any) -> None:
+            finish()
+            self._shown[view_id] = comp.key
+            view.ctx.clear_message()
+            comp.on_done(value)
+
+        def failed(exc: BaseException, tb: str) -> None:
+            finish()
+            self._shown[view_id] = comp.key  # the same input fails the same way: do not retry it
+            if isinstance(exc, WorkbenchError) and not tb:
+                view.show_failure(str(exc))
+            else:
+                view.show_failure("This view could not be computed (see the message above).")
+                view.ctx.show_error(exc, tb)
+
+        view.ctx.jobs.run(comp.fn, done, step="compute", label=comp.label, on_progress=comp.on_progress,
+                          on_partial=comp.on_partial, on_error=failed, on_cancelled=finish)
+
+    def _forget(self, view_id: str) -> None:
+        self._shown.pop(view_id, None)
+        if self._pending.pop(view_id, None) is not None:
+            self._contexts[view_id].jobs.cancel()
+
+
+_NOTHING = object()

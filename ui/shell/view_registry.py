@@ -1,0 +1,80 @@
+"""Every tab of the window is one ``ViewEntry``: adding a view is one entry and one class.
+
+An entry says what the view is called, what its About panel explains, how to
+make it from a ``ui.shell.view_context.ViewContext`` (the narrow set of services a
+view may use: never the window), its keyboard shortcut, and which of the
+window's shared inputs it reads: ``text`` (the sentence box), ``pair`` (the
+second-sentence line) and ``corpus`` (a corpus of its own). The window shows
+the text box only while a view that reads it is current.
+
+``builtin_views()`` is the registry the window opens with; tests and later
+features add entries to a copy with ``register``. Factories import their view
+modules when called, so building the registry costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ui.shell.view_entry import INPUTS, ViewEntry
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from ui.shell.view_context import ViewContext
+
+__all__ = ["INPUTS", "ViewEntry", "ViewRegistry", "builtin_views"]
+
+class ViewRegistry:
+    """An ordered set of view entries (the window's tabs, in order)."""
+
+    def __init__(self, entries: list[ViewEntry] | tuple[ViewEntry, ...] = ()) -> None:
+        self._entries: dict[str, ViewEntry] = {}
+        for entry in entries:
+            self.register(entry)
+
+    def register(self, entry: ViewEntry) -> ViewEntry:
+        if entry.id in self._entries:
+            raise ValueError(f"a view called {entry.id!r} is registered already")
+        taken = {e.shortcut for e in self._entries.values() if e.shortcut}
+        if entry.shortcut and entry.shortcut in taken:
+            raise ValueError(f"view {entry.id!r}: the shortcut {entry.shortcut} is taken")
+        self._entries[entry.id] = entry
+        return entry
+
+    def get(self, view_id: str) -> ViewEntry:
+        try:
+            return self._entries[view_id]
+        except KeyError:
+            raise KeyError(f"no view called {view_id!r} (views: {', '.join(self._entries)})") from None
+
+    def ids(self) -> list[str]:
+        return list(self._entries)
+
+    def copy(self) -> ViewRegistry:
+        return ViewRegistry(list(self._entries.values()))
+
+    def __iter__(self) -> Iterator[ViewEntry]:
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# ----------------------------------------------------------------- built-ins
+def builtin_views() -> ViewRegistry:
+    """The window's tabs, in order: each view package exports its ``ENTRY`` (one line here per view)."""
+    from ui.attention.entry import ENTRY as attention
+    from ui.embeddings.entry import ENTRY as embeddings
+    from ui.finetune.entry import ENTRY as finetune
+    from ui.lens.entry import ENTRY as lens
+    from ui.masking_lab.entry import ENTRY as masking_lab
+    from ui.predictions.entry import ENTRY as predictions
+    from ui.pretrain.entry import ENTRY as pretrain
+    from ui.probing.entry import ENTRY as probing
+    from ui.prompting.entry import ENTRY as prompting
+    from ui.runs.entry import ENTRY as runs
+    from ui.tokens.entry import ENTRY as tokens
+
+    return ViewRegistry([tokens, attention, predictions, lens, masking_lab, embeddings, probing, prompting, pretrain,
+                         finetune, runs])

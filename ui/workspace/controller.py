@@ -1,0 +1,159 @@
+"""Save and open workspaces from the window: File > Save workspace (Ctrl+S), Save workspace as
+(Ctrl+Shift+S), Open workspace (Ctrl+Alt+O; Ctrl+O opens a model folder).
+
+What is kept (``workbench.workspace.format``): the model by its spec (course
+models as ``course:<family>``, so another machine opens its own copy), the
+text box and pair, the current view, each view's own state (what its
+``preset_state`` returns: settings, and a corpus's lines) and the running
+lecture preset with its step. Opening restores them in that order and says
+in the message bar what it could not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog
+
+from engine.errors import WorkbenchError
+from workbench.lectures.availability import installed_course_models
+from workbench.lectures.schema import parse_preset
+from workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_workspace
+from workbench.workspace.models import local_spec, portable_spec
+
+if TYPE_CHECKING:
+    from ui.shell.main_window import MainWindow
+
+SOURCE = "workspace"
+FILTER = f"Workspaces (*{SUFFIX})"
+
+
+class WorkspaceController(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.path: Path | None = None  # the file this session was last saved to or opened from
+        self.save_action = self._action("&Save workspace", "Ctrl+S", lambda: self.save())
+        self.save_as_action = self._action("Save workspace &as…", "Ctrl+Shift+S", lambda: self.save(ask=True))
+        self.open_action = self._action("Open &workspace…", "Ctrl+Alt+O", lambda: self.open())
+
+    def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.window.addAction(action)
+        return action
+
+    def install_menu(self, file_menu: Any) -> None:
+        """The three actions at the top of the File menu, above a separator."""
+        first = file_menu.actions()[0] if file_menu.actions() else None
+        for action in (self.open_action, self.save_action, self.save_as_action):
+            file_menu.insertAction(first, action)
+        file_menu.insertSeparator(first)
+
+    # ---------------------------------------------------------------- save
+    def collect(self) -> Workspace:
+        w = self.window
+        host = w.view_host
+        ws = Workspace(text=w.text_input.text(), pair=w.text_input.pair())
+        if w.loaded is not None:
+            ws.model = portable_spec(w.loaded.info.spec, w.loaded.info.folder, installed_course_models())
+        current = host.current_entry()
+        ws.current_view = current.id if current is not None else None
+        for entry in host.entries():
+            state = host.preset_state(entry.id)
+            if state is not None:
+                ws.views[entry.id] = {"settings": state[0], "inputs": state[1]}
+        runner = w.lectures.runner
+        if runner.active:
+            ws.preset = {"name": runner.preset.name, "step": runner.index, "definition": runner.preset.to_dict()}
+        return ws
+
+    def save(self, path: str | Path | None = None, *, ask: bool = False) -> Path | None:
+        if path is None:
+            path = self.path
+        if path is None or ask:
+            start = str(path or Path.home() / f"workspace{SUFFIX}")
+            chosen, _ = QFileDialog.getSaveFileName(self.window, "Save workspace", start, FILTER)
+            if not chosen:
+                return None
+            path = chosen if chosen.endswith(SUFFIX) else chosen + SUFFIX
+        try:
+            saved = save_workspace(self.collect(), path)
+        except WorkbenchError as exc:
+            self.window.show_error(exc, source=SOURCE)
+            return None
+        self._remember(saved)
+        self.window.status.set_message(f"Saved the workspace to {saved}")
+        return saved
+
+    def _remember(self, path: Path) -> None:
+        self.path = Path(path)
+        self.window.settings.add_recent_workspace(str(path))
+
+    # ---------------------------------------------------------------- open
+    def open(self, path: str | Path | None = None) -> Workspace | None:
+        if path is None:
+            chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", str(Path.home()), FILTER)
+            if not chosen:
+                return None
+            path = chosen
+        try:
+            ws = open_workspace(path)
+        except WorkbenchError as exc:
+            self.window.show_error(exc, source=SOURCE)
+            return None
+        problems = list(ws.problems) + self.restore(ws)
+        self._remember(Path(path))
+        w = self.window
+        if problems:
+            w.message_bar.show_message(f"Opened {Path(path).name}, but not all of it: " + "; ".join(problems),
+                                       "warning", source=SOURCE)
+        else:
+            w.message_bar.clear(SOURCE)
+            w.status.set_message(f"Opened the workspace {Path(path).name}")
+        return ws
+
+    def restore(self, ws: Workspace) -> list[str]:
+        """Put the workspace into the window; what could not be restored, as messages."""
+        w, host, problems = self.window, self.window.view_host, []
+        course = installed_course_models()
+        w.lectures.runner.stop()
+        w.text_input.set_text(ws.text, ws.pair)
+        if ws.model:
+            spec, problem = local_spec(ws.model, course)
+            if problem:
+                problems.append(problem)
+            elif w.loaded is None or spec not in (w.loaded.info.spec, w.loaded.info.folder):
+                w.load_model(spec)
+        ids = {e.id: e for e in host.entries()}
+        for view_id, state in ws.views.items():
+            entry = ids.get(view_id)
+            if entry is None:
+                problems.append(f"the {view_id!r} view is not in this version, its state was left out")
+                continue
+            settings = dict(state.get("settings") or {})
+            unknown = sorted(set(settings) - entry.preset_settings)
+            if unknown:
+                problems.append(f"{view_id}: left out {', '.join(unknown)} (not known to this version)")
+            try:
+                host.apply_preset_step(view_id, {k: v for k, v in settings.items() if k not in unknown},
+                                       dict(state.get("inputs") or {}))
+            except (WorkbenchError, ValueError, TypeError, KeyError) as exc:
+                problems.append(f"{view_id}: could not restore its state ({exc})")
+        if ws.preset and isinstance(ws.preset.get("definition"), dict):
+            try:
+                preset = parse_preset(ws.preset["definition"], f"the workspace's preset {ws.preset.get('name')}")
+                if not w.lectures.resume(preset, int(ws.preset.get("step", 0))):
+                    problems.append(f"the lecture {preset.title!r} cannot run here")
+            except (WorkbenchError, ValueError) as exc:
+                problems.append(str(exc))
+        if ws.current_view in ids:
+            w.show_view(ws.current_view)
+        elif ws.current_view:
+            problems.append(f"the {ws.current_view!r} view is not in this version")
+        return problems

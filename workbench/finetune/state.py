@@ -1,0 +1,187 @@
+"""What the Fine-tune tab shows, as a plain object: the form, the bench queue, and the results of runs.
+
+The tab's widgets change a ``FineTuneState`` only through its methods and
+repaint on its events, so a bench (queue methods, run them one after another,
+read each run's ``summary.json``) can be driven and checked without Qt.
+
+Events (arguments in brackets):
+- ``form_changed`` []: a form value changed (task, files, method, its config, epochs ...).
+- ``queue_changed`` []: the bench queue changed (methods ticked, a run started or ended).
+- ``results_changed`` [run_id]: a run's summary (and predictions, confusion) came in.
+- ``shift_changed`` []: the before/after layer shift was cleared or computed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.finetune.primary_metric import PRIMARY_METRIC
+from workbench.finetune.spec import TASKS, FineTuneSpec
+from workbench.observable import EventGroup
+
+BENCH_COLUMNS = ["method", "trainable_percent", "best_metric", "best_value", "wall_s", "peak_memory_mb",
+                 "adapter_bytes", "run_id"]
+# the metric the bench compares per task (the first one a summary has, if this one is missing)
+MAIN_METRIC = PRIMARY_METRIC
+LOWER_IS_BETTER = {"loss", "validation_loss"}
+
+
+@dataclass
+class RunResult:
+    """One finished run, read from its output folder."""
+
+    run_id: int
+    method: str
+    out_dir: str
+    summary: dict[str, Any]
+    predictions: list[dict[str, Any]] = field(default_factory=list)
+    confusion: dict[str, Any] | None = None
+
+    def best(self, task: str) -> tuple[str, float | None]:
+        """The task's main validation metric and its best value (None when the run has none)."""
+        best = self.summary.get("best_validation") or self.summary.get("validation") or {}
+        name = MAIN_METRIC.get(task, "")
+        if name not in best:
+            name = next((k for k in best if k not in LOWER_IS_BETTER), name)
+        value = best.get(name)
+        return name, (float(value) if value is not None else None)
+
+    def bench_row(self, task: str) -> dict[str, Any]:
+        name, value = self.best(task)
+        s = self.summary
+        return {"method": self.method, "trainable_percent": s.get("trainable_percent"), "best_metric": name,
+                "best_value": value, "wall_s": s.get("wall_s"), "peak_memory_mb": s.get("peak_memory_mb"),
+                "adapter_bytes": s.get("adapter_bytes"), "run_id": self.run_id}
+
+
+def errors_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Validation predictions, wrong ones first, each group by falling confidence."""
+    return sorted(rows, key=lambda r: (bool(r.get("correct")), -float(r.get("confidence") or 0.0)))
+
+
+def read_result(run_id: int, method: str, out_dir: str | Path) -> RunResult:
+    """A finished run's ``summary.json``, ``validation_predictions.jsonl`` and ``confusion.json``."""
+    folder = Path(out_dir)
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    predictions = []
+    pred_file = folder / "validation_predictions.jsonl"
+    if pred_file.is_file():
+        predictions = [json.loads(line) for line in pred_file.read_text(encoding="utf-8").splitlines()
+                       if line.strip()]
+    confusion_file = folder / "confusion.json"
+    confusion = json.loads(confusion_file.read_text(encoding="utf-8")) if confusion_file.is_file() else None
+    return RunResult(run_id, method, str(folder), summary, predictions, confusion)
+
+
+class FineTuneState:
+    def __init__(self) -> None:
+        self.events = EventGroup("form_changed", "queue_changed", "results_changed", "shift_changed")
+        self.task = "seq-cls"
+        self.train = ""
+        self.validation = ""
+        self.method = "lora"
+        self.method_config: dict[str, str] = {}
+        self.lr: float | None = None  # None: the method's default
+        self.epochs = 3.0
+        self.batch_size = 16
+        self.max_length = 128
+        self.seed = 0
+        self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
+        self.bench: list[str] = []  # methods ticked for the bench
+        self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
+        self.running: dict[int, str] = {}  # run id -> method, of runs submitted and not yet read
+        self.results: dict[int, RunResult] = {}  # in the order they finished
+        self.counts: dict[str, tuple[int, int]] = {}  # method -> (trainable, total) counted for the bench
+        self.shift: list[tuple[int, float, float]] = []  # (layer, cka, mean cosine) of the last before/after
+        self.shift_run_id: int | None = None
+
+    # -- the form ------------------------------------------------------------------------------------
+    def set_form(self, **values: Any) -> None:
+        """Change form fields by name (task, train, validation, method, method_config, lr, epochs ...)."""
+        for name, value in values.items():
+            if not hasattr(self, name) or name in ("events", "bench", "queue", "running", "results", "shift",
+                                                   "counts"):
+                raise ValueError(f"unknown form field {name!r}")
+            if name == "task" and value not in TASKS:
+                raise ValueError(f"task must be one of {TASKS}")
+            setattr(self, name, value)
+            if name == "task":
+                self.counts = {}  # the head, and so the counts, follow the task
+        self.events.form_changed.emit()
+
+    def spec(self, model: str, out_dir: str, method: str | None = None) -> FineTuneSpec:
+        """The form as a ``FineTuneSpec``; another ``method`` (a bench run) takes its own defaults and lr."""
+        same = method is None or method == self.method
+        return FineTuneSpec(
+            model=model, task=self.task, train=self.train, method=method or self.method, out_dir=out_dir,
+            validation=self.validation or None, method_config=dict(self.method_config) if same else {},
+            epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
+            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
+
+    # -- the bench -----------------------------------------------------------------------------------
+    def set_bench(self, methods: list[str]) -> None:
+        self.bench = list(dict.fromkeys(methods))
+        self.events.queue_changed.emit()
+
+    def start_bench(self) -> list[str]:
+        """Queue the ticked methods (clearing earlier bench results); returns the queue."""
+        self.queue = list(self.bench)
+        self.results = {}
+        self.events.queue_changed.emit()
+        self.events.results_changed.emit(None)
+        return list(self.queue)
+
+    def next_in_queue(self) -> str | None:
+        method = self.queue.pop(0) if self.queue else None
+        self.events.queue_changed.emit()
+        return method
+
+    def clear_queue(self) -> None:
+        self.queue = []
+        self.events.queue_changed.emit()
+
+    def submitted(self, run_id: int, method: str) -> None:
+        self.running[run_id] = method
+        self.events.queue_changed.emit()
+
+    def ended(self, run_id: int) -> None:
+        self.running.pop(run_id, None)
+        self.events.queue_changed.emit()
+
+    def add_result(self, result: RunResult) -> None:
+        self.running.pop(result.run_id, None)
+        self.results[result.run_id] = result
+        self.events.results_changed.emit(result.run_id)
+
+    def set_counts(self, counts: dict[str, tuple[int, int]]) -> None:
+        """Trainable and total parameters of methods counted without training (shown before their runs)."""
+        self.counts = {name: (int(t), int(n)) for name, (t, n) in counts.items()}
+        self.events.results_changed.emit(None)
+
+    def bench_rows(self) -> list[dict[str, Any]]:
+        """A row per finished run, then a row per counted method of the bench that has no run yet (only its
+        trainable share is known)."""
+        rows = [r.bench_row(self.task) for r in self.results.values()]
+        done = {r["method"] for r in rows}
+        for name in self.bench:
+            if name in self.counts and name not in done:
+                trainable, total = self.counts[name]
+                rows.append({"method": name, "trainable_percent": 100.0 * trainable / max(1, total),
+                             "best_metric": "", "best_value": None, "wall_s": None, "peak_memory_mb": None,
+                             "adapter_bytes": None, "run_id": None})
+        return rows
+
+    def has_bench_results(self, methods: list[str]) -> bool:
+        """Whether every one of ``methods`` has a finished run on the bench."""
+        return set(methods) <= {r.method for r in self.results.values()}
+
+    def last_result(self) -> RunResult | None:
+        return next(reversed(self.results.values()), None) if self.results else None
+
+    # -- before / after ------------------------------------------------------------------------------
+    def set_shift(self, run_id: int | None, rows: list[tuple[int, float, float]]) -> None:
+        self.shift_run_id, self.shift = run_id, [tuple(r) for r in rows]
+        self.events.shift_changed.emit()

@@ -1,0 +1,61 @@
+"""Where presets come from: the built-in ones (package data in ``data/``) and a teacher's own files."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from workbench.lectures.schema import Preset, PresetError, parse_preset
+
+DATA_PACKAGE = "workbench.lectures"
+DATA_FOLDER = "data"
+MAX_PRESET_BYTES = 5_000_000
+
+
+def parse_preset_text(text: str, source: str) -> Preset:
+    """A preset from JSON text; a ``PresetError`` naming ``source`` when it is not JSON or not a preset."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise PresetError(f"{source}: not valid JSON ({exc})") from None
+    return parse_preset(data, source)
+
+
+def load_preset_file(path: str | Path) -> Preset:
+    """Read and check a preset file."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_PRESET_BYTES:
+            raise PresetError(f"{p}: {p.stat().st_size / 1e6:.1f} MB is too large for a preset "
+                              f"(at most {MAX_PRESET_BYTES // 1_000_000} MB)")
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PresetError(f"{p}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise PresetError(f"{p}: not UTF-8 text") from None
+    return parse_preset_text(text, str(p))
+
+
+def data_path(name: str) -> Path:
+    """A file shipped with the built-in presets (``preset-data:<name>`` in a preset)."""
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise PresetError(f"preset-data:{name}: a built-in data file is named without folders")
+    path = Path(str(resources.files(DATA_PACKAGE).joinpath(DATA_FOLDER, name)))
+    if not path.is_file():
+        raise PresetError(f"preset-data:{name}: no such built-in data file")
+    return path
+
+
+def builtin_presets() -> list[Preset]:
+    """The presets shipped with the workbench, in lecture order (their files are named ``NN-name.json``)."""
+    folder = resources.files(DATA_PACKAGE).joinpath(DATA_FOLDER)
+    files = sorted(f for f in folder.iterdir() if f.name.endswith(".json"))
+    return [parse_preset_text(f.read_text(encoding="utf-8"), f"built-in {f.name}") for f in files]
+
+
+def find_builtin(name: str) -> Preset:
+    for preset in builtin_presets():
+        if preset.name == name:
+            return preset
+    raise PresetError(f"no built-in preset called {name!r}")

@@ -1,1 +1,0 @@
-"""Qt-free state of the views: plain objects that widgets observe (napari's components, without Qt)."""
