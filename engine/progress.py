@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Generator, Iterator, TypeVar
+from typing import Any, Callable, Generator, Iterator, TypeVar
 
 from engine.errors import Cancelled
 
@@ -56,20 +56,50 @@ class CancelToken:
 NEVER_CANCELLED = CancelToken()
 
 
+def drive(gen: Generator[Any, None, T], on_event: Callable[[Any], None] | None = None, *,
+          cancel: CancelToken | None = None) -> T:
+    """Run a job generator to its end and return its value: the one way to drive one by hand.
+
+    Each item it yields (``Progress``, ``Partial`` or a job's own events) goes to ``on_event``; ``cancel`` is
+    checked before every step, so a cancel takes effect between two yields even in a generator that never
+    checks; the generator is closed however this ends.
+    """
+    try:
+        while True:
+            if cancel is not None:
+                cancel.check()
+            try:
+                item = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            if on_event is not None:
+                on_event(item)
+    finally:
+        gen.close()
+
+
+def relay(gen: Generator[Any, None, T], transform: Callable[[Any], Any]) -> Generator[Any, None, T]:
+    """Re-yield a job generator's items through ``transform`` (an item it maps to None is dropped) and return
+    the generator's value: for a job that runs another and reports its steps in its own terms."""
+    try:
+        while True:
+            try:
+                item = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            out = transform(item)
+            if out is not None:
+                yield out
+    finally:
+        gen.close()
+
+
 def run_to_completion(gen: Generator[Any, None, T]) -> T:
     """Drive a job generator without a UI: ignore progress, return its value."""
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return drive(gen)
 
 
 def iter_with_progress(gen: Generator[Any, None, T]) -> Iterator[Any]:
     """Yield every report of a job generator; its return value is the last item."""
-    while True:
-        try:
-            yield next(gen)
-        except StopIteration as stop:
-            yield stop.value
-            return
+    value = yield from gen
+    yield value
