@@ -79,8 +79,13 @@ def drive(gen: Generator[Any, None, T], on_event: Callable[[Any], None] | None =
 
 
 def relay(gen: Generator[Any, None, T], transform: Callable[[Any], Any]) -> Generator[Any, None, T]:
-    """Re-yield a job generator's items through ``transform`` (an item it maps to None is dropped) and return
-    the generator's value: for a job that runs another and reports its steps in its own terms."""
+    """Re-yield a job generator's items through ``transform`` and return the generator's value: for a job that
+    runs another and reports its steps in its own terms.
+
+    An item ``transform`` maps to None is dropped; when it returns a generator (``transform`` is itself a
+    generator function), that generator's items are yielded in turn, so one step can report, do slow work
+    between its reports, and pass several items on.
+    """
     try:
         while True:
             try:
@@ -88,7 +93,9 @@ def relay(gen: Generator[Any, None, T], transform: Callable[[Any], Any]) -> Gene
             except StopIteration as stop:
                 return stop.value
             out = transform(item)
-            if out is not None:
+            if isinstance(out, Generator):
+                yield from out
+            elif out is not None:
                 yield out
     finally:
         gen.close()

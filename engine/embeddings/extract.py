@@ -45,7 +45,7 @@ from engine.embeddings.table import OccurrenceTable
 from engine.errors import InsufficientMemoryError, WorkbenchError
 from engine.families import Family
 from engine.memory import available_bytes, format_bytes
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.tokens import tokenize, tokenize_many
 
 __all__ = ["OccurrenceTable", "extract_occurrence_vectors", "scan_occurrences"]
@@ -199,17 +199,15 @@ def _contextual_vectors(loaded: Any, corpus: Corpus, occurrences: list[Occurrenc
     for start in range(0, total, ENCODE_CHUNK_LINES):
         chunk = lines[start:start + ENCODE_CHUNK_LINES]
         texts = [corpus.lines[i] for i in chunk]
-        gen = encode_texts(loaded, texts, targets=["."] * len(texts) if seq2seq else None, attentions=False,
-                           hidden_layers=hidden_layers, batch_size=batch_size, cancel=cancel)
-        while True:
-            try:
-                report = next(gen)
-            except StopIteration as stop:
-                encodings = stop.value
-                break
-            if isinstance(report, Progress) and report.total:
-                done = start + round(len(chunk) * report.fraction)
-                yield Progress(done, total, f"encoding: {done}/{total} lines with occurrences")
+        def lines_done(report: object, start: int = start, size: int = len(chunk)) -> Progress | None:
+            if not (isinstance(report, Progress) and report.total):
+                return None
+            done = start + round(size * report.fraction)
+            return Progress(done, total, f"encoding: {done}/{total} lines with occurrences")
+
+        encodings = yield from relay(
+            encode_texts(loaded, texts, targets=["."] * len(texts) if seq2seq else None, attentions=False,
+                         hidden_layers=hidden_layers, batch_size=batch_size, cancel=cancel), lines_done)
         for line, enc in zip(chunk, encodings):
             hidden = enc.hidden_states  # [chosen layers (all for seq2seq), tokens, H]
             for row in rows_of_line[line]:

@@ -22,7 +22,7 @@ from typing import Any, Generator, Hashable, Mapping, Sequence
 import numpy as np
 
 from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
+from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 
 POOLINGS = ("mean", "cls", "model")
 _ST_MODES = {  # sentence-transformers Pooling config flag -> our mode name
@@ -144,15 +144,8 @@ def sentence_vectors_by_layer(loaded: Any, texts: Sequence[str], pooling: str = 
     bad = [layer for layer in layers if not -(top + 1) <= int(layer) <= top]
     if bad:
         raise WorkbenchError(f"layer {bad[0]} is outside 0..{top} (the model has {top} layers; -1 is the last)")
-    gen = encode_texts(loaded, list(texts), attentions=False, hidden_layers=layers, cancel=cancel)
-    while True:
-        try:
-            report = next(gen)
-        except StopIteration as stop:
-            encodings = stop.value
-            break
-        if not isinstance(report, Partial):
-            yield report
+    encodings = yield from relay(encode_texts(loaded, list(texts), attentions=False, hidden_layers=layers, cancel=cancel),
+                                 lambda report: None if isinstance(report, Partial) else report)
     out: dict[int, np.ndarray] = {}
     for j, layer in enumerate(layers):
         rows = [pool(enc.hidden_states[j]) for enc in encodings]  # each [H], from [T, H]

@@ -30,7 +30,7 @@ import torch
 from engine.errors import WorkbenchError
 from engine.finetune.encoding import batches_of, collate, encode_task, targets
 from engine.finetune.validation import ValidationReport, validate_task
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.training.config import TrainingConfig
 from engine.training.events import EvalMetrics
 from engine.training.loop import train
@@ -170,13 +170,10 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     started = time.perf_counter()
     history: list[tuple[int, dict[str, float]]] = []
     report = ValidationReport({})
-    steps = train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel)
-    while True:
-        try:
-            event = next(steps)
-        except StopIteration as stop:
-            result = stop.value
-            break
+
+    def validated(event: Any) -> Generator[Any, None, None]:
+        """Pass a training event on; an evaluation is first completed with the task's own validation metrics."""
+        nonlocal report
         if isinstance(event, EvalMetrics):
             yield Progress(event.step, config.steps, f"validating at step {event.step}")
             report = validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
@@ -185,6 +182,8 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
             history.append((event.step, {"validation_loss": event.validation_loss, **report.metrics}))
             event = dataclasses.replace(event, extra={**event.extra, **report.metrics})
         yield event
+
+    result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel), validated)
     wall = time.perf_counter() - started
     peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
     prepared.eval()

@@ -19,7 +19,7 @@ import numpy as np
 from engine.errors import WorkbenchError
 from engine.finetune.data import ClassificationData
 from engine.finetune.metrics import accuracy, macro_f1
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
+from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 from engine.prompting.calibration import calibrate as calibrated_probs, content_free_probs
 from engine.prompting.fewshot import SEPARATOR, Demonstration, choose_demonstrations, check_choice, cosine_to
 from engine.prompting.template import Template
@@ -268,15 +268,11 @@ def accuracy_vs_k(loaded: Any, data: ClassificationData, prompt: PromptChoice, k
         accuracies = []
         for s, seed in enumerate(seeds if k > 0 else seeds[:1]):  # k = 0 has nothing to draw
             run = replace(settings, k_shot=int(k), seed=int(seed), calibrate=calibrated or settings.calibrate)
-            steps = evaluate_prompts(loaded, data, [prompt], run, embed=embed, cancel=cancel)
-            while True:
-                try:
-                    report = next(steps)
-                except StopIteration as stop:
-                    result = stop.value
-                    break
-                if isinstance(report, Progress):
-                    yield Progress(n * len(seeds) + s, runs, f"k = {k}, seed {seed}: {report.message}")
+            done, label = n * len(seeds) + s, f"k = {k}, seed {seed}"
+            result = yield from relay(
+                evaluate_prompts(loaded, data, [prompt], run, embed=embed, cancel=cancel),
+                lambda report: Progress(done, runs, f"{label}: {report.message}") if isinstance(report, Progress)
+                else None)
             evaluation = result.prompts[0]
             scores = evaluation.calibrated if calibrated and evaluation.calibrated else evaluation.raw
             accuracies.append(scores.accuracy)

@@ -26,7 +26,7 @@ from torch import nn
 
 from engine.errors import WorkbenchError
 from engine.objectives.batching import Batch
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
+from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 from engine.scalar_mix.module import MixedLinearProbe
 
 EVAL_ROWS = 1024  # validation rows per batch
@@ -132,18 +132,14 @@ def train_scalar_mix(features: np.ndarray, labels: np.ndarray, train_rows: Seque
                                  precision="auto", schedule="linear")
     curve: list[tuple[int, float]] = []
     with tempfile.TemporaryDirectory(prefix="scalar-mix-") as tmp:
-        events = train(task, loop_config, checkpoint_dir=Path(checkpoint_dir or tmp), cancel=cancel)
-        while True:
-            try:
-                event = next(events)
-            except StopIteration as stop:
-                result = stop.value
-                break
+        def report(event: Any) -> Progress | Partial | None:
             if isinstance(event, EvalMetrics):
                 curve.append((event.step, float(event.extra.get("accuracy", float("nan")))))
-                yield Partial(model.mix.weights().detach().tolist())
-            elif isinstance(event, Progress):
-                yield event
+                return Partial(model.mix.weights().detach().tolist())
+            return event if isinstance(event, Progress) else None
+
+        result = yield from relay(train(task, loop_config, checkpoint_dir=Path(checkpoint_dir or tmp), cancel=cancel),
+                                  report)
     last = curve[-1][1] if curve else float("nan")
     return ScalarMixResult(weights=[float(w) for w in model.mix.weights().detach()],
                            gamma=float(model.mix.gamma.detach()), expected_layer=model.mix.expected_layer(),

@@ -22,7 +22,7 @@ from enum import Enum
 from typing import Any, Callable, Generator
 
 from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Partial, Progress
+from engine.progress import CancelToken, Partial, Progress, drive
 
 log = logging.getLogger(__name__)
 
@@ -184,16 +184,14 @@ class InteractiveLane:
 
     @staticmethod
     def _drive(job: Job, gen: Generator[Any, None, Any]) -> Any:
+        """Run the job's generator (its cancel checked before every step): Progress to ``on_progress``,
+        Partial to ``on_partial``; return its value."""
         cb = job.callbacks
-        try:
-            while True:
-                job.cancel_token.check()
-                item = next(gen)
-                if isinstance(item, Progress):
-                    _call(cb.on_progress, item)
-                elif isinstance(item, Partial):
-                    _call(cb.on_partial, item.value)
-        except StopIteration as stop:
-            return stop.value
-        finally:
-            gen.close()
+
+        def report(item: Any) -> None:
+            if isinstance(item, Progress):
+                _call(cb.on_progress, item)
+            elif isinstance(item, Partial):
+                _call(cb.on_partial, item.value)
+
+        return drive(gen, report, cancel=job.cancel_token)
