@@ -39,8 +39,8 @@ from engine.embeddings.activation_cache import (
     ActivationCache, LayerKey, PendingWrite, model_fingerprint, request_key,
 )
 from engine.embeddings.corpus import Corpus, require_lines
+from engine.embeddings.names import WORD_POOLINGS
 from engine.embeddings.occurrences import Occurrence, find_occurrences, normalise_words
-from engine.embeddings.representation import POOLINGS
 from engine.embeddings.table import OccurrenceTable
 from engine.errors import InsufficientMemoryError, WorkbenchError
 from engine.families import Family
@@ -230,8 +230,8 @@ def extract_occurrence_vectors(
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress, None, OccurrenceTable]:
     """Vectors of every occurrence of ``words`` (None = every word) at ``layers`` plus "static"."""
-    if pooling not in POOLINGS:
-        raise WorkbenchError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
+    if pooling not in WORD_POOLINGS:
+        raise WorkbenchError(f"pooling must be one of {', '.join(WORD_POOLINGS)}, not {pooling!r}")
     require_lines(corpus)
     wanted = normalise_words(words)
     keys = _layer_keys(layers, loaded.info.layers)

@@ -20,10 +20,10 @@ from typing import Any, Generator, Hashable, Mapping
 
 import numpy as np
 
+from engine.embeddings.names import PROJECTION_METHODS
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
-METHODS = ("pca", "umap", "tsne")
 TSNE_SUBSAMPLE_ABOVE = 20_000  # the UI offers to subsample t-SNE inputs larger than this
 UMAP_DEFAULTS: dict[str, Any] = {"n_neighbors": 15, "min_dist": 0.1, "metric": "cosine"}
 TSNE_DEFAULTS: dict[str, Any] = {"perplexity": 30.0, "metric": "cosine", "max_iter": 1000, "init": "pca"}
@@ -62,8 +62,9 @@ def project(vectors: np.ndarray, method: str = "pca", *, seed: int = 0, params: 
         if params:
             raise WorkbenchError(f"PCA takes no parameters, got {sorted(params)}")
         return (yield from _pca(x, cancel))
-    if method not in METHODS:
-        raise WorkbenchError(f"unknown projection method {method!r}; choose one of {', '.join(METHODS)}")
+    if method not in PROJECTION_METHODS:
+        raise WorkbenchError(f"unknown projection method {method!r}; "
+                             f"choose one of {', '.join(PROJECTION_METHODS)}")
     if x.shape[0] < _MIN_POINTS_NONLINEAR:
         raise WorkbenchError(f"{method.upper()} needs at least {_MIN_POINTS_NONLINEAR} points, got {x.shape[0]}")
     if method == "umap":

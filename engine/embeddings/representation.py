@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.embeddings.names import WORD_POOLINGS
 from engine.errors import WorkbenchError
 
-POOLINGS = ("mean", "first", "last")
 SPEC_HELP = "N | static | mean:A-B | mix:s0,...,sL[:gamma]"
 
 
@@ -151,8 +151,8 @@ def scalar_mix(h: np.ndarray, s, gamma: float = 1.0) -> np.ndarray:
 
 def pool(vectors: np.ndarray, how: str = "mean") -> np.ndarray:
     """One vector for a word from its subwords' vectors [n_subwords, H] -> [H]."""
-    if how not in POOLINGS:
-        raise WorkbenchError(f"pooling must be one of {', '.join(POOLINGS)}, not {how!r}")
+    if how not in WORD_POOLINGS:
+        raise WorkbenchError(f"pooling must be one of {', '.join(WORD_POOLINGS)}, not {how!r}")
     if len(vectors) == 0:
         raise ValueError("a word has at least one subword")
     if how == "first":

@@ -21,10 +21,10 @@ from typing import Any, Generator, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 
-POOLINGS = ("mean", "cls", "model")
 _ST_MODES = {  # sentence-transformers Pooling config flag -> our mode name
     "pooling_mode_cls_token": "cls",
     "pooling_mode_mean_tokens": "mean",
@@ -118,7 +118,7 @@ def resolve_pooling(pooling: str, model_folder: str | Path | None) -> tuple[str,
     if pooling in ("mean", "cls"):
         return pooling, False
     if pooling != "model":
-        raise WorkbenchError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
+        raise WorkbenchError(f"unknown pooling {pooling!r}; choose one of {', '.join(SENTENCE_POOLINGS)}")
     declared = model_pooling(model_folder) if model_folder is not None else None
     if declared is None:
         raise WorkbenchError("this model declares no pooling of its own; choose mean or cls pooling")

@@ -29,21 +29,8 @@ from typing import Any, ClassVar
 from torch import nn
 
 from engine.api_version import API_VERSION
+from engine.finetune.names import SITES, TASKS
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
-
-# Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
-SITES = (
-    "embeddings",  # the input embeddings (prompt tuning prepends virtual tokens here)
-    "prefix",  # extra key/value vectors in every attention layer (prefix tuning)
-    "query", "key", "value",  # the attention projections
-    "attention_output",  # the attention output projection, before its residual add + LayerNorm
-    "ffn_in", "ffn_out",  # the feed-forward block's two matrices
-    "layer_norm",  # LayerNorm scales and shifts
-    "bias",  # every bias vector
-    "layers",  # the block outputs as features (feature-based: a scalar mix over frozen layers)
-    "head",  # the task head, trained by every method
-)
 
 
 @dataclass(frozen=True)

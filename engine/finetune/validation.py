@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.finetune import inference, metrics
-from engine.finetune.primary_metric import PRIMARY_METRIC  # re-exported
+from engine.finetune.names import PRIMARY_METRIC  # re-exported
 
 
 @dataclass

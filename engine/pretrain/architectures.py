@@ -27,9 +27,9 @@ from typing import Any
 
 from engine.errors import WorkbenchError
 from engine.families import Family
-from engine.pretrain.tokenizer_training import FAMILIES
+from engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
 
-PRESETS = {"tiny": (2, 128), "mini": (4, 256), "small": (4, 512), "base": (12, 768)}  # (layers, hidden)
+PRESETS = TRANSFORMER_SIZES  # name -> (layers, hidden)
 HEAD_DIM = 64
 ENGINE_FAMILY = {
     "bert": Family.ENCODER, "gpt2": Family.DECODER, "bart": Family.ENCODER_DECODER, "t5": Family.ENCODER_DECODER,

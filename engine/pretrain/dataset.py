@@ -39,7 +39,8 @@ from engine.pretrain.example_set import ExampleSet, ExampleWriter
 from engine.pretrain.packing import family_packer
 from engine.pretrain.sampler import ExampleSampler
 from engine.pretrain.splitting import split_unit, validation_mask
-from engine.pretrain.tokenizer_training import FAMILIES, tokenizer_fingerprint
+from engine.pretrain.names import FAMILIES
+from engine.pretrain.tokenizer_training import tokenizer_fingerprint
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 FORMAT_VERSION = 1

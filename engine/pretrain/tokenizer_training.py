@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from engine.errors import WorkbenchError
+from engine.pretrain.names import FAMILIES
 
-FAMILIES = ("bert", "gpt2", "bart", "t5", "elmo")
 MIN_VOCAB_SIZE = 300  # byte-level BPE alone needs 256 symbols plus its special tokens
 T5_SPECIALS = ("<pad>", "</s>", "<unk>")
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")

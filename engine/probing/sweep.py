@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.embeddings.activation_cache import ActivationCache
 from engine.errors import WorkbenchError
+from engine.probing.names import KINDS
 from engine.probing.probes import (
     control_labels, majority_rate, probe_layers, shuffled_labels, split_by_sentence,
 )
@@ -21,8 +22,6 @@ from engine.probing.readers import SentenceTask, StsPairs, TokenTask
 from engine.probing.representations import sentence_vectors_all_layers, word_vectors
 from engine.probing.sts import pair_cosines, spearman
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
-
-KINDS = ("token", "sentence")
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.errors import WorkbenchError
+from engine.prompting.names import ORDERS, SELECTIONS
 from engine.prompting.template import Template
 from engine.prompting.verbalizer import Verbalizer
 
-SELECTIONS = ("random", "balanced", "similar")
-ORDERS = ("as-chosen", "shuffled", "by-label")
 SEPARATOR = "\n\n"
 
 

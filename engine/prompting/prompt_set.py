@@ -13,7 +13,8 @@ from pathlib import Path
 
 from engine.api_version import API_VERSION
 from engine.errors import WorkbenchError
-from engine.prompting.template import MODES, Template
+from engine.prompting.names import MODES
+from engine.prompting.template import Template
 from engine.prompting.verbalizer import Verbalizer
 
 

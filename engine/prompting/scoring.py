@@ -30,10 +30,9 @@ from engine.families import Family
 from engine.predictions import Candidate
 from engine.prompting.fewshot import SEPARATOR, Demonstration, demonstrations_text
 from engine.prompting.forward import cloze_log_probs, decoder_log_probs, encoder_decoder_log_probs
+from engine.prompting.names import MULTI_TOKEN
 from engine.prompting.template import Template
 from engine.prompting.verbalizer import AnswerTokens, Verbalizer, answer_token_ids, split_space
-
-MULTI_TOKEN = ("left-to-right", "pll")
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import WorkbenchError
+from engine.prompting.names import MODES
 
-MODES = ("cloze", "prefix")
 SLOTS = ("x", "x2", "z")
 SLOT_PATTERN = re.compile(r"\[([^\[\]\s]*)\]")  # [name]; "[MASK]" and the like are slots too, and unknown
 

@@ -7,25 +7,10 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, SITES, TASKS, Attachment, FineTuneMethod, merge_peft, peft_task_type, resolve_lora_targets, wrap_with_peft,
+    API_VERSION, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, merge_peft, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
-
-# Which block sites a target name stands for, for the diagram (names from BERT, GPT-2, BART, T5, DistilBERT).
-SITES_OF_TARGET = {
-    "query": ("query",), "q_proj": ("query",), "q": ("query",), "q_lin": ("query",),
-    "key": ("key",), "k_proj": ("key",), "k": ("key",), "k_lin": ("key",),
-    "value": ("value",), "v_proj": ("value",), "v": ("value",), "v_lin": ("value",),
-    "c_attn": ("query", "key", "value"),
-    "attention.output.dense": ("attention_output",), "out_proj": ("attention_output",), "o": ("attention_output",),
-    "out_lin": ("attention_output",), "attn.c_proj": ("attention_output",),
-    "intermediate.dense": ("ffn_in",), "fc1": ("ffn_in",), "wi": ("ffn_in",), "c_fc": ("ffn_in",),
-    "lin1": ("ffn_in",),
-    "fc2": ("ffn_out",), "wo": ("ffn_out",), "mlp.c_proj": ("ffn_out",), "lin2": ("ffn_out",),
-    "output.dense": ("attention_output", "ffn_out"), "c_proj": ("attention_output", "ffn_out"),
-    "dense": ("attention_output", "ffn_in", "ffn_out"),
-}
 
 
 @dataclass
@@ -74,7 +59,7 @@ class LoRA(PeftIO, FineTuneMethod):
 
     def attachment_for(self, config: LoRAConfig) -> Attachment:
         names = [name.strip() for name in config.target_modules.split(",") if name.strip()]
-        sites = {site for name in names for site in SITES_OF_TARGET.get(name, ())}
+        sites = {site for name in names for site in LORA_SITES_OF_TARGET.get(name, ())}
         ordered = tuple(site for site in SITES if site in sites) + ("head",)
         return replace(self.attachment, sites=ordered)
 

@@ -17,7 +17,9 @@ from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QPushButton, QSpinBox, QStackedWidget, QWidget,
 )
 
-METHODS = (("pca", "PCA (immediate)"), ("umap", "UMAP"), ("tsne", "t-SNE"))
+from engine.embeddings.names import PROJECTION_METHODS
+
+METHOD_TEXT = {"pca": "PCA (immediate)", "umap": "UMAP", "tsne": "t-SNE"}
 
 
 class MethodControls(QWidget):
@@ -27,8 +29,8 @@ class MethodControls(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.method_combo = QComboBox()
-        for method, text in METHODS:
-            self.method_combo.addItem(text, method)
+        for method in PROJECTION_METHODS:
+            self.method_combo.addItem(METHOD_TEXT[method], method)
         self.neighbours_spin = QSpinBox()
         self.neighbours_spin.setRange(2, 200)
         self.neighbours_spin.setValue(15)

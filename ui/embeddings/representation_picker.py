@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
     QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
 )
 
+from engine.embeddings.names import WORD_POOLINGS
 from ui import theme
 
 KINDS = (("layer", "Layer N"), ("static", "Static"), ("mean", "Mean of layers"), ("mix", "Scalar mix (ELMo)"))
-POOLINGS = (("mean", "mean of subwords"), ("first", "first subword"), ("last", "last subword"))
+POOLING_TEXT = {"mean": "mean of subwords", "first": "first subword", "last": "last subword"}
 S_STEPS = 10  # slider units per 1.0 of s
 S_RANGE = 4.0  # s_j in [-4, 4]
 GAMMA_STEPS = 20
@@ -173,8 +174,8 @@ class RepresentationPicker(QWidget):
         for page in (layer_page, mean_page):
             page.layout().setContentsMargins(0, 0, 0, 0)
         self.pooling_combo = QComboBox()
-        for how, text in POOLINGS:
-            self.pooling_combo.addItem(text, how)
+        for how in WORD_POOLINGS:
+            self.pooling_combo.addItem(POOLING_TEXT[how], how)
         self.pooling_combo.setToolTip("How a word split into several subwords gets one vector")
         self.words_edit = QLineEdit()
         self.words_edit.setPlaceholderText("every word (or: bank, play, bass)")

@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
 )
 
+from engine.embeddings.names import SENTENCE_POOLINGS
 from ui import theme
 from ui.embeddings.layer_sweep_panel import layer_position
 from ui.widgets.heatmap import HeatmapView
 
-POOLINGS = (("mean", "mean of tokens"), ("cls", "first token ([CLS])"), ("model", "the model's own pooling"))
+POOLING_TEXT = {"mean": "mean of tokens", "cls": "first token ([CLS])", "model": "the model's own pooling"}
 MAX_SENTENCES = 40
 
 
@@ -40,8 +41,8 @@ class SentencePanel(QWidget):
         self.vectors: np.ndarray | None = None
         self.anisotropy: dict[Any, float] = {}
         self.pooling_combo = QComboBox()
-        for how, text in POOLINGS:
-            self.pooling_combo.addItem(text, how)
+        for how in SENTENCE_POOLINGS:
+            self.pooling_combo.addItem(POOLING_TEXT[how], how)
         self.layer_spin = QSpinBox()
         self.layer_spin.setRange(0, 6)
         self.layer_spin.setValue(6)

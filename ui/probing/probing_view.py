@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.errors import WorkbenchError
+from engine.probing.names import KINDS
 from engine.progress import Progress
 from ui.widgets.export import export_dialog, save_widget
 from ui.probing.layer_plots import LayerPlots
@@ -75,10 +77,10 @@ class ProbingView(QWidget):
         self.task_combo.setToolTip("A CoNLL / CoNLL-U file (token task) or a CSV/TSV with text and label "
                                    "(sentence task)")
         self.kind_combo = QComboBox()
-        self.kind_combo.addItems(["token", "sentence"])
+        self.kind_combo.addItems(list(KINDS))
         self.kind_combo.setToolTip("token: a tag per word; sentence: a label per text")
         self.pooling_combo = QComboBox()
-        self.pooling_combo.addItems(["mean", "cls", "model"])
+        self.pooling_combo.addItems(list(SENTENCE_POOLINGS))
         self.pooling_combo.setToolTip("Sentence vectors: mean of the tokens, the first token, or the model's own "
                                       "declared pooling")
         self.sts_combo = QComboBox()

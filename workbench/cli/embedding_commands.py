@@ -34,6 +34,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
 from engine.errors import WorkbenchError
 from workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
 
@@ -49,7 +50,7 @@ def _add_corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label-column", help=".csv/.tsv/.jsonl: the label column (default: label or sense)")
     p.add_argument("--layer", required=True, metavar="SPEC",
                    help="N | static | mean:A-B | mix:s0,...,sL[:gamma] (s: pre-softmax scalars)")
-    p.add_argument("--pooling", choices=["mean", "first", "last"], default="mean",
+    p.add_argument("--pooling", choices=WORD_POOLINGS, default="mean",
                    help="how a word's subword vectors are pooled (default mean)")
     p.add_argument("--cache", action="store_true",
                    help="read/write the activation cache (float16 vectors on disk: faster repeats, scores to ~1e-3)")
@@ -67,7 +68,7 @@ def register(sub: Any) -> None:
     pr = sub.add_parser("project", help="a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV")
     _add_corpus_options(pr)
     pr.add_argument("--word", action="append", help="only occurrences of this word (repeatable; default every word)")
-    pr.add_argument("--method", choices=["pca", "umap", "tsne"], default="pca", help="projection (default pca)")
+    pr.add_argument("--method", choices=PROJECTION_METHODS, default="pca", help="projection (default pca)")
     pr.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed, the same map")
     pr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a method parameter, e.g. --set n_neighbors=30, --set perplexity=20 (repeatable)")

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.finetune.names import TASKS
 from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json
 
-TASK_CHOICES = ("seq-cls", "token-cls", "qa", "seq2seq")
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
 SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
 OPTION_PREFIX = "method_option__"
@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
     ft.__class__ = FinetuneParser  # subparsers are built by one class; this one adds method options lazily
     ft.add_argument("model", nargs="?", default="",
                     help="the base model: a folder, a hub id or 'minilm' (default: the built-in MiniLM)")
-    ft.add_argument("--task", required=True, choices=TASK_CHOICES, help="the task type of the files")
+    ft.add_argument("--task", required=True, choices=TASKS, help="the task type of the files")
     ft.add_argument("--train", required=True, metavar="FILE", help="training file (TSV/CSV/JSONL, CoNLL, SQuAD JSON)")
     ft.add_argument("--validation", metavar="FILE", help="validation file (default: 10%% of --train held out)")
     ft.add_argument("--method", required=True, help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit")

@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.embeddings.names import SENTENCE_POOLINGS
+from engine.probing.names import KINDS
 from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
 
 POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
@@ -34,8 +36,8 @@ def register(sub: Any) -> None:
     pr.add_argument("--task", required=True, metavar="FILE",
                     help="token task: a CoNLL / CoNLL-U file; sentence task: a .csv/.tsv with text and label; "
                          "'demo' for the built-in POS set")
-    pr.add_argument("--kind", required=True, choices=["token", "sentence"], help="what is labelled")
-    pr.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean", help=POOLING_HELP)
+    pr.add_argument("--kind", required=True, choices=KINDS, help="what is labelled")
+    pr.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     pr.add_argument("--seed", type=int, default=0, help="the held-out split and control labels (default 0)")
     pr.add_argument("--json", action="store_true", help="print JSON")
     pr.set_defaults(handler=cmd_probe)
@@ -44,7 +46,7 @@ def register(sub: Any) -> None:
     add_model_options(st)
     st.add_argument("--data", required=True, metavar="FILE",
                     help="a .csv/.tsv with sentence1, sentence2 and score; 'demo' for the built-in pairs")
-    st.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean", help=POOLING_HELP)
+    st.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     st.add_argument("--json", action="store_true", help="print JSON")
     st.set_defaults(handler=cmd_sts)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
 
 
@@ -35,14 +36,14 @@ def register(sub: Any) -> None:
                     help="label=word,word;label=word; repeat to compare several")
     ev.add_argument("--data", required=True, metavar="FILE",
                     help="a labelled .tsv/.csv/.jsonl, or the name of a built-in set (sentiment, topic)")
-    ev.add_argument("--mode", choices=["auto", "cloze", "prefix"], default="auto",
+    ev.add_argument("--mode", choices=["auto", *MODES], default="auto",
                     help="cloze (masked LM) or prefix (decoder / encoder-decoder); auto: from the model")
     ev.add_argument("--k-shot", type=int, default=0, metavar="K", help="demonstrations before each input")
-    ev.add_argument("--selection", choices=["random", "balanced", "similar"], default="random",
+    ev.add_argument("--selection", choices=SELECTIONS, default="random",
                     help="how demonstrations are chosen (similar: by the built-in sentence model)")
     ev.add_argument("--seed", type=int, default=0, help="the draw of demonstrations (default 0)")
     ev.add_argument("--calibrate", action="store_true", help="also report contextual calibration (Zhao et al.)")
-    ev.add_argument("--multi-token", choices=["left-to-right", "pll"], default="left-to-right",
+    ev.add_argument("--multi-token", choices=MULTI_TOKEN, default="left-to-right",
                     help="masked LMs: how answers of several subwords are scored")
     ev.add_argument("--length-normalise", action="store_true", help="score answers by mean log-prob per token")
     ev.add_argument("--limit", type=int, metavar="N", help="evaluate only the first N examples")

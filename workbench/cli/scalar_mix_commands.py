@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.embeddings.names import SENTENCE_POOLINGS
+from engine.probing.names import KINDS
 from workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
@@ -25,8 +27,8 @@ def register(sub: Any) -> None:
     add_model_options(sm)
     sm.add_argument("--task", required=True, metavar="FILE",
                     help="as for probe: a CoNLL / CoNLL-U file, a .csv/.tsv with text and label, or 'demo'")
-    sm.add_argument("--kind", required=True, choices=["token", "sentence"], help="what is labelled")
-    sm.add_argument("--pooling", choices=["mean", "cls", "model"], default="mean",
+    sm.add_argument("--kind", required=True, choices=KINDS, help="what is labelled")
+    sm.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean",
                     help="sentence vectors: mean of the tokens, the first token (cls) or the model's pooling")
     sm.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     sm.add_argument("--seed", type=int, default=0, help="the held-out split, initialisation and order (default 0)")

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import WorkbenchError
+from engine.finetune.names import TASKS
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")  # engine.finetune.method_api.TASKS
 
 
 @dataclass

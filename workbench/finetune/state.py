@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.finetune.primary_metric import PRIMARY_METRIC
+from engine.finetune.names import PRIMARY_METRIC
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.observable import EventGroup
 

@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import WorkbenchError
+from engine.pretrain.names import ELMO_PRESET_NAMES, FAMILIES, TRANSFORMER_PRESETS
 
-FAMILIES = ("bert", "gpt2", "bart", "t5", "elmo")  # the same names as engine.pretrain.tokenizer_training.FAMILIES
-TRANSFORMER_PRESETS = ("tiny", "mini", "small", "base")
-ELMO_PRESET_NAMES = ("tiny", "course")  # engine.elmo.presets.ELMO_PRESETS
 PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (the CLI's choices)
 
 

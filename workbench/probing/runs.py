@@ -15,12 +15,14 @@ import shlex
 import time
 from typing import Any, Generator
 
+from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.errors import WorkbenchError
+from engine.probing.names import KINDS
 from engine.progress import NEVER_CANCELLED, CancelToken
 
 PROBE_KIND, STS_KIND = "probe", "sts"
-TASK_KINDS = ("token", "sentence")
-POOLINGS = ("mean", "cls", "model")
+TASK_KINDS = KINDS
+POOLINGS = SENTENCE_POOLINGS
 
 
 def probe_params(model: str, task: str, kind: str, pooling: str = "mean", seed: int = 0) -> dict[str, Any]:

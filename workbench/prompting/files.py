@@ -14,7 +14,8 @@ from typing import Any
 
 from engine.errors import WorkbenchError
 from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
-from engine.prompting.template import MODES, problems
+from engine.prompting.names import MODES
+from engine.prompting.template import problems
 from engine.prompting.verbalizer import Verbalizer
 
 FORMAT = "lm-workbench-prompt-set"

@@ -18,9 +18,10 @@ from typing import Any, Generator
 
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken
+from engine.prompting.names import MODES as TEMPLATE_MODES
 
 PROMPT_EVAL_KIND = "prompt-eval"
-MODES = ("auto", "cloze", "prefix")
+MODES = ("auto", *TEMPLATE_MODES)
 EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar demonstrations
 
 

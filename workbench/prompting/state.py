@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.prompting.fewshot import ORDERS, SELECTIONS
+from engine.prompting.names import MULTI_TOKEN, ORDERS, SELECTIONS
 from workbench.observable import EventGroup
 
-# MLM answers of several subwords: masks filled in order, or PLL (engine.prompting.scoring.MULTI_TOKEN, which
-# imports torch: the tab's state is built before any model is)
-MULTI_TOKEN_MODES = ("left-to-right", "pll")
+MULTI_TOKEN_MODES = MULTI_TOKEN  # MLM answers of several subwords: masks filled in order, or PLL
 DEFAULT_TEMPLATE = "[x] Overall, it was a [z] movie."
 DEFAULT_PREFIX_TEMPLATE = "[x] Overall, this movie is [z]"
 DEFAULT_VERBALIZER = "pos=great,good;neg=terrible,bad"

@@ -16,12 +16,7 @@ from torch import nn
 
 from engine.errors import WorkbenchError
 from engine.finetune.methods.heads import is_under
-
-ROLE_ALIASES = {
-    "query": ("q_proj", "q", "query_proj", "q_lin", "c_attn"),
-    "key": ("k_proj", "k", "key_proj", "k_lin", "c_attn"),
-    "value": ("v_proj", "v", "value_proj", "v_lin", "c_attn"),
-}
+from engine.finetune.names import LORA_ROLE_ALIASES
 
 
 @dataclass(frozen=True)
@@ -82,7 +77,7 @@ def resolve_lora_targets(model: nn.Module, requested: str, exclude: tuple[str, .
     chosen: dict[str, TargetLayer] = {}
     for name in wanted:
         found = _named(layers, name)
-        for alias in ROLE_ALIASES.get(name, ()) if not found else ():
+        for alias in LORA_ROLE_ALIASES.get(name, ()) if not found else ():
             found = found or _named(layers, alias)
         if not found:
             leaves = sorted({_leaf(layer.name) for layer in layers})

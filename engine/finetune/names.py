@@ -1,0 +1,45 @@
+"""Fine-tuning's names that the window, the CLI and the plugins read without importing torch.
+
+Only plain constants live here (the ``*.names`` import contract in pyproject.toml keeps them free of torch,
+transformers, peft, numpy and Qt); the engine modules that act on them import them from here.
+"""
+
+from __future__ import annotations
+
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+
+# Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
+SITES = (
+    "embeddings",  # the input embeddings (prompt tuning prepends virtual tokens here)
+    "prefix",  # extra key/value vectors in every attention layer (prefix tuning)
+    "query", "key", "value",  # the attention projections
+    "attention_output",  # the attention output projection, before its residual add + LayerNorm
+    "ffn_in", "ffn_out",  # the feed-forward block's two matrices
+    "layer_norm",  # LayerNorm scales and shifts
+    "bias",  # every bias vector
+    "layers",  # the block outputs as features (feature-based: a scalar mix over frozen layers)
+    "head",  # the task head, trained by every method
+)
+
+# The metric each task is ranked by.
+PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+
+# LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
+LORA_ROLE_ALIASES = {
+    "query": ("q_proj", "q", "query_proj", "q_lin", "c_attn"),
+    "key": ("k_proj", "k", "key_proj", "k_lin", "c_attn"),
+    "value": ("v_proj", "v", "value_proj", "v_lin", "c_attn"),
+}
+
+# Which block sites a LoRA target name stands for, for the diagram (names from BERT, GPT-2, BART, T5, DistilBERT).
+LORA_SITES_OF_TARGET = {
+    **{name: (role,) for role, aliases in LORA_ROLE_ALIASES.items() for name in (role, *aliases)},
+    "c_attn": ("query", "key", "value"),
+    "attention.output.dense": ("attention_output",), "out_proj": ("attention_output",), "o": ("attention_output",),
+    "out_lin": ("attention_output",), "attn.c_proj": ("attention_output",),
+    "intermediate.dense": ("ffn_in",), "fc1": ("ffn_in",), "wi": ("ffn_in",), "c_fc": ("ffn_in",),
+    "lin1": ("ffn_in",),
+    "fc2": ("ffn_out",), "wo": ("ffn_out",), "mlp.c_proj": ("ffn_out",), "lin2": ("ffn_out",),
+    "output.dense": ("attention_output", "ffn_out"), "c_proj": ("attention_output", "ffn_out"),
+    "dense": ("attention_output", "ffn_in", "ffn_out"),
+}
