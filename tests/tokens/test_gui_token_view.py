@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
@@ -97,3 +97,20 @@ def test_display_labels_make_markers_visible():
     assert display_label("▁the") == "␣the"
     assert display_label("##ly") == "##ly"
     assert display_label("") == "∅"
+
+
+def test_hovering_a_chip_outlines_it_until_the_mouse_leaves(view, qtbot):
+    view.set_tokenized(_tokenized())
+    assert view.hovered_part() is None and view.hover_text() == ""
+    qtbot.mouseMove(view, view.chip_rect(4).center().toPoint())
+    qtbot.waitUntil(lambda: view.hovered_part() == 4, timeout=2000)
+    assert view.hover_text() == view.tooltip_text(4)
+    before = view.grab().toImage()
+    QApplication.sendEvent(view, QEvent(QEvent.Type.Leave))
+    assert view.hovered_part() is None and view.hover_text() == ""
+    assert view.grab().toImage() != before  # the outline is gone
+    # A tooltip event between chips hides the tip and shows none.
+    corner = QPoint(1, 1)
+    event = QHelpEvent(QEvent.Type.ToolTip, corner, view.mapToGlobal(corner))
+    QApplication.sendEvent(view, event)
+    assert not QToolTip.isVisible() and not event.isAccepted()

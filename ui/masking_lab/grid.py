@@ -9,11 +9,12 @@ came from) and shows its token, id, kind and label as a tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from ui import theme
+from ui.widgets.hover import HoverTips
 from ui.widgets.token_layout import display_label
 from ui.masking_lab.rows import IGNORED, Row
 
@@ -51,7 +52,7 @@ class Legend(QLabel):
         self.setText(legend_html())
 
 
-class PreviewGrid(QWidget):
+class PreviewGrid(HoverTips, QWidget):
     """Bands of rows of cells; see the module docstring. Not one widget per cell: one paint."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -62,7 +63,6 @@ class PreviewGrid(QWidget):
         self._cells: list[tuple[QRect, str, int]] = []  # rect, row name, index
         self._titles: list[tuple[QRect, str]] = []
         self._rules: list[int] = []
-        self._hover: tuple[str, int] | None = None
         self._height = 2 * MARGIN
         self._laid_out_for = -1
         font = QFont(self.font())
@@ -78,7 +78,7 @@ class PreviewGrid(QWidget):
     # ------------------------------------------------------------------ data
     def set_bands(self, bands: list[list[Row]]) -> None:
         self.bands = bands
-        self._hover = None
+        self.forget_hover()
         self._relayout(self.width())
         self.update()
 
@@ -150,12 +150,12 @@ class PreviewGrid(QWidget):
         painter.setPen(QPen(QColor(c.rule), m.chip_border_width))
         for y in self._rules:
             painter.drawLine(MARGIN, y, self.width() - MARGIN, y)
-        linked = self._linked()
+        linked, hover = self._linked(), self.hovered_part()
         painter.setFont(self.cell_font)
         for rect, name, i in self._cells:
             cell = self.row(name).cells[i]
             fill, border, ink = c.mask_kinds.get(cell.kind)
-            hot = self._hover == (name, i) or (name == "original" and i in linked)
+            hot = hover == (name, i) or (name == "original" and i in linked)
             painter.setPen(QPen(QColor(c.hover if hot else border), m.hover_width if hot else m.chip_border_width))
             painter.setBrush(QColor(fill))
             painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 3, 3)
@@ -167,10 +167,11 @@ class PreviewGrid(QWidget):
         painter.end()
 
     def _linked(self) -> set[int]:
-        if self._hover is None or self._hover[0] != "input":
+        hover = self.hovered_part()
+        if hover is None or hover[0] != "input":
             return set()
         row = self.row("input")
-        link = row.cells[self._hover[1]].link if row is not None else -1
+        link = row.cells[hover[1]].link if row is not None else -1
         return {link} if link >= 0 else set()
 
     # ----------------------------------------------------------------- hover
@@ -188,28 +189,10 @@ class PreviewGrid(QWidget):
 
     def tooltip_at(self, pos: QPoint) -> str:
         hit = self.cell_at(pos)
-        return self.row(hit[0]).cells[hit[1]].tip if hit else ""
+        return self.part_tip(hit) if hit else ""
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
-        hit = self.cell_at(event.position().toPoint())
-        if hit != self._hover:
-            self._hover = hit
-            self.update()
-        super().mouseMoveEvent(event)
+    def part_at(self, pos: QPointF) -> tuple[str, int] | None:
+        return self.cell_at(pos.toPoint())
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
-        if self._hover is not None:
-            self._hover = None
-            self.update()
-        super().leaveEvent(event)
-
-    def event(self, event) -> bool:
-        if event.type() == QEvent.Type.ToolTip:
-            tip = self.tooltip_at(event.pos())
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().event(event)
+    def part_tip(self, part: tuple[str, int]) -> str:
+        return self.row(part[0]).cells[part[1]].tip

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QHelpEvent, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
+from ui.widgets.hover import HoverTips
 from ui.widgets.token_layout import display_label
 
 PAD_X, PAD_Y, GAP, MARGIN, BAR_H, RADIUS = 5.0, 3.0, 3.0, 6.0, 3.0, 4.0
@@ -29,13 +30,12 @@ class StreamToken:
     kind: str = "prompt"  # prompt | answer | generated
 
 
-class TokenStream(QWidget):
+class TokenStream(HoverTips, QWidget):
     def __init__(self, hint: str = "", parent: QWidget | None = None):
         super().__init__(parent)
         self._tokens: list[StreamToken] = []
         self._rects: list[QRectF] = []
         self._hint = hint
-        self._hover: int | None = None
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
@@ -106,7 +106,7 @@ class TokenStream(QWidget):
         return QSize(100, int(self._metrics().height() + 2 * (PAD_Y + MARGIN) + BAR_H))
 
     def _changed(self) -> None:
-        self._hover = None
+        self.forget_hover()
         self.updateGeometry()
         self.update()
 
@@ -132,6 +132,7 @@ class TokenStream(QWidget):
             return
         self._layout(self.width())
         painter.setFont(theme.sized_font(self.font(), theme.current().fonts.token_delta))
+        hover = self.hovered_part()
         for i, (token, rect) in enumerate(zip(self._tokens, self._rects)):
             chip = self._chip(token.kind)
             painter.setPen(QPen(QColor(chip.border), m.chip_border_width))
@@ -143,7 +144,7 @@ class TokenStream(QWidget):
                 bar = QRectF(rect.left() + 2, rect.bottom() - BAR_H - 1, (rect.width() - 4) * token.probability,
                              BAR_H)
                 painter.fillRect(bar, QColor(c.prob_bar))
-            if i == self._hover:
+            if i == hover:
                 painter.setPen(QPen(QColor(c.hover), m.hover_width))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), RADIUS, RADIUS)
@@ -156,26 +157,11 @@ class TokenStream(QWidget):
                 return i
         return None
 
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            index = self.index_at(event.pos().x(), event.pos().y())
-            if index is None:
-                QToolTip.hideText()
-                event.ignore()
-            else:
-                QToolTip.showText(event.globalPos(), self.tooltip_text(index), self, self._rects[index].toRect())
-            return True
-        return super().event(event)
+    def part_at(self, pos: QPointF) -> int | None:
+        return self.index_at(pos.x(), pos.y())
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
-        index = self.index_at(event.position().x(), event.position().y())
-        if index != self._hover:
-            self._hover = index
-            self.update()
-        super().mouseMoveEvent(event)
+    def part_tip(self, part: int) -> str:
+        return self.tooltip_text(part)
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
-        if self._hover is not None:
-            self._hover = None
-            self.update()
-        super().leaveEvent(event)
+    def part_tip_rect(self, part: int) -> QRect:
+        return self._rects[part].toRect()

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QHelpEvent, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from engine.tokens import TokenizedText
 from ui import theme
+from ui.widgets.hover import HoverTips
 from ui.widgets.token_layout import TokenLayout, layout_tokens
 
 RADIUS = 6.0
@@ -28,13 +29,12 @@ def _chip(kind: str) -> theme.Chip:
     return {"a": c.segment_a, "b": c.segment_b}.get(kind, c.special_token)
 
 
-class TokenView(QWidget):
+class TokenView(HoverTips, QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._tt: TokenizedText | None = None
         self._hint = "Type a sentence above to see how the model splits it into tokens."
         self._layout: TokenLayout | None = None
-        self._hover: int | None = None
         self._position: dict[int, tuple[int, int, int]] = {}  # token -> (word no., subword no., subwords)
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
@@ -58,7 +58,7 @@ class TokenView(QWidget):
     def set_tokenized(self, tt: TokenizedText | None) -> None:
         """Show ``tt`` (None shows the hint)."""
         self._tt = tt if tt is not None and len(tt) else None
-        self._hover = None
+        self.forget_hover()
         self._position = {}
         if self._tt is not None:
             word = 0
@@ -195,10 +195,11 @@ class TokenView(QWidget):
                 painter.drawLine(r.topLeft() + _pt(0, 6), r.bottomLeft() + _pt(0, -6))
             for i in box.chips:
                 self._paint_chip(painter, chips[i].rect, chips[i].label, tt.ids[i], box.kind, fm_token)
-        if self._hover is not None and self._hover in chips:
+        hover = self.hovered_part()
+        if hover is not None and hover in chips:
             painter.setPen(QPen(QColor(c.hover), m.hover_width))
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(chips[self._hover].rect.adjusted(1, 1, -1, -1), RADIUS - 1, RADIUS - 1)
+            painter.drawRoundedRect(chips[hover].rect.adjusted(1, 1, -1, -1), RADIUS - 1, RADIUS - 1)
 
     def _paint_chip(
         self, painter: QPainter, rect: QRectF, label: str, token_id: int, kind: str, fm_token: QFontMetricsF
@@ -215,30 +216,16 @@ class TokenView(QWidget):
         bottom = QRectF(rect.left(), top.bottom() + 1, rect.width(), rect.bottom() - top.bottom() - 4)
         painter.drawText(bottom, Qt.AlignmentFlag.AlignCenter, str(token_id))
 
-    # ---------------------------------------------------------- interaction
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            index = self.index_at(event.pos().x(), event.pos().y())
-            if index is None:
-                QToolTip.hideText()
-                event.ignore()
-            else:
-                QToolTip.showText(event.globalPos(), self.tooltip_text(index), self, self.chip_rect(index).toRect())
-            return True
-        return super().event(event)
+    # ----------------------------------------------------------------- hover
+    def part_at(self, pos: QPointF) -> int | None:
+        return self.index_at(pos.x(), pos.y())
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
-        index = self.index_at(event.position().x(), event.position().y())
-        if index != self._hover:
-            self._hover = index
-            self.update()
-        super().mouseMoveEvent(event)
+    def part_tip(self, part: int) -> str:
+        return self.tooltip_text(part)
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
-        if self._hover is not None:
-            self._hover = None
-            self.update()
-        super().leaveEvent(event)
+    def part_tip_rect(self, part: int) -> QRect | None:
+        rect = self.chip_rect(part)
+        return None if rect is None else rect.toRect()
 
 
 def _pt(x: float, y: float) -> QPointF:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
+from ui.widgets.hover import HoverTips
 from ui.widgets.token_layout import display_label
 from ui.widgets.colormap import rgba_image, to_rgba
 
@@ -24,8 +25,9 @@ LEGEND_W = 54.0
 STATUS_H = 20.0
 
 
-class HeatmapView(QWidget):
+class HeatmapView(HoverTips, QWidget):
     hovered = Signal(str)  # the hover line ("" when the mouse left the map)
+    tip_on_move = True  # the tooltip comes at once, as the hover line under the map does
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -36,7 +38,6 @@ class HeatmapView(QWidget):
         self._title = ""
         self._vmax = 1.0
         self._vmin = 0.0
-        self._hover: tuple[int, int] | None = None
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
@@ -69,7 +70,7 @@ class HeatmapView(QWidget):
         self._q_labels = [display_label(t) for t in queries or []]
         self._k_labels = [display_label(t) for t in keys or []]
         self._title = title
-        self._hover = None
+        self.forget_hover()
         self.update()
 
     def matrix(self) -> np.ndarray | None:
@@ -90,12 +91,19 @@ class HeatmapView(QWidget):
         n_q, n_k = self._matrix.shape
         return (q, k) if 0 <= q < n_q and 0 <= k < n_k and pos.x() >= left and pos.y() >= top else None
 
-    def hover_text(self) -> str:
-        """"query → key: value" of the hovered cell ("" when none)."""
-        if self._hover is None or self._matrix is None:
+    # ----------------------------------------------------------------- hover
+    def part_at(self, pos: QPointF) -> tuple[int, int] | None:
+        return self.cell_at(pos)
+
+    def part_tip(self, part: tuple[int, int]) -> str:
+        """"query → key: value" of a cell."""
+        if self._matrix is None:
             return ""
-        q, k = self._hover
+        q, k = part
         return f"{self._q_labels[q]} (query {q}) → {self._k_labels[k]} (key {k}): {self._matrix[q, k]:.4f}"
+
+    def hover_changed(self) -> None:
+        self.hovered.emit(self.hover_text())
 
     # ------------------------------------------------------------ geometry
     def _label_widths(self) -> tuple[float, float]:
@@ -154,9 +162,9 @@ class HeatmapView(QWidget):
         painter.setFont(self._font)
         self._paint_labels(painter, left, top, size)
         self._paint_legend(painter, area)
-        if self._hover is not None:
+        if self.hovered_part() is not None:
             painter.setPen(QPen(QColor(c.hover), m.hover_width))
-            painter.drawRect(self.cell_rect(*self._hover))
+            painter.drawRect(self.cell_rect(*self.hovered_part()))
             painter.setPen(QColor(c.ink))
             painter.drawText(QRectF(MARGIN, area.bottom() + 3, self.width() - 2 * MARGIN, STATUS_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.hover_text())
@@ -187,24 +195,3 @@ class HeatmapView(QWidget):
         painter.setPen(QColor(theme.current().colours.token_id_ink))
         painter.drawText(QPointF(bar.right() + 3, bar.top() + self._fm.ascent()), f"{self._vmax:.2f}")
         painter.drawText(QPointF(bar.right() + 3, bar.bottom()), f"{self._vmin:.2f}" if self._vmin else "0")
-
-    # ---------------------------------------------------------- interaction
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
-        cell = self.cell_at(event.position())
-        if cell != self._hover:
-            self._hover = cell
-            self.update()
-            text = self.hover_text()
-            self.hovered.emit(text)
-            if text:
-                QToolTip.showText(event.globalPosition().toPoint(), text, self)
-            else:
-                QToolTip.hideText()
-        super().mouseMoveEvent(event)
-
-    def leaveEvent(self, event) -> None:  # noqa: N802
-        if self._hover is not None:
-            self._hover = None
-            self.update()
-            self.hovered.emit("")
-        super().leaveEvent(event)
