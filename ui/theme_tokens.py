@@ -224,6 +224,7 @@ class Metrics:
     head_view_row_min: float = 18.0
     # Fixed sizes of controls.
     plot_axis_w: int = 56
+    plot_legend_margin: int = 8  # the legend of overlaid runs, from the top right corner of its plot
     progress_bar_h: int = 14
     status_progress_w: int = 170
     status_progress_h: int = 16

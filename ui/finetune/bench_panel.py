@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from engine.errors import WorkbenchError
 from ui import theme
 from ui.finetune.bench_table import BenchTable
-from ui.finetune.run_curves import RunCurves
+from ui.finetune.run_curves import FineTuneCurves
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from workbench.finetune.state import BENCH_COLUMNS, FineTuneState
 
@@ -63,7 +63,7 @@ class BenchPanel(QWidget):
         labels.addWidget(self.counts_label, 1)
         self.table = BenchTable()
         theme.bind(self.table, lambda w, m: w.set_height_limit(m.bench_table_max_h))
-        self.curves = RunCurves()
+        self.curves = FineTuneCurves()
         theme.bind(self.curves, lambda w, m: w.setMinimumHeight(m.layer_plot_min_h))  # two plots stay legible
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))

@@ -28,7 +28,7 @@ from ui.finetune.bench_panel import BenchPanel
 from ui.finetune.finetune_form import FineTuneForm
 from ui.finetune.methods import load_methods
 from ui.finetune.results_panel import ResultsPanel
-from ui.finetune.run_curves import RunCurves
+from ui.finetune.run_curves import FineTuneCurves
 from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
@@ -124,7 +124,7 @@ class FineTuneView(QWidget):
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setRange(0, 1)
         theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
-        self.curves = RunCurves()
+        self.curves = FineTuneCurves()
         self.results = ResultsPanel()
         self.bench_page = QWidget()  # holds the bench panel once the methods are discovered
         QVBoxLayout(self.bench_page).setContentsMargins(0, 0, 0, 0)
