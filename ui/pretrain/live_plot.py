@@ -59,7 +59,7 @@ class LivePlot(QWidget):
     @property
     def items(self) -> dict[str, pg.PlotDataItem]:
         """The curve of each metric drawn, by name."""
-        return {key[1]: item for key, item in self.curves.items.items() if key[0] == self.run_id}
+        return {key[1]: item for key, item in self.curves.items.items() if key == (self.run_id, key[1])}
 
     def point_count(self, name: str) -> int:
         """How many points the curve of ``name`` has (0 when none)."""
