@@ -87,6 +87,11 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     (["--family", "gpt2", "--objective", "no-such-thing", "--corpus", "{corpus}"], "unknown objective 'no-such-thing'"),
     (["--family", "gpt2", "--objective", "mlm", "--corpus", "{corpus}"], "mlm is for encoder models; a gpt2 model is a decoder"),
     (["--family", "t5", "--objective", "clm", "--corpus", "{corpus}"], "clm is for decoder models"),
+    # the family's tokenizer lacks a token the objective needs (workbench.pretrain.family_objectives, the form's table too)
+    (["--family", "t5", "--objective", "bart", "--corpus", "{corpus}"],
+     "bart needs mask_token, which a t5 tokenizer does not have"),
+    (["--family", "bart", "--objective", "t5-span", "--corpus", "{corpus}"],
+     "t5-span needs sentinels, which a bart tokenizer does not have"),
     (["--family", "bert", "--objective", "mlm", "--corpus", "{corpus}", "--set", "mask_rate=2"], "mask_rate"),
     (["--family", "bert", "--objective", "mlm", "--corpus", "{corpus}", "--train", "nonsense=1"],
      "unknown training setting 'nonsense'"),

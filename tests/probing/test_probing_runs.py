@@ -9,17 +9,17 @@ import pytest
 
 from engine.errors import WorkbenchError
 from workbench.cli.parser import build_parser
-from workbench.probing.runs import probe_params, sts_params
+from workbench.probing.spec import ProbeSpec, StsSpec
 from workbench.runs.kinds import run_kind
 
 
 def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
-    params = probe_params("some/model", "my tags.conllu", "sentence", "cls", 4)
+    params = ProbeSpec("some/model", "my tags.conllu", "sentence", "cls", 4).checked().to_dict()
     line = run_kind("probe").cli_command(params)
     args = build_parser().parse_args(shlex.split(line)[1:])
     assert (args.command, args.model, args.task, args.kind, args.pooling, args.seed, args.json) == (
         "probe", "some/model", "my tags.conllu", "sentence", "cls", 4, True)
-    sts = sts_params("minilm", "demo", "model")
+    sts = StsSpec("minilm", "demo", "model").checked().to_dict()
     args = build_parser().parse_args(shlex.split(run_kind("sts").cli_command(sts))[1:])
     assert (args.command, args.model, args.data, args.pooling) == ("sts", "minilm", "demo", "model")
     assert run_kind("probe").target == "workbench.probing.runs:probe_job"
@@ -27,9 +27,9 @@ def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
 
 def test_params_are_checked():
     with pytest.raises(WorkbenchError, match="token or sentence"):
-        probe_params("m", "demo", "word")
+        ProbeSpec("m", "demo", "word").check()
     with pytest.raises(WorkbenchError, match="--pooling"):
-        sts_params("m", "demo", "max")
+        StsSpec("m", "demo", "max").check()
 
 
 def test_the_sts_job_logs_spearman_per_layer_as_the_lane_would_run_it(tmp_path, fresh_home, tiny_models):

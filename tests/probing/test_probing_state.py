@@ -12,10 +12,11 @@ def test_choices_and_params():
     state = ProbingState()
     seen = []
     state.events.choices_changed.connect(lambda: seen.append(1))
-    assert state.probe_params("m") == {"model": "m", "task": "demo", "kind": "token", "pooling": "mean", "seed": 0}
+    assert state.probe_params("m").to_dict() == {"model": "m", "task": "demo", "kind": "token", "pooling": "mean",
+                                                 "seed": 0}
     state.set_task("/data/sst.tsv", "sentence")
     state.set_pooling("cls")
-    assert state.probe_params("m")["kind"] == "sentence" and state.sts_params("m")["pooling"] == "cls"
+    assert state.probe_params("m").kind == "sentence" and state.sts_params("m").pooling == "cls"
     state.set_task("demo", "sentence")  # the demo is a token task
     assert state.kind == "token" and seen
     with pytest.raises(ValueError):

@@ -109,12 +109,13 @@ def test_the_long_run_target_repeats_a_stored_evaluation(fresh_home, tiny_models
 
     from workbench.lanes.run_context import RunContext
     from workbench.paths import runs_db_path
-    from workbench.prompting.runs import prompt_eval_job, prompt_eval_params
+    from workbench.prompting.runs import prompt_eval_job
+    from workbench.prompting.spec import PromptEvalSpec
     from workbench.runs.kinds import run_kind
     from workbench.store import RunStore
 
-    params = prompt_eval_params(str(tiny_models["bert"]), ["[x] it [z] ."], ["pos=is;neg=was"], str(reviews["ok"]),
-                                limit=3)
+    params = PromptEvalSpec(str(tiny_models["bert"]), ["[x] it [z] ."], ["pos=is;neg=was"], str(reviews["ok"]),
+                            limit=3).checked().to_dict()
     assert run_kind("prompt-eval").target == "workbench.prompting.runs:prompt_eval_job"
     with RunStore(runs_db_path()) as store:
         run_id = store.create_run("prompt-eval", params=params)

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
-from ui.embeddings import jobs
 from ui.embeddings.corpus_panel import CorpusPanel
 from ui.embeddings.export_menu import build_export_menu
 from ui.embeddings.job_strip import JobStrip
@@ -41,6 +40,7 @@ from ui.embeddings.representation_picker import RepresentationPicker
 from ui.embeddings.scatter_map import ScatterMap
 from ui.embeddings.sentence_panel import SentencePanel
 from ui.widgets.notice import Notice
+from workbench.embeddings import jobs
 from workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ model in the other views (a full fine-tune as it is, LoRA merged).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +32,10 @@ from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
 from workbench.finetune.state import FineTuneState, read_result
+from workbench.runs.summary import default_out_dir
 
 CANCEL_GRACE_S = 10.0
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
-
-
-def default_out_dir(method: str) -> str:
-    from workbench.paths import data_dir
-
-    return str(data_dir() / "finetune" / f"{time.strftime('%Y%m%d-%H%M%S')}-{method}")
 
 
 def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
@@ -377,7 +371,8 @@ class FineTuneView(QWidget):
                     raise WorkbenchError(f"the {flag} file {path or '(none)'} does not exist; choose one")
             if method_name == self.state.method and self.form.config_form.config() is None:
                 raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
-            spec = self.state.spec(loaded.info.spec, default_out_dir(method_name), method=method_name)
+            out_dir = str(default_out_dir("finetune", method_name, time_first=True))
+            spec = self.state.spec(loaded.info.spec, out_dir, method=method_name)
             run_id = submit_finetune(self.services.lane, spec)
         except WorkbenchError as exc:
             self.message_bar.show_error(str(exc), source="start")

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from engine.objectives.config_fields import config_fields
 from ui import theme
-from ui.masking_lab import jobs
 from ui.shell.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
 from ui.masking_lab.grid import Legend, PreviewGrid
@@ -33,6 +32,7 @@ from ui.masking_lab.rows import build_rows, rows_table
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.export import export_dialog
 from workbench.export import export_csv, suggest_filename
+from workbench.masking_lab import jobs
 
 MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
 PREFERRED = {"encoder": "mlm", "decoder": "clm", "encoder-decoder": "bart"}

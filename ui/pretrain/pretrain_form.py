@@ -12,7 +12,6 @@ never on the Qt thread; the parameter count follows each edit.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +28,12 @@ from ui.shell.job_bridge import JobBridge
 from ui.pretrain.corpus_list import CorpusList
 from ui.pretrain.field_form import FieldForm
 from ui.widgets.config_form import ConfigForm
-from workbench.pretrain.spec import FAMILIES, PretrainSpec
+from workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIVE, fits_family, missing_tokens
+from workbench.pretrain.spec import PretrainSpec
+from workbench.runs.summary import default_out_dir
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
                  "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}
-PREFERRED = {"bert": "mlm", "gpt2": "clm", "bart": "bart", "t5": "t5-span", "elmo": "bilm"}
-# The tokens each family's trained tokenizer has (engine.pretrain.tokenizer_training), to filter objectives.
-FAMILY_TOKENS = {
-    "bert": {"mask_token", "cls_token", "sep_token", "pad_token"},
-    "gpt2": {"bos_token", "eos_token", "pad_token"},
-    "bart": {"mask_token", "bos_token", "eos_token", "pad_token", "cls_token", "sep_token"},
-    "t5": {"sentinels", "eos_token", "pad_token"},
-    "elmo": {"bos_token", "eos_token", "pad_token"},
-}
 LAYERS_TIP = "Transformer layers (in each stack of an encoder-decoder)."
 HIDDEN_TIP = "Hidden size (model width); the feed-forward layer is 4x wider."
 HEADS_TIP = "Attention heads; the hidden size must be a multiple of it (the preset uses hidden / 64)."
@@ -50,29 +42,20 @@ PRIMARY_TRAINING = ("steps", "batch_size", "lr", "warmup_steps", "schedule", "ev
 COUNT_DELAY_MS = 150
 
 
-def _discover(cancel: Any) -> tuple[Any, dict, dict, Any, dict]:
-    """On the worker: the objective registry, the presets, the family map, the parameter counter, ELMo's presets."""
+def _discover(cancel: Any) -> tuple[Any, dict, Any, dict]:
+    """On the worker: the objective registry, the presets, the parameter counter, ELMo's presets."""
     from engine.elmo.presets import ELMO_PRESETS
-    from engine.pretrain.architectures import ENGINE_FAMILY, PRESETS, count_parameters
+    from engine.pretrain.architectures import PRESETS, count_parameters
     from workbench.plugins.registry import ObjectiveRegistry
 
     elmo = {name: (c.n_layers, c.projection_dim) for name, c in ELMO_PRESETS.items()}
-    return ObjectiveRegistry.discover(), dict(PRESETS), {k: str(getattr(v, "value", v)) for k, v in
-                                                          ENGINE_FAMILY.items()}, count_parameters, elmo
+    return ObjectiveRegistry.discover(), dict(PRESETS), count_parameters, elmo
 
 
 def _count(counter: Any, arch: dict, vocab: int, head: str, cancel: Any) -> int:
     from engine.pretrain.architectures import ArchitectureSpec
 
     return int(counter(ArchitectureSpec(**arch), vocab, head))
-
-
-def default_out_dir(family: str, objective: str, preset: str) -> Path:
-    """``<data>/pretrained/<family>-<objective>-<preset>-<date-time>``."""
-    from workbench.paths import data_dir
-
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return data_dir() / "pretrained" / f"{family}-{objective}-{preset}-{stamp}"
 
 
 def format_parameters(n: int) -> str:
@@ -92,7 +75,6 @@ class TrainingForm(QWidget):
         self.presets: dict[str, tuple[int, int]] = {}
         self.elmo_presets: dict[str, tuple[int, int]] = {}  # (LSTM layers, projection width)
         self._presets_for = ""  # the family kind the preset menu lists: "elmo" or "transformer"
-        self.engine_family: dict[str, str] = {}
         self._counter: Any = None
         self._bridge: JobBridge | None = None
         self.parameter_count: int | None = None
@@ -230,8 +212,8 @@ class TrainingForm(QWidget):
     def ready(self) -> bool:
         return self.registry is not None
 
-    def _discovered(self, result: tuple[Any, dict, dict, Any, dict]) -> None:
-        self.registry, self.presets, self.engine_family, self._counter, self.elmo_presets = result
+    def _discovered(self, result: tuple[Any, dict, Any, dict]) -> None:
+        self.registry, self.presets, self._counter, self.elmo_presets = result
         self._fill_presets()
         self._family_changed()
         self.ready_changed.emit(True)
@@ -376,7 +358,8 @@ class TrainingForm(QWidget):
             TrainingConfig.from_dict(self.training.values())
         except TypeError as exc:
             raise WorkbenchError(f"training settings: {exc}") from None
-        out_dir = self.out_edit.text().strip() or str(default_out_dir(self.family(), objective, arch["preset"]))
+        out_dir = self.out_edit.text().strip() or str(
+            default_out_dir("pretrained", f"{self.family()}-{objective}-{arch['preset']}"))
         spec = PretrainSpec(
             family=self.family(), objective=objective, corpus=self.corpus.resolved_paths(), out_dir=out_dir,
             preset=arch["preset"], layers=arch["layers"], hidden=arch["hidden"], heads=arch["heads"],
@@ -395,20 +378,18 @@ class TrainingForm(QWidget):
             return
         self._fill_presets()
         family = self.family()
-        engine_family = self.engine_family.get(family, "")
-        have = FAMILY_TOKENS.get(family, set())
         current = self.objective_name()
         combo = self.objective_combo
         combo.blockSignals(True)
         combo.clear()
         usable: list[str] = []
         for record in sorted(self.registry.records, key=lambda r: (r.status != "ok", r.name)):
-            if record.families and engine_family not in record.families:
+            if not fits_family(family, record.families):
                 continue
             if record.status != "ok":
                 why, label = record.error or "not enabled", f"{record.name} ({record.status})"
             else:
-                why = self._missing_tokens(record.name, have)
+                why = self._missing_tokens(record.name)
                 label = f"{record.name} (not for {family})" if why else record.name
             combo.addItem(label, record.name)
             if why:
@@ -416,20 +397,20 @@ class TrainingForm(QWidget):
                 combo.setItemData(combo.count() - 1, why, Qt.ItemDataRole.ToolTipRole)
             else:
                 usable.append(record.name)
-        pick = current if current in usable else PREFERRED.get(family)
+        pick = current if current in usable else PREFERRED_OBJECTIVE.get(family)
         pick = pick if pick in usable else (usable[0] if usable else None)
         combo.setCurrentIndex(combo.findData(pick) if pick else -1)
         combo.blockSignals(False)
         self._objective_changed()
 
-    def _missing_tokens(self, name: str, have: set[str]) -> str:
+    def _missing_tokens(self, name: str) -> str:
         """Why the family's tokenizer cannot serve this objective ("" when it can)."""
         try:
             objective = self.registry.objective(name)
             needs = objective.requirements(objective.default_config()).tokens
         except Exception as exc:  # a broken plugin: say so in the tooltip
             return str(exc)
-        missing = [t for t in needs if t not in have]
+        missing = missing_tokens(self.family(), needs)
         return f"needs {', '.join(missing)}, which a {self.family()} tokenizer does not have" if missing else ""
 
     def _objective_changed(self, *_: Any) -> None:

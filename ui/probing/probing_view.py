@@ -32,39 +32,6 @@ STS_DEMO = "Demo: 66 scored sentence pairs"
 CHOOSE = "Choose a file…"
 
 
-def probing_job(loaded: Any, probe: dict | None, sts: dict | None, store_path: Path, mix: dict | None = None):
-    """The job behind Run: ``fn(cancel)`` yielding progress and per-layer partials; returns the run ids.
-
-    ``mix`` (the probe's params plus ``steps``) also learns the scalar mix of the task; its partial results are
-    the weights so far (a list).
-    """
-    from workbench.probing import runs, scalar_mix_run
-    from workbench.store import RunStore
-
-    def job(cancel: Any):
-        out: dict[str, Any] = {}
-
-        def task_stage(params: dict, steps: Any, record: Any):  # read the task, compute, store as a run
-            task = runs.read_probe_task(params)
-            cache = runs.activation_cache() if params["kind"] == "token" else None
-            result = yield from steps(loaded, params, task, cache=cache, cancel=cancel)
-            with RunStore(store_path) as store:
-                return result, record(store, params, result, loaded)
-
-        if mix is not None:
-            out["mix"] = yield from task_stage(mix, scalar_mix_run.mix_steps, scalar_mix_run.record_mix)
-        if probe is not None:
-            out["probe"] = yield from task_stage(probe, runs.probe_steps, runs.record_probe)
-        if sts is not None:
-            pairs = runs.read_sts_pairs(sts)
-            result = yield from runs.sts_steps(loaded, sts, pairs, cancel=cancel)
-            with RunStore(store_path) as store:
-                out["sts"] = (result, runs.record_sts(store, sts, result, loaded))
-        return out
-
-    return job
-
-
 class ProbingView(QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -209,24 +176,33 @@ class ProbingView(QWidget):
         if not (self.probe_check.isChecked() or self.sts_check.isChecked() or self.mix_check.isChecked()):
             self.ctx.show_message("Tick Probe, STS, Scalar mix or several.", "info")
             return
+        from workbench.probing.runs import ProbeRun, StsRun
+        from workbench.probing.scalar_mix_run import ScalarMixRun
+        from workbench.probing.spec import ScalarMixSpec
+        from workbench.runs.execute import execute_each
+
         model = self.ctx.model_spec()
+        runs: dict[str, Any] = {}  # run in this order; the scalar mix's partial results are its weights so far
         try:
-            probe = self.state.probe_params(model) if self.probe_check.isChecked() else None
-            sts = self.state.sts_params(model) if self.sts_check.isChecked() else None
-            mix = {**self.state.probe_params(model), "steps": self.mix_steps.value()} \
-                if self.mix_check.isChecked() else None
+            if self.mix_check.isChecked():
+                probe = self.state.probe_params(model)
+                runs["mix"] = ScalarMixRun(ScalarMixSpec(**probe.to_dict(), steps=self.mix_steps.value()).checked())
+            if self.probe_check.isChecked():
+                runs["probe"] = ProbeRun(self.state.probe_params(model))
+            if self.sts_check.isChecked():
+                runs["sts"] = StsRun(self.state.sts_params(model))
         except WorkbenchError as exc:
             self.ctx.show_message(str(exc), "warning")
             return
-        if probe is not None:
+        if "probe" in runs:
             self.state.clear_probe()
-        if sts is not None:
+        if "sts" in runs:
             self.state.clear_sts()
         self.summary.setText("Running…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self._mix_label = self.state.task_label()
-        self.ctx.jobs.run(probing_job(loaded, probe, sts, self.ctx.run_services.path, mix), self._done,
+        self.ctx.jobs.run(execute_each(runs, loaded, self.ctx.run_services.path), self._done,
                           step="sweep", label="Probing layers…", on_progress=self._progress,
                           on_partial=self._partial, on_error=self._failed, on_cancelled=self._cancelled)
 

@@ -156,7 +156,7 @@ class EvaluatePanel(QWidget):
         if not self.state.rows and not self._prompt_valid:
             self.ctx.show_message("Fix the template first: its problems are shown under it.", "info")
             return
-        from ui.prompting.evaluation_job import evaluation_job
+        from workbench.prompting.evaluation_job import evaluation_job
 
         try:
             job = evaluation_job(loaded, self.state, self.ctx.run_services.path)

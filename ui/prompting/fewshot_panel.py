@@ -36,7 +36,7 @@ def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
     from engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
-    from ui.prompting.evaluation_job import embedder, read_data
+    from workbench.prompting.evaluation_job import embedder, read_data
 
     template = Template.parse(state.template, state.mode)
     verbalizer = Verbalizer.parse(state.verbalizer)
@@ -202,7 +202,7 @@ class FewShotPanel(QWidget):
             return
         if not self._has_data():
             return
-        from ui.prompting.evaluation_job import accuracy_vs_k_job
+        from workbench.prompting.evaluation_job import accuracy_vs_k_job
 
         try:
             ks = parse_ks(self.ks_edit.text())

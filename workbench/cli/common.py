@@ -173,6 +173,19 @@ def load_for(args: argparse.Namespace) -> Any:
     return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
 
 
+def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]:
+    """A computed run (``workbench.runs.execute.ComputedRun``) from the command line: its files read (a bad
+    file fails before the model loads), the model ``args`` name loaded, the steps run with their progress on
+    stderr (unless ``--json``) and the result recorded in the run store; (result, run id, loaded model)."""
+    from workbench.paths import runs_db_path
+    from workbench.runs.execute import execute
+
+    inputs = run.read()
+    loaded = load_for(args)
+    result, run_id = drive_job(execute(run, loaded, runs_db_path(), inputs=inputs), quiet=args.json)
+    return result, run_id, loaded
+
+
 def frontend_attribute(name: str) -> Any:
     """``name`` from the module of the installed window (the ``gui`` front-end entry point), or None when no
     window is installed or it has no such attribute; this core package never imports the Qt layer itself."""

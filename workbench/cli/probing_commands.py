@@ -24,7 +24,7 @@ from typing import Any
 
 from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.probing.names import KINDS
-from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
+from workbench.cli.common import add_model_options, execute_recorded, note, print_json
 
 POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
 
@@ -51,13 +51,6 @@ def register(sub: Any) -> None:
     st.set_defaults(handler=cmd_sts)
 
 
-def _store() -> Any:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
-
-    return RunStore(runs_db_path())
-
-
 def _strict(value: Any) -> Any:
     """NaN (e.g. Spearman's rho of a layer whose vectors are all alike) as null: strict JSON."""
     if isinstance(value, float) and value != value:
@@ -67,20 +60,28 @@ def _strict(value: Any) -> Any:
     return value
 
 
+def probe_spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``ProbeSpec`` of a ``probe`` command line."""
+    from workbench.probing.spec import ProbeSpec
+
+    return ProbeSpec(args.model, args.task, args.kind, args.pooling, args.seed).checked()
+
+
+def sts_spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``StsSpec`` of an ``sts`` command line."""
+    from workbench.probing.spec import StsSpec
+
+    return StsSpec(args.model, args.data, args.pooling).checked()
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from engine.probing.sweep import ProbeResult
-    from workbench.probing.runs import activation_cache, probe_params, probe_steps, read_probe_task, record_probe
+    from workbench.probing.runs import ProbeRun
 
-    params = probe_params(args.model, args.task, args.kind, args.pooling, args.seed)
-    task = read_probe_task(params)  # a bad file fails before the model loads
-    loaded = load_for(args)
-    cache = activation_cache() if args.kind == "token" else None
-    result = drive_job(probe_steps(loaded, params, task, cache=cache), quiet=args.json)
+    result, run_id, _ = execute_recorded(ProbeRun(probe_spec_from_args(args)), args)
     assert isinstance(result, ProbeResult)
     if result.left_out:
         note(f"{result.left_out} word(s) beyond the model's window were left out")
-    with _store() as store:
-        run_id = record_probe(store, params, result, loaded)
     if args.json:
         print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
@@ -94,15 +95,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_sts(args: argparse.Namespace) -> int:
     from engine.probing.sweep import StsResult
-    from workbench.probing.runs import read_sts_pairs, record_sts, sts_params, sts_steps
+    from workbench.probing.runs import StsRun
 
-    params = sts_params(args.model, args.data, args.pooling)
-    pairs = read_sts_pairs(params)
-    loaded = load_for(args)
-    result = drive_job(sts_steps(loaded, params, pairs), quiet=args.json)
+    result, run_id, _ = execute_recorded(StsRun(sts_spec_from_args(args)), args)
     assert isinstance(result, StsResult)
-    with _store() as store:
-        run_id = record_sts(store, params, result, loaded)
     if args.json:
         print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0

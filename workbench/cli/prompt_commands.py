@@ -23,7 +23,7 @@ import argparse
 from typing import Any
 
 from engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
-from workbench.cli.common import add_model_options, drive_job, load_for, note, print_json
+from workbench.cli.common import add_model_options, drive_job, execute_recorded, load_for, note, print_json
 
 
 def register(sub: Any) -> None:
@@ -64,25 +64,22 @@ def register(sub: Any) -> None:
     gen.set_defaults(handler=cmd_generate)
 
 
-def _store() -> Any:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``PromptEvalSpec`` of a ``prompt-eval`` command line."""
+    from workbench.prompting.spec import PromptEvalSpec
 
-    return RunStore(runs_db_path())
+    return PromptEvalSpec(args.model, args.template, args.verbalizer, args.data, mode=args.mode, k_shot=args.k_shot,
+                          seed=args.seed, selection=args.selection, calibrate=args.calibrate,
+                          multi_token=args.multi_token, length_normalise=args.length_normalise,
+                          limit=args.limit).checked()
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
     from engine.prompting.evaluate import EvaluationResult
     from engine.prompting.model_check import small_model_note
-    from workbench.prompting.runs import prompt_eval_params, prompt_eval_steps, read_prompt_data, record_prompt_eval
+    from workbench.prompting.runs import PromptEvalRun
 
-    params = prompt_eval_params(args.model, args.template, args.verbalizer, args.data, mode=args.mode,
-                                k_shot=args.k_shot, seed=args.seed, selection=args.selection,
-                                calibrate=args.calibrate, multi_token=args.multi_token,
-                                length_normalise=args.length_normalise, limit=args.limit)
-    data = read_prompt_data(params)  # a bad file or an uncovered label fails before the model loads
-    loaded = load_for(args)
-    result = drive_job(prompt_eval_steps(loaded, params, data), quiet=args.json)
+    result, run_id, loaded = execute_recorded(PromptEvalRun(spec_from_args(args)), args)
     assert isinstance(result, EvaluationResult)
     first = result.prompts[0]
     small = small_model_note(loaded, len(first.labels))
@@ -91,8 +88,6 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
             dropped = sorted({d + 1 for ds in evaluation.dropped.values() for d in ds})
             note(f"{evaluation.name}: demonstration(s) {', '.join(map(str, dropped))} (example numbers in the data) "
                  f"did not fit the model's window for {len(evaluation.dropped)} example(s) and were left out there")
-    with _store() as store:
-        run_id = record_prompt_eval(store, params, result, loaded)
     if args.json:
         out: dict[str, Any] = {"labels": first.labels, "accuracy": first.raw.accuracy,
                                "macro_f1": first.raw.macro_f1, "confusion_matrix": first.raw.confusion}

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.probing.names import KINDS
-from workbench.cli.common import add_model_options, drive_job, load_for, print_json
+from workbench.cli.common import add_model_options, execute_recorded, print_json
 
 
 def register(sub: Any) -> None:
@@ -36,18 +36,17 @@ def register(sub: Any) -> None:
     sm.set_defaults(handler=cmd_scalar_mix)
 
 
-def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from workbench.paths import runs_db_path
-    from workbench.probing.runs import activation_cache, read_probe_task
-    from workbench.probing.scalar_mix_run import mix_params, mix_steps, record_mix
-    from workbench.store import RunStore
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``ScalarMixSpec`` of a ``scalar-mix`` command line."""
+    from workbench.probing.spec import ScalarMixSpec
 
-    params = mix_params(args.model, args.task, args.kind, args.pooling, args.seed, args.steps)
-    task = read_probe_task(params)  # a bad file fails before the model loads
-    loaded = load_for(args)
-    mix = drive_job(mix_steps(loaded, params, task, cache=activation_cache()), quiet=args.json)
-    with RunStore(runs_db_path()) as store:
-        run_id = record_mix(store, params, mix, loaded)
+    return ScalarMixSpec(args.model, args.task, args.kind, args.pooling, args.seed, args.steps).checked()
+
+
+def cmd_scalar_mix(args: argparse.Namespace) -> int:
+    from workbench.probing.scalar_mix_run import ScalarMixRun
+
+    mix, run_id, _ = execute_recorded(ScalarMixRun(spec_from_args(args)), args)
     if args.json:
         print_json({**mix.to_json(), "run_id": run_id})
         return 0

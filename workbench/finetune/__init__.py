@@ -23,7 +23,7 @@ Where things are: ``spec.FineTuneSpec`` (the run), ``methods.finetune_methods()`
 ``job.submit_finetune(lane, spec)`` (queue it on the long-run lane; the run kind is
 ``workbench.runs.kinds.FINETUNE``), ``run.preflight(spec)`` (every cheap check, raises ``WorkbenchError``),
 ``run.parameter_counts(spec)`` (trainable/total before training, seconds: off the GUI thread),
-``run.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``engine.finetune.saved.predict`` (reload and
+``workbench.runs.summary.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``engine.finetune.saved.predict`` (reload and
 predict), ``run.merge_output(out_dir, out)`` (LoRA merged), and ``engine.finetune.validation.PRIMARY_METRIC``
 (the metric a comparison ranks by, per task).
 """

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import shutil
 from pathlib import Path
 from typing import Any
 
 from engine.finetune.saved import ADAPTER_FOLDER, write_manifest
-from workbench.pretrain.outputs import write_json_atomic
+from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
-SUMMARY_FILE = "summary.json"
 PREDICTIONS_FILE = "validation_predictions.jsonl"
 CONFUSION_FILE = "confusion.json"
-
-
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def folder_bytes(folder: Path) -> int:
@@ -56,17 +46,17 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "trainable_parameters": int(result.trainable_parameters),
         "total_parameters": int(result.total_parameters),
         "trainable_percent": result.trainable_percent,
-        "validation": {k: _finite(v) for k, v in result.validation.items()},
-        "best_validation": {k: _finite(v) for k, v in result.best_validation.items()},
+        "validation": {k: finite(v) for k, v in result.validation.items()},
+        "best_validation": {k: finite(v) for k, v in result.best_validation.items()},
         "wall_s": round(float(result.wall_s), 3),
         "peak_memory_mb": round(float(result.peak_memory_mb), 1),
         "adapter_bytes": folder_bytes(adapter),
         "steps": int(result.steps),
         "device": result.device,
-        "first_loss": _finite(result.first_loss),
-        "final_loss": _finite(result.final_loss),
-        "validation_loss": _finite(result.validation_loss),
-        "history": [[step, {k: _finite(v) for k, v in values.items()}] for step, values in result.history],
+        "first_loss": finite(result.first_loss),
+        "final_loss": finite(result.final_loss),
+        "validation_loss": finite(result.validation_loss),
+        "history": [[step, {k: finite(v) for k, v in values.items()}] for step, values in result.history],
         "lr": lr,
         "train_examples": len(data.train),
         "validation_examples": len(data.validation),

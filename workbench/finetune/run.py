@@ -14,7 +14,6 @@ LoRA run into the base weights as a new output folder whose method is ``full``.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED
+from engine.progress import NEVER_CANCELLED, drive
 from workbench.finetune.spec import FineTuneSpec
 
 
@@ -105,15 +104,8 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
                                 max_length=spec.max_length, seed=spec.seed, training=dict(spec.training))
     checkpoints = Path(tempfile.mkdtemp(prefix=".checkpoints-", dir=out_dir))
     try:
-        steps = finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
-                               checkpoint_dir=checkpoints, cancel=cancel)
-        while True:
-            try:
-                event = next(steps)
-            except StopIteration as stop:
-                result = stop.value
-                break
-            report(event)
+        result = drive(finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data,
+                                      settings, checkpoint_dir=checkpoints, cancel=cancel), report)
     finally:
         shutil.rmtree(checkpoints, ignore_errors=True)
     return save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
@@ -133,17 +125,6 @@ def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
     torch.manual_seed(spec.seed)
     model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
     return count_parameters(checked.method.apply(model, checked.method_config, spec.task))
-
-
-def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:
-    """A finished run's ``summary.json``."""
-    from workbench.finetune.outputs import SUMMARY_FILE
-
-    path = Path(out_dir) / SUMMARY_FILE
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WorkbenchError(f"{out_dir} has no {SUMMARY_FILE}: the run did not finish") from None
 
 
 def open_output(folder: str | os.PathLike) -> Any:

@@ -7,18 +7,17 @@ finetune`` command line (``cli_command``).
 
 from __future__ import annotations
 
-import dataclasses
-import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.errors import WorkbenchError
 from engine.finetune.names import TASKS
+from workbench.runs.spec import RunSpec
 
 
 
 @dataclass
-class FineTuneSpec:
+class FineTuneSpec(RunSpec):
     """One fine-tuning run.
 
     ``model`` is what ``lm-workbench`` loads (a folder, a hub id, or "" for the
@@ -42,6 +41,8 @@ class FineTuneSpec:
     text_columns: list[str] | None = None  # chosen text column(s); None = found by name
     training: dict[str, Any] = field(default_factory=dict)
 
+    WHAT: ClassVar[str] = "fine-tuning"
+
     def check(self) -> None:
         if self.task not in TASKS:
             raise WorkbenchError(f"task must be one of {', '.join(TASKS)}, not {self.task!r}")
@@ -55,18 +56,7 @@ class FineTuneSpec:
     def title(self) -> str:
         return f"{self.method} · {self.task}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FineTuneSpec:
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise WorkbenchError(f"unknown fine-tuning setting(s): {', '.join(unknown)}")
-        return cls(**data)
-
-    def cli_command(self) -> str:
+    def cli_args(self) -> list[str]:
         """The ``lm-workbench finetune`` line that repeats this run."""
         parts = ["lm-workbench", "finetune"] + ([self.model] if self.model else [])
         parts += ["--task", self.task, "--train", self.train]
@@ -84,4 +74,4 @@ class FineTuneSpec:
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]
-        return shlex.join(parts)
+        return parts

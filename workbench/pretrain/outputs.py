@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from engine.sources import RUN_MODEL_FOLDER
+from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 HEADS_FILE = "objective_heads.safetensors"
-SUMMARY_FILE = "summary.json"
 
 
 def save_heads(heads: dict[str, Any], folder: Path, metadata: dict[str, str]) -> Path | None:
@@ -50,23 +47,6 @@ def _save_elmo(model: Any, tokenizer: Any, model_dir: Path) -> None:
     write_vocabulary(sorted(vocab, key=vocab.__getitem__), model_dir)
 
 
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON to a temporary file and rename it into place (a crash never leaves half a file)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
-
-
 def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer: Any, result: Any, data: Any,
                  evaluations: list[tuple[int, float]], run_id: int | None, resumed_from: Path | None,
                  elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
@@ -82,16 +62,16 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
     heads_path = save_heads(heads, model_dir, {"objective": spec.objective,
                                                "config": json.dumps(config_dict, default=str)})
     stats = dict(getattr(data, "stats", {}) or {})
-    extra = {k: _finite(v) for k, v in (getattr(result, "eval_extra", {}) or {}).items()}
+    extra = {k: finite(v) for k, v in (getattr(result, "eval_extra", {}) or {}).items()}
     summary: dict[str, Any] = {
         "run_id": run_id,
-        "first_loss": _finite(result.first_loss),
-        "final_loss": _finite(result.final_loss),
-        "validation_loss": _finite(result.validation_loss),
-        "tokens_per_s": _finite(result.tokens_per_s),
+        "first_loss": finite(result.first_loss),
+        "final_loss": finite(result.final_loss),
+        "validation_loss": finite(result.validation_loss),
+        "tokens_per_s": finite(result.tokens_per_s),
         "steps": int(result.steps_done),
-        "perplexity": _finite(getattr(result, "perplexity", None)),
-        "unigram_entropy": _finite(stats.get("unigram_entropy")),
+        "perplexity": finite(getattr(result, "perplexity", None)),
+        "unigram_entropy": finite(stats.get("unigram_entropy")),
         "initial_validation_loss": evaluations[0][1] if evaluations and evaluations[0][0] == 0 else None,
         "validations": [[step, loss] for step, loss in evaluations],
         **extra,

@@ -25,18 +25,18 @@ the model and summary (the loop already restricts checkpoints to rank 0).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, Progress
-from workbench.pretrain.outputs import HEADS_FILE, SUMMARY_FILE, save_outputs
+from engine.progress import NEVER_CANCELLED, Progress, drive
+from workbench.pretrain.family_objectives import missing_tokens
+from workbench.pretrain.outputs import HEADS_FILE, save_outputs
 from workbench.pretrain.spec import PretrainSpec
 
-__all__ = ["HEADS_FILE", "SUMMARY_FILE", "check_objective", "preflight", "read_summary", "resolve_resume", "run_pretrain"]
+__all__ = ["HEADS_FILE", "check_objective", "preflight", "resolve_resume", "run_pretrain"]
 
 
 def _check_corpus_files(paths: list[str]) -> None:
@@ -120,13 +120,8 @@ def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist:
     corpus = CorpusSpec(paths=list(spec.corpus), validation_fraction=spec.validation_fraction, seed=seed)
 
     def prepare() -> Any:
-        gen = prepare_dataset(corpus, tokenizer, spec.family, spec.max_positions, out_dir / "data", cancel=cancel)
-        while True:
-            try:
-                event = next(gen)
-            except StopIteration as stop:
-                return stop.value
-            report(event)
+        return drive(prepare_dataset(corpus, tokenizer, spec.family, spec.max_positions, out_dir / "data",
+                                     cancel=cancel), report)
 
     if dist.is_main:
         data = prepare()
@@ -161,7 +156,8 @@ def check_objective(spec: PretrainSpec, registry: Any = None) -> tuple[Any, Any,
     """(registry, objective, its parsed config) for the spec; ``WorkbenchError`` when it does not apply.
 
     Checks the name, the settings and that the objective is for the spec's
-    family, without training anything.
+    family (``workbench.pretrain.family_objectives``: its models, and the tokens its
+    tokenizer has), without training anything.
     """
     from engine.objectives.config_fields import config_from_strings
     from engine.pretrain.architectures import ENGINE_FAMILY
@@ -178,6 +174,10 @@ def check_objective(spec: PretrainSpec, registry: Any = None) -> tuple[Any, Any,
     family = ENGINE_FAMILY[spec.family]
     with registry.guard(record, "checking its requirements"):
         objective.check_requirements(None, {"family": family.value, "spec": f"a {spec.family} model"}, config)
+        missing = missing_tokens(spec.family, objective.requirements(config).tokens)
+    if missing:
+        raise WorkbenchError(f"{objective.name} needs {', '.join(missing)}, which a {spec.family} tokenizer "
+                             "does not have")
     return registry, objective, config
 
 
@@ -254,20 +254,13 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
                           encoder=spec.family == "bert")
         evaluations: list[tuple[int, float]] = []
 
-        def relay(event: Any) -> None:
+        def note_evaluation(event: Any) -> None:
             if type(event).__name__ == "EvalMetrics":
                 evaluations.append((int(event.step), float(event.validation_loss)))
             report(event)
 
-        gen = train(task, training, checkpoint_dir=out_dir / "checkpoints", resume_from=resume_from, cancel=cancel,
-                    sampler_factory=ExampleSampler)
-        while True:
-            try:
-                event = next(gen)
-            except StopIteration as stop:
-                result = stop.value
-                break
-            relay(event)
+        result = drive(train(task, training, checkpoint_dir=out_dir / "checkpoints", resume_from=resume_from,
+                             cancel=cancel, sampler_factory=ExampleSampler), note_evaluation)
         if not dist.is_main:
             return {"rank": dist.rank, "steps": result.steps_done}
         return save_outputs(spec=spec, out_dir=out_dir, model=model, heads=heads, tokenizer=tokenizer,
@@ -277,11 +270,3 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     finally:
         dist.close()
 
-
-def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:
-    """A finished run's ``summary.json``."""
-    path = Path(out_dir) / SUMMARY_FILE
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WorkbenchError(f"{out_dir} has no {SUMMARY_FILE}: the run did not finish") from None

@@ -9,13 +9,12 @@ torch): the runs browser and the CLI parser import it.
 
 from __future__ import annotations
 
-import dataclasses
-import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.errors import WorkbenchError
 from engine.pretrain.names import ELMO_PRESET_NAMES, FAMILIES, TRANSFORMER_PRESETS
+from workbench.runs.spec import RunSpec
 
 PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (the CLI's choices)
 
@@ -23,13 +22,15 @@ PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (
 def presets_for(family: str) -> tuple[str, ...]:
     """The preset names ``family`` takes."""
     return ELMO_PRESET_NAMES if family == "elmo" else TRANSFORMER_PRESETS
+
+
 # TrainingConfig fields that have their own CLI flag; the others travel as ``--train KEY=VALUE``.
 TRAINING_FLAGS = {"steps": "--steps", "batch_size": "--batch-size", "lr": "--lr", "seed": "--seed",
                   "checkpoint_every": "--checkpoint-every", "device": "--device"}
 
 
 @dataclass
-class PretrainSpec:
+class PretrainSpec(RunSpec):
     """One pre-training run: family, objective, corpus, architecture, training settings, where to write.
 
     ``max_positions`` is also the sequence length examples are packed to.
@@ -57,26 +58,17 @@ class PretrainSpec:
     resume: str | None = None
     name: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy (lists and dicts copied)."""
-        return dataclasses.asdict(self)
+    WHAT: ClassVar[str] = "pre-training"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("family", "objective", "corpus", "out_dir")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PretrainSpec":
-        """Build a spec from ``to_dict`` output; an unknown key is a ``WorkbenchError``."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise WorkbenchError(f"unknown pre-training setting(s): {', '.join(unknown)}")
-        missing = [n for n in ("family", "objective", "corpus", "out_dir") if n not in data]
-        if missing:
-            raise WorkbenchError(f"a pre-training run needs {', '.join(missing)}")
-        values = dict(data)
+    def normalise(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """The corpus as a list of strings, the objective's settings as strings, the training settings as a dict."""
         values["corpus"] = [str(p) for p in (values["corpus"] if isinstance(values["corpus"], (list, tuple))
                                              else [values["corpus"]])]
         values["objective_config"] = {str(k): str(v) for k, v in dict(values.get("objective_config") or {}).items()}
         values["training"] = dict(values.get("training") or {})
-        return cls(**values)
+        return values
 
     @property
     def steps(self) -> int | None:
@@ -108,8 +100,8 @@ class PretrainSpec:
         if not 0.0 < self.validation_fraction < 1.0:
             raise WorkbenchError(f"validation_fraction must be between 0 and 1, not {self.validation_fraction}")
 
-    def cli_command(self) -> str:
-        """The equivalent ``lm-workbench pretrain ...`` command line (shell-quoted)."""
+    def cli_args(self) -> list[str]:
+        """The equivalent ``lm-workbench pretrain ...`` command line."""
         args = ["lm-workbench", "pretrain", "--family", self.family, "--objective", self.objective,
                 "--corpus", *self.corpus, "--preset", self.preset]
         for name in ("layers", "hidden", "heads", "intermediate"):
@@ -133,7 +125,7 @@ class PretrainSpec:
             args += ["--resume", str(self.resume)]
         if self.name:
             args += ["--name", self.name]
-        return shlex.join(args)
+        return args
 
     def title(self) -> str:
         """A short human name: the given one, or ``"bert mlm (tiny)"``."""

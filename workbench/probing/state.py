@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.probing.runs import POOLINGS, TASK_KINDS, probe_params, sts_params
+from workbench.probing.spec import POOLINGS, TASK_KINDS, ProbeSpec, StsSpec
 from workbench.observable import EventGroup
 
 DEMO = "demo"
@@ -64,11 +64,11 @@ class ProbingState:
         self.sts_data = str(data) or DEMO
         self.events.choices_changed.emit()
 
-    def probe_params(self, model: str) -> dict[str, Any]:
-        return probe_params(model, self.task, self.kind, self.pooling, self.seed)
+    def probe_params(self, model: str) -> ProbeSpec:
+        return ProbeSpec(model, self.task, self.kind, self.pooling, self.seed).checked()
 
-    def sts_params(self, model: str) -> dict[str, Any]:
-        return sts_params(model, self.sts_data, self.pooling)
+    def sts_params(self, model: str) -> StsSpec:
+        return StsSpec(model, self.sts_data, self.pooling).checked()
 
     # -- probing results -----------------------------------------------------------------------------
     def clear_probe(self) -> None:

@@ -48,15 +48,15 @@ PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job"
 
 
 def _probe_command(params: dict[str, Any]) -> str:
-    from workbench.probing.runs import probe_command
+    from workbench.probing.spec import ProbeSpec
 
-    return probe_command(params)
+    return ProbeSpec.from_dict(params).cli_command()
 
 
 def _sts_command(params: dict[str, Any]) -> str:
-    from workbench.probing.runs import sts_command
+    from workbench.probing.spec import StsSpec
 
-    return sts_command(params)
+    return StsSpec.from_dict(params).cli_command()
 
 
 PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="Layer-wise probing",
@@ -66,9 +66,9 @@ STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Senten
 
 
 def _prompt_eval_command(params: dict[str, Any]) -> str:
-    from workbench.prompting.runs import prompt_eval_command
+    from workbench.prompting.spec import PromptEvalSpec
 
-    return prompt_eval_command(params)
+    return PromptEvalSpec.from_dict(params).cli_command()
 
 
 PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",

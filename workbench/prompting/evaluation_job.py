@@ -1,12 +1,14 @@
 """The jobs behind Evaluate and Accuracy against k: read the labelled file, run the engine, store the runs.
 
-Each row of the comparison (one template with one verbalizer) is stored as its own ``prompt-eval`` run, so
-the run's params (and the ``lm-workbench prompt-eval`` line they give) repeat exactly that row.
+Each row of the comparison (one template with one verbalizer) is stored as its own ``prompt-eval`` run
+(``workbench.runs.execute.record``), so the run's spec (and the ``lm-workbench prompt-eval`` line it gives)
+repeats exactly that row.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import count
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,7 +38,7 @@ def read_data(path: str, verbalizers: list[str]) -> Any:
     """The labelled file, checked against every verbalizer (a label it does not cover is an error)."""
     from workbench.prompting.runs import read_prompt_data
 
-    return read_prompt_data({"data": path, "verbalizers": verbalizers})
+    return read_prompt_data(path, verbalizers)
 
 
 def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Callable[[Any], Any]:
@@ -45,53 +47,46 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
     Yields progress and ``Partial((row, PromptEvaluation))`` as each prompt finishes; returns
     ``(EvaluationResult, [run id per row])``. Bad templates or verbalizers raise here, before the job starts.
     """
+    from engine.progress import Partial, relay
     from engine.prompting.evaluate import PromptChoice, evaluate_prompts
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
-    from workbench.prompting.runs import prompt_eval_params
+    from workbench.prompting.spec import PromptEvalSpec
 
     pairs = state.prompts_to_evaluate()
     prompts = [PromptChoice(Template.parse(t, state.mode), Verbalizer.parse(v), f"prompt {i + 1}")
                for i, (t, v) in enumerate(pairs)]
     settings = _settings(state)
     path, model = state.data_path, loaded.info.spec
-    params = [prompt_eval_params(model, [t], [v], path, mode=state.mode, k_shot=settings.k_shot, seed=settings.seed,
-                                 selection=settings.selection, calibrate=settings.calibrate,
-                                 multi_token=settings.multi_token, length_normalise=settings.length_normalise)
-              for t, v in pairs]
+    specs = [PromptEvalSpec(model, [t], [v], path, mode=state.mode, k_shot=settings.k_shot, seed=settings.seed,
+                            selection=settings.selection, calibrate=settings.calibrate,
+                            multi_token=settings.multi_token, length_normalise=settings.length_normalise).checked()
+             for t, v in pairs]
 
     def job(cancel: Any):
-        from engine.progress import Partial
-
         data = read_data(path, [v for _, v in pairs])
         embed = embedder(settings.k_shot, settings.selection)
-        steps = evaluate_prompts(loaded, data, prompts, settings, embed=embed, where=Path(path).name,
-                                 cancel=cancel)
-        row = 0
-        while True:
-            try:
-                report = next(steps)
-            except StopIteration as stop:
-                result = stop.value
-                break
-            if isinstance(report, Partial):
-                yield Partial((row, report.value))
-                row += 1
-            else:
-                yield report
-        return result, record_rows(store_path, loaded, params, result)
+        rows = count()
+
+        def numbered(report: Any) -> Any:  # a finished prompt's evaluation, with its row
+            return Partial((next(rows), report.value)) if isinstance(report, Partial) else report
+
+        result = yield from relay(evaluate_prompts(loaded, data, prompts, settings, embed=embed,
+                                                   where=Path(path).name, cancel=cancel), numbered)
+        return result, record_rows(store_path, loaded, specs, result)
 
     return job
 
 
-def record_rows(store_path: Path, loaded: Any, params: list[dict[str, Any]], result: Any) -> list[int]:
+def record_rows(store_path: Path, loaded: Any, specs: list[Any], result: Any) -> list[int]:
     """Store each prompt's evaluation as its own ``prompt-eval`` run; their ids, in row order."""
-    from workbench.prompting.runs import record_prompt_eval
+    from workbench.prompting.runs import PromptEvalRun
+    from workbench.runs.execute import record
     from workbench.store import RunStore
 
     with RunStore(store_path) as store:
-        return [record_prompt_eval(store, p, replace(result, prompts=[evaluation]), loaded)
-                for p, evaluation in zip(params, result.prompts)]
+        return [record(store, PromptEvalRun(spec), replace(result, prompts=[evaluation]), loaded)
+                for spec, evaluation in zip(specs, result.prompts)]
 
 
 def accuracy_vs_k_job(loaded: Any, state: PromptingState, ks: list[int], seeds: list[int]) -> Callable[[Any], Any]:
