@@ -8,7 +8,7 @@ import pytest
 from engine.pretrain.architectures import ENGINE_FAMILY
 from engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES
 from engine.pretrain.tokenizer_training import train_tokenizer
-from workbench.pretrain import names
+from workbench.pretrain import family_objectives as names
 from workbench.pretrain.run import check_objective
 from workbench.pretrain.spec import PretrainSpec
 
