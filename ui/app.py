@@ -27,7 +27,7 @@ def _model_arg(argv: list[str]) -> str | None:
 
 def preset_views() -> dict[str, frozenset[str]]:
     """The window's views, id -> the setting keys a lecture preset may give each (for ``lm-workbench presets``;
-    builds no widget and imports no Qt)."""
+    read from the view classes, which are imported but not built: no QApplication is needed)."""
     from ui.shell.view_registry import builtin_views
 
     return {entry.id: entry.preset_settings for entry in builtin_views()}

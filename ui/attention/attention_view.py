@@ -31,6 +31,7 @@ from ui.attention.head_view import HeadView
 from ui.attention.model_grid import MEAN, ModelGrid, grid_values
 from ui.widgets.export import export_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
+from ui.shell.view_context import ViewContext
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
@@ -81,8 +82,8 @@ class AttentionView(ModelView):
     no_model_hint = "Load a model (left) to see its attention."
     empty_hint = "Type a sentence above to see where each token looks."
 
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
         self._encoding: Encoding | None = None
         self._mosaics: dict[tuple[str, bool], tuple[np.ndarray, int]] = {}  # (kind, hide specials) -> grid
         self._side: AttentionSide | None = None
@@ -287,6 +288,9 @@ class AttentionView(ModelView):
                                 vmin=min(0.0, float(self._similarity.min(initial=0.0))))
 
     # ------------------------------------------------------------ presets
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"layer", "heads", "hide_special", "threshold", "step_by_step"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``layer``, ``heads`` ("all" or a list), ``hide_special``,
         ``threshold`` and ``step_by_step`` ({"query_token": "it" or "query": index, "step": i}: the step-by-step

@@ -470,6 +470,9 @@ class EmbeddingExplorerView(QWidget):
                   "Embedding sentences…")
 
     # ------------------------------------------------------------ presets
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"words", "layer", "query", "k", "same_word"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``inputs["corpus"]`` ("demo" or lines, labels, label_name), and
         ``words``, ``layer`` (a layer spec: 6, static, mean:2-4), ``k``, ``same_word`` and ``query`` (the

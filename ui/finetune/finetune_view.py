@@ -321,6 +321,9 @@ class FineTuneView(QWidget):
                           on_cancelled=lambda: self.bench.counts_label.setText(""))
 
     # ------------------------------------------------------ presets and workspaces
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``methods`` (ticked on the
         bench) and ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves``

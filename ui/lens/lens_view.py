@@ -21,6 +21,7 @@ from ui.widgets.token_layout import display_label
 from ui.shell.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
 from ui.widgets.colormap import color_at, gradient_css, ink_for
+from ui.shell.view_context import ViewContext
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
@@ -120,8 +121,8 @@ class LensView(ModelView):
     no_model_hint = "Load a model (left) to read its layers through the output head."
     empty_hint = "Type a sentence above to see what each layer would predict."
 
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
         self.caption = QLabel("Each cell: the top token if the model stopped after that layer, and its probability.")
         self.caption.setObjectName("summary")
         self.caption.setWordWrap(True)

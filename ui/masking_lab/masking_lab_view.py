@@ -31,6 +31,7 @@ from ui.masking_lab.panels import ReconstructionPanel, StatsPanel
 from ui.masking_lab.rows import build_rows, rows_table
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.export import export_dialog
+from ui.shell.view_context import ViewContext
 from workbench.export import export_csv, suggest_filename
 from workbench.masking_lab import jobs
 
@@ -43,8 +44,8 @@ class MaskingLabView(ModelView):
     no_model_hint = "Load a model (left): the lab uses its tokenizer, or another one you name."
     empty_hint = "Type a sentence above to see what the objective does to it."
 
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
         self.registry: Any = None
         self._loaded: Any = None
         self._tokenizers: dict[str, Any] = {}
@@ -182,6 +183,9 @@ class MaskingLabView(ModelView):
         self.notice.show_message(message, "warning")
 
     # ------------------------------------------------------------ presets
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"tokenizer", "objective", "config", "seed", "samples"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``tokenizer`` (a model spec, or None for the loaded model's),
         ``objective``, ``config`` (field -> value), ``seed`` and ``samples`` (draw that many once shown).

@@ -20,6 +20,7 @@ from ui import theme
 from ui.shell.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
+from ui.shell.view_context import ViewContext
 
 GENERATE_TOKENS = 20
 INFILL_MAX_TOKENS = 64
@@ -79,8 +80,8 @@ class PredictionsView(ModelView):
     no_model_hint = "Load a model (left) to see what it predicts."
     empty_hint = "Type a sentence above: with [MASK] for a masked LM, or a prompt for a decoder."
 
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
         self._loaded: Any = None
         self._ids: list[int] | None = None  # decoder prompt ids, kept exactly across Accept/Generate
         self._ids_text: str | None = None  # the text box content those ids belong to

@@ -12,7 +12,7 @@ the run has finished, "Open in views" loads its model in the main window.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -28,6 +28,7 @@ from ui.pretrain.live_plot import LivePlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
 from ui.pretrain.pretrain_form import TrainingForm
 from ui.widgets.message_bar import MessageBar
+from ui.shell.view_context import ViewContext
 from workbench.pretrain.job import submit_pretrain
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
@@ -55,12 +56,11 @@ class TrainingView(QWidget):
 
     run_submitted = Signal(int)  # the runs browser refreshes
 
-    def __init__(self, services: RunServices, open_model: Callable[[str], None],
-                 register_model: Callable[[str], None] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: ViewContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.services = services
-        self.open_model = open_model
-        self.register_model = register_model or (lambda path: None)
+        self.services = ctx.run_services
+        self.open_model = ctx.open_model
+        self.register_model = ctx.register_model  # course models become recent models
         self.run_id: int | None = None
         self.run_params: dict[str, Any] = {}
         self.last_progress: RunProgress | None = None
@@ -97,7 +97,7 @@ class TrainingView(QWidget):
         self.open_button.clicked.connect(self.open_in_views)
         self.course_button.clicked.connect(self.start_course_models)
 
-        self.follower = RunFollower(services, self)
+        self.follower = RunFollower(self.services, self)
         self.follower.rows.connect(self._rows)
         self.follower.progress.connect(self._progress)
         self.follower.ended.connect(self._ended)

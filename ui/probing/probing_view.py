@@ -265,6 +265,10 @@ class ProbingView(QWidget):
         self._idle("Cancelled; the layers done so far are shown.")
 
     # -- presets and workspaces ------------------------------------------------------------------------
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"task", "kind", "pooling", "sts_data", "probe", "sts",
+                                 "mix", "mix_steps", "run", "results"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``task`` ("demo" or a file) and ``kind``, ``pooling``, ``sts_data``,
         what to run (``probe``, ``sts``, ``mix`` and ``mix_steps``), ``results`` (per-layer numbers and mix

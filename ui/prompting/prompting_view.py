@@ -239,6 +239,9 @@ class PromptingView(QWidget):
         self.ctx.jobs.cancel()
 
     # -- presets and workspaces ------------------------------------------------------------------------
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"prompt_set", "mode", "template", "verbalizer", "x", "x2", "page", "score"})
+
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``mode`` (cloze or prefix), ``prompt_set`` (an installed set's name:
         its templates of that mode become the comparison, the first the prompt), ``template`` and

@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
-from ui.run_tracking.run_services import RunServices
 from ui.runs.config_diff import ConfigDiff
 from ui.runs.curve_overlay import CurveOverlay
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
+from ui.shell.view_context import ViewContext
 from workbench.export import export_csv, suggest_filename
 from workbench.runs.kinds import run_kind
 
@@ -71,9 +71,9 @@ class RunsBrowser(QWidget):
 
     run_submitted = Signal(int)
 
-    def __init__(self, services: RunServices, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: ViewContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.services = services
+        self.services = ctx.run_services
         self.pending_delete: list[int] = []
         self._runs: dict[int, dict[str, Any]] = {}
         self._final_summaries: dict[int, dict[str, float]] = {}

@@ -61,9 +61,9 @@ class ModelView(QWidget):
     no_model_hint = "Load a model (left) to use this view."
     empty_hint = "Type a sentence above."
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.ctx: ViewContext | None = None
+        self.ctx: ViewContext | None = ctx
         self._compute: Callable[[Computation], None] | None = None
 
     def attach(self, ctx: ViewContext, compute: Callable[[Computation], None]) -> None:

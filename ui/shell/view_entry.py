@@ -1,9 +1,18 @@
-"""``ViewEntry``: what the registry knows of a view (see ``ui.shell.view_registry``); no view imports here."""
+"""``ViewEntry``: what the registry knows of a view (see ``ui.shell.view_registry``); no view imports here.
+
+An entry names its view class (the class itself, or ``"module:Class"`` imported when the entry is
+registered, so listing entries builds no widget); the class is called with the view's ``ViewContext``.
+What the view can do beyond that (presets, export, shutdown) is read from the class: see
+``ui.shell.view_abilities``.
+"""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+
+from ui.shell.view_abilities import preset_keys
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -18,12 +27,9 @@ class ViewEntry:
     id: str  # stable name: settings, tests and lecture presets refer to the view by it
     title: str  # the tab's text
     about_html: str  # the About panel while the view is current
-    factory: Callable[[ViewContext], QWidget]
+    view: type | str  # the view class (called with the ViewContext), or "package.module:Class"
     shortcut: str | None = None  # e.g. "Ctrl+1"
     inputs: frozenset[str] = field(default_factory=frozenset)  # a subset of INPUTS
-    # the setting keys a lecture preset step (or a workspace) may give the view: it applies them with
-    # ``apply_preset_step(settings, inputs)`` and reports them with ``preset_state()`` (empty: none)
-    preset_settings: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         unknown = set(self.inputs) - set(INPUTS)
@@ -31,8 +37,25 @@ class ViewEntry:
             raise ValueError(f"view {self.id!r}: unknown inputs {sorted(unknown)} (known: {', '.join(INPUTS)})")
         if "pair" in self.inputs and "text" not in self.inputs:
             raise ValueError(f"view {self.id!r}: the pair field goes with the text box ('pair' needs 'text')")
+        if isinstance(self.view, str) and ":" not in self.view:
+            raise ValueError(f"view {self.id!r}: name its class as 'package.module:Class', not {self.view!r}")
         object.__setattr__(self, "inputs", frozenset(self.inputs))
-        object.__setattr__(self, "preset_settings", frozenset(self.preset_settings))
+
+    def view_class(self) -> type:
+        """The view's class (its module is imported on first use)."""
+        if isinstance(self.view, str):
+            module, _, name = self.view.partition(":")
+            object.__setattr__(self, "view", getattr(importlib.import_module(module), name))
+        return self.view  # type: ignore[return-value]
+
+    def create(self, ctx: ViewContext) -> QWidget:
+        return self.view_class()(ctx)
+
+    @property
+    def preset_settings(self) -> frozenset[str]:
+        """The setting keys a lecture preset step (or a workspace) may give the view, declared on its class
+        next to ``apply_preset_step`` (empty: none)."""
+        return preset_keys(self.view_class())
 
     def reads_text(self) -> bool:
         return "text" in self.inputs

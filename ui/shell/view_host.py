@@ -1,7 +1,8 @@
 """Builds the window's tabs from the view registry and runs what the visible view needs.
 
 Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
-(never the window) and calls the entry's factory with it. A view that is a
+(never the window) and calls the entry's view class with it. What a view can do besides (presets, export,
+shutdown) is checked with ``isinstance`` against ``ui.shell.view_abilities``. A view that is a
 ``ModelView`` (it computes from the text box) is driven by the host: the main
 window tokenizes after each pause in typing and then calls ``text_ready``;
 the host asks the current tab for a ``Computation`` and runs it through the
@@ -21,6 +22,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
+from ui.shell.view_abilities import ClosableView, ExportableView, PresetView
 from ui.shell.view_context import Shell, ViewContext
 from ui.shell.view_entry import ViewEntry
 from ui.shell.view_registry import ViewRegistry
@@ -50,7 +52,7 @@ class ViewHost(QObject):
 
     def _add(self, entry: ViewEntry) -> QWidget:
         ctx = ViewContext(self._shell, entry, parent=self)
-        widget = entry.factory(ctx)
+        widget = entry.create(ctx)
         self._entries[entry.id], self._widgets[entry.id], self._contexts[entry.id] = entry, widget, ctx
         if isinstance(widget, ModelView):
             widget.attach(ctx, lambda comp, view=widget: self.run(view, comp))
@@ -112,21 +114,20 @@ class ViewHost(QObject):
         unknown = sorted(set(settings) - entry.preset_settings)
         if unknown:
             raise ValueError(f"the {view_id!r} view cannot apply {', '.join(unknown)}")
-        apply = getattr(self._widgets[view_id], "apply_preset_step", None)
-        if callable(apply):
-            apply(dict(settings), dict(inputs))
+        view = self._widgets[view_id]
+        if isinstance(view, PresetView):
+            view.apply_preset_step(dict(settings), dict(inputs))
         self.update()
 
     def preset_state(self, view_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """(settings, inputs) that ``apply_preset_step`` takes to show the view as it is now, or None for a view
         with nothing of its own to keep."""
-        state = getattr(self._widgets[view_id], "preset_state", None)
-        return state() if callable(state) and self._entries[view_id].preset_settings else None
+        view = self._widgets[view_id]
+        return view.preset_state() if isinstance(view, PresetView) and view.preset_settings else None
 
     def export_widget(self, view_id: str) -> QWidget:
         widget = self._widgets[view_id]
-        export = getattr(widget, "export_widget", None)
-        return export() if callable(export) else widget
+        return widget.export_widget() if isinstance(widget, ExportableView) else widget
 
     # ------------------------------------------------------ window's events
     def model_loaded(self, loaded: Any) -> None:
@@ -148,9 +149,9 @@ class ViewHost(QObject):
         """Cancel the views' jobs and let views that own threads or timers stop them."""
         for view_id, ctx in self._contexts.items():
             ctx.jobs.cancel()
-            stop = getattr(self._widgets[view_id], "shutdown", None)
-            if callable(stop):
-                stop()
+            view = self._widgets[view_id]
+            if isinstance(view, ClosableView):
+                view.shutdown()
 
     # ------------------------------------------------------ text-box views
     def update(self, upstream_done: bool = False) -> None:

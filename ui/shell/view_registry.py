@@ -1,27 +1,22 @@
-"""Every tab of the window is one ``ViewEntry``: adding a view is one entry and one class.
+"""Every tab of the window is one ``ViewEntry``; each view package exports its own (``ui/<view>/entry.py``).
 
-An entry says what the view is called, what its About panel explains, how to
-make it from a ``ui.shell.view_context.ViewContext`` (the narrow set of services a
-view may use: never the window), its keyboard shortcut, and which of the
-window's shared inputs it reads: ``text`` (the sentence box), ``pair`` (the
-second-sentence line) and ``corpus`` (a corpus of its own). The window shows
-the text box only while a view that reads it is current.
+An entry says what the view is called, what its About panel explains, which class makes it (called with
+a ``ui.shell.view_context.ViewContext``: the narrow set of services a view may use, never the window), its
+keyboard shortcut, and which of the window's shared inputs it reads: ``text`` (the sentence box), ``pair``
+(the second-sentence line) and ``corpus`` (a corpus of its own). The window shows the text box only while
+a view that reads it is current.
 
-``builtin_views()`` is the registry the window opens with; tests and later
-features add entries to a copy with ``register``. Factories import their view
-modules when called, so building the registry costs nothing.
+``builtin_views()`` is the registry the window opens with: one line per view. Tests and later features add
+entries to a copy with ``register``, which checks the view class's optional hooks
+(``ui.shell.view_abilities``). Registering imports the view modules but builds no widget.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
+from ui.shell.view_abilities import check_view_class
 from ui.shell.view_entry import INPUTS, ViewEntry
-
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
-    from ui.shell.view_context import ViewContext
 
 __all__ = ["INPUTS", "ViewEntry", "ViewRegistry", "builtin_views"]
 
@@ -34,11 +29,13 @@ class ViewRegistry:
             self.register(entry)
 
     def register(self, entry: ViewEntry) -> ViewEntry:
+        """Add ``entry`` after checking its id, shortcut and its class's optional hooks (``ValueError``)."""
         if entry.id in self._entries:
             raise ValueError(f"a view called {entry.id!r} is registered already")
         taken = {e.shortcut for e in self._entries.values() if e.shortcut}
         if entry.shortcut and entry.shortcut in taken:
             raise ValueError(f"view {entry.id!r}: the shortcut {entry.shortcut} is taken")
+        check_view_class(entry.id, entry.view_class())
         self._entries[entry.id] = entry
         return entry
 

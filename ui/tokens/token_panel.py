@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.tokens.token_view import TokenView
+from ui.shell.view_context import ViewContext
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:
@@ -28,8 +29,9 @@ def legend() -> str:
 
 
 class TokenPanel(QWidget):
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, ctx: ViewContext, parent: QWidget | None = None):
         super().__init__(parent)
+        ctx.tokens_changed.connect(self.show_tokens)  # the window tokenizes the text box for every view
         self.view = TokenView()
         self.summary = QLabel()
         self.summary.setObjectName("summary")
