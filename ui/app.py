@@ -49,6 +49,13 @@ def create_application(argv: list[str] | None = None):
     return app
 
 
+def create_window(settings=None, *, persist: bool = True):
+    """The main window (the one place outside the window's own module that names it)."""
+    from ui.shell.main_window import MainWindow
+
+    return MainWindow(settings, persist=persist)
+
+
 def _install_excepthook(window):
     """Exceptions in Qt slots go to the log and the message bar; returns the previous hook."""
     previous = sys.excepthook
@@ -103,9 +110,7 @@ def run(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     app = create_application([a for a in argv if a.startswith("-")])
-    from ui.shell.main_window import MainWindow
-
-    window = MainWindow(settings)
+    window = create_window(settings)
     window.place_on_screen()
     window.show()
     previous_hook = _install_excepthook(window)

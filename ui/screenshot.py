@@ -23,12 +23,10 @@ def main(path: str | Path, timeout: float = 60.0) -> Path:
     from workbench.settings import Settings
 
     apply_offline_mode(True)
-    from ui.app import create_application
+    from ui.app import create_application, create_window
 
     app = create_application()
-    from ui.shell.main_window import MainWindow
-
-    window = MainWindow(Settings(recent_models=["minilm"]), persist=False)
+    window = create_window(Settings(recent_models=["minilm"]), persist=False)
     window.resize(*theme.current().metrics.screenshot_size)
     window.show()
     try:

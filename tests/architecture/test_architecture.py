@@ -58,3 +58,11 @@ def test_window_opens_without_importing_torch(fresh_home):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                             env=env)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_only_the_application_entry_imports_the_main_window():
+    """The window's parts get services objects and views a ViewContext: no module of ``ui`` imports the main
+    window but ``ui.app`` (grimp counts imports under ``TYPE_CHECKING`` too)."""
+    graph = grimp.build_graph("ui", cache_dir=None)
+    importers = graph.find_modules_that_directly_import("ui.shell.main_window")
+    assert importers == {"ui.app"}, sorted(importers)

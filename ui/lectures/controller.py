@@ -11,7 +11,8 @@ presentation clickers send), enabled only while something steps, so the keys
 scroll as usual otherwise. They go through the window's ``StepController``
 (``workbench.steps``): the runner is pushed there while a lecture runs,
 so a step that opens the attention step-by-step panel steps through the panel
-first, then on to the next lecture step.
+first, then on to the next lecture step. It gets a ``LectureServices``
+(``ui.shell.window_services``), not the window.
 """
 
 from __future__ import annotations
@@ -33,24 +34,25 @@ from workbench.lectures.runner import PresetRunner
 from workbench.lectures.schema import Preset
 
 if TYPE_CHECKING:
-    from ui.shell.main_window import MainWindow
+    from ui.shell.window_services import LectureServices
 
 SOURCE = "lectures"
 START_PAGE_FRACTION = 0.66  # of the window's size
 
 
 class LectureController(QObject):
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, services: LectureServices):
+        super().__init__(services.owner)
+        self.services = services
         self.runner = PresetRunner()
         self.bar = LectureBar()
         self._pending: tuple[str, dict[str, Any], dict[str, Any]] | None = None  # waits for the model
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
         self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
+        self._about_was_open = False  # the About panel's state when the lecture began
         self.presets: list[Preset] = builtin_presets()
-        self.next_action = window.actions_.next_step  # PageDown/PageUp: the window's StepController
-        self.previous_action = window.actions_.previous_step
+        self.next_action = services.next_action  # PageDown/PageUp: the window's StepController
+        self.previous_action = services.previous_action
         self.end_action = self._action("&End lecture", None, self.runner.stop)
         self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
         self.end_action.setEnabled(False)
@@ -59,35 +61,35 @@ class LectureController(QObject):
         self.bar.end_requested.connect(self.runner.stop)
         self.runner.events.step_changed.connect(lambda _index: self._open_step())
         self.runner.events.stopped.connect(self._stopped)
-        window.model_ready.connect(lambda _loaded: self._apply_pending())
+        services.model_ready.connect(lambda _loaded: self._apply_pending())
 
     def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(text, self.services.owner)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         action.triggered.connect(lambda _checked=False: slot())
-        self.window.addAction(action)
+        self.services.owner.addAction(action)
         return action
 
     def _enable_stepping(self, on: bool) -> None:
         """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back. While
         a lecture runs its captions explain: the About panel folds away for the room, and opens again after."""
         self.end_action.setEnabled(on)
-        about = self.window.about_panel
+        about = self.services.about
         if on:
             if not self.runner.active:
                 self._about_was_open = about.is_expanded()
                 about.set_expanded(False)
-            self.window.steps.push(self.runner)
+            self.services.steps.push(self.runner)
         else:
-            self.window.steps.remove(self.runner)
-            if getattr(self, "_about_was_open", False):
+            self.services.steps.remove(self.runner)
+            if self._about_was_open:
                 about.set_expanded(True)
 
     # ---------------------------------------------------------------- what
     def views(self) -> dict[str, frozenset[str]]:
-        return {e.id: e.preset_settings for e in self.window.view_host.entries()}
+        return {e.id: e.preset_settings for e in self.services.entries()}
 
     def status(self, preset: Preset) -> PresetStatus:
         return check_preset(preset, self.views(), installed_course_models())
@@ -110,9 +112,13 @@ class LectureController(QObject):
 
     def show_start_page(self) -> None:
         from ui.lectures.start_page import StartPage
+        from ui.shell.window_services import StartPageServices
 
-        self.start_page = StartPage(self.window)
-        self.start_page.resize(self.window.size() * START_PAGE_FRACTION)
+        s = self.services
+        self.start_page = StartPage(StartPageServices(
+            presets=self.presets, status=self.status, start=self.start, open_preset_file=self.open_preset_file,
+            recent_workspaces=list(s.settings.recent_workspaces), open_workspace=s.open_workspace), s.owner)
+        self.start_page.resize(s.owner.size() * START_PAGE_FRACTION)
         self.start_page.show()
 
     # ------------------------------------------------------------- running
@@ -120,10 +126,10 @@ class LectureController(QObject):
         """Run ``preset`` from step ``index``; an unavailable preset only says why."""
         status = self.status(preset)
         if not status.available:
-            self.window.message_bar.show_message(f"{preset.title}: not available here: {status.reason}", "warning",
-                                                 source=SOURCE)
+            self.services.message_bar.show_message(f"{preset.title}: not available here: {status.reason}",
+                                                   "warning", source=SOURCE)
             return False
-        self.window.message_bar.clear(SOURCE)
+        self.services.message_bar.clear(SOURCE)
         self._enable_stepping(True)
         self.runner.start(preset, status, index)
         return True
@@ -145,13 +151,13 @@ class LectureController(QObject):
         if path is None:
             from PySide6.QtWidgets import QFileDialog
 
-            path, _ = QFileDialog.getOpenFileName(self.window, "Open a lecture preset", "", "Presets (*.json)")
+            path, _ = QFileDialog.getOpenFileName(self.services.owner, "Open a lecture preset", "", "Presets (*.json)")
             if not path:
                 return False
         try:
             preset = load_preset_file(path)
         except WorkbenchError as exc:
-            self.window.show_error(exc, source=SOURCE)
+            self.services.show_error(exc, source=SOURCE)
             return False
         return self.start(preset)
 
@@ -161,7 +167,7 @@ class LectureController(QObject):
         self.bar.hide()
 
     def _open_step(self) -> None:
-        runner, window = self.runner, self.window
+        runner, s = self.runner, self.services
         step, status = runner.step(), runner.step_status()
         self.step_opened_at = time.monotonic()
         self.bar.show_step(runner.preset.title, runner.caption(), runner.index, runner.count(), status.available)
@@ -170,27 +176,27 @@ class LectureController(QObject):
             return
         course = installed_course_models()
         try:
-            spec = resolve_model(step.model or runner.preset.model, window.settings.default_model, course)
+            spec = resolve_model(step.model or runner.preset.model, s.settings.default_model, course)
             settings = resolve_settings(step.settings, runner.preset, course)
         except WorkbenchError as exc:
-            window.show_error(exc, source=SOURCE)
+            s.show_error(exc, source=SOURCE)
             return
-        window.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
-        window.show_view(step.view)
+        s.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
+        s.show_view(step.view)
         inputs = step.inputs
         if "text" in inputs or "pair" in inputs:
-            text, pair = inputs.get("text", window.text_input.text()), inputs.get("pair")
-            if text != window.text_input.text() or pair != window.text_input.pair():
-                window.text_input.set_text(text, pair)
+            text, pair = inputs.get("text", s.text_input.text()), inputs.get("pair")
+            if text != s.text_input.text() or pair != s.text_input.pair():
+                s.text_input.set_text(text, pair)
         self._pending = (step.view, settings, dict(inputs))
         if not self._has_model(spec):
-            window.load_model(spec)  # the step is applied once it has loaded
+            s.load_model(spec)  # the step is applied once it has loaded
             return
         self._apply_pending()
 
     def _has_model(self, spec: str) -> bool:
-        loaded = self.window.loaded
-        return loaded is not None and not self.window.loading and spec in (loaded.info.spec, loaded.info.folder)
+        loaded = self.services.loaded()
+        return loaded is not None and not self.services.loading() and spec in (loaded.info.spec, loaded.info.folder)
 
     def _apply_pending(self) -> None:
         if self._pending is None:
@@ -198,7 +204,7 @@ class LectureController(QObject):
         view_id, settings, inputs = self._pending
         self._pending = None
         try:
-            self.window.view_host.apply_preset_step(view_id, settings, inputs)
+            self.services.apply_preset_step(view_id, settings, inputs)
         except (WorkbenchError, ValueError, TypeError, KeyError) as exc:  # a setting the view cannot use
-            self.window.message_bar.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: "
-                                                 f"{exc}", "warning", source=SOURCE)
+            self.services.message_bar.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: "
+                                                   f"{exc}", "warning", source=SOURCE)

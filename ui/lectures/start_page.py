@@ -15,20 +15,20 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from ui.shell.main_window import MainWindow
+    from ui.shell.window_services import StartPageServices
 
 ROLE = Qt.ItemDataRole.UserRole
 
 
 class StartPage(QDialog):
-    def __init__(self, window: MainWindow, parent: QWidget | None = None):
-        super().__init__(parent or window)
+    def __init__(self, services: StartPageServices, parent: QWidget | None = None):
+        super().__init__(parent)
         self.setWindowTitle("Start: lectures and workspaces")
-        self.window_ = window
+        self.services = services
         self.presets = QListWidget()
         self.presets.setObjectName("startPresets")
-        for preset in window.lectures.presets:
-            status = window.lectures.status(preset)
+        for preset in services.presets:
+            status = services.status(preset)
             text = f"{preset.title}  ({len(preset.steps)} steps)"
             item = QListWidgetItem(text if status.available else f"{text}: not available, {status.reason}")
             item.setData(ROLE, preset)
@@ -41,7 +41,7 @@ class StartPage(QDialog):
         for listing in (self.presets, self.workspaces):  # long reasons wrap instead of scrolling sideways
             listing.setWordWrap(True)
             listing.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for path in window.settings.recent_workspaces:
+        for path in services.recent_workspaces:
             item = QListWidgetItem(f"{Path(path).name}  ({Path(path).parent})")
             item.setData(ROLE, path)
             item.setToolTip(path)
@@ -49,7 +49,7 @@ class StartPage(QDialog):
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
                 item.setText(f"{item.text()}: missing")
             self.workspaces.addItem(item)
-        if not window.settings.recent_workspaces:
+        if not services.recent_workspaces:
             note = QListWidgetItem("No workspace saved yet: File > Save workspace (Ctrl+S).")
             note.setFlags(Qt.ItemFlag.NoItemFlags)
             self.workspaces.addItem(note)
@@ -70,8 +70,8 @@ class StartPage(QDialog):
         layout.addLayout(row)
         self.presets.itemActivated.connect(self._start_preset)
         self.workspaces.itemActivated.connect(self._open_workspace)
-        open_preset.clicked.connect(lambda: self._then(window.lectures.open_preset_file()))
-        open_workspace.clicked.connect(lambda: self._then(window.workspaces.open()))
+        open_preset.clicked.connect(lambda: self._then(services.open_preset_file()))
+        open_workspace.clicked.connect(lambda: self._then(services.open_workspace()))
         buttons.rejected.connect(self.reject)
 
     def _then(self, done: object) -> None:
@@ -80,10 +80,10 @@ class StartPage(QDialog):
 
     def _start_preset(self, item: QListWidgetItem) -> None:
         preset = item.data(ROLE)
-        if preset is not None and self.window_.lectures.start(preset):
+        if preset is not None and self.services.start(preset):
             self.accept()
 
     def _open_workspace(self, item: QListWidgetItem) -> None:
         path = item.data(ROLE)
         if path:
-            self._then(self.window_.workspaces.open(path))
+            self._then(self.services.open_workspace(path))

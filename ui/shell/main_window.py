@@ -7,13 +7,14 @@ load instead of cancelling it. Errors appear in the inline message bar, never
 in a dialog. The tabs come from a ``ui.shell.view_registry.ViewRegistry``: the
 window builds a ``Shell`` (its services as plain callables) and the
 ``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
-box and the pair line show only while the current view reads them.
+box and the pair line show only while the current view reads them. The window's own parts (menus and
+actions, lectures, the start page, workspaces) get small services objects (``ui.shell.window_services``);
+which load and which tokenization are current is a Qt-free ``workbench.models.session.ModelSession``.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,11 +39,13 @@ from ui.theme_tokens import DEFAULT
 from ui.shell.view_context import Shell
 from ui.shell.view_host import ViewHost
 from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.shell.window_services import ActionServices, LectureServices, WorkspaceServices
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.window_actions import build_actions
 from ui.workspace.controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
+from workbench.models.session import ModelSession
 from workbench.settings import Settings, load_settings, save_settings
 from workbench.steps import StepController
 
@@ -99,12 +102,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.settings = settings if settings is not None else load_settings()
         self.persist = persist  # save the settings (recent models, geometry) on close
-        self.loaded: LoadedModel | None = None
-        self.tokenized: TokenizedText | None = None  # the text box's tokens with the loaded model
-        self._loading_spec: str | None = None
-        self._load_gen = 0
-        self._load_started = 0.0
-        self._tok_gen = 0
+        self.session = ModelSession()  # the loaded model and tokens, and which load / tokenization is current
         self.setWindowTitle("LM Workbench")
         self.setAcceptDrops(True)
         # Next/Previous (PageDown/PageUp, what presentation clickers send) go to whatever pushed itself here.
@@ -160,11 +158,11 @@ class MainWindow(QMainWindow):
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
                                   settling=lambda: self.loading or self.text_input.pending(),
                                   pair=self.text_input.pair)
-        self.actions_ = build_actions(self, self.view_host.entries())
-        self.lectures = LectureController(self)  # lecture presets: the caption bar, Lectures menu, PageUp/PageDown
+        self.actions_ = build_actions(self._action_services(), self.view_host.entries())
+        self.lectures = LectureController(self._lecture_services())  # the caption bar, Lectures menu, PageUp/Down
         column.insertWidget(1, self.lectures.bar)
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
-        self.workspaces = WorkspaceController(self)  # File > Save / Open workspace
+        self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
         self._connect()
         self._view_changed(self.views.currentIndex())
@@ -195,6 +193,37 @@ class MainWindow(QMainWindow):
             persist=self.persist, steps=self.steps,
         )
 
+    def _action_services(self) -> ActionServices:
+        return ActionServices(
+            owner=self, menu_bar=self.menuBar(), open_folder=self.model_panel.open_folder,
+            focus_model=self.model_panel.focus_field, open_text_file=self.open_text_file,
+            show_plugins=self.show_plugins, load_model=self.load_model, export_view=self.export_view,
+            copy_view_picture=self.copy_view_picture, copy_tokens=self.copy_tokens, quit=self.close,
+            cancel_job=self.cancel_job, show_view=self.show_view, dock_action=self.model_dock.toggleViewAction(),
+            about=self.about_panel, presentation=self.presentation, steps=self.steps,
+        )
+
+    def _lecture_services(self) -> LectureServices:
+        host = self.view_host
+        return LectureServices(
+            owner=self, next_action=self.actions_.next_step, previous_action=self.actions_.previous_step,
+            about=self.about_panel, steps=self.steps, entries=host.entries, show_view=self.show_view,
+            apply_preset_step=host.apply_preset_step, text_input=self.text_input, settings=self.settings,
+            loaded=lambda: self.loaded, loading=lambda: self.loading, load_model=self.load_model,
+            model_ready=self.model_ready, message_bar=self.message_bar, show_error=self.show_error,
+            open_workspace=lambda path=None: self.workspaces.open(path),  # built after the lectures
+        )
+
+    def _workspace_services(self) -> WorkspaceServices:
+        host = self.view_host
+        return WorkspaceServices(
+            owner=self, entries=host.entries, current_entry=host.current_entry, show_view=self.show_view,
+            preset_state=host.preset_state, apply_preset_step=host.apply_preset_step, text_input=self.text_input,
+            settings=self.settings, loaded=lambda: self.loaded, load_model=self.load_model,
+            runner=self.lectures.runner, resume_lecture=self.lectures.resume, message_bar=self.message_bar,
+            show_error=self.show_error, status=self.status.set_message,
+        )
+
     # --------------------------------------------------------------- views
     def view(self, view_id: str) -> QWidget:
         """The widget of the view registered as ``view_id`` (e.g. "attention")."""
@@ -218,7 +247,7 @@ class MainWindow(QMainWindow):
         self.about_split.setSizes([max(total - about, 0), about])
 
     def _view_changed(self, index: int) -> None:
-        entry = self.view_host.current_entry() if hasattr(self, "view_host") else None
+        entry = self.view_host.current_entry()
         if entry is None:
             return
         self.about_panel.set_view(entry.title, entry.about_html)
@@ -270,12 +299,11 @@ class MainWindow(QMainWindow):
     def load_model(self, spec: str) -> None:
         """Load ``spec`` (a folder, hub id or 'minilm') in the background."""
         spec = spec.strip()
-        if not spec or spec == self._loading_spec or self.jobs.closed:
+        if self.jobs.closed:
             return
-        self._load_gen += 1
-        gen = self._load_gen
-        self._loading_spec = spec
-        self._load_started = time.monotonic()
+        gen = self.session.begin_load(spec)
+        if gen is None:
+            return  # empty, or loading already
         self.model_panel.set_loading(spec)
         if self.loaded is None:
             self._show_tokens(None, HINT_LOADING)
@@ -291,13 +319,20 @@ class MainWindow(QMainWindow):
 
     @property
     def loading(self) -> bool:
-        return self._loading_spec is not None
+        return self.session.loading
+
+    @property
+    def loaded(self) -> LoadedModel | None:
+        return self.session.loaded
+
+    @property
+    def tokenized(self) -> TokenizedText | None:
+        """The text box's tokens with the loaded model."""
+        return self.session.tokenized
 
     def _model_loaded(self, gen: int, loaded: LoadedModel) -> None:
-        if gen != self._load_gen:
+        if not self.session.finish_load(gen, loaded):
             return
-        self._loading_spec = None
-        self.loaded = loaded
         from workbench.models.jobs import settle_heap  # torch is imported by now
 
         settle_heap()  # on this (the GUI) thread: see its docstring
@@ -306,7 +341,7 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(info.folder if info.source == "folder" else info.spec)
         self.model_panel.set_recent(self.settings.recent_models)
         self.message_bar.clear("load")
-        seconds = time.monotonic() - self._load_started
+        seconds = self.session.load_seconds()
         self.status.set_message(
             f"Loaded {spec_label(info.spec)} · {format_count(info.parameters)} parameters · {seconds:.1f} s"
         )
@@ -317,9 +352,8 @@ class MainWindow(QMainWindow):
         self.model_ready.emit(loaded)
 
     def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
-        if gen != self._load_gen:
+        if not self.session.end_load(gen):
             return
-        self._loading_spec = None
         self.model_panel.set_info(self.loaded.info if self.loaded is not None else None)
         if exc is not None:
             self.show_error(exc, tb, source="load", prefix=what[:1].upper() + what[1:])
@@ -333,8 +367,7 @@ class MainWindow(QMainWindow):
             return
         if self.loading:
             return  # the load's end calls back here; a new job now would cancel the load
-        self._tok_gen += 1
-        gen = self._tok_gen
+        gen = self.session.begin_tokenize()
         text, pair = self.text_input.text(), self.text_input.pair()
         if self.loaded is None:
             self._show_tokens(None, HINT_NO_MODEL)
@@ -354,19 +387,19 @@ class MainWindow(QMainWindow):
         )
 
     def _tokenized(self, gen: int, tt: TokenizedText) -> None:
-        if gen == self._tok_gen:
+        if self.session.is_current_tokenize(gen):
             self._show_tokens(tt)
             self.message_bar.clear("tokenize")
             self.view_host.text_ready()
 
     def _tokenize_failed(self, gen: int, exc: BaseException, tb: str) -> None:
-        if gen == self._tok_gen:
+        if self.session.is_current_tokenize(gen):
             self._show_tokens(None, "The text could not be tokenized (see the message above).")
             self.show_error(exc, tb, source="tokenize")
             self.view_host.text_ready()
 
     def _show_tokens(self, tt: TokenizedText | None, hint: str = "") -> None:
-        self.tokenized = tt
+        self.session.tokenized = tt
         self.view_host.show_tokens(tt if tt is not None else hint)
 
     # -------------------------------------------------------------- errors

@@ -5,7 +5,8 @@ job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Shift+E
 copy a picture of the view, Ctrl+Q quit, F1 show or hide the About panel,
 F5 presentation mode, PageDown/PageUp (what presentation clickers send) Next
 and Previous step; every registered view has a "Go to" action with its
-entry's shortcut (Ctrl+1 … Ctrl+7, Ctrl+Shift+P Pre-train, Ctrl+R Runs).
+entry's shortcut (see each view's ``entry.py``). They get an ``ActionServices``
+(``ui.shell.window_services``), not the window.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 if TYPE_CHECKING:
-    from ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
     from ui.shell.view_registry import ViewEntry
+    from ui.shell.window_services import ActionServices
 
 
 @dataclass
@@ -40,8 +43,8 @@ class WindowActions:
     go_to: dict[str, QAction] = field(default_factory=dict)  # view id -> its "Go to" action
 
 
-def _action(window: MainWindow, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
-    action = QAction(text, window)
+def _action(owner: QWidget, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
+    action = QAction(text, owner)
     if shortcut is not None:
         action.setShortcut(QKeySequence(shortcut))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -49,61 +52,61 @@ def _action(window: MainWindow, text: str, shortcut: QKeySequence | str | None, 
         action.setStatusTip(tip)
         action.setToolTip(tip)
     action.triggered.connect(lambda checked=False: slot())
-    window.addAction(action)  # shortcuts work even with the menu bar hidden
+    owner.addAction(action)  # shortcuts work even with the menu bar hidden
     return action
 
 
-def build_actions(window: MainWindow, entries: Sequence[ViewEntry]) -> WindowActions:
-    panel = window.model_panel
+def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> WindowActions:
+    s, owner = services, services.owner
     actions = WindowActions(
-        open_folder=_action(window, "&Open model folder…", "Ctrl+O", panel.open_folder,
+        open_folder=_action(owner, "&Open model folder…", "Ctrl+O", s.open_folder,
                             "Open a local model folder"),
-        open_text=_action(window, "Open &text file…", "Ctrl+Shift+O", lambda: window.open_text_file(),
+        open_text=_action(owner, "Open &text file…", "Ctrl+Shift+O", lambda: s.open_text_file(),
                           "Put a UTF-8 text file in the text box"),
-        plugins=_action(window, "&Plugins…", None, window.show_plugins,
+        plugins=_action(owner, "&Plugins…", None, s.show_plugins,
                         "Objective plugins: their status and errors; enable folder plugins"),
-        focus_model=_action(window, "Type a &model id or path", "Ctrl+L", panel.focus_field,
+        focus_model=_action(owner, "Type a &model id or path", "Ctrl+L", s.focus_model,
                             "Focus the model field"),
-        default_model=_action(window, "Load the &default model (MiniLM)", None,
-                              lambda: window.load_model("minilm")),
-        export_view=_action(window, "&Export view as picture…", "Ctrl+E", window.export_view,
+        default_model=_action(owner, "Load the &default model (MiniLM)", None,
+                              lambda: s.load_model("minilm")),
+        export_view=_action(owner, "&Export view as picture…", "Ctrl+E", s.export_view,
                             "Save the current view as PNG or SVG"),
-        copy_picture=_action(window, "Copy view &picture", "Ctrl+Shift+E", window.copy_view_picture,
+        copy_picture=_action(owner, "Copy view &picture", "Ctrl+Shift+E", s.copy_view_picture,
                              "Copy a picture of the current view to the clipboard"),
-        copy_tokens=_action(window, "&Copy tokens as TSV", "Ctrl+Shift+C", window.copy_tokens,
+        copy_tokens=_action(owner, "&Copy tokens as TSV", "Ctrl+Shift+C", s.copy_tokens,
                             "Copy the tokens, ids and spans as tab-separated text"),
-        quit=_action(window, "&Quit", "Ctrl+Q", window.close),
-        cancel=_action(window, "&Cancel running job", "Esc", window.cancel_job,
+        quit=_action(owner, "&Quit", "Ctrl+Q", s.quit),
+        cancel=_action(owner, "&Cancel running job", "Esc", s.cancel_job,
                        "Stop the running job"),
-        toggle_about=_action(window, "&About this view", "F1", lambda: None,
+        toggle_about=_action(owner, "&About this view", "F1", lambda: None,
                              "Show or hide the explanation of the current view"),
-        presentation=_action(window, "&Presentation mode", "F5", lambda: None,
+        presentation=_action(owner, "&Presentation mode", "F5", lambda: None,
                              "Large fonts, high contrast, thick lines and colour-blind-safe colours for a projector"),
-        next_step=_action(window, "&Next step", "PgDown", window.steps.next,
+        next_step=_action(owner, "&Next step", "PgDown", s.steps.next,
                           "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
-        previous_step=_action(window, "P&revious step", "PgUp", window.steps.previous,
+        previous_step=_action(owner, "P&revious step", "PgUp", s.steps.previous,
                               "The previous step (PageUp)"),
-        go_to={e.id: _action(window, e.title, e.shortcut, lambda view_id=e.id: window.show_view(view_id),
+        go_to={e.id: _action(owner, e.title, e.shortcut, lambda view_id=e.id: s.show_view(view_id),
                              f"Show the {e.title} view") for e in entries},
     )
     actions.cancel.setEnabled(False)
     actions.toggle_about.setCheckable(True)
-    actions.toggle_about.setChecked(window.about_panel.is_expanded())
-    actions.toggle_about.toggled.connect(window.about_panel.set_expanded)
-    window.about_panel.toggled.connect(actions.toggle_about.setChecked)
+    actions.toggle_about.setChecked(s.about.is_expanded())
+    actions.toggle_about.toggled.connect(s.about.set_expanded)
+    s.about.toggled.connect(actions.toggle_about.setChecked)
     actions.presentation.setCheckable(True)
-    actions.presentation.setChecked(window.presentation.is_on())
-    actions.presentation.toggled.connect(window.presentation.set_on)
-    window.presentation.toggled.connect(actions.presentation.setChecked)
+    actions.presentation.setChecked(s.presentation.is_on())
+    actions.presentation.toggled.connect(s.presentation.set_on)
+    s.presentation.toggled.connect(actions.presentation.setChecked)
 
     def steppable() -> None:  # with nothing to step, PageDown/PageUp stay with the focused widget
         for a in (actions.next_step, actions.previous_step):
-            a.setEnabled(window.steps.active() is not None)
+            a.setEnabled(s.steps.active() is not None)
 
     steppable()
-    window.steps.events.changed.connect(steppable)
+    s.steps.events.changed.connect(steppable)
 
-    bar = window.menuBar()
+    bar = s.menu_bar
     file_menu = bar.addMenu("&File")
     for a in (actions.open_folder, actions.focus_model, actions.default_model, actions.open_text):
         file_menu.addAction(a)
@@ -121,7 +124,7 @@ def build_actions(window: MainWindow, entries: Sequence[ViewEntry]) -> WindowAct
     for action in actions.go_to.values():
         view_menu.addAction(action)
     view_menu.addSeparator()
-    view_menu.addAction(window.model_dock.toggleViewAction())
+    view_menu.addAction(s.dock_action)
     view_menu.addAction(actions.toggle_about)
     view_menu.addSeparator()
     for a in (actions.presentation, actions.next_step, actions.previous_step):

@@ -6,7 +6,8 @@ models as ``course:<family>``, so another machine opens its own copy), the
 text box and pair, the current view, each view's own state (what its
 ``preset_state`` returns: settings, and a corpus's lines) and the running
 lecture preset with its step. Opening restores them in that order and says
-in the message bar what it could not.
+in the message bar what it could not. It gets a ``WorkspaceServices``
+(``ui.shell.window_services``), not the window.
 """
 
 from __future__ import annotations
@@ -25,27 +26,27 @@ from workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_w
 from workbench.workspace.models import local_spec, portable_spec
 
 if TYPE_CHECKING:
-    from ui.shell.main_window import MainWindow
+    from ui.shell.window_services import WorkspaceServices
 
 SOURCE = "workspace"
 FILTER = f"Workspaces (*{SUFFIX})"
 
 
 class WorkspaceController(QObject):
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, services: WorkspaceServices):
+        super().__init__(services.owner)
+        self.services = services
         self.path: Path | None = None  # the file this session was last saved to or opened from
         self.save_action = self._action("&Save workspace", "Ctrl+S", lambda: self.save())
         self.save_as_action = self._action("Save workspace &as…", "Ctrl+Shift+S", lambda: self.save(ask=True))
         self.open_action = self._action("Open &workspace…", "Ctrl+Alt+O", lambda: self.open())
 
     def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(text, self.services.owner)
         action.setShortcut(QKeySequence(shortcut))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         action.triggered.connect(lambda _checked=False: slot())
-        self.window.addAction(action)
+        self.services.owner.addAction(action)
         return action
 
     def install_menu(self, file_menu: Any) -> None:
@@ -57,18 +58,18 @@ class WorkspaceController(QObject):
 
     # ---------------------------------------------------------------- save
     def collect(self) -> Workspace:
-        w = self.window
-        host = w.view_host
-        ws = Workspace(text=w.text_input.text(), pair=w.text_input.pair())
-        if w.loaded is not None:
-            ws.model = portable_spec(w.loaded.info.spec, w.loaded.info.folder, installed_course_models())
-        current = host.current_entry()
+        s = self.services
+        ws = Workspace(text=s.text_input.text(), pair=s.text_input.pair())
+        loaded = s.loaded()
+        if loaded is not None:
+            ws.model = portable_spec(loaded.info.spec, loaded.info.folder, installed_course_models())
+        current = s.current_entry()
         ws.current_view = current.id if current is not None else None
-        for entry in host.entries():
-            state = host.preset_state(entry.id)
+        for entry in s.entries():
+            state = s.preset_state(entry.id)
             if state is not None:
                 ws.views[entry.id] = {"settings": state[0], "inputs": state[1]}
-        runner = w.lectures.runner
+        runner = s.runner
         if runner.active:
             ws.preset = {"name": runner.preset.name, "step": runner.index, "definition": runner.preset.to_dict()}
         return ws
@@ -78,59 +79,60 @@ class WorkspaceController(QObject):
             path = self.path
         if path is None or ask:
             start = str(path or Path.home() / f"workspace{SUFFIX}")
-            chosen, _ = QFileDialog.getSaveFileName(self.window, "Save workspace", start, FILTER)
+            chosen, _ = QFileDialog.getSaveFileName(self.services.owner, "Save workspace", start, FILTER)
             if not chosen:
                 return None
             path = chosen if chosen.endswith(SUFFIX) else chosen + SUFFIX
         try:
             saved = save_workspace(self.collect(), path)
         except WorkbenchError as exc:
-            self.window.show_error(exc, source=SOURCE)
+            self.services.show_error(exc, source=SOURCE)
             return None
         self._remember(saved)
-        self.window.status.set_message(f"Saved the workspace to {saved}")
+        self.services.status(f"Saved the workspace to {saved}")
         return saved
 
     def _remember(self, path: Path) -> None:
         self.path = Path(path)
-        self.window.settings.add_recent_workspace(str(path))
+        self.services.settings.add_recent_workspace(str(path))
 
     # ---------------------------------------------------------------- open
     def open(self, path: str | Path | None = None) -> Workspace | None:
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self.window, "Open workspace", str(Path.home()), FILTER)
+            chosen, _ = QFileDialog.getOpenFileName(self.services.owner, "Open workspace", str(Path.home()), FILTER)
             if not chosen:
                 return None
             path = chosen
         try:
             ws = open_workspace(path)
         except WorkbenchError as exc:
-            self.window.show_error(exc, source=SOURCE)
+            self.services.show_error(exc, source=SOURCE)
             return None
         problems = list(ws.problems) + self.restore(ws)
         self._remember(Path(path))
-        w = self.window
+        s = self.services
         if problems:
-            w.message_bar.show_message(f"Opened {Path(path).name}, but not all of it: " + "; ".join(problems),
+            s.message_bar.show_message(f"Opened {Path(path).name}, but not all of it: " + "; ".join(problems),
                                        "warning", source=SOURCE)
         else:
-            w.message_bar.clear(SOURCE)
-            w.status.set_message(f"Opened the workspace {Path(path).name}")
+            s.message_bar.clear(SOURCE)
+            s.status(f"Opened the workspace {Path(path).name}")
         return ws
 
     def restore(self, ws: Workspace) -> list[str]:
         """Put the workspace into the window; what could not be restored, as messages."""
-        w, host, problems = self.window, self.window.view_host, []
+        s, problems = self.services, []
         course = installed_course_models()
-        w.lectures.runner.stop()
-        w.text_input.set_text(ws.text, ws.pair)
+        s.runner.stop()
+        s.text_input.set_text(ws.text, ws.pair)
         if ws.model:
             spec, problem = local_spec(ws.model, course)
+            loaded = s.loaded()
             if problem:
                 problems.append(problem)
-            elif w.loaded is None or spec not in (w.loaded.info.spec, w.loaded.info.folder):
-                w.load_model(spec)
-        ids = {e.id: e for e in host.entries()}
+            elif loaded is None or spec not in (loaded.info.spec, loaded.info.folder):
+                s.load_model(spec)
+        ids = {e.id: e for e in s.entries()}
         for view_id, state in ws.views.items():
             entry = ids.get(view_id)
             if entry is None:
@@ -141,19 +143,19 @@ class WorkspaceController(QObject):
             if unknown:
                 problems.append(f"{view_id}: left out {', '.join(unknown)} (not known to this version)")
             try:
-                host.apply_preset_step(view_id, {k: v for k, v in settings.items() if k not in unknown},
-                                       dict(state.get("inputs") or {}))
+                s.apply_preset_step(view_id, {k: v for k, v in settings.items() if k not in unknown},
+                                    dict(state.get("inputs") or {}))
             except (WorkbenchError, ValueError, TypeError, KeyError) as exc:
                 problems.append(f"{view_id}: could not restore its state ({exc})")
         if ws.preset and isinstance(ws.preset.get("definition"), dict):
             try:
                 preset = parse_preset(ws.preset["definition"], f"the workspace's preset {ws.preset.get('name')}")
-                if not w.lectures.resume(preset, int(ws.preset.get("step", 0))):
+                if not s.resume_lecture(preset, int(ws.preset.get("step", 0))):
                     problems.append(f"the lecture {preset.title!r} cannot run here")
             except (WorkbenchError, ValueError) as exc:
                 problems.append(str(exc))
         if ws.current_view in ids:
-            w.show_view(ws.current_view)
+            s.show_view(ws.current_view)
         elif ws.current_view:
             problems.append(f"the {ws.current_view!r} view is not in this version")
         return problems
