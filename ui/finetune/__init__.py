@@ -1,1 +1,1 @@
-"""The Fine-tune tab: fine-tuning methods compared on one task (issue 13)."""
+"""The Fine-tune tab: fine-tuning methods compared on one task."""

@@ -1,4 +1,4 @@
-"""The first extension kind: pre-training objectives (entry-point group ``lm_workbench.objectives``)."""
+"""Pre-training objectives as an extension kind (entry-point group ``lm_workbench.objectives``)."""
 
 from __future__ import annotations
 
