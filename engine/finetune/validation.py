@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.finetune import inference, metrics
-from engine.finetune.names import PRIMARY_METRIC  # re-exported
 
 
 @dataclass
