@@ -414,7 +414,7 @@ class FineTuneView(QWidget):
         if status == "finished":
             try:
                 result = read_result(run_id, self.run_method, self.run_out[run_id])
-            except (OSError, ValueError, KeyError) as exc:
+            except (WorkbenchError, OSError, ValueError, KeyError) as exc:
                 self.message_bar.show_error(f"Run #{run_id} finished but its results cannot be read: {exc}",
                                             source="run")
             else:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from engine.progress import Progress
+from engine.prompting.names import MODES
 from ui.prompting.evaluate_panel import EvaluatePanel
 from ui.prompting.fewshot_panel import FewShotPanel
 from ui.prompting.generate_panel import GeneratePanel, generation_job
@@ -249,8 +250,8 @@ class PromptingView(QWidget):
         Few-shot or Generate) and ``score`` (score the input now, on the loaded model)."""
         st = self.state
         if "mode" in settings:
-            if settings["mode"] not in ("cloze", "prefix"):
-                raise ValueError(f"mode must be cloze or prefix, not {settings['mode']!r}")
+            if settings["mode"] not in MODES:
+                raise ValueError(f"mode must be {' or '.join(MODES)}, not {settings['mode']!r}")
             st.set_mode(settings["mode"])
         if settings.get("prompt_set"):
             name = str(settings["prompt_set"])

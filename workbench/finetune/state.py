@@ -21,6 +21,7 @@ from typing import Any
 from engine.finetune.names import PRIMARY_METRIC
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.observable import EventGroup
+from workbench.runs.summary import read_summary
 
 BENCH_COLUMNS = ["method", "trainable_percent", "best_metric", "best_value", "wall_s", "peak_memory_mb",
                  "adapter_bytes", "run_id"]
@@ -65,7 +66,7 @@ def errors_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def read_result(run_id: int, method: str, out_dir: str | Path) -> RunResult:
     """A finished run's ``summary.json``, ``validation_predictions.jsonl`` and ``confusion.json``."""
     folder = Path(out_dir)
-    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary = read_summary(folder)
     predictions = []
     pred_file = folder / "validation_predictions.jsonl"
     if pred_file.is_file():
