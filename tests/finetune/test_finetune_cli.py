@@ -92,7 +92,10 @@ def test_predict_says_what_the_trained_model_said(lora_run, capsys):
         assert main(["predict", str(out), "--text", row["text"], "--json"]) == 0
         said = json.loads(capsys.readouterr().out)
         assert said["label"] == row["predicted"]
-        assert said["probabilities"] == row["probabilities"]  # the reloaded model's numbers, bit for bit
+        # the reloaded model's numbers: equal up to float rounding (validation ran in padded batches, predict
+        # runs one text, and the reduction order follows torch's thread count, which other tests change)
+        assert said["probabilities"].keys() == row["probabilities"].keys()
+        assert all(abs(said["probabilities"][k] - row["probabilities"][k]) <= 1e-6 for k in row["probabilities"])
 
 
 def test_merged_lora_predicts_within_1e_5(lora_run, tmp_path, capsys):

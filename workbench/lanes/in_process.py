@@ -1,21 +1,21 @@
 """Running a long job in this process (the CLI, torchrun) but recorded like a lane job.
 
-``record_in_process`` creates the run (queued, then running with this pid),
-keeps its heartbeat fresh, lets the first Ctrl-C cancel cleanly
-(``SigintCancels``; a second one interrupts at once), and ends the run
-finished, cancelled or failed (the error re-raised). Pre-training and
-fine-tuning share it; each passes its own ``work``.
+``record_in_process`` creates the run (queued) and records it as a lane's child does
+(``run_context.recorded_run``: running with this pid, heartbeat, finished / cancelled / failed), lets the
+first Ctrl-C cancel cleanly (``SigintCancels``; a second one interrupts at once) and re-raises a failure.
+Pre-training and fine-tuning share it; each passes its own ``work``.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from typing import Any, Callable
 
 from engine.errors import Cancelled
-from workbench.lanes.run_context import HeartbeatThread, RunContext
+from workbench.lanes.run_context import RunContext, recorded_run
+
+INTERRUPTED = "interrupted (Ctrl-C)"
 
 
 class EventToken:
@@ -67,22 +67,11 @@ def record_in_process(store: Any, *, kind: str, name: str, model: str, method: s
     try:
         run_id = store.create_run(kind, name=name, model=model, method=method, params=params,
                                   cli_command=cli_command, status="queued")
-        store.start_run(run_id, pid=os.getpid())
-        ctx = RunContext(run_id, store, cancel)
-        beat = HeartbeatThread(store, run_id)
-        beat.start()
         try:
-            with SigintCancels(cancel):
-                summary = work(ctx)
+            with SigintCancels(cancel), recorded_run(store, run_id, cancel, cancelled_note=INTERRUPTED,
+                                                     interrupted_note=INTERRUPTED) as ctx:
+                return work(ctx)
         except (Cancelled, KeyboardInterrupt):
-            store.finish_run(run_id, "cancelled", "interrupted (Ctrl-C)", if_status=("queued", "running"))
             return when_cancelled(run_id) if when_cancelled else {"run_id": run_id, "cancelled": True}
-        except BaseException as exc:
-            store.finish_run(run_id, "failed", f"{type(exc).__name__}: {exc}", if_status=("queued", "running"))
-            raise
-        finally:
-            beat.stop()
-        store.finish_run(run_id, "finished", if_status=("queued", "running"))
-        return summary
     finally:
         store.close()

@@ -15,8 +15,9 @@ import importlib
 import os
 import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from engine.errors import Cancelled
 from workbench.store.run_store import RunStore
@@ -103,33 +104,50 @@ def resolve_target(target: str) -> Callable[..., Any]:
     return obj
 
 
+@contextmanager
+def recorded_run(store: RunStore, run_id: int, cancel_event: EventLike, *, heartbeat_s: float = HEARTBEAT_S,
+                 cancelled_note: str | None = None,
+                 interrupted_note: str = "interrupted (KeyboardInterrupt)") -> Iterator[RunContext]:
+    """The one way a job's run is recorded, in a lane's child or in this process (the CLI, torchrun).
+
+    Marks the run started (with this pid), heartbeats while the body runs, then marks it finished, cancelled
+    (``Cancelled``: ``cancelled_note``; Ctrl-C: ``interrupted_note``) or failed (any other exception, as
+    ``"Type: message"``). The exception goes on to the caller, which decides what the user sees.
+    """
+    store.start_run(run_id, pid=os.getpid())
+    beat = HeartbeatThread(store, run_id, heartbeat_s)
+    beat.start()
+    status, note = "finished", None
+    try:
+        yield RunContext(run_id, store, cancel_event)
+    except Cancelled:
+        status, note = "cancelled", cancelled_note
+        raise
+    except KeyboardInterrupt:
+        status, note = "cancelled", interrupted_note
+        raise
+    except BaseException as exc:
+        status, note = "failed", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        beat.stop()
+        store.finish_run(run_id, status, note, if_status=("queued", "running"))
+
+
 def run_in_child(store_path: str, run_id: int, target: str, kwargs: dict[str, Any],
                  cancel_event: EventLike, heartbeat_s: float = HEARTBEAT_S) -> None:
-    """The child process's entry point: run one job and record how it ended.
+    """The child process's entry point: run one job (``target(ctx, **kwargs)``) as a recorded run.
 
-    Marks the run started (with this pid), calls ``target(ctx, **kwargs)``
-    while a thread heartbeats, then marks it finished, cancelled (on
-    ``Cancelled`` or Ctrl-C) or failed (any other exception, as
-    ``"Type: message"``). A death this code cannot see is left to the parent.
+    How it ended is recorded by ``recorded_run``; a failure's traceback goes to the child's stderr. A death
+    this code cannot see is left to the parent.
     """
     store = RunStore(store_path)
     try:
-        store.start_run(run_id, pid=os.getpid())
-        beat = HeartbeatThread(store, run_id, heartbeat_s)
-        beat.start()
-        status, error = "finished", None
-        try:
-            fn = resolve_target(target)
-            fn(RunContext(run_id, store, cancel_event), **kwargs)
-        except Cancelled:
-            status = "cancelled"
-        except KeyboardInterrupt:
-            status, error = "cancelled", "interrupted (KeyboardInterrupt)"
-        except BaseException as exc:  # noqa: BLE001 - every failure is recorded
-            status, error = "failed", f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
-        finally:
-            beat.stop()
-        store.finish_run(run_id, status, error, if_status=("queued", "running"))
+        with recorded_run(store, run_id, cancel_event, heartbeat_s=heartbeat_s) as ctx:
+            resolve_target(target)(ctx, **kwargs)
+    except (Cancelled, KeyboardInterrupt):
+        pass
+    except BaseException:  # noqa: BLE001 - recorded as failed above
+        traceback.print_exc()
     finally:
         store.close()
