@@ -78,7 +78,7 @@ ls "$HOME1/.cache/lm-workbench/numba" >/dev/null 2>&1 || fail "numba did not cac
 step "a folder plugin: listed, enabled in the settings, used"
 PLUGIN="$HOME1/.local/share/lm-workbench/plugins/simple-mask"
 mkdir -p "$PLUGIN"
-cp "$ROOT/tests/plugins_fixtures/good_objective_pkg/simple_mask_objective.py" "$PLUGIN/"
+cp "$ROOT/tests/support/plugins_fixtures/good_objective_pkg/simple_mask_objective.py" "$PLUGIN/"
 API_VERSION="$(sed -n 's/^API_VERSION = //p' "$ROOT/engine/api_version.py")"  # 1, or "2.0": JSON either way
 cat > "$PLUGIN/plugin.json" <<JSON
 {"name": "simple-mask", "version": "0.3.0", "api_version": $API_VERSION, "families": ["encoder"],
