@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.support.reference import max_abs, plain_forward
-from tests.models.test_bad_input import _sparse_huge_model
+from tests.support.huge_model import sparse_huge_model
 from workbench.cli.main import main
 
 INFO_KEYS = {"family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head"}
@@ -118,7 +118,7 @@ def test_bad_inputs_exit_2_with_one_line(capsys, tiny_models, tmp_path):
     latin.write_bytes("naïve".encode("latin-1"))
     _one_line_error(*run_cli(capsys, "encode", "minilm", "--text-file", str(latin), "--out", out)[::2], "not UTF-8")
     _one_line_error(*run_cli(capsys, "info", "nobody/uncached-model")[::2], "not in the cache")
-    _sparse_huge_model(tmp_path / "huge")
+    sparse_huge_model(tmp_path / "huge")
     _one_line_error(*run_cli(capsys, "info", str(tmp_path / "huge"))[::2], "free")
     _one_line_error(*run_cli(capsys, "encode", "minilm", "--out", out)[::2], "required")
     _one_line_error(*run_cli(capsys, "encode", "minilm", "--text", "hi", "--out", str(tmp_path / "x.txt"))[::2], ".npz")

@@ -18,7 +18,7 @@ from engine.embeddings.corpus import corpus_from_text
 from engine.embeddings.extract import extract_occurrence_vectors
 from engine.loading import load_model
 from engine.progress import run_to_completion
-from tests.elmo.test_elmo_weights import _published_arrays, _write
+from tests.support.elmo_published import published_arrays, write_published
 from workbench.cli.main import main
 
 TEXT = "The cat sat, didn't it? Ünïcode words too."
@@ -52,7 +52,7 @@ def test_saved_folder_loads_as_a_bilm_with_words_and_every_layer(elmo_dir):
 
 
 def test_allennlp_folder_loads_by_path(tmp_path):
-    _write(tmp_path / "published", _published_arrays())
+    write_published(tmp_path / "published", published_arrays())
     loaded = load_model(str(tmp_path / "published"))
     assert (loaded.info.family, loaded.info.layers, loaded.info.hidden_size, loaded.info.vocab_size) == \
         ("biLM", 2, 8, 0)

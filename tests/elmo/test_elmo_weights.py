@@ -1,6 +1,6 @@
 """Published-format weights (options.json + weights.hdf5) and the workbench's safetensors folders.
 
-The hdf5 file is written here with the names, shapes and orientation of AllenNLP's
+The hdf5 file (``tests/support/elmo_published.py``) has the names, shapes and orientation of AllenNLP's
 published files; the model it loads into must equal ``tests/support/elmo_reference.py``, a
 numpy ELMo written from bilm-tf's TensorFlow equations that reads the file's arrays as they are.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-import h5py
 import numpy as np
 import pytest
 import torch
@@ -19,47 +18,10 @@ from engine.elmo.characters import batch_to_char_ids
 from engine.elmo.checkpoint import is_elmo_folder, load_elmo, save_elmo
 from engine.elmo.config import preset
 from engine.elmo.hdf5_weights import ElmoWeightsError, load_allennlp_elmo
+from tests.support.elmo_published import OPTIONS, published_arrays, write_published
 from tests.support.elmo_reference import elmo_layers, one_torch_thread  # noqa: F401 (autouse fixture)
 
-OPTIONS = {
-    "lstm": {"dim": 6, "projection_dim": 4, "n_layers": 2, "cell_clip": 0.6, "proj_clip": 0.5,
-             "use_skip_connections": True},
-    "char_cnn": {"activation": "relu", "embedding": {"dim": 3}, "filters": [[1, 4], [2, 3], [3, 5]],
-                 "n_highway": 2, "max_characters_per_token": 50, "n_characters": 262},
-}
 SENTENCES = [["The", "cat", "sat", "."], ["Ünïcode", "x" * 60], ["a"]]
-
-
-def _published_arrays(seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    cnn, lstm = OPTIONS["char_cnn"], OPTIONS["lstm"]
-    e, f, p, d = cnn["embedding"]["dim"], 12, lstm["projection_dim"], lstm["dim"]
-    w = {"char_embed": rng.normal(0, 1, (261, e))}
-    for k, (width, count) in enumerate(cnn["filters"]):
-        w[f"CNN/W_cnn_{k}"] = rng.normal(0, 0.5, (1, width, e, count))
-        w[f"CNN/b_cnn_{k}"] = rng.normal(0, 0.5, count)
-    for h in range(cnn["n_highway"]):
-        for part in ("carry", "transform"):
-            w[f"CNN_high_{h}/W_{part}"] = rng.normal(0, 0.3, (f, f))
-            w[f"CNN_high_{h}/b_{part}"] = rng.normal(0, 1.0, f)
-    w["CNN_proj/W_proj"] = rng.normal(0, 0.4, (f, p))
-    w["CNN_proj/b_proj"] = rng.normal(0, 0.3, p)
-    for direction in range(2):
-        for layer in range(lstm["n_layers"]):
-            prefix = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
-            w[f"{prefix}/W_0"] = rng.normal(0, 0.8, (p + p, 4 * d))  # rows: input, then state
-            w[f"{prefix}/B"] = rng.normal(0, 0.5, 4 * d)  # every gate block different
-            w[f"{prefix}/W_P_0"] = rng.normal(0, 0.8, (d, p))
-    return {name: a.astype(np.float32) for name, a in w.items()}
-
-
-def _write(folder, arrays, name="elmo_tiny"):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}_options.json").write_text(json.dumps(OPTIONS))
-    with h5py.File(folder / f"{name}_weights.hdf5", "w") as h5:
-        for key, value in arrays.items():
-            h5.create_dataset(key, data=value)  # "RNN_0/RNN/..." makes the nested groups
-    return folder / f"{name}_options.json", folder / f"{name}_weights.hdf5"
 
 
 def _layers(model: ElmoModel) -> tuple[list[np.ndarray], torch.Tensor]:
@@ -79,8 +41,8 @@ def _max_difference(model, reference) -> float:
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
-    arrays = _published_arrays()
-    files = _write(tmp_path_factory.mktemp("elmo_published"), arrays)
+    arrays = published_arrays()
+    files = write_published(tmp_path_factory.mktemp("elmo_published"), arrays)
     clips: dict[str, int] = {}
     reference = [elmo_layers(tokens, {k: v.astype(np.float64) for k, v in arrays.items()}, OPTIONS, clips)
                  for tokens in SENTENCES]
@@ -110,7 +72,7 @@ def test_a_loader_that_swapped_gates_or_forgot_the_forget_bias_would_fail(publis
         if name.endswith("/W_0") or name.endswith("/B"):
             blocks = np.split(value, 4, axis=-1)  # i, j, f, o
             swapped[name] = np.concatenate([blocks[2], blocks[1], blocks[0], blocks[3]], axis=-1)
-    assert _max_difference(load_allennlp_elmo(*_write(tmp_path, swapped)), reference) > 1e-3
+    assert _max_difference(load_allennlp_elmo(*write_published(tmp_path, swapped)), reference) > 1e-3
 
     model = load_allennlp_elmo(*published[1])
     with torch.no_grad():
@@ -126,10 +88,10 @@ def test_published_folder_loads_by_path_and_bad_files_say_why(published, tmp_pat
     assert _max_difference(load_elmo(folder), reference) < 1e-5
     broken = {k: v for k, v in arrays.items() if k != "CNN_high_1/W_carry"}
     with pytest.raises(ElmoWeightsError, match="CNN_high_1/W_carry"):
-        load_allennlp_elmo(*_write(tmp_path / "missing", broken))
+        load_allennlp_elmo(*write_published(tmp_path / "missing", broken))
     wrong = dict(arrays, **{"CNN_proj/W_proj": np.zeros((12, 5), np.float32)})
     with pytest.raises(ElmoWeightsError, match=r"CNN_proj/W_proj is \(12, 5\)"):
-        load_allennlp_elmo(*_write(tmp_path / "wrong", wrong))
+        load_allennlp_elmo(*write_published(tmp_path / "wrong", wrong))
     with pytest.raises(ValueError, match="neither an ELMo folder"):
         load_elmo(tmp_path)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import struct
 import time
@@ -15,6 +14,7 @@ from engine.errors import (
 )
 from engine.loading import load_model
 from engine.text_input import read_text_file
+from tests.support.huge_model import sparse_huge_model
 
 
 def copy_model(tiny_models, kind, tmp_path):
@@ -107,23 +107,8 @@ def test_uncached_hub_id_offline_fails_fast_naming_id_and_cache():
     assert str(constants.HF_HUB_CACHE) in message
 
 
-def _sparse_huge_model(folder):
-    """A model folder whose weights header promises 256 GiB (a sparse file: no disk used)."""
-    folder.mkdir()
-    config = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 65536, "n_layer": 48,
-              "n_head": 64, "vocab_size": 1048576, "n_positions": 1024}
-    (folder / "config.json").write_text(json.dumps(config))
-    shape = [1048576, 65536]
-    nbytes = shape[0] * shape[1] * 4
-    header = json.dumps({"transformer.wte.weight": {"dtype": "F32", "shape": shape,
-                                                    "data_offsets": [0, nbytes]}}).encode()
-    with open(folder / "model.safetensors", "wb") as f:
-        f.write(struct.pack("<Q", len(header)) + header)
-        f.truncate(8 + len(header) + nbytes)
-
-
 def test_model_too_large_for_memory_is_refused_before_loading(tmp_path):
-    _sparse_huge_model(tmp_path / "huge")
+    sparse_huge_model(tmp_path / "huge")
     start = time.monotonic()
     with pytest.raises(InsufficientMemoryError, match=r"needs about .*GiB.* only .* free"):
         load_model(str(tmp_path / "huge"))

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.models.test_bad_input import _sparse_huge_model
+from tests.support.huge_model import sparse_huge_model
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,7 +23,7 @@ def _bad_models(tmp_path, tiny_models):
     (tmp_path / "noconfig").mkdir()
     corrupt = shutil.copytree(tiny_models["gpt2"], tmp_path / "corrupt")
     (corrupt / "model.safetensors").write_bytes(b"\x01" * 64)
-    _sparse_huge_model(tmp_path / "huge")
+    sparse_huge_model(tmp_path / "huge")
     return [
         (str(tmp_path / "missing"), "does not exist"),
         (str(tmp_path / "noconfig"), "no config.json"),

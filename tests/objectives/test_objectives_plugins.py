@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from engine.errors import WorkbenchError
+from tests.support.folder_plugins import make_folder_plugin
 from tests.support.objective_helpers import tokenizer_for
 from workbench.plugins.discovery import discover, list_folder_plugins
 from workbench.plugins.registry import ObjectiveRegistry, PluginFailedError
@@ -118,50 +119,6 @@ def test_cli_lists_and_uses_third_party_objectives(third_party, tiny_models, cap
                  "--text", "The bank raised its rates.", "--set", "rate=1.0", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["input_tokens"][1:-1] == ["[MASK]"] * (len(out["tokens"]) - 2)
-
-
-MANIFEST = {"name": "echo", "version": "1.0.0", "api_version": "2.0", "families": ["decoder"],
-            "module": "echo_objective.py", "class": "Echo"}
-
-PLUGIN_CODE = '''
-import pathlib
-from dataclasses import dataclass, field
-
-from engine.plugin_api import Family, Objective, PositionKind, Preview, Requirements, collate, vocab_info
-
-pathlib.Path({marker!r}).write_text("imported")
-{extra}
-
-class Echo(Objective):
-    name = {name!r}
-    api_version = "2.0"
-    families = frozenset({{Family.DECODER}})
-    requires = Requirements(head="causal-lm")
-    description = "Feeds the text as it is."
-    paper = "none"
-
-    @dataclass
-    class Config:
-        rate: float = field(default={rate!r}, metadata={{"help": "unused", "min": 0.0, "max": 1.0}})
-
-    def make_batch(self, token_ids, tokenizer, rng, config, *, example_ids=None):
-        {body}
-        previews = [Preview(original=list(ids), input_ids=list(ids), labels=list(ids),
-                            kinds=[PositionKind.UNCHANGED] * len(ids)) for ids in token_ids]
-        return collate(previews, vocab_info(tokenizer).pad_id)
-'''
-
-
-def make_folder_plugin(root: Path, folder: str, *, manifest: dict | None = None, name: str = "echo",
-                       rate: float = 0.5, extra: str = "", body: str = "pass") -> Path:
-    """A folder plugin whose module writes ``<folder>/imported.marker`` when it is imported."""
-    path = root / folder
-    path.mkdir(parents=True)
-    data = dict(MANIFEST, name=name) | (manifest or {})
-    (path / "plugin.json").write_text(json.dumps(data), encoding="utf-8")
-    code = PLUGIN_CODE.format(marker=str(path / "imported.marker"), name=name, rate=rate, extra=extra, body=body)
-    (path / "echo_objective.py").write_text(code, encoding="utf-8")
-    return path
 
 
 def test_a_disabled_folder_plugin_is_listed_but_never_imported(tmp_path, tiny_models):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.objectives.test_objectives_plugins import make_folder_plugin
+from tests.support.folder_plugins import make_folder_plugin
 from workbench.paths import plugins_dir
 
 pytestmark = pytest.mark.timeout(120)

@@ -126,7 +126,7 @@ def test_api_versions_are_compatible_on_the_same_major_and_an_older_minor(declar
 
 
 def test_a_plugin_written_for_api_1_is_refused_before_it_is_imported(tmp_path, monkeypatch):
-    from tests.objectives.test_objectives_plugins import make_folder_plugin
+    from tests.support.folder_plugins import make_folder_plugin
 
     old = make_folder_plugin(tmp_path, "old", name="old", manifest={"api_version": 1})
     unversioned = make_folder_plugin(tmp_path, "unversioned", name="unversioned")
