@@ -1,4 +1,4 @@
-"""Tiny BERT and GPT-2 sequence classifiers built from configs, and a synthetic two-class task, for the PEFT tests."""
+"""Tiny BERT and GPT-2 sequence classifiers from configs and a synthetic two-class task, for the fine-tuning tests."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Helpers of the engine.pretrain tests: a generated corpus, its documents, tokenizers of every family.
 
-(Re-created by helper "pretrain-job" after it overwrote the original by mistake:
-same names and signatures as the tests use; the text comes from the seeded
-grammar in ``tests.support.pretrain_corpus``.)
+The text comes from the seeded grammar in ``tests.support.pretrain_corpus``.
 """
 
 from __future__ import annotations
