@@ -1,4 +1,4 @@
-"""The one training loop of the workbench: pre-training, and later fine-tuning and probing, run through it.
+"""The one training loop of the workbench: pre-training, fine-tuning and the scalar mix run through it.
 
 ``train(task, config, checkpoint_dir=...)`` (``engine.training.loop``) is a
 generator that yields ``Progress`` and metric events and returns a

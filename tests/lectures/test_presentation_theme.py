@@ -1,4 +1,4 @@
-"""The presentation token set, checked against the issue's numbers with an independent WCAG 2 formula.
+"""The presentation token set, checked against WCAG's thresholds with an independent WCAG 2 formula.
 
 Contrast ≥ 7:1 (WCAG AAA) for every ink token on every background token it
 can meet and for every chip's ink on its fill; a 20 pt base font with no

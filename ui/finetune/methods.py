@@ -2,8 +2,8 @@
 
 A method that cannot be used (its import failed, it is a disabled folder
 plugin) is left out and its reason kept, so one broken plugin never empties
-the combo box. The built-ins come first in the issue's order, then the
-others by name.
+the combo box. The built-ins come first in ``ORDER`` (full fine-tuning, then
+the lighter methods), then the others by name.
 """
 
 from __future__ import annotations

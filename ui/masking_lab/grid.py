@@ -1,6 +1,6 @@
 """The lab's preview, painted: rows of token cells coloured by what happened at each position.
 
-``PreviewGrid`` draws bands of rows (see ``masking_lab_rows``): the rows of
+``PreviewGrid`` draws bands of rows (see ``ui.masking_lab.rows``): the rows of
 one band share columns and wrap together to the widget's width; a cell's
 colour says its ``PositionKind`` (the theme's ``mask_kinds``), -100 labels are grey.
 Hovering a cell outlines it (and, for an input cell, the original position it

@@ -55,7 +55,7 @@ def _label_text(label: int, token: str | None) -> str:
 
 
 def build_rows(result: dict[str, Any]) -> list[list[Row]]:
-    """Bands of rows (rows of one band share columns) for a result of ``masking_lab_jobs.corrupt``."""
+    """Bands of rows (rows of one band share columns) for a result of the lab's ``jobs.corrupt``."""
     p = result["preview"]
     tokens, input_tokens, label_tokens = result["tokens"], result["input_tokens"], result["label_tokens"]
     original = Row("original", "original")

@@ -1,7 +1,7 @@
 """The extension kinds the workbench knows; discovery looks for every one of them.
 
-A new kind (fine-tuning methods, prompt sets) is one ``ExtensionKind`` in a
-module of its own, like ``objective_kind``, added to ``KINDS``.
+A new kind is one ``ExtensionKind`` in a module of its own, like
+``objective_kind``, ``finetune_method_kind`` and ``prompt_set_kind``, added to ``KINDS``.
 """
 
 from __future__ import annotations
