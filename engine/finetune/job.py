@@ -3,11 +3,16 @@
 ``finetune_steps(...)`` is a generator: it yields ``ParametersCounted`` once the method is applied,
 then the loop's events (``Progress`` every step, ``StepMetrics``, ``EvalMetrics``,
 ``CheckpointSaved``) and returns a ``FineTuneResult``. Epochs become
-optimizer steps (``ceil(epochs · ceil(train examples / batch))``; QA counts context windows); the
+optimizer steps (``ceil(epochs · ceil(train examples / (batch · processes)))``; QA counts context windows); the
 validation set is scored at step 0, after every epoch and at the end. The loop's own validation gives
 the loss; the task's metrics need every prediction at once (F1 and MCC do not average over batches),
 so at each of the loop's ``EvalMetrics`` this generator scores the whole validation set
 (``engine.finetune.validation``) and yields the event again with the metrics in ``extra``.
+
+Checkpoints (every epoch, at most ``CHECKPOINT_EVERY_MAX`` steps apart, on cancel and at the end) carry
+the evaluations so far (``HISTORY_FILE``), so a run resumed from one (``resume_from``) ends with the
+same numbers as an uninterrupted run. Under torchrun the loop shards the data and averages gradients;
+only rank 0 scores the validation set.
 
 Cancel through ``cancel`` (the loop's token): the loop saves a checkpoint and raises ``Cancelled``.
 Peak memory is the growth of the process's ``ru_maxrss`` during training on the CPU (0 when an
@@ -17,6 +22,7 @@ earlier peak in the process was higher), ``torch.cuda.max_memory_allocated`` on 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import resource
 import sys
@@ -32,9 +38,13 @@ from engine.finetune.encoding import batches_of, collate, encode_task, targets
 from engine.finetune.validation import ValidationReport, validate_task
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.training.config import TrainingConfig
-from engine.training.events import EvalMetrics
+from engine.training.distributed import env_world_size
+from engine.training.events import CheckpointSaved, EvalMetrics
 from engine.training.loop import train
 from engine.training.task import TrainingTask
+
+CHECKPOINT_EVERY_MAX = 200  # steps between checkpoints at most (an epoch of a real data set is thousands)
+HISTORY_FILE = "finetune_history.json"  # in each checkpoint: the evaluations up to its step, the time so far
 
 
 @dataclass
@@ -105,14 +115,21 @@ def count_parameters(model: Any) -> tuple[int, int]:
     return trainable, total
 
 
-def training_config(settings: FineTuneSettings, train_size: int) -> TrainingConfig:
-    """The loop's settings: epochs as steps, an evaluation per epoch, 6% warm-up, linear decay."""
-    per_epoch = max(1, math.ceil(train_size / settings.batch_size))
+def training_config(settings: FineTuneSettings, train_size: int, world_size: int = 1) -> TrainingConfig:
+    """The loop's settings: epochs as steps, an evaluation per epoch, 6% warm-up, linear decay.
+
+    Under torchrun each step takes ``batch_size`` examples on each of ``world_size`` processes, so an
+    epoch has ``ceil(train_size / (batch_size · world_size))`` steps. A checkpoint is written every
+    epoch, and at least every ``CHECKPOINT_EVERY_MAX`` steps, so a killed run loses little.
+    """
+    per_epoch = max(1, math.ceil(train_size / (settings.batch_size * max(1, world_size))))
     steps = max(1, math.ceil(settings.epochs * per_epoch))
+    every = min(per_epoch, CHECKPOINT_EVERY_MAX)
     values: dict[str, Any] = {
         "steps": steps, "batch_size": settings.batch_size, "lr": settings.lr, "seed": settings.seed,
         "warmup_steps": round(0.06 * steps), "eval_every": per_epoch if per_epoch < steps else 0,
         "log_every": max(1, min(10, per_epoch)), "keep_checkpoints": 1, "weight_decay": 0.01,
+        "checkpoint_every": every if every < steps else 0,
     }
     values.update(settings.training)
     return TrainingConfig.from_dict(values)
@@ -138,10 +155,35 @@ def build_training_task(task: str, model: Any, train_features: list, validation_
                         validation_batches=lambda: validation)
 
 
+def _read_history(checkpoint: Path) -> tuple[list[tuple[int, dict[str, float]]], float]:
+    """(the evaluations, the wall time) a checkpoint's run had when it was written; empty when not saved."""
+    file = Path(checkpoint) / HISTORY_FILE
+    if not file.is_file():
+        return [], 0.0
+    try:
+        saved = json.loads(file.read_text(encoding="utf-8"))
+        return [(int(step), {k: float(v) for k, v in values.items()}) for step, values in saved["history"]], \
+            float(saved.get("wall_s", 0.0))
+    except (OSError, ValueError, KeyError, TypeError):
+        return [], 0.0
+
+
+def _write_history(checkpoint: Path, history: list[tuple[int, dict[str, float]]], wall_s: float) -> None:
+    if not Path(checkpoint).is_dir():  # pruned already: a newer checkpoint of another segment is kept
+        return
+    data = {"history": [[step, values] for step, values in history], "wall_s": wall_s}
+    (Path(checkpoint) / HISTORY_FILE).write_text(json.dumps(data), encoding="utf-8")
+
+
 def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, data: FineTuneData,
                    settings: FineTuneSettings, *, checkpoint_dir: Path, cancel: CancelToken = NEVER_CANCELLED,
-                   ) -> Generator[Any, None, FineTuneResult]:
-    """Apply ``method`` to the task ``model`` (head fresh, seeded by the caller) and train it; see the module."""
+                   resume_from: Path | None = None) -> Generator[Any, None, FineTuneResult]:
+    """Apply ``method`` to the task ``model`` (head fresh, seeded by the caller) and train it; see the module.
+
+    ``resume_from`` (a checkpoint this run wrote) continues it: the method is applied as before, then
+    the loop restores the trained weights, the optimizer, the schedule, the data order and every
+    generator, so the losses go on as an uninterrupted run's would.
+    """
     task = data.task
     method.check_task(task)
     if not data.train or not data.validation:
@@ -157,7 +199,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
     validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
-    config = training_config(settings, len(train_features))
+    config = training_config(settings, len(train_features), env_world_size())
     training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
                                         settings.batch_size)
 
@@ -168,7 +210,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     else:
         baseline = _rss_mb()
     started = time.perf_counter()
-    history: list[tuple[int, dict[str, float]]] = []
+    history, wall_before = _read_history(resume_from) if resume_from is not None else ([], 0.0)
     report = ValidationReport({})
 
     def validated(event: Any) -> Generator[Any, None, None]:
@@ -181,10 +223,13 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
             prepared.train()
             history.append((event.step, {"validation_loss": event.validation_loss, **report.metrics}))
             event = dataclasses.replace(event, extra={**event.extra, **report.metrics})
+        elif isinstance(event, CheckpointSaved):
+            _write_history(event.path, history, wall_before + time.perf_counter() - started)
         yield event
 
-    result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel), validated)
-    wall = time.perf_counter() - started
+    result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel,
+                                    resume_from=resume_from), validated)
+    wall = wall_before + time.perf_counter() - started
     peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
     prepared.eval()
     best = {}

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,30 +33,12 @@ from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
 from engine.errors import WorkbenchError
+from engine.training.names import STATE_FILE, checkpoint_name, latest_checkpoint, list_checkpoints
+
+__all__ = ["FORMAT_VERSION", "STATE_FILE", "LoadedCheckpoint", "checkpoint_name", "checkpoint_step", "latest_checkpoint",
+           "list_checkpoints", "load_checkpoint", "load_weights", "read_state", "save_checkpoint"]
 
 FORMAT_VERSION = 1
-STATE_FILE = "state.json"
-_STEP_DIR = re.compile(r"^step-(\d+)$")
-
-
-def checkpoint_name(step: int) -> str:
-    return f"step-{int(step):08d}"
-
-
-def list_checkpoints(checkpoint_dir: Path) -> list[Path]:
-    """The complete checkpoints in a folder, oldest first (temporary folders are ignored)."""
-    folder = Path(checkpoint_dir)
-    if not folder.is_dir():
-        return []
-    found = [(int(m.group(1)), p) for p in folder.iterdir() if (m := _STEP_DIR.match(p.name)) and p.is_dir()
-             and (p / STATE_FILE).is_file()]
-    return [p for _, p in sorted(found)]
-
-
-def latest_checkpoint(checkpoint_dir: Path) -> Path | None:
-    """The newest complete checkpoint in ``checkpoint_dir``, or None."""
-    found = list_checkpoints(checkpoint_dir)
-    return found[-1] if found else None
 
 
 def read_state(path: Path) -> dict[str, Any]:

@@ -201,7 +201,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
 def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
     from workbench.finetune.spec import FineTuneSpec
     from workbench.lanes.run_context import run_in_child
-    from workbench.runs.kinds import FINETUNE
+    from workbench.runs.kinds import FINETUNE, resume_params
     from workbench.store import RunStore
 
     db = tmp_path / "runs.sqlite"
@@ -216,6 +216,11 @@ def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
     run_in_child(str(db), run_id, FINETUNE.target, spec.to_dict(), stop)
     torch.set_num_threads(previous)
     with RunStore(db) as store:
-        assert store.get_run(run_id)["status"] == "cancelled"
+        run = store.get_run(run_id)
+    assert run["status"] == "cancelled"
     out = tmp_path / "out"
-    assert not (out / "summary.json").exists() and not any(p.name.startswith(".checkpoints") for p in out.iterdir())
+    assert not (out / "summary.json").exists() and not (out / "adapter").exists()
+    # the checkpoint saved on cancel stays, with the spec to continue it: the Runs tab offers Resume
+    assert (out / "checkpoints" / "step-00000000" / "state.json").is_file()
+    assert (out / "checkpoints" / "finetune_spec.json").is_file()
+    assert resume_params(FINETUNE, run) == {**spec.to_dict(), "resume": str(out)}

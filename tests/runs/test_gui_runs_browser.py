@@ -268,3 +268,36 @@ def test_an_empty_store_says_how_to_make_a_run(open_window, qtbot, fresh_home):
     header = window.view("runs").table.horizontalHeader()
     method = next(i for i, c in enumerate(COLUMNS) if c.key == "method")
     assert header.sectionSize(method) >= header.sectionSizeHint(method)  # the header is not cut
+
+
+def test_resume_continues_a_stopped_run_in_its_own_folder(make_window, populated, qtbot, tmp_path):
+    from workbench.finetune.spec import FineTuneSpec
+
+    out = tmp_path / "ft"
+    (out / "checkpoints" / "step-00000004").mkdir(parents=True)
+    (out / "checkpoints" / "step-00000004" / "state.json").write_text("{}")
+    spec = FineTuneSpec(model="minilm", task="seq-cls", train="/data/missing.tsv", method="lora", out_dir=str(out))
+    store = RunStore(runs_db_path())
+    stopped = add_run(store, name="lora", params=spec.to_dict(), losses=losses_for(1.0, 2), status="cancelled",
+                      kind="finetune", method="lora")
+    store.close()
+    browser = make_window().view("runs")
+    qtbot.waitUntil(lambda: browser.model.rowCount() == 5, timeout=5000)
+    for finished_or_without_checkpoints in (populated["a"], populated["c"]):
+        browser.select_runs([finished_or_without_checkpoints])
+        assert not browser.resume_button.isEnabled()
+    browser.select_runs([stopped])
+    assert browser.resume_button.isEnabled()
+    qtbot.mouseClick(browser.resume_button, Qt.MouseButton.LeftButton)
+    new_id = browser.selected_run_ids()[0]
+    assert new_id != stopped
+    store = RunStore(runs_db_path())
+    try:
+        new = store.get_run(new_id)
+        assert new["kind"] == "finetune" and new["params"] == {**spec.to_dict(), "resume": str(out)}
+        assert new["cli_command"] == f"lm-workbench finetune --resume {out}"
+        qtbot.waitUntil(lambda: store.status(new_id) == "failed", timeout=60000)  # its training file is gone
+        assert "missing.tsv" in store.get_run(new_id)["error"]
+    finally:
+        store.close()
+    assert "continues from its last checkpoint" in browser.message_bar.text()

@@ -32,6 +32,7 @@ from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
 from workbench.finetune.state import FineTuneState, read_result
+from workbench.runs.resume import resumable_checkpoint
 from workbench.runs.summary import default_out_dir
 
 CANCEL_GRACE_S = 10.0
@@ -427,7 +428,9 @@ class FineTuneView(QWidget):
                 self.status_label.setToolTip(result.out_dir)
         else:
             error = self.last_progress.error if self.last_progress is not None else None
-            self.status_label.setText(f"Run #{run_id} {status}." + (f" {error}" if error else ""))
+            kept = resumable_checkpoint(self.run_out.get(run_id))
+            resume = f" Its checkpoint ({kept.name}) is kept: Resume it in the Runs tab." if kept else ""
+            self.status_label.setText(f"Run #{run_id} {status}." + (f" {error}" if error else "") + resume)
             if status != "cancelled":
                 self.message_bar.show_error(f"Run #{run_id} {status}: {error or 'no message'}", source="run")
             self.state.clear_queue()

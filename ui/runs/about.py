@@ -14,7 +14,9 @@ shown as s<sub>t</sub> / (1 &minus; w<sup>t</sup>)</span>; it only looks back, s
 one (shown faintly behind it). The time axis compares runs by wall-clock seconds, which shows the cost of
 a larger model or batch; a <b>log scale</b> makes late, small improvements of the loss visible.</p>
 <p>The <b>settings</b> table compares the first two selected runs; differing settings are highlighted.
-<b>Run again</b> queues the same settings into a new output folder; <b>Copy as CLI command</b> gives the
+<b>Run again</b> queues the same settings into a new output folder; <b>Resume</b> continues a cancelled,
+failed or interrupted pre-training or fine-tuning run from its last checkpoint, in its own folder, with the
+same losses it would have had without the stop; <b>Copy as CLI command</b> gives the
 <code>lm-workbench</code> command that repeats the run without the window. <b>Delete</b> removes runs from
 the list (Undo for ten seconds); their model and checkpoint files stay on disk.</p>
 <p class="ref">Kingma &amp; Ba, <i>Adam: A Method for Stochastic Optimization</i>, ICLR 2015

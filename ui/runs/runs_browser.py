@@ -4,9 +4,10 @@ The table lists the run store's runs (newest first, sortable on any column)
 and refreshes every second while the tab is visible, so active runs show
 their steps and losses as they go; failed and interrupted runs say why.
 Selecting runs overlays their curves (``CurveOverlay``) and compares the
-first two selected runs' settings (``ConfigDiff``). "Run again" and "Copy as
-CLI command" go through ``workbench.runs.kinds`` so they work for every kind
-the workbench knows. Delete hides the runs at once and offers Undo for
+first two selected runs' settings (``ConfigDiff``). "Run again", "Resume" (a
+cancelled, failed or interrupted training run, from its newest checkpoint) and
+"Copy as CLI command" go through ``workbench.runs.kinds`` so they work for every
+kind the workbench knows. Delete hides the runs at once and offers Undo for
 ``UNDO_S`` seconds; only then are they removed from the store (their files
 on disk are kept).
 """
@@ -33,7 +34,7 @@ from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
 from workbench.export import export_csv, suggest_filename
-from workbench.runs.kinds import run_kind
+from workbench.runs.kinds import resume_params, run_kind
 
 REFRESH_MS = 1000
 UNDO_S = 10
@@ -105,6 +106,9 @@ class RunsBrowser(QWidget):
 
         self.again_button = QPushButton("Run again")
         self.again_button.setToolTip("Queue a new run with the selected run's settings (a new output folder)")
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue the selected stopped training run from its newest checkpoint, "
+                                      "in its own output folder")
         self.cli_button = QPushButton("Copy as CLI command")
         self.cli_button.setToolTip("Copy the lm-workbench command line that repeats the selected run")
         self.delete_button = QPushButton("Delete")
@@ -114,6 +118,7 @@ class RunsBrowser(QWidget):
         self.csv_button = QPushButton("Export table…")
         self.csv_button.setToolTip("Save the table as CSV")
         self.again_button.clicked.connect(self.run_again)
+        self.resume_button.clicked.connect(self.resume_run)
         self.cli_button.clicked.connect(self.copy_cli)
         self.delete_button.clicked.connect(self.delete_selected)
         self.plot_button.clicked.connect(lambda: self.export_plot())
@@ -150,7 +155,7 @@ class RunsBrowser(QWidget):
 
     def _build_layout(self) -> None:
         buttons = QHBoxLayout()
-        for b in (self.again_button, self.cli_button, self.delete_button):
+        for b in (self.again_button, self.resume_button, self.cli_button, self.delete_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.plot_button)
@@ -227,6 +232,7 @@ class RunsBrowser(QWidget):
         else:
             self.overlay.update_data(reader)
             self._show_detail()
+        self._update_buttons()
 
     def selected_run_ids(self) -> list[int]:
         """The selected runs, top to bottom as the table shows them."""
@@ -277,6 +283,7 @@ class RunsBrowser(QWidget):
         ids = self.selected_run_ids()
         one = len(ids) == 1
         self.again_button.setEnabled(one)
+        self.resume_button.setEnabled(one and self._resume_params(ids[0]) is not None)
         self.cli_button.setEnabled(one)
         self.delete_button.setEnabled(bool(ids))
 
@@ -329,6 +336,33 @@ class RunsBrowser(QWidget):
             self.message_bar.show_error(f"Could not queue the run: {exc}", source="again")
             return None
         self.message_bar.show_info(f"Queued run #{new_id}, a repeat of run #{run['id']}.", source="again")
+        self.refresh()
+        self.select_runs([new_id])
+        self.run_submitted.emit(new_id)
+        return new_id
+
+    def _resume_params(self, run_id: int) -> dict[str, Any] | None:
+        run = self._runs.get(run_id)
+        kind = run_kind(run["kind"]) if run else None
+        return resume_params(kind, run) if kind is not None else None
+
+    def resume_run(self) -> int | None:
+        """Queue the selected stopped run's continuation from its newest checkpoint (same output folder)."""
+        ids = self.selected_run_ids()
+        params = self._resume_params(ids[0]) if len(ids) == 1 else None
+        if params is None:
+            return None
+        run = self._runs[ids[0]]
+        kind = run_kind(run["kind"])
+        try:
+            new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
+                                               model=run.get("model"), method=run.get("method"),
+                                               cli_command=kind.cli_command(params))
+        except (WorkbenchError, RuntimeError) as exc:
+            self.message_bar.show_error(f"Could not resume the run: {exc}", source="again")
+            return None
+        self.message_bar.show_info(f"Queued run #{new_id}: run #{run['id']} continues from its last checkpoint "
+                                   f"in {params['out_dir']}.", source="again")
         self.refresh()
         self.select_runs([new_id])
         self.run_submitted.emit(new_id)

@@ -6,7 +6,9 @@
 ``validation`` (metric -> value) first, then the rest of ``summary.json``. Each method's settings are
 options named ``--<method>-<setting>`` (``--lora-rank``, ``--houlsby-reduction-factor``), made from
 the method's ``Config`` when the ``finetune`` command is parsed (not when the parser is built, so
-other commands never import the method plugins). ``predict DIR --text ...`` answers with a run's
+other commands never import the method plugins). ``finetune --resume RUN_OR_DIR`` continues a stopped
+run (a run id, its output folder or a checkpoint folder) with the settings it was started with; under
+``torchrun`` every rank trains and rank 0 records and prints. ``predict DIR --text ...`` answers with a run's
 model; ``finetune-merge DIR --out DIR2`` folds a LoRA run into the base weights.
 """
 
@@ -55,20 +57,23 @@ def register(sub: Any) -> None:
     ft.__class__ = FinetuneParser  # subparsers are built by one class; this one adds method options lazily
     ft.add_argument("model", nargs="?", default="",
                     help="the base model: a folder, a hub id or 'minilm' (default: the built-in MiniLM)")
-    ft.add_argument("--task", required=True, choices=TASKS, help="the task type of the files")
-    ft.add_argument("--train", required=True, metavar="FILE", help="training file (TSV/CSV/JSONL, CoNLL, SQuAD JSON)")
+    ft.add_argument("--task", choices=TASKS, help="the task type of the files (required unless --resume)")
+    ft.add_argument("--train", metavar="FILE", help="training file (TSV/CSV/JSONL, CoNLL, SQuAD JSON)")
     ft.add_argument("--validation", metavar="FILE", help="validation file (default: 10%% of --train held out)")
-    ft.add_argument("--method", required=True, help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit")
-    ft.add_argument("--epochs", type=float, default=3.0, help="passes over the training set (default 3)")
-    ft.add_argument("--out", required=True, metavar="DIR", help="output folder (adapter, predictions, summary)")
+    ft.add_argument("--method", help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit")
+    ft.add_argument("--epochs", type=float, help="passes over the training set (default 3)")
+    ft.add_argument("--out", metavar="DIR", help="output folder (adapter, predictions, summary)")
     ft.add_argument("--lr", type=float, help="peak learning rate (default: the method's own)")
-    ft.add_argument("--batch-size", type=int, default=16, help="examples per batch (default 16)")
-    ft.add_argument("--max-length", type=int, default=128, help="tokens per example (default 128)")
-    ft.add_argument("--seed", type=int, default=0, help="seed of the head, the split and the data order (default 0)")
+    ft.add_argument("--batch-size", type=int, help="examples per batch, per process under torchrun (default 16)")
+    ft.add_argument("--max-length", type=int, help="tokens per example (default 128)")
+    ft.add_argument("--seed", type=int, help="seed of the head, the split and the data order (default 0)")
     ft.add_argument("--text-columns", metavar="COL[,COL2]",
                     help="the text column(s) of a classification file (two: a pair); seq2seq: source,target")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
+    ft.add_argument("--resume", metavar="RUN_OR_DIR",
+                    help="continue a cancelled, failed or killed run with its own settings: its run id, its "
+                         "output folder or one of its checkpoint folders (give no other run setting)")
     ft.add_argument("--json", action="store_true", help="print the summary as JSON")
     ft.set_defaults(handler=cmd_finetune)
 
@@ -104,11 +109,37 @@ def _training_settings(items: list[str]) -> dict[str, Any]:
     return parse_training_assignments(items, types)
 
 
+REQUIRED = (("task", "--task"), ("train", "--train"), ("method", "--method"), ("out", "--out"))
+RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("validation", "--validation"),
+                ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
+                ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
+                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"))
+
+
+def _resumed_spec(args: argparse.Namespace) -> Any:
+    """``--resume RUN_OR_DIR``: the run's own spec; any other run setting on the line is refused."""
+    from engine.errors import WorkbenchError
+    from workbench.finetune.run import resume_spec
+
+    given = [flag for name, flag in RUN_SETTINGS if getattr(args, name, None) not in (None, "", [])]
+    given += [f"--{dest[len(OPTION_PREFIX):].replace('__', '-').replace('_', '-')}" for dest, value in
+              vars(args).items() if dest.startswith(OPTION_PREFIX) and value is not None]
+    if given:
+        raise WorkbenchError(f"--resume continues the run with the settings it was started with; "
+                             f"leave out {', '.join(given)}")
+    return resume_spec(args.resume)
+
+
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``FineTuneSpec`` a ``finetune`` command line describes."""
     from engine.errors import WorkbenchError
     from workbench.finetune.spec import FineTuneSpec
 
+    if getattr(args, "resume", None):
+        return _resumed_spec(args)
+    missing = [flag for name, flag in REQUIRED if not getattr(args, name, None)]
+    if missing:
+        raise WorkbenchError(f"the following arguments are required: {', '.join(missing)} (or --resume RUN_OR_DIR)")
     method_config: dict[str, str] = {}
     for dest, value in sorted(vars(args).items()):
         if not dest.startswith(OPTION_PREFIX) or value is None:
@@ -119,11 +150,17 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                                  f"not of {args.method}")
         method_config[field] = value
     columns = [c.strip() for c in args.text_columns.split(",")] if args.text_columns else None
+    defaults = FineTuneSpec(model="", task=args.task, train="", method=args.method, out_dir="")
+
+    def chosen(name: str) -> Any:
+        value = getattr(args, name)
+        return getattr(defaults, name) if value is None else value
+
     return FineTuneSpec(model=args.model or "", task=args.task, train=str(Path(args.train)),
                         validation=str(Path(args.validation)) if args.validation else None, method=args.method,
-                        out_dir=str(Path(args.out)), method_config=method_config, epochs=args.epochs, lr=args.lr,
-                        batch_size=args.batch_size, max_length=args.max_length, seed=args.seed,
-                        text_columns=columns, training=_training_settings(args.train_setting))
+                        out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
+                        lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
+                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting))
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
@@ -131,8 +168,12 @@ def cmd_finetune(args: argparse.Namespace) -> int:
 
     spec = spec_from_args(args)
     summary = run_recorded(spec, echo=None if args.json else echo)
+    if summary is None:  # a rank other than 0 under torchrun: rank 0 reports
+        return 0
     if summary.get("cancelled"):
-        print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled", file=sys.stderr)
+        where = f" at step {summary['steps']}" if summary.get("steps") is not None else ""
+        print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled{where}; continue it with "
+              f"--resume {summary['run_id']} (or --resume {spec.out_dir})", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
         print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})

@@ -13,13 +13,14 @@ heartbeat and Ctrl-C as cancel.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
 from workbench.finetune.spec import FineTuneSpec
-from workbench.lanes.in_process import record_in_process
+from workbench.lanes.in_process import EventToken, SigintCancels, record_in_process
 from workbench.lanes.run_context import RunContext
-from workbench.pretrain.recording import StoreReporter
+from workbench.pretrain.recording import StoreReporter, distributed_rank
 from workbench.runs.kinds import FINETUNE
 
 KIND = FINETUNE.kind
@@ -88,23 +89,38 @@ def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:
 
 
 def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = None,
-                 store_path: Any = None) -> dict[str, Any]:
-    """Run ``spec`` in this process as a recorded ``finetune`` run; returns the summary.
+                 store_path: Any = None) -> dict[str, Any] | None:
+    """Run ``spec`` in this process as a recorded ``finetune`` run; returns the summary (None on the ranks
+    other than 0 under torchrun: rank 0 records the one run).
 
-    Bad input fails before a run is recorded (``preflight``). Ctrl-C cancels (the summary is then
-    ``{"run_id", "cancelled": True}``); any other error marks the run failed and is re-raised.
+    Bad input fails before a run is recorded (``preflight``). Ctrl-C cancels: the loop saves a
+    checkpoint and the summary is ``{"run_id", "cancelled": True, "checkpoint", "steps", "out_dir"}``;
+    any other error marks the run failed and is re-raised (its checkpoints stay for ``--resume``).
     """
     from workbench.finetune.run import preflight, run_finetune
     from workbench.paths import runs_db_path
     from workbench.store import RunStore
 
     preflight(spec)
+    rank, _world = distributed_rank()
+    if rank != 0:  # under torchrun: the other ranks train; rank 0 records the one run
+        cancel = threading.Event()
+        with SigintCancels(cancel):
+            run_finetune(spec, cancel=EventToken(cancel))
+        return None
+    reporter: FineTuneReporter | None = None
 
     def work(ctx: RunContext) -> dict[str, Any]:
-        summary = run_finetune(spec, cancel=ctx, report=FineTuneReporter(ctx, echo), run_id=ctx.run_id)
+        nonlocal reporter
+        reporter = FineTuneReporter(ctx, echo)
+        summary = run_finetune(spec, cancel=ctx, report=reporter, run_id=ctx.run_id)
         record_outputs(ctx, summary)
         return summary
 
+    def when_cancelled(run_id: int) -> dict[str, Any]:  # the loop saved a checkpoint first
+        steps, last = reporter.checkpoints[-1] if reporter and reporter.checkpoints else (None, None)
+        return {"run_id": run_id, "cancelled": True, "checkpoint": last, "steps": steps, "out_dir": spec.out_dir}
+
     return record_in_process(RunStore(store_path or runs_db_path()), kind=KIND, name=spec.title(),
                              model=model_label(spec), method=spec.method, params=spec.to_dict(),
-                             cli_command=spec.cli_command(), work=work)
+                             cli_command=spec.cli_command(), work=work, when_cancelled=when_cancelled)

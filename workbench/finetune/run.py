@@ -5,8 +5,11 @@ In order: ``preflight`` checks everything cheap (the spec, the files and their c
 its settings and tasks, the base model's fitness for the task) so mistakes fail in a second and
 leave no failed run behind; then the base is loaded as the task's model (head seeded by the spec's
 seed), the method applied and trained by the one loop (``engine.finetune.job``), and the output
-folder written (``workbench.finetune.outputs``). Training checkpoints go to a hidden folder inside
-``out_dir`` that is removed at the end: a fine-tuning run is short and is not resumed.
+folder written (``workbench.finetune.outputs``). Training checkpoints go to ``out_dir/checkpoints``
+with the spec beside them (``SPEC_FILE``) and stay there until the outputs are written: a cancelled,
+failed or killed run is continued by ``resume_spec`` (``lm-workbench finetune --resume RUN_OR_DIR``,
+the Runs tab's Resume), and a new run refuses a folder that holds an unfinished one. Under torchrun
+every rank trains (the loop shards the data); rank 0 alone writes the folder.
 
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
 LoRA run into the base weights as a new output folder whose method is ``full``.
@@ -14,16 +17,19 @@ LoRA run into the base weights as a new output folder whose method is ``full``.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, drive
 from workbench.finetune.spec import FineTuneSpec
+from workbench.runs.resume import CHECKPOINTS_FOLDER, resolve_resume, resumable_checkpoint
+
+SPEC_FILE = "finetune_spec.json"  # in OUT/checkpoints: the spec a resume continues with
 
 
 @dataclass
@@ -64,6 +70,68 @@ def method_and_config(name: str, settings: dict[str, str], task: str) -> tuple[A
     return method, config
 
 
+def _rank() -> int:
+    return int(os.environ.get("RANK", "0") or 0)
+
+
+def saved_spec(out_dir: str | os.PathLike) -> FineTuneSpec:
+    """The spec an unfinished run in ``out_dir`` was started with."""
+    file = Path(out_dir) / CHECKPOINTS_FOLDER / SPEC_FILE
+    try:
+        return FineTuneSpec.from_dict(json.loads(file.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise WorkbenchError(f"{out_dir} is not an unfinished fine-tuning run ({CHECKPOINTS_FOLDER}/{SPEC_FILE} "
+                             "is missing); resume it by its run id instead") from None
+    except (OSError, ValueError) as exc:
+        raise WorkbenchError(f"cannot read {file}: {exc}") from None
+
+
+def resume_spec(target: str, *, store_path: Any = None) -> FineTuneSpec:
+    """The spec that continues the run ``target`` names: a run id from the run store, the run's output
+    folder, or one of its checkpoint folders. Its output folder is where the checkpoint is now."""
+    text = str(target).strip()
+    stored: FineTuneSpec | None = None
+    if text.isdigit() and not Path(text).exists():
+        stored = _stored_spec(int(text), store_path)
+        text = stored.out_dir
+    checkpoint, out_dir = resolve_resume(text)
+    if stored is None or (out_dir / CHECKPOINTS_FOLDER / SPEC_FILE).is_file():
+        stored = saved_spec(out_dir)
+    named_a_step = Path(text).resolve() == checkpoint.resolve()
+    return replace(stored, out_dir=str(out_dir), resume=str(checkpoint if named_a_step else out_dir))
+
+
+def _stored_spec(run_id: int, store_path: Any) -> FineTuneSpec:
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+
+    with RunStore(store_path or runs_db_path()) as store:
+        try:
+            run = store.get_run(run_id)
+        except KeyError:
+            raise WorkbenchError(f"there is no run {run_id} in the run store") from None
+    if run["kind"] != "finetune":
+        raise WorkbenchError(f"run {run_id} is a {run['kind']} run, not a fine-tuning run")
+    return FineTuneSpec.from_dict({**(run.get("params") or {}), "resume": None})
+
+
+def _check_out_dir(spec: FineTuneSpec) -> None:
+    """A new run must not land on an unfinished one (its checkpoints would be overwritten)."""
+    if spec.resume:
+        return
+    found = resumable_checkpoint(spec.out_dir)
+    if found is not None:
+        raise WorkbenchError(
+            f"{spec.out_dir} holds an unfinished fine-tuning run (checkpoint {found.name}); continue it with "
+            f"'lm-workbench finetune --resume {spec.out_dir}' (or Resume in the Runs tab), or choose another --out")
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    """Hidden checkpoint folders a killed run of an older version left (they cannot be resumed)."""
+    for path in out_dir.glob(".checkpoints-*"):
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def preflight(spec: FineTuneSpec) -> Preflight:
     """Every check that needs no training; returns what the run needs (data read, method found)."""
     from engine.finetune.task_model import check_task_support
@@ -71,6 +139,9 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     from workbench.finetune.task_data import read_task_data
 
     spec.check()
+    _check_out_dir(spec)
+    if spec.resume:
+        resolve_resume(spec.resume)
     _check_file(spec.train, "--train")
     _check_file(spec.validation, "--validation")
     method, config = method_and_config(spec.method, spec.method_config, spec.task)
@@ -96,21 +167,29 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     from workbench.finetune.outputs import save_outputs
 
     out_dir = Path(spec.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    checkpoints = out_dir / CHECKPOINTS_FOLDER
+    resume_from = resolve_resume(spec.resume)[0] if spec.resume else None
+    main = _rank() == 0
+    if main:
+        checkpoints.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(out_dir)
+        if resume_from is None:  # a resume keeps the spec the run was started with
+            (checkpoints / SPEC_FILE).write_text(json.dumps(replace(spec, resume=None).to_dict(), indent=1),
+                                                 encoding="utf-8")
     tokenizer = load_task_tokenizer(checked.base_folder)
     torch.manual_seed(spec.seed)  # the fresh head's initial weights
     model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
     settings = FineTuneSettings(epochs=spec.epochs, batch_size=spec.batch_size, lr=checked.lr,
                                 max_length=spec.max_length, seed=spec.seed, training=dict(spec.training))
-    checkpoints = Path(tempfile.mkdtemp(prefix=".checkpoints-", dir=out_dir))
-    try:
-        result = drive(finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data,
-                                      settings, checkpoint_dir=checkpoints, cancel=cancel), report)
-    finally:
-        shutil.rmtree(checkpoints, ignore_errors=True)
-    return save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
-                        method_config=checked.method_config, data=checked.data, tokenizer=tokenizer, result=result,
-                        lr=checked.lr, run_id=run_id)
+    result = drive(finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
+                                  checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from), report)
+    if not main:  # under torchrun: rank 0 writes the outputs
+        return {"rank": _rank(), "steps": result.steps}
+    summary = save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
+                           method_config=checked.method_config, data=checked.data, tokenizer=tokenizer,
+                           result=result, lr=checked.lr, run_id=run_id)
+    shutil.rmtree(checkpoints, ignore_errors=True)  # finished: nothing to resume is left beside the outputs
+    return summary
 
 
 def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:

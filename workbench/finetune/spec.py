@@ -40,6 +40,7 @@ class FineTuneSpec(RunSpec):
     seed: int = 0
     text_columns: list[str] | None = None  # chosen text column(s); None = found by name
     training: dict[str, Any] = field(default_factory=dict)
+    resume: str | None = None  # continue the run whose checkpoint this names (its output folder or a step folder)
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -57,7 +58,10 @@ class FineTuneSpec(RunSpec):
         return f"{self.method} · {self.task}"
 
     def cli_args(self) -> list[str]:
-        """The ``lm-workbench finetune`` line that repeats this run."""
+        """The ``lm-workbench finetune`` line that repeats this run (a resumed run: ``--resume`` alone, since
+        it continues with the settings it was started with)."""
+        if self.resume:
+            return ["lm-workbench", "finetune", "--resume", str(self.resume)]
         parts = ["lm-workbench", "finetune"] + ([self.model] if self.model else [])
         parts += ["--task", self.task, "--train", self.train]
         if self.validation:

@@ -25,7 +25,6 @@ the model and summary (the loop already restricts checkpoints to rank 0).
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -35,6 +34,7 @@ from engine.progress import NEVER_CANCELLED, Progress, drive
 from workbench.pretrain.family_objectives import missing_tokens
 from workbench.pretrain.outputs import HEADS_FILE, save_outputs
 from workbench.pretrain.spec import PretrainSpec
+from workbench.runs.resume import resolve_resume
 
 __all__ = ["HEADS_FILE", "check_objective", "preflight", "resolve_resume", "run_pretrain"]
 
@@ -47,26 +47,6 @@ def _check_corpus_files(paths: list[str]) -> None:
             raise WorkbenchError(f"corpus file {p} does not exist")
         if not p.is_file():
             raise WorkbenchError(f"corpus path {p} is not a file")
-
-
-def resolve_resume(resume: str | os.PathLike) -> tuple[Path, Path]:
-    """(the checkpoint folder to resume from, the output folder of the run that wrote it).
-
-    ``resume`` is a run's output folder (its newest checkpoint is used) or one
-    checkpoint folder (``.../checkpoints/step-XXXXXXXX``).
-    """
-    from engine.training.checkpoint import STATE_FILE, latest_checkpoint
-
-    path = Path(resume)
-    if not path.exists():
-        raise WorkbenchError(f"nothing to resume at {path}: it does not exist")
-    if (path / STATE_FILE).is_file():
-        source = path.parent.parent if path.parent.name == "checkpoints" else path.parent
-        return path, source
-    found = latest_checkpoint(path / "checkpoints")
-    if found is None:
-        raise WorkbenchError(f"{path} has no checkpoint to resume from (no checkpoints/step-... folder)")
-    return found, path
 
 
 def num_sentinels_for(vocab_size: int) -> int:

@@ -22,6 +22,7 @@ class RunKind:
     target: str
     title: str
     command: Callable[[dict[str, Any]], str]
+    resumable: bool = False  # a stopped run continues from its checkpoints (params "resume" = its out_dir)
 
     def cli_command(self, params: dict[str, Any]) -> str:
         """The ``lm-workbench ...`` command line that repeats a run with these params.
@@ -44,7 +45,7 @@ def _pretrain_command(params: dict[str, Any]) -> str:
 
 
 PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job", title="Pre-training",
-                   command=_pretrain_command)
+                   command=_pretrain_command, resumable=True)
 
 
 def _probe_command(params: dict[str, Any]) -> str:
@@ -82,7 +83,7 @@ def _finetune_command(params: dict[str, Any]) -> str:
 
 
 FINETUNE = RunKind(kind="finetune", target="workbench.finetune.job:finetune_job", title="Fine-tuning",
-                   command=_finetune_command)
+                   command=_finetune_command, resumable=True)
 
 RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE, PROMPT_EVAL)}
 
@@ -90,3 +91,17 @@ RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, S
 def run_kind(kind: str) -> RunKind | None:
     """The entry for a store ``kind``, or None for a kind this version does not know."""
     return RUN_KINDS.get(kind)
+
+
+def resume_params(kind: RunKind, run: dict[str, Any]) -> dict[str, Any] | None:
+    """The params that continue a stopped run from its newest checkpoint, or None when it cannot be resumed
+    (its kind does not resume, it finished or is still going, or it left no checkpoint)."""
+    from workbench.runs.resume import resumable_checkpoint
+
+    params = dict(run.get("params") or {})
+    if not kind.resumable or run.get("status") not in ("cancelled", "failed", "interrupted"):
+        return None
+    if resumable_checkpoint(params.get("out_dir")) is None:
+        return None
+    params["resume"] = str(params["out_dir"])
+    return params

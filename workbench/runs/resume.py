@@ -1,0 +1,43 @@
+"""Continuing a training run that stopped (cancelled, failed, killed): where it left off.
+
+Pre-training and fine-tuning keep their checkpoints in ``OUT/checkpoints/step-XXXXXXXX``
+until the run finishes (``engine.training.names``). ``resolve_resume`` turns what a user
+names (a run's output folder or one checkpoint folder) into the checkpoint to load and the
+output folder that wrote it; ``resumable_checkpoint`` says whether a folder holds an
+unfinished run (the runs browser's Resume, no torch needed).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.errors import WorkbenchError
+from engine.training.names import STATE_FILE, latest_checkpoint
+
+CHECKPOINTS_FOLDER = "checkpoints"
+
+
+def resolve_resume(resume: str | os.PathLike) -> tuple[Path, Path]:
+    """(the checkpoint folder to resume from, the output folder of the run that wrote it).
+
+    ``resume`` is a run's output folder (its newest checkpoint is used) or one
+    checkpoint folder (``.../checkpoints/step-XXXXXXXX``).
+    """
+    path = Path(resume)
+    if not path.exists():
+        raise WorkbenchError(f"nothing to resume at {path}: it does not exist")
+    if (path / STATE_FILE).is_file():
+        source = path.parent.parent if path.parent.name == CHECKPOINTS_FOLDER else path.parent
+        return path, source
+    found = latest_checkpoint(path / CHECKPOINTS_FOLDER)
+    if found is None:
+        raise WorkbenchError(f"{path} has no checkpoint to resume from (no {CHECKPOINTS_FOLDER}/step-... folder)")
+    return found, path
+
+
+def resumable_checkpoint(out_dir: str | os.PathLike | None) -> Path | None:
+    """The newest checkpoint an unfinished run left in ``out_dir``, or None (no folder, nothing saved)."""
+    if not out_dir:
+        return None
+    return latest_checkpoint(Path(out_dir) / CHECKPOINTS_FOLDER)
