@@ -29,8 +29,6 @@ from engine.default_model import DEFAULT_MODEL_NAMES, default_model_folder
 from engine.errors import ModelFormatError, ModelNotFoundError
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
-# Files a model folder needs; weights are chosen separately (safetensors first).
-_METADATA_PATTERNS = ["*.json", "*.txt", "*.model", "tokenizer*", "merges.txt", "vocab*"]
 # The subfolder of a training run's folder that holds its model (see the module docstring).
 RUN_MODEL_FOLDER = "model"
 # What marks a folder as a training run's even before it has a model.
@@ -117,38 +115,39 @@ def _check_folder(path: Path) -> Path:
     )
 
 
-def _resolve_hub_id(repo_id: str, *, allow_pickle: bool) -> ResolvedSource:
+def cached_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
+    """The complete snapshot of ``repo_id`` in the hub cache (config and weights), or None."""
     from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
-    cache = hub_cache_dir()
+    from engine.hub_download import snapshot_is_complete
+
     try:
-        folder = Path(snapshot_download(repo_id, local_files_only=True))
-        if (folder / "config.json").is_file():
-            return ResolvedSource(repo_id, folder, "cache")
-    except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError):
-        pass
+        folder = Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
+    except Exception:  # not cached (LocalEntryNotFoundError), a bad id (HFValidationError), an unreadable cache
+        return None
+    return folder if snapshot_is_complete(folder) else None
+
+
+def needs_download(spec: str) -> bool:
+    """Whether loading ``spec`` would download from the hub (a hub id, not cached, not offline)."""
+    spec = (spec or "").strip()
+    if not spec or spec.lower() in DEFAULT_MODEL_NAMES or Path(spec).expanduser().exists() or looks_like_path(spec):
+        return False
+    return not is_offline() and cached_snapshot(spec) is None
+
+
+def _resolve_hub_id(repo_id: str, *, allow_pickle: bool) -> ResolvedSource:
+    from engine.hub_download import download_steps
+    from engine.progress import drive
+
+    folder = cached_snapshot(repo_id)
+    if folder is not None:
+        return ResolvedSource(repo_id, folder, "cache")
     if is_offline() or not _hub_reachable():
         reason = "offline mode is on" if is_offline() else "the hub cannot be reached"
         raise ModelNotFoundError(
-            f"model {repo_id!r} is not in the cache ({cache}) and {reason}; "
+            f"model {repo_id!r} is not in the cache ({hub_cache_dir()}) and {reason}; "
             "open a local folder or use 'minilm'"
         )
-    try:
-        from huggingface_hub import list_repo_files
-
-        files = list_repo_files(repo_id)
-        patterns = list(_METADATA_PATTERNS)
-        if any(f.endswith(".safetensors") for f in files):
-            patterns += ["*.safetensors", "*.safetensors.index.json"]
-        elif allow_pickle:
-            patterns += ["pytorch_model*.bin", "pytorch_model.bin.index.json"]
-        else:
-            raise ModelFormatError(
-                f"{repo_id} has only pickle weights (pytorch_model.bin); allow pickle weights "
-                "in the settings (or --allow-pickle) only if you trust its author"
-            )
-        folder = Path(snapshot_download(repo_id, allow_patterns=patterns))
-    except (HfHubHTTPError, OSError) as exc:
-        raise ModelNotFoundError(f"could not download {repo_id!r}: {str(exc).splitlines()[0]}") from None
+    folder = drive(download_steps(repo_id, allow_pickle=allow_pickle))
     return ResolvedSource(repo_id, _check_folder(folder), "hub")

@@ -1,17 +1,36 @@
-"""``info`` and ``encode``: what a model is, and its tokens, hidden states and attentions for a text."""
+"""``download``, ``info`` and ``encode``: fetch a hub model, what a model is, and its tokens, hidden states and
+attentions for a text.
+
+``download ID [--revision R]`` fetches a hub model into the cache without loading it (to prepare a
+lecture machine): the plan (files, size) first, then a progress bar on stderr; ``--json`` prints
+``{"repo_id", "revision", "commit", "folder", "files", "bytes"}``. Ctrl-C stops it and a later
+``download`` resumes the partly fetched file.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from workbench.cli.common import add_model_options, load_for, note, output_file, print_json, write_or_fail
+from engine.errors import WorkbenchError
+from workbench.cli.common import (
+    add_model_options, load_for, note, output_file, print_json, settings_for, write_or_fail,
+)
 
 INFO_KEYS = ("family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head")
 
 
 def register(sub: Any) -> None:
-    """Add ``info`` and ``encode`` to the CLI's subparsers."""
+    """Add ``download``, ``info`` and ``encode`` to the CLI's subparsers."""
+    dl = sub.add_parser("download", help="fetch a hub model into the cache without loading it (size, progress, resume)")
+    dl.add_argument("repo_id", metavar="ID", help="the hub id, e.g. bert-base-uncased or org/name")
+    dl.add_argument("--revision", help="a branch, tag or commit (default: main)")
+    dl.add_argument("--allow-pickle", action="store_true", default=None,
+                    help="fetch pickle (.bin) weights when there are no safetensors; only for sources you trust")
+    dl.add_argument("--progress", action="store_true", help="show progress on stderr even under --json or in a log")
+    dl.add_argument("--json", action="store_true", help="print JSON")
+    dl.set_defaults(handler=cmd_download)
+
     info = sub.add_parser("info", help="what a model is: family, layers, heads, heads present")
     add_model_options(info)
     info.add_argument("--json", action="store_true", help="print JSON")
@@ -28,6 +47,44 @@ def register(sub: Any) -> None:
     enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
     enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
     enc.set_defaults(handler=cmd_encode)
+
+
+def cmd_download(args: argparse.Namespace) -> int:
+    from engine.hub_download import DownloadPlan, download_steps
+    from engine.progress import Progress
+    from workbench.cli.progress_bar import StderrProgress, wants_progress
+
+    settings = settings_for(args)
+    if settings.offline:
+        raise WorkbenchError("offline mode is on (settings, --offline or HF_HUB_OFFLINE): turn it off to download")
+    shown = StderrProgress() if wants_progress(args) else None
+    plan: DownloadPlan | None = None
+    steps = download_steps(args.repo_id, revision=args.revision, allow_pickle=settings.allow_pickle_weights)
+    try:
+        while True:
+            try:
+                event = next(steps)
+            except StopIteration as stop:
+                folder = stop.value
+                break
+            if isinstance(event, DownloadPlan):
+                plan = event
+                event = Progress(0, max(plan.total_bytes, 1), f"downloading {plan.describe()}")
+            if shown is not None:
+                shown(event)
+    finally:
+        steps.close()
+        if shown is not None:
+            shown.close()
+    assert plan is not None  # the first event
+    summary = {"repo_id": args.repo_id, "revision": plan.revision, "commit": plan.commit, "folder": str(folder),
+               "files": len(plan.files), "bytes": plan.total_bytes}
+    if args.json:
+        print_json(summary, indent=2)
+    else:
+        print(f"downloaded {args.repo_id} at {plan.commit[:12]}: {len(plan.files)} files, "
+              f"{plan.total_bytes / 2**20:.1f} MB, in {folder}")
+    return 0
 
 
 def cmd_info(args: argparse.Namespace) -> int:
