@@ -205,3 +205,32 @@ def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_wind
     plain, _ = view._mosaics[("encoder", False)]
     assert hidden.shape != plain.shape  # two special tokens fewer on each side
     assert np.allclose(plain, grid_values(view.side(), hide=False)[0])
+
+
+def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window, qtbot, tmp_path):
+    """A 1.1B Llama's 32 heads: the head toggles scroll in their own row; nothing widens the view past the window."""
+    from tests.support.tiny_models import build_many_heads_decoder
+    from ui import theme
+
+    folder = build_many_heads_decoder(tmp_path / "heads32")
+    size = theme.current().metrics.window_size
+    window = open_window(str(folder), "attention", size=size)
+    view = window.view("attention")
+    window.text_input.editor.setPlainText(SENTENCE)
+    _wait_encoded(qtbot, view, SENTENCE)
+    controls = view.controls
+    assert controls.heads.heads() == list(range(32))
+    qtbot.waitUntil(lambda: controls.export_button.isVisible(), timeout=WAIT)
+    export = controls.export_button
+    corner = export.mapTo(window, export.rect().bottomRight())
+    assert (window.width(), window.height()) == tuple(size)  # the view did not force the window wider
+    assert 0 <= corner.x() <= window.width() and export.width() > 0  # Export on screen, whole
+    assert view.minimumSizeHint().width() <= view.width() <= window.width()
+    picker = controls.heads
+    assert picker.scroll.horizontalScrollBar().maximum() > 0  # more toggles than fit: they scroll
+    last = picker.button(31)
+    picker.ensure_visible(31)
+    qtbot.waitUntil(lambda: last.mapTo(picker.scroll.viewport(), last.rect().topRight()).x()
+                    <= picker.scroll.viewport().width(), timeout=3000)
+    qtbot.mouseClick(last, Qt.MouseButton.LeftButton)
+    assert controls.heads.heads() == [31]

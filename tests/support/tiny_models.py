@@ -134,3 +134,24 @@ def build_tiny_model(kind: str, folder: Path) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def build_many_heads_decoder(folder: Path, *, heads: int = 32, kv_heads: int = 4, layers: int = 2) -> Path:
+    """A tiny Llama-style decoder with as many heads as a 1.1B one (32, grouped-query: ``kv_heads`` keys and
+    values shared among them), two wide per head, saved in ``folder``: the views' layout at real head counts."""
+    import torch
+    import transformers as tf
+
+    transformers_quiet = tf.logging.get_verbosity()
+    tf.logging.set_verbosity_error()
+    tokenizer = _bpe_tokenizer("llama")
+    torch.manual_seed(1234)
+    config = tf.LlamaConfig(hidden_size=2 * heads, intermediate_size=4 * heads, num_hidden_layers=layers,
+                            num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=WINDOW,
+                            vocab_size=len(tokenizer), bos_token_id=tokenizer.eos_token_id,
+                            eos_token_id=tokenizer.eos_token_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    tf.LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    tf.logging.set_verbosity(transformers_quiet)
+    return folder

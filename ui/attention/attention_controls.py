@@ -1,6 +1,7 @@
 """The Attention tab's controls: layer, heads, attention kind, decoder target, display.
 
-``HeadPicker`` is a row of toggle buttons in the heads' line colours: a click
+``HeadPicker`` is a row of toggle buttons in the heads' line colours (scrolling
+sideways in its own row when a model has more heads than fit): a click
 selects only that head, Ctrl- or Shift-click adds or removes one, "All"
 selects every head. ``AttentionControls`` emits ``changed`` when what is
 drawn changes (no model run needed) and ``target_changed`` once typing in
@@ -9,10 +10,10 @@ the decoder target pauses (the model must run again).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox, QToolButton,
-    QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QSizePolicy, QSpinBox,
+    QToolButton, QVBoxLayout, QWidget,
 )
 
 from ui import theme
@@ -45,6 +46,9 @@ class HeadButton(QToolButton):
 
 
 class HeadPicker(QWidget):
+    """"All" and one toggle per head; the toggles scroll sideways inside their own row when there are more
+    than fit (GPT-2 XL's 25, a Llama's 32), so the picker never widens the view past the window."""
+
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
@@ -54,22 +58,53 @@ class HeadPicker(QWidget):
         self.all_button.setText("All")
         self.all_button.setToolTip("Show every head of the layer")
         self.all_button.clicked.connect(lambda: self.set_heads(range(len(self._buttons))))
+        self._strip = QWidget()
+        self._strip_row = QHBoxLayout(self._strip)
+        self._strip_row.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self._strip)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # shrinks to fit; scrolls then
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 0, 0, 0)
         theme.bind(self, lambda w, m: w._row.setSpacing(m.compact_spacing))
+        theme.bind(self, lambda w, m: w._strip_row.setSpacing(m.compact_spacing))
         self._row.addWidget(self.all_button)
+        self._row.addWidget(self.scroll, 1)
+        theme.follow(self, self._fit_height)
+
+    def _fit_height(self) -> None:
+        """As tall as a button, plus the scroll bar's height (kept, so the row does not jump when it appears)."""
+        row = max([self.all_button.sizeHint().height()] + [b.sizeHint().height() for b in self._buttons])
+        self.scroll.setFixedHeight(row + self.scroll.horizontalScrollBar().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self.all_button.sizeHint().width() * 3, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self.all_button.sizeHint().width() + self._strip.sizeHint().width(), super().sizeHint().height())
 
     def set_count(self, n: int) -> None:
         if n == len(self._buttons):
             return
         for b in self._buttons:
-            self._row.removeWidget(b)
+            self._strip_row.removeWidget(b)
             b.deleteLater()
         self._buttons = [HeadButton(h) for h in range(n)]
         for b in self._buttons:
             b.setChecked(True)
             b.clicked.connect(lambda checked=False, b=b: self._clicked(b))
-            self._row.addWidget(b)
+            self._strip_row.addWidget(b)
+        self._fit_height()
+        self.updateGeometry()
+
+    def ensure_visible(self, head: int) -> None:
+        """Scroll the strip so head ``head``'s toggle shows."""
+        self.scroll.ensureWidgetVisible(self._buttons[head])
 
     def button(self, head: int) -> HeadButton:
         return self._buttons[head]
