@@ -98,19 +98,57 @@ def _seq2seq_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
     return norm, head
 
 
-def lens_logits(loaded: LoadedModel, hidden: torch.Tensor) -> torch.Tensor:
-    """[layers+1, T, H] hidden states -> [layers+1, T, vocab] logits through the output head."""
+POSITIONS_PER_CHUNK = 64  # positions whose vocabulary-wide logits exist at once (64 x 50k floats: 12.8 MB)
+
+
+def lens_readout(loaded: LoadedModel, layers: int) -> Callable[[int, torch.Tensor], torch.Tensor]:
+    """``readout(i, h)``: hidden state ``h`` [T, H] of entry ``i`` (0..layers-1) -> logits [T, vocab] through
+    the output head (decoders: the final norm first, except on the last entry, which is already normed)."""
     if loaded.family is Family.ENCODER:
         head = _mlm_head(loaded)
-        return torch.stack([head(h) for h in hidden])
+        return lambda i, h: head(h)
     norm, head = _decoder_head(loaded) if loaded.family is Family.DECODER else _seq2seq_head(loaded)
-    last = hidden.shape[0] - 1
-    rows = []
-    for i, h in enumerate(hidden):
-        if i < last and norm is not None:
-            h = norm(h)  # the last entry is already normed
-        rows.append(head(h))
-    return torch.stack(rows)
+    last = layers - 1
+
+    def readout(i: int, h: torch.Tensor) -> torch.Tensor:
+        return head(norm(h) if i < last and norm is not None else h)
+
+    return readout
+
+
+def lens_logits(loaded: LoadedModel, hidden: torch.Tensor) -> torch.Tensor:
+    """[layers+1, T, H] hidden states -> [layers+1, T, vocab] logits (all at once: for small inputs and tests;
+    ``logit_lens`` keeps only the top k of each layer and position)."""
+    readout = lens_readout(loaded, hidden.shape[0])
+    return torch.stack([readout(i, h) for i, h in enumerate(hidden)])
+
+
+def top_k_per_position(loaded: LoadedModel, hidden: torch.Tensor, k: int,
+                       chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(probabilities, ids), each [layers+1, T, k]: the lens's top ``k`` for every layer and position.
+
+    Layer by layer and ``chunk`` (default ``POSITIONS_PER_CHUNK``) positions at a time, so the memory it takes is ``chunk x vocabulary``
+    floats, not ``layers x tokens x vocabulary`` (a 48-layer model on 512 tokens with a 50k vocabulary
+    would otherwise hold 4.9 GB of logits). Softmax in float32 whatever the model's precision.
+    """
+    chunk = chunk or POSITIONS_PER_CHUNK
+    n_layers, n_tokens = hidden.shape[0], hidden.shape[1]
+    readout = lens_readout(loaded, n_layers)
+    values: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    for i in range(n_layers):
+        for start in range(0, n_tokens, chunk):
+            logits = readout(i, hidden[i, start:start + chunk]).float()
+            if values is None:  # k is at most the vocabulary
+                k = max(1, min(k, logits.shape[-1]))
+                values = np.zeros((n_layers, n_tokens, k), dtype=np.float32)
+                ids = np.zeros((n_layers, n_tokens, k), dtype=np.int64)
+            top, where = torch.topk(torch.softmax(logits, dim=-1), k, dim=-1)
+            values[i, start:start + chunk] = top.cpu().numpy()
+            ids[i, start:start + chunk] = where.cpu().numpy()
+            del logits, top, where
+    assert values is not None and ids is not None
+    return values, ids
 
 
 def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1) -> LensTable:
@@ -127,11 +165,7 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
     param = next(loaded.model.parameters())
     hidden = torch.from_numpy(hidden_np).to(device=param.device, dtype=param.dtype)
     with torch.inference_mode():
-        logits = lens_logits(loaded, hidden).float()
-        probs = torch.softmax(logits, dim=-1)
-        k = max(1, min(k, probs.shape[-1]))
-        values, ids = torch.topk(probs, k, dim=-1)
-    values, ids = values.cpu().numpy(), ids.cpu().numpy()
+        values, ids = top_k_per_position(loaded, hidden, k)
     shown = sorted({int(i) for i in np.unique(ids)})  # only the ids that appear, not the whole vocabulary
     names = dict(zip(shown, loaded.tokenizer.convert_ids_to_tokens(shown)))
     top = [[[Candidate(names[int(i)] if names[int(i)] is not None else str(i), int(i), float(p))
