@@ -62,4 +62,9 @@ def test_the_lens_table_reads_the_same_through_chunks(gpt2, monkeypatch):
     whole = lens_module.logit_lens(gpt2, TEXT, k=3)
     monkeypatch.setattr(lens_module, "POSITIONS_PER_CHUNK", 2)
     chunked = lens_module.logit_lens(gpt2, TEXT, k=3)
-    assert chunked.to_dict() == whole.to_dict()
+    assert chunked.tokens == whole.tokens and chunked.layer_names == whole.layer_names
+    for rows, rows1 in zip(whole.top, chunked.top, strict=True):
+        for cands, cands1 in zip(rows, rows1, strict=True):  # other matmul shapes: the last bits may differ
+            np.testing.assert_allclose([c.prob for c in cands1], [c.prob for c in cands], rtol=1e-5)
+            if cands[0].prob - cands[1].prob > 1e-6:
+                assert cands1[0].id == cands[0].id
