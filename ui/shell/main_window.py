@@ -178,6 +178,8 @@ class MainWindow(QMainWindow):
         self.jobs.error.connect(lambda exc, tb, name: self.show_error(exc, tb, source=name))
         self.status.cancel_requested.connect(self.cancel_job)
         self.model_panel.load_requested.connect(self.load_model)
+        self.model_panel.set_precision(self.settings.precision)
+        self.model_panel.precision_changed.connect(self.set_precision)
         self.text_input.edited.connect(self.retokenize)
         self.views.currentChanged.connect(self._view_changed)
 
@@ -316,6 +318,17 @@ class MainWindow(QMainWindow):
             on_cancelled=lambda: self._load_ended(gen, f"loading {spec} cancelled"),
             label=f"Loading {spec_label(spec)}…",
         )
+
+    def set_precision(self, precision: str) -> None:
+        """Load models in ``precision`` from now on (saved in the settings); the loaded model is loaded again."""
+        if precision == self.settings.precision:
+            return
+        self.settings.precision = precision
+        if self.persist:
+            self._save_settings()
+        self.model_panel.set_precision(precision)
+        if self.loaded is not None:
+            self.load_model(self.loaded.info.spec)
 
     @property
     def loading(self) -> bool:
