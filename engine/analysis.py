@@ -121,13 +121,19 @@ def encode_texts(
     hidden_layers: Sequence[int] | None = None,
     batch_size: int = 16,
     max_batch_tokens: int = 8192,
+    max_tokens: int | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress | Partial, None, list[Encoding]]:
-    """Encode many texts; yields Progress (and Partial batches), returns Encodings in input order."""
+    """Encode many texts; yields Progress (and Partial batches), returns Encodings in input order.
+
+    ``max_tokens`` cuts each text shorter than the model's window (a view's cap); the tokens say so
+    (``TokenizedText.truncated``, ``full_length``) as they do at the window."""
     n = len(texts)
     pairs = list(pairs) if pairs is not None else [None] * n
     targets = list(targets) if targets is not None else [None] * n
     window = loaded.info.max_positions
+    if max_tokens is not None:
+        window = min(window, max_tokens) if window else max_tokens
     tokenized = tokenize_many(loaded.tokenizer, texts, pairs, max_length=window)
     is_seq2seq = loaded.family is Family.ENCODER_DECODER
     yield Progress(0, n, "tokenized")
@@ -245,8 +251,10 @@ def encode(
     pair: str | None = None,
     target: str | None = None,
     attentions: bool = True,
+    max_tokens: int | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Encoding:
-    """Encode one text (and optional pair / decoder target)."""
-    gen = encode_texts(loaded, [text], pairs=[pair], targets=[target], attentions=attentions, cancel=cancel)
+    """Encode one text (and optional pair / decoder target), cut at ``max_tokens`` when given."""
+    gen = encode_texts(loaded, [text], pairs=[pair], targets=[target], attentions=attentions, max_tokens=max_tokens,
+                       cancel=cancel)
     return run_to_completion(gen)[0]

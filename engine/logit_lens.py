@@ -34,13 +34,15 @@ _DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decode
 class LensTable:
     side: str  # "decoder" (decoders and encoder-decoders) or "encoder" (masked LMs)
     layer_names: list[str]  # "embeddings", "layer 1", ..., "layer L"
-    tokens: list[str]  # the input tokens, one per position
+    tokens: list[str]  # the input tokens, one per position shown
     top: list[list[list[Candidate]]]  # [layer][position][rank]
+    total_positions: int = 0  # the text's positions (more than shown when ``logit_lens(positions=...)`` cut)
 
     def to_dict(self) -> dict:
         return {
             "side": self.side,
             "tokens": self.tokens,
+            "total_positions": self.total_positions or len(self.tokens),
             "layers": [
                 {"layer": i, "name": name, "positions": [
                     {"position": p, "token": cands[0].token, "id": cands[0].id, "prob": cands[0].prob,
@@ -151,7 +153,10 @@ def top_k_per_position(loaded: LoadedModel, hidden: torch.Tensor, k: int,
     return values, ids
 
 
-def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1) -> LensTable:
+def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1,
+               positions: int | None = None) -> LensTable:
+    """Every layer's top ``k`` at every position (the first ``positions`` only, when given: a view's cap; the
+    model still reads the whole text, so those positions see what they would see in it)."""
     info = loaded.info
     has_head = info.has_mlm_head if loaded.family is Family.ENCODER else info.has_lm_head
     if not has_head:
@@ -163,7 +168,10 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
     else:
         hidden_np, tokens, side = enc.hidden_states, enc.tokens, "encoder" if loaded.family is Family.ENCODER else "decoder"
     param = next(loaded.model.parameters())
-    hidden = torch.from_numpy(hidden_np).to(device=param.device, dtype=param.dtype)
+    total = len(tokens)
+    if positions is not None and positions < total:
+        hidden_np, tokens = hidden_np[:, :positions], tokens[:positions]
+    hidden = torch.from_numpy(np.ascontiguousarray(hidden_np)).to(device=param.device, dtype=param.dtype)
     with torch.inference_mode():
         values, ids = top_k_per_position(loaded, hidden, k)
     shown = sorted({int(i) for i in np.unique(ids)})  # only the ids that appear, not the whole vocabulary
@@ -172,4 +180,4 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
              for i, p in zip(ids[layer, pos], values[layer, pos])]
             for pos in range(ids.shape[1])] for layer in range(ids.shape[0])]
     layer_names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
-    return LensTable(side, layer_names, tokens, top)
+    return LensTable(side, layer_names, list(tokens), top, total_positions=total)

@@ -234,3 +234,16 @@ def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window
                     <= picker.scroll.viewport().width(), timeout=3000)
     qtbot.mouseClick(last, Qt.MouseButton.LeftButton)
     assert controls.heads.heads() == [31]
+
+
+def test_the_attention_view_says_what_it_cuts(tiny_models):
+    from engine.analysis import encode
+    from engine.loading import load_model
+    from ui.attention.attention_view import capped_note
+
+    gpt2 = load_model(str(tiny_models["gpt2"]))
+
+    cut = encode(gpt2, SENTENCE, attentions=True, max_tokens=6)
+    assert len(cut.tokens) == 6 and cut.attentions.shape[-1] == 6
+    assert capped_note(cut).startswith(f"Showing the first 6 of {cut.tokenized.full_length} tokens")
+    assert capped_note(encode(gpt2, "The cat.", attentions=True, max_tokens=6)) is None

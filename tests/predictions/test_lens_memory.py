@@ -68,3 +68,13 @@ def test_the_lens_table_reads_the_same_through_chunks(gpt2, monkeypatch):
             np.testing.assert_allclose([c.prob for c in cands1], [c.prob for c in cands], rtol=1e-5)
             if cands[0].prob - cands[1].prob > 1e-6:
                 assert cands1[0].id == cands[0].id
+
+
+def test_a_view_cap_reads_the_first_positions_of_the_whole_text(gpt2):
+    whole = lens_module.logit_lens(gpt2, TEXT, k=2)
+    capped = lens_module.logit_lens(gpt2, TEXT, k=2, positions=4)
+    assert capped.tokens == whole.tokens[:4] and capped.total_positions == len(whole.tokens) > 4
+    assert capped.to_dict()["total_positions"] == len(whole.tokens)
+    for rows, rows1 in zip(whole.top, capped.top, strict=True):  # the same cells: the model read the whole text
+        assert [c.id for c in rows1[3]] == [c.id for c in rows[3]]
+

@@ -39,6 +39,19 @@ if TYPE_CHECKING:
     from engine.attention import AttentionSide
 
 
+MAX_TOKENS = 512  # all attentions of a text: layers x heads x tokens^2 floats (a 1.1B Llama at 512: 0.7 GB)
+
+
+def capped_note(encoding: Encoding) -> str | None:
+    """What the view says when the text is longer than the tokens it shows (its cap, or the model's window)."""
+    tok = encoding.tokenized
+    if not tok.truncated:
+        return None
+    return (f"Showing the first {len(tok.ids)} of {tok.full_length} tokens: every layer's and head's attention "
+            f"grows with the square of the length, so this view reads at most {MAX_TOKENS} tokens (or the "
+            "model's window). Shorten the text to see the rest.")
+
+
 def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel: CancelToken
             ) -> tuple[Encoding, dict[tuple[str, bool], tuple[np.ndarray, int]]]:
     """The encoding, and the model grid's mosaics for every attention kind with and without special
@@ -46,7 +59,7 @@ def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel
     from engine.analysis import encode  # imports torch: on the worker thread
     from engine.attention import AttentionKind, attention_side
 
-    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, cancel=cancel)
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=MAX_TOKENS, cancel=cancel)
     kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
     mosaics = {}
     for kind in kinds:
@@ -225,6 +238,9 @@ class AttentionView(ModelView):
         self._encoding = encoding
         self._mosaics = mosaics or {}
         self.notice.clear_message()
+        capped = capped_note(encoding)
+        if capped:
+            self.notice.show_message(capped, "info")
         self._set_kind()
         if self.steps_panel.isVisible():
             self._refresh_steps()

@@ -25,13 +25,14 @@ from ui.shell.view_context import ViewContext
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
+MAX_POSITIONS = 256  # positions read through the head: layers x positions x vocabulary multiply-adds each
 
 
 def _lens(loaded: Any, text: str, target: str | None, cancel: CancelToken) -> Any:
     from engine.logit_lens import logit_lens  # imports torch: on the worker thread
 
     cancel.check()
-    return logit_lens(loaded, text, target=target, k=TOP_K)
+    return logit_lens(loaded, text, target=target, k=TOP_K, positions=MAX_POSITIONS)
 
 
 def format_prob(p: float) -> str:
@@ -188,6 +189,11 @@ class LensView(ModelView):
 
     def _show(self, table: Any) -> None:
         self.notice.clear_message()
+        if table.total_positions > len(table.tokens):
+            self.notice.show_message(
+                f"Showing the first {len(table.tokens)} of {table.total_positions} positions: each position is read "
+                f"through the output head at every layer, so this view reads at most {MAX_POSITIONS}. The model "
+                "still read the whole text; shorten it to see the rest.", "info")
         side = "the decoder's" if table.side == "decoder" else "the encoder's"
         self.caption.setText(f"Each cell: {side} top token at that position if the model stopped after that "
                              "layer, and its probability (the last row is the model's own output).")
