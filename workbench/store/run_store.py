@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator
 import sqlite_utils
 
 from engine.errors import MachineFault
+from workbench.notices import announce
 from workbench.store import salvage
 from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, TABLE_COLUMNS, migrate
 
@@ -120,7 +121,7 @@ class RunStore:
             key = str(self.path.resolve())
             if key not in _announced_read_only:
                 _announced_read_only.add(key)
-                salvage.announce(self.notice)
+                announce(self.notice)
             return
         migrate(self._db())
         if found is not None:
@@ -142,7 +143,7 @@ class RunStore:
         salvage.mark_sound(self.path)
         self.healed = salvage.Healed(self.path, aside, damage, copied)
         self.notice = self.healed.line
-        salvage.announce(self.notice)
+        announce(self.notice)
 
     def _file_version(self) -> int:
         """The file's ``user_version`` (0 for a new file), read without changing it."""

@@ -7,8 +7,8 @@ and whatever rows of ``runs``, ``metrics`` and ``artifacts`` still read without 
 ``Salvage``; ``RunStore`` then creates a fresh file and copies them in (``copy_into``), keeping the run
 ids. A store that is merely busy or locked is not damaged and is left alone.
 
-Each healing is announced once per process as one line (``Healed.line``) to the handler the entry
-point set (``set_notice_handler``: the CLI prints it on stderr, the window's start shows it) and logged.
+Each healing is announced once as one line (``Healed.line``, through ``workbench.notices``: the CLI
+prints it on stderr, the window shows it at start) and logged.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from workbench.files import aside_name, move_aside
 
@@ -30,8 +30,6 @@ MAX_PROBES = 200_000  # row reads per table while bisecting around damaged pages
 
 _checked: set[str] = set()
 _lock = threading.Lock()
-_handler: dict[str, Callable[[str], None] | None] = {"fn": None}
-_notices: list[str] = []
 
 
 @dataclass
@@ -58,30 +56,6 @@ class Healed:
                 if runs else "nothing could be read from it, so a new, empty one was started")
         return (f"The run store {self.path} was damaged ({self.reason}); it was moved to {self.aside} "
                 f"(kept, not deleted) and {kept}.")
-
-
-def set_notice_handler(fn: Callable[[str], None] | None) -> None:
-    """Where a healing's one line goes (the CLI: stderr); lines from before are handed over at once."""
-    _handler["fn"] = fn
-    if fn is not None:
-        while _notices:
-            fn(_notices.pop(0))
-
-
-def announce(line: str) -> None:
-    log.info("%s", line)  # the log file; the user sees it through the handler (or take_notices)
-    fn = _handler["fn"]
-    if fn is None:
-        _notices.append(line)
-    else:
-        fn(line)
-
-
-def take_notices() -> list[str]:
-    """Lines announced while no handler was set (the window reads them at start)."""
-    taken = list(_notices)
-    _notices.clear()
-    return taken
 
 
 def is_damage(exc: BaseException) -> bool:
