@@ -16,7 +16,7 @@ Writes are atomic: everything goes into a hidden ``.tmp-...`` folder that is
 renamed into place, so a crash (or SIGKILL) mid-save leaves the previous
 checkpoint intact and never a half-written one under a ``step-`` name; a save
 that fails (a full disk, a folder made read-only) removes its ``.tmp-`` folder
-and raises an ``OSError`` naming the file it could not write. Only the newest
+and raises an ``OSError`` naming the checkpoint it could not write. Only the newest
 ``keep`` checkpoints stay.
 """
 
@@ -108,7 +108,7 @@ def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads:
     ``state`` is the caller's JSON-able state (scheduler, sampler, RNG, ...);
     ``rng_tensors`` are uint8 tensors (torch RNG states). A failed write
     removes the partial ``.tmp-`` folder (the older checkpoints stay) and
-    raises an ``OSError`` that names the file.
+    raises an ``OSError`` that names the checkpoint folder it was to become.
     """
     folder = Path(checkpoint_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -116,9 +116,12 @@ def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads:
     tmp = folder / f".tmp-{checkpoint_name(step)}-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
-    tmp.mkdir()
     try:
+        tmp.mkdir()
         _write_files(tmp, step, model, heads, optimizer, state, rng_tensors)
+    except OSError as exc:  # named after the checkpoint it was to become: the .tmp- folder is gone
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OSError(exc.errno, exc.strerror, str(final)) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
