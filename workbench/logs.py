@@ -32,9 +32,11 @@ class _QuietFileHandler(logging.handlers.RotatingFileHandler):
 
 class _ConsoleLines(logging.Handler):
     """Warnings on the current ``sys.stderr`` as bare one-line messages (what Python prints when no
-    handler is set up), never a traceback: those go to the log file only."""
+    handler is set up); a record with a traceback goes to the log file only."""
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:  # a traceback is for the log file; the user got its one line already
+            return
         try:
             line = " ".join(record.getMessage().split("\n")[0].split())
             print(line, file=sys.stderr)

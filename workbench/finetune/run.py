@@ -174,10 +174,11 @@ def check_space_for(spec: FineTuneSpec, counted: Any, model: Any, tokenizer: Any
     config = training_config(settings, train_size, env_world_size())
     checkpoint = space.checkpoint_bytes(counted.total, counted.trainable, width)
     out_dir = Path(spec.out_dir)
+    present, count = space.existing_checkpoints(out_dir / CHECKPOINTS_FOLDER)
     needed = space.training_bytes(
         checkpoint, saves=space.checkpoint_saves(config.steps, config.checkpoint_every), keep=config.keep_checkpoints,
         outputs=counted.trainable * width + space.tokenizer_bytes(len(tokenizer)),
-        present=space.folder_bytes(out_dir / CHECKPOINTS_FOLDER))
+        present=present, present_count=count)
     space.check_space(out_dir, needed, f"fine-tuning with {spec.method} ({counted.trainable:,} of {counted.total:,} "
                                        "parameters trained)")
 
@@ -189,8 +190,8 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     try:
         return _run_finetune(spec, checked, cancel, report, run_id)
     except Exception as exc:
-        fault = fault_keeping_checkpoints(exc, spec.out_dir, f"continue with 'lm-workbench finetune --resume "
-                                                             f"{spec.out_dir}' (or Resume in the Runs tab)")
+        fault = fault_keeping_checkpoints(exc, spec.out_dir, f"continue from it with 'lm-workbench finetune "
+                                                             f"--resume {spec.out_dir}' (or Resume in the Runs tab)")
         if fault is None:
             raise
         raise fault from exc

@@ -204,7 +204,7 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     except Exception as exc:
         cause = _vanished_corpus(spec, exc) or exc
         fault = fault_keeping_checkpoints(
-            cause, spec.out_dir, f"run the same 'lm-workbench pretrain' command with --resume {spec.out_dir}")
+            cause, spec.out_dir, f"continue from it with the same 'lm-workbench pretrain' command and --resume {spec.out_dir}")
         if fault is None:
             raise
         raise fault from exc
@@ -231,10 +231,11 @@ def check_space_for(spec: PretrainSpec, training: Any, model: Any, heads: dict, 
     width = max((p.element_size() for p in params.values()), default=4)
     checkpoint = space.checkpoint_bytes(total, trainable, width)
     out_dir = Path(spec.out_dir)
+    present, count = space.existing_checkpoints(out_dir / "checkpoints")
     needed = space.training_bytes(
         checkpoint, saves=space.checkpoint_saves(training.steps, training.checkpoint_every),
         keep=training.keep_checkpoints, outputs=total * width + space.tokenizer_bytes(len(tokenizer)),
-        present=space.folder_bytes(out_dir / "checkpoints"))
+        present=present, present_count=count)
     space.check_space(out_dir, needed, f"pre-training this {spec.family} model ({total:,} parameters)")
 
 

@@ -4,8 +4,9 @@ A training run writes checkpoints and then its outputs. A checkpoint (``engine.t
 holds every parameter of the model in its own dtype (``model.safetensors``), AdamW's two moments
 (``exp_avg``, ``exp_avg_sq``: two float32 copies of the trainable parameters) and a few kilobytes of
 RNG and JSON state. The loop keeps the newest ``keep`` checkpoints and writes the next one before it
-prunes the oldest, so ``keep + 1`` can be on disk at once; the outputs (the model folder) come after
-the last checkpoint, beside the ``keep`` left. ``training_bytes`` is that peak.
+prunes the oldest, so ``keep + 1`` can be on disk at once (a resumed run's own checkpoints count among
+them); the outputs (the model folder) come after the last checkpoint, beside the ``keep`` left.
+``training_bytes`` is that peak, less what is on the disk already.
 
 ``check_space(folder, needed, what)`` compares an estimate with ``shutil.disk_usage`` of the folder
 (or its nearest existing parent) and raises ``NotEnoughSpace`` with the numbers: "needs about 280 MB
@@ -57,12 +58,26 @@ def checkpoint_saves(steps: int, every: int) -> int:
     return (steps - 1) // every + 1
 
 
-def training_bytes(checkpoint: int, *, saves: int, keep: int, outputs: int, present: int = 0) -> int:
-    """The most a run has on disk at once, less what is there already (``present``: a resumed run's
-    checkpoints): ``keep + 1`` checkpoints while the newest is written, or ``keep`` plus the outputs."""
-    while_training = min(max(saves, 1), keep + 1) * checkpoint
-    at_the_end = min(max(saves, 1), keep) * checkpoint + outputs
-    return max(0, max(while_training, at_the_end) - int(present))
+def training_bytes(checkpoint: int, *, saves: int, keep: int, outputs: int, present: int = 0,
+                   present_count: int = 0) -> int:
+    """What a run adds to the disk at its fullest: the newest checkpoint is written beside the ones kept
+    (a resumed run's ``present_count`` checkpoints, ``present`` bytes, among them) before the oldest is
+    pruned, and the outputs come beside the ``keep`` left at the end."""
+    saves = max(saves, 1)
+    kept_before = min(present_count, keep)
+    during = present + checkpoint
+    if saves >= 2:
+        during = max(during, (min(keep, kept_before + saves - 1) + 1) * checkpoint)
+    at_the_end = min(keep, kept_before + saves) * checkpoint + outputs
+    return max(0, max(during, at_the_end) - int(present))
+
+
+def existing_checkpoints(folder: str | os.PathLike) -> tuple[int, int]:
+    """(bytes, number of ``step-`` checkpoints) a run's checkpoint folder holds now (a resume's)."""
+    path = Path(folder)
+    if not path.is_dir():
+        return 0, 0
+    return folder_bytes(path), sum(1 for p in path.glob("step-*") if p.is_dir())
 
 
 def transformer_parameters(*, vocab: int, hidden: int, layers: int, intermediate: int | None = None,

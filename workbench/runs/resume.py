@@ -45,8 +45,8 @@ def resumable_checkpoint(out_dir: str | os.PathLike | None) -> Path | None:
 
 def fault_keeping_checkpoints(exc: BaseException, out_dir: str | os.PathLike, how_to_resume: str) -> Exception | None:
     """A write that failed under a training run (a full disk, a folder made read-only, a file deleted) as one
-    ``MachineFault`` line that says what was kept and how to go on (``how_to_resume``: "run ... with
-    --resume OUT"); None when ``exc`` is not such a fault."""
+    ``MachineFault`` line that says what was kept and how to go on (``how_to_resume``: "continue from it
+    with ..."); None when ``exc`` is not such a fault."""
     from workbench.faults import as_fault
 
     try:
@@ -56,6 +56,5 @@ def fault_keeping_checkpoints(exc: BaseException, out_dir: str | os.PathLike, ho
     if kept is None:
         then = "nothing was saved to resume from"
     else:
-        then = (f"the last good checkpoint ({kept.name}) is kept in {kept.parent}; free space or fix the folder, "
-                f"then {how_to_resume}")
+        then = f"the last good checkpoint ({kept.name}) is kept in {kept.parent}: {how_to_resume}"
     return as_fault(exc, then=then)
