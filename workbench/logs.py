@@ -96,3 +96,21 @@ def setup_logging(*, console: bool = False, level: int = logging.INFO) -> Path |
         root.setLevel(level)
     _state["path"] = path
     return path
+
+
+def detach_console() -> None:
+    """Stop printing warnings on stderr (the CLI, when its command is done; the log file stays)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _ConsoleLines):
+            root.removeHandler(handler)
+
+
+def stop_logging() -> None:
+    """Close the log file and stop printing warnings (tests, a process that changes ``LM_WORKBENCH_HOME``)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, (_QuietFileHandler, _ConsoleLines)):
+            root.removeHandler(handler)
+            handler.close()
+    _state["path"] = None

@@ -22,7 +22,7 @@ DEFAULT_COMMAND = "gui"  # what no command means
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from workbench.logs import setup_logging
+    from workbench.logs import detach_console, setup_logging
     from workbench.notices import set_notice_handler
 
     setup_logging(console=True)
@@ -31,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_reporting_errors(_run, argv or [DEFAULT_COMMAND])
     finally:
         set_notice_handler(None)
+        detach_console()
 
 
 def _run(argv: list[str]) -> int:
