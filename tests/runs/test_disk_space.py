@@ -110,3 +110,30 @@ def test_check_space_refuses_with_the_numbers(tmp_path, monkeypatch):
     assert str(refused.value).startswith(f"pre-training needs about 280 MB in {target}, 3 MB free")
     monkeypatch.setattr(space.shutil, "disk_usage", lambda path: real(path)._replace(free=10**12))
     assert space.check_space(target, 250_000_000, "pre-training") == 10**12
+
+
+def test_the_course_models_are_refused_before_any_trains(fresh_home, tmp_path, monkeypatch):
+    import transformers as tf
+
+    import workbench.pretrain.recording as recording
+    from workbench.pretrain import course_models
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat\n" * 2000, encoding="utf-8")
+    _, arch, _ = course_models.COURSE_SETTINGS["bert"]
+    bert = tf.BertForMaskedLM(tf.BertConfig(vocab_size=arch["vocab_size"], hidden_size=arch["hidden"],
+                                            num_hidden_layers=arch["layers"], num_attention_heads=2,
+                                            intermediate_size=4 * arch["hidden"],
+                                            max_position_embeddings=arch["max_positions"]))
+    weights = 4 * sum(p.numel() for p in bert.parameters())
+    # a checkpoint (weights and AdamW's two moments) and the model folder beside it, the packed data twice
+    by_hand = 3 * weights + weights + 2 * corpus.stat().st_size
+    assert course_models.estimated_bytes(["bert"], corpus) == pytest.approx(by_hand, rel=0.1)
+
+    trained = []
+    monkeypatch.setattr(recording, "run_recorded", lambda spec, echo=None: trained.append(spec))
+    real = shutil.disk_usage
+    monkeypatch.setattr(space.shutil, "disk_usage", lambda path: real(path)._replace(free=3_000_000))
+    with pytest.raises(space.NotEnoughSpace, match=r"^training 5 course model\(s\) needs about \d+ MB in .*, 3 MB free"):
+        course_models.train_course_models(corpus=corpus, out_root=tmp_path / "course", register=False)
+    assert trained == []
