@@ -55,7 +55,7 @@ def describe_os_error(exc: OSError) -> str:
     if code in (errno.EACCES, errno.EPERM) or isinstance(exc, PermissionError):
         return f"permission denied for {name}: choose a folder you can write to, or change its permissions"
     if code == errno.ENOENT or isinstance(exc, FileNotFoundError):
-        return f"{name} no longer exists (was it moved or deleted?): put it back or choose another path"
+        return f"{name} does not exist (was it moved or deleted?): put it back or choose another path"
     if code == errno.ENOTDIR:
         return f"{name}: part of that path is a file, not a folder; choose another path"
     if code == errno.EISDIR:
@@ -65,6 +65,8 @@ def describe_os_error(exc: OSError) -> str:
     if code in (errno.EMFILE, errno.ENFILE):
         return "too many files are open: close other programs (or raise the limit, ulimit -n) and try again"
     reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+    if exc.filename is None and exc.errno is None:  # not about a file (a connection, a library's own OSError)
+        return reason
     return f"{name}: {reason}"
 
 

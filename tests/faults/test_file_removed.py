@@ -26,7 +26,7 @@ def test_a_corpus_deleted_while_pretraining_ends_the_run_in_one_line(fresh_home,
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     line = err.strip().splitlines()[-1].removeprefix("lm-workbench: error: ")
-    assert line.startswith(f"{corpus} no longer exists (was it moved or deleted?): put it back")
+    assert line.startswith(f"{corpus} does not exist (was it moved or deleted?): put it back")
     assert "nothing was saved to resume from" in line and "(details in " in line
     assert (out / "tokenizer" / "tokenizer.json").is_file()  # what the run had made is kept
     with RunStore(runs_db_path()) as store:

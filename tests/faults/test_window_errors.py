@@ -44,7 +44,7 @@ def _damaged_tokenizer(tmp_path):
 CASES = [
     (_enospc, "no space left on the disk for {tmp}/export.png: free some space"),
     (_read_only, "permission denied for {tmp}/locked: choose a folder you can write to"),
-    (_gone, "{tmp}/text.txt no longer exists (was it moved or deleted?)"),
+    (_gone, "{tmp}/text.txt does not exist (was it moved or deleted?)"),
     (_damaged_database, "the run store "),
     (_damaged_weights, "a weights file could not be read: it is damaged or in another format (Error while "
                        "deserializing header"),
