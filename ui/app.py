@@ -75,17 +75,24 @@ def _install_excepthook(window):
     return previous
 
 
-def _report_interrupted_runs(window) -> None:
-    from workbench.startup import recover_interrupted_runs
+def report_start(window) -> None:
+    """What the window says at start, in its message bar: the run store's faults (a damaged store set aside
+    and rebuilt, a newer one opened read-only, one that cannot be opened) and the runs that stopped without
+    finishing last time."""
+    from workbench.notices import take_notices
+    from workbench.startup import check_run_store
 
-    ids = recover_interrupted_runs()
+    found = check_run_store()
+    notices = take_notices()
+    lines = notices + ([found.problem] if found.problem else [])
+    ids = found.interrupted
     if ids:
         listed = ", ".join(f"#{i}" for i in ids[:5]) + ("…" if len(ids) > 5 else "")
-        window.message_bar.show_info(
-            f"{len(ids)} run(s) stopped without finishing last time ({listed}); they are marked interrupted "
-            "and keep what they saved.",
-            source="startup",
-        )
+        lines.append(f"{len(ids)} run(s) stopped without finishing last time ({listed}); they are marked "
+                     "interrupted and keep what they saved.")
+    if lines:
+        level = "error" if found.problem else "warning" if notices else "info"
+        window.message_bar.show_message(" ".join(lines), level, source="startup")
 
 
 def _offer_course_models(settings) -> None:
@@ -108,13 +115,18 @@ def run(argv: list[str] | None = None) -> int:
     apply_offline_mode(settings.offline)  # before anything imports transformers
     _offer_course_models(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from workbench.logs import setup_logging
+    from workbench.notices import set_notice_handler
+
+    setup_logging()  # tracebacks go to data_dir()/logs/lm-workbench.log; the window shows one line
+    set_notice_handler(None)  # notices wait for report_start, which shows them in the message bar
 
     app = create_application([a for a in argv if a.startswith("-")])
     window = create_window(settings)
     window.place_on_screen()
     window.show()
     previous_hook = _install_excepthook(window)
-    _report_interrupted_runs(window)
+    report_start(window)
     window.load_model(_model_arg(argv) or settings.default_model)
     from ui.shell.startup_probe import attach, launch_time
 

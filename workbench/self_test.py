@@ -122,7 +122,9 @@ def run_self_test(model: str = "minilm", echo: Callable[[str], None] = print) ->
         try:
             detail = step(state)
         except Exception as exc:  # any failure is the step's; name it and stop
-            text = " ".join(str(exc).split()) or type(exc).__name__
+            from workbench.faults import describe
+
+            text = " ".join((describe(exc) or str(exc)).split()) or type(exc).__name__
             print(f"self-test: FAILED at {name}: {text}", file=sys.stderr)
             return EXIT_FAILED
         echo(f"self-test: {name} ok ({time.monotonic() - start:.1f} s): {detail}")

@@ -15,11 +15,11 @@ import json
 import logging
 import os
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.files import move_aside
 from workbench.paths import config_dir
 
 log = logging.getLogger(__name__)
@@ -192,22 +192,10 @@ def load_settings(path: str | Path | None = None) -> Settings:
         if not isinstance(data, dict):
             raise ValueError("settings file is not a JSON object")
     except (ValueError, UnicodeDecodeError) as exc:
-        aside = _set_aside(path)
+        aside = move_aside(path)
         log.warning("settings: %s is corrupt (%s); moved to %s, using defaults", path, exc, aside)
         return Settings()
     return Settings.from_dict(data)
-
-
-def _set_aside(path: Path) -> Path:
-    """Rename a corrupt file to ``<name>.corrupt-<timestamp>[-n]``; return the new path."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
-        n += 1
-    os.replace(path, target)
-    return target
 
 
 def save_settings(settings: Settings, path: str | Path | None = None) -> Path:

@@ -14,8 +14,10 @@ A checkpoint is a folder ``step-XXXXXXXX`` inside the run's checkpoint folder:
 
 Writes are atomic: everything goes into a hidden ``.tmp-...`` folder that is
 renamed into place, so a crash (or SIGKILL) mid-save leaves the previous
-checkpoint intact and never a half-written one under a ``step-`` name. Only
-the newest ``keep`` checkpoints stay.
+checkpoint intact and never a half-written one under a ``step-`` name; a save
+that fails (a full disk, a folder made read-only) removes its ``.tmp-`` folder
+and raises an ``OSError`` naming the checkpoint it could not write. Only the newest
+``keep`` checkpoints stay.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
-from engine.errors import WorkbenchError
+from engine.errors import WorkbenchError, written
 from engine.training.names import STATE_FILE, checkpoint_name, latest_checkpoint, list_checkpoints
 
 __all__ = ["FORMAT_VERSION", "STATE_FILE", "LoadedCheckpoint", "checkpoint_name", "checkpoint_step", "latest_checkpoint",
@@ -104,7 +106,9 @@ def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads:
     """Write a checkpoint atomically and prune older ones; returns its folder.
 
     ``state`` is the caller's JSON-able state (scheduler, sampler, RNG, ...);
-    ``rng_tensors`` are uint8 tensors (torch RNG states).
+    ``rng_tensors`` are uint8 tensors (torch RNG states). A failed write
+    removes the partial ``.tmp-`` folder (the older checkpoints stay) and
+    raises an ``OSError`` that names the checkpoint folder it was to become.
     """
     folder = Path(checkpoint_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -112,21 +116,15 @@ def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads:
     tmp = folder / f".tmp-{checkpoint_name(step)}-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
-    tmp.mkdir()
-    save_model(model, str(tmp / "model.safetensors"))
-    if heads:
-        save_model(nn.ModuleDict(heads), str(tmp / "heads.safetensors"))
-    meta: dict[str, Any] = {"format": FORMAT_VERSION, "step": int(step), "heads": sorted(heads or {})}
-    if optimizer is not None:
-        tensors, meta["optimizer"] = _split_optimizer(optimizer)
-        save_file(tensors, str(tmp / "optimizer.safetensors"))
-    if rng_tensors:
-        save_file({k: v.detach().cpu().to(torch.uint8).contiguous() for k, v in rng_tensors.items()},
-                  str(tmp / "rng.safetensors"))
-    meta["loop"] = state or {}
-    (tmp / STATE_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
-    for file in tmp.iterdir():
-        _fsync(file)
+    try:
+        tmp.mkdir()
+        _write_files(tmp, step, model, heads, optimizer, state, rng_tensors)
+    except OSError as exc:  # named after the checkpoint it was to become: the .tmp- folder is gone
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OSError(exc.errno, exc.strerror, str(final)) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     old = folder / f".old-{checkpoint_name(step)}-{os.getpid()}"
     if final.exists():  # re-saving a step (e.g. cancelled right after a resume): swap, then drop the old one
         os.replace(final, old)
@@ -134,6 +132,31 @@ def save_checkpoint(checkpoint_dir: Path, step: int, *, model: nn.Module, heads:
     shutil.rmtree(old, ignore_errors=True)
     _prune(folder, keep)
     return final
+
+
+def _write_files(tmp: Path, step: int, model: nn.Module, heads: dict[str, nn.Module] | None,
+                 optimizer: torch.optim.Optimizer | None, state: dict[str, Any] | None,
+                 rng_tensors: dict[str, torch.Tensor] | None) -> None:
+    """Every file of a checkpoint into ``tmp``, fsynced."""
+    file = tmp / "model.safetensors"
+    written(file, lambda: save_model(model, str(file)))
+    if heads:
+        file = tmp / "heads.safetensors"
+        written(file, lambda: save_model(nn.ModuleDict(heads), str(file)))
+    meta: dict[str, Any] = {"format": FORMAT_VERSION, "step": int(step), "heads": sorted(heads or {})}
+    if optimizer is not None:
+        tensors, meta["optimizer"] = _split_optimizer(optimizer)
+        file = tmp / "optimizer.safetensors"
+        written(file, lambda: save_file(tensors, str(file)))
+    if rng_tensors:
+        file = tmp / "rng.safetensors"
+        written(file, lambda: save_file({k: v.detach().cpu().to(torch.uint8).contiguous()
+                                         for k, v in rng_tensors.items()}, str(file)))
+    meta["loop"] = state or {}
+    file = tmp / STATE_FILE
+    written(file, lambda: file.write_text(json.dumps(meta, indent=1), encoding="utf-8"))
+    for file in tmp.iterdir():
+        written(file, lambda: _fsync(file))
 
 
 def _prune(folder: Path, keep: int) -> None:

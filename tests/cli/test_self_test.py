@@ -34,12 +34,20 @@ def test_a_missing_model_fails_at_the_load_step(fresh_home, tmp_path, capsys):
 
 
 def test_an_unusable_run_store_fails_at_its_step(fresh_home, tiny_models, capsys):
-    (fresh_home / "data").mkdir(parents=True)
-    (fresh_home / "data" / "runs.sqlite3").write_bytes(b"this is not a database" * 100)
+    (fresh_home / "data" / "runs.sqlite3").mkdir(parents=True)  # a folder where the file should be
     assert main(["--self-test", str(tiny_models["bert"])]) == 1
     captured = capsys.readouterr()
     assert "self-test: list plugins ok" in captured.out
-    assert captured.err.startswith("self-test: FAILED at run store:")
+    assert captured.err.startswith("self-test: FAILED at run store: the run store ")
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_a_damaged_run_store_is_set_aside_and_the_self_test_passes(fresh_home, tiny_models, capsys):
+    (fresh_home / "data").mkdir(parents=True)
+    (fresh_home / "data" / "runs.sqlite3").write_bytes(b"this is not a database" * 100)
+    assert main(["--self-test", str(tiny_models["bert"])]) == 0
+    assert "run store ok" in capsys.readouterr().out
+    assert len(list((fresh_home / "data").glob("runs.sqlite3.corrupt-*"))) == 1
 
 
 def test_the_module_list_names_where_each_module_came_from(fresh_home, tiny_models, tmp_path, monkeypatch, capsys):

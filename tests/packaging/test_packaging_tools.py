@@ -40,3 +40,32 @@ def test_the_icon_is_a_256_pixel_png_with_a_drawing(tmp_path):
 @pytest.mark.parametrize("script", ["build", "make_deb.sh", "find_depends.sh", "smoke_test.sh", "startup_timing.sh"])
 def test_shell_scripts_parse(script):
     subprocess.run(["bash", "-n", str(PACKAGING / script)], check=True, timeout=30)
+
+
+def _sparse(path: Path, size: int) -> None:
+    """A file that says it is ``size`` bytes long and takes no room on the disk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.truncate(size)
+
+
+def test_the_space_check_refuses_a_build_too_big_for_the_disk_with_the_numbers(tmp_path):
+    site = tmp_path / "site-packages"
+    _sparse(site / "torch" / "lib" / "libtorch_cpu.so", 10**13)  # 10 TB of packages to collect
+    out = tmp_path / "dist"
+    check = [sys.executable, str(PACKAGING / "space_check.py"), str(out), "--site-packages", str(site)]
+    refused = subprocess.run(check, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1
+    # bundle 70% of the packages + 60 MB runtime, build files +15%, .deb +35%; then +10% and 5 MB spare:
+    # ((0.7e13 + 6e7) * 1.5) * 1.1 + 5e6 = 11550.1 GB
+    assert refused.stderr.startswith(f"packaging/build: error: the bundle build needs about 11550.1 GB in {out}, ")
+    assert " free: free some space or choose a folder on another disk" in refused.stderr
+
+
+def test_the_space_check_leaves_out_what_the_spec_leaves_out(tmp_path):
+    site = tmp_path / "site-packages"
+    _sparse(site / "pytest" / "huge", 10**13)  # not in the bundle
+    _sparse(site / "numpy" / "core.so", 10**6)
+    check = [sys.executable, str(PACKAGING / "space_check.py"), str(tmp_path / "dist"), "--site-packages", str(site)]
+    assert subprocess.run(check, capture_output=True, timeout=60).returncode == 0
+    assert subprocess.run(check + ["--deb-only"], capture_output=True, timeout=60).returncode == 0  # no bundle yet

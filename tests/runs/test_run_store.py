@@ -96,12 +96,19 @@ def test_appended_migration_applies_once_and_failures_roll_back(store, monkeypat
     db.close()
 
 
-def test_newer_file_is_refused(tmp_path):
+def test_newer_file_is_not_migrated_down(tmp_path):
     path = tmp_path / "future.sqlite3"
+    RunStore(path).close()
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    db = sqlite_utils.Database(path)
     with pytest.raises(RuntimeError, match="newer"):
-        RunStore(path)
+        migrate(db)
+    db.close()
+    with RunStore(path) as store:  # opened read-only instead (tests/faults: the message, the refused writes)
+        assert store.read_only and store.list_runs() == []
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 5
 
 
 # -- connection settings and concurrency ----------------------------------------

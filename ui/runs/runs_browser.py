@@ -14,6 +14,8 @@ on disk are kept).
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -34,10 +36,13 @@ from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
 from workbench.export import export_csv, suggest_filename
+from workbench.faults import describe, user_line
 from workbench.runs.kinds import resume_params, run_kind
 
 REFRESH_MS = 1000
 UNDO_S = 10
+
+log = logging.getLogger(__name__)
 
 
 NO_RUNS_HINT = ("No runs yet. Pre-train a model in the Pre-train tab (Ctrl+Shift+P) or with "
@@ -78,6 +83,7 @@ class RunsBrowser(QWidget):
         self.pending_delete: list[int] = []
         self._runs: dict[int, dict[str, Any]] = {}
         self._final_summaries: dict[int, dict[str, float]] = {}
+        self._notice_shown = False
         self.message_bar = MessageBar()
         self.model = RunTableModel(self)
         self.proxy = RunSortProxy(self)
@@ -212,8 +218,19 @@ class RunsBrowser(QWidget):
         """Re-read the runs (new rows only for the curves); keeps the selection and sort."""
         if self.services.closed:
             return
-        store, reader = self.services.store, self.services.reader
-        runs = [r for r in store.list_runs() if r["id"] not in self.pending_delete]
+        try:
+            store, reader = self.services.store, self.services.reader
+            runs = [r for r in store.list_runs() if r["id"] not in self.pending_delete]
+        except (OSError, sqlite3.Error, WorkbenchError) as exc:  # the store's fault: one line, polling stops
+            self.refresh_timer.stop()
+            log.warning("the Runs tab cannot read the run store", exc_info=exc)
+            self.message_bar.show_error(user_line(exc), source="store")
+            return
+        if store.notice and not self._notice_shown:  # set aside and rebuilt, or read-only: said once
+            self._notice_shown = True
+            self.message_bar.show_warning(store.notice, source="store")
+        elif self.message_bar.source() == "store" and self.message_bar.level() == "error":
+            self.message_bar.clear("store")
         self._runs = {r["id"]: r for r in runs}
         stale = [r["id"] for r in runs
                  if r["id"] not in self._final_summaries or r["status"] in ("queued", "running")]
@@ -332,8 +349,8 @@ class RunsBrowser(QWidget):
             new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
                                                model=run.get("model"), method=run.get("method"),
                                                cli_command=kind.cli_command(params))
-        except (WorkbenchError, RuntimeError) as exc:
-            self.message_bar.show_error(f"Could not queue the run: {exc}", source="again")
+        except (WorkbenchError, RuntimeError, OSError, sqlite3.Error) as exc:
+            self.message_bar.show_error(f"Could not queue the run: {describe(exc) or exc}", source="again")
             return None
         self.message_bar.show_info(f"Queued run #{new_id}, a repeat of run #{run['id']}.", source="again")
         self.refresh()
@@ -358,8 +375,8 @@ class RunsBrowser(QWidget):
             new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
                                                model=run.get("model"), method=run.get("method"),
                                                cli_command=kind.cli_command(params))
-        except (WorkbenchError, RuntimeError) as exc:
-            self.message_bar.show_error(f"Could not resume the run: {exc}", source="again")
+        except (WorkbenchError, RuntimeError, OSError, sqlite3.Error) as exc:
+            self.message_bar.show_error(f"Could not resume the run: {describe(exc) or exc}", source="again")
             return None
         self.message_bar.show_info(f"Queued run #{new_id}: run #{run['id']} continues from its last checkpoint "
                                    f"in {params['out_dir']}.", source="again")
@@ -400,9 +417,13 @@ class RunsBrowser(QWidget):
         ids, self.pending_delete = self.pending_delete, []
         self.undo_bar.hide()
         if ids and not self.services.closed:
-            for run_id in ids:
-                self.services.store.delete_run(run_id)
-                self._final_summaries.pop(run_id, None)
+            try:
+                for run_id in ids:
+                    self.services.store.delete_run(run_id)
+                    self._final_summaries.pop(run_id, None)
+            except (WorkbenchError, OSError, sqlite3.Error) as exc:  # a read-only or failing store
+                log.warning("could not delete runs %s", ids, exc_info=exc)
+                self.message_bar.show_error(f"Could not delete the runs: {user_line(exc)}", source="store")
 
     def export_plot(self, path: str | Path | None = None) -> Path | None:
         """The overlaid curves as PNG or SVG (asks where when ``path`` is None)."""

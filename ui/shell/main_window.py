@@ -22,7 +22,7 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from engine.errors import WorkbenchError
+from engine.errors import MachineFault, WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import theme
@@ -45,6 +45,7 @@ from ui.widgets.message_bar import MessageBar
 from ui.shell.window_actions import build_actions
 from ui.workspace.controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
+from workbench.faults import user_line
 from workbench.models.session import ModelSession
 from workbench.settings import Settings, load_settings, save_settings
 from workbench.steps import StepController
@@ -417,13 +418,12 @@ class MainWindow(QMainWindow):
 
     # -------------------------------------------------------------- errors
     def show_error(self, exc: BaseException, tb: str = "", *, source: str | None = None, prefix: str = "") -> None:
-        """A user error as its one-line message; a bug as "Unexpected error" (traceback in the log)."""
-        if isinstance(exc, WorkbenchError) and not tb:
-            text = str(exc)
-        else:
-            if not tb:  # raised on the GUI thread: the lane did not log it
-                log.error("unexpected error", exc_info=exc)
-            text = f"Unexpected error: {type(exc).__name__}: {exc}".splitlines()[0]
+        """One line: a user error's message; a fault of the machine (a full disk, a vanished file, the run
+        store) naming the file and what to do; a bug as "Unexpected error". Both with the log file that has
+        the traceback (``workbench.faults.user_line``)."""
+        if not tb and not (isinstance(exc, WorkbenchError) and not isinstance(exc, MachineFault)):
+            log.error("error in the window", exc_info=exc)  # raised on the GUI thread: the lane did not log it
+        text = user_line(exc)
         self.message_bar.show_error(f"{prefix}: {text}" if prefix else text, source=source)
 
     def open_text_file(self, path: str | Path | None = None) -> bool:

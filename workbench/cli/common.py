@@ -9,13 +9,20 @@ building the parser stays cheap.
 
 Errors: a ``WorkbenchError`` or bad usage prints one line on stderr
 (``lm-workbench: error: ...``) and exits with code 2, never a traceback
-(``run_reporting_errors``).
+(``run_reporting_errors``). A fault of the machine (``MachineFault``, and any
+``OSError``, ``sqlite3.Error``, safetensors or tokenizers error: a full disk,
+a read-only folder, a vanished file, a damaged store) prints one line naming
+the file and what to do, and exits 1; so does a bug ("unexpected error"). The
+traceback of both goes to the log file (``workbench.logs``), which the line
+names. ``LM_WORKBENCH_DEBUG=1`` lets the traceback through instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, NoReturn, TypeVar
@@ -25,6 +32,9 @@ from engine.errors import WorkbenchError
 PROG = "lm-workbench"
 FRONTENDS_GROUP = "lm_workbench.frontends"  # the window registers itself here (name "gui")
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEBUG_ENV = "LM_WORKBENCH_DEBUG"  # set: a fault's or a bug's traceback is printed, not only logged
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[argparse.Namespace], int]
 T = TypeVar("T")
@@ -48,22 +58,36 @@ def print_error(message: str) -> None:
     print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
 
 
+def print_warning(message: str) -> None:
+    """``lm-workbench: warning: <message>`` on stderr, on one line (a notice: ``workbench.notices``)."""
+    print(f"{PROG}: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
 def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
-    """``func(*args)``'s exit code; a user error prints one line and gives 2, Ctrl-C gives 130."""
+    """``func(*args)``'s exit code. A user error prints one line and gives 2; a fault of the machine or a bug
+    prints one line (naming the log file that has the traceback) and gives 1; Ctrl-C gives 130."""
     try:
         return func(*args)
-    except (UsageError, WorkbenchError) as exc:
+    except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         print_error("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (``... --json | head``): not an error of ours
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would raise again
         return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - no traceback reaches the user: one line, the rest in the log
+        from engine.errors import MachineFault
+        from workbench.faults import exit_code, user_line
+
+        if not isinstance(exc, WorkbenchError) or isinstance(exc, MachineFault):
+            log.error("%s failed", PROG, exc_info=exc)
+            if os.environ.get(DEBUG_ENV):
+                raise
+        print_error(user_line(exc))
+        return exit_code(exc)
 
 
 def drive_job(steps: Any, quiet: bool = False) -> Any:

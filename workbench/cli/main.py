@@ -3,7 +3,10 @@
 One path for every command: parse with ``build_parser`` (every module in
 ``COMMAND_MODULES``), then call the handler the chosen command bound.
 User errors (``WorkbenchError``, bad usage) print one line on stderr and exit
-with code 2, never a traceback; Ctrl-C exits with 130.
+with code 2, never a traceback; faults of the machine and bugs print one line
+and exit with 1 (the traceback goes to the log file, ``workbench.logs``);
+Ctrl-C exits with 130. Notices (a damaged run store set aside, a store opened
+read-only: ``workbench.notices``) are printed on stderr as warnings.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from workbench.cli.common import EXIT_OK, PROG, run_reporting_errors
+from workbench.cli.common import EXIT_OK, PROG, print_warning, run_reporting_errors
 from workbench.cli.parser import build_parser
 
 DEFAULT_COMMAND = "gui"  # what no command means
@@ -19,7 +22,16 @@ DEFAULT_COMMAND = "gui"  # what no command means
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    return run_reporting_errors(_run, argv or [DEFAULT_COMMAND])
+    from workbench.logs import detach_console, setup_logging
+    from workbench.notices import set_notice_handler
+
+    setup_logging(console=True)
+    set_notice_handler(print_warning)
+    try:
+        return run_reporting_errors(_run, argv or [DEFAULT_COMMAND])
+    finally:
+        set_notice_handler(None)
+        detach_console()
 
 
 def _run(argv: list[str]) -> int:

@@ -1,4 +1,8 @@
-"""Writing a finished fine-tuning run's output folder (the layout ``workbench.finetune`` documents)."""
+"""Writing a finished fine-tuning run's output folder (the layout ``workbench.finetune`` documents).
+
+A write that fails (a full disk, a folder made read-only) removes what it half wrote (the adapter folder,
+the predictions) and raises an ``OSError`` naming the file; the checkpoints beside them stay.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from engine.finetune.saved import ADAPTER_FOLDER, write_manifest
+from engine.errors import written
+from engine.finetune.saved import ADAPTER_FOLDER, MANIFEST_FILE, write_manifest
+from workbench.files import remove_partial
 from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 PREDICTIONS_FILE = "validation_predictions.jsonl"
@@ -25,20 +31,23 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
     adapter = out_dir / ADAPTER_FOLDER
     shutil.rmtree(adapter, ignore_errors=True)  # an earlier run's files in the same folder must not linger
     (out_dir / CONFUSION_FILE).unlink(missing_ok=True)
-    adapter.mkdir(parents=True)
-    method.save(result.model, adapter)
-    if (adapter / "config.json").is_file():  # a whole model (full fine-tuning): its tokenizer goes with it
-        tokenizer.save_pretrained(adapter)
-    config_dict = dataclasses.asdict(method_config) if dataclasses.is_dataclass(method_config) else {}
-    write_manifest(out_dir, base_model=str(base_folder), task=spec.task, method=spec.method,
-                   method_config=config_dict, labels=data.labels, text_columns=spec.text_columns,
-                   max_length=spec.max_length, run_id=run_id)
     report = result.report
-    with open(out_dir / PREDICTIONS_FILE, "w", encoding="utf-8") as fh:
-        for row in report.rows:
-            fh.write(json.dumps(row, default=str) + "\n")
-    if report.confusion is not None:
-        write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
+    try:
+        adapter.mkdir(parents=True)
+        written(adapter, lambda: method.save(result.model, adapter))
+        if (adapter / "config.json").is_file():  # a whole model (full fine-tuning): its tokenizer goes with it
+            written(adapter, lambda: tokenizer.save_pretrained(adapter))
+        config_dict = dataclasses.asdict(method_config) if dataclasses.is_dataclass(method_config) else {}
+        written(out_dir, lambda: write_manifest(
+            out_dir, base_model=str(base_folder), task=spec.task, method=spec.method, method_config=config_dict,
+            labels=data.labels, text_columns=spec.text_columns, max_length=spec.max_length, run_id=run_id))
+        written(out_dir / PREDICTIONS_FILE, lambda: _write_predictions(out_dir / PREDICTIONS_FILE, report.rows))
+        if report.confusion is not None:
+            write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
+    except BaseException:
+        for partial in (adapter, out_dir / MANIFEST_FILE, out_dir / PREDICTIONS_FILE, out_dir / CONFUSION_FILE):
+            remove_partial(partial)
+        raise
     summary: dict[str, Any] = {
         "run_id": run_id,
         "task": spec.task,
@@ -68,3 +77,9 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+def _write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, default=str) + "\n")

@@ -11,6 +11,13 @@ failed or killed run is continued by ``resume_spec`` (``lm-workbench finetune --
 the Runs tab's Resume), and a new run refuses a folder that holds an unfinished one. Under torchrun
 every rank trains (the loop shards the data); rank 0 alone writes the folder.
 
+Space before work: once the method is applied (``ParametersCounted``), before the first step, the
+checkpoints (every weight plus AdamW's two float32 moments of the trainable ones) and the outputs are
+estimated (``workbench.runs.disk_space``) and a disk that will not hold them refuses the run with the
+numbers. A write that fails anyway (a full disk, a folder made read-only, a file deleted) removes the
+half-written output folder and ends the run with one line naming the file and the checkpoint kept to
+resume from (``fault_keeping_checkpoints``).
+
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
 LoRA run into the base weights as a new output folder whose method is ``full``.
 """
@@ -27,7 +34,7 @@ from typing import Any, Callable
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, drive
 from workbench.finetune.spec import FineTuneSpec
-from workbench.runs.resume import CHECKPOINTS_FOLDER, resolve_resume, resumable_checkpoint
+from workbench.runs.resume import CHECKPOINTS_FOLDER, fault_keeping_checkpoints, resolve_resume, resumable_checkpoint
 
 SPEC_FILE = "finetune_spec.json"  # in OUT/checkpoints: the spec a resume continues with
 
@@ -155,14 +162,46 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     return Preflight(method, config, folder, data, lr)
 
 
+def check_space_for(spec: FineTuneSpec, counted: Any, model: Any, tokenizer: Any, train_size: int) -> None:
+    """Refuse (``NotEnoughSpace``) when the checkpoints and the outputs will not fit in ``spec.out_dir``."""
+    from engine.finetune.job import FineTuneSettings, training_config
+    from engine.training.distributed import env_world_size
+    from workbench.runs import disk_space as space
+
+    width = max((p.element_size() for p in model.parameters()), default=4)
+    settings = FineTuneSettings(epochs=spec.epochs, batch_size=spec.batch_size, lr=1.0, max_length=spec.max_length,
+                                seed=spec.seed, training=dict(spec.training))
+    config = training_config(settings, train_size, env_world_size())
+    checkpoint = space.checkpoint_bytes(counted.total, counted.trainable, width)
+    out_dir = Path(spec.out_dir)
+    present, count = space.existing_checkpoints(out_dir / CHECKPOINTS_FOLDER)
+    needed = space.training_bytes(
+        checkpoint, saves=space.checkpoint_saves(config.steps, config.checkpoint_every), keep=config.keep_checkpoints,
+        outputs=counted.trainable * width + space.tokenizer_bytes(len(tokenizer)),
+        present=present, present_count=count)
+    space.check_space(out_dir, needed, f"fine-tuning with {spec.method} ({counted.trainable:,} of {counted.total:,} "
+                                       "parameters trained)")
+
+
 def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: Callable[[Any], None] = lambda e: None,
                  run_id: int | None = None) -> dict[str, Any]:
     """Fine-tune as ``spec`` says; returns the summary (also ``out_dir/summary.json``)."""
     checked = preflight(spec)
+    try:
+        return _run_finetune(spec, checked, cancel, report, run_id)
+    except Exception as exc:
+        fault = fault_keeping_checkpoints(exc, spec.out_dir, f"continue from it with 'lm-workbench finetune "
+                                                             f"--resume {spec.out_dir}' (or Resume in the Runs tab)")
+        if fault is None:
+            raise
+        raise fault from exc
 
+
+def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: Callable[[Any], None],
+                  run_id: int | None) -> dict[str, Any]:
     import torch
 
-    from engine.finetune.job import FineTuneSettings, finetune_steps
+    from engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_steps
     from engine.finetune.task_model import build_task_model, load_task_tokenizer
     from workbench.finetune.outputs import save_outputs
 
@@ -181,8 +220,14 @@ def run_finetune(spec: FineTuneSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
     settings = FineTuneSettings(epochs=spec.epochs, batch_size=spec.batch_size, lr=checked.lr,
                                 max_length=spec.max_length, seed=spec.seed, training=dict(spec.training))
+
+    def checked_report(event: Any) -> None:
+        if main and isinstance(event, ParametersCounted):  # the method is applied; no step has run
+            check_space_for(spec, event, model, tokenizer, len(checked.data.train))
+        report(event)
+
     result = drive(finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
-                                  checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from), report)
+                                  checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from), checked_report)
     if not main:  # under torchrun: rank 0 writes the outputs
         return {"rank": _rank(), "steps": result.steps}
     summary = save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,

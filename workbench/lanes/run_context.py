@@ -12,6 +12,7 @@ torch, no transformers, nothing the job itself does not ask for.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import threading
 import traceback
@@ -23,6 +24,8 @@ from engine.errors import Cancelled
 from workbench.store.run_store import RunStore
 
 HEARTBEAT_S = 2.0
+
+log = logging.getLogger(__name__)
 
 
 class EventLike(Protocol):
@@ -111,8 +114,10 @@ def recorded_run(store: RunStore, run_id: int, cancel_event: EventLike, *, heart
     """The one way a job's run is recorded, in a lane's child or in this process (the CLI, torchrun).
 
     Marks the run started (with this pid), heartbeats while the body runs, then marks it finished, cancelled
-    (``Cancelled``: ``cancelled_note``; Ctrl-C: ``interrupted_note``) or failed (any other exception, as
-    ``"Type: message"``). The exception goes on to the caller, which decides what the user sees.
+    (``Cancelled``: ``cancelled_note``; Ctrl-C: ``interrupted_note``) or failed (``failure_note``: a user
+    error's or a machine fault's one line, a bug as ``"Type: message"``). The exception goes on to the
+    caller, which decides what the user sees. A store that cannot record the end (the disk that failed the
+    job may fail this too) is logged; the run is then marked by whoever lists it next.
     """
     store.start_run(run_id, pid=os.getpid())
     beat = HeartbeatThread(store, run_id, heartbeat_s)
@@ -127,27 +132,44 @@ def recorded_run(store: RunStore, run_id: int, cancel_event: EventLike, *, heart
         status, note = "cancelled", interrupted_note
         raise
     except BaseException as exc:
-        status, note = "failed", f"{type(exc).__name__}: {exc}"
+        status, note = "failed", failure_note(exc)
         raise
     finally:
         beat.stop()
-        store.finish_run(run_id, status, note, if_status=("queued", "running"))
+        try:
+            store.finish_run(run_id, status, note, if_status=("queued", "running"))
+        except Exception:  # noqa: BLE001 - the job's own error (if any) is what the caller must see
+            log.exception("could not record that run %s ended %s", run_id, status)
+
+
+def failure_note(exc: BaseException) -> str:
+    """What a failed run records: the one line of a user error or a fault of the machine (a full disk, a
+    vanished file: ``workbench.faults``), else ``"Type: message"`` (a bug; its traceback is in the log)."""
+    from workbench.faults import describe
+
+    line = describe(exc)
+    return " ".join(line.split()) if line is not None else f"{type(exc).__name__}: {exc}"
 
 
 def run_in_child(store_path: str, run_id: int, target: str, kwargs: dict[str, Any],
                  cancel_event: EventLike, heartbeat_s: float = HEARTBEAT_S) -> None:
     """The child process's entry point: run one job (``target(ctx, **kwargs)``) as a recorded run.
 
-    How it ended is recorded by ``recorded_run``; a failure's traceback goes to the child's stderr. A death
-    this code cannot see is left to the parent.
+    How it ended is recorded by ``recorded_run``; a failure's traceback goes to the log file (to the
+    child's stderr when there is none). A death this code cannot see is left to the parent.
     """
+    from workbench.logs import setup_logging
+
+    logged = setup_logging() is not None
     store = RunStore(store_path)
     try:
         with recorded_run(store, run_id, cancel_event, heartbeat_s=heartbeat_s) as ctx:
             resolve_target(target)(ctx, **kwargs)
     except (Cancelled, KeyboardInterrupt):
         pass
-    except BaseException:  # noqa: BLE001 - recorded as failed above
-        traceback.print_exc()
+    except BaseException as exc:  # noqa: BLE001 - recorded as failed above
+        log.error("run %s (%s) failed", run_id, target, exc_info=exc)
+        if not logged:
+            traceback.print_exc()
     finally:
         store.close()

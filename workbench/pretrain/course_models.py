@@ -13,7 +13,10 @@ corpus, so its loss compares fairly with the unigram entropy) adds a few more.
 
 Each lands in ``<data dir>/course-models/<family>`` (model in ``model/``,
 with a ``workbench_model.json`` that names it "tiny, for demonstrations" and a
-README saying what it is) and is added to the recent models.
+README saying what it is) and is added to the recent models. Before the first
+one trains, what all of them will write is estimated from their sizes
+(``estimated_bytes``) and a disk that will not hold it refuses with the numbers;
+each run checks its own exact size again before its first step.
 """
 
 from __future__ import annotations
@@ -82,6 +85,42 @@ def course_spec(family: str, corpus: Path, out_root: Path) -> PretrainSpec:
                         training=COMMON_TRAINING | training, name=display_name(family))
 
 
+def _distinct_words(corpus: Path, cap: int) -> int:
+    """How many different whitespace-separated words the corpus has (at most ``cap``): the ELMo's softmax."""
+    seen: set[str] = set()
+    with open(corpus, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            seen.update(line.split())
+            if len(seen) >= cap:
+                return cap
+    return len(seen)
+
+
+def estimated_bytes(families: list[str], corpus: Path) -> int:
+    """About how much the course models of ``families`` write: per model its checkpoint (weights and AdamW
+    state), its model folder with tokenizer, and the packed data (about the corpus's size)."""
+    from engine.elmo.presets import ELMO_PRESETS
+    from workbench.runs import disk_space as space
+
+    corpus_size = corpus.stat().st_size if corpus.is_file() else 0
+    total = 0
+    for family in families:
+        _, arch, _ = COURSE_SETTINGS[family]
+        if family == "elmo":
+            words = _distinct_words(corpus, arch["vocab_size"]) if corpus.is_file() else arch["vocab_size"]
+            params = space.elmo_parameters(words=words, hidden=arch["hidden"], layers=arch["layers"],
+                                           cell=ELMO_PRESETS[arch.get("preset", "tiny")].lstm_dim)
+            vocab = words
+        else:
+            params = space.transformer_parameters(vocab=arch["vocab_size"], hidden=arch["hidden"],
+                                                  layers=arch["layers"], positions=arch["max_positions"],
+                                                  encoder_decoder=family in ("bart", "t5"))
+            vocab = arch["vocab_size"]
+        total += space.training_bytes(space.checkpoint_bytes(params, params), saves=1, keep=1,
+                                      outputs=params * 4 + space.tokenizer_bytes(vocab)) + 2 * corpus_size
+    return total
+
+
 def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: Path) -> None:
     """Say what the model is, where a person and the window will see it."""
     card = {"display_name": display_name(family), "tiny_for_demonstrations": True, "family": family,
@@ -112,11 +151,15 @@ def train_course_models(*, corpus: str | Path | None = None, out_root: str | Pat
     from workbench.pretrain.recording import run_recorded
     from workbench.settings import load_settings, save_settings
 
+    from workbench.runs.disk_space import check_space
+
     root = Path(out_root) if out_root else course_root()
     root.mkdir(parents=True, exist_ok=True)
     corpus_path = Path(corpus) if corpus else python_docs_corpus(root / "corpus")
+    chosen = list(families or COURSE_SETTINGS)
+    check_space(root, estimated_bytes(chosen, corpus_path), f"training {len(chosen)} course model(s)")
     results = []
-    for family in families or list(COURSE_SETTINGS):
+    for family in chosen:
         cancel.check()
         spec = course_spec(family, corpus_path, root)
         if echo:

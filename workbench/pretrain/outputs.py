@@ -8,7 +8,9 @@ vocabulary, ``vocab.txt``), so ``engine.loading.load_model`` and ``transformers`
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
 a ``transformers`` architecture, so they go beside it in
 ``objective_heads.safetensors`` (keys ``<head>.<parameter>``) with their
-objective's name and settings in the file's metadata.
+objective's name and settings in the file's metadata. A save that fails (a full
+disk) removes the half-written model folder and raises an ``OSError`` naming it;
+the run's checkpoints are left as they are.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from engine.errors import written
 from engine.sources import RUN_MODEL_FOLDER
+from workbench.files import remove_partial
 from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 HEADS_FILE = "objective_heads.safetensors"
@@ -52,15 +56,23 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
                  elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
     """Save the model folder and the summary; return the summary."""
     model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.sources)
-    model_dir.mkdir(parents=True, exist_ok=True)
-    if spec.family == "elmo":
-        _save_elmo(model, tokenizer, model_dir)
-    else:
-        model.save_pretrained(model_dir)
-    tokenizer.save_pretrained(model_dir)
     config_dict = dataclasses.asdict(objective_config) if dataclasses.is_dataclass(objective_config) else {}
-    heads_path = save_heads(heads, model_dir, {"objective": spec.objective,
-                                               "config": json.dumps(config_dict, default=str)})
+
+    def save_model_folder() -> Path | None:
+        model_dir.mkdir(parents=True, exist_ok=True)
+        if spec.family == "elmo":
+            _save_elmo(model, tokenizer, model_dir)
+        else:
+            model.save_pretrained(model_dir)
+        tokenizer.save_pretrained(model_dir)
+        return save_heads(heads, model_dir, {"objective": spec.objective,
+                                             "config": json.dumps(config_dict, default=str)})
+
+    try:
+        heads_path = written(model_dir, save_model_folder)
+    except BaseException:
+        remove_partial(model_dir)
+        raise
     stats = dict(getattr(data, "stats", {}) or {})
     extra = {k: finite(v) for k, v in (getattr(result, "eval_extra", {}) or {}).items()}
     summary: dict[str, Any] = {

@@ -21,10 +21,19 @@ Output folder layout::
 Under torchrun rank 0 trains the tokenizer and packs the data while the
 others wait at a barrier, then they load both from disk; only rank 0 writes
 the model and summary (the loop already restricts checkpoints to rank 0).
+
+Space before work: once the model is built, and before the first step, the
+checkpoints and the model folder it will write are estimated
+(``workbench.runs.disk_space``) and a disk that will not hold them refuses the
+run with the numbers. A write that fails anyway (a full disk, a folder made
+read-only, a file deleted under the run) ends it with one line that names the
+file and the last good checkpoint to resume from (``fault_keeping_checkpoints``).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -34,7 +43,7 @@ from engine.progress import NEVER_CANCELLED, Progress, drive
 from workbench.pretrain.family_objectives import missing_tokens
 from workbench.pretrain.outputs import HEADS_FILE, save_outputs
 from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.resume import resolve_resume
+from workbench.runs.resume import fault_keeping_checkpoints, resolve_resume
 
 __all__ = ["HEADS_FILE", "check_objective", "preflight", "resolve_resume", "run_pretrain"]
 
@@ -189,6 +198,50 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
     """
     training, registry, objective, config = preflight(spec)
     resume_from, source_dir = resolve_resume(spec.resume) if spec.resume else (None, None)
+    try:
+        return _run_pretrain(spec, training, registry, objective, config, resume_from, source_dir, cancel, report,
+                             run_id)
+    except Exception as exc:
+        cause = _vanished_corpus(spec, exc) or exc
+        fault = fault_keeping_checkpoints(
+            cause, spec.out_dir, f"continue from it with the same 'lm-workbench pretrain' command and --resume {spec.out_dir}")
+        if fault is None:
+            raise
+        raise fault from exc
+
+
+def _vanished_corpus(spec: PretrainSpec, exc: BaseException) -> OSError | None:
+    """A corpus file that ``preflight`` found but that is gone now: the error it caused (the engine calls
+    it a missing input) is a file deleted under the run, a fault of the machine rather than bad input."""
+    if not isinstance(exc, WorkbenchError):
+        return None
+    for path in spec.corpus:
+        if not Path(path).is_file():
+            return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    return None
+
+
+def check_space_for(spec: PretrainSpec, training: Any, model: Any, heads: dict, tokenizer: Any) -> None:
+    """Refuse (``NotEnoughSpace``) when the checkpoints and the model folder will not fit in ``spec.out_dir``."""
+    from workbench.runs import disk_space as space
+
+    params = {id(p): p for module in (model, *heads.values()) for p in module.parameters()}
+    total = sum(p.numel() for p in params.values())
+    trainable = sum(p.numel() for p in params.values() if p.requires_grad)
+    width = max((p.element_size() for p in params.values()), default=4)
+    checkpoint = space.checkpoint_bytes(total, trainable, width)
+    out_dir = Path(spec.out_dir)
+    present, count = space.existing_checkpoints(out_dir / "checkpoints")
+    needed = space.training_bytes(
+        checkpoint, saves=space.checkpoint_saves(training.steps, training.checkpoint_every),
+        keep=training.keep_checkpoints, outputs=total * width + space.tokenizer_bytes(len(tokenizer)),
+        present=present, present_count=count)
+    space.check_space(out_dir, needed, f"pre-training this {spec.family} model ({total:,} parameters)")
+
+
+def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: Any, config: Any,
+                  resume_from: Path | None, source_dir: Path | None, cancel: Any, report: Callable[[Any], None],
+                  run_id: int | None) -> dict[str, Any]:
 
     import torch
 
@@ -227,6 +280,8 @@ def run_pretrain(spec: PretrainSpec, *, cancel: Any = NEVER_CANCELLED, report: C
         with registry.guard(record, "build_heads"):
             heads = dict(objective.build_heads(config, model_config) or {})
         aux = _auxiliary_models(registry, objective, config, aux_specs, model, tokenizer, str(device))
+        if dist.is_main:
+            check_space_for(spec, training, model, heads, tokenizer)
         task = build_task(registry=registry, objective_name=objective.name, objective_config=config,
                           tokenizer=tokenizer, model=model, heads=heads, aux=aux, train_set=data.train,
                           validation_set=data.validation, batch_size=training.batch_size,

@@ -41,3 +41,20 @@ def resumable_checkpoint(out_dir: str | os.PathLike | None) -> Path | None:
     if not out_dir:
         return None
     return latest_checkpoint(Path(out_dir) / CHECKPOINTS_FOLDER)
+
+
+def fault_keeping_checkpoints(exc: BaseException, out_dir: str | os.PathLike, how_to_resume: str) -> Exception | None:
+    """A write that failed under a training run (a full disk, a folder made read-only, a file deleted) as one
+    ``MachineFault`` line that says what was kept and how to go on (``how_to_resume``: "continue from it
+    with ..."); None when ``exc`` is not such a fault."""
+    from workbench.faults import as_fault
+
+    try:
+        kept = resumable_checkpoint(out_dir)
+    except OSError:
+        kept = None
+    if kept is None:
+        then = "nothing was saved to resume from"
+    else:
+        then = f"the last good checkpoint ({kept.name}) is kept in {kept.parent}: {how_to_resume}"
+    return as_fault(exc, then=then)

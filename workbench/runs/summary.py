@@ -30,12 +30,19 @@ def finite(value: Any) -> float | None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON to a temporary file and rename it into place (a crash never leaves half a file)."""
+    """Write JSON to a temporary file and rename it into place (a crash never leaves half a file; a failed
+    write removes the temporary file and raises an ``OSError`` naming ``path``)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, default=str)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)  # no half-written file is left behind
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
 
 
 def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:

@@ -5,6 +5,13 @@ The file is opened in WAL mode with a 10 s busy timeout and foreign keys on,
 so a worker thread, the window and a child process can all write at once.
 Each thread gets its own connection (sqlite connections are not shared across
 threads); each write is one ``BEGIN IMMEDIATE`` transaction.
+
+Faults of the file itself (``workbench.store.salvage``): the first open in a
+process checks it; a damaged one is set aside as ``runs.sqlite3.corrupt-<time>``
+and the rows that still read are copied into a new one (``healed``). A file
+written by a newer version (``user_version`` above ``SCHEMA_VERSION``) is opened
+read-only, not migrated down: it can be browsed, and every write raises
+``StoreReadOnly`` (one line). ``notice`` is the line the user should see.
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
-from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, migrate
+from engine.errors import MachineFault
+from workbench.notices import announce
+from workbench.store import salvage
+from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, TABLE_COLUMNS, migrate
 
 _JSON_COLUMNS = ("params", "provenance")
 # A running run whose process is gone is marked interrupted once its heartbeat is this old (the
@@ -31,6 +41,11 @@ _JSON_COLUMNS = ("params", "provenance")
 STALE_HEARTBEAT_S = 30.0
 
 log = logging.getLogger(__name__)
+_announced_read_only: set[str] = set()
+
+
+class StoreReadOnly(MachineFault):
+    """A write to a run store this version may only read (written by a newer version)."""
 
 
 def pid_alive(pid: int | None) -> bool:
@@ -84,7 +99,7 @@ def _decode_row(row: dict[str, Any]) -> dict[str, Any]:
 class RunStore:
     """A handle on the SQLite run store at ``path``; safe to use from many threads."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0) -> None:
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 10.0, check: bool = True) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.busy_timeout_s = busy_timeout_s
@@ -92,7 +107,58 @@ class RunStore:
         self._lock = threading.Lock()
         self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._closed = False
+        self.read_only = False
+        self.file_version = 0
+        self.healed: salvage.Healed | None = None
+        self.notice: str | None = None
+        found = self._set_aside_if_damaged() if check else None
+        self.file_version = self._file_version()
+        if self.file_version > SCHEMA_VERSION:
+            self.read_only = True
+            self.notice = (f"The run store {self.path} was written by a newer LM Workbench (schema "
+                           f"{self.file_version}; this one knows {SCHEMA_VERSION}): it is open read-only, so runs "
+                           "can be browsed but not recorded. Update LM Workbench to record runs.")
+            key = str(self.path.resolve())
+            if key not in _announced_read_only:
+                _announced_read_only.add(key)
+                announce(self.notice)
+            return
         migrate(self._db())
+        if found is not None:
+            self._copy_salvage(*found)
+
+    # -- faults of the file ------------------------------------------------
+
+    def _set_aside_if_damaged(self) -> tuple[str, Path, salvage.Salvage] | None:
+        """Check the file once per process; a damaged one is moved aside and read for what survives."""
+        damage = salvage.check_once(self.path)
+        if damage is None or salvage.damage_of(self.path) is None:  # re-checked: another process may have healed it
+            return None
+        aside = salvage.set_aside(self.path)
+        log.info("run store %s is damaged (%s); moved to %s", self.path, damage, aside)
+        return damage, aside, salvage.salvage(aside, TABLE_COLUMNS)
+
+    def _copy_salvage(self, damage: str, aside: Path, found: salvage.Salvage) -> None:
+        copied = salvage.copy_into(self._db().conn, found)
+        salvage.mark_sound(self.path)
+        self.healed = salvage.Healed(self.path, aside, damage, copied)
+        self.notice = self.healed.line
+        announce(self.notice)
+
+    def _file_version(self) -> int:
+        """The file's ``user_version`` (0 for a new file), read without changing it."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return 0
+        conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=self.busy_timeout_s)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            conn.close()
+
+    def _refuse_write(self) -> None:
+        raise StoreReadOnly(f"the run store {self.path} is read-only: it was written by a newer LM Workbench "
+                            f"(schema {self.file_version}; this one knows {SCHEMA_VERSION}); update LM Workbench "
+                            "to record runs")
 
     # -- connections -------------------------------------------------------
 
@@ -107,12 +173,17 @@ class RunStore:
         return db
 
     def _open(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout_s,
-                               check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
+        if self.read_only:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                   timeout=self.busy_timeout_s, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+        else:
+            conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout_s,
+                                   check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
         with self._lock:
             # Close the connections of threads that have ended.
             alive = []
@@ -127,17 +198,27 @@ class RunStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite_utils.Database]:
-        """One write transaction, taking the write lock up front (BEGIN IMMEDIATE)."""
+        """One write transaction, taking the write lock up front (BEGIN IMMEDIATE).
+
+        A sqlite error carries ``store_path`` (this file) for the one line the user sees
+        (``workbench.faults``); a read-only store refuses with ``StoreReadOnly``.
+        """
+        if self.read_only:
+            self._refuse_write()
         db = self._db()
-        db.conn.execute("BEGIN IMMEDIATE")
         try:
-            yield db
-        except BaseException:
-            if db.conn.in_transaction:
-                db.conn.execute("ROLLBACK")
+            db.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                if db.conn.in_transaction:
+                    db.conn.execute("ROLLBACK")
+                raise
+            else:
+                db.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            exc.store_path = self.path  # type: ignore[attr-defined]
             raise
-        else:
-            db.conn.execute("COMMIT")
 
     @property
     def journal_mode(self) -> str:
@@ -274,8 +355,11 @@ class RunStore:
         A running run qualifies when its last heartbeat (or start) is older
         than ``stale_after_s`` and its pid is not alive. A queued run
         qualifies when the session that queued it (its recorded pid) is not
-        alive: it never started, and no lane will start it. Returns the ids marked.
+        alive: it never started, and no lane will start it. Returns the ids marked
+        (none in a read-only store).
         """
+        if self.read_only:
+            return []
         now = time.time()
         marked = []
         queued = self._db().execute(

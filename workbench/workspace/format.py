@@ -10,6 +10,7 @@ member by member from the local headers. Every part left out is named in
 from __future__ import annotations
 
 import json
+import os
 import struct
 import time
 import zipfile
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import WorkbenchError
+from engine.errors import MachineFault, WorkbenchError
 
 FORMAT = "lm-workbench-workspace"
 VERSION = 1
@@ -41,21 +42,29 @@ class Workspace:
 
 
 def save_workspace(workspace: Workspace, path: str | Path) -> Path:
-    """Write ``workspace`` to ``path`` (a temporary file first, then renamed over it)."""
+    """Write ``workspace`` to ``path`` (a temporary file first, flushed to disk, then renamed over it: a
+    crash or SIGKILL mid-save leaves the old file whole; a failed write removes the temporary one)."""
     path = Path(path)
     manifest = {"format": FORMAT, "version": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "model": workspace.model, "text": workspace.text, "pair": workspace.pair,
                 "current_view": workspace.current_view, "preset": workspace.preset}
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False))
-            for view_id, state in workspace.views.items():
-                zf.writestr(f"{VIEWS_FOLDER}{view_id}.json", json.dumps(state, indent=1, ensure_ascii=False))
+        with open(tmp, "wb") as fh:
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                zf.writestr(MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False))
+                for view_id, state in workspace.views.items():
+                    zf.writestr(f"{VIEWS_FOLDER}{view_id}.json", json.dumps(state, indent=1, ensure_ascii=False))
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before it replaces the old file: a crash leaves one or the other
         tmp.replace(path)
     except OSError as exc:
+        from workbench.faults import describe_os_error
+
         tmp.unlink(missing_ok=True)
-        raise WorkbenchError(f"cannot save the workspace to {path}: {exc.strerror or exc}") from None
+        line = describe_os_error(OSError(exc.errno, exc.strerror, str(path)))
+        kept = " (the file as it was before is kept)" if path.exists() else ""
+        raise MachineFault(f"the workspace was not saved{kept}: {line}") from None
     return path
 
 
