@@ -227,7 +227,7 @@ def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window
     assert 0 <= corner.x() <= window.width() and export.width() > 0  # Export on screen, whole
     assert view.minimumSizeHint().width() <= view.width() <= window.width()
     picker = controls.heads
-    assert picker.scroll.horizontalScrollBar().maximum() > 0  # more toggles than fit: they scroll
+    qtbot.waitUntil(lambda: picker.scroll.horizontalScrollBar().maximum() > 0, timeout=3000)  # more than fit
     last = picker.button(31)
     picker.ensure_visible(31)
     qtbot.waitUntil(lambda: last.mapTo(picker.scroll.viewport(), last.rect().topRight()).x()

@@ -78,9 +78,15 @@ class HeadPicker(QWidget):
         theme.follow(self, self._fit_height)
 
     def _fit_height(self) -> None:
-        """As tall as a button, plus the scroll bar's height (kept, so the row does not jump when it appears)."""
+        """As tall as a button, plus the scroll bar's height when the toggles do not all fit."""
         row = max([self.all_button.sizeHint().height()] + [b.sizeHint().height() for b in self._buttons])
-        self.scroll.setFixedHeight(row + self.scroll.horizontalScrollBar().sizeHint().height())
+        room = self.width() - self.all_button.sizeHint().width() - self._row.spacing()
+        scrolls = self._strip.sizeHint().width() > room
+        self.scroll.setFixedHeight(row + (self.scroll.horizontalScrollBar().sizeHint().height() if scrolls else 0))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(self.all_button.sizeHint().width() * 3, super().minimumSizeHint().height())

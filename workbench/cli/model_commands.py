@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 def cmd_download(args: argparse.Namespace) -> int:
     from engine.hub_download import DownloadPlan, download_steps
     from engine.progress import Progress
-    from workbench.cli.progress_bar import StderrProgress, wants_progress
+    from workbench.cli.common import StderrProgress, wants_progress
 
     settings = settings_for(args)
     if settings.offline:
