@@ -80,8 +80,7 @@ class HeadPicker(QWidget):
     def _fit_height(self) -> None:
         """As tall as a button, plus the scroll bar's height when the toggles do not all fit."""
         row = max([self.all_button.sizeHint().height()] + [b.sizeHint().height() for b in self._buttons])
-        room = self.width() - self.all_button.sizeHint().width() - self._row.spacing()
-        scrolls = self._strip.sizeHint().width() > room
+        scrolls = self._strip.sizeHint().width() > self.scroll.width()  # the layout has placed it by now
         self.scroll.setFixedHeight(row + (self.scroll.horizontalScrollBar().sizeHint().height() if scrolls else 0))
 
     def resizeEvent(self, event) -> None:  # noqa: N802
@@ -92,7 +91,9 @@ class HeadPicker(QWidget):
         return QSize(self.all_button.sizeHint().width() * 3, super().minimumSizeHint().height())
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(self.all_button.sizeHint().width() + self._strip.sizeHint().width(), super().sizeHint().height())
+        # "All", the gap, every toggle: given this width, nothing scrolls and no scroll bar takes a row
+        width = self.all_button.sizeHint().width() + self._row.spacing() + self._strip.sizeHint().width()
+        return QSize(width, super().sizeHint().height())
 
     def set_count(self, n: int) -> None:
         if n == len(self._buttons):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -228,10 +228,14 @@ class AttentionView(ModelView):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
-        if not self._sized:  # head view, grid, heatmap: 36 / 28 / 36 % of the width to start with
+        if not self._sized:  # once the layout has given the splitter its width (after this event)
             self._sized = True
-            width = max(self.splitter.width(), 600)
-            self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
+            QTimer.singleShot(0, self._size_splitter)
+
+    def _size_splitter(self) -> None:
+        """Head view, grid, heatmap: 36 / 28 / 36 % of the width to start with."""
+        width = max(self.splitter.width(), 600)
+        self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
 
     # ------------------------------------------------------------- results
     def set_encoding(self, encoding: Encoding, mosaics: dict | None = None) -> None:
