@@ -58,9 +58,14 @@ class ModelInfo:
     device: str
     dtype: str
     memory_bytes: int
+    words: str | None = None  # an ELMo's words mode ("as-given" or "split"); None for subword models
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The facts as a dict; ``words`` only for a model that reads words (an ELMo)."""
+        data = asdict(self)
+        if data["words"] is None:
+            del data["words"]
+        return data
 
 
 class LoadedModel:
@@ -166,15 +171,21 @@ def load_model(
     allow_pickle: bool = False,
     memory_headroom: float = 0.9,
     available: int | None = None,
+    words: str | None = None,
 ) -> LoadedModel:
-    """Load a model for analysis. Raises ``WorkbenchError`` with one-line messages."""
+    """Load a model for analysis. Raises ``WorkbenchError`` with one-line messages.
+
+    ``words`` is an ELMo's words mode ("as-given": whitespace-separated words as typed; "split": the
+    workbench's word rule); None picks the folder's default (``engine.elmo.checkpoint.default_words_mode``).
+    Models that read subwords ignore it.
+    """
     quiet_transformers()
     source: ResolvedSource = resolve_model(spec, allow_pickle=allow_pickle)
     folder = source.folder
     from engine.elmo.checkpoint import is_elmo_folder
 
     if is_elmo_folder(folder):
-        return _load_elmo(source, choose_device(device, precision), available, memory_headroom)
+        return _load_elmo(source, choose_device(device, precision), available, memory_headroom, words)
     config = _read_config(folder, trust_remote_code)
     try:
         family = detect_family(config)
@@ -231,17 +242,20 @@ def load_model(
 
 
 def _load_elmo(source: ResolvedSource, choice: DeviceChoice, available: int | None,
-               memory_headroom: float) -> LoadedModel:
+               memory_headroom: float, words: str | None = None) -> LoadedModel:
     """An ELMo folder (ours: safetensors; AllenNLP's: hdf5, read with h5py; never pickle) as a LoadedModel.
 
     Its tokenizer is ``WordTokenizer`` (words, no subwords), its layers are the
     biLM's: hidden state 0 is the character-CNN token vector, 1..L the biLSTM
     layers, each [forward; backward] (2 x projection wide); it has no attention.
     """
-    from engine.elmo.checkpoint import load_elmo
-    from engine.elmo.words import WordTokenizer, read_vocabulary
+    from engine.elmo.checkpoint import default_words_mode, load_elmo
+    from engine.elmo.words import WORDS_MODES, WordTokenizer, read_vocabulary
 
     folder = source.folder
+    if words is not None and words not in WORDS_MODES:
+        raise WorkbenchError(f"the words mode is one of {', '.join(WORDS_MODES)}, not {words!r}")
+    words = words or default_words_mode(folder)
     weight_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.suffix in (".safetensors", ".hdf5"))
     needed = int(weight_bytes * 1.2) + 2**20  # float32 weights as stored, plus room for the activations
     free = available if available is not None else available_bytes(choice.device)
@@ -262,13 +276,13 @@ def _load_elmo(source: ResolvedSource, choice: DeviceChoice, available: int | No
     dtype = torch.float32 if choice.dtype == torch.float16 else choice.dtype  # bf16 keeps float32's range
     model = model.to(device=choice.torch_device, dtype=dtype).eval()
     config = model.config
-    tokenizer = WordTokenizer(read_vocabulary(folder), name_or_path=str(folder))
+    tokenizer = WordTokenizer(read_vocabulary(folder), name_or_path=str(folder), words=words)
     info = ModelInfo(
         spec=source.spec, folder=str(folder), source=source.kind, family=Family.BILM.value, model_type="elmo",
         layers=config.n_layers, decoder_layers=None, heads=0, hidden_size=config.output_dim,
         parameters=sum(p.numel() for p in model.parameters()), vocab_size=config.vocab_size,
         has_mlm_head=False, has_lm_head=False, max_positions=None, device=choice.device,
-        dtype=str(dtype).replace("torch.", ""), memory_bytes=needed,
+        dtype=str(dtype).replace("torch.", ""), memory_bytes=needed, words=words,
     )
     return LoadedModel(model, tokenizer, config, info, choice)
 

@@ -28,6 +28,7 @@ SETTINGS_FILE = "settings.json"
 MAX_RECENT = 10
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+WORDS_MODES = ("as-given", "split")  # an ELMo's words mode (engine.elmo.words.WORDS_MODES)
 
 
 @dataclass
@@ -77,6 +78,12 @@ class Settings:
         metadata={"help": "Fraction of free memory a model may take before loading is "
                           "refused (0-1)."},
     )
+    model_words: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"help": "How each ELMo reads words, by model (folder or hub id): \"as-given\" takes the "
+                          "whitespace-separated words as typed, \"split\" splits off punctuation. A model not "
+                          "named here: as-given for a published AllenNLP ELMo, split for one the workbench trained."},
+    )
     enabled_plugins: list[str] = field(
         default_factory=list,
         metadata={"help": "Plugins from the user's plugins folder that may be loaded, by name. "
@@ -120,6 +127,20 @@ class Settings:
         self.recent_workspaces = [path] + [p for p in self.recent_workspaces if p != path]
         del self.recent_workspaces[MAX_RECENT:]
 
+    def words_for(self, spec: str) -> str | None:
+        """The words mode chosen for the model ``spec`` names, or None (the model's default)."""
+        return self.model_words.get(model_key(spec))
+
+    def set_words(self, spec: str, mode: str | None) -> None:
+        """Remember ``mode`` (``WORDS_MODES``) for the model ``spec`` names; None forgets the choice."""
+        key = model_key(spec)
+        if mode is None:
+            self.model_words.pop(key, None)
+        elif mode in WORDS_MODES:
+            self.model_words[key] = mode
+        else:
+            raise ValueError(f"words mode must be one of {', '.join(WORDS_MODES)}, not {mode!r}")
+
     def to_dict(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict."""
         return dataclasses.asdict(self)
@@ -143,6 +164,16 @@ class Settings:
 _INVALID = object()
 
 
+def model_key(spec: str) -> str:
+    """The name a model's own settings are kept under: an existing folder's absolute path (however it was
+    typed), else the spec itself (a hub id, a built-in name)."""
+    spec = str(spec).strip()
+    path = Path(spec).expanduser()
+    if spec and path.exists():
+        return str(path.resolve())
+    return spec
+
+
 def _coerce(f: dataclasses.Field, value: Any) -> Any:
     """The value checked against the field's type, or ``_INVALID``."""
     name = f.name
@@ -161,6 +192,10 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
             return _INVALID
         deduped = list(dict.fromkeys(value))
         return deduped[:MAX_RECENT]
+    if name == "model_words":
+        if not isinstance(value, dict):
+            return _INVALID
+        return {str(k): v for k, v in value.items() if isinstance(k, str) and k and v in WORDS_MODES}
     if name == "default_model":
         return value if isinstance(value, str) and value else _INVALID
     if name == "window_geometry":

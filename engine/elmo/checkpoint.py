@@ -55,6 +55,20 @@ def is_elmo_folder(folder: str | Path) -> bool:
     return _allennlp_files(folder) is not None
 
 
+def is_published_folder(folder: str | Path) -> bool:
+    """True for a published AllenNLP folder (``*options.json`` + ``*.hdf5``, no workbench config.json)."""
+    folder = Path(folder)
+    return folder.is_dir() and not (folder / CONFIG_NAME).is_file() and _allennlp_files(folder) is not None
+
+
+def default_words_mode(folder: str | Path) -> str:
+    """How an ELMo in ``folder`` reads words when nobody chose: a published AllenNLP biLM was trained on
+    tokenized text, so it takes the words as given; one the workbench trained splits them as its training did."""
+    from engine.elmo.words import WORDS_AS_GIVEN, WORDS_SPLIT
+
+    return WORDS_AS_GIVEN if is_published_folder(folder) else WORDS_SPLIT
+
+
 def load_elmo(folder: str | Path) -> ElmoModel:
     """An ``ElmoModel`` (eval mode) from either kind of folder; ValueError with the reason otherwise."""
     folder = Path(folder)

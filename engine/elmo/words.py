@@ -7,6 +7,14 @@ other run of non-space characters is a token of its own (``"it's 3.5%"`` ->
 ``tokenizers`` library, which the pre-training tokenizer uses, so a text is
 split the same way in training and in the views.
 
+A published ELMo (AllenNLP's) was trained on text that was already tokenized
+(``U.S.`` one token), so splitting it again gives other words than it saw in
+training. ``WordTokenizer`` therefore has a words mode: ``"split"`` (the rule
+above) or ``"as-given"`` (the whitespace-separated words exactly as typed,
+``str.split()``). ``engine.loading`` picks it when the model loads: an explicit
+choice wins, else as-given for a published AllenNLP folder and split for an
+ELMo the workbench trained (``default_words_mode``).
+
 ``WordTokenizer`` is what a loaded ELMo carries as its tokenizer: it gives
 ``engine.tokens`` the words, their character offsets and word indices; the
 sentence markers ``<S>``/``</S>`` are the model's business and never appear
@@ -32,12 +40,30 @@ WORD_SPECIALS = (BOS, EOS, UNK)
 BOS_ID, EOS_ID, UNK_ID = 0, 1, 2
 VOCAB_FILE = "vocab.txt"
 
+WORDS_AS_GIVEN, WORDS_SPLIT = "as-given", "split"
+WORDS_MODES = (WORDS_AS_GIVEN, WORDS_SPLIT)
+
 _WORD = re.compile(r"\w+|[^\w\s]+")
+_NON_SPACE = re.compile(r"\S+")
 
 
 def split_words(text: str) -> list[tuple[str, int, int]]:
     """(word, start, end) for every word of ``text``, in order."""
     return [(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def words_as_given(text: str) -> list[tuple[str, int, int]]:
+    """(word, start, end) for every whitespace-separated word of ``text``: the words of ``text.split()``."""
+    return [(m.group(), m.start(), m.end()) for m in _NON_SPACE.finditer(text)]
+
+
+def words_of(text: str, mode: str = WORDS_SPLIT) -> list[tuple[str, int, int]]:
+    """``text``'s words in a words mode (``WORDS_MODES``)."""
+    if mode == WORDS_AS_GIVEN:
+        return words_as_given(text)
+    if mode == WORDS_SPLIT:
+        return split_words(text)
+    raise ValueError(f"words mode must be one of {', '.join(WORDS_MODES)}, not {mode!r}")
 
 
 def build_word_vocabulary(lines: Iterable[str], max_size: int | None = None) -> list[str]:
@@ -74,10 +100,13 @@ class WordTokenizer:
 
     is_word_level = True  # engine.tokens asks for ``tokenize_words`` on tokenizers that say so
 
-    def __init__(self, vocabulary: Sequence[str] | None = None, name_or_path: str = ""):
+    def __init__(self, vocabulary: Sequence[str] | None = None, name_or_path: str = "", words: str = WORDS_SPLIT):
+        if words not in WORDS_MODES:
+            raise ValueError(f"words mode must be one of {', '.join(WORDS_MODES)}, not {words!r}")
         self.vocabulary = list(vocabulary) if vocabulary else list(WORD_SPECIALS)
         self._ids = {w: i for i, w in enumerate(self.vocabulary)}
         self.name_or_path = name_or_path
+        self.words = words  # WORDS_AS_GIVEN or WORDS_SPLIT
 
     def __len__(self) -> int:
         return len(self.vocabulary)
@@ -90,7 +119,7 @@ class WordTokenizer:
 
     def tokenize_words(self, text: str) -> dict[str, Any]:
         """What ``engine.tokens`` builds a ``TokenizedText`` from (no special tokens: ELMo adds its own)."""
-        words = split_words(text)
+        words = words_of(text, self.words)
         return {
             "ids": [self.word_id(w) for w, _, _ in words],
             "tokens": [w for w, _, _ in words],

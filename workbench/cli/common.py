@@ -160,6 +160,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
                    help="weights' number format (default: settings, auto)")
     p.add_argument("--threads", type=int, help="CPU threads (default: settings, all cores)")
+    p.add_argument("--words", choices=["as-given", "split"],
+                   help="an ELMo's words: 'as-given' takes the whitespace-separated words as typed (U.S. stays one "
+                        "word), 'split' splits off punctuation (U . S .); default: the model's setting, else as-given "
+                        "for a published AllenNLP ELMo and split for one the workbench trained; other models "
+                        "ignore it")
     add_source_options(p, pickle=True)
 
 
@@ -185,6 +190,8 @@ def settings_for(args: argparse.Namespace) -> Any:
         value = getattr(args, flag, None)
         if value is not None:
             setattr(settings, field, value)
+    if getattr(args, "words", None) is not None:  # this command line's choice for this model (never saved)
+        settings.set_words(args.model, args.words)
     apply_offline_mode(settings.offline)  # before the engine imports the hub client
     return settings
 

@@ -2,8 +2,8 @@
 
 Each is a generator function of a cancel token (plus its inputs) that yields
 progress and returns its result, so the window, the CLI and tests run the
-same code. They read the user's settings for device, precision, threads and
-safety switches.
+same code. They read the user's settings for device, precision, threads,
+safety switches and the model's own settings (an ELMo's words mode).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Genera
         trust_remote_code=settings.trust_remote_code,
         allow_pickle=settings.allow_pickle_weights,
         memory_headroom=settings.memory_headroom,
+        words=settings.words_for(spec),
     )
     cancel.check()
     yield Progress(2, 2, f"loaded {spec}")
