@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.model_panel.load_requested.connect(self.load_model)
         self.model_panel.set_precision(self.settings.precision)
         self.model_panel.precision_changed.connect(self.set_precision)
+        self.model_panel.words_changed.connect(self.set_words)
         self.text_input.edited.connect(self.retokenize)
         self.views.currentChanged.connect(self._view_changed)
 
@@ -330,6 +331,17 @@ class MainWindow(QMainWindow):
         self.model_panel.set_precision(precision)
         if self.loaded is not None:
             self.load_model(self.loaded.info.spec)
+
+    def set_words(self, mode: str) -> None:
+        """The loaded ELMo reads words in ``mode`` ("as-given" or "split"), saved in its settings; it is loaded
+        again with its new tokenizer."""
+        loaded = self.loaded
+        if loaded is None or mode == loaded.info.words:
+            return
+        self.settings.set_words(loaded.info.spec, mode)
+        if self.persist:
+            self._save_settings()
+        self.load_model(loaded.info.spec)
 
     @property
     def loading(self) -> bool:

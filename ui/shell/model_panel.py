@@ -2,7 +2,8 @@
 
 A field for a hub id or folder with a Load button, "Open folder…", the
 default model, the precision models load in (bfloat16 halves the memory, on a
-CPU too), the recent models (a click loads one), and the loaded model's facts
+CPU too), for a word-level model (ELMo) whether it takes the words as typed
+(saved in that model's settings), the recent models (a click loads one), and the loaded model's facts
 from ``ModelInfo``: family, size, heads, vocabulary, window, device.
 """
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+    QCheckBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
     QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
@@ -97,6 +98,7 @@ PRECISION_CHOICES = (
 class ModelPanel(QWidget):
     load_requested = Signal(str)
     precision_changed = Signal(str)  # a PRECISION_CHOICES value: the window saves it and reloads the model
+    words_changed = Signal(str)  # an ELMo's words mode ("as-given" or "split"): the window saves it and reloads
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -123,6 +125,15 @@ class ModelPanel(QWidget):
         self.precision_combo.setToolTip("The number format models load in (the next load, and the model now)")
         self.precision_combo.currentIndexChanged.connect(
             lambda i: self.precision_changed.emit(self.precision_combo.itemData(i)))
+        self.words_check = QCheckBox("Words as typed")
+        self.words_check.setObjectName("wordsAsTyped")
+        self.words_check.setToolTip(
+            "On: the words are the whitespace-separated pieces of the text exactly as typed ('U.S.' is one word), "
+            "as a published ELMo was trained on tokenized text. Off: punctuation is split off ('U . S .'), as the "
+            "workbench's own ELMo training splits. Saved for this model; it is loaded again")
+        self.words_check.setVisible(False)  # only a word-level model (ELMo) reads words
+        self.words_check.toggled.connect(
+            lambda on: self.words_changed.emit("as-given" if on else "split"))
 
         field_row = QHBoxLayout()
         theme.bind(field_row, lambda w, m: w.setSpacing(m.row_spacing))
@@ -163,6 +174,7 @@ class ModelPanel(QWidget):
         layout.addLayout(field_row)
         layout.addLayout(buttons)
         layout.addWidget(self.precision_combo)
+        layout.addWidget(self.words_check)
         layout.addWidget(info_box)
         layout.addWidget(recent_box)
         layout.addStretch(1)
@@ -184,6 +196,11 @@ class ModelPanel(QWidget):
             text = values.get(key, "—")
             label.setText(text)
             label.setToolTip(info.folder if (info is not None and key == "model") else text)
+        words = info.words if info is not None else None
+        self.words_check.blockSignals(True)  # showing the model's mode is no change to reload for
+        self.words_check.setChecked(words == "as-given")
+        self.words_check.blockSignals(False)
+        self.words_check.setVisible(words is not None)
 
     def set_precision(self, value: str) -> None:
         """Show the settings' precision (no signal: nothing to reload)."""
