@@ -94,8 +94,8 @@ def test_cli_words_flag_changes_the_tokens(published, tmp_path, capsys, fresh_ho
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_the_choice_is_saved_per_model_and_beaten_only_by_the_flag(published, trained, tmp_path, capsys,
-                                                                  fresh_home, monkeypatch):
+def test_the_choice_is_saved_per_model_and_beaten_only_by_the_flag(published, trained, capsys, fresh_home,
+                                                                  monkeypatch):
     settings = Settings()
     settings.set_words(str(published), "split")
     raw = json.loads(save_settings(settings).read_text(encoding="utf-8"))
