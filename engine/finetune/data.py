@@ -3,7 +3,8 @@
 - sentence classification: TSV / CSV / JSONL with a header; the text column is ``sentence`` or ``text``
   (pairs: ``sentence1`` and ``sentence2``) unless chosen; labels in ``label``;
 - token classification: CoNLL-style files, ``word ... tag`` per line, a blank line between sentences;
-- extractive QA: SQuAD-style JSON (``data / paragraphs / context / qas / question / answers``);
+- extractive QA: SQuAD 1.1 / 2.0 JSON (``data / paragraphs / context / qas / question / answers``;
+  ``engine.data.squad``);
 - sequence-to-sequence: TSV / CSV / JSONL with ``source`` and ``target``.
 
 Every problem a user's file can have is a ``WorkbenchError`` naming the file and, where there is one, the line.
@@ -68,6 +69,11 @@ class QAExample:
     context: str
     answers: tuple[str, ...]
     answer_starts: tuple[int, ...]  # character offsets into context
+
+    @property
+    def unanswerable(self) -> bool:
+        """A SQuAD 2.0 ``is_impossible`` question: no answer in its context (``answers`` is empty)."""
+        return not self.answers
 
 
 @dataclass(frozen=True)
@@ -217,47 +223,11 @@ def read_bio(path: str | Path) -> TokenData:
 
 
 def read_squad(path: str | Path) -> list[QAExample]:
-    """SQuAD-style JSON. Each answer's ``answer_start`` must point at its text inside the context."""
-    path, text = _text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WorkbenchError(f"{path}, line {exc.lineno}: not JSON ({exc.msg})") from None
-    lines = _line_finder(text)
-    examples = []
-    try:
-        for article in document["data"]:
-            for paragraph in article["paragraphs"]:
-                context = paragraph["context"]
-                for qa in paragraph["qas"]:
-                    answers, starts = [], []
-                    for answer in qa["answers"]:
-                        start, answer_text = int(answer["answer_start"]), answer["text"]
-                        if context[start:start + len(answer_text)] != answer_text:
-                            where = lines(str(qa.get("id", qa["question"])))
-                            raise WorkbenchError(
-                                f"{path}, line {where}: answer {answer_text!r} is not at answer_start {start} "
-                                f"of its context (found {context[start:start + len(answer_text)]!r})")
-                        answers.append(answer_text)
-                        starts.append(start)
-                    if not answers:
-                        raise WorkbenchError(f"{path}, line {lines(str(qa.get('id', qa['question'])))}: "
-                                             f"question without answers")
-                    examples.append(QAExample(str(qa.get("id", len(examples))), qa["question"], context,
-                                              tuple(answers), tuple(starts)))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise WorkbenchError(f"{path}: not SQuAD-style JSON ({type(exc).__name__}: {exc}); expected "
-                             f"data / paragraphs / context / qas / question / answers") from None
-    _nonempty(path, examples, "questions")
-    return examples
+    """SQuAD 1.1 or 2.0 JSON (``engine.data.squad``): each answer's ``answer_start`` must point at its text
+    inside the context; a SQuAD 2.0 ``is_impossible`` question comes back with no answers."""
+    from engine.data.squad import read_squad_file
 
-
-def _line_finder(text: str):
-    """A function giving the line on which a string (an id or question) first appears, 1 if nowhere."""
-    def line_of(needle: str) -> int:
-        at = text.find(json.dumps(needle)[1:-1])
-        return text.count("\n", 0, at) + 1 if at >= 0 else 1
-    return line_of
+    return read_squad_file(path).examples
 
 
 def read_seq2seq(path: str | Path, source_column: str = "source",

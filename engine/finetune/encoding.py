@@ -7,7 +7,8 @@ One encoded example ("feature") is a dict of lists: ``input_ids``, ``attention_m
 - ``token-cls``: ``labels`` per token, the first subword of each word labelled, the rest -100
   (``engine.finetune.alignment.encode_tagged``);
 - ``qa``: one feature per context window (``encode_qa``) with ``start``/``end`` token positions and
-  ``example`` (the question it came from); both positions 0 where the window lacks the answer;
+  ``example`` (the question it came from); both positions 0 where the window lacks the answer or the
+  question has none (SQuAD 2.0's unanswerable questions);
 - ``seq2seq``: ``labels``, the target's token ids.
 
 ``collate`` pads a list of features into a ``Batch`` whose ``inputs`` go to the model and whose
@@ -60,11 +61,14 @@ def qa_stride(max_length: int) -> int:
 
 
 def encode_questions(tokenizer: Any, examples: Sequence[QAExample], max_length: int) -> list[Feature]:
-    """Every window of every question (training uses each question's first answer)."""
+    """Every window of every question (training uses each question's first answer). An unanswerable
+    question (SQuAD 2.0) trains the no-answer position: start = end = 0 in every window, as does a window
+    of an answerable question that lacks the answer (BERT's SQuAD 2.0 recipe)."""
     out = []
     for index, example in enumerate(examples):
-        windows = encode_qa(tokenizer, example.question, example.context, example.answer_starts[0],
-                            example.answers[0], max_length=max_length, stride=qa_stride(max_length))
+        start, text = (example.answer_starts[0], example.answers[0]) if example.answers else (None, None)
+        windows = encode_qa(tokenizer, example.question, example.context, start, text,
+                            max_length=max_length, stride=qa_stride(max_length))
         for window in windows:
             out.append({"input_ids": window.input_ids, "attention_mask": window.attention_mask,
                         "start": window.start_position, "end": window.end_position, "example": index,

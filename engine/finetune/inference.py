@@ -72,31 +72,54 @@ def tag(model: Any, tokenizer: Any, sentences: Sequence[Sequence[str]], labels: 
     return out
 
 
+NULL_THRESHOLD = 0.0  # SQuAD 2.0: "no answer" when the null score beats the best span by more than this
+
+
+def prefers_no_answer(null_score: float, span_score: float | None, threshold: float = NULL_THRESHOLD) -> bool:
+    """BERT's SQuAD 2.0 decision: the null score (start logit[0] + end logit[0], the lowest over a
+    context's windows) against the best non-null span's score; no answer when null − span > ``threshold``
+    (or when no window has a valid span)."""
+    return span_score is None or null_score - span_score > threshold
+
+
 @torch.no_grad()
 def answer(model: Any, tokenizer: Any, questions: Sequence[tuple[str, str]], max_length: int,
-           batch_size: int = 32) -> list[dict[str, Any]]:
+           batch_size: int = 32, null_threshold: float | None = None) -> list[dict[str, Any]]:
     """``(question, context)`` -> ``{"answer", "start", "end", "confidence"}``: the best span over all of the
-    context's windows; ``confidence`` = p(start) · p(end) within its window (an empty answer: 0)."""
+    context's windows; ``confidence`` = p(start) · p(end) within its window (an empty answer: 0).
+
+    With ``null_threshold`` (a model trained on SQuAD 2.0, where a question can have no answer) the
+    answer is "" (start = end = -1) when ``prefers_no_answer`` says so; its confidence is then
+    p(start = 0) · p(end = 0) in the window of the lowest null score. Without it (SQuAD 1.1) there is
+    always a span when any window has one."""
     model.eval()
     device, out = model_device(model), []
     for question, context in questions:
         windows = encode_qa(tokenizer, question, context, None, None, max_length=max_length,
                             stride=qa_stride(max_length))
         best: tuple[float, tuple[int, int], float] | None = None
+        null: tuple[float, float] | None = None  # (lowest null score, its probability)
         for chunk in _chunks(windows, batch_size):
             encodings = [{"input_ids": w.input_ids, "attention_mask": w.attention_mask} for w in chunk]
             output = model(**_padded(tokenizer, encodings, device))
             for i, window in enumerate(chunk):
                 n = len(window.input_ids)
                 starts, ends = output.start_logits[i, :n].float().cpu(), output.end_logits[i, :n].float().cpu()
+                start_norm, end_norm = float(torch.logsumexp(starts, 0)), float(torch.logsumexp(ends, 0))
+                null_score = float(starts[0]) + float(ends[0])
+                if null is None or null_score < null[0]:
+                    null = (null_score, math.exp(null_score - start_norm - end_norm))
                 found = scored_best_span(starts.tolist(), ends.tolist(), window.offsets)
                 if found is None:
                     continue
                 score, span = found
-                probability = math.exp(score - float(torch.logsumexp(starts, 0)) - float(torch.logsumexp(ends, 0)))
+                probability = math.exp(score - start_norm - end_norm)
                 if best is None or score > best[0]:
                     best = (score, span, probability)
-        if best is None:
+        if null_threshold is not None and null is not None and \
+                prefers_no_answer(null[0], best[0] if best else None, null_threshold):
+            out.append({"answer": "", "start": -1, "end": -1, "confidence": null[1]})
+        elif best is None:
             out.append({"answer": "", "start": -1, "end": -1, "confidence": 0.0})
         else:
             (start, end), probability = best[1], best[2]

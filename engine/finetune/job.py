@@ -7,7 +7,9 @@ optimizer steps (``ceil(epochs · ceil(train examples / (batch · processes)))``
 validation set is scored at step 0, after every epoch and at the end. The loop's own validation gives
 the loss; the task's metrics need every prediction at once (F1 and MCC do not average over batches),
 so at each of the loop's ``EvalMetrics`` this generator scores the whole validation set
-(``engine.finetune.validation``) and yields the event again with the metrics in ``extra``.
+(``engine.finetune.validation``) and yields the event again with the metrics in ``extra``. QA data with
+an unanswerable question (SQuAD 2.0, in either set) trains the no-answer position and lets validation
+predict "no answer".
 
 Checkpoints (every epoch, at most ``CHECKPOINT_EVERY_MAX`` steps apart, on cancel and at the end) carry
 the evaluations so far (``HISTORY_FILE``), so a run resumed from one (``resume_from``) ends with the
@@ -33,6 +35,7 @@ from typing import Any, Generator, Sequence
 
 import torch
 
+from engine.data.squad import any_unanswerable
 from engine.errors import WorkbenchError
 from engine.finetune.encoding import batches_of, collate, encode_task, targets
 from engine.finetune.validation import ValidationReport, validate_task
@@ -212,6 +215,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     started = time.perf_counter()
     history, wall_before = _read_history(resume_from) if resume_from is not None else ([], 0.0)
     report = ValidationReport({})
+    no_answer = task == "qa" and (any_unanswerable(data.train) or any_unanswerable(data.validation))  # SQuAD 2.0
 
     def validated(event: Any) -> Generator[Any, None, None]:
         """Pass a training event on; an evaluation is first completed with the task's own validation metrics."""
@@ -219,7 +223,7 @@ def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, 
         if isinstance(event, EvalMetrics):
             yield Progress(event.step, config.steps, f"validating at step {event.step}")
             report = validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
-                                   batch_size=max(32, settings.batch_size))
+                                   batch_size=max(32, settings.batch_size), no_answer=no_answer)
             prepared.train()
             history.append((event.step, {"validation_loss": event.validation_loss, **report.metrics}))
             event = dataclasses.replace(event, extra={**event.extra, **report.metrics})

@@ -100,11 +100,15 @@ def normalize_answer(text: str) -> str:
 
 
 def exact_match(prediction: str, golds: Sequence[str]) -> float:
-    return max(float(normalize_answer(prediction) == normalize_answer(g)) for g in golds)
+    """1.0 when ``prediction`` equals one of ``golds`` after ``normalize_answer``; no golds (an
+    unanswerable question) count as the one gold answer ""."""
+    return max(float(normalize_answer(prediction) == normalize_answer(g)) for g in (golds or [""]))
 
 
 def token_f1(prediction: str, golds: Sequence[str]) -> float:
-    return max(_token_f1(normalize_answer(prediction).split(), normalize_answer(g).split()) for g in golds)
+    """The best token F1 over ``golds`` (none: ""); F1 of two empty answers is 1, of empty and not empty 0."""
+    return max(_token_f1(normalize_answer(prediction).split(), normalize_answer(g).split())
+               for g in (golds or [""]))
 
 
 def _token_f1(predicted: list[str], gold: list[str]) -> float:
@@ -118,11 +122,43 @@ def _token_f1(predicted: list[str], gold: list[str]) -> float:
 
 
 def squad_metrics(predictions: Sequence[str], golds: Sequence[Sequence[str]]) -> dict[str, float]:
-    """Mean exact match and token F1 (each the max over a question's gold answers)."""
+    """Mean exact match and token F1 (each the max over a question's gold answers; none: "")."""
     _same_length(predictions, golds)
     n = len(predictions) or 1
     return {"exact_match": sum(exact_match(p, g) for p, g in zip(predictions, golds)) / n,
             "f1": sum(token_f1(p, g) for p, g in zip(predictions, golds)) / n}
+
+
+def squad_golds(answers: Sequence[str]) -> list[str]:
+    """A question's gold answers as the official SQuAD 2.0 script scores them: those that normalize to
+    something, or [""] when none does (an unanswerable question)."""
+    return [a for a in answers if normalize_answer(a)] or [""]
+
+
+def squad_v2_scores(predictions: Sequence[str], answers: Sequence[Sequence[str]]) -> dict[str, float]:
+    """SQuAD 2.0 scoring as its official script (``evaluate-v2.0.py``) does it, as fractions in [0, 1]
+    (the script's numbers / 100): ``answers`` are each question's gold answers, empty for an unanswerable
+    one; EM and F1 per question are the best over ``squad_golds``. Returns ``exact``, ``f1``, ``total``
+    and, when the set has both kinds of question, ``HasAns_exact``, ``HasAns_f1``, ``HasAns_total``,
+    ``NoAns_exact``, ``NoAns_f1``, ``NoAns_total`` (has an answer: the file gave one)."""
+    _same_length(answers, predictions)
+    exact, f1 = [], []
+    for prediction, gold in zip(predictions, answers):
+        golds = squad_golds(gold)
+        exact.append(exact_match(prediction, golds))
+        f1.append(token_f1(prediction, golds))
+
+    def block(prefix: str, chosen: list[int]) -> dict[str, float]:
+        n = len(chosen)
+        return {f"{prefix}exact": sum(exact[i] for i in chosen) / n if n else 0.0,
+                f"{prefix}f1": sum(f1[i] for i in chosen) / n if n else 0.0, f"{prefix}total": n}
+
+    scores = block("", list(range(len(exact))))
+    has = [i for i, gold in enumerate(answers) if gold]
+    no = [i for i, gold in enumerate(answers) if not gold]
+    if has and no:
+        scores |= block("HasAns_", has) | block("NoAns_", no)
+    return scores
 
 
 # ---------------------------------------------------------------- ROUGE

@@ -5,7 +5,8 @@ and its settings, the labels and the maximum length; ``adapter/`` holds what the
 reload builds a fresh task model on the base (``build_task_model``) and hands it to the method's
 ``load``, so its predictions equal the trained model's (the methods guarantee bit-identical logits).
 ``predict`` answers one input the way the task asks: a label with probabilities, a tag per word,
-an answer span in a context, or a generated text.
+an answer span in a context ("" when a SQuAD 2.0 model, manifest ``no_answer``, finds none), or a
+generated text.
 """
 
 from __future__ import annotations
@@ -101,5 +102,7 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
     if task == "qa":
         if not context or not context.strip():
             raise WorkbenchError("a question-answering model needs a context (--context) to find the answer in")
-        return {"task": task, **inference.answer(model, tokenizer, [(text, context)], max_length)[0]}
+        threshold = inference.NULL_THRESHOLD if tuned.manifest.get("no_answer") else None  # SQuAD 2.0
+        return {"task": task, **inference.answer(model, tokenizer, [(text, context)], max_length,
+                                                 null_threshold=threshold)[0]}
     return {"task": task, **inference.generate(model, tokenizer, [text], max_length)[0]}

@@ -2,9 +2,14 @@
 
 Metric names (the run store's and ``summary.json``'s): sentence classification ``accuracy``, ``f1``
 (macro) and ``mcc``; token classification entity-level ``f1``, ``precision`` and ``recall``; QA
-``exact_match`` and ``f1``; sequence-to-sequence ``rouge1``, ``rouge2`` and ``rougeL``. They are
-computed over all examples at once (F1 and MCC do not average over batches), from
-``engine.finetune.metrics``.
+``exact_match`` and ``f1`` (plus, on a SQuAD 2.0 set with answerable and unanswerable questions,
+``HasAns_exact``, ``HasAns_f1``, ``NoAns_exact``, ``NoAns_f1``); sequence-to-sequence ``rouge1``,
+``rouge2`` and ``rougeL``. They are computed over all examples at once (F1 and MCC do not average over
+batches), from ``engine.finetune.metrics``. ``rows_scored`` is how many examples were scored; QA's
+``squad`` is the official SQuAD 2.0 script's whole result (``exact``, ``f1``, ``total``, the split).
+
+QA with ``no_answer`` (the run's data has an unanswerable question) predicts "" where the null score
+wins (``inference.prefers_no_answer``); without it every question gets a span, as in SQuAD 1.1.
 
 Each row: ``index, text, gold, predicted, correct, confidence`` plus the task's own keys
 (``text_pair``, ``probabilities``; ``words``; ``context``, ``answers``; nothing more for seq2seq).
@@ -23,6 +28,8 @@ class ValidationReport:
     metrics: dict[str, float]
     rows: list[dict[str, Any]] = field(default_factory=list)
     confusion: dict[str, Any] | None = None  # {"labels": [...], "matrix": [[gold x predicted]]}
+    rows_scored: int = 0  # validation examples scored
+    squad: dict[str, float] | None = None  # QA: ``metrics.squad_v2_scores`` (exact, f1, total, the split)
 
 
 def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
@@ -35,15 +42,21 @@ def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequ
 
 
 def validate_task(task: str, model: Any, tokenizer: Any, data: Sequence[Any], labels: Sequence[str],
-                  max_length: int, batch_size: int = 32) -> ValidationReport:
-    """Predict every example of ``data`` (the reader's examples) and score the predictions."""
+                  max_length: int, batch_size: int = 32, no_answer: bool | None = None) -> ValidationReport:
+    """Predict every example of ``data`` (the reader's examples) and score the predictions. ``no_answer``
+    (QA): whether "no answer" may be predicted; None decides from ``data`` (any unanswerable question)."""
     if task == "seq-cls":
-        return _classification(model, tokenizer, data, labels, max_length, batch_size)
-    if task == "token-cls":
-        return _tagging(model, tokenizer, data, labels, max_length, batch_size)
-    if task == "qa":
-        return _questions(model, tokenizer, data, max_length, batch_size)
-    return _generation(model, tokenizer, data, max_length, batch_size)
+        report = _classification(model, tokenizer, data, labels, max_length, batch_size)
+    elif task == "token-cls":
+        report = _tagging(model, tokenizer, data, labels, max_length, batch_size)
+    elif task == "qa":
+        if no_answer is None:
+            no_answer = any(getattr(e, "unanswerable", False) for e in data)
+        report = _questions(model, tokenizer, data, max_length, batch_size, no_answer)
+    else:
+        report = _generation(model, tokenizer, data, max_length, batch_size)
+    report.rows_scored = len(data)
+    return report
 
 
 def _classification(model, tokenizer, data, labels, max_length, batch_size) -> ValidationReport:
@@ -71,14 +84,17 @@ def _tagging(model, tokenizer, data, labels, max_length, batch_size) -> Validati
                             rows, confusion_matrix(flat_gold, flat_predicted, labels))
 
 
-def _questions(model, tokenizer, data, max_length, batch_size) -> ValidationReport:
-    found = inference.answer(model, tokenizer, [(e.question, e.context) for e in data], max_length, batch_size)
-    scores = metrics.squad_metrics([f["answer"] for f in found], [list(e.answers) for e in data])
-    rows = [{"index": i, "text": e.question, "gold": e.answers[0], "predicted": f["answer"],
-             "correct": metrics.exact_match(f["answer"], e.answers) == 1.0, "confidence": f["confidence"],
-             "context": e.context, "answers": list(e.answers)}
+def _questions(model, tokenizer, data, max_length, batch_size, no_answer: bool) -> ValidationReport:
+    found = inference.answer(model, tokenizer, [(e.question, e.context) for e in data], max_length, batch_size,
+                             null_threshold=inference.NULL_THRESHOLD if no_answer else None)
+    squad = metrics.squad_v2_scores([f["answer"] for f in found], [list(e.answers) for e in data])
+    scores = {"exact_match": squad["exact"], "f1": squad["f1"]}
+    scores |= {k: squad[k] for k in ("HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1") if k in squad}
+    rows = [{"index": i, "text": e.question, "gold": e.answers[0] if e.answers else "", "predicted": f["answer"],
+             "correct": metrics.exact_match(f["answer"], metrics.squad_golds(e.answers)) == 1.0,
+             "confidence": f["confidence"], "context": e.context, "answers": list(e.answers)}
             for i, (e, f) in enumerate(zip(data, found))]
-    return ValidationReport({"exact_match": scores["exact_match"], "f1": scores["f1"]}, rows)
+    return ValidationReport(scores, rows, squad=squad)
 
 
 def _generation(model, tokenizer, data, max_length, batch_size) -> ValidationReport:

@@ -40,7 +40,8 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         config_dict = dataclasses.asdict(method_config) if dataclasses.is_dataclass(method_config) else {}
         written(out_dir, lambda: write_manifest(
             out_dir, base_model=str(base_folder), task=spec.task, method=spec.method, method_config=config_dict,
-            labels=data.labels, text_columns=spec.text_columns, max_length=spec.max_length, run_id=run_id))
+            labels=data.labels, text_columns=spec.text_columns, max_length=spec.max_length, run_id=run_id,
+            **_no_answer(spec.task, data)))
         written(out_dir / PREDICTIONS_FILE, lambda: _write_predictions(out_dir / PREDICTIONS_FILE, report.rows))
         if report.confusion is not None:
             write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
@@ -69,14 +70,27 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "lr": lr,
         "train_examples": len(data.train),
         "validation_examples": len(data.validation),
+        "rows_scored": int(report.rows_scored),  # the validation examples the metrics were computed on
         "base_model": str(base_folder),
         "out_dir": str(out_dir),
         "adapter_dir": str(adapter),
         "spec": spec.to_dict(),
     }
+    if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
+        summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+def _no_answer(task: str, data: Any) -> dict[str, Any]:
+    """The manifest's ``no_answer: true`` for a QA model trained on SQuAD 2.0 data (``predict`` may then say
+    "no answer"); nothing otherwise, so SQuAD 1.1 manifests are as before."""
+    from engine.data.squad import any_unanswerable
+
+    if task == "qa" and (any_unanswerable(data.train) or any_unanswerable(data.validation)):
+        return {"no_answer": True}
+    return {}
 
 
 def _write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:
