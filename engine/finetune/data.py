@@ -1,25 +1,26 @@
 """Readers for the four fine-tuning task formats, and a seeded train/validation split.
 
-- sentence classification: TSV / CSV / JSONL with a header; the text column is ``sentence`` or ``text``
-  (pairs: ``sentence1`` and ``sentence2``) unless chosen; labels in ``label``;
-- token classification: CoNLL-style files, ``word ... tag`` per line, a blank line between sentences;
+- sentence classification: TSV / CSV / JSONL with a header (``engine.data.table``: TSV quotes are text, as
+  in GLUE's files); the text column is ``sentence`` or ``text`` (pairs: ``sentence1`` and ``sentence2``)
+  unless chosen; labels in ``label``;
+- token classification: CoNLL-2003 / CoNLL-U (``engine.data.conll``), a blank line between sentences;
 - extractive QA: SQuAD 1.1 / 2.0 JSON (``data / paragraphs / context / qas / question / answers``;
   ``engine.data.squad``);
 - sequence-to-sequence: TSV / CSV / JSONL with ``source`` and ``target``.
 
-Every problem a user's file can have is a ``WorkbenchError`` naming the file and, where there is one, the line.
+A row a reader cannot use is skipped and counted in the result's ``report`` (line and reason), never dropped
+silently; a file with nothing usable is a ``WorkbenchError`` naming the file and, where there is one, the line.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence, TypeVar
 
+from engine.data.conll import read_conll
+from engine.data.table import ReadReport, Table, read_table
 from engine.errors import TextEncodingError, WorkbenchError
 
 T = TypeVar("T")
@@ -41,6 +42,7 @@ class ClassificationData:
     labels: list[str]  # sorted, so label ids are stable across files
     text_column: str
     pair_column: str | None = None
+    report: ReadReport | None = None  # what reading the file kept and skipped
 
     @property
     def is_pair(self) -> bool:
@@ -60,6 +62,7 @@ class TaggedSentence:
 class TokenData:
     sentences: list[TaggedSentence]
     labels: list[str] = field(default_factory=list)  # "O" first, then the rest sorted
+    report: ReadReport | None = None
 
 
 @dataclass(frozen=True)
@@ -100,53 +103,19 @@ def _text(path: str | Path) -> tuple[Path, str]:
     return path, text
 
 
-def _rows(path: str | Path) -> tuple[Path, list[str], list[tuple[int, dict]]]:
-    """(path, header, [(line number, row dict)]) from a TSV, CSV or JSONL file (chosen by suffix)."""
-    path, text = _text(path)
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json"):
-        rows, header = [], []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise WorkbenchError(f"{path}, line {number}: not a JSON object ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise WorkbenchError(f"{path}, line {number}: each line must be a JSON object")
-            header = header or list(row)
-            rows.append((number, {k: "" if v is None else str(v) for k, v in row.items()}))
-        return path, header, rows
-    if suffix == ".csv":
-        reader = csv.reader(io.StringIO(text))
-    else:  # TSV: quotes are text (as in GLUE's files), a tab always separates
-        reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    try:
-        lines = [(reader.line_num, row) for row in reader]
-    except csv.Error as exc:
-        raise WorkbenchError(f"{path}, line {reader.line_num}: not readable as {suffix[1:].upper()} ({exc})") from None
-    lines = [(n, r) for n, r in lines if any(cell.strip() for cell in r)]
-    header = [cell.strip() for cell in lines[0][1]]
-    rows = []
-    for number, cells in lines[1:]:
-        if len(cells) != len(header):
-            raise WorkbenchError(f"{path}, line {number}: {len(cells)} columns, the header has {len(header)}")
-        rows.append((number, dict(zip(header, cells))))
-    return path, header, rows
+class ReadExamples(list):
+    """A reader's examples (a plain list) with ``report``: what it read and skipped (``ReadReport``)."""
+
+    def __init__(self, examples=(), report: ReadReport | None = None):
+        super().__init__(examples)
+        self.report = report
 
 
-def _need(path: Path, header: list[str], columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in header]
-    if missing:
-        raise WorkbenchError(f"{path}, line 1: missing column(s) {', '.join(missing)}; "
-                             f"the header has {', '.join(header) or 'nothing'}")
-
-
-def _cell(path: Path, number: int, row: dict, column: str) -> str:
-    if column not in row:  # only JSONL rows can lack a key the first row had
-        raise WorkbenchError(f"{path}, line {number}: no {column!r} field")
-    return row[column]
+def _table(path: str | Path) -> Table:
+    table = read_table(path)
+    if not table.rows and not table.report.rows_skipped:
+        raise WorkbenchError(f"{table.source}: no examples after the header")
+    return table
 
 
 def _nonempty(path: Path, rows: list, what: str) -> None:
@@ -159,67 +128,61 @@ def _nonempty(path: Path, rows: list, what: str) -> None:
 
 def read_classification(path: str | Path, text_column: str | None = None,
                         pair_column: str | None = None, label_column: str = "label") -> ClassificationData:
-    """Single sentences or pairs with labels. Without ``text_column`` the columns are found by name:
-    ``sentence1``/``sentence2`` make a pair task, else ``sentence`` or ``text``."""
-    path, header, rows = _rows(path)
+    """Single sentences or pairs with labels (``engine.data.table``). Without ``text_column`` the columns are
+    found by name: ``sentence1``/``sentence2`` make a pair task, else ``sentence`` or ``text``. Labels are
+    text, numbers or words alike (GLUE's ``0``/``1``, RTE's ``entailment``); a row with an empty text or
+    label is skipped and reported; a file without a label column (a GLUE test file) is refused."""
+    table = _table(path)
     if text_column is None:
-        if all(c in header for c in PAIR_COLUMNS):
-            text_column, pair_column = PAIR_COLUMNS
+        found = [table.find_column(c) for c in PAIR_COLUMNS]
+        if all(found):
+            text_column, pair_column = found
         else:
-            text_column = next((c for c in TEXT_COLUMNS if c in header), None)
+            text_column = table.first_column(TEXT_COLUMNS)
             if text_column is None:
-                raise WorkbenchError(f"{path}, line 1: no text column (sentence, text, or sentence1 and "
-                                     f"sentence2); the header has {', '.join(header)}; choose one")
-    _need(path, header, [text_column, label_column] + ([pair_column] if pair_column else []))
-    _nonempty(path, rows, "examples")
+                raise WorkbenchError(f"{table.source}, line 1: no text column (sentence, text, or sentence1 and "
+                                     f"sentence2); the header has {', '.join(table.header)}; choose one")
+    else:
+        text_column = table.column(text_column, "the text")
+        pair_column = table.column(pair_column, "the second text") if pair_column else None
+    if table.find_column(label_column) is None:
+        raise WorkbenchError(f"{table.source}, line 1: no {label_column!r} column, so nothing to learn or score "
+                             f"(an unlabeled file, such as a GLUE test file, cannot train); the header has "
+                             f"{', '.join(table.header)}")
+    label_column = table.column(label_column, "the label")
     examples = []
-    for number, row in rows:
-        label = _cell(path, number, row, label_column).strip()
-        text = _cell(path, number, row, text_column)
-        pair = _cell(path, number, row, pair_column) if pair_column else None
+    for row in table.rows:
+        label = (row.get(label_column) or "").strip()
+        text = row.get(text_column) or ""
+        pair = (row.get(pair_column) or "") if pair_column else None
         if not label:
-            raise WorkbenchError(f"{path}, line {number}: empty label")
-        if not text.strip() or (pair is not None and not pair.strip()):
-            raise WorkbenchError(f"{path}, line {number}: empty text")
-        examples.append(ClassificationExample(text, label, pair))
+            table.report.skip(row.line, "empty label")
+        elif not text.strip() or (pair is not None and not pair.strip()):
+            table.report.skip(row.line, "empty text")
+        else:
+            examples.append(ClassificationExample(text, label, pair))
+    table.keep(examples)
+    table.report.require_rows("examples")
     labels = sorted({e.label for e in examples})
     if len(labels) < 2:
-        raise WorkbenchError(f"{path}: only one label ({labels[0]}); classification needs at least two")
-    return ClassificationData(examples, labels, text_column, pair_column)
+        raise WorkbenchError(f"{table.source}: only one label ({labels[0]}); classification needs at least two")
+    return ClassificationData(examples, labels, text_column, pair_column, table.report)
 
 
-def read_bio(path: str | Path) -> TokenData:
-    """CoNLL-style token classification: the first field is the word, the last the BIO tag; ``-DOCSTART-``
-    lines are skipped."""
-    path, text = _text(path)
-    sentences: list[TaggedSentence] = []
-    words: list[str] = []
-    tags: list[str] = []
-
-    def close():
-        if words:
-            sentences.append(TaggedSentence(tuple(words), tuple(tags)))
-            words.clear()
-            tags.clear()
-
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            close()
-            continue
-        if fields[0] == "-DOCSTART-":
-            continue
-        if len(fields) < 2:
-            raise WorkbenchError(f"{path}, line {number}: expected 'word ... tag', found one field")
-        tag = fields[-1]
-        if not (tag == "O" or (tag[:2] in ("B-", "I-") and len(tag) > 2)):
-            raise WorkbenchError(f"{path}, line {number}: tag {tag!r} is not O, B-TYPE or I-TYPE")
-        words.append(fields[0])
-        tags.append(tag)
-    close()
-    _nonempty(path, sentences, "sentences")
+def read_bio(path: str | Path, tag_column: int | None = None) -> TokenData:
+    """Token classification from CoNLL-2003 / CoNLL-U (``engine.data.conll``): the word first, the BIO tag in
+    the last column unless ``tag_column`` (1-based) chooses another; ``-DOCSTART-`` lines passed over; IOB1
+    tags converted to IOB2 (the report says so)."""
+    read = read_conll(path, tag_column)
+    for start, tags in zip(read.lines, read.tags):
+        bad = next((t for t in tags if not (t == "O" or (t[:2] in ("B-", "I-") and len(t) > 2))), None)
+        if bad is not None:
+            raise WorkbenchError(f"{read.report.source}, sentence at line {start}: tag {bad!r} is not O, B-TYPE or "
+                                 f"I-TYPE (token classification learns entity tags; --tag-column chooses the "
+                                 f"column, e.g. 4 for CoNLL-2003's NER)")
+    sentences = [TaggedSentence(tuple(w), tuple(t)) for w, t in zip(read.sentences, read.tags)]
     others = sorted({t for s in sentences for t in s.tags} - {"O"})
-    return TokenData(sentences, ["O"] + others)
+    return TokenData(sentences, ["O"] + others, read.report)
 
 
 def read_squad(path: str | Path) -> list[QAExample]:
@@ -227,20 +190,28 @@ def read_squad(path: str | Path) -> list[QAExample]:
     inside the context; a SQuAD 2.0 ``is_impossible`` question comes back with no answers."""
     from engine.data.squad import read_squad_file
 
-    return read_squad_file(path).examples
+    read = read_squad_file(path)
+    report = ReadReport(str(path), rows_read=len(read.examples), unit="questions")
+    if read.unanswerable:
+        report.note(f"{read.unanswerable} of {len(read.examples)} questions have no answer (SQuAD 2.0)")
+    return ReadExamples(read.examples, report)
 
 
 def read_seq2seq(path: str | Path, source_column: str = "source",
-                 target_column: str = "target") -> list[Seq2SeqExample]:
-    path, header, rows = _rows(path)
-    _need(path, header, [source_column, target_column])
-    _nonempty(path, rows, "examples")
-    examples = []
-    for number, row in rows:
-        source, target = _cell(path, number, row, source_column), _cell(path, number, row, target_column)
+                 target_column: str = "target") -> ReadExamples:
+    """Source and target texts (``engine.data.table``); a row with either empty is skipped and reported."""
+    table = _table(path)
+    source_column = table.column(source_column, "the source")
+    target_column = table.column(target_column, "the target")
+    examples = ReadExamples(report=table.report)
+    for row in table.rows:
+        source, target = row.get(source_column) or "", row.get(target_column) or ""
         if not source.strip() or not target.strip():
-            raise WorkbenchError(f"{path}, line {number}: empty {source_column} or {target_column}")
+            table.report.skip(row.line, f"empty {source_column if not source.strip() else target_column}")
+            continue
         examples.append(Seq2SeqExample(source, target))
+    table.keep(examples)
+    table.report.require_rows("examples")
     return examples
 
 

@@ -59,6 +59,7 @@ class FineTuneData:
     train: Sequence[Any]
     validation: Sequence[Any]
     labels: Sequence[str] = ()
+    reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
 
 
 @dataclass

@@ -1,30 +1,29 @@
-"""Read probing tasks: token tags (CoNLL / CoNLL-U), labelled sentences (CSV/TSV) and STS pairs.
+"""Read probing tasks: token tags (CoNLL / CoNLL-U), labelled sentences and STS pairs (TSV/CSV/JSONL).
 
-- token task: one word per line, sentences separated by blank lines. A
-  CoNLL-U file (``.conllu``, or any file whose first word line has 10
-  tab-separated columns) gives FORM (column 2) and UPOS (column 4); comment
-  lines (``#``), multiword ranges (``1-2``) and empty nodes (``1.1``) are
-  skipped. Any other file is CoNLL: whitespace-separated columns, the word
-  first and the tag last.
-- sentence task: a header row with ``text`` and ``label`` columns (``.tsv``
-  is tab-separated, anything else comma-separated).
-- STS: a header row with ``sentence1``, ``sentence2`` and ``score`` (a number).
+- token task: ``engine.data.conll.read_conll`` (CoNLL-2003 or CoNLL-U; the tag
+  column by position, multiword ranges and empty nodes passed over and counted);
+- sentence task: ``engine.data.table`` with ``text`` (or ``sentence``) and
+  ``label`` columns unless named;
+- STS: ``sentence1``, ``sentence2`` and ``score`` (a number) unless named.
 
-Every problem a user can cause (not UTF-8, a missing column, a bad number,
-an empty file) is a ``WorkbenchError`` naming the file and line.
+A row whose cells cannot be used (an empty text, a score that is not a number)
+is skipped and reported (``report``: rows read and skipped, with lines and
+reasons), never dropped silently; a file with nothing usable, or one that is
+not UTF-8, is a ``WorkbenchError`` naming the file and line.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import TextEncodingError, WorkbenchError
+from engine.data.conll import read_conll
+from engine.data.table import ReadReport, read_table
+from engine.errors import WorkbenchError
 
-CONLLU_COLUMNS = 10
+TEXT_COLUMNS = ("text", "sentence")
+PAIR_COLUMNS = ("sentence1", "sentence2")
 
 
 @dataclass
@@ -34,6 +33,7 @@ class TokenTask:
     sentences: list[list[str]]
     tags: list[list[str]]
     source: str
+    report: ReadReport | None = None
 
     @property
     def words(self) -> int:
@@ -47,6 +47,7 @@ class SentenceTask:
     texts: list[str]
     labels: list[str]
     source: str
+    report: ReadReport | None = None
 
 
 @dataclass
@@ -57,144 +58,74 @@ class StsPairs:
     second: list[str]
     scores: list[float]
     source: str
+    report: ReadReport | None = field(default=None)
 
 
-def _read_lines(path: str | Path) -> list[str]:
-    """The file's lines, decoded as UTF-8 (a BOM is dropped); bad bytes name their line."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise WorkbenchError(f"no such file: {p}") from None
-    except IsADirectoryError:
-        raise WorkbenchError(f"{p} is a folder, not a file") from None
-    except OSError as exc:
-        raise WorkbenchError(f"cannot read {p}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise TextEncodingError(f"{p}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
-                                "save the file as UTF-8") from None
-    return text.splitlines()
+def read_token_task(path: str | Path, tag_column: int | None = None) -> TokenTask:
+    """Sentences and tags from a CoNLL or CoNLL-U file (``engine.data.conll``)."""
+    read = read_conll(path, tag_column)
+    return TokenTask(read.sentences, read.tags, read.report.source, read.report)
 
 
-def _is_conllu(path: Path, lines: list[str]) -> bool:
-    if path.suffix.lower() == ".conllu":
-        return True
-    first = next((ln for ln in lines if ln.strip() and not ln.startswith("#")), "")
-    return len(first.split("\t")) == CONLLU_COLUMNS
-
-
-def read_token_task(path: str | Path) -> TokenTask:
-    """Sentences and tags from a CoNLL or CoNLL-U file (see the module doc)."""
-    p = Path(path)
-    lines = _read_lines(p)
-    conllu = _is_conllu(p, lines)
-    sentences: list[list[str]] = []
-    tags: list[list[str]] = []
-    words: list[str] = []
-    labels: list[str] = []
-
-    def close() -> None:
-        if words:
-            sentences.append(list(words))
-            tags.append(list(labels))
-            words.clear()
-            labels.clear()
-
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        if not line.strip():
-            close()
+def read_sentence_task(path: str | Path, text_column: str | None = None,
+                       label_column: str | None = None) -> SentenceTask:
+    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns."""
+    table = read_table(path)
+    text = table.column(text_column, "the text") if text_column else table.first_column(TEXT_COLUMNS)
+    if text is None:
+        raise WorkbenchError(f"{table.source}, line 1: no text column (text or sentence); the header has "
+                             f"{', '.join(table.header)}; choose one with --text-column")
+    label = _label_column(table, label_column)
+    texts, labels = [], []
+    for row in table.rows:
+        t, y = (row.get(text) or "").strip(), (row.get(label) or "").strip()
+        if not t or not y:
+            table.report.skip(row.line, f"the {'text' if not t else 'label'} is empty")
             continue
-        if line.startswith("#"):
-            continue
-        if conllu:
-            cols = line.split("\t")
-            if len(cols) != CONLLU_COLUMNS:
-                raise WorkbenchError(f"{p}, line {number}: a CoNLL-U word line has {CONLLU_COLUMNS} "
-                                     f"tab-separated columns, this one has {len(cols)}")
-            if "-" in cols[0] or "." in cols[0]:
-                continue  # a multiword range or an empty node: its words are on their own lines
-            word, tag = cols[1], cols[3]
-        else:
-            cols = line.split()
-            if len(cols) < 2:
-                raise WorkbenchError(f"{p}, line {number}: expected a word and a tag, found {line.strip()!r}")
-            word, tag = cols[0], cols[-1]
-        if not word.strip() or not tag.strip() or tag == "_":
-            raise WorkbenchError(f"{p}, line {number}: the word or its tag is missing")
-        words.append(word)
-        labels.append(tag)
-    close()
-    if not sentences:
-        raise WorkbenchError(f"{p} holds no tagged words (a token task has one word and its tag per line)")
-    return TokenTask(sentences, tags, str(p))
-
-
-def _table(path: str | Path, required: tuple[str, ...], what: str) -> tuple[Path, list[tuple[int, dict]]]:
-    """(path, [(line number, row)]) of a CSV/TSV file with the ``required`` header columns."""
-    p = Path(path)
-    lines = _read_lines(p)
-    if not any(ln.strip() for ln in lines):
-        raise WorkbenchError(f"{p} is empty: {what} needs a header row with {', '.join(required)}")
-    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
-    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    try:
-        header = [h.strip().casefold() for h in next(reader)]
-    except csv.Error as exc:
-        raise WorkbenchError(f"{p}, line 1: {exc}") from None
-    missing = [c for c in required if c not in header]
-    if missing:
-        raise WorkbenchError(f"{p}, line 1: the header has no {', '.join(repr(m) for m in missing)} column "
-                             f"({what} needs {', '.join(required)}; found {', '.join(header) or 'nothing'})")
-    index = {c: header.index(c) for c in required}
-    rows = []
-    try:
-        for cells in reader:
-            number = reader.line_num
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) <= max(index.values()):
-                raise WorkbenchError(f"{p}, line {number}: {len(cells)} column(s), the header has {len(header)}")
-            rows.append((number, {c: cells[i].strip() for c, i in index.items()}))
-    except csv.Error as exc:
-        raise WorkbenchError(f"{p}, line {reader.line_num}: {exc}") from None
-    if not rows:
-        raise WorkbenchError(f"{p} has a header but no rows")
-    return p, rows
-
-
-def read_sentence_task(path: str | Path) -> SentenceTask:
-    """Texts and labels from a CSV/TSV file with ``text`` and ``label`` columns."""
-    p, rows = _table(path, ("text", "label"), "a sentence task")
-    for number, row in rows:
-        if not row["text"] or not row["label"]:
-            raise WorkbenchError(f"{p}, line {number}: the text or its label is empty")
-    texts = [row["text"] for _, row in rows]
-    labels = [row["label"] for _, row in rows]
+        texts.append(t)
+        labels.append(y)
+    table.keep(texts)
+    table.report.require_rows("labelled texts")
     if len(set(labels)) < 2:
-        raise WorkbenchError(f"{p}: every row has the label {labels[0]!r}; a probe needs at least two labels")
-    return SentenceTask(texts, labels, str(p))
+        raise WorkbenchError(f"{table.source}: every row has the label {labels[0]!r}; a probe needs at least two "
+                             f"labels")
+    return SentenceTask(texts, labels, table.source, table.report)
 
 
-def read_sts(path: str | Path) -> StsPairs:
-    """Sentence pairs and scores from a CSV/TSV file with ``sentence1``, ``sentence2`` and ``score``."""
-    p, rows = _table(path, ("sentence1", "sentence2", "score"), "an STS file")
+def _label_column(table, wanted: str | None) -> str:
+    if wanted:
+        return table.column(wanted, "the label")
+    found = table.find_column("label")
+    if found is None:
+        raise WorkbenchError(f"{table.source}, line 1: no 'label' column; the header has {', '.join(table.header)} "
+                             f"(an unlabeled file, such as a GLUE test file, cannot train or be scored)")
+    return found
+
+
+def read_sts(path: str | Path, columns: tuple[str, str, str] | None = None) -> StsPairs:
+    """Sentence pairs and scores from a TSV/CSV/JSONL file with ``sentence1``, ``sentence2`` and ``score``
+    (or the three ``columns`` named)."""
+    table = read_table(path)
+    names = columns or (*PAIR_COLUMNS, "score")
+    a, b, s = (table.column(n, "an STS file needs two sentences and a score") for n in names)
     first, second, scores = [], [], []
-    for number, row in rows:
-        if not row["sentence1"] or not row["sentence2"]:
-            raise WorkbenchError(f"{p}, line {number}: a sentence is empty")
+    for row in table.rows:
+        one, two, raw = (row.get(a) or "").strip(), (row.get(b) or "").strip(), (row.get(s) or "").strip()
+        if not one or not two:
+            table.report.skip(row.line, "a sentence is empty")
+            continue
         try:
-            score = float(row["score"])
+            score = float(raw)
             if not math.isfinite(score):
                 raise ValueError
         except ValueError:
-            raise WorkbenchError(f"{p}, line {number}: the score {row['score']!r} is not a number") from None
-        first.append(row["sentence1"])
-        second.append(row["sentence2"])
+            table.report.skip(row.line, f"the score {raw!r} is not a number")
+            continue
+        first.append(one)
+        second.append(two)
         scores.append(score)
-    if len(rows) < 3:
-        raise WorkbenchError(f"{p} has {len(rows)} pair(s); a rank correlation needs at least 3")
-    return StsPairs(first, second, scores, str(p))
+    table.keep(first)
+    table.report.require_rows("sentence pairs with scores")
+    if len(first) < 3:
+        raise WorkbenchError(f"{table.source} has {len(first)} usable pair(s); a rank correlation needs at least 3")
+    return StsPairs(first, second, scores, table.source, table.report)

@@ -46,9 +46,11 @@ class ProbeResult:
     left_out: int = 0  # task words the model did not see (past its window)
     from_cache: bool = False
     pooling: str | None = None  # sentence tasks
+    read: dict | None = None  # the task file's ReadReport.as_json(): rows_read, rows_skipped, skipped, notes
+    rows_scored: int = 0  # the held-out rows the accuracies are computed on
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return _flat_read(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -63,9 +65,17 @@ class StsResult:
     pooling: str
     spearman: list[float]
     pairs: int
+    read: dict | None = None  # the pairs file's ReadReport.as_json()
+    rows_scored: int = 0  # the pairs the correlation is computed on
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return _flat_read(asdict(self))
+
+
+def _flat_read(values: dict[str, Any]) -> dict[str, Any]:
+    """The read report's keys (rows_read, rows_skipped, skipped, notes) beside the result's own."""
+    read = values.pop("read", None) or {}
+    return {**values, **read}
 
 
 def probe_vectors(kind: str, vectors: dict[int, np.ndarray], labels: list[str], groups: np.ndarray,

@@ -70,7 +70,7 @@ def test_csv_first_string_column_and_explicit_columns(tmp_path):
     assert auto.lines == ["a cat sat", "a car sped"] and auto.labels is None
     named = read(path, text_column="content", label_column="tag")
     assert named.labels == ["animal", "vehicle"]
-    with pytest.raises(WorkbenchError, match="no label column 'sense'.*n, content, tag"):
+    with pytest.raises(WorkbenchError, match="no 'sense' column.*n, content, tag"):
         read(path, label_column="sense")
 
 
@@ -94,15 +94,25 @@ def test_jsonl_text_and_label(tmp_path):
     assert corpus.line_numbers == [1, 2, 4]
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"text": "ok"}\n{"text": broken}\n', r"line 2: not valid JSON"),
-    ('{"text": "ok"}\n{"body": "x"}\n', r"line 2: the object has no 'text' field"),
-    ('["a list"]\n', r"line 1: expected a JSON object"),
+@pytest.mark.parametrize("content, line, reason", [
+    ('{"text": "ok"}\n{"text": broken}\n', 2, "not JSON"),
+    ('{"text": "ok"}\n{"body": "x"}\n', 2, "no text in the 'text' column"),
+    ('["a list"]\n{"text": "ok"}\n', 1, "not an object"),
 ])
-def test_jsonl_errors_name_the_line(tmp_path, content, message):
+def test_jsonl_lines_that_cannot_be_read_are_skipped_and_named(tmp_path, content, line, reason):
     path = tmp_path / "bad.jsonl"
     path.write_text(content, encoding="utf-8")
-    with pytest.raises(WorkbenchError, match=message):
+    corpus = read(path)
+    assert corpus.lines == ["ok"]
+    assert corpus.report.rows_read == 1 and corpus.report.rows_skipped == 1
+    assert corpus.report.skipped[0].line == line and reason in corpus.report.skipped[0].reason
+    assert f"skipped 1 (first: line {line}: " in corpus.report.summary()
+
+
+def test_a_jsonl_file_with_no_readable_line_says_why(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": broken}\n', encoding="utf-8")
+    with pytest.raises(WorkbenchError, match="line 1: not JSON"):
         read(path)
 
 

@@ -127,7 +127,7 @@ def _run_cli(argv, capsys):
 @pytest.mark.parametrize("case, message", [
     ("missing", "no such file"),
     ("empty", "empty"),
-    ("column", "missing column"),
+    ("column", "no 'review' column"),
     ("method", "unknown"),
     ("task", "does not support"),
     ("base", "not an encoder-decoder"),

@@ -35,17 +35,12 @@ def test_classification_tsv_csv_jsonl(tmp_path):
 
 @pytest.mark.parametrize("name,content,message", [
     ("x.tsv", "review\tlabel\nok\t1\n", r"x\.tsv, line 1: no text column"),
-    ("x.tsv", "text\tgold\nok\t1\n", r"x\.tsv, line 1: missing column\(s\) label"),
-    ("x.tsv", "text\tlabel\nok\t1\nbad\n", r"x\.tsv, line 3: 1 columns, the header has 2"),
-    ("x.tsv", "text\tlabel\nok\t1\nfine\t\n", r"x\.tsv, line 3: empty label"),
+    ("x.tsv", "text\tgold\nok\t1\n", r"x\.tsv, line 1: no 'label' column.*GLUE test file"),
     ("x.tsv", "text\tlabel\nok\t1\nfine\t1\n", r"only one label"),
     ("x.tsv", "text\tlabel\n", r"x\.tsv: no examples after the header"),
-    ("x.tsv", "  \n", r"x\.tsv: the file is empty"),
-    ("x.jsonl", '{"text": "a", "label": 1}\n[1, 2]\n', r"x\.jsonl, line 2: each line must be a JSON object"),
-    ("x.jsonl", '{"text": "a", "label": 1}\n{oops\n', r"x\.jsonl, line 2: not a JSON object"),
-    ("x.jsonl", '{"text": "a", "label": 1}\n\n{"text": "b"}\n', r"x\.jsonl, line 3: no 'label' field"),
-    ("x.tsv", "text\tlabel\nok\t1\n \t0\n", r"x\.tsv, line 3: empty text"),
-    ("x.csv", "text,label\nok,1\n" + "x" * 2_000 + ",0\n", r"x\.csv, line 3: not readable as CSV"),
+    ("x.tsv", "  \n", r"x\.tsv is empty"),
+    ("x.tsv", "text\tlabel\nok\t\n", r"x\.tsv has no examples \(1 skipped; first: line 2: empty label\)"),
+    ("x.csv", "text,label\nok,1\n" + "x" * 2_000 + ",0\n", r"x\.csv, line 3: not valid CSV"),
 ])
 def test_classification_bad_input(tmp_path, name, content, message):
     import csv
@@ -59,9 +54,25 @@ def test_classification_bad_input(tmp_path, name, content, message):
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("name,content,line,reason", [
+    ("x.tsv", "text\tlabel\nok\t1\nbad\nno\t0\n", 3, "1 column(s), the header has 2"),
+    ("x.tsv", "text\tlabel\nok\t1\nfine\t\nno\t0\n", 3, "empty label"),
+    ("x.tsv", "text\tlabel\nok\t1\n \t0\nno\t0\n", 3, "empty text"),
+    ("x.jsonl", '{"text": "a", "label": 1}\n[1, 2]\n{"text": "b", "label": 0}\n', 2, "a JSON list, not an object"),
+    ("x.jsonl", '{"text": "a", "label": 1}\n{oops\n{"text": "b", "label": 0}\n', 2, "not JSON"),
+    ("x.jsonl", '{"text": "a", "label": 1}\n\n{"text": "b"}\n{"text": "c", "label": 0}\n', 3, "empty label"),
+])
+def test_rows_that_cannot_be_used_are_skipped_and_reported(tmp_path, name, content, line, reason):
+    read = data.read_classification(write(tmp_path, name, content))
+    assert len(read.examples) == 2 and read.labels == ["0", "1"]
+    assert read.report.rows_read == 2 and read.report.rows_skipped == 1
+    assert (read.report.skipped[0].line, read.report.skipped[0].reason.startswith(reason)) == (line, True)
+    assert read.report.summary().startswith(f"read 2 rows, skipped 1 (first: line {line}: {reason}")
+
+
 def test_non_utf8_names_file_and_line(tmp_path):
     path = write(tmp_path, "latin.tsv", "text\tlabel\nok\t1\ncaf\xe9\t0\n", encoding="latin-1")
-    with pytest.raises(TextEncodingError, match=r"latin\.tsv, line 3: not UTF-8"):
+    with pytest.raises(TextEncodingError, match=r"latin\.tsv is not UTF-8 text: line 3"):
         data.read_classification(path)
     with pytest.raises(WorkbenchError, match="no such file"):
         data.read_classification(tmp_path / "missing.tsv")
@@ -74,9 +85,9 @@ def test_bio_reader(tmp_path):
     assert tokens.sentences[0] == data.TaggedSentence(("Anna", "lives", "in", "New", "York"),
                                                       ("B-PER", "O", "O", "B-LOC", "I-LOC"))
     assert len(tokens.sentences) == 2 and tokens.labels == ["O", "B-LOC", "B-PER", "I-LOC"]
-    with pytest.raises(WorkbenchError, match=r"bad\.conll, line 2: tag 'PER' is not O"):
+    with pytest.raises(WorkbenchError, match=r"bad\.conll, sentence at line 1: tag 'PER' is not O"):
         data.read_bio(write(tmp_path, "bad.conll", "Anna B-PER\nBob PER\n"))
-    with pytest.raises(WorkbenchError, match=r"one\.conll, line 1: expected 'word ... tag'"):
+    with pytest.raises(WorkbenchError, match=r"one\.conll has no tagged sentences .*line 1: 1 column"):
         data.read_bio(write(tmp_path, "one.conll", "Anna\n"))
 
 
@@ -108,7 +119,7 @@ def test_squad_error_line_points_at_the_question(tmp_path):
 def test_seq2seq_reader(tmp_path):
     rows = data.read_seq2seq(write(tmp_path, "s.tsv", "source\ttarget\nthe cat ran\tcat ran\n"))
     assert rows == [data.Seq2SeqExample("the cat ran", "cat ran")]
-    with pytest.raises(WorkbenchError, match=r"s2\.csv, line 1: missing column\(s\) target"):
+    with pytest.raises(WorkbenchError, match=r"s2\.csv, line 1: no 'target' column"):
         data.read_seq2seq(write(tmp_path, "s2.csv", "source,summary\na,b\n"))
 
 

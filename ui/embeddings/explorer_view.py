@@ -243,7 +243,9 @@ class EmbeddingExplorerView(QWidget):
 
     def _corpus_changed(self, corpus: Any) -> None:
         labels = f", labels from “{corpus.label_name}”" if corpus.labels is not None else ""
-        self.corpus_panel.set_summary(f"{len(corpus):,} texts from {corpus.source}{labels}.")
+        read = getattr(corpus, "report", None)
+        skipped = f" ({read.summary()})" if read is not None and (read.rows_skipped or read.notes) else ""
+        self.corpus_panel.set_summary(f"{len(corpus):,} texts from {corpus.source}{labels}{skipped}.")
         self.notice.clear_message()
         self.embed()
 

@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from ui import theme
@@ -51,8 +51,12 @@ class ResultsPanel(QWidget):
         splitter.addWidget(self.table)
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([1, 3])  # shares, scaled to the width
+        self.data_note = QLabel()  # what reading the data files kept and skipped
+        self.data_note.setObjectName("summary")
+        self.data_note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.data_note)
         layout.addWidget(splitter)
         theme.follow(self, self._restyle)
         self.show_result(None)
@@ -69,6 +73,9 @@ class ResultsPanel(QWidget):
             self.confusion.set_matrix(None)
             self.confusion.setVisible(False)
         self._fill(errors_first(result.predictions) if result is not None else [])
+        lines = result.data_lines() if result is not None else []
+        self.data_note.setText("; ".join(lines))
+        self.data_note.setVisible(bool(lines))
 
     def rows(self) -> list[list[str]]:
         """The table as shown (its current order), for tests and export."""

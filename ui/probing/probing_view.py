@@ -243,8 +243,9 @@ class ProbingView(QWidget):
             self.state.finish_probe(result, run_id)
             best = max(range(len(result.layers)), key=lambda i: result.selectivity[i])
             parts.append(f"Most selective layer {result.layers[best]} (accuracy {result.accuracy[best]:.1%}, "
-                         f"control {result.control_accuracy[best]:.1%}; majority class {result.majority:.1%}); "
-                         f"run {run_id}")
+                         f"control {result.control_accuracy[best]:.1%}; majority class {result.majority:.1%}; "
+                         f"{result.rows_scored:,} held-out rows scored); run {run_id}")
+            parts += _read_line("Task file", result)
         if "sts" in out:
             result, run_id = out["sts"]
             self.state.finish_sts(result, run_id)
@@ -252,6 +253,7 @@ class ProbingView(QWidget):
             if finite:
                 rho, layer = max(finite)
                 parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); run {run_id}")
+            parts += _read_line("STS file", result)
         self._idle(". ".join(parts) + ".")
 
     def _failed(self, exc: BaseException, tb: str) -> None:
@@ -342,3 +344,11 @@ class ProbingView(QWidget):
         except (WorkbenchError, OSError) as exc:
             self.ctx.show_message(f"Export failed: {exc}", "warning")
             return None
+
+
+def _read_line(what: str, result: Any) -> list[str]:
+    """``Task file: read 1,498 rows, skipped 2 (first: line 17: ...)`` from a result's read report."""
+    from engine.data.table import ReadReport
+
+    read = getattr(result, "read", None)
+    return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []

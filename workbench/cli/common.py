@@ -213,9 +213,33 @@ def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]
     from workbench.runs.execute import execute
 
     inputs = run.read()
+    say_read(getattr(inputs, "report", None), args)
     loaded = load_for(args)
     result, run_id = drive_job(execute(run, loaded, runs_db_path(), inputs=inputs), quiet=args.json)
     return result, run_id, loaded
+
+
+def add_task_column_options(p: argparse.ArgumentParser) -> None:
+    """--tag-column (token tasks) and --text-column / --label-column (sentence tasks) of a probing task file."""
+    p.add_argument("--tag-column", type=int, metavar="N",
+                   help="token tasks: the tag's column, counted from 1 (default: the last column of a CoNLL "
+                        "file, UPOS (4) of CoNLL-U; CoNLL-2003: 2 POS, 3 chunk, 4 NER)")
+    p.add_argument("--text-column", metavar="NAME", help="sentence tasks: the text column (default text or sentence)")
+    p.add_argument("--label-column", metavar="NAME", help="sentence tasks: the label column (default label)")
+
+
+def task_columns(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``ProbeSpec`` keywords of ``add_task_column_options``."""
+    return {"tag_column": args.tag_column, "text_column": args.text_column, "label_column": args.label_column}
+
+
+def say_read(report: Any, args: argparse.Namespace) -> None:
+    """``note: read N rows, skipped K (first: line L: reason)`` on stderr: always when rows were skipped or
+    changed, else unless the command prints --json. ``report`` is a data reader's ``ReadReport`` (or None)."""
+    if report is None:
+        return
+    if report.rows_skipped or report.notes or not getattr(args, "json", False):
+        note(f"{Path(report.source).name}: {report.summary()}")
 
 
 def frontend_attribute(name: str) -> Any:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.finetune.names import TASKS
-from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json
+from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
 
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
 SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
@@ -167,7 +167,7 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     from workbench.finetune.job import run_recorded
 
     spec = spec_from_args(args)
-    summary = run_recorded(spec, echo=None if args.json else echo)
+    summary = run_recorded(spec, echo=None if args.json else echo, on_read=lambda report: say_read(report, args))
     if summary is None:  # a rank other than 0 under torchrun: rank 0 reports
         return 0
     if summary.get("cancelled"):

@@ -24,7 +24,9 @@ from typing import Any
 
 from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.probing.names import KINDS
-from workbench.cli.common import add_model_options, execute_recorded, note, print_json
+from workbench.cli.common import (
+    add_model_options, add_task_column_options, execute_recorded, note, print_json, task_columns,
+)
 
 POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
 
@@ -34,9 +36,10 @@ def register(sub: Any) -> None:
     pr = sub.add_parser("probe", help="layer-wise linear probes with the Hewitt & Liang control task")
     add_model_options(pr)
     pr.add_argument("--task", required=True, metavar="FILE",
-                    help="token task: a CoNLL / CoNLL-U file; sentence task: a .csv/.tsv with text and label; "
-                         "'demo' for the built-in POS set")
+                    help="token task: a CoNLL-2003 / CoNLL-U file; sentence task: a .tsv/.csv/.jsonl with text and "
+                         "label (docs/data-formats.md); 'demo' for the built-in POS set")
     pr.add_argument("--kind", required=True, choices=KINDS, help="what is labelled")
+    add_task_column_options(pr)
     pr.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     pr.add_argument("--seed", type=int, default=0, help="the held-out split and control labels (default 0)")
     pr.add_argument("--json", action="store_true", help="print JSON")
@@ -45,7 +48,10 @@ def register(sub: Any) -> None:
     st = sub.add_parser("sts", help="sentence similarity per layer: Spearman's rho of cosines vs gold scores")
     add_model_options(st)
     st.add_argument("--data", required=True, metavar="FILE",
-                    help="a .csv/.tsv with sentence1, sentence2 and score; 'demo' for the built-in pairs")
+                    help="a .tsv/.csv/.jsonl with sentence1, sentence2 and score (GLUE's STS-B files as published); "
+                         "'demo' for the built-in pairs")
+    st.add_argument("--columns", metavar="A,B,SCORE",
+                    help="the two sentence columns and the score column, if not sentence1,sentence2,score")
     st.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     st.add_argument("--json", action="store_true", help="print JSON")
     st.set_defaults(handler=cmd_sts)
@@ -64,14 +70,14 @@ def probe_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``ProbeSpec`` of a ``probe`` command line."""
     from workbench.probing.spec import ProbeSpec
 
-    return ProbeSpec(args.model, args.task, args.kind, args.pooling, args.seed).checked()
+    return ProbeSpec(args.model, args.task, args.kind, args.pooling, args.seed, **task_columns(args)).checked()
 
 
 def sts_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``StsSpec`` of an ``sts`` command line."""
     from workbench.probing.spec import StsSpec
 
-    return StsSpec(args.model, args.data, args.pooling).checked()
+    return StsSpec(args.model, args.data, args.pooling, args.columns).checked()
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -89,7 +95,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     for layer, a, c, s in zip(result.layers, result.accuracy, result.control_accuracy, result.selectivity):
         print(f"{layer:>5} {a:>9.3f} {c:>8.3f} {s:>11.3f}")
     print(f"majority class: {result.majority:.3f}; {result.train_size} training and {result.test_size} held-out "
-          f"rows; run {run_id}")
+          f"rows (scored); run {run_id}")
     return 0
 
 

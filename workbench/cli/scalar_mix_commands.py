@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.probing.names import KINDS
-from workbench.cli.common import add_model_options, execute_recorded, print_json
+from workbench.cli.common import add_model_options, add_task_column_options, execute_recorded, print_json, task_columns
 
 
 def register(sub: Any) -> None:
@@ -28,6 +28,7 @@ def register(sub: Any) -> None:
     sm.add_argument("--task", required=True, metavar="FILE",
                     help="as for probe: a CoNLL / CoNLL-U file, a .csv/.tsv with text and label, or 'demo'")
     sm.add_argument("--kind", required=True, choices=KINDS, help="what is labelled")
+    add_task_column_options(sm)
     sm.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean",
                     help="sentence vectors: mean of the tokens, the first token (cls) or the model's pooling")
     sm.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
@@ -40,7 +41,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``ScalarMixSpec`` of a ``scalar-mix`` command line."""
     from workbench.probing.spec import ScalarMixSpec
 
-    return ScalarMixSpec(args.model, args.task, args.kind, args.pooling, args.seed, args.steps).checked()
+    return ScalarMixSpec(args.model, args.task, args.kind, args.pooling, args.seed, args.steps,
+                         **task_columns(args)).checked()
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:

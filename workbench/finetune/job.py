@@ -89,19 +89,23 @@ def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:
 
 
 def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = None,
-                 store_path: Any = None) -> dict[str, Any] | None:
+                 store_path: Any = None, on_read: Callable[[Any], None] | None = None) -> dict[str, Any] | None:
     """Run ``spec`` in this process as a recorded ``finetune`` run; returns the summary (None on the ranks
     other than 0 under torchrun: rank 0 records the one run).
 
     Bad input fails before a run is recorded (``preflight``). Ctrl-C cancels: the loop saves a
     checkpoint and the summary is ``{"run_id", "cancelled": True, "checkpoint", "steps", "out_dir"}``;
     any other error marks the run failed and is re-raised (its checkpoints stay for ``--resume``).
+    ``on_read`` hears each data file's ``ReadReport`` (rows read and skipped) before training starts.
     """
     from workbench.finetune.run import preflight, run_finetune
     from workbench.paths import runs_db_path
     from workbench.store import RunStore
 
-    preflight(spec)
+    checked = preflight(spec)
+    if on_read is not None:
+        for report in checked.data.reads.values():
+            on_read(report)
     rank, _world = distributed_rank()
     if rank != 0:  # under torchrun: the other ranks train; rank 0 records the one run
         cancel = threading.Event()

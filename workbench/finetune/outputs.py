@@ -71,6 +71,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "train_examples": len(data.train),
         "validation_examples": len(data.validation),
         "rows_scored": int(report.rows_scored),  # the validation examples the metrics were computed on
+        **_reads(data),
         "base_model": str(base_folder),
         "out_dir": str(out_dir),
         "adapter_dir": str(adapter),
@@ -81,6 +82,13 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+def _reads(data: Any) -> dict[str, Any]:
+    """``rows_read`` / ``rows_skipped`` over the data files, and each file's report under ``data``."""
+    reads = {role: r.as_json() for role, r in getattr(data, "reads", {}).items() if r is not None}
+    return {"rows_read": sum(r["rows_read"] for r in reads.values()),
+            "rows_skipped": sum(r["rows_skipped"] for r in reads.values()), "data": reads}
 
 
 def _no_answer(task: str, data: Any) -> dict[str, Any]:

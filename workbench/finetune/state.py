@@ -50,6 +50,16 @@ class RunResult:
         value = best.get(name)
         return name, (float(value) if value is not None else None)
 
+    def data_lines(self) -> list[str]:
+        """``train.tsv: read 1,498 rows, skipped 2 (first: line 17: ...)``, one per data file the run read."""
+        from engine.data.table import ReadReport
+
+        lines = []
+        for role, read in (self.summary.get("data") or {}).items():
+            source = (self.summary.get("spec") or {}).get(role) or role
+            lines.append(f"{Path(str(source)).name}: {ReadReport.from_json(str(source), read).summary()}")
+        return lines
+
     def bench_row(self, task: str) -> dict[str, Any]:
         name, value = self.best(task)
         s = self.summary

@@ -31,32 +31,36 @@ def _columns(spec: FineTuneSpec) -> list[str]:
     return columns
 
 
-def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str]]:
+def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     from engine.finetune import data
 
     columns = _columns(spec)
     if spec.task == "seq-cls":
         read = data.read_classification(path, *(columns or [None]))
-        return list(read.examples), list(read.labels)
+        return list(read.examples), list(read.labels), read.report
     if spec.task == "token-cls":
         tagged = data.read_bio(path)
-        return list(tagged.sentences), list(tagged.labels)
+        return list(tagged.sentences), list(tagged.labels), tagged.report
     if spec.task == "qa":
-        return data.read_squad(path), []
-    return data.read_seq2seq(path, *columns), []
+        questions = data.read_squad(path)
+        return list(questions), [], questions.report
+    rows = data.read_seq2seq(path, *columns)
+    return list(rows), [], rows.report
 
 
 def read_task_data(spec: FineTuneSpec) -> FineTuneData:
-    """The spec's training and validation examples and labels; ``WorkbenchError`` for a bad file."""
+    """The spec's training and validation examples and labels, and what reading each file kept and skipped
+    (``reads``); ``WorkbenchError`` for a bad file."""
     from engine.finetune.data import train_validation_split
 
-    train, labels = _read(spec, spec.train)
+    train, labels, train_read = _read(spec, spec.train)
+    reads = {"train": train_read}
     if spec.validation:
-        validation, more = _read(spec, spec.validation)
+        validation, more, reads["validation"] = _read(spec, spec.validation)
         labels = _merge_labels(spec.task, labels, more)
     else:
         train, validation = train_validation_split(train, VALIDATION_FRACTION, seed=spec.seed)
-    return FineTuneData(spec.task, train, validation, labels)
+    return FineTuneData(spec.task, train, validation, labels, reads)
 
 
 def _merge_labels(task: str, first: list[str], second: list[str]) -> list[str]:

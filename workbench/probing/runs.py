@@ -25,10 +25,18 @@ def read_probe_task(spec: ProbeSpec) -> Any:
     from engine.probing.readers import read_sentence_task, read_token_task
 
     if spec.kind == "token":
-        return read_token_task(resolve(spec.task, POS_DEMO))
+        return read_token_task(resolve(spec.task, POS_DEMO), spec.tag_column)
     if spec.task == "demo":
         raise WorkbenchError("the built-in demo task is a token task (POS tags); use --kind token")
-    return read_sentence_task(spec.task)
+    return read_sentence_task(spec.task, spec.text_column, spec.label_column)
+
+
+def with_read_report(result: Any, inputs: Any, scored: int) -> Any:
+    """``result`` with what reading its file kept and skipped (``ReadReport``) and how many rows it scored."""
+    report = getattr(inputs, "report", None)
+    result.read = report.as_json() if report is not None else None
+    result.rows_scored = scored
+    return result
 
 
 class ProbeRun(ComputedRun):
@@ -44,10 +52,12 @@ class ProbeRun(ComputedRun):
 
         spec = self.spec
         if spec.kind == "token":
-            return (yield from probe_token_task(loaded, inputs, cache=activation_cache(), seed=spec.seed,
-                                                cancel=cancel))
-        return (yield from probe_sentence_task(loaded, inputs, pooling=spec.pooling, seed=spec.seed,
-                                               cancel=cancel))
+            result = yield from probe_token_task(loaded, inputs, cache=activation_cache(), seed=spec.seed,
+                                                 cancel=cancel)
+        else:
+            result = yield from probe_sentence_task(loaded, inputs, pooling=spec.pooling, seed=spec.seed,
+                                                    cancel=cancel)
+        return with_read_report(result, inputs, result.test_size)
 
     def metrics(self, result: Any) -> dict[int, dict[str, float]]:
         """{layer: metrics} (majority repeated per layer: the baseline line)."""
@@ -69,12 +79,13 @@ class StsRun(ComputedRun):
         from engine.probing.demo import STS_DEMO, resolve
         from engine.probing.readers import read_sts
 
-        return read_sts(resolve(self.spec.data, STS_DEMO))
+        return read_sts(resolve(self.spec.data, STS_DEMO), self.spec.column_names())
 
     def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.probing.sweep import sts_by_layer
 
-        return (yield from sts_by_layer(loaded, inputs, pooling=self.spec.pooling, cancel=cancel))
+        result = yield from sts_by_layer(loaded, inputs, pooling=self.spec.pooling, cancel=cancel)
+        return with_read_report(result, inputs, result.pairs)
 
     def metrics(self, result: Any) -> dict[int, dict[str, float]]:
         return {layer: {"spearman": rho} for layer, rho in zip(result.layers, result.spearman)}

@@ -7,7 +7,7 @@ POS set and STS pairs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar
 
 from engine.embeddings.names import SENTENCE_POOLINGS
@@ -33,22 +33,41 @@ class ProbeSpec(RunSpec):
     kind: str
     pooling: str = "mean"
     seed: int = 0
+    _: KW_ONLY
+    tag_column: int | None = None  # token tasks: the tag's column, 1-based (None: the format's default)
+    text_column: str | None = None  # sentence tasks: None finds text or sentence
+    label_column: str | None = None  # sentence tasks: None is label
 
     WHAT: ClassVar[str] = "probing"
     COMMAND: ClassVar[str] = "probe"
 
     def __post_init__(self) -> None:
         self.task, self.seed = str(self.task), int(self.seed)
+        self.tag_column = None if self.tag_column in (None, "") else int(self.tag_column)
+        self.text_column = self.text_column or None
+        self.label_column = self.label_column or None
 
     def check(self) -> None:
         if self.kind not in TASK_KINDS:
             raise WorkbenchError(f"--kind must be token or sentence, not {self.kind!r}")
         _check_pooling(self.pooling)
+        if self.tag_column is not None and self.kind != "token":
+            raise WorkbenchError("--tag-column applies to token tasks (CoNLL / CoNLL-U files)")
+        if (self.text_column or self.label_column) and self.kind != "sentence":
+            raise WorkbenchError("--text-column and --label-column apply to sentence tasks (TSV / CSV / JSONL)")
+        if self.tag_column is not None and self.tag_column < 2:
+            raise WorkbenchError(f"--tag-column counts from 1 and column 1 is the word: {self.tag_column} is not a tag")
 
     def task_args(self) -> list[str]:
         parts = ["lm-workbench", self.COMMAND, self.model, "--task", self.task, "--kind", self.kind]
         if self.kind == "sentence":
             parts += ["--pooling", self.pooling]
+        if self.tag_column is not None:
+            parts += ["--tag-column", str(self.tag_column)]
+        if self.text_column:
+            parts += ["--text-column", self.text_column]
+        if self.label_column:
+            parts += ["--label-column", self.label_column]
         return parts + ["--seed", str(self.seed)]
 
     def cli_args(self) -> list[str]:
@@ -62,17 +81,26 @@ class StsSpec(RunSpec):
     model: str
     data: str
     pooling: str = "mean"
+    columns: str | None = None  # "first,second,score" column names; None: sentence1,sentence2,score
 
     WHAT: ClassVar[str] = "STS"
 
     def __post_init__(self) -> None:
         self.data = str(self.data)
+        self.columns = self.columns or None
 
     def check(self) -> None:
         _check_pooling(self.pooling)
+        if self.columns is not None and len(self.column_names()) != 3:
+            raise WorkbenchError(f"--columns names three columns (two sentences and the score), e.g. "
+                                 f"sentence1,sentence2,score; not {self.columns!r}")
+
+    def column_names(self) -> tuple[str, ...] | None:
+        return None if self.columns is None else tuple(c.strip() for c in self.columns.split(",") if c.strip())
 
     def cli_args(self) -> list[str]:
-        return ["lm-workbench", "sts", self.model, "--data", self.data, "--pooling", self.pooling, "--json"]
+        columns = ["--columns", self.columns] if self.columns else []
+        return ["lm-workbench", "sts", self.model, "--data", self.data, "--pooling", self.pooling, *columns, "--json"]
 
 
 @dataclass

@@ -1,0 +1,300 @@
+"""The one table reader: TSV as the field writes it, CSV by RFC 4180, JSON Lines.
+
+Every tabular input of the workbench (the Embeddings corpus, probing sentence
+tasks, STS pairs, fine-tuning and prompting data) is read here, so a file
+reads the same way everywhere:
+
+- ``.tsv``: a tab always separates and quotes
+  are text, as in GLUE's and SentEval's files, whose sentences contain ``"``;
+  a line is a row;
+- ``.csv``: RFC 4180 (a quoted field may hold commas, doubled quotes and line
+  breaks);
+- ``.jsonl`` / ``.ndjson`` / ``.json``: one JSON object per line; the header
+  is every field name in the order first seen;
+- any other suffix: TSV if the first line holds a tab, JSONL if it opens with
+  ``{``, else CSV.
+
+The first row of a TSV or CSV file is its header. A row that cannot be read
+(a different number of columns than the header, a line that is not a JSON
+object) is *skipped and reported*, never dropped silently: ``Table.report``
+names each skipped line and why, and the readers built on this one skip rows
+whose cells they cannot use (an empty text, a score that is not a number)
+the same way. A blank line is not a row. Bytes that are not UTF-8 stop the
+read with the line they are on.
+
+``stream_table`` is a generator that yields ``Progress`` in bytes (a 50 MB
+file shows a moving bar and can be cancelled) and returns the ``Table``;
+``read_table`` runs it to the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generator, Iterator
+
+from engine.errors import TextEncodingError, WorkbenchError
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+
+TSV_SUFFIXES = (".tsv", ".tab")
+CSV_SUFFIXES = (".csv",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+TABLE_SUFFIXES = TSV_SUFFIXES + CSV_SUFFIXES + JSONL_SUFFIXES
+PROGRESS_EVERY_BYTES = 1 << 20  # one report per MiB read
+SKIPPED_KEPT = 1000  # skipped rows remembered one by one (all are counted)
+csv.field_size_limit(1 << 30)  # paragraphs can be long; the default 128 KiB is not enough
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    line: int  # 1-based line of the file
+    reason: str
+
+
+@dataclass
+class ReadReport:
+    """What a reader kept and what it left out, with line numbers and reasons."""
+
+    source: str
+    rows_read: int = 0
+    rows_skipped: int = 0
+    skipped: list[SkippedRow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was changed or passed over on purpose
+    unit: str = "rows"  # what a row is: rows, sentences, questions
+
+    def skip(self, line: int, reason: str) -> None:
+        self.rows_skipped += 1
+        if len(self.skipped) < SKIPPED_KEPT:
+            self.skipped.append(SkippedRow(line, reason))
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def summary(self) -> str:
+        """``read 1,498 rows, skipped 2 (first: line 17: 2 columns, the header has 3)``."""
+        text = f"read {self.rows_read:,} {self.unit}, skipped {self.rows_skipped:,}"
+        if self.skipped:
+            first = min(self.skipped, key=lambda s: s.line)
+            text += f" (first: line {first.line}: {first.reason})"
+        return text + "".join(f"; {n}" for n in self.notes)
+
+    def as_json(self, limit: int = 20) -> dict:
+        """``rows_read``, ``rows_skipped`` and the first ``limit`` skipped rows as ``{line, reason}``."""
+        return {"rows_read": self.rows_read, "rows_skipped": self.rows_skipped,
+                "skipped": [{"line": s.line, "reason": s.reason}
+                            for s in sorted(self.skipped, key=lambda s: s.line)[:limit]],
+                "notes": list(self.notes), "unit": self.unit}
+
+    @classmethod
+    def from_json(cls, source: str, values: dict) -> "ReadReport":
+        """Back from ``as_json`` (a recorded result's ``read``), for its ``summary``."""
+        report = cls(source, int(values.get("rows_read", 0)), int(values.get("rows_skipped", 0)),
+                     notes=list(values.get("notes", [])), unit=str(values.get("unit", "rows")))
+        report.skipped = [SkippedRow(int(s["line"]), str(s["reason"])) for s in values.get("skipped", [])]
+        return report
+
+    def require_rows(self, what: str) -> None:
+        """Refuse a read that kept nothing, naming the first reason a row was left out."""
+        if self.rows_read:
+            return
+        first = min(self.skipped, key=lambda s: s.line) if self.skipped else None
+        why = f" ({self.rows_skipped} skipped; first: line {first.line}: {first.reason})" if first else ""
+        raise WorkbenchError(f"{self.source} has no {what}{why}")
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    cells: dict[str, str]  # column -> cell (JSONL: only the fields the object has)
+
+    def get(self, column: str) -> str | None:
+        return self.cells.get(column)
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[Row]
+    report: ReadReport
+    format: str  # "tsv", "csv" or "jsonl"
+
+    @property
+    def source(self) -> str:
+        return self.report.source
+
+    def find_column(self, wanted: str) -> str | None:
+        """The header's name for ``wanted``, matched without regard to case or surrounding spaces."""
+        key = wanted.strip().casefold()
+        return next((h for h in self.header if h.strip().casefold() == key), None)
+
+    def column(self, wanted: str, purpose: str) -> str:
+        """Like ``find_column``, but a missing column is a ``WorkbenchError`` listing the header."""
+        found = self.find_column(wanted)
+        if found is None:
+            raise WorkbenchError(f"{self.source}, line 1: no {wanted!r} column ({purpose}); "
+                                 f"the header has {', '.join(self.header) or 'nothing'}")
+        return found
+
+    def first_column(self, candidates: tuple[str, ...]) -> str | None:
+        return next((c for c in (self.find_column(n) for n in candidates) if c is not None), None)
+
+    def keep(self, rows: list) -> None:
+        """Record how many rows a typed reader kept (after its own skips)."""
+        self.report.rows_read = len(rows)
+
+
+def table_format(path: Path) -> str:
+    """By suffix; a file with another suffix (or none) by its first line: a tab makes it TSV, an opening
+    brace JSONL, anything else CSV."""
+    suffix = path.suffix.lower()
+    if suffix in CSV_SUFFIXES:
+        return "csv"
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in TSV_SUFFIXES:
+        return "tsv"
+    try:
+        with path.open("rb") as f:
+            first = next((ln for ln in f if ln.strip()), b"")
+    except OSError:
+        return "tsv"
+    if b"\t" in first:
+        return "tsv"
+    return "jsonl" if first.lstrip().startswith(b"{") else "csv"
+
+
+class FileLines:
+    """A file's decoded lines, one at a time, counting bytes and lines for progress and messages."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.bytes_read = 0
+        self.number = 0
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            f = self.path.open("rb")
+        except IsADirectoryError:
+            raise WorkbenchError(f"{self.path} is a folder, not a file") from None
+        except OSError as exc:
+            raise WorkbenchError(f"cannot read {self.path}: {exc.strerror}") from None
+        with f:
+            for raw in f:
+                self.number += 1
+                self.bytes_read += len(raw)
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise TextEncodingError(
+                        f"{self.path.name} is not UTF-8 text: line {self.number} has byte 0x{raw[exc.start]:02x} "
+                        f"at column {exc.start + 1}; save it as UTF-8 and try again") from None
+                if self.number == 1 and line.startswith("\ufeff"):
+                    line = line[1:]
+                yield line
+
+
+def _tsv_rows(lines: FileLines) -> Iterator[tuple[int, list[str]]]:
+    for line in lines:
+        text = line.rstrip("\r\n")
+        if text.strip():
+            yield lines.number, text.split("\t")
+
+
+def _csv_rows(lines: FileLines, path: Path) -> Iterator[tuple[int, list[str]]]:
+    reader = csv.reader(lines)
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                yield reader.line_num, cells
+    except csv.Error as exc:
+        raise WorkbenchError(f"{path.name}, line {reader.line_num}: not valid CSV ({exc}); a quoted field must "
+                             f"end with a quote") from None
+
+
+def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Table]:
+    """Read a TSV, CSV or JSONL file (by suffix); yields byte ``Progress``, returns the ``Table``."""
+    path = Path(path)
+    if not path.exists():
+        raise WorkbenchError(f"no such file: {path}")
+    if path.is_dir():
+        raise WorkbenchError(f"{path} is a folder, not a file")
+    total = path.stat().st_size
+    kind = table_format(path)
+    lines = FileLines(path)
+    report = ReadReport(str(path))
+    header: list[str] = []
+    rows: list[Row] = []
+    reported = 0
+    yield Progress(0, total, f"reading {path.name}")
+    if kind == "jsonl":
+        source = _json_rows(lines, report, header)
+    else:
+        source = _cell_rows(lines, path, kind, report, header)
+    for row in source:
+        rows.append(row)
+        if lines.bytes_read - reported >= PROGRESS_EVERY_BYTES:
+            cancel.check()
+            reported = lines.bytes_read
+            yield Progress(reported, total, f"read {reported / 1e6:.1f} of {total / 1e6:.1f} MB, {len(rows):,} rows")
+    if not header and report.skipped:
+        report.require_rows("rows")  # every line was skipped: say why
+    if not header:
+        raise WorkbenchError(f"{path} is empty: a table needs a header row (column names) and rows")
+    report.rows_read = len(rows)
+    yield Progress(total, total, f"read {len(rows):,} rows from {path.name}")
+    return Table(header, rows, report, kind)
+
+
+def read_table(path: str | Path) -> Table:
+    return run_to_completion(stream_table(path))
+
+
+def _cell_rows(lines: FileLines, path: Path, kind: str, report: ReadReport, header: list[str]) -> Iterator[Row]:
+    source = _tsv_rows(lines) if kind == "tsv" else _csv_rows(lines, path)
+    for number, cells in source:
+        if not header:
+            names = [c.strip() for c in cells]
+            if any(not n for n in names):
+                raise WorkbenchError(f"{path.name}, line {number}: the header row has an empty column name "
+                                     f"({'; '.join(repr(n) for n in names)}); the first row names the columns")
+            header.extend(names)
+            continue
+        if len(cells) != len(header):
+            hint = " (a tab inside a sentence?)" if kind == "tsv" and len(cells) > len(header) else ""
+            report.skip(number, f"{len(cells)} column(s), the header has {len(header)}{hint}")
+            continue
+        yield Row(number, dict(zip(header, cells)))
+
+
+def _json_rows(lines: FileLines, report: ReadReport, header: list[str]) -> Iterator[Row]:
+    for line in lines:
+        if not line.strip():
+            continue
+        number = lines.number
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            report.skip(number, f"not JSON ({exc.msg})")
+            continue
+        if not isinstance(obj, dict):
+            report.skip(number, f"a JSON {type(obj).__name__}, not an object with named fields")
+            continue
+        for key in obj:
+            if key not in header:
+                header.append(key)
+        yield Row(number, {k: _as_text(v) for k, v in obj.items()})
+
+
+def _as_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
