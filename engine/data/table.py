@@ -119,7 +119,7 @@ class Table:
     header: list[str]
     rows: list[Row]
     report: ReadReport
-    format: str  # "tsv", "csv" or "jsonl"
+    format: str  # "tsv", "csv", "jsonl" or "dataset"
 
     @property
     def source(self) -> str:
@@ -215,7 +215,15 @@ def _csv_rows(lines: FileLines, path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Table]:
-    """Read a TSV, CSV or JSONL file (by suffix); yields byte ``Progress``, returns the ``Table``."""
+    """Read a TSV, CSV or JSONL file (by suffix), or a split in the datasets cache (``glue/sst2:validation``,
+    ``engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``."""
+    from engine.data.hub_datasets import dataset_table, looks_like_dataset
+
+    if looks_like_dataset(str(path)):
+        yield Progress(0, 1, f"reading {path} from the datasets cache")
+        table = dataset_table(str(path))
+        yield Progress(1, 1, f"read {table.report.rows_read:,} rows of {path}")
+        return table
     path = Path(path)
     if not path.exists():
         raise WorkbenchError(f"no such file: {path}")
@@ -250,6 +258,33 @@ def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> 
 
 def read_table(path: str | Path) -> Table:
     return run_to_completion(stream_table(path))
+
+
+def peek_header(path: str | Path, max_bytes: int = 1 << 16) -> list[str]:
+    """A table's column names as ``read_table`` will see them (a JSONL file: its first object's keys), read
+    from the start of the file only, for a column chooser; [] when it is not a table or cannot be read."""
+    from engine.data.hub_datasets import dataset_columns, looks_like_dataset
+
+    if looks_like_dataset(str(path)):
+        return dataset_columns(str(path))
+    path = Path(path)
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        return []
+    try:
+        with path.open("rb") as fh:
+            first = next((ln for ln in iter(lambda: fh.readline(max_bytes), b"") if ln.strip()), b"")
+    except OSError:
+        return []
+    text = first.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    kind = table_format(path)
+    if kind == "jsonl":
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return []
+        return [str(k) for k in obj] if isinstance(obj, dict) else []
+    cells = text.split("\t") if kind == "tsv" else next(csv.reader([text]), [])
+    return [c.strip() for c in cells if c.strip()]
 
 
 def _cell_rows(lines: FileLines, path: Path, kind: str, report: ReadReport, header: list[str]) -> Iterator[Row]:

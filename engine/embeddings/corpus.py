@@ -90,7 +90,13 @@ def read_corpus(
     label_column: str | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress, None, Corpus]:
-    """Stream a corpus file; yields byte Progress, returns the Corpus (with its ``report``)."""
+    """Stream a corpus file (or a split in the datasets cache, ``glue/sst2:validation``); yields byte Progress,
+    returns the Corpus (with its ``report``)."""
+    from engine.data.hub_datasets import looks_like_dataset
+
+    if looks_like_dataset(str(path)):
+        table = yield from stream_table(str(path), cancel=cancel)
+        return require_lines(_corpus_from_table(table, text_column, label_column))
     path = Path(path)
     if not path.is_file():
         raise WorkbenchError(f"corpus file {path} does not exist")

@@ -10,7 +10,6 @@ sense label is the line's label ("word:sense").
 
 from __future__ import annotations
 
-import csv
 from importlib import resources
 
 from engine.embeddings.corpus import Corpus
@@ -19,8 +18,11 @@ DEMO_FILE = "polysemy_demo.tsv"
 
 
 def _rows() -> list[dict[str, str]]:
-    text = resources.files("engine.embeddings").joinpath("data", DEMO_FILE).read_text("utf-8")
-    return list(csv.DictReader(text.splitlines(), delimiter="\t"))
+    from engine.data.table import read_table
+
+    with resources.as_file(resources.files("engine.embeddings").joinpath("data", DEMO_FILE)) as path:
+        table = read_table(path)
+    return [row.cells for row in table.rows]
 
 
 def demo_words() -> list[str]:

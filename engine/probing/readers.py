@@ -24,6 +24,8 @@ from engine.errors import WorkbenchError
 
 TEXT_COLUMNS = ("text", "sentence")
 PAIR_COLUMNS = ("sentence1", "sentence2")
+STS_PAIR_COLUMNS = (("sentence1", "sentence2"), ("sentence_a", "sentence_b"))  # GLUE / STS-B; SICK
+STS_SCORE_COLUMNS = ("score", "label", "relatedness_score", "similarity_score")  # datasets' GLUE stsb: label
 
 
 @dataclass
@@ -103,10 +105,15 @@ def _label_column(table, wanted: str | None) -> str:
 
 
 def read_sts(path: str | Path, columns: tuple[str, str, str] | None = None) -> StsPairs:
-    """Sentence pairs and scores from a TSV/CSV/JSONL file with ``sentence1``, ``sentence2`` and ``score``
-    (or the three ``columns`` named)."""
+    """Sentence pairs and scores from a TSV/CSV/JSONL file (or a split in the datasets cache) with
+    ``sentence1``, ``sentence2`` and ``score`` (or the three ``columns`` named; without them, the score may
+    be ``label`` as in the datasets library's GLUE STS-B, the pair ``sentence_A``/``sentence_B`` as in SICK)."""
     table = read_table(path)
-    names = columns or (*PAIR_COLUMNS, "score")
+    if columns:
+        names = columns
+    else:
+        pair = next((p for p in STS_PAIR_COLUMNS if all(table.find_column(c) for c in p)), PAIR_COLUMNS)
+        names = (*pair, table.first_column(STS_SCORE_COLUMNS) or "score")
     a, b, s = (table.column(n, "an STS file needs two sentences and a score") for n in names)
     first, second, scores = [], [], []
     for row in table.rows:

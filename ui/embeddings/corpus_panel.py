@@ -9,9 +9,6 @@ the text- and label-column pickers; changing a column reads the file again.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -21,33 +18,20 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
+from ui.widgets.dataset_picker import choose_cached_dataset
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".tsv", ".jsonl", ".ndjson")
 FILE_FILTER = "Corpora (*.txt *.csv *.tsv *.jsonl *.ndjson);;All files (*)"
 AUTO = "(auto)"
 NO_LABEL = "(auto: label or sense)"
-HEADER_BYTES = 1 << 16
 
 
 def header_columns(path: str | Path) -> list[str]:
-    """Column names of a .csv/.tsv header or the keys of a .jsonl file's first object ([] otherwise)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".tsv", ".jsonl", ".ndjson"):
-        return []
-    try:
-        with path.open("rb") as fh:
-            first = fh.readline(HEADER_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
-    except OSError:
-        return []
-    if suffix in (".csv", ".tsv"):
-        row = next(csv.reader(io.StringIO(first), delimiter="\t" if suffix == ".tsv" else ","), [])
-        return [c.strip() for c in row if c.strip()]
-    try:
-        obj = json.loads(first)
-    except ValueError:
-        return []
-    return [str(k) for k in obj] if isinstance(obj, dict) else []
+    """Column names of a .tsv/.csv header or the keys of a .jsonl file's first object ([] otherwise), as the
+    table reader will see them."""
+    from engine.data.table import peek_header
+
+    return peek_header(path)
 
 
 def dropped_file(event) -> str | None:
@@ -77,6 +61,9 @@ class CorpusPanel(QWidget):
         self.use_text_button.setToolTip("Embed the pasted lines (one text per line)")
         self.open_button = QPushButton("Open file…")
         self.open_button.setToolTip(".txt: one text per line; .csv/.tsv: a header row; .jsonl: {\"text\": …}")
+        self.dataset_button = QPushButton("From the datasets cache…")
+        self.dataset_button.setToolTip("A split of a dataset already in the local Hugging Face datasets cache, "
+                                       "e.g. glue/sst2:validation (read offline)")
         self.demo_button = QPushButton("Demo set (polysemy)")
         self.demo_button.setToolTip("Sentences for polysemous words (bank, play, bass, …), labelled with their senses")
         self.text_column = QComboBox()
@@ -102,11 +89,13 @@ class CorpusPanel(QWidget):
         layout.addWidget(self.demo_button)
         layout.addWidget(self.paste_edit)
         layout.addLayout(buttons)
+        layout.addWidget(self.dataset_button)
         layout.addWidget(self.columns_row)
         layout.addWidget(self.summary)
         self.use_text_button.clicked.connect(lambda: self.text_requested.emit(self.paste_edit.toPlainText()))
         self.open_button.clicked.connect(lambda: self.open_file())
         self.demo_button.clicked.connect(self.demo_requested)
+        self.dataset_button.clicked.connect(self.open_cached_dataset)
         self.text_column.activated.connect(lambda _i: self._request_file())
         self.label_column.activated.connect(lambda _i: self._request_file())
 
@@ -131,6 +120,12 @@ class CorpusPanel(QWidget):
                 self.label_column.setCurrentIndex(index)
                 break
         self._request_file()
+
+    def open_cached_dataset(self) -> None:
+        """Choose a split in the datasets cache and read it like a table file."""
+        reference = choose_cached_dataset(self)
+        if reference:
+            self.open_file(reference)
 
     def set_summary(self, text: str) -> None:
         self.summary.setText(text)

@@ -31,6 +31,7 @@ from engine.finetune.demo import demo_path
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.widgets.config_form import ConfigForm
+from ui.widgets.dataset_picker import choose_cached_dataset
 from workbench.finetune.state import FineTuneState
 
 TASK_TITLES = {
@@ -77,6 +78,10 @@ class FineTuneForm(QWidget):
         self.validation_edit = QLineEdit()
         self.validation_edit.setPlaceholderText("none: 10% of the training file, seeded")
         self.train_browse, self.validation_browse = QPushButton("Browse…"), QPushButton("Browse…")
+        self.train_cache, self.validation_cache = QPushButton("Datasets cache…"), QPushButton("Datasets cache…")
+        for button in (self.train_cache, self.validation_cache):
+            button.setToolTip("A split of a dataset already in the local Hugging Face datasets cache, e.g. "
+                              "glue/sst2:train (read offline; the file box also takes such a name)")
         self.method_combo = QComboBox()
         for name, method in methods.items():
             self.method_combo.addItem(method.title or name, name)
@@ -116,6 +121,8 @@ class FineTuneForm(QWidget):
             lambda: self._set(validation=self.validation_edit.text().strip()))
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
+        self.train_cache.clicked.connect(lambda: self.from_cache("train"))
+        self.validation_cache.clicked.connect(lambda: self.from_cache("validation"))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
         self.config_form.changed.connect(self._config_edited)
         self.lr_spin.valueChanged.connect(self._lr_edited)
@@ -129,11 +136,13 @@ class FineTuneForm(QWidget):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Task", self.task_combo)
-        for label, edit, button in (("Training", self.train_edit, self.train_browse),
-                                    ("Validation", self.validation_edit, self.validation_browse)):
+        for label, edit, button, cache in (("Training", self.train_edit, self.train_browse, self.train_cache),
+                                           ("Validation", self.validation_edit, self.validation_browse,
+                                            self.validation_cache)):
             row = QHBoxLayout()
             row.addWidget(edit, 1)
             row.addWidget(button)
+            row.addWidget(cache)
             form.addRow(label, row)
         form.addRow("Method", self.method_combo)
         form.addRow(self.method_help)
@@ -206,6 +215,12 @@ class FineTuneForm(QWidget):
                 return
         (self.train_edit if which == "train" else self.validation_edit).setText(path)
         self._set(**{which: path})
+
+    def from_cache(self, which: str) -> None:
+        """A split in the datasets cache as the training or validation data."""
+        reference = choose_cached_dataset(self)
+        if reference:
+            self.browse(which, reference)
 
     def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None) -> None:
         """Set fields through their widgets, as a user would (a new task takes its demo file)."""

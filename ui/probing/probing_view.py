@@ -11,7 +11,7 @@ as a run (kinds ``probe`` and ``sts``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QSpinBox, QToolButton,
@@ -22,6 +22,7 @@ from engine.embeddings.names import SENTENCE_POOLINGS
 from engine.errors import WorkbenchError
 from engine.probing.names import KINDS
 from engine.progress import Progress
+from ui.widgets.dataset_picker import choose_cached_dataset, display_name
 from ui.widgets.export import export_dialog, save_widget
 from ui.probing.layer_plots import LayerPlots
 from workbench.export import export_csv, suggest_filename
@@ -30,6 +31,7 @@ from workbench.probing.state import DEMO, ProbingState
 TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
 STS_DEMO = "Demo: 66 scored sentence pairs"
 CHOOSE = "Choose a file…"
+FROM_CACHE = "From the datasets cache…"
 
 
 class ProbingView(QWidget):
@@ -40,7 +42,7 @@ class ProbingView(QWidget):
         self._mix_label = ""
 
         self.task_combo = QComboBox()
-        self.task_combo.addItems([TASK_DEMO, CHOOSE])
+        self.task_combo.addItems([TASK_DEMO, CHOOSE, FROM_CACHE])
         self.task_combo.setToolTip("A CoNLL / CoNLL-U file (token task) or a CSV/TSV with text and label "
                                    "(sentence task)")
         self.kind_combo = QComboBox()
@@ -51,7 +53,7 @@ class ProbingView(QWidget):
         self.pooling_combo.setToolTip("Sentence vectors: mean of the tokens, the first token, or the model's own "
                                       "declared pooling")
         self.sts_combo = QComboBox()
-        self.sts_combo.addItems([STS_DEMO, CHOOSE])
+        self.sts_combo.addItems([STS_DEMO, CHOOSE, FROM_CACHE])
         self.sts_combo.setToolTip("A CSV/TSV with sentence1, sentence2 and score")
         self.probe_check = QCheckBox("Probe")
         self.probe_check.setChecked(True)
@@ -141,12 +143,24 @@ class ProbingView(QWidget):
             self.state.set_task(DEMO, "token")
         elif self.task_combo.itemText(index) == CHOOSE:
             self.choose_task_file()
+        elif self.task_combo.itemText(index) == FROM_CACHE:
+            self._from_cache(lambda ref: self.state.set_task(ref, "sentence"))
 
     def _sts_activated(self, index: int) -> None:
         if self.sts_combo.itemText(index) == STS_DEMO:
             self.state.set_sts_data(DEMO)
         elif self.sts_combo.itemText(index) == CHOOSE:
             self.choose_sts_file()
+        elif self.sts_combo.itemText(index) == FROM_CACHE:
+            self._from_cache(self.state.set_sts_data)
+
+    def _from_cache(self, use: Callable[[str], None]) -> None:
+        """A split from the datasets cache as the (sentence) task or the STS pairs."""
+        reference = choose_cached_dataset(self)
+        if reference:
+            use(reference)
+        else:
+            self._sync_choices()
 
     @staticmethod
     def _show_choice(combo: QComboBox, demo: str, value: str) -> None:
@@ -155,7 +169,7 @@ class ProbingView(QWidget):
             return
         index = combo.findData(value)
         if index < 0:
-            combo.insertItem(combo.count() - 1, Path(value).name, value)
+            combo.insertItem(combo.findText(CHOOSE), display_name(value), value)
             index = combo.findData(value)
         combo.setCurrentIndex(index)
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
+from ui.widgets.dataset_picker import choose_cached_dataset, display_name
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
 from workbench.export import suggest_filename
@@ -29,6 +30,7 @@ TIPS = ["accuracy", "macro-F1 (the mean of the labels' F1)", "accuracy after con
         "macro-F1 after contextual calibration", "the run it is stored as (Runs tab)", "", ""]
 TEMPLATE_COLUMN = 5
 CHOOSE = "Choose a labelled file…"
+FROM_CACHE = "From the datasets cache…"
 
 
 class EvaluatePanel(QWidget):
@@ -38,6 +40,7 @@ class EvaluatePanel(QWidget):
         self._prompt_valid = True
         self.data_combo = QComboBox()
         self.data_combo.addItem(CHOOSE)
+        self.data_combo.addItem(FROM_CACHE)
         self.data_combo.setToolTip("A CSV/TSV (text, label; or sentence1, sentence2, label) or a JSONL file")
         self.calibrate_check = QCheckBox("Calibrate")
         self.calibrate_check.setChecked(state.calibrate)
@@ -126,6 +129,12 @@ class EvaluatePanel(QWidget):
     def _data_activated(self, index: int) -> None:
         if self.data_combo.itemText(index) == CHOOSE:
             self.choose_data()
+        elif self.data_combo.itemText(index) == FROM_CACHE:
+            reference = choose_cached_dataset(self)
+            if reference:
+                self.state.set_data(reference)
+            else:
+                self._show()
         else:
             self.state.set_data(self.data_combo.itemData(index))
 
@@ -187,7 +196,7 @@ class EvaluatePanel(QWidget):
     def _show(self) -> None:
         s = self.state
         if s.data_path and self.data_combo.findData(s.data_path) < 0:
-            self.data_combo.insertItem(self.data_combo.count() - 1, Path(s.data_path).name, s.data_path)
+            self.data_combo.insertItem(self.data_combo.findText(CHOOSE), display_name(s.data_path), s.data_path)
         if s.data_path:
             self.data_combo.setCurrentIndex(self.data_combo.findData(s.data_path))
         self.calibrate_check.setChecked(s.calibrate)

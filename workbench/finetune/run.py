@@ -51,9 +51,11 @@ class Preflight:
 def _check_file(path: str | None, flag: str) -> None:
     if path is None:
         return
+    from engine.data.hub_datasets import looks_like_dataset
+
     p = Path(path)
-    if not p.is_file():
-        raise WorkbenchError(f"{flag} {p}: no such file")
+    if not p.is_file() and not looks_like_dataset(path):
+        raise WorkbenchError(f"{flag} {p}: no such file (nor a dataset in the cache such as glue/sst2:train)")
 
 
 def base_folder(model: str) -> Path:

@@ -23,8 +23,10 @@ EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar d
 
 def resolve_data(data: str) -> Path:
     """A labelled file, or the example data of the installed prompt set named ``data`` (e.g. ``sentiment``)."""
+    from engine.data.hub_datasets import looks_like_dataset
+
     path = Path(data)
-    if path.is_file():
+    if path.is_file() or looks_like_dataset(data):
         return path
     from workbench.prompting.sets import example_data_path
 
