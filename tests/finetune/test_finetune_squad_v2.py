@@ -199,6 +199,9 @@ def test_finetune_cli_on_squad_v2_reports_the_split_and_rows_scored(tmp_path, fr
     assert code == 0
     printed = json.loads(buffer.getvalue())
     assert printed["rows_scored"] == 4 == printed["validation_examples"]
+    assert (printed["rows_read"], printed["rows_skipped"]) == (8 + 4, 0)  # both files' questions, none skipped
+    assert printed["data"]["validation"]["notes"] == ["2 of 4 questions have no answer (SQuAD 2.0)"]
+    assert printed["data"]["train"]["unit"] == "questions"
     squad = printed["squad"]
     assert (squad["total"], squad["HasAns_total"], squad["NoAns_total"]) == (4, 2, 2)
     assert {"exact_match", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1"} == set(printed["validation"])
