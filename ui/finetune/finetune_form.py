@@ -21,9 +21,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-    QSpinBox,
-    QVBoxLayout, QWidget,
+    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu,
+    QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
@@ -77,11 +76,15 @@ class FineTuneForm(QWidget):
         self.train_edit.setPlaceholderText("training file")
         self.validation_edit = QLineEdit()
         self.validation_edit.setPlaceholderText("none: 10% of the training file, seeded")
-        self.train_browse, self.validation_browse = QPushButton("Browse…"), QPushButton("Browse…")
-        self.train_cache, self.validation_cache = QPushButton("Datasets cache…"), QPushButton("Datasets cache…")
-        for button in (self.train_cache, self.validation_cache):
-            button.setToolTip("A split of a dataset already in the local Hugging Face datasets cache, e.g. "
-                              "glue/sst2:train (read offline; the file box also takes such a name)")
+        self.train_browse, self.validation_browse = QToolButton(), QToolButton()
+        for button, which in ((self.train_browse, "train"), (self.validation_browse, "validation")):
+            button.setText("Browse…")
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)  # the arrow: the datasets cache
+            button.setToolTip("Choose a file; the arrow offers a split of a dataset already in the local Hugging "
+                              "Face datasets cache, e.g. glue/sst2:train (the box also takes such a name)")
+            menu = QMenu(button)
+            menu.addAction("From the datasets cache…", lambda which=which: self.from_cache(which))
+            button.setMenu(menu)
         self.method_combo = QComboBox()
         for name, method in methods.items():
             self.method_combo.addItem(method.title or name, name)
@@ -121,8 +124,6 @@ class FineTuneForm(QWidget):
             lambda: self._set(validation=self.validation_edit.text().strip()))
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
-        self.train_cache.clicked.connect(lambda: self.from_cache("train"))
-        self.validation_cache.clicked.connect(lambda: self.from_cache("validation"))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
         self.config_form.changed.connect(self._config_edited)
         self.lr_spin.valueChanged.connect(self._lr_edited)
@@ -136,13 +137,11 @@ class FineTuneForm(QWidget):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Task", self.task_combo)
-        for label, edit, button, cache in (("Training", self.train_edit, self.train_browse, self.train_cache),
-                                           ("Validation", self.validation_edit, self.validation_browse,
-                                            self.validation_cache)):
+        for label, edit, button in (("Training", self.train_edit, self.train_browse),
+                                    ("Validation", self.validation_edit, self.validation_browse)):
             row = QHBoxLayout()
             row.addWidget(edit, 1)
             row.addWidget(button)
-            row.addWidget(cache)
             form.addRow(label, row)
         form.addRow("Method", self.method_combo)
         form.addRow(self.method_help)
