@@ -11,6 +11,7 @@ from workbench.lectures.schema import Preset, PresetError, parse_preset
 DATA_PACKAGE = "workbench.lectures"
 DATA_FOLDER = "data"
 MAX_PRESET_BYTES = 5_000_000
+USER_FOLDER = "presets"  # in the data folder: the teacher's own presets (Lectures > Record lecture saves there)
 
 
 def parse_preset_text(text: str, source: str) -> Preset:
@@ -59,3 +60,23 @@ def find_builtin(name: str) -> Preset:
         if preset.name == name:
             return preset
     raise PresetError(f"no built-in preset called {name!r}")
+
+
+def user_presets_folder() -> Path:
+    """Where a teacher's own presets are saved by the recorder (and listed in the Lectures menu from)."""
+    from workbench.paths import data_dir
+
+    folder = data_dir() / USER_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def user_presets() -> tuple[list[Preset], list[str]]:
+    """The presets in the user's presets folder (by file name) and, for a file that is not one, its message."""
+    presets, problems = [], []
+    for path in sorted(user_presets_folder().glob("*.json")):
+        try:
+            presets.append(load_preset_file(path))
+        except PresetError as exc:
+            problems.append(str(exc))
+    return presets, problems
