@@ -29,7 +29,7 @@ from ui.lectures.caption_bar import LectureBar
 from workbench.lectures.availability import (
     PresetStatus, check_preset, installed_course_models, resolve_model, resolve_settings,
 )
-from workbench.lectures.library import builtin_presets, load_preset_file
+from workbench.lectures.library import builtin_presets, load_preset_file, user_presets
 from workbench.lectures.runner import PresetRunner
 from workbench.lectures.schema import Preset
 
@@ -50,7 +50,9 @@ class LectureController(QObject):
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
         self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
         self._about_was_open = False  # the About panel's state when the lecture began
-        self.presets: list[Preset] = builtin_presets()
+        self.presets: list[Preset] = builtin_presets() + user_presets()[0]  # the teacher's own after the built-in
+        self.menu: QMenu | None = None
+        self.extra_actions: list[QAction] = []  # the recorder's (Record lecture, Edit lecture, Add step)
         self.next_action = services.next_action  # PageDown/PageUp: the window's StepController
         self.previous_action = services.previous_action
         self.end_action = self._action("&End lecture", None, self.runner.stop)
@@ -95,8 +97,26 @@ class LectureController(QObject):
         return check_preset(preset, self.views(), installed_course_models())
 
     def install_menu(self, menu: QMenu) -> None:
-        """The built-in presets (unavailable ones greyed, with their reason), opening a file, stepping."""
+        """The presets (unavailable ones greyed, with their reason), opening a file, recording, stepping."""
+        self.menu = menu
         menu.setToolTipsVisible(True)
+        self._fill_menu()
+
+    def add_menu_actions(self, actions: list[QAction]) -> None:
+        """Put ``actions`` in the Lectures menu, under opening a file (the recorder's)."""
+        self.extra_actions.extend(actions)
+        self._fill_menu()
+
+    def refresh(self) -> None:
+        """Read the user's presets folder again (a lecture was saved there) and rebuild the menu."""
+        self.presets = builtin_presets() + user_presets()[0]
+        self._fill_menu()
+
+    def _fill_menu(self) -> None:
+        menu = self.menu
+        if menu is None:
+            return
+        menu.clear()
         menu.addAction(self.start_page_action)
         menu.addSeparator()
         for preset in self.presets:
@@ -106,6 +126,10 @@ class LectureController(QObject):
             action.setToolTip(preset.description if status.available else f"Not available: {status.reason}")
         menu.addSeparator()
         menu.addAction("Open preset &file…", self.open_preset_file)
+        if self.extra_actions:
+            menu.addSeparator()
+            for action in self.extra_actions:
+                menu.addAction(action)
         menu.addSeparator()
         for action in (self.next_action, self.previous_action, self.end_action):
             menu.addAction(action)

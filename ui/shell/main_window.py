@@ -30,6 +30,7 @@ from ui.shell.about_panel import AboutPanel
 from ui.lectures.clicker_keys import ClickerKeys
 from ui.shell.job_bridge import JobBridge
 from ui.lectures.controller import LectureController
+from ui.lectures.recorder import LectureRecorder
 from ui.shell.model_panel import ModelPanel, format_count, spec_label
 from ui.shell.presentation import PresentationMode
 from ui.run_tracking.run_services import RunServices
@@ -165,6 +166,7 @@ class MainWindow(QMainWindow):
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
         self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
+        self.recorder = LectureRecorder(self.workspaces.services, self.lectures)  # Lectures > Record lecture…
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
