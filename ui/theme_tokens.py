@@ -251,6 +251,7 @@ class Metrics:
     about_start_h: int = 130  # the About panel's height the first time (then the user's, from its splitter)
     about_min_h: int = 48
     hover_context_min_h: int = 38
+    dock_start_w: int = 280  # the model dock's width the first time
     side_column_min_w: int = 260  # the Embeddings tab's control column, at first
     side_panel_min_w: int = 220  # its neighbours/selection/layers/sentences panel (tables scroll)
     layer_plot_min_h: int = 220
@@ -400,3 +401,39 @@ _PRESENTATION_CHANGES = dict(
     text_highlight_bg="#fbf1b5",
 )
 PRESENTATION = DEFAULT.replace(**{**_scaled_metrics(DEFAULT.metrics, PRESENTATION_SCALE), **_PRESENTATION_CHANGES})
+
+# ------------------------------------------------- presentation by screen height
+HALL_PT, HALL_HEIGHT = 20.0, 1080  # a lecture hall reads 20 pt on a 1080-pixel-high projection
+MIN_PRESENTATION_PT, MAX_PRESENTATION_PT = 12.0, 40.0
+_FONT_DELTAS = ("token_delta", "token_id_delta", "small_delta", "lens_cell_delta", "live_plot_title_delta",
+                "infill_delta", "run_legend_delta", "lecture_caption_delta")
+_PRESENTATION_SETS: dict[float, Tokens] = {HALL_PT: PRESENTATION}
+
+
+def presentation_pt(screen_height: int | float | None) -> float:
+    """The presentation font for a screen ``screen_height`` pixels high (its available height): 20 pt at
+    1080 px and proportional to the height (the same size on the wall), in half points, within 12-40 pt;
+    20 pt when the height is unknown."""
+    if not screen_height or screen_height <= 0:
+        return HALL_PT
+    pt = HALL_PT * float(screen_height) / HALL_HEIGHT
+    return min(MAX_PRESENTATION_PT, max(MIN_PRESENTATION_PT, round(pt * 2) / 2))
+
+
+def presentation_tokens(base_pt: float = HALL_PT) -> Tokens:
+    """``PRESENTATION`` with its fonts at ``base_pt`` and every size in pixels scaled with them (line widths
+    and colours kept); ``presentation_tokens(20)`` is ``PRESENTATION`` itself. One set per size, kept."""
+    base_pt = float(base_pt)
+    tokens = _PRESENTATION_SETS.get(base_pt)
+    if tokens is None:
+        ratio = base_pt / HALL_PT
+        scaled = {name: value for name, value in _scaled_metrics(DEFAULT.metrics, PRESENTATION_SCALE * ratio).items()
+                  if name not in _PRESENTATION_CHANGES}  # line widths stay thick
+        deltas = {name: round(getattr(PRESENTATION.fonts, name) * ratio * 2) / 2 for name in _FONT_DELTAS}
+        tokens = _PRESENTATION_SETS[base_pt] = PRESENTATION.replace(**scaled, **deltas, base_pt=base_pt)
+    return tokens
+
+
+def is_presentation(tokens: Tokens) -> bool:
+    """Whether ``tokens`` is one of the presentation sets (any size)."""
+    return any(tokens is t for t in _PRESENTATION_SETS.values())

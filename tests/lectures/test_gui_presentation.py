@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
 from ui import theme
-from ui.theme_tokens import DEFAULT, PRESENTATION
+from ui.theme_tokens import DEFAULT, PRESENTATION, is_presentation
 
 pytestmark = pytest.mark.timeout(90)
 SENTENCE = "the bank raised rates"
@@ -63,6 +63,7 @@ class Recorder:
 
 def test_f5_repaints_the_views_in_the_presentation_tokens_and_back(open_window, qtbot, tiny_models, restore_style):
     window = open_window(str(tiny_models["bert"]), "tokens")
+    window.presentation.screen_height = lambda: 1080  # a 1080p projector: the 20 pt set
     window.text_input.set_text(SENTENCE)
     tokens_view = window.view("tokens").view
     qtbot.waitUntil(lambda: bool(tokens_view.tokens()), timeout=30000)
@@ -106,7 +107,8 @@ def test_a_window_opens_in_presentation_mode_when_the_settings_say_so(open_windo
     from workbench.settings import Settings
 
     window = open_window(settings=Settings(presentation_mode=True))
-    assert theme.current() is PRESENTATION and window.actions_.presentation.isChecked()
+    assert is_presentation(theme.current()) and window.actions_.presentation.isChecked()
+    assert not window.model_dock.isVisible() and not window.menuBar().isVisible()  # folded away
     window.close()
     assert theme.current() is DEFAULT  # the next window starts from the default tokens
 

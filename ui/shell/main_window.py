@@ -18,8 +18,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import MachineFault, WorkbenchError
@@ -33,6 +33,7 @@ from ui.lectures.controller import LectureController
 from ui.lectures.recorder import LectureRecorder
 from ui.shell.model_panel import ModelPanel, format_count, spec_label
 from ui.shell.presentation import PresentationMode
+from ui.shell.presentation_fit import PresentationFit
 from ui.run_tracking.run_services import RunServices
 from ui.shell.status_bar import JobStatusBar
 from ui.shell.text_input import TextInputPanel
@@ -44,6 +45,7 @@ from ui.shell.window_services import ActionServices, LectureServices, WorkspaceS
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.window_actions import build_actions
+from ui.shell.window_geometry import place_on_screen, saved_geometry
 from ui.workspace.controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.faults import user_line
@@ -61,7 +63,6 @@ HINT_EMPTY = "Type a sentence above to see how the model splits it into tokens."
 HINT_LOADING = "Loading the model…"
 MAX_TEXT_FILE_BYTES = 2_000_000
 TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
-SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window opens
 
 
 def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
@@ -74,18 +75,6 @@ def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelTo
     from workbench.models.jobs import tokenize_job
 
     return tokenize_job(loaded, text, pair, cancel)
-
-
-def parse_geometry(text: str) -> tuple[int, int, int, int, bool] | None:
-    """(x, y, width, height, maximised) from ``saved_geometry``'s text; None when absent or damaged."""
-    parts = text.split(",") if text else []
-    if len(parts) not in (4, 5) or (len(parts) == 5 and parts[4] != "max"):
-        return None
-    try:
-        x, y, width, height = (int(p) for p in parts[:4])
-    except ValueError:
-        return None
-    return (x, y, width, height, len(parts) == 5) if width > 0 and height > 0 else None
 
 
 def folder_from_mime(mime: QMimeData) -> str | None:
@@ -154,7 +143,7 @@ class MainWindow(QMainWindow):
             QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.model_dock)
-        self.resizeDocks([self.model_dock], [280], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.model_dock], [DEFAULT.metrics.dock_start_w], Qt.Orientation.Horizontal)
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
@@ -167,6 +156,8 @@ class MainWindow(QMainWindow):
         self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
         self.recorder = LectureRecorder(self.workspaces.services, self.lectures)  # Lectures > Record lecture…
+        self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
+                                                self.status.set_message, self.actions_.view_menu)
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
@@ -186,6 +177,7 @@ class MainWindow(QMainWindow):
         self.model_panel.words_changed.connect(self.set_words)
         self.text_input.edited.connect(self.retokenize)
         self.views.currentChanged.connect(self._view_changed)
+        self.views.currentChanged.connect(self.status.set_context)
 
     def _shell(self) -> Shell:
         """The services views may use, as plain callables (see ``ui.shell.view_context``)."""
@@ -273,33 +265,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ geometry
     def place_on_screen(self) -> None:
-        """Where the window was last time if that is on a screen now, else most of the current screen."""
-        saved = parse_geometry(self.settings.window_geometry)
-        if saved is not None:
-            x, y, width, height, maximized = saved
-            if QGuiApplication.screenAt(QPoint(x + width // 2, y + height // 2)) is not None:
-                self.resize(width, height)  # the window system keeps it within the screen
-                self.move(x, y)
-                if maximized:
-                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
-                return
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        least = theme.current().metrics.window_size  # the smallest size the views are laid out for
-        if screen is None:
-            self.resize(*least)
-            return
-        area = screen.availableGeometry()
-        width = max(min(least[0], area.width()), int(area.width() * SCREEN_FRACTION))
-        height = max(min(least[1], area.height()), int(area.height() * SCREEN_FRACTION))
-        self.resize(width, height)
-        self.move(area.x() + (area.width() - width) // 2, area.y() + (area.height() - height) // 2)
+        place_on_screen(self, self.settings.window_geometry)
 
     def saved_geometry(self) -> str:
-        """"x,y,width,height[,max]" of the normal (not maximised) window, for the settings."""
-        if self.isMaximized():
-            g = self.normalGeometry()
-            return f"{g.x()},{g.y()},{g.width()},{g.height()},max"
-        return f"{self.x()},{self.y()},{self.width()},{self.height()}"  # x, y: the frame's corner, as move() takes
+        return saved_geometry(self)
 
     # -------------------------------------------------------------- models
     def load_model(self, spec: str) -> None:

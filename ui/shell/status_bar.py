@@ -3,7 +3,9 @@
 The Cancel button is enabled exactly while a job runs. The progress bar
 appears only when a job has run for a moment (so quick jobs such as
 tokenizing on each keystroke do not make it flicker); it is indeterminate
-until the job reports ``Progress``.
+until the job reports ``Progress``. A message belongs to the tab that was current
+when it was written (``set_context``): another tab shows its own last message,
+or "Ready", unless a job is running (its progress is everyone's).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from engine.progress import Progress
 from ui import theme
 
 SHOW_PROGRESS_AFTER_MS = 250
+READY = "Ready"
 
 
 class JobStatusBar(QStatusBar):
@@ -24,7 +27,7 @@ class JobStatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setSizeGripEnabled(False)
-        self._message = QLabel("Ready")
+        self._message = QLabel(READY)
         theme.bind(self, lambda w, m: w._message.setContentsMargins(*m.status_margins))
         self._progress = QProgressBar()
         theme.bind(self, lambda w, m: w._progress.setFixedWidth(m.status_progress_w))
@@ -43,6 +46,8 @@ class JobStatusBar(QStatusBar):
         self._reveal.setInterval(SHOW_PROGRESS_AFTER_MS)
         self._reveal.timeout.connect(self._progress.show)
         self._busy = False
+        self._context: object = None  # the current tab
+        self._messages: dict[object, str] = {}  # each tab's last message
 
     # ----------------------------------------------------------------- API
     @property
@@ -57,6 +62,19 @@ class JobStatusBar(QStatusBar):
         return self._message.text()
 
     def set_message(self, text: str) -> None:
+        self._messages[self._context] = text
+        self._show(text)
+
+    def set_context(self, key: object) -> None:
+        """``key`` (the current tab) is current now: its own last message shows (or "Ready"), not another
+        tab's; while a job runs its message stays."""
+        if key == self._context:
+            return
+        self._context = key
+        if not self._busy:
+            self._show(self._messages.get(key, READY))
+
+    def _show(self, text: str) -> None:
         self._message.setText(text)
         self._message.setToolTip(text)
 

@@ -3,7 +3,7 @@
 Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
 job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Shift+E
 copy a picture of the view, Ctrl+Q quit, F1 show or hide the About panel,
-F5 presentation mode, PageDown/PageUp (what presentation clickers send) Next
+F5 presentation mode (F6 the model dock, F10 the menu bar: ``ui.shell.presentation_fit``), PageDown/PageUp (what presentation clickers send) Next
 and Previous step; every registered view has a "Go to" action with its
 entry's shortcut (see each view's ``entry.py``). They get an ``ActionServices``
 (``ui.shell.window_services``), not the window.
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -41,6 +42,7 @@ class WindowActions:
     next_step: QAction
     previous_step: QAction
     go_to: dict[str, QAction] = field(default_factory=dict)  # view id -> its "Go to" action
+    view_menu: QMenu | None = None  # the View menu (presentation mode adds its menu-bar toggle there)
 
 
 def _action(owner: QWidget, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
@@ -120,7 +122,7 @@ def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> Win
     job_menu.addAction(actions.cancel)
     tools_menu = bar.addMenu("&Tools")
     tools_menu.addAction(actions.plugins)
-    view_menu = bar.addMenu("&View")
+    view_menu = actions.view_menu = bar.addMenu("&View")
     for action in actions.go_to.values():
         view_menu.addAction(action)
     view_menu.addSeparator()
