@@ -21,6 +21,7 @@ from workbench.cli import (
     probing_commands,
     prompt_commands,
     scalar_mix_commands,
+    why_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
 
@@ -28,6 +29,7 @@ COMMAND_MODULES = (
     gui_commands,
     model_commands,
     prediction_commands,
+    why_commands,
     objective_commands,
     embedding_commands,
     pretrain_commands,

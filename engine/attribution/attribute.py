@@ -1,0 +1,41 @@
+"""One entry point for every attribution method, by name (what the CLI and, later, the view call)."""
+
+from __future__ import annotations
+
+from typing import Generator
+
+from engine.attribution.grad_input import grad_input
+from engine.attribution.integrated_gradients import integrated_gradients_steps
+from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT
+from engine.attribution.result import Attribution
+from engine.attribution.rollout import flow_attribution_steps, rollout_attribution
+from engine.attribution.targets import prediction_site, resolve_target
+from engine.errors import WorkbenchError
+from engine.loading import LoadedModel
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+
+
+def attribute_steps(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
+                    steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
+                    ) -> Generator[Progress, None, Attribution]:
+    """Attribute the prediction ``text`` leads to (a decoder's next token, an MLM's masked token) to its input
+    tokens with ``method`` (one of ``names.METHODS``); ``target`` names one vocabulary token (default: the
+    model's top token); ``steps`` is integrated gradients' number of intervals. A job: yields Progress."""
+    if method not in METHODS:
+        raise WorkbenchError(f"the attribution method is one of {', '.join(METHODS)}, not {method!r}")
+    site = prediction_site(loaded, text, "attribution")
+    chosen = resolve_target(loaded, site, target)
+    if method == GRAD_INPUT:
+        return grad_input(loaded, chosen)
+    if method == INTEGRATED_GRADIENTS:
+        return (yield from integrated_gradients_steps(loaded, chosen, steps, cancel))
+    if method == ROLLOUT:
+        return rollout_attribution(loaded, chosen)
+    assert method == FLOW
+    return (yield from flow_attribution_steps(loaded, chosen, cancel))
+
+
+def attribute(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
+              steps: int = DEFAULT_STEPS) -> Attribution:
+    """``attribute_steps`` run to its end."""
+    return run_to_completion(attribute_steps(loaded, text, method, target, steps))

@@ -1,0 +1,10 @@
+"""Attribution's names that the window and the CLI read without importing numpy or torch."""
+
+from __future__ import annotations
+
+GRAD_INPUT = "grad-input"
+INTEGRATED_GRADIENTS = "integrated-gradients"
+ROLLOUT = "rollout"
+FLOW = "flow"
+METHODS = (GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, FLOW)
+DEFAULT_STEPS = 32  # integrated gradients: intervals along the straight path (the trapezoidal rule)

@@ -1,0 +1,151 @@
+"""The prediction an attribution explains, and its target logit as a function of the input word embeddings.
+
+- a decoder predicts the next token after the text: the position is the last token;
+- a masked LM fills the one mask token of the text: the position is the mask's;
+- the target is the token a user names (``vocabulary_token``: one vocabulary token, else an error) or the
+  model's top token at that position.
+
+``target_logits`` runs the model from word embeddings (``inputs_embeds``): the rows of the input embedding
+matrix, before the model adds position (and segment) embeddings and before any LayerNorm, so gradients and
+integrated-gradient paths are taken with respect to exactly those rows. Encoder-decoders (seq2seq),
+classifiers and prompts come later; they are refused with a message.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import torch
+
+from engine.errors import MissingHeadError, WorkbenchError
+from engine.families import Family
+from engine.loading import LoadedModel
+from engine.predictions import GENERIC_MASK, with_model_mask
+from engine.text_input import require_text
+from engine.tokens import TokenizedText, tokenize
+
+LOGIT_BUDGET = 2**25  # floats of full-vocabulary logits one forward pass may hold (128 MB in float32)
+
+
+@dataclass(frozen=True)
+class PredictionSite:
+    """A tokenized text and the position whose prediction is explained."""
+
+    tokenized: TokenizedText
+    inputs: dict[str, torch.Tensor]  # input_ids and the tokenizer's extra inputs (token_type_ids), batch 1
+    position: int
+    kind: str  # "next-token" (decoders) or "mask" (masked LMs)
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.tokenized.tokens
+
+
+@dataclass(frozen=True)
+class Target:
+    """The token whose (pre-softmax) logit at ``site.position`` is explained."""
+
+    site: PredictionSite
+    id: int
+    token: str
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution") -> PredictionSite:
+    """The text tokenized for ``loaded`` and the position it predicts; a one-line error for what cannot be."""
+    require_text(text)
+    info, family = loaded.info, loaded.family
+    if family is Family.DECODER:
+        if not info.has_lm_head:
+            raise MissingHeadError(f"{what} needs an LM head, and the checkpoint of {info.spec} has none")
+    elif family is Family.ENCODER:
+        if not info.has_mlm_head:
+            raise MissingHeadError(f"{what} needs a masked-LM (MLM) head, and the checkpoint of {info.spec} has none")
+        if loaded.tokenizer.mask_token is None:
+            raise MissingHeadError(f"the tokenizer of {info.spec} has no mask token")
+        text = with_model_mask(text, loaded.tokenizer)
+    else:
+        raise WorkbenchError(f"{what} covers decoders (the next token) and masked LMs (the masked token); "
+                             f"{info.spec} is {_article(family.value)} {family.value} model")
+    tok = tokenize(loaded.tokenizer, text, max_length=info.max_positions)
+    if all(tok.special):
+        raise WorkbenchError("the text gives no tokens for this model (only special tokens are left)")
+    if family is Family.DECODER:
+        position, kind = len(tok.ids) - 1, "next-token"
+    else:
+        masks = [i for i, t in enumerate(tok.ids) if t == loaded.tokenizer.mask_token_id]
+        if len(masks) != 1:
+            raise WorkbenchError(f"{what} on a masked LM needs exactly one mask token in the text "
+                                 f"({GENERIC_MASK} or {loaded.tokenizer.mask_token}); it has {len(masks)}")
+        position, kind = masks[0], "mask"
+    device = loaded.device.torch_device
+    inputs = {"input_ids": torch.tensor([tok.ids], device=device)}
+    for name, values in tok.extra_inputs.items():
+        inputs[name] = torch.tensor([values], device=device)
+    return PredictionSite(tok, inputs, position, kind)
+
+
+def vocabulary_token(loaded: LoadedModel, token: str, flag: str = "--target") -> int:
+    """The id of the one vocabulary token ``token`` names: a token exactly as the vocabulary spells it
+    (``Ġcat``, ``##ing``), else a text the tokenizer turns into exactly one token; else a one-line error."""
+    tokenizer = loaded.tokenizer
+    if not token:
+        raise WorkbenchError(f"{flag} is empty: name one vocabulary token")
+    vocab = tokenizer.get_vocab()
+    if token in vocab:
+        return int(vocab[token])
+    ids = tokenizer(token, add_special_tokens=False)["input_ids"]
+    if len(ids) == 1:
+        return int(ids[0])
+    pieces = tokenizer.convert_ids_to_tokens(ids)
+    raise WorkbenchError(f"{flag} {token!r} is {len(ids)} tokens for this model ({' '.join(pieces)}), "
+                         "not one; name a single vocabulary token")
+
+
+def token_name(loaded: LoadedModel, token_id: int) -> str:
+    name = loaded.tokenizer.convert_ids_to_tokens([int(token_id)])[0]
+    return name if name is not None else str(token_id)
+
+
+def word_embeddings(loaded: LoadedModel, site: PredictionSite) -> torch.Tensor:
+    """[1, T, H]: the text's rows of the input (word) embedding matrix, detached."""
+    with torch.no_grad():
+        return loaded.model.get_input_embeddings()(site.inputs["input_ids"]).detach()
+
+
+def _keeps_last_logits(model) -> bool:
+    try:
+        return "logits_to_keep" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch.Tensor) -> torch.Tensor:
+    """[B, vocab] logits at ``site.position`` for a batch of word embeddings [B, T, H] (grad flows through)."""
+    batch = embeddings.shape[0]
+    extra = {name: values.expand(batch, -1) for name, values in site.inputs.items() if name != "input_ids"}
+    last = site.position == embeddings.shape[1] - 1
+    if loaded.family is Family.DECODER and last and _keeps_last_logits(loaded.model):
+        return loaded.model(inputs_embeds=embeddings, logits_to_keep=1, **extra).logits[:, -1]
+    return loaded.model(inputs_embeds=embeddings, **extra).logits[:, site.position]
+
+
+def rows_per_pass(loaded: LoadedModel, site: PredictionSite, most: int = 16) -> int:
+    """How many copies of the text one forward pass takes, within ``LOGIT_BUDGET`` full-vocabulary logits."""
+    per_row = len(site.tokenized.ids) * max(1, loaded.info.vocab_size)
+    return max(1, min(most, LOGIT_BUDGET // per_row))
+
+
+def resolve_target(loaded: LoadedModel, site: PredictionSite, target: str | None = None) -> Target:
+    """The token ``target`` names (one vocabulary token), or the model's top token at the site."""
+    if target is not None:
+        token_id = vocabulary_token(loaded, target)
+    else:
+        with torch.no_grad():
+            logits = position_logits(loaded, site, word_embeddings(loaded, site))[0]
+        token_id = int(torch.argmax(logits.float()))
+    return Target(site, token_id, token_name(loaded, token_id))
