@@ -29,6 +29,7 @@ from ui import theme
 from ui.shell.about_panel import AboutPanel
 from ui.lectures.clicker_keys import ClickerKeys
 from ui.shell.job_bridge import JobBridge
+from ui.lectures.audience_window import AudienceController
 from ui.lectures.controller import LectureController
 from ui.lectures.recorder import LectureRecorder
 from ui.shell.model_panel import ModelPanel, format_count, spec_label
@@ -156,6 +157,8 @@ class MainWindow(QMainWindow):
         self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
         self.recorder = LectureRecorder(self.workspaces.services, self.lectures)  # Lectures > Record lecture…
+        self.audience = AudienceController(self, self.view_host, self.lectures.runner, self.views.currentChanged,
+                                           self.actions_.view_menu)  # View > Audience window
         self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
                                                 self.status.set_message, self.actions_.view_menu)
         self._connect()
