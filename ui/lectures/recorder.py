@@ -109,6 +109,7 @@ class LectureRecorder(QObject):
             self.panel = RecorderPanel(self, self.services.owner)
             self.panel.addAction(self.add_action)  # the key works with the panel active too
             self.panel.closed.connect(lambda: self.add_action.setEnabled(False))
+            self.panel.shown.connect(lambda: self.add_action.setEnabled(True))
         self.panel.set_draft(draft)
         self.add_action.setEnabled(True)
         self.panel.show()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QHideEvent
+from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
 )
@@ -27,6 +27,7 @@ SIZE_FRACTION = 0.4  # of the main window's size
 
 
 class RecorderPanel(QWidget):
+    shown = Signal()
     closed = Signal()
 
     def __init__(self, recorder: LectureRecorder, parent: QWidget):
@@ -176,6 +177,10 @@ class RecorderPanel(QWidget):
         self.refresh(order.index(moved) if moved in order else None)
 
     # -------------------------------------------------------------- closing
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self.shown.emit()  # shown again (the window system hides tool windows with their main window)
+
     def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802
         super().hideEvent(event)
         self.closed.emit()
