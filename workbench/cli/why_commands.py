@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
+from engine.patching.names import DEFAULT_SITE, SITES
 from workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
@@ -24,6 +25,20 @@ def register(sub: Any) -> None:
     att.add_argument("--json", action="store_true", help="print JSON")
     att.set_defaults(handler=cmd_attribute)
 
+    pat = sub.add_parser("patch", help="activation patching (causal tracing): restore one layer's activation at one "
+                                       "position from a clean run into a corrupted one, for every layer and position")
+    add_model_options(pat)
+    pat.add_argument("--clean", required=True, help="the clean text (masked LMs: with one [MASK])")
+    pat.add_argument("--corrupt", required=True, help="the corrupted text, as many tokens long as the clean one")
+    pat.add_argument("--answer", required=True, help="the clean answer, one vocabulary token")
+    pat.add_argument("--wrong", help="a wrong answer, one vocabulary token: the metric becomes "
+                                     "logit(answer) - logit(wrong) (default: logit(answer) alone)")
+    pat.add_argument("--site", choices=SITES, default=DEFAULT_SITE,
+                     help=f"resid: a block's output; attn: its attention's output; mlp: its MLP's output "
+                          f"(default {DEFAULT_SITE})")
+    pat.add_argument("--json", action="store_true", help="print JSON")
+    pat.set_defaults(handler=cmd_patch)
+
 
 def cmd_attribute(args: argparse.Namespace) -> int:
     from engine.attribution.attribute import attribute_steps
@@ -41,4 +56,26 @@ def cmd_attribute(args: argparse.Namespace) -> int:
     width = max(len(t) for t in result.tokens)
     for i, (token, score) in enumerate(zip(result.tokens, result.scores)):
         print(f"{i:>4}  {token:<{width}}  {score:+.5f}")
+    return 0
+
+
+def cmd_patch(args: argparse.Namespace) -> int:
+    from engine.patching.tracing import patching_steps
+
+    loaded = load_for(args)
+    result = drive_job(patching_steps(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site),
+                       quiet=True)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    metric = f"logit({result.answer})"
+    if result.wrong is not None:
+        metric += f" - logit({result.wrong})"
+    print(f"metric {metric} at position {result.position}: clean {result.clean_metric:.4f} "
+          f"(predicts {result.clean_prediction!r}), corrupted {result.corrupt_metric:.4f} "
+          f"(predicts {result.corrupt_prediction!r})")
+    print(f"recovered fraction, site {result.site} (rows: layers, columns: tokens)")
+    print("      " + " ".join(f"{t[:7]:>7}" for t in result.tokens))
+    for layer, row in zip(result.layers, result.effect):
+        print(f"{layer:>5} " + " ".join(f"{v:7.3f}" for v in row))
     return 0

@@ -1,0 +1,97 @@
+"""Where a patch goes: per layer, the module whose output is the site.
+
+- ``resid``: the transformer block itself; its output is the residual stream after block l (before any
+  final layer norm): GPT-2's ``h[l]``, Llama-style ``layers[l]``, BERT-family ``encoder.layer[l]``;
+- ``attn``: the attention's output before it is added to the residual stream: GPT-2's ``attn`` (after
+  ``c_proj``), Llama-style ``self_attn`` (after ``o_proj``), BERT's ``attention.output.dense`` (before its
+  dropout, residual add and LayerNorm);
+- ``mlp``: the MLP's output before the residual add: GPT-2's and Llama's ``mlp``, BERT's ``output.dense``.
+
+A module that returns a tuple (attention modules return their weights too) has its first element patched.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import torch
+
+from engine.errors import WorkbenchError
+from engine.loading import LoadedModel
+from engine.patching.names import SITES
+
+_BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")
+_ATTENTION_OUTPUTS = ("attn", "self_attn", "attention.output.dense", "attention.out_lin", "attention")
+_MLP_OUTPUTS = ("mlp", "output.dense", "ffn.lin2", "feed_forward")
+
+
+def _attr(module: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        module = getattr(module, part, None)
+        if module is None:
+            return None
+    return module
+
+
+def transformer_blocks(loaded: LoadedModel) -> list[torch.nn.Module]:
+    """The model's transformer blocks, lowest first."""
+    base = loaded.base_model
+    for name in _BLOCK_LISTS:
+        blocks = _attr(base, name)
+        if isinstance(blocks, torch.nn.ModuleList) and len(blocks):
+            return list(blocks)
+    raise WorkbenchError(f"activation patching does not know where the blocks of {loaded.info.model_type} models are")
+
+
+def site_modules(loaded: LoadedModel, site: str) -> list[torch.nn.Module]:
+    """One module per layer whose output is ``site`` (one of ``names.SITES``) at that layer."""
+    if site not in SITES:
+        raise WorkbenchError(f"the site is one of {', '.join(SITES)}, not {site!r}")
+    blocks = transformer_blocks(loaded)
+    if site == "resid":
+        return blocks
+    names = _ATTENTION_OUTPUTS if site == "attn" else _MLP_OUTPUTS
+    for name in names:
+        modules = [_attr(block, name) for block in blocks]
+        if all(isinstance(m, torch.nn.Module) for m in modules):
+            return modules
+    raise WorkbenchError(f"activation patching does not know the {site} output of {loaded.info.model_type} blocks")
+
+
+def _first(output: Any) -> torch.Tensor:
+    return output[0] if isinstance(output, tuple) else output
+
+
+def _with_first(output: Any, first: torch.Tensor) -> Any:
+    return (first, *output[1:]) if isinstance(output, tuple) else first
+
+
+@contextmanager
+def recording(modules: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
+    """Within the block, each forward pass appends to the yielded list (in module order) a copy of every
+    module's output [B, T, H]."""
+    kept: list[torch.Tensor] = []
+
+    def keep(_module, _inputs, output):
+        kept.append(_first(output).detach().clone())
+
+    handles = [m.register_forward_hook(keep) for m in modules]
+    try:
+        yield kept
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+@contextmanager
+def replacing(module: torch.nn.Module, patch: Callable[[torch.Tensor], torch.Tensor]) -> Iterator[None]:
+    """Within the block, ``module``'s output [B, T, H] is replaced by ``patch(output)``."""
+    def hook(_module, _inputs, output):
+        return _with_first(output, patch(_first(output)))
+
+    handle = module.register_forward_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()

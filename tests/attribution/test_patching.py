@@ -1,0 +1,128 @@
+"""Activation patching checked against what must hold and against patches made here with plain torch hooks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from engine.errors import WorkbenchError
+from engine.loading import load_model
+from engine.patching.tracing import patch
+from workbench.cli.main import main
+
+CLEAN, CORRUPT = "The name of the", "The value of the"  # 4 tokens each for the tiny GPT-2 and Llama
+MLM_CLEAN, MLM_CORRUPT = "a name is the [MASK]", "a value is the [MASK]"  # 7 tokens, [CLS] and [SEP] too
+KEYS = {"site", "layers", "tokens", "clean_metric", "corrupt_metric", "effect"}
+
+
+@pytest.fixture(scope="module")
+def gpt2(tiny_models):
+    return load_model(str(tiny_models["gpt2"]))
+
+
+def _metric(model, ids, position, answer, wrong, module=None, patch_at=None, value=None):
+    """logit(answer) - logit(wrong) at ``position``, from a plain forward pass on ids; with ``module``, its
+    output (or its first element) at position ``patch_at`` replaced by ``value``."""
+    def hook(_m, _inputs, output):
+        first = (output[0] if isinstance(output, tuple) else output).clone()
+        first[0, patch_at] = value
+        return (first, *output[1:]) if isinstance(output, tuple) else first
+
+    handle = module.register_forward_hook(hook) if module is not None else None
+    try:
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([ids])).logits[0, position].double()
+    finally:
+        if handle is not None:
+            handle.remove()
+    return float(logits[answer] - logits[wrong])
+
+
+def _clean_output(model, module, ids):
+    kept = {}
+
+    def hook(_m, _inputs, output):
+        kept["out"] = (output[0] if isinstance(output, tuple) else output)[0].detach().clone()
+
+    handle = module.register_forward_hook(hook)
+    with torch.no_grad():
+        model(input_ids=torch.tensor([ids]))
+    handle.remove()
+    return kept["out"]
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_restoring_the_last_block_at_the_last_position_recovers_everything(tiny_models, gpt2, kind):
+    loaded = gpt2 if kind == "gpt2" else load_model(str(tiny_models[kind]))
+    result = patch(loaded, CLEAN, CORRUPT, "Ġlist", "Ġclass", "resid")
+    assert len(result.effect) == len(result.layers) == 2 and all(len(row) == 4 for row in result.effect)
+    # exactly: the restored row goes through the final norm and the head as the clean reference row did
+    assert result.effect[-1][-1] == 1.0
+    # the last block's output at an earlier position never reaches the last position's logits
+    assert result.effect[-1][:-1] == [0.0] * 3
+    # both runs' metrics, computed here from the ids
+    tok = loaded.tokenizer
+    vocab = tok.get_vocab()
+    for text, metric in ((CLEAN, result.clean_metric), (CORRUPT, result.corrupt_metric)):
+        ids = tok(text)["input_ids"]
+        assert metric == pytest.approx(_metric(loaded.model, ids, len(ids) - 1, vocab["Ġlist"], vocab["Ġclass"]),
+                                       abs=1e-5)
+
+
+@pytest.mark.parametrize("site, layer, position", [("mlp", 0, 1), ("attn", 1, 2), ("resid", 0, 1)])
+def test_one_cell_equals_a_patch_made_here_with_a_plain_hook(gpt2, site, layer, position):
+    result = patch(gpt2, CLEAN, CORRUPT, "Ġlist", "Ġclass", site)
+    model, tok = gpt2.model, gpt2.tokenizer
+    block = model.transformer.h[layer]
+    module = {"mlp": block.mlp, "attn": block.attn, "resid": block}[site]
+    clean_ids, corrupt_ids = tok(CLEAN)["input_ids"], tok(CORRUPT)["input_ids"]
+    answer, wrong = tok.get_vocab()["Ġlist"], tok.get_vocab()["Ġclass"]
+    clean = _metric(model, clean_ids, 3, answer, wrong)
+    corrupt = _metric(model, corrupt_ids, 3, answer, wrong)
+    value = _clean_output(model, module, clean_ids)[position]
+    patched = _metric(model, corrupt_ids, 3, answer, wrong, module, position, value)
+    assert result.effect[layer][position] == pytest.approx((patched - corrupt) / (clean - corrupt), abs=1e-4)
+
+
+def test_a_masked_lm_is_patched_at_its_mask(tiny_models):
+    bert = load_model(str(tiny_models["bert"]))
+    result = patch(bert, MLM_CLEAN, MLM_CORRUPT, "list", "class", "attn")
+    mask = 5
+    assert result.position == mask and result.tokens[mask] == "[MASK]"
+    model, tok = bert.model, bert.tokenizer
+    module = model.bert.encoder.layer[1].attention.output.dense  # the attention's projection, before its residual
+    clean_ids, corrupt_ids = tok(MLM_CLEAN)["input_ids"], tok(MLM_CORRUPT)["input_ids"]
+    answer, wrong = tok.get_vocab()["list"], tok.get_vocab()["class"]
+    clean = _metric(model, clean_ids, mask, answer, wrong)
+    corrupt = _metric(model, corrupt_ids, mask, answer, wrong)
+    value = _clean_output(model, module, clean_ids)[2]
+    patched = _metric(model, corrupt_ids, mask, answer, wrong, module, 2, value)
+    assert result.effect[1][2] == pytest.approx((patched - corrupt) / (clean - corrupt), abs=1e-4)
+    resid = patch(bert, MLM_CLEAN, MLM_CORRUPT, "list", "class", "resid")
+    assert resid.effect[-1][mask] == 1.0
+    with pytest.raises(WorkbenchError, match="same position"):
+        patch(bert, "a name is [MASK] the", MLM_CORRUPT, "list")
+
+
+def test_patch_json_contract_and_one_line_errors(capsys, tiny_models):
+    gpt2_folder = str(tiny_models["gpt2"])
+    code = main(["patch", gpt2_folder, "--clean", CLEAN, "--corrupt", CORRUPT, "--answer", " list", "--site", "mlp",
+                 "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == KEYS and data["site"] == "mlp" and data["layers"] == [0, 1]
+    assert data["tokens"] == ["The", "Ġname", "Ġof", "Ġthe"] and len(data["effect"]) == 2
+    for argv, needles in (
+        (["--corrupt", "The cat sat on the"], ["the clean text has 4", "the corrupted text has 7"]),
+        (["--corrupt", CORRUPT, "--wrong", "extraordinarily unlikely"], ["--wrong", "not one"]),
+    ):
+        code = main(["patch", gpt2_folder, "--clean", CLEAN, "--answer", "Ġlist", *argv, "--json"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert all(n in err for n in needles), err
+    code = main(["patch", str(tiny_models["t5"]), "--clean", "a b", "--corrupt", "a c", "--answer", "a", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "encoder-decoder" in err and len(err.strip().splitlines()) == 1
