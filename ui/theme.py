@@ -194,7 +194,7 @@ QGroupBox {{ font-weight: 600; border: {m.hairline}px solid {c.group_border}; bo
   margin-top: 10px; padding-top: 6px; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
 QTabWidget::pane {{ border: {m.hairline}px solid {c.splitter}; border-radius: {m.radius}px; top: -1px; }}
-QTabBar::tab {{ padding: 5px 14px; }}
+QTabBar::tab {{ padding: {m.tab_padding[0]}px {m.tab_padding[1]}px; }}
 QLabel#sectionTitle {{ font-weight: 600; color: {c.section_title_ink}; }}
 QLabel#summary {{ color: {c.summary_ink}; }}
 """

@@ -201,6 +201,8 @@ class Metrics:
     plot_thin_line_width: float = 1.6  # secondary training curves (learning rate, speed)
     raw_curve_width: float = 1.0  # a run's unsmoothed curve under its smoothed one
     raw_curve_alpha: int = 55  # 0-255
+    cell_text_contrast: float = 0.0  # the least contrast of text on a coloured cell, a plate behind it if not
+    # (0: the better of the two inks, never a plate)
     map_selected_width: float = 1.2
     map_current_width: float = 2.5
     map_hover_width: float = 1.5
@@ -291,6 +293,7 @@ class Metrics:
     form_error_padding: tuple[int, int] = (4, 6)
     box_padding: tuple[int, int] = (4, 8)  # the map's hover context
     legend_padding: tuple[int, int] = (2, 6)  # the map's legend
+    tab_padding: tuple[int, int] = (5, 14)  # a tab of the tab bar
     infill_padding: int = 8
     radius: int = 4  # notices, banners, the infill output
     message_radius: int = 5
@@ -343,7 +346,7 @@ VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5
 """Matplotlib's viridis at nine evenly spaced points (dark purple to yellow): perceptually uniform and
 readable in grey and by colour-blind viewers."""
 PRESENTATION_SCALE = 1.8  # sizes in pixels grow with the font (20 pt against the default 10-11 pt)
-_UNSCALED = {"window_size", "screenshot_size", "raw_curve_alpha", "text_line_h"}  # sizes of the window, ratios
+_UNSCALED = {"window_size", "screenshot_size", "raw_curve_alpha", "text_line_h", "cell_text_contrast"}  # sizes of the window, ratios
 
 
 def _scaled_metrics(metrics: Metrics, factor: float) -> dict:
@@ -372,6 +375,8 @@ _PRESENTATION_CHANGES = dict(
     text_line_h=1.6,  # the text box: fewer lines of the bigger font (lecture sentences are short)
     base_pt=20.0, token_delta=2.0, token_id_delta=0.0, small_delta=0.0, lens_cell_delta=0.0,
     live_plot_title_delta=0.0, infill_delta=4.0, run_legend_delta=0.0,
+    tab_padding=(5, 8),  # every tab in view at 20 pt
+    cell_text_contrast=7.0,  # numbers on viridis cells: WCAG AAA, a plate behind them where the cell is mid-range
     # Black on white; greys dark enough for 7:1 on every background they meet.
     window_bg=_WHITE, base_bg=_WHITE, alternate_bg="#f0f0f0", highlight="#005a8c", tooltip_bg=_WHITE,
     tooltip_ink=_BLACK, splitter="#4d4d4d", dock_title_bg="#e6e6e6", group_border="#4d4d4d",

@@ -1,7 +1,8 @@
 """The Attention tab's controls: layer, heads, attention kind, decoder target, display.
 
 ``HeadPicker`` is a row of toggle buttons in the heads' line colours (scrolling
-sideways in its own row when a model has more heads than fit): a click
+sideways in its own row when a model has more heads than fit; in presentation
+mode they wrap to more rows instead, so nothing scrolls sideways): a click
 selects only that head, Ctrl- or Shift-click adds or removes one, "All"
 selects every head. ``AttentionControls`` emits ``changed`` when what is
 drawn changes (no model run needed) and ``target_changed`` once typing in
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.widgets.colormap import head_color
+from ui.theme_tokens import is_presentation
+from ui.widgets.fold import FlowLayout
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
 TARGET_DEBOUNCE_MS = 400
@@ -75,11 +78,35 @@ class HeadPicker(QWidget):
         theme.bind(self, lambda w, m: w._strip_row.setSpacing(m.compact_spacing))
         self._row.addWidget(self.all_button)
         self._row.addWidget(self.scroll, 1)
-        theme.follow(self, self._fit_height)
+        self._wraps = False
+        self._apply_tokens()
+        theme.follow(self, self._apply_tokens)
+
+    def _apply_tokens(self) -> None:
+        """Presenting, the toggles wrap to more rows (``ui.widgets.fold.FlowLayout``); else they scroll."""
+        wrap = is_presentation(theme.current())
+        if wrap != self._wraps:
+            self._wraps = wrap
+            strip = QWidget()
+            row = FlowLayout(strip) if wrap else QHBoxLayout(strip)
+            row.setContentsMargins(0, 0, 0, 0)
+            if not wrap:
+                theme.bind(row, lambda w, m: w.setSpacing(m.compact_spacing))
+            for b in self._buttons:
+                row.addWidget(b)
+            self._strip, self._strip_row = strip, row
+            self.scroll.setWidget(strip)  # the old strip goes (its buttons moved)
+            self.scroll.setHorizontalScrollBarPolicy(
+                Qt.ScrollBarPolicy.ScrollBarAlwaysOff if wrap else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self._fit_height()
 
     def _fit_height(self) -> None:
-        """As tall as a button, plus the scroll bar's height when the toggles do not all fit."""
+        """As tall as a button, plus the scroll bar's height when the toggles do not all fit; wrapped, as tall
+        as their rows."""
         row = max([self.all_button.sizeHint().height()] + [b.sizeHint().height() for b in self._buttons])
+        if self._wraps:
+            self.scroll.setFixedHeight(max(row, self._strip_row.heightForWidth(self.scroll.viewport().width())))
+            return
         scrolls = self._strip.sizeHint().width() > self.scroll.width()  # the layout has placed it by now
         self.scroll.setFixedHeight(row + (self.scroll.horizontalScrollBar().sizeHint().height() if scrolls else 0))
 
@@ -92,6 +119,8 @@ class HeadPicker(QWidget):
 
     def sizeHint(self) -> QSize:  # noqa: N802
         # "All", the gap, every toggle: given this width, nothing scrolls and no scroll bar takes a row
+        if self._wraps:
+            return QSize(self.all_button.sizeHint().width() * 3, super().sizeHint().height())
         width = self.all_button.sizeHint().width() + self._row.spacing() + self._strip.sizeHint().width()
         return QSize(width, super().sizeHint().height())
 

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
 from ui.widgets.token_layout import display_label
-from ui.widgets.colormap import color_at, ink_for
+from ui.widgets.cell_text import draw_cell_text
+from ui.widgets.colormap import color_at
 
 
 class StepCanvas(QWidget):
@@ -157,8 +158,7 @@ class StepCanvas(QWidget):
             painter.setBrush(QColor(c.special_token.fill) if grey else color_at(t))
             painter.drawRect(cell)
             if cell.width() >= self._fm.horizontalAdvance("-0.00") + 4 and not grey:
-                painter.setPen(ink_for(t))
-                painter.drawText(cell, Qt.AlignmentFlag.AlignCenter, f"{v:.2f}")
+                draw_cell_text(painter, cell, f"{v:.2f}", color_at(t), self._fm)
 
     def _paint_bar(self, painter: QPainter, rect: QRectF, value: float, grey: bool) -> None:
         c, m = theme.current().colours, theme.current().metrics

@@ -31,6 +31,7 @@ from ui.finetune.run_curves import FineTuneCurves
 from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
+from ui.widgets.fold import FoldSplitter
 from workbench.finetune.state import FineTuneState, read_result
 from workbench.runs.resume import resumable_checkpoint
 from workbench.runs.summary import default_out_dir
@@ -224,7 +225,7 @@ class FineTuneView(QWidget):
         buttons.addWidget(self.progress_bar, 1)
         side.addLayout(buttons)
         side.addWidget(self.tabs, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = FoldSplitter()  # the form above the results where both do not fit side by side
         splitter.addWidget(scroll)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)

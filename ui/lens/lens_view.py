@@ -13,15 +13,17 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from engine.progress import CancelToken
 from ui import theme
 from ui.widgets.token_layout import display_label
 from ui.shell.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
-from ui.widgets.colormap import color_at, gradient_css, ink_for
+from ui.widgets.cell_text import PlateDelegate, cell_ink
+from ui.widgets.colormap import color_at, gradient_css
 from ui.shell.view_context import ViewContext
+from ui.theme_tokens import is_presentation
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
@@ -89,7 +91,7 @@ class LensModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return color_at(top.prob)
         if role == Qt.ItemDataRole.ForegroundRole:
-            return ink_for(top.prob)
+            return cell_ink(color_at(top.prob))[0]
         if role == Qt.ItemDataRole.FontRole:
             return self._cell_font()
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -140,6 +142,7 @@ class LensView(ModelView):
         self.model = LensModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setItemDelegate(PlateDelegate(self.table))  # a plate behind text on mid-range cells
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.setShowGrid(True)
@@ -162,6 +165,13 @@ class LensView(ModelView):
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
         self.table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
+        # Presenting, the positions share the visible width (long tokens elided) instead of scrolling sideways.
+        fit = is_presentation(theme.current())
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.Stretch if fit else QHeaderView.ResizeMode.Interactive)
+        self.table.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fit else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.table.horizontalHeader().setMinimumSectionSize(m.min_column_w)
         self.table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
         self.table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
         self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)

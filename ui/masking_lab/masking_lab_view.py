@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
+    QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
     QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -32,6 +32,7 @@ from ui.masking_lab.rows import build_rows, rows_table
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.export import export_dialog
 from ui.shell.view_context import ViewContext
+from ui.widgets.fold import ColumnScroll, FoldRow
 from workbench.export import export_csv, suggest_filename
 from workbench.masking_lab import jobs
 
@@ -93,13 +94,10 @@ class MaskingLabView(ModelView):
         col.addWidget(settings_box)
         col.addLayout(seed_row)
         col.addStretch(1)
-        left = QScrollArea()
-        left.setWidgetResizable(True)
-        left.setFrameShape(QFrame.Shape.NoFrame)
+        left = ColumnScroll()  # never narrower than its fields need (presentation mode's larger font)
         left.setWidget(controls)
-        theme.bind(left, lambda w, m: w.setMinimumWidth(m.lab_column_min_w))
-        theme.bind(left, lambda w, m: w.setMaximumWidth(m.lab_column_max_w))
-        left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        theme.bind(left, lambda w, m: w.setMinimumWidth(max(m.lab_column_min_w, w.minimumSizeHint().width())))
+        theme.bind(left, lambda w, m: w.setMaximumWidth(max(m.lab_column_max_w, w.minimumSizeHint().width())))
 
         self.notice = Notice()
         self.grid = PreviewGrid()
@@ -117,12 +115,12 @@ class MaskingLabView(ModelView):
         self.export_button.setMenu(menu)
         self.stats = StatsPanel()
         self.model_panel = ReconstructionPanel()
-        bottom = QWidget()
-        bottom_row = QHBoxLayout(bottom)
-        bottom_row.setContentsMargins(0, 0, 0, 0)
-        bottom_row.addWidget(self.stats, 1)
-        bottom_row.addWidget(self.model_panel, 1)
+        bottom = FoldRow()  # the two tables one above the other where they do not fit side by side
+        bottom.addWidget(self.stats, 1)
+        bottom.addWidget(self.model_panel, 1)
         theme.bind(bottom, lambda w, m: w.setMaximumHeight(m.lab_tables_max_h))
+        bottom.folded.connect(lambda folded: bottom.setMaximumHeight(
+            theme.current().metrics.lab_tables_max_h * (2 if folded else 1)))
         head = QHBoxLayout()
         head.addWidget(self.legend, 1)
         head.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget,
+    QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
@@ -29,6 +29,7 @@ from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
 from ui.pretrain.pretrain_form import TrainingForm
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
+from ui.widgets.fold import ColumnScroll, FoldSplitter
 from workbench.pretrain.job import submit_pretrain
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
@@ -105,10 +106,8 @@ class TrainingView(QWidget):
         self._update_buttons()
 
     def _build_layout(self) -> None:
-        scroll = QScrollArea()
+        scroll = ColumnScroll()  # as wide as the form needs: it scrolls up and down, not sideways
         scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.form_column_w))
         right = QWidget()
         column = QVBoxLayout(right)
@@ -128,7 +127,7 @@ class TrainingView(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.course_button)
         column.addLayout(buttons)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = FoldSplitter()  # the form above the curves where both do not fit side by side
         splitter.addWidget(scroll)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QSpinBox, QToolButton,
+    QCheckBox, QComboBox, QFileDialog, QLabel, QMenu, QProgressBar, QPushButton, QSpinBox, QToolButton,
     QVBoxLayout, QWidget,
 )
 
@@ -25,6 +25,7 @@ from engine.progress import Progress
 from ui.widgets.dataset_picker import choose_cached_dataset, display_name
 from ui.widgets.export import export_dialog, save_widget
 from ui.probing.layer_plots import LayerPlots
+from ui.widgets.fold import FlowLayout, labelled
 from workbench.export import export_csv, suggest_filename
 from workbench.probing.state import DEMO, ProbingState
 
@@ -87,17 +88,14 @@ class ProbingView(QWidget):
         self.summary.setWordWrap(True)
         self.plots = LayerPlots()
 
-        row = QHBoxLayout()
+        row = FlowLayout()  # wraps to the width (presentation mode on a small screen)
         for label, widget in (("Task", self.task_combo), ("Kind", self.kind_combo), ("Pooling", self.pooling_combo),
                               ("STS data", self.sts_combo)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget)
-        row.addStretch(1)
-        buttons = QHBoxLayout()
+            row.addWidget(labelled(QLabel(label), widget))
+        buttons = FlowLayout()
         for widget in (self.probe_check, self.sts_check, self.mix_check, self.mix_steps, self.run_button,
-                       self.cancel_button, self.export_button):
+                       self.cancel_button, self.export_button, self.progress):
             buttons.addWidget(widget)
-        buttons.addWidget(self.progress, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(buttons)

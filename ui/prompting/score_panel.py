@@ -88,6 +88,7 @@ class ScorePanel(QWidget):
         labels_title.setObjectName("sectionTitle")
         top_title = QLabel("What the model wanted: its top-k at the answer")
         top_title.setObjectName("sectionTitle")
+        top_title.setWordWrap(True)  # it does not hold the Labels table narrower than its columns
         left, right = QVBoxLayout(), QVBoxLayout()
         left.addWidget(labels_title)
         left.addWidget(self.labels_table, 1)

@@ -64,6 +64,7 @@ class CurveOverlay(QWidget):
         self.plot = self.curves.plots["main"]
         self.hint = QLabel("Select runs in the table to overlay their curves (Ctrl- or Shift-click for several).")
         self.hint.setObjectName("summary")
+        self.hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))

@@ -35,6 +35,7 @@ from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, d
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
+from ui.widgets.fold import FoldSplitter
 from workbench.export import export_csv, suggest_filename
 from workbench.faults import describe, user_line
 from workbench.runs.kinds import resume_params, run_kind
@@ -172,7 +173,7 @@ class RunsBrowser(QWidget):
         theme.bind(top_layout, lambda w, m: w.setSpacing(m.row_spacing))
         top_layout.addWidget(self.table, 1)
         top_layout.addWidget(self.detail)
-        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom = FoldSplitter()  # the config diff under the curves where both do not fit side by side
         bottom.addWidget(self.overlay)
         bottom.addWidget(self.diff)
         bottom.setStretchFactor(0, 3)

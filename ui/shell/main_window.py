@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.model_panel.set_recent(self.settings.recent_models)
         self.status = JobStatusBar()
         self.setStatusBar(self.status)
+        self.views.currentChanged.connect(self.status.set_context)  # before the views' jobs start on a change
 
         central = QWidget()
         column = QVBoxLayout(central)
@@ -160,7 +161,7 @@ class MainWindow(QMainWindow):
         self.audience = AudienceController(self, self.view_host, self.lectures.runner, self.views.currentChanged,
                                            self.actions_.view_menu)  # View > Audience window
         self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
-                                                self.status.set_message, self.actions_.view_menu)
+                                                self.status.set_message, self.actions_.view_menu, self.views)
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
@@ -180,7 +181,6 @@ class MainWindow(QMainWindow):
         self.model_panel.words_changed.connect(self.set_words)
         self.text_input.edited.connect(self.retokenize)
         self.views.currentChanged.connect(self._view_changed)
-        self.views.currentChanged.connect(self.status.set_context)
 
     def _shell(self) -> Shell:
         """The services views may use, as plain callables (see ``ui.shell.view_context``)."""

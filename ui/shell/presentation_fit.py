@@ -14,7 +14,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget
 
 from ui.shell.about_panel import AboutPanel
 from ui.shell.presentation import PresentationMode
@@ -35,16 +35,17 @@ class Folded:
 
 class PresentationFit(QObject):
     def __init__(self, owner: QMainWindow, dock: QDockWidget, about: AboutPanel, presentation: PresentationMode,
-                 status: Callable[[str], None], view_menu: QMenu | None = None):
+                 status: Callable[[str], None], view_menu: QMenu | None = None, tabs: QTabWidget | None = None):
         super().__init__(owner)
         self._owner, self._dock, self._about = owner, dock, about
-        self._presentation, self._status = presentation, status
+        self._presentation, self._status, self._tabs = presentation, status, tabs
         self.folded: Folded | None = None  # while presenting: what to put back
         presentation.screen_height = self.screen_height
         presentation.about_to_toggle.connect(self._remember)
         presentation.toggled.connect(self._toggled)
         dock.toggleViewAction().setShortcut(QKeySequence(DOCK_KEY))
         dock.toggleViewAction().setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        owner.addAction(dock.toggleViewAction())  # works with the menu bar hidden
         self.menu_action = QAction("&Menu bar", owner)
         self.menu_action.setCheckable(True)
         self.menu_action.setChecked(True)
@@ -83,12 +84,20 @@ class PresentationFit(QObject):
             self._unfold()
 
     def _fold(self) -> None:
+        self._tabs_fit(True)
         self._dock.hide()
         self.menu_action.setChecked(False)
         self._about.set_expanded(False)
         self._status(HINT)
 
+    def _tabs_fit(self, fit: bool) -> None:
+        """Presenting, every tab shows in the tab bar (the names elided where needed) instead of scrolling."""
+        if self._tabs is not None:
+            self._tabs.setUsesScrollButtons(not fit)
+            self._tabs.setElideMode(Qt.TextElideMode.ElideRight if fit else Qt.TextElideMode.ElideNone)
+
     def _unfold(self) -> None:
+        self._tabs_fit(False)
         folded, self.folded = self.folded, None
         if folded is None:
             return

@@ -5,7 +5,7 @@ appears only when a job has run for a moment (so quick jobs such as
 tokenizing on each keystroke do not make it flicker); it is indeterminate
 until the job reports ``Progress``. A message belongs to the tab that was current
 when it was written (``set_context``): another tab shows its own last message,
-or "Ready", unless a job is running (its progress is everyone's).
+or "Ready"; a running job's own label and progress stay (they are everyone's).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class JobStatusBar(QStatusBar):
         self._busy = False
         self._context: object = None  # the current tab
         self._messages: dict[object, str] = {}  # each tab's last message
+        self._from_job = False  # the message shown is the running job's label or progress
 
     # ----------------------------------------------------------------- API
     @property
@@ -63,6 +64,7 @@ class JobStatusBar(QStatusBar):
 
     def set_message(self, text: str) -> None:
         self._messages[self._context] = text
+        self._from_job = False
         self._show(text)
 
     def set_context(self, key: object) -> None:
@@ -71,7 +73,7 @@ class JobStatusBar(QStatusBar):
         if key == self._context:
             return
         self._context = key
-        if not self._busy:
+        if not (self._busy and self._from_job):
             self._show(self._messages.get(key, READY))
 
     def _show(self, text: str) -> None:
@@ -93,6 +95,7 @@ class JobStatusBar(QStatusBar):
     def job_started(self, name: str, label: str | None) -> None:
         if label:
             self.set_message(label)
+            self._from_job = True
 
     def show_progress(self, progress: Progress) -> None:
         if not self._busy:
@@ -102,3 +105,4 @@ class JobStatusBar(QStatusBar):
             self._progress.setValue(int(progress.fraction * 1000))
         if progress.message:
             self.set_message(progress.message[:1].upper() + progress.message[1:] + "…")
+            self._from_job = True

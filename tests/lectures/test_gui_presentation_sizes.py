@@ -1,0 +1,119 @@
+"""Presentation mode on the screens lecture halls have (1024 × 768, 1280 × 720, 1920 × 1080): the model dock,
+the menu bar and the About panel fold away and come back as they were; the font follows the screen's
+height; no registered view scrolls sideways and every token chip lies inside the visible area; a status
+message stays with the tab that wrote it."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication
+
+from ui import theme
+from ui.theme_tokens import DEFAULT, is_presentation, presentation_pt
+
+pytestmark = pytest.mark.timeout(180)
+SIZES = ((1024, 768), (1280, 720), (1920, 1080))
+SENTENCE = "The bank raised interest rates; unbelievably, we sat on the river bank all afternoon long."
+
+
+@pytest.fixture
+def restore_style(qapp):
+    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
+    yield
+    theme.set_tokens(DEFAULT)
+    qapp.setPalette(palette)
+    qapp.setFont(font)
+    qapp.setStyleSheet(sheet)
+    qapp.setProperty("systemFontPt", None)
+
+
+def _settle(qtbot, window) -> None:
+    """Let the layouts (and a view's computation on the tiny model) finish."""
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=30000)
+    for _ in range(3):
+        QApplication.processEvents()
+    qtbot.wait(20)
+
+
+def _sideways(window) -> list[str]:
+    """Every visible horizontal scroll bar in the window, named by its scroll area and that one's parent."""
+    found = []
+    for area in window.findChildren(QAbstractScrollArea):
+        if area.isVisible() and area.horizontalScrollBar().isVisible():
+            parent = area.parentWidget()
+            found.append(f"{type(area).__name__} in {type(parent).__name__ if parent else None}")
+    return found
+
+
+def _activate(qtbot, window) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+
+
+def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, qtbot, tiny_models, restore_style):
+    window = open_window(str(tiny_models["bert"]), "tokens", size=(1280, 800))
+    window.text_input.set_text(SENTENCE)
+    panel = window.view("tokens")
+    qtbot.waitUntil(lambda: bool(panel.view.tokens()), timeout=30000)
+    _settle(qtbot, window)
+    window.resizeDocks([window.model_dock], [333], Qt.Orientation.Horizontal)
+    _settle(qtbot, window)
+    dock_w = window.model_dock.width()
+    assert window.model_dock.isVisible() and window.menuBar().isVisible() and window.about_panel.is_expanded()
+
+    # A status message belongs to the tab that wrote it
+    window.status.set_message("Map of 202 occurrences")
+    window.show_view("finetune")
+    assert window.status.message() == "Ready"
+    window.show_view("tokens")
+    assert window.status.message() == "Map of 202 occurrences"
+
+    _activate(qtbot, window)
+    for n, (width, height) in enumerate(SIZES):
+        window.presentation.screen_height = lambda height=height: height
+        if n == 0:
+            qtbot.keyClick(window, Qt.Key.Key_F5)
+            assert "F6" in window.status.message() and "F10" in window.status.message()  # said once
+        else:
+            window.presentation.refit()
+        assert is_presentation(theme.current())
+        assert theme.current().fonts.base_pt == presentation_pt(height)
+        assert QApplication.font().pointSizeF() == pytest.approx(presentation_pt(height))
+        window.resize(width, height)
+        _settle(qtbot, window)
+        window.resize(width, height)  # the second time the folded-away parts no longer hold it wider
+        _settle(qtbot, window)
+        assert (window.width(), window.height()) == (width, height)
+        assert not window.model_dock.isVisible() and not window.menuBar().isVisible()
+        assert not window.about_panel.is_expanded()
+        assert not window.views.usesScrollButtons()  # every tab in the bar
+        for entry in window.view_host.entries():
+            window.show_view(entry.id)
+            _settle(qtbot, window)
+            assert _sideways(window) == [], f"{entry.id} scrolls sideways at {width} × {height}"
+        window.show_view("tokens")
+        _settle(qtbot, window)
+        visible = panel.scroll.viewport().rect()
+        for i in range(len(panel.view.tokens())):
+            chip = panel.view.chip_rect(i).toAlignedRect()
+            shown = QRect(panel.view.mapTo(panel.scroll.viewport(), chip.topLeft()), chip.size())
+            assert shown.left() >= 0 and shown.right() <= visible.right(), (i, shown, visible, width)
+
+    # While presenting, F6 brings the model dock back (and away), F10 the menu bar
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    assert window.model_dock.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    assert not window.model_dock.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_F10)
+    assert window.menuBar().isVisible()
+
+    # F5 off: everything as it was, the dock at its earlier width
+    window.resize(1280, 800)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    _settle(qtbot, window)
+    assert theme.current() is DEFAULT
+    assert window.model_dock.isVisible() and window.menuBar().isVisible() and window.about_panel.is_expanded()
+    qtbot.waitUntil(lambda: window.model_dock.width() == dock_w, timeout=3000)
+    assert window.views.usesScrollButtons()

@@ -1,0 +1,184 @@
+"""Rows that fit the width they get instead of widening the window (presentation mode on a small screen).
+
+``FlowLayout`` places its items left to right and wraps them to the next line, like words; ``FoldRow`` and
+``FoldSplitter`` lay out their children side by side while they fit and one above the other when they do
+not; ``ColumnScroll`` scrolls a column up and down, never sideways. None of them asks for more width than its widest child, so a view built of them never needs a
+horizontal scroll bar.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QBoxLayout, QFrame, QHBoxLayout, QLayout, QLayoutItem, QScrollArea, QSizePolicy, QSplitter, QWidget,
+)
+
+from ui import theme
+
+
+class FlowLayout(QLayout):
+    """Items left to right, wrapped to the width (each at its size hint, shrunk to the width if wider)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 (Qt API)
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def spacing(self) -> int:
+        return theme.current().metrics.group_spacing
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # noqa: N802
+        size = QSize()
+        for item in self._visible():
+            size = size.expandedTo(item.minimumSize())
+        left, top, right, bottom = self.getContentsMargins()
+        return size + QSize(left + right, top + bottom)
+
+    def _visible(self) -> list[QLayoutItem]:
+        return [item for item in self._items if not item.isEmpty()]
+
+    def _place(self, rect: QRect, move: bool) -> int:
+        left, top, right, bottom = self.getContentsMargins()
+        area = rect.adjusted(left, top, -right, -bottom)
+        x, y, line_h, gap = area.x(), area.y(), 0, self.spacing()
+        for item in self._visible():
+            hint = item.sizeHint()
+            width = max(min(hint.width(), area.width()), item.minimumSize().width())
+            if x > area.x() and x + width > area.right() + 1:
+                x, y, line_h = area.x(), y + line_h + gap, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+            x += width + gap
+            line_h = max(line_h, hint.height())
+        return y + line_h - rect.y() + bottom
+
+
+def labelled(*widgets: QWidget) -> QWidget:
+    """``widgets`` side by side in one box, kept together on a flow layout's line (a label and its field)."""
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    theme.bind(row, lambda w, m: w.setSpacing(m.row_spacing))
+    for widget in widgets:
+        row.addWidget(widget)
+    box.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+    return box
+
+
+class FoldRow(QWidget):
+    """Children side by side while their minimum widths fit, else one above the other."""
+
+    folded = Signal(bool)  # one above the other now (or side by side again)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+
+    def addWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802
+        self.box.addWidget(widget, stretch)
+
+    def _children(self) -> list[QWidget]:
+        items = (self.box.itemAt(i) for i in range(self.box.count()))
+        return [item.widget() for item in items if item.widget() is not None and not item.widget().isHidden()]
+
+    def side_by_side_width(self) -> int:
+        kids = self._children()
+        return sum(_min_width(w) for w in kids) + self.box.spacing() * max(len(kids) - 1, 0)
+
+    def is_folded(self) -> bool:
+        return self.box.direction() == QBoxLayout.Direction.TopToBottom
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        kids = self._children()
+        width = max((_min_width(w) for w in kids), default=0)
+        if self.is_folded():
+            height = sum(w.minimumSizeHint().height() for w in kids) + self.box.spacing() * max(len(kids) - 1, 0)
+        else:
+            height = max((w.minimumSizeHint().height() for w in kids), default=0)
+        return QSize(width, height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        fold = event.size().width() < self.side_by_side_width()
+        if fold != self.is_folded():
+            self.box.setDirection(QBoxLayout.Direction.TopToBottom if fold else QBoxLayout.Direction.LeftToRight)
+            self.updateGeometry()
+            self.folded.emit(fold)
+        super().resizeEvent(event)
+
+
+class FoldSplitter(QSplitter):
+    """A horizontal splitter that turns vertical while its children's minimum widths do not fit."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+
+    def side_by_side_width(self) -> int:
+        kids = [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
+        return sum(_min_width(w) for w in kids) + self.handleWidth() * max(len(kids) - 1, 0)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        kids = [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
+        width = max((_min_width(w) for w in kids), default=0)
+        hints = [w.minimumSizeHint().height() for w in kids]
+        height = sum(hints) if self.orientation() == Qt.Orientation.Vertical else max(hints, default=0)
+        return QSize(width, height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        fold = event.size().width() < self.side_by_side_width()
+        wanted = Qt.Orientation.Vertical if fold else Qt.Orientation.Horizontal
+        if wanted != self.orientation():
+            self.setOrientation(wanted)
+            self.updateGeometry()
+        super().resizeEvent(event)
+
+
+def _min_width(widget: QWidget) -> int:
+    return max(widget.minimumSizeHint().width(), widget.minimumWidth())
+
+
+class ColumnScroll(QScrollArea):
+    """A column that scrolls up and down only: never narrower than what it holds needs (plus the scroll bar)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        hint = super().minimumSizeHint()
+        inner = self.widget()
+        if inner is None:
+            return hint
+        need = _min_width(inner) + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        return QSize(max(hint.width(), need), hint.height())
