@@ -84,6 +84,46 @@ def recording(modules: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
             handle.remove()
 
 
+def _hidden_states(args: tuple, kwargs: dict) -> tuple[torch.Tensor, bool]:
+    """A block's input hidden states [B, T, H] and whether they came as a keyword."""
+    if args:
+        return args[0], False
+    return kwargs["hidden_states"], True
+
+
+@contextmanager
+def recording_inputs(blocks: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
+    """Within the block, each forward pass appends to the yielded list (in block order) a copy of every block's
+    input hidden states [B, T, H] (the residual stream entering it)."""
+    kept: list[torch.Tensor] = []
+
+    def keep(_module, args, kwargs):
+        kept.append(_hidden_states(args, kwargs)[0].detach().clone())
+
+    handles = [b.register_forward_pre_hook(keep, with_kwargs=True) for b in blocks]
+    try:
+        yield kept
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+@contextmanager
+def replacing_input(block: torch.nn.Module, patch: Callable[[torch.Tensor], torch.Tensor]) -> Iterator[None]:
+    """Within the block, ``block``'s input hidden states [B, T, H] are replaced by ``patch(hidden)``."""
+    def hook(_module, args, kwargs):
+        hidden, keyword = _hidden_states(args, kwargs)
+        if keyword:
+            return args, {**kwargs, "hidden_states": patch(hidden)}
+        return (patch(hidden), *args[1:]), kwargs
+
+    handle = block.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
 @contextmanager
 def replacing(module: torch.nn.Module, patch: Callable[[torch.Tensor], torch.Tensor]) -> Iterator[None]:
     """Within the block, ``module``'s output [B, T, H] is replaced by ``patch(output)``."""

@@ -9,14 +9,19 @@ the predicted position (decoders: the last token; masked LMs: the mask):
     metric = logit(answer) − logit(wrong), or logit(answer) when no wrong token is given,
 
 and ``effect[l][t] = (patched − corrupt) / (clean − corrupt)``: 1 where restoring that one activation gives
-back all of the clean metric, 0 where it gives back none. Each layer's positions run as one batch (a row per
-position), so the work is ``layers`` forward passes of ``tokens`` rows, with progress after each.
+back all of the clean metric, 0 where it gives back none. When the two texts give the same metric there is
+nothing to recover: every effect is 0 and the result's ``note`` says why. Each layer's positions run as one
+batch (a row per position), so the work is ``layers`` forward passes of ``tokens`` rows, with progress and the
+rows so far (a ``Partial`` holding a ``Patching``) after each.
+
+``restored_metric`` restores several positions at once at one layer, also at the block's input (the residual
+stream entering block l; at l = 0 the embeddings' output): restoring every position there is the clean run.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generator
+from typing import Generator, Sequence
 
 import torch
 
@@ -27,10 +32,15 @@ from engine.errors import WorkbenchError
 from engine.families import Family
 from engine.loading import LoadedModel
 from engine.patching.names import DEFAULT_SITE
-from engine.patching.sites import recording, replacing, site_modules
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from engine.patching.sites import (
+    recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
+)
+from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 
 WHAT = "activation patching"
+BLOCK_INPUT = "input"  # restored_metric only: the residual stream entering block l
+SAME_METRIC_NOTE = ("the clean and corrupted texts give the same metric, so there is nothing to recover: every "
+                    "effect is 0")
 
 
 @dataclass(frozen=True)
@@ -50,11 +60,15 @@ class Patching:
     corrupt_metric: float
     clean_prediction: str  # the top token at ``position`` in the clean run
     corrupt_prediction: str
-    effect: list[list[float]]  # [layers][tokens]
+    effect: list[list[float]]  # [layers][tokens]; a Partial's holds only the layers done so far
+    note: str | None = None  # why the effect is what it is (the two texts give the same metric)
 
     def to_dict(self) -> dict:
-        return {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
+        data = {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
                 "corrupt_metric": self.corrupt_metric, "effect": self.effect}
+        if self.note is not None:
+            data["note"] = self.note
+        return data
 
 
 def _same_shape(clean: PredictionSite, corrupt: PredictionSite) -> None:
@@ -73,15 +87,27 @@ def _metric(logits: torch.Tensor, answer_id: int, wrong_id: int | None) -> torch
     return logits[:, answer_id] - logits[:, wrong_id] if wrong_id is not None else logits[:, answer_id]
 
 
-def patching_steps(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
-                   site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED
-                   ) -> Generator[Progress, None, Patching]:
-    """Patch ``site`` at every layer and position from ``clean`` into ``corrupt``; a job that yields Progress per
-    layer and returns a ``Patching``. ``answer`` and ``wrong`` each name one vocabulary token."""
+@dataclass(frozen=True)
+class _Runs:
+    """Both texts run once: what every patch needs."""
+
+    modules: list[torch.nn.Module]
+    clean_site: PredictionSite
+    corrupt_site: PredictionSite
+    corrupt_embeddings: torch.Tensor  # [1, T, H]
+    answer_id: int
+    wrong_id: int | None
+    clean_metric: float
+    corrupt_metric: float
+    top: list[str]  # the clean and the corrupted run's top token at the position
+    clean_outputs: list[torch.Tensor]  # [layers] of [T, H]: the site's clean output
+
+
+def _runs(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None, site: str) -> _Runs:
     if loaded.family not in (Family.DECODER, Family.ENCODER):
         raise WorkbenchError(f"{WHAT} covers decoders and masked LMs; {loaded.info.spec} is a "
                              f"{loaded.family.value} model, which it does not cover yet")
-    modules = site_modules(loaded, site)
+    modules = transformer_blocks(loaded) if site == BLOCK_INPUT else site_modules(loaded, site)
     clean_site = prediction_site(loaded, clean, WHAT)
     corrupt_site = prediction_site(loaded, corrupt, WHAT)
     _same_shape(clean_site, corrupt_site)
@@ -89,42 +115,85 @@ def patching_steps(loaded: LoadedModel, clean: str, corrupt: str, answer: str, w
     wrong_id = vocabulary_token(loaded, wrong, "--wrong") if wrong is not None else None
     corrupt_embeddings = word_embeddings(loaded, corrupt_site)
     both = torch.cat([word_embeddings(loaded, clean_site), corrupt_embeddings])
+    keep = recording_inputs(modules) if site == BLOCK_INPUT else recording(modules)
     with torch.inference_mode():
-        with recording(modules) as kept:
+        with keep as kept:
             both_logits = position_logits(loaded, clean_site, both)  # one pass of two rows: clean, corrupt
-        clean_outputs = [k[0] for k in kept]  # [layers] of [T, H]
+        clean_outputs = [k[0] for k in kept]
     metrics = _metric(both_logits, answer_id, wrong_id)
-    clean_metric, corrupt_metric = float(metrics[0]), float(metrics[1])
-    if clean_metric == corrupt_metric:
-        raise WorkbenchError(f"the clean and corrupted texts give the same metric ({clean_metric:.4f}): there is "
-                             "nothing to recover; corrupt the text where it matters to the answer")
-    tokens = len(clean_site.tokenized.ids)
-    chunk = max(2, rows_per_pass(loaded, corrupt_site, most=64))
-    effect = torch.zeros(len(modules), tokens, dtype=torch.float64)
-    for layer, module in enumerate(modules):
+    top = [token_name(loaded, int(torch.argmax(row.float()))) for row in both_logits]
+    return _Runs(modules, clean_site, corrupt_site, corrupt_embeddings, answer_id, wrong_id, float(metrics[0]),
+                 float(metrics[1]), top, clean_outputs)
+
+
+def _patched_metrics(loaded: LoadedModel, runs: _Runs, module: torch.nn.Module, restored: torch.Tensor,
+                     rows: torch.Tensor, positions: torch.Tensor, block_input: bool = False) -> torch.Tensor:
+    """[B] metrics of B corrupted runs where row ``rows[i]`` gets ``restored[i]`` [H] at ``positions[i]``."""
+    def restore(output: torch.Tensor) -> torch.Tensor:
+        output = output.clone()
+        output[rows, positions] = restored.to(output.dtype)
+        return output
+
+    batch = int(rows.max()) + 1
+    patching = replacing_input(module, restore) if block_input else replacing(module, restore)
+    with torch.inference_mode(), patching:
+        logits = position_logits(loaded, runs.corrupt_site, runs.corrupt_embeddings.expand(batch, -1, -1))
+    return _metric(logits, runs.answer_id, runs.wrong_id).cpu()
+
+
+def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float]], note: str | None) -> Patching:
+    return Patching(site, list(range(len(runs.modules))), runs.clean_site.tokens, runs.corrupt_site.tokens,
+                    runs.clean_site.position, token_name(loaded, runs.answer_id), runs.answer_id,
+                    token_name(loaded, runs.wrong_id) if runs.wrong_id is not None else None, runs.wrong_id,
+                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note)
+
+
+def patching_steps(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
+                   site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED
+                   ) -> Generator[Progress | Partial, None, Patching]:
+    """Patch ``site`` at every layer and position from ``clean`` into ``corrupt``; a job that yields Progress and
+    a ``Partial`` (the ``Patching`` of the layers done so far) per layer and returns the ``Patching``.
+    ``answer`` and ``wrong`` each name one vocabulary token."""
+    if site == BLOCK_INPUT:
+        raise WorkbenchError(f"the site is one of resid, attn, mlp, not {site!r}")
+    runs = _runs(loaded, clean, corrupt, answer, wrong, site)
+    tokens, layers = len(runs.clean_site.tokenized.ids), len(runs.modules)
+    if runs.clean_metric == runs.corrupt_metric:
+        return _result(loaded, runs, site, [[0.0] * tokens for _ in range(layers)], SAME_METRIC_NOTE)
+    span = runs.clean_metric - runs.corrupt_metric
+    chunk = max(2, rows_per_pass(loaded, runs.corrupt_site, most=64))
+    effect = torch.zeros(layers, tokens, dtype=torch.float64)
+    for layer, module in enumerate(runs.modules):
         for start in range(0, tokens, chunk):
             cancel.check()
             positions = torch.arange(start, min(start + chunk, tokens))
             # at least two rows, as in the reference pass, so a row's head matmul rounds as the references' did
             padded = positions if len(positions) > 1 else positions.repeat(2)
-            rows = torch.arange(len(padded))
-            restored = clean_outputs[layer][padded]  # [B, H]: row b restores position padded[b]
+            restored = runs.clean_outputs[layer][padded]  # [B, H]: row b restores position padded[b]
+            patched = _patched_metrics(loaded, runs, module, restored, torch.arange(len(padded)), padded)
+            effect[layer, positions] = (patched[:len(positions)] - runs.corrupt_metric) / span
+        yield Progress(layer + 1, layers, f"{WHAT}: layer {layer + 1} of {layers}")
+        yield Partial(_result(loaded, runs, site, (effect[:layer + 1] + 0.0).tolist(), None))
+    return _result(loaded, runs, site, (effect + 0.0).tolist(), None)  # + 0.0: no -0.0
 
-            def restore(output: torch.Tensor) -> torch.Tensor:
-                output = output.clone()
-                output[rows, padded] = restored.to(output.dtype)
-                return output
 
-            with torch.inference_mode(), replacing(module, restore):
-                logits = position_logits(loaded, corrupt_site, corrupt_embeddings.expand(len(padded), -1, -1))
-            patched = _metric(logits, answer_id, wrong_id).cpu()[:len(positions)]
-            effect[layer, positions] = (patched - corrupt_metric) / (clean_metric - corrupt_metric)
-        yield Progress(layer + 1, len(modules), f"{WHAT}: layer {layer + 1} of {len(modules)}")
-    top = [token_name(loaded, int(torch.argmax(row.float()))) for row in both_logits]
-    return Patching(site, list(range(len(modules))), clean_site.tokens, corrupt_site.tokens, clean_site.position,
-                    token_name(loaded, answer_id), answer_id,
-                    token_name(loaded, wrong_id) if wrong_id is not None else None, wrong_id,
-                    clean_metric, corrupt_metric, top[0], top[1], (effect + 0.0).tolist())  # + 0.0: no -0.0
+def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
+                    site: str = BLOCK_INPUT, layer: int = 0, positions: Sequence[int] | None = None
+                    ) -> tuple[float, Patching]:
+    """(the metric of the corrupted run with ``site`` at ``layer`` restored from the clean run at every one of
+    ``positions`` (default: all) at once, the ``Patching`` header: both runs' metrics and predictions).
+    ``site`` is ``"input"`` (the residual stream entering block ``layer``) or one of the sweep's sites."""
+    runs = _runs(loaded, clean, corrupt, answer, wrong, site)
+    if not 0 <= layer < len(runs.modules):
+        raise WorkbenchError(f"the layer is between 0 and {len(runs.modules) - 1}, not {layer}")
+    tokens = len(runs.clean_site.tokenized.ids)
+    where = torch.tensor(list(range(tokens)) if positions is None else list(positions), dtype=torch.long)
+    clean_output = runs.clean_outputs[layer]
+    # two identical rows, as in the reference pass of two rows, so the head's matmul rounds the same way
+    rows = torch.arange(2).repeat_interleave(len(where))
+    patched = _patched_metrics(loaded, runs, runs.modules[layer], clean_output[where.repeat(2)], rows,
+                               where.repeat(2), block_input=site == BLOCK_INPUT)
+    return float(patched[0]), _result(loaded, runs, site, [], None)
 
 
 def patch(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,

@@ -127,3 +127,37 @@ def test_patch_json_contract_and_one_line_errors(capsys, tiny_models):
     code = main(["patch", str(tiny_models["t5"]), "--clean", "a b", "--corrupt", "a c", "--answer", "a", "--json"])
     out, err = capsys.readouterr()
     assert code == 2 and "encoder-decoder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_identical_texts_give_zero_effect_and_say_so(capsys, tiny_models, gpt2):
+    result = patch(gpt2, CLEAN, CLEAN, "Ġlist", "Ġclass", "resid")
+    assert result.clean_metric == result.corrupt_metric
+    assert result.effect == [[0.0] * 4, [0.0] * 4] and "nothing to recover" in result.note
+    code = main(["patch", str(tiny_models["gpt2"]), "--clean", CLEAN, "--corrupt", CLEAN, "--answer", "Ġlist",
+                 "--json"])
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert code == 0 and set(data) == KEYS | {"note"} and data["effect"] == [[0.0] * 4] * 2
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama", "bert"])
+def test_restoring_every_position_of_the_first_blocks_input_gives_the_clean_metric(tiny_models, gpt2, kind):
+    from engine.patching.tracing import restored_metric
+
+    loaded = gpt2 if kind == "gpt2" else load_model(str(tiny_models[kind]))
+    clean, corrupt = (MLM_CLEAN, MLM_CORRUPT) if kind == "bert" else (CLEAN, CORRUPT)
+    answer, wrong = ("list", "class") if kind == "bert" else ("Ġlist", "Ġclass")
+    metric, runs = restored_metric(loaded, clean, corrupt, answer, wrong, "input", 0)
+    assert runs.clean_metric != runs.corrupt_metric
+    assert metric == pytest.approx(runs.clean_metric, abs=1e-6)
+    # the clean metric itself, computed here from the clean ids alone
+    tok = loaded.tokenizer
+    ids = tok(clean)["input_ids"]
+    position = ids.index(tok.mask_token_id) if kind == "bert" else len(ids) - 1
+    vocab = tok.get_vocab()
+    assert metric == pytest.approx(_metric(loaded.model, ids, position, vocab[answer], vocab[wrong]), abs=1e-5)
+    # all positions but one: not the clean run any more (the corrupted token stays corrupted)
+    changed = [i for i, (a, b) in enumerate(zip(tok(clean)["input_ids"], tok(corrupt)["input_ids"])) if a != b]
+    partial, _ = restored_metric(loaded, clean, corrupt, answer, wrong, "input", 0,
+                                 [i for i in range(len(ids)) if i not in changed])
+    assert partial == pytest.approx(runs.corrupt_metric, abs=1e-5)

@@ -74,6 +74,8 @@ def cmd_patch(args: argparse.Namespace) -> int:
     print(f"metric {metric} at position {result.position}: clean {result.clean_metric:.4f} "
           f"(predicts {result.clean_prediction!r}), corrupted {result.corrupt_metric:.4f} "
           f"(predicts {result.corrupt_prediction!r})")
+    if result.note:
+        print(result.note)
     print(f"recovered fraction, site {result.site} (rows: layers, columns: tokens)")
     print("      " + " ".join(f"{t[:7]:>7}" for t in result.tokens))
     for layer, row in zip(result.layers, result.effect):
