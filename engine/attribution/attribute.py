@@ -1,4 +1,4 @@
-"""One entry point for every attribution method, by name (what the CLI and, later, the view call)."""
+"""One entry point for every attribution method, by name (what the CLI and the views call)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,35 @@ from engine.attribution.integrated_gradients import integrated_gradients_steps
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT
 from engine.attribution.result import Attribution
 from engine.attribution.rollout import flow_attribution_steps, rollout_attribution
-from engine.attribution.targets import prediction_site, resolve_target
+from engine.attribution.targets import Target, prediction_site, resolve_target
 from engine.errors import WorkbenchError
 from engine.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 
 def attribute_steps(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
-                    steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
+                    steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED, output_position: int = 0
                     ) -> Generator[Progress, None, Attribution]:
-    """Attribute the prediction ``text`` leads to (a decoder's next token, an MLM's masked token) to its input
-    tokens with ``method`` (one of ``names.METHODS``); ``target`` names one vocabulary token (default: the
-    model's top token); ``steps`` is integrated gradients' number of intervals. A job: yields Progress."""
+    """Attribute the prediction ``text`` leads to (a decoder's next token, an MLM's masked token, an
+    encoder-decoder's output token at ``output_position``) to its input tokens with ``method`` (one of
+    ``names.METHODS``); ``target`` names one vocabulary token (default: the model's top token); ``steps`` is
+    integrated gradients' number of intervals. A job: yields Progress."""
+    check_method(method)
+    site = prediction_site(loaded, text, "attribution", output_position)
+    chosen = resolve_target(loaded, site, target)
+    return (yield from attribute_target_steps(loaded, chosen, method, steps, cancel))
+
+
+def check_method(method: str) -> None:
     if method not in METHODS:
         raise WorkbenchError(f"the attribution method is one of {', '.join(METHODS)}, not {method!r}")
-    site = prediction_site(loaded, text, "attribution")
-    chosen = resolve_target(loaded, site, target)
+
+
+def attribute_target_steps(loaded: LoadedModel, chosen: Target, method: str = GRAD_INPUT,
+                           steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
+                           ) -> Generator[Progress, None, Attribution]:
+    """Attribute a target already found (``targets``, ``classifier``, ``prompt``) with ``method``; a job."""
+    check_method(method)
     if method == GRAD_INPUT:
         return grad_input(loaded, chosen)
     if method == INTEGRATED_GRADIENTS:
@@ -36,6 +49,6 @@ def attribute_steps(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, ta
 
 
 def attribute(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
-              steps: int = DEFAULT_STEPS) -> Attribution:
+              steps: int = DEFAULT_STEPS, output_position: int = 0) -> Attribution:
     """``attribute_steps`` run to its end."""
-    return run_to_completion(attribute_steps(loaded, text, method, target, steps))
+    return run_to_completion(attribute_steps(loaded, text, method, target, steps, output_position=output_position))

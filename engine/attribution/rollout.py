@@ -98,12 +98,16 @@ def attention_flow(attentions: np.ndarray, position: int) -> np.ndarray:
 def attention_weights(loaded: LoadedModel, target: Target) -> tuple[np.ndarray, float]:
     """([layers, heads, T, T] attention weights, the target's logit) from one eager forward pass."""
     site = target.site
+    if site.kind == "seq2seq":
+        raise WorkbenchError("rollout and flow follow one stack's self-attention, and an encoder-decoder's output "
+                             "reads the encoder through cross-attention; use grad-input or integrated gradients")
     with loaded.attention_implementation("eager"), torch.inference_mode():
         out = loaded.model(**site.inputs, output_attentions=True)
     if not out.attentions or any(a is None for a in out.attentions):
         raise WorkbenchError(f"{loaded.info.spec} returns no attention weights; rollout and flow need them")
     weights = np.stack([a[0].float().cpu().numpy() for a in out.attentions])
-    return weights, float(out.logits[0, site.position, target.id])
+    logits = out.logits[0] if site.kind == "classifier" else out.logits[0, site.position]
+    return weights, float(logits[target.id])
 
 
 def rollout_attribution(loaded: LoadedModel, target: Target) -> Attribution:

@@ -2,13 +2,17 @@
 
 - a decoder predicts the next token after the text: the position is the last token;
 - a masked LM fills the one mask token of the text: the position is the mask's;
+- an encoder-decoder (BART, T5) writes an output token: the position is that output position (default 0, the
+  first output token), the decoder reading its start token and the model's own greedy output before it; the
+  scores are over the encoder's input tokens (the gradient flows to the encoder's word embeddings only);
+- a fine-tuned sequence classifier (``classifier``) gives a label's logit (kind ``classifier``);
 - the target is the token a user names (``vocabulary_token``: one vocabulary token, else an error) or the
   model's top token at that position.
+- ``site_from_ids`` takes the ids as given (a prompt template already filled, as prompt scoring reads it).
 
 ``target_logits`` runs the model from word embeddings (``inputs_embeds``): the rows of the input embedding
 matrix, before the model adds position (and segment) embeddings and before any LayerNorm, so gradients and
-integrated-gradient paths are taken with respect to exactly those rows. Encoder-decoders (seq2seq),
-classifiers and prompts come later; they are refused with a message.
+integrated-gradient paths are taken with respect to exactly those rows.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ class PredictionSite:
 
     tokenized: TokenizedText
     inputs: dict[str, torch.Tensor]  # input_ids and the tokenizer's extra inputs (token_type_ids), batch 1
-    position: int
-    kind: str  # "next-token" (decoders) or "mask" (masked LMs)
+    position: int  # seq2seq: the output position
+    kind: str  # "next-token" (decoders), "mask" (masked LMs), "seq2seq" or "classifier"
+    decoder_ids: torch.Tensor | None = None  # seq2seq: [1, position + 1], the start token and greedy output
 
     @property
     def tokens(self) -> list[str]:
@@ -55,11 +60,9 @@ def _article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
-def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution") -> PredictionSite:
-    """The text tokenized for ``loaded`` and the position it predicts; a one-line error for what cannot be."""
-    require_text(text)
+def _check_head(loaded: LoadedModel, what: str) -> None:
     info, family = loaded.info, loaded.family
-    if family is Family.DECODER:
+    if family in (Family.DECODER, Family.ENCODER_DECODER):
         if not info.has_lm_head:
             raise MissingHeadError(f"{what} needs an LM head, and the checkpoint of {info.spec} has none")
     elif family is Family.ENCODER:
@@ -67,26 +70,81 @@ def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution") -
             raise MissingHeadError(f"{what} needs a masked-LM (MLM) head, and the checkpoint of {info.spec} has none")
         if loaded.tokenizer.mask_token is None:
             raise MissingHeadError(f"the tokenizer of {info.spec} has no mask token")
-        text = with_model_mask(text, loaded.tokenizer)
     else:
-        raise WorkbenchError(f"{what} covers decoders (the next token) and masked LMs (the masked token); "
-                             f"{info.spec} is {_article(family.value)} {family.value} model")
-    tok = tokenize(loaded.tokenizer, text, max_length=info.max_positions)
-    if all(tok.special):
-        raise WorkbenchError("the text gives no tokens for this model (only special tokens are left)")
-    if family is Family.DECODER:
-        position, kind = len(tok.ids) - 1, "next-token"
-    else:
-        masks = [i for i, t in enumerate(tok.ids) if t == loaded.tokenizer.mask_token_id]
-        if len(masks) != 1:
-            raise WorkbenchError(f"{what} on a masked LM needs exactly one mask token in the text "
-                                 f"({GENERIC_MASK} or {loaded.tokenizer.mask_token}); it has {len(masks)}")
-        position, kind = masks[0], "mask"
+        raise WorkbenchError(f"{what} covers decoders (the next token), masked LMs (the masked token) and "
+                             f"encoder-decoders (an output token); {info.spec} is {_article(family.value)} "
+                             f"{family.value} model")
+
+
+def _inputs(loaded: LoadedModel, tok: TokenizedText) -> dict[str, torch.Tensor]:
     device = loaded.device.torch_device
     inputs = {"input_ids": torch.tensor([tok.ids], device=device)}
     for name, values in tok.extra_inputs.items():
         inputs[name] = torch.tensor([values], device=device)
-    return PredictionSite(tok, inputs, position, kind)
+    return inputs
+
+
+MAX_OUTPUT_POSITION = 256
+
+
+def greedy_decoder_ids(loaded: LoadedModel, inputs: dict[str, torch.Tensor], position: int) -> torch.Tensor:
+    """[1, position + 1]: the decoder's start token and the model's first ``position`` greedy output tokens."""
+    from engine.decoding import _start_ids
+
+    if not 0 <= position <= MAX_OUTPUT_POSITION:
+        raise WorkbenchError(f"the output position is between 0 and {MAX_OUTPUT_POSITION}, not {position}")
+    ids = torch.tensor([[_start_ids(loaded.model)]], device=loaded.device.torch_device)
+    with torch.inference_mode():
+        encoded = loaded.model.get_encoder()(**inputs)
+        for _ in range(position):
+            logits = loaded.model(encoder_outputs=encoded, decoder_input_ids=ids).logits[:, -1]
+            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+    return ids.clone()
+
+
+def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution",
+                    output_position: int = 0) -> PredictionSite:
+    """The text tokenized for ``loaded`` and the position it predicts; a one-line error for what cannot be.
+    ``output_position``: an encoder-decoder's output token to explain (0: the first)."""
+    require_text(text)
+    _check_head(loaded, what)
+    family = loaded.family
+    if family is Family.ENCODER:
+        text = with_model_mask(text, loaded.tokenizer)
+    tok = tokenize(loaded.tokenizer, text, max_length=loaded.info.max_positions)
+    if all(tok.special):
+        raise WorkbenchError("the text gives no tokens for this model (only special tokens are left)")
+    inputs = _inputs(loaded, tok)
+    if family is Family.ENCODER_DECODER:
+        return PredictionSite(tok, inputs, output_position, "seq2seq",
+                              greedy_decoder_ids(loaded, inputs, output_position))
+    if family is Family.DECODER:
+        return PredictionSite(tok, inputs, len(tok.ids) - 1, "next-token")
+    masks = [i for i, t in enumerate(tok.ids) if t == loaded.tokenizer.mask_token_id]
+    if len(masks) != 1:
+        raise WorkbenchError(f"{what} on a masked LM needs exactly one mask token in the text "
+                             f"({GENERIC_MASK} or {loaded.tokenizer.mask_token}); it has {len(masks)}")
+    return PredictionSite(tok, inputs, masks[0], "mask")
+
+
+def site_from_ids(loaded: LoadedModel, ids: list[int], position: int | None = None,
+                  what: str = "attribution") -> PredictionSite:
+    """A site for token ids as given: decoders predict after the last id, masked LMs at ``position`` (the
+    mask's index), encoder-decoders their first output token."""
+    _check_head(loaded, what)
+    ids = [int(i) for i in ids]
+    tokens = [t if t is not None else str(i) for t, i in zip(loaded.tokenizer.convert_ids_to_tokens(ids), ids)]
+    special = set(loaded.tokenizer.all_special_ids)
+    n = len(ids)
+    tok = TokenizedText("", None, ids, tokens, [(0, 0)] * n, [None] * n, [0] * n, [i in special for i in ids])
+    inputs = _inputs(loaded, tok)
+    if loaded.family is Family.ENCODER_DECODER:
+        return PredictionSite(tok, inputs, 0, "seq2seq", greedy_decoder_ids(loaded, inputs, 0))
+    if loaded.family is Family.DECODER:
+        return PredictionSite(tok, inputs, n - 1, "next-token")
+    if position is None or not 0 <= position < n:
+        raise WorkbenchError(f"a masked LM's position is one of the {n} tokens, not {position}")
+    return PredictionSite(tok, inputs, position, "mask")
 
 
 def vocabulary_token(loaded: LoadedModel, token: str, flag: str = "--target") -> int:
@@ -111,10 +169,19 @@ def token_name(loaded: LoadedModel, token_id: int) -> str:
     return name if name is not None else str(token_id)
 
 
+def input_embedding_module(loaded: LoadedModel) -> torch.nn.Module:
+    """The module that turns input ids into word embeddings (an encoder-decoder's: its encoder's, which for
+    BART includes the embedding scale)."""
+    model = loaded.model
+    if loaded.family is Family.ENCODER_DECODER:
+        return model.get_encoder().get_input_embeddings()
+    return model.get_input_embeddings()
+
+
 def word_embeddings(loaded: LoadedModel, site: PredictionSite) -> torch.Tensor:
     """[1, T, H]: the text's rows of the input (word) embedding matrix, detached."""
     with torch.no_grad():
-        return loaded.model.get_input_embeddings()(site.inputs["input_ids"]).detach()
+        return input_embedding_module(loaded)(site.inputs["input_ids"]).detach()
 
 
 def _keeps_last_logits(model) -> bool:
@@ -128,6 +195,14 @@ def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch
     """[B, vocab] logits at ``site.position`` for a batch of word embeddings [B, T, H] (grad flows through)."""
     batch = embeddings.shape[0]
     extra = {name: values.expand(batch, -1) for name, values in site.inputs.items() if name != "input_ids"}
+    if site.kind == "classifier":
+        mask = torch.ones(embeddings.shape[:2], dtype=torch.long, device=embeddings.device)
+        return loaded.model(inputs_embeds=embeddings, attention_mask=mask, **extra).logits
+    if site.kind == "seq2seq":
+        mask = torch.ones(embeddings.shape[:2], dtype=torch.long, device=embeddings.device)
+        out = loaded.model(inputs_embeds=embeddings, attention_mask=mask, **extra,
+                           decoder_input_ids=site.decoder_ids.expand(batch, -1))
+        return out.logits[:, site.position]
     last = site.position == embeddings.shape[1] - 1
     if loaded.family is Family.DECODER and last and _keeps_last_logits(loaded.model):
         return loaded.model(inputs_embeds=embeddings, logits_to_keep=1, **extra).logits[:, -1]

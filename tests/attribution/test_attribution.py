@@ -158,5 +158,5 @@ def test_bad_targets_and_texts_are_one_line_errors(gpt2, bert, tiny_models):
         attribute(bert, "no mask here")
     with pytest.raises(WorkbenchError, match="exactly one mask token"):
         attribute(bert, "[MASK] and [MASK]")
-    with pytest.raises(WorkbenchError, match="encoder-decoder"):
-        attribute(load_model(str(tiny_models["t5"])), "a text")
+    with pytest.raises(WorkbenchError, match="output position is between 0 and"):
+        attribute(load_model(str(tiny_models["t5"])), "a text", output_position=-1)

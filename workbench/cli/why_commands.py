@@ -13,12 +13,15 @@ from workbench.cli.common import add_model_options, drive_job, load_for, print_j
 def register(sub: Any) -> None:
     """Add ``attribute`` and ``patch`` to the CLI's subparsers."""
     att = sub.add_parser("attribute", help="which input tokens a prediction rests on (decoders: the next token; "
-                                           "masked LMs: the masked token)")
+                                           "masked LMs: the masked token; encoder-decoders: an output token)")
     add_model_options(att)
     att.add_argument("--text", required=True,
                      help="decoders: the prompt; masked LMs: a text with one [MASK] (or the model's mask token)")
     att.add_argument("--target", help="the predicted token to explain, one vocabulary token (default: the model's "
                                       "top token)")
+    att.add_argument("--output-position", type=int, default=0,
+                     help="encoder-decoders: the output token to explain, after the model's own greedy output "
+                          "before it (default 0, the first)")
     att.add_argument("--method", choices=METHODS, default=GRAD_INPUT, help=f"default {GRAD_INPUT}")
     att.add_argument("--steps", type=int, default=DEFAULT_STEPS,
                      help=f"integrated gradients: intervals along the path (default {DEFAULT_STEPS})")
@@ -44,7 +47,8 @@ def cmd_attribute(args: argparse.Namespace) -> int:
     from engine.attribution.attribute import attribute_steps
 
     loaded = load_for(args)
-    result = drive_job(attribute_steps(loaded, args.text, args.method, args.target, args.steps), quiet=True)
+    result = drive_job(attribute_steps(loaded, args.text, args.method, args.target, args.steps,
+                                         output_position=args.output_position), quiet=True)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -1,0 +1,28 @@
+"""A prompt's label score, attributed to the filled template's tokens.
+
+Prompt scoring (``engine.prompting.scoring``) reads a label's answer words at the answer slot of the filled
+template: a cloze template's mask, a prefix template's next token, an encoder-decoder's first output token.
+The target here is the first token of the label's best-scoring answer there (a multi-token answer's later
+tokens are conditioned on the earlier ones, so its first token is the label's decision point), with the
+ids exactly as scoring read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.attribution.targets import Target, site_from_ids
+from engine.errors import WorkbenchError
+from engine.loading import LoadedModel
+
+
+def prompt_label_target(loaded: LoadedModel, scored: Any, label: str | None = None) -> Target:
+    """The first answer token of ``label`` (default: the predicted label) in a ``ScoredPrompt``."""
+    label = scored.predicted if label is None else label
+    answers = [a for a in scored.answers if a.label == label]
+    if not answers:
+        raise WorkbenchError(f"the label is one of {', '.join(scored.labels)}, not {label!r}")
+    best = max(answers, key=lambda a: a.score)
+    position = scored.answer_positions[0] if scored.answer_positions else None
+    site = site_from_ids(loaded, scored.token_ids, position, "prompt attribution")
+    return Target(site, int(best.token_ids[0]), best.tokens[0])
