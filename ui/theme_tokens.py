@@ -155,6 +155,10 @@ class Colours:
     shift_cka_curve: str = "#2f6fd0"
     shift_cosine_curve: str = "#d9731a"
     prediction_error_bg: str = "#fde2de"  # a wrong validation prediction's row
+    # Signed scores (attributions, patching effects): negative, zero, positive (ColorBrewer RdBu, reversed).
+    diverging_stops: tuple[str, ...] = (
+        "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b",
+    )
 
     def message(self, level: str) -> Chip:
         """The chip of a message level ("error", "warning", anything else: info)."""

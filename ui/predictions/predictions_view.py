@@ -6,7 +6,9 @@
   on a re-tokenization of the text) and the text box shows the ids decoded;
   "Generate 20 tokens" extends the ids by greedy decoding;
 - BART-style encoder-decoders (a mask token): the infilled text.
-A model without the head shows the engine's one-line message instead.
+A model without the head shows the engine's one-line message instead. Under the results, "Explain"
+(``ui.widgets.explain_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
+output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVB
 from engine.progress import CancelToken
 from ui import theme
 from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.widgets.explain_panel import ExplainPanel
 from ui.widgets.notice import Notice
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
@@ -37,7 +40,15 @@ def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
     from engine.predictions import fill_mask  # imports torch: on the worker thread
 
     tt, preds = fill_mask(loaded, text, k)
-    return tt.tokens, preds
+    return tt.tokens, preds, tt.ids
+
+
+def _explain(loaded: Any, request: dict, method: str, layer: int, cancel: CancelToken) -> Any:
+    """A job: the target the request names, then its attribution and raw attention (``explain_steps``)."""
+    from engine.attribution.explain import explain_steps, prediction_target
+
+    target = prediction_target(loaded, **request)
+    return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
 
 
 def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
@@ -111,6 +122,14 @@ class PredictionsView(ModelView):
         layout.addLayout(top)
         layout.addWidget(self.notice)
         layout.addWidget(self.pages, 1)
+        self.explain = ExplainPanel("the selected candidate (or the top one)")
+        self.explain.explain_requested.connect(self.explain_selected)
+        self.explain.cancel_requested.connect(self._cancel_explain)
+        layout.addWidget(self.explain)
+        self._fill_ids: list[int] = []
+        self._fill_positions: list[int] = []
+        self._infill_text: str | None = None
+        self._loaded_text: str | None = None
         self.next_page.accept_requested.connect(self.accept)
         self.next_page.generate_requested.connect(self.generate)
 
@@ -118,6 +137,7 @@ class PredictionsView(ModelView):
     def computation(self, inputs: Inputs) -> Computation | None:
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
         family = loaded.info.family
+        self.explain.setVisible(family != "biLM")
         if family == "biLM":
             self.mode_label.setText("")
             self.show_hint(NOT_FOR_BILM)
@@ -132,6 +152,7 @@ class PredictionsView(ModelView):
             return Computation((*key, k, tuple(ids) if ids else None),
                                lambda cancel: _next(loaded, text, ids, k, cancel), self._show_next)
         if family == "encoder-decoder":
+            self._loaded_text = text
             return Computation(key, lambda cancel: _infill(loaded, text, cancel), self._show_infill,
                                label="Infilling…")
         return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
@@ -145,8 +166,10 @@ class PredictionsView(ModelView):
         self.notice.show_message(message, "warning")
 
     # ------------------------------------------------------------- results
-    def _show_fill(self, result: tuple[list[str], list]) -> None:
-        tokens, preds = result
+    def _show_fill(self, result: tuple[list[str], list, list[int]]) -> None:
+        tokens, preds, ids = result
+        self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]
+        self.explain.clear()
         self.notice.clear_message()
         self.fill_page.set_predictions(tokens, preds)
         self.pages.setCurrentWidget(self.fill_page)
@@ -154,15 +177,63 @@ class PredictionsView(ModelView):
     def _show_next(self, result: dict) -> None:
         self._next = result
         self._ids, self._ids_text = result["ids"], result["text"]
+        self.explain.clear()
         self.notice.clear_message()
         self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
         self.pages.setCurrentWidget(self.next_page)
 
     def _show_infill(self, result: tuple[Any, list[str]]) -> None:
         infilling, out_tokens = result
+        self._infill_text = self._loaded_text
+        self.explain.clear()
         self.notice.clear_message()
         self.infill_page.set_result(infilling.source_tokens, infilling.text, out_tokens)
         self.pages.setCurrentWidget(self.infill_page)
+
+    # ------------------------------------------------------------- explain
+    def explain_request(self) -> dict | None:
+        """What Explain would attribute now: the ids and the chosen token (None: nothing shown)."""
+        page = self.pages.currentWidget()
+        if page is self.next_page and self._next:
+            rows = self.next_page.table.selectionModel().selectedRows()
+            row = rows[0].row() if rows else 0
+            return {"ids": list(self._next["ids"]), "token_id": self._next["candidates"][row].id}
+        if page is self.fill_page and self.fill_page.tables:
+            index = next((i for i, t in enumerate(self.fill_page.tables) if t.selectionModel().hasSelection()), 0)
+            table = self.fill_page.tables[index]
+            rows = table.selectionModel().selectedRows()
+            candidates = table.model().candidates()
+            token = candidates[rows[0].row() if rows else 0].id if candidates else None
+            return {"ids": list(self._fill_ids), "position": self._fill_positions[index], "token_id": token}
+        if page is self.infill_page and self._infill_text is not None:
+            return {"text": self._infill_text}
+        return None
+
+    def explain_selected(self) -> None:
+        request = self.explain_request()
+        if request is None or self.ctx is None or self._loaded is None:
+            self.explain.show_error("Nothing to explain yet: wait for the predictions.")
+            return
+        loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
+        self.explain.set_busy(True)
+        self.ctx.jobs.run(lambda cancel: _explain(loaded, request, method, layer, cancel), self.explain.show_explanation,
+                          step="explain", label="Explaining the prediction…",
+                          on_error=lambda exc, tb: self._explain_failed(exc, tb),
+                          on_cancelled=self.explain.show_cancelled)
+
+    def _explain_failed(self, exc: BaseException, tb: str) -> None:
+        from engine.errors import WorkbenchError
+
+        if isinstance(exc, WorkbenchError) and not tb:
+            self.explain.show_error(str(exc))
+        else:
+            self.explain.show_error("The explanation could not be computed (see the message above).")
+            if self.ctx is not None:
+                self.ctx.show_error(exc, tb)
+
+    def _cancel_explain(self) -> None:
+        if self.ctx is not None:
+            self.ctx.jobs.cancel()
 
     # ----------------------------------------------------- decoder actions
     def ids(self) -> list[int]:

@@ -1,6 +1,8 @@
-"""Colours the analysis views share: a sequential colormap and a head palette.
+"""Colours the analysis views share: a sequential colormap, a diverging one and a head palette.
 
-Both come from the current theme tokens. The default colormap
+All come from the current theme tokens. The diverging colormap (``diverging_stops``, ColorBrewer RdBu
+reversed) is for signed scores: blue below zero, the light middle at zero, red above; ``signed_color`` and
+``to_rgba_signed`` map a value through it with a scale symmetric about zero. The default colormap
 (``heatmap_stops``) runs from white to dark blue (ColorBrewer "Blues"), so
 zero attention is the background and strong weights stand out; ``to_rgba``
 maps a [0, 1] array through it into an image. ``head_colors`` is a
@@ -86,3 +88,30 @@ def pool_to(matrices: np.ndarray, size: int) -> np.ndarray:
     rows = np.minimum((np.arange(size) * nq) // size, nq - 1)
     cols = np.minimum((np.arange(size) * nk) // size, nk - 1)
     return pooled[..., rows, :][..., cols]
+
+
+def diverging() -> np.ndarray:
+    """[256, 3] uint8: the diverging colormap's lookup table (index 0: most negative, 255: most positive)."""
+    return _lut(theme.current().colours.diverging_stops)
+
+
+def signed_unit(values: np.ndarray, vmax: float) -> np.ndarray:
+    """Signed values -> [0, 1] on a scale symmetric about zero: -vmax -> 0, 0 -> 0.5, +vmax -> 1."""
+    scale = vmax if vmax > 0 else 1.0
+    return np.clip(0.5 + 0.5 * np.nan_to_num(np.asarray(values, dtype=np.float64)) / scale, 0.0, 1.0)
+
+
+def signed_color(value: float, vmax: float) -> QColor:
+    """The diverging colormap's colour for ``value`` on the symmetric scale [-vmax, vmax]."""
+    i = int(round(float(signed_unit(np.array([value]), vmax)[0]) * 255))
+    r, g, b = diverging()[i]
+    return QColor(int(r), int(g), int(b))
+
+
+def to_rgba_signed(values: np.ndarray, vmax: float) -> np.ndarray:
+    """[h, w] signed values -> [h, w, 4] uint8 RGBA through the diverging colormap, symmetric in ±vmax."""
+    idx = (signed_unit(values, vmax) * 255.0 + 0.5).astype(np.uint8)
+    rgba = np.empty(np.shape(values) + (4,), dtype=np.uint8)
+    rgba[..., :3] = diverging()[idx]
+    rgba[..., 3] = 255
+    return rgba
