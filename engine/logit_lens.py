@@ -153,10 +153,18 @@ def top_k_per_position(loaded: LoadedModel, hidden: torch.Tensor, k: int,
     return values, ids
 
 
-def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1,
-               positions: int | None = None) -> LensTable:
-    """Every layer's top ``k`` at every position (the first ``positions`` only, when given: a view's cap; the
-    model still reads the whole text, so those positions see what they would see in it)."""
+@dataclass
+class LensInput:
+    """A text's hidden states as the lens reads them: [layers+1, T, H] on the model's device and dtype."""
+
+    hidden: torch.Tensor
+    tokens: list[str]
+    side: str
+
+
+def lens_input(loaded: LoadedModel, text: str, *, target: str | None = None) -> LensInput:
+    """Check the model has the head the lens reads through, run it on ``text`` and keep its hidden states
+    (the decoder's for encoder-decoders)."""
     info = loaded.info
     has_head = info.has_mlm_head if loaded.family is Family.ENCODER else info.has_lm_head
     if not has_head:
@@ -168,11 +176,20 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
     else:
         hidden_np, tokens, side = enc.hidden_states, enc.tokens, "encoder" if loaded.family is Family.ENCODER else "decoder"
     param = next(loaded.model.parameters())
-    total = len(tokens)
-    if positions is not None and positions < total:
-        hidden_np, tokens = hidden_np[:, :positions], tokens[:positions]
     hidden = torch.from_numpy(np.ascontiguousarray(hidden_np)).to(device=param.device, dtype=param.dtype)
+    return LensInput(hidden, list(tokens), side)
+
+
+def lens_table(loaded: LoadedModel, read: LensInput, *, k: int = 1, positions: int | None = None,
+               translate: Callable[[torch.Tensor], torch.Tensor] | None = None) -> LensTable:
+    """The top ``k`` of every layer at the first ``positions`` positions of ``read``; ``translate`` maps the
+    [layers+1, T, H] hidden states first (the tuned lens's translators)."""
+    hidden, tokens, total = read.hidden, read.tokens, len(read.tokens)
+    if positions is not None and positions < total:
+        hidden, tokens = hidden[:, :positions], tokens[:positions]
     with torch.inference_mode():
+        if translate is not None:
+            hidden = translate(hidden)
         values, ids = top_k_per_position(loaded, hidden, k)
     shown = sorted({int(i) for i in np.unique(ids)})  # only the ids that appear, not the whole vocabulary
     names = dict(zip(shown, loaded.tokenizer.convert_ids_to_tokens(shown)))
@@ -180,4 +197,11 @@ def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: 
              for i, p in zip(ids[layer, pos], values[layer, pos])]
             for pos in range(ids.shape[1])] for layer in range(ids.shape[0])]
     layer_names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
-    return LensTable(side, layer_names, list(tokens), top, total_positions=total)
+    return LensTable(read.side, layer_names, list(tokens), top, total_positions=total)
+
+
+def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1,
+               positions: int | None = None) -> LensTable:
+    """Every layer's top ``k`` at every position (the first ``positions`` only, when given: a view's cap; the
+    model still reads the whole text, so those positions see what they would see in it)."""
+    return lens_table(loaded, lens_input(loaded, text, target=target), k=k, positions=positions)

@@ -21,6 +21,7 @@ from workbench.cli import (
     probing_commands,
     prompt_commands,
     scalar_mix_commands,
+    tuned_lens_commands,
     why_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
@@ -29,6 +30,7 @@ COMMAND_MODULES = (
     gui_commands,
     model_commands,
     prediction_commands,
+    tuned_lens_commands,
     why_commands,
     objective_commands,
     embedding_commands,

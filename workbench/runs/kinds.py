@@ -4,7 +4,7 @@ Each ``RunKind`` names the long-run lane target that runs it and turns a
 run's stored ``params`` back into the equivalent command line, so "run again
 with this config" (``LongRunLane.submit(kind.target, params, kind=kind.kind)``)
 and "copy as CLI command" work for every kind without the browser knowing any
-of them. Fine-tuning, probing and prompt evaluation add their entries here.
+of them. Fine-tuning, probing, prompt evaluation and the tuned lens add their entries here.
 Kept light: no torch.
 """
 
@@ -85,7 +85,18 @@ def _finetune_command(params: dict[str, Any]) -> str:
 FINETUNE = RunKind(kind="finetune", target="workbench.finetune.job:finetune_job", title="Fine-tuning",
                    command=_finetune_command, resumable=True)
 
-RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE, PROMPT_EVAL)}
+
+
+def _tuned_lens_command(params: dict[str, Any]) -> str:
+    from workbench.tuned_lens.spec import TunedLensSpec
+
+    return TunedLensSpec.from_dict(params).cli_command()
+
+
+TUNED_LENS = RunKind(kind="tuned-lens", target="workbench.tuned_lens.job:tuned_lens_job", title="Tuned lens",
+                     command=_tuned_lens_command)
+
+RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE, PROMPT_EVAL, TUNED_LENS)}
 
 
 def run_kind(kind: str) -> RunKind | None:
