@@ -17,6 +17,13 @@ rescales by d<sub>model</sub><sup>&minus;1/2</sup> before its tied head; BART ad
 encoder-decoders the lens reads the decoder's layers, fed a target you give or the model's own greedy
 output. Early layers often predict the input token itself or frequent tokens; the answer sharpens in
 later layers.</p>
+<p><b>Tuned lens.</b> The last layer's basis need not be an earlier layer's, so the logit lens can be
+unfair to early layers. The tuned lens learns one affine translator per layer,
+<span class="f">T<sub>l</sub>(h) = h + W<sub>l</sub>h + b<sub>l</sub></span>, starting at the identity (so an
+untrained tuned lens <i>is</i> the logit lens), by minimising
+KL(p<sub>L</sub> &#8214; p<sub>l</sub>) to the model's own output over a corpus, the model frozen. "Train tuned
+lens" fits them (a recorded run, saved next to the model); the switch then shows either lens, and the chart
+below the grid gives each layer's KL to the output for both.</p>
 <p class="ref">nostalgebraist, <i>interpreting GPT: the logit lens</i>, LessWrong, 2020
 (<a href="https://www.lesswrong.com/posts/AcKRB8wDpdaN6v6ru/interpreting-gpt-the-logit-lens">lesswrong.com</a>);
 Belrose et al., <i>Eliciting Latent Predictions from Transformers with the Tuned Lens</i>, 2023

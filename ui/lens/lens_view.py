@@ -3,7 +3,9 @@
 A ``QTableView`` over ``LensModel``: a row per layer (embeddings first, the
 last layer, which is the model's own output, at the bottom), a column per
 input position, each cell the top token and its probability on a background
-coloured by that probability; the tooltip lists the top 5.
+coloured by that probability; the tooltip lists the top 5. Above it the
+"Logit lens | Tuned lens" switch and the tuned lens's training
+(``ui.lens.tuned_panel``), below it the KL to the output per layer of both.
 """
 
 from __future__ import annotations
@@ -24,17 +26,22 @@ from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
 from ui.shell.view_context import ViewContext
 from ui.theme_tokens import is_presentation
+from ui.lens.tuned_panel import KlChart, TunedLensControls
 
 TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
 MAX_POSITIONS = 256  # positions read through the head: layers x positions x vocabulary multiply-adds each
 
 
-def _lens(loaded: Any, text: str, target: str | None, cancel: CancelToken) -> Any:
-    from engine.logit_lens import logit_lens  # imports torch: on the worker thread
+def _lens(loaded: Any, text: str, target: str | None, tuned: str | None, cancel: CancelToken) -> Any:
+    """Both lenses (``engine.tuned_lens.lens.BothLenses``); the tuned one only with a translators folder."""
+    from engine.tuned_lens.lens import read_both  # imports torch: on the worker thread
+    from engine.tuned_lens.translators import load_translators
 
     cancel.check()
-    return logit_lens(loaded, text, target=target, k=TOP_K, positions=MAX_POSITIONS)
+    translators = None if tuned is None else load_translators(tuned, count=loaded.info.layers,
+                                                              hidden=loaded.info.hidden_size)
+    return read_both(loaded, text, translators, target=target, k=TOP_K, positions=MAX_POSITIONS)
 
 
 def format_prob(p: float) -> str:
@@ -158,9 +165,15 @@ class LensView(ModelView):
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        self.tuned = TunedLensControls(self)  # the logit | tuned switch and training (ui.lens.tuned_panel)
+        self.tuned.mode_changed.connect(lambda _mode: self._show_table())
+        self.tuned.trained.connect(self.inputs_changed)
+        self.kl_chart = KlChart()
         layout.addLayout(top)
+        layout.addWidget(self.tuned)
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.kl_chart)
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
@@ -179,6 +192,7 @@ class LensView(ModelView):
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
+        self.tuned.set_model(inputs.loaded)
         if inputs.loaded.info.family == "biLM":
             self.show_hint(NOT_FOR_BILM)
             return None
@@ -186,18 +200,35 @@ class LensView(ModelView):
         self.target_edit.setVisible(seq2seq)
         target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None
         loaded, text = inputs.loaded, inputs.text
-        return Computation((inputs.model_key, text, target), lambda cancel: _lens(loaded, text, target, cancel),
+        key = self.tuned.state.folder_key()
+        tuned = key[0] if key is not None else None
+        return Computation((inputs.model_key, text, target, key),
+                           lambda cancel: _lens(loaded, text, target, tuned, cancel),
                            self._show, label="Computing the logit lens…")
 
     def show_hint(self, text: str) -> None:
-        self.model.set_table(None)
+        self._clear()
         self.notice.show_message(text, "info")
 
     def show_failure(self, message: str) -> None:
-        self.model.set_table(None)
+        self._clear()
         self.notice.show_message(message, "warning")
 
-    def _show(self, table: Any) -> None:
+    def _clear(self) -> None:
+        self.tuned.state.clear()
+        self.model.set_table(None)
+        self.kl_chart.show_curves({})
+
+    def _show(self, both: Any) -> None:
+        self.tuned.state.show(both)
+        self.kl_chart.show_curves(self.tuned.state.kl_curves())
+        self._show_table()
+
+    def _show_table(self) -> None:
+        """The grid and its caption for the lens the switch names."""
+        table = self.tuned.state.shown_table()
+        if table is None:
+            return
         self.notice.clear_message()
         if table.total_positions > len(table.tokens):
             self.notice.show_message(
@@ -205,6 +236,8 @@ class LensView(ModelView):
                 f"through the output head at every layer, so this view reads at most {MAX_POSITIONS}. The model "
                 "still read the whole text; shorten it to see the rest.", "info")
         side = "the decoder's" if table.side == "decoder" else "the encoder's"
+        lens = "through its translator, " if table is self.tuned.state.both.tuned else ""
         self.caption.setText(f"Each cell: {side} top token at that position if the model stopped after that "
-                             "layer, and its probability (the last row is the model's own output).")
+                             f"layer ({lens}read through the output head), and its probability (the last row is "
+                             "the model's own output).")
         self.model.set_table(table)

@@ -3,7 +3,9 @@
 - ``run_recorded(spec, loaded, echo=...)``: the CLI's way, in this process, recorded like a lane job
   (``record_in_process``: heartbeat, Ctrl-C cancels; the loop saves a checkpoint first).
 - ``window_job(spec, loaded, store_path)``: the Lens view's job for ``ctx.jobs.run``: the same run recorded
-  from the window's interactive lane, on the model already loaded; the job's cancel token is the loop's.
+  from the window's interactive lane, on the model already loaded; the job's cancel token is the loop's (when
+  the lane stops driving it on Cancel, the loop still finishes its step and saves a checkpoint, and the run is
+  recorded as cancelled).
 - ``tuned_lens_job(ctx, **spec)``: the long-run lane's target (the runs browser's "run again"): loads the
   model the spec names in the lane's child.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
+from engine.errors import Cancelled
 from engine.progress import CancelToken, drive
 from workbench.lanes.run_context import RunContext, recorded_run
 from workbench.pretrain.recording import StoreReporter
@@ -93,14 +96,35 @@ def window_job(spec: TunedLensSpec, loaded: Any, store_path: Any
 
         checked = resolved(spec, loaded)
         store = RunStore(store_path)
+        closing = False
         try:
             run_id = store.create_run(KIND, status="queued", **_columns(checked))
             with recorded_run(store, run_id, _TokenEvent(cancel), cancelled_note="cancelled") as ctx:
-                summary = yield from run_steps(checked, loaded, cancel=cancel, report=StoreReporter(ctx))
+                steps = run_steps(checked, loaded, cancel=cancel, report=StoreReporter(ctx))
+                while True:  # not ``yield from``: closing this job must not close the loop before it saves
+                    try:
+                        event = next(steps)
+                    except StopIteration as stop:
+                        summary = stop.value
+                        break
+                    try:
+                        yield event
+                    except GeneratorExit:  # the lane stopped driving: Cancel (or the window closing)
+                        if not cancel.cancelled:
+                            steps.close()
+                            raise
+                        closing = True
+                        for _ in steps:  # the loop sees the cancel at its next step: checkpoint, then Cancelled
+                            pass
+                        raise Cancelled() from None
                 record_outputs(ctx, summary)
                 return {"run_id": run_id, **summary}
+        except Cancelled:
+            if not closing:
+                raise
         finally:
             store.close()
+        return None
 
     return job
 

@@ -1,0 +1,71 @@
+"""The Lens tab's tuned lens with real widgets: train through the view, switch lenses, the chart, Cancel.
+
+The chart's curves are checked against the state's, and the state's tuned KL against ``reference_kl``
+(plain transformers with the translators the run saved, read with safetensors).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from safetensors.torch import load_file
+
+from tests.tuned_lens.helpers import corpus_file, reference_kl
+
+pytestmark = pytest.mark.timeout(120)
+WAIT = 30000
+TEXT = "The value of the object is returned."
+
+
+def test_train_switch_and_chart(open_window, qtbot, tiny_models, fresh_home, tmp_path):
+    import transformers as tf
+
+    from workbench.store import RunStore
+
+    folder = tmp_path / "gpt2"
+    shutil.copytree(tiny_models["gpt2"], folder)  # the run writes folder/tuned_lens
+    window = open_window(str(folder), "lens")
+    view = window.view("lens")
+    controls, state = view.tuned, view.tuned.state
+    window.text_input.set_text(TEXT)
+    qtbot.waitUntil(lambda: view.model.table() is not None, timeout=WAIT)
+    assert not controls.tuned_button.isEnabled() and controls.train_button.isEnabled()
+    assert view.kl_chart.curve_data() == state.kl_curves() and set(state.kl_curves()) == {"logit"}
+
+    state.corpus = str(corpus_file(tmp_path))
+    controls.steps.setValue(15)
+    qtbot.mouseClick(controls.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: state.has_tuned and not state.training, timeout=WAIT)
+    qtbot.waitUntil(lambda: state.both is not None and state.both.tuned is not None, timeout=WAIT)
+    assert state.folder == folder / "tuned_lens" and controls.tuned_button.isEnabled()
+    assert state.mode == "tuned" and view.model.table() is state.both.tuned
+    curves = view.kl_chart.curve_data()
+    assert curves == state.kl_curves() and set(curves) == {"logit", "tuned"}
+
+    model = tf.AutoModelForCausalLM.from_pretrained(folder).eval()
+    ids = torch.tensor([tf.AutoTokenizer.from_pretrained(folder)(TEXT)["input_ids"]])
+    saved = load_file(str(folder / "tuned_lens" / "translators.safetensors"))
+    np.testing.assert_allclose(curves["logit"], reference_kl(model, ids), rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(curves["tuned"], reference_kl(model, ids, saved["weight"], saved["bias"]), rtol=1e-6,
+                               atol=1e-12)
+    assert np.mean(curves["tuned"][:-1]) < np.mean(curves["logit"][:-1])
+
+    qtbot.mouseClick(controls.logit_button, Qt.MouseButton.LeftButton)
+    assert state.mode == "logit" and view.model.table() is state.both.logit
+    qtbot.mouseClick(controls.tuned_button, Qt.MouseButton.LeftButton)
+    assert state.mode == "tuned" and view.model.table() is state.both.tuned
+
+    controls.steps.setValue(100_000)  # Cancel stops it; the run is recorded as cancelled
+    qtbot.mouseClick(controls.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: controls.progress.maximum() == 100_000 and controls.progress.value() > 0, timeout=WAIT)
+    qtbot.mouseClick(controls.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not state.training, timeout=WAIT)
+    assert "cancelled" in controls.status.text()
+    with RunStore(view.ctx.run_services.path) as store:
+        runs = store.list_runs(kind="tuned-lens")
+    assert sorted(r["status"] for r in runs) == ["cancelled", "finished"]
+    assert list((folder / "tuned_lens" / "checkpoints").glob("step-*"))  # the loop saved one on Cancel

@@ -1,0 +1,207 @@
+"""The Lens tab's tuned-lens controls: the "Logit lens | Tuned lens" switch, training, and the KL chart.
+
+``TunedLensControls`` holds the Qt-free ``workbench.tuned_lens.state.TunedLensState``. The switch is enabled
+when the loaded model has translators; "Train tuned lens" starts the recorded run
+(``workbench.tuned_lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
+chosen with "Corpus…" (the Python documentation by default). ``KlChart`` draws the KL to the final
+distribution per layer for both lenses (pyqtgraph; colours and sizes from the theme tokens).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
+                               QWidget)
+
+from ui import theme
+from workbench.tuned_lens.state import TunedLensState
+
+NAMES = {"logit": "logit lens", "tuned": "tuned lens"}
+
+
+def chart_style() -> dict[str, Any]:
+    c, m = theme.current().colours, theme.current().metrics
+    return {"logit": c.train_loss_curve, "tuned": c.valid_loss_curve, "legend": c.plot_legend_ink,
+            "background": c.base_bg, "line": m.plot_line_width, "symbol": m.plot_small_symbol,
+            "height": m.layer_plot_min_h}
+
+
+class KlChart(pg.PlotWidget):
+    """KL(p_L || p_l) per layer, one curve per lens; ``curve_data()`` gives what is drawn."""
+
+    def __init__(self, parent: QWidget | None = None):
+        s = chart_style()
+        super().__init__(parent, background=s["background"])
+        item = self.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=False, y=True, alpha=0.25)
+        item.setLabel("bottom", "layer (0: embeddings)")
+        item.setLabel("left", "KL to the output (nats)")
+        item.getAxis("left").enableAutoSIPrefix(False)
+        item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])
+        self.curves = {key: item.plot([], [], name=NAMES[key]) for key in NAMES}
+        self._restyle()
+        theme.follow(self, self._restyle)
+
+    def _restyle(self) -> None:
+        s = chart_style()
+        self.setBackground(s["background"])
+        self.setFixedHeight(s["height"])
+        for key, curve in self.curves.items():
+            curve.setPen(pg.mkPen(s[key], width=s["line"]))
+            curve.setSymbol("o" if key == "logit" else "s")
+            curve.setSymbolBrush(s[key])
+            curve.setSymbolPen(None)
+            curve.setSymbolSize(s["symbol"])
+
+    def show_curves(self, curves: dict[str, list[float]]) -> None:
+        for key, curve in self.curves.items():
+            values = curves.get(key)
+            if values:
+                curve.setData(np.arange(len(values), dtype=float), np.asarray(values, dtype=float))
+            else:
+                curve.setData([], [])
+        longest = max((len(v) for v in curves.values()), default=0)
+        self.getPlotItem().getAxis("bottom").setTicks([[(float(i), str(i)) for i in range(longest)]])
+
+    def curve_data(self) -> dict[str, list[float]]:
+        out = {}
+        for key, curve in self.curves.items():
+            _, y = curve.getData()
+            if y is not None and len(y):
+                out[key] = [float(v) for v in y]
+        return out
+
+
+class TunedLensControls(QWidget):
+    """The switch, the training buttons and the progress of a training; see the module docstring."""
+
+    mode_changed = Signal(str)
+    trained = Signal()
+
+    def __init__(self, view: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.view = view  # the LensView: its ctx (jobs, run services, loaded model)
+        self.state = TunedLensState()
+        self.logit_button = QPushButton("Logit lens")
+        self.tuned_button = QPushButton("Tuned lens")
+        self.group = QButtonGroup(self)
+        for button, mode in ((self.logit_button, "logit"), (self.tuned_button, "tuned")):
+            button.setCheckable(True)
+            button.setProperty("mode", mode)
+            self.group.addButton(button)
+        self.logit_button.setChecked(True)
+        self.group.buttonClicked.connect(lambda b: self.set_mode(b.property("mode")))
+        self.train_button = QPushButton("Train tuned lens")
+        self.train_button.setToolTip("Fit one affine translator per layer on a corpus (the model stays frozen); "
+                                     "recorded in Runs, saved next to the model")
+        self.train_button.clicked.connect(self.start_training)
+        self.steps = QSpinBox()
+        self.steps.setRange(1, 100_000)
+        self.steps.setValue(self.state.steps)
+        self.steps.setSuffix(" steps")
+        self.steps.valueChanged.connect(lambda v: setattr(self.state, "steps", int(v)))
+        self.corpus_button = QPushButton("Corpus…")
+        self.corpus_button.setToolTip("A .txt or .jsonl file (default: the English text of Python's documentation)")
+        self.corpus_button.clicked.connect(self._choose_corpus)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_training)
+        self.progress = QProgressBar()
+        self.status = QLabel("")
+        self.status.setObjectName("summary")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.logit_button, self.tuned_button, self.train_button, self.steps, self.corpus_button,
+                       self.progress, self.cancel_button):
+            row.addWidget(widget)
+        row.addWidget(self.status, 1)
+        self._sync()
+
+    # -- the model and the switch ------------------------------------------------------------------------------
+    def set_model(self, loaded: Any) -> None:
+        tunable = loaded is not None and loaded.info.family in ("decoder", "encoder")
+        self.state.model_loaded(loaded.info.folder if tunable else None)
+        self.train_button.setEnabled(tunable and not self.state.training)
+        self._sync()
+
+    def set_mode(self, mode: str) -> None:
+        self.state.set_mode(mode)
+        self._sync()
+        self.mode_changed.emit(self.state.mode)
+
+    def _sync(self) -> None:
+        self.tuned_button.setEnabled(self.state.has_tuned)
+        (self.tuned_button if self.state.mode == "tuned" else self.logit_button).setChecked(True)
+        training = self.state.training
+        self.progress.setVisible(training)
+        self.cancel_button.setVisible(training)
+        self.steps.setEnabled(not training)
+        self.corpus_button.setEnabled(not training)
+        if not training and self.state.model_folder is None:
+            self.train_button.setEnabled(False)
+
+    def _choose_corpus(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Corpus for the tuned lens", "", "Text (*.txt *.jsonl);;All (*)")
+        if path:
+            self.state.corpus = path
+            self.status.setText(f"corpus: {Path(path).name}")
+
+    # -- training ---------------------------------------------------------------------------------------------
+    def start_training(self) -> None:
+        from workbench.tuned_lens.job import window_job
+
+        ctx = self.view.ctx
+        loaded = ctx.loaded if ctx is not None else None
+        if loaded is None or self.state.training:
+            return
+        try:
+            spec = self.state.training_spec(loaded.info.spec)
+        except Exception as exc:  # noqa: BLE001 - a bad setting: its one line
+            ctx.show_error(exc)
+            return
+        self.state.training = True
+        self.train_button.setEnabled(False)
+        self.progress.setRange(0, 0)
+        self.status.setText("training the tuned lens…")
+        self._sync()
+        ctx.jobs.run(window_job(spec, loaded, ctx.run_services.path), self._done, label="Training the tuned lens…",
+                     on_progress=self._progress, on_error=self._failed, on_cancelled=self._cancelled)
+
+    def cancel_training(self) -> None:
+        if self.state.training and self.view.ctx is not None:
+            self.view.ctx.jobs.cancel()
+
+    def _progress(self, report: Any) -> None:
+        if report.total > 0:
+            self.progress.setRange(0, report.total)
+            self.progress.setValue(report.done)
+        if report.message:
+            self.status.setText(report.message)
+
+    def _ended(self, text: str) -> None:
+        self.state.training = False
+        self.train_button.setEnabled(self.state.model_folder is not None)
+        self.status.setText(text)
+        self._sync()
+
+    def _done(self, summary: dict[str, Any]) -> None:
+        self.state.trained(summary)
+        mean = summary["mean_kl"]
+        self._ended(f"run {summary['run_id']}: mean KL {mean['logit']:.3g} (logit) -> {mean['tuned_after']:.3g} "
+                    f"(tuned) on held-out text")
+        self.trained.emit()
+        self.mode_changed.emit(self.state.mode)
+
+    def _failed(self, exc: BaseException, tb: str) -> None:
+        self._ended("training failed")
+        if self.view.ctx is not None:
+            self.view.ctx.show_error(exc, tb)
+
+    def _cancelled(self) -> None:
+        self._ended("training cancelled (a checkpoint was kept; the run is in Runs)")
