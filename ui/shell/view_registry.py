@@ -66,6 +66,7 @@ def builtin_views() -> ViewRegistry:
     from ui.finetune.entry import ENTRY as finetune
     from ui.lens.entry import ENTRY as lens
     from ui.masking_lab.entry import ENTRY as masking_lab
+    from ui.patching.entry import ENTRY as patching
     from ui.predictions.entry import ENTRY as predictions
     from ui.pretrain.entry import ENTRY as pretrain
     from ui.probing.entry import ENTRY as probing
@@ -73,5 +74,5 @@ def builtin_views() -> ViewRegistry:
     from ui.runs.entry import ENTRY as runs
     from ui.tokens.entry import ENTRY as tokens
 
-    return ViewRegistry([tokens, attention, predictions, lens, masking_lab, embeddings, probing, prompting, pretrain,
-                         finetune, runs])
+    return ViewRegistry([tokens, attention, predictions, lens, patching, masking_lab, embeddings, probing, prompting,
+                         pretrain, finetune, runs])

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from ui import theme
 from ui.widgets.hover import HoverTips
 from ui.widgets.token_layout import display_label
-from ui.widgets.colormap import rgba_image, to_rgba
+from ui.widgets.colormap import rgba_image, to_rgba, to_rgba_signed
 
 MARGIN = 6.0
 LEGEND_W = 54.0
@@ -38,6 +38,8 @@ class HeatmapView(HoverTips, QWidget):
         self._title = ""
         self._vmax = 1.0
         self._vmin = 0.0
+        self._signed = False
+        self._axes = ("query", "key")  # what rows and columns are, for the hover line
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
@@ -55,17 +57,27 @@ class HeatmapView(HoverTips, QWidget):
         self.update()
 
     def _colour_image(self) -> QImage:
-        """The matrix coloured from ``vmin`` (0 unless a similarity matrix says otherwise) to its maximum."""
+        """The matrix coloured from ``vmin`` (0 unless a similarity matrix says otherwise) to its maximum; a signed
+        matrix through the diverging colormap, symmetric about zero."""
+        if self._signed:
+            return rgba_image(to_rgba_signed(self._matrix, self._vmax))
         span = max(self._vmax - self._vmin, 1e-12)
         return rgba_image(to_rgba(np.clip((self._matrix - self._vmin) / span, 0.0, 1.0)))
 
     # ----------------------------------------------------------------- API
     def set_matrix(self, matrix: np.ndarray | None, queries: list[str] | None = None,
-                   keys: list[str] | None = None, title: str = "", vmin: float = 0.0) -> None:
-        """Show a [queries, keys] matrix (None clears), coloured from ``vmin`` (default 0) to its largest value."""
+                   keys: list[str] | None = None, title: str = "", vmin: float = 0.0, signed: bool = False) -> None:
+        """Show a [queries, keys] matrix (None clears), coloured from ``vmin`` (default 0) to its largest value;
+        ``signed``: through the diverging colormap over ±its largest |value| (NaN cells: not computed yet)."""
         self._matrix = None if matrix is None else np.asarray(matrix, dtype=np.float64)
-        self._vmax = float(self._matrix.max()) if matrix is not None and self._matrix.size else 1.0
-        self._vmin = float(vmin)
+        self._signed = signed
+        known = self._matrix[np.isfinite(self._matrix)] if matrix is not None else np.zeros(0)
+        if signed:
+            self._vmax = float(np.abs(known).max()) if known.size and np.abs(known).max() > 0 else 1.0
+            self._vmin = -self._vmax
+        else:
+            self._vmax = float(known.max()) if known.size else 1.0
+            self._vmin = float(vmin)
         self._image = None if matrix is None else self._colour_image()
         self._q_labels = [display_label(t) for t in queries or []]
         self._k_labels = [display_label(t) for t in keys or []]
@@ -100,7 +112,15 @@ class HeatmapView(HoverTips, QWidget):
         if self._matrix is None:
             return ""
         q, k = part
-        return f"{self._q_labels[q]} (query {q}) → {self._k_labels[k]} (key {k}): {self._matrix[q, k]:.4f}"
+        (rows, columns), value = self._axes, self._matrix[q, k]
+        shown = "not computed yet" if not np.isfinite(value) else f"{value:.4f}"
+        if (rows, columns) != ("query", "key"):
+            return f"{self._q_labels[q]} · {self._k_labels[k]} ({columns} {k}): {shown}"
+        return f"{self._q_labels[q]} (query {q}) → {self._k_labels[k]} (key {k}): {shown}"
+
+    def set_axes(self, rows: str, columns: str) -> None:
+        """Name the rows and columns for the hover line (default: queries and keys of an attention matrix)."""
+        self._axes = (rows, columns)
 
     def hover_changed(self) -> None:
         self.hovered.emit(self.hover_text())
@@ -189,7 +209,8 @@ class HeatmapView(HoverTips, QWidget):
     def _paint_legend(self, painter: QPainter, area: QRectF) -> None:
         bar = QRectF(area.right() + 10, area.top(), 10, max(40.0, min(area.height(), 160.0)))
         ramp = np.linspace(1.0, 0.0, 64)[:, None]
-        painter.drawImage(bar, rgba_image(to_rgba(ramp)))
+        image = to_rgba_signed(2 * ramp - 1, 1.0) if self._signed else to_rgba(ramp)
+        painter.drawImage(bar, rgba_image(image))
         painter.setPen(QColor(theme.current().colours.frame))
         painter.drawRect(bar)
         painter.setPen(QColor(theme.current().colours.token_id_ink))

@@ -1,0 +1,18 @@
+"""The Patching tab's "About this view" text (HTML)."""
+
+TITLE = "Patching"
+
+HTML = """
+<h3>Where in the model the answer is made: activation patching</h3>
+<p>Causal tracing (Meng et al. 2022). Run a <b>clean</b> text (<i>The Eiffel Tower is in</i>) and a
+<b>corrupted</b> one of the same token length (<i>The Colosseum is in</i>). The metric is the logit of the
+<b>answer</b> token at the predicted position (decoders: after the last token; masked LMs: at the mask),
+minus the logit of a <b>wrong</b> token when one is given. Then, for every layer <i>l</i> and token <i>t</i>,
+run the corrupted text again with one activation at (<i>l</i>, <i>t</i>) restored from the clean run:
+the block's output (<code>resid</code>), its attention's output (<code>attn</code>) or its MLP's output
+(<code>mlp</code>). Each cell is the recovered fraction
+<span class="f">(patched − corrupted) / (clean − corrupted)</span>: 1 (red) where that one activation gives
+back the whole clean answer, 0 where it gives back nothing, negative (blue) where it pushes the other way.</p>
+<p>Rows fill in layer by layer while it runs; Cancel keeps the layers done so far. When both texts give the
+same metric there is nothing to recover and every cell is 0.</p>
+"""

@@ -1,0 +1,204 @@
+"""The Patching tab: activation patching (causal tracing) as a layers × tokens heatmap.
+
+The form writes a ``workbench.patching.state.PatchingState``; Run starts the engine's
+``engine.patching.tracing.patching_steps`` through the view's jobs (progress, Cancel), and each layer's
+``Partial`` fills the heatmap's next row as it comes. The heatmap (``ui.widgets.heatmap.HeatmapView``, signed:
+the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+from PySide6.QtWidgets import (
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+)
+
+from engine.patching.names import SITES
+from engine.progress import CancelToken, Progress
+from ui import theme
+from ui.shell.view_context import ViewContext
+from ui.widgets.heatmap import HeatmapView
+from ui.widgets.notice import Notice
+from ui.widgets.token_layout import display_label
+from workbench.patching.state import PatchingState
+
+SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
+              "mlp": "mlp: its MLP's output"}
+
+
+def _sweep(loaded: Any, request: dict, cancel: CancelToken) -> Any:
+    from engine.patching.tracing import patching_steps  # imports torch: on the worker thread
+
+    return (yield from patching_steps(loaded, cancel=cancel, **request))
+
+
+class PatchingView(QWidget):
+    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site"})
+
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.state = PatchingState()
+        self.clean_edit = QLineEdit()
+        self.clean_edit.setPlaceholderText("The Eiffel Tower is in the city of")
+        self.corrupt_edit = QLineEdit()
+        self.corrupt_edit.setPlaceholderText("The Colosseum is in the city of (as many tokens)")
+        self.answer_edit = QLineEdit()
+        self.answer_edit.setPlaceholderText("one vocabulary token, e.g. ĠParis or  Paris")
+        self.wrong_edit = QLineEdit()
+        self.wrong_edit.setPlaceholderText("optional: logit(answer) − logit(wrong)")
+        self.site_combo = QComboBox()
+        for site in SITES:
+            self.site_combo.addItem(SITE_NAMES.get(site, site), site)
+        for edit in (self.clean_edit, self.corrupt_edit, self.answer_edit, self.wrong_edit):
+            edit.textChanged.connect(self._read_form)
+            edit.returnPressed.connect(self.run)
+        self.site_combo.currentIndexChanged.connect(self._read_form)
+        self.run_button = QPushButton("Run")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.notice = Notice()
+        form = QFormLayout()
+        form.addRow("Clean text", self.clean_edit)
+        form.addRow("Corrupted text", self.corrupt_edit)
+        form.addRow("Answer", self.answer_edit)
+        form.addRow("Wrong token", self.wrong_edit)
+        form.addRow("Site", self.site_combo)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress, 1)
+        self.results = QWidget()
+        self.summary = QLabel("")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.heatmap = HeatmapView()
+        self.heatmap.set_axes("layer", "token")
+        self.hover_line = QLabel("")
+        self.heatmap.hovered.connect(self.hover_line.setText)
+        results = QVBoxLayout(self.results)
+        results.setContentsMargins(0, 0, 0, 0)
+        results.addWidget(self.summary)
+        results.addWidget(self.heatmap, 1)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.results, 1)
+        self.state.events.result_changed.connect(self._show_result)
+        self.state.events.running_changed.connect(self._show_running)
+        if ctx is not None:
+            ctx.model_changed.connect(lambda _loaded: self._model_changed())
+
+    # ----------------------------------------------------------------- form
+    def _read_form(self) -> None:
+        self.state.set_inputs(self.clean_edit.text(), self.corrupt_edit.text(), self.answer_edit.text(),
+                              self.wrong_edit.text(), str(self.site_combo.currentData()))
+
+    def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid") -> None:
+        """Fill the form (what a user types; tests and presets call it)."""
+        self.clean_edit.setText(clean)
+        self.corrupt_edit.setText(corrupt)
+        self.answer_edit.setText(answer)
+        self.wrong_edit.setText(wrong)
+        self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(site)))
+        self._read_form()
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> None:
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        problem = "Load a decoder or a masked LM (left) first." if loaded is None else self.state.problem()
+        if problem:
+            self.notice.show_message(problem, "info")
+            return
+        self.notice.clear_message()
+        request = self.state.request()
+        self.state.start()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.ctx.jobs.run(lambda cancel: _sweep(loaded, request, cancel), self.state.finish, step="patching",
+                          label="Patching every layer and token…", on_progress=self._progress,
+                          on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
+
+    def cancel(self) -> None:
+        if self.ctx is not None:
+            self.ctx.jobs.cancel()
+
+    def _progress(self, progress: Progress) -> None:
+        self.progress.setRange(0, max(1, progress.total))
+        self.progress.setValue(progress.done)
+        self.progress.setFormat(progress.message or "%p%")
+
+    def _failed(self, exc: BaseException, tb: str) -> None:
+        from engine.errors import WorkbenchError
+
+        self.state.stop()
+        if isinstance(exc, WorkbenchError) and not tb:
+            self.notice.show_message(str(exc), "warning")
+        else:
+            self.notice.show_message("Patching could not be computed (see the message above).", "warning")
+            if self.ctx is not None:
+                self.ctx.show_error(exc, tb)
+
+    def _cancelled(self) -> None:
+        self.state.stop()
+        done = self.state.layers_done()
+        self.notice.show_message(f"Cancelled after {done} layer{'s' if done != 1 else ''}; those rows are shown.",
+                                 "info")
+
+    def _model_changed(self) -> None:
+        self.cancel()
+        self.state.stop()
+        self.state.result = None
+        self.state.events.result_changed.emit()
+
+    # ------------------------------------------------------------- showing
+    def _show_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+
+    def _show_result(self) -> None:
+        result = self.state.result
+        if result is None:
+            self.heatmap.set_matrix(None)
+            self.summary.setText("")
+            return
+        def shown(token: str) -> str:
+            return html.escape(display_label(token))
+
+        metric = f"logit({shown(result.answer)})" + (f" − logit({shown(result.wrong)})" if result.wrong else "")
+        self.summary.setText(
+            f"Metric {metric} at token {result.position}: clean <b>{result.clean_metric:.3f}</b> (predicts "
+            f"<b>{shown(result.clean_prediction)}</b>), corrupted <b>{result.corrupt_metric:.3f}</b> (predicts "
+            f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the recovered fraction, site {result.site}; "
+            f"{self.state.layers_done()} of {self.state.layers_total} layers done."
+            + (f" {result.note}." if result.note else ""))
+        self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),
+                                [f"layer {layer}" for layer in result.layers], result.tokens,
+                                title=f"recovered fraction of {metric} (rows: layers, columns: clean tokens)",
+                                signed=True)
+
+    # ------------------------------------------------------------ abilities
+    def export_widget(self) -> QWidget:
+        return self.results
+
+    def apply_preset_step(self, settings: dict, inputs: dict) -> None:
+        s = self.state
+        self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
+                        settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site))
+
+    def preset_state(self) -> tuple[dict, dict]:
+        return self.state.to_settings(), {}
+
+    def shutdown(self) -> None:
+        self.cancel()

@@ -1,0 +1,1 @@
+"""The Patching tab's state (Qt-free)."""

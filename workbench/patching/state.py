@@ -1,0 +1,89 @@
+"""What the Patching tab shows, without Qt: the inputs of a sweep and its result, filled layer by layer.
+
+``PatchingState`` holds the clean and corrupted texts, the answer and wrong tokens and the site; ``request()``
+is what the engine's ``engine.patching.tracing.patching_steps`` takes. While a sweep runs, ``add_partial``
+keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
+the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
+``result_changed`` (partial or whole), ``running_changed``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from workbench.observable import EventGroup
+
+DEFAULT_SITE = "resid"
+
+
+class PatchingState:
+    def __init__(self) -> None:
+        self.clean = ""
+        self.corrupt = ""
+        self.answer = ""
+        self.wrong = ""
+        self.site = DEFAULT_SITE
+        self.result: Any = None  # an engine Patching (partial while ``running``)
+        self.layers_total = 0
+        self.running = False
+        self.events = EventGroup("inputs_changed", "result_changed", "running_changed")
+
+    # ---------------------------------------------------------------- inputs
+    def set_inputs(self, clean: str | None = None, corrupt: str | None = None, answer: str | None = None,
+                   wrong: str | None = None, site: str | None = None) -> None:
+        for name, value in (("clean", clean), ("corrupt", corrupt), ("answer", answer), ("wrong", wrong),
+                            ("site", site)):
+            if value is not None:
+                setattr(self, name, value)
+        self.events.inputs_changed.emit()
+
+    def problem(self) -> str | None:
+        """Why Run cannot start yet (None: it can)."""
+        if not self.clean.strip():
+            return "Write the clean text."
+        if not self.corrupt.strip():
+            return "Write the corrupted text (as many tokens as the clean one)."
+        if not self.answer:
+            return "Name the answer: one vocabulary token the clean text leads to."
+        return None
+
+    def request(self) -> dict[str, Any]:
+        """The keyword arguments of ``patching_steps`` (besides the model and the cancel token)."""
+        return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer,
+                "wrong": self.wrong or None, "site": self.site}
+
+    # ---------------------------------------------------------------- result
+    def start(self) -> None:
+        self.result, self.layers_total, self.running = None, 0, True
+        self.events.running_changed.emit(True)
+        self.events.result_changed.emit()
+
+    def add_partial(self, partial: Any) -> None:
+        self.result, self.layers_total = partial, len(partial.layers)
+        self.events.result_changed.emit()
+
+    def finish(self, result: Any) -> None:
+        self.result, self.layers_total, self.running = result, len(result.layers), False
+        self.events.running_changed.emit(False)
+        self.events.result_changed.emit()
+
+    def stop(self) -> None:
+        """Cancelled or failed: the layers done so far stay."""
+        self.running = False
+        self.events.running_changed.emit(False)
+
+    def layers_done(self) -> int:
+        return 0 if self.result is None else len(self.result.effect)
+
+    def matrix(self) -> list[list[float]]:
+        """[layers][tokens] effect; rows not computed yet are NaN."""
+        if self.result is None:
+            return []
+        width = len(self.result.tokens)
+        rows = [list(r) for r in self.result.effect]
+        return rows + [[math.nan] * width for _ in range(self.layers_total - len(rows))]
+
+    def to_settings(self) -> dict[str, str]:
+        return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer, "wrong": self.wrong,
+                "site": self.site}
