@@ -14,7 +14,7 @@ import torch
 from PySide6.QtCore import Qt
 from safetensors.torch import load_file
 
-from tests.tuned_lens.helpers import corpus_file, reference_kl
+from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 pytestmark = pytest.mark.timeout(120)
 WAIT = 30000

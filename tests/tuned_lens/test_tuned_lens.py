@@ -1,7 +1,8 @@
 """The tuned lens's engine: identity translators are the logit lens, training lowers the KL, files round-trip.
 
-Every KL here is checked against ``helpers.reference_kl``: plain transformers hidden states, GPT-2's own
-``ln_f`` and ``lm_head``, log-softmax in float64, the translators' weights applied by hand.
+Every KL here is checked against ``reference_kl`` (tests/support/tuned_lens_reference.py): plain transformers
+hidden states, GPT-2's own ``ln_f`` and ``lm_head``, log-softmax in float64, the translators' weights applied
+by hand.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from engine.tuned_lens.config import TunedLensConfig
 from engine.tuned_lens.lens import read_both, translators_for
 from engine.tuned_lens.train import corpus_kl, corpus_windows, train_tuned_lens
 from engine.tuned_lens.translators import load_translators, save_translators
-from tests.tuned_lens.helpers import corpus_file, reference_kl
+from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned when the function is called."
 

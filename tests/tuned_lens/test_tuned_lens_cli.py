@@ -1,6 +1,6 @@
 """``lm-workbench tuned-lens`` and ``lens --tuned`` on a tiny GPT-2: the JSON keys, the run they record, the spec.
 
-The KL values printed are checked against ``helpers.reference_kl`` (plain transformers) with the translators
+The KL values printed are checked against ``tests.support.tuned_lens_reference.reference_kl`` (plain transformers) with the translators
 the command saved, read back from the safetensors file with safetensors itself.
 """
 
@@ -19,7 +19,7 @@ from workbench.cli.parser import build_parser
 from workbench.cli.tuned_lens_commands import spec_from_args
 from workbench.runs.kinds import RUN_KINDS
 from workbench.tuned_lens.spec import TunedLensSpec
-from tests.tuned_lens.helpers import corpus_file, reference_kl
+from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned."
 
