@@ -133,6 +133,7 @@ class Colours:
     )
     other_group: str = "#b8bcc4"
     map_axis: str = "#9aa1ab"
+    plot_axis_ink: str = "#969696"  # axis numbers and titles of the plots (pyqtgraph's own grey)
     map_selected_outline: str = "#1f2329"
     map_current_outline: str = "#e8741c"
     map_hover_outline: str = "#2f6fd0"
@@ -239,7 +240,6 @@ class Metrics:
     eta_label_w: int = 260
     form_column_w: int = 380  # the Pre-train form's scroll area
     lab_column_min_w: int = 290  # the masking lab's left column
-    lab_column_max_w: int = 330
     lab_tables_max_h: int = 230
     lab_grid_max_h: int = 240
     head_view_min_h: int = 120
@@ -379,7 +379,7 @@ _PRESENTATION_CHANGES = dict(
     text_line_h=1.6,  # the text box: fewer lines of the bigger font (lecture sentences are short)
     base_pt=20.0, token_delta=2.0, token_id_delta=0.0, small_delta=0.0, lens_cell_delta=0.0,
     live_plot_title_delta=0.0, infill_delta=4.0, run_legend_delta=0.0,
-    tab_padding=(5, 8),  # every tab in view at 20 pt
+    tab_padding=(4, 5),  # every tab in view (named in full from 1280 × 720 up)
     cell_text_contrast=7.0,  # numbers on viridis cells: WCAG AAA, a plate behind them where the cell is mid-range
     # Black on white; greys dark enough for 7:1 on every background they meet.
     window_bg=_WHITE, base_bg=_WHITE, alternate_bg="#f0f0f0", highlight="#005a8c", tooltip_bg=_WHITE,
@@ -403,7 +403,7 @@ _PRESENTATION_CHANGES = dict(
     run_curves=OKABE_ITO, run_running="#003f66", run_queued="#333333", run_finished="#004530",
     run_failed="#6e140d", run_cancelled="#4d3900", run_interrupted="#662600", config_diff_bg="#fbf1b5",
     plugin_ok="#004530", plugin_error="#6e140d", plugin_disabled="#333333", plugin_unknown=_BLACK,
-    group_colors=OKABE_ITO, other_group="#999999", map_axis="#333333", map_selected_outline=_BLACK,
+    group_colors=OKABE_ITO, other_group="#999999", map_axis="#333333", plot_axis_ink=_BLACK, map_selected_outline=_BLACK,
     map_current_outline="#d55e00", map_hover_outline="#0072b2", selection_outline="#0072b2",
     accuracy_curve="#0072b2", silhouette_curve="#d55e00", anisotropy_curve="#cc79a7", plot_legend_ink=_BLACK,
     plot_legend_bg=(255, 255, 255, 235), neighbour_tie_bg="#fbf1b5", word_highlight_bg="#f8d68c",

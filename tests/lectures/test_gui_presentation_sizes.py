@@ -76,7 +76,7 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
             qtbot.keyClick(window, Qt.Key.Key_F5)
             assert "F6" in window.status.message() and "F10" in window.status.message()  # said once
         else:
-            window.presentation.refit()
+            window.presentation_fit.refit()
         assert is_presentation(theme.current())
         assert theme.current().fonts.base_pt == presentation_pt(height)
         assert QApplication.font().pointSizeF() == pytest.approx(presentation_pt(height))

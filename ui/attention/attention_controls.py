@@ -119,8 +119,6 @@ class HeadPicker(QWidget):
 
     def sizeHint(self) -> QSize:  # noqa: N802
         # "All", the gap, every toggle: given this width, nothing scrolls and no scroll bar takes a row
-        if self._wraps:
-            return QSize(self.all_button.sizeHint().width() * 3, super().sizeHint().height())
         width = self.all_button.sizeHint().width() + self._row.spacing() + self._strip.sizeHint().width()
         return QSize(width, super().sizeHint().height())
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QScrollArea, QSplitter,
+    QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QScrollArea, QSplitter,
     QTabWidget, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -40,6 +40,7 @@ from ui.embeddings.representation_picker import RepresentationPicker
 from ui.embeddings.scatter_map import ScatterMap
 from ui.embeddings.sentence_panel import SentencePanel
 from ui.widgets.notice import Notice
+from ui.widgets.fold import ColumnScroll
 from workbench.embeddings import jobs
 from workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
@@ -136,13 +137,10 @@ class EmbeddingExplorerView(QWidget):
                 inner.addLayout(form)
         col.addWidget(self.export_button)
         col.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll = ColumnScroll()  # never narrower than the controls need (presentation mode's larger font)
         scroll.setWidget(column)
         m = theme.current().metrics
         self._controls_width = max(m.side_column_min_w, column.minimumSizeHint().width() + 18)  # room for a scroll bar
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return scroll
 
     def _connect(self) -> None:

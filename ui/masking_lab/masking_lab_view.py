@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
-    QScrollArea, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+    QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
 from engine.objectives.config_fields import config_fields
@@ -94,10 +94,10 @@ class MaskingLabView(ModelView):
         col.addWidget(settings_box)
         col.addLayout(seed_row)
         col.addStretch(1)
-        left = ColumnScroll()  # never narrower than its fields need (presentation mode's larger font)
+        # never narrower than its fields need (presentation mode's larger font), at most as wide as it asks
+        left = ColumnScroll(least=lambda m: m.lab_column_min_w)
         left.setWidget(controls)
-        theme.bind(left, lambda w, m: w.setMinimumWidth(max(m.lab_column_min_w, w.minimumSizeHint().width())))
-        theme.bind(left, lambda w, m: w.setMaximumWidth(max(m.lab_column_max_w, w.minimumSizeHint().width())))
+        left.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
 
         self.notice = Notice()
         self.grid = PreviewGrid()

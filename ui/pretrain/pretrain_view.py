@@ -29,7 +29,7 @@ from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
 from ui.pretrain.pretrain_form import TrainingForm
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
-from ui.widgets.fold import ColumnScroll, FoldSplitter
+from ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
 from workbench.pretrain.job import submit_pretrain
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
@@ -121,11 +121,9 @@ class TrainingView(QWidget):
         progress_row.addWidget(self.progress_bar, 1)
         progress_row.addWidget(self.eta_label)
         column.addLayout(progress_row)
-        buttons = QHBoxLayout()
-        for b in (self.start_button, self.cancel_button, self.open_button):
+        buttons = FlowLayout()  # wraps to the width: the form and the curves stay side by side longer
+        for b in (self.start_button, self.cancel_button, self.open_button, self.course_button):
             buttons.addWidget(b)
-        buttons.addStretch(1)
-        buttons.addWidget(self.course_button)
         column.addLayout(buttons)
         splitter = FoldSplitter()  # the form above the curves where both do not fit side by side
         splitter.addWidget(scroll)

@@ -22,6 +22,7 @@ from ui import theme
 from ui.widgets.dataset_picker import choose_cached_dataset, display_name
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
+from ui.widgets.fold import FlowLayout, labelled
 from workbench.export import suggest_filename
 from workbench.prompting.state import PromptingState
 
@@ -78,9 +79,8 @@ class EvaluatePanel(QWidget):
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
 
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Data"))
-        row.addWidget(self.data_combo, 1)
+        row = FlowLayout()  # wraps to the width (presentation mode on a small screen)
+        row.addWidget(labelled(QLabel("Data"), self.data_combo))
         for widget in (self.calibrate_check, self.add_button, self.remove_button, self.evaluate_button,
                        self.export_button):
             row.addWidget(widget)

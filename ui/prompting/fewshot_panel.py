@@ -17,13 +17,14 @@ from typing import Any, Callable
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
+    QComboBox, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
     QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
 from ui import theme
 from ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from ui.widgets.fold import FlowLayout, labelled
 from workbench.export import suggest_filename
 from workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
 
@@ -135,15 +136,14 @@ class FewShotPanel(QWidget):
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
 
-        choices = QHBoxLayout()
-        for widget in (self.k_spin, self.selection_combo, self.order_combo, self.seed_spin, QLabel("separator"),
-                       self.separator_combo, self.build_button):
+        choices = FlowLayout()  # the rows wrap to the width (presentation mode on a small screen)
+        for widget in (self.k_spin, self.selection_combo, self.order_combo, self.seed_spin,
+                       labelled(QLabel("separator"), self.separator_combo), self.build_button):
             choices.addWidget(widget)
-        choices.addStretch(1)
-        curve_row = QHBoxLayout()
-        for widget in (QLabel("k values"), self.ks_edit, self.seeds_spin, self.curve_button, self.export_button):
+        curve_row = FlowLayout()
+        for widget in (labelled(QLabel("k values"), self.ks_edit), self.seeds_spin, self.curve_button,
+                       self.export_button):
             curve_row.addWidget(widget)
-        curve_row.addStretch(1)
         self.plot_box = QWidget()  # what Export saves (a plain widget renders to SVG; a graphics view does not)
         box = QVBoxLayout(self.plot_box)
         box.setContentsMargins(0, 0, 0, 0)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
+from ui.widgets.fold import FlowLayout
 from workbench.prompting.state import GenerationSettings, PromptingState
 
 
@@ -87,10 +88,9 @@ class GeneratePanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.prompt_edit, 1)
         top.addWidget(self.use_prompt_button)
-        options = QHBoxLayout()
+        options = FlowLayout()  # wraps to the width (presentation mode on a small screen)
         for widget in (self.greedy_check, self.temperature, self.top_k, self.top_p, self.seed):
             options.addWidget(widget)
-        options.addStretch(1)
         run = QHBoxLayout()
         run.addWidget(self.max_tokens)
         run.addWidget(self.stop_edit, 1)

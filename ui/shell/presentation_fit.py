@@ -17,7 +17,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget
 
 from ui.shell.about_panel import AboutPanel
+from ui.theme_tokens import DEFAULT
 from ui.shell.presentation import PresentationMode
+from ui.widgets.plot_style import restyle_axes
 
 DOCK_KEY, MENU_KEY = "F6", "F10"
 HINT = f"Presenting: {DOCK_KEY} shows the model panel, {MENU_KEY} the menu bar, F1 the About panel; F5 ends."
@@ -58,17 +60,23 @@ class PresentationFit(QObject):
             view_menu.insertAction(dock.toggleViewAction(), self.menu_action)
         self._watched = None
         if presentation.is_on():  # the window opens presenting: fold what the default layout shows
-            self.folded = Folded(True, 0, True, about.is_expanded())
+            self.folded = Folded(True, DEFAULT.metrics.dock_start_w, True, about.is_expanded())
             self._fold()
+            restyle_axes(owner)
 
     def screen_height(self) -> int | None:
         """The available height of the screen the window is on (None before it has one)."""
         handle = self._owner.windowHandle()
         if handle is not None and handle is not self._watched:
             self._watched = handle
-            handle.screenChanged.connect(lambda _screen: self._presentation.refit())
+            handle.screenChanged.connect(lambda _screen: self.refit())
         screen = self._owner.screen()
         return screen.availableGeometry().height() if screen is not None else None
+
+    def refit(self) -> None:
+        """The presentation tokens for the window's screen now (moved to another screen)."""
+        self._presentation.refit()
+        restyle_axes(self._owner)
 
     # ------------------------------------------------------------ on / off
     def _remember(self, on: bool) -> None:
@@ -78,6 +86,7 @@ class PresentationFit(QObject):
                                  self._about.is_expanded())
 
     def _toggled(self, on: bool) -> None:
+        restyle_axes(self._owner)
         if on:
             self._fold()
         else:

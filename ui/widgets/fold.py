@@ -8,12 +8,15 @@ horizontal scroll bar.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QBoxLayout, QFrame, QHBoxLayout, QLayout, QLayoutItem, QScrollArea, QSizePolicy, QSplitter, QWidget,
 )
 
 from ui import theme
+from ui.theme_tokens import Metrics
 
 
 class FlowLayout(QLayout):
@@ -53,7 +56,12 @@ class FlowLayout(QLayout):
         self._place(rect, move=True)
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return self.minimumSize()
+        """Every item on one line (what it would like); it takes less and wraps."""
+        items = self._visible()
+        left, top, right, bottom = self.getContentsMargins()
+        width = sum(item.sizeHint().width() for item in items) + self.spacing() * max(len(items) - 1, 0)
+        height = max((item.sizeHint().height() for item in items), default=0)
+        return QSize(width + left + right, height + top + bottom)
 
     def minimumSize(self) -> QSize:  # noqa: N802
         size = QSize()
@@ -149,17 +157,26 @@ class FoldSplitter(QSplitter):
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         kids = [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
         width = max((_min_width(w) for w in kids), default=0)
-        hints = [w.minimumSizeHint().height() for w in kids]
-        height = sum(hints) if self.orientation() == Qt.Orientation.Vertical else max(hints, default=0)
+        if self.orientation() == Qt.Orientation.Vertical:  # folded: each as tall as it asks (the page scrolls)
+            height = sum(max(w.minimumSizeHint().height(), w.sizeHint().height()) for w in kids)
+            height += self.handleWidth() * max(len(kids) - 1, 0)
+        else:
+            height = max((w.minimumSizeHint().height() for w in kids), default=0)
         return QSize(width, height)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
         fold = event.size().width() < self.side_by_side_width()
         wanted = Qt.Orientation.Vertical if fold else Qt.Orientation.Horizontal
         if wanted != self.orientation():
             self.setOrientation(wanted)
             self.updateGeometry()
-        super().resizeEvent(event)
+            QTimer.singleShot(0, self._share)
+
+    def _share(self) -> None:
+        """After turning: each child an even share of the new direction."""
+        span = self.height() if self.orientation() == Qt.Orientation.Vertical else self.width()
+        self.setSizes([span // max(self.count(), 1)] * self.count())
 
 
 def _min_width(widget: QWidget) -> int:
@@ -167,18 +184,29 @@ def _min_width(widget: QWidget) -> int:
 
 
 class ColumnScroll(QScrollArea):
-    """A column that scrolls up and down only: never narrower than what it holds needs (plus the scroll bar)."""
+    """A column that scrolls up and down only: never narrower than what it holds needs (plus the scroll bar),
+    nor than ``least(metrics)`` when given (a theme token)."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, least: Callable[[Metrics], int] | None = None):
         super().__init__(parent)
+        self._least = least
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
+    def setWidget(self, widget: QWidget) -> None:  # noqa: N802
+        super().setWidget(widget)
+        widget.installEventFilter(self)  # its minimum width changes (a font swap): so does this column's
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         hint = super().minimumSizeHint()
+        least = self._least(theme.current().metrics) if self._least is not None else 0
         inner = self.widget()
-        if inner is None:
-            return hint
-        need = _min_width(inner) + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
-        return QSize(max(hint.width(), need), hint.height())
+        need = 0 if inner is None else (_min_width(inner) + self.verticalScrollBar().sizeHint().width()
+                                         + 2 * self.frameWidth())
+        return QSize(max(hint.width(), need, least), hint.height())

@@ -1,0 +1,35 @@
+"""Axis titles and numbers of every plot in a window, in the current font and ink (after a token swap).
+
+pyqtgraph sets an axis title's font once, when it is made, and writes axis text in its own light grey: after
+presentation mode (F5) switched the font, titles stayed small and grey. ``restyle_axes(window)`` gives every
+visible axis of every plot under ``window`` the application font and the theme's ``plot_axis_ink``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QWidget
+
+from ui import theme
+
+
+def restyle_axes(root: QWidget) -> int:
+    """Restyle the axes of every plot under ``root``; returns how many axes."""
+    import pyqtgraph as pg
+
+    ink = QColor(theme.current().colours.plot_axis_ink)
+    font = QApplication.font()
+    count = 0
+    for view in root.findChildren(pg.GraphicsView):
+        scene = view.scene()
+        for item in scene.items() if scene is not None else ():
+            if not isinstance(item, pg.AxisItem):
+                continue
+            item.setTextPen(pg.mkPen(ink))
+            item.setStyle(tickFont=font)
+            item.label.setFont(font)
+            if item.label.isVisible() and item.labelText:
+                item.setLabel(item.labelText, item.labelUnits or None, item.labelUnitPrefix or None,
+                              color=ink.name())
+            count += 1
+    return count
