@@ -46,6 +46,14 @@ def _sideways(window) -> list[str]:
     return found
 
 
+def _axes(window) -> list:
+    """Every axis of every plot in the window."""
+    import pyqtgraph as pg
+
+    return [item for view in window.findChildren(pg.GraphicsView) if view.scene() is not None
+            for item in view.scene().items() if isinstance(item, pg.AxisItem)]
+
+
 def _activate(qtbot, window) -> None:
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
@@ -88,6 +96,9 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
         assert not window.model_dock.isVisible() and not window.menuBar().isVisible()
         assert not window.about_panel.is_expanded()
         assert not window.views.usesScrollButtons()  # every tab in the bar
+        axes = _axes(window)
+        assert axes and all(axis.label.font().pointSizeF() == pytest.approx(presentation_pt(height)) for axis in axes)
+        assert all(axis.textPen().color().name() == theme.current().colours.plot_axis_ink for axis in axes)
         for entry in window.view_host.entries():
             window.show_view(entry.id)
             _settle(qtbot, window)
@@ -117,3 +128,5 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     assert window.model_dock.isVisible() and window.menuBar().isVisible() and window.about_panel.is_expanded()
     qtbot.waitUntil(lambda: window.model_dock.width() == dock_w, timeout=3000)
     assert window.views.usesScrollButtons()
+    assert all(axis.label.font().pointSizeF() == pytest.approx(QApplication.font().pointSizeF())
+               for axis in _axes(window))
