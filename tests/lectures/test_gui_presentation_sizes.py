@@ -76,6 +76,12 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     assert window.status.message() == "Ready"
     window.show_view("tokens")
     assert window.status.message() == "Map of 202 occurrences"
+    window.view_host.context("lens").status("Computing the logit lens: done in 0.10 s")  # ends after a tab change
+    assert window.status.message() == "Map of 202 occurrences"
+    window.show_view("lens")  # the lens's own message (it computes again on show: its label, then its time)
+    _settle(qtbot, window)
+    assert window.status.message().startswith("Computing the logit lens: done in ")
+    window.show_view("tokens")
 
     _activate(qtbot, window)
     for n, (width, height) in enumerate(SIZES):

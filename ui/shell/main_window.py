@@ -116,7 +116,8 @@ class MainWindow(QMainWindow):
         self.model_panel.set_recent(self.settings.recent_models)
         self.status = JobStatusBar()
         self.setStatusBar(self.status)
-        self.views.currentChanged.connect(self.status.set_context)  # before the views' jobs start on a change
+        # the view's id (its tab's name) is whose status messages show; before the views' jobs start on a change
+        self.views.currentChanged.connect(lambda i: self.status.set_context(self.views.widget(i).objectName()))
 
         central = QWidget()
         column = QVBoxLayout(central)

@@ -62,10 +62,14 @@ class JobStatusBar(QStatusBar):
     def message(self) -> str:
         return self._message.text()
 
-    def set_message(self, text: str) -> None:
-        self._messages[self._context] = text
-        self._from_job = False
-        self._show(text)
+    def set_message(self, text: str, key: object = ...) -> None:
+        """Show ``text`` (the current tab's); with ``key`` (a view's id), ``key``'s message, shown while it is
+        current (a view's job that ends after the teacher moved on does not write on the next tab)."""
+        key = self._context if key is ... or key is None else key
+        self._messages[key] = text
+        if key == self._context:
+            self._from_job = False
+            self._show(text)
 
     def set_context(self, key: object) -> None:
         """``key`` (the current tab) is current now: its own last message shows (or "Ready"), not another

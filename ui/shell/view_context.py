@@ -35,7 +35,7 @@ class Shell:
     show_error: Callable[[BaseException, str, str], None]  # error, traceback ("" for a WorkbenchError), source
     show_message: Callable[[str, str, str], None]  # text, level (info | warning | error), source
     clear_message: Callable[[str], None]  # source
-    status: Callable[[str], None]
+    status: Callable[..., None]  # (text, view id or None): a view's message shows while its tab is current
     open_model: Callable[[str], None]  # load a model spec and show its views
     register_model: Callable[[str], None]  # add a model folder to the recent models
     text: Callable[[], str]
@@ -54,7 +54,7 @@ class ViewContext(QObject):
         super().__init__(parent)
         self._shell = shell
         self.entry = entry
-        self.jobs = ViewJobs(shell.bridge, entry.id, status=shell.status,
+        self.jobs = ViewJobs(shell.bridge, entry.id, status=lambda text: shell.status(text, entry.id),
                              on_unhandled_error=lambda exc, tb: shell.show_error(exc, tb, entry.id), parent=self)
 
     # --------------------------------------------------------------- model
@@ -103,7 +103,7 @@ class ViewContext(QObject):
         self._shell.clear_message(self.entry.id)
 
     def status(self, text: str) -> None:
-        self._shell.status(text)
+        self._shell.status(text, self.entry.id)
 
     # ------------------------------------------------------------ text box
     def current_text(self) -> str:

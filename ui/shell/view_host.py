@@ -69,6 +69,7 @@ class ViewHost(QObject):
         scroller.setWidget(page)
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setObjectName(entry.id)  # the status bar keeps each view's messages by it
         self._scrollers[entry.id] = scroller
         self._tabs.addTab(scroller, entry.title)
         return widget
