@@ -18,7 +18,9 @@ integrated-gradient paths are taken with respect to exactly those rows.
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 import torch
 
@@ -191,6 +193,26 @@ def _keeps_last_logits(model) -> bool:
         return False
 
 
+@contextmanager
+def _head_reads_only(loaded: LoadedModel, position: int) -> Iterator[bool]:
+    """Within the block the output embedding (the vocabulary projection) reads only ``position``'s hidden
+    state, so a masked LM or a seq2seq decoder computes one row of full-vocabulary logits per text instead of
+    one per token; yields whether it does (then the logits have one position)."""
+    head = loaded.model.get_output_embeddings() if hasattr(loaded.model, "get_output_embeddings") else None
+    if not isinstance(head, torch.nn.Module):
+        yield False
+        return
+
+    def hook(_module, args):
+        return (args[0][:, position:position + 1], *args[1:])
+
+    handle = head.register_forward_pre_hook(hook)
+    try:
+        yield True
+    finally:
+        handle.remove()
+
+
 def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch.Tensor) -> torch.Tensor:
     """[B, vocab] logits at ``site.position`` for a batch of word embeddings [B, T, H] (grad flows through)."""
     batch = embeddings.shape[0]
@@ -200,13 +222,16 @@ def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch
         return loaded.model(inputs_embeds=embeddings, attention_mask=mask, **extra).logits
     if site.kind == "seq2seq":
         mask = torch.ones(embeddings.shape[:2], dtype=torch.long, device=embeddings.device)
-        out = loaded.model(inputs_embeds=embeddings, attention_mask=mask, **extra,
-                           decoder_input_ids=site.decoder_ids.expand(batch, -1))
-        return out.logits[:, site.position]
+        with _head_reads_only(loaded, site.position) as sliced:
+            out = loaded.model(inputs_embeds=embeddings, attention_mask=mask, **extra,
+                               decoder_input_ids=site.decoder_ids.expand(batch, -1))
+        return out.logits[:, 0 if sliced else site.position]
     last = site.position == embeddings.shape[1] - 1
     if loaded.family is Family.DECODER and last and _keeps_last_logits(loaded.model):
         return loaded.model(inputs_embeds=embeddings, logits_to_keep=1, **extra).logits[:, -1]
-    return loaded.model(inputs_embeds=embeddings, **extra).logits[:, site.position]
+    with _head_reads_only(loaded, site.position) as sliced:
+        logits = loaded.model(inputs_embeds=embeddings, **extra).logits
+    return logits[:, 0 if sliced else site.position]
 
 
 def rows_per_pass(loaded: LoadedModel, site: PredictionSite, most: int = 16) -> int:
