@@ -43,6 +43,7 @@ class WordVectors:
     tags: list[str]  # its tag
     left_out: int  # task words with no vector (beyond the model's window)
     from_cache: bool
+    index: np.ndarray | None = None  # int [n]: each row's word, as its place among all the task's words
 
 
 def task_corpus(task: TokenTask) -> Corpus:
@@ -98,7 +99,7 @@ def word_vectors(loaded: Any, task: TokenTask, *, layers: Sequence[int] | None =
     flat_words = [w for s in task.sentences for w in s]
     flat_tags = [t for s in task.tags for t in s]
     return WordVectors(layers, vectors, sentence, [flat_words[i] for i in seen], [flat_tags[i] for i in seen],
-                       total - int(seen.size), table.from_cache)
+                       total - int(seen.size), table.from_cache, seen)
 
 
 def sentence_vectors_all_layers(loaded: Any, texts: Sequence[str], pooling: str = "mean", *,

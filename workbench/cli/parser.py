@@ -10,6 +10,7 @@ nothing else changes. The order here is the order of ``--help``.
 from __future__ import annotations
 
 from workbench.cli import (
+    compare_commands,
     embedding_commands,
     finetune_commands,
     gui_commands,
@@ -32,6 +33,7 @@ COMMAND_MODULES = (
     prediction_commands,
     tuned_lens_commands,
     why_commands,
+    compare_commands,
     objective_commands,
     embedding_commands,
     pretrain_commands,

@@ -1,0 +1,43 @@
+"""``compare``: two models side by side: the layer × layer linear CKA on the same texts' words.
+
+``lm-workbench compare MODEL_A MODEL_B --text T [--text T2 ...] --json`` loads both models, takes each text's
+whitespace-separated words, gives each word the mean of its subwords' vectors at every layer (each model's
+own word alignment, so models with different tokenizers compare the same words) and prints
+``{"model_a", "model_b", "layers_a", "layers_b", "words", "cka": [[...]]}`` (rows: A's layers 0..L).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workbench.cli.common import drive_job, load_for, print_json
+
+
+def register(sub: Any) -> None:
+    """Add ``compare`` to the CLI's subparsers."""
+    p = sub.add_parser("compare", help="how alike two models' layers are on the same words: layer x layer CKA")
+    p.add_argument("model_a", help="model A: a folder, a hub id or 'minilm'")
+    p.add_argument("model_b", help="model B: a folder, a hub id or 'minilm'")
+    p.add_argument("--text", action="append", required=True, help="a text (repeat for more); at least two words")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to run (default: settings, auto)")
+    p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
+                   help="weights' number format (default: settings, auto)")
+    p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from engine.compare.cka import layer_cka_steps
+
+    loaded = [load_for(argparse.Namespace(**{**vars(args), "model": spec})) for spec in (args.model_a, args.model_b)]
+    result = drive_job(layer_cka_steps(loaded[0], loaded[1], args.text), quiet=args.json)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    print(f"linear CKA on {len(result.words)} words; rows: {result.model_a} layers, columns: {result.model_b} layers")
+    print("      " + "".join(f"{b:>7}" for b in result.layers_b))
+    for a, row in zip(result.layers_a, result.cka):
+        print(f"{a:>6}" + "".join(f"{v:7.3f}" for v in row))
+    return 0
