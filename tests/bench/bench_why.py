@@ -71,13 +71,16 @@ def measure(name: str, folder: Path, lengths: list[int], skip_ig: bool) -> list[
                "layers_x_tokens": loaded.info.layers * tokens}
         row["grad_input_s"] = timed(lambda: attribute(loaded, clean, "grad-input"))
         row["ig32_s"] = None if skip_ig else timed(lambda: attribute(loaded, clean, "integrated-gradients", steps=32))
-        row["patching_s"] = timed(lambda: patch(loaded, clean, corrupt, answer, site="resid"))
+        kept = {}
+        row["patching_s"] = timed(lambda: kept.setdefault("r", patch(loaded, clean, corrupt, answer, site="resid")))
+        row["patching_note"] = kept["r"].note  # set when both texts give the same metric (no sweep runs)
         row["patching_ms_per_cell"] = 1000 * row["patching_s"] / row["layers_x_tokens"]
         rows.append(row)
         print(f"{name:>11}  {row['layers']:>3} x {tokens:>4} = {row['layers_x_tokens']:>6}  grad-input "
               f"{row['grad_input_s']:7.2f} s  IG-32 "
               f"{'skipped' if row['ig32_s'] is None else format(row['ig32_s'], '7.2f') + ' s':>9}  patching "
-              f"{row['patching_s']:7.2f} s ({row['patching_ms_per_cell']:.1f} ms per cell)", flush=True)
+              f"{row['patching_s']:7.2f} s ({row['patching_ms_per_cell']:.1f} ms per cell)"
+              + (f"  [{row['patching_note']}]" if row["patching_note"] else ""), flush=True)
     return rows
 
 
