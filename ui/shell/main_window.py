@@ -27,6 +27,7 @@ from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.shell.about_panel import AboutPanel
+from ui.shell.compare import CompareController
 from ui.lectures.clicker_keys import ClickerKeys
 from ui.shell.job_bridge import JobBridge
 from ui.lectures.audience_window import AudienceController
@@ -149,6 +150,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.model_dock], [DEFAULT.metrics.dock_start_w], Qt.Orientation.Horizontal)
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
+        self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
+                                         status=self.status.set_message,
+                                         show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))
+        self.model_panel.add_section(self.compare.panel)  # "Compare with…": model B beside A (A | B views)
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
                                   settling=lambda: self.loading or self.text_input.pending(),
                                   pair=self.text_input.pair)
@@ -163,6 +168,8 @@ class MainWindow(QMainWindow):
                                            self.actions_.view_menu)  # View > Audience window
         self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
                                                 self.status.set_message, self.actions_.view_menu, self.views)
+        self.compare.compared_changed.connect(self.view_host.compared_changed)
+        self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()
         self._view_changed(self.views.currentIndex())
         self.view_host.show_tokens(HINT_NO_MODEL)
@@ -192,7 +199,8 @@ class MainWindow(QMainWindow):
             clear_message=self.message_bar.clear, status=self.status.set_message,
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
-            persist=self.persist, steps=self.steps,
+            persist=self.persist, steps=self.steps, compared=lambda: self.compare.loaded,
+            compare_with=self.compare.load,
         )
 
     def _action_services(self) -> ActionServices:
@@ -266,6 +274,7 @@ class MainWindow(QMainWindow):
         """Add a model folder to the recent models (course models, when they finish)."""
         self.settings.add_recent(folder)
         self.model_panel.set_recent(self.settings.recent_models)
+        self.compare.set_recent(self.settings.recent_models)
 
     # ------------------------------------------------------------ geometry
     def place_on_screen(self) -> None:
@@ -320,7 +329,7 @@ class MainWindow(QMainWindow):
 
     @property
     def loading(self) -> bool:
-        return self.session.loading
+        return self.session.loading or self.compare.loading  # (B's load: tokenizing and views wait for it too)
 
     @property
     def loaded(self) -> LoadedModel | None:
@@ -341,6 +350,7 @@ class MainWindow(QMainWindow):
         self.model_panel.set_info(info)
         self.settings.add_recent(info.folder if info.source == "folder" else info.spec)
         self.model_panel.set_recent(self.settings.recent_models)
+        self.compare.set_recent(self.settings.recent_models)
         self.message_bar.clear("load")
         seconds = self.session.load_seconds()
         self.status.set_message(

@@ -179,6 +179,10 @@ class ModelPanel(QWidget):
         layout.addWidget(recent_box)
         layout.addStretch(1)
 
+    def add_section(self, widget: QWidget) -> None:
+        """Add a box under the recent models (the window's "Compare with…")."""
+        self.layout().insertWidget(self.layout().count() - 1, widget)
+
     # ----------------------------------------------------------------- API
     def open_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open a model folder (with config.json)")

@@ -17,7 +17,7 @@ Views show hints and the engine's one-line messages in a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable
+from typing import TYPE_CHECKING, Any, Callable, Generator, Hashable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
@@ -54,6 +54,31 @@ class Computation:
     on_partial: Callable[[Any], None] | None = None  # GUI thread, each ``Partial`` value it yields
 
 
+def paired(comp: Computation, compared: Any, fn_b: Callable[[CancelToken], Any],
+           on_done_b: Callable[[Any], None]) -> Computation:
+    """``comp`` for model A followed, in the same job, by ``fn_b`` for model B (``compared``); B's result goes
+    to ``on_done_b``. Without a model B, ``comp`` itself."""
+    if compared is None:
+        return comp
+
+    def both(cancel: CancelToken) -> Any:
+        a = comp.fn(cancel)
+        if isinstance(a, Generator):
+            a = yield from a
+        cancel.check()
+        b = fn_b(cancel)
+        if isinstance(b, Generator):
+            b = yield from b
+        return a, b
+
+    def done(result: tuple[Any, Any]) -> None:
+        comp.on_done(result[0])
+        on_done_b(result[1])
+
+    return Computation(key=(comp.key, "B", id(compared), compared.info.spec), fn=both, on_done=done,
+                       label=comp.label, on_progress=comp.on_progress, on_partial=comp.on_partial)
+
+
 class ModelView(QWidget):
     """Base of the tabs that run the model; see the module docstring."""
 
@@ -69,6 +94,7 @@ class ModelView(QWidget):
     def attach(self, ctx: ViewContext, compute: Callable[[Computation], None]) -> None:
         """Called once by the host: the view's context and how to run a computation now."""
         self.ctx, self._compute = ctx, compute
+        ctx.compared_changed.connect(self.inputs_changed)  # model B came or went: ask again (the key says)
 
     def compute(self, comp: Computation) -> None:
         """Run ``comp`` now (e.g. on a button press); a newer request replaces it."""

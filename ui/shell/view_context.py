@@ -1,7 +1,7 @@
 """What a view may use of the window: the narrow ``ViewContext`` every view factory receives.
 
 A view never sees the window. Its context offers the loaded model and its
-changes, the settings, jobs with progress, partial results and cancel
+changes (and model B, ``compared``, when comparing two models), the settings, jobs with progress, partial results and cancel
 (``ctx.jobs``, a ``ui.shell.view_jobs.ViewJobs`` of its own), messages and the
 status line, opening or registering a model, the long-run services (one
 lane, the run store) and, for views that declare the ``text`` input, the
@@ -42,6 +42,8 @@ class Shell:
     set_text: Callable[[str], None]
     persist: bool = True  # settings changes are saved (False in tests)
     steps: Any = None  # the window's workbench.steps.StepController (Next/Previous), if any
+    compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
+    compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
 
 
 class ViewContext(QObject):
@@ -49,6 +51,7 @@ class ViewContext(QObject):
 
     model_changed = Signal(object)  # the newly loaded LoadedModel
     tokens_changed = Signal(object)  # the text box's TokenizedText, or a hint (str) when there are none
+    compared_changed = Signal(object)  # model B (a LoadedModel) was loaded, or None: no longer comparing
 
     def __init__(self, shell: Shell, entry: ViewEntry, parent: QObject | None = None):
         super().__init__(parent)
@@ -69,6 +72,15 @@ class ViewContext(QObject):
 
     def open_model(self, spec: str) -> None:
         self._shell.open_model(spec)
+
+    @property
+    def compared(self) -> Any:
+        """Model B (a ``LoadedModel``) that views show beside the loaded model on the same text, or None."""
+        return self._shell.compared()
+
+    def compare_with(self, spec: str) -> None:
+        """Load ``spec`` as model B (a run's output: "Compare with this")."""
+        self._shell.compare_with(spec)
 
     def register_model(self, folder: str) -> None:
         self._shell.register_model(folder)

@@ -136,6 +136,11 @@ class ViewHost(QObject):
         for ctx in self._contexts.values():
             ctx.model_changed.emit(loaded)
 
+    def compared_changed(self, compared: Any) -> None:
+        """Tell every view that model B was loaded (or dropped: None)."""
+        for ctx in self._contexts.values():
+            ctx.compared_changed.emit(compared)
+
     def show_tokens(self, value: Any) -> None:
         """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them."""
         for view_id, ctx in self._contexts.items():

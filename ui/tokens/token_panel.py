@@ -1,4 +1,8 @@
-"""The Tokens tab: a one-line summary, a truncation banner and the token view."""
+"""The Tokens tab: a one-line summary, a truncation banner and the token view.
+
+When a model B is compared (the model panel's "Compare with…") the text's tokens under B's tokenizer show
+beside A's (A | B), tokenized off the Qt thread as the window tokenizes for A.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,15 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.tokens.token_view import TokenView
+from ui.shell.model_panel import spec_label
 from ui.shell.view_context import ViewContext
+from ui.widgets.ab_split import ABSplit
+
+
+def _tokenize_b(loaded: object, text: str, pair: str | None, cancel: object) -> TokenizedText:
+    from workbench.models.jobs import tokenize_job  # on the worker thread
+
+    return tokenize_job(loaded, text, pair, cancel)
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:
@@ -32,7 +44,11 @@ class TokenPanel(QWidget):
     def __init__(self, ctx: ViewContext, parent: QWidget | None = None):
         super().__init__(parent)
         ctx.tokens_changed.connect(self.show_tokens)  # the window tokenizes the text box for every view
+        ctx.compared_changed.connect(lambda _b: self._update_b())
+        self.ctx = ctx
+        self._tt: TokenizedText | None = None  # A's tokens (B's are computed from its text and pair)
         self.view = TokenView()
+        self.view_b = TokenView()  # model B's tokens of the same text, while comparing
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -48,16 +64,24 @@ class TokenPanel(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll = scroll
+        self.scroll_b = QScrollArea()
+        self.scroll_b.setWidget(self.view_b)
+        self.scroll_b.setWidgetResizable(True)
+        self.scroll_b.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_b.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.split = ABSplit(scroll, self.scroll_b)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.split, 1)
         self.set_tokenized(None)
 
     def set_tokenized(self, tt: TokenizedText | None) -> None:
         self.view.set_tokenized(tt)
+        self._tt = tt if tt is not None and len(tt) else None
+        self._update_b()
         if tt is None or not len(tt):
             self._counts = ""
             self.summary.setText(legend())
@@ -88,7 +112,31 @@ class TokenPanel(QWidget):
             self.set_tokenized(value)
 
     def export_widget(self) -> QWidget:
-        return self.view
+        return self.split if self.split.comparing() else self.view
+
+    # -------------------------------------------------------------- model B
+    def _update_b(self) -> None:
+        """Model B's tokens of A's text (in the background), or the B column hidden when not comparing."""
+        b, a = self.ctx.compared, self.ctx.loaded
+        self.split.set_models(spec_label(a.info.spec) if a is not None else "",
+                              spec_label(b.info.spec) if b is not None else None)
+        if b is None:
+            self.view_b.show_hint("")
+            return
+        tt = self._tt
+        if tt is None:
+            self.view_b.show_hint(self.view.hint() or "")
+            return
+        text, pair = tt.text, tt.pair
+        self.view_b.show_hint("Tokenizing with model B…")
+        self.ctx.jobs.run(lambda cancel: _tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
+                          when_idle=True, on_cancelled=self._update_b)
+
+    def _show_b(self, tt: TokenizedText) -> None:
+        self.view_b.set_tokenized(tt)
+        b = self.ctx.compared
+        if b is not None:
+            self.split.title_b.setText(f"B: {spec_label(b.info.spec)} · {len(tt)} tokens")
 
     def _restyle(self) -> None:
         t = theme.current()

@@ -1,0 +1,32 @@
+"""Two models side by side in the window: "Compare with…" loads B through the model panel, the views show
+A | B, the Compare tab's CKA heatmap, Stop comparing."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+
+TEXT = "The cat sat on the mat, unbelievably."
+WAIT = 30000
+
+
+def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtbot):
+    bert, gpt2 = str(tiny_models["bert"]), str(tiny_models["gpt2"])
+    window = open_window(bert, "tokens")
+    window.text_input.set_text(TEXT)
+    panel = window.compare.panel
+    qtbot.keyClicks(panel.field, gpt2)
+    qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.loaded is not None, timeout=WAIT)
+    assert window.view_host.context("tokens").compared is window.compare.loaded
+
+    tokens = window.view("tokens")
+    own = lambda tok: tok.convert_ids_to_tokens(tok(TEXT)["input_ids"])  # noqa: E731  each model's own tokenizer
+    want_a, want_b = own(window.loaded.tokenizer), own(window.compare.loaded.tokenizer)
+    qtbot.waitUntil(lambda: tokens.view.tokens() == want_a and tokens.view_b.tokens() == want_b, timeout=WAIT)
+    assert want_a != want_b  # WordPiece and BPE cut the text differently
+    assert tokens.split.comparing() and tokens.split.title_b.isVisible()
+
+    qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
+    assert window.compare.loaded is None and window.view_host.context("tokens").compared is None
+    assert not tokens.split.comparing()

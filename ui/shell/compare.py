@@ -1,0 +1,160 @@
+"""Model B beside model A: "Compare with…" in the model panel, its load off the Qt thread, "Stop comparing".
+
+``CompareController`` owns the Qt-free ``workbench.models.comparison.Comparison`` and runs B's load on the
+window's interactive lane (the same load job as A's). It emits ``compared_changed`` (B's ``LoadedModel`` or
+None), which the view host passes to every view's context. ``ComparePanel`` is its part of the model panel: a
+field for a hub id or folder with a Compare button, the recent models, what B is, and Stop comparing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from ui import theme
+from ui.shell.model_panel import spec_label
+from workbench.models.comparison import Comparison
+
+
+def _load(spec: str, settings: Any, cancel: Any) -> Any:
+    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+
+    return load_model_job(spec, settings, cancel)
+
+
+class ComparePanel(QGroupBox):
+    """The model panel's "Compare with…" box."""
+
+    compare_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Compare with…", parent)
+        self.setObjectName("comparePanel")
+        self.field = QLineEdit()
+        self.field.setObjectName("compareField")
+        self.field.setPlaceholderText("Model B: hub id or folder")
+        self.field.setToolTip("A second model shown beside the loaded one (A | B) in the views that support it; "
+                              "a run's output: Runs tab ▸ Compare with this")
+        self.field.setClearButtonEnabled(True)
+        self.field.returnPressed.connect(self._compare_typed)
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.clicked.connect(self._compare_typed)
+        self.recent = QComboBox()
+        self.recent.setObjectName("compareRecent")
+        self.recent.activated.connect(self._compare_recent)
+        self.state_label = QLabel("Not comparing")
+        self.state_label.setWordWrap(True)
+        self.stop_button = QPushButton("Stop comparing")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop_requested)
+        row = QHBoxLayout()
+        theme.bind(row, lambda w, m: w.setSpacing(m.row_spacing))
+        row.addWidget(self.field, 1)
+        row.addWidget(self.compare_button)
+        column = QVBoxLayout(self)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.inset_margins))
+        theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
+        column.addLayout(row)
+        column.addWidget(self.recent)
+        column.addWidget(self.state_label)
+        column.addWidget(self.stop_button)
+
+    def set_recent(self, specs: list[str]) -> None:
+        self.recent.clear()
+        self.recent.addItem("Recent models…", None)
+        for spec in specs:
+            self.recent.addItem(spec_label(spec), spec)
+            self.recent.setItemData(self.recent.count() - 1, spec, Qt.ItemDataRole.ToolTipRole)
+
+    def set_state(self, text: str, comparing: bool) -> None:
+        self.state_label.setText(text)
+        self.stop_button.setEnabled(comparing)
+
+    def _compare_typed(self) -> None:
+        spec = self.field.text().strip()
+        if spec:
+            self.compare_requested.emit(spec)
+
+    def _compare_recent(self, index: int) -> None:
+        spec = self.recent.itemData(index)
+        self.recent.setCurrentIndex(0)
+        if spec:
+            self.compare_requested.emit(spec)
+
+
+class CompareController(QObject):
+    compared_changed = Signal(object)  # model B (a LoadedModel) or None
+
+    def __init__(self, bridge: Any, settings: Any, *, a_loading: Callable[[], bool], status: Callable[[str], None],
+                 show_error: Callable[[BaseException, str], None], parent: QObject | None = None):
+        super().__init__(parent)
+        self._bridge, self._settings, self._a_loading = bridge, settings, a_loading
+        self._status, self._show_error = status, show_error
+        self.state = Comparison()
+        self.panel = ComparePanel()
+        self.panel.set_recent(settings.recent_models)
+        self.panel.compare_requested.connect(self.load)
+        self.panel.stop_requested.connect(self.stop)
+        self.state.events.compared_changed.connect(self.compared_changed.emit)
+        self.state.events.loading_changed.connect(lambda _spec: self._show_state())
+
+    @property
+    def loaded(self) -> Any:
+        return self.state.loaded
+
+    @property
+    def loading(self) -> bool:
+        return self.state.loading
+
+    def load(self, spec: str) -> None:
+        """Load ``spec`` as model B in the background (after model A's load, never instead of it)."""
+        spec = spec.strip()
+        if self._bridge.closed or not spec:
+            return
+        if self._a_loading():
+            self._status("Model A is loading: compare once it has loaded")
+            return
+        gen = self.state.begin_load(spec)
+        if gen is None:
+            return
+        self.panel.field.setText(spec)
+        settings = self._settings
+        self._bridge.run(lambda cancel: _load(spec, settings, cancel), name="compare-load",
+                         on_done=lambda loaded: self._loaded(gen, loaded),
+                         on_error=lambda exc, tb: self._ended(gen, exc, tb),
+                         on_cancelled=lambda: self._ended(gen), label=f"Loading {spec_label(spec)} as model B…")
+
+    def stop(self) -> None:
+        loading = self.state.loading
+        if self.state.stop():
+            if loading and self._bridge.current_name == "compare-load":
+                self._bridge.cancel()
+            self._status("Stopped comparing")
+        self._show_state()
+
+    def set_recent(self, specs: list[str]) -> None:
+        self.panel.set_recent(specs)
+
+    def _loaded(self, gen: int, loaded: Any) -> None:
+        from workbench.models.jobs import settle_heap  # torch is imported by now
+
+        if self.state.finish_load(gen, loaded):
+            settle_heap()
+            self._status(f"Comparing with {spec_label(loaded.info.spec)} (model B)")
+
+    def _ended(self, gen: int, exc: BaseException | None = None, tb: str = "") -> None:
+        if self.state.end_load(gen) and exc is not None:
+            self._show_error(exc, tb)
+
+    def _show_state(self) -> None:
+        s = self.state
+        if s.loading:
+            text = f"Loading {spec_label(s.loading_spec)}…"
+        elif s.loaded is not None:
+            text = f"B: {spec_label(s.loaded.info.spec)} ({s.loaded.info.family}, {s.loaded.info.layers} layers)"
+        else:
+            text = "Not comparing"
+        self.panel.set_state(text, s.loaded is not None or s.loading)
