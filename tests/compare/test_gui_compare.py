@@ -3,7 +3,11 @@ A | B, the Compare tab's CKA heatmap, Stop comparing."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
+
+from engine.compare.cka import layer_cka
+from engine.loading import load_model
 
 
 TEXT = "The cat sat on the mat, unbelievably."
@@ -27,6 +31,14 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     assert want_a != want_b  # WordPiece and BPE cut the text differently
     assert tokens.split.comparing() and tokens.split.title_b.isVisible()
 
+    window.show_view("compare")
+    compare = window.view("compare")
+    qtbot.waitUntil(lambda: compare.heatmap.matrix() is not None, timeout=WAIT)
+    expected = layer_cka(load_model(bert), load_model(gpt2), [TEXT]).cka  # fresh copies, outside the window
+    np.testing.assert_allclose(compare.heatmap.matrix(), expected, atol=1e-6)
+    assert compare.heatmap.matrix().shape == (window.loaded.info.layers + 1, window.compare.loaded.info.layers + 1)
+
     qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
     assert window.compare.loaded is None and window.view_host.context("tokens").compared is None
     assert not tokens.split.comparing()
+    qtbot.waitUntil(lambda: compare.heatmap.matrix() is None, timeout=WAIT)  # the Compare tab says how to compare

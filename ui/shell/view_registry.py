@@ -62,6 +62,7 @@ class ViewRegistry:
 def builtin_views() -> ViewRegistry:
     """The window's tabs, in order: each view package exports its ``ENTRY`` (one line here per view)."""
     from ui.attention.entry import ENTRY as attention
+    from ui.compare.entry import ENTRY as compare
     from ui.embeddings.entry import ENTRY as embeddings
     from ui.finetune.entry import ENTRY as finetune
     from ui.lens.entry import ENTRY as lens
@@ -75,4 +76,4 @@ def builtin_views() -> ViewRegistry:
     from ui.tokens.entry import ENTRY as tokens
 
     return ViewRegistry([tokens, attention, predictions, lens, patching, masking_lab, embeddings, probing, prompting,
-                         pretrain, finetune, runs])
+                         pretrain, finetune, runs, compare])
