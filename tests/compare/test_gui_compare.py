@@ -3,7 +3,11 @@ A | B, the Compare tab's CKA heatmap, Stop comparing."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
+import torch
 from PySide6.QtCore import Qt
 
 from engine.compare.cka import layer_cka
@@ -14,7 +18,8 @@ TEXT = "The cat sat on the mat, unbelievably."
 WAIT = 30000
 
 
-def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtbot):
+def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtbot, tmp_path):
+    screenshots = Path(os.environ.get("LMWB_SCREENSHOTS", tmp_path))
     bert, gpt2 = str(tiny_models["bert"]), str(tiny_models["gpt2"])
     window = open_window(bert, "tokens")
     window.text_input.set_text(TEXT)
@@ -30,6 +35,17 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     qtbot.waitUntil(lambda: tokens.view.tokens() == want_a and tokens.view_b.tokens() == want_b, timeout=WAIT)
     assert want_a != want_b  # WordPiece and BPE cut the text differently
     assert tokens.split.comparing() and tokens.split.title_b.isVisible()
+    window.grab().save(str(screenshots / "compare_tokens.png"))
+
+    window.show_view("attention")
+    attention = window.view("attention")
+    qtbot.waitUntil(lambda: attention.b.side is not None and attention.encoding() is not None, timeout=WAIT)
+    assert attention.ab.comparing() and attention.b.head_view.isVisible()
+    b = window.compare.loaded
+    with torch.no_grad(), b.attention_implementation("eager"):  # B's own attention on the text, computed here
+        own_b = b.model(**b.tokenizer(TEXT, return_tensors="pt"), output_attentions=True).attentions
+    np.testing.assert_allclose(attention.b.side.weights, torch.stack(own_b)[:, 0].numpy(), atol=1e-5)
+    window.grab().save(str(screenshots / "compare_attention.png"))
 
     window.show_view("compare")
     compare = window.view("compare")

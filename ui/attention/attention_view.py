@@ -25,7 +25,10 @@ from engine.progress import CancelToken
 from ui import theme
 from ui.attention.attention_controls import AttentionControls
 from ui.attention.attention_steps_panel import AttentionStepsPanel
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.attention.compare_pane import CompareB, encode_b
+from ui.shell.model_panel import spec_label
+from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.attention.head_view import HeadView
 from ui.attention.model_grid import MEAN, ModelGrid, grid_values
@@ -112,8 +115,10 @@ class AttentionView(ModelView):
         self.head_scroll = QScrollArea()
         self.head_scroll.setWidget(self.head_view)
         self.head_scroll.setWidgetResizable(True)
+        self.b = CompareB()  # model B's head view, while comparing two models
+        self.ab = ABSplit(self.head_scroll, self.b.scroll)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.head_scroll)
+        self.splitter.addWidget(self.ab)
         self.splitter.addWidget(self.grid)
         self.splitter.addWidget(self.heatmap)
         self.splitter.setStretchFactor(0, 4)
@@ -162,28 +167,40 @@ class AttentionView(ModelView):
         self._set_no_attention(inputs.loaded.info.family == "biLM")
         if self._no_attention:
             loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
-            return Computation(key=(inputs.model_key, text, pair, None),
-                               fn=lambda cancel: _encode_states(loaded, text, pair, cancel),
-                               on_done=self.set_states, label="Computing token vectors…")
+            return self._with_b(Computation(key=(inputs.model_key, text, pair, None),
+                                            fn=lambda cancel: _encode_states(loaded, text, pair, cancel),
+                                            on_done=self.set_states, label="Computing token vectors…"), inputs)
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         if seq2seq != self._seq2seq:
             self._seq2seq = seq2seq
             self.controls.set_seq2seq(seq2seq)
         target = self.controls.target() if seq2seq else None
         loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
-        return Computation(
+        comp = Computation(
             key=(inputs.model_key, text, pair, target),
             fn=lambda cancel: _encode(loaded, text, pair, target, cancel),
             on_done=lambda result: self.set_encoding(*result),
             label="Computing attention…",
         )
+        return self._with_b(comp, inputs)
+
+    def _with_b(self, comp: Computation, inputs: Inputs) -> Computation:
+        """``comp``, then model B's encoding of the same text when a model B is compared (A | B)."""
+        b = self.ctx.compared if self.ctx is not None else None
+        self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
+        text, pair = inputs.text, inputs.pair
+        return paired(comp, b, lambda cancel: encode_b(b, text, pair, MAX_TOKENS, cancel), self._show_b)
+
+    def _show_b(self, encoding: Any) -> None:
+        self.b.set_encoding(encoding)
+        self._redraw()
 
     def _set_no_attention(self, on: bool) -> None:
         if on == self._no_attention:
             return
         self._no_attention = on
         self.controls.set_similarity_mode(on)
-        self.head_scroll.setVisible(not on)
+        self.ab.setVisible(not on)  # (A | B while comparing)
         self.grid.setVisible(not on)
         if not on:
             self._similarity = None
@@ -210,6 +227,7 @@ class AttentionView(ModelView):
         self.steps_panel.set_steps(None, "")
         self.notice.clear_message()
         self.head_view.show_hint(text)
+        self.b.clear(text)
         self.grid.set_side(None)
         self.heatmap.set_matrix(None)
 
@@ -291,6 +309,10 @@ class AttentionView(ModelView):
         layer, heads = c.layer_spin.value(), c.heads.heads()
         self.head_view.set_selection(layer, heads, hide_special=c.hide_special.isChecked(),
                                      threshold=c.threshold.value())
+        if self.ab.comparing():
+            shown = self.b.set_selection(layer, heads, hide_special=c.hide_special.isChecked(),
+                                         threshold=c.threshold.value())
+            self.ab.title_b.setText(self.ab.title_b.text().split(" · ")[0] + (f" · {shown}" if shown else ""))
         self.grid.set_selection(layer, heads)
         matrix, queries, keys = self.current_matrix()
         what = f"head {heads[0]}" if len(heads) == 1 else f"mean of {len(heads)} heads"

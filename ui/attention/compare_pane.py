@@ -1,0 +1,58 @@
+"""Model B's head view beside model A's (the model panel's "Compare with…"): the same text, layer and heads.
+
+B may have fewer layers or heads than A: its head view shows A's layer clamped to B's last and the chosen
+heads B has (all of B's heads when it has none of them), and its title says which. A model B with no attention
+(ELMo) says so instead. The job that encodes A encodes B after it (``ui.shell.view_base.paired``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from PySide6.QtWidgets import QScrollArea
+
+from engine.progress import CancelToken
+from ui.attention.head_view import HeadView
+
+
+def encode_b(loaded: Any, text: str, pair: str | None, max_tokens: int, cancel: CancelToken) -> Any:
+    """B's encoding with attentions (its encoder's for an encoder-decoder), or None for a model with none."""
+    from engine.analysis import encode  # imports torch: on the worker thread
+
+    if loaded.info.family == "biLM":
+        return None
+    return encode(loaded, text, pair=pair, attentions=True, max_tokens=max_tokens, cancel=cancel)
+
+
+class CompareB:
+    def __init__(self) -> None:
+        self.head_view = HeadView()
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.head_view)
+        self.scroll.setWidgetResizable(True)
+        self.side: Any = None  # B's AttentionSide
+        self.note = ""  # what B's title adds: the layer and heads shown
+
+    def set_encoding(self, encoding: Any) -> None:
+        from engine.attention import AttentionKind, attention_side
+
+        if encoding is None:
+            self.side = None
+            self.head_view.show_hint("Model B has no attention (an LSTM language model): see the Compare tab.")
+            return
+        self.side = attention_side(encoding, AttentionKind.ENCODER)
+        self.head_view.set_side(self.side)
+
+    def clear(self, hint: str = "") -> None:
+        self.side = None
+        self.head_view.show_hint(hint)
+
+    def set_selection(self, layer: int, heads: Sequence[int], *, hide_special: bool, threshold: float) -> str:
+        """Show A's selection on B as far as B has it; returns what is shown ("layer 1, heads 0-1")."""
+        if self.side is None:
+            return ""
+        layers, n_heads = self.side.weights.shape[:2]
+        layer = min(layer, layers - 1)
+        shown = [h for h in heads if h < n_heads] or list(range(n_heads))
+        self.head_view.set_selection(layer, shown, hide_special=hide_special, threshold=threshold)
+        return f"layer {layer}, " + (f"head {shown[0]}" if len(shown) == 1 else f"{len(shown)} heads")
