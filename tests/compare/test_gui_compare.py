@@ -58,3 +58,32 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     assert window.compare.loaded is None and window.view_host.context("tokens").compared is None
     assert not tokens.split.comparing()
     qtbot.waitUntil(lambda: compare.heatmap.matrix() is None, timeout=WAIT)  # the Compare tab says how to compare
+
+
+def test_compare_with_a_finished_run_from_the_runs_tab(open_window, tiny_models, qtbot, fresh_home, tmp_path):
+    import shutil
+
+    from workbench.paths import runs_db_path
+    from workbench.store.run_store import RunStore
+
+    out = tmp_path / "run"
+    shutil.copytree(tiny_models["bert"], out / "model")  # a pre-training run's folder: its model in model/
+    store = RunStore(runs_db_path())
+    done = store.create_run("pretrain", name="course bert", model="bert", method="mlm", params={"out_dir": str(out)})
+    store.start_run(done, pid=None)
+    store.finish_run(done, "finished")
+    running = store.create_run("pretrain", name="still going", model="bert", method="mlm",
+                               params={"out_dir": str(out)})
+    store.start_run(running, pid=None)
+    store.close()
+    window = open_window(str(tiny_models["bert"]), "runs")
+    browser = window.view("runs")
+    qtbot.waitUntil(lambda: browser.model.rowCount() == 2, timeout=WAIT)
+    browser.select_runs([running])
+    assert not browser.compare_button.isEnabled()  # no finished model yet
+    browser.select_runs([done])
+    assert browser.compare_button.isEnabled()
+    qtbot.mouseClick(browser.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.loaded is not None, timeout=WAIT)
+    assert Path(window.compare.loaded.info.folder).resolve() == (out / "model").resolve()
+    assert window.compare.panel.stop_button.isEnabled()

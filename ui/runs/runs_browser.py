@@ -38,6 +38,7 @@ from ui.shell.view_context import ViewContext
 from ui.widgets.fold import FoldSplitter
 from workbench.export import export_csv, suggest_filename
 from workbench.faults import describe, user_line
+from workbench.models.comparison import run_model_folder
 from workbench.runs.kinds import resume_params, run_kind
 
 REFRESH_MS = 1000
@@ -81,6 +82,7 @@ class RunsBrowser(QWidget):
     def __init__(self, ctx: ViewContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = ctx.run_services
+        self.compare_with = ctx.compare_with  # load a finished run's model as model B
         self.pending_delete: list[int] = []
         self._runs: dict[int, dict[str, Any]] = {}
         self._final_summaries: dict[int, dict[str, float]] = {}
@@ -118,6 +120,10 @@ class RunsBrowser(QWidget):
                                       "in its own output folder")
         self.cli_button = QPushButton("Copy as CLI command")
         self.cli_button.setToolTip("Copy the lm-workbench command line that repeats the selected run")
+        self.compare_button = QPushButton("Compare with this")
+        self.compare_button.setToolTip("Load the selected finished run's model (pre-training, or a full fine-tune) "
+                                       "as model B beside the loaded model (A | B in the views)")
+        self.compare_button.clicked.connect(self.compare_selected)
         self.delete_button = QPushButton("Delete")
         self.delete_button.setToolTip(f"Remove the selected runs from the list (Undo for {UNDO_S} s; "
                                       "their files on disk are kept)")
@@ -162,7 +168,7 @@ class RunsBrowser(QWidget):
 
     def _build_layout(self) -> None:
         buttons = QHBoxLayout()
-        for b in (self.again_button, self.resume_button, self.cli_button, self.delete_button):
+        for b in (self.again_button, self.resume_button, self.cli_button, self.compare_button, self.delete_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.plot_button)
@@ -303,9 +309,18 @@ class RunsBrowser(QWidget):
         self.again_button.setEnabled(one)
         self.resume_button.setEnabled(one and self._resume_params(ids[0]) is not None)
         self.cli_button.setEnabled(one)
+        self.compare_button.setEnabled(one and ids[0] in self._runs and run_model_folder(self._runs[ids[0]]) is not None)
         self.delete_button.setEnabled(bool(ids))
 
     # -------------------------------------------------------------- actions
+    def compare_selected(self) -> str | None:
+        """Load the selected finished run's model as model B; its folder, or None."""
+        ids = self.selected_run_ids()
+        folder = run_model_folder(self._runs[ids[0]]) if len(ids) == 1 and ids[0] in self._runs else None
+        if folder is not None:
+            self.compare_with(folder)
+        return folder
+
     def cli_command(self, run_id: int) -> str:
         """The command line that repeats a run: from its kind, else (an unknown kind, or settings this version
         cannot read) the one stored with it."""
