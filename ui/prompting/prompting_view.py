@@ -2,7 +2,8 @@
 
 The prompt (template, verbalizer, input) sits on top with its errors shown
 while typing; below it four pages: Score (one input: the prompt's tokens,
-each label's score and probability, the model's own top-k), Evaluate (a
+each label's score and probability, the model's own top-k, and Explain: which
+tokens a label's score rests on), Evaluate (a
 labelled file, several prompts side by side, calibration, the confusion
 matrix), Few-shot (demonstrations, the final prompt, accuracy against k) and
 Generate (tokens streaming in). Every model call runs through ``ctx.jobs``
@@ -28,7 +29,7 @@ from ui.prompting.fewshot_panel import FewShotPanel
 from ui.prompting.generate_panel import GeneratePanel, generation_job
 from ui.prompting.prompt_editor import PromptEditor
 from ui.prompting.prompt_sets import PromptSetBar
-from ui.prompting.score_panel import ScorePanel, scoring_job
+from ui.prompting.score_panel import ScorePanel, explain_job, scoring_job
 from ui.widgets.notice import Notice
 from workbench.prompting.state import PromptingState
 
@@ -65,6 +66,7 @@ class PromptingView(QWidget):
         self.ctx = ctx
         self.state = PromptingState()
         self._loaded: Any = None
+        self._scored_by: Any = None  # the model the shown scores are of (Explain reads its ids)
         self.model_notice = Notice()
         self.other_models = QComboBox()
         self.other_models.setToolTip("Your recent models and the hub models in your local cache")
@@ -115,6 +117,8 @@ class PromptingView(QWidget):
         self.generate_page.generate_button.clicked.connect(self.generate)
         self.generate_page.cancel_button.clicked.connect(self.cancel)
         self.generate_page.use_prompt_button.clicked.connect(self.use_prompt_for_generation)
+        self.score_page.explain.explain_requested.connect(self.explain_label)
+        self.score_page.explain.cancel_requested.connect(self.cancel)
         shortcut = QShortcut(QKeySequence("Ctrl+Return"), self, self.score)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut = QShortcut(QKeySequence("Ctrl+Enter"), self, self.score)
@@ -189,7 +193,36 @@ class PromptingView(QWidget):
         if loaded is None:
             return
         self.pages.setCurrentWidget(self.score_page)
-        self._run(scoring_job(loaded, self.state), lambda out: self.state.set_scored(*out), "Scoring the prompt…")
+
+        def scored(out: Any) -> None:
+            self._scored_by = loaded
+            self.state.set_scored(*out)
+
+        self._run(scoring_job(loaded, self.state), scored, "Scoring the prompt…")
+
+    def explain_label(self) -> None:
+        """Attribute the selected label's score (the predicted label's) to the filled prompt's tokens."""
+        panel = self.score_page.explain
+        scored, loaded = self.state.scored, self._scored_by
+        if scored is None or loaded is None or loaded is not self.ctx.loaded:
+            panel.show_error("Score the input first (Ctrl+Enter): Explain attributes a label's score.")
+            return
+        label = self.score_page.selected_label()
+        panel.set_busy(True)
+
+        def explained(explanation: Any) -> None:
+            panel.show_explanation(explanation)
+            panel.summary.setText(f"Label <b>{label}</b>: " + panel.summary.text())
+
+        def failed(exc: BaseException, tb: str) -> None:
+            if isinstance(exc, WorkbenchError):
+                panel.show_error(str(exc))
+            else:
+                panel.show_error("The explanation could not be computed (see the message above).")
+                self.ctx.show_error(exc, tb)
+
+        self._run(explain_job(loaded, scored, label, panel.method(), panel.layer()), explained,
+                  "Explaining the label's score…", on_cancelled=panel.show_cancelled, on_error=failed)
 
     def generate(self) -> None:
         loaded = self._require_model()
@@ -212,7 +245,8 @@ class PromptingView(QWidget):
         if text:
             self.generate_page.prompt_edit.setPlainText(text)
 
-    def _run(self, fn: Any, on_done: Any, label: str, on_partial: Any = None, on_cancelled: Any = None) -> None:
+    def _run(self, fn: Any, on_done: Any, label: str, on_partial: Any = None, on_cancelled: Any = None,
+             on_error: Any = None) -> None:
         self._set_running(True)
 
         def done(value: Any) -> None:
@@ -221,7 +255,9 @@ class PromptingView(QWidget):
 
         def failed(exc: BaseException, tb: str) -> None:
             self._set_running(False)
-            if isinstance(exc, WorkbenchError):
+            if on_error is not None:
+                on_error(exc, tb)
+            elif isinstance(exc, WorkbenchError):
                 self.ctx.show_message(str(exc), "warning")
             else:
                 self.ctx.show_error(exc, tb)
@@ -296,4 +332,6 @@ class PromptingView(QWidget):
         self.evaluate_page.set_running(running)
         self.fewshot_page.set_running(running)
         self.generate_page.set_running(running)
+        self.score_page.explain.explain_button.setEnabled(not running)
+        self.score_page.explain.cancel_button.setEnabled(running)
         self.set_bar.setEnabled(not running)

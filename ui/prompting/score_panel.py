@@ -4,7 +4,10 @@ Top: the filled prompt's tokens, the answer slot marked (for a decoder the
 answer goes after the last token). Left: each label with its answers (their
 tokens and log-probabilities), its score and its probability (softmax over
 the labels). Right: the model's own top-k at the answer position, the words
-it would have put there.
+it would have put there. Above them, "Why?" (``ui.widgets.explain_panel``):
+the selected label's score (the predicted label's when none is selected)
+attributed to the filled prompt's tokens, with the raw attention of a layer
+(``explain_job``: ``engine.attribution.prompt.prompt_label_target``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
+from ui.widgets.explain_panel import ExplainPanel
 from ui.widgets.token_layout import display_label
 from workbench.prompting.state import PromptingState
 
@@ -50,6 +54,20 @@ def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
         cancel.check()
         p_cf = content_free_probs(loaded, template, verbalizer, demonstrations, **options)
         return scored, [float(q) for q in calibrate(scored.label_probs, p_cf)]
+
+    return job
+
+
+def explain_job(loaded: Any, scored: Any, label: str | None, method: str, layer: int) -> Callable[[Any], Any]:
+    """``fn(cancel)``: the ``Explanation`` of ``label``'s score in ``scored`` (a ``ScoredPrompt`` of ``loaded``):
+    its first answer token at the answer slot, on the filled prompt's ids exactly as scoring read them."""
+
+    def job(cancel: Any):
+        from engine.attribution.explain import explain_steps
+        from engine.attribution.prompt import prompt_label_target
+
+        target = prompt_label_target(loaded, scored, label)
+        return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
 
     return job
 
@@ -100,11 +118,22 @@ class ScorePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tokens)
         layout.addWidget(self.summary)
+        self.explain = ExplainPanel("the selected label's score (or the predicted label's)")
+        layout.addWidget(self.explain)
         layout.addLayout(tables, 1)
         state.events.score_changed.connect(self._show)
 
+    def selected_label(self) -> str | None:
+        """The label of the selected row of the Labels table, else the predicted one (None: nothing scored)."""
+        scored = self.state.scored
+        if scored is None:
+            return None
+        rows = self.labels_table.selectionModel().selectedRows()
+        return scored.labels[rows[0].row()] if rows and rows[0].row() < len(scored.labels) else scored.predicted
+
     def _show(self) -> None:
         scored, calibrated = self.state.scored, self.state.scored_calibrated
+        self.explain.clear()
         if scored is None:
             self.tokens.clear()
             self.summary.setText("")
