@@ -8,7 +8,8 @@ output folder (``summary.json``, ``validation_predictions.jsonl``,
 matrix, the predictions (errors first) and a bench row. The bench queues the
 ticked methods and submits the next when one ends. Before/after compares the
 base and the tuned model per layer (off the Qt thread) and opens the tuned
-model in the other views (a full fine-tune as it is, LoRA merged).
+model in the other views (a full fine-tune as it is, LoRA merged). A classifier
+run's predictions table explains a row's label (Explain, off the Qt thread).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ui import theme
 from ui.finetune.bench_panel import BenchPanel
 from ui.finetune.finetune_form import FineTuneForm
 from ui.finetune.methods import load_methods
-from ui.finetune.results_panel import ResultsPanel
+from ui.finetune.results_panel import ResultsPanel, explain_job
 from ui.finetune.run_curves import FineTuneCurves
 from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
@@ -100,6 +101,7 @@ class FineTuneView(QWidget):
         self.last_progress: RunProgress | None = None
         self._bench_running = False
         self._cancelling = False
+        self._classifiers: dict[str, Any] = {}  # the last run model Explain loaded (touched by its jobs only)
 
         self.message_bar = MessageBar()
         self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
@@ -139,6 +141,8 @@ class FineTuneView(QWidget):
         self.form_button.toggled.connect(self.form_scroll.setVisible)
         self.shift_button.clicked.connect(self.compare_layers)
         self.open_button.clicked.connect(self.open_tuned)
+        self.results.explain.explain_requested.connect(self.explain_row)
+        self.results.explain.cancel_requested.connect(self.ctx.jobs.cancel)
         self.follower = RunFollower(self.services, self)
         self.follower.rows.connect(self._rows)
         self.follower.progress.connect(self._progress)
@@ -309,6 +313,25 @@ class FineTuneView(QWidget):
             self.message_bar.show_error(f"{result.method} keeps its weights apart from the base model and cannot "
                                         "be merged; only full fine-tuning and LoRA open in the other views.",
                                         source="open")
+
+    def explain_row(self) -> None:
+        """Attribute the predicted label of the selected row of the predictions table to its tokens."""
+        panel, result = self.results.explain, self.results.result
+        request = self.results.explain_request()
+        if request is None or result is None:
+            panel.show_error("Select a row of the predictions table: Explain attributes its predicted label.")
+            return
+        panel.set_busy(True)
+        self.ctx.jobs.run(explain_job(result.out_dir, request, panel.method(), panel.layer(), self._classifiers),
+                          panel.show_explanation, step="explain", label="Explaining the label…",
+                          on_error=self._explain_failed, on_cancelled=panel.show_cancelled)
+
+    def _explain_failed(self, exc: BaseException, tb: str) -> None:
+        if isinstance(exc, WorkbenchError):
+            self.results.explain.show_error(str(exc))
+        else:
+            self.results.explain.show_error("The explanation could not be computed (see the message above).")
+            self.ctx.show_error(exc, tb)
 
     def count_bench(self) -> None:
         """Count what each ticked bench method trains, without training (off the Qt thread, cancellable)."""

@@ -3,12 +3,16 @@
 The table lists every validation example (text, gold, predicted,
 confidence), wrong predictions first and each group by falling confidence,
 so the most confident mistakes are on top; wrong rows are tinted. Clicking a
-header sorts by that column.
+header sorts by that column. For a sequence classifier, "Why?" under the table
+(``ui.widgets.explain_panel``) attributes the selected row's predicted label to
+its input tokens (``explain_job``: the run's model reloaded from its output
+folder, ``engine.attribution.classifier``) with the raw attention of a layer.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -18,10 +22,35 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
+from ui.widgets.explain_panel import ExplainPanel
 from ui.widgets.heatmap import HeatmapView
 from workbench.finetune.state import RunResult, errors_first
 
 COLUMNS = ("text", "gold", "predicted", "confidence")
+ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's index in the predictions shown (the table sorts)
+
+
+def explain_job(out_dir: str, request: dict[str, Any], method: str, layer: int,
+                cache: dict[str, Any]) -> Callable[[Any], Any]:
+    """``fn(cancel)``: the ``Explanation`` of the run's label for one input (``request``: text, text_pair,
+    label). The run's model is reloaded from ``out_dir`` on the worker thread; ``cache`` keeps the last one
+    (only jobs touch it, and they run one at a time)."""
+
+    def job(cancel: Any):
+        from engine.attribution.classifier import ClassifierModel, classifier_target
+        from engine.attribution.explain import explain_steps
+        from workbench.finetune.run import open_output
+
+        model = cache.get(out_dir)
+        if model is None:
+            model = ClassifierModel(open_output(out_dir), f"the run in …/{Path(out_dir).name}")
+            cache.clear()
+            cache[out_dir] = model
+        cancel.check()
+        target = classifier_target(model, **request)
+        return (yield from explain_steps(model, target, method, layer=layer, cancel=cancel))
+
+    return job
 
 
 def _display(value: Any) -> str:
@@ -46,6 +75,7 @@ class ResultsPanel(QWidget):
         self.table.setWordWrap(False)
         theme.bind(self.table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
         self.result: RunResult | None = None
+        self._shown: list[dict[str, Any]] = []  # the predictions in the order first shown
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.confusion)
         splitter.addWidget(self.table)
@@ -58,6 +88,8 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)
         layout.addWidget(splitter)
+        self.explain = ExplainPanel("the selected row's predicted label")
+        layout.addWidget(self.explain)
         theme.follow(self, self._restyle)
         self.show_result(None)
 
@@ -73,9 +105,26 @@ class ResultsPanel(QWidget):
             self.confusion.set_matrix(None)
             self.confusion.setVisible(False)
         self._fill(errors_first(result.predictions) if result is not None else [])
+        self.explain.clear()
+        self.explain.setVisible(self.explainable())
         lines = result.data_lines() if result is not None else []
         self.data_note.setText("; ".join(lines))
         self.data_note.setVisible(bool(lines))
+
+    def explainable(self) -> bool:
+        """Whether the shown run is a sequence classifier (whose labels Explain attributes)."""
+        return self.result is not None and self.result.summary.get("task") == "seq-cls"
+
+    def explain_request(self) -> dict[str, Any] | None:
+        """What Explain attributes: the selected row's text, pair and predicted label (None: no row selected)."""
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or not self.explainable():
+            return None
+        row = self._shown[int(self.table.item(rows[0].row(), 0).data(ROW_ROLE))]
+        text = row.get("text")
+        pair = row.get("text_pair")
+        return {"text": str(text), "text2": str(pair) if pair else None,
+                "label": str(row["predicted"]) if row.get("predicted") is not None else None}
 
     def rows(self) -> list[list[str]]:
         """The table as shown (its current order), for tests and export."""
@@ -84,6 +133,7 @@ class ResultsPanel(QWidget):
 
     def _fill(self, predictions: list[dict[str, Any]]) -> None:
         self.table.setSortingEnabled(False)
+        self._shown = list(predictions)
         self.table.setRowCount(len(predictions))
         for r, row in enumerate(predictions):
             for c, name in enumerate(COLUMNS):
@@ -94,6 +144,7 @@ class ResultsPanel(QWidget):
                 else:
                     item.setText(_display(value))
                 item.setData(Qt.ItemDataRole.UserRole, bool(row.get("correct")))
+                item.setData(ROW_ROLE, r)
                 self.table.setItem(r, c, item)
         self._restyle()
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # keep this order until a click
