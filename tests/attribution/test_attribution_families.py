@@ -13,31 +13,9 @@ from engine.attribution.attribute import attribute, attribute_target_steps
 from engine.errors import WorkbenchError
 from engine.loading import load_model
 from engine.progress import run_to_completion
+from tests.support.grad_reference import hooked_grad_input
 
 PROMPT = "The cat sat on the"
-
-
-def _hooked_grad_input(model, module, run) -> np.ndarray:
-    """Σ_d e_d ∂f/∂e_d at the first output of ``module`` while ``run(model)`` returns the scalar f."""
-    kept = []
-
-    def keep(_module, _inputs, output):
-        if not kept:  # T5 shares the module with its decoder: the encoder calls it first
-            if not output.requires_grad:  # frozen embeddings (LoRA): a leaf of the same values
-                output = output.detach().requires_grad_(True)
-            output.retain_grad()
-            kept.append(output)
-            return output
-
-    handle = module.register_forward_hook(keep)
-    try:
-        with torch.enable_grad():
-            run(model).backward()
-    finally:
-        handle.remove()
-        model.zero_grad(set_to_none=True)
-    e = kept[0]
-    return (e * e.grad).sum(-1)[0].detach().double().numpy()
 
 
 def test_grad_input_on_llama_equals_plain_autograd(tiny_models):
@@ -48,7 +26,7 @@ def test_grad_input_on_llama_equals_plain_autograd(tiny_models):
     with torch.no_grad():
         logits = model(input_ids=torch.tensor([ids])).logits[0, -1]
     assert result.target_id == int(torch.argmax(logits)) and result.position == len(ids) - 1
-    expected = _hooked_grad_input(model, model.get_input_embeddings(),
+    expected = hooked_grad_input(model, model.get_input_embeddings(),
                                   lambda m: m(input_ids=torch.tensor([ids])).logits[0, -1, result.target_id])
     np.testing.assert_allclose(result.scores, expected, rtol=1e-4, atol=1e-7)
 
@@ -81,7 +59,7 @@ def test_grad_input_on_an_encoder_decoder_explains_its_greedy_output_token(tiny_
 
     with torch.no_grad():
         assert result.target_logit == pytest.approx(float(run(model)), abs=1e-5)
-    expected = _hooked_grad_input(model, model.get_encoder().get_input_embeddings(), run)
+    expected = hooked_grad_input(model, model.get_encoder().get_input_embeddings(), run)
     np.testing.assert_allclose(result.scores, expected, rtol=1e-4, atol=1e-7)
     # integrated gradients reach the same target; rollout is refused with a reason
     ig = attribute(loaded, text, "integrated-gradients", steps=8, output_position=output_position)
@@ -128,7 +106,7 @@ def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder
         index = tuned.labels.index(label)
         with torch.no_grad():
             assert result.target_logit == pytest.approx(float(tuned.model(**inputs).logits[0, index]), abs=1e-5)
-        expected = _hooked_grad_input(tuned.model, tuned.model.get_input_embeddings(),
+        expected = hooked_grad_input(tuned.model, tuned.model.get_input_embeddings(),
                                       lambda m: m(**inputs).logits[0, index])
         np.testing.assert_allclose(result.scores, expected, rtol=1e-4, atol=1e-7)
         assert result.tokens == tuned.tokenizer.convert_ids_to_tokens(enc["input_ids"])

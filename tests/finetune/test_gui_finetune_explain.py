@@ -1,7 +1,7 @@
 """Explain in the Fine-tune tab's predictions table, with the real widgets, on a finished LoRA classifier run's
 output folder (written here as a run writes it, without the minutes of a training process): the selected row's
 predicted label attributed to its tokens equals gradient × input taken by plain autograd (a hook on the tuned
-model's word embeddings, as tests/attribution checks the engine)."""
+model's word embeddings: tests/support/grad_reference.py, as tests/attribution checks the engine)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import os
 import numpy as np
 import pytest
 import torch
+from PySide6.QtCore import Qt
 
-from tests.attribution.test_attribution_families import _hooked_grad_input
+from tests.support.grad_reference import hooked_grad_input
 from ui.shell.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
@@ -81,17 +82,21 @@ def test_explain_a_rows_predicted_label_against_plain_autograd(open_window, qtbo
     table = view.results.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == text)
     predicted = table.item(row, 2).text()
-    table.selectRow(row)
+    table.scrollToItem(table.item(row, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualItemRect(table.item(row, 1)).center())
+    assert [i.row() for i in table.selectionModel().selectedRows()] == [row]
     panel.set_method("grad-input")
     panel.explain_button.click()
-    qtbot.waitUntil(lambda: panel.strip.isVisible() and panel.explain_button.isEnabled(), timeout=WAIT)
+    qtbot.waitUntil(lambda: (panel.strip.isVisible() or bool(panel.notice.text())) and panel.explain_button.isEnabled(),
+                    timeout=WAIT)
+    assert panel.strip.isVisible(), panel.notice.text()
 
     enc = tuned.tokenizer(text)
     inputs = {k: torch.tensor([v]) for k, v in enc.items()}
     index = LABELS.index(predicted)
     with torch.no_grad():
         assert int(torch.argmax(tuned.model(**inputs).logits[0])) == index  # the row's label is the model's
-    expected = _hooked_grad_input(tuned.model, tuned.model.get_input_embeddings(),
+    expected = hooked_grad_input(tuned.model, tuned.model.get_input_embeddings(),
                                   lambda m: m(**inputs).logits[0, index])
     strip = panel.strip
     assert strip.tokens() == tuned.tokenizer.convert_ids_to_tokens(enc["input_ids"])

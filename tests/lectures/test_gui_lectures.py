@@ -4,18 +4,17 @@ through its steps (Next/Previous, PageDown/PageUp) and each step shows what its 
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.support.lecture_play import WAIT, current, install_course_models, step_to
 from workbench.lectures.library import builtin_presets, data_path, find_builtin
 
 pytestmark = pytest.mark.timeout(240)
 
-WAIT = 30000
 STEP_SECONDS = 9.0  # the lecture budget is 3 s a step; a shared 2-core test machine gets a 3x margin
 
 
@@ -24,23 +23,6 @@ def lecture_window(open_window, minilm):  # minilm: torch and the model's files 
     def make():
         return open_window("minilm", about=False)
     return make
-
-
-def settled(window) -> bool:
-    return not window.jobs.busy and not window.text_input.pending() and not window.loading
-
-
-def step_to(qtbot, window, index: int, shown) -> float:
-    """Go to step ``index`` (by the runner) and wait until ``shown()``; the seconds it took."""
-    start = time.monotonic()
-    if window.lectures.runner.index != index:
-        assert window.lectures.runner.go(index)
-    qtbot.waitUntil(lambda: settled(window) and shown(), timeout=WAIT)
-    return time.monotonic() - start
-
-
-def current(window) -> str:
-    return window.view_host.current_entry().id
 
 
 def first_draw(registry, name: str, tokenizer, text: str, seed: int, **config):
@@ -216,16 +198,7 @@ def test_unavailable_presets_say_why_and_never_run(open_window, qtbot, tmp_path,
 def course_models_here(tiny_models, monkeypatch, tmp_path):
     """The tiny BERT (masked LM) and GPT-2 installed as this machine's course models, and an empty hub cache,
     so the presets that prefer a larger cached model fall back to the course models."""
-    import shutil
-
-    from huggingface_hub import constants
-
-    home = tmp_path / "home"
-    monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub-cache"))
-    for family in ("bert", "gpt2"):
-        shutil.copytree(tiny_models[family], home / "data" / "course-models" / family / "model")
-    return home
+    return install_course_models(tiny_models, monkeypatch, tmp_path)
 
 
 def first_token_probabilities(loaded, scored) -> dict[str, float]:

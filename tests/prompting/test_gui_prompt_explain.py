@@ -28,6 +28,12 @@ def _retype(qtbot, edit, text: str) -> None:
     qtbot.keyClicks(edit, text)
 
 
+def click_row(qtbot, table, row: int) -> None:
+    """A plain click on the row (selectRow would read whatever keyboard modifiers Qt last saw)."""
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualItemRect(table.item(row, 0)).center())
+    assert [i.row() for i in table.selectionModel().selectedRows()] == [row]
+
+
 def test_explain_a_labels_score_against_plain_autograd(open_window, qtbot, tiny_models, fresh_home):
     import transformers as tf
 
@@ -46,7 +52,7 @@ def test_explain_a_labels_score_against_plain_autograd(open_window, qtbot, tiny_
     qtbot.waitUntil(lambda: view.state.scored is not None and not view.ctx.jobs.busy(), timeout=WAIT)
     table = view.score_page.labels_table
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["yes", "no"]
-    table.selectRow(1)  # the label "no", whichever label the model predicts
+    click_row(qtbot, table, 1)  # the label "no", whichever label the model predicts
     panel.set_method("grad-input")
     panel.explain_button.click()
     qtbot.waitUntil(lambda: panel.strip.isVisible() and panel.explain_button.isEnabled(), timeout=WAIT)
@@ -74,7 +80,7 @@ def test_explain_a_labels_score_against_plain_autograd(open_window, qtbot, tiny_
     qtbot.waitUntil(lambda: not view.ctx.jobs.busy(), timeout=WAIT)
     assert not strip.isVisible() and panel.summary.text() == ""
     if os.environ.get("LM_WORKBENCH_SHOTS"):
-        table.selectRow(1)
+        click_row(qtbot, table, 1)
         panel.explain_button.click()
         qtbot.waitUntil(lambda: panel.strip.isVisible() and panel.explain_button.isEnabled(), timeout=WAIT)
         window.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "prompting-explain.png"))

@@ -36,7 +36,7 @@ def _sweep(loaded: Any, request: dict, cancel: CancelToken) -> Any:
 
 
 class PatchingView(QWidget):
-    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site"})
+    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -193,9 +193,15 @@ class PatchingView(QWidget):
         return self.results
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
+        """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``) and
+        ``run`` (true: start the sweep now, on the loaded model)."""
         s = self.state
+        if "site" in settings and settings["site"] not in SITES:
+            raise ValueError(f"site must be one of {', '.join(SITES)}, not {settings['site']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
                         settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site))
+        if settings.get("run"):
+            self.run()
 
     def preset_state(self) -> tuple[dict, dict]:
         return self.state.to_settings(), {}

@@ -9,18 +9,21 @@
 A model without the head shows the engine's one-line message instead. Under the results, "Explain"
 (``ui.widgets.explain_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
+A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
+predictions are shown (``apply_preset_step``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
 from engine.progress import CancelToken
 from ui import theme
 from ui.shell.view_base import Computation, Inputs, ModelView
-from ui.widgets.explain_panel import ExplainPanel
+from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
 from ui.widgets.notice import Notice
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
@@ -130,6 +133,8 @@ class PredictionsView(ModelView):
         self._fill_positions: list[int] = []
         self._infill_text: str | None = None
         self._loaded_text: str | None = None
+        self._busy = False  # a computation of the predictions is in flight
+        self._explain_pending = False  # a preset step asked to explain once the predictions are shown
         self.next_page.accept_requested.connect(self.accept)
         self.next_page.generate_requested.connect(self.generate)
 
@@ -157,6 +162,9 @@ class PredictionsView(ModelView):
                                label="Infilling…")
         return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
 
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+
     def show_hint(self, text: str) -> None:
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(text, "info")
@@ -173,6 +181,7 @@ class PredictionsView(ModelView):
         self.notice.clear_message()
         self.fill_page.set_predictions(tokens, preds)
         self.pages.setCurrentWidget(self.fill_page)
+        self._explain_if_asked()
 
     def _show_next(self, result: dict) -> None:
         self._next = result
@@ -181,6 +190,7 @@ class PredictionsView(ModelView):
         self.notice.clear_message()
         self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
         self.pages.setCurrentWidget(self.next_page)
+        self._explain_if_asked()
 
     def _show_infill(self, result: tuple[Any, list[str]]) -> None:
         infilling, out_tokens = result
@@ -189,6 +199,7 @@ class PredictionsView(ModelView):
         self.notice.clear_message()
         self.infill_page.set_result(infilling.source_tokens, infilling.text, out_tokens)
         self.pages.setCurrentWidget(self.infill_page)
+        self._explain_if_asked()
 
     # ------------------------------------------------------------- explain
     def explain_request(self) -> dict | None:
@@ -234,6 +245,37 @@ class PredictionsView(ModelView):
     def _cancel_explain(self) -> None:
         if self.ctx is not None:
             self.ctx.jobs.cancel()
+
+    # ------------------------------------------------------------- presets
+    # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
+    preset_settings = frozenset({"method", "layer", "explain"})
+
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: the Explain panel's ``method`` (``grad-input``,
+        ``integrated-gradients``, ``rollout``, ``flow``) and attention ``layer`` (-1: the last), and ``explain``
+        (true: explain the top prediction, or the selected one, once the predictions for the text are shown)."""
+        if "method" in settings:
+            if settings["method"] not in METHOD_NAMES:
+                raise ValueError(f"method must be one of {', '.join(METHOD_NAMES)}, not {settings['method']!r}")
+            self.explain.set_method(str(settings["method"]))
+        if "layer" in settings:
+            layer = int(settings["layer"])
+            spin = self.explain.layer_spin
+            spin.setMaximum(max(spin.maximum(), layer))  # the model's count is known after an explanation
+            spin.setValue(layer)
+        self._explain_pending = bool(settings.get("explain"))
+        if self._explain_pending:
+            QTimer.singleShot(0, self._explain_if_asked)  # after the host has asked for the step's predictions
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The Explain method and layer, and whether an explanation is shown (it is recomputed)."""
+        return {"method": self.explain.method(), "layer": self.explain.layer(),
+                "explain": self.explain.strip.isVisibleTo(self.explain)}, {}
+
+    def _explain_if_asked(self) -> None:
+        if self._explain_pending and not self._busy and self.explain_request() is not None:
+            self._explain_pending = False
+            self.explain_selected()
 
     # ----------------------------------------------------- decoder actions
     def ids(self) -> list[int]:
