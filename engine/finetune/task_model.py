@@ -76,13 +76,46 @@ def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) 
     quiet_transformers()
     auto = getattr(transformers, HEAD_CLASSES[task])
     try:
-        model = auto.from_pretrained(folder, use_safetensors=True, trust_remote_code=False, **kwargs)
+        model, info = auto.from_pretrained(folder, use_safetensors=True, trust_remote_code=False,
+                                           output_loading_info=True, **kwargs)
     except WorkbenchError:
         raise
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise WorkbenchError(f"cannot build a {TASK_WORDS[task]} model from {folder}: {first}") from None
+    fix_missing_base_weights(model, info.get("missing_keys") or [])
     return model.float().train()
+
+
+HEAD_NAMES = ("classifier", "qa_outputs", "score", "lm_head", "classification_head")
+
+
+def fix_missing_base_weights(model: Any, missing: Sequence[str]) -> list[str]:
+    """Give the base's weights that its checkpoint lacks (a masked LM saved without BERT's pooler) values fixed
+    by their names, so that training and every reload of the run build the same model (a method saves only what
+    it trains, and a random pooler drawn afresh at each reload would change the predictions). The task head is
+    left as built: it is trained and saved. Returns the names it set."""
+    import zlib
+
+    import torch
+
+    std = float(getattr(model.config, "initializer_range", 0.02))
+    params = dict(model.named_parameters())
+    fixed = []
+    for name in missing:
+        if name not in params or any(part in HEAD_NAMES for part in name.split(".")):
+            continue
+        generator = torch.Generator().manual_seed(zlib.crc32(name.encode("utf-8")))
+        with torch.no_grad():
+            param = params[name]
+            if name.endswith("bias"):
+                param.zero_()
+            elif "LayerNorm" in name or "layer_norm" in name or name.endswith("norm.weight"):
+                param.fill_(1.0)
+            else:
+                param.copy_(torch.randn(param.shape, generator=generator, dtype=torch.float32).to(param.dtype) * std)
+        fixed.append(name)
+    return fixed
 
 
 def load_task_tokenizer(folder: str | Path) -> Any:
