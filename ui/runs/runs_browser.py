@@ -35,7 +35,7 @@ from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, d
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
 from ui.shell.view_context import ViewContext
-from ui.widgets.fold import FoldSplitter
+from ui.widgets.fold import FlowLayout, FoldSplitter
 from workbench.export import export_csv, suggest_filename
 from workbench.faults import describe, user_line
 from workbench.models.comparison import run_model_folder
@@ -167,12 +167,10 @@ class RunsBrowser(QWidget):
                                     f"border-radius: {m.message_radius}px; }}")
 
     def _build_layout(self) -> None:
-        buttons = QHBoxLayout()
-        for b in (self.again_button, self.resume_button, self.cli_button, self.compare_button, self.delete_button):
+        buttons = FlowLayout()  # wraps to the width (presentation mode on a small screen)
+        for b in (self.again_button, self.resume_button, self.cli_button, self.compare_button, self.delete_button,
+                  self.plot_button, self.csv_button):
             buttons.addWidget(b)
-        buttons.addStretch(1)
-        buttons.addWidget(self.plot_button)
-        buttons.addWidget(self.csv_button)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
