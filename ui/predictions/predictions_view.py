@@ -10,7 +10,8 @@ A model without the head shows the engine's one-line message instead. Under the 
 (``ui.widgets.explain_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
-predictions are shown (``apply_preset_step``).
+predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
+for the same text show beside A's (A | B, ``ui.predictions.compare_b``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVB
 
 from engine.progress import CancelToken
 from ui import theme
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.shell.model_panel import spec_label
+from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.widgets.ab_split import ABSplit
 from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
 from ui.widgets.notice import Notice
+from ui.predictions.compare_b import PredictionsB, predict_b
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
 
@@ -124,7 +128,9 @@ class PredictionsView(ModelView):
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(top)
         layout.addWidget(self.notice)
-        layout.addWidget(self.pages, 1)
+        self.b = PredictionsB()  # model B's predictions, while comparing
+        self.ab = ABSplit(self.pages, self.b)
+        layout.addWidget(self.ab, 1)
         self.explain = ExplainPanel("the selected candidate (or the top one)")
         self.explain.explain_requested.connect(self.explain_selected)
         self.explain.cancel_requested.connect(self._cancel_explain)
@@ -140,6 +146,16 @@ class PredictionsView(ModelView):
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
+        comp = self._computation_a(inputs)
+        b = self.ctx.compared if self.ctx is not None else None
+        self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
+        if comp is None or b is None:
+            return comp
+        kind, text, k = inputs.loaded.info.family, inputs.text, self.k_spin.value()
+        return paired(comp, b, lambda cancel: predict_b(b, kind, text, k, INFILL_MAX_TOKENS, cancel),
+                      self.b.show_result)
+
+    def _computation_a(self, inputs: Inputs) -> Computation | None:
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
         family = loaded.info.family
         self.explain.setVisible(family != "biLM")
