@@ -5,7 +5,9 @@ last layer, which is the model's own output, at the bottom), a column per
 input position, each cell the top token and its probability on a background
 coloured by that probability; the tooltip lists the top 5. Above it the
 "Logit lens | Tuned lens" switch and the tuned lens's training
-(``ui.lens.tuned_panel``), below it the KL to the output per layer of both.
+(``ui.lens.tuned_panel``), below it the KL to the output per layer of both. While a model B is compared, B's
+logit-lens table for the same text shows beside A's (A | B; the tuned lens is A's only), computed in A's job
+(``ui.shell.view_base.paired``); a model B the lens cannot read says why in one line.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabe
 from engine.progress import CancelToken
 from ui import theme
 from ui.widgets.token_layout import display_label
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.shell.model_panel import spec_label
+from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
@@ -42,6 +46,30 @@ def _lens(loaded: Any, text: str, target: str | None, tuned: str | None, cancel:
     translators = None if tuned is None else load_translators(tuned, count=loaded.info.layers,
                                                               hidden=loaded.info.hidden_size)
     return read_both(loaded, text, translators, target=target, k=TOP_K, positions=MAX_POSITIONS)
+
+
+def _lens_b(loaded: Any, text: str, cancel: CancelToken) -> Any:
+    """Model B's logit-lens table (its own greedy output for an encoder-decoder), or a one-line reason."""
+    from engine.errors import WorkbenchError
+    from engine.logit_lens import logit_lens  # imports torch: on the worker thread
+
+    if loaded.info.family == "biLM":
+        return "Model B is ELMo (a pair of LSTM language models): the logit lens has no output head to read."
+    cancel.check()
+    try:
+        return logit_lens(loaded, text, k=TOP_K, positions=MAX_POSITIONS)
+    except WorkbenchError as exc:
+        return f"Model B: {exc}"
+
+
+def _lens_table(model: QAbstractTableModel) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setItemDelegate(PlateDelegate(table))  # a plate behind text on mid-range cells
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setWordWrap(True)
+    table.setShowGrid(True)
+    return table
 
 
 def format_prob(p: float) -> str:
@@ -147,12 +175,19 @@ class LensView(ModelView):
         self.target_edit.textChanged.connect(self._timer.start)
         self.notice = Notice()
         self.model = LensModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setItemDelegate(PlateDelegate(self.table))  # a plate behind text on mid-range cells
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(True)
-        self.table.setShowGrid(True)
+        self.table = _lens_table(self.model)
+        self.model_b = LensModel(self)  # model B's logit lens, while comparing
+        self.table_b = _lens_table(self.model_b)
+        self.why_b = QLabel()  # why B shows no table
+        self.why_b.setObjectName("summary")
+        self.why_b.setWordWrap(True)
+        self.why_b.hide()
+        b_box = QWidget()
+        b_column = QVBoxLayout(b_box)
+        b_column.setContentsMargins(0, 0, 0, 0)
+        b_column.addWidget(self.why_b)
+        b_column.addWidget(self.table_b, 1)
+        self.ab = ABSplit(self.table, b_box)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.target_edit, 1)
@@ -172,26 +207,48 @@ class LensView(ModelView):
         layout.addLayout(top)
         layout.addWidget(self.tuned)
         layout.addWidget(self.notice)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.ab, 1)
         layout.addWidget(self.kl_chart)
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
-        self.table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
         # Presenting, the positions share the visible width (long tokens elided) instead of scrolling sideways.
         fit = is_presentation(theme.current())
-        self.table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch if fit else QHeaderView.ResizeMode.Interactive)
-        self.table.setHorizontalScrollBarPolicy(
-            Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fit else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.table.horizontalHeader().setMinimumSectionSize(m.min_column_w)
-        self.table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
-        self.table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
+        for table in (self.table, self.table_b):
+            table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
+            table.horizontalHeader().setSectionResizeMode(
+                QHeaderView.ResizeMode.Stretch if fit else QHeaderView.ResizeMode.Interactive)
+            table.setHorizontalScrollBarPolicy(
+                Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fit else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            table.horizontalHeader().setMinimumSectionSize(m.min_column_w)
+            table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
+            table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
         self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)
         self.colour_bar.setStyleSheet(f"background: {gradient_css()}; border: {m.hairline}px solid {c.frame};")
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
+        comp = self._computation_a(inputs)
+        b = self.ctx.compared if self.ctx is not None else None
+        self.ab.set_models(spec_label(inputs.loaded.info.spec),
+                           f"{spec_label(b.info.spec)} · logit lens" if b is not None else None)
+        if comp is None or b is None:
+            return comp
+        text = inputs.text
+        return paired(comp, b, lambda cancel: _lens_b(b, text, cancel), self._show_b)
+
+    def _show_b(self, result: Any) -> None:
+        """B's logit-lens table, or the line saying why there is none."""
+        reason = result if isinstance(result, str) else ""
+        self.why_b.setText(reason)
+        self.why_b.setVisible(bool(reason))
+        self.table_b.setVisible(not reason)
+        self.model_b.set_table(None if reason else result)
+
+    def reason_b(self) -> str:
+        return self.why_b.text() if not self.why_b.isHidden() else ""
+
+    def _computation_a(self, inputs: Inputs) -> Computation | None:
         self.tuned.set_model(inputs.loaded)
         if inputs.loaded.info.family == "biLM":
             self.show_hint(NOT_FOR_BILM)
