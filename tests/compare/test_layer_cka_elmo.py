@@ -1,0 +1,40 @@
+"""Layer × layer CKA between BERT and ELMo (a tiny biLM built here, as tests/elmo do): every whitespace word
+is a row, the matrix is (BERT's layers + 1) × (ELMo's layers + 1), and equals the numpy HSIC CKA of BERT's
+word means against ELMo's own forward pass on each sentence's words."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from engine.compare.cka import layer_cka
+from engine.elmo.bilm import ElmoModel
+from engine.elmo.characters import batch_to_char_ids
+from engine.elmo.checkpoint import save_elmo
+from engine.elmo.config import ElmoConfig
+from engine.loading import load_model
+from tests.compare.test_layer_cka import hsic_cka, word_means
+
+# no punctuation: ELMo's tokens are then exactly the whitespace words (it splits "mat." into two)
+TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]
+
+
+def test_bert_vs_elmo(tiny_models, tmp_path):
+    torch.manual_seed(5)
+    config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,
+                        n_layers=2)
+    elmo_model = ElmoModel(config).eval()
+    folder = save_elmo(elmo_model, tmp_path / "tiny-elmo")
+    bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(folder))
+
+    result = layer_cka(bert, elmo, TEXTS)
+    words = [w for t in TEXTS for w in t.split()]
+    assert result.words == words  # both saw every whitespace word
+    assert result.cka.shape == (bert.model.config.num_hidden_layers + 1, config.n_layers + 1)
+
+    with torch.no_grad():  # ELMo's layers per word, sentence by sentence, from the biLM built above
+        per_text = [elmo_model(batch_to_char_ids([t.split()])).layers for t in TEXTS]
+    xb = [np.concatenate([layers[i][0].double().numpy() for layers in per_text]) for i in range(config.n_layers + 1)]
+    xa = word_means(bert, TEXTS)
+    expected = np.array([[hsic_cka(a, b) for b in xb] for a in xa])
+    np.testing.assert_allclose(result.cka, expected, atol=1e-4)
