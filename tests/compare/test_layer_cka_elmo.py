@@ -13,7 +13,7 @@ from engine.elmo.characters import batch_to_char_ids
 from engine.elmo.checkpoint import save_elmo
 from engine.elmo.config import ElmoConfig
 from engine.loading import load_model
-from tests.compare.test_layer_cka import hsic_cka, word_means
+from tests.support.cka_reference import hsic_cka, word_means
 
 # no punctuation: ELMo's tokens are then exactly the whitespace words (it splits "mat." into two)
 TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]
