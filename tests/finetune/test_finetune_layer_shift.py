@@ -8,18 +8,7 @@ import torch
 
 from engine.errors import WorkbenchError
 from engine.finetune.layer_shift import layer_shift, linear_cka, mean_cosine
-
-
-def cka_by_hsic(x: np.ndarray, y: np.ndarray) -> float:
-    """CKA as Kornblith et al. (2019) define it: HSIC of the linear kernels, normalised (n x n form)."""
-    n = x.shape[0]
-    h = np.eye(n) - np.ones((n, n)) / n
-    k, l_ = x @ x.T, y @ y.T
-
-    def hsic(a, b):
-        return np.trace(a @ h @ b @ h) / (n - 1) ** 2
-
-    return hsic(k, l_) / np.sqrt(hsic(k, k) * hsic(l_, l_))
+from tests.support.cka_reference import hsic_cka as cka_by_hsic  # Kornblith et al. (2019): HSIC, n x n form
 
 
 def test_linear_cka_matches_the_hsic_definition_and_its_invariances():
