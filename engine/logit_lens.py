@@ -52,7 +52,9 @@ class LensTable:
         }
 
 
-def _attr(module: Any, dotted: str) -> Any:
+def submodule(module: Any, dotted: str) -> Any:
+    """``module.a.b.c`` for ``"a.b.c"``, or None where a part is missing (architectures name their parts
+    differently: the lens and patching look for each known name in turn)."""
     for part in dotted.split("."):
         module = getattr(module, part, None)
         if module is None:
@@ -62,7 +64,7 @@ def _attr(module: Any, dotted: str) -> Any:
 
 def _decoder_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
     base = loaded.base_model
-    norm = next((m for m in (_attr(base, n) for n in _DECODER_NORMS) if isinstance(m, torch.nn.Module)), None)
+    norm = next((m for m in (submodule(base, n) for n in _DECODER_NORMS) if isinstance(m, torch.nn.Module)), None)
     if norm is None:
         raise WorkbenchError(f"the logit lens does not know the final norm of {loaded.info.model_type} models")
     head = loaded.model.get_output_embeddings()

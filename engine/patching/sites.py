@@ -19,6 +19,7 @@ import torch
 
 from engine.errors import WorkbenchError
 from engine.loading import LoadedModel
+from engine.logit_lens import submodule
 from engine.patching.names import SITES
 
 _BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")
@@ -26,19 +27,11 @@ _ATTENTION_OUTPUTS = ("attn", "self_attn", "attention.output.dense", "attention.
 _MLP_OUTPUTS = ("mlp", "output.dense", "ffn.lin2", "feed_forward")
 
 
-def _attr(module: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        module = getattr(module, part, None)
-        if module is None:
-            return None
-    return module
-
-
 def transformer_blocks(loaded: LoadedModel) -> list[torch.nn.Module]:
     """The model's transformer blocks, lowest first."""
     base = loaded.base_model
     for name in _BLOCK_LISTS:
-        blocks = _attr(base, name)
+        blocks = submodule(base, name)
         if isinstance(blocks, torch.nn.ModuleList) and len(blocks):
             return list(blocks)
     raise WorkbenchError(f"activation patching does not know where the blocks of {loaded.info.model_type} models are")
@@ -53,7 +46,7 @@ def site_modules(loaded: LoadedModel, site: str) -> list[torch.nn.Module]:
         return blocks
     names = _ATTENTION_OUTPUTS if site == "attn" else _MLP_OUTPUTS
     for name in names:
-        modules = [_attr(block, name) for block in blocks]
+        modules = [submodule(block, name) for block in blocks]
         if all(isinstance(m, torch.nn.Module) for m in modules):
             return modules
     raise WorkbenchError(f"activation patching does not know the {site} output of {loaded.info.model_type} blocks")

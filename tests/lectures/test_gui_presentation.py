@@ -16,17 +16,6 @@ pytestmark = pytest.mark.timeout(90)
 SENTENCE = "the bank raised rates"
 
 
-@pytest.fixture
-def restore_style(qapp):
-    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
-    yield
-    theme.set_tokens(DEFAULT)
-    qapp.setPalette(palette)
-    qapp.setFont(font)
-    qapp.setStyleSheet(sheet)
-    qapp.setProperty("systemFontPt", None)
-
-
 def _argb(image: QImage) -> np.ndarray:
     image = image.convertToFormat(QImage.Format.Format_RGB32)
     arr = np.frombuffer(image.constBits(), dtype=np.uint32, count=image.sizeInBytes() // 4)

@@ -17,17 +17,6 @@ SIZES = ((1024, 768), (1280, 720), (1920, 1080))
 SENTENCE = "The bank raised interest rates; unbelievably, we sat on the river bank all afternoon long."
 
 
-@pytest.fixture
-def restore_style(qapp):
-    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
-    yield
-    theme.set_tokens(DEFAULT)
-    qapp.setPalette(palette)
-    qapp.setFont(font)
-    qapp.setStyleSheet(sheet)
-    qapp.setProperty("systemFontPt", None)
-
-
 def _settle(qtbot, window) -> None:
     """Let the layouts (and a view's computation on the tiny model) finish."""
     qtbot.waitUntil(lambda: not window.jobs.busy, timeout=30000)
