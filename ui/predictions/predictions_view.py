@@ -11,7 +11,9 @@ A model without the head shows the engine's one-line message instead. Under the 
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
 predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
-for the same text show beside A's (A | B, ``ui.predictions.compare_b``).
+for the same text show beside A's (A | B, ``ui.predictions.compare_b``), and Explain explains the same
+prediction in B beside A's strip (``engine.attribution.counterpart``: A's target word, at the same mask, after
+the same text, or B's first output token).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
     from engine.predictions import fill_mask  # imports torch: on the worker thread
 
     tt, preds = fill_mask(loaded, text, k)
-    return tt.tokens, preds, tt.ids
+    return tt.tokens, preds, tt.ids, text
 
 
 def _explain(loaded: Any, request: dict, method: str, layer: int, cancel: CancelToken) -> Any:
@@ -56,6 +58,19 @@ def _explain(loaded: Any, request: dict, method: str, layer: int, cancel: Cancel
 
     target = prediction_target(loaded, **request)
     return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
+
+
+def _explain_pair(loaded: Any, request: dict, b: Any, b_request: dict, method: str, layer: int,
+                  cancel: CancelToken) -> Any:
+    """A job: A's explanation, then model B's of the same prediction for A's target word."""
+    from engine.attribution.counterpart import counterpart_steps, target_word
+
+    a = yield from _explain(loaded, request, method, layer, cancel)
+    cancel.check()
+    word = target_word(loaded, a.attribution.target_id)
+    b_side = yield from counterpart_steps(b, b_request["text"], b_request["kind"], word, method, layer,
+                                          b_request.get("mask_index", 0), cancel=cancel)
+    return a, b_side
 
 
 def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
@@ -137,6 +152,7 @@ class PredictionsView(ModelView):
         layout.addWidget(self.explain)
         self._fill_ids: list[int] = []
         self._fill_positions: list[int] = []
+        self._fill_text = ""
         self._infill_text: str | None = None
         self._loaded_text: str | None = None
         self._busy = False  # a computation of the predictions is in flight
@@ -148,7 +164,9 @@ class PredictionsView(ModelView):
     def computation(self, inputs: Inputs) -> Computation | None:
         comp = self._computation_a(inputs)
         b = self.ctx.compared if self.ctx is not None else None
-        self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
+        names = spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None
+        self.ab.set_models(*names)
+        self.explain.set_models(*names)
         if comp is None or b is None:
             return comp
         kind, text, k = inputs.loaded.info.family, inputs.text, self.k_spin.value()
@@ -190,8 +208,8 @@ class PredictionsView(ModelView):
         self.notice.show_message(message, "warning")
 
     # ------------------------------------------------------------- results
-    def _show_fill(self, result: tuple[list[str], list, list[int]]) -> None:
-        tokens, preds, ids = result
+    def _show_fill(self, result: tuple[list[str], list, list[int], str]) -> None:
+        tokens, preds, ids, self._fill_text = result
         self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]
         self.explain.clear()
         self.notice.clear_message()
@@ -236,15 +254,39 @@ class PredictionsView(ModelView):
             return {"text": self._infill_text}
         return None
 
+    def counterpart_request(self) -> dict | None:
+        """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
+        page = self.pages.currentWidget()
+        if page is self.next_page and self._next:
+            return {"text": self._next["text"], "kind": "next-token"}
+        if page is self.fill_page and self.fill_page.tables:
+            index = next((i for i, t in enumerate(self.fill_page.tables) if t.selectionModel().hasSelection()), 0)
+            return {"text": self._fill_text, "kind": "mask", "mask_index": index}
+        if page is self.infill_page and self._infill_text is not None:
+            return {"text": self._infill_text, "kind": "seq2seq"}
+        return None
+
     def explain_selected(self) -> None:
         request = self.explain_request()
         if request is None or self.ctx is None or self._loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
+        b, b_request = self.ctx.compared, self.counterpart_request()
         self.explain.set_busy(True)
-        self.ctx.jobs.run(lambda cancel: _explain(loaded, request, method, layer, cancel), self.explain.show_explanation,
-                          step="explain", label="Explaining the prediction…",
+        if b is not None and b_request is not None and self.explain.comparing():
+            def fn(cancel: CancelToken) -> Any:
+                return _explain_pair(loaded, request, b, b_request, method, layer, cancel)
+
+            def done(pair: tuple[Any, Any]) -> None:
+                self.explain.show_explanation(pair[0])
+                self.explain.show_counterpart(pair[1])
+        else:
+            def fn(cancel: CancelToken) -> Any:
+                return _explain(loaded, request, method, layer, cancel)
+
+            done = self.explain.show_explanation
+        self.ctx.jobs.run(fn, done, step="explain", label="Explaining the prediction…",
                           on_error=lambda exc, tb: self._explain_failed(exc, tb),
                           on_cancelled=self.explain.show_cancelled)
 

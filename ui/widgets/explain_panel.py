@@ -4,6 +4,9 @@ Cancel, a line saying what was explained, and the token heat strip (``token_stri
 The panel computes nothing: it emits ``explain_requested`` and the view runs the engine's
 ``engine.attribution.explain.explain_steps`` through its job mechanism, then calls ``show_explanation``
 (or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
+
+While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
+(``engine.attribution.counterpart``) in a second column, with its own line (``show_counterpart``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpin
 
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
 from ui import theme
+from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.widgets.token_strip import TokenStrip
+from ui.widgets.wrapped_label import WrappedLabel
 
 METHOD_NAMES = {
     GRAD_INPUT: "gradient × input",
@@ -52,11 +57,28 @@ class ExplainPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested)
-        self.summary = QLabel("")
+        self.summary = WrappedLabel("")
         self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
         self.notice = Notice()
         self.strip = TokenStrip()
+        self._name_b: str | None = None
+        self.summary_b = WrappedLabel("")  # model B's line, while comparing
+        self.summary_b.setObjectName("summary")
+        self.strip_b = TokenStrip()
+        self.strip_b.hide()
+        column_b = QWidget()
+        column_b_layout = QVBoxLayout(column_b)
+        column_b_layout.setContentsMargins(0, 0, 0, 0)
+        column_b_layout.addWidget(self.summary_b)
+        column_b_layout.addWidget(self.strip_b)
+        column_b_layout.addStretch(1)
+        column_a = QWidget()
+        column_a_layout = QVBoxLayout(column_a)
+        column_a_layout.setContentsMargins(0, 0, 0, 0)
+        column_a_layout.addWidget(self.summary)
+        column_a_layout.addWidget(self.strip)
+        column_a_layout.addStretch(1)
+        self.ab = ABSplit(column_a, column_b)
         row = QHBoxLayout()
         row.addWidget(QLabel("Why?"))
         row.addWidget(self.method_combo)
@@ -68,10 +90,10 @@ class ExplainPanel(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
         column.addLayout(row)
-        column.addWidget(self.summary)
         column.addWidget(self.notice)
-        column.addWidget(self.strip)
+        column.addWidget(self.ab)
         self.strip.hide()
+        self.ab.hide()  # until there is something to say: "Explaining…", then the strips
 
     # ----------------------------------------------------------------- API
     def method(self) -> str:
@@ -89,12 +111,29 @@ class ExplainPanel(QWidget):
         if busy:
             self.notice.clear_message()
             self.summary.setText("Explaining…")
+            self.ab.show()
+
+    def set_models(self, name_a: str | None, name_b: str | None) -> None:
+        """Model B's column titled ``name_b`` beside A's, or none (``name_b`` None)."""
+        if name_b != self._name_b:  # another B: its explanation is not this one's
+            self._name_b = name_b
+            self.summary_b.setText("")
+            self.strip_b.clear()
+            self.strip_b.hide()
+        self.ab.set_models(name_a, name_b)
+
+    def comparing(self) -> bool:
+        return self.ab.comparing()
 
     def clear(self) -> None:
         self.summary.setText("")
         self.notice.clear_message()
         self.strip.clear()
         self.strip.hide()
+        self.summary_b.setText("")
+        self.strip_b.clear()
+        self.strip_b.hide()
+        self.ab.hide()
 
     def show_error(self, message: str) -> None:
         self.set_busy(False)
@@ -108,20 +147,40 @@ class ExplainPanel(QWidget):
     def show_explanation(self, explanation: Any) -> None:
         """Show an ``engine.attribution.explain.Explanation``."""
         self.set_busy(False)
-        result = explanation.attribution
         if explanation.layers:
             self.layer_spin.setRange(LAST_LAYER, explanation.layers - 1)
-        seq2seq = explanation.kind == "seq2seq"
-        where = "output position" if seq2seq else "token"
-        text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{display_label(result.target)}</b> "
-                f"(logit {result.target_logit:.3f}) at {where} {result.position}: red tokens raise it, blue lower it")
-        if result.completeness_gap is not None:
-            text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "
-                     f"{sum(result.scores):.3f}, logit − baseline {result.target_logit - result.baseline_logit:.3f})")
-        self.summary.setText(text)
-        attention_title = (f"under each token: attention of layer {explanation.layer} at the predicted position, "
-                           "mean over heads" if explanation.attention is not None else "")
-        marked = None if seq2seq or explanation.kind == "classifier" else result.position
-        self.strip.set_scores(result.tokens, result.scores, title=f"{result.method}: {display_label(result.target)}",
-                              attention=explanation.attention, attention_title=attention_title, marked=marked)
-        self.strip.show()
+        self.summary.setText(_describe(explanation))
+        _show_in(self.strip, explanation)
+
+    def show_counterpart(self, counterpart: Any) -> None:
+        """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
+        explanation, note = counterpart.explanation, counterpart.note
+        if explanation is None:
+            self.summary_b.setText(note)
+            self.strip_b.clear()
+            self.strip_b.hide()
+            return
+        self.summary_b.setText(_describe(explanation) + (f". {note}" if note else ""))
+        _show_in(self.strip_b, explanation)
+
+
+def _describe(explanation: Any) -> str:
+    """The line above a strip: the method, the target, its logit and position (and IG's completeness gap)."""
+    result = explanation.attribution
+    where = "output position" if explanation.kind == "seq2seq" else "token"
+    text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{display_label(result.target)}</b> "
+            f"(logit {result.target_logit:.3f}) at {where} {result.position}: red tokens raise it, blue lower it")
+    if result.completeness_gap is not None:
+        text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "
+                 f"{sum(result.scores):.3f}, logit − baseline {result.target_logit - result.baseline_logit:.3f})")
+    return text
+
+
+def _show_in(strip: TokenStrip, explanation: Any) -> None:
+    result = explanation.attribution
+    attention_title = (f"under each token: attention of layer {explanation.layer} at the predicted position, "
+                       "mean over heads" if explanation.attention is not None else "")
+    marked = None if explanation.kind in ("seq2seq", "classifier") else result.position
+    strip.set_scores(result.tokens, result.scores, title=f"{result.method}: {display_label(result.target)}",
+                     attention=explanation.attention, attention_title=attention_title, marked=marked)
+    strip.show()
