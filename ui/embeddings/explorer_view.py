@@ -13,7 +13,9 @@ widgets observe it.
 Flow: corpus (paste / file / drop / demo) -> extraction (every layer and the
 static baseline, cached on disk) -> representation (picker; no model run) ->
 map (PCA at once; UMAP / t-SNE on request) -> hover, click, box/lasso ->
-neighbours. The layer sweep and the sentence panel run on request.
+neighbours. The layer sweep and the sentence panel run on request. While a
+model B is compared, B's neighbours of the same occurrence show under A's
+(``ui.embeddings.compare_b``).
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
+from ui.embeddings.compare_b import NeighboursB, describe_occurrence
 from ui.embeddings.corpus_panel import CorpusPanel
 from ui.embeddings.export_menu import build_export_menu
 from ui.embeddings.job_strip import JobStrip
 from ui.embeddings.layer_sweep_panel import LayerSweepPanel
 from ui.embeddings.method_controls import MethodControls
 from ui.embeddings.neighbours_panel import NeighboursPanel
-from ui.embeddings.occurrence_list import OccurrenceList, context_html, context_plain
+from ui.embeddings.occurrence_list import OccurrenceList, context_html
 from ui.embeddings.representation_picker import RepresentationPicker
 from ui.embeddings.scatter_map import ScatterMap
 from ui.embeddings.sentence_panel import SentencePanel
@@ -118,6 +121,8 @@ class EmbeddingExplorerView(QWidget):
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         layout.addWidget(self.outer_splitter)
         self._connect()
+        self.compare_b = NeighboursB(ctx, self.state, self.neighbours, self.picker, self.strip.progress,
+                                     self.refresh_neighbours)  # model B's neighbours, while comparing
 
     def _left_column(self) -> QScrollArea:
         column = QWidget()
@@ -377,10 +382,7 @@ class EmbeddingExplorerView(QWidget):
 
     def describe(self, row: int) -> tuple[str, str, str, str]:
         """(word, label, sentence HTML with the word highlighted, sentence with the word in brackets)."""
-        t = self.state.table
-        sentence, start, end = t.context(row)
-        label = (t.labels[row] or "") if t.labels is not None else ""
-        return t.occurrences[row].word, label, context_html(sentence, start, end), context_plain(sentence, start, end)
+        return describe_occurrence(self.state.table, row)
 
     def show_context(self, point: int) -> None:
         t = self.state.table
@@ -425,6 +427,7 @@ class EmbeddingExplorerView(QWidget):
         k, same = self.neighbours.k(), self.neighbours.same_word.isChecked()
         self.neighbours.show_query(query, st.neighbours(row, "contextual", k, same),
                                    st.neighbours(row, "static", k, same), self.describe)
+        self.compare_b.refresh(row, k, same)
 
     def _selection_changed(self, points: np.ndarray) -> None:
         self.map.show_selection(points)

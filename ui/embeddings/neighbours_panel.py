@@ -7,6 +7,9 @@ vector, so they all tie at 1.0 and their order says nothing; a contextual
 layer ranks the occurrences of the same sense first. Ties are shown as
 ties: one shared rank written "=r" on a tinted row, never broken by corpus
 order (``engine.embeddings.neighbours`` groups them).
+
+While a model B is compared, B's neighbours of the same occurrence (the same characters of the same line, in
+B's vectors for the same corpus) show under A's (``set_compared``, ``show_b``).
 """
 
 from __future__ import annotations
@@ -40,20 +43,26 @@ class NeighboursPanel(QWidget):
         self.query_label.setTextFormat(Qt.TextFormat.RichText)
         self.contextual_title = QLabel("")
         self.static_title = QLabel("Static baseline")
-        for title in (self.contextual_title, self.static_title):
+        self.b_title = QLabel("")
+        for title in (self.contextual_title, self.static_title, self.b_title):
             title.setObjectName("sectionTitle")
             title.setWordWrap(True)  # a scalar mix's label is long: it must not widen the window
         self.contextual = OccurrenceList(HEADER)
         self.static = OccurrenceList(HEADER)
+        self.b_table = OccurrenceList(HEADER)  # model B's neighbours, while comparing
         self.contextual_note = QLabel("")
         self.static_note = QLabel("")
-        for note in (self.contextual_note, self.static_note):
+        self.b_note = QLabel("")
+        for note in (self.contextual_note, self.static_note, self.b_note):
             note.setObjectName("summary")
             note.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Vertical)  # stacked: each table gets the full width for sentences
+        self._boxes = []
         for title, table, note in ((self.contextual_title, self.contextual, self.contextual_note),
+                                   (self.b_title, self.b_table, self.b_note),
                                    (self.static_title, self.static, self.static_note)):
             box = QWidget()
+            self._boxes.append(box)
             col = QVBoxLayout(box)
             col.setContentsMargins(0, 0, 0, 0)
             theme.bind(col, lambda w, m: w.setSpacing(m.tight_spacing))
@@ -75,17 +84,45 @@ class NeighboursPanel(QWidget):
         self.same_word.toggled.connect(lambda _v: self.options_changed.emit())
         self.contextual.occurrence_activated.connect(self.occurrence_activated)
         self.static.occurrence_activated.connect(self.occurrence_activated)
+        self.b_box = self._boxes[1]
+        self._name_a, self._name_b, self._label, self._b_repr_note = "", None, "", ""
+        self.b_box.hide()
         self.set_representation("")
 
     def k(self) -> int:
         return self.k_spin.value()
 
     def set_representation(self, label: str) -> None:
-        self.contextual_title.setText(f"Neighbours: {label}" if label else "Neighbours")
+        self._label = label
+        title = f"Neighbours: {label}" if label else "Neighbours"
+        self.contextual_title.setText(f"A: {self._name_a} · {title}" if self.comparing() else title)
+
+    def set_compared(self, name_a: str, name_b: str | None, label_b: str = "", note: str = "") -> None:
+        """Show model B's neighbours (``name_b``, its representation ``label_b``) under A's, or hide them."""
+        self._name_a, self._name_b = name_a, name_b
+        self.b_box.setVisible(name_b is not None)
+        self.b_title.setText(f"B: {name_b} · Neighbours: {label_b}" if name_b is not None else "")
+        self._b_repr_note = note
+        self.b_table.set_rows([], [], [])
+        self.b_note.setText(note)
+        self.set_representation(self._label)
+
+    def comparing(self) -> bool:
+        return not self.b_box.isHidden()
+
+    def show_b(self, neighbours: Sequence[Any], describe, why: str = "") -> None:
+        """B's neighbours of the query (``describe`` reads B's occurrences), or ``why`` B has none."""
+        if why:
+            self.b_table.set_rows([], [], [])
+        else:
+            self._fill(self.b_table, self.b_note, neighbours, describe)
+        self.b_note.setText("; ".join(part for part in (why, self._b_repr_note, self.b_note.text() if not why else "")
+                                      if part))
 
     def clear(self, message: str = "Click a point on the map to list its nearest neighbours.") -> None:
         self.query_label.setText(message)
-        for table, note in ((self.contextual, self.contextual_note), (self.static, self.static_note)):
+        for table, note in ((self.contextual, self.contextual_note), (self.static, self.static_note),
+                            (self.b_table, self.b_note)):
             table.set_rows([], [], [])
             note.setText("")
 

@@ -96,3 +96,22 @@ def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: An
         layers.update({layer_: table.vectors[layer_] for layer_ in table.layers})
         aniso = anisotropy(layers, table.words, pairs=ANISOTROPY_PAIRS, seed=0)
     return vectors, matrix, aniso
+
+
+def compared_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str, table_a: Any,
+                     spec_text: str, cancel: CancelToken) -> Generator:
+    """Model B's vectors for A's corpus, lined up with A's occurrences (``engine.embeddings.counterpart``)."""
+    from engine.embeddings.counterpart import compared_vectors_steps
+
+    return (yield from compared_vectors_steps(loaded_b, corpus, words, pooling, table_a, spec_text,
+                                              cache=activation_cache(), cancel=cancel))
+
+
+def compared_representation(compared: Any, spec_text: str) -> Any:
+    """``compared`` with B's representation read again for A's spec ``spec_text``."""
+    from dataclasses import replace
+
+    from engine.embeddings.counterpart import counterpart_representation
+
+    spec, vectors, note = counterpart_representation(compared.table, spec_text)
+    return replace(compared, spec=spec, vectors=vectors, note=note, for_spec=spec_text)

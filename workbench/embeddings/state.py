@@ -14,6 +14,8 @@ Events (arguments in brackets):
   shows the same occurrences as before (the selection was kept).
 - ``selection_changed`` [points]: the selected map points (sorted, unique).
 - ``current_changed`` [point or None]: the clicked point.
+- ``compared_changed`` [compared or None]: model B's vectors for the same corpus (a ``ComparedVectors`` of
+  ``engine.embeddings.counterpart``: B's table, the B row of each A occurrence, B's representation), or none.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def _points(values: Any) -> np.ndarray:
 class EmbeddingsState:
     def __init__(self) -> None:
         self.events = EventGroup("corpus_changed", "table_changed", "representation_changed", "map_changed",
-                                 "selection_changed", "current_changed")
+                                 "selection_changed", "current_changed", "compared_changed")
         self.corpus: Any = None  # engine.embeddings.corpus.Corpus
         self.table: Any = None  # engine.embeddings.table.OccurrenceTable
         self.table_key: Hashable = None
@@ -48,6 +50,7 @@ class EmbeddingsState:
         self.current: int | None = None  # map point
         self._undo: list[np.ndarray] = []
         self._indexes: dict[str, Any] = {}
+        self.compared: Any = None  # model B's vectors, lined up with ``table``'s occurrences
 
     # -------------------------------------------------------------- stages
     def set_corpus(self, corpus: Any) -> None:
@@ -59,7 +62,16 @@ class EmbeddingsState:
         self.table, self.table_key = table, key
         self._indexes = {}
         self.map_key = None
+        self.set_compared(None)  # lined up with the old table
         self.events.table_changed.emit(table)
+
+    def set_compared(self, compared: Any) -> None:
+        """Model B's vectors for this table's corpus (None: not comparing)."""
+        if compared is None and self.compared is None:
+            return
+        self.compared = compared
+        self._indexes.pop("B", None)
+        self.events.compared_changed.emit(compared)
 
     def set_representation(self, spec: Any, vectors: np.ndarray) -> None:
         """The neighbours' vectors changed (the map keeps its coordinates until recomputed)."""
@@ -151,11 +163,20 @@ class EmbeddingsState:
 
     def neighbours(self, row: int, which: str, k: int, same_word: bool = False) -> list:
         """The ``k`` nearest occurrences to ``row`` by cosine, never from its own sentence."""
-        t = self.table
-        lines = np.fromiter((o.line for o in t.occurrences), dtype=np.int64, count=len(t))
-        exclude = lines == t.occurrences[row].line
-        candidates = np.array(t.words, dtype=object) == t.words[row] if same_word else None
-        return self.neighbour_index(which).query(row, k, exclude=exclude, candidates=candidates)
+        return _query(self.neighbour_index(which), self.table, row, k, same_word)
+
+    def neighbours_b(self, row: int, k: int, same_word: bool = False) -> tuple[list, int | None]:
+        """Model B's ``k`` nearest occurrences to the B occurrence over A's ``row`` (never from its sentence),
+        and that B row; ([], None) when B has no occurrence over the same characters."""
+        from engine.embeddings.neighbours import NeighbourIndex
+
+        b = self.compared
+        b_row = int(b.rows[row]) if b is not None and row < len(b.rows) else -1
+        if b_row < 0:
+            return [], None
+        if "B" not in self._indexes:
+            self._indexes["B"] = NeighbourIndex(b.vectors)
+        return _query(self._indexes["B"], b.table, b_row, k, same_word), b_row
 
     def sentence_texts(self, count: int) -> list[str]:
         """The selection's sentences (in order, once each), else the corpus's first lines; at most ``count``."""
@@ -164,3 +185,12 @@ class EmbeddingsState:
             lines = dict.fromkeys(t.occurrences[r].line for r in self.selected_occurrences())
             return [t.sentences[i] for i in list(lines)[:count]]
         return list(self.corpus.lines[:count]) if self.corpus is not None else []
+
+
+def _query(index: Any, table: Any, row: int, k: int, same_word: bool) -> list:
+    """``index``'s ``k`` nearest occurrences of ``table`` to ``row``, none from its sentence (``same_word``:
+    only occurrences of its word)."""
+    lines = np.fromiter((o.line for o in table.occurrences), dtype=np.int64, count=len(table))
+    exclude = lines == table.occurrences[row].line
+    candidates = np.array(table.words, dtype=object) == table.words[row] if same_word else None
+    return index.query(row, k, exclude=exclude, candidates=candidates)
