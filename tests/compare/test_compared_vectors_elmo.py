@@ -1,0 +1,44 @@
+"""Model B's vectors for A's corpus when B is ELMo (a tiny biLM built here) and A a tiny BERT: every A word
+has its ELMo partner over the same characters, B's vectors are ELMo's own forward pass on the sentence's
+words, and a spec B lacks falls back to B's last layer and says so."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from engine.elmo.bilm import ElmoModel
+from engine.elmo.characters import batch_to_char_ids
+from engine.elmo.checkpoint import save_elmo
+from engine.elmo.config import ElmoConfig
+from engine.embeddings.corpus import Corpus
+from engine.embeddings.counterpart import compared_vectors_steps, counterpart_representation
+from engine.embeddings.extract import extract_occurrence_vectors
+from engine.loading import load_model
+from engine.progress import run_to_completion
+
+TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]
+
+
+def test_elmo_b_lines_up_with_bert_a(tiny_models, tmp_path):
+    torch.manual_seed(5)
+    config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,
+                        n_layers=2)
+    elmo_model = ElmoModel(config).eval()
+    bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(save_elmo(elmo_model, tmp_path / "elmo")))
+    corpus = Corpus(lines=TEXTS, source="test")
+    table_a = run_to_completion(extract_occurrence_vectors(bert, corpus, layers=[0, 1, 2, "static"]))
+    compared = run_to_completion(compared_vectors_steps(elmo, corpus, None, "mean", table_a, "2"))
+
+    words = [(line, w) for line, text in enumerate(TEXTS) for w in text.split()]
+    assert [(o.line, o.word) for o in table_a.occurrences] == words
+    assert compared.rows.tolist() == list(range(len(words)))  # every word, in the same order
+    assert compared.spec.layer == 2 and compared.note == ""
+    with torch.no_grad():
+        expected = np.concatenate([elmo_model(batch_to_char_ids([t.split()])).layers[2][0].double().numpy()
+                                   for t in TEXTS])
+    np.testing.assert_allclose(compared.vectors, expected, atol=2e-3)  # the activation cache keeps float16
+
+    spec, vectors, note = counterpart_representation(compared.table, "mean:1-5")
+    assert spec.layer == config.n_layers and "last layer" in note
+    np.testing.assert_array_equal(vectors, compared.table.vectors_for(spec))
