@@ -124,3 +124,33 @@ def test_damaged_workspace_opens_what_it_can(open_window, qtbot, tmp_path):
     ws = window.workspaces.open(truncated)
     assert ws is not None and ws.text == "A sentence." and "damaged" in window.message_bar.text()
     assert window.view("masking_lab").seed_spin.value() == 5
+
+
+def test_compare_mode_round_trips(open_window, qtbot, tmp_path, tiny_models):
+    """A workspace saved while comparing keeps model B: a new window opens A, then B once A has loaded, and
+    the Predictions view shows B beside A; a workspace saved alone stops an ongoing comparison."""
+    from PySide6.QtCore import Qt
+
+    window = open_window(str(tiny_models["gpt2"]), "predictions", about=False)
+    window.text_input.set_text("The cat sat on the")
+    panel = window.compare.panel
+    qtbot.keyClicks(panel.field, str(tiny_models["llama"]))
+    qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.loaded is not None and settled(window), timeout=WAIT)
+    path = window.workspaces.save(tmp_path / "ab.lmw")
+    with zipfile.ZipFile(path) as zf:
+        manifest = json.loads(zf.read("workspace.json"))
+    assert manifest["compared"] == str(tiny_models["llama"]) and manifest["model"] == str(tiny_models["gpt2"])
+
+    fresh = open_window(None, "predictions", about=False)
+    fresh.workspaces.open(path)
+    view = fresh.view("predictions")
+    qtbot.waitUntil(lambda: fresh.compare.loaded is not None and view.ab.comparing() and bool(view.b.candidate_ids())
+                    and settled(fresh), timeout=WAIT)
+    assert fresh.loaded.info.folder == str(tiny_models["gpt2"])
+    assert fresh.compare.loaded.info.folder == str(tiny_models["llama"])
+
+    window.compare.stop()
+    alone = window.workspaces.save(tmp_path / "alone.lmw")
+    fresh.workspaces.open(alone)
+    qtbot.waitUntil(lambda: fresh.compare.loaded is None and not view.ab.comparing() and settled(fresh), timeout=WAIT)

@@ -16,7 +16,8 @@ def sample() -> Workspace:
     return Workspace(model="minilm", text="The bank is closed.", pair="It opens at nine.", current_view="attention",
                      views={"attention": {"settings": {"layer": 2, "heads": [3]}, "inputs": {}},
                             "embeddings": {"settings": {"k": 4}, "inputs": {"corpus": {"lines": ["a b"] * 500}}}},
-                     preset={"name": "x", "step": 1, "definition": {"format": "lm-workbench-preset/1"}})
+                     preset={"name": "x", "step": 1, "definition": {"format": "lm-workbench-preset/1"}},
+                     compared="gpt2")
 
 
 def test_round_trip_is_exact_and_holds_no_pickle(tmp_path):

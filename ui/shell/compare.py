@@ -93,6 +93,7 @@ class CompareController(QObject):
         super().__init__(parent)
         self._bridge, self._settings, self._a_loading = bridge, settings, a_loading
         self._status, self._show_error = status, show_error
+        self._after_a: str | None = None  # a spec to compare with once model A's load ends
         self.state = Comparison()
         self.panel = ComparePanel()
         self.panel.set_recent(settings.recent_models)
@@ -127,7 +128,22 @@ class CompareController(QObject):
                          on_error=lambda exc, tb: self._ended(gen, exc, tb),
                          on_cancelled=lambda: self._ended(gen), label=f"Loading {spec_label(spec)} as model B…")
 
+    def load_after_a(self, spec: str) -> None:
+        """``load``, or when model A is loading, once its load has ended (a workspace opens A, then B)."""
+        if self._a_loading():
+            self._after_a = spec
+            self._status(f"Model B ({spec_label(spec)}) loads once model A has loaded")
+        else:
+            self.load(spec)
+
+    def a_load_ended(self) -> None:
+        """Model A's load ended (loaded, failed or cancelled): load the model B that waited for it."""
+        spec, self._after_a = self._after_a, None
+        if spec:
+            self.load(spec)
+
     def stop(self) -> None:
+        self._after_a = None
         loading = self.state.loading
         if self.state.stop():
             if loading and self._bridge.current_name == "compare-load":

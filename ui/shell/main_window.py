@@ -231,7 +231,8 @@ class MainWindow(QMainWindow):
             preset_state=host.preset_state, apply_preset_step=host.apply_preset_step, text_input=self.text_input,
             settings=self.settings, loaded=lambda: self.loaded, load_model=self.load_model,
             runner=self.lectures.runner, resume_lecture=self.lectures.resume, message_bar=self.message_bar,
-            show_error=self.show_error, status=self.status.set_message,
+            show_error=self.show_error, status=self.status.set_message, compared=lambda: self.compare.loaded,
+            compare_with=self.compare.load_after_a, stop_comparing=self.compare.stop,
         )
 
     # --------------------------------------------------------------- views
@@ -343,6 +344,7 @@ class MainWindow(QMainWindow):
     def _model_loaded(self, gen: int, loaded: LoadedModel) -> None:
         if not self.session.finish_load(gen, loaded):
             return
+        self.compare.a_load_ended()
         from workbench.models.jobs import settle_heap  # torch is imported by now
 
         settle_heap()  # on this (the GUI) thread: see its docstring
@@ -365,6 +367,7 @@ class MainWindow(QMainWindow):
     def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
         if not self.session.end_load(gen):
             return
+        self.compare.a_load_ended()
         self.model_panel.set_info(self.loaded.info if self.loaded is not None else None)
         if exc is not None:
             self.show_error(exc, tb, source="load", prefix=what[:1].upper() + what[1:])

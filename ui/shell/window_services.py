@@ -106,3 +106,6 @@ class WorkspaceServices:
     message_bar: MessageBar
     show_error: Callable[..., None]
     status: Callable[[str], None]
+    compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel), or None
+    compare_with: Callable[[str], None] = lambda _spec: None  # load model B (after A's load)
+    stop_comparing: Callable[[], None] = lambda: None

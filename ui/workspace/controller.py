@@ -3,7 +3,8 @@
 
 What is kept (``workbench.workspace.format``): the model by its spec (course
 models as ``course:<family>``, so another machine opens its own copy), the
-text box and pair, the current view, each view's own state (what its
+text box and pair, model B while two models are compared (its spec, the
+same way), the current view, each view's own state (what its
 ``preset_state`` returns: settings, and a corpus's lines) and the running
 lecture preset with its step. Opening restores them in that order and says
 in the message bar what it could not. It gets a ``WorkspaceServices``
@@ -63,6 +64,9 @@ class WorkspaceController(QObject):
         loaded = s.loaded()
         if loaded is not None:
             ws.model = portable_spec(loaded.info.spec, loaded.info.folder, installed_course_models())
+        compared = s.compared()
+        if compared is not None:
+            ws.compared = portable_spec(compared.info.spec, compared.info.folder, installed_course_models())
         current = s.current_entry()
         ws.current_view = current.id if current is not None else None
         for entry in s.entries():
@@ -132,6 +136,7 @@ class WorkspaceController(QObject):
                 problems.append(problem)
             elif loaded is None or spec not in (loaded.info.spec, loaded.info.folder):
                 s.load_model(spec)
+        problems += self._restore_compared(ws.compared, course)
         ids = {e.id: e for e in s.entries()}
         for view_id, state in ws.views.items():
             entry = ids.get(view_id)
@@ -159,3 +164,17 @@ class WorkspaceController(QObject):
         elif ws.current_view:
             problems.append(f"the {ws.current_view!r} view is not in this version")
         return problems
+
+    def _restore_compared(self, spec: str | None, course: dict[str, str]) -> list[str]:
+        """Compare with the workspace's model B (after model A's load), or stop comparing when it has none."""
+        s = self.services
+        if spec is None:
+            s.stop_comparing()
+            return []
+        local, problem = local_spec(spec, course)
+        if problem:
+            return [problem.replace("the workspace's model", "the workspace's model B", 1)]
+        b = s.compared()
+        if b is None or local not in (b.info.spec, b.info.folder):
+            s.compare_with(local)
+        return []
