@@ -20,7 +20,9 @@ the sliders set the pre-softmax scalars s<sub>j</sub> (the weight beside each sl
 softmax(s)<sub>j</sub>, and the weights sum to 1) and &gamma; scales the result.</p>
 <p>Hover a point to read its sentence, click it to list its nearest neighbours (cosine) next to the same
 query on the static baseline: with static vectors every occurrence of a word ties at 1.0 (shown as ties,
-never ordered by corpus position); with a contextual layer the nearest occurrences share the sense. The
+never ordered by corpus position); with a contextual layer the nearest occurrences share the sense. While a
+second model is compared (<b>Compare with…</b>), model B's neighbours of the same occurrence (the same
+characters of the same line) show under A's. The
 <b>layer sweep</b> scores each layer by leave-one-out 1-nearest-neighbour sense accuracy (ties count as
 the expected accuracy under random tie-breaking) and silhouette. <b>Anisotropy</b> (Ethayarajh 2019) is
 the mean cosine between random occurrences of <i>different</i> words: when it is high, all vectors share
