@@ -14,6 +14,9 @@ nothing to recover: every effect is 0 and the result's ``note`` says why. Each l
 batch (a row per position), so the work is ``layers`` forward passes of ``tokens`` rows, with progress and the
 rows so far (a ``Partial`` holding a ``Patching``) after each.
 
+Instead of a second text, the corrupted run may be ROME's: the clean text with Gaussian noise on the
+subject's word embeddings (``noise``; ``subject=``), the metric averaged over the noise draws.
+
 ``restored_metric`` restores several positions at once at one layer, also at the block's input (the residual
 stream entering block l; at l = 0 the embeddings' output): restoring every position there is the clean run.
 """
@@ -32,6 +35,7 @@ from engine.errors import WorkbenchError
 from engine.families import Family
 from engine.loading import LoadedModel
 from engine.patching.names import DEFAULT_SITE
+from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
 from engine.patching.sites import (
     recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
 )
@@ -62,12 +66,15 @@ class Patching:
     corrupt_prediction: str
     effect: list[list[float]]  # [layers][tokens]; a Partial's holds only the layers done so far
     note: str | None = None  # why the effect is what it is (the two texts give the same metric)
+    noise: Noise | None = None  # the corrupted run is the clean text with noise on the subject (ROME)
 
     def to_dict(self) -> dict:
         data = {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
                 "corrupt_metric": self.corrupt_metric, "effect": self.effect}
         if self.note is not None:
             data["note"] = self.note
+        if self.noise is not None:
+            data["noise"] = self.noise.to_dict()
         return data
 
 
@@ -94,74 +101,118 @@ class _Runs:
     modules: list[torch.nn.Module]
     clean_site: PredictionSite
     corrupt_site: PredictionSite
-    corrupt_embeddings: torch.Tensor  # [1, T, H]
+    corrupt_embeddings: torch.Tensor  # [S, T, H]: the corrupted run (S noise draws; a second text: S = 1)
     answer_id: int
     wrong_id: int | None
     clean_metric: float
     corrupt_metric: float
     top: list[str]  # the clean and the corrupted run's top token at the position
     clean_outputs: list[torch.Tensor]  # [layers] of [T, H]: the site's clean output
+    noise: Noise | None = None
 
 
-def _runs(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None, site: str) -> _Runs:
+@dataclass(frozen=True)
+class Corruption:
+    """How the corrupted run is made: ``text`` (as many tokens as the clean one), or noise on ``subject``'s
+    word embeddings (ROME): ν = ``scale`` × σ, averaged over ``samples`` draws from ``seed``."""
+
+    text: str | None = None
+    subject: str | None = None
+    scale: float = DEFAULT_SCALE
+    samples: int = DEFAULT_SAMPLES
+    seed: int = 0
+
+
+def _corrupted(loaded: LoadedModel, clean_site: PredictionSite, how: Corruption
+               ) -> tuple[PredictionSite, torch.Tensor, Noise | None]:
+    """(the corrupted run's site, its word embeddings [S, T, H], the noise used or None)."""
+    if (how.text is None) == (how.subject is None):
+        raise WorkbenchError("corrupt with a second text or with noise on a subject of the clean text, not "
+                             + ("both" if how.text is not None else "neither"))
+    if how.text is not None:
+        corrupt_site = prediction_site(loaded, how.text, WHAT)
+        _same_shape(clean_site, corrupt_site)
+        return corrupt_site, word_embeddings(loaded, corrupt_site), None
+    if how.scale < 0:
+        raise WorkbenchError(f"the noise scale is at least 0, not {how.scale}")
+    positions = subject_positions(clean_site, how.subject)
+    sigma = embedding_sigma(loaded)
+    noise = Noise(how.subject.strip(), positions, sigma, how.scale, how.samples, how.seed)
+    return clean_site, noised(word_embeddings(loaded, clean_site), positions, how.scale * sigma, how.samples,
+                              how.seed), noise
+
+
+def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: str | None, site: str) -> _Runs:
     if loaded.family not in (Family.DECODER, Family.ENCODER):
         raise WorkbenchError(f"{WHAT} covers decoders and masked LMs; {loaded.info.spec} is a "
                              f"{loaded.family.value} model, which it does not cover yet")
     modules = transformer_blocks(loaded) if site == BLOCK_INPUT else site_modules(loaded, site)
     clean_site = prediction_site(loaded, clean, WHAT)
-    corrupt_site = prediction_site(loaded, corrupt, WHAT)
-    _same_shape(clean_site, corrupt_site)
+    corrupt_site, corrupt_embeddings, noise = _corrupted(loaded, clean_site, how)
     answer_id = vocabulary_token(loaded, answer, "--answer")
     wrong_id = vocabulary_token(loaded, wrong, "--wrong") if wrong is not None else None
-    corrupt_embeddings = word_embeddings(loaded, corrupt_site)
     both = torch.cat([word_embeddings(loaded, clean_site), corrupt_embeddings])
     keep = recording_inputs(modules) if site == BLOCK_INPUT else recording(modules)
     with torch.inference_mode():
         with keep as kept:
-            both_logits = position_logits(loaded, clean_site, both)  # one pass of two rows: clean, corrupt
+            both_logits = position_logits(loaded, clean_site, both)  # one pass: clean, then the corrupted rows
         clean_outputs = [k[0] for k in kept]
     metrics = _metric(both_logits, answer_id, wrong_id)
-    top = [token_name(loaded, int(torch.argmax(row.float()))) for row in both_logits]
+    corrupt_logits = both_logits[1:].double().mean(0)
+    top = [token_name(loaded, int(torch.argmax(row.float()))) for row in (both_logits[0], corrupt_logits)]
     return _Runs(modules, clean_site, corrupt_site, corrupt_embeddings, answer_id, wrong_id, float(metrics[0]),
-                 float(metrics[1]), top, clean_outputs)
+                 float(metrics[1:].mean()), top, clean_outputs, noise)
 
 
 def _patched_metrics(loaded: LoadedModel, runs: _Runs, module: torch.nn.Module, restored: torch.Tensor,
                      rows: torch.Tensor, positions: torch.Tensor, block_input: bool = False) -> torch.Tensor:
-    """[B] metrics of B corrupted runs where row ``rows[i]`` gets ``restored[i]`` [H] at ``positions[i]``."""
+    """[R] metrics of R corrupted runs where run ``rows[i]`` gets ``restored[i]`` [H] at ``positions[i]``; a
+    noised run is its S draws (batch rows r·S .. r·S + S − 1), its metric their mean."""
+    draws = runs.corrupt_embeddings.shape[0]
+    batch = int(rows.max()) + 1
+    if draws > 1:
+        rows = (rows[:, None] * draws + torch.arange(draws)).reshape(-1)
+        positions = positions.repeat_interleave(draws)
+        restored = restored.repeat_interleave(draws, dim=0)
+
     def restore(output: torch.Tensor) -> torch.Tensor:
         output = output.clone()
         output[rows, positions] = restored.to(output.dtype)
         return output
 
-    batch = int(rows.max()) + 1
+    embeddings = (runs.corrupt_embeddings.expand(batch, -1, -1) if draws == 1
+                  else runs.corrupt_embeddings.repeat(batch, 1, 1))
     patching = replacing_input(module, restore) if block_input else replacing(module, restore)
     with torch.inference_mode(), patching:
-        logits = position_logits(loaded, runs.corrupt_site, runs.corrupt_embeddings.expand(batch, -1, -1))
-    return _metric(logits, runs.answer_id, runs.wrong_id).cpu()
+        logits = position_logits(loaded, runs.corrupt_site, embeddings)
+    return _metric(logits, runs.answer_id, runs.wrong_id).view(batch, draws).mean(1).cpu()
 
 
 def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float]], note: str | None) -> Patching:
     return Patching(site, list(range(len(runs.modules))), runs.clean_site.tokens, runs.corrupt_site.tokens,
                     runs.clean_site.position, token_name(loaded, runs.answer_id), runs.answer_id,
                     token_name(loaded, runs.wrong_id) if runs.wrong_id is not None else None, runs.wrong_id,
-                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note)
+                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note, runs.noise)
 
 
-def patching_steps(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
-                   site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED
+def patching_steps(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str, wrong: str | None = None,
+                   site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED, *, subject: str | None = None,
+                   noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0
                    ) -> Generator[Progress | Partial, None, Patching]:
-    """Patch ``site`` at every layer and position from ``clean`` into ``corrupt``; a job that yields Progress and
-    a ``Partial`` (the ``Patching`` of the layers done so far) per layer and returns the ``Patching``.
+    """Patch ``site`` at every layer and position from ``clean`` into ``corrupt`` (or, with ``subject`` instead,
+    into the clean text with noise on the subject's word embeddings); a job that yields Progress and a
+    ``Partial`` (the ``Patching`` of the layers done so far) per layer and returns the ``Patching``.
     ``answer`` and ``wrong`` each name one vocabulary token."""
     if site == BLOCK_INPUT:
         raise WorkbenchError(f"the site is one of resid, attn, mlp, not {site!r}")
-    runs = _runs(loaded, clean, corrupt, answer, wrong, site)
+    how = Corruption(corrupt, subject, noise_scale, samples, seed)
+    runs = _runs(loaded, clean, how, answer, wrong, site)
     tokens, layers = len(runs.clean_site.tokenized.ids), len(runs.modules)
     if runs.clean_metric == runs.corrupt_metric:
         return _result(loaded, runs, site, [[0.0] * tokens for _ in range(layers)], SAME_METRIC_NOTE)
     span = runs.clean_metric - runs.corrupt_metric
-    chunk = max(2, rows_per_pass(loaded, runs.corrupt_site, most=64))
+    draws = runs.corrupt_embeddings.shape[0]
+    chunk = max(2, rows_per_pass(loaded, runs.corrupt_site, most=64) // draws)
     effect = torch.zeros(layers, tokens, dtype=torch.float64)
     for layer, module in enumerate(runs.modules):
         for start in range(0, tokens, chunk):
@@ -183,7 +234,7 @@ def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, 
     """(the metric of the corrupted run with ``site`` at ``layer`` restored from the clean run at every one of
     ``positions`` (default: all) at once, the ``Patching`` header: both runs' metrics and predictions).
     ``site`` is ``"input"`` (the residual stream entering block ``layer``) or one of the sweep's sites."""
-    runs = _runs(loaded, clean, corrupt, answer, wrong, site)
+    runs = _runs(loaded, clean, Corruption(corrupt), answer, wrong, site)
     if not 0 <= layer < len(runs.modules):
         raise WorkbenchError(f"the layer is between 0 and {len(runs.modules) - 1}, not {layer}")
     tokens = len(runs.clean_site.tokenized.ids)

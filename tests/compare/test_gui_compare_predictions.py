@@ -94,7 +94,7 @@ def test_explain_shows_b_s_explanation_of_the_same_word(open_window, tiny_models
     strip_b = view.explain.strip_b
     assert strip_b.tokens() == [display_label(t) for t in tok_b.convert_ids_to_tokens(ids)]
     np.testing.assert_allclose(strip_b.scores(), expected, rtol=1e-4, atol=1e-7)
-    assert tok_b.convert_ids_to_tokens([b_id])[0] in view.explain.summary_b.text()
+    assert f"<b>{display_label(tok_b.convert_ids_to_tokens([b_id])[0])}</b>" in view.explain.summary_b.text()
     assert view.explain.ab.title_b.text().startswith("B: ")
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         view.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "predictions-explain-ab.png"))

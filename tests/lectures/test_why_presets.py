@@ -102,7 +102,7 @@ def test_where_is_a_fact_plays_resid_attn_mlp(open_window, qtbot, course_models_
                 and not view.state.running and view.state.result.site == site)
         assert current(window) == "patching" and window.lectures.bar.text().startswith(f"Step {index + 1}/3: {site}")
         assert view.preset_state()[0] == {k: first[k] for k in ("clean", "corrupt", "answer", "wrong")} | {
-            "site": site}
+            "site": site, "corrupt_by": "text", "subject": ""}
         assert view.site_combo.currentData() == site and view.clean_edit.text() == first["clean"]
         if model is None:
             model, tokenizer = _tiny_gpt2(window)

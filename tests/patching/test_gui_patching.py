@@ -91,7 +91,12 @@ def test_the_state_without_a_window():
     state.events.result_changed.connect(lambda: seen.append(state.layers_done()))
     state.set_inputs("a b", "a c", "x", "", "attn")
     assert state.problem() is None and state.request() == {"clean": "a b", "corrupt": "a c", "answer": "x",
-                                                           "wrong": None, "site": "attn"}
+                                                           "wrong": None, "site": "attn", "subject": None}
+    state.set_inputs(corrupt_by="noise")
+    assert state.problem().startswith("Name the subject")
+    state.set_inputs(subject="b")
+    assert state.request()["corrupt"] is None and state.request()["subject"] == "b"
+    state.set_inputs(corrupt_by="text")
 
     class Fake:
         def __init__(self, rows):
@@ -103,3 +108,32 @@ def test_the_state_without_a_window():
     assert matrix[0] == [0.5, 1.0] and all(math.isnan(v) for v in matrix[1] + matrix[2])
     state.finish(Fake([[0.5, 1.0], [0.0, 0.2], [0.1, 0.3]]))
     assert not state.running and seen == [0, 1, 3] and state.matrix()[2] == [0.1, 0.3]
+
+
+def test_noise_on_the_subject_from_the_form(open_window, qtbot, tiny_models):
+    """Corrupt by "noise on the subject (ROME)" chosen in the form: the corrupted-text field is disabled, the
+    heatmap is the engine's noised sweep and the summary names the noised tokens; a workspace keeps the mode."""
+    from PySide6.QtCore import Qt
+
+    from engine.patching.tracing import patching_steps
+    from engine.progress import run_to_completion
+
+    folder = str(tiny_models["gpt2"])
+    window = open_window(folder, "patching")
+    view = window.view("patching")
+    view.set_inputs(CLEAN, "", "Ġlist", "Ġclass", "resid")
+    assert not view.subject_edit.isEnabled()
+    view.corrupt_by_combo.setCurrentIndex(view.corrupt_by_combo.findData("noise"))
+    assert view.subject_edit.isEnabled() and not view.corrupt_edit.isEnabled()
+    view.run_button.click()
+    qtbot.waitUntil(lambda: view.notice.level() == "info", timeout=WAIT)  # no subject yet: says so
+    assert "subject" in view.notice.text()
+    qtbot.keyClicks(view.subject_edit, "name")
+    qtbot.keyClick(view.subject_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
+    expected = run_to_completion(patching_steps(load_model(folder), CLEAN, None, "Ġlist", "Ġclass", "resid",
+                                                subject="name"))
+    np.testing.assert_allclose(view.heatmap.matrix(), np.array(expected.effect), atol=1e-6)
+    assert "noise on <b>name</b> (tokens 1)" in view.summary.text()
+    settings = view.preset_state()[0]
+    assert settings["corrupt_by"] == "noise" and settings["subject"] == "name"

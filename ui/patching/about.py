@@ -13,6 +13,9 @@ the block's output (<code>resid</code>), its attention's output (<code>attn</cod
 (<code>mlp</code>). Each cell is the recovered fraction
 <span class="f">(patched − corrupted) / (clean − corrupted)</span>: 1 (red) where that one activation gives
 back the whole clean answer, 0 where it gives back nothing, negative (blue) where it pushes the other way.</p>
+<p><b>Corrupt by noise on the subject</b> is the paper's own corruption: no second text; the clean text runs
+with Gaussian noise added to the word embeddings of the subject's tokens (std 3 × the embedding matrix's std),
+and every metric is the mean over 10 seeded noise draws.</p>
 <p>Rows fill in layer by layer while it runs; Cancel keeps the layers done so far. When both texts give the
 same metric there is nothing to recover and every cell is 0.</p>
 """

@@ -23,7 +23,7 @@ from ui.shell.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
-from workbench.patching.state import PatchingState
+from workbench.patching.state import CORRUPT_BY, PatchingState
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}
@@ -35,8 +35,17 @@ def _sweep(loaded: Any, request: dict, cancel: CancelToken) -> Any:
     return (yield from patching_steps(loaded, cancel=cancel, **request))
 
 
+def _noise_line(noise: Any) -> str:
+    """How a noised corrupted run was made, for the summary ("" for a second text)."""
+    if noise is None:
+        return ""
+    return (f" Corrupted by noise on <b>{html.escape(noise.subject)}</b> (tokens "
+            f"{', '.join(map(str, noise.positions))}): std {noise.scale:g} × {noise.sigma:.4f}, the metric the mean "
+            f"of {noise.samples} draws (seed {noise.seed}).")
+
+
 class PatchingView(QWidget):
-    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run"})
+    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run", "corrupt_by", "subject"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -46,6 +55,14 @@ class PatchingView(QWidget):
         self.clean_edit.setPlaceholderText("The Eiffel Tower is in the city of")
         self.corrupt_edit = QLineEdit()
         self.corrupt_edit.setPlaceholderText("The Colosseum is in the city of (as many tokens)")
+        self.corrupt_by_combo = QComboBox()
+        self.corrupt_by_combo.addItem("a second text", "text")
+        self.corrupt_by_combo.addItem("noise on the subject (ROME)", "noise")
+        self.corrupt_by_combo.setToolTip("The corrupted run: a second text of as many tokens, or the clean text "
+                                         "with Gaussian noise (3 × the embeddings' std, mean of 10 draws) added to "
+                                         "the subject's word embeddings, as Meng et al. 2022 do")
+        self.subject_edit = QLineEdit()
+        self.subject_edit.setPlaceholderText("words of the clean text to noise, e.g. Eiffel Tower")
         self.answer_edit = QLineEdit()
         self.answer_edit.setPlaceholderText("one vocabulary token, e.g. ĠParis or  Paris")
         self.wrong_edit = QLineEdit()
@@ -53,10 +70,12 @@ class PatchingView(QWidget):
         self.site_combo = QComboBox()
         for site in SITES:
             self.site_combo.addItem(SITE_NAMES.get(site, site), site)
-        for edit in (self.clean_edit, self.corrupt_edit, self.answer_edit, self.wrong_edit):
+        for edit in (self.clean_edit, self.corrupt_edit, self.subject_edit, self.answer_edit, self.wrong_edit):
             edit.textChanged.connect(self._read_form)
             edit.returnPressed.connect(self.run)
         self.site_combo.currentIndexChanged.connect(self._read_form)
+        self.corrupt_by_combo.currentIndexChanged.connect(self._read_form)
+        self.subject_edit.setEnabled(False)  # until "noise on the subject" is chosen
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel")
@@ -68,7 +87,9 @@ class PatchingView(QWidget):
         self.notice = Notice()
         form = QFormLayout()
         form.addRow("Clean text", self.clean_edit)
+        form.addRow("Corrupt by", self.corrupt_by_combo)
         form.addRow("Corrupted text", self.corrupt_edit)
+        form.addRow("Subject", self.subject_edit)
         form.addRow("Answer", self.answer_edit)
         form.addRow("Wrong token", self.wrong_edit)
         form.addRow("Site", self.site_combo)
@@ -102,13 +123,20 @@ class PatchingView(QWidget):
 
     # ----------------------------------------------------------------- form
     def _read_form(self) -> None:
+        noise = self.corrupt_by_combo.currentData() == "noise"
+        self.corrupt_edit.setEnabled(not noise)
+        self.subject_edit.setEnabled(noise)
         self.state.set_inputs(self.clean_edit.text(), self.corrupt_edit.text(), self.answer_edit.text(),
-                              self.wrong_edit.text(), str(self.site_combo.currentData()))
+                              self.wrong_edit.text(), str(self.site_combo.currentData()),
+                              str(self.corrupt_by_combo.currentData()), self.subject_edit.text())
 
-    def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid") -> None:
+    def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
+                   corrupt_by: str = "text", subject: str = "") -> None:
         """Fill the form (what a user types; tests and presets call it)."""
         self.clean_edit.setText(clean)
         self.corrupt_edit.setText(corrupt)
+        self.subject_edit.setText(subject)
+        self.corrupt_by_combo.setCurrentIndex(max(0, self.corrupt_by_combo.findData(corrupt_by)))
         self.answer_edit.setText(answer)
         self.wrong_edit.setText(wrong)
         self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(site)))
@@ -182,7 +210,7 @@ class PatchingView(QWidget):
             f"<b>{shown(result.clean_prediction)}</b>), corrupted <b>{result.corrupt_metric:.3f}</b> (predicts "
             f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the recovered fraction, site {result.site}; "
             f"{self.state.layers_done()} of {self.state.layers_total} layers done."
-            + (f" {result.note}." if result.note else ""))
+            + (f" {result.note}." if result.note else "") + _noise_line(result.noise))
         self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),
                                 [f"layer {layer}" for layer in result.layers], result.tokens,
                                 title=f"recovered fraction of {metric} (rows: layers, columns: clean tokens)",
@@ -193,13 +221,17 @@ class PatchingView(QWidget):
         return self.results
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
-        """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``) and
-        ``run`` (true: start the sweep now, on the loaded model)."""
+        """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``;
+        ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text) and ``run`` (true:
+        start the sweep now, on the loaded model)."""
         s = self.state
         if "site" in settings and settings["site"] not in SITES:
             raise ValueError(f"site must be one of {', '.join(SITES)}, not {settings['site']!r}")
+        if "corrupt_by" in settings and settings["corrupt_by"] not in CORRUPT_BY:
+            raise ValueError(f"corrupt_by must be one of {', '.join(CORRUPT_BY)}, not {settings['corrupt_by']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
-                        settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site))
+                        settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site),
+                        settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject))
         if settings.get("run"):
             self.run()
 

@@ -11,9 +11,10 @@ While a model B is compared (``set_models``) the strip shows A | B: B's explanat
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
@@ -59,11 +60,13 @@ class ExplainPanel(QWidget):
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.summary = WrappedLabel("")
         self.summary.setObjectName("summary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # tokens such as <mask> are escaped
         self.notice = Notice()
         self.strip = TokenStrip()
         self._name_b: str | None = None
         self.summary_b = WrappedLabel("")  # model B's line, while comparing
         self.summary_b.setObjectName("summary")
+        self.summary_b.setTextFormat(Qt.TextFormat.RichText)
         self.strip_b = TokenStrip()
         self.strip_b.hide()
         column_b = QWidget()
@@ -156,11 +159,11 @@ class ExplainPanel(QWidget):
         """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
         explanation, note = counterpart.explanation, counterpart.note
         if explanation is None:
-            self.summary_b.setText(note)
+            self.summary_b.setText(html.escape(note))
             self.strip_b.clear()
             self.strip_b.hide()
             return
-        self.summary_b.setText(_describe(explanation) + (f". {note}" if note else ""))
+        self.summary_b.setText(_describe(explanation) + (f". {html.escape(note)}" if note else ""))
         _show_in(self.strip_b, explanation)
 
 
@@ -168,7 +171,7 @@ def _describe(explanation: Any) -> str:
     """The line above a strip: the method, the target, its logit and position (and IG's completeness gap)."""
     result = explanation.attribution
     where = "output position" if explanation.kind == "seq2seq" else "token"
-    text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{display_label(result.target)}</b> "
+    text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{html.escape(display_label(result.target))}</b> "
             f"(logit {result.target_logit:.3f}) at {where} {result.position}: red tokens raise it, blue lower it")
     if result.completeness_gap is not None:
         text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from engine.patching.names import DEFAULT_SITE, SITES
+from engine.patching.names import DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE, SITES
 from workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
@@ -32,7 +32,15 @@ def register(sub: Any) -> None:
                                        "position from a clean run into a corrupted one, for every layer and position")
     add_model_options(pat)
     pat.add_argument("--clean", required=True, help="the clean text (masked LMs: with one [MASK])")
-    pat.add_argument("--corrupt", required=True, help="the corrupted text, as many tokens long as the clean one")
+    pat.add_argument("--corrupt", help="the corrupted text, as many tokens long as the clean one (or --subject)")
+    pat.add_argument("--subject", help="instead of --corrupt, ROME's corruption: Gaussian noise on the word "
+                                       "embeddings of these words of the clean text (e.g. \"Eiffel Tower\")")
+    pat.add_argument("--noise-scale", type=float, default=DEFAULT_NOISE_SCALE,
+                     help=f"with --subject: the noise's std in units of the embedding matrix's std (default "
+                          f"{DEFAULT_NOISE_SCALE:g}, the paper's 3σ)")
+    pat.add_argument("--noise-samples", type=int, default=DEFAULT_NOISE_SAMPLES,
+                     help=f"with --subject: noise draws averaged (default {DEFAULT_NOISE_SAMPLES})")
+    pat.add_argument("--seed", type=int, default=0, help="with --subject: the noise's seed (default 0)")
     pat.add_argument("--answer", required=True, help="the clean answer, one vocabulary token")
     pat.add_argument("--wrong", help="a wrong answer, one vocabulary token: the metric becomes "
                                      "logit(answer) - logit(wrong) (default: logit(answer) alone)")
@@ -67,14 +75,19 @@ def cmd_patch(args: argparse.Namespace) -> int:
     from engine.patching.tracing import patching_steps
 
     loaded = load_for(args)
-    result = drive_job(patching_steps(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site),
-                       quiet=True)
+    result = drive_job(patching_steps(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
+                                      subject=args.subject, noise_scale=args.noise_scale,
+                                      samples=args.noise_samples, seed=args.seed), quiet=True)
     if args.json:
         print_json(result.to_dict())
         return 0
     metric = f"logit({result.answer})"
     if result.wrong is not None:
         metric += f" - logit({result.wrong})"
+    if result.noise is not None:
+        n = result.noise
+        print(f"corrupted: noise on {n.subject!r} (tokens {', '.join(map(str, n.positions))}), std {n.scale:g} x "
+              f"{n.sigma:.4f}, mean of {n.samples} draws (seed {n.seed})")
     print(f"metric {metric} at position {result.position}: clean {result.clean_metric:.4f} "
           f"(predicts {result.clean_prediction!r}), corrupted {result.corrupt_metric:.4f} "
           f"(predicts {result.corrupt_prediction!r})")

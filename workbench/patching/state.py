@@ -1,6 +1,7 @@
 """What the Patching tab shows, without Qt: the inputs of a sweep and its result, filled layer by layer.
 
-``PatchingState`` holds the clean and corrupted texts, the answer and wrong tokens and the site; ``request()``
+``PatchingState`` holds the clean and corrupted texts (or, ``corrupt_by`` "noise", the subject whose word
+embeddings get ROME's noise instead of a second text), the answer and wrong tokens and the site; ``request()``
 is what the engine's ``engine.patching.tracing.patching_steps`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
@@ -15,6 +16,7 @@ from typing import Any
 from workbench.observable import EventGroup
 
 DEFAULT_SITE = "resid"
+CORRUPT_BY = ("text", "noise")  # a second text, or noise on the subject's word embeddings (ROME)
 
 
 class PatchingState:
@@ -24,6 +26,8 @@ class PatchingState:
         self.answer = ""
         self.wrong = ""
         self.site = DEFAULT_SITE
+        self.corrupt_by = "text"
+        self.subject = ""
         self.result: Any = None  # an engine Patching (partial while ``running``)
         self.layers_total = 0
         self.running = False
@@ -31,9 +35,12 @@ class PatchingState:
 
     # ---------------------------------------------------------------- inputs
     def set_inputs(self, clean: str | None = None, corrupt: str | None = None, answer: str | None = None,
-                   wrong: str | None = None, site: str | None = None) -> None:
+                   wrong: str | None = None, site: str | None = None, corrupt_by: str | None = None,
+                   subject: str | None = None) -> None:
+        if corrupt_by is not None and corrupt_by not in CORRUPT_BY:
+            raise ValueError(f"corrupt_by is one of {', '.join(CORRUPT_BY)}, not {corrupt_by!r}")
         for name, value in (("clean", clean), ("corrupt", corrupt), ("answer", answer), ("wrong", wrong),
-                            ("site", site)):
+                            ("site", site), ("corrupt_by", corrupt_by), ("subject", subject)):
             if value is not None:
                 setattr(self, name, value)
         self.events.inputs_changed.emit()
@@ -42,7 +49,9 @@ class PatchingState:
         """Why Run cannot start yet (None: it can)."""
         if not self.clean.strip():
             return "Write the clean text."
-        if not self.corrupt.strip():
+        if self.corrupt_by == "noise" and not self.subject.strip():
+            return "Name the subject: the words of the clean text whose embeddings get the noise."
+        if self.corrupt_by == "text" and not self.corrupt.strip():
             return "Write the corrupted text (as many tokens as the clean one)."
         if not self.answer:
             return "Name the answer: one vocabulary token the clean text leads to."
@@ -50,8 +59,9 @@ class PatchingState:
 
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``patching_steps`` (besides the model and the cancel token)."""
-        return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer,
-                "wrong": self.wrong or None, "site": self.site}
+        noise = self.corrupt_by == "noise"
+        return {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.answer,
+                "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}
 
     # ---------------------------------------------------------------- result
     def start(self) -> None:
@@ -86,4 +96,4 @@ class PatchingState:
 
     def to_settings(self) -> dict[str, str]:
         return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer, "wrong": self.wrong,
-                "site": self.site}
+                "site": self.site, "corrupt_by": self.corrupt_by, "subject": self.subject}
