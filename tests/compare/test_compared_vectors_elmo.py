@@ -7,25 +7,21 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.elmo.bilm import ElmoModel
 from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.checkpoint import save_elmo
-from engine.elmo.config import ElmoConfig
 from engine.embeddings.corpus import Corpus
 from engine.embeddings.counterpart import compared_vectors_steps, counterpart_representation
 from engine.embeddings.extract import extract_occurrence_vectors
 from engine.loading import load_model
 from engine.progress import run_to_completion
+from tests.support.elmo_reference import tiny_elmo
 
 TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]
 
 
 def test_elmo_b_lines_up_with_bert_a(tiny_models, tmp_path):
-    torch.manual_seed(5)
-    config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,
-                        n_layers=2)
-    elmo_model = ElmoModel(config).eval()
-    bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(save_elmo(elmo_model, tmp_path / "elmo")))
+    elmo_model, folder = tiny_elmo(tmp_path / "elmo")
+    config = elmo_model.config
+    bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(folder))
     corpus = Corpus(lines=TEXTS, source="test")
     table_a = run_to_completion(extract_occurrence_vectors(bert, corpus, layers=[0, 1, 2, "static"]))
     compared = run_to_completion(compared_vectors_steps(elmo, corpus, None, "mean", table_a, "2"))

@@ -8,23 +8,18 @@ import numpy as np
 import torch
 
 from engine.compare.cka import layer_cka
-from engine.elmo.bilm import ElmoModel
 from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.checkpoint import save_elmo
-from engine.elmo.config import ElmoConfig
 from engine.loading import load_model
 from tests.support.cka_reference import hsic_cka, word_means
+from tests.support.elmo_reference import tiny_elmo
 
 # no punctuation: ELMo's tokens are then exactly the whitespace words (it splits "mat." into two)
 TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]
 
 
 def test_bert_vs_elmo(tiny_models, tmp_path):
-    torch.manual_seed(5)
-    config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,
-                        n_layers=2)
-    elmo_model = ElmoModel(config).eval()
-    folder = save_elmo(elmo_model, tmp_path / "tiny-elmo")
+    elmo_model, folder = tiny_elmo(tmp_path / "tiny-elmo")
+    config = elmo_model.config
     bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(folder))
 
     result = layer_cka(bert, elmo, TEXTS)

@@ -110,3 +110,18 @@ def elmo_layers(tokens: list[str], w: dict[str, np.ndarray], options: dict, clip
     layers = [np.concatenate([x, x], axis=-1)]
     layers += [np.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
     return [layer[1:-1] for layer in layers]
+
+
+def tiny_elmo(folder, seed: int = 5):
+    """(a tiny random biLM, the folder it is saved in as a workbench ELMo): 2 layers, 5-wide projections."""
+    import torch
+
+    from engine.elmo.bilm import ElmoModel
+    from engine.elmo.checkpoint import save_elmo
+    from engine.elmo.config import ElmoConfig
+
+    torch.manual_seed(seed)
+    config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,
+                        n_layers=2)
+    model = ElmoModel(config).eval()
+    return model, save_elmo(model, folder)

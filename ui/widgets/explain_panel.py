@@ -69,19 +69,7 @@ class ExplainPanel(QWidget):
         self.summary_b.setTextFormat(Qt.TextFormat.RichText)
         self.strip_b = TokenStrip()
         self.strip_b.hide()
-        column_b = QWidget()
-        column_b_layout = QVBoxLayout(column_b)
-        column_b_layout.setContentsMargins(0, 0, 0, 0)
-        column_b_layout.addWidget(self.summary_b)
-        column_b_layout.addWidget(self.strip_b)
-        column_b_layout.addStretch(1)
-        column_a = QWidget()
-        column_a_layout = QVBoxLayout(column_a)
-        column_a_layout.setContentsMargins(0, 0, 0, 0)
-        column_a_layout.addWidget(self.summary)
-        column_a_layout.addWidget(self.strip)
-        column_a_layout.addStretch(1)
-        self.ab = ABSplit(column_a, column_b)
+        self.ab = ABSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
         row = QHBoxLayout()
         row.addWidget(QLabel("Why?"))
         row.addWidget(self.method_combo)
@@ -165,6 +153,17 @@ class ExplainPanel(QWidget):
             return
         self.summary_b.setText(_describe(explanation) + (f". {html.escape(note)}" if note else ""))
         _show_in(self.strip_b, explanation)
+
+
+def _column(summary: QLabel, strip: TokenStrip) -> QWidget:
+    """One model's line over its strip, at the top of its column."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.addWidget(summary)
+    column.addWidget(strip)
+    column.addStretch(1)
+    return box
 
 
 def _describe(explanation: Any) -> str:
