@@ -137,3 +137,5 @@ def test_noise_on_the_subject_from_the_form(open_window, qtbot, tiny_models):
     assert "noise on <b>name</b> (tokens 1)" in view.summary.text()
     settings = view.preset_state()[0]
     assert settings["corrupt_by"] == "noise" and settings["subject"] == "name"
+    if os.environ.get("LM_WORKBENCH_SHOTS"):
+        view.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "patching-noise.png"))
