@@ -100,7 +100,7 @@ def test_where_is_a_fact_plays_resid_attn_mlp(open_window, qtbot, course_models_
             window.lectures.runner.next()
         step_to(qtbot, window, index, lambda: window.loaded is not None and view.state.result is not None
                 and not view.state.running and view.state.result.site == site)
-        assert current(window) == "patching" and window.lectures.bar.text().startswith(f"Step {index + 1}/3: {site}")
+        assert current(window) == "patching" and window.lectures.bar.text().startswith(f"Step {index + 1}/4: {site}")
         assert view.preset_state()[0] == {k: first[k] for k in ("clean", "corrupt", "answer", "wrong")} | {
             "site": site, "corrupt_by": "text", "subject": ""}
         assert view.site_combo.currentData() == site and view.clean_edit.text() == first["clean"]
@@ -120,3 +120,18 @@ def test_where_is_a_fact_plays_resid_attn_mlp(open_window, qtbot, course_models_
         np.testing.assert_allclose(effect[:, :differ], 0.0, atol=1e-5)  # the same tokens before: nothing to restore
         if site == "resid":
             assert effect[-1, -1] == pytest.approx(1.0, abs=1e-4)  # the last block at the read position: all of it
+
+    # the last step: ROME's noise on the subject instead of a second text
+    last = preset.steps[3].settings
+    step_to(qtbot, window, 3, lambda: view.state.result is not None and not view.state.running
+            and view.state.result.noise is not None)
+    assert window.lectures.bar.text().startswith("Step 4/4: ROME")
+    assert view.corrupt_by_combo.currentData() == "noise" and view.subject_edit.text() == last["subject"]
+    noise = view.state.result.noise
+    ids = tokenizer(first["clean"], return_offsets_mapping=True)
+    start = first["clean"].index(last["subject"])
+    end = start + len(last["subject"])
+    assert noise.positions == [i for i, (a, b) in enumerate(ids["offset_mapping"]) if b > a and a < end and b > start]
+    effect = np.array(view.state.matrix())
+    np.testing.assert_allclose(effect[:, :noise.positions[0]], 0.0, atol=1e-5)  # nothing noised before the subject
+    assert effect[-1, -1] == pytest.approx(1.0, abs=1e-4)
