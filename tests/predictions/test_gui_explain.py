@@ -11,6 +11,7 @@ import torch
 from PySide6.QtGui import QColor
 
 from ui import theme
+from ui.widgets.token_layout import display_label
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -78,3 +79,36 @@ def test_explain_a_mask_by_rollout_and_say_why_not_for_flow_errors(open_window, 
     np.testing.assert_allclose(view.explain.strip.scores(), (mixed[1] @ mixed[0])[mask], atol=1e-6)
     np.testing.assert_allclose(view.explain.strip.attention(), attentions[-1].mean(0)[mask], atol=1e-6)
     assert "at token" in view.explain.summary.text() and view.explain.strip._marked == mask
+
+
+def test_explain_pressed_while_predicting_waits_for_the_predictions(open_window, qtbot, tiny_models, monkeypatch):
+    """Explain while the predictions are still being computed does not cancel them: it says it waits, then
+    explains the top candidate of the predictions for the new text; Cancel stops only the waiting."""
+    import threading
+
+    from ui.predictions import predictions_view
+
+    release = threading.Event()
+    real = predictions_view._next
+
+    def held(*args):
+        release.wait(20)
+        return real(*args)
+
+    window = open_window(str(tiny_models["gpt2"]), "predictions")
+    view = window.view("predictions")
+    window.text_input.set_text("The cat sat on the")
+    qtbot.waitUntil(lambda: view.pages.currentWidget() is view.next_page and not view._busy, timeout=WAIT)
+    monkeypatch.setattr(predictions_view, "_next", held)
+    window.text_input.set_text("The name of the")
+    qtbot.waitUntil(lambda: view._busy, timeout=WAIT)
+    view.explain.explain_button.click()
+    assert view.explain.summary.text().startswith("Explaining once the predictions are shown")
+    view.explain.cancel_button.click()  # stop waiting: the predictions go on
+    assert view.explain.summary.text() == "Cancelled." and view._busy
+    view.explain.explain_button.click()
+    release.set()
+    qtbot.waitUntil(lambda: view.explain.strip.isVisible() and view.explain.explain_button.isEnabled(), timeout=WAIT)
+    assert view.ids() == window.loaded.tokenizer("The name of the")["input_ids"]
+    top = window.loaded.tokenizer.convert_ids_to_tokens([view.candidates()[0].id])[0]
+    assert view.explain.strip.title().endswith(display_label(top))  # the new text's top candidate

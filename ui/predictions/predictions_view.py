@@ -202,10 +202,19 @@ class PredictionsView(ModelView):
     def show_hint(self, text: str) -> None:
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(text, "info")
+        self._drop_pending_explain()
 
     def show_failure(self, message: str) -> None:
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(message, "warning")
+        self._drop_pending_explain()
+
+    def _drop_pending_explain(self) -> None:
+        """No predictions to explain: an Explain waiting for them ends."""
+        if self._explain_pending:
+            self._explain_pending = False
+            self.explain.clear()
+            self.explain.set_busy(False)
 
     # ------------------------------------------------------------- results
     def _show_fill(self, result: tuple[list[str], list, list[int], str]) -> None:
@@ -267,6 +276,11 @@ class PredictionsView(ModelView):
         return None
 
     def explain_selected(self) -> None:
+        if self._busy:  # the predictions are being computed (A's, or A's and B's): explain what they show
+            self._explain_pending = True
+            self.explain.set_busy(True)
+            self.explain.summary.setText("Explaining once the predictions are shown…")
+            return
         request = self.explain_request()
         if request is None or self.ctx is None or self._loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
@@ -301,6 +315,10 @@ class PredictionsView(ModelView):
                 self.ctx.show_error(exc, tb)
 
     def _cancel_explain(self) -> None:
+        if self._explain_pending:  # waiting for the predictions: stop waiting, leave them computing
+            self._explain_pending = False
+            self.explain.show_cancelled()
+            return
         if self.ctx is not None:
             self.ctx.jobs.cancel()
 
