@@ -112,3 +112,21 @@ def test_explain_pressed_while_predicting_waits_for_the_predictions(open_window,
     assert view.ids() == window.loaded.tokenizer("The name of the")["input_ids"]
     top = window.loaded.tokenizer.convert_ids_to_tokens([view.candidates()[0].id])[0]
     assert view.explain.strip.title().endswith(display_label(top))  # the new text's top candidate
+
+
+def test_an_explanation_outlives_a_refresh_of_the_same_input(open_window, qtbot, tiny_models):
+    """The next-token request's key stays the same once its result is shown, so a refresh of the same text
+    (F5 changes the font and the window tokenizes again) does not predict again and wipe the explanation."""
+    window = open_window(str(tiny_models["gpt2"]), "predictions")
+    view = window.view("predictions")
+    window.text_input.set_text("The cat sat on the")
+    qtbot.waitUntil(lambda: view.pages.currentWidget() is view.next_page and not view._busy, timeout=WAIT)
+    _explain(qtbot, view, "grad-input")
+    shown = view._next
+    window.retokenize()
+    qtbot.waitUntil(lambda: not window.jobs.busy and not window.loading, timeout=WAIT)
+    qtbot.wait(100)
+    assert view._next is shown and view.explain.strip.isVisible()
+    view.accept(0)  # Accept keeps the exact ids: they are the request now
+    qtbot.waitUntil(lambda: view._next is not shown and not view._busy, timeout=WAIT)
+    assert view.ids()[:-1] == shown["ids"] and view.ids()[-1] == shown["candidates"][0].id

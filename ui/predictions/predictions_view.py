@@ -227,8 +227,7 @@ class PredictionsView(ModelView):
         self._explain_if_asked()
 
     def _show_next(self, result: dict) -> None:
-        self._next = result
-        self._ids, self._ids_text = result["ids"], result["text"]
+        self._next = result  # (self._ids stay the ids Accept/Generate kept: the request's key must not change)
         self.explain.clear()
         self.notice.clear_message()
         self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
