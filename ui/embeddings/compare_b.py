@@ -10,6 +10,7 @@ and is not retried until B or the table changes.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from PySide6.QtCore import QTimer
@@ -34,13 +35,13 @@ class NeighboursB:
         """``progress`` shows a job's progress; ``refresh`` lists the current query's neighbours again."""
         self.ctx, self.state, self.panel, self.picker = ctx, state, panel, picker
         self._progress, self._refresh = progress, refresh
-        self._done_for: tuple | None = None  # (id of B, id of A's table) B's vectors were made (or failed) for
+        self._done_for: tuple = ()  # weak references to the B and the A table B's vectors were made (or failed) for
         ctx.compared_changed.connect(self._model_changed)
         ctx.jobs.finished.connect(lambda outcome: QTimer.singleShot(0, self.sync) if outcome == "done" else None)
         state.events.compared_changed.connect(self._shown)
 
     def _model_changed(self, b: Any) -> None:
-        self._done_for = None
+        self._done_for = ()
         self.state.set_compared(None)
         if b is None:
             self.panel.set_compared(self._name_a(), None)
@@ -54,8 +55,7 @@ class NeighboursB:
         if b is None or st.table is None or st.spec is None or st.corpus is None or self.ctx.jobs.busy():
             return
         table, spec_text = st.table, st.spec.text
-        wanted = (id(b), id(table))
-        if self._done_for != wanted:
+        if not self._done(b, table):
             self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "…", "Embedding the corpus with model B…")
             words, pooling = self.picker.words(), self.picker.pooling()
             self._run(lambda cancel: jobs.compared_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
@@ -65,16 +65,20 @@ class NeighboursB:
             self._run(lambda cancel: jobs.compared_representation(compared, spec_text), b, table,
                       "Model B's representation…")
 
+    def _done(self, b: Any, table: Any) -> bool:
+        """Whether B's vectors were made (or failed) for this B and this table of A's."""
+        return bool(self._done_for) and self._done_for[0]() is b and self._done_for[1]() is table
+
     def _run(self, fn: Callable, b: Any, table: Any, label: str) -> None:
         def ready(result: Any) -> None:
-            self._done_for = (id(b), id(table))
+            self._done_for = (weakref.ref(b), weakref.ref(table))
             if b is self.ctx.compared and table is self.state.table:
                 self.state.set_compared(result)
 
         def failed(exc: BaseException, tb: str) -> None:
             from engine.errors import WorkbenchError
 
-            self._done_for = (id(b), id(table))  # not retried until B or the table changes
+            self._done_for = (weakref.ref(b), weakref.ref(table))  # not retried until B or the table changes
             message = str(exc) if isinstance(exc, WorkbenchError) and not tb else "B's vectors could not be computed"
             self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "—", f"Model B: {message}")
             if tb and not isinstance(exc, WorkbenchError):
