@@ -18,11 +18,12 @@ from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
 from engine.errors import WorkbenchError
 from engine.families import Family
-from engine.predictions import with_model_mask
+from engine.predictions import GENERIC_MASK, with_model_mask
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 from engine.tokens import tokenize
 
 KIND_FAMILY = {"next-token": Family.DECODER, "mask": Family.ENCODER, "seq2seq": Family.ENCODER_DECODER}
+OTHER_MASKS = ("<mask>",)  # mask tokens a text written for model A may hold besides the generic [MASK]
 KIND_WHAT = {"next-token": "the next token (a decoder)", "mask": "a masked token (a masked LM)",
              "seq2seq": "an output token (an encoder-decoder)"}
 
@@ -63,6 +64,8 @@ def counterpart_site(loaded: Any, text: str, kind: str, mask_index: int = 0):
     tokenizer = loaded.tokenizer
     if tokenizer.mask_token is None:
         raise WorkbenchError("model B's tokenizer has no mask token")
+    for spelling in OTHER_MASKS:  # A's own mask token (RoBERTa's <mask>) is a mask for B too
+        text = text.replace(spelling, GENERIC_MASK)
     ids = tokenize(tokenizer, with_model_mask(text, tokenizer), max_length=loaded.info.max_positions).ids
     masks = [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
     if mask_index >= len(masks):

@@ -68,6 +68,10 @@ def test_a_masked_lm_b_explains_the_same_mask(tiny_models, tmp_path):
     with torch.no_grad():
         logit = float(model(input_ids=torch.tensor([ids])).logits[0, second_mask, result.target_id])
     assert abs(result.target_logit - logit) < 1e-4
+    # a text written for a RoBERTa-style A (its <mask>) finds the same mask in B
+    roberta_text = text.replace("[MASK]", "<mask>")
+    again = run_to_completion(counterpart_steps(b, roberta_text, "mask", "the", "grad-input", mask_index=1))
+    assert again.explanation.attribution.scores == result.scores
 
 
 def test_b_of_another_family_says_why_and_a_split_word_falls_back(tiny_models):
