@@ -9,10 +9,11 @@ the predicted position (decoders: the last token; masked LMs: the mask):
     metric = logit(answer) − logit(wrong), or logit(answer) when no wrong token is given,
 
 and ``effect[l][t] = (patched − corrupt) / (clean − corrupt)``: 1 where restoring that one activation gives
-back all of the clean metric, 0 where it gives back none. When the two texts give the same metric there is
-nothing to recover: every effect is 0 and the result's ``note`` says why. Each layer's positions run as one
-batch (a row per position), so the work is ``layers`` forward passes of ``tokens`` rows, with progress and the
-rows so far (a ``Partial`` holding a ``Patching``) after each.
+back all of the clean metric, 0 where it gives back none. When the two runs give the same metric (to within
+``SAME_METRIC_TOLERANCE`` of the larger one, float32 rounding: a ratio over a difference of rounding errors
+would be noise) there is nothing to recover: every effect is 0 and the result's ``note`` says why. Each
+layer's positions run as one batch (a row per position), so the work is ``layers`` forward passes of
+``tokens`` rows, with progress and the rows so far (a ``Partial`` holding a ``Patching``) after each.
 
 Instead of a second text, the corrupted run may be ROME's: the clean text with Gaussian noise on the
 subject's word embeddings (``noise``; ``subject=``), the metric averaged over the noise draws.
@@ -43,8 +44,9 @@ from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run
 
 WHAT = "activation patching"
 BLOCK_INPUT = "input"  # restored_metric only: the residual stream entering block l
-SAME_METRIC_NOTE = ("the clean and corrupted texts give the same metric, so there is nothing to recover: every "
-                    "effect is 0")
+SAME_METRIC_TOLERANCE = 1e-5  # relative to max(1, |clean|, |corrupt|)
+SAME_METRIC_NOTE = ("the clean and corrupted runs give the same metric (to within rounding), so there is nothing "
+                    "to recover: every effect is 0")
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,8 @@ def patching_steps(loaded: LoadedModel, clean: str, corrupt: str | None, answer:
     how = Corruption(corrupt, subject, noise_scale, samples, seed)
     runs = _runs(loaded, clean, how, answer, wrong, site)
     tokens, layers = len(runs.clean_site.tokenized.ids), len(runs.modules)
-    if runs.clean_metric == runs.corrupt_metric:
+    scale = max(1.0, abs(runs.clean_metric), abs(runs.corrupt_metric))
+    if abs(runs.clean_metric - runs.corrupt_metric) <= SAME_METRIC_TOLERANCE * scale:
         return _result(loaded, runs, site, [[0.0] * tokens for _ in range(layers)], SAME_METRIC_NOTE)
     span = runs.clean_metric - runs.corrupt_metric
     draws = runs.corrupt_embeddings.shape[0]

@@ -80,6 +80,10 @@ def test_zero_noise_recovers_nothing_and_bad_requests_say_why(tiny_models):
     zero = run_to_completion(patching_steps(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=0.0,
                                             samples=2))
     assert zero.corrupt_metric == pytest.approx(zero.clean_metric) and "nothing to recover" in zero.note
+    # noise at rounding level: the two metrics differ by float32 rounding only, which is no signal to divide by
+    faint = run_to_completion(patching_steps(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=1e-9,
+                                             samples=2))
+    assert faint.note is not None and faint.effect == [[0.0] * 4, [0.0] * 4]
     for corrupt, subject, match in ((None, None, "neither"), ("The value of the", "name", "both"),
                                     (None, "Paris", "not in the clean text")):
         with pytest.raises(WorkbenchError, match=match):
