@@ -57,7 +57,8 @@ def counterpart_site(loaded: Any, text: str, kind: str, mask_index: int = 0):
     output token; a one-line ``WorkbenchError`` where B cannot make that kind of prediction."""
     family = loaded.family
     if family is not KIND_FAMILY.get(kind):
-        name = "ELMo (a biLM)" if family is Family.BILM else f"{'an' if family.value[0] in 'ae' else 'a'} {family.value}"
+        article = "an" if family.value[0] in "ae" else "a"
+        name = "ELMo (a biLM)" if family is Family.BILM else f"{article} {family.value}"
         raise WorkbenchError(f"model B cannot explain {KIND_WHAT.get(kind, kind)}: it is {name}")
     if kind != "mask":
         return prediction_site(loaded, text, "attribution")

@@ -56,7 +56,8 @@ class NeighboursB:
             return
         table, spec_text = st.table, st.spec.text
         if not self._done(b, table):
-            self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "…", "Embedding the corpus with model B…")
+            self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "…",
+                                    "Embedding the corpus with model B…")
             words, pooling = self.picker.words(), self.picker.pooling()
             self._run(lambda cancel: jobs.compared_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
                       b, table, "Embedding the corpus with model B…")
