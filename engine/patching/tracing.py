@@ -15,6 +15,12 @@ would be noise) there is nothing to recover: every effect is 0 and the result's 
 layer's positions run as one batch (a row per position), so the work is ``layers`` forward passes of
 ``tokens`` rows, with progress and the rows so far (a ``Partial`` holding a ``Patching``) after each.
 
+A patched row's ``patched − corrupt`` subtracts the corrupted metric of the same row of an unpatched batch of
+the same shape, not the reference pass's (a batch of 2 rows): a matrix product over another number of rows may
+sum in another order, and that rounding, divided by a small clean − corrupt gap, made cells that restore nothing
+(a position the corruption never reached) come out at 1e-6 .. 2e-4 depending on the CPU. With the same batch
+shape a patch that changes nothing gives exactly 0 on any CPU.
+
 Instead of a second text, the corrupted run may be ROME's: the clean text with Gaussian noise on the
 subject's word embeddings (``noise``; ``subject=``), the metric averaged over the noise draws.
 
@@ -166,6 +172,17 @@ def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: 
                  float(metrics[1:].mean()), top, clean_outputs, noise)
 
 
+def _unpatched_metrics(loaded: LoadedModel, runs: _Runs, batch: int) -> torch.Tensor:
+    """[batch] metrics of the corrupted run repeated in a batch of the shape ``_patched_metrics`` runs for
+    ``batch`` runs, nothing restored: what each patched row is measured against (same shape, same rounding)."""
+    draws = runs.corrupt_embeddings.shape[0]
+    embeddings = (runs.corrupt_embeddings.expand(batch, -1, -1) if draws == 1
+                  else runs.corrupt_embeddings.repeat(batch, 1, 1))
+    with torch.inference_mode():
+        logits = position_logits(loaded, runs.corrupt_site, embeddings)
+    return _metric(logits, runs.answer_id, runs.wrong_id).view(batch, draws).mean(1).cpu()
+
+
 def _patched_metrics(loaded: LoadedModel, runs: _Runs, module: torch.nn.Module, restored: torch.Tensor,
                      rows: torch.Tensor, positions: torch.Tensor, block_input: bool = False) -> torch.Tensor:
     """[R] metrics of R corrupted runs where run ``rows[i]`` gets ``restored[i]`` [H] at ``positions[i]``; a
@@ -217,15 +234,18 @@ def patching_steps(loaded: LoadedModel, clean: str, corrupt: str | None, answer:
     draws = runs.corrupt_embeddings.shape[0]
     chunk = max(2, rows_per_pass(loaded, runs.corrupt_site, most=64) // draws)
     effect = torch.zeros(layers, tokens, dtype=torch.float64)
+    unpatched: dict[int, torch.Tensor] = {}  # batch rows -> each row's corrupted metric in a batch of that shape
     for layer, module in enumerate(runs.modules):
         for start in range(0, tokens, chunk):
             cancel.check()
             positions = torch.arange(start, min(start + chunk, tokens))
-            # at least two rows, as in the reference pass, so a row's head matmul rounds as the references' did
-            padded = positions if len(positions) > 1 else positions.repeat(2)
+            padded = positions if len(positions) > 1 else positions.repeat(2)  # at least two rows
             restored = runs.clean_outputs[layer][padded]  # [B, H]: row b restores position padded[b]
             patched = _patched_metrics(loaded, runs, module, restored, torch.arange(len(padded)), padded)
-            effect[layer, positions] = (patched[:len(positions)] - runs.corrupt_metric) / span
+            if len(padded) not in unpatched:
+                unpatched[len(padded)] = _unpatched_metrics(loaded, runs, len(padded))
+            baseline = unpatched[len(padded)]
+            effect[layer, positions] = (patched[:len(positions)] - baseline[:len(positions)]) / span
         yield Progress(layer + 1, layers, f"{WHAT}: layer {layer + 1} of {layers}")
         yield Partial(_result(loaded, runs, site, (effect[:layer + 1] + 0.0).tolist(), None))
     return _result(loaded, runs, site, (effect + 0.0).tolist(), None)  # + 0.0: no -0.0

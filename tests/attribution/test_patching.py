@@ -10,10 +10,11 @@ import torch
 from engine.errors import WorkbenchError
 from engine.loading import load_model
 from engine.patching.tracing import patch
+from tests.support.patching_rounding import effect_tolerance
 from workbench.cli.main import main
 
 CLEAN, CORRUPT = "The name of the", "The value of the"  # 4 tokens each for the tiny GPT-2 and Llama
-MLM_CLEAN, MLM_CORRUPT = "a name is the [MASK]", "a value is the [MASK]"  # 7 tokens, [CLS] and [SEP] too
+MLM_CLEAN, MLM_CORRUPT = "a class is the [MASK]", "a is is the [MASK]"  # 7 tokens, [CLS] and [SEP] too
 KEYS = {"site", "layers", "tokens", "clean_metric", "corrupt_metric", "effect"}
 
 
@@ -60,9 +61,11 @@ def test_restoring_the_last_block_at_the_last_position_recovers_everything(tiny_
     assert len(result.effect) == len(result.layers) == 2 and all(len(row) == 4 for row in result.effect)
     # the restored row goes through the final norm and the head as the clean reference row did (to rounding:
     # a batch of another size may sum in another order)
-    assert result.effect[-1][-1] == pytest.approx(1.0, abs=1e-5)
-    # the last block's output at an earlier position never reaches the last position's logits
-    assert result.effect[-1][:-1] == pytest.approx([0.0] * 3, abs=1e-5)
+    tolerance = effect_tolerance(result.clean_metric, result.corrupt_metric)
+    assert result.effect[-1][-1] == pytest.approx(1.0, abs=tolerance)
+    # the last block's output at an earlier position never reaches the last position's logits, and each patched
+    # row is measured against the same row of an unpatched batch of its shape: exactly nothing, on any CPU
+    assert result.effect[-1][:-1] == [0.0] * 3
     # both runs' metrics, computed here from the ids
     tok = loaded.tokenizer
     vocab = tok.get_vocab()
@@ -84,7 +87,8 @@ def test_one_cell_equals_a_patch_made_here_with_a_plain_hook(gpt2, site, layer, 
     corrupt = _metric(model, corrupt_ids, 3, answer, wrong)
     value = _clean_output(model, module, clean_ids)[position]
     patched = _metric(model, corrupt_ids, 3, answer, wrong, module, position, value)
-    assert result.effect[layer][position] == pytest.approx((patched - corrupt) / (clean - corrupt), abs=1e-4)
+    assert result.effect[layer][position] == pytest.approx((patched - corrupt) / (clean - corrupt),
+                                                           abs=effect_tolerance(clean, corrupt))
 
 
 def test_a_masked_lm_is_patched_at_its_mask(tiny_models):
@@ -98,11 +102,14 @@ def test_a_masked_lm_is_patched_at_its_mask(tiny_models):
     answer, wrong = tok.get_vocab()["list"], tok.get_vocab()["class"]
     clean = _metric(model, clean_ids, mask, answer, wrong)
     corrupt = _metric(model, corrupt_ids, mask, answer, wrong)
+    # the gap is far above the product's same-metric rule (1e-5 x max(1, |metric|)), so both decide alike
+    assert abs(clean - corrupt) > 100 * 1e-5
     value = _clean_output(model, module, clean_ids)[2]
     patched = _metric(model, corrupt_ids, mask, answer, wrong, module, 2, value)
-    assert result.effect[1][2] == pytest.approx((patched - corrupt) / (clean - corrupt), abs=1e-4)
+    tolerance = effect_tolerance(clean, corrupt)
+    assert result.effect[1][2] == pytest.approx((patched - corrupt) / (clean - corrupt), abs=tolerance)
     resid = patch(bert, MLM_CLEAN, MLM_CORRUPT, "list", "class", "resid")
-    assert resid.effect[-1][mask] == pytest.approx(1.0, abs=1e-5)
+    assert resid.effect[-1][mask] == pytest.approx(1.0, abs=tolerance)
     with pytest.raises(WorkbenchError, match="same position"):
         patch(bert, "a name is [MASK] the", MLM_CORRUPT, "list")
 

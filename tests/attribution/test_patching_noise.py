@@ -13,6 +13,7 @@ from engine.errors import WorkbenchError
 from engine.loading import load_model
 from engine.patching.tracing import patching_steps
 from engine.progress import run_to_completion
+from tests.support.patching_rounding import effect_tolerance
 from workbench.cli.main import main
 
 CLEAN = "The name of the"  # 4 tokens for the tiny GPT-2: The, Ġname, Ġof, Ġthe
@@ -69,9 +70,11 @@ def test_noise_on_the_subject_against_the_papers_recipe(tiny_models):
     handle.remove()
     patched = _mean_metric(model, embeds, answer, wrong, module, position, kept["clean"][position])
     expected = (patched - result.corrupt_metric) / (result.clean_metric - result.corrupt_metric)
-    assert result.effect[layer][position] == pytest.approx(expected, abs=1e-4)
-    # before the subject nothing was noised: restoring it changes nothing
-    assert result.effect[layer][0] == pytest.approx(0.0, abs=1e-6)
+    tolerance = effect_tolerance(result.clean_metric, result.corrupt_metric)
+    assert result.effect[layer][position] == pytest.approx(expected, abs=tolerance)
+    # before the subject nothing was noised: restoring it changes nothing but rounding (the clean value restored
+    # was computed in the reference pass, a batch of another shape)
+    assert result.effect[layer][0] == pytest.approx(0.0, abs=tolerance)
     assert result.to_dict()["noise"]["positions"] == [1]
 
 

@@ -1,7 +1,8 @@
 """Tiny real models for tests, built from configs and saved to a folder.
 
 Nothing is downloaded: tokenizers are trained in a second on the English
-prose that Python ships (``pydoc_data.topics``), models are initialised from
+prose that Python ships (``pydoc_data.topics``; BERT's WordPiece vocabulary was trained on it once and is
+read from ``data/``, see ``_wordpiece_tokenizer``), models are initialised from
 small configs with a fixed seed and saved with ``save_pretrained``
 (safetensors), so the real loading code runs on them.
 """
@@ -27,14 +28,21 @@ def corpus_lines(limit: int = 3000) -> list[str]:
 
 
 def _wordpiece_tokenizer():
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    """BERT's WordPiece over a fixed vocabulary (``data/tiny_wordpiece_vocab.txt``).
+
+    The vocabulary was trained once on ``corpus_lines()`` with tokenizers' ``WordPieceTrainer``. It is read
+    from a file rather than trained in each test session because that trainer breaks ties in hash order: each
+    session got another vocabulary (other ids for "name", "is"...), so every number a test read off the tiny
+    BERT changed from one run to the next, and a check near a threshold passed or failed by chance. (The
+    byte-level BPE tokenizers below train the same way every time.)
+    """
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    words = (Path(__file__).parent / "data" / "tiny_wordpiece_vocab.txt").read_text(encoding="utf-8").splitlines()
+    tok = Tokenizer(models.WordPiece({word: i for i, word in enumerate(words)}, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(corpus_lines(), trainers.WordPieceTrainer(vocab_size=VOCAB, special_tokens=specials))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
