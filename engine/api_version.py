@@ -6,7 +6,7 @@ when it changes incompatibly (a changed signature). A plugin declares the
 version it was written for; it is compatible when the majors are equal and
 its minor is at most this one. Version 2.0 (the first public one) passes
 ``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``;
-2.1 adds the fine-tuning method protocol and its helpers, and prompt sets.
+2.1 adds the fine-tuning method protocol and its helpers, and prompt sets; 2.2 adds ``supply_prefix``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "2.1"
+API_VERSION = "2.2"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
 
 

@@ -24,7 +24,8 @@ Since 2.1 it also carries the fine-tuning method protocol (``FineTuneMethod``,
 the task head's names, freezing, parameter counts, BitFit, bottleneck
 adapters, the feature-based model on a scalar mix, LoRA target checking, and
 saving trained weights apart from the base (ours and ``peft``'s). See
-docs/writing-a-finetune-method.md.
+docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-tuning model whose prefix the
+workbench hands to the model as a prefilled cache, whatever the release calls that argument.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -61,6 +62,7 @@ from engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, Featu
 from engine.finetune.methods.heads import head_prefixes, is_under, train_only
 from engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets
 from engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
+from engine.finetune.methods.prefix_cache import supply_prefix
 from engine.finetune.methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
 from engine.progress import CancelToken, Partial, Progress
 from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
@@ -85,4 +87,6 @@ __all__ = [
     "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
     "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",
     "save_trained", "train_only", "wrap_with_peft",
+    # 2.2
+    "supply_prefix",
 ]

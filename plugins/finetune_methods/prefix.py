@@ -1,12 +1,19 @@
-"""Prefix tuning (Li & Liang 2021) through ``peft``: trained key/value vectors prepended in every attention layer."""
+"""Prefix tuning (Li & Liang 2021) through ``peft``: trained key/value vectors prepended in every attention layer.
+
+peft makes and saves the prefix; the workbench hands it to the model (``supply_prefix``) as a prefilled
+key/value cache, so it does not depend on what a transformers release calls that argument.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, TASKS, Attachment, FineTuneMethod, peft_task_type, wrap_with_peft
+from engine.plugin_api import (
+    API_VERSION, TASKS, Attachment, FineTuneMethod, load_peft, peft_task_type, supply_prefix, wrap_with_peft,
+)
 from plugins.finetune_methods.peft_io import PeftIO
 
 
@@ -28,7 +35,9 @@ class PrefixTuning(PeftIO, FineTuneMethod):
     name = "prefix"
     title = "Prefix tuning (Li & Liang 2021)"
     description = ("Every attention layer attends to n trained key/value pairs before the real tokens; the "
-                   "model's weights stay frozen.")
+                   "model's weights stay frozen. peft's PrefixEncoder makes those keys and values; the workbench "
+                   "hands them to the model as a prefilled key/value cache (under the name the model's forward "
+                   "declares) and widens the attention mask by n.")
     Config = PrefixConfig
     tasks = frozenset(TASKS)
     default_lr = 1e-3
@@ -48,4 +57,7 @@ class PrefixTuning(PeftIO, FineTuneMethod):
             task_type=peft_task_type(task), num_virtual_tokens=config.num_virtual_tokens,
             prefix_projection=config.prefix_projection, encoder_hidden_size=config.encoder_hidden_size,
             modules_to_save=self.trained_heads(model))
-        return wrap_with_peft(model, peft_config, self.name)
+        return supply_prefix(wrap_with_peft(model, peft_config, self.name))
+
+    def load(self, base_model: nn.Module, folder: Path) -> nn.Module:
+        return supply_prefix(load_peft(base_model, folder))

@@ -45,6 +45,11 @@ class PromptTuning(PeftIO, FineTuneMethod):
 
         self.check_task(task)
         self.check_config(config)
+        if task != "seq2seq" and getattr(getattr(model, "config", None), "is_encoder_decoder", False):
+            # found by the newest lane's family x method sweep: transformers raised NotImplementedError mid-step
+            raise WorkbenchError(f"prompt tuning cannot adapt {type(model).__name__}: it feeds the prompt in as input "
+                                 "embeddings, which an encoder-decoder's classifier does not accept; use LoRA or "
+                                 "BitFit here, or prompt tuning on the sequence-to-sequence task")
         extra = {}
         if config.init == "text":
             source = getattr(getattr(model, "config", None), "_name_or_path", "")

@@ -8,7 +8,10 @@ QA, sequence to sequence) and a <b>method</b>: full fine-tuning trains every wei
 methods freeze the pre-trained model and train a little next to it: <b>LoRA</b> adds a low-rank update
 B·A to chosen matrices (Hu et al. 2021), <b>prefix</b> and <b>prompt tuning</b> learn extra key/value vectors
 or input embeddings, <b>adapters</b> (Houlsby 2019, Pfeiffer 2021) insert small bottleneck layers, <b>BitFit</b>
-trains only the biases, and the <b>feature-based</b> method mixes frozen layers (ELMo's scalar mix).</p>
+trains only the biases, and the <b>feature-based</b> method mixes frozen layers (ELMo's scalar mix).
+Prefix tuning attaches as a prefilled key/value cache: peft makes the n keys and values of every layer, and
+the workbench hands them to the model's attention with the mask widened by n (so it works whatever a
+transformers release calls that argument).</p>
 <p>The form shows how many parameters each method trains on the loaded model, and the diagram where it
 attaches inside a transformer block. Each method brings its own learning rate: small for full fine-tuning
 (~2e-5), about a hundred times larger for the added modules. He et al. (2022) find the methods on par with
