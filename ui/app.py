@@ -111,6 +111,14 @@ def run(argv: list[str] | None = None) -> int:
     from workbench.models.network import apply_offline_mode
     from workbench.settings import load_settings
 
+    from engine.errors import WorkbenchError
+    from workbench.versions import refuse_known_breaks
+
+    try:
+        refuse_known_breaks("window")  # a Qt release known to crash the window: say so before it opens
+    except WorkbenchError as error:
+        print(f"lm-workbench: {error}", file=sys.stderr)
+        return 2
     settings = load_settings()
     apply_offline_mode(settings.offline)  # before anything imports transformers
     _offer_course_models(settings)

@@ -1,6 +1,8 @@
 """``lm-workbench --self-test [MODEL]``: prove an install works, one step at a time, without a window.
 
-Steps: read the settings (and set offline mode from them, before the hub client
+Steps: list the versions of the packages it stands on (a warning line for a
+release known to break a feature: ``workbench.versions``; a warning does not fail
+it), read the settings (and set offline mode from them, before the hub client
 is imported), load the model (the built-in default unless MODEL names another),
 encode a sentence, list the objective plugins (the built-in ones must load), and
 write a run to the user's run store, read it back and delete it again. Each step
@@ -99,7 +101,19 @@ def _run_store(state: dict[str, Any]) -> str:
     return f"wrote and read back run #{run_id} in {path}"
 
 
+def _versions(state: dict[str, Any]) -> str:
+    """The versions found (one line) and a warning line for each release known to break a feature; a known
+    break does not fail the self-test (the features it breaks refuse when they start)."""
+    from workbench.versions import breaks_in_force, found_versions
+
+    found = found_versions()
+    for entry, version in breaks_in_force():
+        state.setdefault("warnings", []).append(f"self-test: WARNING: {entry.message(version)}")
+    return ", ".join(f"{name} {version or 'not found'}" for name, version in found.items())
+
+
 STEPS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("versions", _versions),
     ("settings", _settings),
     ("load the model", _load),
     ("encode a sentence", _encode),
@@ -128,6 +142,8 @@ def run_self_test(model: str = "minilm", echo: Callable[[str], None] = print) ->
             print(f"self-test: FAILED at {name}: {text}", file=sys.stderr)
             return EXIT_FAILED
         echo(f"self-test: {name} ok ({time.monotonic() - start:.1f} s): {detail}")
+        for warning in state.pop("warnings", []):
+            echo(warning)
     target = os.environ.get(MODULES_ENV, "").strip()
     if target:
         _write_module_files(target)

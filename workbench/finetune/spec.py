@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from engine.errors import WorkbenchError
 from engine.finetune.names import TASKS
 from workbench.runs.spec import RunSpec
+from workbench.versions import refuse_known_breaks
 
 
 
@@ -45,6 +46,7 @@ class FineTuneSpec(RunSpec):
     WHAT: ClassVar[str] = "fine-tuning"
 
     def check(self) -> None:
+        refuse_known_breaks(f"finetune:{self.method}")
         if self.task not in TASKS:
             raise WorkbenchError(f"task must be one of {', '.join(TASKS)}, not {self.task!r}")
         if not self.train:

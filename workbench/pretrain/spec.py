@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from engine.errors import WorkbenchError
 from engine.pretrain.names import ELMO_PRESET_NAMES, FAMILIES, TRANSFORMER_PRESETS
 from workbench.runs.spec import RunSpec
+from workbench.versions import refuse_known_breaks
 
 PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (the CLI's choices)
 
@@ -78,6 +79,7 @@ class PretrainSpec(RunSpec):
 
     def check(self) -> None:
         """Raise ``WorkbenchError`` for a value that cannot work, before anything heavy starts."""
+        refuse_known_breaks(f"pretrain:{self.family}")
         if self.family not in FAMILIES:
             raise WorkbenchError(f"unknown family {self.family!r}; choose one of {', '.join(FAMILIES)}")
         if self.preset not in presets_for(self.family):
