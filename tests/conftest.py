@@ -138,3 +138,33 @@ def open_window(qtbot):
         window.close()  # (pytest-qt may have closed it already)
         assert not window.jobs._lane.thread.is_alive()
         assert window.run_services.closed
+
+
+# The newest lane (scripts/test-newest.sh, `-m newest`): besides tests/newest (every family x fine-tuning method),
+# each view's and each long run's compute path, on the newest releases pyproject allows. About 2 minutes on 2 cores.
+NEWEST_LANE = (
+    "tests/newest/",
+    "tests/tokens/test_tokens.py", "tests/tokens/test_gui_token_view.py",
+    "tests/attention/test_attention.py", "tests/attention/test_attention_steps.py",
+    "tests/predictions/test_predictions.py", "tests/predictions/test_decoding.py", "tests/predictions/test_lens_memory.py",
+    "tests/objectives/test_objectives_examples.py", "tests/objectives/test_objectives_losses.py",
+    "tests/embeddings/test_embeddings_extract.py", "tests/embeddings/test_embeddings_sense.py",
+    "tests/probing/test_probing_math.py", "tests/probing/test_scalar_mix.py",
+    "tests/prompting/test_prompting_scoring.py", "tests/prompting/test_prompting_generation.py",
+    "tests/attribution/test_attribution.py", "tests/attribution/test_attribution_families.py",
+    "tests/attribution/test_patching.py", "tests/attribution/test_patching_noise.py",
+    "tests/tuned_lens/test_tuned_lens.py", "tests/compare/test_layer_cka.py", "tests/compare/test_layer_cka_elmo.py",
+    "tests/models/test_parity.py", "tests/models/test_bad_input.py", "tests/elmo/test_elmo_family.py",
+    "tests/pretrain/test_pretrain_families.py", "tests/pretrain/test_training_loop.py",
+    "tests/finetune/test_finetune_methods_reload.py", "tests/finetune/test_finetune_methods_counts.py",
+    "tests/finetune/test_finetune_prefix_cache.py", "tests/finetune/test_finetune_prefix_supplied.py",
+    "tests/cli/test_self_test.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.path)).relative_to(root).as_posix()
+        if where.startswith(NEWEST_LANE):
+            item.add_marker(pytest.mark.newest)
