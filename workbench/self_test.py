@@ -87,10 +87,13 @@ def _run_store(state: dict[str, Any]) -> str:
     from workbench.paths import runs_db_path
     from workbench.store import RunStore
 
+    from workbench.runs.run_context import create_queued_run
+
     path = runs_db_path()
     with RunStore(path) as store:
-        run_id = store.create_run("self-test", name="self-test", model=state["model"], params={"sentence": SENTENCE},
-                                  status="running", pid=os.getpid())
+        run_id = create_queued_run(store, "self-test", name="self-test", model=state["model"],
+                                   params={"sentence": SENTENCE}, pid=os.getpid())
+        store.start_run(run_id, pid=os.getpid())
         store.log_metrics(run_id, 0, {"check": 1.0})
         store.finish_run(run_id)
         row = store.get_run(run_id)

@@ -156,8 +156,8 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     """``submit_finetune`` queues the spec with the job target; the lane's child entry point runs it."""
     from workbench.finetune.job import submit_finetune
     from workbench.finetune.spec import FineTuneSpec
-    from workbench.lanes.run_context import run_in_child
-    from workbench.runs.kinds import FINETUNE
+    from workbench.runs.run_context import run_in_child
+    from workbench.finetune.job import FINETUNE
     from workbench.store import RunStore
 
     class QueueOnly:  # what submit_finetune hands a LongRunLane, recorded in a real store
@@ -200,8 +200,9 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
 
 def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
     from workbench.finetune.spec import FineTuneSpec
-    from workbench.lanes.run_context import run_in_child
-    from workbench.runs.kinds import FINETUNE, resume_params
+    from workbench.runs.run_context import run_in_child
+    from workbench.finetune.job import FINETUNE
+    from workbench.runs.kinds import resume_params
     from workbench.store import RunStore
 
     db = tmp_path / "runs.sqlite"

@@ -26,7 +26,7 @@ from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
 from workbench.lanes.long_runs import LongRunLane
 from workbench.pretrain.job import submit_pretrain
 from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.kinds import RUN_KINDS
+from workbench.runs.kinds import run_kind
 from workbench.startup import recover_interrupted_runs
 from workbench.store import RunStore
 from workbench.paths import runs_db_path
@@ -78,7 +78,7 @@ def test_job_logs_live_then_cancel_leaves_a_loadable_checkpoint(fresh_home, corp
         run_id = submit_pretrain(lane, spec)
         row = store.get_run(run_id)
         assert (row["kind"], row["method"], row["params"]) == ("pretrain", "clm", spec.to_dict())
-        assert row["cli_command"] == spec.cli_command() == RUN_KINDS["pretrain"].cli_command(row["params"])
+        assert row["cli_command"] == spec.cli_command() == run_kind("pretrain").cli_command(row["params"])
         wait_until(lambda: len(store.metrics(run_id, "loss")) >= 8, what="8 logged steps")
         names = set(store.metric_names(run_id))
         assert {"loss", "lr", "grad_norm", "tokens_per_s", "validation_loss", "perplexity"} <= names

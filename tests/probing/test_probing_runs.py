@@ -33,7 +33,7 @@ def test_params_are_checked():
 
 
 def test_the_sts_job_logs_spearman_per_layer_as_the_lane_would_run_it(tmp_path, fresh_home, tiny_models):
-    from workbench.lanes.run_context import RunContext
+    from workbench.runs.run_context import RunContext
     from workbench.probing.runs import sts_job
     from workbench.store import RunStore
 

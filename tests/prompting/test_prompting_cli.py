@@ -107,7 +107,7 @@ def test_the_long_run_target_repeats_a_stored_evaluation(fresh_home, tiny_models
     """The runs browser's "run again": the stored params go back through ``prompt_eval_job``."""
     import threading
 
-    from workbench.lanes.run_context import RunContext
+    from workbench.runs.run_context import RunContext
     from workbench.paths import runs_db_path
     from workbench.prompting.runs import prompt_eval_job
     from workbench.prompting.spec import PromptEvalSpec

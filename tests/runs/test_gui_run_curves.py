@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ui import theme
-from ui.run_tracking.metrics_reader import MetricRow
+from workbench.store.metrics_reader import MetricRow
 from ui.theme_tokens import DEFAULT, PRESENTATION
 from ui.widgets.run_curves import RAW, X_TIME, CurveLook, RunCurves
 

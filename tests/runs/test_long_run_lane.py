@@ -12,7 +12,7 @@ import pytest
 
 from engine.errors import Cancelled
 from workbench.lanes.long_runs import LongRunLane
-from workbench.lanes.run_context import HeartbeatThread, RunContext, resolve_target
+from workbench.runs.run_context import HeartbeatThread, RunContext, resolve_target
 from workbench.store import RunStore
 
 JOBS = "tests.support.lane_jobs"

@@ -16,7 +16,7 @@ from workbench.finetune.spec import FineTuneSpec
 from workbench.pretrain.spec import PretrainSpec
 from workbench.probing.spec import ProbeSpec, ScalarMixSpec, StsSpec
 from workbench.prompting.spec import PromptEvalSpec
-from workbench.runs.kinds import RUN_KINDS
+from workbench.runs.kinds import run_kind
 from workbench.runs.spec import RunSpec
 
 # One spec of each kind, each with settings away from their defaults (and one with a space in a path), and the
@@ -78,10 +78,40 @@ def test_the_command_line_parses_back_to_the_same_spec(name):
     assert from_args(args) == spec
 
 
-@pytest.mark.parametrize("kind", ["pretrain", "finetune", "probe", "sts", "prompt-eval"])
+@pytest.mark.parametrize("kind", ["pretrain", "finetune", "probe", "sts", "scalar-mix", "prompt-eval"])
 def test_a_stored_run_copies_as_its_spec_command_line(kind):
     spec, _ = SPECS[kind]
-    assert RUN_KINDS[kind].cli_command(spec.to_dict()) == spec.cli_command()
+    assert run_kind(kind).cli_command(spec.to_dict()) == spec.cli_command()
+
+
+def test_every_kind_a_run_is_recorded_as_can_be_run_again():
+    """Each kind registers through the entry-point group beside its spec; its lane target resolves to a job
+    (scalar-mix runs used to be recorded without one, so the Runs tab could not run them again)."""
+    from workbench.runs.kinds import run_kinds
+    from workbench.runs.run_context import resolve_target
+
+    recorded = set(SPECS) | {"tuned-lens"}
+    assert recorded <= set(run_kinds())
+    for kind in recorded:
+        assert callable(resolve_target(run_kind(kind).target)), kind
+
+
+def test_a_broken_run_kind_entry_is_left_out_and_the_others_kept():
+    from workbench.runs.kinds import RunKind, discover_run_kinds
+
+    class Entry:
+        def __init__(self, name, value):
+            self.name, self.value = name, value
+
+        def load(self):
+            if isinstance(self.value, Exception):
+                raise self.value
+            return self.value
+
+    good = RunKind("toy", "toy.module:job", "Toy", command=lambda params: "lm-workbench toy")
+    found = discover_run_kinds([Entry("toy", good), Entry("bad", ImportError("no module named toy")),
+                                Entry("odd", "not a kind")])
+    assert found == {"toy": good}
 
 
 def test_a_missing_required_setting_is_named():

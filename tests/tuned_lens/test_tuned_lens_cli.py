@@ -17,7 +17,7 @@ from safetensors.torch import load_file
 from workbench.cli.main import main
 from workbench.cli.parser import build_parser
 from workbench.cli.tuned_lens_commands import spec_from_args
-from workbench.runs.kinds import RUN_KINDS
+from workbench.runs.kinds import run_kind
 from workbench.tuned_lens.spec import TunedLensSpec
 from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
@@ -71,7 +71,7 @@ def test_tuned_lens_json_lens_tuned_json_and_the_recorded_run(capsys, fresh_home
     (run,) = json.loads(stdout)["runs"]
     assert run["id"] == summary["run_id"] and run["status"] == "finished" and run["model"] == gpt2
     assert run["final_metrics"]["mean_kl_tuned"] == pytest.approx(summary["mean_kl"]["tuned_after"])
-    assert run["cli_command"] == RUN_KINDS["tuned-lens"].cli_command(run["params"])
+    assert run["cli_command"] == run_kind("tuned-lens").cli_command(run["params"])
     assert shlex.split(run["cli_command"])[1] == "tuned-lens"
 
 

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui import theme
-from ui.run_tracking.metrics_reader import MetricRow
+from workbench.store.metrics_reader import MetricRow
 from ui.widgets.run_curves import CurveLook, RunCurves
 
 # metric name -> (panel, look)

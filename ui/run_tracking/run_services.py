@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from ui.run_tracking.metrics_reader import MetricsReader
+from workbench.store.metrics_reader import MetricsReader
 
 CLOSE_GRACE_S = 10.0  # a cancelled pre-training run saves a checkpoint within this
 

@@ -13,7 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ui.run_tracking.metrics_reader import MetricRow
+from workbench.store.metrics_reader import MetricRow
 
 
 class Series:

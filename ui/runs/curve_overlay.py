@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
 from ui import theme
-from ui.run_tracking.metrics_reader import MetricsReader
+from workbench.store.metrics_reader import MetricsReader
 from ui.widgets.run_curves import X_STEP, X_TIME, CurveLook, RunCurves
 
 DEFAULT_METRIC = "loss"

@@ -22,7 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui import theme
-from ui.run_tracking.metrics_reader import MetricRow
+from workbench.store.metrics_reader import MetricRow
 from ui.run_tracking.series import RunSeries, ema
 
 X_STEP, X_TIME = "step", "time"

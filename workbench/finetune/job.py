@@ -1,50 +1,39 @@
-"""Fine-tuning as a recorded run: the long-run lane's job and the CLI's in-process equivalent.
+"""Fine-tuning as a recorded run: ``FineTuneRun``, a ``LongRun`` (``workbench.runs.recorder``).
 
-``finetune_job`` (target ``"workbench.finetune.job:finetune_job"``) runs in the lane's spawned
-child with the run's ``RunContext``: the job's events become run-store metrics through
-``FineTuneReporter`` (``trainable_parameters, total_parameters, trainable_percent`` at step 0 before
-training; ``loss, lr, grad_norm, tokens_per_s`` per logged step; ``validation_loss, perplexity`` and
-the task's metrics, e.g. ``accuracy, f1, mcc``, per evaluation; at the last step ``wall_s,
-peak_memory_mb, adapter_bytes`` and the counts again), the context's
-cancel flag is the loop's cancel token. ``submit_finetune(lane, spec)`` queues a spec and returns
-the run id. ``run_recorded(spec)`` is the CLI's way: in this process, recorded the same way, with a
-heartbeat and Ctrl-C as cancel.
+The recorder records it the same way from every front end: the long-run lane's job ``finetune_job`` (target
+``"workbench.finetune.job:finetune_job"``, in the lane's spawned child), ``submit_finetune(lane, spec)`` (queue
+it; returns the run id) and ``run_recorded(spec)`` (the CLI's way: in this process, a heartbeat, Ctrl-C as
+cancel; under torchrun only rank 0 records). The job's events become run-store metrics through
+``FineTuneReporter``: ``trainable_parameters, total_parameters, trainable_percent`` at step 0 before training;
+``loss, lr, grad_norm, tokens_per_s`` per logged step; ``validation_loss, perplexity`` and the task's metrics,
+e.g. ``accuracy, f1, mcc``, per evaluation; at the last step ``wall_s, peak_memory_mb, adapter_bytes`` and the
+counts again.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
 from workbench.finetune.spec import FineTuneSpec
-from workbench.lanes.in_process import EventToken, SigintCancels, record_in_process
-from workbench.lanes.run_context import RunContext
-from workbench.pretrain.recording import StoreReporter, distributed_rank
-from workbench.runs.kinds import FINETUNE
+from workbench.runs.kinds import RunKind
+from workbench.runs.recorder import LongRun, StoreReporter
 
-KIND = FINETUNE.kind
+KIND = "finetune"
 FINAL_METRICS = ("trainable_parameters", "total_parameters", "trainable_percent", "wall_s", "peak_memory_mb",
                  "adapter_bytes")
 
 
+def _finetune_command(params: dict[str, Any]) -> str:
+    return FineTuneSpec.from_dict(params).cli_command()
+
+
+FINETUNE = RunKind(kind=KIND, target="workbench.finetune.job:finetune_job", title="Fine-tuning",
+                   command=_finetune_command, resumable=True)
+
+
 def model_label(spec: FineTuneSpec) -> str:
     return spec.model or "minilm"
-
-
-def record_outputs(ctx: RunContext, summary: dict[str, Any]) -> None:
-    """The run's final numbers (at its last step), its output files and its provenance."""
-    from workbench.runs.provenance import collect_provenance
-
-    final = {k: float(summary[k]) for k in FINAL_METRICS if summary.get(k) is not None}
-    ctx.log_dict(int(summary.get("steps", 0)), final)
-    ctx.add_artifact("adapter", "model", summary["adapter_dir"])
-    ctx.add_artifact("summary", "summary", summary["summary_path"])
-    spec = FineTuneSpec.from_dict(summary["spec"])
-    files = [p for p in (spec.train, spec.validation) if p and Path(p).is_file()]
-    ctx.store.set_provenance(ctx.run_id, collect_provenance(
-        device=summary.get("device") or "", dtype="float32", seed=spec.seed, model_folder=summary.get("base_model"),
-        data_files=files, plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command()))
 
 
 class FineTuneReporter(StoreReporter):
@@ -70,22 +59,54 @@ def method_source(name: str) -> str:
     return "plugins folder"
 
 
-def finetune_job(ctx: RunContext, **spec_dict: Any) -> dict[str, Any]:
-    """Run the fine-tuning that ``spec_dict`` (``FineTuneSpec.to_dict()``) describes; return its summary."""
-    from workbench.finetune.run import run_finetune
+class FineTuneRun(LongRun):
+    kind = KIND
+    Spec = FineTuneSpec
+    Reporter = FineTuneReporter
 
-    spec = FineTuneSpec.from_dict(spec_dict)
-    summary = run_finetune(spec, cancel=ctx, report=FineTuneReporter(ctx), run_id=ctx.run_id)
-    record_outputs(ctx, summary)
-    return summary
+    def __init__(self, spec: FineTuneSpec, loaded: Any = None,
+                 on_read: Callable[[Any], None] | None = None) -> None:
+        super().__init__(spec, loaded)
+        self.on_read = on_read  # hears each data file's ReadReport (rows read and skipped) before training
+
+    def columns(self) -> dict[str, Any]:
+        return {"name": self.spec.title(), "model": model_label(self.spec), "method": self.spec.method}
+
+    def preflight(self) -> None:
+        from workbench.finetune.run import preflight
+
+        checked = preflight(self.spec)
+        if self.on_read is not None:
+            for report in checked.data.reads.values():
+                self.on_read(report)
+
+    def body(self, ctx: Any, report: Any) -> dict[str, Any]:
+        from workbench.finetune.run import run_finetune
+
+        return run_finetune(self.spec, cancel=ctx, report=report, run_id=ctx.run_id)
+
+    def final_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        return {k: summary[k] for k in FINAL_METRICS if summary.get(k) is not None}
+
+    def artifacts(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+        return [("adapter", "model", summary["adapter_dir"]), ("summary", "summary", summary["summary_path"])]
+
+    def provenance(self, summary: dict[str, Any]) -> dict[str, Any]:
+        from workbench.runs.provenance import collect_provenance
+
+        spec = FineTuneSpec.from_dict(summary["spec"])
+        files = [p for p in (spec.train, spec.validation) if p and Path(p).is_file()]
+        return collect_provenance(device=summary.get("device") or "", dtype="float32", seed=spec.seed,
+                                  model_folder=summary.get("base_model"), data_files=files,
+                                  plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command())
+
+
+finetune_job = FineTuneRun.lane_job
 
 
 def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:
     """Queue ``spec`` on a ``LongRunLane``; returns the run id. The spec is checked first (cheap)."""
-    spec.check()
-    params = spec.to_dict()
-    return lane.submit(FINETUNE.target, params, kind=KIND, name=spec.title(), model=model_label(spec),
-                       method=spec.method, params=params, cli_command=spec.cli_command())
+    return FineTuneRun(spec).submit(lane, FINETUNE.target)
 
 
 def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = None,
@@ -96,35 +117,5 @@ def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = Non
     Bad input fails before a run is recorded (``preflight``). Ctrl-C cancels: the loop saves a
     checkpoint and the summary is ``{"run_id", "cancelled": True, "checkpoint", "steps", "out_dir"}``;
     any other error marks the run failed and is re-raised (its checkpoints stay for ``--resume``).
-    ``on_read`` hears each data file's ``ReadReport`` (rows read and skipped) before training starts.
     """
-    from workbench.finetune.run import preflight, run_finetune
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
-
-    checked = preflight(spec)
-    if on_read is not None:
-        for report in checked.data.reads.values():
-            on_read(report)
-    rank, _world = distributed_rank()
-    if rank != 0:  # under torchrun: the other ranks train; rank 0 records the one run
-        cancel = threading.Event()
-        with SigintCancels(cancel):
-            run_finetune(spec, cancel=EventToken(cancel))
-        return None
-    reporter: FineTuneReporter | None = None
-
-    def work(ctx: RunContext) -> dict[str, Any]:
-        nonlocal reporter
-        reporter = FineTuneReporter(ctx, echo)
-        summary = run_finetune(spec, cancel=ctx, report=reporter, run_id=ctx.run_id)
-        record_outputs(ctx, summary)
-        return summary
-
-    def when_cancelled(run_id: int) -> dict[str, Any]:  # the loop saved a checkpoint first
-        steps, last = reporter.checkpoints[-1] if reporter and reporter.checkpoints else (None, None)
-        return {"run_id": run_id, "cancelled": True, "checkpoint": last, "steps": steps, "out_dir": spec.out_dir}
-
-    return record_in_process(RunStore(store_path or runs_db_path()), kind=KIND, name=spec.title(),
-                             model=model_label(spec), method=spec.method, params=spec.to_dict(),
-                             cli_command=spec.cli_command(), work=work, when_cancelled=when_cancelled)
+    return FineTuneRun(spec, on_read=on_read).in_process(echo=echo, store_path=store_path)

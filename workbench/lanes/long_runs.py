@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.lanes.run_context import run_in_child
+from workbench.runs.run_context import create_queued_run, run_in_child
 from workbench.store.migrations import FINAL_STATUSES
 from workbench.store.run_store import RunStore
 
@@ -102,10 +102,10 @@ class LongRunLane:
         with self._cond:
             if self._closed:
                 raise RuntimeError("the long-run lane is shut down")
-            run_id = self._store.create_run(
-                kind, name=name, model=model, method=method,
+            run_id = create_queued_run(
+                self._store, kind, name=name, model=model, method=method,
                 params=kwargs if params is None else params, provenance=provenance,
-                cli_command=cli_command, status="queued", pid=os.getpid())
+                cli_command=cli_command, pid=os.getpid())
             self._queue.append(_Job(run_id, target, kwargs))
             self._cond.notify_all()
         return run_id

@@ -16,7 +16,12 @@ from engine.progress import NEVER_CANCELLED, CancelToken
 from workbench.embeddings.jobs import activation_cache
 from workbench.probing.spec import ProbeSpec, StsSpec
 from workbench.runs.execute import ComputedRun, execute_in_lane
-from workbench.runs.kinds import PROBE, STS
+from workbench.runs.kinds import RunKind, spec_command
+
+PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="Layer-wise probing",
+                command=spec_command(ProbeSpec))
+STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
+              command=spec_command(StsSpec))
 
 
 def read_probe_task(spec: ProbeSpec) -> Any:

@@ -12,9 +12,13 @@ from typing import Any, Generator
 from engine.progress import NEVER_CANCELLED, CancelToken
 from workbench.embeddings.jobs import activation_cache
 from workbench.probing.runs import read_probe_task
-from workbench.runs.execute import ComputedRun
+from workbench.probing.spec import ScalarMixSpec
+from workbench.runs.execute import ComputedRun, execute_in_lane
+from workbench.runs.kinds import RunKind, spec_command
 
 KIND = "scalar-mix"
+SCALAR_MIX = RunKind(kind=KIND, target="workbench.probing.scalar_mix_run:scalar_mix_job",
+                     title="Scalar mix of the layers", command=spec_command(ScalarMixSpec))
 
 
 class ScalarMixRun(ComputedRun):
@@ -44,3 +48,8 @@ class ScalarMixRun(ComputedRun):
 
     def columns(self) -> dict[str, str]:
         return {"name": f"scalar mix {self.spec.task}", "model": self.spec.model, "method": self.spec.kind}
+
+
+def scalar_mix_job(ctx: Any, **params: Any) -> dict[str, Any]:
+    """The long-run lane's scalar-mix job (the runs browser's "run again"): the mix's weights per layer."""
+    return execute_in_lane(ctx, ScalarMixRun(ScalarMixSpec.from_dict(params).checked())).to_json()

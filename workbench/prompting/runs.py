@@ -16,7 +16,10 @@ from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, drive
 from workbench.prompting.spec import PromptEvalSpec
 from workbench.runs.execute import ComputedRun, execute_in_lane, load_model
-from workbench.runs.kinds import PROMPT_EVAL
+from workbench.runs.kinds import RunKind, spec_command
+
+PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",
+                      title="Prompt evaluation", command=spec_command(PromptEvalSpec))
 
 EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar demonstrations
 

@@ -1,17 +1,21 @@
-"""The kinds of long runs the runs browser knows, and how to redo each one.
+"""The kinds of recorded runs the runs browser knows, and how to redo each one.
 
-Each ``RunKind`` names the long-run lane target that runs it and turns a
-run's stored ``params`` back into the equivalent command line, so "run again
-with this config" (``LongRunLane.submit(kind.target, params, kind=kind.kind)``)
-and "copy as CLI command" work for every kind without the browser knowing any
-of them. Fine-tuning, probing, prompt evaluation and the tuned lens add their entries here.
-Kept light: no torch.
+Each ``RunKind`` names the long-run lane target that runs it and turns a run's stored ``params`` back into the
+equivalent command line, so "run again with this config" (``LongRunLane.submit(kind.target, params,
+kind=kind.kind)``) and "copy as CLI command" work for every kind without the browser knowing any of them.
+Kinds register themselves beside their spec, through the entry-point group ``lm_workbench.run_kinds`` (each
+entry names a ``RunKind``), as objectives and fine-tuning methods do: the built-in ones exactly as a third
+party's would, so this module imports no area. Kept light: no torch.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Callable
+
+GROUP = "lm_workbench.run_kinds"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -38,70 +42,49 @@ class RunKind:
                                  f"line by this version (missing or odd: {exc})") from None
 
 
-def _pretrain_command(params: dict[str, Any]) -> str:
-    from workbench.pretrain.spec import PretrainSpec
+def spec_command(spec_class: type) -> Callable[[dict[str, Any]], str]:
+    """A ``RunKind.command`` for a ``RunSpec`` class: its ``cli_command`` of the params read back."""
+    def command(params: dict[str, Any]) -> str:
+        return spec_class.from_dict(params).cli_command()
 
-    return PretrainSpec.from_dict(params).cli_command()
-
-
-PRETRAIN = RunKind(kind="pretrain", target="workbench.pretrain.job:pretrain_job", title="Pre-training",
-                   command=_pretrain_command, resumable=True)
+    return command
 
 
-def _probe_command(params: dict[str, Any]) -> str:
-    from workbench.probing.spec import ProbeSpec
+def discover_run_kinds(entries: Any = None) -> dict[str, RunKind]:
+    """{kind: RunKind} from the entry-point group (or ``entries``, for tests); a broken entry is logged and
+    left out, so one bad plugin cannot hide the others."""
+    if entries is None:
+        from importlib.metadata import entry_points
 
-    return ProbeSpec.from_dict(params).cli_command()
-
-
-def _sts_command(params: dict[str, Any]) -> str:
-    from workbench.probing.spec import StsSpec
-
-    return StsSpec.from_dict(params).cli_command()
-
-
-PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="Layer-wise probing",
-                command=_probe_command)
-STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
-              command=_sts_command)
-
-
-def _prompt_eval_command(params: dict[str, Any]) -> str:
-    from workbench.prompting.spec import PromptEvalSpec
-
-    return PromptEvalSpec.from_dict(params).cli_command()
+        entries = entry_points(group=GROUP)
+    kinds: dict[str, RunKind] = {}
+    for entry in entries:
+        try:
+            kind = entry.load()
+        except Exception:  # noqa: BLE001 - a plugin's import error must not take the runs browser down
+            log.exception("run kind %s could not be loaded", entry.name)
+            continue
+        if not isinstance(kind, RunKind) or kind.kind != entry.name:
+            log.error("run kind entry %s is not a RunKind named %s", entry.name, entry.name)
+            continue
+        kinds[kind.kind] = kind
+    return kinds
 
 
-PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",
-                      title="Prompt evaluation", command=_prompt_eval_command)
+_KINDS: dict[str, RunKind] | None = None
 
 
-def _finetune_command(params: dict[str, Any]) -> str:
-    from workbench.finetune.spec import FineTuneSpec
-
-    return FineTuneSpec.from_dict(params).cli_command()
-
-
-FINETUNE = RunKind(kind="finetune", target="workbench.finetune.job:finetune_job", title="Fine-tuning",
-                   command=_finetune_command, resumable=True)
-
-
-
-def _tuned_lens_command(params: dict[str, Any]) -> str:
-    from workbench.tuned_lens.spec import TunedLensSpec
-
-    return TunedLensSpec.from_dict(params).cli_command()
-
-
-TUNED_LENS = RunKind(kind="tuned-lens", target="workbench.tuned_lens.job:tuned_lens_job", title="Tuned lens",
-                     command=_tuned_lens_command)
-
-RUN_KINDS: dict[str, RunKind] = {kind.kind: kind for kind in (PRETRAIN, PROBE, STS, FINETUNE, PROMPT_EVAL, TUNED_LENS)}
+def run_kinds() -> dict[str, RunKind]:
+    """Every registered kind (discovered once per process)."""
+    global _KINDS
+    if _KINDS is None:
+        _KINDS = discover_run_kinds()
+    return _KINDS
 
 
 def run_kind(kind: str) -> RunKind | None:
     """The entry for a store ``kind``, or None for a kind this version does not know."""
-    return RUN_KINDS.get(kind)
+    return run_kinds().get(kind)
 
 
 def resume_params(kind: RunKind, run: dict[str, Any]) -> dict[str, Any] | None:

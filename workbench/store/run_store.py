@@ -31,7 +31,7 @@ import sqlite_utils
 
 from engine.errors import MachineFault
 from workbench.notices import announce
-from workbench.store import salvage
+import workbench.store.salvage as salvage
 from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, TABLE_COLUMNS, migrate
 
 _JSON_COLUMNS = ("params", "provenance")

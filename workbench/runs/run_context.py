@@ -1,4 +1,6 @@
-"""What a long-run job sees inside its child process, and the child's bootstrap.
+"""What a recorded run's body sees (``RunContext``), how a run is recorded (``recorded_run``), and a long-run
+lane child's bootstrap (``run_in_child``). The run store's ``create_run`` is called from ``workbench.runs``
+alone (``create_queued_run`` here, ``execute.record`` for computed runs): an architecture test checks it.
 
 A job is a plain function ``target(ctx, **kwargs)``; ``ctx`` is a
 ``RunContext``: the run id, the run store, and a cancel flag. It also
@@ -140,6 +142,15 @@ def recorded_run(store: RunStore, run_id: int, cancel_event: EventLike, *, heart
             store.finish_run(run_id, status, note, if_status=("queued", "running"))
         except Exception:  # noqa: BLE001 - the job's own error (if any) is what the caller must see
             log.exception("could not record that run %s ended %s", run_id, status)
+
+
+def create_queued_run(store: RunStore, kind: str, *, name: str | None = None, model: str | None = None,
+                      method: str | None = None, params: dict[str, Any] | None = None,
+                      cli_command: str | None = None, provenance: dict[str, Any] | None = None,
+                      pid: int | None = None) -> int:
+    """A new run row, ``queued``, with the columns the runs browser shows; its id."""
+    return store.create_run(kind, name=name, model=model, method=method, params=params, provenance=provenance,
+                            cli_command=cli_command, status="queued", pid=pid)
 
 
 def failure_note(exc: BaseException) -> str:
