@@ -4,7 +4,7 @@ The output folder's format is in ``docs/finetune-outputs.md``.
 
 Where things are: ``spec.FineTuneSpec`` (the run), ``methods.finetune_methods()`` (the plugins),
 ``job.submit_finetune(lane, spec)`` (queue it on the long-run lane; the run kind is
-``workbench.runs.kinds.FINETUNE``), ``run.preflight(spec)`` (every cheap check, raises ``WorkbenchError``),
+``job.FINETUNE``, registered in the ``lm_workbench.run_kinds`` entry points), ``run.preflight(spec)`` (every cheap check, raises ``WorkbenchError``),
 ``run.parameter_counts(spec)`` (trainable/total before training, seconds: off the GUI thread),
 ``workbench.runs.summary.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``engine.finetune.saved.predict``
 (reload and predict), ``run.merge_output(out_dir, out)`` (LoRA merged), ``state.FineTuneState`` (the tab's
