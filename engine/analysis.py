@@ -31,8 +31,8 @@ import torch
 
 from engine.decoding import _start_ids, decode_steps
 from engine.errors import WorkbenchError
-from engine.families import Family
-from engine.loading import LoadedModel
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 from engine.tokens import TokenizedText, tokenize_many, tokenize_target
 

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken
 from engine.tokens import TokenizedText, tokenize
 

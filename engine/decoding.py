@@ -17,7 +17,7 @@ from typing import Any, Generator
 
 import torch
 
-from engine.families import Family
+from engine.models.families import Family
 from engine.progress import NEVER_CANCELLED, CancelToken
 
 

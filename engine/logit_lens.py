@@ -23,8 +23,8 @@ import torch
 
 from engine.analysis import encode
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.families import Family
-from engine.loading import LoadedModel
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
 from engine.predictions import Candidate
 
 _DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decoder.final_layer_norm")

@@ -32,9 +32,9 @@ from engine.api_version import API_VERSION, api_version_problem, parse_api_versi
 from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
 from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
-from engine.families import Family
 from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
 from engine.finetune.names import LORA_SITES_OF_TARGET
+from engine.models.families import Family
 from engine.objectives.api import (
     BILM, HEADS, TOKENS, LossContext, Objective, Requirements, example_ids_for, freeze_auxiliary, require_examples,
 )

@@ -16,8 +16,8 @@ import torch
 
 from engine.decoding import SamplingConfig, decode_steps
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.families import Family
-from engine.loading import LoadedModel
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, run_to_completion
 from engine.text_input import require_text
 from engine.tokens import TokenizedText, tokenize

@@ -21,7 +21,7 @@ EXIT_FAULT, EXIT_USAGE = 1, 2
 SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 WRITE_ERRNOS = SPACE_ERRNOS | {errno.EROFS, errno.EACCES, errno.EPERM}
 _TOKENIZER_MODULES = ("tokenizers", "transformers.tokenization", "transformers.models.auto.tokenization",
-                      "transformers.convert_slow_tokenizer", "engine.tokenizer_loading",
+                      "transformers.convert_slow_tokenizer", "engine.models.tokenizer",
                       "engine.pretrain.tokenizer_training")
 _SQLITE = {  # primary result code -> what it means for the run store, and what to do
     5: "is busy (another LM Workbench is writing to it); try again in a moment",

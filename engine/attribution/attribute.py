@@ -11,7 +11,7 @@ from engine.attribution.result import Attribution
 from engine.attribution.rollout import flow_attribution_steps, rollout_attribution
 from engine.attribution.targets import Target, prediction_site, resolve_target
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 

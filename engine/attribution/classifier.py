@@ -18,7 +18,7 @@ import torch
 
 from engine.attribution.targets import PredictionSite, Target, position_logits, word_embeddings
 from engine.errors import WorkbenchError
-from engine.families import Family, detect_family
+from engine.models.families import Family, detect_family
 from engine.tokens import TokenizedText
 
 

@@ -17,7 +17,7 @@ from engine.attribution.explain import Explanation, explain_steps
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
 from engine.errors import WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.predictions import GENERIC_MASK, with_model_mask
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 from engine.tokens import tokenize

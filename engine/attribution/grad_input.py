@@ -12,7 +12,7 @@ import torch
 from engine.attribution.names import GRAD_INPUT
 from engine.attribution.result import Attribution
 from engine.attribution.targets import Target, position_logits, word_embeddings
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 
 
 def embedding_gradient(loaded: LoadedModel, target: Target,

@@ -25,7 +25,7 @@ from engine.attribution.names import DEFAULT_STEPS, INTEGRATED_GRADIENTS
 from engine.attribution.result import Attribution
 from engine.attribution.targets import Target, rows_per_pass, word_embeddings
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 MAX_STEPS = 4096

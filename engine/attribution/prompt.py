@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.attribution.targets import Target, site_from_ids
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 
 
 def prompt_label_target(loaded: LoadedModel, scored: Any, label: str | None = None) -> Target:

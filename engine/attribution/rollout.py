@@ -26,7 +26,7 @@ from engine.attribution.names import FLOW, ROLLOUT
 from engine.attribution.result import Attribution
 from engine.attribution.targets import Target
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 FLOW_SCALE = 2**20  # capacities become integers: round(capacity * FLOW_SCALE)

@@ -25,8 +25,8 @@ from typing import Iterator
 import torch
 
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.families import Family
-from engine.loading import LoadedModel
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
 from engine.predictions import GENERIC_MASK, with_model_mask
 from engine.text_input import require_text
 from engine.tokens import TokenizedText, tokenize

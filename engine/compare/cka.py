@@ -7,8 +7,8 @@ a word's vector at a layer is the mean of its subwords' vectors, computed as
 the probing tab computes it (``engine.probing.representations.word_vectors``:
 each model's own word alignment, a word its tokenizer splits further weighted
 by its subword counts). Words one model never sees (past its window) are left
-out of both. Entry ``[i, j]`` is the linear CKA (Kornblith et al. 2019, the
-fine-tuning layer-shift's ``linear_cka``) of model A's layer ``i`` and model
+out of both. Entry ``[i, j]`` is the linear CKA (Kornblith et al. 2019,
+``engine.maths.similarity.linear_cka``) of model A's layer ``i`` and model
 B's layer ``j``, layers 0 (the embeddings) to L.
 """
 
@@ -20,7 +20,7 @@ from typing import Any, Generator, Sequence
 import numpy as np
 
 from engine.errors import WorkbenchError
-from engine.finetune.layer_shift import linear_cka
+from engine.maths.similarity import linear_cka
 from engine.probing.readers import TokenTask
 from engine.probing.representations import word_vectors
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay, run_to_completion

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.data.table import ReadReport
+from engine.data.rows import ReadReport
 from engine.errors import TextEncodingError, WorkbenchError
 
 CONLLU_COLUMNS = 10

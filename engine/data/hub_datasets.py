@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.data.table import ReadReport, Row, Table, _as_text
+from engine.data.rows import ReadReport, Row, Table, cell_text
 from engine.errors import WorkbenchError
 
 INSTALL_HINT = "install the optional datasets package: pip install 'lm-workbench[datasets]' (or pip install datasets)"
@@ -177,7 +177,7 @@ def _as_table(split, source: str) -> Table:
                     value = names[column][value]
                 else:  # -1: no label (a GLUE test split)
                     value, unlabeled = "", unlabeled + 1
-            cells[column] = _as_text(value)
+            cells[column] = cell_text(value)
         rows.append(Row(i + 1, cells))
     report = ReadReport(source, rows_read=len(rows))
     if unlabeled:

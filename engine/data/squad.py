@@ -19,10 +19,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from engine.errors import WorkbenchError
-from engine.finetune.data import QAExample, _nonempty, _text
+from engine.errors import TextEncodingError, WorkbenchError
 
 SHAPE = "data / paragraphs / context / qas / question / answers"
+
+
+@dataclass(frozen=True)
+class QAExample:
+    id: str
+    question: str
+    context: str
+    answers: tuple[str, ...]
+    answer_starts: tuple[int, ...]  # character offsets into context
+
+    @property
+    def unanswerable(self) -> bool:
+        """A SQuAD 2.0 ``is_impossible`` question: no answer in its context (``answers`` is empty)."""
+        return not self.answers
 
 
 @dataclass
@@ -51,6 +64,26 @@ def line_finder(text: str) -> Callable[[str], int]:
         at = text.find(json.dumps(needle)[1:-1])
         return text.count("\n", 0, at) + 1 if at >= 0 else 1
     return line_of
+
+
+def _text(path: str | Path) -> tuple[Path, str]:
+    path = Path(path)
+    if not path.is_file():
+        raise WorkbenchError(f"{path}: no such file")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise TextEncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+    if not text.strip():
+        raise WorkbenchError(f"{path}: the file is empty")
+    return path, text
+
+
+def _nonempty(path: Path, rows: list, what: str) -> None:
+    if not rows:
+        raise WorkbenchError(f"{path}: no {what} after the header")
 
 
 def read_squad_file(path: str | Path) -> SquadData:

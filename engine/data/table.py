@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator, Iterator
 
+from engine.data.rows import ReadReport, Row, Table, cell_text
 from engine.errors import TextEncodingError, WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
@@ -43,107 +43,7 @@ CSV_SUFFIXES = (".csv",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 TABLE_SUFFIXES = TSV_SUFFIXES + CSV_SUFFIXES + JSONL_SUFFIXES
 PROGRESS_EVERY_BYTES = 1 << 20  # one report per MiB read
-SKIPPED_KEPT = 1000  # skipped rows remembered one by one (all are counted)
 csv.field_size_limit(1 << 30)  # paragraphs can be long; the default 128 KiB is not enough
-
-
-@dataclass(frozen=True)
-class SkippedRow:
-    line: int  # 1-based line of the file
-    reason: str
-
-
-@dataclass
-class ReadReport:
-    """What a reader kept and what it left out, with line numbers and reasons."""
-
-    source: str
-    rows_read: int = 0
-    rows_skipped: int = 0
-    skipped: list[SkippedRow] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was changed or passed over on purpose
-    unit: str = "rows"  # what a row is: rows, sentences, questions
-
-    def skip(self, line: int, reason: str) -> None:
-        self.rows_skipped += 1
-        if len(self.skipped) < SKIPPED_KEPT:
-            self.skipped.append(SkippedRow(line, reason))
-
-    def note(self, text: str) -> None:
-        if text not in self.notes:
-            self.notes.append(text)
-
-    def summary(self) -> str:
-        """``read 1,498 rows, skipped 2 (first: line 17: 2 columns, the header has 3)``."""
-        text = f"read {self.rows_read:,} {self.unit}, skipped {self.rows_skipped:,}"
-        if self.skipped:
-            first = min(self.skipped, key=lambda s: s.line)
-            text += f" (first: line {first.line}: {first.reason})"
-        return text + "".join(f"; {n}" for n in self.notes)
-
-    def as_json(self, limit: int = 20) -> dict:
-        """``rows_read``, ``rows_skipped`` and the first ``limit`` skipped rows as ``{line, reason}``."""
-        return {"rows_read": self.rows_read, "rows_skipped": self.rows_skipped,
-                "skipped": [{"line": s.line, "reason": s.reason}
-                            for s in sorted(self.skipped, key=lambda s: s.line)[:limit]],
-                "notes": list(self.notes), "unit": self.unit}
-
-    @classmethod
-    def from_json(cls, source: str, values: dict) -> "ReadReport":
-        """Back from ``as_json`` (a recorded result's ``read``), for its ``summary``."""
-        report = cls(source, int(values.get("rows_read", 0)), int(values.get("rows_skipped", 0)),
-                     notes=list(values.get("notes", [])), unit=str(values.get("unit", "rows")))
-        report.skipped = [SkippedRow(int(s["line"]), str(s["reason"])) for s in values.get("skipped", [])]
-        return report
-
-    def require_rows(self, what: str) -> None:
-        """Refuse a read that kept nothing, naming the first reason a row was left out."""
-        if self.rows_read:
-            return
-        first = min(self.skipped, key=lambda s: s.line) if self.skipped else None
-        why = f" ({self.rows_skipped} skipped; first: line {first.line}: {first.reason})" if first else ""
-        raise WorkbenchError(f"{self.source} has no {what}{why}")
-
-
-@dataclass(frozen=True)
-class Row:
-    line: int
-    cells: dict[str, str]  # column -> cell (JSONL: only the fields the object has)
-
-    def get(self, column: str) -> str | None:
-        return self.cells.get(column)
-
-
-@dataclass
-class Table:
-    header: list[str]
-    rows: list[Row]
-    report: ReadReport
-    format: str  # "tsv", "csv", "jsonl" or "dataset"
-
-    @property
-    def source(self) -> str:
-        return self.report.source
-
-    def find_column(self, wanted: str) -> str | None:
-        """The header's name for ``wanted``, matched without regard to case or surrounding spaces."""
-        key = wanted.strip().casefold()
-        return next((h for h in self.header if h.strip().casefold() == key), None)
-
-    def column(self, wanted: str, purpose: str) -> str:
-        """Like ``find_column``, but a missing column is a ``WorkbenchError`` listing the header."""
-        found = self.find_column(wanted)
-        if found is None:
-            raise WorkbenchError(f"{self.source}, line 1: no {wanted!r} column ({purpose}); "
-                                 f"the header has {', '.join(self.header) or 'nothing'}")
-        return found
-
-    def first_column(self, candidates: tuple[str, ...]) -> str | None:
-        return next((c for c in (self.find_column(n) for n in candidates) if c is not None), None)
-
-    def keep(self, rows: list) -> None:
-        """Record how many rows a typed reader kept (after its own skips)."""
-        self.report.rows_read = len(rows)
 
 
 def table_format(path: Path) -> str:
@@ -320,16 +220,4 @@ def _json_rows(lines: FileLines, report: ReadReport, header: list[str]) -> Itera
         for key in obj:
             if key not in header:
                 header.append(key)
-        yield Row(number, {k: _as_text(v) for k, v in obj.items()})
-
-
-def _as_text(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (int, float)):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)
+        yield Row(number, {k: cell_text(v) for k, v in obj.items()})

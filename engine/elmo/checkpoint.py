@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine.elmo.config import ElmoConfig
 
-if TYPE_CHECKING:  # torch only where a model is built: is_elmo_folder stays light (engine.sources uses it)
+if TYPE_CHECKING:  # torch only where a model is built: is_elmo_folder stays light (engine.models.sources uses it)
     from engine.elmo.bilm import ElmoModel
 
 MODEL_TYPE = "elmo"

@@ -11,7 +11,7 @@ A published ELMo (AllenNLP's) was trained on text that was already tokenized
 (``U.S.`` one token), so splitting it again gives other words than it saw in
 training. ``WordTokenizer`` therefore has a words mode: ``"split"`` (the rule
 above) or ``"as-given"`` (the whitespace-separated words exactly as typed,
-``str.split()``). ``engine.loading`` picks it when the model loads: an explicit
+``str.split()``). ``engine.models.loading`` picks it when the model loads: an explicit
 choice wins, else as-given for a published AllenNLP folder and split for an
 ELMo the workbench trained (``default_words_mode``).
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator
 
-from engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, ReadReport, Table, FileLines, stream_table
+from engine.data.rows import ReadReport, Table
+from engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, FileLines, stream_table
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 

@@ -43,8 +43,8 @@ from engine.embeddings.names import WORD_POOLINGS
 from engine.embeddings.occurrences import Occurrence, find_occurrences, normalise_words
 from engine.embeddings.table import OccurrenceTable
 from engine.errors import InsufficientMemoryError, WorkbenchError
-from engine.families import Family
-from engine.memory import available_bytes, format_bytes
+from engine.models.families import Family
+from engine.models.memory import available_bytes, format_bytes
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.tokens import tokenize, tokenize_many
 

@@ -1,4 +1,6 @@
-"""Fine-tuning tasks: data readers, subword-label alignment, metrics and offline demo sets.
+"""Fine-tuning: subword-label alignment, encoding, the task model, the run (``job.py``, on the one training
+loop), validation, inference, the method API and offline demo sets.
 
-The methods (full, LoRA, adapters, ...) and the training view build on these; nothing here trains.
+The task files are read by ``engine.data.tasks`` and scored by ``engine.maths.metrics``; prompting uses both
+too, so neither lives here.
 """

@@ -21,8 +21,9 @@ from typing import Any, Sequence
 
 import torch
 
+from engine.data.squad import QAExample
+from engine.data.tasks import ClassificationExample, Seq2SeqExample, TaggedSentence
 from engine.finetune.alignment import IGNORE_INDEX, encode_qa, encode_tagged
-from engine.finetune.data import ClassificationExample, QAExample, Seq2SeqExample, TaggedSentence
 from engine.objectives.batching import Batch, pad_rows
 
 Feature = dict[str, Any]

@@ -52,7 +52,7 @@ HISTORY_FILE = "finetune_history.json"  # in each checkpoint: the evaluations up
 
 @dataclass
 class FineTuneData:
-    """The reader's examples for ``task`` (``engine.finetune.data``), already split; ``labels`` for the
+    """The reader's examples for ``task`` (``engine.data.tasks``), already split; ``labels`` for the
     classification tasks (token classification: "O" first), empty otherwise."""
 
     task: str

@@ -2,9 +2,8 @@
 
 Both models read the same texts; every non-padding token's hidden state at
 each layer (0 = the embeddings) is one row. Linear CKA (Kornblith et al.
-2019) compares the two layers' representations as a whole, invariant to
-rotations and isotropic scaling: with column-centred ``X`` (base) and ``Y``
-(tuned), ``CKA = ||YᵀX||²_F / (||XᵀX||_F · ||YᵀY||_F)``; 1 means the layer
+2019; ``engine.maths.similarity``) compares the two layers' representations
+as a whole, invariant to rotations and isotropic scaling: 1 means the layer
 did not change its geometry. The mean cosine compares each token's two
 vectors directly. Prompt tuning prepends virtual tokens: the tuned model's
 extra leading positions are dropped so tokens line up.
@@ -19,6 +18,7 @@ import numpy as np
 import torch
 
 from engine.errors import WorkbenchError
+from engine.maths.similarity import linear_cka, mean_cosine
 
 
 @dataclass(frozen=True)
@@ -26,28 +26,6 @@ class LayerShift:
     layer: int  # 0 = embeddings
     cka: float
     mean_cosine: float
-
-
-def linear_cka(x: np.ndarray, y: np.ndarray) -> float:
-    """Linear CKA of two representations of the same ``n`` items (``n × d₁`` and ``n × d₂``)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape[0] != y.shape[0] or x.shape[0] < 2:
-        raise WorkbenchError(f"CKA needs the same n >= 2 items in both, not {x.shape[0]} and {y.shape[0]}")
-    x = x - x.mean(axis=0)
-    y = y - y.mean(axis=0)
-    cross = np.linalg.norm(y.T @ x) ** 2
-    norms = np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)
-    return float(cross / norms) if norms > 0 else float("nan")
-
-
-def mean_cosine(x: np.ndarray, y: np.ndarray) -> float:
-    """The mean over rows of the cosine between ``x[i]`` and ``y[i]`` (same width)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
-    ok = norms > 0
-    return float(np.mean(np.sum(x[ok] * y[ok], axis=1) / norms[ok])) if ok.any() else float("nan")
 
 
 def _hidden_states(output: Any) -> tuple[torch.Tensor, ...]:

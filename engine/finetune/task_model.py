@@ -60,8 +60,8 @@ def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) 
     """
     import transformers
 
-    from engine.loading import quiet_transformers
-    from engine.weights import safetensors_files
+    from engine.models.loading import quiet_transformers
+    from engine.models.weights import safetensors_files
 
     folder = Path(folder)
     check_task_support(folder, task)

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.api_version import API_VERSION
 from engine.errors import WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.objectives.batching import Batch
 from engine.objectives.config_fields import validate_config
 

@@ -17,7 +17,7 @@ import torch
 
 from engine.attribution.targets import PredictionSite, input_embedding_module
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
+from engine.models.loading import LoadedModel
 from engine.patching.names import DEFAULT_NOISE_SAMPLES as DEFAULT_SAMPLES
 from engine.patching.names import DEFAULT_NOISE_SCALE as DEFAULT_SCALE
 

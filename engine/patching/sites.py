@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterator
 import torch
 
 from engine.errors import WorkbenchError
-from engine.loading import LoadedModel
 from engine.logit_lens import submodule
+from engine.models.loading import LoadedModel
 from engine.patching.names import SITES
 
 _BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")

@@ -39,8 +39,8 @@ from engine.attribution.targets import (
     PredictionSite, position_logits, prediction_site, rows_per_pass, token_name, vocabulary_token, word_embeddings,
 )
 from engine.errors import WorkbenchError
-from engine.families import Family
-from engine.loading import LoadedModel
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
 from engine.patching.names import DEFAULT_SITE
 from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
 from engine.patching.sites import (

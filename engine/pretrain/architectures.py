@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.errors import WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
 
 PRESETS = TRANSFORMER_SIZES  # name -> (layers, hidden)
@@ -166,7 +166,7 @@ def build_config(spec: ArchitectureSpec, tokenizer: Any, softmax_size: int | Non
             raise WorkbenchError(f"a {family} model needs a tokenizer with a padding token")
         ids["pad"] = ids["eos"]
     config = _config(spec, len(tokenizer), ids)
-    if family == "t5":  # informative only: T5 has no position table (engine.families.max_positions reads it)
+    if family == "t5":  # informative only: T5 has no position table (engine.models.families.max_positions reads it)
         config.n_positions = spec.max_positions
     return config
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.data.conll import read_conll
-from engine.data.table import ReadReport, read_table
+from engine.data.rows import ReadReport
+from engine.data.table import read_table
 from engine.errors import WorkbenchError
 
 TEXT_COLUMNS = ("text", "sentence")

@@ -16,9 +16,9 @@ from typing import Any, Callable, Generator, Sequence
 
 import numpy as np
 
+from engine.data.tasks import ClassificationData
 from engine.errors import WorkbenchError
-from engine.finetune.data import ClassificationData
-from engine.finetune.metrics import accuracy, macro_f1
+from engine.maths.metrics import accuracy, macro_f1
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 from engine.prompting.calibration import calibrate as calibrated_probs, content_free_probs
 from engine.prompting.fewshot import SEPARATOR, Demonstration, choose_demonstrations, check_choice, cosine_to

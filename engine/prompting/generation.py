@@ -15,7 +15,7 @@ from typing import Any, Generator, Sequence
 
 from engine.decoding import SamplingConfig, decode_steps
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial
 from engine.text_input import require_text
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.predictions import Candidate
 from engine.prompting.fewshot import SEPARATOR, Demonstration, demonstrations_text
 from engine.prompting.forward import cloze_log_probs, decoder_log_probs, encoder_decoder_log_probs

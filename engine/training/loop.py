@@ -36,8 +36,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.device import set_cpu_threads
 from engine.errors import Cancelled, WorkbenchError
+from engine.models.device import set_cpu_threads
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 from engine.training.checkpoint import load_checkpoint, save_checkpoint
 from engine.training.config import TrainingConfig

@@ -20,8 +20,8 @@ import numpy as np
 import torch
 
 from engine.errors import WorkbenchError
-from engine.families import Family
 from engine.logit_lens import POSITIONS_PER_CHUNK, LensTable, lens_input, lens_readout, lens_table
+from engine.models.families import Family
 from engine.tuned_lens.translators import Translators
 
 

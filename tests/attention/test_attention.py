@@ -10,7 +10,7 @@ from engine.attention import (
     AttentionKind, attention_matrix, attention_side, hide_special, lines_above,
 )
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 
 
 def test_hide_special_renormalises_rows_by_hand():

@@ -14,7 +14,7 @@ import torch
 
 from engine.attention_steps import STEPS, attention_steps
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 
 pytestmark = pytest.mark.timeout(120)
 TEXT = "the bank raised interest rates"

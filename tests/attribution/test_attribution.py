@@ -10,7 +10,7 @@ import torch
 from engine.attribution.attribute import attribute
 from engine.attribution.rollout import attention_flow, rollout
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 
 PROMPT = "The cat sat on the"
 MASKED = "The cat [MASK] on the mat"

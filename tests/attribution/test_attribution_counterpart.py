@@ -13,7 +13,7 @@ import torch
 
 from engine.attribution.attribute import attribute
 from engine.attribution.counterpart import counterpart_steps, same_token, target_word
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 

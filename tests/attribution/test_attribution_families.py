@@ -11,7 +11,7 @@ import torch
 
 from engine.attribution.attribute import attribute, attribute_target_steps
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 

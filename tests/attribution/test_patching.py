@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.patching.tracing import patch
 from tests.support.patching_rounding import effect_tolerance
 from workbench.cli.main import main

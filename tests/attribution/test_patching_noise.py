@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.patching.tracing import patching_steps
 from engine.progress import run_to_completion
 from tests.support.patching_rounding import effect_tolerance

@@ -184,8 +184,8 @@ def _spin(ms: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from engine.analysis import encode_texts
-    from engine.device import default_cpu_threads, set_cpu_threads
-    from engine.loading import load_model
+    from engine.models.device import default_cpu_threads, set_cpu_threads
+    from engine.models.loading import load_model
     from engine.progress import run_to_completion
     from workbench.lanes.interactive import InteractiveLane
 

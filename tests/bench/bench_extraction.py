@@ -61,9 +61,9 @@ class Contender:
 
 def main(argv: list[str] | None = None) -> int:
     from engine.analysis import encode_texts, length_buckets
-    from engine.device import default_cpu_threads, set_cpu_threads
-    from engine.families import Family
-    from engine.loading import load_model
+    from engine.models.device import default_cpu_threads, set_cpu_threads
+    from engine.models.families import Family
+    from engine.models.loading import load_model
     from engine.progress import run_to_completion
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -53,7 +53,7 @@ LABELS = ("a", "b")
 
 def examples(tokenizer, n: int, seq_len: int):
     """``n`` classification examples whose texts are each exactly ``seq_len`` tokens (with [CLS]/[SEP])."""
-    from engine.finetune.data import ClassificationExample
+    from engine.data.tasks import ClassificationExample
 
     words = " ".join(prose_sentences(2000)).split()
     out, at = [], 0
@@ -147,11 +147,11 @@ def memory_child(args) -> None:
     """One method's peak training memory over the post-load baseline, as JSON on stdout."""
     import torch
 
-    from engine.default_model import default_model_folder
     from engine.finetune.job import FineTuneData, finetune_steps
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from engine.models.default import default_model_folder
     from engine.progress import Progress
     from workbench.finetune.methods import finetune_method
+    from engine.finetune.task_model import build_task_model, load_task_tokenizer
 
     torch.set_num_threads(args.threads)
     folder = default_model_folder()
@@ -192,8 +192,8 @@ def memory(args, method: str) -> dict:
 def speed_part(args, result: dict) -> None:
     import torch
 
-    from engine.default_model import default_model_folder
     from engine.finetune.task_model import load_task_tokenizer
+    from engine.models.default import default_model_folder
 
     torch.set_num_threads(args.threads)
     folder = default_model_folder()

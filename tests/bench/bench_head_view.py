@@ -42,7 +42,7 @@ TOKENS, HEADS, LAYER, GOAL_MS = 512, 12, 2, 100.0
 def real_side():
     from engine.analysis import encode
     from engine.attention import attention_side
-    from engine.loading import load_model
+    from engine.models.loading import load_model
 
     loaded = load_model("minilm")
     text = " ".join(prose_sentences(200))

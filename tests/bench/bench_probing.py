@@ -45,7 +45,7 @@ def build_model(folder: Path, layers: int, hidden: int) -> Path:
     import torch
     import transformers as tf
 
-    from engine.default_model import default_model_folder
+    from engine.models.default import default_model_folder
 
     torch.manual_seed(0)
     tokenizer = tf.AutoTokenizer.from_pretrained(default_model_folder())
@@ -84,9 +84,9 @@ def cached_sweep(loaded, task, cache):
 
 
 def per_layer_sweep(loaded, task):
-    from engine.probing.representations import all_layers, word_vectors
     from engine.probing.sweep import probe_vectors
     from engine.progress import run_to_completion
+    from engine.probing.representations import all_layers, word_vectors
 
     accuracy = []
     for layer in all_layers(loaded):
@@ -121,7 +121,7 @@ def main() -> int:
     torch.set_num_threads(args.threads)
 
     from engine.embeddings.activation_cache import ActivationCache
-    from engine.loading import load_model
+    from engine.models.loading import load_model
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = build_model(Path(tmp) / "model", args.layers, args.hidden)

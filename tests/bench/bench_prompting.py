@@ -144,8 +144,8 @@ def main() -> None:
     import numpy as np
     import torch
 
-    from engine.finetune.data import read_classification
-    from engine.loading import load_model, quiet_transformers
+    from engine.data.tasks import read_classification
+    from engine.models.loading import load_model, quiet_transformers
     from engine.prompting.template import Template
     from engine.prompting.verbalizer import Verbalizer
 

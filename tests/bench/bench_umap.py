@@ -47,7 +47,7 @@ GOAL_S = 60.0
 def minilm_token_vectors(n: int) -> np.ndarray:
     """[n, 384] last-layer MiniLM vectors of the prose sentences' tokens, specials left out."""
     from engine.analysis import encode_texts
-    from engine.loading import load_model
+    from engine.models.loading import load_model
     from engine.progress import run_to_completion
 
     loaded = load_model("minilm")
@@ -89,8 +89,8 @@ def main() -> None:
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args()
 
-    from engine.embeddings.projection import project
     from engine.progress import run_to_completion
+    from engine.embeddings.projection import project
 
     print(f"preparing {args.n} vectors ({args.data}) ...", flush=True)
     x = minilm_token_vectors(args.n) if args.data == "minilm" else clustered_vectors(args.n, args.dim, args.seed)

@@ -69,7 +69,7 @@ def test_encode_npz_matches_plain_transformers(capsys, tmp_path):
 
 
 def _minilm_folder():
-    from engine.default_model import default_model_folder
+    from engine.models.default import default_model_folder
 
     return default_model_folder()
 

@@ -11,7 +11,7 @@ from engine.elmo.characters import batch_to_char_ids
 from engine.embeddings.corpus import Corpus
 from engine.embeddings.counterpart import compared_vectors_steps, counterpart_representation
 from engine.embeddings.extract import extract_occurrence_vectors
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import run_to_completion
 from tests.support.elmo_reference import tiny_elmo
 

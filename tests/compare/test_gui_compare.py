@@ -11,7 +11,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from engine.compare.cka import layer_cka
-from engine.loading import load_model
+from engine.models.loading import load_model
 
 
 TEXT = "The cat sat on the mat, unbelievably."

@@ -9,7 +9,7 @@ import pytest
 
 from engine.compare.cka import layer_cka
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from tests.support.cka_reference import hsic_cka, word_means
 
 TEXTS = ["The cat sat on the mat.", "Dogs chase cats, don't they?", "A tokenizer splits unusual words."]

@@ -9,7 +9,7 @@ import torch
 
 from engine.compare.cka import layer_cka
 from engine.elmo.characters import batch_to_char_ids
-from engine.loading import load_model
+from engine.models.loading import load_model
 from tests.support.cka_reference import hsic_cka, word_means
 from tests.support.elmo_reference import tiny_elmo
 

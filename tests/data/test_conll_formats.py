@@ -2,9 +2,9 @@
 
 import pytest
 
+from engine.data import tasks
 from engine.data.conll import read_conll
 from engine.errors import WorkbenchError
-from engine.finetune import data as finetune_data
 from tests.data.published_shapes import (
     CONLL2003_IOB1, CONLL2003_NER_IOB2, CONLL2003_POS, CONLL2003_WORDS, CONLLU, CONLLU_UPOS, CONLLU_WORDS,
 )
@@ -36,7 +36,7 @@ def test_the_tag_column_is_chosen_by_position(tmp_path):
 
 
 def test_fine_tuning_reads_conll2003_as_iob2(tmp_path):
-    tokens = finetune_data.read_bio(write(tmp_path, "eng.train", CONLL2003_IOB1))
+    tokens = tasks.read_bio(write(tmp_path, "eng.train", CONLL2003_IOB1))
     assert [list(s.tags) for s in tokens.sentences] == CONLL2003_NER_IOB2
     assert tokens.labels == ["O", "B-LOC", "B-MISC", "B-PER", "I-PER"]
 

@@ -20,7 +20,7 @@ datasets = pytest.importorskip("datasets")
 
 def test_a_split_in_the_cache_reads_like_a_file(in_cache):
     from engine.data.hub_datasets import cached_datasets
-    from engine.finetune.data import read_classification
+    from engine.data.tasks import read_classification
 
     assert [(d.name, d.config, d.splits) for d in cached_datasets()] == [
         ("nyu-mll/glue", "sst2", {"validation": 4}), ("nyu-mll/glue", "stsb", {"validation": 4})]

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
+from engine.data import tasks
 from engine.data.table import peek_header, read_table
 from engine.embeddings.corpus import read_corpus
 from engine.errors import WorkbenchError
-from engine.finetune import data as finetune_data
 from engine.probing.readers import read_sentence_task, read_sts
 from engine.progress import run_to_completion
 from tests.data.published_shapes import RTE_DEV, SST2_TEST, SST2_TRAIN, STSB_PAIRS, stsb_dev
@@ -43,16 +43,16 @@ def test_a_tsv_with_quotes_loses_no_row_in_any_reader(tmp_path):
     sts = read_sts(path)
     assert (sts.first, sts.second) == ([r["sentence1"] for r in expected], [r["sentence2"] for r in expected])
     assert sts.scores == [float(r["score"]) for r in expected]
-    pairs = finetune_data.read_classification(path)  # sentence1 / sentence2 present: a pair task
+    pairs = tasks.read_classification(path)  # sentence1 / sentence2 present: a pair task
     assert [(e.text, e.text_pair) for e in pairs.examples] == [(r["sentence1"], r["sentence2"]) for r in expected]
     assert [e.text for e in read_prompt_data(str(path), []).examples] == [r["sentence1"] for r in expected]
 
 
 def test_glue_sst2_rte_and_stsb_as_published(tmp_path):
-    sst2 = finetune_data.read_classification(write(tmp_path, "train.tsv", SST2_TRAIN))
+    sst2 = tasks.read_classification(write(tmp_path, "train.tsv", SST2_TRAIN))
     assert [e.text for e in sst2.examples] == [r["sentence"] for r in cells(SST2_TRAIN)]
     assert sst2.labels == ["0", "1"] and sst2.report.summary() == "read 6 rows, skipped 0"
-    rte = finetune_data.read_classification(write(tmp_path, "dev.tsv", RTE_DEV))
+    rte = tasks.read_classification(write(tmp_path, "dev.tsv", RTE_DEV))
     assert rte.is_pair and rte.labels == ["entailment", "not_entailment"]
     assert rte.examples[1].text == 'Anna said "no" to the offer.'
     stsb = read_sts(write(tmp_path, "sts-dev.tsv", stsb_dev()))
@@ -63,7 +63,7 @@ def test_glue_sst2_rte_and_stsb_as_published(tmp_path):
 def test_an_unlabeled_glue_test_file_is_refused_for_training_but_reads_as_a_corpus(tmp_path):
     path = write(tmp_path, "test.tsv", SST2_TEST)
     with pytest.raises(WorkbenchError, match=r"test\.tsv, line 1: no 'label' column.*GLUE test file"):
-        finetune_data.read_classification(path)
+        tasks.read_classification(path)
     with pytest.raises(WorkbenchError, match="GLUE test file"):
         read_sentence_task(path)
     assert run_to_completion(read_corpus(path)).lines == ['an " odd " little film', "a pleasure from start to finish"]
@@ -93,7 +93,7 @@ def test_jsonl_fields_chosen_by_name(tmp_path):
     rows = [{"id": 1, "review": "Loved it", "stars": "pos", "note": None},
             {"id": 2, "review": "Hated it", "stars": "neg", "extra": [1, 2]}]
     path = write(tmp_path, "r.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    read = finetune_data.read_classification(path, text_column="review", label_column="stars")
+    read = tasks.read_classification(path, text_column="review", label_column="stars")
     assert [(e.text, e.label) for e in read.examples] == [("Loved it", "pos"), ("Hated it", "neg")]
     corpus = run_to_completion(read_corpus(path, text_column="review", label_column="stars"))
     assert corpus.lines == ["Loved it", "Hated it"] and corpus.labels == ["pos", "neg"]

@@ -16,7 +16,7 @@ from engine.elmo.config import ElmoConfig
 from engine.elmo.words import split_words
 from engine.embeddings.corpus import corpus_from_text
 from engine.embeddings.extract import extract_occurrence_vectors
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import run_to_completion
 from tests.support.elmo_published import published_arrays, write_published
 from workbench.cli.main import main

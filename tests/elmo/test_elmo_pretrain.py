@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.analysis import encode
-from engine.loading import load_model
+from engine.models.loading import load_model
 from tests.support.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 from tests.support.pretrain_job_helpers import write_corpus
 from workbench.cli.main import main

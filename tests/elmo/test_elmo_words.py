@@ -17,7 +17,7 @@ from engine.elmo.bilm import ElmoModel
 from engine.elmo.checkpoint import default_words_mode, save_elmo
 from engine.elmo.config import ElmoConfig
 from engine.elmo.words import WordTokenizer, words_of
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import NEVER_CANCELLED, run_to_completion
 from engine.tokens import tokenize
 from tests.support.elmo_published import published_arrays, write_published
@@ -119,7 +119,7 @@ def test_the_choice_is_saved_per_model_and_beaten_only_by_the_flag(published, tr
 
 @pytest.mark.timeout(60)
 def test_model_panel_words_as_typed_for_an_elmo_only(open_window, qtbot, published, fresh_home):
-    from engine.loading import ModelInfo
+    from engine.models.loading import ModelInfo
     from ui.shell.model_panel import ModelPanel
 
     window = open_window(str(published), "tokens", persist=True)

@@ -43,7 +43,7 @@ def reference_vectors():
     import torch
     import transformers as tf
 
-    from engine.default_model import default_model_folder
+    from engine.models.default import default_model_folder
 
     folder = default_model_folder()
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)

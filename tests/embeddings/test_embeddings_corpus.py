@@ -29,7 +29,7 @@ def minilm_tokenizer():
     """MiniLM's tokenizer alone (no weights needed here)."""
     from transformers import AutoTokenizer
 
-    from engine.default_model import default_model_folder
+    from engine.models.default import default_model_folder
 
     return AutoTokenizer.from_pretrained(default_model_folder())
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.default_model import default_model_folder
 from engine.embeddings.layer_sweep import layer_sweep_steps, layer_sweep_table, loo_nn_accuracy
 from engine.embeddings.sentence_embeddings import anisotropy, model_pooling, sentence_vectors
 from engine.errors import WorkbenchError
+from engine.models.default import default_model_folder
 from engine.progress import run_to_completion
 
 SENTENCES = [

@@ -14,9 +14,9 @@ import time
 import pytest
 import torch
 
-from engine.default_model import default_model_folder
 from engine.finetune.job import FineTuneData, FineTuneSettings, finetune_steps
 from engine.finetune.task_model import build_task_model, load_task_tokenizer
+from engine.models.default import default_model_folder
 from tests.support.finetune_generated_task import LABELS, generated_examples
 from workbench.finetune.methods import finetune_method
 

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from engine.errors import WorkbenchError
-from engine.finetune.layer_shift import layer_shift, linear_cka, mean_cosine
+from engine.finetune.layer_shift import layer_shift
+from engine.maths.similarity import linear_cka, mean_cosine
 from tests.support.cka_reference import hsic_cka as cka_by_hsic  # Kornblith et al. (2019): HSIC, n x n form
 
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from engine.finetune import metrics
+from engine.maths import metrics
 
 
 def _labels(seed, n, classes, agreement):

@@ -12,11 +12,14 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from engine.data import tasks
 from engine.data.squad import read_squad_file
+from engine.data.squad import QAExample
 from engine.errors import WorkbenchError
-from engine.finetune import data, inference, metrics
+from engine.finetune import inference
 from engine.finetune.alignment import encode_qa
 from engine.finetune.encoding import encode_questions
+from engine.maths import metrics
 
 OSLO = "She lives in Oslo, the capital of Norway."
 BERGEN = "Her brother moved to Bergen in 2010 and works at the harbour."
@@ -65,7 +68,7 @@ def test_reader_counts_and_keeps_plausible_answers_out(tmp_path):
     answerable = by_id["5733be284776f41900661183-0"]
     assert answerable.answers == ("2010", "in 2010") and not answerable.unanswerable
     # the finetune reader is the same reader, returning the examples as before
-    assert data.read_squad(tmp_path / "dev-v2.0.json") == read.examples
+    assert tasks.read_squad(tmp_path / "dev-v2.0.json") == read.examples
 
 
 def test_reader_refusals_name_file_and_line(tmp_path):
@@ -123,16 +126,16 @@ def test_squad_v2_scoring_hand_worked():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from engine.default_model import default_model_folder
     from engine.finetune.task_model import load_task_tokenizer
+    from engine.models.default import default_model_folder
 
     return load_task_tokenizer(default_model_folder())
 
 
 def test_an_unanswerable_question_trains_the_no_answer_position(tokenizer):
-    answerable = data.QAExample("a", "Where does she live?", OSLO, ("Oslo",), (13,))
-    impossible = data.QAExample("b", "Where was she born?", OSLO, (), ())
-    long_context = data.QAExample("c", "When?", "word " * 40 + BERGEN, ("2010",), (200 + 31,))
+    answerable = QAExample("a", "Where does she live?", OSLO, ("Oslo",), (13,))
+    impossible = QAExample("b", "Where was she born?", OSLO, (), ())
+    long_context = QAExample("c", "When?", "word " * 40 + BERGEN, ("2010",), (200 + 31,))
     features = encode_questions(tokenizer, [answerable, impossible, long_context], max_length=32)
     by_example = {i: [(f["start"], f["end"]) for f in features if f["example"] == i] for i in range(3)}
     start, end = by_example[0][0]

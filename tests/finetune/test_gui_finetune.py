@@ -12,7 +12,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from engine.finetune.data import read_classification
+from engine.data.tasks import read_classification
 from engine.finetune.demo import demo_path
 from engine.objectives.config_fields import config_fields
 from engine.finetune.methods.counting import count_parameters

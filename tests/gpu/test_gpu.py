@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from engine.analysis import encode
-from engine.loading import load_model
+from engine.models.loading import load_model
 from tests.support.reference import max_abs, plain_forward
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]

@@ -285,7 +285,7 @@ def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny
     does not run them again."""
     import transformers
 
-    from engine.finetune.data import read_classification
+    from engine.data.tasks import read_classification
     from engine.finetune.demo import demo_path
 
     folder = tiny_models["bert"]

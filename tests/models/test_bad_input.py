@@ -12,7 +12,7 @@ from engine.analysis import encode
 from engine.errors import (
     EmptyTextError, InsufficientMemoryError, ModelFormatError, ModelNotFoundError, TextEncodingError,
 )
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.text_input import read_text_file
 from tests.support.huge_model import sparse_huge_model
 

@@ -56,7 +56,7 @@ def served(tmp_path_factory):
 def test_the_size_comes_first_and_progress_adds_up_to_it(served):
     seen, _hub, files, _ = served
     load = seen["load"]
-    assert seen["needs_download_before"] is True and load["needs_download_after"] is False
+    assert seen["cached_before"] is False and load["cached_after"] is True
     fetched = sum(len(v) for v in files.values())  # every file of the tiny model is one the workbench fetches
     first = next(m for m in load["messages"] if m.startswith("downloading course/tiny"))
     assert f"{len(files)} files" in first
@@ -64,7 +64,7 @@ def test_the_size_comes_first_and_progress_adds_up_to_it(served):
     assert byte_events == sorted(byte_events) and byte_events[-1] == fetched
     assert fetched in load["totals"]
     assert any("MB/s" in m and f"{len(files)}/{len(files)} files" in m for m in load["messages"])
-    assert load["family"] == "decoder" and load["source"] == "cache"
+    assert load["family"] == "decoder" and load["source"] == "hub"  # downloaded by this load
 
 
 def test_a_cancel_leaves_no_complete_looking_entry_and_the_next_try_resumes(served):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.analysis import encode, encode_texts, length_buckets
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import Progress, run_to_completion
 from tests.support.reference import max_abs, plain_forward
 

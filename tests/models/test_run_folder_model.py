@@ -1,4 +1,4 @@
-"""A training run's folder opens as the model it made (``engine.sources``: ``DIR/model``)."""
+"""A training run's folder opens as the model it made (``engine.models.sources``: ``DIR/model``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from engine.analysis import encode
 from engine.errors import ModelFormatError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
 from tests.support.reference import max_abs, plain_forward
 from workbench.cli.main import main

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.patching.tracing import patch
 from ui.widgets.token_layout import display_label
 from workbench.patching.state import PatchingState

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from engine.decoding import SamplingConfig, decode_steps, filter_logits
-from engine.families import Family
-from engine.loading import load_model
+from engine.models.families import Family
+from engine.models.loading import load_model
 from engine.progress import CancelToken, run_to_completion
 from engine.errors import Cancelled
 

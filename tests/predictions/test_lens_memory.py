@@ -13,7 +13,7 @@ import torch
 
 import engine.logit_lens as lens_module
 from engine.analysis import encode
-from engine.loading import load_model
+from engine.models.loading import load_model
 
 TEXT = "The statement is true, and the cat sat on the mat while it rained outside."
 

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.loading import load_model
 from engine.logit_lens import logit_lens
+from engine.models.loading import load_model
 from engine.predictions import fill_mask, infill, next_token
 from workbench.cli.main import main
 

@@ -9,8 +9,8 @@ import torch
 import transformers
 
 from engine.errors import WorkbenchError
-from engine.families import Family
-from engine.loading import load_model
+from engine.models.families import Family
+from engine.models.loading import load_model
 from engine.objectives.api import HEADS
 from engine.pretrain.architectures import (
     ENGINE_FAMILY, FAMILY_HEADS, PRESETS, ArchitectureSpec, build_config, build_model, count_parameters,

@@ -18,7 +18,7 @@ import torch
 import transformers
 
 from engine.errors import WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import NEVER_CANCELLED
 from tests.support.pretrain_job_helpers import AUTO_CLASS, corpus_unigram_entropy, fresh_text_loss, tiny_spec_dict, write_corpus
 from workbench.pretrain.run import run_pretrain

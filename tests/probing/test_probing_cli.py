@@ -102,7 +102,7 @@ def test_word_vectors_are_the_mean_of_each_words_subwords(tiny_models):
     import torch
     import transformers as tf
 
-    from engine.loading import load_model
+    from engine.models.loading import load_model
     from engine.probing.representations import word_vectors
     from engine.progress import run_to_completion
 

@@ -7,7 +7,7 @@ import torch
 
 from engine.decoding import SamplingConfig
 from engine.errors import Cancelled, MissingHeadError, WorkbenchError
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import CancelToken, Partial, run_to_completion
 from engine.prompting.generation import GeneratedToken, generate_steps
 

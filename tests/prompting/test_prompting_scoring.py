@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from engine.data.tasks import read_classification
 from engine.errors import MissingHeadError, WorkbenchError
-from engine.finetune.data import read_classification
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.prompting.calibration import content_free_probs
 from engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
 from engine.prompting.fewshot import Demonstration

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from engine.finetune.data import ClassificationExample
+from engine.data.tasks import ClassificationExample
 
 ANIMALS = ("dog", "cat", "horse", "rabbit", "tiger", "eagle", "sheep", "goat", "wolf", "fox", "bear", "mouse",
            "duck", "lion", "frog", "owl")

@@ -50,8 +50,8 @@ def incomplete_sizes(repo_id: str) -> list[int]:
 
 
 def main() -> None:
-    from engine.hub_download import DownloadPlan, download_steps
-    from engine.sources import cached_snapshot, needs_download
+    from engine.models.download import DownloadPlan, download_steps
+    from engine.models.sources import cached_snapshot
     from workbench.cli.main import main as cli
     from workbench.models.jobs import load_model_job
     from workbench.settings import Settings
@@ -59,12 +59,12 @@ def main() -> None:
     out: dict[str, Any] = {}
 
     # 1. a plain download through the window's load job: the plan first, then bytes, then the model loads
-    out["needs_download_before"] = needs_download("course/tiny")
+    out["cached_before"] = cached_snapshot("course/tiny") is not None
     events, loaded = events_of(load_model_job("course/tiny", Settings(), CancelToken()))
     progress = [e for e in events if isinstance(e, Progress)]
     out["load"] = {"messages": [e.message for e in progress], "done": [e.done for e in progress],
                    "totals": sorted({e.total for e in progress}), "family": loaded.info.family,
-                   "source": loaded.info.source, "needs_download_after": needs_download("course/tiny")}
+                   "source": loaded.info.source, "cached_after": cached_snapshot("course/tiny") is not None}
 
     # 2. cancel mid-file: nothing in the cache looks complete; the next try resumes with a Range request
     token = CancelToken()

@@ -360,7 +360,7 @@ class ProbingView(QWidget):
 
 def _read_line(what: str, result: Any) -> list[str]:
     """``Task file: read 1,498 rows, skipped 2 (first: line 17: ...)`` from a result's read report."""
-    from engine.data.table import ReadReport
+    from engine.data.rows import ReadReport
 
     read = getattr(result, "read", None)
     return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []

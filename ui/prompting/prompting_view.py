@@ -38,7 +38,7 @@ PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
 
 def mode_for(loaded: Any) -> str:
     """cloze for a masked LM, prefix for a left-to-right LM or an encoder-decoder."""
-    from engine.families import Family
+    from engine.models.families import Family
 
     return "cloze" if loaded is None or loaded.family is Family.ENCODER else "prefix"
 
@@ -166,7 +166,7 @@ class PromptingView(QWidget):
 
     @staticmethod
     def _can_generate(loaded: Any) -> bool:
-        from engine.families import Family
+        from engine.models.families import Family
 
         return loaded.family in (Family.DECODER, Family.ENCODER_DECODER)
 

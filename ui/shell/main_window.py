@@ -56,7 +56,7 @@ from workbench.settings import Settings, load_settings, save_settings
 from workbench.steps import StepController
 
 if TYPE_CHECKING:
-    from engine.loading import LoadedModel
+    from engine.models.loading import LoadedModel
 
 log = logging.getLogger(__name__)
 

@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (
     QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
-from engine.memory import format_bytes
+from engine.models.memory import format_bytes
 
 from ui import theme
 
 if TYPE_CHECKING:
-    from engine.loading import ModelInfo
+    from engine.models.loading import ModelInfo
 
 FIELDS = (
     ("model", "Model"),

@@ -35,7 +35,7 @@ qt_refcount_fix.apply()  # model views paint thousands of shapes a frame: see th
 class Inputs:
     """The window's state a view computes from."""
 
-    loaded: Any  # engine.loading.LoadedModel
+    loaded: Any  # engine.models.loading.LoadedModel
     text: str
     pair: str | None
 

@@ -63,7 +63,7 @@ class ViewContext(QObject):
     # --------------------------------------------------------------- model
     @property
     def loaded(self) -> Any:
-        """The loaded model (``engine.loading.LoadedModel``), or None."""
+        """The loaded model (``engine.models.loading.LoadedModel``), or None."""
         return self._shell.loaded()
 
     def model_spec(self) -> str:

@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    from engine.hub_download import DownloadPlan, download_steps
+    from engine.models.download import DownloadPlan, download_steps
     from engine.progress import Progress
     from workbench.cli.common import StderrProgress, wants_progress
 

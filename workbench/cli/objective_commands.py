@@ -57,9 +57,9 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     import numpy as np
 
     from engine.errors import WorkbenchError
+    from engine.models.tokenizer import load_tokenizer
     from engine.plugin_api import config_from_strings
     from engine.text_input import require_text
-    from engine.tokenizer_loading import load_tokenizer
     from workbench.masking_lab.preview import (
         draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
     )

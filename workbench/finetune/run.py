@@ -60,7 +60,7 @@ def _check_file(path: str | None, flag: str) -> None:
 
 def base_folder(model: str) -> Path:
     """The folder of the base model ``model`` names ("" = the embedded default)."""
-    from engine.sources import resolve_model
+    from engine.models.sources import resolve_model
 
     return Path(resolve_model(model or "minilm").folder)
 
@@ -255,8 +255,8 @@ def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
 
 def open_output(folder: str | os.PathLike) -> Any:
     """A finished run's model, reloaded on its base (``engine.finetune.saved.FineTunedModel``)."""
-    from engine.finetune.saved import load_finetuned, read_manifest
     from workbench.finetune.methods import finetune_method
+    from engine.finetune.saved import load_finetuned, read_manifest
 
     manifest = read_manifest(folder)
     return load_finetuned(folder, finetune_method(manifest["method"]))
@@ -264,8 +264,8 @@ def open_output(folder: str | os.PathLike) -> Any:
 
 def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
     """Fold a mergeable run (LoRA) into its base weights; write a ``full`` output folder at ``out``."""
-    from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
     from workbench.finetune.methods import finetune_method
+    from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
 
     manifest = read_manifest(folder)
     method = finetune_method(manifest["method"])

@@ -52,7 +52,7 @@ class RunResult:
 
     def data_lines(self) -> list[str]:
         """``train.tsv: read 1,498 rows, skipped 2 (first: line 17: ...)``, one per data file the run read."""
-        from engine.data.table import ReadReport
+        from engine.data.rows import ReadReport
 
         lines = []
         for role, read in (self.summary.get("data") or {}).items():

@@ -32,26 +32,26 @@ def _columns(spec: FineTuneSpec) -> list[str]:
 
 
 def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
-    from engine.finetune import data
+    from engine.data import tasks
 
     columns = _columns(spec)
     if spec.task == "seq-cls":
-        read = data.read_classification(path, *(columns or [None]))
+        read = tasks.read_classification(path, *(columns or [None]))
         return list(read.examples), list(read.labels), read.report
     if spec.task == "token-cls":
-        tagged = data.read_bio(path)
+        tagged = tasks.read_bio(path)
         return list(tagged.sentences), list(tagged.labels), tagged.report
     if spec.task == "qa":
-        questions = data.read_squad(path)
+        questions = tasks.read_squad(path)
         return list(questions), [], questions.report
-    rows = data.read_seq2seq(path, *columns)
+    rows = tasks.read_seq2seq(path, *columns)
     return list(rows), [], rows.report
 
 
 def read_task_data(spec: FineTuneSpec) -> FineTuneData:
     """The spec's training and validation examples and labels, and what reading each file kept and skipped
     (``reads``); ``WorkbenchError`` for a bad file."""
-    from engine.finetune.data import train_validation_split
+    from engine.data.tasks import train_validation_split
 
     train, labels, train_read = _read(spec, spec.train)
     reads = {"train": train_read}

@@ -64,8 +64,8 @@ def model_candidates(spec: str | tuple[str, ...] | list[str]) -> tuple[str, ...]
 def present_here(spec: str, course_models: Mapping[str, str], cached: frozenset[str] | None = None) -> bool:
     """Whether ``spec`` can be opened without a network: the default model, an installed course model, an
     existing folder, or a hub id in the local hub cache."""
-    from engine.default_model import DEFAULT_MODEL_NAMES
-    from engine.sources import looks_like_path
+    from engine.models.default import DEFAULT_MODEL_NAMES
+    from engine.models.sources import looks_like_path
 
     if spec == DEFAULT or spec.lower() in DEFAULT_MODEL_NAMES:
         return True

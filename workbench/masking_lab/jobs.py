@@ -30,7 +30,7 @@ def discover_registry(settings: Any, cancel: CancelToken) -> Any:
 
 
 def load_other_tokenizer(spec: str, trust_remote_code: bool, cancel: CancelToken) -> Any:
-    from engine.tokenizer_loading import load_tokenizer
+    from engine.models.tokenizer import load_tokenizer
 
     return load_tokenizer(spec, trust_remote_code=trust_remote_code)
 
@@ -94,7 +94,7 @@ def _greedy(loaded: Any, preview: Any, tokenizer: Any, cancel: CancelToken) -> d
     import torch
 
     from engine.decoding import decode_steps
-    from engine.families import Family
+    from engine.models.families import Family
 
     ids, probs = [], []
     with torch.inference_mode():

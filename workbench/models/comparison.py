@@ -18,7 +18,7 @@ from workbench.observable import EventGroup
 
 class Comparison:
     def __init__(self) -> None:
-        self.loaded: Any = None  # model B: engine.loading.LoadedModel, or None
+        self.loaded: Any = None  # model B: engine.models.loading.LoadedModel, or None
         self.loading_spec: str | None = None
         self._gen = 0
         self.events = EventGroup("compared_changed", "loading_changed")

@@ -9,43 +9,38 @@ safety switches and the model's own settings (an ELMo's words mode).
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 from typing import Any, Generator
 
-from engine.device import set_cpu_threads
-from engine.loading import LoadedModel, load_model
+from engine.models.device import set_cpu_threads
+from engine.models.loading import LoadedModel, load_model
+from engine.models.sources import resolve_steps
 from engine.progress import CancelToken, Progress, relay
 from engine.tokens import TokenizedText, tokenize
 from workbench.settings import Settings
 
 
-def download_job(repo_id: str, settings: Settings, cancel: CancelToken, *,
-                 revision: str | None = None) -> Generator[Progress, None, Path]:
-    """Fetch a hub model into the cache (``engine.hub_download``): its size first, then bytes as they come."""
-    from engine.hub_download import DownloadPlan, download_steps
+def _download_progress(item: Any) -> Progress:
+    """A download's plan as the progress line that names its size; its ``Progress`` as it is."""
+    from engine.models.download import DownloadPlan
 
-    def as_progress(item: Any) -> Progress:
-        if isinstance(item, DownloadPlan):
-            return Progress(0, max(item.total_bytes, 1), f"downloading {item.describe()}")
-        return item
-
-    return (yield from relay(download_steps(repo_id, revision=revision, allow_pickle=settings.allow_pickle_weights,
-                                            cancel=cancel), as_progress))
+    if isinstance(item, DownloadPlan):
+        return Progress(0, max(item.total_bytes, 1), f"downloading {item.describe()}")
+    return item
 
 
 def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
-    """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress."""
-    from engine.sources import needs_download
-
+    """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress
+    (``engine.models.sources.resolve_steps`` decides)."""
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
     cancel.check()
-    if needs_download(spec):
-        yield from download_job(spec.strip(), settings, cancel)
+    source = yield from relay(resolve_steps(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
+                              _download_progress)
+    if source.kind == "hub":
         yield Progress(1, 2, f"loading {spec}")
     gc.unfreeze()  # let a replaced model's objects be collected again
     loaded = load_model(
-        spec,
+        source,
         device=settings.device,
         precision=settings.precision,
         trust_remote_code=settings.trust_remote_code,

@@ -15,7 +15,7 @@ from typing import Any
 
 class ModelSession:
     def __init__(self) -> None:
-        self.loaded: Any = None  # engine.loading.LoadedModel
+        self.loaded: Any = None  # engine.models.loading.LoadedModel
         self.tokenized: Any = None  # engine.tokens.TokenizedText of the text box with the loaded model (the window
         # sets it when the current tokenization ends)
         self.loading_spec: str | None = None  # the spec being loaded, if any

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import WorkbenchError
-from engine.families import Family
+from engine.models.families import Family
 from engine.plugin_api import BILM, parse_api_version
 
 MANIFEST_NAME = "plugin.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from engine.families import Family
+from engine.models.families import Family
 from engine.plugin_api import BILM, Objective, Requirements, config_fields
 from workbench.plugins.extension_kind import ExtensionKind
 from workbench.plugins.records import describe_exception

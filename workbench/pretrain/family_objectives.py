@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.families import Family
+from engine.models.families import Family
 from engine.pretrain.names import FAMILIES  # noqa: F401  (the families this table covers)
 # The engine family each one is (engine.pretrain.architectures.ENGINE_FAMILY).
 ENGINE_FAMILY = {"bert": Family.ENCODER.value, "gpt2": Family.DECODER.value, "bart": Family.ENCODER_DECODER.value,

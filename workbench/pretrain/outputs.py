@@ -2,7 +2,7 @@
 
 The model is saved with ``save_pretrained`` (safetensors) together with its
 tokenizer (ELMo with ``engine.elmo.checkpoint.save_elmo`` plus its word
-vocabulary, ``vocab.txt``), so ``engine.loading.load_model`` and ``transformers``'
+vocabulary, ``vocab.txt``), so ``engine.models.loading.load_model`` and ``transformers``'
 ``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint;
 ``load_model`` also opens the run's folder itself as that model. The
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import written
-from engine.sources import RUN_MODEL_FOLDER
+from engine.models.sources import RUN_MODEL_FOLDER
 from workbench.files import remove_partial
 from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
@@ -55,7 +55,7 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
                  evaluations: list[tuple[int, float]], run_id: int | None, resumed_from: Path | None,
                  elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
     """Save the model folder and the summary; return the summary."""
-    model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.sources)
+    model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.models.sources)
     config_dict = dataclasses.asdict(objective_config) if dataclasses.is_dataclass(objective_config) else {}
 
     def save_model_folder() -> Path | None:

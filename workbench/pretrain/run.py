@@ -77,7 +77,7 @@ def _tokenizer(spec: PretrainSpec, out_dir: Path, source_dir: Path | None, inher
     from engine.pretrain.tokenizer_training import train_tokenizer
 
     if inherit is not None and source_dir is None:
-        from engine.tokenizer_loading import load_tokenizer
+        from engine.models.tokenizer import load_tokenizer
 
         if dist.is_main:
             report(Progress(0, 0, f"using the tokenizer of {inherit}"))
@@ -123,7 +123,7 @@ def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist:
 def _auxiliary_models(registry: Any, objective: Any, config: Any, wanted: dict[str, str], model: Any,
                       tokenizer: Any, device: str) -> dict[str, Any]:
     """The objective's frozen helper models (a distillation teacher), loaded and checked."""
-    from engine.loading import load_model
+    from engine.models.loading import load_model
     from engine.objectives.api import freeze_auxiliary
 
     record = registry.record(objective.name)
@@ -245,7 +245,7 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
 
     import torch
 
-    from engine.loading import quiet_transformers
+    from engine.models.loading import quiet_transformers
     from engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
     from engine.pretrain.sampler import ExampleSampler
     from engine.training.distributed import setup_distributed

@@ -53,7 +53,7 @@ def from_plugin(prompt_set: Any) -> PromptSetFile:
     examples: list[dict[str, str]] = []
     path = instance.example_data()
     if path is not None:
-        from engine.finetune.data import read_classification
+        from engine.data.tasks import read_classification
 
         data = read_classification(path)
         examples = [{"text": e.text, "label": e.label, **({"text_pair": e.text_pair} if e.text_pair else {})}

@@ -41,7 +41,7 @@ def resolve_data(data: str) -> Path:
 
 def read_prompt_data(data: str, verbalizers: list[str]) -> Any:
     """The labelled data ``data`` names, read and checked against the verbalizers (before a model loads)."""
-    from engine.finetune.data import read_classification
+    from engine.data.tasks import read_classification
     from engine.prompting.verbalizer import Verbalizer
 
     path = resolve_data(data)
@@ -53,7 +53,7 @@ def read_prompt_data(data: str, verbalizers: list[str]) -> Any:
 
 def prompt_mode(loaded: Any, spec: PromptEvalSpec) -> str:
     """The template mode: as asked, or (auto) cloze for a masked LM and prefix for the other families."""
-    from engine.families import Family
+    from engine.models.families import Family
 
     if spec.mode != "auto":
         return spec.mode
@@ -62,9 +62,9 @@ def prompt_mode(loaded: Any, spec: PromptEvalSpec) -> str:
 
 def prompt_choices(loaded: Any, spec: PromptEvalSpec) -> list[Any]:
     """Every template with every verbalizer, named T1·V1, T1·V2, ... when there is more than one."""
+    from engine.prompting.verbalizer import Verbalizer
     from engine.prompting.evaluate import PromptChoice
     from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
 
     mode = prompt_mode(loaded, spec)
     templates = [Template.parse(text, mode) for text in spec.templates]

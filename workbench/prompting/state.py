@@ -279,7 +279,7 @@ class PromptingState:
     def to_prompt_set(self, name: str, title: str = "") -> Any:
         """The comparison's prompts and the current one as a prompt-set file's content (with the data's examples
         when a file is chosen), ready for ``workbench.prompting.files.save_prompt_set``."""
-        from engine.finetune.data import read_classification
+        from engine.data.tasks import read_classification
         from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
         from workbench.prompting.files import PromptSetFile
 

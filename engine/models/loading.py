@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine.device import DeviceChoice, choose_device
 from engine.errors import InsufficientMemoryError, ModelFormatError, WorkbenchError
-from engine.families import (
+from engine.models.device import DeviceChoice, choose_device
+from engine.models.families import (
     Family, detect_family, hidden_size, max_positions, num_decoder_layers, num_heads, num_layers,
 )
-from engine.memory import available_bytes, estimate_load_bytes, format_bytes
-from engine.sources import ResolvedSource, resolve_model
-from engine.weights import pickle_weight_files, safetensors_files, weight_entries
+from engine.models.memory import available_bytes, estimate_load_bytes, format_bytes
+from engine.models.sources import ResolvedSource, resolve_model
+from engine.models.weights import pickle_weight_files, safetensors_files, weight_entries
 
 
 def quiet_transformers() -> None:
@@ -163,7 +163,7 @@ def _head_missing(model: Any, loading_info: dict) -> bool:
 
 
 def load_model(
-    spec: str,
+    spec: str | ResolvedSource,
     *,
     device: str = "auto",
     precision: str = "auto",
@@ -177,10 +177,11 @@ def load_model(
 
     ``words`` is an ELMo's words mode ("as-given": whitespace-separated words as typed; "split": the
     workbench's word rule); None picks the folder's default (``engine.elmo.checkpoint.default_words_mode``).
-    Models that read subwords ignore it.
+    Models that read subwords ignore it. ``spec`` is what the user typed, resolved here (a hub id not in the
+    cache is downloaded without reports), or a source ``engine.models.sources.resolve_steps`` already resolved.
     """
     quiet_transformers()
-    source: ResolvedSource = resolve_model(spec, allow_pickle=allow_pickle)
+    source = spec if isinstance(spec, ResolvedSource) else resolve_model(spec, allow_pickle=allow_pickle)
     folder = source.folder
     from engine.elmo.checkpoint import is_elmo_folder
 

@@ -1,4 +1,5 @@
-"""Validation metrics for the fine-tuning tasks, written here (no sklearn / seqeval / rouge_score at run
+"""Scores of predictions against gold answers: fine-tuning's validation metrics for its four tasks, and the
+classification ones prompting's evaluation reports. Written here (no sklearn / seqeval / rouge_score at run
 time; the tests check each against those libraries). All values are fractions in [0, 1] (MCC in [-1, 1]).
 """
 

@@ -14,6 +14,11 @@ run that did not finish) fails with a message that says so. Offline, an
 id that is not cached fails at once, naming the id and the cache folder; the
 hub client reads ``HF_HUB_OFFLINE`` only when it is first imported, so we also
 pass ``local_files_only=True`` ourselves.
+
+``resolve_steps`` is the one place that decides whether opening a model
+downloads it: a job generator whose download reports its size and progress
+(the window's and the CLI's load job relay them); ``resolve_model`` runs it
+without reports.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generator
 from urllib.parse import urlparse
 
-from engine.default_model import DEFAULT_MODEL_NAMES, default_model_folder
 from engine.errors import ModelFormatError, ModelNotFoundError
+from engine.models.default import DEFAULT_MODEL_NAMES, default_model_folder
+from engine.progress import NEVER_CANCELLED, CancelToken, drive
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 # The subfolder of a training run's folder that holds its model (see the module docstring).
@@ -79,7 +86,15 @@ def looks_like_path(spec: str) -> bool:
     )
 
 
-def resolve_model(spec: str, *, allow_pickle: bool = False) -> ResolvedSource:
+def resolve_steps(spec: str, *, allow_pickle: bool = False,
+                  cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, ResolvedSource]:
+    """Resolve ``spec`` to a local folder: the one place that decides whether opening a model downloads.
+
+    A job generator: the default, a folder or a cached hub id yields nothing; a hub id that is not in the cache
+    is downloaded (``engine.models.download``: it yields the ``DownloadPlan``, then ``Progress`` in bytes, and
+    stops at ``cancel``) unless offline mode is on or the hub cannot be reached, which fails in one line.
+    Returns the ``ResolvedSource`` (its ``kind`` is "hub" when this call downloaded it).
+    """
     spec = (spec or "").strip()
     if not spec:
         raise ModelNotFoundError("no model given: name a folder, a hub id, or 'minilm'")
@@ -88,7 +103,24 @@ def resolve_model(spec: str, *, allow_pickle: bool = False) -> ResolvedSource:
     path = Path(spec).expanduser()
     if path.exists() or looks_like_path(spec):
         return ResolvedSource(spec, _check_folder(path), "folder")
-    return _resolve_hub_id(spec, allow_pickle=allow_pickle)
+    folder = cached_snapshot(spec)
+    if folder is not None:
+        return ResolvedSource(spec, folder, "cache")
+    if is_offline() or not _hub_reachable():
+        reason = "offline mode is on" if is_offline() else "the hub cannot be reached"
+        raise ModelNotFoundError(
+            f"model {spec!r} is not in the cache ({hub_cache_dir()}) and {reason}; "
+            "open a local folder or use 'minilm'"
+        )
+    from engine.models.download import download_steps
+
+    folder = yield from download_steps(spec, allow_pickle=allow_pickle, cancel=cancel)
+    return ResolvedSource(spec, _check_folder(folder), "hub")
+
+
+def resolve_model(spec: str, *, allow_pickle: bool = False) -> ResolvedSource:
+    """``resolve_steps`` run to its end: a download it needs happens without reports."""
+    return drive(resolve_steps(spec, allow_pickle=allow_pickle))
 
 
 def _check_folder(path: Path) -> Path:
@@ -119,35 +151,10 @@ def cached_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
     """The complete snapshot of ``repo_id`` in the hub cache (config and weights), or None."""
     from huggingface_hub import snapshot_download
 
-    from engine.hub_download import snapshot_is_complete
+    from engine.models.download import snapshot_is_complete
 
     try:
         folder = Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
     except Exception:  # not cached (LocalEntryNotFoundError), a bad id (HFValidationError), an unreadable cache
         return None
     return folder if snapshot_is_complete(folder) else None
-
-
-def needs_download(spec: str) -> bool:
-    """Whether loading ``spec`` would download from the hub (a hub id, not cached, not offline)."""
-    spec = (spec or "").strip()
-    if not spec or spec.lower() in DEFAULT_MODEL_NAMES or Path(spec).expanduser().exists() or looks_like_path(spec):
-        return False
-    return not is_offline() and cached_snapshot(spec) is None
-
-
-def _resolve_hub_id(repo_id: str, *, allow_pickle: bool) -> ResolvedSource:
-    from engine.hub_download import download_steps
-    from engine.progress import drive
-
-    folder = cached_snapshot(repo_id)
-    if folder is not None:
-        return ResolvedSource(repo_id, folder, "cache")
-    if is_offline() or not _hub_reachable():
-        reason = "offline mode is on" if is_offline() else "the hub cannot be reached"
-        raise ModelNotFoundError(
-            f"model {repo_id!r} is not in the cache ({hub_cache_dir()}) and {reason}; "
-            "open a local folder or use 'minilm'"
-        )
-    folder = drive(download_steps(repo_id, allow_pickle=allow_pickle))
-    return ResolvedSource(repo_id, _check_folder(folder), "hub")

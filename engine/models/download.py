@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Generator
 
 from engine.errors import Cancelled, ModelFormatError, ModelNotFoundError, WorkbenchError
-from engine.memory import format_bytes
+from engine.models.memory import format_bytes
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 # Files a model folder needs besides its weights (a tokenizer's vocabulary, merges, special tokens).
@@ -361,7 +361,7 @@ def snapshot_is_complete(folder: Path) -> bool:
     folder = Path(folder)
     if not (folder / "config.json").is_file():
         return False
-    from engine.weights import pickle_weight_files, safetensors_files
+    from engine.models.weights import pickle_weight_files, safetensors_files
 
     try:
         shards = safetensors_files(folder)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.errors import ModelFormatError
-from engine.sources import resolve_model
+from engine.models.sources import resolve_model
 
 
 def load_tokenizer(spec: str, *, trust_remote_code: bool = False) -> Any:

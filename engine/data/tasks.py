@@ -1,4 +1,5 @@
-"""Readers for the four fine-tuning task formats, and a seeded train/validation split.
+"""The task formats' examples and readers (fine-tuning's four tasks; prompting reads the classification one),
+and a seeded train/validation split.
 
 - sentence classification: TSV / CSV / JSONL with a header (``engine.data.table``: TSV quotes are text, as
   in GLUE's files); the text column is ``sentence`` or ``text`` (pairs: ``sentence1`` and ``sentence2``)
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Sequence, TypeVar
 
 from engine.data.conll import read_conll
-from engine.data.table import ReadReport, Table, read_table
-from engine.errors import TextEncodingError, WorkbenchError
+from engine.data.rows import ReadReport, Table
+from engine.data.squad import QAExample, read_squad_file
+from engine.data.table import read_table
+from engine.errors import WorkbenchError
 
 T = TypeVar("T")
 
@@ -66,41 +69,12 @@ class TokenData:
 
 
 @dataclass(frozen=True)
-class QAExample:
-    id: str
-    question: str
-    context: str
-    answers: tuple[str, ...]
-    answer_starts: tuple[int, ...]  # character offsets into context
-
-    @property
-    def unanswerable(self) -> bool:
-        """A SQuAD 2.0 ``is_impossible`` question: no answer in its context (``answers`` is empty)."""
-        return not self.answers
-
-
-@dataclass(frozen=True)
 class Seq2SeqExample:
     source: str
     target: str
 
 
 # ---------------------------------------------------------------- files
-
-
-def _text(path: str | Path) -> tuple[Path, str]:
-    path = Path(path)
-    if not path.is_file():
-        raise WorkbenchError(f"{path}: no such file")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise TextEncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
-    if not text.strip():
-        raise WorkbenchError(f"{path}: the file is empty")
-    return path, text
 
 
 class ReadExamples(list):
@@ -116,11 +90,6 @@ def _table(path: str | Path) -> Table:
     if not table.rows and not table.report.rows_skipped:
         raise WorkbenchError(f"{table.source}: no examples after the header")
     return table
-
-
-def _nonempty(path: Path, rows: list, what: str) -> None:
-    if not rows:
-        raise WorkbenchError(f"{path}: no {what} after the header")
 
 
 # ---------------------------------------------------------------- readers
@@ -188,8 +157,6 @@ def read_bio(path: str | Path, tag_column: int | None = None) -> TokenData:
 def read_squad(path: str | Path) -> list[QAExample]:
     """SQuAD 1.1 or 2.0 JSON (``engine.data.squad``): each answer's ``answer_start`` must point at its text
     inside the context; a SQuAD 2.0 ``is_impossible`` question comes back with no answers."""
-    from engine.data.squad import read_squad_file
-
     read = read_squad_file(path)
     report = ReadReport(str(path), rows_read=len(read.examples), unit="questions")
     if read.unanswerable:
