@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel
 
 from engine.progress import Partial, Progress
-from ui.shell.view_registry import ViewEntry, ViewRegistry, builtin_views
-from ui.shell.view_base import Computation, ModelView
+from ui.window.view_registry import ViewEntry, ViewRegistry, builtin_views
+from ui.view_kit.view_base import Computation, ModelView
 
 pytestmark = pytest.mark.timeout(90)
 STEPS = 3

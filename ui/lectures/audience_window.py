@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QScreen
 
-    from ui.shell.view_host import ViewHost
+    from ui.window.view_host import ViewHost
     from workbench.lectures.runner import PresetRunner
 
 REFRESH_MS = 300  # a fresh picture of the view this often while the window is shown

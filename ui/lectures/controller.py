@@ -12,7 +12,7 @@ scroll as usual otherwise. They go through the window's ``StepController``
 (``workbench.steps``): the runner is pushed there while a lecture runs,
 so a step that opens the attention step-by-step panel steps through the panel
 first, then on to the next lecture step. It gets a ``LectureServices``
-(``ui.shell.window_services``), not the window.
+(``ui.window.part_services``), not the window.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from workbench.lectures.runner import PresetRunner
 from workbench.lectures.schema import Preset
 
 if TYPE_CHECKING:
-    from ui.shell.window_services import LectureServices
+    from ui.window.part_services import LectureServices
 
 SOURCE = "lectures"
 START_PAGE_FRACTION = 0.66  # of the window's size
@@ -136,7 +136,7 @@ class LectureController(QObject):
 
     def show_start_page(self) -> None:
         from ui.lectures.start_page import StartPage
-        from ui.shell.window_services import StartPageServices
+        from ui.window.part_services import StartPageServices
 
         s = self.services
         self.start_page = StartPage(StartPageServices(

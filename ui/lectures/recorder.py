@@ -30,7 +30,7 @@ from workbench.workspace.models import portable_spec
 if TYPE_CHECKING:
     from ui.lectures.controller import LectureController
     from ui.lectures.recorder_panel import RecorderPanel
-    from ui.shell.window_services import WorkspaceServices
+    from ui.window.part_services import WorkspaceServices
 
 SOURCE = "recorder"
 ADD_STEP_KEY = "Ctrl+Shift+A"

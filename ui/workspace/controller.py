@@ -8,7 +8,7 @@ same way), the current view, each view's own state (what its
 ``preset_state`` returns: settings, and a corpus's lines) and the running
 lecture preset with its step. Opening restores them in that order and says
 in the message bar what it could not. It gets a ``WorkspaceServices``
-(``ui.shell.window_services``), not the window.
+(``ui.window.part_services``), not the window.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_w
 from workbench.workspace.models import local_spec, portable_spec
 
 if TYPE_CHECKING:
-    from ui.shell.window_services import WorkspaceServices
+    from ui.window.part_services import WorkspaceServices
 
 SOURCE = "workspace"
 FILTER = f"Workspaces (*{SUFFIX})"

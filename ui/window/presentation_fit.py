@@ -16,9 +16,9 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget
 
-from ui.shell.about_panel import AboutPanel
+from ui.window.about_panel import AboutPanel
 from ui.theme_tokens import DEFAULT
-from ui.shell.presentation import PresentationMode
+from ui.window.presentation import PresentationMode
 from ui.widgets.plot_style import restyle_axes
 
 DOCK_KEY, MENU_KEY = "F6", "F10"

@@ -1,6 +1,6 @@
 """What the window's own parts may use of it: one small, named services object per part, never the window.
 
-Views get a ``ViewContext`` (``ui.shell.view_context``); the window's menus and actions, the lecture
+Views get a ``ViewContext`` (``ui.view_kit.view_context``); the window's menus and actions, the lecture
 controller, the start page and the workspace controller get these. Each field is what that part calls on
 the window, as a plain callable or one of the window's widgets/objects it works with (the About panel, the
 message bar, the text box). The window builds them (``MainWindow``); a test can build its own. Callables
@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenuBar, QWidget
 
-    from ui.shell.about_panel import AboutPanel
-    from ui.shell.presentation import PresentationMode
-    from ui.shell.text_input import TextInputPanel
-    from ui.shell.view_entry import ViewEntry
+    from ui.window.about_panel import AboutPanel
+    from ui.window.presentation import PresentationMode
+    from ui.window.text_input import TextInputPanel
+    from ui.view_kit.view_entry import ViewEntry
     from ui.widgets.message_bar import MessageBar
     from workbench.lectures.runner import PresetRunner
     from workbench.lectures.schema import Preset

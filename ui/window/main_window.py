@@ -4,11 +4,11 @@ All model work goes through one ``JobBridge`` (the interactive lane): loading
 a model, re-tokenizing after each pause in typing, and every view's jobs. A
 new request replaces a stale one; typing while a model loads waits for the
 load instead of cancelling it. Errors appear in the inline message bar, never
-in a dialog. The tabs come from a ``ui.shell.view_registry.ViewRegistry``: the
+in a dialog. The tabs come from a ``ui.window.view_registry.ViewRegistry``: the
 window builds a ``Shell`` (its services as plain callables) and the
 ``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
 box and the pair line show only while the current view reads them. The window's own parts (menus and
-actions, lectures, the start page, workspaces) get small services objects (``ui.shell.window_services``);
+actions, lectures, the start page, workspaces) get small services objects (``ui.window.part_services``);
 which load and which tokenization are current is a Qt-free ``workbench.models.session.ModelSession``.
 """
 
@@ -26,28 +26,29 @@ from engine.errors import MachineFault, WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import theme
-from ui.shell.about_panel import AboutPanel
-from ui.shell.compare import CompareController
+from ui.window.about_panel import AboutPanel
+from ui.window.compare_controller import CompareController
 from ui.lectures.clicker_keys import ClickerKeys
-from ui.shell.job_bridge import JobBridge
+from ui.view_kit.job_bridge import JobBridge
 from ui.lectures.audience_window import AudienceController
 from ui.lectures.controller import LectureController
 from ui.lectures.recorder import LectureRecorder
-from ui.shell.model_panel import ModelPanel, format_count, spec_label
-from ui.shell.presentation import PresentationMode
-from ui.shell.presentation_fit import PresentationFit
+from ui.window.model_panel import ModelPanel
+from ui.view_kit.model_label import format_count, spec_label
+from ui.window.presentation import PresentationMode
+from ui.window.presentation_fit import PresentationFit
 from ui.run_tracking.run_services import RunServices
-from ui.shell.status_bar import JobStatusBar
-from ui.shell.text_input import TextInputPanel
+from ui.window.status_bar import JobStatusBar
+from ui.window.text_input import TextInputPanel
 from ui.theme_tokens import DEFAULT
-from ui.shell.view_context import Shell
-from ui.shell.view_host import ViewHost
-from ui.shell.view_registry import ViewRegistry, builtin_views
-from ui.shell.window_services import ActionServices, LectureServices, WorkspaceServices
+from ui.view_kit.view_context import Shell
+from ui.window.view_host import ViewHost
+from ui.window.view_registry import ViewRegistry, builtin_views
+from ui.window.part_services import ActionServices, LectureServices, WorkspaceServices
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
-from ui.shell.window_actions import build_actions
-from ui.shell.window_geometry import place_on_screen, saved_geometry
+from ui.window.actions import build_actions
+from ui.window.geometry import place_on_screen, saved_geometry
 from ui.workspace.controller import WorkspaceController
 from workbench.export import suggest_filename, table_to_tsv
 from workbench.faults import user_line
@@ -191,7 +192,7 @@ class MainWindow(QMainWindow):
         self.views.currentChanged.connect(self._view_changed)
 
     def _shell(self) -> Shell:
-        """The services views may use, as plain callables (see ``ui.shell.view_context``)."""
+        """The services views may use, as plain callables (see ``ui.view_kit.view_context``)."""
         return Shell(
             bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
             show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
@@ -454,7 +455,7 @@ class MainWindow(QMainWindow):
 
     def show_plugins(self) -> None:
         """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
-        from ui.shell.plugins_dialog import PluginsDialog
+        from ui.window.plugins_dialog import PluginsDialog
 
         self.plugins_dialog = PluginsDialog(self.settings, self.jobs, persist=self.persist, parent=self)
         self.plugins_dialog.show()

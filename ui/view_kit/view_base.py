@@ -4,7 +4,7 @@ A ``ModelView`` is a tab that needs the model run on the current text. It
 does not run anything itself: ``computation(inputs)`` returns a
 ``Computation`` (a key saying what the result depends on, a job function,
 a handler and optionally handlers for progress and partial results), and
-``ui.shell.view_host.ViewHost`` runs it through the view's ``ViewContext`` when the
+``ui.window.view_host.ViewHost`` runs it through the view's ``ViewContext`` when the
 tab is visible and the key differs from what is shown. Views say when one of
 their own inputs (a target text, k) changed with ``inputs_changed``; the host
 then asks again. A view that needs a computation outside that cycle (a button
@@ -26,7 +26,7 @@ from engine.progress import CancelToken, Progress
 from ui import qt_refcount_fix
 
 if TYPE_CHECKING:
-    from ui.shell.view_context import ViewContext
+    from ui.view_kit.view_context import ViewContext
 
 qt_refcount_fix.apply()  # model views paint thousands of shapes a frame: see that module
 

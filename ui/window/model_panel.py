@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from engine.memory import format_bytes
 
 from ui import theme
-from ui.shell.model_label import format_count, spec_label
+from ui.view_kit.model_label import format_count, spec_label
 
 if TYPE_CHECKING:
     from engine.loading import ModelInfo
