@@ -31,7 +31,8 @@ from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.attention.head_view import HeadView
-from ui.attention.model_grid import MEAN, ModelGrid, grid_values
+from engine.attention_grid import grid_values
+from ui.attention.model_grid import MEAN, ModelGrid
 from ui.widgets.export import export_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
 from ui.view_kit.view_context import ViewContext
