@@ -33,11 +33,18 @@ qt_refcount_fix.apply()  # model views paint thousands of shapes a frame: see th
 
 @dataclass(frozen=True)
 class Inputs:
-    """The window's state a view computes from."""
+    """The window's state a view computes from.
+
+    ``tokens`` is the encoding the window made of this text and pair with this model (an
+    ``engine.tokens.TokenizedText``, cut at the model's window), so a view need not tokenize the text again;
+    None when the window has none for exactly these inputs. A view that needs another tokenization (its own
+    length cap, a decoder's target, another model's tokenizer) says why where it makes it.
+    """
 
     loaded: Any  # engine.loading.LoadedModel
     text: str
     pair: str | None
+    tokens: Any = None  # the window's TokenizedText of (text, pair), or None
 
     @property
     def model_key(self) -> tuple[int, str]:

@@ -44,6 +44,7 @@ class Shell:
     steps: Any = None  # the window's workbench.steps.StepController (Next/Previous), if any
     compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
+    tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
 
 
 class ViewContext(QObject):

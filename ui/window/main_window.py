@@ -207,7 +207,7 @@ class MainWindow(QMainWindow):
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
             persist=self.persist, steps=self.steps, compared=lambda: self.compare.loaded,
-            compare_with=self.compare.load,
+            compare_with=self.compare.load, tokenized=lambda: self.tokenized,
         )
 
     def _part_interfaces(self) -> None:

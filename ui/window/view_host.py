@@ -182,7 +182,7 @@ class ViewHost(QObject):
             view.show_hint(view.empty_hint)
             return
         pair = self._pair() if "pair" in entry.inputs else None
-        comp = view.computation(Inputs(loaded, text, pair))
+        comp = view.computation(Inputs(loaded, text, pair, tokens=self._window_tokens(loaded, text, pair)))
         if comp is None:
             return
         pending = self._pending.get(entry.id, _NOTHING)
@@ -191,6 +191,14 @@ class ViewHost(QObject):
         if self._shown.get(entry.id, _NOTHING) == comp.key and pending is _NOTHING:
             return  # shown (a pending request for other inputs would overwrite it: then run again)
         self.run(view, comp)
+
+    def _window_tokens(self, loaded: Any, text: str, pair: str | None) -> Any:
+        """The window's tokens when they are of exactly this model, text and pair (a view that reads no pair gets
+        none while the pair line has text), else None."""
+        tokens = self._shell.tokenized()
+        if tokens is None or self._shell.loaded() is not loaded or tokens.text != text or tokens.pair != pair:
+            return None
+        return tokens
 
     def run(self, view: ModelView, comp: Computation) -> None:
         """Run ``comp`` for ``view`` now (a newer request replaces it)."""
