@@ -37,7 +37,7 @@ from ui.lectures.recorder import LectureRecorder
 from ui.window.model_panel import ModelPanel
 from ui.view_kit.model_label import format_count, spec_label
 from ui.window.presentation import PresentationMode
-from ui.window.presentation_fit import PresentationFit
+from ui.window.presentation_fit import PresentationFit, window_frame
 from ui.run_tracking.run_services import RunServices
 from ui.window.status_bar import JobStatusBar
 from ui.window.text_input import TextInputPanel
@@ -173,8 +173,9 @@ class MainWindow(QMainWindow):
                                                          self.notifier), self.lectures)  # Lectures > Record lecture…
         self.audience = AudienceController(self, self.view_driver, self.lectures.runner,
                                            self.actions_.view_menu)  # View > Audience window
-        self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
-                                                self.status.set_message, self.actions_.view_menu, self.views)
+        self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
+                                                self.presentation, self.status.set_message, self.actions_.view_menu,
+                                                self.views, parent=self)
         self.compare.compared_changed.connect(self.view_host.compared_changed)
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()
