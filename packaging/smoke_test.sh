@@ -3,14 +3,14 @@
 #
 # 1. The bundle, headless under `env -i` with an empty temporary HOME: --self-test passes,
 #    offline mode is on, and every Python module it loaded came from inside the bundle.
-# 2. The window opens (offscreen), loads the default model and encodes a sentence (ui/shell/startup_probe.py);
+# 2. The window opens (offscreen), loads the default model and encodes a sentence (ui/window/startup_probe.py);
 #    UMAP runs (numba compiles into the user's cache folder, not the read-only bundle).
 # 3. The objectives test plugin (tests/support/plugins_fixtures/good_objective_pkg) dropped into the user
 #    plugins folder is listed as disabled, then, enabled in the settings, loads and corrupts a text.
 # 4. As root (CI's throw-away machine): the .deb's dependencies are installed with apt-get, the
 #    .deb with dpkg -i; the launcher on the PATH passes --self-test; no library of Qt's xcb platform
 #    is missing (find_depends.sh); the window starts on Xvfb with the xcb platform, loads the
-#    default model and encodes a sentence (ui/shell/startup_probe.py); dpkg -r removes it all.
+#    default model and encodes a sentence (ui/window/startup_probe.py); dpkg -r removes it all.
 # Any failure stops the script with "smoke test FAILED: ..." and exit code 1.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

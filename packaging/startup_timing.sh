@@ -4,7 +4,7 @@
 # Each run starts the window headless (offscreen) in a clean environment with a fresh HOME and
 # LM_WORKBENCH_STARTUP_PROBE set to the launch time; the window prints the seconds until it was
 # shown, until the default model's tokens of a sentence were on screen and until that sentence was
-# encoded, then quits (ui/shell/startup_probe.py). Prints every run and the median per side, plus the
+# encoded, then quits (ui/window/startup_probe.py). Prints every run and the median per side, plus the
 # bundle/venv ratio. BUNDLE and PYTHON (the venv's) can be set in the environment.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -23,7 +23,7 @@ def main(out: Path, size: str = "1180x760") -> None:
     from PySide6.QtWidgets import QApplication
 
     from ui.app import create_application
-    from ui.shell.main_window import MainWindow
+    from ui.window.main_window import MainWindow
     from workbench.settings import Settings
 
     app = create_application([])

@@ -30,7 +30,7 @@ def main(out: Path) -> None:
     from ui.app import create_application
 
     app = create_application()
-    from ui.shell.main_window import MainWindow
+    from ui.window.main_window import MainWindow
     from workbench.settings import Settings
 
     def wait(done, timeout: float = 60.0) -> None:

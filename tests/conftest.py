@@ -112,7 +112,7 @@ def open_window(qtbot):
     registry=None)``: a shown main window; with ``spec``, that model loaded; with ``view``, the view
     registered under that id current; ``registry`` replaces the built-in views; ``about=False`` collapses
     the About panel. Closed at the end; its interactive lane and its long-run services must have stopped."""
-    from ui.shell.main_window import MainWindow
+    from ui.window.main_window import MainWindow
     from workbench.settings import Settings
 
     windows = []

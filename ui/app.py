@@ -28,7 +28,7 @@ def _model_arg(argv: list[str]) -> str | None:
 def preset_views() -> dict[str, frozenset[str]]:
     """The window's views, id -> the setting keys a lecture preset may give each (for ``lm-workbench presets``;
     read from the view classes, which are imported but not built: no QApplication is needed)."""
-    from ui.shell.view_registry import builtin_views
+    from ui.window.view_registry import builtin_views
 
     return {entry.id: entry.preset_settings for entry in builtin_views()}
 
@@ -51,7 +51,7 @@ def create_application(argv: list[str] | None = None):
 
 def create_window(settings=None, *, persist: bool = True):
     """The main window (the one place outside the window's own module that names it)."""
-    from ui.shell.main_window import MainWindow
+    from ui.window.main_window import MainWindow
 
     return MainWindow(settings, persist=persist)
 
@@ -136,7 +136,7 @@ def run(argv: list[str] | None = None) -> int:
     previous_hook = _install_excepthook(window)
     report_start(window)
     window.load_model(_model_arg(argv) or settings.default_model)
-    from ui.shell.startup_probe import attach, launch_time
+    from ui.window.startup_probe import attach, launch_time
 
     if (launched := launch_time()) is not None:
         attach(window, app, launched)

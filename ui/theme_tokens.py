@@ -11,7 +11,7 @@ the workbench's own look. Another set is one call away::
 ``replace`` takes any token by its name, whichever group holds it (names
 are unique across the groups). ``ui.theme.set_tokens`` makes a set current.
 
-``PRESENTATION`` is the set for a projector (``ui.shell.presentation`` switches to
+``PRESENTATION`` is the set for a projector (``ui.window.presentation`` switches to
 it, F5): a 20 pt base font with no smaller text, black on white (every
 text/background pair of its tokens ≥ 7:1 by WCAG 2's contrast ratio), lines
 of at least 3 px, the Okabe–Ito colour-blind-safe palette for categories and

@@ -48,7 +48,7 @@ def test_window_opens_without_importing_torch(fresh_home):
         "import sys\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
-        "from ui.shell.main_window import MainWindow\n"
+        "from ui.window.main_window import MainWindow\n"
         "w = MainWindow(persist=False); w.show(); app.processEvents()\n"
         "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
         "w.close(); app.processEvents()\n"
@@ -64,5 +64,5 @@ def test_only_the_application_entry_imports_the_main_window():
     """The window's parts get services objects and views a ViewContext: no module of ``ui`` imports the main
     window but ``ui.app`` (grimp counts imports under ``TYPE_CHECKING`` too)."""
     graph = grimp.build_graph("ui", cache_dir=None)
-    importers = graph.find_modules_that_directly_import("ui.shell.main_window")
+    importers = graph.find_modules_that_directly_import("ui.window.main_window")
     assert importers == {"ui.app"}, sorted(importers)

@@ -192,7 +192,7 @@ def test_encoder_decoder_cross_and_causal_decoder_attention(make_window, qtbot, 
 
 def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_window, qtbot):
     """The grid's mosaics (with and without special tokens) come with the encoding from the worker job."""
-    from ui.attention.model_grid import grid_values
+    from engine.attention_grid import grid_values
 
     window = make_window("minilm")
     view = window.view("attention")

@@ -38,7 +38,7 @@ def main() -> int:
     from ui.app import create_application
 
     app = create_application()
-    from ui.shell.main_window import MainWindow
+    from ui.window.main_window import MainWindow
     from workbench.lectures.library import builtin_presets
     from workbench.settings import Settings
 

@@ -8,7 +8,7 @@ import os
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.window.view_registry import ViewRegistry, builtin_views
 from ui.widgets.dataset_picker import CachedDatasetDialog
 
 

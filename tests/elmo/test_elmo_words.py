@@ -120,7 +120,7 @@ def test_the_choice_is_saved_per_model_and_beaten_only_by_the_flag(published, tr
 @pytest.mark.timeout(60)
 def test_model_panel_words_as_typed_for_an_elmo_only(open_window, qtbot, published, fresh_home):
     from engine.models.loading import ModelInfo
-    from ui.shell.model_panel import ModelPanel
+    from ui.window.model_panel import ModelPanel
 
     window = open_window(str(published), "tokens", persist=True)
     box = window.model_panel.words_check

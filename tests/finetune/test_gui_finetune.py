@@ -17,7 +17,7 @@ from engine.finetune.demo import demo_path
 from engine.objectives.config_fields import config_fields
 from engine.finetune.methods.counting import count_parameters
 from ui import theme
-from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.window.view_registry import ViewRegistry, builtin_views
 from workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(240)

@@ -14,7 +14,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from tests.support.grad_reference import hooked_grad_input
-from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -9,7 +9,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 from engine.probing.demo import POS_DEMO
-from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.window.view_registry import ViewRegistry, builtin_views
 
 
 def _registry() -> ViewRegistry:

@@ -12,7 +12,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from ui.shell.view_registry import ViewRegistry, builtin_views
+from ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from ui.shell.main_window import MainWindow
+from ui.window.main_window import MainWindow
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS
 from workbench.paths import runs_db_path
 from workbench.pretrain.spec import PretrainSpec

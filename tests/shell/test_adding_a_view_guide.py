@@ -16,10 +16,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 import ui
-from ui.shell.view_abilities import PresetView
-from ui.shell.view_base import ModelView
-from ui.shell.view_entry import ViewEntry
-from ui.shell.view_registry import builtin_views
+from ui.view_kit.view_abilities import PresetView
+from ui.view_kit.view_base import ModelView
+from ui.view_kit.view_entry import ViewEntry
+from ui.window.view_registry import builtin_views
 
 pytestmark = pytest.mark.timeout(90)
 GUIDE = Path(__file__).parents[2] / "docs" / "adding-a-view.md"

@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import ModelNotFoundError
 from engine.progress import Progress
-from ui.shell.job_bridge import JobBridge
+from ui.view_kit.job_bridge import JobBridge
 
 pytestmark = pytest.mark.timeout(60)
 

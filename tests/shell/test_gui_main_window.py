@@ -10,7 +10,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from ui.shell.main_window import HINT_EMPTY, MainWindow
+from ui.window.main_window import HINT_EMPTY, MainWindow
 from workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(90)

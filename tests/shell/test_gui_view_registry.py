@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel
 
 from engine.progress import Partial, Progress
-from ui.shell.view_registry import ViewEntry, ViewRegistry, builtin_views
-from ui.shell.view_base import Computation, ModelView
+from ui.window.view_registry import ViewEntry, ViewRegistry, builtin_views
+from ui.view_kit.view_base import Computation, ModelView
 
 pytestmark = pytest.mark.timeout(90)
 STEPS = 3
@@ -29,11 +29,13 @@ class EchoView(ModelView):
         self.partials: list[tuple[str, int]] = []
         self.results: list[str] = []
         self.threads: set[str] = set()
+        self.tokens: list = []  # the window's encoding each request came with
         self.hint = ""
         self.label = QLabel(self)
 
     def computation(self, inputs):
         text = inputs.text
+        self.tokens.append(inputs.tokens)
 
         def job(cancel):
             self.threads.add(threading.current_thread().name)
@@ -94,6 +96,8 @@ def test_one_entry_adds_a_computed_view_with_progress_partials_and_stale_results
     assert ("slow first", STEPS - 1) not in echo.partials
     assert [p for p in echo.progress if p[0] == "second"] == [("second", i) for i in range(STEPS)]
     assert echo.threads and threading.main_thread().name not in echo.threads
+    # tokenized once, by the window: the view gets that encoding with its inputs
+    assert echo.tokens[-1] is window.tokenized and window.tokenized.text == "second"
 
     # Shown already: switching away and back does not compute again
     window.show_view("runs")

@@ -26,15 +26,16 @@ from ui import theme
 from ui.attention.attention_controls import AttentionControls
 from ui.attention.attention_steps_panel import AttentionStepsPanel
 from ui.attention.compare_pane import CompareB, encode_b
-from ui.shell.model_panel import spec_label
-from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.view_kit.model_label import spec_label
+from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.attention.head_view import HeadView
-from ui.attention.model_grid import MEAN, ModelGrid, grid_values
+from engine.attention_grid import grid_values
+from ui.attention.model_grid import MEAN, ModelGrid
 from ui.widgets.export import export_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:

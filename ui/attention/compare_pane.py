@@ -2,7 +2,7 @@
 
 B may have fewer layers or heads than A: its head view shows A's layer clamped to B's last and the chosen
 heads B has (all of B's heads when it has none of them), and its title says which. A model B with no attention
-(ELMo) says so instead. The job that encodes A encodes B after it (``ui.shell.view_base.paired``).
+(ELMo) says so instead. The job that encodes A encodes B after it (``ui.view_kit.view_base.paired``).
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@ Rows are layers, columns heads, and a last column, set apart, the mean over
 heads (or, when that gives larger thumbnails, heads as rows and layers as
 columns). Each thumbnail is the [queries, keys] matrix pooled to at most
 ``THUMB`` pixels a side (block maxima, so a sharp pattern survives) and scaled
-to its own maximum; all of them live in one QImage, made from the numpy
-arrays once per selection, and the paint draws one image per cell. Clicking a
+to its own maximum: the numbers come from ``engine.attention_grid.grid_values``
+(on the worker thread); this widget only draws them, all in one QImage made
+once per selection, and the paint draws one image per cell. Clicking a
 cell emits ``cell_clicked(layer, head)`` (head -1: the mean).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -19,37 +19,12 @@ from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPe
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ui import theme
-from ui.widgets.colormap import pool_to, rgba_image, to_rgba
+from engine.attention_grid import THUMB
+from ui.widgets.colormap import rgba_image, to_rgba
 
-THUMB = 48  # pixels of a thumbnail's source image, at most
 GAP = 3.0
 MEAN_GAP = 10.0
 MEAN = -1
-
-if TYPE_CHECKING:
-    from engine.attention import AttentionSide
-
-
-def grid_values(side: AttentionSide, hide: bool = False) -> tuple[np.ndarray, int]:
-    """The grid's mosaic as numbers in [0, 1] (no Qt: safe on a worker thread) and the thumbnail size.
-
-    Every layer x head, plus the mean over heads, pooled to at most ``THUMB`` pixels a side and
-    scaled to its own maximum; with ``hide``, special tokens dropped and rows renormalised first.
-    """
-    from engine.attention import hide_special
-
-    weights = side.weights
-    if hide:
-        weights = hide_special(weights, side.query_special, side.key_special)[0]
-    layers, heads, q, k = weights.shape
-    if q == 0 or k == 0:  # hiding specials left nothing (e.g. a decoder side of one start token)
-        return np.zeros((layers, (heads + 1)), dtype=np.float32), 1
-    t = max(1, min(THUMB, max(q, k)))
-    cells = np.concatenate([weights, weights.mean(axis=1, keepdims=True)], axis=1)  # [L, H + 1, Q, K]
-    pooled = pool_to(cells, t)
-    top = pooled.max(axis=(-2, -1), keepdims=True)
-    pooled = np.divide(pooled, top, out=np.zeros_like(pooled), where=top > 0)  # each to its own maximum
-    return pooled.transpose(0, 2, 1, 3).reshape(layers * t, (heads + 1) * t), t
 
 
 class ModelGrid(QWidget):

@@ -12,8 +12,8 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ui import theme
-from ui.shell.model_panel import spec_label
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.view_kit.model_label import spec_label
+from ui.view_kit.view_base import Computation, Inputs, ModelView
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 

@@ -1,7 +1,7 @@
 """The Compare view's registry entry: its tab, About text, class (imported when registered) and inputs."""
 
 from ui.compare import about
-from ui.shell.view_entry import ViewEntry
+from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("compare", about.TITLE, about.HTML, "ui.compare.compare_view:CompareView", None,
                   frozenset({"text"}))

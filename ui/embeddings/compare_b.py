@@ -17,7 +17,7 @@ from PySide6.QtCore import QTimer
 
 from ui.embeddings.neighbours_panel import NeighboursPanel
 from ui.embeddings.occurrence_list import context_html, context_plain
-from ui.shell.model_panel import spec_label
+from ui.view_kit.model_label import spec_label
 from workbench.embeddings import jobs
 from workbench.embeddings.state import EmbeddingsState
 

@@ -1,7 +1,7 @@
 """The embeddings view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
 from ui.embeddings import about
-from ui.shell.view_entry import ViewEntry
+from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("embeddings", about.TITLE, about.HTML,
                   "ui.embeddings.explorer_view:EmbeddingExplorerView", "Ctrl+6", frozenset({"corpus"}))

@@ -48,7 +48,7 @@ from workbench.embeddings import jobs
 from workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:
-    from ui.shell.view_context import ViewContext
+    from ui.view_kit.view_context import ViewContext
 SELECTION_HEADER = ["#", "word", "label", "line", "sentence"]
 MAX_SELECTION_ROWS = 2000
 

@@ -6,7 +6,8 @@ view's title when no lecture runs), in the presentation theme's colours and capt
 opens on the second screen, full screen, when there is one (the screen the main window is not on). It follows
 the main window: a tab change and a lecture step redraw it at once, and it takes a fresh picture of the view a
 few times a second, so whatever the teacher does there shows. The views stay in the main window (nothing is
-re-parented) and the audience window never takes the keyboard.
+re-parented) and the audience window never takes the keyboard. It gets the window's ``ViewDriver``
+(``ui.view_kit.window_parts``) and the lecture's runner, never the window's views or view host.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
 from ui.theme_tokens import Tokens, presentation_pt, presentation_tokens
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QScreen
 
-    from ui.shell.view_host import ViewHost
+    from ui.view_kit.window_parts import ViewDriver
     from workbench.lectures.runner import PresetRunner
 
 REFRESH_MS = 300  # a fresh picture of the view this often while the window is shown
@@ -42,12 +42,12 @@ def choose_screen(screens: Sequence[Any], main_screen: Any) -> tuple[Any, bool]:
 class AudienceWindow(QWidget):
     closed = Signal()
 
-    def __init__(self, host: ViewHost, runner: PresetRunner, parent: QWidget):
+    def __init__(self, views: ViewDriver, runner: PresetRunner, parent: QWidget):
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("audienceWindow")
         self.setWindowTitle("LM Workbench: audience")
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the keys stay with the main window
-        self.host, self.runner = host, runner
+        self.views, self.runner = views, runner
         self.view_id: str | None = None
         self.picture: QPixmap | None = None  # the view's last picture, at its own size
         self.tokens: Tokens = presentation_tokens()
@@ -83,12 +83,12 @@ class AudienceWindow(QWidget):
     # --------------------------------------------------------------- follow
     def refresh(self) -> None:
         """The current view's picture and the step's caption, now."""
-        entry = self.host.current_entry()
+        entry = self.views.current_entry()
         if entry is None or not self.isVisible():
             return
         self.view_id = entry.id
         self.caption.setText(self.runner.caption() if self.runner.active else entry.title)
-        widget = self.host.export_widget(entry.id)
+        widget = self.views.export_widget(entry.id)
         self.picture = widget.grab()
         self._show_picture()
 
@@ -140,10 +140,9 @@ class AudienceWindow(QWidget):
 class AudienceController(QObject):
     """The View menu's checkable "Audience window" and the window it opens and closes."""
 
-    def __init__(self, owner: QWidget, host: ViewHost, runner: PresetRunner, tab_changed: SignalInstance,
-                 view_menu: QMenu | None):
-        super().__init__(owner)
-        self.owner, self.host, self.runner = owner, host, runner
+    def __init__(self, owner: QWidget, views: ViewDriver, runner: PresetRunner, view_menu: QMenu | None):
+        super().__init__(owner)  # owner: the parent of its action and window; it closes when the owner does
+        self.owner, self.views, self.runner = owner, views, runner
         self.window: AudienceWindow | None = None
         self.action = QAction("A&udience window", owner)
         self.action.setCheckable(True)
@@ -155,7 +154,7 @@ class AudienceController(QObject):
         if view_menu is not None:
             view_menu.addSeparator()
             view_menu.addAction(self.action)
-        tab_changed.connect(lambda _index: self._follow())
+        views.current_changed.connect(lambda *_args: self._follow())
         for event in (runner.events.started, runner.events.stopped):
             event.connect(lambda *_args: self._follow())
         runner.events.step_changed.connect(lambda _index: self._follow())
@@ -169,7 +168,7 @@ class AudienceController(QObject):
     def set_open(self, on: bool) -> None:
         if on:
             if self.window is None:
-                self.window = AudienceWindow(self.host, self.runner, self.owner)
+                self.window = AudienceWindow(self.views, self.runner, self.owner)
                 self.window.closed.connect(lambda: self.action.setChecked(False))
             self.window.place(self.owner.screen())
         elif self.window is not None and self.window.isVisible():

@@ -12,7 +12,7 @@ scroll as usual otherwise. They go through the window's ``StepController``
 (``workbench.steps``): the runner is pushed there while a lecture runs,
 so a step that opens the attention step-by-step panel steps through the panel
 first, then on to the next lecture step. It gets a ``LectureServices``
-(``ui.shell.window_services``), not the window.
+(``ui.lectures.services``: the views, the models, the text box, the notifier), not the window.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from workbench.lectures.runner import PresetRunner
 from workbench.lectures.schema import Preset
 
 if TYPE_CHECKING:
-    from ui.shell.window_services import LectureServices
+    from ui.lectures.services import LectureServices
 
 SOURCE = "lectures"
 START_PAGE_FRACTION = 0.66  # of the window's size
@@ -63,7 +63,7 @@ class LectureController(QObject):
         self.bar.end_requested.connect(self.runner.stop)
         self.runner.events.step_changed.connect(lambda _index: self._open_step())
         self.runner.events.stopped.connect(self._stopped)
-        services.model_ready.connect(lambda _loaded: self._apply_pending())
+        services.models.ready.connect(lambda _loaded: self._apply_pending())
 
     def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
         action = QAction(text, self.services.owner)
@@ -78,20 +78,20 @@ class LectureController(QObject):
         """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back. While
         a lecture runs its captions explain: the About panel folds away for the room, and opens again after."""
         self.end_action.setEnabled(on)
-        about = self.services.about
+        s = self.services
         if on:
             if not self.runner.active:
-                self._about_was_open = about.is_expanded()
-                about.set_expanded(False)
+                self._about_was_open = s.about_expanded()
+                s.set_about_expanded(False)
             self.services.steps.push(self.runner)
         else:
             self.services.steps.remove(self.runner)
             if self._about_was_open:
-                about.set_expanded(True)
+                s.set_about_expanded(True)
 
     # ---------------------------------------------------------------- what
     def views(self) -> dict[str, frozenset[str]]:
-        return {e.id: e.preset_settings for e in self.services.entries()}
+        return {e.id: e.preset_settings for e in self.services.views.entries()}
 
     def status(self, preset: Preset) -> PresetStatus:
         return check_preset(preset, self.views(), installed_course_models())
@@ -136,7 +136,7 @@ class LectureController(QObject):
 
     def show_start_page(self) -> None:
         from ui.lectures.start_page import StartPage
-        from ui.shell.window_services import StartPageServices
+        from ui.lectures.services import StartPageServices
 
         s = self.services
         self.start_page = StartPage(StartPageServices(
@@ -150,10 +150,10 @@ class LectureController(QObject):
         """Run ``preset`` from step ``index``; an unavailable preset only says why."""
         status = self.status(preset)
         if not status.available:
-            self.services.message_bar.show_message(f"{preset.title}: not available here: {status.reason}",
-                                                   "warning", source=SOURCE)
+            self.services.notifier.show_message(f"{preset.title}: not available here: {status.reason}",
+                                                "warning", SOURCE)
             return False
-        self.services.message_bar.clear(SOURCE)
+        self.services.notifier.clear(SOURCE)
         self._enable_stepping(True)
         self.runner.start(preset, status, index)
         return True
@@ -181,7 +181,7 @@ class LectureController(QObject):
         try:
             preset = load_preset_file(path)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return False
         return self.start(preset)
 
@@ -203,24 +203,25 @@ class LectureController(QObject):
             spec = resolve_model(step.model or runner.preset.model, s.settings.default_model, course)
             settings = resolve_settings(step.settings, runner.preset, course)
         except WorkbenchError as exc:
-            s.show_error(exc, source=SOURCE)
+            s.notifier.show_error(exc, source=SOURCE)
             return
         s.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
-        s.show_view(step.view)
+        s.views.show_view(step.view)
         inputs = step.inputs
         if "text" in inputs or "pair" in inputs:
-            text, pair = inputs.get("text", s.text_input.text()), inputs.get("pair")
-            if text != s.text_input.text() or pair != s.text_input.pair():
-                s.text_input.set_text(text, pair)
+            text, pair = inputs.get("text", s.text.text()), inputs.get("pair")
+            if text != s.text.text() or pair != s.text.pair():
+                s.text.set_text(text, pair)
         self._pending = (step.view, settings, dict(inputs))
         if not self._has_model(spec):
-            s.load_model(spec)  # the step is applied once it has loaded
+            s.models.load(spec)  # the step is applied once it has loaded
             return
         self._apply_pending()
 
     def _has_model(self, spec: str) -> bool:
-        loaded = self.services.loaded()
-        return loaded is not None and not self.services.loading() and spec in (loaded.info.spec, loaded.info.folder)
+        models = self.services.models
+        loaded = models.loaded()
+        return loaded is not None and not models.loading() and spec in (loaded.info.spec, loaded.info.folder)
 
     def _apply_pending(self) -> None:
         if self._pending is None:
@@ -228,7 +229,7 @@ class LectureController(QObject):
         view_id, settings, inputs = self._pending
         self._pending = None
         try:
-            self.services.apply_preset_step(view_id, settings, inputs)
+            self.services.views.apply_preset_step(view_id, settings, inputs)
         except (WorkbenchError, ValueError, TypeError, KeyError) as exc:  # a setting the view cannot use
-            self.services.message_bar.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: "
-                                                   f"{exc}", "warning", source=SOURCE)
+            self.services.notifier.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: {exc}",
+                                                "warning", SOURCE)

@@ -8,8 +8,8 @@ model), and appends a step to a Qt-free ``workbench.lectures.recording.LectureDr
 from a step, and saves it as a preset file in the existing schema (the user's presets folder by default,
 listed in the Lectures menu after the built-in ones). Editing an existing preset opens it in the same list.
 
-It gets the window's ``WorkspaceServices`` (what a workspace reads of the window: the views' state, the text
-box, the loaded model) and the ``LectureController`` (its menu, and playing the draft), never the window.
+It gets a ``RecorderServices`` (``ui.lectures.services``: the views, the models, the text box, the notifier)
+and the ``LectureController`` (its menu, and playing the draft), never the window.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from workbench.workspace.models import portable_spec
 if TYPE_CHECKING:
     from ui.lectures.controller import LectureController
     from ui.lectures.recorder_panel import RecorderPanel
-    from ui.shell.window_services import WorkspaceServices
+    from ui.lectures.services import RecorderServices
 
 SOURCE = "recorder"
 ADD_STEP_KEY = "Ctrl+Shift+A"
@@ -38,7 +38,7 @@ FROM_FILE = "A preset file…"
 
 
 class LectureRecorder(QObject):
-    def __init__(self, services: WorkspaceServices, lectures: LectureController):
+    def __init__(self, services: RecorderServices, lectures: LectureController):
         super().__init__(services.owner)
         self.services = services
         self.lectures = lectures
@@ -83,7 +83,7 @@ class LectureRecorder(QObject):
                 preset = load_preset_file(preset)
             draft = LectureDraft.from_preset(preset)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return None
         return self._open(draft)
 
@@ -118,20 +118,20 @@ class LectureRecorder(QObject):
 
     # ----------------------------------------------------------- capturing
     def titles(self) -> dict[str, str]:
-        return {e.id: e.title for e in self.services.entries()}
+        return {e.id: e.title for e in self.services.views.entries()}
 
     def capture(self, caption: str = "") -> DraftStep | None:
         """The current view as it is now, as a step (None with no view)."""
         s = self.services
-        entry = s.current_entry()
+        entry = s.views.current_entry()
         if entry is None:
             return None
-        loaded = s.loaded()
+        loaded = s.models.loaded()
         course = installed_course_models()
         model = portable_spec(loaded.info.spec, loaded.info.folder, course) if loaded is not None else None
         reads = entry.reads_text()
-        return make_step(entry.id, caption or entry.title, s.preset_state(entry.id),
-                         text=s.text_input.text() if reads else None, pair=s.text_input.pair() if reads else None,
+        return make_step(entry.id, caption or entry.title, s.views.preset_state(entry.id),
+                         text=s.text.text() if reads else None, pair=s.text.pair() if reads else None,
                          model=model, course_models=course)
 
     def add_step(self, caption: str = "") -> int | None:
@@ -142,14 +142,14 @@ class LectureRecorder(QObject):
         try:
             step = self.capture(caption)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return None
         if step is None:
             return None
         index = self.draft.add(step)
         self.panel.refresh(index)
         self.panel.edit_caption(select_all=not caption)
-        self.services.status(f"Step {index + 1} added: {self.titles().get(step.view, step.view)}")
+        self.services.notifier.status(f"Step {index + 1} added: {self.titles().get(step.view, step.view)}")
         return index
 
     def retake(self, index: int) -> None:
@@ -159,11 +159,11 @@ class LectureRecorder(QObject):
         try:
             step = self.capture()
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return
         if step is not None:
             self.draft.retake(index, step)
-            self.services.status(f"Step {index + 1} taken again")
+            self.services.notifier.status(f"Step {index + 1} taken again")
 
     # ------------------------------------------------------- saving, trying
     def save(self, path: str | Path | None = None, *, ask: bool = False) -> Path | None:
@@ -184,11 +184,11 @@ class LectureRecorder(QObject):
                 path = chosen if chosen.endswith(SUFFIX) else chosen + SUFFIX
             saved = draft.save(path)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return None
-        self.services.message_bar.clear(SOURCE)
+        self.services.notifier.clear(SOURCE)
         self.lectures.refresh()
-        self.services.status(f"Saved the lecture to {saved}")
+        self.services.notifier.status(f"Saved the lecture to {saved}")
         return saved
 
     def play(self, index: int = 0) -> bool:
@@ -198,6 +198,6 @@ class LectureRecorder(QObject):
         try:
             preset = self.draft.to_preset(str(self.draft.path) if self.draft.path else "")
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return False
         return self.lectures.start(preset, index)

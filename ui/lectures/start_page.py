@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from ui.shell.window_services import StartPageServices
+    from ui.lectures.services import StartPageServices
 
 ROLE = Qt.ItemDataRole.UserRole
 

@@ -1,6 +1,6 @@
 """The lens view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
 from ui.lens import about
-from ui.shell.view_entry import ViewEntry
+from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("lens", about.TITLE, about.HTML, "ui.lens.lens_view:LensView", "Ctrl+4", frozenset({"text"}))

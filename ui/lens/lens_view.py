@@ -7,7 +7,7 @@ coloured by that probability; the tooltip lists the top 5. Above it the
 "Logit lens | Tuned lens" switch and the tuned lens's training
 (``ui.lens.tuned_panel``), below it the KL to the output per layer of both. While a model B is compared, B's
 logit-lens table for the same text shows beside A's (A | B; the tuned lens is A's only), computed in A's job
-(``ui.shell.view_base.paired``); a model B the lens cannot read says why in one line.
+(``ui.view_kit.view_base.paired``); a model B the lens cannot read says why in one line.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabe
 from engine.progress import CancelToken
 from ui import theme
 from ui.widgets.token_layout import display_label
-from ui.shell.model_panel import spec_label
-from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.view_kit.model_label import spec_label
+from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit
 from ui.widgets.notice import Notice
 from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from ui.theme_tokens import is_presentation
 from ui.lens.tuned_panel import KlChart, TunedLensControls
 

@@ -24,14 +24,14 @@ from PySide6.QtWidgets import (
 
 from engine.objectives.config_fields import config_fields
 from ui import theme
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.view_kit.view_base import Computation, Inputs, ModelView
 from ui.widgets.notice import Notice
 from ui.masking_lab.grid import Legend, PreviewGrid
 from ui.masking_lab.panels import ReconstructionPanel, StatsPanel
 from ui.masking_lab.rows import build_rows, rows_table
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.export import export_dialog
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from ui.widgets.fold import ColumnScroll, FoldRow
 from workbench.export import export_csv, suggest_filename
 from workbench.masking_lab import jobs

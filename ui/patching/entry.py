@@ -1,6 +1,6 @@
 """The patching view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
 from ui.patching import about
-from ui.shell.view_entry import ViewEntry
+from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("patching", about.TITLE, about.HTML, "ui.patching.patching_view:PatchingView", None, frozenset())

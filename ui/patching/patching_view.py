@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from engine.patching.names import SITES
 from engine.progress import CancelToken, Progress
 from ui import theme
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label

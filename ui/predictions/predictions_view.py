@@ -25,14 +25,14 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVB
 
 from engine.progress import CancelToken
 from ui import theme
-from ui.shell.model_panel import spec_label
-from ui.shell.view_base import Computation, Inputs, ModelView, paired
+from ui.view_kit.model_label import spec_label
+from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit
 from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
 from ui.widgets.notice import Notice
 from ui.predictions.compare_b import PredictionsB, predict_b
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 
 GENERATE_TOKENS = 20
 INFILL_MAX_TOKENS = 64

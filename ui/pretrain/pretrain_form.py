@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from engine.errors import WorkbenchError
 from engine.training.config import TrainingConfig, training_config_fields
 from ui import theme
-from ui.shell.job_bridge import JobBridge
+from ui.view_kit.job_bridge import JobBridge
 from ui.pretrain.corpus_list import CorpusList
 from ui.pretrain.field_form import FieldForm
 from ui.widgets.config_form import ConfigForm

@@ -28,7 +28,7 @@ from ui.pretrain.live_plot import LivePlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
 from ui.pretrain.pretrain_form import TrainingForm
 from ui.widgets.message_bar import MessageBar
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
 from workbench.pretrain.job import submit_pretrain
 

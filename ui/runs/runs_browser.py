@@ -34,7 +34,7 @@ from ui.runs.curve_overlay import CurveOverlay
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
 from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
-from ui.shell.view_context import ViewContext
+from ui.view_kit.view_context import ViewContext
 from ui.widgets.fold import FlowLayout, FoldSplitter
 from workbench.export import export_csv, suggest_filename
 from workbench.faults import describe, user_line

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from engine.tokens import TokenizedText
 from ui import theme
 from ui.tokens.token_view import TokenView
-from ui.shell.model_panel import spec_label
-from ui.shell.view_context import ViewContext
+from ui.view_kit.model_label import spec_label
+from ui.view_kit.view_context import ViewContext
 from ui.widgets.ab_split import ABSplit
 
 

@@ -73,23 +73,6 @@ def rgba_image(rgba: np.ndarray) -> QImage:
     return image.copy()  # detach from the numpy buffer
 
 
-def pool_to(matrices: np.ndarray, size: int) -> np.ndarray:
-    """[..., Q, K] -> [..., size, size]: block maxima (a sharp peak survives), then nearest-neighbour stretch.
-
-    Values must be >= 0 (the padding is 0). One reshape for the whole stack,
-    so every layer and head of a 512-token text pools in a few tens of ms.
-    """
-    q, k = matrices.shape[-2:]
-    bq, bk = -(-q // size), -(-k // size)  # block sides (ceil)
-    nq, nk = -(-q // bq), -(-k // bk)
-    pad = [(0, 0)] * (matrices.ndim - 2) + [(0, nq * bq - q), (0, nk * bk - k)]
-    blocks = np.pad(matrices, pad).reshape(*matrices.shape[:-2], nq, bq, nk, bk)
-    pooled = blocks.max(axis=(-3, -1))
-    rows = np.minimum((np.arange(size) * nq) // size, nq - 1)
-    cols = np.minimum((np.arange(size) * nk) // size, nk - 1)
-    return pooled[..., rows, :][..., cols]
-
-
 def diverging() -> np.ndarray:
     """[256, 3] uint8: the diverging colormap's lookup table (index 0: most negative, 255: most positive)."""
     return _lut(theme.current().colours.diverging_stops)

@@ -8,7 +8,7 @@ same way), the current view, each view's own state (what its
 ``preset_state`` returns: settings, and a corpus's lines) and the running
 lecture preset with its step. Opening restores them in that order and says
 in the message bar what it could not. It gets a ``WorkspaceServices``
-(``ui.shell.window_services``), not the window.
+(``ui.workspace.services``: the views, the models, the text box, the notifier), not the window.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_w
 from workbench.workspace.models import local_spec, portable_spec
 
 if TYPE_CHECKING:
-    from ui.shell.window_services import WorkspaceServices
+    from ui.workspace.services import WorkspaceServices
 
 SOURCE = "workspace"
 FILTER = f"Workspaces (*{SUFFIX})"
@@ -60,17 +60,17 @@ class WorkspaceController(QObject):
     # ---------------------------------------------------------------- save
     def collect(self) -> Workspace:
         s = self.services
-        ws = Workspace(text=s.text_input.text(), pair=s.text_input.pair())
-        loaded = s.loaded()
+        ws = Workspace(text=s.text.text(), pair=s.text.pair())
+        loaded = s.models.loaded()
         if loaded is not None:
             ws.model = portable_spec(loaded.info.spec, loaded.info.folder, installed_course_models())
-        compared = s.compared()
+        compared = s.models.compared()
         if compared is not None:
             ws.compared = portable_spec(compared.info.spec, compared.info.folder, installed_course_models())
-        current = s.current_entry()
+        current = s.views.current_entry()
         ws.current_view = current.id if current is not None else None
-        for entry in s.entries():
-            state = s.preset_state(entry.id)
+        for entry in s.views.entries():
+            state = s.views.preset_state(entry.id)
             if state is not None:
                 ws.views[entry.id] = {"settings": state[0], "inputs": state[1]}
         runner = s.runner
@@ -90,10 +90,10 @@ class WorkspaceController(QObject):
         try:
             saved = save_workspace(self.collect(), path)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return None
         self._remember(saved)
-        self.services.status(f"Saved the workspace to {saved}")
+        self.services.notifier.status(f"Saved the workspace to {saved}")
         return saved
 
     def _remember(self, path: Path) -> None:
@@ -110,17 +110,17 @@ class WorkspaceController(QObject):
         try:
             ws = open_workspace(path)
         except WorkbenchError as exc:
-            self.services.show_error(exc, source=SOURCE)
+            self.services.notifier.show_error(exc, source=SOURCE)
             return None
         problems = list(ws.problems) + self.restore(ws)
         self._remember(Path(path))
         s = self.services
         if problems:
-            s.message_bar.show_message(f"Opened {Path(path).name}, but not all of it: " + "; ".join(problems),
-                                       "warning", source=SOURCE)
+            s.notifier.show_message(f"Opened {Path(path).name}, but not all of it: " + "; ".join(problems),
+                                    "warning", SOURCE)
         else:
-            s.message_bar.clear(SOURCE)
-            s.status(f"Opened the workspace {Path(path).name}")
+            s.notifier.clear(SOURCE)
+            s.notifier.status(f"Opened the workspace {Path(path).name}")
         return ws
 
     def restore(self, ws: Workspace) -> list[str]:
@@ -128,16 +128,16 @@ class WorkspaceController(QObject):
         s, problems = self.services, []
         course = installed_course_models()
         s.runner.stop()
-        s.text_input.set_text(ws.text, ws.pair)
+        s.text.set_text(ws.text, ws.pair)
         if ws.model:
             spec, problem = local_spec(ws.model, course)
-            loaded = s.loaded()
+            loaded = s.models.loaded()
             if problem:
                 problems.append(problem)
             elif loaded is None or spec not in (loaded.info.spec, loaded.info.folder):
-                s.load_model(spec)
+                s.models.load(spec)
         problems += self._restore_compared(ws.compared, course)
-        ids = {e.id: e for e in s.entries()}
+        ids = {e.id: e for e in s.views.entries()}
         for view_id, state in ws.views.items():
             entry = ids.get(view_id)
             if entry is None:
@@ -148,7 +148,7 @@ class WorkspaceController(QObject):
             if unknown:
                 problems.append(f"{view_id}: left out {', '.join(unknown)} (not known to this version)")
             try:
-                s.apply_preset_step(view_id, {k: v for k, v in settings.items() if k not in unknown},
+                s.views.apply_preset_step(view_id, {k: v for k, v in settings.items() if k not in unknown},
                                     dict(state.get("inputs") or {}))
             except (WorkbenchError, ValueError, TypeError, KeyError) as exc:
                 problems.append(f"{view_id}: could not restore its state ({exc})")
@@ -160,7 +160,7 @@ class WorkspaceController(QObject):
             except (WorkbenchError, ValueError) as exc:
                 problems.append(str(exc))
         if ws.current_view in ids:
-            s.show_view(ws.current_view)
+            s.views.show_view(ws.current_view)
         elif ws.current_view:
             problems.append(f"the {ws.current_view!r} view is not in this version")
         return problems
@@ -169,12 +169,12 @@ class WorkspaceController(QObject):
         """Compare with the workspace's model B (after model A's load), or stop comparing when it has none."""
         s = self.services
         if spec is None:
-            s.stop_comparing()
+            s.models.stop_comparing()
             return []
         local, problem = local_spec(spec, course)
         if problem:
             return [problem.replace("the workspace's model", "the workspace's model B", 1)]
-        b = s.compared()
+        b = s.models.compared()
         if b is None or local not in (b.info.spec, b.info.folder):
-            s.compare_with(local)
+            s.models.compare_with(local)
         return []

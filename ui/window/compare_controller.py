@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from ui import theme
-from ui.shell.model_panel import spec_label
+from ui.view_kit.model_label import spec_label
 from workbench.models.comparison import Comparison
 
 

@@ -4,11 +4,12 @@ All model work goes through one ``JobBridge`` (the interactive lane): loading
 a model, re-tokenizing after each pause in typing, and every view's jobs. A
 new request replaces a stale one; typing while a model loads waits for the
 load instead of cancelling it. Errors appear in the inline message bar, never
-in a dialog. The tabs come from a ``ui.shell.view_registry.ViewRegistry``: the
+in a dialog. The tabs come from a ``ui.window.view_registry.ViewRegistry``: the
 window builds a ``Shell`` (its services as plain callables) and the
 ``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
-box and the pair line show only while the current view reads them. The window's own parts (menus and
-actions, lectures, the start page, workspaces) get small services objects (``ui.shell.window_services``);
+box and the pair line show only while the current view reads them. The window's own parts (lectures, the
+recorder, the audience window, workspaces, the menus) get four small interfaces (``ui.view_kit.window_parts``:
+the views, the loaded models, the text box, a notifier) and what is theirs alone, never the window;
 which load and which tokenization are current is a Qt-free ``workbench.models.session.ModelSession``.
 """
 
@@ -26,30 +27,35 @@ from engine.errors import MachineFault, WorkbenchError
 from engine.progress import CancelToken
 from engine.tokens import TokenizedText
 from ui import theme
-from ui.shell.about_panel import AboutPanel
-from ui.shell.compare import CompareController
+from ui.window.about_panel import AboutPanel
+from ui.window.compare_controller import CompareController
 from ui.lectures.clicker_keys import ClickerKeys
-from ui.shell.job_bridge import JobBridge
+from ui.view_kit.job_bridge import JobBridge
 from ui.lectures.audience_window import AudienceController
 from ui.lectures.controller import LectureController
 from ui.lectures.recorder import LectureRecorder
-from ui.shell.model_panel import ModelPanel, format_count, spec_label
-from ui.shell.presentation import PresentationMode
-from ui.shell.presentation_fit import PresentationFit
+from ui.window.model_panel import ModelPanel
+from ui.view_kit.model_label import format_count, spec_label
+from ui.window.presentation import PresentationMode
+from ui.window.presentation_fit import PresentationFit, window_frame
 from ui.run_tracking.run_services import RunServices
-from ui.shell.status_bar import JobStatusBar
-from ui.shell.text_input import TextInputPanel
+from ui.window.status_bar import JobStatusBar
+from ui.window.text_input import TextInputPanel
+from ui.window.tokens_tsv import tokens_tsv
 from ui.theme_tokens import DEFAULT
-from ui.shell.view_context import Shell
-from ui.shell.view_host import ViewHost
-from ui.shell.view_registry import ViewRegistry, builtin_views
-from ui.shell.window_services import ActionServices, LectureServices, WorkspaceServices
+from ui.lectures.services import LectureServices, RecorderServices
+from ui.view_kit.view_context import Shell
+from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
+from ui.window.view_host import ViewHost
+from ui.window.view_registry import ViewRegistry, builtin_views
+from ui.window.part_services import ActionServices, WindowCommands
 from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from ui.widgets.message_bar import MessageBar
-from ui.shell.window_actions import build_actions
-from ui.shell.window_geometry import place_on_screen, saved_geometry
+from ui.window.actions import build_actions
+from ui.window.geometry import place_on_screen, saved_geometry
 from ui.workspace.controller import WorkspaceController
-from workbench.export import suggest_filename, table_to_tsv
+from ui.workspace.services import WorkspaceServices
+from workbench.export import suggest_filename
 from workbench.faults import user_line
 from workbench.models.session import ModelSession
 from workbench.settings import Settings, load_settings, save_settings
@@ -64,7 +70,6 @@ HINT_NO_MODEL = "Load a model (left) to see how it splits text into tokens."
 HINT_EMPTY = "Type a sentence above to see how the model splits it into tokens."
 HINT_LOADING = "Loading the model…"
 MAX_TEXT_FILE_BYTES = 2_000_000
-TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
 
 
 def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
@@ -157,17 +162,20 @@ class MainWindow(QMainWindow):
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
                                   settling=lambda: self.loading or self.text_input.pending(),
                                   pair=self.text_input.pair)
+        self._part_interfaces()
         self.actions_ = build_actions(self._action_services(), self.view_host.entries())
         self.lectures = LectureController(self._lecture_services())  # the caption bar, Lectures menu, PageUp/Down
         column.insertWidget(1, self.lectures.bar)
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
         self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))
-        self.recorder = LectureRecorder(self.workspaces.services, self.lectures)  # Lectures > Record lecture…
-        self.audience = AudienceController(self, self.view_host, self.lectures.runner, self.views.currentChanged,
+        self.recorder = LectureRecorder(RecorderServices(self, self.view_driver, self.loaded_models, self.text_box,
+                                                         self.notifier), self.lectures)  # Lectures > Record lecture…
+        self.audience = AudienceController(self, self.view_driver, self.lectures.runner,
                                            self.actions_.view_menu)  # View > Audience window
-        self.presentation_fit = PresentationFit(self, self.model_dock, self.about_panel, self.presentation,
-                                                self.status.set_message, self.actions_.view_menu, self.views)
+        self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
+                                                self.presentation, self.status.set_message, self.actions_.view_menu,
+                                                self.views, parent=self)
         self.compare.compared_changed.connect(self.view_host.compared_changed)
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()
@@ -191,7 +199,7 @@ class MainWindow(QMainWindow):
         self.views.currentChanged.connect(self._view_changed)
 
     def _shell(self) -> Shell:
-        """The services views may use, as plain callables (see ``ui.shell.view_context``)."""
+        """The services views may use, as plain callables (see ``ui.view_kit.view_context``)."""
         return Shell(
             bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
             show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
@@ -200,39 +208,54 @@ class MainWindow(QMainWindow):
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
             persist=self.persist, steps=self.steps, compared=lambda: self.compare.loaded,
-            compare_with=self.compare.load,
+            compare_with=self.compare.load, tokenized=lambda: self.tokenized,
+        )
+
+    def _part_interfaces(self) -> None:
+        """The four interfaces the window's parts share (``ui.view_kit.window_parts``), never the window."""
+        host, bar = self.view_host, self.message_bar
+        self.view_driver = ViewDriver(
+            entries=host.entries, current_entry=host.current_entry, show_view=self.show_view,
+            preset_state=host.preset_state, apply_preset_step=host.apply_preset_step,
+            export_widget=host.export_widget, current_changed=self.views.currentChanged,
+        )
+        self.loaded_models = LoadedModels(
+            loaded=lambda: self.loaded, loading=lambda: self.loading, load=self.load_model, ready=self.model_ready,
+            compared=lambda: self.compare.loaded, compare_with=self.compare.load_after_a,
+            stop_comparing=self.compare.stop,
+        )
+        self.text_box = TextBox(text=self.text_input.text, pair=self.text_input.pair, set_text=self.text_input.set_text)
+        self.notifier = Notifier(
+            show_message=lambda text, level, source: bar.show_message(text, level, source=source),
+            clear=bar.clear, show_error=self.show_error, status=self.status.set_message,
         )
 
     def _action_services(self) -> ActionServices:
-        return ActionServices(
-            owner=self, menu_bar=self.menuBar(), open_folder=self.model_panel.open_folder,
-            focus_model=self.model_panel.focus_field, open_text_file=self.open_text_file,
-            show_plugins=self.show_plugins, load_model=self.load_model, export_view=self.export_view,
+        commands = WindowCommands(
+            open_folder=self.model_panel.open_folder, focus_model=self.model_panel.focus_field,
+            open_text_file=self.open_text_file, show_plugins=self.show_plugins, export_view=self.export_view,
             copy_view_picture=self.copy_view_picture, copy_tokens=self.copy_tokens, quit=self.close,
-            cancel_job=self.cancel_job, show_view=self.show_view, dock_action=self.model_dock.toggleViewAction(),
-            about=self.about_panel, presentation=self.presentation, steps=self.steps,
+            cancel_job=self.cancel_job,
+        )
+        return ActionServices(
+            owner=self, menu_bar=self.menuBar(), views=self.view_driver, models=self.loaded_models, commands=commands,
+            steps=self.steps, dock_action=self.model_dock.toggleViewAction(), about=self.about_panel,
+            presentation=self.presentation,
         )
 
     def _lecture_services(self) -> LectureServices:
-        host = self.view_host
         return LectureServices(
-            owner=self, next_action=self.actions_.next_step, previous_action=self.actions_.previous_step,
-            about=self.about_panel, steps=self.steps, entries=host.entries, show_view=self.show_view,
-            apply_preset_step=host.apply_preset_step, text_input=self.text_input, settings=self.settings,
-            loaded=lambda: self.loaded, loading=lambda: self.loading, load_model=self.load_model,
-            model_ready=self.model_ready, message_bar=self.message_bar, show_error=self.show_error,
+            owner=self, views=self.view_driver, models=self.loaded_models, text=self.text_box, notifier=self.notifier,
+            next_action=self.actions_.next_step, previous_action=self.actions_.previous_step, steps=self.steps,
+            settings=self.settings, about_expanded=self.about_panel.is_expanded,
+            set_about_expanded=self.about_panel.set_expanded,
             open_workspace=lambda path=None: self.workspaces.open(path),  # built after the lectures
         )
 
     def _workspace_services(self) -> WorkspaceServices:
-        host = self.view_host
         return WorkspaceServices(
-            owner=self, entries=host.entries, current_entry=host.current_entry, show_view=self.show_view,
-            preset_state=host.preset_state, apply_preset_step=host.apply_preset_step, text_input=self.text_input,
-            settings=self.settings, loaded=lambda: self.loaded, load_model=self.load_model,
-            runner=self.lectures.runner, resume_lecture=self.lectures.resume, message_bar=self.message_bar,
-            show_error=self.show_error, status=self.status.set_message, compared=lambda: self.compare.loaded,
-            compare_with=self.compare.load_after_a, stop_comparing=self.compare.stop,
+            owner=self, views=self.view_driver, models=self.loaded_models, text=self.text_box, notifier=self.notifier,
+            settings=self.settings, runner=self.lectures.runner, resume_lecture=self.lectures.resume,
         )
 
     # --------------------------------------------------------------- views
@@ -454,7 +477,7 @@ class MainWindow(QMainWindow):
 
     def show_plugins(self) -> None:
         """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
-        from ui.shell.plugins_dialog import PluginsDialog
+        from ui.window.plugins_dialog import PluginsDialog
 
         self.plugins_dialog = PluginsDialog(self.settings, self.jobs, persist=self.persist, parent=self)
         self.plugins_dialog.show()
@@ -466,18 +489,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- exports
     def tokens_tsv(self) -> str | None:
-        tt = self.tokenized
-        if tt is None:
-            return None
-        rows = []
-        for i in range(len(tt)):
-            start, end = tt.offsets[i]
-            source = (tt.pair or "") if tt.segments[i] == 1 else tt.text
-            covered = "" if tt.special[i] else source[start:end]
-            word = "" if tt.word_ids[i] is None else tt.word_ids[i]
-            segment = "" if tt.segments[i] is None else tt.segments[i]
-            rows.append([i, tt.tokens[i], tt.ids[i], start, end, covered, word, segment, int(tt.special[i])])
-        return table_to_tsv(TSV_HEADER, rows)
+        return tokens_tsv(self.tokenized) if self.tokenized is not None else None
 
     def copy_tokens(self) -> None:
         text = self.tokens_tsv()

@@ -9,7 +9,6 @@ from ``ModelInfo``: family, size, heads, vocabulary, window, device.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from engine.models.memory import format_bytes
 
 from ui import theme
+from ui.view_kit.model_label import format_count, spec_label
 
 if TYPE_CHECKING:
     from engine.models.loading import ModelInfo
@@ -40,25 +40,6 @@ FIELDS = (
     ("dtype", "Precision"),
     ("memory", "Memory"),
 )
-
-
-def format_count(n: int) -> str:
-    """22713216 -> '22.7 M'."""
-    for size, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return str(n)
-
-
-def spec_label(spec: str) -> str:
-    """A short name for a spec: a folder's name (with its parent's for a run's ``model`` folder, so two course
-    models do not both read "model"), or the hub id / built-in name itself."""
-    if "/" in spec and (spec.startswith(("/", ".", "~")) or Path(spec).exists()):
-        path = Path(spec.rstrip("/"))
-        if path.name == "model" and path.parent.name:
-            return f"{path.parent.name}/{path.name}"
-        return path.name or spec
-    return spec
 
 
 def info_values(info: ModelInfo) -> dict[str, str]:

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import WorkbenchError
 from engine.progress import CancelToken, Progress
-from ui.shell.job_bridge import JobBridge
+from ui.view_kit.job_bridge import JobBridge
 
 ErrorHandler = Callable[[BaseException, str], None]
 

@@ -2,7 +2,7 @@
 
 A view never sees the window. Its context offers the loaded model and its
 changes (and model B, ``compared``, when comparing two models), the settings, jobs with progress, partial results and cancel
-(``ctx.jobs``, a ``ui.shell.view_jobs.ViewJobs`` of its own), messages and the
+(``ctx.jobs``, a ``ui.view_kit.view_jobs.ViewJobs`` of its own), messages and the
 status line, opening or registering a model, the long-run services (one
 lane, the run store) and, for views that declare the ``text`` input, the
 text box. ``Shell`` is the window's side of that contract: the few callables
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from ui.shell.view_jobs import ViewJobs
+from ui.view_kit.view_jobs import ViewJobs
 
 if TYPE_CHECKING:
-    from ui.shell.job_bridge import JobBridge
-    from ui.shell.view_entry import ViewEntry
+    from ui.view_kit.job_bridge import JobBridge
+    from ui.view_kit.view_entry import ViewEntry
     from workbench.settings import Settings
 
 
@@ -44,6 +44,7 @@ class Shell:
     steps: Any = None  # the window's workbench.steps.StepController (Next/Previous), if any
     compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
+    tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
 
 
 class ViewContext(QObject):

@@ -1,22 +1,22 @@
 """Every tab of the window is one ``ViewEntry``; each view package exports its own (``ui/<view>/entry.py``).
 
 An entry says what the view is called, what its About panel explains, which class makes it (called with
-a ``ui.shell.view_context.ViewContext``: the narrow set of services a view may use, never the window), its
+a ``ui.view_kit.view_context.ViewContext``: the narrow set of services a view may use, never the window), its
 keyboard shortcut, and which of the window's shared inputs it reads: ``text`` (the sentence box), ``pair``
 (the second-sentence line) and ``corpus`` (a corpus of its own). The window shows the text box only while
 a view that reads it is current.
 
 ``builtin_views()`` is the registry the window opens with: one line per view. Tests and later features add
 entries to a copy with ``register``, which checks the view class's optional hooks
-(``ui.shell.view_abilities``). Registering imports the view modules but builds no widget.
+(``ui.view_kit.view_abilities``). Registering imports the view modules but builds no widget.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ui.shell.view_abilities import check_view_class
-from ui.shell.view_entry import INPUTS, ViewEntry
+from ui.view_kit.view_abilities import check_view_class
+from ui.view_kit.view_entry import INPUTS, ViewEntry
 
 __all__ = ["INPUTS", "ViewEntry", "ViewRegistry", "builtin_views"]
 

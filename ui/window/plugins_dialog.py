@@ -24,7 +24,7 @@ from workbench.settings import save_settings
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.shell.job_bridge import JobBridge
+    from ui.view_kit.job_bridge import JobBridge
     from workbench.settings import Settings
 
 COLUMNS = ["Enabled", "Name", "Kind", "Version", "API", "Families", "Source", "Status", "Error"]

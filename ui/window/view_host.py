@@ -2,7 +2,7 @@
 
 Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
 (never the window) and calls the entry's view class with it. What a view can do besides (presets, export,
-shutdown) is checked with ``isinstance`` against ``ui.shell.view_abilities``. A view that is a
+shutdown) is checked with ``isinstance`` against ``ui.view_kit.view_abilities``. A view that is a
 ``ModelView`` (it computes from the text box) is driven by the host: the main
 window tokenizes after each pause in typing and then calls ``text_ready``;
 the host asks the current tab for a ``Computation`` and runs it through the
@@ -22,11 +22,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
-from ui.shell.view_abilities import ClosableView, ExportableView, PresetView
-from ui.shell.view_context import Shell, ViewContext
-from ui.shell.view_entry import ViewEntry
-from ui.shell.view_registry import ViewRegistry
-from ui.shell.view_base import Computation, Inputs, ModelView
+from ui.view_kit.view_abilities import ClosableView, ExportableView, PresetView
+from ui.view_kit.view_context import Shell, ViewContext
+from ui.view_kit.view_entry import ViewEntry
+from ui.window.view_registry import ViewRegistry
+from ui.view_kit.view_base import Computation, Inputs, ModelView
 
 _UPSTREAM_JOBS = ("load", "tokenize")
 
@@ -182,7 +182,7 @@ class ViewHost(QObject):
             view.show_hint(view.empty_hint)
             return
         pair = self._pair() if "pair" in entry.inputs else None
-        comp = view.computation(Inputs(loaded, text, pair))
+        comp = view.computation(Inputs(loaded, text, pair, tokens=self._window_tokens(loaded, text, pair)))
         if comp is None:
             return
         pending = self._pending.get(entry.id, _NOTHING)
@@ -191,6 +191,14 @@ class ViewHost(QObject):
         if self._shown.get(entry.id, _NOTHING) == comp.key and pending is _NOTHING:
             return  # shown (a pending request for other inputs would overwrite it: then run again)
         self.run(view, comp)
+
+    def _window_tokens(self, loaded: Any, text: str, pair: str | None) -> Any:
+        """The window's tokens when they are of exactly this model, text and pair (a view that reads no pair gets
+        none while the pair line has text), else None."""
+        tokens = self._shell.tokenized()
+        if tokens is None or self._shell.loaded() is not loaded or tokens.text != text or tokens.pair != pair:
+            return None
+        return tokens
 
     def run(self, view: ModelView, comp: Computation) -> None:
         """Run ``comp`` for ``view`` now (a newer request replaces it)."""

@@ -3,10 +3,10 @@
 Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
 job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Shift+E
 copy a picture of the view, Ctrl+Q quit, F1 show or hide the About panel,
-F5 presentation mode (F6 the model dock, F10 the menu bar: ``ui.shell.presentation_fit``), PageDown/PageUp (what presentation clickers send) Next
+F5 presentation mode (F6 the model dock, F10 the menu bar: ``ui.window.presentation_fit``), PageDown/PageUp (what presentation clickers send) Next
 and Previous step; every registered view has a "Go to" action with its
 entry's shortcut (see each view's ``entry.py``). They get an ``ActionServices``
-(``ui.shell.window_services``), not the window.
+(``ui.window.part_services``), not the window.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QMenu
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.shell.view_registry import ViewEntry
-    from ui.shell.window_services import ActionServices
+    from ui.window.view_registry import ViewEntry
+    from ui.window.part_services import ActionServices
 
 
 @dataclass
@@ -59,26 +59,26 @@ def _action(owner: QWidget, text: str, shortcut: QKeySequence | str | None, slot
 
 
 def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> WindowActions:
-    s, owner = services, services.owner
+    s, owner, do = services, services.owner, services.commands
     actions = WindowActions(
-        open_folder=_action(owner, "&Open model folder…", "Ctrl+O", s.open_folder,
+        open_folder=_action(owner, "&Open model folder…", "Ctrl+O", do.open_folder,
                             "Open a local model folder"),
-        open_text=_action(owner, "Open &text file…", "Ctrl+Shift+O", lambda: s.open_text_file(),
+        open_text=_action(owner, "Open &text file…", "Ctrl+Shift+O", lambda: do.open_text_file(),
                           "Put a UTF-8 text file in the text box"),
-        plugins=_action(owner, "&Plugins…", None, s.show_plugins,
+        plugins=_action(owner, "&Plugins…", None, do.show_plugins,
                         "Objective plugins: their status and errors; enable folder plugins"),
-        focus_model=_action(owner, "Type a &model id or path", "Ctrl+L", s.focus_model,
+        focus_model=_action(owner, "Type a &model id or path", "Ctrl+L", do.focus_model,
                             "Focus the model field"),
         default_model=_action(owner, "Load the &default model (MiniLM)", None,
-                              lambda: s.load_model("minilm")),
-        export_view=_action(owner, "&Export view as picture…", "Ctrl+E", s.export_view,
+                              lambda: s.models.load("minilm")),
+        export_view=_action(owner, "&Export view as picture…", "Ctrl+E", do.export_view,
                             "Save the current view as PNG or SVG"),
-        copy_picture=_action(owner, "Copy view &picture", "Ctrl+Shift+E", s.copy_view_picture,
+        copy_picture=_action(owner, "Copy view &picture", "Ctrl+Shift+E", do.copy_view_picture,
                              "Copy a picture of the current view to the clipboard"),
-        copy_tokens=_action(owner, "&Copy tokens as TSV", "Ctrl+Shift+C", s.copy_tokens,
+        copy_tokens=_action(owner, "&Copy tokens as TSV", "Ctrl+Shift+C", do.copy_tokens,
                             "Copy the tokens, ids and spans as tab-separated text"),
-        quit=_action(owner, "&Quit", "Ctrl+Q", s.quit),
-        cancel=_action(owner, "&Cancel running job", "Esc", s.cancel_job,
+        quit=_action(owner, "&Quit", "Ctrl+Q", do.quit),
+        cancel=_action(owner, "&Cancel running job", "Esc", do.cancel_job,
                        "Stop the running job"),
         toggle_about=_action(owner, "&About this view", "F1", lambda: None,
                              "Show or hide the explanation of the current view"),
@@ -88,7 +88,7 @@ def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> Win
                           "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
         previous_step=_action(owner, "P&revious step", "PgUp", s.steps.previous,
                               "The previous step (PageUp)"),
-        go_to={e.id: _action(owner, e.title, e.shortcut, lambda view_id=e.id: s.show_view(view_id),
+        go_to={e.id: _action(owner, e.title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
                              f"Show the {e.title} view") for e in entries},
     )
     actions.cancel.setEnabled(False)
