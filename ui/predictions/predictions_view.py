@@ -33,6 +33,7 @@ from ui.widgets.notice import Notice
 from ui.predictions.compare_b import PredictionsB, predict_b
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
+from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
 
 GENERATE_TOKENS = 20
 INFILL_MAX_TOKENS = 64
@@ -50,27 +51,6 @@ def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
 
     tt, preds = fill_mask(loaded, text, k)
     return tt.tokens, preds, tt.ids, text
-
-
-def _explain(loaded: Any, request: dict, method: str, layer: int, cancel: CancelToken) -> Any:
-    """A job: the target the request names, then its attribution and raw attention (``explain_steps``)."""
-    from engine.attribution.explain import explain_steps, prediction_target
-
-    target = prediction_target(loaded, **request)
-    return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
-
-
-def _explain_pair(loaded: Any, request: dict, b: Any, b_request: dict, method: str, layer: int,
-                  cancel: CancelToken) -> Any:
-    """A job: A's explanation, then model B's of the same prediction for A's target word."""
-    from engine.attribution.counterpart import counterpart_steps, target_word
-
-    a = yield from _explain(loaded, request, method, layer, cancel)
-    cancel.check()
-    word = target_word(loaded, a.attribution.target_id)
-    b_side = yield from counterpart_steps(b, b_request["text"], b_request["kind"], word, method, layer,
-                                          b_request.get("mask_index", 0), cancel=cancel)
-    return a, b_side
 
 
 def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
@@ -288,16 +268,13 @@ class PredictionsView(ModelView):
         b, b_request = self.ctx.compared, self.counterpart_request()
         self.explain.set_busy(True)
         if b is not None and b_request is not None and self.explain.comparing():
-            def fn(cancel: CancelToken) -> Any:
-                return _explain_pair(loaded, request, b, b_request, method, layer, cancel)
+            fn = prediction_in_a_and_b_job(loaded, request, b, b_request, method, layer)
 
             def done(pair: tuple[Any, Any]) -> None:
                 self.explain.show_explanation(pair[0])
                 self.explain.show_counterpart(pair[1])
         else:
-            def fn(cancel: CancelToken) -> Any:
-                return _explain(loaded, request, method, layer, cancel)
-
+            fn = prediction_job(loaded, request, method, layer)
             done = self.explain.show_explanation
         self.ctx.jobs.run(fn, done, step="explain", label="Explaining the prediction…",
                           on_error=lambda exc, tb: self._explain_failed(exc, tb),
