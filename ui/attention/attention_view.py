@@ -25,7 +25,8 @@ from engine.progress import CancelToken
 from ui import theme
 from ui.attention.attention_controls import AttentionControls
 from ui.attention.attention_steps_panel import AttentionStepsPanel
-from ui.attention.compare_pane import CompareB, encode_b
+from ui.attention.compare_pane import CompareB
+from workbench.compare.jobs import encode_b
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit

@@ -12,39 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from engine.progress import CancelToken
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage
 from ui.predictions.prob_table import CandidateModel, candidate_table
-
-KIND_NEEDS = {
-    "encoder": ("fill-mask", "encoder"),
-    "decoder": ("next-token prediction", "decoder"),
-    "encoder-decoder": ("infilling", "encoder-decoder"),
-}
-
-
-def predict_b(loaded: Any, kind: str, text: str, k: int, max_tokens: int, cancel: CancelToken) -> tuple[str, Any]:
-    """B's prediction of A's ``kind`` (A's family) for ``text``: ("fill" | "next" | "infill", result), or
-    ("why", a one-line reason) where B cannot make it."""
-    from engine.errors import WorkbenchError
-    from engine.predictions import fill_mask, infill, next_token  # imports torch: on the worker thread
-
-    what, needs = KIND_NEEDS[kind]
-    family = loaded.info.family
-    if family != needs:
-        return "why", f"Model B cannot do {what}: that needs {'an' if needs[0] in 'ae' else 'a'} {needs} model, " \
-                      f"and B is {'ELMo (a biLM)' if family == 'biLM' else f'a {family}'}."
-    try:
-        if kind == "encoder":
-            tt, preds = fill_mask(loaded, text, k)
-            return "fill", (tt.tokens, preds)
-        if kind == "decoder":
-            return "next", next_token(loaded, text, k)
-        result = infill(loaded, text, max_tokens, cancel=cancel)
-        return "infill", (result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids))
-    except WorkbenchError as exc:
-        return "why", f"Model B: {exc}"
-
 
 class PredictionsB(QWidget):
     def __init__(self, parent: QWidget | None = None):

@@ -30,10 +30,11 @@ from ui.shell.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.ab_split import ABSplit
 from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
 from ui.widgets.notice import Notice
-from ui.predictions.compare_b import PredictionsB, predict_b
+from ui.predictions.compare_b import PredictionsB
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
 from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
+from workbench.compare.jobs import predict_b
 
 GENERATE_TOKENS = 20
 INFILL_MAX_TOKENS = 64

@@ -15,12 +15,7 @@ from ui.tokens.token_view import TokenView
 from ui.shell.model_panel import spec_label
 from ui.shell.view_context import ViewContext
 from ui.widgets.ab_split import ABSplit
-
-
-def _tokenize_b(loaded: object, text: str, pair: str | None, cancel: object) -> TokenizedText:
-    from workbench.models.jobs import tokenize_job  # on the worker thread
-
-    return tokenize_job(loaded, text, pair, cancel)
+from workbench.compare.jobs import tokenize_b
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:
@@ -129,7 +124,7 @@ class TokenPanel(QWidget):
             return
         text, pair = tt.text, tt.pair
         self.view_b.show_hint("Tokenizing with model B…")
-        self.ctx.jobs.run(lambda cancel: _tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
+        self.ctx.jobs.run(lambda cancel: tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
                           when_idle=True, on_cancelled=self._update_b)
 
     def _show_b(self, tt: TokenizedText) -> None:
