@@ -23,7 +23,6 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
-from engine.progress import CancelToken
 from ui import theme
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
@@ -35,54 +34,15 @@ from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextToken
 from ui.shell.view_context import ViewContext
 from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
 from workbench.compare.jobs import predict_b
-
-GENERATE_TOKENS = 20
-INFILL_MAX_TOKENS = 64
-TAIL = 6  # prompt tokens shown above the next-token table
+from workbench.predictions.jobs import (
+    GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
+)
 
 MODES = {
     "encoder": "Fill-mask: write [MASK] where a word is missing; each mask gets the model's top k tokens.",
     "decoder": "Next token: the model's top k continuations of the text. Accept one to append it.",
     "encoder-decoder": "Infilling: write <mask> (or [MASK]) where a span is missing; the model writes the text back.",
 }
-
-
-def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
-    from engine.predictions import fill_mask  # imports torch: on the worker thread
-
-    tt, preds = fill_mask(loaded, text, k)
-    return tt.tokens, preds, tt.ids, text
-
-
-def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
-    from engine.predictions import next_token_from_ids, prompt_ids
-
-    ids = list(ids) if ids is not None else prompt_ids(loaded, text)
-    cancel.check()
-    cands = next_token_from_ids(loaded, ids, k)
-    tok = loaded.tokenizer
-    return {
-        "text": text,  # the text box content these ids stand for
-        "ids": ids,
-        "candidates": cands,
-        "texts": [tok.decode(ids + [c.id], skip_special_tokens=True) for c in cands],
-        "tail": tok.convert_ids_to_tokens(ids[-TAIL:]),
-    }
-
-
-def _generate(loaded: Any, ids: list[int], cancel: CancelToken) -> tuple[list[int], str]:
-    from engine.predictions import continue_text
-
-    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
-    out = list(ids) + list(new)
-    return out, loaded.tokenizer.decode(out, skip_special_tokens=True)
-
-
-def _infill(loaded: Any, text: str, cancel: CancelToken) -> tuple[Any, list[str]]:
-    from engine.predictions import infill
-
-    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
-    return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
 
 
 NOT_FOR_BILM = ("Predictions are not available for ELMo: this view reads a masked-LM, causal-LM or "
@@ -170,12 +130,12 @@ class PredictionsView(ModelView):
         if family == "decoder":
             ids = self._ids if text == self._ids_text else None
             return Computation((*key, k, tuple(ids) if ids else None),
-                               lambda cancel: _next(loaded, text, ids, k, cancel), self._show_next)
+                               lambda cancel: next_tokens(loaded, text, ids, k, cancel), self._show_next)
         if family == "encoder-decoder":
             self._loaded_text = text
-            return Computation(key, lambda cancel: _infill(loaded, text, cancel), self._show_infill,
+            return Computation(key, lambda cancel: infill_text(loaded, text, cancel), self._show_infill,
                                label="Infilling…")
-        return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
+        return Computation((*key, k), lambda cancel: fill_masks(loaded, text, k, cancel), self._show_fill)
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -349,7 +309,7 @@ class PredictionsView(ModelView):
         if not self._next or self.ctx is None or self._loaded is None:
             return
         loaded, ids = self._loaded, list(self._next["ids"])
-        self.compute(Computation(("generate", tuple(ids)), lambda cancel: _generate(loaded, ids, cancel),
+        self.compute(Computation(("generate", tuple(ids)), lambda cancel: generate_more(loaded, ids, cancel),
                                         lambda result: self._set_prompt(*result),
                                         label=f"Generating {GENERATE_TOKENS} tokens…"))
 
