@@ -12,6 +12,7 @@ from __future__ import annotations
 from workbench.cli import (
     attribution_commands,
     compare_commands,
+    course_model_commands,
     embedding_commands,
     finetune_commands,
     gui_commands,
@@ -41,6 +42,7 @@ COMMAND_MODULES = (
     embedding_commands,
     pretrain_commands,
     runs_commands,
+    course_model_commands,
     probing_commands,
     scalar_mix_commands,
     prompt_commands,

@@ -1,4 +1,4 @@
-"""``pretrain`` and ``course-models``: pre-training from the command line.
+"""``pretrain``: pre-training from the command line.
 
 ``lm-workbench pretrain --family bert --objective mlm --corpus a.txt --steps 300 --out DIR --json``
 runs in this process (so ``torchrun`` can start it on several processes) but
@@ -22,7 +22,7 @@ SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens
 
 
 def register(sub: Any) -> None:
-    """Add ``pretrain`` and ``course-models`` to the CLI's subparsers."""
+    """Add ``pretrain`` to the CLI's subparsers."""
     pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART, T5 or ELMo model from scratch on text files")
     pre.add_argument("--family", required=True, choices=FAMILIES, help="the model family")
     pre.add_argument("--objective", required=True, help="a pre-training objective for the family (see 'plugins list')")
@@ -51,14 +51,6 @@ def register(sub: Any) -> None:
     pre.add_argument("--name", help="a name for the run in the runs list")
     pre.add_argument("--json", action="store_true", help="print the summary as JSON")
     pre.set_defaults(handler=cmd_pretrain)
-
-    course = sub.add_parser("course-models",
-                            help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
-    course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
-    course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
-    course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
-    course.add_argument("--json", action="store_true", help="print JSON")
-    course.set_defaults(handler=cmd_course_models)
 
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
@@ -116,18 +108,3 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     _print_summary(summary, args.json)
     return 0
-
-
-def cmd_course_models(args: argparse.Namespace) -> int:
-    from workbench.pretrain.course_models import train_course_models
-
-    results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
-                                  echo=None if args.json else echo)
-    if args.json:
-        print_json({"models": results})
-    else:
-        for r in results:
-            print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
-                  f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
-    return 0
-
