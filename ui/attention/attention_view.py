@@ -24,10 +24,10 @@ from engine.errors import WorkbenchError
 from ui import theme
 from ui.attention.attention_controls import AttentionControls
 from ui.attention.attention_steps_panel import AttentionStepsPanel
-from ui.attention.compare_pane import CompareB
+from ui.attention.model_b_heads import ModelBHeads
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.attention.head_view import HeadView
 from ui.attention.model_grid import MEAN, ModelGrid, grid_values
@@ -84,8 +84,8 @@ class AttentionView(ModelView):
         self.head_scroll = QScrollArea()
         self.head_scroll.setWidget(self.head_view)
         self.head_scroll.setWidgetResizable(True)
-        self.b = CompareB()  # model B's head view, while comparing two models
-        self.ab = ABSplit(self.head_scroll, self.b.scroll)
+        self.b = ModelBHeads()  # model B's head view, while comparing two models
+        self.ab = ModelBSplit(self.head_scroll, self.b.scroll)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.ab)
         self.splitter.addWidget(self.grid)
@@ -209,6 +209,9 @@ class AttentionView(ModelView):
         # nothing shown yet: say what is happening (or that it stopped)
         if self._encoding is None and not self._no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
 
     def export_widget(self) -> QWidget:
         return self.steps_split if self.steps_panel.isVisible() else self.splitter

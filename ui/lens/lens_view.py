@@ -23,7 +23,7 @@ from ui import theme
 from ui.widgets.token_layout import display_label
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
@@ -151,16 +151,7 @@ class LensView(ModelView):
         self.table = _lens_table(self.model)
         self.model_b = LensModel(self)  # model B's logit lens, while comparing
         self.table_b = _lens_table(self.model_b)
-        self.why_b = QLabel()  # why B shows no table
-        self.why_b.setObjectName("summary")
-        self.why_b.setWordWrap(True)
-        self.why_b.hide()
-        b_box = QWidget()
-        b_column = QVBoxLayout(b_box)
-        b_column.setContentsMargins(0, 0, 0, 0)
-        b_column.addWidget(self.why_b)
-        b_column.addWidget(self.table_b, 1)
-        self.ab = ABSplit(self.table, b_box)
+        self.ab = ModelBSplit(self.table, self.table_b)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.target_edit, 1)
@@ -213,13 +204,15 @@ class LensView(ModelView):
     def _show_b(self, result: Any) -> None:
         """B's logit-lens table, or the line saying why there is none."""
         reason = result if isinstance(result, str) else ""
-        self.why_b.setText(reason)
-        self.why_b.setVisible(bool(reason))
+        self.ab.show_b_reason(reason)
         self.table_b.setVisible(not reason)
         self.model_b.set_table(None if reason else result)
 
     def reason_b(self) -> str:
-        return self.why_b.text() if not self.why_b.isHidden() else ""
+        return self.ab.b_reason()
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
 
     def _computation_a(self, inputs: Inputs) -> Computation | None:
         self.tuned.set_model(inputs.loaded)

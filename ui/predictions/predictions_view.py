@@ -11,7 +11,7 @@ A model without the head shows the engine's one-line message instead. Under the 
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
 predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
-for the same text show beside A's (A | B, ``ui.predictions.compare_b``), and Explain explains the same
+for the same text show beside A's (A | B, ``ui.predictions.model_b_predictions``), and Explain explains the same
 prediction in B beside A's strip (``engine.attribution.counterpart``: A's target word, at the same mask, after
 the same text, or B's first output token).
 """
@@ -26,10 +26,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVB
 from ui import theme
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
 from ui.widgets.notice import Notice
-from ui.predictions.compare_b import PredictionsB
+from ui.predictions.model_b_predictions import ModelBPredictions
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.shell.view_context import ViewContext
 from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
@@ -84,8 +84,8 @@ class PredictionsView(ModelView):
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(top)
         layout.addWidget(self.notice)
-        self.b = PredictionsB()  # model B's predictions, while comparing
-        self.ab = ABSplit(self.pages, self.b)
+        self.b = ModelBPredictions()  # model B's predictions, while comparing
+        self.ab = ModelBSplit(self.pages, self.b)
         layout.addWidget(self.ab, 1)
         self.explain = ExplainPanel("the selected candidate (or the top one)")
         self.explain.explain_requested.connect(self.explain_selected)
@@ -112,7 +112,7 @@ class PredictionsView(ModelView):
             return comp
         kind, text, k = inputs.loaded.info.family, inputs.text, self.k_spin.value()
         return paired(comp, b, lambda cancel: predict_b(b, kind, text, k, INFILL_MAX_TOKENS, cancel),
-                      self.b.show_result)
+                      self._show_b)
 
     def _computation_a(self, inputs: Inputs) -> Computation | None:
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
@@ -158,6 +158,14 @@ class PredictionsView(ModelView):
             self.explain.set_busy(False)
 
     # ------------------------------------------------------------- results
+    def _show_b(self, result: tuple[str, Any]) -> None:
+        """B's predictions, or the B column's line saying why there are none."""
+        self.ab.show_b_reason(result[1] if result[0] == "why" else "")
+        self.b.show_result(result)
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
+
     def _show_fill(self, result: tuple[list[str], list, list[int], str]) -> None:
         tokens, preds, ids, self._fill_text = result
         self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]

@@ -14,7 +14,7 @@ from ui import theme
 from ui.tokens.token_view import TokenView
 from ui.shell.model_panel import spec_label
 from ui.shell.view_context import ViewContext
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from workbench.compare.jobs import tokenize_b
 
 
@@ -64,7 +64,7 @@ class TokenPanel(QWidget):
         self.scroll_b.setWidgetResizable(True)
         self.scroll_b.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_b.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.split = ABSplit(scroll, self.scroll_b)
+        self.split = ModelBSplit(scroll, self.scroll_b)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
@@ -105,6 +105,9 @@ class TokenPanel(QWidget):
             self.show_hint(value)
         else:
             self.set_tokenized(value)
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.split
 
     def export_widget(self) -> QWidget:
         return self.split if self.split.comparing() else self.view

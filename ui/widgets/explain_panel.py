@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpin
 
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
 from ui import theme
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.widgets.token_strip import TokenStrip
@@ -69,7 +69,7 @@ class ExplainPanel(QWidget):
         self.summary_b.setTextFormat(Qt.TextFormat.RichText)
         self.strip_b = TokenStrip()
         self.strip_b.hide()
-        self.ab = ABSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
+        self.ab = ModelBSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
         row = QHBoxLayout()
         row.addWidget(QLabel("Why?"))
         row.addWidget(self.method_combo)

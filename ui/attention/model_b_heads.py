@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QScrollArea
 from ui.attention.head_view import HeadView
 
 
-class CompareB:
+class ModelBHeads:
     def __init__(self) -> None:
         self.head_view = HeadView()
         self.scroll = QScrollArea()

@@ -29,7 +29,7 @@ def describe_occurrence(table: Any, row: int) -> tuple[str, str, str, str]:
     return table.occurrences[row].word, label, context_html(sentence, start, end), context_plain(sentence, start, end)
 
 
-class NeighboursB:
+class ModelBNeighbours:
     def __init__(self, ctx: Any, state: EmbeddingsState, panel: NeighboursPanel, picker: Any,
                  progress: Callable[[Any], None], refresh: Callable[[], None]):
         """``progress`` shows a job's progress; ``refresh`` lists the current query's neighbours again."""
