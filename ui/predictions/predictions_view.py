@@ -211,7 +211,7 @@ class PredictionsView(ModelView):
             return {"text": self._infill_text}
         return None
 
-    def counterpart_request(self) -> dict | None:
+    def model_b_request(self) -> dict | None:
         """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
         page = self.pages.currentWidget()
         if page is self.next_page and self._next:
@@ -234,14 +234,14 @@ class PredictionsView(ModelView):
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
-        b, b_request = self.ctx.compared, self.counterpart_request()
+        b, b_request = self.ctx.compared, self.model_b_request()
         self.explain.set_busy(True)
         if b is not None and b_request is not None and self.explain.comparing():
             fn = prediction_in_a_and_b_job(loaded, request, b, b_request, method, layer)
 
             def done(pair: tuple[Any, Any]) -> None:
                 self.explain.show_explanation(pair[0])
-                self.explain.show_counterpart(pair[1])
+                self.explain.show_model_b(pair[1])
         else:
             fn = prediction_job(loaded, request, method, layer)
             done = self.explain.show_explanation

@@ -6,7 +6,7 @@ The panel computes nothing: it emits ``explain_requested`` and the view runs the
 (or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
 
 While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
-(``engine.attribution.counterpart``) in a second column, with its own line (``show_counterpart``).
+(``engine.attribution.counterpart``) in a second column, with its own line (``show_model_b``).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class ExplainPanel(QWidget):
         self.summary.setText(_describe(explanation))
         _show_in(self.strip, explanation)
 
-    def show_counterpart(self, counterpart: Any) -> None:
+    def show_model_b(self, counterpart: Any) -> None:
         """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
         explanation, note = counterpart.explanation, counterpart.note
         if explanation is None:
