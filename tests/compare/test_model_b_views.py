@@ -29,4 +29,4 @@ def test_one_b_column_widget_serves_the_views_and_the_explain_strip():
     users = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "ui").rglob("*.py")
                    if "ModelBSplit(" in p.read_text(encoding="utf-8") and p.name != "model_b_split.py")
     assert users == ["ui/attention/attention_view.py", "ui/lens/lens_view.py", "ui/predictions/predictions_view.py",
-                     "ui/tokens/token_panel.py", "ui/widgets/explain_panel.py"]
+                     "ui/tokens/token_panel.py", "ui/widgets/attribution_panel.py"]

@@ -3,8 +3,8 @@
 The table lists every validation example (text, gold, predicted,
 confidence), wrong predictions first and each group by falling confidence,
 so the most confident mistakes are on top; wrong rows are tinted. Clicking a
-header sorts by that column. For a sequence classifier, "Why?" under the table
-(``ui.widgets.explain_panel``) attributes the selected row's predicted label to
+header sorts by that column. For a sequence classifier, Explain under the table
+(``ui.widgets.attribution_panel``) attributes the selected row's predicted label to
 its input tokens (``workbench.attribution.jobs.run_label_job``: the run's model reloaded
 from its output folder) with the raw attention of a layer.
 """
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
-from ui.widgets.explain_panel import ExplainPanel
+from ui.widgets.attribution_panel import AttributionPanel
 from ui.widgets.heatmap import HeatmapView
 from workbench.finetune.state import RunResult, errors_first
 
@@ -64,7 +64,7 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)
         layout.addWidget(splitter)
-        self.explain = ExplainPanel("the selected row's predicted label")
+        self.explain = AttributionPanel("the selected row's predicted label")
         layout.addWidget(self.explain)
         theme.follow(self, self._restyle)
         self.show_result(None)

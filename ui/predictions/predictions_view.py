@@ -7,7 +7,7 @@
   "Generate 20 tokens" extends the ids by greedy decoding;
 - BART-style encoder-decoders (a mask token): the infilled text.
 A model without the head shows the engine's one-line message instead. Under the results, "Explain"
-(``ui.widgets.explain_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
+(``ui.widgets.attribution_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
 predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
@@ -27,7 +27,7 @@ from ui import theme
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.model_b_split import ModelBSplit
-from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
+from ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
 from ui.widgets.notice import Notice
 from ui.predictions.model_b_predictions import ModelBPredictions
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
@@ -87,7 +87,7 @@ class PredictionsView(ModelView):
         self.b = ModelBPredictions()  # model B's predictions, while comparing
         self.ab = ModelBSplit(self.pages, self.b)
         layout.addWidget(self.ab, 1)
-        self.explain = ExplainPanel("the selected candidate (or the top one)")
+        self.explain = AttributionPanel("the selected candidate (or the top one)")
         self.explain.explain_requested.connect(self.explain_selected)
         self.explain.cancel_requested.connect(self._cancel_explain)
         layout.addWidget(self.explain)

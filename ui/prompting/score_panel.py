@@ -4,7 +4,7 @@ Top: the filled prompt's tokens, the answer slot marked (for a decoder the
 answer goes after the last token). Left: each label with its answers (their
 tokens and log-probabilities), its score and its probability (softmax over
 the labels). Right: the model's own top-k at the answer position, the words
-it would have put there. Above them, "Why?" (``ui.widgets.explain_panel``):
+it would have put there. Above them, Explain (``ui.widgets.attribution_panel``):
 the selected label's score (the predicted label's when none is selected)
 attributed to the filled prompt's tokens, with the raw attention of a layer
 (``workbench.attribution.jobs.prompt_label_job``).
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
-from ui.widgets.explain_panel import ExplainPanel
+from ui.widgets.attribution_panel import AttributionPanel
 from ui.widgets.token_layout import display_label
 from workbench.prompting.state import PromptingState
 
@@ -74,7 +74,7 @@ class ScorePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tokens)
         layout.addWidget(self.summary)
-        self.explain = ExplainPanel("the selected label's score (or the predicted label's)")
+        self.explain = AttributionPanel("the selected label's score (or the predicted label's)")
         layout.addWidget(self.explain)
         layout.addLayout(tables, 1)
         state.events.score_changed.connect(self._show)

@@ -1,8 +1,8 @@
-"""The "Explain" controls a view puts under its predictions: a method, the attention layer, Explain and
-Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
+"""Explain (attribution): the controls a view puts under its predictions: a method, the attention layer,
+Explain and Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
 
-The panel computes nothing: it emits ``explain_requested`` and the view runs the engine's
-``engine.attribution.explain.explain_steps`` through its job mechanism, then calls ``show_explanation``
+The panel computes nothing: it emits ``explain_requested`` and the view runs one of
+``workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
 (or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
 
 While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
@@ -34,7 +34,7 @@ METHOD_NAMES = {
 LAST_LAYER = -1
 
 
-class ExplainPanel(QWidget):
+class AttributionPanel(QWidget):
     explain_requested = Signal()
     cancel_requested = Signal()
 
