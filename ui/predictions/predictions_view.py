@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVB
 from ui import theme
 from ui.shell.model_panel import spec_label
 from ui.shell.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.predictions.model_b_predictions import ModelBPredictions
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
