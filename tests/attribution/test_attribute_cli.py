@@ -55,3 +55,47 @@ def test_attribute_errors_exit_2_with_one_line(capsys, tiny_models, argv, needle
     code, out, err = run_cli(capsys, "attribute", str(tiny_models["gpt2"]), "--text", "The cat", *argv, "--json")
     assert code == 2 and out == ""
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("layer, expected_layer", [(1, 1), (-1, 1), (0, 0)])
+def test_attribute_attention_layer_is_the_raw_attention_row_a_plain_forward_gives(capsys, tiny_models, layer,
+                                                                                   expected_layer):
+    """``--attention-layer L`` adds ``attention: {layer, weights}``: layer L's attention at the predicted position
+    (the last token of a decoder's prompt), mean over heads, as transformers' eager attention returns it; the
+    other keys are unchanged."""
+    import transformers
+
+    folder, text = str(tiny_models["gpt2"]), "The cat sat on the"
+    code, out, err = run_cli(capsys, "attribute", folder, "--text", text, "--attention-layer", str(layer), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == KEYS | {"attention"} and set(data["attention"]) == {"layer", "weights"}
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    ids = tokenizer(text, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        attentions = model(input_ids=ids, output_attentions=True).attentions
+    assert len(attentions) == 2  # the tiny GPT-2's layers, so -1 is layer 1
+    row = attentions[layer][0].double().mean(0)[ids.shape[1] - 1]
+    assert data["attention"]["layer"] == expected_layer
+    assert data["attention"]["weights"] == pytest.approx(row.tolist(), abs=1e-6)
+    assert len(data["attention"]["weights"]) == len(data["tokens"]) and data["position"] == ids.shape[1] - 1
+    code, out, err = run_cli(capsys, "attribute", folder, "--text", text, "--json")
+    assert code == 0 and {k: v for k, v in data.items() if k != "attention"} == json.loads(out)
+
+
+def test_attribute_without_attention_layer_prints_the_same_keys(capsys, tiny_models):
+    code, out, err = run_cli(capsys, "attribute", str(tiny_models["bert"]), "--text", "the cat [MASK] on the mat",
+                             "--json")
+    assert code == 0, err
+    assert "attention" not in json.loads(out)
+    code, out, err = run_cli(capsys, "attribute", str(tiny_models["bert"]), "--text", "the cat [MASK] on the mat",
+                             "--attention-layer", "0")
+    assert code == 0, err
+    assert out.startswith("grad-input: target") and "attention: layer 0 at the predicted position" in out
+
+
+def test_attribute_attention_layer_out_of_range_is_one_line(capsys, tiny_models):
+    code, out, err = run_cli(capsys, "attribute", str(tiny_models["gpt2"]), "--text", "The cat",
+                             "--attention-layer", "7", "--json")
+    assert code == 2 and out == "" and "the layer is between 0 and 1, not 7" in err

@@ -52,11 +52,11 @@ def test_predictions_show_b_beside_a(open_window, tiny_models, qtbot, tmp_path):
     shown = view.b.fill_page.tables[0].model().candidates()
     torch.testing.assert_close(torch.tensor([c.prob for c in shown]), want.values, atol=1e-5, rtol=0)
     assert view.fill_page.table_ids() != view.b.candidate_ids()  # A's own, not B's
-    assert view.b.reason() == ""
+    assert view.ab.b_reason() == ""
 
     _compare_with(window, qtbot, str(tiny_models["gpt2"]))  # a decoder cannot fill a mask: one line why
-    qtbot.waitUntil(lambda: view.b.reason() != "", timeout=WAIT)
-    assert "fill-mask" in view.b.reason() and "\n" not in view.b.reason()
+    qtbot.waitUntil(lambda: view.ab.b_reason() != "", timeout=WAIT)
+    assert "fill-mask" in view.ab.b_reason() and "\n" not in view.ab.b_reason()
     assert view.b.candidate_ids() == [] and view.fill_page.table_ids()
 
 

@@ -52,7 +52,7 @@ def test_cancel_keeps_the_layers_done(open_window, qtbot, tiny_models, monkeypat
     from engine.progress import Partial
     from ui.patching import patching_view
 
-    real = patching_view._sweep
+    real = patching_view.patching_sweep
 
     def held(loaded, request, cancel):
         """The real sweep, held after its first layer until Cancel arrives (the tiny model is too quick)."""
@@ -69,7 +69,7 @@ def test_cancel_keeps_the_layers_done(open_window, qtbot, tiny_models, monkeypat
                         break
                     threading.Event().wait(0.05)
 
-    monkeypatch.setattr(patching_view, "_sweep", held)
+    monkeypatch.setattr(patching_view, "patching_sweep", held)
     window = open_window(str(tiny_models["gpt2"]), "patching")
     view = window.view("patching")
     view.state.events.result_changed.connect(

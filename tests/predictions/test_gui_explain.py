@@ -89,7 +89,7 @@ def test_explain_pressed_while_predicting_waits_for_the_predictions(open_window,
     from ui.predictions import predictions_view
 
     release = threading.Event()
-    real = predictions_view._next
+    real = predictions_view.next_tokens
 
     def held(*args):
         release.wait(20)
@@ -99,7 +99,7 @@ def test_explain_pressed_while_predicting_waits_for_the_predictions(open_window,
     view = window.view("predictions")
     window.text_input.set_text("The cat sat on the")
     qtbot.waitUntil(lambda: view.pages.currentWidget() is view.next_page and not view._busy, timeout=WAIT)
-    monkeypatch.setattr(predictions_view, "_next", held)
+    monkeypatch.setattr(predictions_view, "next_tokens", held)
     window.text_input.set_text("The name of the")
     qtbot.waitUntil(lambda: view._busy, timeout=WAIT)
     view.explain.explain_button.click()

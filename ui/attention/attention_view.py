@@ -21,14 +21,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
-from engine.progress import CancelToken
 from ui import theme
 from ui.attention.attention_controls import AttentionControls
 from ui.attention.attention_steps_panel import AttentionStepsPanel
-from ui.attention.compare_pane import CompareB, encode_b
+from ui.attention.model_b_heads import ModelBHeads
 from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.attention.head_view import HeadView
 from engine.attention_grid import grid_values
@@ -36,6 +35,8 @@ from ui.attention.model_grid import MEAN, ModelGrid
 from ui.widgets.export import export_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
 from ui.view_kit.view_context import ViewContext
+from workbench.attention.jobs import attention_steps_of, encode_attention, encode_states
+from workbench.compare.jobs import encode_b
 from workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
@@ -54,38 +55,6 @@ def capped_note(encoding: Encoding) -> str | None:
     return (f"Showing the first {len(tok.ids)} of {tok.full_length} tokens: every layer's and head's attention "
             f"grows with the square of the length, so this view reads at most {MAX_TOKENS} tokens (or the "
             "model's window). Shorten the text to see the rest.")
-
-
-def _encode(loaded: Any, text: str, pair: str | None, target: str | None, cancel: CancelToken
-            ) -> tuple[Encoding, dict[tuple[str, bool], tuple[np.ndarray, int]]]:
-    """The encoding, and the model grid's mosaics for every attention kind with and without special
-    tokens, all computed here on the worker thread (at 512 tokens a mosaic takes ~0.5 s)."""
-    from engine.analysis import encode  # imports torch: on the worker thread
-    from engine.attention import AttentionKind, attention_side
-
-    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=MAX_TOKENS, cancel=cancel)
-    kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
-    mosaics = {}
-    for kind in kinds:
-        side = attention_side(encoding, kind)
-        for hide in (False, True):
-            cancel.check()
-            mosaics[(kind.value, hide)] = grid_values(side, hide)
-    return encoding, mosaics
-
-
-def _attention_steps(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: CancelToken) -> Any:
-    """One head's attention for one query token, step by step, on the worker thread."""
-    from engine.attention_steps import attention_steps
-
-    return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
-
-
-def _encode_states(loaded: Any, text: str, pair: str | None, cancel: CancelToken) -> Encoding:
-    """Hidden states only (a model with no attention), on the worker thread."""
-    from engine.analysis import encode
-
-    return encode(loaded, text, pair=pair, attentions=False, cancel=cancel)
 
 
 NO_ATTENTION_NOTICE = (
@@ -116,8 +85,8 @@ class AttentionView(ModelView):
         self.head_scroll = QScrollArea()
         self.head_scroll.setWidget(self.head_view)
         self.head_scroll.setWidgetResizable(True)
-        self.b = CompareB()  # model B's head view, while comparing two models
-        self.ab = ABSplit(self.head_scroll, self.b.scroll)
+        self.b = ModelBHeads()  # model B's head view, while comparing two models
+        self.ab = ModelBSplit(self.head_scroll, self.b.scroll)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.ab)
         self.splitter.addWidget(self.grid)
@@ -169,7 +138,7 @@ class AttentionView(ModelView):
         if self._no_attention:
             loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
             return self._with_b(Computation(key=(inputs.model_key, text, pair, None),
-                                            fn=lambda cancel: _encode_states(loaded, text, pair, cancel),
+                                            fn=lambda cancel: encode_states(loaded, text, pair, cancel),
                                             on_done=self.set_states, label="Computing token vectors…"), inputs)
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         if seq2seq != self._seq2seq:
@@ -179,7 +148,7 @@ class AttentionView(ModelView):
         loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
         comp = Computation(
             key=(inputs.model_key, text, pair, target),
-            fn=lambda cancel: _encode(loaded, text, pair, target, cancel),
+            fn=lambda cancel: encode_attention(loaded, text, pair, target, MAX_TOKENS, grid_values, cancel),
             on_done=lambda result: self.set_encoding(*result),
             label="Computing attention…",
         )
@@ -241,6 +210,9 @@ class AttentionView(ModelView):
         # nothing shown yet: say what is happening (or that it stopped)
         if self._encoding is None and not self._no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
 
     def export_widget(self) -> QWidget:
         return self.steps_split if self.steps_panel.isVisible() else self.splitter
@@ -472,7 +444,7 @@ class AttentionView(ModelView):
         if self._encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
             return
         loaded, tokenized = self.ctx.loaded, self._encoding.tokenized
-        self.ctx.jobs.run(lambda cancel: _attention_steps(loaded, tokenized, layer, head, query, cancel),
+        self.ctx.jobs.run(lambda cancel: attention_steps_of(loaded, tokenized, layer, head, query, cancel),
                           self.steps_panel.set_steps, step="steps", label="Computing attention steps…",
                           on_error=lambda exc, tb: self._steps_failed(exc, tb), when_idle=True)
 

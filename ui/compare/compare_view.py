@@ -1,6 +1,6 @@
 """The Compare tab: the layer × layer linear CKA between model A and model B on the text box's words.
 
-A ``ModelView``: with a model B compared (``ctx.compared``) it runs ``engine.compare.cka.layer_cka_steps``
+A ``ModelView``: with a model B compared (``ctx.compared``) it runs ``workbench.compare.jobs.layer_cka``
 on the text (each non-empty line one text) and shows the matrix as a heatmap, rows A's layers, columns B's;
 without one it says how to load one.
 """
@@ -16,15 +16,10 @@ from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_base import Computation, Inputs, ModelView
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
+from workbench.compare.jobs import layer_cka
 
 NO_B_HINT = ("Compare with… (in the model panel, or a finished run's Compare with this in the Runs tab) loads a "
              "second model: this tab then shows how alike its layers are to this model's.")
-
-
-def _cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:
-    from engine.compare.cka import layer_cka_steps  # imports torch: on the worker thread
-
-    return layer_cka_steps(a, b, texts, cancel)
 
 
 class CompareView(ModelView):
@@ -54,7 +49,7 @@ class CompareView(ModelView):
             return None
         a, texts = inputs.loaded, [line for line in inputs.text.splitlines() if line.strip()]
         return Computation(key=(inputs.model_key, id(b), b.info.spec, tuple(texts)),
-                           fn=lambda cancel: _cka(a, b, texts, cancel), on_done=self.set_result,
+                           fn=lambda cancel: layer_cka(a, b, texts, cancel), on_done=self.set_result,
                            label="Comparing layers (CKA)…")
 
     def set_result(self, result: Any) -> None:

@@ -15,7 +15,7 @@ static baseline, cached on disk) -> representation (picker; no model run) ->
 map (PCA at once; UMAP / t-SNE on request) -> hover, click, box/lasso ->
 neighbours. The layer sweep and the sentence panel run on request. While a
 model B is compared, B's neighbours of the same occurrence show under A's
-(``ui.embeddings.compare_b``).
+(``ui.embeddings.model_b_neighbours``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
-from ui.embeddings.compare_b import NeighboursB, describe_occurrence
+from ui.embeddings.model_b_neighbours import ModelBNeighbours, describe_occurrence
 from ui.embeddings.corpus_panel import CorpusPanel
 from ui.embeddings.export_menu import build_export_menu
 from ui.embeddings.job_strip import JobStrip
@@ -121,7 +121,7 @@ class EmbeddingExplorerView(QWidget):
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         layout.addWidget(self.outer_splitter)
         self._connect()
-        self.compare_b = NeighboursB(ctx, self.state, self.neighbours, self.picker, self.strip.progress,
+        self.model_b_neighbours = ModelBNeighbours(ctx, self.state, self.neighbours, self.picker, self.strip.progress,
                                      self.refresh_neighbours)  # model B's neighbours, while comparing
 
     def _left_column(self) -> QScrollArea:
@@ -427,7 +427,7 @@ class EmbeddingExplorerView(QWidget):
         k, same = self.neighbours.k(), self.neighbours.same_word.isChecked()
         self.neighbours.show_query(query, st.neighbours(row, "contextual", k, same),
                                    st.neighbours(row, "static", k, same), self.describe)
-        self.compare_b.refresh(row, k, same)
+        self.model_b_neighbours.refresh(row, k, same)
 
     def _selection_changed(self, points: np.ndarray) -> None:
         self.map.show_selection(points)

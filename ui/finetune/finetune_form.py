@@ -32,6 +32,7 @@ from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.dataset_picker import choose_cached_dataset
 from workbench.finetune.state import FineTuneState
+from workbench.finetune.jobs import count_job
 
 TASK_TITLES = {
     "seq-cls": "Sentence classification",
@@ -46,19 +47,6 @@ FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files 
 def as_strings(values: dict[str, Any]) -> dict[str, str]:
     """Config values as the strings ``FineTuneSpec.method_config`` holds (bools as true/false)."""
     return {k: (("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in values.items()}
-
-
-def count_job(spec: Any):
-    """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
-
-    def job(cancel: Any):
-        from engine.finetune.methods.counting import ParameterCount
-        from workbench.finetune.run import parameter_counts
-
-        trainable, total = parameter_counts(spec)
-        return ParameterCount(trainable=trainable, total=total)
-
-    return job
 
 
 class FineTuneForm(QWidget):

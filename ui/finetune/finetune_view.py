@@ -27,7 +27,7 @@ from ui import theme
 from ui.finetune.bench_panel import BenchPanel
 from ui.finetune.finetune_form import FineTuneForm
 from ui.finetune.methods import load_methods
-from ui.finetune.results_panel import ResultsPanel, explain_job
+from ui.finetune.results_panel import ResultsPanel
 from ui.finetune.run_curves import FineTuneCurves
 from ui.finetune.shift_plot import ShiftPlot
 from ui.run_tracking.run_follower import RunFollower, RunProgress
@@ -36,53 +36,11 @@ from ui.widgets.fold import FoldSplitter
 from workbench.finetune.state import FineTuneState, read_result
 from workbench.runs.resume import resumable_checkpoint
 from workbench.runs.summary import default_out_dir
+from workbench.attribution.jobs import run_label_job
+from workbench.finetune.jobs import bench_count_job, merge_job, shift_job
 
 CANCEL_GRACE_S = 10.0
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
-
-
-def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
-    """Before/after: ``fn(cancel) -> [(layer, cka, mean cosine)]`` for the run in ``out_dir``."""
-
-    def job(cancel: Any):
-        from engine.finetune.layer_shift import layer_shift
-        from workbench.finetune.run import open_output
-
-        tuned = open_output(out_dir).model
-        cancel.check()
-        rows = layer_shift(loaded.base_model, tuned, loaded.tokenizer, texts, max_length, cancel=cancel)
-        return [(r.layer, r.cka, r.mean_cosine) for r in rows]
-
-    return job
-
-
-def merge_job(out_dir: str):
-    """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
-
-    def job(cancel: Any):
-        from workbench.finetune.run import merge_output
-
-        merged = merge_output(out_dir, f"{out_dir}-merged")
-        return str(Path(merged) / "adapter")
-
-    return job
-
-
-def bench_count_job(specs: list[Any]):
-    """``fn(cancel) -> {method: (trainable, total)}`` for each spec (one model built per method)."""
-
-    def job(cancel: Any):
-        from engine.progress import Progress
-        from workbench.finetune.run import parameter_counts
-
-        counts = {}
-        for i, spec in enumerate(specs):
-            cancel.check()
-            counts[spec.method] = parameter_counts(spec)
-            yield Progress(i + 1, len(specs), f"counted {spec.method}")
-        return counts
-
-    return job
 
 
 class FineTuneView(QWidget):
@@ -101,7 +59,6 @@ class FineTuneView(QWidget):
         self.last_progress: RunProgress | None = None
         self._bench_running = False
         self._cancelling = False
-        self._classifiers: dict[str, Any] = {}  # the last run model Explain loaded (touched by its jobs only)
 
         self.message_bar = MessageBar()
         self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
@@ -322,7 +279,7 @@ class FineTuneView(QWidget):
             panel.show_error("Select a row of the predictions table: Explain attributes its predicted label.")
             return
         panel.set_busy(True)
-        self.ctx.jobs.run(explain_job(result.out_dir, request, panel.method(), panel.layer(), self._classifiers),
+        self.ctx.jobs.run(run_label_job(result.out_dir, request, panel.method(), panel.layer()),
                           panel.show_explanation, step="explain", label="Explaining the label…",
                           on_error=self._explain_failed, on_cancelled=panel.show_cancelled)
 

@@ -3,16 +3,15 @@
 The table lists every validation example (text, gold, predicted,
 confidence), wrong predictions first and each group by falling confidence,
 so the most confident mistakes are on top; wrong rows are tinted. Clicking a
-header sorts by that column. For a sequence classifier, "Why?" under the table
-(``ui.widgets.explain_panel``) attributes the selected row's predicted label to
-its input tokens (``explain_job``: the run's model reloaded from its output
-folder, ``engine.attribution.classifier``) with the raw attention of a layer.
+header sorts by that column. For a sequence classifier, Explain under the table
+(``ui.widgets.attribution_panel``) attributes the selected row's predicted label to
+its input tokens (``workbench.attribution.jobs.run_label_job``: the run's model reloaded
+from its output folder) with the raw attention of a layer.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -22,35 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
-from ui.widgets.explain_panel import ExplainPanel
+from ui.widgets.attribution_panel import AttributionPanel
 from ui.widgets.heatmap import HeatmapView
 from workbench.finetune.state import RunResult, errors_first
 
 COLUMNS = ("text", "gold", "predicted", "confidence")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's index in the predictions shown (the table sorts)
-
-
-def explain_job(out_dir: str, request: dict[str, Any], method: str, layer: int,
-                cache: dict[str, Any]) -> Callable[[Any], Any]:
-    """``fn(cancel)``: the ``Explanation`` of the run's label for one input (``request``: text, text_pair,
-    label). The run's model is reloaded from ``out_dir`` on the worker thread; ``cache`` keeps the last one
-    (only jobs touch it, and they run one at a time)."""
-
-    def job(cancel: Any):
-        from engine.attribution.classifier import ClassifierModel, classifier_target
-        from engine.attribution.explain import explain_steps
-        from workbench.finetune.run import open_output
-
-        model = cache.get(out_dir)
-        if model is None:
-            model = ClassifierModel(open_output(out_dir), f"the run in …/{Path(out_dir).name}")
-            cache.clear()
-            cache[out_dir] = model
-        cancel.check()
-        target = classifier_target(model, **request)
-        return (yield from explain_steps(model, target, method, layer=layer, cancel=cancel))
-
-    return job
 
 
 def _display(value: Any) -> str:
@@ -88,7 +64,7 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)
         layout.addWidget(splitter)
-        self.explain = ExplainPanel("the selected row's predicted label")
+        self.explain = AttributionPanel("the selected row's predicted label")
         layout.addWidget(self.explain)
         theme.follow(self, self._restyle)
         self.show_result(None)

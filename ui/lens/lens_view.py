@@ -19,47 +19,20 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from engine.progress import CancelToken
 from ui import theme
 from ui.widgets.token_layout import display_label
 from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
 from ui.view_kit.view_context import ViewContext
 from ui.theme_tokens import is_presentation
 from ui.lens.tuned_panel import KlChart, TunedLensControls
+from workbench.tuned_lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
 
-TOP_K = 5
 TARGET_DEBOUNCE_MS = 400
-MAX_POSITIONS = 256  # positions read through the head: layers x positions x vocabulary multiply-adds each
-
-
-def _lens(loaded: Any, text: str, target: str | None, tuned: str | None, cancel: CancelToken) -> Any:
-    """Both lenses (``engine.tuned_lens.lens.BothLenses``); the tuned one only with a translators folder."""
-    from engine.tuned_lens.lens import read_both  # imports torch: on the worker thread
-    from engine.tuned_lens.translators import load_translators
-
-    cancel.check()
-    translators = None if tuned is None else load_translators(tuned, count=loaded.info.layers,
-                                                              hidden=loaded.info.hidden_size)
-    return read_both(loaded, text, translators, target=target, k=TOP_K, positions=MAX_POSITIONS)
-
-
-def _lens_b(loaded: Any, text: str, cancel: CancelToken) -> Any:
-    """Model B's logit-lens table (its own greedy output for an encoder-decoder), or a one-line reason."""
-    from engine.errors import WorkbenchError
-    from engine.logit_lens import logit_lens  # imports torch: on the worker thread
-
-    if loaded.info.family == "biLM":
-        return "Model B is ELMo (a pair of LSTM language models): the logit lens has no output head to read."
-    cancel.check()
-    try:
-        return logit_lens(loaded, text, k=TOP_K, positions=MAX_POSITIONS)
-    except WorkbenchError as exc:
-        return f"Model B: {exc}"
 
 
 def _lens_table(model: QAbstractTableModel) -> QTableView:
@@ -178,16 +151,7 @@ class LensView(ModelView):
         self.table = _lens_table(self.model)
         self.model_b = LensModel(self)  # model B's logit lens, while comparing
         self.table_b = _lens_table(self.model_b)
-        self.why_b = QLabel()  # why B shows no table
-        self.why_b.setObjectName("summary")
-        self.why_b.setWordWrap(True)
-        self.why_b.hide()
-        b_box = QWidget()
-        b_column = QVBoxLayout(b_box)
-        b_column.setContentsMargins(0, 0, 0, 0)
-        b_column.addWidget(self.why_b)
-        b_column.addWidget(self.table_b, 1)
-        self.ab = ABSplit(self.table, b_box)
+        self.ab = ModelBSplit(self.table, self.table_b)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.target_edit, 1)
@@ -235,18 +199,20 @@ class LensView(ModelView):
         if comp is None or b is None:
             return comp
         text = inputs.text
-        return paired(comp, b, lambda cancel: _lens_b(b, text, cancel), self._show_b)
+        return paired(comp, b, lambda cancel: logit_lens_of_b(b, text, cancel), self._show_b)
 
     def _show_b(self, result: Any) -> None:
         """B's logit-lens table, or the line saying why there is none."""
         reason = result if isinstance(result, str) else ""
-        self.why_b.setText(reason)
-        self.why_b.setVisible(bool(reason))
+        self.ab.show_b_reason(reason)
         self.table_b.setVisible(not reason)
         self.model_b.set_table(None if reason else result)
 
     def reason_b(self) -> str:
-        return self.why_b.text() if not self.why_b.isHidden() else ""
+        return self.ab.b_reason()
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
 
     def _computation_a(self, inputs: Inputs) -> Computation | None:
         self.tuned.set_model(inputs.loaded)
@@ -260,7 +226,7 @@ class LensView(ModelView):
         key = self.tuned.state.folder_key()
         tuned = key[0] if key is not None else None
         return Computation((inputs.model_key, text, target, key),
-                           lambda cancel: _lens(loaded, text, target, tuned, cancel),
+                           lambda cancel: read_lenses(loaded, text, target, tuned, cancel),
                            self._show, label="Computing the logit lens…")
 
     def show_hint(self, text: str) -> None:

@@ -1,7 +1,7 @@
 """The Patching tab: activation patching (causal tracing) as a layers × tokens heatmap.
 
-The form writes a ``workbench.patching.state.PatchingState``; Run starts the engine's
-``engine.patching.tracing.patching_steps`` through the view's jobs (progress, Cancel), and each layer's
+The form writes a ``workbench.patching.state.PatchingState``; Run starts ``workbench.patching.jobs.patching_sweep``
+(the engine's ``patching_steps``) through the view's jobs (progress, Cancel), and each layer's
 ``Partial`` fills the heatmap's next row as it comes. The heatmap (``ui.widgets.heatmap.HeatmapView``, signed:
 the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
 """
@@ -17,22 +17,17 @@ from PySide6.QtWidgets import (
 )
 
 from engine.patching.names import SITES
-from engine.progress import CancelToken, Progress
+from engine.progress import Progress
 from ui import theme
 from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from workbench.patching.state import CORRUPT_BY, PatchingState
+from workbench.patching.jobs import patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}
-
-
-def _sweep(loaded: Any, request: dict, cancel: CancelToken) -> Any:
-    from engine.patching.tracing import patching_steps  # imports torch: on the worker thread
-
-    return (yield from patching_steps(loaded, cancel=cancel, **request))
 
 
 def _noise_line(noise: Any) -> str:
@@ -154,7 +149,7 @@ class PatchingView(QWidget):
         self.state.start()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.ctx.jobs.run(lambda cancel: _sweep(loaded, request, cancel), self.state.finish, step="patching",
+        self.ctx.jobs.run(lambda cancel: patching_sweep(loaded, request, cancel), self.state.finish, step="patching",
                           label="Patching every layer and token…", on_progress=self._progress,
                           on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
 

@@ -7,11 +7,11 @@
   "Generate 20 tokens" extends the ids by greedy decoding;
 - BART-style encoder-decoders (a mask token): the infilled text.
 A model without the head shows the engine's one-line message instead. Under the results, "Explain"
-(``ui.widgets.explain_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
+(``ui.widgets.attribution_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
 predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
-for the same text show beside A's (A | B, ``ui.predictions.compare_b``), and Explain explains the same
+for the same text show beside A's (A | B, ``ui.predictions.model_b_predictions``), and Explain explains the same
 prediction in B beside A's strip (``engine.attribution.counterpart``: A's target word, at the same mask, after
 the same text, or B's first output token).
 """
@@ -23,85 +23,26 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
-from engine.progress import CancelToken
 from ui import theme
 from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.ab_split import ABSplit
-from ui.widgets.explain_panel import METHOD_NAMES, ExplainPanel
+from ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
-from ui.predictions.compare_b import PredictionsB, predict_b
+from ui.predictions.model_b_predictions import ModelBPredictions
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.view_kit.view_context import ViewContext
-
-GENERATE_TOKENS = 20
-INFILL_MAX_TOKENS = 64
-TAIL = 6  # prompt tokens shown above the next-token table
+from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
+from workbench.compare.jobs import predict_b
+from workbench.predictions.jobs import (
+    GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
+)
 
 MODES = {
     "encoder": "Fill-mask: write [MASK] where a word is missing; each mask gets the model's top k tokens.",
     "decoder": "Next token: the model's top k continuations of the text. Accept one to append it.",
     "encoder-decoder": "Infilling: write <mask> (or [MASK]) where a span is missing; the model writes the text back.",
 }
-
-
-def _fill(loaded: Any, text: str, k: int, cancel: CancelToken) -> Any:
-    from engine.predictions import fill_mask  # imports torch: on the worker thread
-
-    tt, preds = fill_mask(loaded, text, k)
-    return tt.tokens, preds, tt.ids, text
-
-
-def _explain(loaded: Any, request: dict, method: str, layer: int, cancel: CancelToken) -> Any:
-    """A job: the target the request names, then its attribution and raw attention (``explain_steps``)."""
-    from engine.attribution.explain import explain_steps, prediction_target
-
-    target = prediction_target(loaded, **request)
-    return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
-
-
-def _explain_pair(loaded: Any, request: dict, b: Any, b_request: dict, method: str, layer: int,
-                  cancel: CancelToken) -> Any:
-    """A job: A's explanation, then model B's of the same prediction for A's target word."""
-    from engine.attribution.counterpart import counterpart_steps, target_word
-
-    a = yield from _explain(loaded, request, method, layer, cancel)
-    cancel.check()
-    word = target_word(loaded, a.attribution.target_id)
-    b_side = yield from counterpart_steps(b, b_request["text"], b_request["kind"], word, method, layer,
-                                          b_request.get("mask_index", 0), cancel=cancel)
-    return a, b_side
-
-
-def _next(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: CancelToken) -> dict:
-    from engine.predictions import next_token_from_ids, prompt_ids
-
-    ids = list(ids) if ids is not None else prompt_ids(loaded, text)
-    cancel.check()
-    cands = next_token_from_ids(loaded, ids, k)
-    tok = loaded.tokenizer
-    return {
-        "text": text,  # the text box content these ids stand for
-        "ids": ids,
-        "candidates": cands,
-        "texts": [tok.decode(ids + [c.id], skip_special_tokens=True) for c in cands],
-        "tail": tok.convert_ids_to_tokens(ids[-TAIL:]),
-    }
-
-
-def _generate(loaded: Any, ids: list[int], cancel: CancelToken) -> tuple[list[int], str]:
-    from engine.predictions import continue_text
-
-    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
-    out = list(ids) + list(new)
-    return out, loaded.tokenizer.decode(out, skip_special_tokens=True)
-
-
-def _infill(loaded: Any, text: str, cancel: CancelToken) -> tuple[Any, list[str]]:
-    from engine.predictions import infill
-
-    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
-    return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
 
 
 NOT_FOR_BILM = ("Predictions are not available for ELMo: this view reads a masked-LM, causal-LM or "
@@ -143,10 +84,10 @@ class PredictionsView(ModelView):
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addLayout(top)
         layout.addWidget(self.notice)
-        self.b = PredictionsB()  # model B's predictions, while comparing
-        self.ab = ABSplit(self.pages, self.b)
+        self.b = ModelBPredictions()  # model B's predictions, while comparing
+        self.ab = ModelBSplit(self.pages, self.b)
         layout.addWidget(self.ab, 1)
-        self.explain = ExplainPanel("the selected candidate (or the top one)")
+        self.explain = AttributionPanel("the selected candidate (or the top one)")
         self.explain.explain_requested.connect(self.explain_selected)
         self.explain.cancel_requested.connect(self._cancel_explain)
         layout.addWidget(self.explain)
@@ -171,7 +112,7 @@ class PredictionsView(ModelView):
             return comp
         kind, text, k = inputs.loaded.info.family, inputs.text, self.k_spin.value()
         return paired(comp, b, lambda cancel: predict_b(b, kind, text, k, INFILL_MAX_TOKENS, cancel),
-                      self.b.show_result)
+                      self._show_b)
 
     def _computation_a(self, inputs: Inputs) -> Computation | None:
         loaded, text, k = inputs.loaded, inputs.text, self.k_spin.value()
@@ -189,12 +130,12 @@ class PredictionsView(ModelView):
         if family == "decoder":
             ids = self._ids if text == self._ids_text else None
             return Computation((*key, k, tuple(ids) if ids else None),
-                               lambda cancel: _next(loaded, text, ids, k, cancel), self._show_next)
+                               lambda cancel: next_tokens(loaded, text, ids, k, cancel), self._show_next)
         if family == "encoder-decoder":
             self._loaded_text = text
-            return Computation(key, lambda cancel: _infill(loaded, text, cancel), self._show_infill,
+            return Computation(key, lambda cancel: infill_text(loaded, text, cancel), self._show_infill,
                                label="Infilling…")
-        return Computation((*key, k), lambda cancel: _fill(loaded, text, k, cancel), self._show_fill)
+        return Computation((*key, k), lambda cancel: fill_masks(loaded, text, k, cancel), self._show_fill)
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -217,6 +158,14 @@ class PredictionsView(ModelView):
             self.explain.set_busy(False)
 
     # ------------------------------------------------------------- results
+    def _show_b(self, result: tuple[str, Any]) -> None:
+        """B's predictions, or the B column's line saying why there are none."""
+        self.ab.show_b_reason(result[1] if result[0] == "why" else "")
+        self.b.show_result(result)
+
+    def model_b_split(self) -> ModelBSplit:
+        return self.ab
+
     def _show_fill(self, result: tuple[list[str], list, list[int], str]) -> None:
         tokens, preds, ids, self._fill_text = result
         self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]
@@ -262,7 +211,7 @@ class PredictionsView(ModelView):
             return {"text": self._infill_text}
         return None
 
-    def counterpart_request(self) -> dict | None:
+    def model_b_request(self) -> dict | None:
         """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
         page = self.pages.currentWidget()
         if page is self.next_page and self._next:
@@ -285,19 +234,16 @@ class PredictionsView(ModelView):
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
-        b, b_request = self.ctx.compared, self.counterpart_request()
+        b, b_request = self.ctx.compared, self.model_b_request()
         self.explain.set_busy(True)
         if b is not None and b_request is not None and self.explain.comparing():
-            def fn(cancel: CancelToken) -> Any:
-                return _explain_pair(loaded, request, b, b_request, method, layer, cancel)
+            fn = prediction_in_a_and_b_job(loaded, request, b, b_request, method, layer)
 
             def done(pair: tuple[Any, Any]) -> None:
                 self.explain.show_explanation(pair[0])
-                self.explain.show_counterpart(pair[1])
+                self.explain.show_model_b(pair[1])
         else:
-            def fn(cancel: CancelToken) -> Any:
-                return _explain(loaded, request, method, layer, cancel)
-
+            fn = prediction_job(loaded, request, method, layer)
             done = self.explain.show_explanation
         self.ctx.jobs.run(fn, done, step="explain", label="Explaining the prediction…",
                           on_error=lambda exc, tb: self._explain_failed(exc, tb),
@@ -371,7 +317,7 @@ class PredictionsView(ModelView):
         if not self._next or self.ctx is None or self._loaded is None:
             return
         loaded, ids = self._loaded, list(self._next["ids"])
-        self.compute(Computation(("generate", tuple(ids)), lambda cancel: _generate(loaded, ids, cancel),
+        self.compute(Computation(("generate", tuple(ids)), lambda cancel: generate_more(loaded, ids, cancel),
                                         lambda result: self._set_prompt(*result),
                                         label=f"Generating {GENERATE_TOKENS} tokens…"))
 

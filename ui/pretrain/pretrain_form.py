@@ -31,6 +31,7 @@ from ui.widgets.config_form import ConfigForm
 from workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIVE, fits_family, missing_tokens
 from workbench.pretrain.spec import PretrainSpec
 from workbench.runs.summary import default_out_dir
+from workbench.pretrain.form_jobs import count_architecture, discover_choices
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
                  "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}
@@ -40,22 +41,6 @@ HEADS_TIP = "Attention heads; the hidden size must be a multiple of it (the pres
 PRIMARY_TRAINING = ("steps", "batch_size", "lr", "warmup_steps", "schedule", "eval_every", "log_every", "seed",
                     "device")
 COUNT_DELAY_MS = 150
-
-
-def _discover(cancel: Any) -> tuple[Any, dict, Any, dict]:
-    """On the worker: the objective registry, the presets, the parameter counter, ELMo's presets."""
-    from engine.elmo.presets import ELMO_PRESETS
-    from engine.pretrain.architectures import PRESETS, count_parameters
-    from workbench.plugins.registry import ObjectiveRegistry
-
-    elmo = {name: (c.n_layers, c.projection_dim) for name, c in ELMO_PRESETS.items()}
-    return ObjectiveRegistry.discover(), dict(PRESETS), count_parameters, elmo
-
-
-def _count(counter: Any, arch: dict, vocab: int, head: str, cancel: Any) -> int:
-    from engine.pretrain.architectures import ArchitectureSpec
-
-    return int(counter(ArchitectureSpec(**arch), vocab, head))
 
 
 def format_parameters(n: int) -> str:
@@ -199,7 +184,7 @@ class TrainingForm(QWidget):
         if self.registry is not None or self._bridge is not None:
             return
         self._bridge = JobBridge(self, lane_name="pretrain-form")
-        self._bridge.run(_discover, name="discover", on_done=self._discovered,
+        self._bridge.run(discover_choices, name="discover", on_done=self._discovered,
                          on_error=lambda exc, tb: self._show_error(f"Could not find the objectives: {exc}"))
 
     def shutdown(self) -> None:
@@ -275,7 +260,7 @@ class TrainingForm(QWidget):
         key = self._count_key
         arch, vocab, head = dict(key[0]), key[1], key[2]
         counter = self._counter
-        self._bridge.run(lambda cancel: _count(counter, arch, vocab, head, cancel), name="count",
+        self._bridge.run(lambda cancel: count_architecture(counter, arch, vocab, head, cancel), name="count",
                          on_done=lambda n: self._counted(key, n),
                          on_error=lambda exc, tb: self._count_failed(key, exc))
 

@@ -10,7 +10,6 @@ seeds, and draws the mean with a band from the worst to the best seed.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,39 +26,9 @@ from ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from ui.widgets.fold import FlowLayout, labelled
 from workbench.export import suggest_filename
 from workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
+from workbench.prompting.jobs import build_prompt_job
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
-
-
-def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
-    """``fn(cancel)`` choosing the demonstrations for the current input; returns (full prompt, demonstrations)."""
-    from engine.prompting.evaluate import demonstrations_of
-    from engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
-    from workbench.prompting.evaluation_job import embedder, read_data
-
-    template = Template.parse(state.template, state.mode)
-    verbalizer = Verbalizer.parse(state.verbalizer)
-    f, x, x2 = replace(state.fewshot), state.x, (state.x2 or None) if template.is_pair else None
-    path, spec = state.data_path, state.verbalizer
-
-    def job(cancel: Any):
-        data = read_data(path, [spec])
-        pool = demonstrations_of(data)
-        similarities = None
-        embed = embedder(f.k, f.selection)
-        if embed is not None:
-            vectors = embed([x if x2 is None else f"{x} {x2}"] + [d.x if d.x2 is None else f"{d.x} {d.x2}"
-                                                                   for d in pool])
-            similarities = cosine_to(vectors[0], vectors[1:])
-        cancel.check()
-        chosen = choose_demonstrations(pool, f.k, selection=f.selection, seed=f.seed, labels=verbalizer.labels,
-                                       order=f.order, similarities=similarities)
-        demos = [pool[i] for i in chosen]
-        return full_prompt(template, verbalizer, demos, x, x2, f.separator), demos
-
-    return job
 
 
 def parse_ks(text: str) -> list[int]:

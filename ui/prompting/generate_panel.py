@@ -7,7 +7,6 @@ while the model works; Cancel (or Esc) stops it between two tokens.
 
 from __future__ import annotations
 
-from typing import Any, Callable
 
 from PySide6.QtWidgets import (
     QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
@@ -18,21 +17,6 @@ from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
 from ui.widgets.fold import FlowLayout
 from workbench.prompting.state import GenerationSettings, PromptingState
-
-
-def generation_job(loaded: Any, prompt: str, settings: GenerationSettings) -> Callable[[Any], Any]:
-    """``fn(cancel)``: yields ``Partial(GeneratedToken)`` per new token; returns the ``Generation``."""
-    from engine.decoding import SamplingConfig
-    from engine.prompting.generation import generate_steps
-
-    sampling = None if settings.greedy else SamplingConfig(temperature=settings.temperature, top_k=settings.top_k,
-                                                             top_p=settings.top_p, seed=settings.seed)
-
-    def job(cancel: Any):
-        return (yield from generate_steps(loaded, prompt, max_new_tokens=settings.max_new_tokens, sampling=sampling,
-                                          stop=settings.stop, cancel=cancel))
-
-    return job
 
 
 class GeneratePanel(QWidget):

@@ -26,10 +26,12 @@ from engine.progress import Progress
 from engine.prompting.names import MODES
 from ui.prompting.evaluate_panel import EvaluatePanel
 from ui.prompting.fewshot_panel import FewShotPanel
-from ui.prompting.generate_panel import GeneratePanel, generation_job
+from ui.prompting.generate_panel import GeneratePanel
 from ui.prompting.prompt_editor import PromptEditor
 from ui.prompting.prompt_sets import PromptSetBar
-from ui.prompting.score_panel import ScorePanel, explain_job, scoring_job
+from ui.prompting.score_panel import ScorePanel
+from workbench.prompting.jobs import generation_job, scoring_job
+from workbench.attribution.jobs import prompt_label_job
 from ui.widgets.notice import Notice
 from workbench.prompting.state import PromptingState
 
@@ -221,7 +223,7 @@ class PromptingView(QWidget):
                 panel.show_error("The explanation could not be computed (see the message above).")
                 self.ctx.show_error(exc, tb)
 
-        self._run(explain_job(loaded, scored, label, panel.method(), panel.layer()), explained,
+        self._run(prompt_label_job(loaded, scored, label, panel.method(), panel.layer()), explained,
                   "Explaining the label's score…", on_cancelled=panel.show_cancelled, on_error=failed)
 
     def generate(self) -> None:

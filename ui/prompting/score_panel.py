@@ -4,15 +4,15 @@ Top: the filled prompt's tokens, the answer slot marked (for a decoder the
 answer goes after the last token). Left: each label with its answers (their
 tokens and log-probabilities), its score and its probability (softmax over
 the labels). Right: the model's own top-k at the answer position, the words
-it would have put there. Above them, "Why?" (``ui.widgets.explain_panel``):
+it would have put there. Above them, Explain (``ui.widgets.attribution_panel``):
 the selected label's score (the predicted label's when none is selected)
 attributed to the filled prompt's tokens, with the raw attention of a layer
-(``explain_job``: ``engine.attribution.prompt.prompt_label_target``).
+(``workbench.attribution.jobs.prompt_label_job``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -20,56 +20,12 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.prompting.token_stream import StreamToken, TokenStream
-from ui.widgets.explain_panel import ExplainPanel
+from ui.widgets.attribution_panel import AttributionPanel
 from ui.widgets.token_layout import display_label
 from workbench.prompting.state import PromptingState
 
 LABEL_COLUMNS = ["label", "probability", "calibrated", "score", "answers (tokens: log p)"]
 TOP_COLUMNS = ["#", "token", "id", "p"]
-
-
-def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
-    """``fn(cancel)`` scoring the state's input with its prompt (and its few-shot demonstrations, if any).
-
-    Returns ``(ScoredPrompt, calibrated label probabilities or None)``: with Calibrate on, the content-free
-    inputs are scored in this same prompt (same demonstrations, same order), so p_cf follows every change."""
-    from engine.prompting.calibration import calibrate, content_free_probs
-    from engine.prompting.scoring import score_example
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
-
-    template = Template.parse(state.template, state.mode)
-    verbalizer = Verbalizer.parse(state.verbalizer)
-    x, x2 = state.x, (state.x2 or None) if template.is_pair else None
-    demonstrations = list(state.fewshot.demonstrations) if state.fewshot.k else []
-    options = dict(multi_token=state.multi_token, length_normalise=state.length_normalise,
-                   separator=state.fewshot.separator)
-    top_k, calibrated = state.top_k, state.calibrate
-
-    def job(cancel: Any):
-        cancel.check()
-        scored = score_example(loaded, template, verbalizer, x, x2, demonstrations, top_k=top_k, **options)
-        if not calibrated:
-            return scored, None
-        cancel.check()
-        p_cf = content_free_probs(loaded, template, verbalizer, demonstrations, **options)
-        return scored, [float(q) for q in calibrate(scored.label_probs, p_cf)]
-
-    return job
-
-
-def explain_job(loaded: Any, scored: Any, label: str | None, method: str, layer: int) -> Callable[[Any], Any]:
-    """``fn(cancel)``: the ``Explanation`` of ``label``'s score in ``scored`` (a ``ScoredPrompt`` of ``loaded``):
-    its first answer token at the answer slot, on the filled prompt's ids exactly as scoring read them."""
-
-    def job(cancel: Any):
-        from engine.attribution.explain import explain_steps
-        from engine.attribution.prompt import prompt_label_target
-
-        target = prompt_label_target(loaded, scored, label)
-        return (yield from explain_steps(loaded, target, method, layer=layer, cancel=cancel))
-
-    return job
 
 
 def _table(columns: list[str]) -> QTableWidget:
@@ -118,7 +74,7 @@ class ScorePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tokens)
         layout.addWidget(self.summary)
-        self.explain = ExplainPanel("the selected label's score (or the predicted label's)")
+        self.explain = AttributionPanel("the selected label's score (or the predicted label's)")
         layout.addWidget(self.explain)
         layout.addLayout(tables, 1)
         state.events.score_changed.connect(self._show)

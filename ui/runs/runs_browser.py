@@ -38,7 +38,7 @@ from ui.view_kit.view_context import ViewContext
 from ui.widgets.fold import FlowLayout, FoldSplitter
 from workbench.export import export_csv, suggest_filename
 from workbench.faults import describe, user_line
-from workbench.models.comparison import run_model_folder
+from workbench.compare.model_b import run_model_folder
 from workbench.runs.kinds import resume_params, run_kind
 
 REFRESH_MS = 1000

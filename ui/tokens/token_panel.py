@@ -14,13 +14,8 @@ from ui import theme
 from ui.tokens.token_view import TokenView
 from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_context import ViewContext
-from ui.widgets.ab_split import ABSplit
-
-
-def _tokenize_b(loaded: object, text: str, pair: str | None, cancel: object) -> TokenizedText:
-    from workbench.models.jobs import tokenize_job  # on the worker thread
-
-    return tokenize_job(loaded, text, pair, cancel)
+from ui.widgets.model_b_split import ModelBSplit
+from workbench.compare.jobs import tokenize_b
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:
@@ -69,7 +64,7 @@ class TokenPanel(QWidget):
         self.scroll_b.setWidgetResizable(True)
         self.scroll_b.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_b.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.split = ABSplit(scroll, self.scroll_b)
+        self.split = ModelBSplit(scroll, self.scroll_b)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
@@ -111,6 +106,9 @@ class TokenPanel(QWidget):
         else:
             self.set_tokenized(value)
 
+    def model_b_split(self) -> ModelBSplit:
+        return self.split
+
     def export_widget(self) -> QWidget:
         return self.split if self.split.comparing() else self.view
 
@@ -129,7 +127,7 @@ class TokenPanel(QWidget):
             return
         text, pair = tt.text, tt.pair
         self.view_b.show_hint("Tokenizing with model B…")
-        self.ctx.jobs.run(lambda cancel: _tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
+        self.ctx.jobs.run(lambda cancel: tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
                           when_idle=True, on_cancelled=self._update_b)
 
     def _show_b(self, tt: TokenizedText) -> None:

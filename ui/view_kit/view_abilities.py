@@ -5,6 +5,8 @@
   ``apply_preset_step(settings, inputs)`` and says what it shows with ``preset_state()``.
 - ``ExportableView``: File > Export saves ``export_widget()`` instead of the whole tab.
 - ``ClosableView``: ``shutdown()`` stops the view's own threads or timers when the window closes.
+- ``ModelBView``: the view shows model B beside A while two models are compared (Compare): ``model_b_split()``
+  is its one B column (``ui.widgets.model_b_split.ModelBSplit``), which it fills from ``ctx.compared``.
 
 ``check_view_class`` runs when an entry is registered: a class with part of an ability (keys without
 ``apply_preset_step``, say) or a method whose name is a hook's misspelt (``apply_preset_steps``,
@@ -38,10 +40,16 @@ class ClosableView(Protocol):
     def shutdown(self) -> None: ...
 
 
+@runtime_checkable
+class ModelBView(Protocol):
+    def model_b_split(self) -> QWidget: ...
+
+
 ABILITIES: dict[str, tuple[str, ...]] = {
     "PresetView": ("preset_settings", "apply_preset_step", "preset_state"),
     "ExportableView": ("export_widget",),
     "ClosableView": ("shutdown",),
+    "ModelBView": ("model_b_split",),
 }
 HOOKS = frozenset(name for names in ABILITIES.values() for name in names)
 MAX_TYPOS = 2  # a name this close to a hook's (letters added, dropped, changed or swapped) is taken for it

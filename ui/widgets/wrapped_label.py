@@ -1,6 +1,6 @@
 """A word-wrapped label that keeps every line visible inside containers that ignore height-for-width.
 
-A ``QSplitter`` (``ABSplit``) asks its children for one minimum height whatever their width, so a wrapped
+A ``QSplitter`` (``ModelBSplit``) asks its children for one minimum height whatever their width, so a wrapped
 ``QLabel`` in a half-width column is squeezed to one line. ``WrappedLabel`` sets its own minimum height to
 what its text needs at its current width, each time the width or the text changes.
 """

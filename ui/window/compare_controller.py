@@ -1,6 +1,6 @@
 """Model B beside model A: "Compare with…" in the model panel, its load off the Qt thread, "Stop comparing".
 
-``CompareController`` owns the Qt-free ``workbench.models.comparison.Comparison`` and runs B's load on the
+``CompareController`` owns the Qt-free ``workbench.compare.model_b.ModelB`` and runs B's load on the
 window's interactive lane (the same load job as A's). It emits ``compared_changed`` (B's ``LoadedModel`` or
 None), which the view host passes to every view's context. ``ComparePanel`` is its part of the model panel: a
 field for a hub id or folder with a Compare button, the recent models, what B is, and Stop comparing.
@@ -15,13 +15,8 @@ from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEd
 
 from ui import theme
 from ui.view_kit.model_label import spec_label
-from workbench.models.comparison import Comparison
-
-
-def _load(spec: str, settings: Any, cancel: Any) -> Any:
-    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
-
-    return load_model_job(spec, settings, cancel)
+from workbench.compare.jobs import load_model_b
+from workbench.compare.model_b import ModelB
 
 
 class ComparePanel(QGroupBox):
@@ -94,7 +89,7 @@ class CompareController(QObject):
         self._bridge, self._settings, self._a_loading = bridge, settings, a_loading
         self._status, self._show_error = status, show_error
         self._after_a: str | None = None  # a spec to compare with once model A's load ends
-        self.state = Comparison()
+        self.state = ModelB()
         self.panel = ComparePanel()
         self.panel.set_recent(settings.recent_models)
         self.panel.compare_requested.connect(self.load)
@@ -123,7 +118,7 @@ class CompareController(QObject):
             return
         self.panel.field.setText(spec)
         settings = self._settings
-        self._bridge.run(lambda cancel: _load(spec, settings, cancel), name="compare-load",
+        self._bridge.run(lambda cancel: load_model_b(spec, settings, cancel), name="compare-load",
                          on_done=lambda loaded: self._loaded(gen, loaded),
                          on_error=lambda exc, tb: self._ended(gen, exc, tb),
                          on_cancelled=lambda: self._ended(gen), label=f"Loading {spec_label(spec)} as model B…")

@@ -10,20 +10,23 @@ nothing else changes. The order here is the order of ``--help``.
 from __future__ import annotations
 
 from workbench.cli import (
+    attribution_commands,
     compare_commands,
+    course_model_commands,
     embedding_commands,
     finetune_commands,
     gui_commands,
     lecture_commands,
+    lens_commands,
     model_commands,
     objective_commands,
+    patching_commands,
     prediction_commands,
     pretrain_commands,
     probing_commands,
     prompt_commands,
+    runs_commands,
     scalar_mix_commands,
-    tuned_lens_commands,
-    why_commands,
 )
 from workbench.cli.common import PROG, OneLineParser
 
@@ -31,12 +34,15 @@ COMMAND_MODULES = (
     gui_commands,
     model_commands,
     prediction_commands,
-    tuned_lens_commands,
-    why_commands,
+    lens_commands,
+    attribution_commands,
+    patching_commands,
     compare_commands,
     objective_commands,
     embedding_commands,
     pretrain_commands,
+    runs_commands,
+    course_model_commands,
     probing_commands,
     scalar_mix_commands,
     prompt_commands,

@@ -1,4 +1,4 @@
-"""``attention``, ``fill-mask``, ``next-token`` and ``lens``: what a model attends to and predicts."""
+"""``attention``, ``fill-mask`` and ``next-token``: what a model attends to and predicts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from workbench.cli.common import add_model_options, load_for, positive_k, print_
 
 
 def register(sub: Any) -> None:
-    """Add ``attention``, ``fill-mask``, ``next-token`` and ``lens`` to the CLI's subparsers."""
+    """Add ``attention``, ``fill-mask`` and ``next-token`` to the CLI's subparsers."""
     att = sub.add_parser("attention", help="one head's attention weights for a text")
     add_model_options(att)
     att.add_argument("--text", required=True, help="the text")
@@ -36,17 +36,6 @@ def register(sub: Any) -> None:
     nxt.add_argument("--k", type=int, default=5, help="candidates (default 5)")
     nxt.add_argument("--json", action="store_true", help="print JSON")
     nxt.set_defaults(handler=cmd_next_token)
-
-    lens = sub.add_parser("lens", help="logit lens: the top token of every layer at every position")
-    add_model_options(lens)
-    lens.add_argument("--text", required=True, help="the text")
-    lens.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
-    lens.add_argument("--k", type=int, default=1, help="candidates per cell (default 1)")
-    lens.add_argument("--tuned", nargs="?", const="", metavar="DIR",
-                      help="also read the text through a tuned lens (its folder; alone: the one trained for MODEL "
-                           "with 'tuned-lens'); adds tuned, kl_logit and kl_tuned (KL to the output per layer)")
-    lens.add_argument("--json", action="store_true", help="print JSON")
-    lens.set_defaults(handler=cmd_lens)
 
 
 def cmd_attention(args: argparse.Namespace) -> int:
@@ -103,49 +92,4 @@ def cmd_next_token(args: argparse.Namespace) -> int:
     else:
         for c in candidates:
             print(f"{c.prob:.4f}  {c.id:>6}  {c.token}")
-    return 0
-
-
-def cmd_lens(args: argparse.Namespace) -> int:
-    from engine.logit_lens import logit_lens
-
-    if args.tuned is not None:
-        return _tuned_lens(args)
-    table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
-    if args.json:
-        print_json(table.to_dict())
-    else:
-        width = max(len(n) for n in table.layer_names)
-        print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))
-        for name, row in zip(table.layer_names, table.top):
-            print(f"{name:>{width}}  " + " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row))
-    return 0
-
-
-
-def _tuned_lens(args: argparse.Namespace) -> int:
-    """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
-    from engine.errors import WorkbenchError
-    from engine.tuned_lens.lens import read_both
-    from engine.tuned_lens.translators import load_translators
-    from workbench.tuned_lens.files import find_translators
-
-    k = positive_k(args.k)
-    loaded = load_for(args)
-    folder = args.tuned or find_translators(loaded.info.folder)
-    if folder is None:
-        raise WorkbenchError(f"no tuned lens for {args.model} yet: train one with 'lm-workbench tuned-lens "
-                             f"{args.model} --corpus FILE', or name its folder after --tuned")
-    translators = load_translators(folder, count=loaded.info.layers, hidden=loaded.info.hidden_size)
-    both = read_both(loaded, args.text, translators, target=args.target, k=k)
-    if args.json:
-        print_json(both.logit.to_dict() | both.to_dict() | {"tuned_folder": str(folder)})
-        return 0
-    tuned = both.tuned
-    assert tuned is not None
-    width = max(len(n) for n in tuned.layer_names)
-    print(f"{'':>{width}}  KL logit  KL tuned  tuned lens top tokens")
-    for i, (name, row) in enumerate(zip(tuned.layer_names, tuned.top)):
-        tops = " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row)
-        print(f"{name:>{width}}  {both.kl_logit[i]:8.4f}  {both.kl_tuned[i]:8.4f}  {tops}")
     return 0

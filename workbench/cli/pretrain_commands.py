@@ -1,4 +1,4 @@
-"""``pretrain``, ``runs list`` and ``course-models``: pre-training from the command line.
+"""``pretrain``: pre-training from the command line.
 
 ``lm-workbench pretrain --family bert --objective mlm --corpus a.txt --steps 300 --out DIR --json``
 runs in this process (so ``torchrun`` can start it on several processes) but
@@ -22,7 +22,7 @@ SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens
 
 
 def register(sub: Any) -> None:
-    """Add ``pretrain``, ``runs`` and ``course-models`` to the CLI's subparsers."""
+    """Add ``pretrain`` to the CLI's subparsers."""
     pre = sub.add_parser("pretrain", help="pre-train a BERT, GPT-2, BART, T5 or ELMo model from scratch on text files")
     pre.add_argument("--family", required=True, choices=FAMILIES, help="the model family")
     pre.add_argument("--objective", required=True, help="a pre-training objective for the family (see 'plugins list')")
@@ -51,22 +51,6 @@ def register(sub: Any) -> None:
     pre.add_argument("--name", help="a name for the run in the runs list")
     pre.add_argument("--json", action="store_true", help="print the summary as JSON")
     pre.set_defaults(handler=cmd_pretrain)
-
-    runs = sub.add_parser("runs", help="the run store: pre-training and other long runs")
-    actions = runs.add_subparsers(dest="runs_command", metavar="ACTION")
-    actions.required = True
-    listing = actions.add_parser("list", help="every run, newest first, with its final metrics")
-    listing.add_argument("--kind", help="only runs of this kind (e.g. pretrain)")
-    listing.add_argument("--json", action="store_true", help="print JSON")
-    runs.set_defaults(handler=cmd_runs)
-
-    course = sub.add_parser("course-models",
-                            help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
-    course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
-    course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
-    course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
-    course.add_argument("--json", action="store_true", help="print JSON")
-    course.set_defaults(handler=cmd_course_models)
 
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
@@ -124,45 +108,3 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     _print_summary(summary, args.json)
     return 0
-
-
-def _final_metrics(store: Any, run_id: int) -> dict[str, float]:
-    """The last value of each metric a run logged."""
-    last: dict[str, float] = {}
-    for row in store.metrics(run_id):
-        last[row["name"]] = row["value"]  # ordered by name then step: the last one wins
-    return last
-
-
-def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
-
-    with RunStore(runs_db_path()) as store:
-        runs = store.list_runs(kind=args.kind)
-        for run in runs:
-            run["final_metrics"] = _final_metrics(store, run["id"])
-    if args.json:
-        print_json({"runs": runs})
-        return 0
-    for run in runs:
-        metrics = run["final_metrics"]
-        shown = ", ".join(f"{k} {metrics[k]:.4g}" for k in ("loss", "validation_loss") if k in metrics)
-        print(f"{run['id']:>5}  {run['kind']:<10} {run['status']:<11} {run.get('model') or '':<14} "
-              f"{run.get('method') or '':<12} {shown}")
-    return 0
-
-
-def cmd_course_models(args: argparse.Namespace) -> int:
-    from workbench.pretrain.course_models import train_course_models
-
-    results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
-                                  echo=None if args.json else echo)
-    if args.json:
-        print_json({"models": results})
-    else:
-        for r in results:
-            print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
-                  f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
-    return 0
-

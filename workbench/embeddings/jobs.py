@@ -98,7 +98,7 @@ def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: An
     return vectors, matrix, aniso
 
 
-def compared_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str, table_a: Any,
+def model_b_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str, table_a: Any,
                      spec_text: str, cancel: CancelToken) -> Generator:
     """Model B's vectors for A's corpus, lined up with A's occurrences (``engine.embeddings.counterpart``)."""
     from engine.embeddings.counterpart import compared_vectors_steps
@@ -107,7 +107,7 @@ def compared_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, po
                                               cache=activation_cache(), cancel=cancel))
 
 
-def compared_representation(compared: Any, spec_text: str) -> Any:
+def model_b_representation(compared: Any, spec_text: str) -> Any:
     """``compared`` with B's representation read again for A's spec ``spec_text``."""
     from dataclasses import replace
 

@@ -11,20 +11,10 @@ from typing import Any, Sequence
 
 from PySide6.QtWidgets import QScrollArea
 
-from engine.progress import CancelToken
 from ui.attention.head_view import HeadView
 
 
-def encode_b(loaded: Any, text: str, pair: str | None, max_tokens: int, cancel: CancelToken) -> Any:
-    """B's encoding with attentions (its encoder's for an encoder-decoder), or None for a model with none."""
-    from engine.analysis import encode  # imports torch: on the worker thread
-
-    if loaded.info.family == "biLM":
-        return None
-    return encode(loaded, text, pair=pair, attentions=True, max_tokens=max_tokens, cancel=cancel)
-
-
-class CompareB:
+class ModelBHeads:
     def __init__(self) -> None:
         self.head_view = HeadView()
         self.scroll = QScrollArea()

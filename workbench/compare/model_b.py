@@ -1,7 +1,7 @@
 """A second model beside the first, in a Qt-free object: which model B is, its load, and what it is compared on.
 
 The window shows model A (``workbench.models.session.ModelSession``); "Compare with…" loads a model B beside it
-and the views that support it show A | B on the same text. ``Comparison`` keeps B's load bookkeeping as the
+and the views that support it show A | B on the same text. ``ModelB`` keeps B's load bookkeeping as the
 session does A's (a generation per request, a newer request or "Stop comparing" drops an older one's result)
 and the CKA result shown for the pair. Events: ``compared_changed`` (B's ``LoadedModel`` or None),
 ``loading_changed`` (the spec being loaded or None). ``run_model_folder`` is the folder a finished run's
@@ -16,7 +16,7 @@ from typing import Any
 from workbench.observable import EventGroup
 
 
-class Comparison:
+class ModelB:
     def __init__(self) -> None:
         self.loaded: Any = None  # model B: engine.models.loading.LoadedModel, or None
         self.loading_spec: str | None = None

@@ -1,5 +1,7 @@
-"""``tuned-lens``: train a tuned lens (Belrose et al. 2023) for a model on a corpus, as a recorded run.
+"""``lens`` and ``tuned-lens``: the logit lens (and a tuned one) from the command line.
 
+``lm-workbench lens MODEL --text T`` reads a text through the logit lens; ``tuned-lens`` trains a tuned lens
+(Belrose et al. 2023) for a model on a corpus, as a recorded run:
 ``lm-workbench tuned-lens MODEL --corpus FILE [--steps N] [--out DIR] --json`` trains one affine translator
 per layer through the one training loop, the model frozen, and saves them next to the model (or in ``--out``);
 ``lm-workbench lens MODEL --text T --tuned [DIR]`` then reads a text through both lenses. Progress goes to
@@ -13,13 +15,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, print_json
+from workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, positive_k, print_json
 
 SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
 
 
 def register(sub: Any) -> None:
-    """Add ``tuned-lens`` to the CLI's subparsers."""
+    """Add ``lens`` and ``tuned-lens`` to the CLI's subparsers."""
+    lens = sub.add_parser("lens", help="logit lens: the top token of every layer at every position")
+    add_model_options(lens)
+    lens.add_argument("--text", required=True, help="the text")
+    lens.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
+    lens.add_argument("--k", type=int, default=1, help="candidates per cell (default 1)")
+    lens.add_argument("--tuned", nargs="?", const="", metavar="DIR",
+                      help="also read the text through a tuned lens (its folder; alone: the one trained for MODEL "
+                           "with 'tuned-lens'); adds tuned, kl_logit and kl_tuned (KL to the output per layer)")
+    lens.add_argument("--json", action="store_true", help="print JSON")
+    lens.set_defaults(handler=cmd_lens)
+
     p = sub.add_parser("tuned-lens", help="train a tuned lens: an affine translator per layer, the model frozen")
     add_model_options(p)
     p.add_argument("--corpus", required=True, nargs="+", metavar="FILE", help="text (.txt) or .jsonl files")
@@ -67,4 +80,49 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
     for i, name in enumerate(summary["layers"]):
         print(f"{name:>{width}}  {kl['logit']['before'][i]:13.4f}  {kl['tuned']['before'][i]:14.4f}  "
               f"{kl['tuned']['after'][i]:13.4f}")
+    return 0
+
+
+def cmd_lens(args: argparse.Namespace) -> int:
+    from engine.logit_lens import logit_lens
+
+    if args.tuned is not None:
+        return _tuned_lens(args)
+    table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
+    if args.json:
+        print_json(table.to_dict())
+    else:
+        width = max(len(n) for n in table.layer_names)
+        print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))
+        for name, row in zip(table.layer_names, table.top):
+            print(f"{name:>{width}}  " + " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row))
+    return 0
+
+
+
+def _tuned_lens(args: argparse.Namespace) -> int:
+    """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
+    from engine.errors import WorkbenchError
+    from engine.tuned_lens.lens import read_both
+    from engine.tuned_lens.translators import load_translators
+    from workbench.tuned_lens.files import find_translators
+
+    k = positive_k(args.k)
+    loaded = load_for(args)
+    folder = args.tuned or find_translators(loaded.info.folder)
+    if folder is None:
+        raise WorkbenchError(f"no tuned lens for {args.model} yet: train one with 'lm-workbench tuned-lens "
+                             f"{args.model} --corpus FILE', or name its folder after --tuned")
+    translators = load_translators(folder, count=loaded.info.layers, hidden=loaded.info.hidden_size)
+    both = read_both(loaded, args.text, translators, target=args.target, k=k)
+    if args.json:
+        print_json(both.logit.to_dict() | both.to_dict() | {"tuned_folder": str(folder)})
+        return 0
+    tuned = both.tuned
+    assert tuned is not None
+    width = max(len(n) for n in tuned.layer_names)
+    print(f"{'':>{width}}  KL logit  KL tuned  tuned lens top tokens")
+    for i, (name, row) in enumerate(zip(tuned.layer_names, tuned.top)):
+        tops = " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row)
+        print(f"{name:>{width}}  {both.kl_logit[i]:8.4f}  {both.kl_tuned[i]:8.4f}  {tops}")
     return 0

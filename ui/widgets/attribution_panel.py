@@ -1,12 +1,12 @@
-"""The "Explain" controls a view puts under its predictions: a method, the attention layer, Explain and
-Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
+"""Explain (attribution): the controls a view puts under its predictions: a method, the attention layer,
+Explain and Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
 
-The panel computes nothing: it emits ``explain_requested`` and the view runs the engine's
-``engine.attribution.explain.explain_steps`` through its job mechanism, then calls ``show_explanation``
+The panel computes nothing: it emits ``explain_requested`` and the view runs one of
+``workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
 (or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
 
 While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
-(``engine.attribution.counterpart``) in a second column, with its own line (``show_counterpart``).
+(``engine.attribution.counterpart``) in a second column, with its own line (``show_model_b``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpin
 
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
 from ui import theme
-from ui.widgets.ab_split import ABSplit
+from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.widgets.token_strip import TokenStrip
@@ -34,7 +34,7 @@ METHOD_NAMES = {
 LAST_LAYER = -1
 
 
-class ExplainPanel(QWidget):
+class AttributionPanel(QWidget):
     explain_requested = Signal()
     cancel_requested = Signal()
 
@@ -69,7 +69,7 @@ class ExplainPanel(QWidget):
         self.summary_b.setTextFormat(Qt.TextFormat.RichText)
         self.strip_b = TokenStrip()
         self.strip_b.hide()
-        self.ab = ABSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
+        self.ab = ModelBSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
         row = QHBoxLayout()
         row.addWidget(QLabel("Why?"))
         row.addWidget(self.method_combo)
@@ -143,7 +143,7 @@ class ExplainPanel(QWidget):
         self.summary.setText(_describe(explanation))
         _show_in(self.strip, explanation)
 
-    def show_counterpart(self, counterpart: Any) -> None:
+    def show_model_b(self, counterpart: Any) -> None:
         """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
         explanation, note = counterpart.explanation, counterpart.note
         if explanation is None:

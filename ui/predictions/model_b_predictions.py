@@ -10,48 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
-from engine.progress import CancelToken
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage
 from ui.predictions.prob_table import CandidateModel, candidate_table
 
-KIND_NEEDS = {
-    "encoder": ("fill-mask", "encoder"),
-    "decoder": ("next-token prediction", "decoder"),
-    "encoder-decoder": ("infilling", "encoder-decoder"),
-}
-
-
-def predict_b(loaded: Any, kind: str, text: str, k: int, max_tokens: int, cancel: CancelToken) -> tuple[str, Any]:
-    """B's prediction of A's ``kind`` (A's family) for ``text``: ("fill" | "next" | "infill", result), or
-    ("why", a one-line reason) where B cannot make it."""
-    from engine.errors import WorkbenchError
-    from engine.predictions import fill_mask, infill, next_token  # imports torch: on the worker thread
-
-    what, needs = KIND_NEEDS[kind]
-    family = loaded.info.family
-    if family != needs:
-        return "why", f"Model B cannot do {what}: that needs {'an' if needs[0] in 'ae' else 'a'} {needs} model, " \
-                      f"and B is {'ELMo (a biLM)' if family == 'biLM' else f'a {family}'}."
-    try:
-        if kind == "encoder":
-            tt, preds = fill_mask(loaded, text, k)
-            return "fill", (tt.tokens, preds)
-        if kind == "decoder":
-            return "next", next_token(loaded, text, k)
-        result = infill(loaded, text, max_tokens, cancel=cancel)
-        return "infill", (result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids))
-    except WorkbenchError as exc:
-        return "why", f"Model B: {exc}"
-
-
-class PredictionsB(QWidget):
+class ModelBPredictions(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.why = QLabel()
-        self.why.setObjectName("summary")
-        self.why.setWordWrap(True)
         self.fill_page = FillMaskPage()
         self.next_model = CandidateModel()
         self.next_table = candidate_table(self.next_model)
@@ -62,15 +28,11 @@ class PredictionsB(QWidget):
             self.pages.addWidget(page)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.why)
         column.addWidget(self.pages, 1)
-        self.why.hide()
 
     def show_result(self, result: tuple[str, Any]) -> None:
         what, value = result
-        self.why.setVisible(what == "why")
-        if what == "why":
-            self.why.setText(value)
+        if what == "why":  # the B column's reason line says why (``ModelBSplit.show_b_reason``)
             self.pages.setCurrentWidget(self.blank)
         elif what == "fill":
             self.fill_page.set_predictions(*value)
@@ -82,10 +44,6 @@ class PredictionsB(QWidget):
             infilling, out_tokens = value
             self.infill_page.set_result(infilling.source_tokens, infilling.text, out_tokens)
             self.pages.setCurrentWidget(self.infill_page)
-
-    def reason(self) -> str:
-        """The one line saying why B shows no predictions ("" when it shows some)."""
-        return self.why.text() if not self.why.isHidden() else ""
 
     def candidate_ids(self) -> list[list[int]]:
         """B's candidate ids in rank order: one list per mask (fill-mask) or one list (next token)."""

@@ -1,7 +1,7 @@
 """Model B's side of the Embeddings tab's Neighbours (the model panel's "Compare with…"): A | B.
 
 While a model B is compared, B embeds the tab's corpus as A did (every layer, the same words and pooling,
-``workbench.embeddings.jobs.compared_vectors``) and the Neighbours list B's nearest occurrences to the same
+``workbench.embeddings.jobs.model_b_vectors``) and the Neighbours list B's nearest occurrences to the same
 occurrence under A's (``EmbeddingsState.neighbours_b``). The tab runs one job at a time, so B's work follows
 A's: each time one of the tab's jobs ends well, ``sync`` starts what B still lacks (its vectors for this
 table, or its representation for A's current one). A B that cannot embed says why under its title once,
@@ -29,7 +29,7 @@ def describe_occurrence(table: Any, row: int) -> tuple[str, str, str, str]:
     return table.occurrences[row].word, label, context_html(sentence, start, end), context_plain(sentence, start, end)
 
 
-class NeighboursB:
+class ModelBNeighbours:
     def __init__(self, ctx: Any, state: EmbeddingsState, panel: NeighboursPanel, picker: Any,
                  progress: Callable[[Any], None], refresh: Callable[[], None]):
         """``progress`` shows a job's progress; ``refresh`` lists the current query's neighbours again."""
@@ -59,11 +59,11 @@ class NeighboursB:
             self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "…",
                                     "Embedding the corpus with model B…")
             words, pooling = self.picker.words(), self.picker.pooling()
-            self._run(lambda cancel: jobs.compared_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
+            self._run(lambda cancel: jobs.model_b_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
                       b, table, "Embedding the corpus with model B…")
         elif st.compared is not None and st.compared.for_spec != spec_text:
             compared = st.compared
-            self._run(lambda cancel: jobs.compared_representation(compared, spec_text), b, table,
+            self._run(lambda cancel: jobs.model_b_representation(compared, spec_text), b, table,
                       "Model B's representation…")
 
     def _done(self, b: Any, table: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from workbench.models.comparison import Comparison, run_model_folder
+from workbench.compare.model_b import ModelB, run_model_folder
 
 
 def _model(spec):
@@ -12,7 +12,7 @@ def _model(spec):
 
 
 def test_a_newer_load_or_stop_drops_an_older_result():
-    state, seen = Comparison(), []
+    state, seen = ModelB(), []
     state.events.compared_changed.connect(seen.append)
     first = state.begin_load("a")
     second = state.begin_load("b")

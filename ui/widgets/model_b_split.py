@@ -1,8 +1,9 @@
-"""Two models side by side: a view's display for model A and a second one for model B, labelled A | B.
+"""Model B beside model A (Compare): the one B column every view that shows B uses, labelled A | B.
 
-``ABSplit(widget_a, widget_b)`` is a horizontal splitter of two columns, each a title line ("A: bert-tiny")
-over its widget. While no model B is compared the B column is hidden and A's title too, so the view looks as
-it does alone.
+``ModelBSplit(widget_a, widget_b)`` is a horizontal splitter of two columns, each a title line ("A: bert-tiny")
+over its widget; B's column also has the one line saying why B shows nothing (``show_b_reason``), above B's
+widget. While no model B is compared the B column is hidden and A's title too, so the view looks as it does
+alone. A view that shows B declares it (``ui.view_kit.view_abilities.ModelBView``: ``model_b_split()``).
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 from ui import theme
 
 
-def _column(title: QLabel, widget: QWidget) -> QWidget:
+def _column(title: QLabel, widget: QWidget, reason: QLabel | None = None) -> QWidget:
     box = QWidget()
     column = QVBoxLayout(box)
     column.setContentsMargins(0, 0, 0, 0)
     theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
     column.addWidget(title)
+    if reason is not None:
+        column.addWidget(reason)
     column.addWidget(widget, 1)
     return box
 
 
-class ABSplit(QSplitter):
+class ModelBSplit(QSplitter):
     def __init__(self, widget_a: QWidget, widget_b: QWidget, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.setObjectName("abSplit")
@@ -32,7 +35,12 @@ class ABSplit(QSplitter):
         self.title_b.setObjectName("titleB")
         for title in (self.title_a, self.title_b):
             title.setTextFormat(Qt.TextFormat.PlainText)
-        self.column_a, self.column_b = _column(self.title_a, widget_a), _column(self.title_b, widget_b)
+        self.reason_b = QLabel()  # why B shows nothing (a one-line reason), else hidden
+        self.reason_b.setObjectName("summary")
+        self.reason_b.setWordWrap(True)
+        self.reason_b.hide()
+        self.column_a = _column(self.title_a, widget_a)
+        self.column_b = _column(self.title_b, widget_b, self.reason_b)
         self.addWidget(self.column_a)
         self.addWidget(self.column_b)
         self.setChildrenCollapsible(False)
@@ -51,3 +59,12 @@ class ABSplit(QSplitter):
 
     def comparing(self) -> bool:
         return not self.column_b.isHidden()
+
+    def show_b_reason(self, reason: str) -> None:
+        """The one line saying why B shows nothing ("": B shows its result, the line hidden)."""
+        self.reason_b.setText(reason)
+        self.reason_b.setVisible(bool(reason))
+
+    def b_reason(self) -> str:
+        """The line shown in place of B's result ("" when B shows one)."""
+        return self.reason_b.text() if not self.reason_b.isHidden() else ""

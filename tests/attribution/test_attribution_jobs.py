@@ -1,0 +1,53 @@
+"""workbench.attribution.jobs: the one Explain job builder the views run gives the engine's explanation, and the
+fine-tuned run's model is opened once for a run's rows (``run_models``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.loading import load_model
+from engine.progress import NEVER_CANCELLED, run_to_completion
+from workbench.attribution import run_models
+from workbench.attribution.jobs import prediction_job, run_label_job
+
+
+def test_prediction_job_is_the_engines_explanation(tiny_models):
+    from engine.attribution.explain import explain_steps, prediction_target
+
+    loaded = load_model(str(tiny_models["gpt2"]))
+    ids = loaded.tokenizer("The cat sat on the")["input_ids"]
+    got = run_to_completion(prediction_job(loaded, {"ids": ids}, "grad-input", -1)(NEVER_CANCELLED))
+    want = run_to_completion(explain_steps(loaded, prediction_target(loaded, ids=ids), "grad-input", layer=-1))
+    assert got.attribution.target_id == want.attribution.target_id and got.layer == want.layer == 1
+    assert got.attribution.scores == pytest.approx(want.attribution.scores, abs=1e-6)
+    assert got.attention == pytest.approx(want.attention, abs=1e-9)
+
+
+def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
+    import engine.attribution.classifier as classifier
+    import workbench.finetune.run as finetune_run
+
+    opened = []
+
+    def open_output(out_dir):
+        opened.append(out_dir)
+        return out_dir
+
+    class Model:
+        def __init__(self, output, name):
+            self.out_dir = output
+
+    monkeypatch.setattr(finetune_run, "open_output", open_output)
+    monkeypatch.setattr(classifier, "ClassifierModel", Model)
+    seen = []
+
+    def explain(model, target_of, method, layer, cancel):
+        seen.append(model.out_dir)
+        return model
+        yield  # a job: a generator
+
+    monkeypatch.setattr("workbench.attribution.jobs.explain_steps_for", explain)
+    cache = run_models.RunModels()
+    for folder in ("a", "a", "b", "a"):
+        run_to_completion(run_label_job(folder, {"text": "x"}, "grad-input", -1, models=cache)(NEVER_CANCELLED))
+    assert seen == ["a", "a", "b", "a"] and opened == ["a", "b", "a"]  # the last run's model kept, one at a time

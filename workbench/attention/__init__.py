@@ -1,0 +1,1 @@
+"""Attention: the jobs behind the Attention tab (an encoding with its attentions, a head's steps)."""

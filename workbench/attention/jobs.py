@@ -1,0 +1,42 @@
+"""The Attention tab's jobs (each ``fn(..., cancel)``; torch is imported on the worker thread).
+
+``encode_attention`` encodes the text with its attentions and hands every attention side (each kind, with
+and without special tokens) to the view's ``per_side`` (the model grid's mosaic, computed here on the worker
+thread: at 512 tokens a mosaic takes ~0.5 s); ``encode_states`` reads hidden states only (a model with no
+attention); ``attention_steps_of`` is one head's attention for one query token, step by step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def encode_attention(loaded: Any, text: str, pair: str | None, target: str | None, max_tokens: int,
+                     per_side: Callable[[Any, bool], Any], cancel: Any) -> tuple[Any, dict[tuple[str, bool], Any]]:
+    """The ``Encoding`` and ``{(kind, hide special): per_side(side, hide)}`` for every attention kind."""
+    from engine.analysis import encode  # imports torch: on the worker thread
+    from engine.attention import AttentionKind, attention_side
+
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=max_tokens, cancel=cancel)
+    kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
+    mosaics = {}
+    for kind in kinds:
+        side = attention_side(encoding, kind)
+        for hide in (False, True):
+            cancel.check()
+            mosaics[(kind.value, hide)] = per_side(side, hide)
+    return encoding, mosaics
+
+
+def attention_steps_of(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: Any) -> Any:
+    """One head's attention for one query token, step by step."""
+    from engine.attention_steps import attention_steps
+
+    return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
+
+
+def encode_states(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:
+    """Hidden states only (a model with no attention)."""
+    from engine.analysis import encode
+
+    return encode(loaded, text, pair=pair, attentions=False, cancel=cancel)

@@ -1,0 +1,69 @@
+"""``attribute``: which input tokens a prediction rests on (the window's Explain, the README's "Why").
+
+``--attention-layer L`` adds the raw attention row the window's Explain strip shows under the tokens
+(``workbench.attribution.attention``) under the JSON key ``attention``: ``{"layer": L, "weights": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
+from workbench.cli.common import add_model_options, drive_job, load_for, print_json
+
+
+def register(sub: Any) -> None:
+    """Add ``attribute`` to the CLI's subparsers."""
+    att = sub.add_parser("attribute", help="which input tokens a prediction rests on (decoders: the next token; "
+                                           "masked LMs: the masked token; encoder-decoders: an output token)")
+    add_model_options(att)
+    att.add_argument("--text", required=True,
+                     help="decoders: the prompt; masked LMs: a text with one [MASK] (or the model's mask token)")
+    att.add_argument("--target", help="the predicted token to explain, one vocabulary token (default: the model's "
+                                      "top token)")
+    att.add_argument("--output-position", type=int, default=0,
+                     help="encoder-decoders: the output token to explain, after the model's own greedy output "
+                          "before it (default 0, the first)")
+    att.add_argument("--method", choices=METHODS, default=GRAD_INPUT, help=f"default {GRAD_INPUT}")
+    att.add_argument("--steps", type=int, default=DEFAULT_STEPS,
+                     help=f"integrated gradients: intervals along the path (default {DEFAULT_STEPS})")
+    att.add_argument("--attention-layer", type=int, metavar="L",
+                     help="also the raw attention of layer L at the predicted position, mean over heads, as the "
+                          "window's Explain strip shows it under the tokens (negative: from the top, -1 the last; "
+                          "encoder-decoders: that decoder layer's cross-attention); JSON key attention")
+    att.add_argument("--json", action="store_true", help="print JSON")
+    att.set_defaults(handler=cmd_attribute)
+
+
+def cmd_attribute(args: argparse.Namespace) -> int:
+    loaded = load_for(args)
+    attention = None
+    if args.attention_layer is None:
+        from engine.attribution.attribute import attribute_steps
+
+        result = drive_job(attribute_steps(loaded, args.text, args.method, args.target, args.steps,
+                                           output_position=args.output_position), quiet=True)
+    else:
+        from workbench.attribution.attention import attribute_with_attention_steps
+
+        result, attention = drive_job(attribute_with_attention_steps(
+            loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer),
+            quiet=True)
+    if args.json:
+        print_json(result.to_dict() if attention is None else result.to_dict() | {"attention": attention})
+        return 0
+    print(f"{result.method}: target {result.target!r} (id {result.target_id}) at position {result.position}, "
+          f"logit {result.target_logit:.4f}")
+    if result.completeness_gap is not None:
+        print(f"baseline logit {result.baseline_logit:.4f}, completeness gap {result.completeness_gap:+.2e} "
+              f"({result.steps} steps)")
+    weights = attention["weights"] if attention is not None else None
+    if attention is not None:
+        print(f"attention: layer {attention['layer']} at the predicted position, mean over heads"
+              if weights is not None else "attention: this model returns no attention weights")
+    width = max(len(t) for t in result.tokens)
+    for i, (token, score) in enumerate(zip(result.tokens, result.scores)):
+        extra = f"  {weights[i]:.4f}" if weights is not None and i < len(weights) else ""
+        print(f"{i:>4}  {token:<{width}}  {score:+.5f}{extra}")
+    return 0

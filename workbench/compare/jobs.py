@@ -1,0 +1,69 @@
+"""Model B's jobs (each ``fn(..., cancel)``, run on the interactive lane; torch is imported there).
+
+``load_model_b`` loads B as A is loaded; ``layer_cka`` is the Compare tab's matrix; ``tokenize_b``,
+``encode_b`` and ``predict_b`` are B's side of the Tokens, Attention and Predictions tabs, run after A's
+in A's job (``ui``'s ``paired``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KIND_NEEDS = {
+    "encoder": ("fill-mask", "encoder"),
+    "decoder": ("next-token prediction", "decoder"),
+    "encoder-decoder": ("infilling", "encoder-decoder"),
+}
+
+
+def load_model_b(spec: str, settings: Any, cancel: Any) -> Any:
+    """Model B's ``LoadedModel``: the same load job as model A's."""
+    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+
+    return load_model_job(spec, settings, cancel)
+
+
+def layer_cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:
+    """The layer × layer linear CKA of A and B on ``texts`` (``engine.compare.cka.LayerCka``)."""
+    from engine.compare.cka import layer_cka_steps  # imports torch: on the worker thread
+
+    return layer_cka_steps(a, b, texts, cancel)
+
+
+def tokenize_b(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:
+    """The text's tokens under B's tokenizer, as the window tokenizes for A."""
+    from workbench.models.jobs import tokenize_job  # on the worker thread
+
+    return tokenize_job(loaded, text, pair, cancel)
+
+
+def encode_b(loaded: Any, text: str, pair: str | None, max_tokens: int, cancel: Any) -> Any:
+    """B's encoding with attentions (its encoder's for an encoder-decoder), or None for a model with none."""
+    from engine.analysis import encode  # imports torch: on the worker thread
+
+    if loaded.info.family == "biLM":
+        return None
+    return encode(loaded, text, pair=pair, attentions=True, max_tokens=max_tokens, cancel=cancel)
+
+
+def predict_b(loaded: Any, kind: str, text: str, k: int, max_tokens: int, cancel: Any) -> tuple[str, Any]:
+    """B's prediction of A's ``kind`` (A's family) for ``text``: ("fill" | "next" | "infill", result), or
+    ("why", a one-line reason) where B cannot make it."""
+    from engine.errors import WorkbenchError
+    from engine.predictions import fill_mask, infill, next_token  # imports torch: on the worker thread
+
+    what, needs = KIND_NEEDS[kind]
+    family = loaded.info.family
+    if family != needs:
+        return "why", f"Model B cannot do {what}: that needs {'an' if needs[0] in 'ae' else 'a'} {needs} model, " \
+                      f"and B is {'ELMo (a biLM)' if family == 'biLM' else f'a {family}'}."
+    try:
+        if kind == "encoder":
+            tt, preds = fill_mask(loaded, text, k)
+            return "fill", (tt.tokens, preds)
+        if kind == "decoder":
+            return "next", next_token(loaded, text, k)
+        result = infill(loaded, text, max_tokens, cancel=cancel)
+        return "infill", (result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids))
+    except WorkbenchError as exc:
+        return "why", f"Model B: {exc}"

@@ -1,0 +1,64 @@
+"""The Fine-tune tab's short jobs (``fn(cancel)`` for the view's job bridge): parameter counts, the
+before/after layer shift of a finished run, merging a LoRA run into its base weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
+    """Before/after: ``fn(cancel) -> [(layer, cka, mean cosine)]`` for the run in ``out_dir``."""
+
+    def job(cancel: Any):
+        from engine.finetune.layer_shift import layer_shift
+        from workbench.finetune.run import open_output
+
+        tuned = open_output(out_dir).model
+        cancel.check()
+        rows = layer_shift(loaded.base_model, tuned, loaded.tokenizer, texts, max_length, cancel=cancel)
+        return [(r.layer, r.cka, r.mean_cosine) for r in rows]
+
+    return job
+
+
+def merge_job(out_dir: str):
+    """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
+
+    def job(cancel: Any):
+        from workbench.finetune.run import merge_output
+
+        merged = merge_output(out_dir, f"{out_dir}-merged")
+        return str(Path(merged) / "adapter")
+
+    return job
+
+
+def bench_count_job(specs: list[Any]):
+    """``fn(cancel) -> {method: (trainable, total)}`` for each spec (one model built per method)."""
+
+    def job(cancel: Any):
+        from engine.progress import Progress
+        from workbench.finetune.run import parameter_counts
+
+        counts = {}
+        for i, spec in enumerate(specs):
+            cancel.check()
+            counts[spec.method] = parameter_counts(spec)
+            yield Progress(i + 1, len(specs), f"counted {spec.method}")
+        return counts
+
+    return job
+
+
+def count_job(spec: Any):
+    """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
+
+    def job(cancel: Any):
+        from engine.finetune.methods.counting import ParameterCount
+        from workbench.finetune.run import parameter_counts
+
+        trainable, total = parameter_counts(spec)
+        return ParameterCount(trainable=trainable, total=total)
+
+    return job

@@ -1,0 +1,1 @@
+"""Predictions: the jobs behind the Predictions tab (fill-mask, the next token, generation, infilling)."""

@@ -1,0 +1,52 @@
+"""The Predictions tab's jobs (each ``fn(..., cancel)``; torch is imported on the worker thread).
+
+``fill_masks`` (a masked LM's top k per mask), ``next_tokens`` (a decoder's top k after kept prompt ids),
+``generate_more`` (greedy continuation of those ids), ``infill_text`` (an encoder-decoder's output). Explain's
+jobs are ``workbench.attribution.jobs``; model B's side is ``workbench.compare.jobs.predict_b``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+GENERATE_TOKENS = 20
+INFILL_MAX_TOKENS = 64
+TAIL = 6  # prompt tokens shown above the next-token table
+
+
+def fill_masks(loaded: Any, text: str, k: int, cancel: Any) -> Any:
+    from engine.predictions import fill_mask  # imports torch: on the worker thread
+
+    tt, preds = fill_mask(loaded, text, k)
+    return tt.tokens, preds, tt.ids, text
+
+
+def next_tokens(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: Any) -> dict:
+    from engine.predictions import next_token_from_ids, prompt_ids
+
+    ids = list(ids) if ids is not None else prompt_ids(loaded, text)
+    cancel.check()
+    cands = next_token_from_ids(loaded, ids, k)
+    tok = loaded.tokenizer
+    return {
+        "text": text,  # the text box content these ids stand for
+        "ids": ids,
+        "candidates": cands,
+        "texts": [tok.decode(ids + [c.id], skip_special_tokens=True) for c in cands],
+        "tail": tok.convert_ids_to_tokens(ids[-TAIL:]),
+    }
+
+
+def generate_more(loaded: Any, ids: list[int], cancel: Any) -> tuple[list[int], str]:
+    from engine.predictions import continue_text
+
+    new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
+    out = list(ids) + list(new)
+    return out, loaded.tokenizer.decode(out, skip_special_tokens=True)
+
+
+def infill_text(loaded: Any, text: str, cancel: Any) -> tuple[Any, list[str]]:
+    from engine.predictions import infill
+
+    result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
+    return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)
