@@ -111,6 +111,29 @@ def _decoder_inputs(loaded: LoadedModel, tok: TokenizedText, target: str | None,
     return [start] + outputs[:-1], outputs, greedy
 
 
+def _fits(made: TokenizedText | None, window: int | None, model_window: int | None) -> bool:
+    """Whether an encoding made at the model's window is what tokenizing at ``window`` would give."""
+    if made is None:
+        return False
+    if window is None or window == model_window:
+        return True
+    return not made.truncated and len(made.ids) <= window
+
+
+def _reuse_or_tokenize(loaded: LoadedModel, texts: Sequence[str], pairs: list[str | None], window: int | None,
+                       made: Sequence[TokenizedText | None] | None) -> list[TokenizedText]:
+    """The encodings already ``made`` where they fit the cap; the others tokenized (in one call)."""
+    made = list(made) if made is not None else [None] * len(texts)
+    model_window = loaded.info.max_positions
+    todo = [i for i, tok in enumerate(made) if not _fits(tok, window, model_window)]
+    if todo:
+        fresh = tokenize_many(loaded.tokenizer, [texts[i] for i in todo], [pairs[i] for i in todo],
+                              max_length=window)
+        for i, tok in zip(todo, fresh):
+            made[i] = tok
+    return made
+
+
 def encode_texts(
     loaded: LoadedModel,
     texts: Sequence[str],
@@ -122,19 +145,22 @@ def encode_texts(
     batch_size: int = 16,
     max_batch_tokens: int = 8192,
     max_tokens: int | None = None,
+    tokenized: Sequence[TokenizedText | None] | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress | Partial, None, list[Encoding]]:
     """Encode many texts; yields Progress (and Partial batches), returns Encodings in input order.
 
     ``max_tokens`` cuts each text shorter than the model's window (a view's cap); the tokens say so
-    (``TokenizedText.truncated``, ``full_length``) as they do at the window."""
+    (``TokenizedText.truncated``, ``full_length``) as they do at the window. ``tokenized`` (one per text, or
+    None) are encodings already made of these texts and pairs with this model (the window's, cut at the
+    model's window): they are used instead of tokenizing again wherever they fit the cap."""
     n = len(texts)
     pairs = list(pairs) if pairs is not None else [None] * n
     targets = list(targets) if targets is not None else [None] * n
     window = loaded.info.max_positions
     if max_tokens is not None:
         window = min(window, max_tokens) if window else max_tokens
-    tokenized = tokenize_many(loaded.tokenizer, texts, pairs, max_length=window)
+    tokenized = _reuse_or_tokenize(loaded, texts, pairs, window, tokenized)
     is_seq2seq = loaded.family is Family.ENCODER_DECODER
     yield Progress(0, n, "tokenized")
     if loaded.family is Family.BILM:
@@ -252,9 +278,11 @@ def encode(
     target: str | None = None,
     attentions: bool = True,
     max_tokens: int | None = None,
+    tokenized: TokenizedText | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Encoding:
-    """Encode one text (and optional pair / decoder target), cut at ``max_tokens`` when given."""
+    """Encode one text (and optional pair / decoder target), cut at ``max_tokens`` when given; ``tokenized``:
+    the encoding already made of this text and pair with this model (the window's), reused where it fits."""
     gen = encode_texts(loaded, [text], pairs=[pair], targets=[target], attentions=attentions, max_tokens=max_tokens,
-                       cancel=cancel)
+                       tokenized=[tokenized], cancel=cancel)
     return run_to_completion(gen)[0]

@@ -18,7 +18,7 @@ from workbench.cli.main import main
 from workbench.cli.parser import build_parser
 from workbench.cli.lens_commands import spec_from_args
 from workbench.runs.kinds import run_kind
-from workbench.tuned_lens.spec import TunedLensSpec
+from workbench.lens.spec import TunedLensSpec
 from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned."

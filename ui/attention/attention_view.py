@@ -136,19 +136,19 @@ class AttentionView(ModelView):
     def computation(self, inputs: Inputs) -> Computation:
         self._set_no_attention(inputs.loaded.info.family == "biLM")
         if self._no_attention:
-            loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
+            loaded, text, pair, tokens = inputs.loaded, inputs.text, inputs.pair, inputs.tokens
             return self._with_b(Computation(key=(inputs.model_key, text, pair, None),
-                                            fn=lambda cancel: encode_states(loaded, text, pair, cancel),
+                                            fn=lambda cancel: encode_states(loaded, text, pair, cancel, tokens),
                                             on_done=self.set_states, label="Computing token vectors…"), inputs)
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         if seq2seq != self._seq2seq:
             self._seq2seq = seq2seq
             self.controls.set_seq2seq(seq2seq)
         target = self.controls.target() if seq2seq else None
-        loaded, text, pair = inputs.loaded, inputs.text, inputs.pair
-        comp = Computation(
+        loaded, text, pair, tokens = inputs.loaded, inputs.text, inputs.pair, inputs.tokens
+        comp = Computation(  # the window's tokens are reused (tokenized again only when MAX_TOKENS cuts them)
             key=(inputs.model_key, text, pair, target),
-            fn=lambda cancel: encode_attention(loaded, text, pair, target, MAX_TOKENS, grid_values, cancel),
+            fn=lambda cancel: encode_attention(loaded, text, pair, target, MAX_TOKENS, grid_values, cancel, tokens),
             on_done=lambda result: self.set_encoding(*result),
             label="Computing attention…",
         )

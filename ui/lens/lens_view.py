@@ -30,7 +30,7 @@ from ui.widgets.colormap import color_at, gradient_css
 from ui.view_kit.view_context import ViewContext
 from ui.theme_tokens import is_presentation
 from ui.lens.tuned_panel import KlChart, TunedLensControls
-from workbench.tuned_lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
+from workbench.lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
 
 TARGET_DEBOUNCE_MS = 400
 

@@ -1,8 +1,8 @@
 """The Lens tab's tuned-lens controls: the "Logit lens | Tuned lens" switch, training, and the KL chart.
 
-``TunedLensControls`` holds the Qt-free ``workbench.tuned_lens.state.TunedLensState``. The switch is enabled
+``TunedLensControls`` holds the Qt-free ``workbench.lens.state.TunedLensState``. The switch is enabled
 when the loaded model has translators; "Train tuned lens" starts the recorded run
-(``workbench.tuned_lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
+(``workbench.lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
 chosen with "Corpus…" (the Python documentation by default). ``KlChart`` draws the KL to the final
 distribution per layer for both lenses (pyqtgraph; colours and sizes from the theme tokens).
 """
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QLabel, Q
                                QWidget)
 
 from ui import theme
-from workbench.tuned_lens.state import TunedLensState
+from workbench.lens.state import TunedLensState
 
 NAMES = {"logit": "logit lens", "tuned": "tuned lens"}
 
@@ -154,7 +154,7 @@ class TunedLensControls(QWidget):
 
     # -- training ---------------------------------------------------------------------------------------------
     def start_training(self) -> None:
-        from workbench.tuned_lens.job import window_job
+        from workbench.lens.job import window_job
 
         ctx = self.view.ctx
         loaded = ctx.loaded if ctx is not None else None

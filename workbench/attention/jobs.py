@@ -12,12 +12,15 @@ from typing import Any, Callable
 
 
 def encode_attention(loaded: Any, text: str, pair: str | None, target: str | None, max_tokens: int,
-                     per_side: Callable[[Any, bool], Any], cancel: Any) -> tuple[Any, dict[tuple[str, bool], Any]]:
-    """The ``Encoding`` and ``{(kind, hide special): per_side(side, hide)}`` for every attention kind."""
+                     per_side: Callable[[Any, bool], Any], cancel: Any, tokens: Any = None
+                     ) -> tuple[Any, dict[tuple[str, bool], Any]]:
+    """The ``Encoding`` and ``{(kind, hide special): per_side(side, hide)}`` for every attention kind;
+    ``tokens``: the window's encoding of the text, reused unless the view's cap cuts it shorter."""
     from engine.analysis import encode  # imports torch: on the worker thread
     from engine.attention import AttentionKind, attention_side
 
-    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=max_tokens, cancel=cancel)
+    encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=max_tokens,
+                      tokenized=tokens, cancel=cancel)
     kinds = list(AttentionKind) if encoding.decoder is not None else [AttentionKind.ENCODER]
     mosaics = {}
     for kind in kinds:
@@ -35,8 +38,8 @@ def attention_steps_of(loaded: Any, tokenized: Any, layer: int, head: int, query
     return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
 
 
-def encode_states(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:
-    """Hidden states only (a model with no attention)."""
+def encode_states(loaded: Any, text: str, pair: str | None, cancel: Any, tokens: Any = None) -> Any:
+    """Hidden states only (a model with no attention); ``tokens``: the window's encoding, reused."""
     from engine.analysis import encode
 
-    return encode(loaded, text, pair=pair, attentions=False, cancel=cancel)
+    return encode(loaded, text, pair=pair, attentions=False, tokenized=tokens, cancel=cancel)

@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``TunedLensSpec`` a ``tuned-lens`` command line describes."""
-    from workbench.tuned_lens.spec import CONFIG_FLAGS, TunedLensSpec
+    from workbench.lens.spec import CONFIG_FLAGS, TunedLensSpec
 
     settings = {key: getattr(args, key) for key in CONFIG_FLAGS if getattr(args, key, None) is not None}
     return TunedLensSpec(model=args.model, corpus=list(args.corpus), out_dir=args.out, settings=settings,
@@ -60,7 +60,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_tuned_lens(args: argparse.Namespace) -> int:
-    from workbench.tuned_lens.job import run_recorded
+    from workbench.lens.job import run_recorded
 
     spec = spec_from_args(args)
     spec.check()
@@ -105,7 +105,7 @@ def _tuned_lens(args: argparse.Namespace) -> int:
     from engine.errors import WorkbenchError
     from engine.tuned_lens.lens import read_both
     from engine.tuned_lens.translators import load_translators
-    from workbench.tuned_lens.files import find_translators
+    from workbench.lens.files import find_translators
 
     k = positive_k(args.k)
     loaded = load_for(args)

@@ -21,15 +21,15 @@ from typing import Any, Callable, Generator
 from engine.progress import CancelToken, drive
 from workbench.runs.kinds import RunKind
 from workbench.runs.recorder import LongRun
-from workbench.tuned_lens.run import KIND, resolved, run_steps
-from workbench.tuned_lens.spec import TunedLensSpec
+from workbench.lens.run import KIND, resolved, run_steps
+from workbench.lens.spec import TunedLensSpec
 
 
 def _tuned_lens_command(params: dict[str, Any]) -> str:
     return TunedLensSpec.from_dict(params).cli_command()
 
 
-TUNED_LENS = RunKind(kind=KIND, target="workbench.tuned_lens.job:tuned_lens_job", title="Tuned lens",
+TUNED_LENS = RunKind(kind=KIND, target="workbench.lens.job:tuned_lens_job", title="Tuned lens",
                      command=_tuned_lens_command)
 
 

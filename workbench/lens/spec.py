@@ -19,7 +19,7 @@ class TunedLensSpec(RunSpec):
     """One tuned-lens training: the model, the corpus files, where the translators go and the settings
     (``engine.tuned_lens.config.TunedLensConfig`` fields; absent ones keep their defaults).
 
-    ``out_dir`` None: next to the model (``workbench.tuned_lens.files.default_out_dir``)."""
+    ``out_dir`` None: next to the model (``workbench.lens.files.default_out_dir``)."""
 
     model: str
     corpus: list[str]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workbench.tuned_lens.files import find_translators
-from workbench.tuned_lens.spec import TunedLensSpec
+from workbench.lens.files import find_translators
+from workbench.lens.spec import TunedLensSpec
 
 MODES = ("logit", "tuned")
 DEFAULT_STEPS = 250

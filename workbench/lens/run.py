@@ -2,7 +2,7 @@
 
 ``run_steps(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
 (``run_recorded``, in this process, Ctrl-C cancels), the Lens view (``window_job``, on the window's
-interactive lane, its Cancel) and the long-run lane (``workbench.tuned_lens.job``). It yields ``Progress``;
+interactive lane, its Cancel) and the long-run lane (``workbench.lens.job``). It yields ``Progress``;
 the loop's metric and checkpoint events go to ``report`` (a ``StoreReporter``: loss per logged step,
 validation loss per evaluation, each checkpoint). Output folder::
 
@@ -26,8 +26,8 @@ from typing import Any, Callable, Generator
 
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from workbench.tuned_lens.files import default_out_dir, remember
-from workbench.tuned_lens.spec import TunedLensSpec
+from workbench.lens.files import default_out_dir, remember
+from workbench.lens.spec import TunedLensSpec
 
 KIND = "tuned-lens"
 CHECKPOINTS = "checkpoints"

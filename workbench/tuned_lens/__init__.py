@@ -1,1 +1,0 @@
-"""The tuned lens as a recorded run: its spec, where translators live, the run itself and its jobs."""
