@@ -145,7 +145,7 @@ def open_window(qtbot):
 NEWEST_LANE = (
     "tests/newest/",
     "tests/tokens/test_tokens.py", "tests/tokens/test_gui_token_view.py",
-    "tests/attention/test_attention.py", "tests/attention/test_attention_steps.py",
+    "tests/attention/test_attention.py", "tests/attention/test_attention_walkthrough.py",
     "tests/predictions/test_predictions.py", "tests/predictions/test_decoding.py", "tests/predictions/test_lens_memory.py",
     "tests/objectives/test_objectives_examples.py", "tests/objectives/test_objectives_losses.py",
     "tests/embeddings/test_embeddings_extract.py", "tests/embeddings/test_embeddings_sense.py",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.loading import load_model
+from engine.models.loading import load_model
 from engine.progress import NEVER_CANCELLED, run_to_completion
 from workbench.attribution import run_models
 from workbench.attribution.jobs import prediction_job, run_label_job

@@ -137,19 +137,20 @@ def test_attention_preset_selects_layer_and_head_then_steps_through_one_head(lec
     matrix, queries, _keys = view.current_matrix()
     assert "[CLS]" not in queries and np.allclose(matrix.sum(axis=1), 1.0, atol=1e-5)
     # step 3: the step-by-step panel for "it" (branch cla's panel), stepped by the same clicker keys
-    seconds = step_to(qtbot, window, 2, lambda: view.steps_panel.isVisible() and view.steps_panel.steps() is not None)
+    seconds = step_to(qtbot, window, 2,
+                      lambda: view.walkthrough_panel.isVisible() and view.walkthrough_panel.walkthrough() is not None)
     assert seconds < STEP_SECONDS
     tokens = list(view.encoding().tokenized.tokens)
-    assert view.steps_panel.choice() == (2, 3, tokens.index("it")) and view.steps_panel.step() == 0
-    assert window.steps.active() is view.steps_panel
+    assert view.walkthrough_panel.choice() == (2, 3, tokens.index("it")) and view.walkthrough_panel.step() == 0
+    assert window.clicker.active() is view.walkthrough_panel
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=WAIT)
     qtbot.keyClick(window, Qt.Key.Key_PageDown)  # the panel's next step, not the lecture's
-    assert view.steps_panel.step() == 1 and window.lectures.runner.index == 2
+    assert view.walkthrough_panel.step() == 1 and window.lectures.runner.index == 2
     qtbot.keyClick(window, Qt.Key.Key_PageUp)
     qtbot.keyClick(window, Qt.Key.Key_PageUp)  # the panel is at its first step: back to the lecture's step 2
-    assert window.lectures.runner.index == 1 and not view.steps_panel.isVisible()
-    assert window.steps.active() is window.lectures.runner
+    assert window.lectures.runner.index == 1 and not view.walkthrough_panel.isVisible()
+    assert window.clicker.active() is window.lectures.runner
 
 
 def test_scalar_mix_preset_starts_each_run(lecture_window, qtbot):

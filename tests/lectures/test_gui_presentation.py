@@ -110,20 +110,20 @@ def test_page_down_and_up_reach_the_pushed_stepper_only(open_window, qtbot):
     editor.setPlainText("\n".join(f"line {i}" for i in range(200)))
     editor.moveCursor(editor.textCursor().MoveOperation.Start)
     qtbot.keyClick(editor, Qt.Key.Key_PageDown)  # nothing pushed: the text box keeps its PageDown
-    assert window.steps.active() is None and editor.textCursor().blockNumber() > 0
+    assert window.clicker.active() is None and editor.textCursor().blockNumber() > 0
     first, second = Recorder(), Recorder()
-    window.steps.push(first)
-    window.steps.push(second)
+    window.clicker.push(first)
+    window.clicker.push(second)
     line = editor.textCursor().blockNumber()
     qtbot.keyClick(editor, Qt.Key.Key_PageDown)  # a stepper is pushed: the clicker steps, even from the text box
     qtbot.keyClick(window, Qt.Key.Key_PageUp)
     assert second.calls == ["next", "previous"] and first.calls == []
     assert editor.textCursor().blockNumber() == line
-    window.steps.remove(second)
+    window.clicker.remove(second)
     qtbot.keyClick(window, Qt.Key.Key_PageDown)
     assert first.calls == ["next"] and second.calls == ["next", "previous"]
     with pytest.raises(TypeError):
-        window.steps.push(object())
+        window.clicker.push(object())
 
 
 def test_view_pictures_go_to_the_clipboard_and_files_in_the_current_theme(open_window, qtbot, tiny_models,

@@ -168,7 +168,7 @@ def test_presets_check_refuses_a_bad_file_in_one_line(tmp_path, capsys):
 
 
 def test_a_stepper_at_its_end_passes_the_key_to_the_one_below():
-    from workbench.steps import StepController
+    from workbench.clicker import Clicker
 
     class Panel:
         def __init__(self, count):
@@ -184,7 +184,7 @@ def test_a_stepper_at_its_end_passes_the_key_to_the_one_below():
             self.index -= moved
             return moved
 
-    lecture, panel, steps = Panel(3), Panel(2), StepController()
+    lecture, panel, steps = Panel(3), Panel(2), Clicker()
     steps.push(lecture)
     steps.push(panel)
     assert steps.next() and (panel.index, lecture.index) == (1, 0)

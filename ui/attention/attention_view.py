@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxL
 from engine.errors import WorkbenchError
 from ui import theme
 from ui.attention.attention_controls import AttentionControls
-from ui.attention.attention_steps_panel import AttentionStepsPanel
+from ui.attention.walkthrough_panel import WalkthroughPanel
 from ui.attention.model_b_heads import ModelBHeads
 from ui.view_kit.model_label import spec_label
 from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
@@ -35,7 +35,7 @@ from ui.attention.model_grid import MEAN, ModelGrid
 from ui.widgets.export import export_dialog, save_widget
 from ui.widgets.heatmap import HeatmapView
 from ui.view_kit.view_context import ViewContext
-from workbench.attention.jobs import attention_steps_of, encode_attention, encode_states
+from workbench.attention.jobs import walkthrough_of, encode_attention, encode_states
 from workbench.compare.jobs import encode_b
 from workbench.export import export_csv, export_npy, suggest_filename
 
@@ -95,11 +95,11 @@ class AttentionView(ModelView):
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 3)
         self.splitter.setChildrenCollapsible(False)
-        self.steps_panel = AttentionStepsPanel()
-        self.steps_panel.hide()
+        self.walkthrough_panel = WalkthroughPanel()
+        self.walkthrough_panel.hide()
         self.steps_split = QSplitter(Qt.Orientation.Vertical)  # the figures above, the step-by-step panel below
         self.steps_split.addWidget(self.splitter)
-        self.steps_split.addWidget(self.steps_panel)
+        self.steps_split.addWidget(self.walkthrough_panel)
         self.steps_split.setChildrenCollapsible(False)
         self._encoding_busy = False  # the host runs this view's encoding now (set_busy)
         self._sized = False
@@ -116,9 +116,9 @@ class AttentionView(ModelView):
         self.controls.target_changed.connect(self.inputs_changed)
         self.head_view.lines_changed.connect(self.controls.set_lines)
         self.grid.cell_clicked.connect(self.select_cell)
-        self.controls.steps_button.clicked.connect(lambda: self.open_steps())
-        self.steps_panel.request.connect(self._compute_steps)
-        self.steps_panel.closed.connect(self.close_steps)
+        self.controls.steps_button.clicked.connect(lambda: self.open_walkthrough())
+        self.walkthrough_panel.request.connect(self._compute_walkthrough)
+        self.walkthrough_panel.closed.connect(self.close_walkthrough)
 
     def _build_export_menu(self) -> None:
         menu = QMenu(self)
@@ -194,7 +194,7 @@ class AttentionView(ModelView):
 
     def show_hint(self, text: str) -> None:
         self._encoding = self._side = self._similarity = None
-        self.steps_panel.set_steps(None, "")
+        self.walkthrough_panel.set_walkthrough(None, "")
         self.notice.clear_message()
         self.head_view.show_hint(text)
         self.b.clear(text)
@@ -215,7 +215,7 @@ class AttentionView(ModelView):
         return self.ab
 
     def export_widget(self) -> QWidget:
-        return self.steps_split if self.steps_panel.isVisible() else self.splitter
+        return self.steps_split if self.walkthrough_panel.isVisible() else self.splitter
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
@@ -237,8 +237,8 @@ class AttentionView(ModelView):
         if capped:
             self.notice.show_message(capped, "info")
         self._set_kind()
-        if self.steps_panel.isVisible():
-            self._refresh_steps()
+        if self.walkthrough_panel.isVisible():
+            self._refresh_walkthrough()
 
     def encoding(self) -> Encoding | None:
         return self._encoding
@@ -317,8 +317,8 @@ class AttentionView(ModelView):
         if "threshold" in settings:
             c.threshold.setValue(float(settings["threshold"]))
         self._preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
-        if "step_by_step" not in settings and self.steps_panel.isVisible():
-            self.close_steps()
+        if "step_by_step" not in settings and self.walkthrough_panel.isVisible():
+            self.close_walkthrough()
         if self._side is not None:
             self._apply_preset_selection()
             self._redraw()
@@ -341,7 +341,7 @@ class AttentionView(ModelView):
         steps = preset.get("step_by_step")
         if isinstance(steps, dict):
             query = steps.get("query_token", steps.get("query"))
-            self.open_steps(c.layer_spin.value(), (c.heads.heads() or [0])[0], query, int(steps.get("step", 0)))
+            self.open_walkthrough(c.layer_spin.value(), (c.heads.heads() or [0])[0], query, int(steps.get("step", 0)))
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         c = self.controls
@@ -349,9 +349,9 @@ class AttentionView(ModelView):
         every = self._side is not None and len(heads) == self._side.weights.shape[1]
         settings: dict[str, Any] = {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
                                     "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}
-        if self.steps_panel.isVisible():
-            layer, head, query = self.steps_panel.choice()
-            settings.update(layer=layer, heads=[head], step_by_step={"query": query, "step": self.steps_panel.step()})
+        if self.walkthrough_panel.isVisible():
+            layer, head, query = self.walkthrough_panel.choice()
+            settings.update(layer=layer, heads=[head], step_by_step={"query": query, "step": self.walkthrough_panel.step()})
         return settings, {}
 
     def select_cell(self, layer: int, head: int) -> None:
@@ -383,7 +383,7 @@ class AttentionView(ModelView):
         return (m.mean(axis=0), [side.query_tokens[i] for i in q_idx], [side.key_tokens[i] for i in k_idx])
 
     # ------------------------------------------------------ step by step
-    def open_steps(self, layer: int | None = None, head: int | None = None, query: int | str | None = None,
+    def open_walkthrough(self, layer: int | None = None, head: int | None = None, query: int | str | None = None,
                    step: int = 0) -> bool:
         """Open the step-by-step panel for ``layer``, ``head`` and the query token (an index, or the first
         token with that text); None keeps the panel's choice (the first time: the layer and first head shown,
@@ -396,9 +396,9 @@ class AttentionView(ModelView):
                                       "(encoder or decoder-only; not the decoder or cross side).", "warning")
             return False
         tokens = list(enc.tokenized.tokens)
-        first_time = not self.steps_panel.isVisible()
-        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], tokens)
-        current = self.steps_panel.choice()
+        first_time = not self.walkthrough_panel.isVisible()
+        self.walkthrough_panel.set_shape(side.weights.shape[0], side.weights.shape[1], tokens)
+        current = self.walkthrough_panel.choice()
         if layer is None:
             layer = self.controls.layer_spin.value() if first_time else current[0]
         if head is None:
@@ -414,45 +414,45 @@ class AttentionView(ModelView):
         elif query is None:
             plain = [i for i, special in enumerate(enc.tokenized.special) if not special]
             query = (plain[0] if plain else 0) if first_time or current[2] < 0 else current[2]
-        self.steps_panel.show()
+        self.walkthrough_panel.show()
         if first_time:  # the steps take the larger part: they are what is being explained now
             total = max(self.steps_split.height(), 400)
             self.steps_split.setSizes([int(total * 0.3), int(total * 0.7)])
-        if self.ctx is not None and self.ctx.steps is not None:
-            self.ctx.steps.push(self.steps_panel)
-        self.steps_panel.set_step(step)
-        self.steps_panel.choose(int(layer), int(head), int(query))
+        if self.ctx is not None and self.ctx.clicker is not None:
+            self.ctx.clicker.push(self.walkthrough_panel)
+        self.walkthrough_panel.set_step(step)
+        self.walkthrough_panel.choose(int(layer), int(head), int(query))
         return True
 
-    def close_steps(self) -> None:
-        self.steps_panel.hide()
-        if self.ctx is not None and self.ctx.steps is not None:
-            self.ctx.steps.remove(self.steps_panel)
+    def close_walkthrough(self) -> None:
+        self.walkthrough_panel.hide()
+        if self.ctx is not None and self.ctx.clicker is not None:
+            self.ctx.clicker.remove(self.walkthrough_panel)
 
-    def _refresh_steps(self) -> None:
+    def _refresh_walkthrough(self) -> None:
         """New tokens (a new sentence or model): the panel's ranges, then its choice again."""
         side, enc = self._side, self._encoding
         if side is None or enc is None or self.controls.kind() != "encoder":
-            self.steps_panel.set_steps(None, "No self-attention to step through here.")
+            self.walkthrough_panel.set_walkthrough(None, "No self-attention to step through here.")
             return
-        self.steps_panel.set_shape(side.weights.shape[0], side.weights.shape[1], list(enc.tokenized.tokens))
-        self._compute_steps(*self.steps_panel.choice())
+        self.walkthrough_panel.set_shape(side.weights.shape[0], side.weights.shape[1], list(enc.tokenized.tokens))
+        self._compute_walkthrough(*self.walkthrough_panel.choice())
 
-    def _compute_steps(self, layer: int, head: int, query: int) -> None:
+    def _compute_walkthrough(self, layer: int, head: int, query: int) -> None:
         if self.ctx is None or self._encoding is None or self.ctx.loaded is None:
             return
         if self._encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
             return
         loaded, tokenized = self.ctx.loaded, self._encoding.tokenized
-        self.ctx.jobs.run(lambda cancel: attention_steps_of(loaded, tokenized, layer, head, query, cancel),
-                          self.steps_panel.set_steps, step="steps", label="Computing attention steps…",
+        self.ctx.jobs.run(lambda cancel: walkthrough_of(loaded, tokenized, layer, head, query, cancel),
+                          self.walkthrough_panel.set_walkthrough, step="steps", label="Computing attention steps…",
                           on_error=lambda exc, tb: self._steps_failed(exc, tb), when_idle=True)
 
     def _steps_failed(self, exc: BaseException, tb: str) -> None:
         if isinstance(exc, WorkbenchError) and not tb:
-            self.steps_panel.set_steps(None, str(exc))
+            self.walkthrough_panel.set_walkthrough(None, str(exc))
         else:
-            self.steps_panel.set_steps(None, "The steps could not be computed (see the message above).")
+            self.walkthrough_panel.set_walkthrough(None, "The steps could not be computed (see the message above).")
             if self.ctx is not None:
                 self.ctx.show_error(exc, tb)
 

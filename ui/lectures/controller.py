@@ -8,8 +8,8 @@ line get the step's text, the preset's model is loaded when another one is,
 and the view applies the step's settings through the view host (its
 ``apply_preset_step``). Next and Previous are PageDown and PageUp (what
 presentation clickers send), enabled only while something steps, so the keys
-scroll as usual otherwise. They go through the window's ``StepController``
-(``workbench.steps``): the runner is pushed there while a lecture runs,
+scroll as usual otherwise. They go through the window's ``Clicker``
+(``workbench.clicker``): the runner is pushed there while a lecture runs,
 so a step that opens the attention step-by-step panel steps through the panel
 first, then on to the next lecture step. It gets a ``LectureServices``
 (``ui.lectures.services``: the views, the models, the text box, the notifier), not the window.
@@ -53,7 +53,7 @@ class LectureController(QObject):
         self.presets: list[Preset] = builtin_presets() + user_presets()[0]  # the teacher's own after the built-in
         self.menu: QMenu | None = None
         self.extra_actions: list[QAction] = []  # the recorder's (Record lecture, Edit lecture, Add step)
-        self.next_action = services.next_action  # PageDown/PageUp: the window's StepController
+        self.next_action = services.next_action  # PageDown/PageUp: the window's Clicker
         self.previous_action = services.previous_action
         self.end_action = self._action("&End lecture", None, self.runner.stop)
         self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
@@ -83,9 +83,9 @@ class LectureController(QObject):
             if not self.runner.active:
                 self._about_was_open = s.about_expanded()
                 s.set_about_expanded(False)
-            self.services.steps.push(self.runner)
+            self.services.clicker.push(self.runner)
         else:
-            self.services.steps.remove(self.runner)
+            self.services.clicker.remove(self.runner)
             if self._about_was_open:
                 s.set_about_expanded(True)
 
@@ -205,7 +205,7 @@ class LectureController(QObject):
         except WorkbenchError as exc:
             s.notifier.show_error(exc, source=SOURCE)
             return
-        s.steps.push(self.runner)  # on top again: a panel an earlier step opened steps no more
+        s.clicker.push(self.runner)  # on top again: a panel an earlier step opened steps no more
         s.views.show_view(step.view)
         inputs = step.inputs
         if "text" in inputs or "pair" in inputs:

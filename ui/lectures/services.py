@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
     from workbench.lectures.schema import Preset
     from workbench.settings import Settings
-    from workbench.steps import StepController
+    from workbench.clicker import Clicker
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class LectureServices:
     notifier: Notifier
     next_action: QAction  # the window's Next/Previous (PageDown/PageUp)
     previous_action: QAction
-    steps: StepController
+    clicker: Clicker
     settings: Settings
     about_expanded: Callable[[], bool]  # the About panel folds away while a lecture runs
     set_about_expanded: Callable[[bool], None]

@@ -41,7 +41,7 @@ class Shell:
     text: Callable[[], str]
     set_text: Callable[[str], None]
     persist: bool = True  # settings changes are saved (False in tests)
-    steps: Any = None  # the window's workbench.steps.StepController (Next/Previous), if any
+    clicker: Any = None  # the window's workbench.clicker.Clicker (Next/Previous), if any
     compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
     tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
@@ -100,9 +100,9 @@ class ViewContext(QObject):
         return self._shell.run_services
 
     @property
-    def steps(self) -> Any:
-        """The window's ``StepController``: push a stepper to get Next/Previous (PageDown/PageUp); may be None."""
-        return self._shell.steps
+    def clicker(self) -> Any:
+        """The window's ``Clicker``: push a stepper to get Next/Previous (PageDown/PageUp); may be None."""
+        return self._shell.clicker
 
     # ------------------------------------------------------------ messages
     def show_error(self, exc: BaseException, tb: str = "") -> None:

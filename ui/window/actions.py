@@ -84,9 +84,9 @@ def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> Win
                              "Show or hide the explanation of the current view"),
         presentation=_action(owner, "&Presentation mode", "F5", lambda: None,
                              "Large fonts, high contrast, thick lines and colour-blind-safe colours for a projector"),
-        next_step=_action(owner, "&Next step", "PgDown", s.steps.next,
+        next_step=_action(owner, "&Next step", "PgDown", s.clicker.next,
                           "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
-        previous_step=_action(owner, "P&revious step", "PgUp", s.steps.previous,
+        previous_step=_action(owner, "P&revious step", "PgUp", s.clicker.previous,
                               "The previous step (PageUp)"),
         go_to={e.id: _action(owner, e.title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
                              f"Show the {e.title} view") for e in entries},
@@ -103,10 +103,10 @@ def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> Win
 
     def steppable() -> None:  # with nothing to step, PageDown/PageUp stay with the focused widget
         for a in (actions.next_step, actions.previous_step):
-            a.setEnabled(s.steps.active() is not None)
+            a.setEnabled(s.clicker.active() is not None)
 
     steppable()
-    s.steps.events.changed.connect(steppable)
+    s.clicker.events.changed.connect(steppable)
 
     bar = s.menu_bar
     file_menu = bar.addMenu("&File")

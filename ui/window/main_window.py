@@ -59,7 +59,7 @@ from workbench.export import suggest_filename
 from workbench.faults import user_line
 from workbench.models.session import ModelSession
 from workbench.settings import Settings, load_settings, save_settings
-from workbench.steps import StepController
+from workbench.clicker import Clicker
 
 if TYPE_CHECKING:
     from engine.models.loading import LoadedModel
@@ -104,8 +104,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("LM Workbench")
         self.setAcceptDrops(True)
         # Next/Previous (PageDown/PageUp, what presentation clickers send) go to whatever pushed itself here.
-        self.steps = StepController()
-        self.clicker_keys = ClickerKeys(self, self.steps)
+        self.clicker = Clicker()
+        self.clicker_keys = ClickerKeys(self, self.clicker)
         self.presentation = PresentationMode(self.settings, save=self._save_settings if persist else None,
                                              parent=self)
         if self.settings.presentation_mode:
@@ -207,7 +207,7 @@ class MainWindow(QMainWindow):
             clear_message=self.message_bar.clear, status=self.status.set_message,
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
-            persist=self.persist, steps=self.steps, compared=lambda: self.compare.loaded,
+            persist=self.persist, clicker=self.clicker, compared=lambda: self.compare.loaded,
             compare_with=self.compare.load, tokenized=lambda: self.tokenized,
         )
 
@@ -239,14 +239,14 @@ class MainWindow(QMainWindow):
         )
         return ActionServices(
             owner=self, menu_bar=self.menuBar(), views=self.view_driver, models=self.loaded_models, commands=commands,
-            steps=self.steps, dock_action=self.model_dock.toggleViewAction(), about=self.about_panel,
+            clicker=self.clicker, dock_action=self.model_dock.toggleViewAction(), about=self.about_panel,
             presentation=self.presentation,
         )
 
     def _lecture_services(self) -> LectureServices:
         return LectureServices(
             owner=self, views=self.view_driver, models=self.loaded_models, text=self.text_box, notifier=self.notifier,
-            next_action=self.actions_.next_step, previous_action=self.actions_.previous_step, steps=self.steps,
+            next_action=self.actions_.next_step, previous_action=self.actions_.previous_step, clicker=self.clicker,
             settings=self.settings, about_expanded=self.about_panel.is_expanded,
             set_about_expanded=self.about_panel.set_expanded,
             open_workspace=lambda path=None: self.workspaces.open(path),  # built after the lectures

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ui.view_kit.window_parts import LoadedModels, ViewDriver
     from ui.window.about_panel import AboutPanel
     from ui.window.presentation import PresentationMode
-    from workbench.steps import StepController
+    from workbench.clicker import Clicker
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class ActionServices:
     views: ViewDriver  # View > Go to
     models: LoadedModels  # File > Load the default model
     commands: WindowCommands
-    steps: StepController  # Next/Previous
+    clicker: Clicker  # Next/Previous
     dock_action: QAction  # shows or hides the model dock
     about: AboutPanel  # F1 folds or opens it
     presentation: PresentationMode  # F5

@@ -3,7 +3,7 @@
 ``encode_attention`` encodes the text with its attentions and hands every attention side (each kind, with
 and without special tokens) to the view's ``per_side`` (the model grid's mosaic, computed here on the worker
 thread: at 512 tokens a mosaic takes ~0.5 s); ``encode_states`` reads hidden states only (a model with no
-attention); ``attention_steps_of`` is one head's attention for one query token, step by step.
+attention); ``walkthrough_of`` is one head's attention for one query token, step by step.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ def encode_attention(loaded: Any, text: str, pair: str | None, target: str | Non
     return encoding, mosaics
 
 
-def attention_steps_of(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: Any) -> Any:
+def walkthrough_of(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: Any) -> Any:
     """One head's attention for one query token, step by step."""
-    from engine.attention_steps import attention_steps
+    from engine.attention_walkthrough import attention_walkthrough
 
-    return attention_steps(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
+    return attention_walkthrough(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
 
 
 def encode_states(loaded: Any, text: str, pair: str | None, cancel: Any, tokens: Any = None) -> Any:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from ui import theme
 from ui.theme_tokens import DEFAULT
-from ui.attention.attention_steps_panel import STEP_TITLES
+from ui.attention.walkthrough_panel import STEP_TITLES
 
 pytestmark = pytest.mark.timeout(120)
 SENTENCE = "the bank raised interest rates"
@@ -32,16 +32,16 @@ def test_step_by_step_walks_from_q_to_the_heads_output(open_window, qtbot, tiny_
     view = window.view("attention")
     window.text_input.set_text(SENTENCE)
     qtbot.waitUntil(lambda: view.encoding() is not None and view.encoding().tokenized.text == SENTENCE, timeout=WAIT)
-    panel = view.steps_panel
-    assert not panel.isVisible() and window.steps.active() is None
+    panel = view.walkthrough_panel
+    assert not panel.isVisible() and window.clicker.active() is None
 
     qtbot.mouseClick(view.controls.steps_button, Qt.MouseButton.LeftButton)  # the user's way in
-    qtbot.waitUntil(lambda: panel.steps() is not None, timeout=WAIT)
-    assert panel.isVisible() and window.steps.active() is panel
-    assert view.open_steps(1, 2, 3)  # a preset's way in: layer 1, head 2, query token 3
-    qtbot.waitUntil(lambda: panel.steps() is not None and (panel.steps().layer, panel.steps().head,
-                                                           panel.steps().query_index) == (1, 2, 3), timeout=WAIT)
-    steps = panel.steps()
+    qtbot.waitUntil(lambda: panel.walkthrough() is not None, timeout=WAIT)
+    assert panel.isVisible() and window.clicker.active() is panel
+    assert view.open_walkthrough(1, 2, 3)  # a preset's way in: layer 1, head 2, query token 3
+    qtbot.waitUntil(lambda: panel.walkthrough() is not None and (panel.walkthrough().layer, panel.walkthrough().head,
+                                                           panel.walkthrough().query_index) == (1, 2, 3), timeout=WAIT)
+    steps = panel.walkthrough()
     model_row = view.encoding().attentions[1, 2, 3]  # the model's own weights, from the view's forward pass
     assert np.abs(steps.weights - model_row).max() <= 1e-5
     assert panel.step() == 0 and panel.canvas.kind() == "rows"
@@ -79,9 +79,9 @@ def test_step_by_step_walks_from_q_to_the_heads_output(open_window, qtbot, tiny_
 
     # Another head from the panel's own picker: computed again, the step kept
     panel.head_spin.setValue(0)
-    qtbot.waitUntil(lambda: panel.steps().head == 0, timeout=WAIT)
-    assert np.abs(panel.steps().weights - view.encoding().attentions[1, 0, 3]).max() <= 1e-5
+    qtbot.waitUntil(lambda: panel.walkthrough().head == 0, timeout=WAIT)
+    assert np.abs(panel.walkthrough().weights - view.encoding().attentions[1, 0, 3]).max() <= 1e-5
     assert panel.step() == 5
 
     qtbot.mouseClick(panel.close_button, Qt.MouseButton.LeftButton)
-    assert not panel.isVisible() and window.steps.active() is None
+    assert not panel.isVisible() and window.clicker.active() is None

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attention_steps import STEPS, attention_steps
+from engine.attention_walkthrough import STAGES, attention_walkthrough
 from engine.errors import WorkbenchError
 from engine.models.loading import load_model
 
@@ -53,7 +53,7 @@ def test_softmax_row_and_output_match_the_models_own(models, kind, pair, layer, 
     n = len(ids)
     d_k = context.shape[-1] // attentions.shape[0]
     for query in (0, n // 2, n - 1):
-        steps = attention_steps(loaded, TEXT, pair, layer=layer, head=head, query=query)
+        steps = attention_walkthrough(loaded, TEXT, pair, layer=layer, head=head, query=query)
         assert len(steps) == n and steps.d_k == d_k
         assert np.abs(steps.weights - attentions[head, query]).max() <= 1e-5
         assert np.abs(steps.output - context[query, head * d_k:(head + 1) * d_k]).max() <= 1e-5
@@ -66,17 +66,17 @@ def test_softmax_row_and_output_match_the_models_own(models, kind, pair, layer, 
             assert steps.causal and not steps.weights[query + 1:].any() and steps.visible.sum() == query + 1
         else:
             assert not steps.causal and steps.visible.all()
-    assert STEPS[0] == "query" and STEPS[-1] == "output" and all(hasattr(steps, s) for s in STEPS)
+    assert STAGES[0] == "query" and STAGES[-1] == "output" and all(hasattr(steps, s) for s in STAGES)
 
 
 def test_bad_layer_head_query_and_unsupported_models_say_so(models, tiny_models):
     bert = models["bert"]
     with pytest.raises(WorkbenchError, match="layer 5 does not exist"):
-        attention_steps(bert, TEXT, layer=5, head=0, query=0)
+        attention_walkthrough(bert, TEXT, layer=5, head=0, query=0)
     with pytest.raises(WorkbenchError, match="head 4 does not exist"):
-        attention_steps(bert, TEXT, layer=0, head=4, query=0)
+        attention_walkthrough(bert, TEXT, layer=0, head=4, query=0)
     with pytest.raises(WorkbenchError, match="query token 99 does not exist"):
-        attention_steps(bert, TEXT, layer=0, head=0, query=99)
+        attention_walkthrough(bert, TEXT, layer=0, head=0, query=99)
     llama = load_model(str(tiny_models["llama"]), device="cpu")
     with pytest.raises(WorkbenchError, match="BERT-family encoders and GPT-2"):
-        attention_steps(llama, TEXT, layer=0, head=0, query=0)
+        attention_walkthrough(llama, TEXT, layer=0, head=0, query=0)

@@ -1,8 +1,8 @@
 """Attention step by step: one head, one query token, from q to the head's output, one step per click.
 
-The panel shows what ``engine.attention_steps.attention_steps`` computed
+The panel shows what ``engine.attention_walkthrough.attention_walkthrough`` computed
 (the Attention view runs it off the Qt thread and hands the result to
-``set_steps``): a line saying where we are, the step's drawing (a
+``set_walkthrough``): a line saying where we are, the step's drawing (a
 ``StepCanvas``) and a caption with the step's numbers for the query token.
 Next and Previous (the buttons, or PageDown/PageUp while the panel is open)
 walk through ``STEP_TITLES``. The layer, head and query pickers ask the view
@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from ui import theme
 from ui.widgets.token_layout import display_label
-from ui.attention.attention_steps_canvas import StepCanvas
+from ui.attention.walkthrough_canvas import StepCanvas
 
 if TYPE_CHECKING:
-    from engine.attention_steps import AttentionSteps
+    from engine.attention_walkthrough import AttentionWalkthrough
 
 STEP_TITLES = (
     "the query vector q", "every key vector k", "q ⊙ k, elementwise", "q · k, the sum of each row",
@@ -37,13 +37,13 @@ def _top(values: np.ndarray, visible: np.ndarray) -> int:
     return int(np.argmax(np.where(visible, values, -np.inf)))
 
 
-class AttentionStepsPanel(QWidget):
+class WalkthroughPanel(QWidget):
     request = Signal(int, int, int)  # layer, head, query: compute these steps
     closed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self._steps: AttentionSteps | None = None
+        self._steps: AttentionWalkthrough | None = None
         self._step = 0
         self._tokens: list[str] = []
         self.layer_spin = QSpinBox()
@@ -131,7 +131,7 @@ class AttentionStepsPanel(QWidget):
             self.request.emit(layer, head, query)
 
     # ------------------------------------------------------------ stepping
-    def set_steps(self, steps: AttentionSteps | None, message: str = "") -> None:
+    def set_walkthrough(self, steps: AttentionWalkthrough | None, message: str = "") -> None:
         """Show computed steps (the step shown stays where it was), or a message instead."""
         self._steps = steps
         if steps is None:
@@ -140,7 +140,7 @@ class AttentionStepsPanel(QWidget):
             self.caption.setText("")
         self._show_step()
 
-    def steps(self) -> AttentionSteps | None:
+    def walkthrough(self) -> AttentionWalkthrough | None:
         return self._steps
 
     def step(self) -> int:

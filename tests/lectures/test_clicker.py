@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.steps import StepController
+from workbench.clicker import Clicker
 
 
 class Counter:
@@ -25,7 +25,7 @@ class Counter:
 
 
 def test_the_last_pushed_stepper_steps_and_removing_it_hands_back():
-    steps = StepController()
+    steps = Clicker()
     changed, stepped = [], []
     steps.events.changed.connect(lambda: changed.append(steps.active()))
     steps.events.stepped.connect(lambda direction, moved: stepped.append((direction, moved)))

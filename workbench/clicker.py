@@ -1,8 +1,8 @@
 """Next and Previous, as presentation clickers send them (PageDown / PageUp), for whatever steps.
 
-Qt-free: the window owns one ``StepController`` and turns its Next/Previous
+Qt-free: the window owns one ``Clicker`` and turns its Next/Previous
 actions (View menu; PageDown/PageUp) into ``next()`` and ``previous()``. Anything that can step — a lecture preset, the attention
-step-by-step panel — is a ``Stepper`` (``next()`` and ``previous()``, each
+step-by-step panel — is a ``ClickTarget`` (``next()`` and ``previous()``, each
 returning whether it moved) and ``push``es itself while it wants the keys;
 the most recently pushed one gets them, and ``remove`` hands them back to
 the one before. When the one on top cannot move (it is at its last or first
@@ -20,13 +20,13 @@ from workbench.observable import EventGroup
 
 
 @runtime_checkable
-class Stepper(Protocol):
+class ClickTarget(Protocol):
     def next(self) -> bool: ...
 
     def previous(self) -> bool: ...
 
 
-class StepController:
+class Clicker:
     """The window's one Next/Previous: forwards to the stepper pushed last (see the module docstring).
 
     Events: ``changed()`` when the active stepper changes; ``stepped(direction, moved)`` after each
@@ -34,26 +34,26 @@ class StepController:
     """
 
     def __init__(self) -> None:
-        self._stack: list[Stepper] = []
+        self._stack: list[ClickTarget] = []
         self.events = EventGroup("changed", "stepped")
 
-    def push(self, stepper: Stepper) -> None:
+    def push(self, stepper: ClickTarget) -> None:
         """Give Next/Previous to ``stepper`` (moved to the top if it is already in)."""
-        if not isinstance(stepper, Stepper):
+        if not isinstance(stepper, ClickTarget):
             raise TypeError(f"{type(stepper).__name__} has no next() and previous()")
         if self._stack and self._stack[-1] is stepper:
             return
         self._stack = [s for s in self._stack if s is not stepper] + [stepper]
         self.events.changed.emit()
 
-    def remove(self, stepper: Stepper) -> None:
+    def remove(self, stepper: ClickTarget) -> None:
         """Take ``stepper`` out (the one pushed before it gets the keys again); absent: nothing happens."""
         kept = [s for s in self._stack if s is not stepper]
         if len(kept) != len(self._stack):
             self._stack = kept
             self.events.changed.emit()
 
-    def active(self) -> Stepper | None:
+    def active(self) -> ClickTarget | None:
         return self._stack[-1] if self._stack else None
 
     def next(self) -> bool:

@@ -1,4 +1,5 @@
-"""One head's attention for one query token, step by step, from the model's own projections.
+"""The attention walkthrough: one head's attention for one query token, stage by stage, from the model's own
+projections (the Attention tab's "step by step" panel; "steps" elsewhere are a lecture's).
 
 Scaled dot-product attention (Vaswani et al. 2017) for query token ``i`` in
 head ``h`` of a layer, with ``d_k`` the head's width:
@@ -36,12 +37,12 @@ from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken
 from engine.tokens import TokenizedText, tokenize
 
-STEPS = ("query", "keys", "products", "scores", "scaled", "weights", "weighted", "output")
-"""The steps in order, as ``AttentionSteps`` fields (the panel shows one at a time)."""
+STAGES = ("query", "keys", "products", "scores", "scaled", "weights", "weighted", "output")
+"""The stages in order, as ``AttentionWalkthrough`` fields (the panel shows one at a time)."""
 
 
 @dataclass(frozen=True)
-class AttentionSteps:
+class AttentionWalkthrough:
     """Every intermediate of one head's attention for one query token (float64 numpy arrays)."""
 
     layer: int
@@ -142,8 +143,8 @@ def _check_index(what: str, value: int, count: int) -> None:
         raise WorkbenchError(f"{what} {value} does not exist: there are {count} ({what}s 0..{count - 1})")
 
 
-def attention_steps(loaded: LoadedModel, text: str | TokenizedText, pair: str | None = None, *, layer: int,
-                    head: int, query: int, cancel: CancelToken = NEVER_CANCELLED) -> AttentionSteps:
+def attention_walkthrough(loaded: LoadedModel, text: str | TokenizedText, pair: str | None = None, *, layer: int,
+                    head: int, query: int, cancel: CancelToken = NEVER_CANCELLED) -> AttentionWalkthrough:
     """Every step of head ``head`` in layer ``layer`` for the token at ``query`` (see the module docstring)."""
     proj = _projections(loaded, layer)
     _check_index("head", head, proj.heads)
@@ -183,7 +184,7 @@ def attention_steps(loaded: LoadedModel, text: str | TokenizedText, pair: str | 
     exp = np.exp(shifted)
     weights = exp / exp.sum()
     weighted = weights[:, None] * values
-    return AttentionSteps(
+    return AttentionWalkthrough(
         layer=layer, head=head, query_index=query, tokens=list(tok.tokens), architecture=proj.architecture,
         causal=proj.causal, d_k=d_k, divisor=proj.divisor, query=q, keys=keys, products=products, scores=scores,
         scaled=scaled, visible=visible, weights=weights, values=values, weighted=weighted,
