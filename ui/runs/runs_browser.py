@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from ui import theme
+from ui.runs.column_fit import fit_widths
 from ui.runs.config_diff import ConfigDiff
 from ui.runs.curve_overlay import CurveOverlay
 from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
@@ -105,6 +106,7 @@ class RunsBrowser(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.resizeColumnsToContents()  # the headers, before any run arrives
+        self.table.viewport().installEventFilter(self)  # a resized table fits its columns again
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.detail = QLabel("")
         self.detail.setWordWrap(True)
@@ -249,12 +251,26 @@ class RunsBrowser(QWidget):
             rows.append(table_row(run, summary, now))
         selected = self.selected_run_ids()
         if self.model.set_runs(rows):
-            self.table.resizeColumnsToContents()
+            self._fit_columns()
             self.select_runs([i for i in selected if i in self._runs])
         else:
             self.overlay.update_data(reader)
             self._show_detail()
         self._update_buttons()
+
+    def _fit_columns(self) -> None:
+        """Columns sized to their contents, the widest capped so the table never scrolls sideways."""
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        widths = [header.sectionSize(i) for i in range(header.count())]
+        for i, width in enumerate(fit_widths(widths, self.table.viewport().width())):
+            if width != widths[i]:
+                header.resizeSection(i, width)
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:
+        if watched is self.table.viewport() and event.type() == event.Type.Resize:
+            QTimer.singleShot(0, self._fit_columns)
+        return super().eventFilter(watched, event)
 
     def selected_run_ids(self) -> list[int]:
         """The selected runs, top to bottom as the table shows them."""
