@@ -266,6 +266,8 @@ class RunsBrowser(QWidget):
         for i, width in enumerate(fit_widths(widths, self.table.viewport().width())):
             if width != widths[i]:
                 header.resizeSection(i, width)
+        header.setStretchLastSection(False)  # sized to its contents above: let it take the room left again
+        header.setStretchLastSection(True)
 
     def eventFilter(self, watched: Any, event: Any) -> bool:
         if watched is self.table.viewport() and event.type() == event.Type.Resize:
