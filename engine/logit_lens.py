@@ -164,15 +164,15 @@ class LensInput:
     side: str
 
 
-def lens_input(loaded: LoadedModel, text: str, *, target: str | None = None) -> LensInput:
+def lens_input(loaded: LoadedModel, text: str, *, target: str | None = None, tokenized: Any = None) -> LensInput:
     """Check the model has the head the lens reads through, run it on ``text`` and keep its hidden states
-    (the decoder's for encoder-decoders)."""
+    (the decoder's for encoder-decoders); ``tokenized``: the encoding already made of ``text`` (the window's)."""
     info = loaded.info
     has_head = info.has_mlm_head if loaded.family is Family.ENCODER else info.has_lm_head
     if not has_head:
         head = "an MLM head" if loaded.family is Family.ENCODER else "an LM head"
         raise MissingHeadError(f"the logit lens needs {head}, and the checkpoint of {info.spec} has none")
-    enc = encode(loaded, text, target=target, attentions=False)
+    enc = encode(loaded, text, target=target, attentions=False, tokenized=tokenized)
     if loaded.family is Family.ENCODER_DECODER:
         hidden_np, tokens, side = enc.decoder.hidden_states, enc.decoder.tokens, "decoder"
     else:

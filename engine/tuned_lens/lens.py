@@ -82,9 +82,10 @@ class BothLenses:
 
 
 def read_both(loaded: Any, text: str, translators: Translators | None, *, target: str | None = None, k: int = 1,
-              positions: int | None = None) -> BothLenses:
-    """Both lenses on ``text``: tables (the first ``positions``) and KL curves (every position)."""
-    read = lens_input(loaded, text, target=target)
+              positions: int | None = None, tokenized: Any = None) -> BothLenses:
+    """Both lenses on ``text``: tables (the first ``positions``) and KL curves (every position); ``tokenized``:
+    the encoding already made of ``text`` (the window's), so it is not tokenized again."""
+    read = lens_input(loaded, text, target=target, tokenized=tokenized)
     logit = lens_table(loaded, read, k=k, positions=positions)
     kl_logit = kl_per_layer(loaded, read.hidden).tolist()
     if translators is None:

@@ -1,5 +1,6 @@
-"""Tokenize once: the window's encoding of the text travels in ``Inputs.tokens`` and the Attention tab encodes
-from it instead of tokenizing again (issue 31), unless the tab's own cap cuts the text shorter."""
+"""Tokenize once: the window's encoding of the text travels in ``Inputs.tokens`` and the Attention and Logit
+lens tabs encode from it instead of tokenizing again (issue 31), unless a tab's own cap cuts the text shorter.
+(Fill-mask and next-token predictions read their own encodings, and say why in their jobs.)"""
 
 from __future__ import annotations
 
@@ -52,3 +53,16 @@ def test_the_attention_tab_encodes_the_window_s_tokens(open_window, qtbot, tiny_
     qtbot.waitUntil(lambda: view.encoding() is not None and view.encoding().tokenized.text == TEXT, timeout=30000)
     assert len(counted) == before  # the Attention tab did not tokenize the text again
     assert view.encoding().tokenized.ids == window.tokenized.ids
+
+
+@pytest.mark.timeout(120)
+def test_the_logit_lens_tab_reads_the_window_s_tokens(open_window, qtbot, tiny_models, counted):
+    window = open_window(str(tiny_models["gpt2"]), "tokens")
+    window.text_input.editor.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: window.tokenized is not None and window.tokenized.text == TEXT, timeout=30000)
+    view = window.view("lens")
+    before = len(counted)
+    window.show_view("lens")
+    qtbot.waitUntil(lambda: view.model.table() is not None, timeout=30000)
+    assert len(counted) == before  # the lens did not tokenize the text again
+    assert len(view.model.table().tokens) == len(window.tokenized.ids)

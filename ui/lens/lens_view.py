@@ -223,10 +223,11 @@ class LensView(ModelView):
         self.target_edit.setVisible(seq2seq)
         target = self.target_edit.text() if seq2seq and self.target_edit.text().strip() else None
         loaded, text = inputs.loaded, inputs.text
+        tokens = inputs.tokens if inputs.pair is None else None  # the lens reads the text alone
         key = self.tuned.state.folder_key()
         tuned = key[0] if key is not None else None
         return Computation((inputs.model_key, text, target, key),
-                           lambda cancel: read_lenses(loaded, text, target, tuned, cancel),
+                           lambda cancel: read_lenses(loaded, text, target, tuned, cancel, tokens),
                            self._show, label="Computing the logit lens…")
 
     def show_hint(self, text: str) -> None:

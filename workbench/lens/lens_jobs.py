@@ -12,15 +12,16 @@ TOP_K = 5
 MAX_POSITIONS = 256  # positions read through the head: layers x positions x vocabulary multiply-adds each
 
 
-def read_lenses(loaded: Any, text: str, target: str | None, tuned: str | None, cancel: Any) -> Any:
-    """Both lenses (``engine.tuned_lens.lens.BothLenses``); the tuned one only with a translators folder."""
+def read_lenses(loaded: Any, text: str, target: str | None, tuned: str | None, cancel: Any, tokens: Any = None) -> Any:
+    """Both lenses (``engine.tuned_lens.lens.BothLenses``); the tuned one only with a translators folder;
+    ``tokens``: the window's encoding of ``text``, reused."""
     from engine.tuned_lens.lens import read_both  # imports torch: on the worker thread
     from engine.tuned_lens.translators import load_translators
 
     cancel.check()
     translators = None if tuned is None else load_translators(tuned, count=loaded.info.layers,
                                                               hidden=loaded.info.hidden_size)
-    return read_both(loaded, text, translators, target=target, k=TOP_K, positions=MAX_POSITIONS)
+    return read_both(loaded, text, translators, target=target, k=TOP_K, positions=MAX_POSITIONS, tokenized=tokens)
 
 
 def logit_lens_of_b(loaded: Any, text: str, cancel: Any) -> Any:

@@ -15,6 +15,8 @@ TAIL = 6  # prompt tokens shown above the next-token table
 
 
 def fill_masks(loaded: Any, text: str, k: int, cancel: Any) -> Any:
+    """Fill-mask tokenizes its own text: the generic [MASK] a user types is first rewritten as the model's own
+    mask token (RoBERTa's <mask>), so the window's encoding of the text as typed is not the one it reads."""
     from engine.predictions import fill_mask  # imports torch: on the worker thread
 
     tt, preds = fill_mask(loaded, text, k)
@@ -22,6 +24,8 @@ def fill_masks(loaded: Any, text: str, k: int, cancel: Any) -> Any:
 
 
 def next_tokens(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: Any) -> dict:
+    """The next token's top ``k`` after the prompt's ids (``prompt_ids``: the prompt as generation continues it,
+    its own encoding rather than the window's, which shows the text with the model's special tokens)."""
     from engine.predictions import next_token_from_ids, prompt_ids
 
     ids = list(ids) if ids is not None else prompt_ids(loaded, text)
