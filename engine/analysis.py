@@ -29,7 +29,7 @@ from typing import Any, Generator, Sequence
 import numpy as np
 import torch
 
-from engine.decoding import _start_ids, decode_steps
+from engine.decoding import _start_ids, decode_job
 from engine.errors import WorkbenchError
 from engine.models.families import Family
 from engine.models.loading import LoadedModel
@@ -104,7 +104,7 @@ def _decoder_inputs(loaded: LoadedModel, tok: TokenizedText, target: str | None,
         greedy = False
     else:
         outputs = run_to_completion(
-            decode_steps(loaded.model, Family.ENCODER_DECODER, tok.ids, tokenizer=loaded.tokenizer,
+            decode_job(loaded.model, Family.ENCODER_DECODER, tok.ids, tokenizer=loaded.tokenizer,
                          max_new_tokens=GREEDY_MAX_TOKENS, cancel=cancel)
         )
         greedy = True

@@ -1,6 +1,6 @@
 """The one decoding function every view shares: greedy or sampling, step by step.
 
-``decode_steps`` is a generator: it yields one ``DecodeStep`` per new token
+``decode_job`` is a generator: it yields one ``DecodeStep`` per new token
 (so a view can show tokens as they come and cancel between them) and returns
 the generated ids. It uses the model's key/value cache, for decoders and for
 encoder-decoders (the encoder runs once).
@@ -77,7 +77,7 @@ def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
 
 
 @torch.no_grad()
-def decode_steps(
+def decode_job(
     model: Any,
     family: Family,
     input_ids: list[int],

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from engine.decoding import SamplingConfig, decode_steps
+from engine.decoding import SamplingConfig, decode_job
 from engine.errors import MissingHeadError, WorkbenchError
 from engine.models.families import Family
 from engine.models.loading import LoadedModel
@@ -131,7 +131,7 @@ def continue_text(loaded: LoadedModel, ids: Sequence[int], max_new_tokens: int =
                   sampling: SamplingConfig | None = None, cancel: CancelToken = NEVER_CANCELLED) -> list[int]:
     """Generate after a prompt through the shared decoding function; returns the new ids."""
     _require_lm(loaded, Family.DECODER, "generation")
-    return run_to_completion(decode_steps(loaded.model, loaded.family, list(ids), tokenizer=loaded.tokenizer,
+    return run_to_completion(decode_job(loaded.model, loaded.family, list(ids), tokenizer=loaded.tokenizer,
                                           max_new_tokens=max_new_tokens, sampling=sampling, cancel=cancel))
 
 
@@ -157,7 +157,7 @@ def infill(loaded: LoadedModel, text: str, max_new_tokens: int = 64,
                              "where a span is missing")
     tok = tokenize(tokenizer, text, max_length=loaded.info.max_positions)
     _require_tokens(tok)
-    out = run_to_completion(decode_steps(loaded.model, loaded.family, tok.ids, tokenizer=tokenizer,
+    out = run_to_completion(decode_job(loaded.model, loaded.family, tok.ids, tokenizer=tokenizer,
                                          max_new_tokens=max_new_tokens, cancel=cancel))
     return Infilling(tok.tokens, out, tokenizer.decode(out, skip_special_tokens=True))
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import Generator
 
 from engine.attribution.grad_input import grad_input
-from engine.attribution.integrated_gradients import integrated_gradients_steps
+from engine.attribution.integrated_gradients import integrated_gradients_job
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT
 from engine.attribution.result import Attribution
-from engine.attribution.rollout import flow_attribution_steps, rollout_attribution
+from engine.attribution.rollout import flow_attribution_job, rollout_attribution
 from engine.attribution.targets import Target, prediction_site, resolve_target
 from engine.errors import WorkbenchError
 from engine.models.loading import LoadedModel
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 
-def attribute_steps(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
+def attribute_job(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
                     steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED, output_position: int = 0
                     ) -> Generator[Progress, None, Attribution]:
     """Attribute the prediction ``text`` leads to (a decoder's next token, an MLM's masked token, an
@@ -25,7 +25,7 @@ def attribute_steps(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, ta
     check_method(method)
     site = prediction_site(loaded, text, "attribution", output_position)
     chosen = resolve_target(loaded, site, target)
-    return (yield from attribute_target_steps(loaded, chosen, method, steps, cancel))
+    return (yield from attribute_target_job(loaded, chosen, method, steps, cancel))
 
 
 def check_method(method: str) -> None:
@@ -33,7 +33,7 @@ def check_method(method: str) -> None:
         raise WorkbenchError(f"the attribution method is one of {', '.join(METHODS)}, not {method!r}")
 
 
-def attribute_target_steps(loaded: LoadedModel, chosen: Target, method: str = GRAD_INPUT,
+def attribute_target_job(loaded: LoadedModel, chosen: Target, method: str = GRAD_INPUT,
                            steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
                            ) -> Generator[Progress, None, Attribution]:
     """Attribute a target already found (``targets``, ``classifier``, ``prompt``) with ``method``; a job."""
@@ -41,14 +41,14 @@ def attribute_target_steps(loaded: LoadedModel, chosen: Target, method: str = GR
     if method == GRAD_INPUT:
         return grad_input(loaded, chosen)
     if method == INTEGRATED_GRADIENTS:
-        return (yield from integrated_gradients_steps(loaded, chosen, steps, cancel))
+        return (yield from integrated_gradients_job(loaded, chosen, steps, cancel))
     if method == ROLLOUT:
         return rollout_attribution(loaded, chosen)
     assert method == FLOW
-    return (yield from flow_attribution_steps(loaded, chosen, cancel))
+    return (yield from flow_attribution_job(loaded, chosen, cancel))
 
 
 def attribute(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
               steps: int = DEFAULT_STEPS, output_position: int = 0) -> Attribution:
-    """``attribute_steps`` run to its end."""
-    return run_to_completion(attribute_steps(loaded, text, method, target, steps, output_position=output_position))
+    """``attribute_job`` run to its end."""
+    return run_to_completion(attribute_job(loaded, text, method, target, steps, output_position=output_position))

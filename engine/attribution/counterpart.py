@@ -5,7 +5,7 @@ masked LM) or the first output token (an encoder-decoder). Model B makes the sam
 same place in the same text, tokenized by B's own tokenizer (``counterpart_site``), and explains the same
 word: A's target token as text, when B's vocabulary has it as one token (``same_token``); otherwise B's own
 top token, and the note says so. Where B cannot make that prediction at all (another family, no LM head, no
-mask token), ``counterpart_steps`` returns no explanation and a one-line reason.
+mask token), ``counterpart_job`` returns no explanation and a one-line reason.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generator
 
-from engine.attribution.explain import Explanation, explain_steps
+from engine.attribution.explain import Explanation, explain_job
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
 from engine.errors import WorkbenchError
@@ -74,7 +74,7 @@ def counterpart_site(loaded: Any, text: str, kind: str, mask_index: int = 0):
     return site_from_ids(loaded, ids, masks[mask_index])
 
 
-def counterpart_steps(loaded: Any, text: str, kind: str, word: str, method: str = GRAD_INPUT, layer: int = -1,
+def counterpart_job(loaded: Any, text: str, kind: str, word: str, method: str = GRAD_INPUT, layer: int = -1,
                       mask_index: int = 0, steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
                       ) -> Generator[Progress, None, Counterpart]:
     """Explain in model B (``loaded``) the prediction of ``kind`` that A explained on ``text``, for ``word``
@@ -94,7 +94,7 @@ def counterpart_steps(loaded: Any, text: str, kind: str, word: str, method: str 
         if layer >= count > 0:
             notes.append(f"B has {count} layers: its last layer's attention is shown")
             layer = -1
-        explanation = yield from explain_steps(loaded, target, method, steps, layer, cancel)
+        explanation = yield from explain_job(loaded, target, method, steps, layer, cancel)
     except WorkbenchError as exc:
         return Counterpart(None, f"Model B: {exc}")
     return Counterpart(explanation, "; ".join(notes))

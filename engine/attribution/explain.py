@@ -1,6 +1,6 @@
 """What a view shows when asked "why this prediction": an attribution and, beside it, the raw attention.
 
-``explain_steps`` attributes a target (``targets``, ``classifier``, ``prompt``) with a method and reads the
+``explain_job`` attributes a target (``targets``, ``classifier``, ``prompt``) with a method and reads the
 attention row of the predicted position at one layer, averaged over heads: for decoders, masked LMs and
 classifiers the self-attention of that layer; for an encoder-decoder the cross-attention of that decoder
 layer at the output position (a row over the encoder's tokens, as the attribution is). ``prediction_target``
@@ -15,7 +15,7 @@ from typing import Any, Generator
 
 import torch
 
-from engine.attribution.attribute import attribute_target_steps
+from engine.attribution.attribute import attribute_target_job
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from engine.attribution.result import Attribution
 from engine.attribution.targets import (
@@ -55,11 +55,11 @@ def attention_row(loaded: Any, site: PredictionSite, layer: int) -> tuple[list[f
     return [float(v) for v in weights[site.position].cpu()], count
 
 
-def explain_steps(loaded: Any, target: Target, method: str = GRAD_INPUT, steps: int = DEFAULT_STEPS,
+def explain_job(loaded: Any, target: Target, method: str = GRAD_INPUT, steps: int = DEFAULT_STEPS,
                   layer: int = -1, cancel: CancelToken = NEVER_CANCELLED
                   ) -> Generator[Progress, None, Explanation]:
     """The attribution of ``target`` by ``method`` and the raw attention row at ``layer``; a job."""
-    attribution = yield from attribute_target_steps(loaded, target, method, steps, cancel)
+    attribution = yield from attribute_target_job(loaded, target, method, steps, cancel)
     cancel.check()
     row, count = attention_row(loaded, target.site, layer)
     return Explanation(attribution, layer % count if count else 0, count, row, target.site.kind)

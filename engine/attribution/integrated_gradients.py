@@ -38,7 +38,7 @@ def trapezoid_weights(steps: int) -> torch.Tensor:
     return weights
 
 
-def integrated_gradients_steps(loaded: LoadedModel, target: Target, steps: int = DEFAULT_STEPS,
+def integrated_gradients_job(loaded: LoadedModel, target: Target, steps: int = DEFAULT_STEPS,
                                cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Attribution]:
     """Integrated gradients for ``target``, as a job: yields Progress per batch, returns the Attribution."""
     if not 1 <= steps <= MAX_STEPS:
@@ -68,5 +68,5 @@ def integrated_gradients_steps(loaded: LoadedModel, target: Target, steps: int =
 
 
 def integrated_gradients(loaded: LoadedModel, target: Target, steps: int = DEFAULT_STEPS) -> Attribution:
-    """``integrated_gradients_steps`` run to its end."""
-    return run_to_completion(integrated_gradients_steps(loaded, target, steps))
+    """``integrated_gradients_job`` run to its end."""
+    return run_to_completion(integrated_gradients_job(loaded, target, steps))

@@ -74,7 +74,7 @@ def flow_graph(attentions: np.ndarray) -> tuple[object, int]:
     return graph, tokens
 
 
-def attention_flow_steps(attentions: np.ndarray, position: int, cancel: CancelToken = NEVER_CANCELLED
+def attention_flow_job(attentions: np.ndarray, position: int, cancel: CancelToken = NEVER_CANCELLED
                          ) -> Generator[Progress, None, np.ndarray]:
     """[T]: the maximum flow from the top-layer token at ``position`` to each input token; a job that yields
     Progress after each input token."""
@@ -91,8 +91,8 @@ def attention_flow_steps(attentions: np.ndarray, position: int, cancel: CancelTo
 
 
 def attention_flow(attentions: np.ndarray, position: int) -> np.ndarray:
-    """``attention_flow_steps`` run to its end."""
-    return run_to_completion(attention_flow_steps(attentions, position))
+    """``attention_flow_job`` run to its end."""
+    return run_to_completion(attention_flow_job(attentions, position))
 
 
 def attention_weights(loaded: LoadedModel, target: Target) -> tuple[np.ndarray, float]:
@@ -118,10 +118,10 @@ def rollout_attribution(loaded: LoadedModel, target: Target) -> Attribution:
                        target.site.position, logit)
 
 
-def flow_attribution_steps(loaded: LoadedModel, target: Target, cancel: CancelToken = NEVER_CANCELLED
+def flow_attribution_job(loaded: LoadedModel, target: Target, cancel: CancelToken = NEVER_CANCELLED
                            ) -> Generator[Progress, None, Attribution]:
     """Flow scores, as a job: the maximum flow from the predicted position's top node to each input token."""
     weights, logit = attention_weights(loaded, target)
-    scores = yield from attention_flow_steps(weights, target.site.position, cancel)
+    scores = yield from attention_flow_job(weights, target.site.position, cancel)
     return Attribution(FLOW, target.site.tokens, [float(s) for s in scores], target.token, target.id,
                        target.site.position, logit)

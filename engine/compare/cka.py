@@ -54,7 +54,7 @@ def word_states(loaded: Any, sentences: list[list[str]], cancel: CancelToken = N
     return np.asarray(found.index), found.vectors
 
 
-def layer_cka_steps(model_a: Any, model_b: Any, texts: Sequence[str], cancel: CancelToken = NEVER_CANCELLED
+def layer_cka_job(model_a: Any, model_b: Any, texts: Sequence[str], cancel: CancelToken = NEVER_CANCELLED
                     ) -> Generator[Progress, None, LayerCka]:
     """A job: each model's word vectors (with progress), then the layer × layer CKA matrix."""
     sentences = text_words(texts)
@@ -85,4 +85,4 @@ def layer_cka_steps(model_a: Any, model_b: Any, texts: Sequence[str], cancel: Ca
 
 def layer_cka(model_a: Any, model_b: Any, texts: Sequence[str]) -> LayerCka:
     """The layer × layer linear CKA matrix of two loaded models on ``texts`` (see the module docstring)."""
-    return run_to_completion(layer_cka_steps(model_a, model_b, texts))
+    return run_to_completion(layer_cka_job(model_a, model_b, texts))

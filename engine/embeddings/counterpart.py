@@ -50,7 +50,7 @@ def counterpart_representation(table_b: OccurrenceTable, spec_text: str) -> tupl
     return spec, table_b.vectors_for(spec), note
 
 
-def compared_vectors_steps(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str,
+def compared_vectors_job(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str,
                            table_a: OccurrenceTable, spec_text: str, cache: Any = None,
                            cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, ComparedVectors]:
     """Embed ``corpus`` with model B as A's table was (every layer, the same words and pooling), line B's

@@ -116,7 +116,7 @@ def silhouette(vectors: np.ndarray, labels: Sequence[Any], *, seed: int = 0) -> 
     return float(silhouette_score(x, codes, metric="cosine", sample_size=sample, random_state=seed))
 
 
-def layer_sweep_steps(vectors_by_layer: Mapping[Hashable, np.ndarray], labels: Sequence[Any],
+def layer_sweep_job(vectors_by_layer: Mapping[Hashable, np.ndarray], labels: Sequence[Any],
                       groups: Sequence[Any] | None = None, *, cancel: CancelToken = NEVER_CANCELLED
                       ) -> Generator[Progress, None, list[LayerScore]]:
     """Accuracy and silhouette for each layer, in the mapping's order (progress and cancel per layer)."""
@@ -171,4 +171,4 @@ def layer_sweep_table(table: Any, word: str | None = None, *, cancel: CancelToke
     by_layer = {k: np.asarray(table.vectors[k][index], dtype=np.float32) for k in keys}
     labels = [table.labels[i] for i in rows]
     groups = [words[i] for i in rows]
-    return (yield from layer_sweep_steps(by_layer, labels, groups, cancel=cancel))
+    return (yield from layer_sweep_job(by_layer, labels, groups, cancel=cancel))

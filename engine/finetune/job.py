@@ -1,6 +1,6 @@
 """One fine-tuning run in this process: a method applied to a task model, trained by the one loop.
 
-``finetune_steps(...)`` is a generator: it yields ``ParametersCounted`` once the method is applied,
+``finetune_job(...)`` is a generator: it yields ``ParametersCounted`` once the method is applied,
 then the loop's events (``Progress`` every step, ``StepMetrics``, ``EvalMetrics``,
 ``CheckpointSaved``) and returns a ``FineTuneResult``. Epochs become
 optimizer steps (``ceil(epochs · ceil(train examples / (batch · processes)))``; QA counts context windows); the
@@ -179,7 +179,7 @@ def _write_history(checkpoint: Path, history: list[tuple[int, dict[str, float]]]
     (Path(checkpoint) / HISTORY_FILE).write_text(json.dumps(data), encoding="utf-8")
 
 
-def finetune_steps(model: Any, tokenizer: Any, method: Any, method_config: Any, data: FineTuneData,
+def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, data: FineTuneData,
                    settings: FineTuneSettings, *, checkpoint_dir: Path, cancel: CancelToken = NEVER_CANCELLED,
                    resume_from: Path | None = None) -> Generator[Any, None, FineTuneResult]:
     """Apply ``method`` to the task ``model`` (head fresh, seeded by the caller) and train it; see the module.

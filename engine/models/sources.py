@@ -15,7 +15,7 @@ id that is not cached fails at once, naming the id and the cache folder; the
 hub client reads ``HF_HUB_OFFLINE`` only when it is first imported, so we also
 pass ``local_files_only=True`` ourselves.
 
-``resolve_steps`` is the one place that decides whether opening a model
+``resolve_job`` is the one place that decides whether opening a model
 downloads it: a job generator whose download reports its size and progress
 (the window's and the CLI's load job relay them); ``resolve_model`` runs it
 without reports.
@@ -86,7 +86,7 @@ def looks_like_path(spec: str) -> bool:
     )
 
 
-def resolve_steps(spec: str, *, allow_pickle: bool = False,
+def resolve_job(spec: str, *, allow_pickle: bool = False,
                   cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, ResolvedSource]:
     """Resolve ``spec`` to a local folder: the one place that decides whether opening a model downloads.
 
@@ -112,15 +112,15 @@ def resolve_steps(spec: str, *, allow_pickle: bool = False,
             f"model {spec!r} is not in the cache ({hub_cache_dir()}) and {reason}; "
             "open a local folder or use 'minilm'"
         )
-    from engine.models.download import download_steps
+    from engine.models.download import download_job
 
-    folder = yield from download_steps(spec, allow_pickle=allow_pickle, cancel=cancel)
+    folder = yield from download_job(spec, allow_pickle=allow_pickle, cancel=cancel)
     return ResolvedSource(spec, _check_folder(folder), "hub")
 
 
 def resolve_model(spec: str, *, allow_pickle: bool = False) -> ResolvedSource:
-    """``resolve_steps`` run to its end: a download it needs happens without reports."""
-    return drive(resolve_steps(spec, allow_pickle=allow_pickle))
+    """``resolve_job`` run to its end: a download it needs happens without reports."""
+    return drive(resolve_job(spec, allow_pickle=allow_pickle))
 
 
 def _check_folder(path: Path) -> Path:

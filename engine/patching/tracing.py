@@ -214,7 +214,7 @@ def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float
                     runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note, runs.noise)
 
 
-def patching_steps(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str, wrong: str | None = None,
+def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str, wrong: str | None = None,
                    site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED, *, subject: str | None = None,
                    noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0
                    ) -> Generator[Progress | Partial, None, Patching]:
@@ -272,5 +272,5 @@ def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, 
 
 def patch(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
           site: str = DEFAULT_SITE) -> Patching:
-    """``patching_steps`` run to its end."""
-    return run_to_completion(patching_steps(loaded, clean, corrupt, answer, wrong, site))
+    """``patching_job`` run to its end."""
+    return run_to_completion(patching_job(loaded, clean, corrupt, answer, wrong, site))

@@ -1,6 +1,6 @@
 """Streaming generation for the prompting lab, through the shared decoding function (``engine.decoding``).
 
-``generate_steps`` is a job generator: it yields ``Partial(GeneratedToken)`` for every new token (its id,
+``generate_job`` is a job generator: it yields ``Partial(GeneratedToken)`` for every new token (its id,
 its text as it extends the output, and its probability under the distribution it was drawn from) so a view
 can show tokens as they come, checks the cancel token between tokens, and returns a ``Generation``.
 Greedy decoding when ``sampling`` is None; otherwise temperature, top-k, top-p and a seed. Generation stops
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
-from engine.decoding import SamplingConfig, decode_steps
+from engine.decoding import SamplingConfig, decode_job
 from engine.errors import MissingHeadError, WorkbenchError
 from engine.models.families import Family
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial
@@ -78,7 +78,7 @@ def prompt_token_ids(loaded: Any, text: str) -> list[int]:
     return ids
 
 
-def generate_steps(loaded: Any, text: str, *, max_new_tokens: int = 40, sampling: SamplingConfig | None = None,
+def generate_job(loaded: Any, text: str, *, max_new_tokens: int = 40, sampling: SamplingConfig | None = None,
                    stop: Sequence[str] = (), cancel: CancelToken = NEVER_CANCELLED
                    ) -> Generator[Partial, None, Generation]:
     """Generate after ``text`` token by token (see the module docstring)."""
@@ -93,7 +93,7 @@ def generate_steps(loaded: Any, text: str, *, max_new_tokens: int = 40, sampling
     tokenizer = loaded.tokenizer
     stops = [s for s in stop if s]
     out = Generation(ids, [], "")
-    steps = decode_steps(loaded.model, loaded.family, ids, tokenizer=tokenizer, max_new_tokens=budget,
+    steps = decode_job(loaded.model, loaded.family, ids, tokenizer=tokenizer, max_new_tokens=budget,
                          sampling=sampling, cancel=cancel)
     for step in steps:
         out.token_ids.append(step.token_id)

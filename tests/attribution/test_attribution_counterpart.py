@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from engine.attribution.attribute import attribute
-from engine.attribution.counterpart import counterpart_steps, same_token, target_word
+from engine.attribution.counterpart import counterpart_job, same_token, target_word
 from engine.models.loading import load_model
 from engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
@@ -24,7 +24,7 @@ def test_a_decoder_b_explains_a_s_word_after_the_same_text(tiny_models):
     a, b = load_model(str(tiny_models["gpt2"])), load_model(str(tiny_models["llama"]))
     explained = attribute(a, PROMPT, "grad-input")
     word = target_word(a, explained.target_id)
-    side = run_to_completion(counterpart_steps(b, PROMPT, "next-token", word, "grad-input"))
+    side = run_to_completion(counterpart_job(b, PROMPT, "next-token", word, "grad-input"))
     assert side.explanation is not None
     result = side.explanation.attribution
 
@@ -55,7 +55,7 @@ def test_a_masked_lm_b_explains_the_same_mask(tiny_models, tmp_path):
     other.save_pretrained(folder)
     b = load_model(str(folder))
     text = "the [MASK] sat on the [MASK] ."
-    side = run_to_completion(counterpart_steps(b, text, "mask", "the", "grad-input", mask_index=1))
+    side = run_to_completion(counterpart_job(b, text, "mask", "the", "grad-input", mask_index=1))
     result = side.explanation.attribution
 
     ids = b.tokenizer(text.replace("[MASK]", b.tokenizer.mask_token))["input_ids"]
@@ -70,20 +70,20 @@ def test_a_masked_lm_b_explains_the_same_mask(tiny_models, tmp_path):
     assert abs(result.target_logit - logit) < 1e-4
     # a text written for a RoBERTa-style A (its <mask>) finds the same mask in B
     roberta_text = text.replace("[MASK]", "<mask>")
-    again = run_to_completion(counterpart_steps(b, roberta_text, "mask", "the", "grad-input", mask_index=1))
+    again = run_to_completion(counterpart_job(b, roberta_text, "mask", "the", "grad-input", mask_index=1))
     assert again.explanation.attribution.scores == result.scores
 
 
 def test_b_of_another_family_says_why_and_a_split_word_falls_back(tiny_models):
     bert, gpt2 = load_model(str(tiny_models["bert"])), load_model(str(tiny_models["gpt2"]))
-    side = run_to_completion(counterpart_steps(bert, PROMPT, "next-token", "mat", "rollout"))
+    side = run_to_completion(counterpart_job(bert, PROMPT, "next-token", "mat", "rollout"))
     assert side.explanation is None
     assert side.note.startswith("Model B:") and "next token" in side.note and "encoder" in side.note
     assert "\n" not in side.note
 
     word = "xqzjvw"  # no tiny vocabulary holds this as one token
     assert same_token(gpt2, word) is None
-    side = run_to_completion(counterpart_steps(gpt2, PROMPT, "next-token", word, "grad-input"))
+    side = run_to_completion(counterpart_job(gpt2, PROMPT, "next-token", word, "grad-input"))
     ids = gpt2.tokenizer(PROMPT)["input_ids"]
     with torch.no_grad():
         top = int(torch.argmax(gpt2.model(input_ids=torch.tensor([ids])).logits[0, -1]))

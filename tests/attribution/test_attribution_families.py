@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attribution.attribute import attribute, attribute_target_steps
+from engine.attribution.attribute import attribute, attribute_target_job
 from engine.errors import WorkbenchError
 from engine.models.loading import load_model
 from engine.progress import run_to_completion
@@ -102,7 +102,7 @@ def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder
     inputs = {k: torch.tensor([v]) for k, v in enc.items()}
     for label in ("neg", "pos"):
         chosen = classifier_target(wrapped, text, label=label)
-        result = run_to_completion(attribute_target_steps(wrapped, chosen, "grad-input"))
+        result = run_to_completion(attribute_target_job(wrapped, chosen, "grad-input"))
         index = tuned.labels.index(label)
         with torch.no_grad():
             assert result.target_logit == pytest.approx(float(tuned.model(**inputs).logits[0, index]), abs=1e-5)
@@ -110,7 +110,7 @@ def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder
                                       lambda m: m(**inputs).logits[0, index])
         np.testing.assert_allclose(result.scores, expected, rtol=1e-4, atol=1e-7)
         assert result.tokens == tuned.tokenizer.convert_ids_to_tokens(enc["input_ids"])
-    rollout = run_to_completion(attribute_target_steps(wrapped, target, "rollout"))
+    rollout = run_to_completion(attribute_target_job(wrapped, target, "rollout"))
     assert len(rollout.scores) == len(enc["input_ids"]) and abs(sum(rollout.scores) - 1.0) < 1e-5
     with pytest.raises(WorkbenchError, match="the label is one of neg, pos"):
         classifier_target(wrapped, text, label="maybe")
@@ -130,7 +130,7 @@ def test_a_prompts_label_target_is_the_verbalizer_token_at_the_answer_slot(tiny_
         target = prompt_label_target(loaded, scored, label)
         answer = next(a for a in scored.answers if a.label == label)
         assert target.id == answer.token_ids[0] and target.site.inputs["input_ids"][0].tolist() == scored.token_ids
-        result = run_to_completion(attribute_target_steps(loaded, target, "grad-input"))
+        result = run_to_completion(attribute_target_job(loaded, target, "grad-input"))
         # the label's first-token log-probability as scoring computed it equals log-softmax of this logit
         ids = torch.tensor([scored.token_ids])
         with torch.no_grad():

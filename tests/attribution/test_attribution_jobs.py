@@ -12,12 +12,12 @@ from workbench.attribution.jobs import prediction_job, run_label_job
 
 
 def test_prediction_job_is_the_engines_explanation(tiny_models):
-    from engine.attribution.explain import explain_steps, prediction_target
+    from engine.attribution.explain import explain_job, prediction_target
 
     loaded = load_model(str(tiny_models["gpt2"]))
     ids = loaded.tokenizer("The cat sat on the")["input_ids"]
     got = run_to_completion(prediction_job(loaded, {"ids": ids}, "grad-input", -1)(NEVER_CANCELLED))
-    want = run_to_completion(explain_steps(loaded, prediction_target(loaded, ids=ids), "grad-input", layer=-1))
+    want = run_to_completion(explain_job(loaded, prediction_target(loaded, ids=ids), "grad-input", layer=-1))
     assert got.attribution.target_id == want.attribution.target_id and got.layer == want.layer == 1
     assert got.attribution.scores == pytest.approx(want.attribution.scores, abs=1e-6)
     assert got.attention == pytest.approx(want.attention, abs=1e-9)

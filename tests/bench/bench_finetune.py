@@ -6,7 +6,7 @@ all-MiniLM-L6-v2 with a new 2-class head, AdamW (lr 1e-3, weight decay 0.01), li
 clipping at 1.0, float32, the same thread count, on the same examples: chunks of the Python docs'
 prose, each exactly ``--seq-len`` tokens (so padding cannot favour either), random labels.
 
-  workbench  ``engine.finetune.job.finetune_steps`` with the ``lora`` plugin (the job the CLI and the
+  workbench  ``engine.finetune.job.finetune_job`` with the ``lora`` plugin (the job the CLI and the
              window run: the method's ``apply``, the one training loop, its batches); evaluation
              only at the start and the end, outside the timed steps
   plain      ``peft.get_peft_model`` + ``torch.optim.AdamW`` + ``LambdaLR``, batches sliced from
@@ -78,7 +78,7 @@ def settings(args, lr: float, steps: int, train_size: int):
 def workbench_times(args, folder, tokenizer, data) -> list[float]:
     import torch
 
-    from engine.finetune.job import FineTuneData, finetune_steps
+    from engine.finetune.job import FineTuneData, finetune_job
     from engine.finetune.task_model import build_task_model
     from engine.progress import Progress
     from workbench.finetune.methods import finetune_method
@@ -91,7 +91,7 @@ def workbench_times(args, folder, tokenizer, data) -> list[float]:
     job = FineTuneData("seq-cls", train, data[-args.batch:], LABELS)
     stamps = []
     with tempfile.TemporaryDirectory() as tmp:
-        run = finetune_steps(model, tokenizer, method, method.default_config(), job,
+        run = finetune_job(model, tokenizer, method, method.default_config(), job,
                              settings(args, 1e-3, total, len(train)), checkpoint_dir=Path(tmp))
         for event in run:
             if isinstance(event, Progress) and event.total == total and event.message.startswith("step"):
@@ -147,7 +147,7 @@ def memory_child(args) -> None:
     """One method's peak training memory over the post-load baseline, as JSON on stdout."""
     import torch
 
-    from engine.finetune.job import FineTuneData, finetune_steps
+    from engine.finetune.job import FineTuneData, finetune_job
     from engine.models.default import default_model_folder
     from engine.progress import Progress
     from workbench.finetune.methods import finetune_method
@@ -172,7 +172,7 @@ def memory_child(args) -> None:
     run_args = argparse.Namespace(**{**vars(args), "batch": args.memory_batch})
     peak = None
     with tempfile.TemporaryDirectory() as tmp:
-        for event in finetune_steps(model, tokenizer, method, method.default_config(), job,
+        for event in finetune_job(model, tokenizer, method, method.default_config(), job,
                                     settings(run_args, method.default_lr, args.memory_steps, len(train)),
                                     checkpoint_dir=Path(tmp)):
             if isinstance(event, Progress) and event.total == args.memory_steps and event.done == args.memory_steps \

@@ -9,7 +9,7 @@ import torch
 
 from engine.elmo.characters import batch_to_char_ids
 from engine.embeddings.corpus import Corpus
-from engine.embeddings.counterpart import compared_vectors_steps, counterpart_representation
+from engine.embeddings.counterpart import compared_vectors_job, counterpart_representation
 from engine.embeddings.extract import extract_occurrence_vectors
 from engine.models.loading import load_model
 from engine.progress import run_to_completion
@@ -24,7 +24,7 @@ def test_elmo_b_lines_up_with_bert_a(tiny_models, tmp_path):
     bert, elmo = load_model(str(tiny_models["bert"])), load_model(str(folder))
     corpus = Corpus(lines=TEXTS, source="test")
     table_a = run_to_completion(extract_occurrence_vectors(bert, corpus, layers=[0, 1, 2, "static"]))
-    compared = run_to_completion(compared_vectors_steps(elmo, corpus, None, "mean", table_a, "2"))
+    compared = run_to_completion(compared_vectors_job(elmo, corpus, None, "mean", table_a, "2"))
 
     words = [(line, w) for line, text in enumerate(TEXTS) for w in text.split()]
     assert [(o.line, o.word) for o in table_a.occurrences] == words

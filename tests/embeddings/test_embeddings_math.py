@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.embeddings.layer_sweep import layer_sweep_steps, loo_nn_accuracy, silhouette
+from engine.embeddings.layer_sweep import layer_sweep_job, loo_nn_accuracy, silhouette
 from engine.embeddings.neighbours import NeighbourIndex
 from engine.embeddings.projection import (
     TSNE_SUBSAMPLE_ABOVE, ProjectionCache, project, projection_key, subsample,
@@ -278,7 +278,7 @@ def test_silhouette_equals_hand_computation_and_sweep_keeps_layer_order():
     assert np.isnan(silhouette(v, ["x"] * 30))
 
     separated = np.repeat(np.eye(3), [10, 12, 8], axis=0) + 0.01 * rng.standard_normal((30, 3))
-    scores = run_to_completion(layer_sweep_steps({"static": v, 3: separated}, labels))
+    scores = run_to_completion(layer_sweep_job({"static": v, 3: separated}, labels))
     assert [sc.layer for sc in scores] == ["static", 3]
     assert scores[1].accuracy == 1.0 and scores[1].silhouette > 0.9
     assert scores[0].accuracy == pytest.approx(loo_nn_accuracy(v, labels))
@@ -299,7 +299,7 @@ def test_the_embeddings_tab_sweeps_only_occurrences_their_line_was_written_for()
     table = SimpleNamespace(words=words, labels=labels, vectors=vectors, layers=[1])
     scores, n = run_to_completion(tab_sweep(table, "bank", CancelToken()))
     assert n == 6
-    want = run_to_completion(layer_sweep_steps({k: v[:6] for k, v in vectors.items()}, labels[:6]))
+    want = run_to_completion(layer_sweep_job({k: v[:6] for k, v in vectors.items()}, labels[:6]))
     assert [sc.layer for sc in scores] == ["static", 1]
     assert [sc.accuracy for sc in scores] == pytest.approx([sc.accuracy for sc in want])
     assert [sc.silhouette for sc in scores] == pytest.approx([sc.silhouette for sc in want])

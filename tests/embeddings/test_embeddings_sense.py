@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.embeddings.layer_sweep import layer_sweep_steps, layer_sweep_table, loo_nn_accuracy
+from engine.embeddings.layer_sweep import layer_sweep_job, layer_sweep_table, loo_nn_accuracy
 from engine.embeddings.sentence_embeddings import anisotropy, model_pooling, sentence_vectors
 from engine.errors import WorkbenchError
 from engine.models.default import default_model_folder
@@ -116,7 +116,7 @@ def test_contextual_sense_accuracy_beats_static_by_15_points(demo_table, plain_m
         want = h[o.token_start:o.token_end].mean(0).numpy()
         assert np.allclose(table.vectors[last][row], want, atol=1e-3)
 
-    sweep = run_to_completion(layer_sweep_steps(
+    sweep = run_to_completion(layer_sweep_job(
         {"static": static_vectors, **{k: table.vectors[k][rows] for k in range(last + 1)}}, senses, groups=words))
     # the table-level sweep picks the same occurrences (each demo line holds its word once) and agrees
     from_table = run_to_completion(layer_sweep_table(table))

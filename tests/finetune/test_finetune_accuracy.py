@@ -14,7 +14,7 @@ import time
 import pytest
 import torch
 
-from engine.finetune.job import FineTuneData, FineTuneSettings, finetune_steps
+from engine.finetune.job import FineTuneData, FineTuneSettings, finetune_job
 from engine.finetune.task_model import build_task_model, load_task_tokenizer
 from engine.models.default import default_model_folder
 from tests.support.finetune_generated_task import LABELS, generated_examples
@@ -59,7 +59,7 @@ def test_each_method_learns_the_generated_task(name, generated, tokenizer, tmp_p
         model = build_task_model(default_model_folder(), "seq-cls", LABELS)
         train, validation = generated
         settings = FineTuneSettings(epochs=2, batch_size=16, lr=lr, max_length=24, seed=0)
-        steps = finetune_steps(model, tokenizer, method, config, FineTuneData("seq-cls", train, validation, LABELS),
+        steps = finetune_job(model, tokenizer, method, config, FineTuneData("seq-cls", train, validation, LABELS),
                                settings, checkpoint_dir=tmp_path / "checkpoints")
         while True:
             try:

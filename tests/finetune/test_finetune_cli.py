@@ -176,7 +176,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
         lane = QueueOnly(store)
         run_id = submit_finetune(lane, spec)
         target, kwargs = lane.submitted[0]
-    assert target == FINETUNE.target == "workbench.finetune.job:finetune_job"
+    assert target == FINETUNE.target == "workbench.finetune.job:finetune_lane_job"
     previous = torch.get_num_threads()
     run_in_child(str(db), run_id, target, kwargs, threading.Event())
     torch.set_num_threads(previous)

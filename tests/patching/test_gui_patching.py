@@ -115,7 +115,7 @@ def test_noise_on_the_subject_from_the_form(open_window, qtbot, tiny_models):
     heatmap is the engine's noised sweep and the summary names the noised tokens; a workspace keeps the mode."""
     from PySide6.QtCore import Qt
 
-    from engine.patching.tracing import patching_steps
+    from engine.patching.tracing import patching_job
     from engine.progress import run_to_completion
 
     folder = str(tiny_models["gpt2"])
@@ -131,7 +131,7 @@ def test_noise_on_the_subject_from_the_form(open_window, qtbot, tiny_models):
     qtbot.keyClicks(view.subject_edit, "name")
     qtbot.keyClick(view.subject_edit, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
-    expected = run_to_completion(patching_steps(load_model(folder), CLEAN, None, "Ġlist", "Ġclass", "resid",
+    expected = run_to_completion(patching_job(load_model(folder), CLEAN, None, "Ġlist", "Ġclass", "resid",
                                                 subject="name"))
     np.testing.assert_allclose(view.heatmap.matrix(), np.array(expected.effect), atol=1e-6)
     assert "noise on <b>name</b> (tokens 1)" in view.summary.text()

@@ -11,7 +11,7 @@ import torch
 
 from engine.errors import WorkbenchError
 from engine.models.loading import load_model
-from engine.patching.tracing import patching_steps
+from engine.patching.tracing import patching_job
 from engine.progress import run_to_completion
 from tests.support.patching_rounding import effect_tolerance
 from workbench.cli.main import main
@@ -49,7 +49,7 @@ def _mean_metric(model, embeds, answer: int, wrong: int, module=None, position=N
 
 def test_noise_on_the_subject_against_the_papers_recipe(tiny_models):
     loaded = load_model(str(tiny_models["gpt2"]))
-    result = run_to_completion(patching_steps(loaded, CLEAN, None, "Ġlist", "Ġclass", "mlp", subject="name",
+    result = run_to_completion(patching_job(loaded, CLEAN, None, "Ġlist", "Ġclass", "mlp", subject="name",
                                               samples=SAMPLES, seed=SEED))
     model, tok = loaded.model, loaded.tokenizer
     ids = tok(CLEAN)["input_ids"]
@@ -80,17 +80,17 @@ def test_noise_on_the_subject_against_the_papers_recipe(tiny_models):
 
 def test_zero_noise_recovers_nothing_and_bad_requests_say_why(tiny_models):
     loaded = load_model(str(tiny_models["gpt2"]))
-    zero = run_to_completion(patching_steps(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=0.0,
+    zero = run_to_completion(patching_job(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=0.0,
                                             samples=2))
     assert zero.corrupt_metric == pytest.approx(zero.clean_metric) and "nothing to recover" in zero.note
     # noise at rounding level: the two metrics differ by float32 rounding only, which is no signal to divide by
-    faint = run_to_completion(patching_steps(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=1e-9,
+    faint = run_to_completion(patching_job(loaded, CLEAN, None, "Ġlist", subject="name", noise_scale=1e-9,
                                              samples=2))
     assert faint.note is not None and faint.effect == [[0.0] * 4, [0.0] * 4]
     for corrupt, subject, match in ((None, None, "neither"), ("The value of the", "name", "both"),
                                     (None, "Paris", "not in the clean text")):
         with pytest.raises(WorkbenchError, match=match):
-            run_to_completion(patching_steps(loaded, CLEAN, corrupt, "Ġlist", subject=subject))
+            run_to_completion(patching_job(loaded, CLEAN, corrupt, "Ġlist", subject=subject))
 
 
 def test_cli_patch_with_a_subject(tiny_models, capsys):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.decoding import SamplingConfig, decode_steps, filter_logits
+from engine.decoding import SamplingConfig, decode_job, filter_logits
 from engine.models.families import Family
 from engine.models.loading import load_model
 from engine.progress import CancelToken, run_to_completion
@@ -19,7 +19,7 @@ PROMPT = "The meaning of the statement is"
 def test_greedy_equals_generate(kind, tiny_models):
     loaded = load_model(str(tiny_models[kind]))
     ids = loaded.tokenizer(PROMPT)["input_ids"]
-    ours = run_to_completion(decode_steps(loaded.model, loaded.family, ids, tokenizer=loaded.tokenizer,
+    ours = run_to_completion(decode_job(loaded.model, loaded.family, ids, tokenizer=loaded.tokenizer,
                                           max_new_tokens=12))
     with torch.no_grad():
         ref = loaded.model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
@@ -37,7 +37,7 @@ def test_steps_report_probabilities_and_cancel(tiny_models):
     loaded = load_model(str(tiny_models["gpt2"]))
     ids = loaded.tokenizer(PROMPT)["input_ids"]
     token = CancelToken()
-    gen = decode_steps(loaded.model, loaded.family, ids, max_new_tokens=20, cancel=token, stop_at_eos=False)
+    gen = decode_job(loaded.model, loaded.family, ids, max_new_tokens=20, cancel=token, stop_at_eos=False)
     first = next(gen)
     with torch.no_grad():
         logits = loaded.model(torch.tensor([ids])).logits[0, -1].double().numpy()
@@ -56,7 +56,7 @@ def test_sampling_is_seeded(tiny_models):
 
     def sample(seed):
         cfg = SamplingConfig(temperature=1.5, top_k=50, top_p=0.95, seed=seed)
-        return run_to_completion(decode_steps(loaded.model, loaded.family, ids, max_new_tokens=15,
+        return run_to_completion(decode_job(loaded.model, loaded.family, ids, max_new_tokens=15,
                                               sampling=cfg, stop_at_eos=False))
 
     assert sample(3) == sample(3)

@@ -22,7 +22,7 @@ def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
     sts = StsSpec("minilm", "demo", "model").checked().to_dict()
     args = build_parser().parse_args(shlex.split(run_kind("sts").cli_command(sts))[1:])
     assert (args.command, args.model, args.data, args.pooling) == ("sts", "minilm", "demo", "model")
-    assert run_kind("probe").target == "workbench.probing.runs:probe_job"
+    assert run_kind("probe").target == "workbench.probing.runs:probe_lane_job"
 
 
 def test_params_are_checked():
@@ -34,12 +34,12 @@ def test_params_are_checked():
 
 def test_the_sts_job_logs_spearman_per_layer_as_the_lane_would_run_it(tmp_path, fresh_home, tiny_models):
     from workbench.runs.run_context import RunContext
-    from workbench.probing.runs import sts_job
+    from workbench.probing.runs import sts_lane_job
     from workbench.store import RunStore
 
     with RunStore(tmp_path / "runs.db") as store:
         run_id = store.create_run("sts", params={})
-        result = sts_job(RunContext(run_id, store, threading.Event()), model=str(tiny_models["bert"]), data="demo",
+        result = sts_lane_job(RunContext(run_id, store, threading.Event()), model=str(tiny_models["bert"]), data="demo",
                          pooling="mean")
         rows = store.metrics(run_id, "spearman")
     assert [r["step"] for r in rows] == result["layers"] == [0, 1, 2]

@@ -185,7 +185,7 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
 
 
 def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_models, fresh_home):
-    from engine.prompting.generation import generate_steps
+    from engine.prompting.generation import generate_job
     from engine.progress import run_to_completion
 
     from workbench.settings import Settings
@@ -204,7 +204,7 @@ def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_
     qtbot.mouseClick(page.generate_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(view.state.generation_end), timeout=30000)
     assert any(n > 0 and busy for n, busy in while_running)  # tokens arrived before the job ended
-    expected = run_to_completion(generate_steps(window.loaded, "The film was", max_new_tokens=12))
+    expected = run_to_completion(generate_job(window.loaded, "The film was", max_new_tokens=12))
     assert [t[0] for t in view.state.generated] == expected.token_ids
     assert f"greedy; stopped by {expected.stopped_by}" in page.summary.text() and expected.text in page.summary.text()
     chips = page.stream.tokens()

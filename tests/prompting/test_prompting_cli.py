@@ -104,21 +104,21 @@ def test_generate_bad_input_is_one_line_and_exit_2(capsys, tiny_models):
 
 
 def test_the_long_run_target_repeats_a_stored_evaluation(fresh_home, tiny_models, reviews):
-    """The runs browser's "run again": the stored params go back through ``prompt_eval_job``."""
+    """The runs browser's "run again": the stored params go back through ``prompt_eval_lane_job``."""
     import threading
 
     from workbench.runs.run_context import RunContext
     from workbench.paths import runs_db_path
-    from workbench.prompting.runs import prompt_eval_job
+    from workbench.prompting.runs import prompt_eval_lane_job
     from workbench.prompting.spec import PromptEvalSpec
     from workbench.runs.kinds import run_kind
     from workbench.store import RunStore
 
     params = PromptEvalSpec(str(tiny_models["bert"]), ["[x] it [z] ."], ["pos=is;neg=was"], str(reviews["ok"]),
                             limit=3).checked().to_dict()
-    assert run_kind("prompt-eval").target == "workbench.prompting.runs:prompt_eval_job"
+    assert run_kind("prompt-eval").target == "workbench.prompting.runs:prompt_eval_lane_job"
     with RunStore(runs_db_path()) as store:
         run_id = store.create_run("prompt-eval", params=params)
-        result = prompt_eval_job(RunContext(run_id, store, threading.Event()), **dict(params))
+        result = prompt_eval_lane_job(RunContext(run_id, store, threading.Event()), **dict(params))
         assert result["examples"] == 3 and result["prompts"][0]["template"] == "[x] it [z] ."
         assert [r["value"] for r in store.metrics(run_id, "accuracy")] == [result["prompts"][0]["raw"]["accuracy"]]

@@ -9,7 +9,7 @@ from engine.decoding import SamplingConfig
 from engine.errors import Cancelled, MissingHeadError, WorkbenchError
 from engine.models.loading import load_model
 from engine.progress import CancelToken, Partial, run_to_completion
-from engine.prompting.generation import GeneratedToken, generate_steps
+from engine.prompting.generation import GeneratedToken, generate_job
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def collect(gen):
 def test_greedy_equals_transformers_generate(models, kind):
     loaded = models[kind]
     text = "The function returns a value"
-    items, result = collect(generate_steps(loaded, text, max_new_tokens=8))
+    items, result = collect(generate_job(loaded, text, max_new_tokens=8))
     assert all(isinstance(i, Partial) and isinstance(i.value, GeneratedToken) for i in items)
     assert [i.value.id for i in items] == result.token_ids
     enc = loaded.tokenizer(text, return_tensors="pt")
@@ -54,10 +54,10 @@ def test_greedy_equals_transformers_generate(models, kind):
 def test_sampling_with_a_seed_is_reproducible(models):
     loaded = models["gpt2"]
     config = SamplingConfig(temperature=1.3, top_k=50, top_p=0.95, seed=11)
-    first = run_to_completion(generate_steps(loaded, "In the file", max_new_tokens=12, sampling=config))
-    again = run_to_completion(generate_steps(loaded, "In the file", max_new_tokens=12, sampling=config))
+    first = run_to_completion(generate_job(loaded, "In the file", max_new_tokens=12, sampling=config))
+    again = run_to_completion(generate_job(loaded, "In the file", max_new_tokens=12, sampling=config))
     assert first.token_ids == again.token_ids and [t.prob for t in first.tokens] == [t.prob for t in again.tokens]
-    others = [run_to_completion(generate_steps(loaded, "In the file", max_new_tokens=12,
+    others = [run_to_completion(generate_job(loaded, "In the file", max_new_tokens=12,
                                                sampling=SamplingConfig(1.3, 50, 0.95, seed=s))).token_ids
               for s in (12, 13)]
     assert any(o != first.token_ids for o in others)
@@ -67,16 +67,16 @@ def test_sampling_with_a_seed_is_reproducible(models):
 def test_stop_strings_cut_the_text_and_cancel_stops_between_tokens(models):
     loaded = models["gpt2"]
     sampling = SamplingConfig(seed=5)
-    full = run_to_completion(generate_steps(loaded, "The", max_new_tokens=10, sampling=sampling))
+    full = run_to_completion(generate_job(loaded, "The", max_new_tokens=10, sampling=sampling))
     pieces = [t.text for t in full.tokens]
     j = next(j for j in range(1, len(pieces) - 1)  # a token whose text first appears where it is generated
              if len(pieces[j]) >= 2 and full.text.find(pieces[j]) == len("".join(pieces[:j])))
     stop = pieces[j]
-    cut = run_to_completion(generate_steps(loaded, "The", max_new_tokens=10, sampling=sampling, stop=[stop]))
+    cut = run_to_completion(generate_job(loaded, "The", max_new_tokens=10, sampling=sampling, stop=[stop]))
     assert cut.stopped_by == "stop string" and cut.text == full.text[:full.text.index(stop)]
     assert cut.token_ids == full.token_ids[:len(cut.token_ids)] and len(cut.token_ids) == j + 1
     token = CancelToken()
-    gen = generate_steps(loaded, "The", max_new_tokens=10, cancel=token)
+    gen = generate_job(loaded, "The", max_new_tokens=10, cancel=token)
     next(gen)
     token.cancel()
     with pytest.raises(Cancelled):
@@ -85,8 +85,8 @@ def test_stop_strings_cut_the_text_and_cancel_stops_between_tokens(models):
 
 def test_generation_refuses_an_encoder_and_bad_settings(models):
     with pytest.raises(MissingHeadError, match="generation needs a decoder"):
-        run_to_completion(generate_steps(models["bert"], "text"))
+        run_to_completion(generate_job(models["bert"], "text"))
     with pytest.raises(WorkbenchError, match="temperature must be above 0"):
-        run_to_completion(generate_steps(models["gpt2"], "text", sampling=SamplingConfig(temperature=0)))
+        run_to_completion(generate_job(models["gpt2"], "text", sampling=SamplingConfig(temperature=0)))
     with pytest.raises(WorkbenchError, match="no room left"):
-        run_to_completion(generate_steps(models["gpt2"], "word " * 80))
+        run_to_completion(generate_job(models["gpt2"], "word " * 80))

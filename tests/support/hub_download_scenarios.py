@@ -50,7 +50,7 @@ def incomplete_sizes(repo_id: str) -> list[int]:
 
 
 def main() -> None:
-    from engine.models.download import DownloadPlan, download_steps
+    from engine.models.download import DownloadPlan, download_job
     from engine.models.sources import cached_snapshot
     from workbench.cli.main import main as cli
     from workbench.models.jobs import load_model_job
@@ -68,7 +68,7 @@ def main() -> None:
 
     # 2. cancel mid-file: nothing in the cache looks complete; the next try resumes with a Range request
     token = CancelToken()
-    gen = download_steps("course/slow", cancel=token, report_every_s=0.05)
+    gen = download_job("course/slow", cancel=token, report_every_s=0.05)
     cancelled_at = None
     try:
         for event in gen:
@@ -79,23 +79,23 @@ def main() -> None:
     except Cancelled:
         out["cancel"] = {"cancelled_at": cancelled_at, "snapshot": cached_snapshot("course/slow") is not None,
                          "incomplete": incomplete_sizes("course/slow")}
-    events, folder = events_of(download_steps("course/slow"))
+    events, folder = events_of(download_job("course/slow"))
     out["cancel"]["resumed_folder"] = str(folder)
     out["cancel"]["sha"] = {p.name: sha(p) for p in sorted(Path(folder).iterdir())}
     out["cancel"]["incomplete_after"] = incomplete_sizes("course/slow")
 
     # 3. a connection dropped mid-file: the hub client asks for the rest itself
-    events, folder = events_of(download_steps("course/flaky"))
+    events, folder = events_of(download_job("course/flaky"))
     out["flaky"] = {"sha": {p.name: sha(p) for p in sorted(Path(folder).iterdir())},
                     "plan_bytes": next(e for e in events if isinstance(e, DownloadPlan)).total_bytes,
                     "last_done": [e for e in events if isinstance(e, Progress)][-1].done}
 
     # 4. one line for each way it can fail
     out["errors"] = {
-        "missing": error_line(lambda: events_of(download_steps("course/nope"))),
-        "gated": error_line(lambda: events_of(download_steps("course/gated"))),
-        "revision": error_line(lambda: events_of(download_steps("course/tiny", revision="v9.9"))),
-        "pickle": error_line(lambda: events_of(download_steps("course/pickled"))),
+        "missing": error_line(lambda: events_of(download_job("course/nope"))),
+        "gated": error_line(lambda: events_of(download_job("course/gated"))),
+        "revision": error_line(lambda: events_of(download_job("course/tiny", revision="v9.9"))),
+        "pickle": error_line(lambda: events_of(download_job("course/pickled"))),
     }
 
     # 5. the CLI: download --json names the snapshot that load_model then opens offline

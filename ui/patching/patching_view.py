@@ -1,7 +1,7 @@
 """The Patching tab: activation patching (causal tracing) as a layers × tokens heatmap.
 
 The form writes a ``workbench.patching.state.PatchingState``; Run starts ``workbench.patching.jobs.patching_sweep``
-(the engine's ``patching_steps``) through the view's jobs (progress, Cancel), and each layer's
+(the engine's ``patching_job``) through the view's jobs (progress, Cancel), and each layer's
 ``Partial`` fills the heatmap's next row as it comes. The heatmap (``ui.widgets.heatmap.HeatmapView``, signed:
 the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
 """

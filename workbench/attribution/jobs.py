@@ -1,7 +1,7 @@
 """The Explain jobs every view runs: which target, then its attribution and the raw attention of a layer.
 
-``explain_job(model, target_of, method, layer)`` is the one builder: ``target_of(model)`` finds the target
-on the worker thread, ``engine.attribution.explain.explain_steps`` attributes it. The views' targets:
+``make_explain_job(model, target_of, method, layer)`` is the one builder: ``target_of(model)`` finds the target
+on the worker thread, ``engine.attribution.explain.explain_job`` attributes it. The views' targets:
 ``prediction_job`` (Predictions: ids, a mask position or an encoder-decoder's text), ``prompt_label_job``
 (Prompting: a label's score), ``run_label_job`` (Fine-tune: a run's predicted label, its model from
 ``run_models``) and ``prediction_in_a_and_b_job`` (Predictions with a model B: A's, then B's for A's word).
@@ -19,14 +19,14 @@ Job = Callable[[Any], Any]
 def explain_steps_for(model: Any, target_of: Callable[[Any], Any], method: str, layer: int, cancel: Any
                       ) -> Generator[Any, None, Any]:
     """The ``Explanation`` of ``target_of(model)`` by ``method`` with the attention row of ``layer``."""
-    from engine.attribution.explain import explain_steps  # imports torch: on the worker thread
+    from engine.attribution.explain import explain_job  # imports torch: on the worker thread
 
     cancel.check()
     target = target_of(model)
-    return (yield from explain_steps(model, target, method, layer=layer, cancel=cancel))
+    return (yield from explain_job(model, target, method, layer=layer, cancel=cancel))
 
 
-def explain_job(model: Any, target_of: Callable[[Any], Any], method: str, layer: int) -> Job:
+def make_explain_job(model: Any, target_of: Callable[[Any], Any], method: str, layer: int) -> Job:
     """``fn(cancel)``: the ``Explanation`` of ``target_of(model)``'s target."""
     return lambda cancel: explain_steps_for(model, target_of, method, layer, cancel)
 
@@ -44,7 +44,7 @@ def prediction_target_of(request: dict) -> Callable[[Any], Any]:
 
 def prediction_job(loaded: Any, request: dict, method: str, layer: int) -> Job:
     """Predictions: the explanation of the prediction ``request`` names."""
-    return explain_job(loaded, prediction_target_of(request), method, layer)
+    return make_explain_job(loaded, prediction_target_of(request), method, layer)
 
 
 def prediction_in_a_and_b_job(loaded: Any, request: dict, b: Any, b_request: dict, method: str, layer: int
@@ -53,12 +53,12 @@ def prediction_in_a_and_b_job(loaded: Any, request: dict, b: Any, b_request: dic
     target word (at the same mask, after the same text, or B's first output token)."""
 
     def job(cancel: Any):
-        from engine.attribution.counterpart import counterpart_steps, target_word
+        from engine.attribution.counterpart import counterpart_job, target_word
 
         a = yield from explain_steps_for(loaded, prediction_target_of(request), method, layer, cancel)
         cancel.check()
         word = target_word(loaded, a.attribution.target_id)
-        b_side = yield from counterpart_steps(b, b_request["text"], b_request["kind"], word, method, layer,
+        b_side = yield from counterpart_job(b, b_request["text"], b_request["kind"], word, method, layer,
                                               b_request.get("mask_index", 0), cancel=cancel)
         return a, b_side
 
@@ -74,7 +74,7 @@ def prompt_label_job(loaded: Any, scored: Any, label: str | None, method: str, l
 
         return prompt_label_target(model, scored, label)
 
-    return explain_job(loaded, target_of, method, layer)
+    return make_explain_job(loaded, target_of, method, layer)
 
 
 def run_label_job(out_dir: str, request: dict[str, Any], method: str, layer: int,

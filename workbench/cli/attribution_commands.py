@@ -40,14 +40,14 @@ def cmd_attribute(args: argparse.Namespace) -> int:
     loaded = load_for(args)
     attention = None
     if args.attention_layer is None:
-        from engine.attribution.attribute import attribute_steps
+        from engine.attribution.attribute import attribute_job
 
-        result = drive_job(attribute_steps(loaded, args.text, args.method, args.target, args.steps,
+        result = drive_job(attribute_job(loaded, args.text, args.method, args.target, args.steps,
                                            output_position=args.output_position), quiet=True)
     else:
-        from workbench.attribution.attention import attribute_with_attention_steps
+        from workbench.attribution.attention import attribute_with_attention_job
 
-        result, attention = drive_job(attribute_with_attention_steps(
+        result, attention = drive_job(attribute_with_attention_job(
             loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer),
             quiet=True)
     if args.json:

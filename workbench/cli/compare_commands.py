@@ -29,10 +29,10 @@ def register(sub: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from engine.compare.cka import layer_cka_steps
+    from engine.compare.cka import layer_cka_job
 
     loaded = [load_for(argparse.Namespace(**{**vars(args), "model": spec})) for spec in (args.model_a, args.model_b)]
-    result = drive_job(layer_cka_steps(loaded[0], loaded[1], args.text), quiet=args.json)
+    result = drive_job(layer_cka_job(loaded[0], loaded[1], args.text), quiet=args.json)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    from engine.models.download import DownloadPlan, download_steps
+    from engine.models.download import DownloadPlan, download_job
     from engine.progress import Progress
     from workbench.cli.common import StderrProgress, wants_progress
 
@@ -59,7 +59,7 @@ def cmd_download(args: argparse.Namespace) -> int:
         raise WorkbenchError("offline mode is on (settings, --offline or HF_HUB_OFFLINE): turn it off to download")
     shown = StderrProgress() if wants_progress(args) else None
     plan: DownloadPlan | None = None
-    steps = download_steps(args.repo_id, revision=args.revision, allow_pickle=settings.allow_pickle_weights)
+    steps = download_job(args.repo_id, revision=args.revision, allow_pickle=settings.allow_pickle_weights)
     try:
         while True:
             try:

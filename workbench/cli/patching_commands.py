@@ -35,10 +35,10 @@ def register(sub: Any) -> None:
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
-    from engine.patching.tracing import patching_steps
+    from engine.patching.tracing import patching_job
 
     loaded = load_for(args)
-    result = drive_job(patching_steps(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
+    result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
                                       subject=args.subject, noise_scale=args.noise_scale,
                                       samples=args.noise_samples, seed=args.seed), quiet=True)
     if args.json:

@@ -124,7 +124,7 @@ def _sampling(args: argparse.Namespace) -> Any:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from engine.prompting.generation import Generation, check_generation, generate_steps
+    from engine.prompting.generation import Generation, check_generation, generate_job
 
     sampling = _sampling(args)
     if args.max_new_tokens < 1:
@@ -133,7 +133,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
     loaded = load_for(args)
     check_generation(loaded, args.max_new_tokens, sampling)
-    result = drive_job(generate_steps(loaded, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling,
+    result = drive_job(generate_job(loaded, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling,
                                       stop=args.stop), quiet=True)
     assert isinstance(result, Generation)
     if args.json:

@@ -25,9 +25,9 @@ def load_model_b(spec: str, settings: Any, cancel: Any) -> Any:
 
 def layer_cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:
     """The layer × layer linear CKA of A and B on ``texts`` (``engine.compare.cka.LayerCka``)."""
-    from engine.compare.cka import layer_cka_steps  # imports torch: on the worker thread
+    from engine.compare.cka import layer_cka_job  # imports torch: on the worker thread
 
-    return layer_cka_steps(a, b, texts, cancel)
+    return layer_cka_job(a, b, texts, cancel)
 
 
 def tokenize_b(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:

@@ -101,9 +101,9 @@ def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: An
 def model_b_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str, table_a: Any,
                      spec_text: str, cancel: CancelToken) -> Generator:
     """Model B's vectors for A's corpus, lined up with A's occurrences (``engine.embeddings.counterpart``)."""
-    from engine.embeddings.counterpart import compared_vectors_steps
+    from engine.embeddings.counterpart import compared_vectors_job
 
-    return (yield from compared_vectors_steps(loaded_b, corpus, words, pooling, table_a, spec_text,
+    return (yield from compared_vectors_job(loaded_b, corpus, words, pooling, table_a, spec_text,
                                               cache=activation_cache(), cancel=cancel))
 
 

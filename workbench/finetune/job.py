@@ -1,7 +1,7 @@
 """Fine-tuning as a recorded run: ``FineTuneRun``, a ``LongRun`` (``workbench.runs.recorder``).
 
-The recorder records it the same way from every front end: the long-run lane's job ``finetune_job`` (target
-``"workbench.finetune.job:finetune_job"``, in the lane's spawned child), ``submit_finetune(lane, spec)`` (queue
+The recorder records it the same way from every front end: the long-run lane's job ``finetune_lane_job`` (target
+``"workbench.finetune.job:finetune_lane_job"``, in the lane's spawned child), ``submit_finetune(lane, spec)`` (queue
 it; returns the run id) and ``run_recorded(spec)`` (the CLI's way: in this process, a heartbeat, Ctrl-C as
 cancel; under torchrun only rank 0 records). The job's events become run-store metrics through
 ``FineTuneReporter``: ``trainable_parameters, total_parameters, trainable_percent`` at step 0 before training;
@@ -28,7 +28,7 @@ def _finetune_command(params: dict[str, Any]) -> str:
     return FineTuneSpec.from_dict(params).cli_command()
 
 
-FINETUNE = RunKind(kind=KIND, target="workbench.finetune.job:finetune_job", title="Fine-tuning",
+FINETUNE = RunKind(kind=KIND, target="workbench.finetune.job:finetune_lane_job", title="Fine-tuning",
                    command=_finetune_command, resumable=True)
 
 
@@ -101,7 +101,7 @@ class FineTuneRun(LongRun):
                                   plugin=(spec.method, method_source(spec.method)), cli_command=spec.cli_command())
 
 
-finetune_job = FineTuneRun.lane_job
+finetune_lane_job = FineTuneRun.lane_job
 
 
 def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:

@@ -203,7 +203,7 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
                   run_id: int | None) -> dict[str, Any]:
     import torch
 
-    from engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_steps
+    from engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_job
     from engine.finetune.task_model import build_task_model, load_task_tokenizer
     from workbench.finetune.outputs import save_outputs
 
@@ -228,7 +228,7 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
             check_space_for(spec, event, model, tokenizer, len(checked.data.train))
         report(event)
 
-    result = drive(finetune_steps(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
+    result = drive(finetune_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
                                   checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from), checked_report)
     if not main:  # under torchrun: rank 0 writes the outputs
         return {"rank": _rank(), "steps": result.steps}

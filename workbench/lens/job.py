@@ -5,7 +5,7 @@
   saves a checkpoint first);
 - ``window_job(spec, loaded, store_path)``: the Lens view's job for ``ctx.jobs.run``, on the model already
   loaded (Cancel lets the loop finish its step and save a checkpoint; the run is recorded as cancelled);
-- ``tuned_lens_job(ctx, **spec)``: the long-run lane's target (the runs browser's "run again"): loads the
+- ``tuned_lens_lane_job(ctx, **spec)``: the long-run lane's target (the runs browser's "run again"): loads the
   model the spec names in the lane's child.
 
 The loop's metrics go through the recorder's ``StoreReporter`` (loss per logged step, validation loss = the
@@ -21,7 +21,7 @@ from typing import Any, Callable, Generator
 from engine.progress import CancelToken, drive
 from workbench.runs.kinds import RunKind
 from workbench.runs.recorder import LongRun
-from workbench.lens.run import KIND, resolved, run_steps
+from workbench.lens.run import KIND, resolved, tuned_lens_job
 from workbench.lens.spec import TunedLensSpec
 
 
@@ -29,7 +29,7 @@ def _tuned_lens_command(params: dict[str, Any]) -> str:
     return TunedLensSpec.from_dict(params).cli_command()
 
 
-TUNED_LENS = RunKind(kind=KIND, target="workbench.lens.job:tuned_lens_job", title="Tuned lens",
+TUNED_LENS = RunKind(kind=KIND, target="workbench.lens.job:tuned_lens_lane_job", title="Tuned lens",
                      command=_tuned_lens_command)
 
 
@@ -48,11 +48,11 @@ class TunedLensRun(LongRun):
     def preflight(self) -> None:
         self.spec = resolved(self.spec, self.load())
 
-    def steps(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
-        return (yield from run_steps(self.spec, self.load(), cancel=ctx, report=report))
+    def job(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
+        return (yield from tuned_lens_job(self.spec, self.load(), cancel=ctx, report=report))
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        return drive(self.steps(ctx, report), self.on_event)
+        return drive(self.job(ctx, report), self.on_event)
 
     def final_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         mean = summary["mean_kl"]
@@ -87,7 +87,7 @@ def window_job(spec: TunedLensSpec, loaded: Any, store_path: Any
     return TunedLensRun(spec, loaded).window_job(store_path)
 
 
-tuned_lens_job = TunedLensRun.lane_job
+tuned_lens_lane_job = TunedLensRun.lane_job
 
 
 def submit_tuned_lens(lane: Any, spec: TunedLensSpec) -> int:
@@ -95,4 +95,5 @@ def submit_tuned_lens(lane: Any, spec: TunedLensSpec) -> int:
     return TunedLensRun(spec).submit(lane, TUNED_LENS.target)
 
 
-__all__ = ["KIND", "TUNED_LENS", "TunedLensRun", "run_recorded", "submit_tuned_lens", "tuned_lens_job", "window_job"]
+__all__ = ["KIND", "TUNED_LENS", "TunedLensRun", "run_recorded", "submit_tuned_lens", "tuned_lens_lane_job",
+           "window_job"]

@@ -1,6 +1,6 @@
 """One tuned-lens run on a loaded model: read the corpus, train through the one loop, save the translators.
 
-``run_steps(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
+``tuned_lens_job(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
 (``run_recorded``, in this process, Ctrl-C cancels), the Lens view (``window_job``, on the window's
 interactive lane, its Cancel) and the long-run lane (``workbench.lens.job``). It yields ``Progress``;
 the loop's metric and checkpoint events go to ``report`` (a ``StoreReporter``: loss per logged step,
@@ -57,7 +57,7 @@ def _split(windows: Any, config: Any) -> tuple[Any, Any]:
     return windows[np.sort(order[held:])], windows[np.sort(order[:held])]
 
 
-def run_steps(spec: TunedLensSpec, loaded: Any, *, cancel: CancelToken = NEVER_CANCELLED,
+def tuned_lens_job(spec: TunedLensSpec, loaded: Any, *, cancel: CancelToken = NEVER_CANCELLED,
               report: Callable[[Any], None] = lambda event: None) -> Generator[Any, None, dict[str, Any]]:
     """Train and save the tuned lens ``spec`` describes on ``loaded``; returns the summary."""
     from engine.pretrain.corpus import corpus_lines

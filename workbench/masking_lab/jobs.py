@@ -93,12 +93,12 @@ def _mlm_predictions(loaded: Any, preview: Any, tokenizer: Any) -> dict[str, Any
 def _greedy(loaded: Any, preview: Any, tokenizer: Any, cancel: CancelToken) -> dict[str, Any]:
     import torch
 
-    from engine.decoding import decode_steps
+    from engine.decoding import decode_job
     from engine.models.families import Family
 
     ids, probs = [], []
     with torch.inference_mode():
-        for step in decode_steps(loaded.model, Family.ENCODER_DECODER, list(preview.input_ids), tokenizer=tokenizer,
+        for step in decode_job(loaded.model, Family.ENCODER_DECODER, list(preview.input_ids), tokenizer=tokenizer,
                                  max_new_tokens=len(preview.labels) + 4, cancel=cancel):
             ids.append(step.token_id)
             probs.append(step.prob)

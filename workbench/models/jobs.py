@@ -13,7 +13,7 @@ from typing import Any, Generator
 
 from engine.models.device import set_cpu_threads
 from engine.models.loading import LoadedModel, load_model
-from engine.models.sources import resolve_steps
+from engine.models.sources import resolve_job
 from engine.progress import CancelToken, Progress, relay
 from engine.tokens import TokenizedText, tokenize
 from workbench.settings import Settings
@@ -30,11 +30,11 @@ def _download_progress(item: Any) -> Progress:
 
 def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
     """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress
-    (``engine.models.sources.resolve_steps`` decides)."""
+    (``engine.models.sources.resolve_job`` decides)."""
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
     cancel.check()
-    source = yield from relay(resolve_steps(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
+    source = yield from relay(resolve_job(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
                               _download_progress)
     if source.kind == "hub":
         yield Progress(1, 2, f"loading {spec}")

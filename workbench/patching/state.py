@@ -2,7 +2,7 @@
 
 ``PatchingState`` holds the clean and corrupted texts (or, ``corrupt_by`` "noise", the subject whose word
 embeddings get ROME's noise instead of a second text), the answer and wrong tokens and the site; ``request()``
-is what the engine's ``engine.patching.tracing.patching_steps`` takes. While a sweep runs, ``add_partial``
+is what the engine's ``engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
 ``result_changed`` (partial or whole), ``running_changed``.
@@ -58,7 +58,7 @@ class PatchingState:
         return None
 
     def request(self) -> dict[str, Any]:
-        """The keyword arguments of ``patching_steps`` (besides the model and the cancel token)."""
+        """The keyword arguments of ``patching_job`` (besides the model and the cancel token)."""
         noise = self.corrupt_by == "noise"
         return {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.answer,
                 "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}

@@ -1,4 +1,4 @@
-"""The long-run lane's pre-training job: ``"workbench.pretrain.job:pretrain_job"``.
+"""The long-run lane's pre-training job: ``"workbench.pretrain.job:pretrain_lane_job"``.
 
 It runs in the lane's spawned child (so an out-of-memory error or a crash never takes the window down), with
 the run's ``RunContext``; ``PretrainRun`` (``workbench.pretrain.recording``, a ``LongRun``) records it: metrics
@@ -14,7 +14,7 @@ from typing import Any
 from workbench.pretrain.recording import KIND, PRETRAIN, PretrainRun
 from workbench.pretrain.spec import PretrainSpec
 
-pretrain_job = PretrainRun.lane_job
+pretrain_lane_job = PretrainRun.lane_job
 
 
 def submit_pretrain(lane: Any, spec: PretrainSpec) -> int:
@@ -22,4 +22,4 @@ def submit_pretrain(lane: Any, spec: PretrainSpec) -> int:
     return PretrainRun(spec).submit(lane, PRETRAIN.target)
 
 
-__all__ = ["KIND", "pretrain_job", "submit_pretrain"]
+__all__ = ["KIND", "pretrain_lane_job", "submit_pretrain"]

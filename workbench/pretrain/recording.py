@@ -24,7 +24,7 @@ def _pretrain_command(params: dict[str, Any]) -> str:
     return PretrainSpec.from_dict(params).cli_command()
 
 
-PRETRAIN = RunKind(kind=KIND, target="workbench.pretrain.job:pretrain_job", title="Pre-training",
+PRETRAIN = RunKind(kind=KIND, target="workbench.pretrain.job:pretrain_lane_job", title="Pre-training",
                    command=_pretrain_command, resumable=True)
 
 

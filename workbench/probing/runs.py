@@ -1,8 +1,8 @@
 """Probing and STS as runs: reading their files, computing them, and what they record.
 
 ``ProbeRun`` / ``StsRun`` are the ``ComputedRun`` of a ``ProbeSpec`` / ``StsSpec``: the CLI, the Probing
-view and the long-run job all run them through ``workbench.runs.execute`` (read -> steps -> record: one
-metrics row per layer, step = layer). ``probe_job`` / ``sts_job`` are the long-run lane's targets, so the
+view and the long-run job all run them through ``workbench.runs.execute`` (read -> compute -> record: one
+metrics row per layer, step = layer). ``probe_lane_job`` / ``sts_lane_job`` are the long-run lane's targets, so the
 runs browser can run one again. Token tasks' vectors are extracted once per model and corpus (into the
 activation cache the Embeddings tab shares).
 """
@@ -18,9 +18,9 @@ from workbench.probing.spec import ProbeSpec, StsSpec
 from workbench.runs.execute import ComputedRun, execute_in_lane
 from workbench.runs.kinds import RunKind, spec_command
 
-PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_job", title="Layer-wise probing",
+PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_lane_job", title="Layer-wise probing",
                 command=spec_command(ProbeSpec))
-STS = RunKind(kind="sts", target="workbench.probing.runs:sts_job", title="Sentence similarity per layer",
+STS = RunKind(kind="sts", target="workbench.probing.runs:sts_lane_job", title="Sentence similarity per layer",
               command=spec_command(StsSpec))
 
 
@@ -52,7 +52,7 @@ class ProbeRun(ComputedRun):
     def read(self) -> Any:
         return read_probe_task(self.spec)
 
-    def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
+    def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.probing.sweep import probe_sentence_task, probe_token_task
 
         spec = self.spec
@@ -86,7 +86,7 @@ class StsRun(ComputedRun):
 
         return read_sts(resolve(self.spec.data, STS_DEMO), self.spec.column_names())
 
-    def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
+    def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.probing.sweep import sts_by_layer
 
         result = yield from sts_by_layer(loaded, inputs, pooling=self.spec.pooling, cancel=cancel)
@@ -99,11 +99,11 @@ class StsRun(ComputedRun):
         return {"name": f"{self.kind} {self.spec.data}", "model": self.spec.model, "method": self.spec.pooling}
 
 
-def probe_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's probing job (``workbench.probing.runs:probe_job``): metrics per layer."""
+def probe_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
+    """The long-run lane's probing job (``workbench.probing.runs:probe_lane_job``): metrics per layer."""
     return execute_in_lane(ctx, ProbeRun(ProbeSpec.from_dict(params).checked())).to_json()
 
 
-def sts_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's STS job (``workbench.probing.runs:sts_job``): Spearman per layer."""
+def sts_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
+    """The long-run lane's STS job (``workbench.probing.runs:sts_lane_job``): Spearman per layer."""
     return execute_in_lane(ctx, StsRun(StsSpec.from_dict(params).checked())).to_json()

@@ -17,7 +17,7 @@ from workbench.runs.execute import ComputedRun, execute_in_lane
 from workbench.runs.kinds import RunKind, spec_command
 
 KIND = "scalar-mix"
-SCALAR_MIX = RunKind(kind=KIND, target="workbench.probing.scalar_mix_run:scalar_mix_job",
+SCALAR_MIX = RunKind(kind=KIND, target="workbench.probing.scalar_mix_run:scalar_mix_lane_job",
                      title="Scalar mix of the layers", command=spec_command(ScalarMixSpec))
 
 
@@ -29,7 +29,7 @@ class ScalarMixRun(ComputedRun):
     def read(self) -> Any:
         return read_probe_task(self.spec)
 
-    def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
+    def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.scalar_mix.tasks import mix_sentence_task, mix_token_task
         from engine.scalar_mix.training import ScalarMixConfig
 
@@ -50,6 +50,6 @@ class ScalarMixRun(ComputedRun):
         return {"name": f"scalar mix {self.spec.task}", "model": self.spec.model, "method": self.spec.kind}
 
 
-def scalar_mix_job(ctx: Any, **params: Any) -> dict[str, Any]:
+def scalar_mix_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
     """The long-run lane's scalar-mix job (the runs browser's "run again"): the mix's weights per layer."""
     return execute_in_lane(ctx, ScalarMixRun(ScalarMixSpec.from_dict(params).checked())).to_json()

@@ -74,13 +74,13 @@ def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
 def generation_job(loaded: Any, prompt: str, settings: GenerationSettings) -> Callable[[Any], Any]:
     """``fn(cancel)``: yields ``Partial(GeneratedToken)`` per new token; returns the ``Generation``."""
     from engine.decoding import SamplingConfig
-    from engine.prompting.generation import generate_steps
+    from engine.prompting.generation import generate_job
 
     sampling = None if settings.greedy else SamplingConfig(temperature=settings.temperature, top_k=settings.top_k,
                                                              top_p=settings.top_p, seed=settings.seed)
 
     def job(cancel: Any):
-        return (yield from generate_steps(loaded, prompt, max_new_tokens=settings.max_new_tokens, sampling=sampling,
+        return (yield from generate_job(loaded, prompt, max_new_tokens=settings.max_new_tokens, sampling=sampling,
                                           stop=settings.stop, cancel=cancel))
 
     return job

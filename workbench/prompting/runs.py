@@ -18,7 +18,7 @@ from workbench.prompting.spec import PromptEvalSpec
 from workbench.runs.execute import ComputedRun, execute_in_lane, load_model
 from workbench.runs.kinds import RunKind, spec_command
 
-PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_job",
+PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_lane_job",
                       title="Prompt evaluation", command=spec_command(PromptEvalSpec))
 
 EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar demonstrations
@@ -105,7 +105,7 @@ class PromptEvalRun(ComputedRun):
     def read(self) -> Any:
         return read_prompt_data(self.spec.data, self.spec.verbalizers)
 
-    def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
+    def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.prompting.evaluate import evaluate_prompts
 
         spec = self.spec
@@ -137,6 +137,6 @@ class PromptEvalRun(ComputedRun):
         store.add_artifact(run_id, "result", "json", out)
 
 
-def prompt_eval_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's target (``workbench.prompting.runs:prompt_eval_job``): metrics per prompt."""
+def prompt_eval_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
+    """The long-run lane's target (``workbench.prompting.runs:prompt_eval_lane_job``): metrics per prompt."""
     return execute_in_lane(ctx, PromptEvalRun(PromptEvalSpec.from_dict(params).checked())).to_dict()

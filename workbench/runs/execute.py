@@ -1,4 +1,4 @@
-"""The one execute path of a run computed from a loaded model: read -> steps -> record.
+"""The one execute path of a run computed from a loaded model: read -> compute -> record.
 
 Probing, STS, the scalar mix and prompt evaluation are each a ``ComputedRun`` (a spec plus how to read its
 files, compute it and name its metrics). The window, the CLI and the long-run lane all run one the same way:
@@ -24,7 +24,7 @@ from engine.progress import NEVER_CANCELLED, CancelToken, drive
 
 
 class ComputedRun:
-    """A run computed from a loaded model; a subclass per kind says how (``read``, ``steps``, ``metrics``)."""
+    """A run computed from a loaded model; a subclass per kind says how (``read``, ``compute``, ``metrics``)."""
 
     kind: ClassVar[str]
 
@@ -35,7 +35,7 @@ class ComputedRun:
         """The spec's input files, read and checked (before a model loads, so a bad file fails at once)."""
         raise NotImplementedError
 
-    def steps(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
+    def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         """The computation on ``loaded``: a job generator returning the result."""
         raise NotImplementedError
 
@@ -86,7 +86,7 @@ def execute(run: ComputedRun, loaded: Any, store_path: str | Path, *, inputs: An
 
     if inputs is None:
         inputs = run.read()
-    result = yield from run.steps(loaded, inputs, cancel)
+    result = yield from run.compute(loaded, inputs, cancel)
     with RunStore(store_path) as store:
         return result, record(store, run, result, loaded)
 
@@ -116,7 +116,7 @@ def execute_in_lane(ctx: Any, run: ComputedRun) -> Any:
     """The long-run lane's job for ``run``: load its model, compute with the lane's cancel, log the metrics to
     the lane's run; returns the result."""
     inputs = run.read()
-    result = drive(run.steps(load_model(run.spec.model), inputs, ctx))
+    result = drive(run.compute(load_model(run.spec.model), inputs, ctx))
     for step, values in run.metrics(result).items():
         ctx.log_dict(step, _defined(values))
     return result

@@ -1,8 +1,8 @@
 """The one recorder of long runs (pre-training, fine-tuning, the tuned lens), whichever front end starts them.
 
 A kind subclasses ``LongRun`` beside its spec and fills in what is its own: the columns the runs browser
-shows, the checks before a run is recorded (``preflight``), the body (``steps``: the training loop as a job
-generator, its events going to ``report``), and what a finished run leaves (``final_metrics``,
+shows, the checks before a run is recorded (``preflight``), the body (``body``, or ``job``: the training loop
+as a job generator, its events going to ``report``), and what a finished run leaves (``final_metrics``,
 ``artifacts``, ``provenance``). The base gives the rest once, the same for every kind:
 
 - ``in_process(echo=..., store_path=...)``: the CLI's way (and torchrun's: the ranks other than 0 train
@@ -166,10 +166,10 @@ class LongRun:
 
     def body(self, ctx: RunContext, report: StoreReporter) -> dict[str, Any]:
         """The run's work (the loop's cancel token is ``ctx``, its events go to ``report``); returns the summary.
-        A kind fills in this or ``steps``."""
-        return drive(self.steps(ctx, report))
+        A kind fills in this or ``job``."""
+        return drive(self.job(ctx, report))
 
-    def steps(self, ctx: RunContext, report: StoreReporter) -> Generator[Any, None, dict[str, Any]]:
+    def job(self, ctx: RunContext, report: StoreReporter) -> Generator[Any, None, dict[str, Any]]:
         """The body as a job generator (what the window drives, with progress); default: ``body`` in one go."""
         return self.body(ctx, report)
         yield  # a generator
@@ -282,10 +282,10 @@ class LongRun:
             try:
                 run_id = self._queued(store)
                 with recorded_run(store, run_id, _TokenEvent(cancel), cancelled_note="cancelled") as ctx:
-                    steps = self.steps(ctx, self.Reporter(ctx))
+                    loop = self.job(ctx, self.Reporter(ctx))
                     while True:  # not ``yield from``: closing this job must not close the loop before it saves
                         try:
-                            event = next(steps)
+                            event = next(loop)
                         except StopIteration as stop:
                             summary = stop.value
                             break
@@ -293,10 +293,10 @@ class LongRun:
                             yield event
                         except GeneratorExit:  # the lane stopped driving: Cancel (or the window closing)
                             if not cancel.cancelled:
-                                steps.close()
+                                loop.close()
                                 raise
                             closing = True
-                            for _ in steps:  # the loop sees the cancel at its next step: checkpoint, Cancelled
+                            for _ in loop:  # the loop sees the cancel at its next step: checkpoint, Cancelled
                                 pass
                             raise Cancelled() from None
                     self.record_outputs(ctx, summary)
