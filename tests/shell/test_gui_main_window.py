@@ -10,6 +10,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
+from ui.window.geometry import fitted
 from ui.window.main_window import HINT_EMPTY, MainWindow
 from workbench.settings import Settings
 
@@ -228,9 +229,33 @@ def test_window_remembers_its_geometry_and_the_about_panel(qtbot, fresh_home):
     qtbot.addWidget(second)
     second.place_on_screen()
     second.show()
-    assert (second.width(), second.height()) == (1190, 777) and second.x() == first.x()
+    # the place saved, fitted to the screen it opens on (offscreen: 800 x 800), its frame included once shown
+    qtbot.waitUntil(lambda: area.contains(second.frameGeometry()), timeout=3000)
+    assert second.width() <= area.width() and second.height() <= area.height()
     assert not second.about_panel.is_expanded() and not second.actions_.toggle_about.isChecked()
     second.close()
+
+
+@pytest.mark.parametrize("saved, area, expected", [
+    ((0, 0, 1920, 1080), (0, 0, 1280, 720), (0, 0, 1280, 720)),  # the laptop's place on a projector
+    ((200, 100, 1024, 760), (0, 0, 1280, 720), (200, 0, 1024, 720)),  # 1024 x 760 on a 720-high screen
+    ((300, 40, 1280, 720), (0, 0, 1024, 768), (0, 40, 1024, 720)),  # 1280 x 720 on 1024 x 768
+    ((100, 50, 800, 600), (0, 0, 1920, 1080), (100, 50, 800, 600)),  # fits: as saved
+    ((1900, 20, 800, 600), (1920, 0, 1280, 720), (1920, 20, 800, 600)),  # on a second screen's free area
+])
+def test_a_saved_place_is_fitted_to_the_screen_it_opens_on(saved, area, expected):
+    assert fitted(*saved, area) == expected
+
+
+def test_a_window_saved_larger_than_the_screen_opens_within_it(qtbot, fresh_home):
+    window = MainWindow(Settings(window_geometry="0,0,1920,1080"), persist=False)
+    qtbot.addWidget(window)
+    window.place_on_screen()
+    window.show()
+    area = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    qtbot.waitUntil(lambda: area.contains(window.frameGeometry()), timeout=3000)  # the frame too, once shown
+    assert window.width() <= area.width() and window.height() <= area.height()
+    window.close()
 
 
 def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):

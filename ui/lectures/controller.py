@@ -100,6 +100,7 @@ class LectureController(QObject):
         """The presets (unavailable ones greyed, with their reason), opening a file, recording, stepping."""
         self.menu = menu
         menu.setToolTipsVisible(True)
+        menu.aboutToShow.connect(self._fill_menu)  # availability read again: course models built meanwhile
         self._fill_menu()
 
     def add_menu_actions(self, actions: list[QAction]) -> None:
