@@ -9,9 +9,10 @@ the predicted position (decoders: the last token; masked LMs: the mask):
     metric = logit(answer) − logit(wrong), or logit(answer) when no wrong token is given,
 
 and ``effect[l][t] = (patched − corrupt) / (clean − corrupt)``: 1 where restoring that one activation gives
-back all of the clean metric, 0 where it gives back none. When the two runs give the same metric (to within
-``SAME_METRIC_TOLERANCE`` of the larger one, float32 rounding: a ratio over a difference of rounding errors
-would be noise) there is nothing to recover: every effect is 0 and the result's ``note`` says why. Each
+back all of the clean metric, 0 where it gives back none. When |clean − corrupt| is under ``WEAK_CONTRAST`` (0.5
+logits) every cell is a ratio of small numbers: the result's ``note`` says so and ``weak_contrast`` is set.
+When the two runs give the same metric (to within ``SAME_METRIC_TOLERANCE`` of the larger one, float32
+rounding: a ratio over a difference of rounding errors would be noise) there is nothing to recover: every effect is 0 and the result's ``note`` says why. Each
 layer's positions run as one batch (a row per position), so the work is ``layers`` forward passes of
 ``tokens`` rows, with progress and the rows so far (a ``Partial`` holding a ``Patching``) after each.
 
@@ -53,6 +54,13 @@ BLOCK_INPUT = "input"  # restored_metric only: the residual stream entering bloc
 SAME_METRIC_TOLERANCE = 1e-5  # relative to max(1, |clean|, |corrupt|)
 SAME_METRIC_NOTE = ("the clean and corrupted runs give the same metric (to within rounding), so there is nothing "
                     "to recover: every effect is 0")
+WEAK_CONTRAST = 0.5  # logit units: a smaller |clean - corrupt| makes every recovered fraction a ratio of small numbers
+
+
+def weak_contrast_note(clean: float, corrupt: float) -> str:
+    return (f"weak contrast: the clean and corrupted metrics differ by only {abs(clean - corrupt):.3f} (under "
+            f"{WEAK_CONTRAST} logits), so every cell divides by that small difference and fractions far outside "
+            "0..1 are noise, not findings; choose texts whose answers differ more")
 
 
 @dataclass(frozen=True)
@@ -73,14 +81,17 @@ class Patching:
     clean_prediction: str  # the top token at ``position`` in the clean run
     corrupt_prediction: str
     effect: list[list[float]]  # [layers][tokens]; a Partial's holds only the layers done so far
-    note: str | None = None  # why the effect is what it is (the two texts give the same metric)
+    note: str | None = None  # why the effect is what it is (the same metric; a weak contrast)
     noise: Noise | None = None  # the corrupted run is the clean text with noise on the subject (ROME)
+    weak_contrast: bool = False  # |clean - corrupt| < WEAK_CONTRAST (and not the same metric): the note says so
 
     def to_dict(self) -> dict:
         data = {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
                 "corrupt_metric": self.corrupt_metric, "effect": self.effect}
         if self.note is not None:
             data["note"] = self.note
+        if self.weak_contrast:
+            data["weak_contrast"] = True
         if self.noise is not None:
             data["noise"] = self.noise.to_dict()
         return data
@@ -207,11 +218,12 @@ def _patched_metrics(loaded: LoadedModel, runs: _Runs, module: torch.nn.Module, 
     return _metric(logits, runs.answer_id, runs.wrong_id).view(batch, draws).mean(1).cpu()
 
 
-def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float]], note: str | None) -> Patching:
+def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float]], note: str | None,
+            weak: bool = False) -> Patching:
     return Patching(site, list(range(len(runs.modules))), runs.clean_site.tokens, runs.corrupt_site.tokens,
                     runs.clean_site.position, token_name(loaded, runs.answer_id), runs.answer_id,
                     token_name(loaded, runs.wrong_id) if runs.wrong_id is not None else None, runs.wrong_id,
-                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note, runs.noise)
+                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note, runs.noise, weak)
 
 
 def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str, wrong: str | None = None,
@@ -231,6 +243,8 @@ def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: s
     if abs(runs.clean_metric - runs.corrupt_metric) <= SAME_METRIC_TOLERANCE * scale:
         return _result(loaded, runs, site, [[0.0] * tokens for _ in range(layers)], SAME_METRIC_NOTE)
     span = runs.clean_metric - runs.corrupt_metric
+    weak = abs(span) < WEAK_CONTRAST
+    note = weak_contrast_note(runs.clean_metric, runs.corrupt_metric) if weak else None
     draws = runs.corrupt_embeddings.shape[0]
     chunk = max(2, rows_per_pass(loaded, runs.corrupt_site, most=64) // draws)
     effect = torch.zeros(layers, tokens, dtype=torch.float64)
@@ -247,8 +261,8 @@ def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: s
             baseline = unpatched[len(padded)]
             effect[layer, positions] = (patched[:len(positions)] - baseline[:len(positions)]) / span
         yield Progress(layer + 1, layers, f"{WHAT}: layer {layer + 1} of {layers}")
-        yield Partial(_result(loaded, runs, site, (effect[:layer + 1] + 0.0).tolist(), None))
-    return _result(loaded, runs, site, (effect + 0.0).tolist(), None)  # + 0.0: no -0.0
+        yield Partial(_result(loaded, runs, site, (effect[:layer + 1] + 0.0).tolist(), note, weak))
+    return _result(loaded, runs, site, (effect + 0.0).tolist(), note, weak)  # + 0.0: no -0.0
 
 
 def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,

@@ -121,7 +121,10 @@ def test_patch_json_contract_and_one_line_errors(capsys, tiny_models):
     out, err = capsys.readouterr()
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == KEYS and data["site"] == "mlp" and data["layers"] == [0, 1]
+    # the tiny random GPT-2's two texts differ by a few thousandths of a logit: a weak contrast, in the note and JSON
+    assert set(data) == KEYS | {"note", "weak_contrast"} and data["site"] == "mlp" and data["layers"] == [0, 1]
+    gap = abs(data["clean_metric"] - data["corrupt_metric"])
+    assert data["weak_contrast"] is True and f"differ by only {gap:.3f}" in data["note"]
     assert data["tokens"] == ["The", "Ġname", "Ġof", "Ġthe"] and len(data["effect"]) == 2
     for argv, needles in (
         (["--corrupt", "The cat sat on the"], ["the clean text has 4", "the corrupted text has 7"]),
@@ -168,3 +171,18 @@ def test_restoring_every_position_of_the_first_blocks_input_gives_the_clean_metr
     partial, _ = restored_metric(loaded, clean, corrupt, answer, wrong, "input", 0,
                                  [i for i in range(len(ids)) if i not in changed])
     assert partial == pytest.approx(runs.corrupt_metric, abs=1e-5)
+
+
+def test_a_contrast_under_half_a_logit_is_called_weak_and_one_above_is_not(gpt2, monkeypatch):
+    from engine.patching import tracing
+
+    weak = patch(gpt2, CLEAN, CORRUPT, "Ġlist", "Ġclass", "resid")
+    gap = abs(weak.clean_metric - weak.corrupt_metric)
+    assert gap < tracing.WEAK_CONTRAST and weak.weak_contrast and weak.to_dict()["weak_contrast"] is True
+    assert f"{gap:.3f}" in weak.note
+    monkeypatch.setattr(tracing, "WEAK_CONTRAST", gap / 2)  # the same texts against a line below their gap
+    strong = patch(gpt2, CLEAN, CORRUPT, "Ġlist", "Ġclass", "resid")
+    assert not strong.weak_contrast and strong.note is None and "weak_contrast" not in strong.to_dict()
+    assert strong.effect == weak.effect  # the warning changes no number
+    same = patch(gpt2, CLEAN, CLEAN, "Ġlist", "Ġclass", "resid")  # nothing to recover: that note, not this one
+    assert not same.weak_contrast and "nothing to recover" in same.note
