@@ -51,3 +51,14 @@ def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
     for folder in ("a", "a", "b", "a"):
         run_to_completion(run_label_job(folder, {"text": "x"}, "grad-input", -1, models=cache)(NEVER_CANCELLED))
     assert seen == ["a", "a", "b", "a"] and opened == ["a", "b", "a"]  # the last run's model kept, one at a time
+
+
+def test_each_method_s_legend_says_what_its_colours_mean():
+    """Rollout and flow are shares of attention, never negative: their legend has no blue (issue 36)."""
+    from engine.attribution.names import FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
+    from ui.widgets.attribution_panel import colour_legend
+
+    for method in (GRAD_INPUT, INTEGRATED_GRADIENTS):
+        assert "blue lower it" in colour_legend(method)
+    for method in (ROLLOUT, FLOW):
+        assert "blue" not in colour_legend(method) and "never negative" in colour_legend(method)

@@ -166,12 +166,21 @@ def _column(summary: QLabel, strip: TokenStrip) -> QWidget:
     return box
 
 
+def colour_legend(method: str) -> str:
+    """What the strip's colours mean for ``method``: signed scores for the gradient methods; rollout and flow are
+    shares of attention, never negative, so they have no blue."""
+    if method in (ROLLOUT, FLOW):
+        return ("the deeper the red, the larger the token's share of the attention reaching that position "
+                "(attention is never negative: no token lowers it)")
+    return "red tokens raise it, blue lower it"
+
+
 def _describe(explanation: Any) -> str:
     """The line above a strip: the method, the target, its logit and position (and IG's completeness gap)."""
     result = explanation.attribution
     where = "output position" if explanation.kind == "seq2seq" else "token"
     text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{html.escape(display_label(result.target))}</b> "
-            f"(logit {result.target_logit:.3f}) at {where} {result.position}: red tokens raise it, blue lower it")
+            f"(logit {result.target_logit:.3f}) at {where} {result.position}: {colour_legend(result.method)}")
     if result.completeness_gap is not None:
         text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "
                  f"{sum(result.scores):.3f}, logit − baseline {result.target_logit - result.baseline_logit:.3f})")
