@@ -55,7 +55,8 @@ class LectureController(QObject):
         self.extra_actions: list[QAction] = []  # the recorder's (Record lecture, Edit lecture, Add step)
         self.next_action = services.next_action  # PageDown/PageUp: the window's Clicker
         self.previous_action = services.previous_action
-        self.end_action = self._action("&End lecture", None, self.runner.stop)
+        # End: a text field with the focus keeps it (it moves the cursor there), elsewhere it ends the lecture
+        self.end_action = self._action("&End lecture", "End", self.runner.stop)
         self.start_page_action = self._action("&Start page…", "Ctrl+Shift+L", self.show_start_page)
         self.end_action.setEnabled(False)
         self.bar.next_requested.connect(self.runner.next)
