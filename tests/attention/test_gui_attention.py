@@ -247,3 +247,14 @@ def test_the_attention_view_says_what_it_cuts(tiny_models):
     assert len(cut.tokens) == 6 and cut.attentions.shape[-1] == 6
     assert capped_note(cut).startswith(f"Showing the first 6 of {cut.tokenized.full_length} tokens")
     assert capped_note(encode(gpt2, "The cat.", attentions=True, max_tokens=6)) is None
+
+
+@pytest.mark.parametrize("kind, label", [("gpt2", "Self-attention (causal)"), ("bert", "Self-attention (bidirectional)"),
+                                         ("bart", "Encoder self-attention")])
+def test_the_self_attention_is_named_as_the_model_s_family_has_it(open_window, qtbot, tiny_models, kind, label):
+    """GPT-2's attention read "Encoder self-attention" (issue 36); a decoder-only model's is causal."""
+    window = open_window(str(tiny_models[kind]), "attention")
+    window.text_input.set_text("The bank raised rates.")
+    view = window.view("attention")
+    qtbot.waitUntil(lambda: view.encoding() is not None, timeout=WAIT)
+    assert view.controls.kind_combo.itemText(0) == label

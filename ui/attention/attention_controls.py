@@ -23,6 +23,9 @@ from ui.theme_tokens import is_presentation
 from ui.widgets.fold import FlowLayout
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
+# the first kind, as a model of each family calls it (a decoder-only model's self-attention is no encoder's)
+SELF_ATTENTION_LABELS = {"encoder": "Self-attention (bidirectional)", "decoder": "Self-attention (causal)",
+                         "encoder-decoder": "Encoder self-attention"}
 TARGET_DEBOUNCE_MS = 400
 _ADD = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
@@ -243,6 +246,10 @@ class AttentionControls(QWidget):
     def target(self) -> str | None:
         text = self.target_edit.text()
         return text if text.strip() and self.target_edit.isEnabled() else None
+
+    def set_family(self, family: str) -> None:
+        """Name the self-attention as the loaded model's family has it (GPT-2's is causal, not an encoder's)."""
+        self.kind_combo.setItemText(0, SELF_ATTENTION_LABELS.get(family, KINDS[0][1]))
 
     def set_seq2seq(self, seq2seq: bool) -> None:
         """Decoder/cross kinds and the target only for encoder-decoders."""

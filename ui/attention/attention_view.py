@@ -141,6 +141,7 @@ class AttentionView(ModelView):
                                             fn=lambda cancel: encode_states(loaded, text, pair, cancel, tokens),
                                             on_done=self.set_states, label="Computing token vectors…"), inputs)
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
+        self.controls.set_family(inputs.loaded.info.family)
         if seq2seq != self._seq2seq:
             self._seq2seq = seq2seq
             self.controls.set_seq2seq(seq2seq)
