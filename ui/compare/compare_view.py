@@ -33,7 +33,7 @@ class CompareView(ModelView):
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.heatmap = HeatmapView()
+        self.heatmap = HeatmapView(empty_hint="The layer × layer CKA of A and B shows here.")
         self.heatmap.set_axes("A layer", "B layer")
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))

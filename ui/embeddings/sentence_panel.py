@@ -55,7 +55,7 @@ class SentencePanel(QWidget):
         self.summary = QLabel("Sentence vectors of the corpus's first lines, or of the selected points' sentences.")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.heatmap = HeatmapView()
+        self.heatmap = HeatmapView(empty_hint="Compute: the similarity matrix shows here.")
         self.plot = pg.PlotWidget()
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)

@@ -38,7 +38,7 @@ def _display(value: Any) -> str:
 class ResultsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.confusion = HeatmapView()
+        self.confusion = HeatmapView(empty_hint="The confusion matrix shows here after training.")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([c.title() for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -96,7 +96,7 @@ class PatchingView(QWidget):
         self.summary = QLabel("")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.heatmap = HeatmapView()
+        self.heatmap = HeatmapView(empty_hint="Press Run: the recovered fraction of every layer and token shows here.")
         self.heatmap.set_axes("layer", "token")
         self.hover_line = QLabel("")
         self.heatmap.hovered.connect(self.hover_line.setText)

@@ -73,7 +73,7 @@ class EvaluatePanel(QWidget):
         self.matrix_combo = QComboBox()
         self.matrix_combo.addItems(["raw", "calibrated"])
         self.matrix_combo.setToolTip("The confusion matrix before or after calibration")
-        self.confusion = HeatmapView()
+        self.confusion = HeatmapView(empty_hint="Evaluate: the confusion matrix shows here.")
         self.summary = QLabel("Choose a labelled file, add prompts to compare (or keep the one above) and press "
                               "Evaluate.")
         self.summary.setObjectName("summary")

@@ -29,8 +29,9 @@ class HeatmapView(HoverTips, QWidget):
     hovered = Signal(str)  # the hover line ("" when the mouse left the map)
     tip_on_move = True  # the tooltip comes at once, as the hover line under the map does
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, empty_hint: str = "Click a cell of the grid."):
         super().__init__(parent)
+        self.empty_hint = empty_hint  # what the empty view says: where its matrix comes from
         self._matrix: np.ndarray | None = None
         self._image: QImage | None = None
         self._q_labels: list[str] = []
@@ -163,7 +164,7 @@ class HeatmapView(HoverTips, QWidget):
         c, m = theme.current().colours, theme.current().metrics
         if self._matrix is None:
             painter.setPen(QColor(c.hint_ink))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Click a cell of the grid.")
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.empty_hint)
             painter.end()
             return
         left, top, size = self._geometry()
