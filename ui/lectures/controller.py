@@ -156,9 +156,19 @@ class LectureController(QObject):
                                                 "warning", SOURCE)
             return False
         self.services.notifier.clear(SOURCE)
+        self._end_comparison()
         self._enable_stepping(True)
         self.runner.start(preset, status, index)
         return True
+
+    def _end_comparison(self) -> None:
+        """A lecture shows one model: starting one ends a comparison with model B, and says so."""
+        b = self.services.models.compared()
+        if b is None:
+            return
+        self.services.models.stop_comparing()
+        self.services.notifier.status(f"The lecture ends the comparison with model B ({b.info.spec}): a lecture's "
+                                      "steps show one model; Compare with… again afterwards.")
 
     def resume(self, preset: Preset, index: int) -> bool:
         """Continue a lecture at step ``index`` without opening it (a workspace restores what the views show)."""
