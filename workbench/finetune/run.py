@@ -61,8 +61,9 @@ def _check_file(path: str | None, flag: str) -> None:
 def base_folder(model: str) -> Path:
     """The folder of the base model ``model`` names ("" = the embedded default)."""
     from engine.models.sources import resolve_model
+    from workbench.pretrain.course_models import resolve_course_spec
 
-    return Path(resolve_model(model or "minilm").folder)
+    return Path(resolve_model(resolve_course_spec(model or "minilm")).folder)
 
 
 def method_and_config(name: str, settings: dict[str, str], task: str) -> tuple[Any, Any]:

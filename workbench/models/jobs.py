@@ -31,9 +31,12 @@ def _download_progress(item: Any) -> Progress:
 def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
     """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress
     (``engine.models.sources.resolve_job`` decides)."""
+    from workbench.pretrain.course_models import resolve_course_spec
+
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
     cancel.check()
+    spec = resolve_course_spec(spec)  # course:<family>, as presets say it: in the model box, Compare and the CLI
     source = yield from relay(resolve_job(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
                               _download_progress)
     if source.kind == "hub":
