@@ -69,3 +69,17 @@ def test_train_switch_and_chart(open_window, qtbot, tiny_models, fresh_home, tmp
         runs = store.list_runs(kind="tuned-lens")
     assert sorted(r["status"] for r in runs) == ["cancelled", "finished"]
     assert list((folder / "tuned_lens" / "checkpoints").glob("step-*"))  # the loop saved one on Cancel
+
+
+def test_a_result_line_goes_when_another_model_loads(open_window, qtbot, tiny_models):
+    """A tuned-lens result line belongs to the model it was trained on (issue 36: "run 3: mean KL 0.216 -> 0.0533"
+    trained on BERT still showed after a lecture loaded GPT-2)."""
+    window = open_window(str(tiny_models["bert"]), "lens")
+    controls = window.view("lens").tuned
+    window.text_input.set_text(TEXT)
+    qtbot.waitUntil(lambda: controls.state.model_folder is not None, timeout=WAIT)
+    controls.status.setText("run 3: mean KL 0.216 (logit) -> 0.0533 (tuned)")
+    window.load_model(str(tiny_models["gpt2"]))
+    qtbot.waitUntil(lambda: window.loaded.info.model_type == "gpt2" and controls.state.model_folder is not None
+                    and "gpt2" in controls.state.model_folder, timeout=WAIT)
+    assert controls.status.text() == ""

@@ -126,7 +126,10 @@ class TunedLensControls(QWidget):
     # -- the model and the switch ------------------------------------------------------------------------------
     def set_model(self, loaded: Any) -> None:
         tunable = loaded is not None and loaded.info.family in ("decoder", "encoder")
-        self.state.model_loaded(loaded.info.folder if tunable else None)
+        folder = loaded.info.folder if tunable else None
+        if folder != self.state.model_folder and not self.state.training:
+            self.status.setText("")  # a result line belongs to the model it was trained on
+        self.state.model_loaded(folder)
         self.train_button.setEnabled(tunable and not self.state.training)
         self._sync()
 
