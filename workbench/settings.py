@@ -116,9 +116,11 @@ class Settings:
     )
 
     def add_recent(self, spec: str) -> None:
-        """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10."""
-        spec = str(spec)
-        self.recent_models = [spec] + [m for m in self.recent_models if m != spec]
+        """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10. A run's (or a course
+        model's) ``<folder>/model`` is listed as ``<folder>``, which opens as the same model, so the two are one
+        entry."""
+        spec = _run_folder_of(str(spec))
+        self.recent_models = [spec] + [m for m in self.recent_models if _run_folder_of(m) != spec]
         del self.recent_models[MAX_RECENT:]
 
     def add_recent_workspace(self, path: str) -> None:
@@ -252,3 +254,12 @@ def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
             pass
         raise
     return path
+
+
+def _run_folder_of(spec: str) -> str:
+    """``<folder>`` for ``<folder>/model`` when ``<folder>`` opens as that model (a run's or a course model's
+    folder holds its model in ``model/``); any other spec as given."""
+    path = Path(spec)
+    if path.name == "model" and (path / "config.json").is_file() and str(path.parent) not in ("", "."):
+        return str(path.parent)
+    return spec
