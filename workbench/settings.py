@@ -117,10 +117,9 @@ class Settings:
 
     def add_recent(self, spec: str) -> None:
         """Put ``spec`` first in ``recent_models``, removing an older copy; keep 10. A run's (or a course
-        model's) ``<folder>/model`` is listed as ``<folder>``, which opens as the same model, so the two are one
-        entry."""
-        spec = _run_folder_of(str(spec))
-        self.recent_models = [spec] + [m for m in self.recent_models if _run_folder_of(m) != spec]
+        model's) folder opens as the model in its ``model/``: the two are one entry, listed as that model folder."""
+        spec = _model_folder_of(str(spec))
+        self.recent_models = [spec] + [m for m in self.recent_models if _model_folder_of(m) != spec]
         del self.recent_models[MAX_RECENT:]
 
     def add_recent_workspace(self, path: str) -> None:
@@ -256,10 +255,8 @@ def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
     return path
 
 
-def _run_folder_of(spec: str) -> str:
-    """``<folder>`` for ``<folder>/model`` when ``<folder>`` opens as that model (a run's or a course model's
-    folder holds its model in ``model/``); any other spec as given."""
-    path = Path(spec)
-    if path.name == "model" and (path / "config.json").is_file() and str(path.parent) not in ("", "."):
-        return str(path.parent)
-    return spec
+def _model_folder_of(spec: str) -> str:
+    """``<folder>/model`` for a ``<folder>`` that opens as that model (a run's or a course model's folder holds its
+    model in ``model/``); any other spec as given."""
+    inner = Path(spec) / "model"
+    return str(inner) if (inner / "config.json").is_file() else spec

@@ -61,7 +61,7 @@ def _check_file(path: str | None, flag: str) -> None:
 def base_folder(model: str) -> Path:
     """The folder of the base model ``model`` names ("" = the embedded default)."""
     from engine.models.sources import resolve_model
-    from workbench.pretrain.course_models import resolve_course_spec
+    from workbench.pretrain.course_folders import resolve_course_spec
 
     return Path(resolve_model(resolve_course_spec(model or "minilm")).folder)
 

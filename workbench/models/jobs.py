@@ -31,7 +31,7 @@ def _download_progress(item: Any) -> Progress:
 def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
     """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress
     (``engine.models.sources.resolve_job`` decides)."""
-    from workbench.pretrain.course_models import resolve_course_spec
+    from workbench.pretrain.course_folders import resolve_course_spec
 
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)

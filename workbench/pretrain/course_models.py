@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.progress import NEVER_CANCELLED
+from workbench.pretrain.course_folders import (  # noqa: F401 (re-exported: where course models live)
+    COURSE_PREFIX, course_root, installed_course_models, resolve_course_spec,
+)
 from workbench.pretrain.spec import PretrainSpec
 
 # family -> (objective, architecture and data settings, training settings). Tuned for the Python-docs corpus.
@@ -46,46 +49,6 @@ COMMON_TRAINING = {"eval_every": 0, "eval_batches": 8, "log_every": 50, "checkpo
                    "keep_checkpoints": 1, "device": "cpu", "schedule": "linear"}
 DISPLAY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "bart": "BART", "t5": "T5", "elmo": "ELMo"}
 MODEL_CARD_FILE = "workbench_model.json"
-
-
-def course_root() -> Path:
-    """``<data dir>/course-models``."""
-    from workbench.paths import data_dir
-
-    return data_dir() / "course-models"
-
-
-COURSE_PREFIX = "course:"
-
-
-def resolve_course_spec(spec: str) -> str:
-    """``course:<family>`` -> the folder of this machine's course model of that family (as lecture presets
-    resolve it), anything else as given; a family not built here is a ``WorkbenchError`` saying how to build it."""
-    if not spec.startswith(COURSE_PREFIX):
-        return spec
-    from engine.errors import WorkbenchError
-
-    family = spec[len(COURSE_PREFIX):].strip()
-    for folder in installed_course_models():
-        if folder.name == family:
-            return str(folder)
-    raise WorkbenchError(f"the course {family} model is not pre-trained on this machine: build it in the Pre-train "
-                         f"tab (Course models) or with `lm-workbench course-models --families {family}`")
-
-
-def installed_course_models() -> list[Path]:
-    """Course model folders on this machine: those a desktop bundle ships (``<bundle>/course-models``) and those
-    trained into ``course_root()``: each ``<family>`` folder holding ``model/config.json``; bundled first."""
-    import sys
-
-    roots = [course_root()]
-    if getattr(sys, "frozen", False) and hasattr(sys, "_MEIPASS"):
-        roots.insert(0, Path(sys._MEIPASS) / "course-models")
-    found: list[Path] = []
-    for root in roots:
-        if root.is_dir():
-            found += sorted(p.parent.parent for p in root.glob("*/model/config.json"))  # opens as its model
-    return found
 
 
 def display_name(family: str) -> str:
