@@ -205,7 +205,9 @@ class PatchingView(QWidget):
             f"<b>{shown(result.clean_prediction)}</b>), corrupted <b>{result.corrupt_metric:.3f}</b> (predicts "
             f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the recovered fraction, site {result.site}; "
             f"{self.state.layers_done()} of {self.state.layers_total} layers done."
-            + (f" {result.note}." if result.note else "") + _noise_line(result.noise))
+            + _noise_line(result.noise)
+            # on a line of its own, in bold: a weak contrast makes every cell below doubtful
+            + (f"<br><b>{html.escape(result.note[0].upper() + result.note[1:])}.</b>" if result.note else ""))
         self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),
                                 [f"layer {layer}" for layer in result.layers], result.tokens,
                                 title=f"recovered fraction of {metric} (rows: layers, columns: clean tokens)",
