@@ -56,8 +56,12 @@ def test_the_attention_tab_encodes_the_window_s_tokens(open_window, qtbot, tiny_
 
 
 @pytest.mark.timeout(120)
-def test_the_logit_lens_tab_reads_the_window_s_tokens(open_window, qtbot, tiny_models, counted):
-    window = open_window(str(tiny_models["gpt2"]), "tokens")
+def test_the_logit_lens_tab_reads_the_window_s_tokens(open_window, qtbot, tiny_models, counted, fresh_home, tmp_path):
+    import shutil
+
+    folder = tmp_path / "gpt2"  # a copy: other tests train tuned lenses next to the shared tiny GPT-2
+    shutil.copytree(tiny_models["gpt2"], folder)
+    window = open_window(str(folder), "tokens")
     window.text_input.editor.setPlainText(TEXT)
     qtbot.waitUntil(lambda: window.tokenized is not None and window.tokenized.text == TEXT, timeout=30000)
     view = window.view("lens")
