@@ -125,3 +125,25 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     assert window.views.usesScrollButtons()
     assert all(axis.label.font().pointSizeF() == pytest.approx(QApplication.font().pointSizeF())
                for axis in _axes(window))
+
+
+def test_f6_while_presenting_never_grows_the_window(open_window, qtbot, restore_style):
+    """At 1280 × 720 with F5, F6 shows the model dock inside the window: the dock's panel scrolls up and down
+    instead of asking for more height than the screen has (it asked for 835 px); F6 again leaves it as it was."""
+    window = open_window(None, "tokens", size=(1280, 720))
+    window.presentation.screen_height = lambda: 720
+    _activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    _settle(qtbot, window)
+    window.resize(1280, 720)
+    _settle(qtbot, window)
+    assert (window.width(), window.height()) == (1280, 720)
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    _settle(qtbot, window)
+    assert window.model_dock.isVisible()
+    assert window.minimumSizeHint().height() <= 720 and window.minimumSizeHint().width() <= 1280
+    assert (window.width(), window.height()) == (1280, 720)
+    assert window.model_panel.load_button.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    _settle(qtbot, window)
+    assert not window.model_dock.isVisible() and (window.width(), window.height()) == (1280, 720)

@@ -37,6 +37,7 @@ from ui.lectures.recorder import LectureRecorder
 from ui.window.model_panel import ModelPanel
 from ui.view_kit.model_label import format_count, spec_label
 from ui.window.presentation import PresentationMode
+from ui.window.dock_scroll import vertically_scrolling
 from ui.window.presentation_fit import PresentationFit, window_frame
 from ui.run_tracking.run_services import RunServices
 from ui.window.status_bar import JobStatusBar
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
 
         self.model_dock = QDockWidget("Model", self)
         self.model_dock.setObjectName("modelDock")
-        self.model_dock.setWidget(self.model_panel)
+        self.model_dock.setWidget(vertically_scrolling(self.model_panel))  # never taller than the screen (F6, F5)
         self.model_dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
@@ -582,3 +583,4 @@ class MainWindow(QMainWindow):
         self.run_services.shutdown()  # cancels a running job, ends the lane's thread
         self.jobs.shutdown()
         super().closeEvent(event)
+
