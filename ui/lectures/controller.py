@@ -156,19 +156,21 @@ class LectureController(QObject):
                                                 "warning", SOURCE)
             return False
         self.services.notifier.clear(SOURCE)
-        self._end_comparison()
+        ended = self._end_comparison()
         self._enable_stepping(True)
         self.runner.start(preset, status, index)
+        if ended:  # said on the step's tab (a moment's message goes with a tab change)
+            self.services.notifier.status(ended)
         return True
 
-    def _end_comparison(self) -> None:
-        """A lecture shows one model: starting one ends a comparison with model B, and says so."""
+    def _end_comparison(self) -> str | None:
+        """A lecture shows one model: starting one ends a comparison with model B; what to say of it."""
         b = self.services.models.compared()
         if b is None:
-            return
+            return None
         self.services.models.stop_comparing()
-        self.services.notifier.status(f"The lecture ends the comparison with model B ({b.info.spec}): a lecture's "
-                                      "steps show one model; Compare with… again afterwards.")
+        return (f"The lecture ends the comparison with model B ({b.info.spec}): a lecture's steps show one model; "
+                "Compare with… again afterwards.")
 
     def resume(self, preset: Preset, index: int) -> bool:
         """Continue a lecture at step ``index`` without opening it (a workspace restores what the views show)."""

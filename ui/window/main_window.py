@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
         self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
-                                         status=self.status.set_message,
+                                         status=self.status.say,
                                          show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))
         self.model_panel.add_section(self.compare.panel)  # "Compare with…": model B beside A (A | B views)
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
@@ -175,7 +175,7 @@ class MainWindow(QMainWindow):
         self.audience = AudienceController(self, self.view_driver, self.lectures.runner,
                                            self.actions_.view_menu)  # View > Audience window
         self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
-                                                self.presentation, self.status.set_message, self.actions_.view_menu,
+                                                self.presentation, self.status.say, self.actions_.view_menu,
                                                 self.views, parent=self)
         self.compare.compared_changed.connect(self.view_host.compared_changed)
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
@@ -205,7 +205,7 @@ class MainWindow(QMainWindow):
             bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
             show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
             show_message=lambda text, level, source: self.message_bar.show_message(text, level, source=source),
-            clear_message=self.message_bar.clear, status=self.status.set_message,
+            clear_message=self.message_bar.clear, status=self.status.set_message,  # keyed by the view
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
             persist=self.persist, clicker=self.clicker, compared=lambda: self.compare.loaded,
@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
         self.text_box = TextBox(text=self.text_input.text, pair=self.text_input.pair, set_text=self.text_input.set_text)
         self.notifier = Notifier(
             show_message=lambda text, level, source: bar.show_message(text, level, source=source),
-            clear=bar.clear, show_error=self.show_error, status=self.status.set_message,
+            clear=bar.clear, show_error=self.show_error, status=self.status.say,
         )
 
     def _action_services(self) -> ActionServices:
@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
         self.compare.set_recent(self.settings.recent_models)
         self.message_bar.clear("load")
         seconds = self.session.load_seconds()
-        self.status.set_message(
+        self.status.say(
             f"Loaded {spec_label(info.spec)} · {format_count(info.parameters)} parameters · {seconds:.1f} s"
         )
         # Qt appends the application's display name (" — LM Workbench") itself where the platform shows titles.
@@ -395,7 +395,7 @@ class MainWindow(QMainWindow):
         self.model_panel.set_info(self.loaded.info if self.loaded is not None else None)
         if exc is not None:
             self.show_error(exc, tb, source="load", prefix=what[:1].upper() + what[1:])
-        self.status.set_message(what[:1].upper() + what[1:] if exc is None else "Loading failed")
+        self.status.say(what[:1].upper() + what[1:] if exc is None else "Loading failed")
         self.retokenize()
 
     # ------------------------------------------------------------ tokenize
@@ -473,7 +473,7 @@ class MainWindow(QMainWindow):
             return False
         self.message_bar.clear("open-text")
         self.text_input.set_text(text)
-        self.status.set_message(f"Opened {path.name}")
+        self.status.say(f"Opened {path.name}")
         return True
 
     def show_plugins(self) -> None:
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
     def cancel_job(self) -> None:
         if self.jobs.busy:
             self.jobs.cancel()
-            self.status.set_message("Cancelling…")
+            self.status.job_says("Cancelling…")
 
     # ------------------------------------------------------------- exports
     def tokens_tsv(self) -> str | None:
@@ -498,7 +498,7 @@ class MainWindow(QMainWindow):
             self.message_bar.show_info("There are no tokens to copy yet: type a sentence first.", source="copy")
             return
         copy_text_to_clipboard(text)
-        self.status.set_message(f"Copied {text.count(chr(10)) - 1} tokens as TSV")
+        self.status.say(f"Copied {text.count(chr(10)) - 1} tokens as TSV")
 
     def export_view(self, path: str | Path | None = None) -> Path | None:
         """Save the current view as PNG or SVG (asks where when ``path`` is None)."""
@@ -517,7 +517,7 @@ class MainWindow(QMainWindow):
             self.show_error(exc, source="export")
             return None
         if saved is not None:
-            self.status.set_message(f"Saved {saved}")
+            self.status.say(f"Saved {saved}")
         return saved
 
     def copy_view_picture(self) -> bool:
@@ -526,7 +526,7 @@ class MainWindow(QMainWindow):
         if entry is None:
             return False
         copy_widget_picture(self.view_host.export_widget(entry.id))
-        self.status.set_message(f"Copied a picture of {entry.title}")
+        self.status.say(f"Copied a picture of {entry.title}")
         return True
 
     # -------------------------------------------------------- drag and drop

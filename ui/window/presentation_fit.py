@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 DOCK_KEY, MENU_KEY = "F6", "F10"
 HINT = f"Presenting: {DOCK_KEY} shows the model panel, {MENU_KEY} the menu bar, F1 the About panel; F5 ends."
+ENDED = "Presentation mode off (F5 presents again)"
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class PresentationFit(QObject):
 
     def _unfold(self) -> None:
         self._tabs_fit(False)
+        self._status(ENDED)  # F5's hint goes
         folded, self.folded = self.folded, None
         if folded is None:
             return
