@@ -45,6 +45,14 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     with torch.no_grad(), b.attention_implementation("eager"):  # B's own attention on the text, computed here
         own_b = b.model(**b.tokenizer(TEXT, return_tensors="pt"), output_attentions=True).attentions
     np.testing.assert_allclose(attention.b.side.weights, torch.stack(own_b)[:, 0].numpy(), atol=1e-5)
+    # Every panel says whose it is, and B's title counts B's own layers and heads (issue 36, item 8)
+    attention.controls.heads.set_heads([1])
+    qtbot.waitUntil(lambda: f"head 1 of {own_b[0].shape[1]}" in attention.ab.title_b.text(), timeout=WAIT)
+    assert f"layer 0 of {len(own_b)}" in attention.ab.title_b.text()
+    assert attention.grid_title.isVisible() and attention.grid_title.text() == f"A: {Path(bert).name}"
+    assert attention.heatmap.title().startswith("A · Layer 0")
+    qtbot.waitUntil(lambda: not attention.head_scroll.horizontalScrollBar().isVisible()
+                    and not attention.b.scroll.horizontalScrollBar().isVisible(), timeout=3000)  # "Key (to)" shows
     window.grab().save(str(screenshots / "compare_attention.png"))
 
     window.show_view("compare")

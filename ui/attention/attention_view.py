@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from engine.errors import WorkbenchError
 from ui import theme
@@ -88,12 +88,24 @@ class AttentionView(ModelView):
         self.b = ModelBHeads()  # model B's head view, while comparing two models
         self.ab = ModelBSplit(self.head_scroll, self.b.scroll)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.grid_title = QLabel()  # "A: bert" over the grid and the heatmap while comparing (they show A only)
+        self.grid_title.setObjectName("titleA")
+        self.grid_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.grid_title.hide()
+        a_only = QWidget()
+        a_column = QVBoxLayout(a_only)
+        a_column.setContentsMargins(0, 0, 0, 0)
+        a_column.addWidget(self.grid_title)
+        a_figures = QSplitter(Qt.Orientation.Horizontal)
+        a_figures.addWidget(self.grid)
+        a_figures.addWidget(self.heatmap)
+        a_figures.setChildrenCollapsible(False)
+        self.a_figures = a_figures
+        a_column.addWidget(a_figures, 1)
         self.splitter.addWidget(self.ab)
-        self.splitter.addWidget(self.grid)
-        self.splitter.addWidget(self.heatmap)
+        self.splitter.addWidget(a_only)
         self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setStretchFactor(1, 6)
         self.splitter.setChildrenCollapsible(False)
         self.walkthrough_panel = WalkthroughPanel()
         self.walkthrough_panel.hide()
@@ -110,6 +122,7 @@ class AttentionView(ModelView):
         layout.addWidget(self.notice)
         layout.addWidget(self.steps_split, 1)
         self._build_export_menu()
+        theme.bind(self, lambda w, m: w._resize_after_tokens())  # F5: the head views' columns change width
         self.controls.changed.connect(self._redraw)
         self.controls.hide_special.toggled.connect(lambda _: self._update_grid())
         self.controls.kind_combo.currentIndexChanged.connect(lambda _: self._set_kind())
@@ -158,7 +171,13 @@ class AttentionView(ModelView):
     def _with_b(self, comp: Computation, inputs: Inputs) -> Computation:
         """``comp``, then model B's encoding of the same text when a model B is compared (A | B)."""
         b = self.ctx.compared if self.ctx is not None else None
+        was = self.ab.comparing()
         self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
+        comparing = self.ab.comparing()
+        self.grid_title.setText(f"A: {spec_label(inputs.loaded.info.spec)}")
+        self.grid_title.setVisible(comparing)
+        if comparing != was and self._sized:
+            QTimer.singleShot(0, self._size_splitter)  # two head views need the width to show both columns
         text, pair = inputs.text, inputs.pair
         return paired(comp, b, lambda cancel: encode_b(b, text, pair, MAX_TOKENS, cancel), self._show_b)
 
@@ -224,10 +243,24 @@ class AttentionView(ModelView):
             self._sized = True
             QTimer.singleShot(0, self._size_splitter)
 
+    def _resize_after_tokens(self) -> None:
+        if self._sized:
+            QTimer.singleShot(0, self._size_splitter)
+
     def _size_splitter(self) -> None:
-        """Head view, grid, heatmap: 36 / 28 / 36 % of the width to start with."""
+        """Head view, grid, heatmap: 36 / 28 / 36 % of the width to start with; comparing, the two head views
+        get at least what each needs to show its query and key columns (no scroll bar hides "Key (to)")."""
         width = max(self.splitter.width(), 600)
-        self.splitter.setSizes([int(width * 0.36), int(width * 0.28), int(width * 0.36)])
+        heads = int(width * 0.36)
+        if self.ab.comparing():
+            bar = self.head_scroll.verticalScrollBar().sizeHint().width()
+            need = 2 * (self.head_view.minimumSizeHint().width() + bar + 2 * self.head_scroll.frameWidth())
+            heads = min(max(heads, need + self.ab.handleWidth()), int(width * 0.7))
+        rest = width - heads
+        self.splitter.setSizes([heads, rest])
+        if self.ab.comparing():
+            self.ab.setSizes([heads // 2, heads - heads // 2])
+        self.a_figures.setSizes([int(rest * 0.44), rest - int(rest * 0.44)])
 
     # ------------------------------------------------------------- results
     def set_encoding(self, encoding: Encoding, mosaics: dict | None = None) -> None:
@@ -290,7 +323,8 @@ class AttentionView(ModelView):
         self.grid.set_selection(layer, heads)
         matrix, queries, keys = self.current_matrix()
         what = f"head {heads[0]}" if len(heads) == 1 else f"mean of {len(heads)} heads"
-        self.heatmap.set_matrix(matrix, queries, keys, f"Layer {layer}, {what}")
+        model = "A · " if self.ab.comparing() else ""
+        self.heatmap.set_matrix(matrix, queries, keys, f"{model}Layer {layer}, {what}")
 
     def _redraw_similarity(self) -> None:
         from engine.attention import token_similarity

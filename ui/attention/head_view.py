@@ -170,7 +170,9 @@ class HeadView(QWidget):
         return QSize(420, int(HEADER + self._rows() * self.row_h + MARGIN))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
-        return QSize(int(2 * self._col + 2 * (MARGIN + BAR + 3 + GAP) + 60), 80)
+        bold = QFontMetricsF(self._bold)  # the two column headers side by side, whole
+        headers = bold.horizontalAdvance("Query (from)") + bold.horizontalAdvance("Key (to)") + 2 * MARGIN + 24
+        return QSize(int(max(2 * self._col + 2 * (MARGIN + BAR + 3 + GAP) + 60, headers)), 80)
 
     def _relayout(self) -> None:
         if self._side is not None and self._lines is not None:
@@ -279,11 +281,9 @@ class HeadView(QWidget):
         last = int((clip.bottom() - HEADER) // self.row_h) + 1
         painter.setFont(self._bold)
         painter.setPen(QColor(theme.current().colours.token_id_ink))
-        half = self.width() / 2 - MARGIN
-        painter.drawText(QRectF(MARGIN, 0, half, HEADER - 4),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "Query (from)")
-        painter.drawText(QRectF(self.width() / 2, 0, half, HEADER - 4),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, "Key (to)")
+        whole = QRectF(MARGIN, 0, self.width() - 2 * MARGIN, HEADER - 4)  # both whole (minimumSizeHint)
+        painter.drawText(whole, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "Query (from)")
+        painter.drawText(whole, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, "Key (to)")
         if (1 in side.query_segments or 1 in side.key_segments) and self.width() >= 320:
             self._paint_segment_legend(painter)
         weights = self._hover_weights()

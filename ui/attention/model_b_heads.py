@@ -38,11 +38,23 @@ class ModelBHeads:
         self.head_view.show_hint(hint)
 
     def set_selection(self, layer: int, heads: Sequence[int], *, hide_special: bool, threshold: float) -> str:
-        """Show A's selection on B as far as B has it; returns what is shown ("layer 1, heads 0-1")."""
+        """Show A's selection on B as far as B has it; returns what is shown, with B's own counts
+        ("layer 1 of 6, head 3 of 12", "layer 0 of 6, mean of heads 0-3 of 12", "layer 0 of 6, all 12 heads")."""
         if self.side is None:
             return ""
         layers, n_heads = self.side.weights.shape[:2]
         layer = min(layer, layers - 1)
         shown = [h for h in heads if h < n_heads] or list(range(n_heads))
         self.head_view.set_selection(layer, shown, hide_special=hide_special, threshold=threshold)
-        return f"layer {layer}, " + (f"head {shown[0]}" if len(shown) == 1 else f"{len(shown)} heads")
+        return f"layer {layer} of {layers}, {heads_text(shown, n_heads)}"
+
+
+def heads_text(shown: Sequence[int], n_heads: int) -> str:
+    """Which of a model's ``n_heads`` heads are shown, in words."""
+    if len(shown) == n_heads:
+        return f"all {n_heads} heads" if n_heads > 1 else "its one head"
+    if len(shown) == 1:
+        return f"head {shown[0]} of {n_heads}"
+    run = list(range(shown[0], shown[0] + len(shown))) == list(shown)
+    listed = f"{shown[0]}-{shown[-1]}" if run else ", ".join(str(h) for h in shown)
+    return f"heads {listed} of {n_heads}"

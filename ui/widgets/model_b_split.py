@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from ui import theme
+from ui.widgets.elided_label import ElidedLabel
 
 
 def _column(title: QLabel, widget: QWidget, reason: QLabel | None = None) -> QWidget:
@@ -30,11 +31,9 @@ class ModelBSplit(QSplitter):
     def __init__(self, widget_a: QWidget, widget_b: QWidget, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.setObjectName("abSplit")
-        self.title_a, self.title_b = QLabel(), QLabel()
+        self.title_a, self.title_b = ElidedLabel(), ElidedLabel()  # never hold a column wider (F5, long names)
         self.title_a.setObjectName("titleA")
         self.title_b.setObjectName("titleB")
-        for title in (self.title_a, self.title_b):
-            title.setTextFormat(Qt.TextFormat.PlainText)
         self.reason_b = QLabel()  # why B shows nothing (a one-line reason), else hidden
         self.reason_b.setObjectName("summary")
         self.reason_b.setWordWrap(True)
