@@ -293,3 +293,17 @@ def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
     assert reopened.get_run(run_id)["status"] == "interrupted"
     reopened.close()
     assert QApplication.applicationName() == "LM Workbench"
+
+
+def test_a_model_loaded_from_elsewhere_shows_in_the_box_and_blanks_the_old_facts(window, qtbot, tiny_models):
+    """A lecture, a recent model or Open in views loads a model: the box says which (it kept the old path), and
+    while it loads the facts are not the previous model's (issue 36, item 10 and the cosmetic list)."""
+    gpt2 = str(tiny_models["gpt2"])
+    window.model_panel.model_edit.setText("some/other-model")
+    assert window.model_panel.value("family").startswith("encoder")  # MiniLM's
+    window.load_model(gpt2)  # what a lecture step does
+    assert window.model_panel.model_edit.text() == gpt2
+    assert window.model_panel.value("family") == "—" and window.model_panel.value("model").startswith("loading")
+    qtbot.waitUntil(lambda: window.loaded is not None and window.loaded.info.folder == gpt2, timeout=LOAD_TIMEOUT)
+    qtbot.waitUntil(lambda: window.model_panel.value("family").startswith("decoder"), timeout=LOAD_TIMEOUT)
+    assert window.model_panel.model_edit.text() == gpt2

@@ -195,7 +195,13 @@ class ModelPanel(QWidget):
         self.precision_combo.blockSignals(False)
 
     def set_loading(self, spec: str) -> None:
-        self._values["model"].setText(f"loading {spec_label(spec)}…")
+        """``spec`` is loading: the box shows it (a lecture or a recent model loads what the box no longer says
+        otherwise), the facts are blank until it is loaded (they were the previous model's)."""
+        if self.model_edit.text().strip() != spec:
+            self.model_edit.setText(spec)
+        for key, label in self._values.items():
+            label.setText(f"loading {spec_label(spec)}…" if key == "model" else "—")
+            label.setToolTip("")
 
     def value(self, key: str) -> str:
         """The shown value of a field (see ``FIELDS``)."""
