@@ -359,7 +359,7 @@ class EmbeddingExplorerView(QWidget):
         st = self.state
         if self.notice.text().startswith("The neighbours use"):
             self.notice.clear_message()
-        self.map.set_points(st.coords, self.colour_labels())
+        self.map.set_points(st.coords, self.colour_labels(), first=self.colour_first())
         if same_points:  # same occurrences: the state kept what the user picked
             self.map.show_selection(st.selection)
             self.map.show_current(st.current)
@@ -371,10 +371,14 @@ class EmbeddingExplorerView(QWidget):
     def colour_labels(self) -> list[str]:
         return self.state.colour_labels(self.colour_combo.currentData() or "word")
 
+    def colour_first(self) -> list[str]:
+        """The names of the chosen words' occurrences: coloured before the rest (a lecture step's words)."""
+        return self.state.colour_first(self.colour_combo.currentData() or "word", self.picker.words())
+
     def _recolour(self) -> None:
         st = self.state
         if st.table is not None and self.map.point_count() == len(st.map_rows):
-            self.map.set_labels(self.colour_labels())
+            self.map.set_labels(self.colour_labels(), self.colour_first())
 
     # ---------------------------------------------------- hover and select
     def occurrence_of_point(self, point: int) -> int:

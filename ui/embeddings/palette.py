@@ -37,8 +37,11 @@ class ColourGroups:
         return self.colours[code] if code < len(self.colours) else self.other_colour
 
 
-def colour_groups(labels: Sequence[str | None], max_groups: int | None = None) -> ColourGroups:
-    """Group points by label: the ``max_groups`` most frequent labels get colours (ties: first seen).
+def colour_groups(labels: Sequence[str | None], max_groups: int | None = None,
+                  first: Sequence[str] = ()) -> ColourGroups:
+    """Group points by label: the ``max_groups`` most frequent labels get colours (ties: first seen); the labels
+    in ``first`` that occur (what the view or a lecture step names: its chosen words) come before the rest,
+    so a small palette (the presentation's eight colours) never greys out what a caption talks about.
 
     Colours come from the theme's ``group_colors`` (one group per colour by default) and ``other_group``.
     """
@@ -49,7 +52,9 @@ def colour_groups(labels: Sequence[str | None], max_groups: int | None = None) -
     first_seen: dict[str, int] = {}
     for i, lab in enumerate(clean):
         first_seen.setdefault(lab, i)
-    ranked = sorted(counts, key=lambda lab: (-counts[lab], first_seen[lab]))
+    named_first = [lab for lab in dict.fromkeys(str(f) for f in first) if lab in counts]
+    ranked = named_first + sorted((lab for lab in counts if lab not in set(named_first)),
+                                  key=lambda lab: (-counts[lab], first_seen[lab]))
     if len(ranked) > max_groups:  # keep one colour free for "other"
         named = ranked[: max_groups - 1]
     else:

@@ -20,6 +20,7 @@ The map only shows the selection and the current point: the explorer's
 from __future__ import annotations
 
 import html
+from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -147,24 +148,29 @@ class ScatterMap(QWidget):
             self.set_labels(self._labels)
 
     # ----------------------------------------------------------------- API
-    def set_points(self, xy: np.ndarray, labels: list[str | None] | None = None, *, keep_view: bool = False) -> None:
-        """Show points [n, 2] coloured by ``labels`` (one per point; None: one colour)."""
+    def set_points(self, xy: np.ndarray, labels: list[str | None] | None = None, *, keep_view: bool = False,
+                   first: Sequence[str] = ()) -> None:
+        """Show points [n, 2] coloured by ``labels`` (one per point; None: one colour); the labels in ``first``
+        get their colours before the most frequent others."""
         self._xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
         n = len(self._xy)
         self._rank = np.random.default_rng(0).random(n)  # fixed: the same points survive downsampling
         self._selected = np.zeros(0, dtype=np.int64)
         self._current = self._hover = None
-        self.set_labels(labels if labels is not None else [""] * n)
+        self.set_labels(labels if labels is not None else [""] * n, first)
         if not keep_view or n == 0:
             self.reset_view()
         self._refresh_marks()
 
-    def set_labels(self, labels: list[str | None]) -> None:
-        """Recolour by a new label per point (keeps the view and the selection)."""
+    def set_labels(self, labels: list[str | None], first: Sequence[str] | None = None) -> None:
+        """Recolour by a new label per point (keeps the view and the selection); ``first`` as in ``set_points``
+        (None: the ones given last)."""
         if len(labels) != len(self._xy):
             raise ValueError(f"{len(labels)} labels for {len(self._xy)} points")
         self._labels = list(labels)
-        self._groups = colour_groups(labels)
+        if first is not None:
+            self._first = tuple(first)
+        self._groups = colour_groups(labels, first=getattr(self, "_first", ()))
         g = self._groups
         # Items are reused, never removed: a dropped Qt item could be freed later by a garbage
         # collection on a worker thread (the model loader runs one), off the GUI thread.

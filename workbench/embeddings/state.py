@@ -141,6 +141,16 @@ class EmbeddingsState:
             return [f"line {t.line_numbers[t.occurrences[r].line]}" for r in rows]
         return [t.words[r] for r in rows]
 
+    def colour_first(self, how: str, words: list[str] | None) -> list[str]:
+        """The legend names (as ``colour_labels``) of the occurrences of ``words`` (the words the view or a lecture
+        step names), in map order, each once: they get colours before the most frequent other names."""
+        if not words or self.table is None:
+            return []
+        wanted = {w.lower() for w in words}
+        names = self.colour_labels(how)
+        return list(dict.fromkeys(name for row, name in zip(self.map_rows, names)
+                                  if self.table.words[row].lower() in wanted))
+
     def words_with_senses(self) -> list[str]:
         """Words with two or more sense labels (what the layer sweep can score), sorted."""
         t = self.table
