@@ -36,6 +36,10 @@ def test_audience_window_follows_views_steps_and_changes(open_window, qtbot, tin
     action.trigger()
     audience = window.audience.window
     assert audience.isVisible() and audience.isWindow() and action.isChecked()
+    # one screen: it opens over the main window, centred as far as the screen allows, not at its corner (issue 36)
+    free, frame, placed = window.screen().availableGeometry(), window.frameGeometry(), audience.geometry()
+    assert free.adjusted(-4, -4, 4, 4).contains(placed) and placed.topLeft() != free.topLeft()  # (its frame)
+    assert placed.intersected(frame).width() == placed.width() or placed.right() >= free.right() - 4  # over it
     assert audience.view_id == "tokens" and audience.caption.text() == "Tokens"
     assert not any(audience.findChildren(kind) for kind in (QDockWidget, QMenuBar, QLineEdit, QPushButton))  # alone
     assert window.view("tokens").window() is window  # never re-parented: the controls stay on the laptop

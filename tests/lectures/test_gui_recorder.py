@@ -40,6 +40,8 @@ def test_record_reorder_save_check_and_replay(open_window, qtbot, tmp_path, caps
     recorder.record_action.trigger()
     panel = recorder.panel
     assert panel.isVisible() and recorder.add_action.isEnabled() and panel.steps.count() == 0
+    free = window.screen().availableGeometry()  # against the window's right edge (within the screen), not at (0, 0)
+    assert panel.frameGeometry().right() == min(window.frameGeometry().right(), free.right())
     qtbot.keyClicks(panel.title_edit, "Attention, then a prompt")
 
     # 1: attention at layer 2 without the special tokens, on a sentence pair
@@ -92,8 +94,10 @@ def test_record_reorder_save_check_and_replay(open_window, qtbot, tmp_path, caps
     assert model.moveRow(QModelIndex(), 1, QModelIndex(), 0)
     qtbot.waitUntil(lambda: [s.view for s in recorder.draft.steps] == ["prompting", "attention"], timeout=5000)
 
+    assert panel.windowTitle().endswith("*")  # changes not saved yet
     path = recorder.save(tmp_path / "mine.json")
     assert path == tmp_path / "mine.json"
+    assert panel.windowTitle() == "Record a lecture: Attention, then a prompt"  # saved: no "*" (issue 36)
     assert main(["presets", "check", str(path), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["available"] and row["steps"] == 2 and all(row["steps_available"])

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QHideEvent, QPi
 from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
 
 from ui.theme_tokens import Tokens, presentation_pt, presentation_tokens
+from ui.widgets.placement import place_over
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QScreen
@@ -111,6 +112,7 @@ class AudienceWindow(QWidget):
             self.setGeometry(screen.availableGeometry())
         if not second:
             self.resize(self.parentWidget().size() * SIZE_FRACTION)
+            place_over(self, self.parentWidget())  # not at the screen's corner
         self._apply_tokens()
         if second:
             self.showFullScreen()

@@ -110,8 +110,13 @@ class LectureRecorder(QObject):
             self.panel.addAction(self.add_action)  # the key works with the panel active too
             self.panel.closed.connect(lambda: self.add_action.setEnabled(False))
             self.panel.shown.connect(lambda: self.add_action.setEnabled(True))
+        first = not self.panel.isVisible()
         self.panel.set_draft(draft)
         self.add_action.setEnabled(True)
+        if first:
+            from ui.widgets.placement import place_over
+
+            place_over(self.panel, self.services.owner, "right")  # beside the views, not at the screen's corner
         self.panel.show()
         self.panel.raise_()
         return draft

@@ -81,8 +81,8 @@ class RecorderPanel(QWidget):
         self.steps.model().rowsMoved.connect(lambda *_args: QTimer.singleShot(0, self._dragged))  # after the drop
         self.add_button.clicked.connect(lambda: recorder.add_step())
         self.retake_button.clicked.connect(lambda: self._on_row(recorder.retake))
-        self.up_button.clicked.connect(lambda: self.move(-1))
-        self.down_button.clicked.connect(lambda: self.move(1))
+        self.up_button.clicked.connect(lambda: self.move_step(-1))
+        self.down_button.clicked.connect(lambda: self.move_step(1))
         self.delete_button.clicked.connect(self.delete)
         self.play_button.clicked.connect(lambda: recorder.play(max(self.row(), 0)))
         self.save_button.clicked.connect(lambda: recorder.save(ask=self.draft is not None and self.draft.path is None))
@@ -95,11 +95,17 @@ class RecorderPanel(QWidget):
         self.draft = draft
         draft.events.changed.connect(self._changed)
         self.title_edit.setText(draft.title)
-        self.setWindowTitle(f"Record a lecture: {draft.title}" if draft.title else "Record a lecture")
+        self._show_title()
         self.refresh(0 if draft.steps else None)
 
     def _changed(self) -> None:
-        self.setWindowTitle(f"Record a lecture: {self.draft.title}*" if self.draft.title else "Record a lecture*")
+        self._show_title()
+
+    def _show_title(self) -> None:
+        """"Record a lecture: <title>", with "*" while it has changes not saved."""
+        draft = self.draft
+        title = f"Record a lecture: {draft.title}" if draft.title else "Record a lecture"
+        self.setWindowTitle(title + ("*" if draft.modified else ""))
 
     def row(self) -> int:
         return self.steps.currentRow()
@@ -159,7 +165,7 @@ class RecorderPanel(QWidget):
             action(row)
             self.refresh(row)
 
-    def move(self, delta: int) -> None:
+    def move_step(self, delta: int) -> None:
         row = self.row()
         if self.draft is not None and 0 <= row < len(self.draft.steps):
             self.refresh(self.draft.move(row, row + delta))

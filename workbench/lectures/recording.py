@@ -111,9 +111,11 @@ class LectureDraft:
         self.name = name  # "" : made from the title
         self.steps: list[DraftStep] = []
         self.path: Path | None = None  # the file it was opened from or last saved to
+        self.modified = False  # changed since it was made, opened or last saved (the title's "*")
 
     # ------------------------------------------------------------- editing
     def _changed(self) -> None:
+        self.modified = True
         self.events.changed.emit()
 
     def _check(self, index: int) -> int:
@@ -213,6 +215,8 @@ class LectureDraft:
         except OSError as exc:
             raise PresetError(f"{path}: cannot write it ({exc.strerror})") from None
         self.path = path
+        self.modified = False
+        self.events.changed.emit()  # saved: no longer modified
         return path
 
     # --------------------------------------------------------------- input
