@@ -193,10 +193,16 @@ class _ByteCounter:
     def __init__(self, cancel: CancelToken):
         self.cancel = cancel
         self.bytes = 0
+        self.kept = 0  # of them, found on disk from an earlier try (not fetched now: no part of the rate)
 
     def add(self, n: int) -> None:
         self.cancel.check()  # between chunks: the .incomplete blob stays for the next try
         self.bytes += int(n)
+
+    def keep(self, n: int) -> None:
+        """``n`` bytes of the file were on disk already (a resumed download)."""
+        self.bytes += int(n)
+        self.kept += int(n)
 
 
 def fetch_file(repo_id: str, name: str, commit: str, counter: _ByteCounter) -> Path:
@@ -247,7 +253,7 @@ def stream_into(url: str, out: Any, *, expected_size: int | None, counter: _Byte
     if expected_size is not None and have > expected_size:  # not the start of this file: begin again
         out.truncate(0)
         have = 0
-    counter.add(have)
+    counter.keep(have)
     failures = 0
     while expected_size is None or have < expected_size:
         headers = build_hf_headers()
@@ -311,6 +317,7 @@ def download_job(repo_id: str, *, revision: str | None = None, allow_pickle: boo
     check_space(plan)
     total = plan.total_bytes
     done_before = 0  # bytes of the files finished so far
+    kept_before = 0  # of them, found on disk from an earlier try
     started = time.monotonic()
     folder: Path | None = None
     yield Progress(0, max(total, 1), f"downloading {plan.describe()}")
@@ -322,16 +329,17 @@ def download_job(repo_id: str, *, revision: str | None = None, allow_pickle: boo
             thread.join(report_every_s)
             if thread.is_alive():
                 yield _progress(index, len(plan.files), done_before + min(counter.bytes, size), total,
-                                time.monotonic() - started)
+                                time.monotonic() - started, kept_before + counter.kept)
         error = outcome.get("error")
         if isinstance(error, (Cancelled, WorkbenchError)):
             raise error
         if error is not None:
             raise _explain(error, repo_id, revision) from None
         done_before += size
+        kept_before += counter.kept
         if name == "config.json":
             folder = Path(outcome["path"]).parent
-        yield _progress(index + 1, len(plan.files), done_before, total, time.monotonic() - started)
+        yield _progress(index + 1, len(plan.files), done_before, total, time.monotonic() - started, kept_before)
     if folder is None:  # config.json is always in the plan, last
         raise HubDownloadError(f"{repo_id}: the download ended without config.json")
     _write_ref(repo_id, plan.revision, plan.commit)
@@ -350,8 +358,11 @@ def _write_ref(repo_id: str, revision: str, commit: str) -> None:
     ref.write_text(commit, encoding="utf-8")
 
 
-def _progress(files_done: int, files_total: int, done: int, total: int, elapsed_s: float) -> Progress:
-    rate = done / elapsed_s if elapsed_s > 0 else 0.0
+def _progress(files_done: int, files_total: int, done: int, total: int, elapsed_s: float,
+              kept: int = 0) -> Progress:
+    """Bytes done of the total; the rate counts what this try fetched (not ``kept``: bytes an earlier,
+    cancelled try left on disk, which a resumed download finds at once)."""
+    rate = max(done - kept, 0) / elapsed_s if elapsed_s > 0 else 0.0
     return Progress(done, max(total, 1), f"downloading: {files_done}/{files_total} files, "
                                          f"{done / 2**20:.1f} of {total / 2**20:.1f} MB, {rate / 2**20:.1f} MB/s")
 
