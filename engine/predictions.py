@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from engine.wording import with_article
 from engine.decoding import SamplingConfig, decode_job
 from engine.errors import MissingHeadError, WorkbenchError
 from engine.models.families import Family
@@ -71,7 +72,7 @@ def fill_mask(loaded: LoadedModel, text: str, k: int = 5) -> tuple[TokenizedText
     require_text(text)
     info = loaded.info
     if loaded.family is not Family.ENCODER or not info.has_mlm_head:
-        what = (f"it is a {loaded.family.value} model, not an encoder" if loaded.family is not Family.ENCODER
+        what = (f"it is {with_article(loaded.family.value)} model, not an encoder" if loaded.family is not Family.ENCODER
                 else "its checkpoint has no MLM head weights")
         raise MissingHeadError(
             f"fill-mask needs a masked-LM (MLM) head, and {info.spec} has none ({what}); "

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from engine.wording import with_article
 from engine.api_version import API_VERSION
 from engine.errors import WorkbenchError
 from engine.models.families import Family
@@ -151,7 +152,7 @@ class Objective:
         allowed = sorted(getattr(f, "value", str(f)) for f in self.families)
         if allowed and family not in allowed:
             raise WorkbenchError(
-                f"{self.name} is for {' or '.join(allowed)} models; {info.get('spec') or 'this model'} is a {family}"
+                f"{self.name} is for {' or '.join(allowed)} models; {info.get('spec') or 'this model'} is {with_article(family)}"
             )
         head = requires.head
         present = {

@@ -56,8 +56,12 @@ def test_bert_masking_preset_steps_with_fixed_seeds(lecture_window, qtbot):
     seconds.append(step_to(qtbot, window, 1, lambda: lab.result["seed"] == 2))
     assert lab.grid.row("input").ids() == first_draw(lab.registry, "mlm", window.loaded.tokenizer, text, 2).input_ids
     assert window.lectures.bar.text().startswith("Step 2/3:")
+    bar_h = window.lectures.bar.height()
+    line = window.lectures.bar.caption.fontMetrics().lineSpacing()
+    assert window.lectures.bar.caption.height() >= 2 * line  # two lines' room for any caption: views never jump
 
     seconds.append(step_to(qtbot, window, 2, lambda: bool(lab.stats.rates) and lab.result["seed"] == 1))
+    assert window.lectures.bar.height() == bar_h  # a caption of another length: the same bar
     assert "Over 1000 draws from seed 1" in lab.stats.summary.text()
     assert lab.stats.rates["selected"] == pytest.approx(0.15, abs=0.04)
     assert lab.stats.rates["mask"] == pytest.approx(0.8, abs=0.05)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ui import theme
+
+CAPTION_LINES = 2  # the caption bar's height, in lines of the caption (longer captions make it taller)
 
 
 class LectureBar(QFrame):
@@ -40,7 +43,10 @@ class LectureBar(QFrame):
     def _apply_tokens(self) -> None:
         t = theme.current()
         self.setStyleSheet(theme.banner_css("QFrame#lectureBar", t.colours.info, t.metrics.banner_padding))
-        self.caption.setFont(theme.sized_font(self.font(), t.fonts.lecture_caption_delta))
+        font = theme.sized_font(self.font(), t.fonts.lecture_caption_delta)
+        self.caption.setFont(font)
+        # room for two lines always: the views below do not jump as captions go from one line to two
+        self.caption.setMinimumHeight(CAPTION_LINES * QFontMetrics(font).lineSpacing())
 
     def show_step(self, title: str, caption: str, index: int, count: int, available: bool) -> None:
         self.setToolTip(title)

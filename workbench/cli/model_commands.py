@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.wording import with_article
 from engine.errors import WorkbenchError
 from workbench.cli.common import (
     add_model_options, load_for, note, output_file, print_json, settings_for, write_or_fail,
@@ -120,7 +121,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     out = output_file(args.out, ".npz", "an .npz file")
     loaded = load_for(args)
     if args.target and loaded.info.family != "encoder-decoder":
-        raise WorkbenchError(f"--target is for encoder-decoders; {args.model} is a {loaded.info.family}")
+        raise WorkbenchError(f"--target is for encoder-decoders; {args.model} is {with_article(loaded.info.family)}")
     result = encode(loaded, text, pair=args.pair, target=args.target, attentions=not args.no_attentions)
     tok = result.tokenized
     arrays: dict[str, Any] = {

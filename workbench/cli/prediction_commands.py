@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.wording import with_article
 from workbench.cli.common import add_model_options, load_for, positive_k, print_json
 
 
@@ -48,7 +49,7 @@ def cmd_attention(args: argparse.Namespace) -> int:
         raise WorkbenchError(f"{args.model} is an LSTM language model (ELMo): it has no attention; "
                              "'encode' gives its layers")
     if args.kind != "encoder" and loaded.info.family != "encoder-decoder":
-        raise WorkbenchError(f"--kind {args.kind} is for encoder-decoders; {args.model} is a {loaded.info.family}")
+        raise WorkbenchError(f"--kind {args.kind} is for encoder-decoders; {args.model} is {with_article(loaded.info.family)}")
     result = encode(loaded, args.text, pair=args.pair, target=args.target, attentions=True)
     side = attention_side(result, AttentionKind(args.kind))
     weights = attention_matrix(side, args.layer, [args.head])[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from engine.wording import with_article
 from engine.models.families import Family
 from engine.pretrain.names import FAMILIES  # noqa: F401  (the families this table covers)
 # The engine family each one is (engine.pretrain.architectures.ENGINE_FAMILY).
@@ -41,7 +42,8 @@ def objective_misfit(family: str, objective: str, objective_families: Iterable[s
     """Why ``family`` cannot take ``objective`` (its plugin's families and the tokens it needs); "" when it can."""
     if not fits_family(family, objective_families):
         allowed = sorted(str(getattr(f, "value", f)) for f in objective_families)
-        return f"{objective} is for {' or '.join(allowed)} models; a {family} model is a {ENGINE_FAMILY.get(family)}"
+        kind = with_article(ENGINE_FAMILY.get(family))
+        return f"{objective} is for {' or '.join(allowed)} models; {with_article(family)} model is {kind}"
     missing = missing_tokens(family, tokens)
     if missing:
         return f"{objective} needs {', '.join(missing)}, which a {family} tokenizer does not have"
