@@ -33,8 +33,9 @@ def trainable(name: str, kind: str = "bert", task: str = "seq-cls", **settings) 
     return count_parameters(model).trainable
 
 
-def test_the_eight_methods_are_registered_with_everything_the_form_needs():
-    assert sorted(METHODS) == ["bitfit", "features", "full", "houlsby", "lora", "pfeiffer", "prefix", "prompt"]
+def test_the_seventeen_methods_are_registered_with_everything_the_form_needs():
+    assert sorted(METHODS) == ["bitfit", "dora", "features", "full", "houlsby", "ia3", "loha", "lokr", "lora", "mam",
+                               "oft", "parallel-adapter", "pfeiffer", "prefix", "prompt", "rslora", "vera"]
     for name, method in METHODS.items():
         assert method.title and method.description and method.lr_reason, name
         assert set(method.attachment.sites) <= set(SITES) and "head" in method.attachment.sites
