@@ -67,7 +67,7 @@ class UnifiedTable(QTableWidget):
                 label.setAutoFillBackground(True)
                 label.setContentsMargins(4, 2, 4, 2)
                 self.setCellWidget(r, FORMULA_COLUMN, label)
-        widths = (18, 30, 10, 12, 22, 40, 34)  # characters per column
+        widths = (18, 28, 11, 12, 22, 40, 34)  # characters per column
         chars = self.fontMetrics().averageCharWidth()
         for c, width in enumerate(widths):
             self.setColumnWidth(c, width * chars)
@@ -79,6 +79,10 @@ class UnifiedTable(QTableWidget):
 
     def cells(self) -> list[list[str]]:
         return [[self.item(r, c).text() for c in range(self.columnCount())] for r in range(self.rowCount())]
+
+    def full_width(self) -> int:
+        columns = sum(self.columnWidth(c) for c in range(self.columnCount()))
+        return columns + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
 
     def full_height(self) -> int:
         rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
@@ -120,6 +124,11 @@ class UnifiedTableDialog(QDialog):
         self.methods, self.configs = methods, dict(configs or {})
         self.table.show_methods(methods, self.configs)
         self.table.select_method(chosen)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width = self.table.full_width() + 2 * self.layout().contentsMargins().left()
+        if screen is not None:
+            width = min(width, int(screen.width() * 0.95))
+        self.resize(max(self.width(), width), self.height())
 
     def export_csv(self, path: str | Path | None = None) -> Path | None:
         try:
@@ -133,7 +142,9 @@ class UnifiedTableDialog(QDialog):
         """A picture of the whole table (every row, however much of it is scrolled out of sight)."""
         table = self.table
         size = table.size()
-        table.resize(size.width(), max(size.height(), table.full_height()))
+        table.resize(max(size.width(), table.full_width()), max(size.height(), table.full_height()))
+        table.verticalScrollBar().setValue(0)
+        table.horizontalScrollBar().setValue(0)
         try:
             if path is None:
                 return export_dialog(self, table, str(Path.home() / "finetune-methods-unified-view.png"))
