@@ -144,7 +144,7 @@ def test_bad_settings_and_unknown_methods_are_one_line_errors():
         trainable("lora", rank=0)
     with pytest.raises(WorkbenchError, match="init must be one of vocab, random, text"):
         trainable("prompt", init="zeros")
-    with pytest.raises(WorkbenchError, match="unknown finetune-method 'qlora'; available: bitfit, features"):
+    with pytest.raises(WorkbenchError, match="unknown finetune-method 'qlora'; available: bitfit, dora, features"):
         finetune_method("qlora", Settings())
     with pytest.raises(WorkbenchError, match="already adapted"):
         METHODS["lora"].apply(METHODS["lora"].apply(task_model("bert", "seq-cls"), METHODS["lora"].Config(),
