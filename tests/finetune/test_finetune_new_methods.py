@@ -9,6 +9,7 @@ Tiny BERT: d = 32 wide, L = 2 layers, feed-forward I = 64, C = 3 labels; GPT-2 t
 
 from __future__ import annotations
 
+import copy
 import math
 
 import pytest
@@ -337,3 +338,17 @@ def test_the_refusal_comes_from_the_config_alone_before_any_weight_is_read(tiny_
     with pytest.raises(WorkbenchError, match="mam cannot attach to BartForSequenceClassification"):
         check_attaches(METHODS["mam"], METHODS["mam"].default_config(), tiny_models["bart"], "seq-cls", ["a", "b"])
     check_attaches(METHODS["mam"], METHODS["mam"].default_config(), tiny_models["gpt2"], "seq-cls", ["a", "b"])
+
+
+def test_a_deep_copy_of_an_adapted_model_runs_its_own_adapters():
+    base = task_model("bert", "seq-cls")
+    model = adapted("parallel-adapter", site="both").eval()
+    randomise(model, "parallel_adapter")
+    twin = copy.deepcopy(model)
+    with torch.no_grad():
+        for name, parameter in twin.named_parameters():
+            if "parallel_adapter.up" in name:
+                parameter.zero_()  # the copy's adapters now add nothing; the original's still do
+        ids = torch.randint(3, 100, (2, 7), generator=torch.Generator().manual_seed(0))
+        assert torch.equal(twin(input_ids=ids).logits, base(input_ids=ids).logits)
+        assert not torch.allclose(model(input_ids=ids).logits, base(input_ids=ids).logits)

@@ -22,7 +22,6 @@ name. Other families (BART, T5, Llama) are refused naming the site that is missi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 import torch
 from torch import nn
@@ -83,16 +82,18 @@ def parallel_sites(model: nn.Module, wanted: tuple[str, ...] = PARALLEL_SITES, m
     return [site for site in sites if site.sublayer in wanted]
 
 
-def _bert_pre_hook(adapter: "ScaledAdapter", module: nn.Module, args: tuple, kwargs: dict):
+def _bert_pre_hook(module: nn.Module, args: tuple, kwargs: dict):
     """``*Output.forward(hidden_states, input_tensor)``: input_tensor x becomes x + s·f(x)."""
+    adapter = getattr(module, ATTRIBUTE)
     if len(args) >= 2:
         return (args[0], args[1] + adapter(args[1]), *args[2:]), kwargs
     x = kwargs["input_tensor"]
     return args, {**kwargs, "input_tensor": x + adapter(x)}
 
 
-def _gpt2_hook(adapter: "ScaledAdapter", module: nn.Module, args: tuple, kwargs: dict, output):
+def _gpt2_hook(module: nn.Module, args: tuple, kwargs: dict, output):
     """``attn(x, ...)`` / ``mlp(x)``: the output (or its first element) gains s·f(x)."""
+    adapter = getattr(module, ATTRIBUTE)
     x = args[0] if args else kwargs["hidden_states"]
     if isinstance(output, tuple):
         return (output[0] + adapter(x), *output[1:])
@@ -135,10 +136,10 @@ def add_parallel_adapters(model: nn.Module, *, sublayers: tuple[str, ...], bottl
         adapter = ScaledAdapter(site.hidden, m, non_linearity, init_scale, scale).to(
             device=reference.device, dtype=reference.dtype)
         setattr(site.module, ATTRIBUTE, adapter)
-        if site.post_ln:
-            site.module.register_forward_pre_hook(partial(_bert_pre_hook, adapter), with_kwargs=True)
+        if site.post_ln:  # the hooks find the adapter on the module, so a deep copy of the model stays right
+            site.module.register_forward_pre_hook(_bert_pre_hook, with_kwargs=True)
         else:
-            site.module.register_forward_hook(partial(_gpt2_hook, adapter), with_kwargs=True)
+            site.module.register_forward_hook(_gpt2_hook, with_kwargs=True)
     if freeze:
         heads = head_prefixes(model, modules_to_save)
         train_only(model, lambda name: f".{ATTRIBUTE}." in f".{name}" or is_under(name, heads))
