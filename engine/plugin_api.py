@@ -25,7 +25,9 @@ the task head's names, freezing, parameter counts, BitFit, bottleneck
 adapters, the feature-based model on a scalar mix, LoRA target checking, and
 saving trained weights apart from the base (ours and ``peft``'s). See
 docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-tuning model whose prefix the
-workbench hands to the model as a prefilled cache, whatever the release calls that argument.
+workbench hands to the model as a prefilled cache, whatever the release calls that argument. Since 2.3,
+``UnifiedRow`` (a method's row in He et al.'s unified framework, its ``unified`` field), ``representation_of``
+and ``with_representation``, parallel adapters (``add_parallel_adapters``) and ``weight_layers``.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -34,6 +36,7 @@ from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_
 from engine.errors import Cancelled, WorkbenchError
 from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
 from engine.finetune.names import LORA_SITES_OF_TARGET
+from engine.finetune.unified import UnifiedRow, representation_of, with_representation
 from engine.models.families import Family
 from engine.objectives.api import (
     BILM, HEADS, TOKENS, LossContext, Objective, Requirements, example_ids_for, freeze_auxiliary, require_examples,
@@ -60,7 +63,8 @@ from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_
 from engine.finetune.methods.counting import ParameterCount, count_parameters
 from engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
 from engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets
+from engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets, weight_layers
+from engine.finetune.methods.parallel_adapter import add_parallel_adapters, adapter_parameters, parallel_sites
 from engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
 from engine.finetune.methods.prefix_cache import supply_prefix
 from engine.finetune.methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
@@ -89,4 +93,7 @@ __all__ = [
     "save_trained", "train_only", "wrap_with_peft",
     # 2.2
     "supply_prefix",
+    # 2.3
+    "UnifiedRow", "adapter_parameters", "add_parallel_adapters", "parallel_sites", "representation_of",
+    "weight_layers", "with_representation",
 ]

@@ -16,7 +16,10 @@ the method's own: ``default_lr`` with ``lr_reason`` saying why (full fine-tuning
 
 ``attachment`` describes where the method sits inside one transformer block,
 for the training view's diagram: which sites it touches (``SITES``), its
-formula, and which residual path it is on.
+formula, and which residual path it is on. ``unified`` (since 2.3) is the method's row in He et al.
+(2022)'s unified framework (``engine.finetune.unified.UnifiedRow``): Δh's functional form, its insertion
+form, the representation it modifies and the composition function, with the formula typeset; the view
+shows it beside the diagram and in a table of all methods, the bench reads it too.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from torch import nn
 
 from engine.api_version import API_VERSION
 from engine.finetune.names import SITES, TASKS
+from engine.finetune.unified import UnifiedRow
 
 
 
@@ -56,6 +60,7 @@ class FineTuneMethod:
     lr_reason: ClassVar[str] = ""
     attachment: ClassVar[Attachment]
     can_merge: ClassVar[bool] = False  # True when ``merge`` folds the trained weights into the base (LoRA)
+    unified: ClassVar[UnifiedRow | None] = None  # its row in He et al.'s unified view (2.3); None: not declared
 
     def default_config(self) -> Any:
         return self.Config()
@@ -63,6 +68,11 @@ class FineTuneMethod:
     def attachment_for(self, config: Any) -> Attachment:
         """Where the method attaches with this ``config`` (default: ``attachment``); the diagram draws it."""
         return self.attachment
+
+    def unified_for(self, config: Any) -> UnifiedRow | None:
+        """The method's He et al. row with this ``config`` (default: ``unified``; e.g. the representation a
+        parallel adapter modifies follows its site)."""
+        return self.unified
 
     def config_from_dict(self, data: dict) -> Any:
         """A ``Config`` from a saved dict (``dataclasses.asdict``); unknown keys are dropped, then checked."""

@@ -19,6 +19,7 @@ SITES = (
     "bias",  # every bias vector
     "layers",  # the block outputs as features (feature-based: a scalar mix over frozen layers)
     "head",  # the task head, trained by every method
+    "parallel_attention", "parallel_ffn",  # a parallel adapter beside the attention / feed-forward sublayer
 )
 
 # The metric each task is ranked by.

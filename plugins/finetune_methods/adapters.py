@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, Attachment, BottleneckConfig, FineTuneMethod, add_bottleneck_adapters, head_prefixes,
+    API_VERSION, Attachment, BottleneckConfig, FineTuneMethod, UnifiedRow, add_bottleneck_adapters, head_prefixes,
 )
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
 
@@ -72,6 +72,12 @@ class HoulsbyAdapters(_BottleneckMethod):
     attachment = Attachment(sites=("attention_output", "ffn_out", "layer_norm", "head"),
                             formula="h = LN(x + f + U·g(D·f)),  f = sublayer output",
                             residual="on the sublayer's output before both residual adds (its own skip f + U·g(D·f))")
+    unified = UnifiedRow(
+        functional_form="ReLU(h·W_down)·W_up", insertion="sequential", representation="both",
+        composition="h ← h + Δh", formula="h ← h + ReLU(h·W_down)·W_up,  after attention and after the FFN",
+        formula_html=("<i>h</i> ← <i>h</i> + ReLU(<i>h</i><i>W</i><sub>down</sub>)<i>W</i><sub>up</sub>,&nbsp; "
+                      "after attention and after the FFN"),
+        note="He et al.'s adapter row (Houlsby: on both sublayers)")
 
 
 class PfeifferAdapters(_BottleneckMethod):
@@ -82,3 +88,9 @@ class PfeifferAdapters(_BottleneckMethod):
     Config = PfeifferConfig
     attachment = Attachment(sites=("ffn_out", "head"), formula="h = U·ReLU(D·LN(f + x)) + r,  r = f",
                             residual="after the feed-forward block's residual add, before its LayerNorm")
+    unified = UnifiedRow(
+        functional_form="ReLU(h·W_down)·W_up", insertion="sequential", representation="feed-forward",
+        composition="h ← h + Δh", formula="h ← h + ReLU(h·W_down)·W_up,  after the FFN",
+        formula_html=("<i>h</i> ← <i>h</i> + ReLU(<i>h</i><i>W</i><sub>down</sub>)<i>W</i><sub>up</sub>,&nbsp; "
+                      "after the FFN"),
+        note="He et al.'s adapter row, on the feed-forward output only (Pfeiffer)")

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, TASKS, Attachment, BitFitConfig, FineTuneMethod, apply_bitfit, head_prefixes
+from engine.plugin_api import (
+    API_VERSION, TASKS, Attachment, BitFitConfig, FineTuneMethod, UnifiedRow, apply_bitfit, head_prefixes,
+)
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 
@@ -27,6 +29,10 @@ class BitFit(TrainedTensorsIO, FineTuneMethod):
                  "1e-3 in the paper) without disturbing the frozen matrices.")
     attachment = Attachment(sites=("bias", "head"), formula="y = W₀x + b,  only b trains",
                             residual="none added: the biases on both residual paths shift", adds_modules=False)
+    unified = UnifiedRow(
+        functional_form="Δb (a constant vector)", insertion="parallel", representation="both",
+        composition="h ← h + Δb", formula="h ← W₀x + b₀ + Δb", formula_html="<i>h</i> ← <i>W</i><sub>0</sub><i>x</i> + "
+        "<i>b</i><sub>0</sub> + Δ<i>b</i>", note="Δh does not depend on x: a shift of every layer's output")
 
     def apply(self, model: nn.Module, config: BitFitSettings, task: str) -> nn.Module:
         self.check_task(task)

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, FEATURE_TASKS, POOLINGS, Attachment, FeatureBasedModel, FineTuneMethod
+from engine.plugin_api import (
+    API_VERSION, FEATURE_TASKS, POOLINGS, Attachment, FeatureBasedModel, FineTuneMethod, UnifiedRow,
+)
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 
@@ -34,6 +36,11 @@ class FeatureBased(TrainedTensorsIO, FineTuneMethod):
                  "after 40 steps, 3e-3 to 1e-2 had).")
     attachment = Attachment(sites=("layers", "head"), formula="h = γ·Σⱼ softmax(s)ⱼ·hⱼ,  j = 0 … L",
                             residual="outside the blocks: reads every block's output, changes none")
+    unified = UnifiedRow(
+        functional_form="none: no hidden state changes", insertion="—", representation="—",
+        composition="features = γ·Σⱼ sⱼ·hⱼ", formula="h_task ← γ·Σⱼ softmax(s)ⱼ·hⱼ", formula_html=(
+            "<i>h</i><sub>task</sub> ← γ·Σ<sub><i>j</i></sub> softmax(<i>s</i>)<sub><i>j</i></sub><i>h</i>"
+            "<sub><i>j</i></sub>"), note="outside the framework: the model is read, never modified (ELMo's scalar mix)")
 
     def apply(self, model: nn.Module, config: FeaturesConfig, task: str) -> nn.Module:
         self.check_task(task)

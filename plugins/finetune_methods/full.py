@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, TASKS, Attachment, FineTuneMethod, WorkbenchError
+from engine.plugin_api import API_VERSION, TASKS, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError
 
 
 @dataclass
@@ -31,6 +31,10 @@ class FullFineTuning(FineTuneMethod):
                "bias", "head"),
         formula="W ← W − η·∇L for every W", residual="none added: every weight on both residual paths changes",
         adds_modules=False)
+    unified = UnifiedRow(
+        functional_form="ΔW·x for every W", insertion="—", representation="all weights", composition="W ← W₀ + ΔW",
+        formula="h ← (W₀ + ΔW)·x everywhere", formula_html="<i>h</i> ← (<i>W</i><sub>0</sub> + Δ<i>W</i>)<i>x</i> "
+        "everywhere", note="the reference He et al. compare against: outside the framework (nothing is frozen)")
 
     def apply(self, model: nn.Module, config: FullConfig, task: str) -> nn.Module:
         self.check_task(task)

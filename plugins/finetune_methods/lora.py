@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, merge_peft, peft_task_type, resolve_lora_targets, wrap_with_peft,
+    API_VERSION, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow, merge_peft, with_representation, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -44,6 +44,15 @@ class LoRA(PeftIO, FineTuneMethod):
                             residual="inside the attention projections, parallel to the frozen W₀; "
                                      "no new residual path")
     can_merge = True
+    unified = UnifiedRow(
+        functional_form="x·W_down·W_up", insertion="parallel", representation="attention", composition="h ← h + s·Δh",
+        formula="h ← h + s·x·W_down·W_up,  s = α/r",
+        formula_html=("<i>h</i> ← <i>h</i> + <i>s</i>·<i>x</i><i>W</i><sub>down</sub><i>W</i><sub>up</sub>,"
+                      "&nbsp; <i>s</i> = α/<i>r</i>"),
+        note="He et al.'s LoRA row (on the query and value projections by default)")
+
+    def unified_for(self, config: LoRAConfig) -> UnifiedRow:
+        return with_representation(self.unified, self.attachment_for(config).sites)
 
     def apply(self, model: nn.Module, config: LoRAConfig, task: str) -> nn.Module:
         from peft import LoraConfig

@@ -12,7 +12,7 @@ from pathlib import Path
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, TASKS, Attachment, FineTuneMethod, load_peft, peft_task_type, supply_prefix, wrap_with_peft,
+    API_VERSION, TASKS, Attachment, FineTuneMethod, UnifiedRow, load_peft, peft_task_type, supply_prefix, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -47,6 +47,12 @@ class PrefixTuning(PeftIO, FineTuneMethod):
     attachment = Attachment(sites=("prefix", "head"),
                             formula="head = softmax(q·[P_k; K]ᵀ/√d)·[P_v; V]",
                             residual="inside attention: extra keys and values, no new residual path")
+    unified = UnifiedRow(
+        functional_form="softmax(x·W_q·P_kᵀ)·P_v", insertion="parallel", representation="attention",
+        composition="h ← (1 − λ)h + λΔh", formula="h ← (1 − λ(x))·h + λ(x)·softmax(x·W_q·P_kᵀ)·P_v",
+        formula_html=("<i>h</i> ← (1 − λ(<i>x</i>))<i>h</i> + λ(<i>x</i>)·softmax(<i>x</i><i>W</i><sub>q</sub>"
+                      "<i>P</i><sub>k</sub><sup>T</sup>)<i>P</i><sub>v</sub>"),
+        note="He et al.'s prefix-tuning row: λ(x) is the attention mass the prefix takes, per head")
 
     def apply(self, model: nn.Module, config: PrefixConfig, task: str) -> nn.Module:
         from peft import PrefixTuningConfig

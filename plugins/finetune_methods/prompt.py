@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, Attachment, FineTuneMethod, WorkbenchError, peft_task_type, wrap_with_peft
+from engine.plugin_api import API_VERSION, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, peft_task_type, wrap_with_peft
 from plugins.finetune_methods.peft_io import PeftIO
 
 INITS = {"vocab": "SAMPLE_VOCAB", "random": "RANDOM", "text": "TEXT"}
@@ -39,6 +39,11 @@ class PromptTuning(PeftIO, FineTuneMethod):
                  "0.3 with Adafactor; peft's examples 3e-2 with AdamW).")
     attachment = Attachment(sites=("embeddings", "head"), formula="input = [P; E(x)],  only P trains",
                             residual="before the first layer: extra input positions, no new residual path")
+    unified = UnifiedRow(
+        functional_form="P (trained input vectors)", insertion="—", representation="input",
+        composition="input ← [P; E(x)]", formula="input ← [P; E(x)]",
+        formula_html="input ← [<i>P</i>; <i>E</i>(<i>x</i>)]",
+        note="the input, not a hidden representation: every layer's attention sees the prompt (not in Table 1)")
 
     def apply(self, model: nn.Module, config: PromptConfig, task: str) -> nn.Module:
         from peft import PromptTuningConfig

@@ -62,6 +62,10 @@ def test_finetune_json_has_the_contract_keys(lora_run):
     assert summary["validation"] == printed["validation"] and summary["run_id"] == printed["run_id"]
     manifest = json.loads((out / "finetune.json").read_text())
     assert manifest["method"] == "lora" and manifest["method_config"]["rank"] == 4
+    # checkpoint_bytes: what predict opens, the adapter folder and the manifest, summed from the disk here
+    adapter = out / "adapter"
+    assert printed["checkpoint_bytes"] == sum(p.stat().st_size for p in adapter.rglob("*") if p.is_file()) + (
+        out / "finetune.json").stat().st_size
     assert manifest["labels"] == ["negative", "positive"]
 
 

@@ -33,8 +33,9 @@ def trainable(name: str, kind: str = "bert", task: str = "seq-cls", **settings) 
     return count_parameters(model).trainable
 
 
-def test_the_eight_methods_are_registered_with_everything_the_form_needs():
-    assert sorted(METHODS) == ["bitfit", "features", "full", "houlsby", "lora", "pfeiffer", "prefix", "prompt"]
+def test_the_seventeen_methods_are_registered_with_everything_the_form_needs():
+    assert sorted(METHODS) == ["bitfit", "dora", "features", "full", "houlsby", "ia3", "loha", "lokr", "lora", "mam",
+                               "oft", "parallel-adapter", "pfeiffer", "prefix", "prompt", "rslora", "vera"]
     for name, method in METHODS.items():
         assert method.title and method.description and method.lr_reason, name
         assert set(method.attachment.sites) <= set(SITES) and "head" in method.attachment.sites
@@ -143,7 +144,7 @@ def test_bad_settings_and_unknown_methods_are_one_line_errors():
         trainable("lora", rank=0)
     with pytest.raises(WorkbenchError, match="init must be one of vocab, random, text"):
         trainable("prompt", init="zeros")
-    with pytest.raises(WorkbenchError, match="unknown finetune-method 'qlora'; available: bitfit, features"):
+    with pytest.raises(WorkbenchError, match="unknown finetune-method 'qlora'; available: bitfit, dora, features"):
         finetune_method("qlora", Settings())
     with pytest.raises(WorkbenchError, match="already adapted"):
         METHODS["lora"].apply(METHODS["lora"].apply(task_model("bert", "seq-cls"), METHODS["lora"].Config(),

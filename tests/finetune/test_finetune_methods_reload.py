@@ -63,10 +63,21 @@ def test_the_saved_folder_holds_only_trained_weights(tmp_path, name):
     if name == "prefix":  # the reparameterisation MLP is folded: its output (n x 2·L·d) is what is saved
         config = method.default_config()
         assert saved == config.num_virtual_tokens * 2 * LAYERS * HIDDEN + HIDDEN * LABELS + LABELS
+    elif name == "mam":  # the prefix folded as for prefix tuning; the FFN parallel adapters (m = d/2) in a file of
+        config = method.default_config()  # their own
+        assert saved == config.prefix_length * 2 * LAYERS * HIDDEN + HIDDEN * LABELS + LABELS
+        with safe_open(str(tmp_path / "saved" / "mam_parallel_adapters.safetensors"), "pt") as f:
+            adapters = sum(torch.Size(f.get_slice(key).get_shape()).numel() for key in f.keys())
+        m = HIDDEN // 2
+        assert adapters == LAYERS * (2 * m * HIDDEN + m + HIDDEN)
+    elif name == "vera":  # + the frozen random A (r x d_in) and B (d_out x r), saved once for every layer
+        r = method.default_config().rank
+        assert saved == trainable + r * HIDDEN + HIDDEN * r
     else:
         assert saved == trainable
     base_bytes = 4 * count_parameters(task_model("bert", "seq-cls")).total
-    assert (tmp_path / "saved" / "adapter_model.safetensors").stat().st_size < base_bytes / 2
+    projections = 4 * 2 * method.default_config().rank * HIDDEN if name == "vera" else 0  # r = 256 > this d
+    assert (tmp_path / "saved" / "adapter_model.safetensors").stat().st_size < base_bytes / 2 + projections
 
 
 def test_full_fine_tuning_saves_the_whole_model(tmp_path):

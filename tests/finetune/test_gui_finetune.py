@@ -42,7 +42,7 @@ def wait_count(qtbot, form) -> None:
     qtbot.waitUntil(lambda: form.count is not None and "counting" not in form.params_label.text(), timeout=30000)
 
 
-def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_models):
+def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_models, tmp_path):
     from engine.finetune.task_model import build_task_model
 
     window, view = tab
@@ -61,6 +61,8 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
         attachment = method.attachment_for(method.default_config())
         assert form.diagram.highlighted_sites() == set(attachment.sites)
         assert attachment.formula in form.diagram.caption()
+        row = method.unified_for(method.default_config())  # its row in He et al.'s unified view, typeset
+        assert form.unified_row.row == row and row.typeset() in form.unified_row.text()
         lrs[name] = form.lr_spin.value()
         if "seq-cls" not in method.tasks:
             continue
@@ -90,6 +92,36 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     form.config_form.editors["target_modules"].setText("query,key,value")  # the diagram follows the targets
     form.config_form.editors["target_modules"].editingFinished.emit()
     assert {"query", "key", "value"} <= form.diagram.highlighted_sites()
+    # The scaled parallel adapter lights the box beside the feed-forward block, not the one beside attention.
+    form.method_combo.setCurrentIndex(form.method_combo.findData("parallel-adapter"))
+    form.config_form.editors["scale"].setValue(4.0)
+    painted = form.diagram.grab().toImage()
+    fill = {site: painted.pixelColor(int(rect.left()) + 6, int(rect.center().y())).name()
+            for site, _, rect in form.diagram.boxes()}
+    assert fill["parallel_ffn"] == colours.diagram_site.fill
+    assert fill["parallel_attention"] == fill["ffn_out"] == colours.diagram_box.fill
+    assert "feed-forward" in form.unified_row.text() and "parallel" in form.unified_row.text()
+    # Every method side by side; the chosen one selected; CSV and picture exports.
+    dialog = form.show_unified_table()
+    table = dialog.table
+    assert table.rowCount() == len(view.methods) and table.names == list(view.methods)
+    assert table.selectionModel().selectedRows()[0].row() == table.names.index("parallel-adapter")
+    exported = dialog.export_csv(tmp_path / "unified.csv")
+    with open(exported, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][:4] == ["Method", "Title", "Functional form of Δh", "Insertion form"]
+    by_name = {r[0]: r for r in rows[1:]}
+    for name, method in view.methods.items():
+        declared = method.unified
+        expected = [declared.functional_form, declared.insertion, declared.representation, declared.composition,
+                    declared.formula]
+        if name == "parallel-adapter":
+            expected[2] = "feed-forward"
+        assert by_name[name][2:7] == expected, name
+    picture = dialog.export_picture(tmp_path / "unified.png")
+    from PySide6.QtGui import QImage
+    assert QImage(str(picture)).height() >= table.full_height() - 2
+    dialog.close()
     # Another task preselects its demo set; a file the user chose is kept.
     form.task_combo.setCurrentIndex(form.task_combo.findData("token-cls"))
     assert form.state.train == str(demo_path("token-cls"))

@@ -2,7 +2,8 @@
 
 Top to bottom: the embeddings, then one block (repeated L times): attention's
 Q, K and V projections (prefix tuning's extra keys and values beside them),
-the attention output, add & LayerNorm, the feed-forward block's two matrices,
+the attention output (a parallel adapter's box beside it), add & LayerNorm,
+the feed-forward block's two matrices (a parallel adapter beside them),
 add & LayerNorm; then the layer outputs (which the feature-based method mixes)
 and the task head. The method's ``Attachment.sites`` are filled in the theme's
 site colour (modules it adds) or its unfrozen colour (existing weights it
@@ -24,15 +25,16 @@ from ui import theme
 ROWS: tuple[tuple[tuple[str, str], ...], ...] = (
     (("embeddings", "Embeddings (+ virtual tokens)"),),
     (("prefix", "Prefix Pₖ, Pᵥ"), ("query", "Q"), ("key", "K"), ("value", "V")),
-    (("attention_output", "Attention output W_O"),),
+    (("attention_output", "Attention output W_O"), ("parallel_attention", "∥ adapter")),
     (("layer_norm", "Add & LayerNorm"),),
     (("ffn_in", "FFN in W₁"),),
-    (("ffn_out", "FFN out W₂"),),
+    (("ffn_out", "FFN out W₂"), ("parallel_ffn", "∥ adapter")),
     (("layer_norm", "Add & LayerNorm"),),
     (("layers", "Layer outputs (scalar mix)"),),
     (("head", "Task head"),),
 )
 BLOCK_ROWS = range(1, 7)  # the rows inside the repeated block
+PARALLEL_SHARE = 0.38  # of a row's width: a parallel adapter's box beside its sublayer (He et al. 2022)
 BIAS_SITES = {"query", "key", "value", "attention_output", "ffn_in", "ffn_out", "layer_norm", "head"}  # with a bias
 
 
@@ -113,11 +115,15 @@ class AttachmentDiagram(QWidget):
         self._boxes = []
         y = top
         for row in ROWS:
-            width = (right - left) / len(row)
-            for i, (site, label) in enumerate(row):
-                rect = QRectF(left + i * width + (gap / 2 if i else 0), y, width - (gap / 2 if len(row) > 1 else 0),
-                              box_h)
-                self._boxes.append((site, label, rect))
+            if len(row) == 2 and row[1][0].startswith("parallel_"):  # the sublayer, then its parallel adapter
+                split = left + (right - left) * (1 - PARALLEL_SHARE)
+                spans = ((left, split - gap / 2), (split + gap / 2, right))
+            else:
+                width = (right - left) / len(row)
+                starts = [left + i * width + (gap / 2 if i else 0) for i in range(len(row))]
+                spans = tuple((x0, x0 + width - (gap / 2 if len(row) > 1 else 0)) for x0 in starts)
+            for (site, label), (x0, x1) in zip(row, spans):
+                self._boxes.append((site, label, QRectF(x0, y, x1 - x0, box_h)))
             y += box_h + gap
         return left, y
 

@@ -5,7 +5,9 @@ offline demo set in the training file box, so a fresh machine can press
 Start. Choosing a method rebuilds its config form from the method's
 ``Config`` dataclass, sets the learning rate to the method's own default and
 shows why (``lr_reason``), and redraws the attachment diagram (which follows
-the settings too: ``attachment_for(config)``, e.g. LoRA's target matrices). The number
+the settings too: ``attachment_for(config)``, e.g. LoRA's target matrices) and, under it, the method's
+row in He et al.'s unified view (``unified_for(config)``, formula typeset); "All methods side by side…"
+opens the table of every method's row (exportable). The number
 and share of trainable parameters are counted off the Qt thread whenever
 the model, the task, the training file, the method or its config change
 (``workbench.finetune.run.parameter_counts``: the method applied to the task
@@ -22,13 +24,14 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu,
-    QSpinBox, QToolButton, QVBoxLayout, QWidget,
+    QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
 from engine.errors import WorkbenchError
 from engine.finetune.demo import demo_path
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
+from ui.finetune.unified_row import UnifiedRowLabel
 from ui.widgets.config_form import ConfigForm
 from ui.widgets.dataset_picker import choose_cached_dataset
 from workbench.finetune.state import FineTuneState
@@ -103,6 +106,11 @@ class FineTuneForm(QWidget):
         self.params_label.setWordWrap(True)
         self.params_label.setObjectName("sectionTitle")
         self.diagram = AttachmentDiagram()
+        self.unified_row = UnifiedRowLabel()  # the method's row in He et al.'s unified view, formula typeset
+        self.unified_button = QPushButton("All methods side by side…")
+        self.unified_button.setToolTip("Every method as its row of He et al. (2022)'s unified view, exportable as "
+                                       "CSV or a picture")
+        self.unified_dialog: Any = None
         self._build_layout()
         self._fill_from_state()
 
@@ -113,6 +121,7 @@ class FineTuneForm(QWidget):
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
+        self.unified_button.clicked.connect(lambda: self.show_unified_table())
         self.config_form.changed.connect(self._config_edited)
         self.lr_spin.valueChanged.connect(self._lr_edited)
         self.epochs_spin.valueChanged.connect(lambda v: self._set(epochs=float(v), recount=False))
@@ -148,6 +157,11 @@ class FineTuneForm(QWidget):
         layout.addLayout(form)
         layout.addWidget(self.params_label)
         layout.addWidget(self.diagram, 1)
+        layout.addWidget(self.unified_row)
+        unified = QHBoxLayout()
+        unified.addWidget(self.unified_button)
+        unified.addStretch(1)
+        layout.addLayout(unified)
 
     def _fill_from_state(self) -> None:
         s = self.state
@@ -191,8 +205,26 @@ class FineTuneForm(QWidget):
         self.lr_spin.blockSignals(False)
         self.lr_reason.setText(f"Default {method.default_lr:g} for {method.title or name}: {method.lr_reason}")
         self.diagram.set_attachment(method.attachment_for(method.default_config()), method.title or name)
+        self.unified_row.show_row(method.unified_for(method.default_config()), method.title or name)
         self._set(method=name, method_config={}, lr=None, recount=recount)
+        if self.unified_dialog is not None and self.unified_dialog.isVisible():
+            self.show_unified_table()
         self._show_method_help()
+
+    def show_unified_table(self) -> Any:
+        """Open (or refresh) the table of every method's He et al. row; the chosen method's row is selected and
+        shows its current settings. Returns the dialog."""
+        from ui.finetune.unified_table import UnifiedTableDialog
+
+        if self.unified_dialog is None:
+            self.unified_dialog = UnifiedTableDialog(self.ctx, self)
+            theme.bind(self.unified_dialog, lambda w, m: w.resize(m.diagram_min_w * 4, m.diagram_min_w * 2))
+        method, config = self.method(), self.config_form.config()
+        configs = {self.state.method: config} if method is not None and config is not None else {}
+        self.unified_dialog.show_methods(self.methods, configs, self.state.method)
+        self.unified_dialog.show()
+        self.unified_dialog.raise_()
+        return self.unified_dialog
 
     def browse(self, which: str, path: str | None = None) -> None:
         if path is None:
@@ -281,6 +313,7 @@ class FineTuneForm(QWidget):
         config = self.config_form.config()
         if config is not None:
             self.diagram.set_attachment(method.attachment_for(config), method.title or method.name)
+            self.unified_row.show_row(method.unified_for(config), method.title or method.name)
         values = self.config_form.values()
         defaults = dataclasses.asdict(method.default_config())
         changed = {k: v for k, v in values.items() if defaults.get(k) != v}

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 
-ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", "bitfit")
+ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", "bitfit", "parallel-adapter", "mam",
+         "dora", "rslora", "ia3", "vera", "loha", "lokr", "oft")
 
 
 def load_methods(settings: Any = None) -> tuple[dict[str, Any], dict[str, str]]:

@@ -60,7 +60,8 @@ def register(sub: Any) -> None:
     ft.add_argument("--task", choices=TASKS, help="the task type of the files (required unless --resume)")
     ft.add_argument("--train", metavar="FILE", help="training file (TSV/CSV/JSONL, CoNLL, SQuAD JSON)")
     ft.add_argument("--validation", metavar="FILE", help="validation file (default: 10%% of --train held out)")
-    ft.add_argument("--method", help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit")
+    ft.add_argument("--method", help="full, features, lora, prefix, prompt, houlsby, pfeiffer, bitfit, "
+                                     "parallel-adapter, mam, dora, rslora, ia3, vera, loha, lokr, oft")
     ft.add_argument("--epochs", type=float, help="passes over the training set (default 3)")
     ft.add_argument("--out", metavar="DIR", help="output folder (adapter, predictions, summary)")
     ft.add_argument("--lr", type=float, help="peak learning rate (default: the method's own)")

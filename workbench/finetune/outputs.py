@@ -25,6 +25,12 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def checkpoint_bytes(out_dir: Path) -> int:
+    """The size on disk of what ``predict`` opens: the saved adapter folder (the whole model for full
+    fine-tuning) and the manifest beside it; the predictions and the summary are not part of it."""
+    return folder_bytes(out_dir / ADAPTER_FOLDER) + (out_dir / MANIFEST_FILE).stat().st_size
+
+
 def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, method_config: Any, data: Any,
                  tokenizer: Any, result: Any, lr: float, run_id: int | None) -> dict[str, Any]:
     """The adapter, the manifest, the predictions, the confusion matrix and ``summary.json``; returns the summary."""
@@ -61,6 +67,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "wall_s": round(float(result.wall_s), 3),
         "peak_memory_mb": round(float(result.peak_memory_mb), 1),
         "adapter_bytes": folder_bytes(adapter),
+        "checkpoint_bytes": checkpoint_bytes(out_dir),
         "steps": int(result.steps),
         "device": result.device,
         "first_loss": finite(result.first_loss),

@@ -144,6 +144,7 @@ def _remove_leftovers(out_dir: Path) -> None:
 
 def preflight(spec: FineTuneSpec) -> Preflight:
     """Every check that needs no training; returns what the run needs (data read, method found)."""
+    from engine.finetune.attach_check import check_attaches
     from engine.finetune.task_model import check_task_support
     from engine.training.config import TrainingConfig
     from workbench.finetune.task_data import read_task_data
@@ -159,6 +160,7 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     folder = base_folder(spec.model)
     check_task_support(folder, spec.task)
     data = read_task_data(spec)
+    check_attaches(method, config, folder, spec.task, data.labels)  # a missing site is said before any run starts
     lr = spec.lr if spec.lr is not None else float(method.default_lr)
     if not lr > 0:
         raise WorkbenchError(f"the learning rate must be > 0, not {lr}")
