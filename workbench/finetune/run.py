@@ -19,7 +19,8 @@ half-written output folder and ends the run with one line naming the file and th
 resume from (``fault_keeping_checkpoints``).
 
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
-LoRA run into the base weights as a new output folder whose method is ``full``.
+LoRA (IA³, DoRA) run into the base weights as a new output folder whose method is ``full``
+(``engine.finetune.merging``; several runs combined: ``workbench.finetune.merge_run``).
 """
 
 from __future__ import annotations
@@ -264,29 +265,11 @@ def open_output(folder: str | os.PathLike) -> Any:
 
 
 def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
-    """Fold a mergeable run (LoRA) into its base weights; write a ``full`` output folder at ``out``."""
-    from workbench.finetune.methods import finetune_method
-    from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
+    """Fold a mergeable run (LoRA, IA³, DoRA: a peft adapter of a mergeable type) into its base weights; write a
+    ``full`` output folder at ``out`` (``engine.finetune.merging.fold_run``)."""
+    from engine.finetune.merging import fold_run, read_source
 
-    manifest = read_manifest(folder)
-    method = finetune_method(manifest["method"])
-    if not getattr(method, "can_merge", False):
-        raise WorkbenchError(f"a {manifest['method']} run cannot be merged into the base weights (only LoRA can)")
     out = Path(out)
     if out.resolve() == Path(folder).resolve():
         raise WorkbenchError("--out must be another folder than the run's")
-    tuned = open_output(folder)
-    merged = method.merge(tuned.model)
-    adapter = out / ADAPTER_FOLDER
-    shutil.rmtree(adapter, ignore_errors=True)
-    adapter.mkdir(parents=True)
-    merged.save_pretrained(adapter, safe_serialization=True)
-    tuned.tokenizer.save_pretrained(adapter)
-    extra = {k: v for k, v in manifest.items() if k not in ("format", "base_model", "task", "method",
-                                                            "method_config", "labels", "text_columns",
-                                                            "max_length", "run_id", "merged_from")}
-    write_manifest(out, base_model=manifest["base_model"], task=manifest["task"], method="full", method_config={},
-                   labels=manifest.get("labels") or [], text_columns=manifest.get("text_columns"),
-                   max_length=manifest["max_length"], run_id=manifest.get("run_id"),
-                   merged_from=str(Path(folder).resolve()), **extra)
-    return out
+    return fold_run(read_source(folder), out)
