@@ -112,8 +112,8 @@ class MergeRun(LongRun):
 
         return drive(self.job(ctx, report))
 
-    def final_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
-        return {"sources": float(len(summary["sources"]))}
+    def finished_summary(self, run_id: int, summary: dict[str, Any]) -> dict[str, Any]:
+        return {**summary, "run_id": run_id}
 
     def artifacts(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         from engine.finetune.saved import ADAPTER_FOLDER
