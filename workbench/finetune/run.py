@@ -236,9 +236,22 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         return {"rank": _rank(), "steps": result.steps}
     summary = save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
                            method_config=checked.method_config, data=checked.data, tokenizer=tokenizer,
-                           result=result, lr=checked.lr, run_id=run_id)
+                           result=result, lr=checked.lr, run_id=run_id,
+                           forgetting=forgetting_of(checked.base_folder, result.model, tokenizer, spec.max_length))
     shutil.rmtree(checkpoints, ignore_errors=True)  # finished: nothing to resume is left beside the outputs
     return summary
+
+
+def forgetting_of(base: Path, model: Any, tokenizer: Any, max_length: int) -> dict[str, Any]:
+    """The base task's loss before/after on a held-out text (``engine.finetune.forgetting``); a measure that
+    cannot run says why instead of failing the finished run."""
+    from engine.finetune.forgetting import measure_forgetting
+
+    try:
+        return measure_forgetting(base, model, tokenizer, max_length=max_length, chunks=4).as_json()
+    except (WorkbenchError, RuntimeError, ValueError, TypeError, KeyError, OSError) as exc:
+        return {"objective": None, "before": None, "after": None, "delta": None, "tokens": 0,
+                "note": f"not measured: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"}
 
 
 def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
