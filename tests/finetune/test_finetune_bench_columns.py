@@ -90,7 +90,7 @@ def test_a_base_without_an_lm_head_says_so(tiny_models):
     assert found.objective is None and found.delta is None and "no LM head" in found.note
 
 
-def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path):
+def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path, qtbot):
     from tests.support.finetune_runs import lora_spec, sentiment_files
     from ui.finetune.bench_table import bench_cells, memory_header
     from workbench.finetune.run import run_finetune
@@ -117,3 +117,19 @@ def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path
     assert memory_header([row]) == "Train state MB (est.)"
     no_head = dict(row, forgetting=None, forgetting_note="model has no LM head (BertModel)")
     assert bench_cells(no_head)[7] == "no LM head"
+    # The tab's bench panel: the table's headers and the columns exported as a figure (PNG) and CSV.
+    from ui.finetune.bench_panel import BenchPanel
+    from workbench.finetune.methods import finetune_methods
+    from workbench.finetune.state import FineTuneState
+
+    state = FineTuneState()
+    state.add_result(read_result(1, "lora", tmp_path / "run"))
+    panel = BenchPanel(state, finetune_methods())
+    qtbot.addWidget(panel)
+    panel._show_results()
+    headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
+    assert headers[4:] == ["Tokens/s", "Train state MB (est.)", "Checkpoint MB", "Forgetting"]
+    assert panel.export_columns(tmp_path / "columns.png").read_bytes()[:4] == b"\x89PNG"
+    exported = panel.export_table(tmp_path / "bench.csv").read_text(encoding="utf-8").splitlines()
+    assert exported[0].split(",")[-7:] == ["tokens_per_s", "training_memory_mb", "memory_kind", "checkpoint_bytes",
+                                           "forgetting", "forgetting_objective", "forgetting_note"]

@@ -37,7 +37,7 @@ def _rounded(value: Any, digits: int, scale: float = 1.0) -> float | None:
 
 def bench_cells(row: dict[str, Any]) -> list[Any]:
     """A bench row (``FineTuneState.bench_rows``) as the table's cells (numbers stay numbers)."""
-    forgetting = _rounded(row.get("forgetting"), 4)
+    forgetting = None if row.get("forgetting") is None else float(f"{float(row['forgetting']):.3g}")
     if forgetting is None and "no LM head" in str(row.get("forgetting_note") or ""):
         forgetting = "no LM head"
     return [row.get("method", ""), _rounded(row.get("trainable_percent"), 4), _rounded(row.get("best_value"), 4),
