@@ -1,5 +1,6 @@
 """The bench's columns as a figure: one bar panel per column (trainable %, checkpoint, memory, tokens/s, the
-validation metric, forgetting), one bar per method, in the theme's category colours.
+validation metric, forgetting), one horizontal bar per method with its value written beside it, in the
+theme's category colours.
 
 The Fine-tune bench exports it ("Columns as PNG/SVG…"), and ``tests/bench/bench_finetune.py --only methods``
 saves the same figure for its README. A method with no value for a column (forgetting on a base without an
@@ -49,18 +50,22 @@ class BenchBars(pg.GraphicsLayoutWidget):
             for side in ("left", "bottom"):
                 plot.getAxis(side).setTextPen(t.colours.plot_axis_ink)
                 plot.getAxis(side).enableAutoSIPrefix(False)  # plain numbers: no hidden ×1e3 on an unlabelled axis
-            plot.getAxis("left").setWidth(t.metrics.plot_axis_w)
             plot.setMouseEnabled(False, False)
             plot.hideButtons()
-            for j, value in enumerate(values):
+            for j, value in enumerate(values):  # horizontal bars: the method names stack without colliding
                 if value is None:
                     continue
-                plot.addItem(pg.BarGraphItem(x=[j], height=[value], width=0.7,
+                plot.addItem(pg.BarGraphItem(x0=[0], y=[j], width=[value], height=0.7,
                                              brush=colours[j % len(colours)], pen=None))
-            axis = plot.getAxis("bottom")
+                text = pg.TextItem(f"{value:.3g}", color=t.colours.plot_legend_ink, anchor=(0, 0.5))
+                text.setPos(value if value >= 0 else 0, j)
+                plot.addItem(text)
+            axis = plot.getAxis("left")
             axis.setTicks([list(enumerate(methods))])
-            plot.setXRange(-0.6, max(0, len(methods) - 1) + 0.6, padding=0)
+            axis.setWidth(t.metrics.bench_bars_label_w)
+            plot.invertY(True)  # the first method on top, as in the table
+            plot.setYRange(-0.6, max(0, len(methods) - 1) + 0.6, padding=0)
             if any(v is not None for v in values):
                 low = min(0.0, *(v for v in values if v is not None))
                 high = max(0.0, *(v for v in values if v is not None))
-                plot.setYRange(low, high if high > low else low + 1.0, padding=0.08)
+                plot.setXRange(low, (high if high > low else low + 1.0) * 1.25, padding=0.02)  # room for the numbers
