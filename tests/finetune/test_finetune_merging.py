@@ -276,3 +276,20 @@ def test_bad_weights_and_density_are_refused(runs, tmp_path):
         drive(merge_runs([runs["a"], runs["b"]], tmp_path / "x", weights="0.5"))
     with pytest.raises(WorkbenchError, match="density"):
         drive(merge_runs([runs["a"], runs["b"]], tmp_path / "x", how="ties", density=0.0))
+
+
+def test_a_merge_run_copies_as_its_command_line_and_runs_again():
+    import shlex
+
+    from workbench.cli.parser import build_parser
+    from workbench.finetune.merge_run import MergeSpec
+    from workbench.runs.kinds import run_kind
+    from workbench.runs.run_context import resolve_target
+
+    spec = MergeSpec(sources=["/r/a", "/r/b"], out_dir="/r/m", how="dare", weights=[0.3, 0.7], density=0.4, seed=5,
+                     fold=True)
+    args = build_parser().parse_args(shlex.split(spec.cli_command())[1:])
+    assert (args.folders, args.out, args.how, args.weights, args.density, args.seed, args.fold) == \
+        (["/r/a", "/r/b"], "/r/m", "dare", "0.3,0.7", 0.4, 5, True)
+    kind = run_kind("finetune-merge")
+    assert kind.cli_command(spec.to_dict()) == spec.cli_command() and callable(resolve_target(kind.target))
