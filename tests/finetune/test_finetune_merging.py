@@ -293,3 +293,34 @@ def test_a_merge_run_copies_as_its_command_line_and_runs_again():
         (["/r/a", "/r/b"], "/r/m", "dare", "0.3,0.7", 0.4, 5, True)
     kind = run_kind("finetune-merge")
     assert kind.cli_command(spec.to_dict()) == spec.cli_command() and callable(resolve_target(kind.target))
+
+
+def _dora_run(base, folder, seed):
+    """A DoRA adapter (peft's LoRA with use_dora) made here, its B factors and magnitudes moved off their start."""
+    from peft import LoraConfig, get_peft_model
+
+    from engine.finetune.saved import write_manifest
+    from engine.finetune.task_model import build_task_model
+
+    torch.manual_seed(seed)
+    model = get_peft_model(build_task_model(base, "seq-cls", LABELS), LoraConfig(
+        task_type="SEQ_CLS", r=4, lora_alpha=8, use_dora=True, target_modules=["query", "value"],
+        modules_to_save=["classifier"]))
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if "lora_B" in name or "magnitude" in name:
+                parameter.add_(0.2 * torch.randn_like(parameter))
+    model.save_pretrained(str(folder / "adapter"))
+    write_manifest(folder, base_model=str(base), task="seq-cls", method="dora", method_config={}, labels=LABELS,
+                   text_columns=None, max_length=24, run_id=None)
+    return folder
+
+
+def test_dora_folds_and_is_not_combined(runs, tmp_path, capsys):
+    base = runs["base"]
+    one, two = _dora_run(base, tmp_path / "dora-1", 7), _dora_run(base, tmp_path / "dora-2", 8)
+    code, said = _merge([one, "--out", tmp_path / "dora-folded"], capsys)
+    assert code == 0 and said["method"] == "full"
+    assert torch.allclose(_plain_logits(base, tmp_path / "dora-folded"), _peft_logits(base, one), atol=1e-5, rtol=0)
+    code, err = _merge([one, two, "--out", tmp_path / "dora-both"], capsys)
+    assert code == 2 and "DoRA" in err and "fold each" in err
