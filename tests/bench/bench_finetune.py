@@ -36,7 +36,7 @@ and forgetting (``engine.finetune.forgetting``: MiniLM has no LM head, so that c
     .venv/bin/python tests/bench/bench_finetune.py [--steps 20] [--warmup 3] [--batch 16] [--seq-len 128]
         [--threads N] [--repeats 3] [--memory-batch 32] [--memory-steps 3] [--device cpu|cuda]
         [--only speed|memory|methods] [--json PATH]
-        [--methods a,b] [--train-rows 320] [--validation-rows 80] [--epochs 1] [--csv PATH] [--png PATH]
+        [--model SPEC] [--methods a,b] [--train-rows 320] [--validation-rows 80] [--epochs 1] [--csv PATH] [--png PATH]
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def methods_part(args, result: dict) -> None:
         train.write_text("\n".join([header] + rows[:args.train_rows]) + "\n", encoding="utf-8")
         validation.write_text("\n".join([header] + rows[-args.validation_rows:]) + "\n", encoding="utf-8")
         for i, name in enumerate(names):
-            spec = FineTuneSpec(model="", task="seq-cls", train=str(train), validation=str(validation), method=name,
+            spec = FineTuneSpec(model=args.model, task="seq-cls", train=str(train), validation=str(validation), method=name,
                                 out_dir=str(Path(tmp) / name), epochs=args.epochs, batch_size=args.batch,
                                 max_length=args.seq_len, seed=0,
                                 training={"threads": args.threads, "device": args.device, "log_every": 1000})
@@ -284,7 +284,7 @@ def methods_part(args, result: dict) -> None:
             writer.writerows([[r.get(c) for c in BENCH_COLUMNS] for r in table])
         print(f"wrote {args.csv}")
     if args.png:
-        save_columns_figure(table, args.png, f"MiniLM, SST-2-shaped sentiment ({args.train_rows} train, "
+        save_columns_figure(table, args.png, f"{args.model or 'MiniLM'}, SST-2-shaped sentiment ({args.train_rows} train, "
                                              f"{args.validation_rows} validation, {args.epochs:g} epoch, "
                                              f"{args.device})")
         print(f"wrote {args.png}")
@@ -321,6 +321,8 @@ def main() -> None:
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--only", choices=["speed", "memory", "methods"],
                         help="run one part (methods runs only when asked)")
+    parser.add_argument("--model", default="", help="--only methods: the base (default MiniLM; a base with an LM "
+                                                     "head, e.g. course:bert, gets the forgetting column)")
     parser.add_argument("--methods", help="methods for --only methods (default: every registered one)")
     parser.add_argument("--train-rows", type=int, default=320, help="--only methods: training rows (of 400)")
     parser.add_argument("--validation-rows", type=int, default=80,
