@@ -285,7 +285,7 @@ def methods_part(args, result: dict) -> None:
         print(f"wrote {args.csv}")
     if args.png:
         save_columns_figure(table, args.png, f"{args.model or 'MiniLM'}, SST-2-shaped sentiment ({args.train_rows} train, "
-                                             f"{args.validation_rows} validation, {args.epochs:g} epoch, "
+                                             f"{args.validation_rows} validation, {args.epochs:g} epoch(s), "
                                              f"{args.device})")
         print(f"wrote {args.png}")
 
