@@ -111,6 +111,11 @@ def _last_hidden(tuned_model: Any, input_ids: Any) -> Any:
     """The fine-tuned task model's last hidden states for ``input_ids`` (a prompt's extra positions dropped)."""
     out = tuned_model(input_ids=input_ids, attention_mask=input_ids.new_ones(input_ids.shape),
                       output_hidden_states=True)
+    if getattr(out, "hidden_states", None) is None:
+        from engine.errors import WorkbenchError
+
+        raise WorkbenchError("the fine-tuned model does not return its hidden states (a feature-based model "
+                             "reads a frozen encoder, so it changes none of them)")
     hidden = out.hidden_states[-1]
     return hidden[:, -input_ids.shape[1]:]
 

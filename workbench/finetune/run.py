@@ -249,7 +249,7 @@ def forgetting_of(base: Path, model: Any, tokenizer: Any, max_length: int) -> di
 
     try:
         return measure_forgetting(base, model, tokenizer, max_length=max_length, chunks=4).as_json()
-    except (WorkbenchError, RuntimeError, ValueError, TypeError, KeyError, OSError) as exc:
+    except (WorkbenchError, RuntimeError, ValueError, TypeError, KeyError, IndexError, AttributeError, OSError) as exc:
         return {"objective": None, "before": None, "after": None, "delta": None, "tokens": 0,
                 "note": f"not measured: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"}
 
