@@ -306,6 +306,9 @@ class Metrics:
     diagram_min_w: int = 260
     diagram_line_width: float = 1.5
     bench_table_max_h: int = 170
+    bench_figure_w: int = 1100  # the bench's columns exported as bar charts
+    bench_figure_h: int = 640
+    bench_bars_label_w: int = 72  # the method names left of the bench figure's bars
     finetune_form_w: int = 400
 
 

@@ -1,5 +1,7 @@
 """Fine-tuning: subword-label alignment, encoding, the task model, the run (``job.py``, on the one training
-loop), validation, inference, the method API and offline demo sets.
+loop), validation, inference, the method API and offline demo sets; merging runs (``merging``, ``merge_math``: linear,
+TIES, DARE as peft combines adapters, and folding into W₀) and what a method costs (``footprint``: checkpoint
+bytes, training-state memory; ``forgetting``: the base's LM loss before/after on a held-out text).
 
 The task files are read by ``engine.data.tasks`` and scored by ``engine.maths.metrics``; prompting uses both
 too, so neither lives here.

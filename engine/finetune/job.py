@@ -18,7 +18,8 @@ only rank 0 scores the validation set.
 
 Cancel through ``cancel`` (the loop's token): the loop saves a checkpoint and raises ``Cancelled``.
 Peak memory is the growth of the process's ``ru_maxrss`` during training on the CPU (0 when an
-earlier peak in the process was higher), ``torch.cuda.max_memory_allocated`` on a GPU.
+earlier peak in the process was higher), ``torch.cuda.max_memory_allocated`` on a GPU; ``state_bytes`` is
+the counted parameter + gradient + AdamW-state bytes (``engine.finetune.footprint``), the bench's CPU figure.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import torch
 from engine.data.squad import any_unanswerable
 from engine.errors import WorkbenchError
 from engine.finetune.encoding import batches_of, collate, encode_task, targets
+from engine.finetune.footprint import training_state_bytes
 from engine.finetune.validation import ValidationReport, validate_task
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.training.config import TrainingConfig
@@ -101,6 +103,9 @@ class FineTuneResult:
     final_loss: float
     validation_loss: float
     losses: list[float] = field(default_factory=list)
+    tokens_per_s: float = 0.0  # the loop's training tokens over its training time
+    tokens_seen: int = 0
+    state_bytes: int = 0  # parameters + gradients + AdamW states (engine.finetune.footprint)
 
     @property
     def trainable_percent(self) -> float:
@@ -196,6 +201,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     yield Progress(0, 0, f"applying {method.name} to the {task} model")
     prepared = method.apply(model, method_config, task)
     trainable, total = count_parameters(prepared)
+    state_bytes = training_state_bytes(prepared)["total"]
     if trainable == 0:
         raise WorkbenchError(f"the {method.name} method left no parameter to train")
     yield Progress(0, 0, f"{trainable:,} of {total:,} parameters trainable ({100 * trainable / total:.2f}%)")
@@ -246,5 +252,6 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
         model=prepared, trainable_parameters=trainable, total_parameters=total, validation=dict(report.metrics),
         best_validation=best, history=history, report=report, steps=result.steps_done, wall_s=wall,
         peak_memory_mb=peak, device=result.device, first_loss=result.first_loss, final_loss=result.final_loss,
-        validation_loss=result.validation_loss, losses=list(result.losses))
+        validation_loss=result.validation_loss, losses=list(result.losses), tokens_per_s=float(result.tokens_per_s),
+        tokens_seen=int(result.tokens_seen), state_bytes=state_bytes)
 

@@ -22,9 +22,21 @@ training step minus ``ru_maxrss`` right after the task model is loaded (CPU), or
 ``max_memory_allocated`` minus the memory allocated with the model on the GPU (CUDA). Goal:
 LoRA / full <= 0.6.
 
+Methods (``--only methods``; not part of the default run). Every fine-tuning method registered (or
+``--methods a,b``) trains MiniLM on SST-2-shaped data (a sentence and a binary label: the shipped
+sentiment demo, 400 rows: the first ``--train-rows`` for training, the last ``--validation-rows`` for validation) through the real run
+(``workbench.finetune.run.run_finetune``), one after another in this process, each with its own
+default learning rate. The row per method is the Fine-tune tab's bench row (``FineTuneState``):
+trainable %, best validation accuracy, wall time, tokens/s, training memory (CUDA
+``max_memory_allocated`` on a GPU; on the CPU the counted parameter + gradient + AdamW-state bytes,
+``engine.finetune.footprint``, labelled as such, not the resident set), the checkpoint's size on disk
+and forgetting (``engine.finetune.forgetting``: MiniLM has no LM head, so that column says so).
+``--csv PATH`` writes the table, ``--png PATH`` the columns as bar charts (the tab's ``BenchBars``).
+
     .venv/bin/python tests/bench/bench_finetune.py [--steps 20] [--warmup 3] [--batch 16] [--seq-len 128]
         [--threads N] [--repeats 3] [--memory-batch 32] [--memory-steps 3] [--device cpu|cuda]
-        [--only speed|memory] [--json PATH]
+        [--only speed|memory|methods] [--json PATH]
+        [--model SPEC] [--methods a,b] [--train-rows 320] [--validation-rows 80] [--epochs 1] [--csv PATH] [--png PATH]
 """
 
 from __future__ import annotations
@@ -223,6 +235,79 @@ def memory_part(args, result: dict) -> None:
           f"ratio {share:.2f} (goal <= 0.6: {verdict(share <= 0.6)})")
 
 
+def methods_part(args, result: dict) -> None:
+    """Every method on SST-2-shaped data through the real run; the bench's columns; CSV and PNG."""
+    import csv
+
+    import torch
+
+    from engine.finetune.demo import demo_path
+    from workbench.finetune.methods import finetune_methods
+    from workbench.finetune.run import run_finetune
+    from workbench.finetune.spec import FineTuneSpec
+    from workbench.finetune.state import BENCH_COLUMNS, read_result
+
+    if args.train_rows + args.validation_rows > 400:
+        raise SystemExit("--train-rows + --validation-rows must be at most 400 (the demo's rows)")
+    torch.set_num_threads(args.threads)
+    names = [m.strip() for m in args.methods.split(",")] if args.methods else list(finetune_methods())
+    lines = demo_path("seq-cls").read_text(encoding="utf-8").splitlines()
+    header, rows = lines[0], lines[1:]
+    load = OtherLoad()
+    load.start()
+    table = []
+    with tempfile.TemporaryDirectory() as tmp:
+        train, validation = Path(tmp) / "train.tsv", Path(tmp) / "validation.tsv"
+        train.write_text("\n".join([header] + rows[:args.train_rows]) + "\n", encoding="utf-8")
+        validation.write_text("\n".join([header] + rows[-args.validation_rows:]) + "\n", encoding="utf-8")
+        for i, name in enumerate(names):
+            spec = FineTuneSpec(model=args.model, task="seq-cls", train=str(train), validation=str(validation), method=name,
+                                out_dir=str(Path(tmp) / name), epochs=args.epochs, batch_size=args.batch,
+                                max_length=args.seq_len, seed=0,
+                                training={"threads": args.threads, "device": args.device, "log_every": 1000})
+            run_finetune(spec)
+            row = read_result(i, name, spec.out_dir).bench_row("seq-cls")
+            table.append(row)
+            print(f"{name:9s} trainable {row['trainable_percent']:8.4f}%  accuracy {row['best_value']:.3f}  "
+                  f"{row['wall_s']:6.1f} s  {row['tokens_per_s']:7.0f} tokens/s  memory "
+                  f"{row['training_memory_mb']:7.1f} MB ({row['memory_kind']})  checkpoint "
+                  f"{row['checkpoint_bytes'] / 1e6:8.3f} MB  forgetting "
+                  f"{row['forgetting'] if row['forgetting'] is not None else row['forgetting_note']}", flush=True)
+    others = load.stop()
+    result["methods"] = {"rows": table, "others": others, "steal": load.steal,
+                         "train_rows": args.train_rows, "validation_rows": args.validation_rows}
+    print(f"(other load {others} CPUs, steal {load.steal})")
+    if args.csv:
+        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(BENCH_COLUMNS)
+            writer.writerows([[r.get(c) for c in BENCH_COLUMNS] for r in table])
+        print(f"wrote {args.csv}")
+    if args.png:
+        save_columns_figure(table, args.png, f"{args.model or 'MiniLM'}, SST-2-shaped sentiment ({args.train_rows} train, "
+                                             f"{args.validation_rows} validation, {args.epochs:g} epoch(s), "
+                                             f"{args.device})")
+        print(f"wrote {args.png}")
+
+
+def save_columns_figure(table: list[dict], path: str, title: str) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from ui import theme
+    from ui.finetune.bench_bars import BenchBars
+    from ui.finetune.bench_table import memory_header
+    from ui.widgets.export import save_widget
+
+    app = QApplication.instance() or QApplication([])
+    figure = BenchBars()
+    m = theme.current().metrics
+    figure.resize(m.bench_figure_w, m.bench_figure_h)
+    figure.show_rows(table, memory=memory_header(table), title=title)
+    app.processEvents()
+    save_widget(figure, path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20)
@@ -234,7 +319,17 @@ def main() -> None:
     parser.add_argument("--memory-batch", type=int, default=32)
     parser.add_argument("--memory-steps", type=int, default=3)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--only", choices=["speed", "memory"], help="run one of the two parts")
+    parser.add_argument("--only", choices=["speed", "memory", "methods"],
+                        help="run one part (methods runs only when asked)")
+    parser.add_argument("--model", default="", help="--only methods: the base (default MiniLM; a base with an LM "
+                                                     "head, e.g. course:bert, gets the forgetting column)")
+    parser.add_argument("--methods", help="methods for --only methods (default: every registered one)")
+    parser.add_argument("--train-rows", type=int, default=320, help="--only methods: training rows (of 400)")
+    parser.add_argument("--validation-rows", type=int, default=80,
+                        help="--only methods: validation rows, from the end (disjoint from --train-rows)")
+    parser.add_argument("--epochs", type=float, default=1.0, help="--only methods: epochs per method")
+    parser.add_argument("--csv", help="--only methods: write the table as CSV here")
+    parser.add_argument("--png", help="--only methods: write the columns as bar charts (PNG or SVG) here")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -242,6 +337,10 @@ def main() -> None:
         memory_child(args)
         return
     result: dict = {"settings": vars(args).copy(), "environment": environment()}
+    if args.only == "methods":
+        methods_part(args, result)
+        write_json(args.json, result)
+        return
     if args.only != "memory":
         speed_part(args, result)
     if args.only != "speed":

@@ -1,8 +1,9 @@
 """The comparison bench: tick methods, run them one after another, compare them in one table and one figure.
 
 The panel owns the widgets (method check boxes, the table, the overlaid
-curves, export); the tab runs the queue. The table is exported as CSV and
-the figure (the overlaid curves) as PNG or SVG.
+curves, export); the tab runs the queue. The table is exported as CSV, the
+figure (the overlaid curves) as PNG or SVG, and the table's columns as bar
+charts (``BenchBars``) as PNG or SVG.
 """
 
 from __future__ import annotations
@@ -49,13 +50,16 @@ class BenchPanel(QWidget):
                                    "each with its own default learning rate and settings")
         self.csv_button = QPushButton("Table as CSV…")
         self.picture_button = QPushButton("Figure as PNG/SVG…")
+        self.columns_button = QPushButton("Columns as PNG/SVG…")
+        self.columns_button.setToolTip("The table's columns as bar charts, one bar per method (trainable %, "
+                                       "checkpoint, memory, tokens/s, the metric, forgetting)")
         self.queue_label = QLabel("")
         self.queue_label.setObjectName("summary")
         self.counts_label = QLabel("")
         self.counts_label.setObjectName("summary")
         self.counts_label.setWordWrap(True)
         buttons = QHBoxLayout()
-        for b in (self.count_button, self.run_button, self.csv_button, self.picture_button):
+        for b in (self.count_button, self.run_button, self.csv_button, self.picture_button, self.columns_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         labels = QHBoxLayout()
@@ -74,7 +78,14 @@ class BenchPanel(QWidget):
         layout.addWidget(self.curves, 1)
         state.events.queue_changed.connect(self._show_queue)
         state.events.results_changed.connect(lambda *_: self._show_results())
+        self.columns_button.clicked.connect(lambda: self._export_here(self.export_columns))
         self._ticked()
+
+    def _export_here(self, fn: Any) -> None:
+        try:
+            fn()
+        except (WorkbenchError, OSError) as exc:
+            self.queue_label.setText(f"Export failed: {exc}")
 
     def _show_results(self) -> None:
         self.table.show_rows(self.state.bench_rows())
@@ -104,6 +115,26 @@ class BenchPanel(QWidget):
             raise WorkbenchError("nothing to export yet: run the bench first")
         table = (BENCH_COLUMNS, [[r.get(c) for c in BENCH_COLUMNS] for r in rows])
         return export_table_dialog(self, table, path, "bench.csv", "Export the bench table")
+
+    def columns_figure(self) -> Any:
+        """The bench's columns as bar charts (``BenchBars``), drawn for the rows so far (not shown on screen)."""
+        from ui.finetune.bench_bars import BenchBars
+        from ui.finetune.bench_table import memory_header
+
+        rows = [r for r in self.state.bench_rows() if r.get("run_id") is not None]
+        if not rows:
+            raise WorkbenchError("nothing to draw yet: run the bench first")
+        figure = BenchBars()
+        m = theme.current().metrics
+        figure.resize(m.bench_figure_w, m.bench_figure_h)
+        figure.show_rows(rows, memory=memory_header(rows), title=f"Fine-tuning bench ({self.state.task})")
+        return figure
+
+    def export_columns(self, path: str | Path | None = None) -> Path | None:
+        figure = self.columns_figure()
+        if path is None:
+            return export_dialog(self, figure, str(Path.home() / "bench-columns.png"))
+        return save_widget(figure, path)
 
     def export_picture(self, path: str | Path | None = None) -> Path | None:
         if path is None:

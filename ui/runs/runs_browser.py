@@ -7,7 +7,9 @@ Selecting runs overlays their curves (``CurveOverlay``) and compares the
 first two selected runs' settings (``ConfigDiff``). "Run again", "Resume" (a
 cancelled, failed or interrupted training run, from its newest checkpoint) and
 "Copy as CLI command" go through ``workbench.runs.kinds`` so they work for every
-kind the workbench knows. Delete hides the runs at once and offers Undo for
+kind the workbench knows. "Merge…" folds one finished fine-tuning run into its base weights or combines
+several into one adapter (``MergeDialog``; run as a job with progress and Cancel, recorded as a
+``finetune-merge`` run). Delete hides the runs at once and offers Undo for
 ``UNDO_S`` seconds; only then are they removed from the store (their files
 on disk are kept).
 """
@@ -84,6 +86,8 @@ class RunsBrowser(QWidget):
         super().__init__(parent)
         self.services = ctx.run_services
         self.compare_with = ctx.compare_with  # load a finished run's model as model B
+        self.jobs = ctx.jobs
+        self.merge_dialog: Any = None  # the open Merge… dialog, if any
         self.pending_delete: list[int] = []
         self._runs: dict[int, dict[str, Any]] = {}
         self._final_summaries: dict[int, dict[str, float]] = {}
@@ -126,6 +130,10 @@ class RunsBrowser(QWidget):
         self.compare_button.setToolTip("Load the selected finished run's model (pre-training, or a full fine-tune) "
                                        "as model B beside the loaded model (A | B in the views)")
         self.compare_button.clicked.connect(self.compare_selected)
+        self.merge_button = QPushButton("Merge…")
+        self.merge_button.setToolTip("Fold the selected fine-tuning run (LoRA, IA³, DoRA) into its base weights, or "
+                                     "combine the selected runs into one adapter (linear, TIES, DARE)")
+        self.merge_button.clicked.connect(lambda: self.open_merge_dialog())
         self.delete_button = QPushButton("Delete")
         self.delete_button.setToolTip(f"Remove the selected runs from the list (Undo for {UNDO_S} s; "
                                       "their files on disk are kept)")
@@ -170,8 +178,8 @@ class RunsBrowser(QWidget):
 
     def _build_layout(self) -> None:
         buttons = FlowLayout()  # wraps to the width (presentation mode on a small screen)
-        for b in (self.again_button, self.resume_button, self.cli_button, self.compare_button, self.delete_button,
-                  self.plot_button, self.csv_button):
+        for b in (self.again_button, self.resume_button, self.cli_button, self.compare_button, self.merge_button,
+                  self.delete_button, self.plot_button, self.csv_button):
             buttons.addWidget(b)
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -326,7 +334,69 @@ class RunsBrowser(QWidget):
         self.resume_button.setEnabled(one and self._resume_params(ids[0]) is not None)
         self.cli_button.setEnabled(one)
         self.compare_button.setEnabled(one and ids[0] in self._runs and run_model_folder(self._runs[ids[0]]) is not None)
+        self.merge_button.setEnabled(bool(ids) and self._merge_folders(ids) is not None)
         self.delete_button.setEnabled(bool(ids))
+
+    # -------------------------------------------------------------- merging
+    def _merge_folders(self, ids: list[int]) -> list[str] | None:
+        """The output folders of the selected runs when every one is a finished fine-tuning (or merge) run."""
+        folders = []
+        for run_id in ids:
+            run = self._runs.get(run_id)
+            out = (run.get("params") or {}).get("out_dir") if run else None
+            if run is None or run["kind"] not in ("finetune", "finetune-merge") or run["status"] != "finished" \
+                    or not out:
+                return None
+            folders.append(str(out))
+        return folders
+
+    def open_merge_dialog(self) -> Any:
+        """Ask how to merge the selected runs; the dialog's Merge starts the job. Returns the dialog."""
+        from ui.runs.merge_dialog import MergeDialog
+
+        ids = self.selected_run_ids()
+        folders = self._merge_folders(ids) if ids else None
+        if folders is None:
+            return None
+        labels = [f"#{i} {self._runs[i].get('name') or ''} — {folder}" for i, folder in zip(ids, folders)]
+        dialog = MergeDialog(folders, labels, self)
+        dialog.accepted.connect(lambda: self.start_merge(dialog))
+        self.merge_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def start_merge(self, dialog: Any) -> None:
+        from workbench.finetune.merge_run import MergeRun
+
+        try:
+            spec = dialog.spec()
+        except WorkbenchError as exc:
+            self.message_bar.show_error(str(exc), source="merge")
+            return
+        self.merge_button.setEnabled(False)
+        self.message_bar.show_info(f"{spec.title().capitalize()}…", source="merge")
+        self.jobs.run(MergeRun(spec).window_job(self.services.path), self._merged, step="merge",
+                      label="Merging runs…", on_error=self._merge_failed,
+                      on_progress=lambda p: self.message_bar.show_info(p.message, source="merge"),
+                      on_cancelled=lambda: self.message_bar.show_warning("Merging cancelled.", source="merge"))
+
+    def _merged(self, summary: Any) -> None:
+        self._update_buttons()
+        if not summary:
+            return
+        weights = ", ".join(f"{w:g}" for w in summary["weights"])
+        what = ("folded into the base weights" if len(summary["sources"]) == 1 else
+                f"combined ({summary['how']}, weights {weights})" + (" and folded" if summary["folded"] else ""))
+        notes = " ".join(f"{n[0].upper()}{n[1:]}." for n in summary["notes"])
+        self.message_bar.show_info(f"Run #{summary.get('run_id', '?')}: {len(summary['sources'])} run(s) {what} "
+                                   f"into {summary['out_dir']}. {notes}", source="merge")
+        self.refresh()
+        if summary.get("run_id") is not None:
+            self.select_runs([summary["run_id"]])
+
+    def _merge_failed(self, exc: BaseException, tb: str) -> None:
+        self._update_buttons()
+        self.message_bar.show_error(f"Could not merge: {user_line(exc)}", source="merge")
 
     # -------------------------------------------------------------- actions
     def compare_selected(self) -> str | None:

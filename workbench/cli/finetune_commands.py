@@ -9,7 +9,10 @@ the method's ``Config`` when the ``finetune`` command is parsed (not when the pa
 other commands never import the method plugins). ``finetune --resume RUN_OR_DIR`` continues a stopped
 run (a run id, its output folder or a checkpoint folder) with the settings it was started with; under
 ``torchrun`` every rank trains and rank 0 records and prints. ``predict DIR --text ...`` answers with a run's
-model; ``finetune-merge DIR --out DIR2`` folds a LoRA run into the base weights.
+model; ``finetune-merge DIR --out DIR2`` folds a LoRA (IA³, DoRA) run into the base weights, and
+``finetune-merge DIR1 DIR2 [--how linear|ties|dare|dare-ties] [--weights 0.5,0.5] [--density 0.5] [--seed N]
+[--fold] --out DIR3`` combines several runs into one adapter (``engine.finetune.merging``); its JSON keeps
+``out_dir``, ``method``, ``merged_from`` and adds ``how``, ``weights``, ``sources`` (and ``out``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.finetune.merge_math import HOWS
 from engine.finetune.names import TASKS
 from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
 
@@ -86,9 +90,24 @@ def register(sub: Any) -> None:
     pr.add_argument("--json", action="store_true", help="print JSON")
     pr.set_defaults(handler=cmd_predict)
 
-    mg = sub.add_parser("finetune-merge", help="fold a LoRA run into the base weights as a new output folder")
-    mg.add_argument("folder", metavar="DIR", help="a LoRA fine-tuning output folder")
-    mg.add_argument("--out", required=True, metavar="DIR", help="the merged model's output folder")
+    mg = sub.add_parser("finetune-merge", help="fold a LoRA/IA³ run into the base weights, or combine several "
+                                               "runs into one adapter (linear, TIES, DARE)")
+    mg.add_argument("folders", nargs="+", metavar="DIR",
+                    help="fine-tuning output folder(s): one is folded into its base weights; several (LoRA or IA³ "
+                         "runs on one base, one rank, one label set) are combined into one adapter")
+    mg.add_argument("--how", choices=HOWS, default="linear",
+                    help="how several adapters combine, as peft's add_weighted_adapter does: linear, ties, dare "
+                         "(dare_linear) or dare-ties; LoRA's factors A and B are combined separately, so linear "
+                         "is not the weighted sum of the updates ΔW (default linear)")
+    mg.add_argument("--weights", metavar="W1,W2,...", help="one weight per run (default 1/n each); the task heads "
+                                                           "are combined with the same weights")
+    mg.add_argument("--density", type=float, default=0.5,
+                    help="ties/dare: the share of each adapter's entries kept (default 0.5)")
+    mg.add_argument("--seed", type=int, default=0, help="dare: the seed of the random drops (default 0)")
+    mg.add_argument("--fold", action="store_true",
+                    help="fold the combined adapter into the base weights (a plain model folder); one run is "
+                         "always folded")
+    mg.add_argument("--out", required=True, metavar="DIR", help="the merged output folder")
     mg.add_argument("--json", action="store_true", help="print JSON")
     mg.set_defaults(handler=cmd_merge)
 
@@ -205,11 +224,21 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from workbench.finetune.run import merge_output
+    from engine.finetune.merging import merge_runs
+    from engine.progress import drive
 
-    out = merge_output(args.folder, args.out)
+    summary = drive(merge_runs(args.folders, args.out, how=args.how, weights=args.weights, density=args.density,
+                               seed=args.seed, fold=args.fold))
     if args.json:
-        print_json({"out_dir": str(out), "method": "full", "merged_from": str(Path(args.folder).resolve())})
+        print_json(summary)
+        return 0
+    if len(summary["sources"]) == 1:
+        print(f"merged into {summary['out_dir']}")
     else:
-        print(f"merged into {out}")
+        weights = ", ".join(f"{w:g}" for w in summary["weights"])
+        print(f"combined {len(summary['sources'])} runs ({summary['how']}, weights {weights}) into "
+              f"{summary['out_dir']}" + (" (folded into the base weights)" if summary["folded"] else
+                                         f" (a {summary['method']} adapter; it opens in predict)"))
+    for note in summary["notes"]:
+        print(f"  {note}")
     return 0

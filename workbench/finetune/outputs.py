@@ -32,7 +32,8 @@ def checkpoint_bytes(out_dir: Path) -> int:
 
 
 def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, method_config: Any, data: Any,
-                 tokenizer: Any, result: Any, lr: float, run_id: int | None) -> dict[str, Any]:
+                 tokenizer: Any, result: Any, lr: float, run_id: int | None,
+                 forgetting: dict[str, Any] | None = None) -> dict[str, Any]:
     """The adapter, the manifest, the predictions, the confusion matrix and ``summary.json``; returns the summary."""
     adapter = out_dir / ADAPTER_FOLDER
     shutil.rmtree(adapter, ignore_errors=True)  # an earlier run's files in the same folder must not linger
@@ -67,7 +68,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "wall_s": round(float(result.wall_s), 3),
         "peak_memory_mb": round(float(result.peak_memory_mb), 1),
         "adapter_bytes": folder_bytes(adapter),
-        "checkpoint_bytes": checkpoint_bytes(out_dir),
+        **bench_columns(result, out_dir, method, forgetting),
         "steps": int(result.steps),
         "device": result.device,
         "first_loss": finite(result.first_loss),
@@ -89,6 +90,21 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+def bench_columns(result: Any, out_dir: Path, method: Any, forgetting: dict[str, Any] | None) -> dict[str, Any]:
+    """What the bench compares methods by, besides the metric: checkpoint bytes (``checkpoint_bytes``: what
+    ``predict`` opens), training memory (CUDA's peak, or the CPU estimate, labelled), tokens/s and forgetting
+    (``engine.finetune.footprint``, ``.forgetting``)."""
+    from engine.finetune.footprint import CUDA_PEAK, memory_kind
+
+    kind = memory_kind(result.device)
+    memory = result.peak_memory_mb if kind == CUDA_PEAK else getattr(result, "state_bytes", 0) / 2**20
+    untouched = bool(getattr(getattr(method, "attachment", None), "adds_modules", True))
+    return {"checkpoint_bytes": checkpoint_bytes(out_dir), "training_memory_mb": round(float(memory), 3),
+            "memory_kind": kind, "tokens_per_s": round(float(getattr(result, "tokens_per_s", 0.0)), 1),
+            "tokens_seen": int(getattr(result, "tokens_seen", 0)),
+            "forgetting": {**(forgetting or {}), "base_untouched_without_adapter": untouched}}
 
 
 def _reads(data: Any) -> dict[str, Any]:

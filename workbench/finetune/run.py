@@ -19,7 +19,8 @@ half-written output folder and ends the run with one line naming the file and th
 resume from (``fault_keeping_checkpoints``).
 
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
-LoRA run into the base weights as a new output folder whose method is ``full``.
+LoRA (IA³, DoRA) run into the base weights as a new output folder whose method is ``full``
+(``engine.finetune.merging``; several runs combined: ``workbench.finetune.merge_run``).
 """
 
 from __future__ import annotations
@@ -237,9 +238,22 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         return {"rank": _rank(), "steps": result.steps}
     summary = save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,
                            method_config=checked.method_config, data=checked.data, tokenizer=tokenizer,
-                           result=result, lr=checked.lr, run_id=run_id)
+                           result=result, lr=checked.lr, run_id=run_id,
+                           forgetting=forgetting_of(checked.base_folder, result.model, tokenizer, spec.max_length))
     shutil.rmtree(checkpoints, ignore_errors=True)  # finished: nothing to resume is left beside the outputs
     return summary
+
+
+def forgetting_of(base: Path, model: Any, tokenizer: Any, max_length: int) -> dict[str, Any]:
+    """The base task's loss before/after on a held-out text (``engine.finetune.forgetting``); a measure that
+    cannot run says why instead of failing the finished run."""
+    from engine.finetune.forgetting import measure_forgetting
+
+    try:
+        return measure_forgetting(base, model, tokenizer, max_length=max_length, chunks=4).as_json()
+    except (WorkbenchError, RuntimeError, ValueError, TypeError, KeyError, IndexError, AttributeError, OSError) as exc:
+        return {"objective": None, "before": None, "after": None, "delta": None, "tokens": 0,
+                "note": f"not measured: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"}
 
 
 def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
@@ -266,29 +280,11 @@ def open_output(folder: str | os.PathLike) -> Any:
 
 
 def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
-    """Fold a mergeable run (LoRA) into its base weights; write a ``full`` output folder at ``out``."""
-    from workbench.finetune.methods import finetune_method
-    from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
+    """Fold a mergeable run (LoRA, IA³, DoRA: a peft adapter of a mergeable type) into its base weights; write a
+    ``full`` output folder at ``out`` (``engine.finetune.merging.fold_run``)."""
+    from engine.finetune.merging import fold_run, read_source
 
-    manifest = read_manifest(folder)
-    method = finetune_method(manifest["method"])
-    if not getattr(method, "can_merge", False):
-        raise WorkbenchError(f"a {manifest['method']} run cannot be merged into the base weights (only LoRA can)")
     out = Path(out)
     if out.resolve() == Path(folder).resolve():
         raise WorkbenchError("--out must be another folder than the run's")
-    tuned = open_output(folder)
-    merged = method.merge(tuned.model)
-    adapter = out / ADAPTER_FOLDER
-    shutil.rmtree(adapter, ignore_errors=True)
-    adapter.mkdir(parents=True)
-    merged.save_pretrained(adapter, safe_serialization=True)
-    tuned.tokenizer.save_pretrained(adapter)
-    extra = {k: v for k, v in manifest.items() if k not in ("format", "base_model", "task", "method",
-                                                            "method_config", "labels", "text_columns",
-                                                            "max_length", "run_id", "merged_from")}
-    write_manifest(out, base_model=manifest["base_model"], task=manifest["task"], method="full", method_config={},
-                   labels=manifest.get("labels") or [], text_columns=manifest.get("text_columns"),
-                   max_length=manifest["max_length"], run_id=manifest.get("run_id"),
-                   merged_from=str(Path(folder).resolve()), **extra)
-    return out
+    return fold_run(read_source(folder), out)

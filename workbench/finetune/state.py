@@ -24,7 +24,8 @@ from workbench.observable import EventGroup
 from workbench.runs.summary import read_summary
 
 BENCH_COLUMNS = ["method", "trainable_percent", "best_metric", "best_value", "wall_s", "peak_memory_mb",
-                 "adapter_bytes", "run_id"]
+                 "adapter_bytes", "run_id", "tokens_per_s", "training_memory_mb", "memory_kind", "checkpoint_bytes",
+                 "forgetting", "forgetting_objective", "forgetting_note"]
 # the metric the bench compares per task (the first one a summary has, if this one is missing)
 MAIN_METRIC = PRIMARY_METRIC
 LOWER_IS_BETTER = {"loss", "validation_loss"}
@@ -65,7 +66,21 @@ class RunResult:
         s = self.summary
         return {"method": self.method, "trainable_percent": s.get("trainable_percent"), "best_metric": name,
                 "best_value": value, "wall_s": s.get("wall_s"), "peak_memory_mb": s.get("peak_memory_mb"),
-                "adapter_bytes": s.get("adapter_bytes"), "run_id": self.run_id}
+                "adapter_bytes": s.get("adapter_bytes"), "run_id": self.run_id, **bench_measures(s)}
+
+
+def bench_measures(summary: dict[str, Any]) -> dict[str, Any]:
+    """The bench's cost columns from a run's summary (``workbench.finetune.outputs.bench_columns``): tokens/s,
+    training memory and what kind of number it is, checkpoint bytes, forgetting (Δ loss) and what it means."""
+    forgetting = summary.get("forgetting") or {}
+    note = forgetting.get("note") or ""
+    if forgetting.get("base_untouched_without_adapter") and forgetting.get("delta") is not None:
+        note += "; 0 once the adapter is removed (the base weights are untouched)"
+    return {"tokens_per_s": summary.get("tokens_per_s"), "training_memory_mb": summary.get("training_memory_mb"),
+            "memory_kind": summary.get("memory_kind") or "",
+            "checkpoint_bytes": summary.get("checkpoint_bytes", summary.get("adapter_bytes")),
+            "forgetting": forgetting.get("delta"), "forgetting_objective": forgetting.get("objective") or "",
+            "forgetting_note": note}
 
 
 def errors_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -182,7 +197,7 @@ class FineTuneState:
                 trainable, total = self.counts[name]
                 rows.append({"method": name, "trainable_percent": 100.0 * trainable / max(1, total),
                              "best_metric": "", "best_value": None, "wall_s": None, "peak_memory_mb": None,
-                             "adapter_bytes": None, "run_id": None})
+                             "adapter_bytes": None, "run_id": None, **bench_measures({})})
         return rows
 
     def has_bench_results(self, methods: list[str]) -> bool:

@@ -1,0 +1,111 @@
+"""The Runs tab's Merge… dialog: how the selected fine-tuning runs combine (how, weights, density, seed, fold, out).
+
+One run is folded into its base weights; several are combined into one adapter the way peft's
+``add_weighted_adapter`` does (``engine.finetune.merging``). The dialog only gathers the settings as a
+``MergeSpec``; the Runs tab runs it as a job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
+    QVBoxLayout, QWidget,
+)
+
+from engine.errors import WorkbenchError
+from engine.finetune.merge_math import HOWS
+from ui import theme
+from workbench.finetune.merge_run import MergeSpec, default_out_dir
+
+HOW_HELP = {
+    "linear": "Σ of the factors with √(w·scale) each, as peft does: not Σ w·ΔW (cross terms Bᵢ·Aⱼ appear).",
+    "ties": "TIES: keep each adapter's largest entries (density), elect one sign per entry, average those agreeing.",
+    "dare": "DARE: drop entries at random (keep a share = density), rescale by 1/density, then add (seeded).",
+    "dare-ties": "DARE's random drops, then TIES's sign election (seeded).",
+}
+
+
+class MergeDialog(QDialog):
+    """Settings for merging ``folders`` (fine-tuning output folders, in the table's order)."""
+
+    def __init__(self, folders: list[str], labels: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.folders = list(folders)
+        several = len(folders) > 1
+        self.setWindowTitle("Merge runs" if several else "Fold a run into its base weights")
+        runs = QLabel("<br>".join(labels))
+        runs.setWordWrap(True)
+        self.how = QComboBox()
+        self.how.addItems(list(HOWS))
+        self.weights = QLineEdit(",".join(f"{1.0 / len(folders):g}" for _ in folders))
+        self.weights.setToolTip("One weight per run, in the order listed; the task heads get the same weights")
+        self.density = QDoubleSpinBox()
+        self.density.setRange(0.01, 1.0)
+        self.density.setSingleStep(0.05)
+        self.density.setValue(0.5)
+        self.density.setToolTip("TIES and DARE: the share of each adapter's entries kept")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setToolTip("DARE: the seed of the random drops")
+        self.fold = QCheckBox("Fold the result into the base weights (a plain model folder)")
+        self.fold.setChecked(not several)
+        self.fold.setEnabled(several)  # one run is always folded
+        self.out = QLineEdit()
+        self.note = QLabel("")
+        self.note.setObjectName("summary")
+        self.note.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Runs", runs)
+        if several:
+            form.addRow("How", self.how)
+            form.addRow("Weights", self.weights)
+            form.addRow("Density", self.density)
+            form.addRow("Seed", self.seed)
+            form.addRow("", self.fold)
+        form.addRow("Output folder", self.out)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("Merge" if several else "Fold")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
+        layout.addLayout(form)
+        layout.addWidget(self.note)
+        layout.addWidget(buttons)
+        self._out_touched = False
+        self.out.textEdited.connect(lambda *_: setattr(self, "_out_touched", True))
+        self.how.currentTextChanged.connect(lambda *_: self._changed())
+        self.fold.toggled.connect(lambda *_: self._changed())
+        self._changed()
+
+    def _changed(self) -> None:
+        how = self.how.currentText()
+        several = len(self.folders) > 1
+        self.density.setEnabled(how != "linear")
+        self.seed.setEnabled(how.startswith("dare"))
+        if not self._out_touched:
+            self.out.setText(default_out_dir(self.folders, how, self.fold.isChecked()))
+        if several:
+            self.note.setText(f"{HOW_HELP[how]} The runs must share their base, rank and labels; their heads are "
+                              "combined with the same weights as the adapters.")
+        else:
+            self.note.setText("The run's adapter (LoRA, IA³, DoRA) is folded into W₀: the output is a plain model "
+                              "folder with the same predictions.")
+
+    def spec(self) -> MergeSpec:
+        """The settings as a ``MergeSpec`` (a ``WorkbenchError`` for weights that are not numbers)."""
+        several = len(self.folders) > 1
+        weights = None
+        if several:
+            try:
+                weights = [float(t) for t in self.weights.text().split(",") if t.strip()]
+            except ValueError:
+                raise WorkbenchError(f"the weights must be numbers separated by commas, not "
+                                     f"{self.weights.text()!r}") from None
+        out = self.out.text().strip() or default_out_dir(self.folders, self.how.currentText(), self.fold.isChecked())
+        return MergeSpec(sources=list(self.folders), out_dir=str(Path(out)), how=self.how.currentText(),
+                         weights=weights, density=float(self.density.value()), seed=int(self.seed.value()),
+                         fold=bool(self.fold.isChecked()) and several)
