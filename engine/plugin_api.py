@@ -25,7 +25,10 @@ the task head's names, freezing, parameter counts, BitFit, bottleneck
 adapters, the feature-based model on a scalar mix, LoRA target checking, and
 saving trained weights apart from the base (ours and ``peft``'s). See
 docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-tuning model whose prefix the
-workbench hands to the model as a prefilled cache, whatever the release calls that argument.
+workbench hands to the model as a prefilled cache, whatever the release calls that argument. Issue 32 adds
+``SENTENCE_TASK`` ("sentence-embedding", S-BERT's task: a pooled sentence vector trained by a similarity loss, the
+task model a bare encoder without a head); ``TASKS`` stays the four tasks with a head, so a method supports the
+sentence task only where its ``tasks`` names it.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -33,6 +36,7 @@ from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
 from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
 from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
+from engine.finetune.names import SENTENCE_TASK
 from engine.finetune.names import LORA_SITES_OF_TARGET
 from engine.models.families import Family
 from engine.objectives.api import (
@@ -83,7 +87,7 @@ __all__ = [
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
     # fine-tuning methods (2.1)
     "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",
-    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SITES", "ScalarMix", "TASKS", "add_bottleneck_adapters",
+    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SENTENCE_TASK", "SITES", "ScalarMix", "TASKS", "add_bottleneck_adapters",
     "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
     "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",
     "save_trained", "train_only", "wrap_with_peft",

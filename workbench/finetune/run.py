@@ -158,7 +158,7 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     TrainingConfig.from_dict(dict(spec.training))
     folder = base_folder(spec.model)
     check_task_support(folder, spec.task)
-    data = read_task_data(spec)
+    data = read_task_data(spec, folder)
     lr = spec.lr if spec.lr is not None else float(method.default_lr)
     if not lr > 0:
         raise WorkbenchError(f"the learning rate must be > 0, not {lr}")
