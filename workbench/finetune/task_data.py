@@ -125,3 +125,11 @@ def _is_decoder(base: Any) -> bool:
         return detect_family(AutoConfig.from_pretrained(base)) is Family.DECODER
     except (OSError, ValueError):
         return False
+
+
+def _merge_labels(task: str, first: list[str], second: list[str]) -> list[str]:
+    if task == "token-cls":
+        return ["O"] + sorted((set(first) | set(second)) - {"O"})
+    if task == "sentence-embedding":
+        return []
+    return sorted(set(first) | set(second))
