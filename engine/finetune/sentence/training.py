@@ -7,7 +7,8 @@ its B examples, then the second ones (then the third), into one padded forward p
 triplet margin, the scores' maximum (the cosine loss's target is score / max) and the notes a summary shows.
 
 Validation: on scored pairs, Spearman's rho (``engine.probing.sts.spearman``) of the pairs' cosines against their
-gold scores, over the whole set at once, with each pair as a row (``gold`` score, ``predicted`` cosine). On
+gold scores, over the whole set at once, with each pair as a row (``sentence1``, ``sentence2``, ``gold`` score, ``predicted`` cosine; ``correct`` None:
+a cosine is not right or wrong). On
 triplets there is no score to rank by: the loop's validation loss is the curve, and ``metrics`` is empty.
 The loop's validation loss is computed only where the validation examples suit the loss (scored pairs for
 cosine and CoSENT, triplets for triplet and in-batch negatives); elsewhere it is NaN, and Spearman is the curve.
@@ -158,8 +159,9 @@ def validate_sentences(model: Any, tokenizer: Any, data: Sequence[Any], setup: S
                            batch_size)
     gold = [e.score for e in data]
     rho = spearman(cosines, gold) if len(data) >= 3 else float("nan")
-    rows = [{"index": i, "text": e.first, "text_pair": e.second, "gold": e.score, "predicted": c, "correct": None,
-             "confidence": c} for i, (e, c) in enumerate(zip(data, cosines))]
+    rows = [{"index": i, "text": f"{e.first}  ⟷  {e.second}", "sentence1": e.first, "sentence2": e.second,
+             "gold": e.score, "predicted": round(c, 4), "correct": None, "confidence": c}
+            for i, (e, c) in enumerate(zip(data, cosines))]
     return ValidationReport({"spearman": rho}, rows, rows_scored=len(data))
 
 
