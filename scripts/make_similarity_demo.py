@@ -58,7 +58,7 @@ def _pair(rng: random.Random, genre: str) -> tuple[str, str]:
     return first, f"{other_person} {other_action[0]} {rng.choice(other_action[3])} in {rng.choice(CITIES)}."
 
 
-def main() -> None:
+def write_similarity(path: Path) -> None:
     rng = random.Random(32)
     lines = ["index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"]
     seen: set[tuple[str, str]] = set()
@@ -71,7 +71,11 @@ def main() -> None:
         index = len(seen) - 1
         lines.append(f"{index}\tdemo-{genre}\tworkbench\t2026\t{index:04d}\tnone\tnone\t{first}\t{second}\t"
                      f"{SCORES[genre]:.3f}")
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    write_similarity(OUT)
     print(f"wrote {PAIRS} pairs to {OUT}")
 
 

@@ -70,11 +70,17 @@ def suits_loss(examples: Sequence[Any], loss: str) -> bool:
 
 def encode_sentences(tokenizer: Any, examples: Sequence[Any], setup: SentenceSetup, max_length: int) -> list[dict]:
     """One feature per example: ``texts`` (each sentence's input ids, attention mask, token types) and ``score``."""
-    out = []
+    out, truncated = [], 0
     for example in examples:
-        encoded = [dict(tokenizer(text, truncation=True, max_length=max_length)) for text in
-                   example_texts(example, setup)]
+        encoded = [dict(tokenizer(text, truncation=True, max_length=max_length, return_overflowing_tokens=False))
+                   for text in example_texts(example, setup)]
+        truncated += sum(len(e["input_ids"]) >= max_length and len(tokenizer(t)["input_ids"]) > max_length
+                         for e, t in zip(encoded, example_texts(example, setup)))
         out.append({"texts": encoded, "score": float(getattr(example, "score", 0.0))})
+    if truncated:
+        note = f"{truncated} sentence(s) longer than {max_length} tokens were cut to {max_length} (max length)"
+        if note not in setup.notes:
+            setup.notes.append(note)
     return out
 
 
