@@ -149,6 +149,9 @@ def test_triplets_without_validation_give_the_loss_curve_only(runs, tiny_models,
         code, _, err = _cli(["finetune", str(tiny_models["bert"]), "--task", "sentence-embedding", "--train",
                              str(triplets), "--method", "bitfit", "--loss", "cosine", "--out", str(tmp_path / "x")])
         assert code == 2 and "the cosine loss needs scored pairs" in err and err.count("\n") == 1
+        code, _, err = _cli(["finetune", str(tiny_models["gpt2"]), "--task", "sentence-embedding", "--train",
+                             str(triplets), "--method", "full", "--pooling", "cls", "--out", str(tmp_path / "y")])
+        assert code == 2 and "use mean (or max) pooling for a decoder" in err
 
 
 def test_methods_declare_the_task_explicitly():

@@ -27,6 +27,11 @@ def write_st_folder(model: Any, tokenizer: Any, folder: str | Path, *, pooling: 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(folder), safe_serialization=True)
+    if tokenizer.pad_token is None and tokenizer.eos_token is not None:  # a decoder's (GPT-2): sentence-transformers
+        import copy  # pads a batch; the attention mask hides the padding, so any token serves
+
+        tokenizer = copy.deepcopy(tokenizer)
+        tokenizer.pad_token = tokenizer.eos_token
     tokenizer.save_pretrained(str(folder))
     (folder / POOLING_FOLDER).mkdir(exist_ok=True)
     width = int(model.config.hidden_size)
