@@ -160,7 +160,7 @@ def test_methods_declare_the_task_explicitly():
     from workbench.finetune.methods import finetune_methods
 
     declared = {name for name, method in finetune_methods().items() if SENTENCE_TASK in method.tasks}
-    assert declared == {"full", "lora", "bitfit", "houlsby", "pfeiffer", "prefix", "prompt"}
+    assert declared == {"full", "lora", "bitfit", "houlsby", "pfeiffer", "prefix", "prompt", "features"}
     assert SENTENCE_TASK not in TASKS  # a third party's "all tasks" does not gain it silently
 
     class AllTasks(FineTuneMethod):
