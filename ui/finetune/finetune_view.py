@@ -252,7 +252,8 @@ class FineTuneView(QWidget):
         if result is None or loaded is None:
             self.message_bar.show_error("Load the base model and finish a run first.", source="shift")
             return
-        texts = [r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
+        texts = [r["sentence1"] if r.get("sentence1") else  # a sentence pair: its first sentence
+                 r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
                  for r in result.predictions[:SHIFT_TEXTS]]
         self.shift_label.setText(f"Comparing the base model and run #{result.run_id} ({result.method}) on "
                                  f"{len(texts)} validation texts…")
