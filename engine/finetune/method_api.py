@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from torch import nn
 
 from engine.api_version import API_VERSION
-from engine.finetune.names import HEAD_TASKS, SENTENCE_TASK, SITES
+from engine.finetune.names import HEAD_TASKS, SITES
 from engine.finetune.names import TASKS as ALL_TASKS
 
 # The plugin API's ``TASKS``: the four tasks with a head. A method supports the sentence task only where it declares
