@@ -44,6 +44,9 @@ def test_sentence_task_form_and_sts_before_after(open_window, qtbot, tiny_models
     form.method_combo.setCurrentIndex(form.method_combo.findData("full"))
     view.state.set_form(epochs=2.0, max_length=32, training={"threads": 1})
     out = tmp_path / "run"
+    # the form counts parameters on the worker thread (it loads the base): let it end before this thread loads
+    # the base too (two transformers loads at once in one process corrupt its initialisation state)
+    qtbot.waitUntil(lambda: not view.ctx.jobs.busy() and "counting" not in form.params_label.text(), timeout=60000)
     spec = view.state.spec(window.loaded.info.spec, str(out))
     assert (spec.loss, spec.pooling, spec.margin) == ("cosine", None, None)
     summary = run_finetune(spec, run_id=1)
