@@ -28,6 +28,10 @@ docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-t
 workbench hands to the model as a prefilled cache, whatever the release calls that argument. Since 2.3,
 ``UnifiedRow`` (a method's row in He et al.'s unified framework, its ``unified`` field), ``representation_of``
 and ``with_representation``, parallel adapters (``add_parallel_adapters``) and ``weight_layers``.
+workbench hands to the model as a prefilled cache, whatever the release calls that argument. Issue 32 adds
+``SENTENCE_TASK`` ("sentence-embedding", S-BERT's task: a pooled sentence vector trained by a similarity loss, the
+task model a bare encoder without a head); ``TASKS`` stays the four tasks with a head, so a method supports the
+sentence task only where its ``tasks`` names it.
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -35,6 +39,8 @@ from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
 from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
 from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
+from engine.finetune.names import SENTENCE_TASK
+from engine.finetune.sentence.features import SentenceFeatureModel
 from engine.finetune.names import LORA_SITES_OF_TARGET
 from engine.finetune.unified import UnifiedRow, representation_of, with_representation
 from engine.models.families import Family
@@ -87,7 +93,7 @@ __all__ = [
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
     # fine-tuning methods (2.1)
     "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",
-    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SITES", "ScalarMix", "TASKS", "add_bottleneck_adapters",
+    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SENTENCE_TASK", "SITES", "SentenceFeatureModel", "ScalarMix", "TASKS", "add_bottleneck_adapters",
     "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
     "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",
     "save_trained", "train_only", "wrap_with_peft",

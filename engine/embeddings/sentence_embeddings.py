@@ -1,10 +1,12 @@
 """Sentence vectors from token vectors, their similarities, and anisotropy.
 
 Pooling: the mean of all token vectors (special tokens included, as
-sentence-transformers does), the first token ([CLS]), or the model's own
-pooling when its folder declares one in the sentence-transformers format
-(``modules.json`` naming a Pooling module, whose ``config.json`` says the
-mode, and optionally a Normalize module). all-MiniLM-L6-v2 declares mean
+sentence-transformers does), the first token ([CLS]), the element-wise
+maximum over the tokens, or the model's own pooling when its folder declares
+one in the sentence-transformers format (``modules.json`` naming a Pooling
+module, whose ``config.json`` says the mode, and optionally a Normalize
+module) or is a sentence-embedding run's output folder (``finetune.json``
+names the pooling it trained). all-MiniLM-L6-v2 declares mean
 pooling followed by L2 normalisation.
 
 Anisotropy (Ethayarajh 2019): the mean cosine between occurrences of
@@ -97,7 +99,7 @@ def model_pooling(model_folder: str | Path) -> tuple[str, bool] | None:
     folder = Path(model_folder)
     modules_file = folder / "modules.json"
     if not modules_file.is_file():
-        return None
+        return _trained_pooling(folder)
     try:
         modules = json.loads(modules_file.read_text(encoding="utf-8"))
         pooling = next((m for m in modules if str(m.get("type", "")).endswith(".Pooling")), None)
@@ -113,15 +115,29 @@ def model_pooling(model_folder: str | Path) -> tuple[str, bool] | None:
     return modes[0], normalize
 
 
+def _trained_pooling(folder: Path) -> tuple[str, bool] | None:
+    """A sentence-embedding run's output folder (its ``finetune.json``): the pooling the run trained with."""
+    manifest = folder / "finetune.json"
+    if not manifest.is_file():
+        return None
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise WorkbenchError(f"cannot read {manifest}: {exc}") from exc
+    if data.get("task") != "sentence-embedding" or data.get("pooling") not in _POOLERS:
+        return None
+    return str(data["pooling"]), False
+
+
 def resolve_pooling(pooling: str, model_folder: str | Path | None) -> tuple[str, bool]:
     """(mode, normalize) for a pooling choice: "mean", "cls" or the model's own ("model")."""
-    if pooling in ("mean", "cls"):
+    if pooling in ("mean", "cls", "max"):
         return pooling, False
     if pooling != "model":
         raise WorkbenchError(f"unknown pooling {pooling!r}; choose one of {', '.join(SENTENCE_POOLINGS)}")
     declared = model_pooling(model_folder) if model_folder is not None else None
     if declared is None:
-        raise WorkbenchError("this model declares no pooling of its own; choose mean or cls pooling")
+        raise WorkbenchError("this model declares no pooling of its own; choose mean, cls or max pooling")
     return declared
 
 

@@ -15,6 +15,7 @@ DEMO_FILES = {
     "token-cls": "entities.conll",
     "qa": "qa.json",
     "seq2seq": "passive.tsv",
+    "sentence-embedding": "similarity.tsv",  # scripts/make_similarity_demo.py: STS-B's layout, scores 0-5
 }
 
 

@@ -40,6 +40,7 @@ from engine.data.squad import any_unanswerable
 from engine.errors import WorkbenchError
 from engine.finetune.encoding import batches_of, collate, encode_task, targets
 from engine.finetune.footprint import training_state_bytes
+from engine.finetune.names import SENTENCE_TASK
 from engine.finetune.validation import ValidationReport, validate_task
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
 from engine.training.config import TrainingConfig
@@ -62,6 +63,7 @@ class FineTuneData:
     validation: Sequence[Any]
     labels: Sequence[str] = ()
     reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
+    sentence: Any = None  # the sentence task's SentenceSetup (loss, pooling, margin; engine.finetune.sentence)
 
 
 @dataclass
@@ -164,6 +166,24 @@ def build_training_task(task: str, model: Any, train_features: list, validation_
                         validation_batches=lambda: validation)
 
 
+def _sentence_parts(model: Any, tokenizer: Any, data: FineTuneData, settings: FineTuneSettings,
+                    pad_id: int) -> tuple[TrainingTask, Any]:
+    """The sentence task's training task and its validation (``engine.finetune.sentence.training``)."""
+    from engine.finetune.sentence import training as sentence
+
+    setup = data.sentence
+    train = sentence.encode_sentences(tokenizer, data.train, setup, settings.max_length)
+    suits = sentence.suits_loss(data.validation, setup.loss)
+    validation = sentence.encode_sentences(tokenizer, data.validation, setup, settings.max_length) if suits else []
+    task = sentence.build_sentence_task(model, train, validation, pad_id, settings.batch_size, setup, suits)
+
+    def validate() -> ValidationReport:
+        return sentence.validate_sentences(model, tokenizer, data.validation, setup, settings.max_length,
+                                           batch_size=max(32, settings.batch_size))
+
+    return task, validate
+
+
 def _read_history(checkpoint: Path) -> tuple[list[tuple[int, dict[str, float]]], float]:
     """(the evaluations, the wall time) a checkpoint's run had when it was written; empty when not saved."""
     file = Path(checkpoint) / HISTORY_FILE
@@ -207,11 +227,18 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     yield Progress(0, 0, f"{trainable:,} of {total:,} parameters trainable ({100 * trainable / total:.2f}%)")
     yield ParametersCounted(trainable, total)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
-    validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
-    config = training_config(settings, len(train_features), env_world_size())
-    training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
-                                        settings.batch_size)
+    if task == SENTENCE_TASK:
+        training_task, validate = _sentence_parts(prepared, tokenizer, data, settings, pad_id)
+    else:
+        train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
+        validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
+        training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
+                                            settings.batch_size)
+
+        def validate() -> ValidationReport:
+            return validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
+                                 batch_size=max(32, settings.batch_size), no_answer=no_answer)
+    config = training_config(settings, training_task.train_size, env_world_size())
 
     cuda = torch.cuda.is_available() and config.device != "cpu"
     if cuda:
@@ -229,8 +256,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
         nonlocal report
         if isinstance(event, EvalMetrics):
             yield Progress(event.step, config.steps, f"validating at step {event.step}")
-            report = validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
-                                   batch_size=max(32, settings.batch_size), no_answer=no_answer)
+            report = validate()
             prepared.train()
             history.append((event.step, {"validation_loss": event.validation_loss, **report.metrics}))
             event = dataclasses.replace(event, extra={**event.extra, **report.metrics})

@@ -32,8 +32,13 @@ from typing import Any, ClassVar
 from torch import nn
 
 from engine.api_version import API_VERSION
-from engine.finetune.names import SITES, TASKS
+from engine.finetune.names import HEAD_TASKS, SITES
+from engine.finetune.names import TASKS as ALL_TASKS
 from engine.finetune.unified import UnifiedRow
+
+# The plugin API's ``TASKS``: the four tasks with a head. A method supports the sentence task only where it declares
+# ``SENTENCE_TASK`` in its ``tasks`` (issue 32's decision: "all tasks" does not silently gain it).
+TASKS = HEAD_TASKS
 
 
 
@@ -85,10 +90,10 @@ class FineTuneMethod:
         """Raise ``WorkbenchError`` for a task type this method does not support."""
         from engine.errors import WorkbenchError
 
-        if task not in TASKS:
-            raise WorkbenchError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+        if task not in ALL_TASKS:
+            raise WorkbenchError(f"unknown task {task!r}; tasks: {', '.join(ALL_TASKS)}")
         if task not in self.tasks:
-            supported = ", ".join(t for t in TASKS if t in self.tasks)
+            supported = ", ".join(t for t in ALL_TASKS if t in self.tasks)
             raise WorkbenchError(f"{self.name} does not support the {task} task (it supports {supported})")
 
     def check_config(self, config: Any) -> None:

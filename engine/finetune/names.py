@@ -6,7 +6,17 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 
 from __future__ import annotations
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding")
+# The task the S-BERT recipe trains (issue 32): no head, a pooled sentence vector trained by a similarity loss.
+SENTENCE_TASK = "sentence-embedding"
+# The tasks the plugin API's ``TASKS`` names (API 2.2 and before): a method that declares "all tasks" with it does
+# not silently gain the sentence task, which each method declares explicitly.
+HEAD_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+# The sentence task's losses (engine.finetune.sentence.losses) and poolings.
+SENTENCE_LOSSES = ("triplet", "cosine", "cosent", "mnrl")
+SENTENCE_TRAIN_POOLINGS = ("mean", "cls", "max")
+TRIPLET_MARGIN = 1.0  # ε of the triplet loss, as in the S-BERT paper (Reimers & Gurevych 2019: Euclidean, ε = 1)
+MNRL_SCALE = 20.0  # the cosine scale of the in-batch-negatives loss (sentence-transformers' default)
 
 # Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
 SITES = (
@@ -24,6 +34,7 @@ SITES = (
 
 # The metric each task is ranked by.
 PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+PRIMARY_METRIC[SENTENCE_TASK] = "spearman"  # of the validation pairs' cosines against their gold scores
 
 # LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
 LORA_ROLE_ALIASES = {

@@ -5,8 +5,8 @@ and its settings, the labels and the maximum length; ``adapter/`` holds what the
 reload builds a fresh task model on the base (``build_task_model``) and hands it to the method's
 ``load``, so its predictions equal the trained model's (the methods guarantee bit-identical logits).
 ``predict`` answers one input the way the task asks: a label with probabilities, a tag per word,
-an answer span in a context ("" when a SQuAD 2.0 model, manifest ``no_answer``, finds none), or a
-generated text.
+an answer span in a context ("" when a SQuAD 2.0 model, manifest ``no_answer``, finds none), a
+generated text, or (a sentence encoder, given two texts) their cosine similarity.
 """
 
 from __future__ import annotations
@@ -82,6 +82,17 @@ def load_finetuned(folder: str | Path, method: Any) -> FineTunedModel:
     return FineTunedModel(model, load_task_tokenizer(tokenizer_home), manifest)
 
 
+def similarity(tuned: FineTunedModel, text: str, text2: str | None) -> dict[str, Any]:
+    """A sentence encoder's answer: the cosine similarity of the two texts' pooled vectors (the run's pooling)."""
+    from engine.finetune.sentence.training import pair_cosines
+
+    if not text2 or not text2.strip():
+        raise WorkbenchError("a sentence-embedding model compares two texts: give the second with --text2")
+    pooling = str(tuned.manifest.get("pooling") or "mean")
+    cosine = pair_cosines(tuned.model, tuned.tokenizer, [(text, text2)], pooling, int(tuned.manifest["max_length"]))[0]
+    return {"task": tuned.task, "cosine": cosine, "pooling": pooling}
+
+
 def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
             context: str | None = None) -> dict[str, Any]:
     """One input's prediction (``text2``: a pair's second sentence; ``context``: the QA passage)."""
@@ -99,6 +110,8 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
         found = inference.tag(model, tokenizer, [words], tuned.labels, max_length)[0]
         return {"task": task, "tokens": [{"word": w, "tag": t, "confidence": c}
                                          for w, t, c in zip(words, found["tags"], found["confidences"])]}
+    if task == "sentence-embedding":
+        return similarity(tuned, text, text2)
     if task == "qa":
         if not context or not context.strip():
             raise WorkbenchError("a question-answering model needs a context (--context) to find the answer in")

@@ -20,9 +20,11 @@ HEAD_CLASSES = {
     "token-cls": "AutoModelForTokenClassification",
     "qa": "AutoModelForQuestionAnswering",
     "seq2seq": "AutoModelForSeq2SeqLM",
+    "sentence-embedding": "AutoModel",  # no head: the encoder's pooled token vectors are the output
 }
 TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
-              "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation"}
+              "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation",
+              "sentence-embedding": "sentence embedding"}
 
 
 def _config(folder: Path) -> Any:
@@ -47,6 +49,9 @@ def check_task_support(folder: str | Path, task: str) -> None:
     if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is not an encoder-decoder; "
                              f"sequence-to-sequence needs a BART or T5 base")
+    if task == "sentence-embedding" and getattr(config, "is_encoder_decoder", False):
+        raise WorkbenchError(f"the base ({kind}, {folder}) is an encoder-decoder; sentence embedding trains an "
+                             f"encoder (BERT, MiniLM, RoBERTa) or a decoder with mean pooling")
     auto = getattr(transformers, HEAD_CLASSES[task])
     if type(config) not in auto._model_mapping:
         raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder})")

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, FEATURE_TASKS, POOLINGS, Attachment, FeatureBasedModel, FineTuneMethod, UnifiedRow,
+    API_VERSION, FEATURE_TASKS, POOLINGS, SENTENCE_TASK, Attachment, FeatureBasedModel, FineTuneMethod,
+    SentenceFeatureModel, UnifiedRow,
 )
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
 
@@ -29,7 +30,7 @@ class FeatureBased(TrainedTensorsIO, FineTuneMethod):
     description = ("The model is not changed: a learned softmax-weighted mix of the embeddings and every "
                    "layer's output (times γ) feeds a linear task head.")
     Config = FeaturesConfig
-    tasks = frozenset(FEATURE_TASKS)
+    tasks = frozenset(FEATURE_TASKS) | {SENTENCE_TASK}  # the sentence task: the mix is the encoder's output
     default_lr = 5e-3
     lr_reason = ("Only L+2 mixing scalars and a new linear head train, from scratch on frozen features, as "
                  "for a probe: large steps are safe (on MiniLM's demo sentiment set 1e-3 had not converged "
@@ -45,4 +46,6 @@ class FeatureBased(TrainedTensorsIO, FineTuneMethod):
     def apply(self, model: nn.Module, config: FeaturesConfig, task: str) -> nn.Module:
         self.check_task(task)
         self.check_config(config)
+        if task == SENTENCE_TASK:  # no head: the mix of the frozen layers is pooled (the run's --pooling)
+            return self.remember(SentenceFeatureModel(model), config, task)
         return self.remember(FeatureBasedModel(model, task, config.pooling, config.dropout), config, task)

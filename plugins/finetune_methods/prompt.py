@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, peft_task_type, wrap_with_peft
+from engine.plugin_api import (
+    API_VERSION, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, peft_task_type, wrap_with_peft,
+)
 from plugins.finetune_methods.peft_io import PeftIO
 
 INITS = {"vocab": "SAMPLE_VOCAB", "random": "RANDOM", "text": "TEXT"}
@@ -33,7 +35,7 @@ class PromptTuning(PeftIO, FineTuneMethod):
                    "Weak on small models (it catches up with fine-tuning only at billions of parameters).")
     Config = PromptConfig
     # peft prepends the virtual tokens to the outputs too, so per-token labels and answer spans would be off by n.
-    tasks = frozenset({"seq-cls", "seq2seq"})
+    tasks = frozenset({"seq-cls", "seq2seq", SENTENCE_TASK})
     default_lr = 3e-2
     lr_reason = ("A few input vectors steer a frozen model, so they need very large steps (Lester et al. used "
                  "0.3 with Adafactor; peft's examples 3e-2 with AdamW).")

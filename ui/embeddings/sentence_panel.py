@@ -27,7 +27,8 @@ from ui import theme
 from ui.embeddings.layer_sweep_panel import layer_position
 from ui.widgets.heatmap import HeatmapView
 
-POOLING_TEXT = {"mean": "mean of tokens", "cls": "first token ([CLS])", "model": "the model's own pooling"}
+POOLING_TEXT = {"mean": "mean of tokens", "cls": "first token ([CLS])", "model": "the model's own pooling",
+                "max": "maximum over tokens"}
 MAX_SENTENCES = 40
 
 

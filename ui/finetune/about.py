@@ -28,4 +28,12 @@ trainable share, best validation metric, time, peak memory and the size of the s
 <b>Before/after</b>: per layer, linear CKA (Kornblith et al. 2019) and mean cosine between the base and the
 tuned model's hidden states on the validation texts show which layers fine-tuning moved. Every run is stored
 in the Runs tab; a demo set for each task lets a fresh machine press Start.</p>
+<p><b>Sentence embedding (S-BERT)</b>: out of the box, averaged BERT vectors and the [CLS] vector rank sentence
+pairs poorly (Reimers &amp; Gurevych 2019: 46.35 and 16.50 Spearman on STS-B). The task trains the encoder as a
+siamese network so that similar sentences lie close: the <b>triplet</b> loss max(‖s<sub>a</sub> − s<sub>p</sub>‖
+− ‖s<sub>a</sub> − s<sub>n</sub>‖ + ε, 0), the <b>cosine</b> loss (cos(u, v) regressed to score / max, S-BERT's
+STS recipe), <b>CoSENT</b>, or <b>in-batch negatives</b> (MNRL). Data: scored pairs (GLUE's STS-B TSV),
+(anchor, positive[, negative]) triplets, or NLI (entailment = positive, contradiction = negative). After the run,
+<b>Before/after</b> shows the STS table (Spearman per layer) of the base and the trained encoder side by side;
+full, BitFit and LoRA save a sentence-transformers folder, the others open in the workbench only.</p>
 """

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import WorkbenchError
 from engine.finetune.demo import demo_path
+from engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.finetune.unified_row import UnifiedRowLabel
@@ -42,7 +43,12 @@ TASK_TITLES = {
     "token-cls": "Token classification (BIO tags)",
     "qa": "Extractive question answering",
     "seq2seq": "Sequence to sequence",
+    "sentence-embedding": "Sentence embedding (S-BERT)",
 }
+LOSS_TITLES = {"": "by the data (cosine for scored pairs, triplet for triplets)",
+               "cosine": "cosine: cos(u, v) regressed to score / max", "cosent": "CoSENT: ranks the pairs by score",
+               "triplet": "triplet: max(‖a − p‖ − ‖a − n‖ + ε, 0)", "mnrl": "in-batch negatives (MNRL)"}
+POOLING_TITLES = {"mean": "mean of the tokens", "cls": "first token ([CLS])", "max": "maximum over the tokens"}
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
 
@@ -102,6 +108,25 @@ class FineTuneForm(QWidget):
         for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
+        self.sentence_box = QWidget()  # the sentence task's loss, pooling and margin (shown for that task only)
+        self.loss_combo, self.pooling_combo = QComboBox(), QComboBox()
+        for loss, title in LOSS_TITLES.items():
+            self.loss_combo.addItem(title, loss)
+        for pooling, title in POOLING_TITLES.items():
+            self.pooling_combo.addItem(title, pooling)
+        self.margin_spin = QDoubleSpinBox()
+        self.margin_spin.setRange(0.01, 100.0)
+        self.margin_spin.setDecimals(2)
+        self.margin_spin.setValue(TRIPLET_MARGIN)
+        self.margin_spin.setToolTip("ε of the triplet loss: the negative must be at least ε farther from the anchor "
+                                    "than the positive (Euclidean)")
+        self.sentence_help = QLabel("Scored pairs (sentence1, sentence2, score, as GLUE's STS-B) validate by "
+                                    "Spearman's rho each epoch; triplets alone give the loss curve only.")
+        self.sentence_help.setObjectName("summary")
+        self.sentence_help.setWordWrap(True)
+        for combo in (self.loss_combo, self.pooling_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(MIN_COMBO_CHARS)
         self.params_label = QLabel("Load a model to count the trainable parameters.")
         self.params_label.setWordWrap(True)
         self.params_label.setObjectName("sectionTitle")
@@ -128,6 +153,9 @@ class FineTuneForm(QWidget):
         self.batch_spin.valueChanged.connect(lambda v: self._set(batch_size=int(v), recount=False))
         self.length_spin.valueChanged.connect(lambda v: self._set(max_length=int(v), recount=False))
         self.seed_spin.valueChanged.connect(lambda v: self._set(seed=int(v), recount=False))
+        self.loss_combo.currentIndexChanged.connect(self._sentence_edited)
+        self.pooling_combo.currentIndexChanged.connect(self._sentence_edited)
+        self.margin_spin.valueChanged.connect(self._sentence_edited)
         ctx.model_changed.connect(lambda *_: self._model_changed())
 
     def _build_layout(self) -> None:
@@ -140,6 +168,13 @@ class FineTuneForm(QWidget):
             row.addWidget(edit, 1)
             row.addWidget(button)
             form.addRow(label, row)
+        sentence = QFormLayout(self.sentence_box)
+        sentence.setContentsMargins(0, 0, 0, 0)
+        sentence.addRow("Loss", self.loss_combo)
+        sentence.addRow("Pooling", self.pooling_combo)
+        sentence.addRow("Margin ε", self.margin_spin)
+        sentence.addRow(self.sentence_help)
+        form.addRow(self.sentence_box)
         form.addRow("Method", self.method_combo)
         form.addRow(self.method_help)
         form.addRow(self.config_form)
@@ -174,6 +209,9 @@ class FineTuneForm(QWidget):
         self.batch_spin.setValue(s.batch_size)
         self.length_spin.setValue(s.max_length)
         self.seed_spin.setValue(s.seed)
+        self.loss_combo.setCurrentIndex(max(0, self.loss_combo.findData(s.loss or "")))
+        self.pooling_combo.setCurrentIndex(max(0, self.pooling_combo.findData(s.pooling or "mean")))
+        self._show_sentence_box()
         method = s.method if s.method in self.methods else next(iter(self.methods), None)
         if method is not None:
             self.method_combo.setCurrentIndex(self.method_combo.findData(method))
@@ -241,7 +279,8 @@ class FineTuneForm(QWidget):
         if reference:
             self.browse(which, reference)
 
-    def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None) -> None:
+    def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None,
+                   loss: str | None = None, pooling: str | None = None) -> None:
         """Set fields through their widgets, as a user would (a new task takes its demo file)."""
         if task is not None:
             index = self.task_combo.findData(task)
@@ -252,6 +291,10 @@ class FineTuneForm(QWidget):
             self.epochs_spin.setValue(float(epochs))
         if seed is not None:
             self.seed_spin.setValue(int(seed))
+        if loss is not None:
+            self.loss_combo.setCurrentIndex(self.loss_combo.findData(loss))
+        if pooling is not None:
+            self.pooling_combo.setCurrentIndex(self.pooling_combo.findData(pooling))
 
     def _model_changed(self) -> None:
         """Count at once when shown; a hidden form forgets its count (the tab recounts when it is shown)."""
@@ -298,6 +341,19 @@ class FineTuneForm(QWidget):
             self.train_edit.setText(changes["train"])
         self._set(**changes)
         self._show_method_help()
+        self._show_sentence_box()
+
+    def _show_sentence_box(self) -> None:
+        self.sentence_box.setVisible(self.state.task == SENTENCE_TASK)
+        self.margin_spin.setEnabled(self.state.loss in (None, "triplet"))
+
+    def _sentence_edited(self, *_: Any) -> None:
+        loss = self.loss_combo.currentData() or None
+        pooling = self.pooling_combo.currentData()
+        margin = float(self.margin_spin.value())
+        self._set(loss=loss, pooling=None if pooling == "mean" else pooling,
+                  margin=None if abs(margin - TRIPLET_MARGIN) < 1e-12 else margin, recount=False)
+        self._show_sentence_box()
 
     def _show_method_help(self) -> None:
         method = self.method()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
+from engine.finetune.names import SENTENCE_TASK
 from ui import theme
 from ui.finetune.bench_panel import BenchPanel
 from ui.finetune.finetune_form import FineTuneForm
@@ -30,6 +31,7 @@ from ui.finetune.methods import load_methods
 from ui.finetune.results_panel import ResultsPanel
 from ui.finetune.run_curves import FineTuneCurves
 from ui.finetune.shift_plot import ShiftPlot
+from ui.finetune.sts_table import StsTable
 from ui.run_tracking.run_follower import RunFollower, RunProgress
 from ui.widgets.message_bar import MessageBar
 from ui.widgets.fold import FoldSplitter
@@ -37,7 +39,7 @@ from workbench.finetune.state import FineTuneState, read_result
 from workbench.runs.resume import resumable_checkpoint
 from workbench.runs.summary import default_out_dir
 from workbench.attribution.jobs import run_label_job
-from workbench.finetune.jobs import bench_count_job, merge_job, shift_job
+from workbench.finetune.jobs import bench_count_job, merge_job, shift_job, sts_before_after_job
 
 CANCEL_GRACE_S = 10.0
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
@@ -91,6 +93,8 @@ class FineTuneView(QWidget):
         self.shift_label = QLabel("Finish a run, then compare the base and the tuned model layer by layer.")
         self.shift_label.setObjectName("summary")
         self.shift_label.setWordWrap(True)
+        self.sts_table = StsTable()  # a sentence-embedding run's STS per layer, base beside trained
+        self.sts_table.setVisible(False)
         self._build_layout()
 
         self.start_button.clicked.connect(self.start_run)
@@ -105,6 +109,7 @@ class FineTuneView(QWidget):
         self.follower.progress.connect(self._progress)
         self.follower.ended.connect(self._ended)
         self.state.events.shift_changed.connect(lambda: self.shift_plot.show_rows(self.state.shift))
+        self.state.events.sts_changed.connect(self._show_sts)
         self.state.events.form_changed.connect(self._update_buttons)
         ctx.model_changed.connect(lambda *_: self._model_changed())
         self._update_buttons()
@@ -166,6 +171,7 @@ class FineTuneView(QWidget):
         row.addWidget(self.open_button)
         row.addStretch(1)
         column.addLayout(row)
+        column.addWidget(self.sts_table, 1)
         column.addWidget(self.shift_label)
         column.addWidget(self.shift_plot, 1)
         self.tabs = QTabWidget()
@@ -246,7 +252,8 @@ class FineTuneView(QWidget):
         if result is None or loaded is None:
             self.message_bar.show_error("Load the base model and finish a run first.", source="shift")
             return
-        texts = [r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
+        texts = [r["sentence1"] if r.get("sentence1") else  # a sentence pair: its first sentence
+                 r["text"] if isinstance(r.get("text"), str) else " ".join(map(str, r.get("text") or []))
                  for r in result.predictions[:SHIFT_TEXTS]]
         self.shift_label.setText(f"Comparing the base model and run #{result.run_id} ({result.method}) on "
                                  f"{len(texts)} validation texts…")
@@ -258,6 +265,9 @@ class FineTuneView(QWidget):
         """A full fine-tune opens as it is; a mergeable method (LoRA) is merged and saved first."""
         result = self.state.last_result()
         if result is None:
+            return
+        if result.summary.get("task") == SENTENCE_TASK:  # its folder opens as the encoder (OUT/model, or its adapter)
+            self._open(result.out_dir)
             return
         method = self.methods.get(result.method)
         folder = Path(result.out_dir) / "adapter"
@@ -407,6 +417,8 @@ class FineTuneView(QWidget):
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
                                           f"…/{Path(result.out_dir).name}.")
                 self.status_label.setToolTip(result.out_dir)
+                if result.summary.get("task") == SENTENCE_TASK:
+                    self.compare_sts(result)
         else:
             error = self.last_progress.error if self.last_progress is not None else None
             kept = resumable_checkpoint(self.run_out.get(run_id))
@@ -423,6 +435,35 @@ class FineTuneView(QWidget):
             else:
                 self._bench_running = False
         self._update_buttons()
+
+    def compare_sts(self, result: Any) -> None:
+        """A sentence run's STS table before/after on its validation pairs (off the Qt thread)."""
+        loaded = self.ctx.loaded
+        pairs = [(str(r.get("sentence1")), str(r.get("sentence2")), float(r["gold"])) for r in result.predictions
+                 if r.get("sentence1") is not None and r.get("gold") is not None]
+        if loaded is None or len(pairs) < 3:
+            self.sts_table.setVisible(True)
+            self.sts_table.show_rows([], "No STS table: the run was validated on triplets (loss only); give a "
+                                         "validation file of scored pairs (sentence1, sentence2, score).")
+            return
+        pooling = str((result.summary.get("sentence") or {}).get("pooling") or "mean")
+        self.sts_table.setVisible(True)
+        self.sts_table.show_rows([], f"Computing STS before and after on {len(pairs)} validation pairs…")
+        self.tabs.setCurrentIndex(2)
+        self.ctx.jobs.run(sts_before_after_job(loaded, result.out_dir, pairs, pooling),
+                          lambda found: self._sts_done(result.run_id, pooling, len(pairs), found), step="sts",
+                          label="STS before and after…", on_error=self._job_failed)
+
+    def _sts_done(self, run_id: int, pooling: str, pairs: int, found: Any) -> None:
+        before, after = found
+        self._sts_caption = (f"Run #{run_id}: Spearman's rho of {pairs} validation pairs' cosines against their "
+                             f"scores, per layer; before = the loaded base with {pooling} pooling, after = the "
+                             f"trained encoder (its pooling). The last layer is the one trained for.")
+        self.state.set_sts(run_id, [(layer, b, a) for layer, b, a in zip(before.layers, before.spearman,
+                                                                          after.spearman)])
+
+    def _show_sts(self) -> None:
+        self.sts_table.show_rows(self.state.sts, getattr(self, "_sts_caption", ""))
 
     def _shift_done(self, run_id: int, rows: list) -> None:
         self.state.set_shift(run_id, rows)
@@ -457,5 +498,5 @@ class FineTuneView(QWidget):
         last = self.state.last_result()
         self.shift_button.setEnabled(last is not None and self.ctx.loaded is not None)
         can_open = last is not None and (last.method == "full" or getattr(
-            self.methods.get(last.method), "can_merge", False))
+            self.methods.get(last.method), "can_merge", False) or last.summary.get("task") == SENTENCE_TASK)
         self.open_button.setEnabled(bool(can_open))

@@ -119,7 +119,8 @@ class ResultsPanel(QWidget):
                     item.setData(Qt.ItemDataRole.DisplayRole, round(float(value), 4))
                 else:
                     item.setText(_display(value))
-                item.setData(Qt.ItemDataRole.UserRole, bool(row.get("correct")))
+                correct = row.get("correct")  # None (a sentence pair's cosine): neither right nor wrong
+                item.setData(Qt.ItemDataRole.UserRole, True if correct is None else bool(correct))
                 item.setData(ROW_ROLE, r)
                 self.table.setItem(r, c, item)
         self._restyle()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.finetune.merge_math import HOWS
-from engine.finetune.names import TASKS
+from engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
 from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
 
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
@@ -74,6 +74,17 @@ def register(sub: Any) -> None:
     ft.add_argument("--seed", type=int, help="seed of the head, the split and the data order (default 0)")
     ft.add_argument("--text-columns", metavar="COL[,COL2]",
                     help="the text column(s) of a classification file (two: a pair); seq2seq: source,target")
+    ft.add_argument("--columns", dest="text_columns", metavar="A,B[,C]",
+                    help="sentence-embedding: the columns (default by header: sentence1,sentence2,score or "
+                         "anchor,positive,negative; NLI premise,hypothesis,label)")
+    ft.add_argument("--loss", choices=SENTENCE_LOSSES,
+                    help="sentence-embedding: triplet (Euclidean, margin), cosine (cos regressed to score/max), "
+                         "cosent, mnrl (in-batch negatives); default by the data: cosine for scored pairs, triplet "
+                         "for triplets, mnrl for pairs")
+    ft.add_argument("--pooling", choices=SENTENCE_TRAIN_POOLINGS,
+                    help="sentence-embedding: how token vectors become the sentence vector (default mean)")
+    ft.add_argument("--margin", type=float, help=f"sentence-embedding, triplet loss: the margin ε (default "
+                                                 f"{TRIPLET_MARGIN:g})")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -85,7 +96,8 @@ def register(sub: Any) -> None:
     pr = sub.add_parser("predict", help="a fine-tuned model's prediction for a text")
     pr.add_argument("folder", metavar="DIR", help="a fine-tuning output folder (--out of 'finetune')")
     pr.add_argument("--text", required=True, help="the text (QA: the question; token-cls: words split on spaces)")
-    pr.add_argument("--text2", help="the second sentence of a pair")
+    pr.add_argument("--text2", help="the second sentence of a pair (a sentence-embedding model: the text to compare "
+                                    "with; prints the cosine similarity)")
     pr.add_argument("--context", help="the passage a QA model finds the answer in")
     pr.add_argument("--json", action="store_true", help="print JSON")
     pr.set_defaults(handler=cmd_predict)
@@ -133,7 +145,8 @@ REQUIRED = (("task", "--task"), ("train", "--train"), ("method", "--method"), ("
 RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("validation", "--validation"),
                 ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
-                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"))
+                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
+                ("pooling", "--pooling"), ("margin", "--margin"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -180,7 +193,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         validation=str(Path(args.validation)) if args.validation else None, method=args.method,
                         out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
-                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting))
+                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
+                        loss=args.loss, pooling=args.pooling, margin=args.margin)
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
@@ -201,7 +215,12 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if v is not None)
     print(f"run {summary['run_id']}: {summary['method']} on {summary['task']}, {summary['trainable_parameters']:,} of "
           f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
-          f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown}; saved in {summary['out_dir']}")
+          f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown or 'loss only'}; saved in "
+          f"{summary['out_dir']}")
+    sentence = summary.get("sentence")
+    if sentence:  # the sentence-embedding task: its loss and pooling, what validation gave, where the model is
+        print(f"{sentence['loss']} loss, {sentence['pooling']} pooling; " + "; ".join(sentence["notes"]))
+        print(sentence["sentence_transformers_note"])
     return 0
 
 
@@ -218,6 +237,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
         print(" ".join(f"{t['word']}/{t['tag']}" for t in result["tokens"]))
     elif result["task"] == "qa":
         print(f"{result['answer']!r} ({result['confidence']:.3f})")
+    elif result["task"] == "sentence-embedding":
+        print(f"cosine similarity {result['cosine']:.4f} ({result['pooling']} pooling)")
     else:
         print(result["text"])
     return 0

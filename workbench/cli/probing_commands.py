@@ -28,7 +28,8 @@ from workbench.cli.common import (
     add_model_options, add_task_column_options, execute_recorded, note, print_json, task_columns,
 )
 
-POOLING_HELP = "sentence vectors: mean of the tokens, the first token (cls) or the model's declared pooling"
+POOLING_HELP = ("sentence vectors: mean of the tokens, the first token (cls), the model's declared pooling (model; a "
+                "sentence-embedding run: the pooling it trained) or the element-wise maximum (max)")
 
 
 def register(sub: Any) -> None:

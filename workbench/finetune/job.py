@@ -89,7 +89,11 @@ class FineTuneRun(LongRun):
         return {k: summary[k] for k in FINAL_METRICS if summary.get(k) is not None}
 
     def artifacts(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
-        return [("adapter", "model", summary["adapter_dir"]), ("summary", "summary", summary["summary_path"])]
+        found = [("adapter", "model", summary["adapter_dir"]), ("summary", "summary", summary["summary_path"])]
+        folder = (summary.get("sentence") or {}).get("sentence_transformers")
+        if folder:  # a sentence encoder folded into its weights (issue 32)
+            found.append(("sentence-transformers", "model", folder))
+        return found
 
     def provenance(self, summary: dict[str, Any]) -> dict[str, Any]:
         from workbench.runs.provenance import collect_provenance

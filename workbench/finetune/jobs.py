@@ -1,5 +1,6 @@
 """The Fine-tune tab's short jobs (``fn(cancel)`` for the view's job bridge): parameter counts, the
-before/after layer shift of a finished run, merging a LoRA run into its base weights."""
+before/after layer shift of a finished run, merging a LoRA run into its base weights, and a sentence-embedding
+run's STS table before and after (Spearman's rho per layer of the base and of the trained encoder)."""
 
 from __future__ import annotations
 
@@ -60,5 +61,30 @@ def count_job(spec: Any):
 
         trainable, total = parameter_counts(spec)
         return ParameterCount(trainable=trainable, total=total)
+
+    return job
+
+
+def sts_before_after_job(loaded: Any, out_dir: str, pairs: list[tuple[str, str, float]], pooling: str):
+    """``fn(cancel) -> (before, after)``: the STS sweep (``engine.probing.sweep.sts_by_layer``) on ``pairs`` of the
+    loaded base with the run's ``pooling`` and of the run's encoder (opened from ``out_dir``) with its own pooling
+    (``model``: what it trained); two ``StsResult``s, layer by layer."""
+
+    def job(cancel: Any):
+        from engine.probing.readers import StsPairs
+        from engine.probing.sweep import sts_by_layer
+        from engine.progress import Partial, Progress, relay
+        from workbench.runs.execute import load_model
+
+        data = StsPairs([a for a, _, _ in pairs], [b for _, b, _ in pairs], [s for _, _, s in pairs], out_dir)
+        quiet = lambda item: None if isinstance(item, Partial) else item  # noqa: E731
+        yield Progress(0, 3, "STS of the base model")
+        before = yield from relay(sts_by_layer(loaded, data, pooling=pooling, cancel=cancel), quiet)
+        yield Progress(1, 3, "loading the trained encoder")
+        tuned = load_model(out_dir)
+        cancel.check()
+        yield Progress(2, 3, "STS of the trained encoder")
+        after = yield from relay(sts_by_layer(tuned, data, pooling="model", cancel=cancel), quiet)
+        return before, after
 
     return job

@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import written
+from engine.finetune.names import SENTENCE_TASK
 from engine.finetune.saved import ADAPTER_FOLDER, MANIFEST_FILE, write_manifest
 from workbench.files import remove_partial
 from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 PREDICTIONS_FILE = "validation_predictions.jsonl"
 CONFUSION_FILE = "confusion.json"
+ST_FOLDER = "model"  # a sentence-embedding run's sentence-transformers folder (engine.models.sources: a run's model)
+FOLDS_INTO_WEIGHTS = ("full", "bitfit")  # and every method that can merge (LoRA)
 
 
 def folder_bytes(folder: Path) -> int:
@@ -45,15 +48,18 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         if (adapter / "config.json").is_file():  # a whole model (full fine-tuning): its tokenizer goes with it
             written(adapter, lambda: tokenizer.save_pretrained(adapter))
         config_dict = dataclasses.asdict(method_config) if dataclasses.is_dataclass(method_config) else {}
+        sentence = save_sentence_model(out_dir, method, result.model, tokenizer, data.sentence, spec.max_length) \
+            if spec.task == SENTENCE_TASK else {}
         written(out_dir, lambda: write_manifest(
             out_dir, base_model=str(base_folder), task=spec.task, method=spec.method, method_config=config_dict,
             labels=data.labels, text_columns=spec.text_columns, max_length=spec.max_length, run_id=run_id,
-            **_no_answer(spec.task, data)))
+            **_no_answer(spec.task, data), **sentence))
         written(out_dir / PREDICTIONS_FILE, lambda: _write_predictions(out_dir / PREDICTIONS_FILE, report.rows))
         if report.confusion is not None:
             write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
     except BaseException:
-        for partial in (adapter, out_dir / MANIFEST_FILE, out_dir / PREDICTIONS_FILE, out_dir / CONFUSION_FILE):
+        for partial in (adapter, out_dir / MANIFEST_FILE, out_dir / PREDICTIONS_FILE, out_dir / CONFUSION_FILE,
+                        out_dir / ST_FOLDER):
             remove_partial(partial)
         raise
     summary: dict[str, Any] = {
@@ -85,6 +91,9 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "adapter_dir": str(adapter),
         "spec": spec.to_dict(),
     }
+    if spec.task == SENTENCE_TASK:
+        summary["sentence"] = {**data.sentence.as_json(), "sentence_transformers": sentence["sentence_transformers"],
+                               "sentence_transformers_note": sentence["sentence_transformers_note"]}
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
@@ -105,6 +114,27 @@ def bench_columns(result: Any, out_dir: Path, method: Any, forgetting: dict[str,
             "memory_kind": kind, "tokens_per_s": round(float(getattr(result, "tokens_per_s", 0.0)), 1),
             "tokens_seen": int(getattr(result, "tokens_seen", 0)),
             "forgetting": {**(forgetting or {}), "base_untouched_without_adapter": untouched}}
+def save_sentence_model(out_dir: Path, method: Any, model: Any, tokenizer: Any, setup: Any,
+                        max_length: int) -> dict[str, Any]:
+    """A sentence-embedding run's sentence-transformers folder (``out_dir/model``, which also makes ``out_dir``
+    open as that model) when the method folds into the weights (full, BitFit, LoRA merged); the manifest's
+    ``pooling``, ``loss``, ``margin`` and where the folder is (or why there is none)."""
+    import copy
+
+    from engine.finetune.sentence.st_folder import write_st_folder
+
+    folder = out_dir / ST_FOLDER
+    shutil.rmtree(folder, ignore_errors=True)
+    extra = {"pooling": setup.pooling, "loss": setup.loss, "margin": setup.margin}
+    if method.name in FOLDS_INTO_WEIGHTS or getattr(method, "can_merge", False):
+        plain = method.merge(copy.deepcopy(model)) if getattr(method, "can_merge", False) else model
+        written(folder, lambda: write_st_folder(plain, tokenizer, folder, pooling=setup.pooling,
+                                                max_length=max_length))
+        return {**extra, "sentence_transformers": str(folder),
+                "sentence_transformers_note": f"{folder} opens with sentence_transformers.SentenceTransformer"}
+    note = (f"the {method.name} method adds modules or inputs that sentence-transformers cannot load: this "
+            f"folder opens in the workbench (STS, Retrieval, Compare, predict), not in sentence-transformers")
+    return {**extra, "sentence_transformers": None, "sentence_transformers_note": note}
 
 
 def _reads(data: Any) -> dict[str, Any]:

@@ -160,7 +160,7 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     TrainingConfig.from_dict(dict(spec.training))
     folder = base_folder(spec.model)
     check_task_support(folder, spec.task)
-    data = read_task_data(spec)
+    data = read_task_data(spec, folder)
     check_attaches(method, config, folder, spec.task, data.labels)  # a missing site is said before any run starts
     lr = spec.lr if spec.lr is not None else float(method.default_lr)
     if not lr > 0:

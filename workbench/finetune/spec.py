@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.errors import WorkbenchError
-from engine.finetune.names import TASKS
+from engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
 from workbench.runs.spec import RunSpec
 from workbench.versions import refuse_known_breaks
 
@@ -42,6 +42,10 @@ class FineTuneSpec(RunSpec):
     text_columns: list[str] | None = None  # chosen text column(s); None = found by name
     training: dict[str, Any] = field(default_factory=dict)
     resume: str | None = None  # continue the run whose checkpoint this names (its output folder or a step folder)
+    # the sentence-embedding task (issue 32): None = by the data (loss), mean (pooling), ε = 1 (margin)
+    loss: str | None = None
+    pooling: str | None = None
+    margin: float | None = None
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -55,6 +59,23 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError(f"epochs must be > 0, not {self.epochs}")
         if self.batch_size < 1 or self.max_length < 8:
             raise WorkbenchError("batch size must be >= 1 and max length >= 8")
+        self._check_sentence_options()
+
+    def _check_sentence_options(self) -> None:
+        given = [flag for flag, value in (("--loss", self.loss), ("--pooling", self.pooling),
+                                          ("--margin", self.margin)) if value is not None]
+        if self.task != SENTENCE_TASK:
+            if given:
+                raise WorkbenchError(f"{', '.join(given)} belong(s) to --task {SENTENCE_TASK}, not {self.task}")
+            return
+        if self.loss is not None and self.loss not in SENTENCE_LOSSES:
+            raise WorkbenchError(f"--loss must be one of {', '.join(SENTENCE_LOSSES)}, not {self.loss!r}")
+        if self.pooling is not None and self.pooling not in SENTENCE_TRAIN_POOLINGS:
+            raise WorkbenchError(f"--pooling must be one of {', '.join(SENTENCE_TRAIN_POOLINGS)}, not {self.pooling!r}")
+        if self.margin is not None and not self.margin > 0:
+            raise WorkbenchError(f"--margin (the triplet loss's ε) must be > 0, not {self.margin}")
+        if self.margin is not None and self.loss not in (None, "triplet"):
+            raise WorkbenchError(f"--margin is the triplet loss's ε; the {self.loss} loss has none")
 
     def title(self) -> str:
         return f"{self.method} · {self.task}"
@@ -76,7 +97,11 @@ class FineTuneSpec(RunSpec):
         if self.lr is not None:
             parts += ["--lr", f"{self.lr:g}"]
         if self.text_columns:
-            parts += ["--text-columns", ",".join(self.text_columns)]
+            flag = "--columns" if self.task == SENTENCE_TASK else "--text-columns"
+            parts += [flag, ",".join(self.text_columns)]
+        for flag, value in (("--loss", self.loss), ("--pooling", self.pooling), ("--margin", self.margin)):
+            if value is not None:
+                parts += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]

@@ -9,6 +9,7 @@ Events (arguments in brackets):
 - ``queue_changed`` []: the bench queue changed (methods ticked, a run started or ended).
 - ``results_changed`` [run_id]: a run's summary (and predictions, confusion) came in.
 - ``shift_changed`` []: the before/after layer shift was cleared or computed.
+- ``sts_changed`` []: a sentence-embedding run's STS table before/after was cleared or computed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.finetune.names import PRIMARY_METRIC
+from engine.finetune.names import PRIMARY_METRIC, SENTENCE_TASK
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.observable import EventGroup
 from workbench.runs.summary import read_summary
@@ -104,7 +105,7 @@ def read_result(run_id: int, method: str, out_dir: str | Path) -> RunResult:
 
 class FineTuneState:
     def __init__(self) -> None:
-        self.events = EventGroup("form_changed", "queue_changed", "results_changed", "shift_changed")
+        self.events = EventGroup("form_changed", "queue_changed", "results_changed", "shift_changed", "sts_changed")
         self.task = "seq-cls"
         self.train = ""
         self.validation = ""
@@ -123,13 +124,19 @@ class FineTuneState:
         self.counts: dict[str, tuple[int, int]] = {}  # method -> (trainable, total) counted for the bench
         self.shift: list[tuple[int, float, float]] = []  # (layer, cka, mean cosine) of the last before/after
         self.shift_run_id: int | None = None
+        # the sentence-embedding task (issue 32): None = by the data (loss), mean (pooling), ε = 1 (margin)
+        self.loss: str | None = None
+        self.pooling: str | None = None
+        self.margin: float | None = None
+        self.sts: list[tuple[int, float, float]] = []  # (layer, base rho, trained rho) of the last sentence run
+        self.sts_run_id: int | None = None
 
     # -- the form ------------------------------------------------------------------------------------
     def set_form(self, **values: Any) -> None:
         """Change form fields by name (task, train, validation, method, method_config, lr, epochs ...)."""
         for name, value in values.items():
             if not hasattr(self, name) or name in ("events", "bench", "queue", "running", "results", "shift",
-                                                   "counts"):
+                                                   "counts", "sts", "sts_run_id"):
                 raise ValueError(f"unknown form field {name!r}")
             if name == "task" and value not in TASKS:
                 raise ValueError(f"task must be one of {TASKS}")
@@ -145,7 +152,15 @@ class FineTuneState:
             model=model, task=self.task, train=self.train, method=method or self.method, out_dir=out_dir,
             validation=self.validation or None, method_config=dict(self.method_config) if same else {},
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
-            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
+            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
+            **self.sentence_options())
+
+    def sentence_options(self) -> dict[str, Any]:
+        """The spec's loss, pooling and margin: set for the sentence task only (the margin for triplets only)."""
+        if self.task != SENTENCE_TASK:
+            return {}
+        margin = self.margin if self.loss in (None, "triplet") else None
+        return {"loss": self.loss, "pooling": self.pooling, "margin": margin}
 
     # -- the bench -----------------------------------------------------------------------------------
     def set_bench(self, methods: list[str]) -> None:
@@ -208,6 +223,11 @@ class FineTuneState:
         return next(reversed(self.results.values()), None) if self.results else None
 
     # -- before / after ------------------------------------------------------------------------------
+    def set_sts(self, run_id: int | None, rows: list[tuple[int, float, float]]) -> None:
+        """A sentence run's STS table: (layer, the base's rho, the trained encoder's rho) per layer."""
+        self.sts_run_id, self.sts = run_id, [tuple(r) for r in rows]
+        self.events.sts_changed.emit()
+
     def set_shift(self, run_id: int | None, rows: list[tuple[int, float, float]]) -> None:
         self.shift_run_id, self.shift = run_id, [tuple(r) for r in rows]
         self.events.shift_changed.emit()

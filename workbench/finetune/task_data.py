@@ -26,6 +26,8 @@ def _columns(spec: FineTuneSpec) -> list[str]:
         raise WorkbenchError(f"--text-columns takes one column or two (a pair), not {len(columns)}")
     if spec.task == "seq2seq" and columns and len(columns) != 2:
         raise WorkbenchError("--text-columns for seq2seq names the source and the target column, e.g. source,target")
+    if spec.task == "sentence-embedding":
+        return columns
     if spec.task in ("token-cls", "qa") and columns:
         raise WorkbenchError(f"--text-columns does not apply to {spec.task} files")
     return columns
@@ -35,6 +37,11 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     from engine.data import tasks
 
     columns = _columns(spec)
+    if spec.task == "sentence-embedding":
+        from engine.finetune.sentence.data import read_sentence_data
+
+        read = read_sentence_data(path, columns or None)
+        return list(read), [], read.report
     if spec.task == "seq-cls":
         read = tasks.read_classification(path, *(columns or [None]))
         return list(read.examples), list(read.labels), read.report
@@ -48,7 +55,7 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     return list(rows), [], rows.report
 
 
-def read_task_data(spec: FineTuneSpec) -> FineTuneData:
+def read_task_data(spec: FineTuneSpec, base: Any = None) -> FineTuneData:
     """The spec's training and validation examples and labels, and what reading each file kept and skipped
     (``reads``); ``WorkbenchError`` for a bad file."""
     from engine.data.tasks import train_validation_split
@@ -60,10 +67,69 @@ def read_task_data(spec: FineTuneSpec) -> FineTuneData:
         labels = _merge_labels(spec.task, labels, more)
     else:
         train, validation = train_validation_split(train, VALIDATION_FRACTION, seed=spec.seed)
-    return FineTuneData(spec.task, train, validation, labels, reads)
+    data = FineTuneData(spec.task, train, validation, labels, reads)
+    if spec.task == "sentence-embedding":
+        data.sentence = sentence_setup(spec, data, base)
+    return data
+
+
+def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> Any:
+    """The sentence task's loss (by the data unless chosen), pooling and margin, checked against the data, with
+    the notes the summary shows (what the validation gives, negatives left out)."""
+    from engine.finetune.names import TRIPLET_MARGIN
+    from engine.finetune.sentence.data import ScoredPair
+    from engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
+
+    loss = spec.loss or default_loss(data.train)
+    setup = SentenceSetup(loss=loss, pooling=spec.pooling or "mean",
+                          margin=spec.margin if spec.margin is not None else TRIPLET_MARGIN)
+    check_setup(setup, data.train, is_decoder=_is_decoder(base))
+    if isinstance(data.train[0], ScoredPair):
+        setup.score_max = max(e.score for e in data.train)
+        if loss == "cosine":
+            setup.notes.append(f"cosine loss: cos(u, v) regressed to score / {setup.score_max:g}")
+        if not setup.score_max > 0:
+            raise WorkbenchError("the cosine loss regresses cos(u, v) to score / max score, and the largest score "
+                                 f"is {setup.score_max:g}; use the cosent loss for such scores")
+    elif loss == "mnrl":
+        with_negative = [e.negative is not None for e in data.train]
+        setup.use_negatives = all(with_negative)
+        if any(with_negative) and not all(with_negative):
+            setup.notes.append(f"in-batch negatives only: {with_negative.count(False)} example(s) have no hard "
+                               "negative, so none is used")
+    validation_scored = bool(data.validation) and isinstance(data.validation[0], ScoredPair)
+    if validation_scored:
+        setup.notes.append("validation: Spearman's rho of the validation pairs' cosines against their scores, "
+                           "each epoch")
+    else:
+        setup.notes.append("validation: the loss on held-out triplets only (no Spearman without scored pairs; "
+                           "give --validation with sentence1, sentence2, score)")
+    if not suits_loss(data.validation, loss):
+        setup.notes.append(f"no validation loss: the {loss} loss cannot score the validation file's examples")
+    for report in data.reads.values():
+        for note in getattr(report, "notes", []):
+            if note.startswith("NLI:"):
+                setup.notes.append(note)
+    return setup
+
+
+def _is_decoder(base: Any) -> bool:
+    """Whether the base in folder ``base`` is a left-to-right model ([CLS] pooling makes no sense there)."""
+    from transformers import AutoConfig
+
+    from engine.models.families import Family, detect_family
+
+    if base is None:
+        return False
+    try:
+        return detect_family(AutoConfig.from_pretrained(base)) is Family.DECODER
+    except (OSError, ValueError):
+        return False
 
 
 def _merge_labels(task: str, first: list[str], second: list[str]) -> list[str]:
     if task == "token-cls":
         return ["O"] + sorted((set(first) | set(second)) - {"O"})
+    if task == "sentence-embedding":
+        return []
     return sorted(set(first) | set(second))

@@ -37,6 +37,10 @@ def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Genera
     set_cpu_threads(settings.cpu_threads)
     cancel.check()
     spec = resolve_course_spec(spec)  # course:<family>, as presets say it: in the model box, Compare and the CLI
+    from workbench.finetune.sentence_model import is_sentence_output, load_sentence_output
+
+    if is_sentence_output(spec):  # a sentence encoder trained with adapters, prefix or prompt tuning (issue 32)
+        return (yield from load_sentence_output(spec, settings, cancel))
     source = yield from relay(resolve_job(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
                               _download_progress)
     if source.kind == "hub":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.plugin_api import SITES, TASKS, Attachment, FineTuneMethod, config_fields
+from engine.finetune.names import TASKS as ALL_TASKS
+from engine.plugin_api import SITES, Attachment, FineTuneMethod, config_fields
 from workbench.plugins.extension_kind import ExtensionKind
 from workbench.plugins.records import describe_exception
 
@@ -10,8 +11,8 @@ from workbench.plugins.records import describe_exception
 def check_finetune_method(cls: type) -> str | None:
     """Why the ``FineTuneMethod`` subclass ``cls`` cannot be used, or None when it can."""
     tasks = getattr(cls, "tasks", None)
-    if not isinstance(tasks, (set, frozenset)) or not tasks or not set(tasks) <= set(TASKS):
-        return f"tasks must be a non-empty set of {', '.join(TASKS)}, not {tasks!r}"
+    if not isinstance(tasks, (set, frozenset)) or not tasks or not set(tasks) <= set(ALL_TASKS):
+        return f"tasks must be a non-empty set of {', '.join(ALL_TASKS)}, not {tasks!r}"
     attachment = getattr(cls, "attachment", None)
     if not isinstance(attachment, Attachment) or not set(attachment.sites) <= set(SITES):
         return f"attachment must be an Attachment whose sites are among {', '.join(SITES)}"

@@ -1,0 +1,52 @@
+"""A sentence-embedding run's STS table, before and after: Spearman's rho of the validation pairs' cosines against
+their gold scores at every layer, for the base model (with the pooling the run trained) beside the trained encoder
+(with its own pooling), and the gain. The run's layer is the last; the others show where the change happened."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, \
+    QWidget
+
+from ui import theme
+
+COLUMNS = ("Layer", "Before (base)", "After (trained)", "Change")
+
+
+def _cell(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.3f}"
+
+
+class StsTable(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel("Train a sentence-embedding model: its STS table before and after shows here.")
+        self.caption.setObjectName("summary")
+        self.caption.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        theme.bind(self.table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table, 1)
+
+    def show_rows(self, rows: list[tuple[int, float, float]], caption: str = "") -> None:
+        self.table.setRowCount(len(rows))
+        for r, (layer, before, after) in enumerate(rows):
+            change = after - before if before == before and after == after else None
+            for c, text in enumerate((str(layer), _cell(before), _cell(after),
+                                      "—" if change is None else f"{change:+.3f}")):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        if caption:
+            self.caption.setText(caption)
+
+    def rows(self) -> list[list[str]]:
+        """The table as shown, for tests and export."""
+        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
+                for r in range(self.table.rowCount())]
