@@ -1,0 +1,102 @@
+"""The Retrieval tab's and the CLI's jobs: functions of a cancel token, run on the window's job lane (never the
+Qt thread) or driven by the command line. Engine modules that import torch are imported inside them.
+
+The index cache lives in the workbench's cache folder (``<cache>/retrieval``): indexing a corpus again with
+the same model and pooling reads it back, and a cancelled indexing resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generator
+
+from engine.progress import CancelToken, Progress
+
+
+def index_cache_root() -> Path:
+    from workbench.paths import cache_dir
+
+    return Path(cache_dir()) / "retrieval"
+
+
+def default_pooling(loaded: Any) -> str:
+    """The model's own pooling when its folder declares one (a sentence-transformers model), else mean."""
+    from engine.embeddings.sentence_embeddings import model_pooling
+
+    try:
+        declared = model_pooling(loaded.info.folder)
+    except Exception:  # noqa: BLE001 - an unreadable declaration: fall back to mean pooling
+        declared = None
+    return "model" if declared is not None and declared[0] in ("mean", "cls", "max") else "mean"
+
+
+def read_corpus(path: str, cancel: CancelToken) -> Any:
+    """A corpus file or a BEIR folder: (corpus, BeirData or None). A BEIR folder with qrels/test.tsv (or its
+    only split) comes with its queries and judgements."""
+    from engine.retrieval.beir import read_beir, splits
+    from engine.retrieval.corpus import read_corpus as read
+
+    cancel.check()
+    folder = Path(path)
+    if folder.is_dir() and (folder / "queries.jsonl").is_file():
+        found = splits(folder)
+        split = "test" if "test" in found or not found else found[0]
+        data = read_beir(folder, split)
+        return data.corpus, data
+    return read(path), None
+
+
+def index(loaded: Any, corpus: Any, pooling: str, cancel: CancelToken, *, cache: bool = True) -> Generator:
+    """The corpus's ``DenseIndex`` with ``loaded`` and ``pooling`` (cached; resumed after a cancel)."""
+    from engine.retrieval.index import index_corpus_job
+
+    return (yield from index_corpus_job(loaded, corpus, pooling, index_cache_root() if cache else None, cancel=cancel))
+
+
+def bm25_index(corpus: Any, params: Any, cancel: CancelToken) -> Any:
+    from engine.retrieval.bm25 import Bm25Index
+
+    cancel.check()
+    return Bm25Index(corpus.texts, params)
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int  # 1-based
+    index: int  # position in the corpus
+    id: str
+    score: float
+    text: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "score": self.score, "text": self.text}
+
+
+def hits(corpus: Any, idx: Any, scores: Any) -> list[Hit]:
+    return [Hit(r, int(i), corpus.ids[int(i)], float(s), corpus.texts[int(i)])
+            for r, (i, s) in enumerate(zip(idx, scores), start=1)]
+
+
+def search(loaded: Any, dense: Any, query: str, k: int, cancel: CancelToken) -> list[Hit]:
+    """The k passages of ``dense``'s corpus nearest to ``query`` with ``loaded`` (whose index it must be)."""
+    from engine.retrieval.encode import PassageEncoder
+
+    cancel.check()
+    idx, scores = dense.query(PassageEncoder(loaded, dense.pooling), query, k)
+    return hits(dense.corpus, idx, scores)
+
+
+def bm25_search(bm25: Any, corpus: Any, query: str, k: int) -> list[Hit]:
+    idx, scores = bm25.search(query, k)
+    return hits(corpus, idx, scores)
+
+
+def evaluate(loaded: Any, data: Any, pooling: str, dense: Any, bm25_params: Any, cancel: CancelToken) -> Generator:
+    """The BEIR metrics of the model (reusing ``dense`` when it is this model's index of this corpus) and BM25."""
+    from engine.retrieval.evaluate import retrieval_eval_job
+
+    return (yield from retrieval_eval_job(loaded, data, pooling, bm25=True, bm25_params=bm25_params,
+                                          cache_root=index_cache_root(), index=dense, cancel=cancel))
+
+
