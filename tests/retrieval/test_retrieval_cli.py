@@ -1,0 +1,74 @@
+"""``lm-workbench retrieve`` and ``retrieval-eval``: the JSON keys scripts rely on, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.retrieval.test_retrieval_beir import write_beir
+from workbench.cli.main import main
+
+DOCS = [{"_id": "d1", "title": "Paris", "text": "Paris is the capital and largest city of France."},
+        {"_id": "d2", "title": "Cats", "text": "The domestic cat is a small carnivorous mammal."},
+        {"_id": "d3", "title": "", "text": "The stock market fell sharply after the bank report."},
+        {"_id": "d4", "title": "Berlin", "text": "Berlin is the capital of Germany."},
+        {"_id": "d5", "title": "Dogs", "text": "Dogs were domesticated from wolves long ago."}]
+QUERIES = [{"_id": "q1", "text": "What is the capital of France?"}, {"_id": "q2", "text": "Where did dogs come from?"},
+           {"_id": "q3", "text": "shares and markets"}]
+QRELS = [("q1", "d1", 2), ("q1", "d4", 1), ("q2", "d5", 1), ("q3", "d3", 1), ("q3", "missing-doc", 1)]
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def beir_folder(tmp_path_factory):
+    return write_beir(tmp_path_factory.mktemp("beir") / "toy", DOCS, QUERIES, QRELS)
+
+
+def test_retrieve_json(capsys, fresh_home, beir_folder):
+    code, out, err = run_cli(capsys, "retrieve", "minilm", "--corpus", str(beir_folder), "--query", "capital city",
+                             "--k", "3", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"query", "results", "pooling"}
+    assert data["query"] == "capital city" and data["pooling"] == "model"
+    assert [set(r) for r in data["results"]] == [{"id", "score", "text"}] * 3
+    # the scores are the cosines of MiniLM's own normalised mean-pooled vectors (a plain forward here)
+    from engine.models.default import default_model_folder
+    from tests.retrieval.test_retrieval_search import brute_force_vectors
+
+    texts = {d["_id"]: f"{d['title']} {d['text']}".strip() for d in DOCS}
+    vecs = brute_force_vectors(default_model_folder(), list(texts.values()) + ["capital city"], "mean", 256)
+    cos = vecs[:-1] @ vecs[-1]
+    best = [list(texts)[i] for i in np.argsort(-cos, kind="stable")[:3]]
+    assert [r["id"] for r in data["results"]] == best
+    assert [r["score"] for r in data["results"]] == pytest.approx(sorted(cos, reverse=True)[:3], abs=1e-4)
+    assert data["results"][0]["text"] == texts[best[0]]
+
+
+def test_retrieval_eval_json(capsys, fresh_home, beir_folder):
+    code, out, err = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(beir_folder), "--bm25", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    keys = {"ndcg@10", "mrr@10", "recall@1", "recall@10", "recall@100"}
+    assert {"queries", "documents", "model", "bm25"} <= set(data)
+    assert set(data["model"]) == keys and set(data["bm25"]) == keys
+    assert (data["queries"], data["documents"]) == (3, 5)
+    assert data["model"]["recall@100"] == 1.0 and data["bm25"]["recall@100"] == 1.0  # 5 documents, ranked 100 deep
+    assert "1 judgement(s) name a document not in corpus.jsonl" in err
+    code, out, _ = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(beir_folder), "--json")
+    assert json.loads(out)["bm25"] is None
+
+
+def test_bad_input_is_one_line(capsys, fresh_home, tmp_path):
+    (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "retrieve", "minilm", "--corpus", str(tmp_path / "empty.txt"), "--query", "x")
+    assert code == 2 and "corpus is empty" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(tmp_path))
+    assert code == 2 and "corpus.jsonl" in err and len(err.strip().splitlines()) == 1
