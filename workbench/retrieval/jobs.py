@@ -31,14 +31,21 @@ def default_pooling(loaded: Any) -> str:
     return "model" if declared is not None and declared[0] in ("mean", "cls", "max") else "mean"
 
 
+def effective_pooling(loaded: Any, choice: str) -> str:
+    """``choice``, except "model" for a model that declares no pooling of its own: mean."""
+    return default_pooling(loaded) if choice == "model" else choice
+
+
 def read_corpus(path: str, cancel: CancelToken) -> Any:
     """A corpus file or a BEIR folder: (corpus, BeirData or None). A BEIR folder with qrels/test.tsv (or its
     only split) comes with its queries and judgements."""
     from engine.retrieval.beir import read_beir, splits
     from engine.retrieval.corpus import read_corpus as read
 
+    from engine.retrieval.demo import DEMO, demo_folder
+
     cancel.check()
-    folder = Path(path)
+    folder = demo_folder() if path == DEMO and not Path(path).exists() else Path(path)
     if folder.is_dir() and (folder / "queries.jsonl").is_file():
         found = splits(folder)
         split = "test" if "test" in found or not found else found[0]
@@ -59,6 +66,27 @@ def bm25_index(corpus: Any, params: Any, cancel: CancelToken) -> Any:
 
     cancel.check()
     return Bm25Index(corpus.texts, params)
+
+
+def index_with_bm25(loaded: Any, corpus: Any, pooling: str, params: Any, cancel: CancelToken) -> Generator:
+    """(the model's DenseIndex, the BM25 index) of a corpus: what the tab's Index button runs."""
+    dense = yield from index(loaded, corpus, pooling, cancel)
+    yield Progress(len(corpus), len(corpus), "indexing for BM25")
+    return dense, bm25_index(corpus, params, cancel)
+
+
+def index_b(loaded_b: Any, corpus: Any, pooling: str, cancel: CancelToken) -> Generator:
+    """Model B's index of the same corpus; B's own pooling when ``pooling`` is "model" and B declares none."""
+    return (yield from index(loaded_b, corpus, effective_pooling(loaded_b, pooling), cancel))
+
+
+def search_all(loaded: Any, dense: Any, bm25: Any, loaded_b: Any, dense_b: Any, query: str, k: int,
+               cancel: CancelToken) -> dict:
+    """A query against A's index, BM25 and (when there is one) B's: {"a": hits, "bm25": hits, "b": hits}."""
+    out = {"a": search(loaded, dense, query, k, cancel), "bm25": bm25_search(bm25, dense.corpus, query, k)}
+    if loaded_b is not None and dense_b is not None:
+        out["b"] = search(loaded_b, dense_b, query, k, cancel)
+    return out
 
 
 @dataclass(frozen=True)
@@ -92,11 +120,25 @@ def bm25_search(bm25: Any, corpus: Any, query: str, k: int) -> list[Hit]:
     return hits(corpus, idx, scores)
 
 
-def evaluate(loaded: Any, data: Any, pooling: str, dense: Any, bm25_params: Any, cancel: CancelToken) -> Generator:
-    """The BEIR metrics of the model (reusing ``dense`` when it is this model's index of this corpus) and BM25."""
+def evaluate(loaded: Any, data: Any, pooling: str, dense: Any, bm25_params: Any, loaded_b: Any, dense_b: Any,
+             cancel: CancelToken) -> Generator:
+    """The BEIR metrics of the model and BM25 (reusing ``dense`` when it is this model's index of this corpus),
+    and model B's when there is one: (A's EvalResult, B's or None)."""
     from engine.retrieval.evaluate import retrieval_eval_job
 
-    return (yield from retrieval_eval_job(loaded, data, pooling, bm25=True, bm25_params=bm25_params,
-                                          cache_root=index_cache_root(), index=dense, cancel=cancel))
+    a = yield from retrieval_eval_job(loaded, data, pooling, bm25=True, bm25_params=bm25_params,
+                                      cache_root=index_cache_root(), index=dense, cancel=cancel)
+    b = None
+    if loaded_b is not None and dense_b is not None:
+        b = yield from retrieval_eval_job(loaded_b, data, dense_b.pooling, cache_root=index_cache_root(),
+                                          index=dense_b, cancel=cancel)
+    return a, b
 
 
+
+
+def query_words(query: str) -> list[str]:
+    """The query's words as BM25 reads them: what the result lists highlight."""
+    from engine.retrieval.bm25 import query_words as words
+
+    return words(query)
