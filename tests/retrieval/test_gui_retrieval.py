@@ -57,10 +57,12 @@ def test_index_search_compare_and_evaluate(open_window, qtbot, tiny_models, fres
     assert view.ab.comparing() and len(view.hits_b.hits) == 5
     assert view.state.dense_b.model_identity != view.state.dense.model_identity
 
-    view.load_corpus("demo")
-    qtbot.waitUntil(lambda: view.state.beir is not None and _idle(view), timeout=WAIT)
-    qtbot.mouseClick(view.evaluate_button, Qt.MouseButton.LeftButton)
+    # the why-sbert lecture's step: the demo set, [CLS] pooling, a query searched, then the metrics table
+    view.apply_preset_step({"corpus": "demo", "pooling": "cls", "k": 3, "query": "How do plants make food?",
+                            "evaluate": True}, {})
     qtbot.waitUntil(lambda: view.state.evaluation is not None and _idle(view), timeout=WAIT)
+    assert view.state.dense.mode == "cls" and len(view.hits_a.hits) == 3 and view.state.beir is not None
+    assert view.preset_state()[0]["query"] == "How do plants make food?"
     assert view.metrics.isVisible() and view.metrics.metrics.rowCount() == 5
     assert view.metrics.metrics.columnCount() == 4  # metric, model A, model B, BM25
     assert view.metrics.per_query.rowCount() == 12

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter,
+    QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter,
     QVBoxLayout, QWidget,
 )
 
@@ -108,8 +108,10 @@ class RetrievalView(QWidget):
         for widget in (labelled(QLabel("BM25 (bm25s): k1"), self.k1_spin), labelled(QLabel("b"), self.b_spin),
                        labelled(QLabel("variant"), self.method_combo), self.evaluate_button):
             bm25_row.addWidget(widget)
-        query_row = FlowLayout()
-        query_row.addWidget(labelled(QLabel("Query"), self.query_edit, self.search_button))
+        query_row = QHBoxLayout()  # the query box takes the width
+        query_row.addWidget(QLabel("Query"))
+        query_row.addWidget(self.query_edit, 1)
+        query_row.addWidget(self.search_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addLayout(bm25_row)
