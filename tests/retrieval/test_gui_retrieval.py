@@ -10,11 +10,18 @@ from engine.retrieval.bm25 import Bm25Index
 from engine.retrieval.corpus import read_corpus
 from engine.retrieval.encode import PassageEncoder
 from engine.retrieval.index import index_corpus_job
-from tests.compare.test_gui_compare_predictions import _compare_with
-from tests.retrieval.test_retrieval_search import PASSAGES
+from tests.support.retrieval_reference import PASSAGES
 
 WAIT = 30000
 QUERY = "the value of an expression"
+
+
+def _compare_with(window, qtbot, spec: str) -> None:
+    panel = window.compare.panel
+    panel.field.clear()
+    qtbot.keyClicks(panel.field, spec)
+    qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.loaded is not None, timeout=WAIT)
 
 
 def _idle(view):

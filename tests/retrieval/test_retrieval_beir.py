@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from engine.errors import WorkbenchError
 from engine.retrieval.beir import read_beir
 from engine.retrieval.corpus import read_corpus
-
-
-def write_beir(folder, corpus, queries, qrels_lines, split="test"):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus), encoding="utf-8")
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
-    (folder / "qrels").mkdir(exist_ok=True)
-    (folder / "qrels" / f"{split}.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
-        "\t".join(map(str, row)) + "\n" for row in qrels_lines), encoding="utf-8")
-    return folder
+from tests.support.retrieval_reference import write_beir
 
 
 CORPUS = [{"_id": "d1", "title": "Paris", "text": "Paris is in France. "},

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.retrieval.test_retrieval_beir import write_beir
+from tests.support.retrieval_reference import brute_force_vectors, write_beir
 from workbench.cli.main import main
 
 DOCS = [{"_id": "d1", "title": "Paris", "text": "Paris is the capital and largest city of France."},
@@ -31,20 +31,18 @@ def beir_folder(tmp_path_factory):
     return write_beir(tmp_path_factory.mktemp("beir") / "toy", DOCS, QUERIES, QRELS)
 
 
-def test_retrieve_json(capsys, fresh_home, beir_folder):
-    code, out, err = run_cli(capsys, "retrieve", "minilm", "--corpus", str(beir_folder), "--query", "capital city",
+def test_retrieve_json(capsys, fresh_home, beir_folder, tiny_models):
+    model = str(tiny_models["bert"])
+    code, out, err = run_cli(capsys, "retrieve", model, "--corpus", str(beir_folder), "--query", "capital city",
                              "--k", "3", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert set(data) == {"query", "results", "pooling"}
-    assert data["query"] == "capital city" and data["pooling"] == "model"
+    assert data["query"] == "capital city" and data["pooling"] == "mean"  # it declares no pooling of its own
     assert [set(r) for r in data["results"]] == [{"id", "score", "text"}] * 3
-    # the scores are the cosines of MiniLM's own normalised mean-pooled vectors (a plain forward here)
-    from engine.models.default import default_model_folder
-    from tests.retrieval.test_retrieval_search import brute_force_vectors
-
+    # the scores are the cosines of the model's normalised mean-pooled vectors (a plain forward here)
     texts = {d["_id"]: f"{d['title']} {d['text']}".strip() for d in DOCS}
-    vecs = brute_force_vectors(default_model_folder(), list(texts.values()) + ["capital city"], "mean", 256)
+    vecs = brute_force_vectors(model, list(texts.values()) + ["capital city"], "mean", 64)
     cos = vecs[:-1] @ vecs[-1]
     best = [list(texts)[i] for i in np.argsort(-cos, kind="stable")[:3]]
     assert [r["id"] for r in data["results"]] == best
@@ -52,8 +50,9 @@ def test_retrieve_json(capsys, fresh_home, beir_folder):
     assert data["results"][0]["text"] == texts[best[0]]
 
 
-def test_retrieval_eval_json(capsys, fresh_home, beir_folder):
-    code, out, err = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(beir_folder), "--bm25", "--json")
+def test_retrieval_eval_json(capsys, fresh_home, beir_folder, tiny_models):
+    code, out, err = run_cli(capsys, "retrieval-eval", str(tiny_models["bert"]), "--data", str(beir_folder),
+                             "--pooling", "cls", "--bm25", "--json")
     assert code == 0, err
     data = json.loads(out)
     keys = {"ndcg@10", "mrr@10", "recall@1", "recall@10", "recall@100"}
@@ -62,13 +61,13 @@ def test_retrieval_eval_json(capsys, fresh_home, beir_folder):
     assert (data["queries"], data["documents"]) == (3, 5)
     assert data["model"]["recall@100"] == 1.0 and data["bm25"]["recall@100"] == 1.0  # 5 documents, ranked 100 deep
     assert "1 judgement(s) name a document not in corpus.jsonl" in err
-    code, out, _ = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(beir_folder), "--json")
-    assert json.loads(out)["bm25"] is None
+    assert data["pooling"] == "cls" and data["per_query"]["wins"] + data["per_query"]["losses"] + \
+        data["per_query"]["ties"] == 3
 
 
 def test_bad_input_is_one_line(capsys, fresh_home, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
-    code, _, err = run_cli(capsys, "retrieve", "minilm", "--corpus", str(tmp_path / "empty.txt"), "--query", "x")
+    code, _, err = run_cli(capsys, "retrieve", "no-such-model", "--corpus", str(tmp_path / "empty.txt"), "--query", "x")
     assert code == 2 and "corpus is empty" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run_cli(capsys, "retrieval-eval", "minilm", "--data", str(tmp_path))
+    code, _, err = run_cli(capsys, "retrieval-eval", "no-such-model", "--data", str(tmp_path))
     assert code == 2 and "corpus.jsonl" in err and len(err.strip().splitlines()) == 1

@@ -49,3 +49,13 @@ def test_top_k_breaks_ties_by_corpus_order():
     many = rng.integers(0, 5, size=500).astype(np.float32)  # heavy ties
     expected = sorted(range(500), key=lambda i: (-many[i], i))[:37]
     assert top_k(many, 37).tolist() == expected
+
+
+def test_eval_json_keys_without_bm25():
+    from engine.retrieval.evaluate import EvalResult
+    from engine.retrieval.metrics import MetricTable
+
+    table = evaluate_rankings({"q": RANKING}, QRELS)
+    data = EvalResult(1, 6, "mean", "test", MetricTable(table.mean, table.per_query)).to_json()
+    assert {"queries", "documents", "model", "bm25"} <= set(data) and data["bm25"] is None
+    assert list(data["model"]) == ["ndcg@10", "mrr@10", "recall@1", "recall@10", "recall@100"]

@@ -12,10 +12,7 @@ from engine.progress import CancelToken, Progress, run_to_completion
 from engine.retrieval.corpus import corpus_from_lines
 from engine.retrieval.encode import PassageEncoder
 from engine.retrieval.index import index_corpus_job
-from tests.support.tiny_models import corpus_lines
-
-PASSAGES = corpus_lines(60)[5:29]
-QUERIES = ["the value of an expression", "a loop over the items of a list", "classes and instances"]
+from tests.support.retrieval_reference import PASSAGES, QUERIES, brute_force_vectors, plain_hidden_states, pooled
 
 
 @pytest.fixture(scope="module")
@@ -23,30 +20,6 @@ def tiny_bert(tiny_models):
     from engine.models.loading import load_model
 
     return load_model(str(tiny_models["bert"]))
-
-
-def plain_hidden_states(folder, texts, window):
-    """Each text's last hidden states [T, H] (float64) from a plain transformers forward, one text at a time."""
-    import torch
-    import transformers as tf
-
-    tok = tf.AutoTokenizer.from_pretrained(folder)
-    model = tf.AutoModel.from_pretrained(folder).eval()
-    out = []
-    for text in texts:
-        enc = tok(text, truncation=True, max_length=window, return_tensors="pt")
-        with torch.no_grad():
-            out.append(model(**enc).last_hidden_state[0].double().numpy())
-    return out
-
-
-def pooled(states, mode):
-    rows = [{"mean": h.mean(0), "cls": h[0], "max": h.max(0)}[mode] for h in states]
-    return np.stack([v / np.linalg.norm(v) for v in rows])
-
-
-def brute_force_vectors(folder, texts, mode, window):
-    return pooled(plain_hidden_states(folder, texts, window), mode)
 
 
 @pytest.fixture(scope="module")
