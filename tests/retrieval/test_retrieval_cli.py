@@ -63,6 +63,16 @@ def test_retrieval_eval_json(capsys, fresh_home, beir_folder, tiny_models):
     assert "1 judgement(s) name a document not in corpus.jsonl" in err
     assert data["pooling"] == "cls" and data["per_query"]["wins"] + data["per_query"]["losses"] + \
         data["per_query"]["ties"] == 3
+    from workbench.paths import runs_db_path
+    from workbench.runs.kinds import run_kind
+    from workbench.store import RunStore
+
+    with RunStore(runs_db_path()) as store:  # recorded as a run of the one run shape
+        run = store.get_run(data["run_id"])
+        assert run["kind"] == "retrieval-eval" and run["status"] == "finished"
+        assert [r["value"] for r in store.metrics(data["run_id"], "ndcg@10")] == [data["model"]["ndcg@10"]]
+        assert [r["value"] for r in store.metrics(data["run_id"], "bm25_mrr@10")] == [data["bm25"]["mrr@10"]]
+        assert run_kind("retrieval-eval").cli_command(run["params"]) == run["cli_command"]
 
 
 def test_bad_input_is_one_line(capsys, fresh_home, tmp_path):

@@ -14,7 +14,8 @@ Scores are cosines of L2-normalised vectors; equal scores keep corpus order.
      "model": {"ndcg@10": ..., "mrr@10": ..., "recall@1": ..., "recall@10": ..., "recall@100": ...},
      "bm25": {...} or null, ...}
 
-ranking every judged query at least 100 deep (nDCG with linear gain as trec_eval; a grade > 0 is relevant).
+ranking every judged query at least 100 deep (nDCG with linear gain as trec_eval; a grade > 0 is relevant),
+plus ``run_id``: each evaluation is recorded as a run (kind ``retrieval-eval``, see the Runs tab).
 The corpus's vectors are cached in the workbench's cache folder by model + pooling + corpus hash, so a second
 command with the same model reads them back. Pooling defaults to the model's own (a sentence-transformers
 folder such as the built-in MiniLM), else mean.
@@ -26,7 +27,9 @@ import argparse
 from typing import Any
 
 from engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
-from workbench.cli.common import StderrProgress, add_model_options, load_for, note, positive_k, print_json, wants_progress
+from workbench.cli.common import (
+    StderrProgress, add_model_options, execute_recorded, load_for, note, positive_k, print_json, wants_progress,
+)
 
 POOLING_HELP = ("passage vectors: mean of the tokens, the first token (cls), the element-wise max, or the model's "
                 "declared pooling (default: the model's when it declares one, else mean)")
@@ -105,24 +108,25 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_retrieval_eval(args: argparse.Namespace) -> int:
-    from engine.progress import NEVER_CANCELLED
-    from engine.retrieval.beir import read_beir
-    from engine.retrieval.bm25 import Bm25Params
-    from engine.retrieval.evaluate import retrieval_eval_job
-    from workbench.retrieval.jobs import index_cache_root
+def eval_spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``RetrievalEvalSpec`` of a ``retrieval-eval`` command line."""
+    from workbench.retrieval.spec import RetrievalEvalSpec
 
-    k = positive_k(args.k)
-    params = Bm25Params(args.bm25_k1, args.bm25_b, args.bm25_method).checked()
-    data = read_beir(args.data, args.split)
-    loaded = load_for(args)
-    pooling = _pooling(args, loaded)
-    result = _drive(retrieval_eval_job(loaded, data, pooling, k=k, bm25=args.bm25, bm25_params=params,
-                                       cache_root=index_cache_root(), cancel=NEVER_CANCELLED), args)
+    return RetrievalEvalSpec(args.model, args.data, args.split, positive_k(args.k), args.pooling, args.bm25,
+                             args.bm25_k1, args.bm25_b, args.bm25_method).checked()
+
+
+def cmd_retrieval_eval(args: argparse.Namespace) -> int:
+    from engine.retrieval.evaluate import EvalResult
+    from workbench.retrieval.runs import RetrievalEvalRun
+
+    result, run_id, _ = execute_recorded(RetrievalEvalRun(eval_spec_from_args(args)), args)
+    assert isinstance(result, EvalResult)
+    pooling = result.pooling
     for line in result.notes:
         note(line)
     if args.json:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "run_id": run_id})
         return 0
     print(f"{result.queries:,} queries, {result.documents:,} documents, split {result.split}, {pooling} pooling")
     print(f"{'metric':<11} {'model':>7}" + (f" {'BM25':>7}" if result.bm25 else ""))
@@ -135,4 +139,5 @@ def cmd_retrieval_eval(args: argparse.Namespace) -> int:
         c = result.counts()
         print(f"per query (nDCG@10): the model wins {c['wins']}, loses {c['losses']}, ties {c['ties']} "
               f"({result.bm25_params.label()})")
+    print(f"run {run_id}")
     return 0
