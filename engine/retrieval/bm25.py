@@ -1,7 +1,7 @@
 """BM25 through the maintained ``bm25s`` library (Lù 2024): its tokenizer (lower case, words of two or more
 letters, English stop words removed), its index and scores, with its parameters shown (k1, b, method:
 ``lucene`` is Lucene's BM25, the default). The top k use the same order as the dense search: score down,
-then corpus order."""
+then corpus order; a passage with none of the query's words is not returned."""
 
 from __future__ import annotations
 
@@ -58,8 +58,11 @@ class Bm25Index:
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, scores) of the k best passages that hold a word of the query (a BM25 engine returns no
+        passage that matches nothing, so fewer than k when fewer match)."""
         scores = self.scores(query)
         idx = top_k(scores, k)
+        idx = idx[scores[idx] > 0]
         return idx, scores[idx]
 
 

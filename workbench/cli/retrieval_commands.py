@@ -31,6 +31,7 @@ from workbench.cli.common import (
     StderrProgress, add_model_options, execute_recorded, load_for, note, positive_k, print_json, wants_progress,
 )
 
+SHOWN_CHARS = 200  # of a passage in the text output (--json gives it whole)
 POOLING_HELP = ("passage vectors: mean of the tokens, the first token (cls), the element-wise max, or the model's "
                 "declared pooling (default: the model's when it declares one, else mean)")
 
@@ -104,7 +105,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         return 0
     print(f"{len(results)} of {len(corpus):,} passages for {args.query!r} ({pooling} pooling, cosine):")
     for h in results:
-        print(f"{h.rank:>3}. {h.score:7.4f}  [{h.id}] {h.text}")
+        text = h.text if len(h.text) <= SHOWN_CHARS else h.text[:SHOWN_CHARS].rstrip() + "…"
+        print(f"{h.rank:>3}. {h.score:7.4f}  [{h.id}] {text}")
     return 0
 
 
