@@ -13,13 +13,14 @@ PASSAGES = corpus_lines(60)[5:29]
 QUERIES = ["the value of an expression", "a loop over the items of a list", "classes and instances"]
 
 
-def plain_hidden_states(folder, texts, window):
-    """Each text's last hidden states [T, H] (float64) from a plain transformers forward, one text at a time."""
+def plain_hidden_states(folder, texts, window, model=None, tok=None):
+    """Each text's last hidden states [T, H] (float64) from a plain transformers forward, one text at a time
+    (the model and tokenizer loaded from ``folder``, or the bare ``model`` and ``tok`` given)."""
     import torch
     import transformers as tf
 
-    tok = tf.AutoTokenizer.from_pretrained(folder)
-    model = tf.AutoModel.from_pretrained(folder).eval()
+    tok = tok or tf.AutoTokenizer.from_pretrained(folder)
+    model = model or tf.AutoModel.from_pretrained(folder).eval()
     out = []
     for text in texts:
         enc = tok(text, truncation=True, max_length=window, return_tensors="pt")
