@@ -157,8 +157,9 @@ class RetrievalView(QWidget):
         a, b = self.ctx.loaded, self.ctx.compared
         name_a = spec_label(a.info.spec) if a is not None else ""
         self.ab.set_models(name_a, spec_label(b.info.spec) if b is not None else None)
-        self.hits_a.set_title(f"Model: {name_a}" if name_a else "Model")
-        self.hits_b.set_title("")
+        self.hits_a.set_title("" if b is not None else f"Model: {name_a}" if name_a else "Model")  # B: the split's
+        self.hits_a.title.setVisible(b is None)
+        self.hits_b.title.hide()
         self.hits_bm25.set_title(f"BM25 ({self.state.bm25_params().label()})")
 
     # -- choices -------------------------------------------------------------------------------------
@@ -361,6 +362,9 @@ class RetrievalView(QWidget):
         words = jobs.query_words(self.state.query)
         self.hits_a.show_hits(self.state.hits.get("a", []), words)
         self.hits_bm25.show_hits(self.state.hits.get("bm25", []), words)
+        if self.state.query and not self.state.hits.get("bm25"):
+            self.hits_bm25.show_text("No passage holds a word of the query as BM25 reads it ("
+                                     + (", ".join(words) or "only stop words") + "), so BM25 returns nothing.")
         if "b" in self.state.hits:
             self.hits_b.show_hits(self.state.hits["b"], words)
             self.ab.show_b_reason("")
