@@ -73,3 +73,10 @@ def test_index_search_compare_and_evaluate(open_window, qtbot, tiny_models, fres
     assert view.metrics.isVisible() and view.metrics.metrics.rowCount() == 5
     assert view.metrics.metrics.columnCount() == 4  # metric, model A, model B, BM25
     assert view.metrics.per_query.rowCount() == 12
+    from workbench.store import RunStore
+
+    with RunStore(window.run_services.path) as store:  # A's and B's evaluations, recorded as runs
+        runs = [r for r in store.list_runs() if r["kind"] == "retrieval-eval"]
+    assert len(runs) == 2 and {r["params"]["pooling"] for r in runs} == {"cls"}
+    a_run = next(r for r in runs if r["params"]["bm25"])
+    assert a_run["params"]["model"] == str(tiny_models["bert"])

@@ -340,14 +340,16 @@ class RetrievalView(QWidget):
             self.index(self.evaluate)
             return
         loaded, b = self.ctx.loaded, self.ctx.compared
-        data, dense, dense_b, params = st.beir, st.dense, st.dense_b if b is not None else None, st.bm25_params()
+        data, params, store = st.beir, st.bm25_params(), self.ctx.run_services.path
+        pooling, pooling_b = st.dense.pooling, st.dense_b.pooling if b is not None and st.dense_b else None
 
         def done(result: Any) -> None:
-            a_result, b_result = result
-            self.state.set_evaluation(a_result, b_result)
-            self._idle(f"Evaluated {a_result.queries:,} judged queries.")
+            (a_result, run_a), b_out = result
+            self.state.set_evaluation(a_result, b_out[0] if b_out else None)
+            runs = f"run {run_a}" + (f" and {b_out[1]}" if b_out else "")
+            self._idle(f"Evaluated {a_result.queries:,} judged queries (recorded: {runs}, see the Runs tab).")
 
-        self._run(lambda cancel: jobs.evaluate(loaded, data, dense.pooling, dense, params, b, dense_b, cancel),
+        self._run(lambda cancel: jobs.evaluate(loaded, data, pooling, params, b, pooling_b, store, cancel),
                   done, "Evaluating…")
 
     # -- showing -------------------------------------------------------------------------------------

@@ -120,21 +120,26 @@ def bm25_search(bm25: Any, corpus: Any, query: str, k: int) -> list[Hit]:
     return hits(corpus, idx, scores)
 
 
-def evaluate(loaded: Any, data: Any, pooling: str, dense: Any, bm25_params: Any, loaded_b: Any, dense_b: Any,
-             cancel: CancelToken) -> Generator:
-    """The BEIR metrics of the model and BM25 (reusing ``dense`` when it is this model's index of this corpus),
-    and model B's when there is one: (A's EvalResult, B's or None)."""
-    from engine.retrieval.evaluate import retrieval_eval_job
+def evaluate(loaded: Any, data: Any, pooling: str, bm25_params: Any, loaded_b: Any, pooling_b: str | None,
+             store_path: Any, cancel: CancelToken) -> Generator:
+    """The BEIR metrics of the model and BM25, and model B's when there is one, each recorded as a
+    ``retrieval-eval`` run in the store at ``store_path`` (the vectors come back from the index cache):
+    ((A's EvalResult, run id), (B's, run id) or None)."""
+    from pathlib import Path as _Path
 
-    a = yield from retrieval_eval_job(loaded, data, pooling, bm25=True, bm25_params=bm25_params,
-                                      cache_root=index_cache_root(), index=dense, cancel=cancel)
+    from workbench.retrieval.runs import RetrievalEvalRun
+    from workbench.retrieval.spec import RetrievalEvalSpec
+    from workbench.runs.execute import execute
+
+    folder = str(_Path(data.corpus.source).parent)
+    spec = RetrievalEvalSpec(str(loaded.info.spec), folder, data.split, pooling=pooling, bm25=True,
+                             bm25_k1=bm25_params.k1, bm25_b=bm25_params.b, bm25_method=bm25_params.method).checked()
+    a = yield from execute(RetrievalEvalRun(spec), loaded, store_path, inputs=data, cancel=cancel)
     b = None
-    if loaded_b is not None and dense_b is not None:
-        b = yield from retrieval_eval_job(loaded_b, data, dense_b.pooling, cache_root=index_cache_root(),
-                                          index=dense_b, cancel=cancel)
+    if loaded_b is not None and pooling_b is not None:
+        spec_b = RetrievalEvalSpec(str(loaded_b.info.spec), folder, data.split, pooling=pooling_b).checked()
+        b = yield from execute(RetrievalEvalRun(spec_b), loaded_b, store_path, inputs=data, cancel=cancel)
     return a, b
-
-
 
 
 def query_words(query: str) -> list[str]:
