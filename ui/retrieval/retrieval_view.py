@@ -27,6 +27,7 @@ from ui.view_kit.model_label import spec_label
 from ui.widgets.fold import FlowLayout, labelled
 from ui.widgets.model_b_split import ModelBSplit
 from workbench.retrieval import jobs
+from workbench.retrieval.defaults import effective_pooling
 from workbench.retrieval.state import RetrievalState
 
 DEMO_ITEM = "Demo: 32 passages, 12 judged queries"
@@ -253,7 +254,7 @@ class RetrievalView(QWidget):
         self._run(lambda cancel: jobs.read_corpus(source, cancel), done, "Reading the corpus…")
 
     def _pooling_a(self) -> str:
-        return jobs.effective_pooling(self.ctx.loaded, self.state.pooling)
+        return effective_pooling(self.ctx.loaded, self.state.pooling)
 
     def index(self, then: Callable[[], None] | None = None) -> None:
         """Index the corpus with the loaded model (and BM25), then model B's when comparing, then ``then``."""
@@ -279,7 +280,7 @@ class RetrievalView(QWidget):
 
     def _index_b(self, then: Callable[[], None] | None) -> None:
         b, corpus = self.ctx.compared, self.state.corpus
-        if b is None or self.state.index_for(b, jobs.effective_pooling(b, self.state.pooling), "b") is not None:
+        if b is None or self.state.index_for(b, effective_pooling(b, self.state.pooling), "b") is not None:
             if then is not None:
                 then()
             return
@@ -298,7 +299,7 @@ class RetrievalView(QWidget):
         st, b = self.state, self.ctx.compared
         if st.corpus is None or st.bm25 is None or st.index_for(self.ctx.loaded, self._pooling_a()) is None:
             return False
-        return b is None or st.index_for(b, jobs.effective_pooling(b, st.pooling), "b") is not None
+        return b is None or st.index_for(b, effective_pooling(b, st.pooling), "b") is not None
 
     def search_for(self, query: str) -> None:
         self.query_edit.setText(query)

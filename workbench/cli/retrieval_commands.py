@@ -78,7 +78,7 @@ def _drive(steps: Any, args: argparse.Namespace) -> Any:
 
 
 def _pooling(args: argparse.Namespace, loaded: Any) -> str:
-    from workbench.retrieval.jobs import default_pooling
+    from workbench.retrieval.defaults import default_pooling
 
     return args.pooling or default_pooling(loaded)
 

@@ -12,28 +12,7 @@ from pathlib import Path
 from typing import Any, Generator
 
 from engine.progress import CancelToken, Progress
-
-
-def index_cache_root() -> Path:
-    from workbench.paths import cache_dir
-
-    return Path(cache_dir()) / "retrieval"
-
-
-def default_pooling(loaded: Any) -> str:
-    """The model's own pooling when its folder declares one (a sentence-transformers model), else mean."""
-    from engine.embeddings.sentence_embeddings import model_pooling
-
-    try:
-        declared = model_pooling(loaded.info.folder)
-    except Exception:  # noqa: BLE001 - an unreadable declaration: fall back to mean pooling
-        declared = None
-    return "model" if declared is not None and declared[0] in ("mean", "cls", "max") else "mean"
-
-
-def effective_pooling(loaded: Any, choice: str) -> str:
-    """``choice``, except "model" for a model that declares no pooling of its own: mean."""
-    return default_pooling(loaded) if choice == "model" else choice
+from workbench.retrieval.defaults import effective_pooling, index_cache_root
 
 
 def read_corpus(path: str, cancel: CancelToken) -> Any:

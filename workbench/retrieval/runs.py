@@ -40,7 +40,7 @@ class RetrievalEvalRun(ComputedRun):
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from engine.retrieval.bm25 import Bm25Params
         from engine.retrieval.evaluate import retrieval_eval_job
-        from workbench.retrieval.jobs import default_pooling, index_cache_root
+        from workbench.retrieval.defaults import default_pooling, index_cache_root
 
         spec = self.spec
         pooling = spec.pooling or default_pooling(loaded)
