@@ -10,7 +10,7 @@ from ui.view_kit.view_abilities import ABILITIES, check_view_class
 from ui.window.view_registry import builtin_views
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOW_B = {"tokens", "attention", "predictions", "lens"}
+SHOW_B = {"tokens", "attention", "predictions", "lens", "retrieval"}
 
 
 def test_the_views_that_show_model_b_declare_it_and_the_others_do_not():
@@ -29,4 +29,4 @@ def test_one_b_column_widget_serves_the_views_and_the_explain_strip():
     users = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "ui").rglob("*.py")
                    if "ModelBSplit(" in p.read_text(encoding="utf-8") and p.name != "model_b_split.py")
     assert users == ["ui/attention/attention_view.py", "ui/lens/lens_view.py", "ui/predictions/predictions_view.py",
-                     "ui/tokens/token_panel.py", "ui/widgets/attribution_panel.py"]
+                     "ui/retrieval/retrieval_view.py", "ui/tokens/token_panel.py", "ui/widgets/attribution_panel.py"]

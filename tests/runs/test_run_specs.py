@@ -10,12 +10,13 @@ import pytest
 
 from engine.errors import WorkbenchError
 from workbench.cli import finetune_commands, pretrain_commands, probing_commands, prompt_commands
-from workbench.cli import scalar_mix_commands
+from workbench.cli import retrieval_commands, scalar_mix_commands
 from workbench.cli.parser import build_parser
 from workbench.finetune.spec import FineTuneSpec
 from workbench.pretrain.spec import PretrainSpec
 from workbench.probing.spec import ProbeSpec, ScalarMixSpec, StsSpec
 from workbench.prompting.spec import PromptEvalSpec
+from workbench.retrieval.spec import RetrievalEvalSpec
 from workbench.runs.kinds import run_kind
 from workbench.runs.spec import RunSpec
 
@@ -40,6 +41,8 @@ SPECS = {
                                    selection="balanced", calibrate=True, multi_token="pll", length_normalise=True,
                                    limit=10),
                     prompt_commands.spec_from_args),
+    "retrieval-eval": (RetrievalEvalSpec("minilm", "my beir folder", "dev", 20, "max", True, 1.2, 0.5, "bm25+"),
+                       retrieval_commands.eval_spec_from_args),
 }
 
 

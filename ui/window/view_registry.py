@@ -72,8 +72,9 @@ def builtin_views() -> ViewRegistry:
     from ui.pretrain.entry import ENTRY as pretrain
     from ui.probing.entry import ENTRY as probing
     from ui.prompting.entry import ENTRY as prompting
+    from ui.retrieval.entry import ENTRY as retrieval
     from ui.runs.entry import ENTRY as runs
     from ui.tokens.entry import ENTRY as tokens
 
     return ViewRegistry([tokens, attention, predictions, lens, patching, masking_lab, embeddings, probing, prompting,
-                         pretrain, finetune, runs, compare])
+                         pretrain, finetune, runs, compare, retrieval])

@@ -25,6 +25,7 @@ from workbench.cli import (
     pretrain_commands,
     probing_commands,
     prompt_commands,
+    retrieval_commands,
     runs_commands,
     scalar_mix_commands,
 )
@@ -48,6 +49,7 @@ COMMAND_MODULES = (
     prompt_commands,
     lecture_commands,
     finetune_commands,
+    retrieval_commands,
 )
 
 

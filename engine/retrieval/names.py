@@ -1,0 +1,15 @@
+"""Retrieval's names that the window and the CLI read without importing numpy or torch."""
+
+from __future__ import annotations
+
+# How a passage's token vectors become one vector: the three poolers, or the model's own declared pooling
+# (a sentence-transformers folder's Pooling module; all-MiniLM-L6-v2: mean).
+POOLINGS = ("mean", "cls", "max", "model")
+# The fixed metric keys of ``retrieval-eval`` and the metrics table, in order.
+METRIC_KEYS = ("ndcg@10", "mrr@10", "recall@1", "recall@10", "recall@100")
+EVAL_DEPTH = 100  # retrieval-eval ranks at least this deep (Recall@100)
+# bm25s's defaults, shown beside its results.
+BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+BM25_K1 = 1.5
+BM25_B = 0.75
+DEFAULT_K = 10

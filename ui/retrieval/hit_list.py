@@ -1,0 +1,73 @@
+"""One ranked list of passages (model A, model B or BM25): rank, score, id and the passage with the query's
+words highlighted, under a title line."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from ui import theme
+
+
+def highlight_html(text: str, words: Sequence[str]) -> str:
+    """``text`` as HTML with every whole-word, case-insensitive occurrence of ``words`` highlighted."""
+    words = sorted({w for w in words if w}, key=len, reverse=True)
+    if not words:
+        return html.escape(text)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
+    c = theme.current().colours
+    style = f"background:{c.word_highlight_bg}; font-weight:600; color:{c.ink}"
+    out, last = [], 0
+    for m in pattern.finditer(text):
+        out.append(html.escape(text[last:m.start()]))
+        out.append(f"<span style='{style}'>{html.escape(m.group(0))}</span>")
+        last = m.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+class HitList(QWidget):
+    def __init__(self, title: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel(title)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.hits: list[Any] = []
+        self.words: list[str] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.browser, 1)
+        theme.follow(self, self._restyle)
+
+    def _restyle(self) -> None:
+        if self.hits:
+            self.show_hits(self.hits, self.words)
+
+    def set_title(self, title: str) -> None:
+        self.title.setText(title)
+
+    def show_hits(self, hits: Sequence[Any], words: Sequence[str]) -> None:
+        """``hits`` (``workbench.retrieval.jobs.Hit``) best first, ``words`` highlighted."""
+        self.hits, self.words = list(hits), list(words)
+        c = theme.current().colours
+        rows = []
+        for h in self.hits:
+            rows.append(f"<tr><td align='right'>{h.rank}.</td><td align='right'><b>{h.score:.3f}</b></td>"
+                        f"<td style='color:{c.muted_ink}'>{html.escape(h.id)}</td>"
+                        f"<td>{highlight_html(h.text, self.words)}</td></tr>")
+        self.browser.setHtml("<table cellspacing='0' cellpadding='3'>" + "".join(rows) + "</table>" if rows else "")
+
+    def show_text(self, text: str) -> None:
+        self.hits = []
+        self.browser.setPlainText(text)
+
+    def plain_rows(self) -> list[str]:
+        """Each hit as ``rank. score id text`` (for the clipboard and CSV)."""
+        return [f"{h.rank}. {h.score:.4f} {h.id} {h.text}" for h in self.hits]

@@ -1,0 +1,145 @@
+"""``retrieve`` and ``retrieval-eval``: search a corpus with a sentence encoder, and measure it against BM25.
+
+``lm-workbench retrieve MODEL --corpus F --query TEXT [--k 10] [--pooling mean|cls|max|model] --json`` prints::
+
+    {"query": "...", "results": [{"id": "...", "score": S, "text": "..."}, ...], "pooling": "..."}
+
+F is a text file (one passage per line, numbered by line from 1), a .csv/.tsv/.jsonl table (a text column,
+an id column when there is one, a title prepended when there is one) or a BEIR folder (its corpus.jsonl).
+Scores are cosines of L2-normalised vectors; equal scores keep corpus order.
+
+``lm-workbench retrieval-eval MODEL --data BEIR_FOLDER [--split test] [--k 10] [--bm25] --json`` prints::
+
+    {"queries": Q, "documents": D,
+     "model": {"ndcg@10": ..., "mrr@10": ..., "recall@1": ..., "recall@10": ..., "recall@100": ...},
+     "bm25": {...} or null, ...}
+
+ranking every judged query at least 100 deep (nDCG with linear gain as trec_eval; a grade > 0 is relevant),
+plus ``run_id``: each evaluation is recorded as a run (kind ``retrieval-eval``, see the Runs tab).
+The corpus's vectors are cached in the workbench's cache folder by model + pooling + corpus hash, so a second
+command with the same model reads them back. Pooling defaults to the model's own (a sentence-transformers
+folder such as the built-in MiniLM), else mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
+from workbench.cli.common import (
+    StderrProgress, add_model_options, execute_recorded, load_for, note, positive_k, print_json, wants_progress,
+)
+
+SHOWN_CHARS = 200  # of a passage in the text output (--json gives it whole)
+POOLING_HELP = ("passage vectors: mean of the tokens, the first token (cls), the element-wise max, or the model's "
+                "declared pooling (default: the model's when it declares one, else mean)")
+
+
+def register(sub: Any) -> None:
+    """Add ``retrieve`` and ``retrieval-eval`` to the CLI's subparsers."""
+    rt = sub.add_parser("retrieve", help="the passages of a corpus nearest to a query (sentence-encoder search)")
+    add_model_options(rt)
+    rt.add_argument("--corpus", required=True, metavar="F",
+                    help="a .txt (one passage per line), .csv/.tsv/.jsonl (text, id, title columns) or a BEIR folder")
+    rt.add_argument("--query", required=True, metavar="TEXT", help="what to search for")
+    rt.add_argument("--k", type=int, default=DEFAULT_K, help=f"how many results to list (default {DEFAULT_K})")
+    rt.add_argument("--pooling", choices=POOLINGS, help=POOLING_HELP)
+    rt.add_argument("--progress", action="store_true", help="show the indexing progress even with --json")
+    rt.add_argument("--json", action="store_true", help="print JSON")
+    rt.set_defaults(handler=cmd_retrieve)
+
+    ev = sub.add_parser("retrieval-eval", help="nDCG@10, MRR@10, Recall@1/10/100 on a BEIR folder (and BM25's)")
+    add_model_options(ev)
+    ev.add_argument("--data", required=True, metavar="BEIR_FOLDER",
+                    help="a folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv (BEIR's layout)")
+    ev.add_argument("--split", default="test", help="the qrels split (default test)")
+    ev.add_argument("--k", type=int, default=DEFAULT_K,
+                    help="ranking depth (default 10; every query is ranked at least 100 deep for Recall@100)")
+    ev.add_argument("--pooling", choices=POOLINGS, help=POOLING_HELP)
+    ev.add_argument("--bm25", action="store_true", help="also rank with BM25 (bm25s) and compare per query")
+    ev.add_argument("--bm25-k1", type=float, default=BM25_K1, help=f"BM25's k1 (default {BM25_K1})")
+    ev.add_argument("--bm25-b", type=float, default=BM25_B, help=f"BM25's b (default {BM25_B})")
+    ev.add_argument("--bm25-method", choices=BM25_METHODS, default="lucene", help="bm25s's variant (default lucene)")
+    ev.add_argument("--progress", action="store_true", help="show progress even with --json")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.set_defaults(handler=cmd_retrieval_eval)
+
+
+def _drive(steps: Any, args: argparse.Namespace) -> Any:
+    from engine.progress import drive
+
+    bar = StderrProgress() if wants_progress(args) else None
+    try:
+        return drive(steps, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _pooling(args: argparse.Namespace, loaded: Any) -> str:
+    from workbench.retrieval.defaults import default_pooling
+
+    return args.pooling or default_pooling(loaded)
+
+
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    from engine.errors import WorkbenchError
+    from engine.progress import NEVER_CANCELLED
+    from workbench.retrieval import jobs
+
+    k = positive_k(args.k)
+    if not args.query.strip():
+        raise WorkbenchError("--query is empty")
+    corpus, _ = jobs.read_corpus(args.corpus, NEVER_CANCELLED)
+    if corpus.report.rows_skipped:
+        note(f"{corpus.source}: {corpus.report.summary()}")
+    loaded = load_for(args)
+    pooling = _pooling(args, loaded)
+    dense = _drive(jobs.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
+    for line in dense.notes:
+        note(line)
+    results = jobs.search(loaded, dense, args.query, k, NEVER_CANCELLED)
+    if args.json:
+        print_json({"query": args.query, "results": [h.to_json() for h in results], "pooling": pooling})
+        return 0
+    print(f"{len(results)} of {len(corpus):,} passages for {args.query!r} ({pooling} pooling, cosine):")
+    for h in results:
+        text = h.text if len(h.text) <= SHOWN_CHARS else h.text[:SHOWN_CHARS].rstrip() + "…"
+        print(f"{h.rank:>3}. {h.score:7.4f}  [{h.id}] {text}")
+    return 0
+
+
+def eval_spec_from_args(args: argparse.Namespace) -> Any:
+    """The checked ``RetrievalEvalSpec`` of a ``retrieval-eval`` command line."""
+    from workbench.retrieval.spec import RetrievalEvalSpec
+
+    return RetrievalEvalSpec(args.model, args.data, args.split, positive_k(args.k), args.pooling, args.bm25,
+                             args.bm25_k1, args.bm25_b, args.bm25_method).checked()
+
+
+def cmd_retrieval_eval(args: argparse.Namespace) -> int:
+    from engine.retrieval.evaluate import EvalResult
+    from workbench.retrieval.runs import RetrievalEvalRun
+
+    result, run_id, _ = execute_recorded(RetrievalEvalRun(eval_spec_from_args(args)), args)
+    assert isinstance(result, EvalResult)
+    pooling = result.pooling
+    for line in result.notes:
+        note(line)
+    if args.json:
+        print_json({**result.to_json(), "run_id": run_id})
+        return 0
+    print(f"{result.queries:,} queries, {result.documents:,} documents, split {result.split}, {pooling} pooling")
+    print(f"{'metric':<11} {'model':>7}" + (f" {'BM25':>7}" if result.bm25 else ""))
+    for key in METRIC_KEYS:
+        line = f"{key:<11} {result.model.mean[key]:>7.4f}"
+        if result.bm25:
+            line += f" {result.bm25.mean[key]:>7.4f}"
+        print(line)
+    if result.bm25:
+        c = result.counts()
+        print(f"per query (nDCG@10): the model wins {c['wins']}, loses {c['losses']}, ties {c['ties']} "
+              f"({result.bm25_params.label()})")
+    print(f"run {run_id}")
+    return 0
