@@ -91,6 +91,11 @@ class StepCanvas(QWidget):
         return QSize(240, int(rows * self._min_row_h() + 2 * m.group_spacing))
 
     # ------------------------------------------------------------ painting
+    def row_span(self, row: int) -> tuple[int, int]:
+        """(top, height) in pixels of ``row`` as drawn now."""
+        _left, top, row_h = self._row_geometry()
+        return int(top + row * row_h), max(int(row_h), 1)
+
     def _row_geometry(self) -> tuple[float, float, float]:
         """(left edge of the data, top, row height)."""
         m = theme.current().metrics

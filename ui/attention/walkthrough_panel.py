@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QToolButton,
     QVBoxLayout, QWidget,
@@ -212,3 +212,10 @@ class WalkthroughPanel(QWidget):
             text = (f"The sum of the weighted values: the head's output for “{word}” ({s.d_k} numbers), "
                     "the same as the model's own attention output for this head.")
         self.caption.setText(text)
+        named = top if 3 <= i <= 5 else (q if i in (1, 2, 6) else 0)  # the row the text names, or the query's
+        QTimer.singleShot(0, self, lambda: self._show_row(named))
+
+    def _show_row(self, row: int) -> None:
+        """Scroll the canvas so that ``row`` shows (a long sentence at F5 shows a few of its rows at a time)."""
+        top, height = self.canvas.row_span(row)
+        self.canvas_scroll.ensureVisible(0, top + height // 2, 0, height)

@@ -23,6 +23,7 @@ from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
+from ui.view_kit.scroll_into_view import scroll_into_view
 from workbench.patching.state import CORRUPT_BY, PatchingState
 from workbench.patching.jobs import patching_sweep
 
@@ -212,6 +213,8 @@ class PatchingView(QWidget):
                                 [f"layer {layer}" for layer in result.layers], result.tokens,
                                 title=f"recovered fraction of {metric} (rows: layers, columns: clean tokens)",
                                 signed=True)
+        if self.state.layers_done() == 1:  # the first row: show the heatmap (below the fold at 1280 x 720 with F5)
+            scroll_into_view(self.heatmap)
 
     # ------------------------------------------------------------ abilities
     def export_widget(self) -> QWidget:

@@ -32,6 +32,7 @@ from ui.widgets.notice import Notice
 from ui.predictions.model_b_predictions import ModelBPredictions
 from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from ui.view_kit.view_context import ViewContext
+from ui.view_kit.scroll_into_view import scroll_into_view
 from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
 from workbench.compare.jobs import predict_b
 from workbench.predictions.jobs import (
@@ -242,9 +243,13 @@ class PredictionsView(ModelView):
             def done(pair: tuple[Any, Any]) -> None:
                 self.explain.show_explanation(pair[0])
                 self.explain.show_model_b(pair[1])
+                scroll_into_view(self.explain)  # the strip, not the candidates above it (below the fold with F5)
         else:
             fn = prediction_job(loaded, request, method, layer)
-            done = self.explain.show_explanation
+
+            def done(result: Any) -> None:
+                self.explain.show_explanation(result)
+                scroll_into_view(self.explain)
         self.ctx.jobs.run(fn, done, step="explain", label="Explaining the prediction…",
                           on_error=lambda exc, tb: self._explain_failed(exc, tb),
                           on_cancelled=self.explain.show_cancelled)
