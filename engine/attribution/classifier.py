@@ -74,8 +74,9 @@ def classifier_site(model: ClassifierModel, text: str, text2: str | None = None)
 
 
 def classifier_target(model: ClassifierModel, text: str, text2: str | None = None,
-                      label: str | None = None) -> Target:
-    """The logit of ``label`` (default: the predicted one) for ``text`` (and ``text2``)."""
+                      label: str | None = None, contrast: str | None = None) -> Target:
+    """The logit of ``label`` (default: the predicted one) for ``text`` (and ``text2``); with ``contrast``
+    (another label) the logit difference label − contrast."""
     site = classifier_site(model, text, text2)
     if label is None:
         with torch.no_grad():
@@ -84,4 +85,10 @@ def classifier_target(model: ClassifierModel, text: str, text2: str | None = Non
         index = model.labels.index(label)
     else:
         raise WorkbenchError(f"the label is one of {', '.join(model.labels)}, not {label!r}")
-    return Target(site, index, model.labels[index])
+    target = Target(site, index, model.labels[index])
+    if contrast is None or not contrast.strip():
+        return target
+    if contrast.strip() not in model.labels:
+        raise WorkbenchError(f"“instead of” is one of the labels {', '.join(model.labels)}, not {contrast!r}")
+    foil = model.labels.index(contrast.strip())
+    return target.with_contrast(foil, model.labels[foil])
