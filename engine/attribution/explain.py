@@ -68,12 +68,14 @@ def explain_job(loaded: Any, target: Target, method: str = GRAD_INPUT, steps: in
 
 def prediction_target(loaded: Any, *, ids: list[int] | None = None, text: str | None = None,
                       position: int | None = None, token_id: int | None = None, contrast: str | None = None,
-                      contrast_id: int | None = None) -> Target:
+                      contrast_id: int | None = None, second_choice: bool = False) -> Target:
     """The target of a prediction a view shows: ``ids`` as given (a decoder's prompt; a masked LM's ids with
     ``position`` the mask) or ``text`` (encoder-decoders: the first output token); ``token_id`` the shown
     token (default: the model's top token); the foil Y of "why X and not Y" as typed (``contrast``: one
-    vocabulary token) or by id (``contrast_id``)."""
+    vocabulary token) or by id (``contrast_id``), or the model's best other token (``second_choice``)."""
     target = _prediction_target(loaded, ids, text, position, token_id)
+    if second_choice:
+        return second_choice_of(loaded, target)
     if contrast is not None and contrast.strip():
         contrast_id = vocabulary_token(loaded, contrast.strip(), "“instead of”")
     if contrast_id is None:

@@ -24,10 +24,14 @@ def _best_answer(scored: Any, label: str) -> Any:
 
 
 def prompt_label_target(loaded: LoadedModel, scored: Any, label: str | None = None,
-                        contrast: str | None = None) -> Target:
+                        contrast: str | None = None, second_choice: bool = False) -> Target:
     """The first answer token of ``label`` (default: the predicted label) in a ``ScoredPrompt``; with
-    ``contrast`` (another label) minus the first answer token of that label's best answer."""
+    ``contrast`` (another label) minus the first answer token of that label's best answer; ``second_choice``:
+    the best-scoring other label is the contrast."""
     label = scored.predicted if label is None else label
+    if second_choice:
+        others = [(score, name) for name, score in zip(scored.labels, scored.label_scores) if name != label]
+        contrast = max(others)[1] if others else None
     best = _best_answer(scored, label)
     position = scored.answer_positions[0] if scored.answer_positions else None
     site = site_from_ids(loaded, scored.token_ids, position, "prompt attribution")

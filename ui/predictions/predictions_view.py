@@ -233,6 +233,7 @@ class PredictionsView(ModelView):
         if request is None or self.ctx is None or self._loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
+        request = {**request, **self.explain.foil_request()}  # "instead of": a foil, or the second choice
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
         b, b_request = self.ctx.compared, self.model_b_request()
         self.explain.set_busy(True)
