@@ -4,9 +4,9 @@ Model A explained a prediction on a text: the next token after it (a decoder), t
 masked LM) or the first output token (an encoder-decoder). Model B makes the same kind of prediction at the
 same place in the same text, tokenized by B's own tokenizer (``counterpart_site``), and explains the same
 word: A's target token as text, when B's vocabulary has it as one token (``same_token``); otherwise B's own
-top token, and the note says so. A foil ("instead of") travels the same way: B's own spelling of A's foil word,
-or no foil (the note says so) where B splits it. Where B cannot make that prediction at all (another family, no LM head, no
-mask token), ``counterpart_job`` returns no explanation and a one-line reason.
+top token, and the note says so. A foil ("instead of") travels the same way: B's own spelling of A's foil
+word, or no foil (the note says so) where B splits it. Where B cannot make that prediction at all (another
+family, no LM head, no mask token), ``counterpart_job`` returns no explanation and a one-line reason.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def prediction_target(loaded: Any, *, ids: list[int] | None = None, text: str | 
     if second_choice:
         return second_choice_of(loaded, target)
     if contrast is not None and contrast.strip():
-        contrast_id = vocabulary_token(loaded, contrast.strip(), "“instead of”")
+        contrast_id = vocabulary_token(loaded, contrast, "“instead of”")
     if contrast_id is None:
         return target
     return target.with_contrast(int(contrast_id), token_name(loaded, int(contrast_id)))

@@ -30,7 +30,8 @@ def embedding_gradient(loaded: LoadedModel, target: Target, embeddings: torch.Te
         metric = target_metric(logits, target)
         (grad,) = torch.autograd.grad(metric.sum(), embeddings)
     logits = logits.detach()
-    foil = logits[:, target.contrast_id] if target.contrast_id is not None else torch.full_like(logits[:, 0], float("nan"))
+    nan = torch.full_like(logits[:, 0], float("nan"))
+    foil = logits[:, target.contrast_id] if target.contrast_id is not None else nan
     return metric.detach(), grad.detach(), torch.stack([logits[:, target.id], foil], dim=1)
 
 

@@ -9,8 +9,8 @@ with f the pre-softmax target logit. The integral is taken by the trapezoidal ru
 intervals (steps + 1 gradient evaluations, both ends included: they give f(x) and f(baseline) for free).
 Completeness says the scores sum to f(x) − f(baseline); ``completeness_gap`` is how far they miss, so a user
 sees how many steps are enough. With a foil Y, f is logit(X) − logit(Y), and ``baseline_logit`` and the gap
-refer to that difference (``target_logit`` stays X's own logit). (A model that adds no position embeddings to its inputs, such as Llama with its
-rotary ones, reads the zero baseline as an all-zero stream: its first RMSNorm then jumps from 0 to full size
+refer to that difference (``target_logit`` stays X's own logit). (A model that adds no position embeddings to
+its inputs, such as Llama with its rotary ones, reads the zero baseline as an all-zero stream: its first RMSNorm then jumps from 0 to full size
 within a tiny α, and the gap stays large at any sensible step count; the gap is there to show exactly that.)
 Evaluations go through the model in batches, with progress after each.
 """

@@ -109,7 +109,8 @@ def _head_pieces(z: torch.Tensor, heads: int) -> torch.Tensor:
     return pieces
 
 
-def _head_direction(loaded: LoadedModel, target: Target, y: torch.Tensor, u: torch.Tensor) -> tuple[torch.Tensor, float]:
+def _head_direction(loaded: LoadedModel, target: Target, y: torch.Tensor, u: torch.Tensor
+                    ) -> tuple[torch.Tensor, float]:
     """(d [H]: the metric's gradient with respect to the final norm's output, the unembedding's own bias
     difference). ``u`` is what the unembedding read: the norm's output ``y`` times a scalar (T5's d^-½)."""
     head = loaded.model.get_output_embeddings()

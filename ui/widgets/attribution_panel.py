@@ -119,8 +119,8 @@ class AttributionPanel(QWidget):
 
     def contrast(self) -> str | None:
         """The foil typed in "instead of" (None: none, or a method that takes none)."""
-        text = self.contrast_edit.text().strip()
-        return text if text and self.contrast_edit.isEnabled() else None
+        text = self.contrast_edit.text()  # as typed: " list" and "list" are different tokens
+        return text if text.strip() and self.contrast_edit.isEnabled() else None
 
     def foil_request(self) -> dict:
         """What the views add to their request: ``{"contrast": Y}``, ``{"second_choice": True}`` (the one click,
@@ -133,6 +133,10 @@ class AttributionPanel(QWidget):
 
     def set_contrast(self, text: str) -> None:
         self.contrast_edit.setText(text)
+
+    def ask_second_choice(self) -> None:
+        """The next explanation's foil is the model's runner-up (a lecture step's ``second_choice``)."""
+        self._second_choice = True
 
     def _explain_second_choice(self) -> None:
         self._second_choice = True  # until a view reads it (``foil_request``) or Explain is pressed
