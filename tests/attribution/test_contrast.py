@@ -106,3 +106,19 @@ def test_cli_adds_the_contrast_keys(gpt2, tiny_models, capsys):
                  "--method", "rollout"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "rollout does not depend on the target" in err
+
+
+def test_model_b_gets_the_same_foil_as_b_spells_it(gpt2, tiny_models):
+    from engine.attribution.counterpart import counterpart_job, same_token
+    from engine.progress import run_to_completion
+
+    llama = load_model(str(tiny_models["llama"]))
+    side = run_to_completion(counterpart_job(llama, PROMPT, "next-token", "the", foil="a"))
+    result = side.explanation.attribution
+    x, y = same_token(llama, "the"), same_token(llama, "a")
+    assert (result.target_id, result.contrast_id) == (x, y) and side.note == ""
+    ids = llama.tokenizer(PROMPT)["input_ids"]
+    expected = _map(llama.model, ids, len(ids) - 1, x) - _map(llama.model, ids, len(ids) - 1, y)
+    np.testing.assert_allclose(result.scores, expected, rtol=1e-4, atol=1e-7)
+    split = run_to_completion(counterpart_job(llama, PROMPT, "next-token", "the", foil="Colosseum"))
+    assert split.explanation.attribution.contrast_id is None and "B's side has no foil" in split.note
