@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui import theme
@@ -18,7 +19,7 @@ def style() -> dict[str, Any]:
     """Every colour and size the chart uses, from the current theme tokens."""
     c, m = theme.current().colours, theme.current().metrics
     return {"attn": c.hover, "mlp": c.segment_b.border, "ends": c.token_id_ink, "legend": c.special_token.ink,
-            "background": c.base_bg, "min_height": m.layer_plot_min_h}
+            "background": c.base_bg, "min_height": m.layer_bars_min_h}
 
 
 class LayerBars(QWidget):
@@ -33,9 +34,9 @@ class LayerBars(QWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("left", "direct share of the metric (logits)")
+        item.setLabel("left", "direct share (logits)")
         item.getAxis("left").enableAutoSIPrefix(False)
-        item.addLegend(offset=(10, 5), labelTextColor=s["legend"])
+        item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])  # top right: the embeddings bar is left
         self._items: list[Any] = []
         self._shown: Any = None
         self.heights: dict[str, list[float]] = {}  # what the bars show (tests read it)
@@ -43,6 +44,9 @@ class LayerBars(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         theme.follow(self, self._restyle)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (the plot's own hint is tall: the maps above need the height)
+        return QSize(400, style()["min_height"])
 
     def clear(self) -> None:
         item = self.plot.getPlotItem()

@@ -15,7 +15,7 @@ import html
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
@@ -45,6 +45,13 @@ def _metric_name(target: str, contrast: str | None) -> str:
 
 def _row_labels(rows: list[str]) -> list[str]:
     return [f"layer {r}" if r.isdigit() else r for r in rows]
+
+
+class HeadMap(HeatmapView):
+    """A layer × head map that asks for less height than a token × token one (the bars go under it)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(320, theme.current().metrics.layer_bars_min_h)
 
 
 class HeadsView(ModelView):
@@ -81,37 +88,37 @@ class HeadsView(ModelView):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.notice = Notice()
-        form = QFormLayout()
-        form.addRow("Target", self.target_edit)
-        form.addRow("Instead of", self.contrast_edit)
-        form.addRow("Ablation", self.how_combo)
-        form.addRow("Corpus", self.corpus_edit)
+        form = QFormLayout()  # two fields a row: the maps need the height
+        form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
+        form.addRow("Ablation", _pair(self.how_combo, "Corpus", self.corpus_edit))
         buttons = QHBoxLayout()
         for button in (self.sweep_button, self.cancel_button):
             buttons.addWidget(button)
         buttons.addWidget(self.progress, 1)
         self.dla_summary = _summary_label()
-        self.dla_map = HeatmapView(empty_hint="Each head's direct share of the metric shows here.")
+        self.dla_map = HeadMap(empty_hint="Each head's direct share of the metric shows here.")
         self.dla_map.set_axes("layer", "head")
         self.bars = LayerBars()
         self.sweep_summary = _summary_label()
-        self.sweep_map = HeatmapView(empty_hint="Press Ablate every head: how far the metric moves without each "
+        self.sweep_map = HeadMap(empty_hint="Press Ablate every head: how far the metric moves without each "
                                                 "head shows here.")
         self.sweep_map.set_axes("layer", "head")
         self.hover_line = QLabel("")
         for heatmap in (self.dla_map, self.sweep_map):
             heatmap.hovered.connect(self.hover_line.setText)
         self.results = QWidget()
-        columns = QHBoxLayout(self.results)
-        columns.setContentsMargins(0, 0, 0, 0)
+        results = QVBoxLayout(self.results)
+        results.setContentsMargins(0, 0, 0, 0)
+        columns = QHBoxLayout()
         left, right = QVBoxLayout(), QVBoxLayout()
         left.addWidget(self.dla_summary)
-        left.addWidget(self.dla_map, 3)
-        left.addWidget(self.bars, 2)
+        left.addWidget(self.dla_map, 1)
         right.addWidget(self.sweep_summary)
         right.addWidget(self.sweep_map, 1)
         columns.addLayout(left, 1)
         columns.addLayout(right, 1)
+        results.addLayout(columns, 1)
+        results.addWidget(self.bars, 1)  # the per-layer bars under both maps, full width
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
@@ -294,6 +301,17 @@ class HeadsView(ModelView):
 
     def shutdown(self) -> None:
         self.cancel()
+
+
+def _pair(first: QWidget, label: str, second: QWidget) -> QWidget:
+    """Two fields on one form row, the second with its own label."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(first, 1)
+    layout.addWidget(QLabel(label))
+    layout.addWidget(second, 1)
+    return row
 
 
 def _summary_label() -> QLabel:
