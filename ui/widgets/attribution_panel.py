@@ -49,7 +49,7 @@ class AttributionPanel(QWidget):
         super().__init__(parent)
         self._second_choice = False  # the next explanation's foil is the model's second choice
         self.contrast_edit = QLineEdit()
-        self.contrast_edit.setPlaceholderText("instead of… (optional)")
+        self.contrast_edit.setPlaceholderText(f"another {foil} (optional)")
         self.contrast_edit.setClearButtonEnabled(True)
         self.contrast_edit.setToolTip(f"Why this and not another {foil}: name one {foil} here and the strip "
                                       f"explains the difference of their logits (empty: the {foil}'s own logit)")
@@ -92,6 +92,7 @@ class AttributionPanel(QWidget):
         row.addWidget(QLabel("Why?"))
         row.addWidget(self.method_combo)
         row.addWidget(self.layer_spin)
+        row.addWidget(QLabel("instead of"))
         row.addWidget(self.contrast_edit)
         row.addWidget(self.second_button)
         row.addWidget(self.explain_button)
@@ -260,6 +261,9 @@ def _show_in(strip: TokenStrip, explanation: Any) -> None:
     attention_title = (f"under each token: attention of layer {explanation.layer} at the predicted position, "
                        "mean over heads" if explanation.attention is not None else "")
     marked = None if explanation.kind in ("seq2seq", "classifier") else result.position
-    strip.set_scores(result.tokens, result.scores, title=f"{result.method}: {display_label(result.target)}",
+    title = f"{result.method}: {display_label(result.target)}"
+    if result.contrast is not None:
+        title += f" instead of {display_label(result.contrast)}"
+    strip.set_scores(result.tokens, result.scores, title=title,
                      attention=explanation.attention, attention_title=attention_title, marked=marked)
     strip.show()
