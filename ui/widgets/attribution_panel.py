@@ -20,12 +20,11 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
 from ui import theme
+from ui.widgets.fold import FlowLayout, labelled
 from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
@@ -88,20 +87,15 @@ class AttributionPanel(QWidget):
         self.strip_b = TokenStrip()
         self.strip_b.hide()
         self.ab = ModelBSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Why?"))
-        row.addWidget(self.method_combo)
-        row.addWidget(self.layer_spin)
-        row.addWidget(QLabel("instead of"))
-        row.addWidget(self.contrast_edit)
-        row.addWidget(self.second_button)
-        row.addWidget(self.explain_button)
-        row.addWidget(self.cancel_button)
-        row.addStretch(1)
+        controls = QWidget()  # the groups wrap to the width instead of widening the window (a small screen)
+        row = FlowLayout(controls)
+        row.addWidget(labelled(QLabel("Why?"), self.method_combo, self.layer_spin))
+        row.addWidget(labelled(QLabel("instead of"), self.contrast_edit, self.second_button))
+        row.addWidget(labelled(self.explain_button, self.cancel_button))
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addLayout(row)
+        column.addWidget(controls)
         column.addWidget(self.notice)
         column.addWidget(self.ab)
         self.strip.hide()
