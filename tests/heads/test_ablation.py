@@ -10,15 +10,14 @@ import pytest
 import torch
 
 from engine.heads.ablation import ablate, sweep_heads
-from engine.models.loading import load_model
 
 PROMPT = "The cat sat on the"
 CORPUS = ["The list holds values in order.", "A tuple is a sequence of items that cannot change."]
 
 
-@pytest.fixture(scope="module")
-def gpt2(tiny_models):
-    return load_model(str(tiny_models["gpt2"]))
+@pytest.fixture
+def gpt2(heads_gpt2):
+    return heads_gpt2
 
 
 def _metric(loaded, ids, x, y, hooks):
@@ -90,6 +89,15 @@ def test_mean_ablation_uses_the_corpus_mean_and_an_mlp_output_is_zeroed(gpt2):
     assert ablate(gpt2, PROMPT, "Ġthe", "Ġa", mlps=[0]).ablated_metric == pytest.approx(expected, abs=1e-5)
 
 
+def test_a_head_or_layer_that_is_not_there_is_one_line(gpt2):
+    from engine.errors import WorkbenchError
+
+    for heads, mlps, message in (([("self", 1, 9)], [], "heads 0 to 3"), ([("self", 5, 0)], [], "layers are 0 to 1"),
+                                 ([("cross", 0, 0)], [], "no cross-attention"), ([], [7], "layers are 0 to 1")):
+        with pytest.raises(WorkbenchError, match=message):
+            ablate(gpt2, PROMPT, "Ġthe", heads=heads, mlps=mlps)
+
+
 def test_resampling_from_a_one_token_corpus_is_that_tokens_value(gpt2):
     one = ["list"]
     assert len(gpt2.tokenizer(one[0])["input_ids"]) == 1
@@ -98,8 +106,8 @@ def test_resampling_from_a_one_token_corpus_is_that_tokens_value(gpt2):
     assert resampled.ablated_metric == pytest.approx(mean.ablated_metric, abs=1e-6)
 
 
-def test_a_masked_lm_head_zeroed_before_its_output_projection(tiny_models):
-    bert = load_model(str(tiny_models["bert"]))
+def test_a_masked_lm_head_zeroed_before_its_output_projection(heads_bert):
+    bert = heads_bert
     text = "The cat [MASK] on the mat"
     enc = bert.tokenizer(text)
     position = enc["input_ids"].index(bert.tokenizer.mask_token_id)
@@ -133,8 +141,6 @@ def test_cli_ablate_json(tiny_models, tmp_path, capsys):
     assert data["how"] == "resample" and [len(row) for row in data["ablated_metric"]] == [4, 4]
     assert main(["ablate", model, "--text", PROMPT, "--target", "Ġthe", "--all-heads", "--how", "mean"]) == 2
     assert "--corpus" in capsys.readouterr().err
-    assert main(["ablate", model, "--text", PROMPT, "--target", "Ġthe", "--heads", "1.9"]) == 2
-    assert "heads 0 to 3" in capsys.readouterr().err
 
 
 def test_the_cli_lists_the_engines_ways_to_ablate():
