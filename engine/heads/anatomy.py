@@ -30,6 +30,10 @@ NOT_A_SUM = ("in {name} (post-norm: a LayerNorm after every attention and MLP re
              "instead (lm-workbench ablate; in the window: Heads, Ablate every head)")
 
 
+class NotASum(WorkbenchError):
+    """A post-norm model asked for direct logit attribution: the one line that says why there is none."""
+
+
 @dataclass(frozen=True)
 class HeadRow:
     """One attention of one layer: its name ("3", or "3 self" / "3 cross" in an encoder-decoder's decoder)."""

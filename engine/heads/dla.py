@@ -26,7 +26,7 @@ from engine.attribution.targets import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
 from engine.errors import WorkbenchError
-from engine.heads.anatomy import Anatomy, anatomy, not_a_sum_note
+from engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
 from engine.heads.hooks import keeping_inputs, keeping_outputs
 from engine.models.loading import LoadedModel
 
@@ -138,7 +138,7 @@ def direct_logit_attribution(loaded: LoadedModel, text: str, target: str | None 
     site = prediction_site(loaded, text, WHAT, output_position)
     parts = anatomy(loaded, WHAT)
     if not parts.pre_norm:
-        raise WorkbenchError(not_a_sum_note(loaded))
+        raise NotASum(not_a_sum_note(loaded))
     chosen = resolve_target(loaded, site, target, contrast)
     return split_target(loaded, parts, chosen)
 

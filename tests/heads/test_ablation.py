@@ -146,5 +146,6 @@ def test_cli_ablate_json(tiny_models, tmp_path, capsys):
 def test_the_cli_lists_the_engines_ways_to_ablate():
     from engine.heads.names import HOWS
     from workbench.cli.heads_commands import HOWS as CLI_HOWS
+    from workbench.heads.state import HOWS as STATE_HOWS
 
-    assert CLI_HOWS == HOWS
+    assert CLI_HOWS == HOWS == STATE_HOWS

@@ -9,16 +9,18 @@ from engine.progress import CancelToken
 
 
 def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
-    """``engine.heads.dla.direct_logit_attribution`` of ``request`` (text, target, contrast, output_position); a
-    post-norm model's one-line refusal comes back as the result's ``note`` instead (``("note", line)``)."""
-    from engine.heads.anatomy import anatomy, not_a_sum_note
+    """``("dla", engine.heads.dla.direct_logit_attribution(...))`` of ``request`` (text, target, contrast,
+    output_position), or ``("note", line)``: a post-norm model's one line saying why there is no split (its
+    heads can still be ablated); other refusals (no LM head, a target of two tokens) are raised."""
+    from engine.heads.anatomy import NotASum
     from engine.heads.dla import direct_logit_attribution
 
     cancel.check()
-    if not anatomy(loaded, "direct logit attribution").pre_norm:
-        return "note", not_a_sum_note(loaded)
-    return "dla", direct_logit_attribution(loaded, request["text"], request.get("target"), request.get("contrast"),
-                                           request.get("output_position", 0))
+    try:
+        return "dla", direct_logit_attribution(loaded, request["text"], request.get("target"),
+                                               request.get("contrast"), request.get("output_position", 0))
+    except NotASum as exc:
+        return "note", str(exc)
 
 
 def sweep_job(loaded: Any, request: dict, cancel: CancelToken) -> Generator[Any, None, Any]:
