@@ -65,7 +65,8 @@ def test_dla_and_the_sweep_in_the_tab(open_window, qtbot, tiny_models):
         ablated = _logits(model, ids, zero_head(head))
         assert change[1, head] == pytest.approx(float(ablated[x] - ablated[y]) - difference, abs=1e-5)
     assert view.sweep_button.isEnabled() and not view.cancel_button.isEnabled()
-    assert view.preset_state()[0]["contrast"] == "Ġa"
+    assert view.preset_state()[0] == {"target": "Ġthe", "contrast": "Ġa", "how": "zero", "corpus": "",
+                                      "ablate": True}
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         view.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "heads.png"))
 

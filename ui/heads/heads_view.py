@@ -297,7 +297,11 @@ class HeadsView(ModelView):
         self.inputs_changed.emit()
 
     def preset_state(self) -> tuple[dict, dict]:
-        return self.state.to_settings(), {}
+        """The form, and ``ablate`` when a whole sweep is shown (a recorded step or a reopened workspace runs it
+        again, as Predictions' ``explain`` does)."""
+        shown = self.state.sweep is not None and not self.state.running and \
+            self.state.rows_done() == self.state.rows_total
+        return self.state.to_settings() | ({"ablate": True} if shown else {}), {}
 
     def shutdown(self) -> None:
         self.cancel()
