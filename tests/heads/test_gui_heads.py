@@ -83,3 +83,40 @@ def test_a_post_norm_model_says_why_and_still_ablates(open_window, qtbot, tiny_m
     view.set_inputs(how="mean")
     view.sweep_button.click()
     assert "corpus" in view.notice.text()
+
+
+def test_cancel_keeps_the_rows_done(open_window, qtbot, tiny_models, monkeypatch):
+    import threading
+
+    from engine.progress import Partial
+    from ui.heads import heads_view
+
+    real = heads_view.sweep_job
+
+    def held(loaded, request, cancel):
+        """The real sweep, held after its first row until Cancel arrives (the tiny model is too quick)."""
+        gen = real(loaded, request, cancel)
+        while True:
+            try:
+                report = next(gen)
+            except StopIteration as stop:
+                return stop.value
+            yield report
+            if isinstance(report, Partial):
+                for _ in range(200):
+                    if cancel.cancelled:
+                        break
+                    threading.Event().wait(0.05)
+
+    monkeypatch.setattr(heads_view, "sweep_job", held)
+    window = open_window(str(tiny_models["gpt2"]), "heads")
+    view = window.view("heads")
+    window.text_input.set_text(TEXT)
+    qtbot.waitUntil(lambda: view.state.dla is not None, timeout=WAIT)
+    view.state.events.sweep_changed.connect(
+        lambda: view.cancel() if view.state.running and view.state.rows_done() == 1 else None)
+    view.sweep_button.click()
+    qtbot.waitUntil(lambda: not view.state.running and "Cancelled" in view.notice.text(), timeout=WAIT)
+    shown = view.sweep_map.matrix()
+    assert np.isfinite(shown[0]).all() and np.isnan(shown[1]).all()
+    assert view.sweep_button.isEnabled() and not view.cancel_button.isEnabled()
