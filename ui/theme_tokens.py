@@ -261,6 +261,7 @@ class Metrics:
     side_column_min_w: int = 260  # the Embeddings tab's control column, at first
     side_panel_min_w: int = 220  # its neighbours/selection/layers/sentences panel (tables scroll)
     layer_plot_min_h: int = 220
+    layer_bars_min_h: int = 140  # the Heads tab's per-layer bars, under its two maps
     sentence_list_min_w: int = 120
     smooth_slider_w: int = 120
     prob_column_w: int = 150

@@ -6,7 +6,9 @@ from typing import Generator
 
 from engine.attribution.grad_input import grad_input
 from engine.attribution.integrated_gradients import integrated_gradients_job
-from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT
+from engine.attribution.names import (
+    DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT, TARGET_FREE,
+)
 from engine.attribution.result import Attribution
 from engine.attribution.rollout import flow_attribution_job, rollout_attribution
 from engine.attribution.targets import Target, prediction_site, resolve_target
@@ -16,28 +18,33 @@ from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_compl
 
 
 def attribute_job(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
-                    steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED, output_position: int = 0
-                    ) -> Generator[Progress, None, Attribution]:
+                    steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED, output_position: int = 0,
+                    contrast: str | None = None) -> Generator[Progress, None, Attribution]:
     """Attribute the prediction ``text`` leads to (a decoder's next token, an MLM's masked token, an
     encoder-decoder's output token at ``output_position``) to its input tokens with ``method`` (one of
     ``names.METHODS``); ``target`` names one vocabulary token (default: the model's top token); ``steps`` is
-    integrated gradients' number of intervals. A job: yields Progress."""
-    check_method(method)
+    integrated gradients' number of intervals; ``contrast`` names a foil Y (one vocabulary token): the scores
+    are then of logit(X) − logit(Y). A job: yields Progress."""
+    check_method(method, contrast)
     site = prediction_site(loaded, text, "attribution", output_position)
-    chosen = resolve_target(loaded, site, target)
+    chosen = resolve_target(loaded, site, target, contrast)
     return (yield from attribute_target_job(loaded, chosen, method, steps, cancel))
 
 
-def check_method(method: str) -> None:
+def check_method(method: str, contrast: object = None) -> None:
+    """A one-line error for an unknown method, or a foil given to a method that does not read the target."""
     if method not in METHODS:
         raise WorkbenchError(f"the attribution method is one of {', '.join(METHODS)}, not {method!r}")
+    if contrast is not None and method in TARGET_FREE:
+        raise WorkbenchError(f"{method} does not depend on the target, so it takes no contrast: use grad-input or "
+                             "integrated-gradients for why X and not Y")
 
 
 def attribute_target_job(loaded: LoadedModel, chosen: Target, method: str = GRAD_INPUT,
                            steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
                            ) -> Generator[Progress, None, Attribution]:
     """Attribute a target already found (``targets``, ``classifier``, ``prompt``) with ``method``; a job."""
-    check_method(method)
+    check_method(method, chosen.contrast_id)
     if method == GRAD_INPUT:
         return grad_input(loaded, chosen)
     if method == INTEGRATED_GRADIENTS:
@@ -49,6 +56,7 @@ def attribute_target_job(loaded: LoadedModel, chosen: Target, method: str = GRAD
 
 
 def attribute(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,
-              steps: int = DEFAULT_STEPS, output_position: int = 0) -> Attribution:
+              steps: int = DEFAULT_STEPS, output_position: int = 0, contrast: str | None = None) -> Attribution:
     """``attribute_job`` run to its end."""
-    return run_to_completion(attribute_job(loaded, text, method, target, steps, output_position=output_position))
+    return run_to_completion(attribute_job(loaded, text, method, target, steps, output_position=output_position,
+                                           contrast=contrast))

@@ -74,14 +74,28 @@ def classifier_site(model: ClassifierModel, text: str, text2: str | None = None)
 
 
 def classifier_target(model: ClassifierModel, text: str, text2: str | None = None,
-                      label: str | None = None) -> Target:
-    """The logit of ``label`` (default: the predicted one) for ``text`` (and ``text2``)."""
+                      label: str | None = None, contrast: str | None = None, second_choice: bool = False) -> Target:
+    """The logit of ``label`` (default: the predicted one) for ``text`` (and ``text2``); with ``contrast``
+    (another label) the logit difference label − contrast; ``second_choice``: minus the best other label's."""
     site = classifier_site(model, text, text2)
-    if label is None:
+    logits = None
+    if label is None or second_choice:
         with torch.no_grad():
-            index = int(torch.argmax(position_logits(model, site, word_embeddings(model, site))[0].float()))
+            logits = position_logits(model, site, word_embeddings(model, site))[0].float()
+    if label is None:
+        index = int(torch.argmax(logits))
     elif label in model.labels:
         index = model.labels.index(label)
     else:
         raise WorkbenchError(f"the label is one of {', '.join(model.labels)}, not {label!r}")
-    return Target(site, index, model.labels[index])
+    target = Target(site, index, model.labels[index])
+    if second_choice and len(model.labels) > 1:
+        others = logits.clone()
+        others[index] = float("-inf")
+        contrast = model.labels[int(torch.argmax(others))]
+    if contrast is None or not contrast.strip():
+        return target
+    if contrast.strip() not in model.labels:
+        raise WorkbenchError(f"“instead of” is one of the labels {', '.join(model.labels)}, not {contrast!r}")
+    foil = model.labels.index(contrast.strip())
+    return target.with_contrast(foil, model.labels[foil])

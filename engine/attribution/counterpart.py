@@ -4,8 +4,9 @@ Model A explained a prediction on a text: the next token after it (a decoder), t
 masked LM) or the first output token (an encoder-decoder). Model B makes the same kind of prediction at the
 same place in the same text, tokenized by B's own tokenizer (``counterpart_site``), and explains the same
 word: A's target token as text, when B's vocabulary has it as one token (``same_token``); otherwise B's own
-top token, and the note says so. Where B cannot make that prediction at all (another family, no LM head, no
-mask token), ``counterpart_job`` returns no explanation and a one-line reason.
+top token, and the note says so. A foil ("instead of") travels the same way: B's own spelling of A's foil
+word, or no foil (the note says so) where B splits it. Where B cannot make that prediction at all (another
+family, no LM head, no mask token), ``counterpart_job`` returns no explanation and a one-line reason.
 """
 
 from __future__ import annotations
@@ -75,10 +76,11 @@ def counterpart_site(loaded: Any, text: str, kind: str, mask_index: int = 0):
 
 
 def counterpart_job(loaded: Any, text: str, kind: str, word: str, method: str = GRAD_INPUT, layer: int = -1,
-                      mask_index: int = 0, steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED
-                      ) -> Generator[Progress, None, Counterpart]:
+                      mask_index: int = 0, steps: int = DEFAULT_STEPS, cancel: CancelToken = NEVER_CANCELLED,
+                      foil: str | None = None) -> Generator[Progress, None, Counterpart]:
     """Explain in model B (``loaded``) the prediction of ``kind`` that A explained on ``text``, for ``word``
-    (A's target as text); ``layer`` the attention shown (-1: the last; past B's layers: B's last). A job."""
+    (A's target as text) and, with ``foil`` (A's foil as text), not that word; ``layer`` the attention shown
+    (-1: the last; past B's layers: B's last). A job."""
     notes = []
     try:
         site = counterpart_site(loaded, text, kind, mask_index)
@@ -90,6 +92,8 @@ def counterpart_job(loaded: Any, text: str, kind: str, word: str, method: str = 
                          f"B's own top token {target.token!r} is explained")
         else:
             target = Target(site, token_id, token_name(loaded, token_id))
+        if foil is not None:
+            target = _with_foil(loaded, target, foil, notes)
         count = (loaded.info.decoder_layers or loaded.info.layers) if kind == "seq2seq" else loaded.info.layers
         if layer >= count > 0:
             notes.append(f"B has {count} layers: its last layer's attention is shown")
@@ -98,3 +102,16 @@ def counterpart_job(loaded: Any, text: str, kind: str, word: str, method: str = 
     except WorkbenchError as exc:
         return Counterpart(None, f"Model B: {exc}")
     return Counterpart(explanation, "; ".join(notes))
+
+
+def _with_foil(loaded: Any, target: Target, foil: str, notes: list[str]) -> Target:
+    """``target`` with B's one token for A's foil word; without a foil (and a note) where B has none."""
+    foil_id = same_token(loaded, foil)
+    if foil_id is None:
+        pieces = loaded.tokenizer.tokenize(" " + foil)
+        notes.append(f"the foil “{foil}” is {len(pieces)} tokens for B ({' '.join(pieces)}): B's side has no foil")
+        return target
+    if foil_id == target.id:
+        notes.append(f"B's target is the foil “{foil}” itself: B's side has no foil")
+        return target
+    return target.with_contrast(foil_id, token_name(loaded, foil_id))

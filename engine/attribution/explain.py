@@ -19,7 +19,8 @@ from engine.attribution.attribute import attribute_target_job
 from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from engine.attribution.result import Attribution
 from engine.attribution.targets import (
-    PredictionSite, Target, prediction_site, resolve_target, site_from_ids, token_name,
+    PredictionSite, Target, prediction_site, resolve_target, second_choice, site_from_ids, token_name,
+    vocabulary_token,
 )
 from engine.errors import WorkbenchError
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
@@ -66,10 +67,30 @@ def explain_job(loaded: Any, target: Target, method: str = GRAD_INPUT, steps: in
 
 
 def prediction_target(loaded: Any, *, ids: list[int] | None = None, text: str | None = None,
-                      position: int | None = None, token_id: int | None = None) -> Target:
+                      position: int | None = None, token_id: int | None = None, contrast: str | None = None,
+                      contrast_id: int | None = None, second_choice: bool = False) -> Target:
     """The target of a prediction a view shows: ``ids`` as given (a decoder's prompt; a masked LM's ids with
     ``position`` the mask) or ``text`` (encoder-decoders: the first output token); ``token_id`` the shown
-    token (default: the model's top token)."""
+    token (default: the model's top token); the foil Y of "why X and not Y" as typed (``contrast``: one
+    vocabulary token) or by id (``contrast_id``), or the model's best other token (``second_choice``)."""
+    target = _prediction_target(loaded, ids, text, position, token_id)
+    if second_choice:
+        return second_choice_of(loaded, target)
+    if contrast is not None and contrast.strip():
+        contrast_id = vocabulary_token(loaded, contrast, "“instead of”")
+    if contrast_id is None:
+        return target
+    return target.with_contrast(int(contrast_id), token_name(loaded, int(contrast_id)))
+
+
+def second_choice_of(loaded: Any, target: Target) -> Target:
+    """``target`` with the model's best other token at its site as the foil (the Explain panel's one click)."""
+    foil = second_choice(loaded, target.site, target.id)
+    return target.with_contrast(foil, token_name(loaded, foil))
+
+
+def _prediction_target(loaded: Any, ids: list[int] | None, text: str | None, position: int | None,
+                       token_id: int | None) -> Target:
     if ids is not None:
         site = site_from_ids(loaded, ids, position)
     elif text is not None:

@@ -8,8 +8,9 @@ the path is the straight line x(α) = α·e for α from 0 to 1, and token i's sc
 with f the pre-softmax target logit. The integral is taken by the trapezoidal rule over ``steps`` equal
 intervals (steps + 1 gradient evaluations, both ends included: they give f(x) and f(baseline) for free).
 Completeness says the scores sum to f(x) − f(baseline); ``completeness_gap`` is how far they miss, so a user
-sees how many steps are enough. (A model that adds no position embeddings to its inputs, such as Llama with its
-rotary ones, reads the zero baseline as an all-zero stream: its first RMSNorm then jumps from 0 to full size
+sees how many steps are enough. With a foil Y, f is logit(X) − logit(Y), and ``baseline_logit`` and the gap
+refer to that difference (``target_logit`` stays X's own logit). (A model that adds no position embeddings to
+its inputs, such as Llama with its rotary ones, reads the zero baseline as an all-zero stream: its first RMSNorm then jumps from 0 to full size
 within a tiny α, and the gap stays large at any sensible step count; the gap is there to show exactly that.)
 Evaluations go through the model in batches, with progress after each.
 """
@@ -20,7 +21,7 @@ from typing import Generator
 
 import torch
 
-from engine.attribution.grad_input import embedding_gradient
+from engine.attribution.grad_input import contrast_fields, embedding_gradient
 from engine.attribution.names import DEFAULT_STEPS, INTEGRATED_GRADIENTS
 from engine.attribution.result import Attribution
 from engine.attribution.targets import Target, rows_per_pass, word_embeddings
@@ -48,23 +49,26 @@ def integrated_gradients_job(loaded: LoadedModel, target: Target, steps: int = D
     weights = trapezoid_weights(steps)
     mean_grad = torch.zeros(embeddings.shape[1:], dtype=torch.float64, device=embeddings.device)
     ends: dict[int, float] = {}
+    last_pair = None
     chunk = rows_per_pass(loaded, target.site)
     for start in range(0, steps + 1, chunk):
         cancel.check()
         part = alphas[start:start + chunk]
         batch = part.to(embeddings.device, embeddings.dtype)[:, None, None] * embeddings
-        logits, grad = embedding_gradient(loaded, target, batch)
+        metrics, grad, pairs = embedding_gradient(loaded, target, batch)
         mean_grad += torch.einsum("b,bth->th", weights[start:start + chunk].to(grad.device), grad.double())
-        for k, logit in zip(range(start, start + len(part)), logits.tolist()):
+        for k, metric in zip(range(start, start + len(part)), metrics.tolist()):
             if k in (0, steps):
-                ends[k] = float(logit)
+                ends[k] = float(metric)
+            if k == steps:
+                last_pair = pairs[k - start]
         yield Progress(min(start + chunk, steps + 1), steps + 1, "integrated gradients: path points")
     scores = (embeddings[0].double() * mean_grad).sum(-1).cpu()
-    target_logit, baseline_logit = ends[steps], ends[0]
-    gap = float(scores.sum()) - (target_logit - baseline_logit)
+    metric, baseline_metric = ends[steps], ends[0]
+    gap = float(scores.sum()) - (metric - baseline_metric)
     return Attribution(INTEGRATED_GRADIENTS, target.site.tokens, [float(s) for s in scores], target.token, target.id,
-                       target.site.position, target_logit, baseline_logit=baseline_logit, completeness_gap=gap,
-                       steps=steps)
+                       target.site.position, float(last_pair[0]), baseline_logit=baseline_metric, completeness_gap=gap,
+                       steps=steps, **contrast_fields(target, last_pair))
 
 
 def integrated_gradients(loaded: LoadedModel, target: Target, steps: int = DEFAULT_STEPS) -> Attribution:

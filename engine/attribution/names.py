@@ -7,4 +7,5 @@ INTEGRATED_GRADIENTS = "integrated-gradients"
 ROLLOUT = "rollout"
 FLOW = "flow"
 METHODS = (GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, FLOW)
+TARGET_FREE = (ROLLOUT, FLOW)  # read the attention only: the same scores for any target, so no contrast
 DEFAULT_STEPS = 32  # integrated gradients: intervals along the straight path (the trapezoidal rule)

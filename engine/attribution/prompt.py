@@ -16,13 +16,27 @@ from engine.errors import WorkbenchError
 from engine.models.loading import LoadedModel
 
 
-def prompt_label_target(loaded: LoadedModel, scored: Any, label: str | None = None) -> Target:
-    """The first answer token of ``label`` (default: the predicted label) in a ``ScoredPrompt``."""
-    label = scored.predicted if label is None else label
+def _best_answer(scored: Any, label: str) -> Any:
     answers = [a for a in scored.answers if a.label == label]
     if not answers:
         raise WorkbenchError(f"the label is one of {', '.join(scored.labels)}, not {label!r}")
-    best = max(answers, key=lambda a: a.score)
+    return max(answers, key=lambda a: a.score)
+
+
+def prompt_label_target(loaded: LoadedModel, scored: Any, label: str | None = None,
+                        contrast: str | None = None, second_choice: bool = False) -> Target:
+    """The first answer token of ``label`` (default: the predicted label) in a ``ScoredPrompt``; with
+    ``contrast`` (another label) minus the first answer token of that label's best answer; ``second_choice``:
+    the best-scoring other label is the contrast."""
+    label = scored.predicted if label is None else label
+    if second_choice:
+        others = [(score, name) for name, score in zip(scored.labels, scored.label_scores) if name != label]
+        contrast = max(others)[1] if others else None
+    best = _best_answer(scored, label)
     position = scored.answer_positions[0] if scored.answer_positions else None
     site = site_from_ids(loaded, scored.token_ids, position, "prompt attribution")
-    return Target(site, int(best.token_ids[0]), best.tokens[0])
+    target = Target(site, int(best.token_ids[0]), best.tokens[0])
+    if contrast is None or not contrast.strip():
+        return target
+    foil = _best_answer(scored, contrast.strip())
+    return target.with_contrast(int(foil.token_ids[0]), foil.tokens[0])

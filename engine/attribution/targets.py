@@ -8,7 +8,10 @@
 - a fine-tuned sequence classifier (``classifier``) gives a label's logit (kind ``classifier``);
 - the target is the token a user names (``vocabulary_token``: one vocabulary token, else an error) or the
   model's top token at that position.
-- ``site_from_ids`` takes the ids as given (a prompt template already filled, as prompt scoring reads it).
+- ``site_from_ids`` takes the ids as given (a prompt template already filled, as prompt scoring reads it);
+- a target may carry a foil (``contrast``: "why X and not Y"): the explained quantity is then the logit
+  difference logit(X) − logit(Y) (``target_metric``), by linearity of every gradient method the difference of
+  the two tokens' maps.
 
 ``target_logits`` runs the model from word embeddings (``inputs_embeds``): the rows of the input embedding
 matrix, before the model adds position (and segment) embeddings and before any LayerNorm, so gradients and
@@ -56,6 +59,22 @@ class Target:
     site: PredictionSite
     id: int
     token: str
+    contrast_id: int | None = None  # the foil Y: the explained quantity is logit(X) - logit(Y)
+    contrast: str | None = None
+
+    def with_contrast(self, contrast_id: int | None, contrast: str | None = None) -> "Target":
+        """This target with the foil ``contrast_id`` (None: no foil); the foil may not be the target itself."""
+        if contrast_id is not None and int(contrast_id) == self.id:
+            raise WorkbenchError(f"the contrast {contrast or contrast_id!r} is the target itself: name another token")
+        return Target(self.site, self.id, self.token, None if contrast_id is None else int(contrast_id),
+                      None if contrast_id is None else contrast)
+
+
+def target_metric(logits: torch.Tensor, target: Target) -> torch.Tensor:
+    """[B] the explained quantity from [B, vocab] logits: logit(X), or logit(X) − logit(Y) with a foil Y."""
+    if target.contrast_id is None:
+        return logits[:, target.id]
+    return logits[:, target.id] - logits[:, target.contrast_id]
 
 
 def _article(word: str) -> str:
@@ -240,12 +259,27 @@ def rows_per_pass(loaded: LoadedModel, site: PredictionSite, most: int = 16) -> 
     return max(1, min(most, LOGIT_BUDGET // per_row))
 
 
-def resolve_target(loaded: LoadedModel, site: PredictionSite, target: str | None = None) -> Target:
-    """The token ``target`` names (one vocabulary token), or the model's top token at the site."""
+def resolve_target(loaded: LoadedModel, site: PredictionSite, target: str | None = None,
+                   contrast: str | None = None) -> Target:
+    """The token ``target`` names (one vocabulary token), or the model's top token at the site; with
+    ``contrast`` (one vocabulary token) the foil Y of "why X and not Y"."""
     if target is not None:
         token_id = vocabulary_token(loaded, target)
     else:
         with torch.no_grad():
             logits = position_logits(loaded, site, word_embeddings(loaded, site))[0]
         token_id = int(torch.argmax(logits.float()))
-    return Target(site, token_id, token_name(loaded, token_id))
+    chosen = Target(site, token_id, token_name(loaded, token_id))
+    if contrast is None:
+        return chosen
+    contrast_id = vocabulary_token(loaded, contrast, "--contrast")
+    return chosen.with_contrast(contrast_id, token_name(loaded, contrast_id))
+
+
+def second_choice(loaded: LoadedModel, site: PredictionSite, token_id: int) -> int:
+    """The model's best token at the site other than ``token_id`` (the default foil: its second choice when
+    ``token_id`` is its first)."""
+    with torch.no_grad():
+        logits = position_logits(loaded, site, word_embeddings(loaded, site))[0].float().clone()
+    logits[int(token_id)] = float("-inf")
+    return int(torch.argmax(logits))

@@ -116,6 +116,27 @@ def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder
         classifier_target(wrapped, text, label="maybe")
 
 
+def test_a_classifiers_foil_is_another_label(classifier_folder):
+    from engine.attribution.classifier import ClassifierModel, classifier_target
+    from engine.finetune.saved import load_finetuned
+
+    folder, method = classifier_folder
+    tuned = load_finetuned(folder, method)
+    wrapped, text = ClassifierModel(tuned), "a warm and funny film"
+    inputs = {k: torch.tensor([v]) for k, v in tuned.tokenizer(text).items()}
+    chosen = classifier_target(wrapped, text, label="pos", contrast="neg")
+    result = run_to_completion(attribute_target_job(wrapped, chosen, "grad-input"))
+    maps = [hooked_grad_input(tuned.model, tuned.model.get_input_embeddings(),
+                              lambda m, i=i: m(**inputs).logits[0, i]) for i in (1, 0)]  # pos, neg
+    np.testing.assert_allclose(result.scores, maps[0] - maps[1], rtol=1e-4, atol=1e-7)
+    assert (result.contrast, result.contrast_id) == ("neg", 0)
+    top = classifier_target(wrapped, text)
+    other = classifier_target(wrapped, text, second_choice=True)
+    assert other.id == top.id and other.contrast == ({"neg", "pos"} - {top.token}).pop()
+    with pytest.raises(WorkbenchError, match="one of the labels neg, pos"):
+        classifier_target(wrapped, text, contrast="maybe")
+
+
 @pytest.mark.parametrize("kind, template, mode", [("bert", "[x] It was [z].", "cloze"),
                                                   ("gpt2", "[x] It was[z]", "prefix")])
 def test_a_prompts_label_target_is_the_verbalizer_token_at_the_answer_slot(tiny_models, kind, template, mode):

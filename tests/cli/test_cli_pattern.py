@@ -12,9 +12,9 @@ from workbench.cli.main import main
 from workbench.cli.parser import COMMAND_MODULES, build_parser
 
 COMMANDS = ["gui", "download", "info", "encode", "attention", "fill-mask", "next-token", "lens", "tuned-lens", "attribute",
-            "patch", "compare", "corrupt", "plugins", "neighbours", "project", "pretrain", "runs", "course-models", "probe", "sts",
-            "scalar-mix", "prompt-eval", "generate", "presets", "finetune", "predict", "finetune-merge",
-            "retrieve", "retrieval-eval"]
+            "patch", "dla", "ablate", "compare", "corrupt", "plugins", "neighbours", "project", "pretrain", "runs",
+            "course-models", "probe", "sts", "scalar-mix", "prompt-eval", "generate", "presets", "finetune", "predict",
+            "finetune-merge", "retrieve", "retrieval-eval"]
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -64,7 +64,7 @@ class ResultsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)
         layout.addWidget(splitter)
-        self.explain = AttributionPanel("the selected row's predicted label")
+        self.explain = AttributionPanel("the selected row's predicted label", foil="label")
         layout.addWidget(self.explain)
         theme.follow(self, self._restyle)
         self.show_result(None)

@@ -234,6 +234,7 @@ class PredictionsView(ModelView):
         if request is None or self.ctx is None or self._loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
+        request = {**request, **self.explain.foil_request()}  # "instead of": a foil, or the second choice
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
         b, b_request = self.ctx.compared, self.model_b_request()
         self.explain.set_busy(True)
@@ -274,12 +275,14 @@ class PredictionsView(ModelView):
 
     # ------------------------------------------------------------- presets
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
-    preset_settings = frozenset({"method", "layer", "explain"})
+    preset_settings = frozenset({"method", "layer", "explain", "contrast", "second_choice"})
 
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: the Explain panel's ``method`` (``grad-input``,
         ``integrated-gradients``, ``rollout``, ``flow``) and attention ``layer`` (-1: the last), and ``explain``
-        (true: explain the top prediction, or the selected one, once the predictions for the text are shown)."""
+        (true: explain the top prediction, or the selected one, once the predictions for the text are shown);
+        ``contrast`` the "instead of" token (absent: none) or ``second_choice`` (true: against the model's
+        runner-up)."""
         if "method" in settings:
             if settings["method"] not in METHOD_NAMES:
                 raise ValueError(f"method must be one of {', '.join(METHOD_NAMES)}, not {settings['method']!r}")
@@ -289,14 +292,20 @@ class PredictionsView(ModelView):
             spin = self.explain.layer_spin
             spin.setMaximum(max(spin.maximum(), layer))  # the model's count is known after an explanation
             spin.setValue(layer)
+        self.explain.set_contrast(str(settings.get("contrast") or ""))
+        if settings.get("second_choice"):
+            self.explain.ask_second_choice()
         self._explain_pending = bool(settings.get("explain"))
         if self._explain_pending:
             QTimer.singleShot(0, self._explain_if_asked)  # after the host has asked for the step's predictions
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The Explain method and layer, and whether an explanation is shown (it is recomputed)."""
-        return {"method": self.explain.method(), "layer": self.explain.layer(),
-                "explain": self.explain.strip.isVisibleTo(self.explain)}, {}
+        """The Explain method and layer, whether an explanation is shown (it is recomputed) and the "instead of"
+        token when there is one."""
+        state = {"method": self.explain.method(), "layer": self.explain.layer(),
+                 "explain": self.explain.strip.isVisibleTo(self.explain)}
+        contrast = self.explain.contrast_edit.text()
+        return (state | {"contrast": contrast} if contrast.strip() else state), {}
 
     def _explain_if_asked(self) -> None:
         if self._explain_pending and not self._busy and self.explain_request() is not None:

@@ -74,7 +74,7 @@ class ScorePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tokens)
         layout.addWidget(self.summary)
-        self.explain = AttributionPanel("the selected label's score (or the predicted label's)")
+        self.explain = AttributionPanel("the selected label's score (or the predicted label's)", foil="label")
         layout.addWidget(self.explain)
         layout.addLayout(tables, 1)
         state.events.score_changed.connect(self._show)

@@ -5,6 +5,11 @@ The panel computes nothing: it emits ``explain_requested`` and the view runs one
 ``workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
 (or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
 
+"instead of" (empty by default: nothing changes) names a foil Y: the strip then explains logit(X) − logit(Y),
+"why X and not Y" (a token for language models, a label for classifiers and prompts); "second choice" explains
+against the model's best other token (or label) in one click and writes it into the field. Rollout and flow do
+not depend on the target, so the field is off for them.
+
 While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
 (``engine.attribution.counterpart``) in a second column, with its own line (``show_model_b``).
 """
@@ -15,10 +20,11 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
+from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
 from ui import theme
+from ui.widgets.fold import FlowLayout, labelled
 from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
@@ -38,8 +44,19 @@ class AttributionPanel(QWidget):
     explain_requested = Signal()
     cancel_requested = Signal()
 
-    def __init__(self, what: str = "the selected prediction", parent: QWidget | None = None):
+    def __init__(self, what: str = "the selected prediction", parent: QWidget | None = None, foil: str = "token"):
         super().__init__(parent)
+        self._second_choice = False  # the next explanation's foil is the model's second choice
+        self.contrast_edit = QLineEdit()
+        self.contrast_edit.setPlaceholderText(f"another {foil} (optional)")
+        self.contrast_edit.setClearButtonEnabled(True)
+        self.contrast_edit.setToolTip(f"Why this and not another {foil}: name one {foil} here and the strip "
+                                      f"explains the difference of their logits (empty: the {foil}'s own logit)")
+        self.contrast_edit.returnPressed.connect(self._explain_plain)
+        self.second_button = QPushButton("second choice")
+        self.second_button.setToolTip(f"Explain against the model's best other {foil}: why its choice and not "
+                                      "its runner-up")
+        self.second_button.clicked.connect(self._explain_second_choice)
         self.method_combo = QComboBox()
         for method, name in METHOD_NAMES.items():
             self.method_combo.addItem(name, method)
@@ -54,7 +71,7 @@ class AttributionPanel(QWidget):
                                    "this layer, averaged over heads")
         self.explain_button = QPushButton("Explain")
         self.explain_button.setToolTip(f"Which input tokens {what} rests on")
-        self.explain_button.clicked.connect(self.explain_requested)
+        self.explain_button.clicked.connect(self._explain_plain)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested)
@@ -70,21 +87,20 @@ class AttributionPanel(QWidget):
         self.strip_b = TokenStrip()
         self.strip_b.hide()
         self.ab = ModelBSplit(_column(self.summary, self.strip), _column(self.summary_b, self.strip_b))
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Why?"))
-        row.addWidget(self.method_combo)
-        row.addWidget(self.layer_spin)
-        row.addWidget(self.explain_button)
-        row.addWidget(self.cancel_button)
-        row.addStretch(1)
+        controls = QWidget()  # the groups wrap to the width instead of widening the window (a small screen)
+        row = FlowLayout(controls)
+        row.addWidget(labelled(QLabel("Why?"), self.method_combo, self.layer_spin))
+        row.addWidget(labelled(QLabel("instead of"), self.contrast_edit, self.second_button))
+        row.addWidget(labelled(self.explain_button, self.cancel_button))
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addLayout(row)
+        column.addWidget(controls)
         column.addWidget(self.notice)
         column.addWidget(self.ab)
         self.strip.hide()
         self.ab.hide()  # until there is something to say: "Explaining…", then the strips
+        self.method_combo.currentIndexChanged.connect(self._method_changed)
 
     # ----------------------------------------------------------------- API
     def method(self) -> str:
@@ -96,8 +112,43 @@ class AttributionPanel(QWidget):
     def layer(self) -> int:
         return self.layer_spin.value()
 
+    def contrast(self) -> str | None:
+        """The foil typed in "instead of" (None: none, or a method that takes none)."""
+        text = self.contrast_edit.text()  # as typed: " list" and "list" are different tokens
+        return text if text.strip() and self.contrast_edit.isEnabled() else None
+
+    def foil_request(self) -> dict:
+        """What the views add to their request: ``{"contrast": Y}``, ``{"second_choice": True}`` (the one click,
+        once) or nothing."""
+        if self._second_choice:
+            self._second_choice = False
+            return {"second_choice": True}
+        contrast = self.contrast()
+        return {"contrast": contrast} if contrast is not None else {}
+
+    def set_contrast(self, text: str) -> None:
+        self.contrast_edit.setText(text)
+
+    def ask_second_choice(self) -> None:
+        """The next explanation's foil is the model's runner-up (a lecture step's ``second_choice``)."""
+        self._second_choice = True
+
+    def _explain_second_choice(self) -> None:
+        self._second_choice = True  # until a view reads it (``foil_request``) or Explain is pressed
+        self.explain_requested.emit()
+
+    def _explain_plain(self) -> None:
+        self._second_choice = False
+        self.explain_requested.emit()
+
+    def _method_changed(self) -> None:
+        takes = self.method() not in TARGET_FREE
+        self.contrast_edit.setEnabled(takes)
+        self.second_button.setEnabled(takes)
+
     def set_busy(self, busy: bool) -> None:
         self.explain_button.setEnabled(not busy)
+        self.second_button.setEnabled(not busy and self.method() not in TARGET_FREE)
         self.cancel_button.setEnabled(busy)
         if busy:
             self.notice.clear_message()
@@ -142,6 +193,8 @@ class AttributionPanel(QWidget):
             self.layer_spin.setRange(LAST_LAYER, explanation.layers - 1)
         self.summary.setText(_describe(explanation))
         _show_in(self.strip, explanation)
+        if explanation.attribution.contrast is not None:  # the second choice, written where it can be changed
+            self.contrast_edit.setText(explanation.attribution.contrast)
 
     def show_model_b(self, counterpart: Any) -> None:
         """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
@@ -166,12 +219,14 @@ def _column(summary: QLabel, strip: TokenStrip) -> QWidget:
     return box
 
 
-def colour_legend(method: str) -> str:
+def colour_legend(method: str, contrast: bool = False) -> str:
     """What the strip's colours mean for ``method``: signed scores for the gradient methods; rollout and flow are
     shares of attention, never negative, so they have no blue."""
     if method in (ROLLOUT, FLOW):
         return ("the deeper the red, the larger the token's share of the attention reaching that position "
                 "(attention is never negative: no token lowers it)")
+    if contrast:
+        return "red tokens favour the first over the second, blue the second"
     return "red tokens raise it, blue lower it"
 
 
@@ -179,11 +234,19 @@ def _describe(explanation: Any) -> str:
     """The line above a strip: the method, the target, its logit and position (and IG's completeness gap)."""
     result = explanation.attribution
     where = "output position" if explanation.kind == "seq2seq" else "token"
-    text = (f"{METHOD_NAMES.get(result.method, result.method)} of <b>{html.escape(display_label(result.target))}</b> "
-            f"(logit {result.target_logit:.3f}) at {where} {result.position}: {colour_legend(result.method)}")
+    name = METHOD_NAMES.get(result.method, result.method)
+    if result.contrast is None:
+        text = (f"{name} of <b>{html.escape(display_label(result.target))}</b> (logit {result.target_logit:.3f}) at "
+                f"{where} {result.position}: {colour_legend(result.method)}")
+    else:
+        text = (f"{name} of <b>{html.escape(display_label(result.target))}</b> instead of "
+                f"<b>{html.escape(display_label(result.contrast))}</b> (logits {result.target_logit:.3f} − "
+                f"{result.contrast_logit:.3f} = {result.metric:.3f}) at {where} {result.position}: "
+                f"{colour_legend(result.method, True)}")
     if result.completeness_gap is not None:
+        what = "difference" if result.contrast is not None else "logit"
         text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "
-                 f"{sum(result.scores):.3f}, logit − baseline {result.target_logit - result.baseline_logit:.3f})")
+                 f"{sum(result.scores):.3f}, {what} − baseline {result.metric - result.baseline_logit:.3f})")
     return text
 
 
@@ -192,6 +255,9 @@ def _show_in(strip: TokenStrip, explanation: Any) -> None:
     attention_title = (f"under each token: attention of layer {explanation.layer} at the predicted position, "
                        "mean over heads" if explanation.attention is not None else "")
     marked = None if explanation.kind in ("seq2seq", "classifier") else result.position
-    strip.set_scores(result.tokens, result.scores, title=f"{result.method}: {display_label(result.target)}",
+    title = f"{result.method}: {display_label(result.target)}"
+    if result.contrast is not None:
+        title += f" instead of {display_label(result.contrast)}"
+    strip.set_scores(result.tokens, result.scores, title=title,
                      attention=explanation.attention, attention_title=attention_title, marked=marked)
     strip.show()

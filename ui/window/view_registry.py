@@ -65,6 +65,7 @@ def builtin_views() -> ViewRegistry:
     from ui.compare.entry import ENTRY as compare
     from ui.embeddings.entry import ENTRY as embeddings
     from ui.finetune.entry import ENTRY as finetune
+    from ui.heads.entry import ENTRY as heads
     from ui.lens.entry import ENTRY as lens
     from ui.masking_lab.entry import ENTRY as masking_lab
     from ui.patching.entry import ENTRY as patching
@@ -76,5 +77,5 @@ def builtin_views() -> ViewRegistry:
     from ui.runs.entry import ENTRY as runs
     from ui.tokens.entry import ENTRY as tokens
 
-    return ViewRegistry([tokens, attention, predictions, lens, patching, masking_lab, embeddings, probing, prompting,
-                         pretrain, finetune, runs, compare, retrieval])
+    return ViewRegistry([tokens, attention, predictions, lens, patching, heads, masking_lab, embeddings, probing,
+                         prompting, pretrain, finetune, runs, compare, retrieval])

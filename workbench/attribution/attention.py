@@ -13,17 +13,17 @@ from engine.progress import NEVER_CANCELLED, CancelToken
 
 
 def attribute_with_attention_job(loaded: Any, text: str, method: str, target: str | None, steps: int,
-                                   output_position: int, layer: int, cancel: CancelToken = NEVER_CANCELLED
-                                   ) -> Generator[Any, None, tuple[Any, dict[str, Any]]]:
+                                   output_position: int, layer: int, cancel: CancelToken = NEVER_CANCELLED,
+                                   contrast: str | None = None) -> Generator[Any, None, tuple[Any, dict[str, Any]]]:
     """``(Attribution, {"layer": L, "weights": [...] | None})``: ``attribute_job``'s attribution and the
     attention row of ``layer`` (negative: from the top) at the predicted position. A job."""
     from engine.attribution.attribute import attribute_target_job, check_method
     from engine.attribution.explain import attention_row
     from engine.attribution.targets import prediction_site, resolve_target
 
-    check_method(method)
+    check_method(method, contrast)
     site = prediction_site(loaded, text, "attribution", output_position)
-    chosen = resolve_target(loaded, site, target)
+    chosen = resolve_target(loaded, site, target, contrast)
     attribution = yield from attribute_target_job(loaded, chosen, method, steps, cancel)
     cancel.check()
     weights, count = attention_row(loaded, site, layer)

@@ -5,6 +5,8 @@ on the worker thread, ``engine.attribution.explain.explain_job`` attributes it. 
 ``prediction_job`` (Predictions: ids, a mask position or an encoder-decoder's text), ``prompt_label_job``
 (Prompting: a label's score), ``run_label_job`` (Fine-tune: a run's predicted label, its model from
 ``run_models``) and ``prediction_in_a_and_b_job`` (Predictions with a model B: A's, then B's for A's word).
+Each takes a foil ("instead of": ``contrast`` in the request, or ``second_choice``: the model's best other
+token or label), and B's side gets A's foil word as B spells it.
 """
 
 from __future__ import annotations
@@ -58,21 +60,24 @@ def prediction_in_a_and_b_job(loaded: Any, request: dict, b: Any, b_request: dic
         a = yield from explain_steps_for(loaded, prediction_target_of(request), method, layer, cancel)
         cancel.check()
         word = target_word(loaded, a.attribution.target_id)
+        foil = target_word(loaded, a.attribution.contrast_id) if a.attribution.contrast_id is not None else None
         b_side = yield from counterpart_job(b, b_request["text"], b_request["kind"], word, method, layer,
-                                              b_request.get("mask_index", 0), cancel=cancel)
+                                              b_request.get("mask_index", 0), cancel=cancel, foil=foil)
         return a, b_side
 
     return job
 
 
-def prompt_label_job(loaded: Any, scored: Any, label: str | None, method: str, layer: int) -> Job:
+def prompt_label_job(loaded: Any, scored: Any, label: str | None, method: str, layer: int,
+                     contrast: str | None = None, second_choice: bool = False) -> Job:
     """Prompting: the explanation of ``label``'s score in ``scored`` (a ``ScoredPrompt`` of ``loaded``): its
-    first answer token at the answer slot, on the filled prompt's ids exactly as scoring read them."""
+    first answer token at the answer slot, on the filled prompt's ids exactly as scoring read them; with a foil
+    label (``contrast``, or ``second_choice``: the best-scoring other label) minus that label's."""
 
     def target_of(model: Any) -> Any:
         from engine.attribution.prompt import prompt_label_target
 
-        return prompt_label_target(model, scored, label)
+        return prompt_label_target(model, scored, label, contrast, second_choice)
 
     return make_explain_job(loaded, target_of, method, layer)
 

@@ -22,6 +22,11 @@ def register(sub: Any) -> None:
                      help="decoders: the prompt; masked LMs: a text with one [MASK] (or the model's mask token)")
     att.add_argument("--target", help="the predicted token to explain, one vocabulary token (default: the model's "
                                       "top token)")
+    att.add_argument("--contrast", metavar="TOKEN",
+                     help="why the target and not TOKEN (one vocabulary token): the scores explain logit(target) - "
+                          "logit(TOKEN); JSON adds contrast, contrast_id, contrast_logit (target_logit stays the "
+                          "target's; integrated gradients' baseline_logit and completeness_gap refer to the "
+                          "difference); not for rollout or flow, which do not depend on the target")
     att.add_argument("--output-position", type=int, default=0,
                      help="encoder-decoders: the output token to explain, after the model's own greedy output "
                           "before it (default 0, the first)")
@@ -37,26 +42,32 @@ def register(sub: Any) -> None:
 
 
 def cmd_attribute(args: argparse.Namespace) -> int:
+    from engine.attribution.attribute import check_method
+
+    check_method(args.method, args.contrast)  # rollout and flow refuse a contrast before the model loads
     loaded = load_for(args)
     attention = None
     if args.attention_layer is None:
         from engine.attribution.attribute import attribute_job
 
         result = drive_job(attribute_job(loaded, args.text, args.method, args.target, args.steps,
-                                           output_position=args.output_position), quiet=True)
+                                           output_position=args.output_position, contrast=args.contrast), quiet=True)
     else:
         from workbench.attribution.attention import attribute_with_attention_job
 
         result, attention = drive_job(attribute_with_attention_job(
-            loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer),
-            quiet=True)
+            loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer,
+            contrast=args.contrast), quiet=True)
     if args.json:
         print_json(result.to_dict() if attention is None else result.to_dict() | {"attention": attention})
         return 0
     print(f"{result.method}: target {result.target!r} (id {result.target_id}) at position {result.position}, "
           f"logit {result.target_logit:.4f}")
+    if result.contrast_id is not None:
+        print(f"instead of {result.contrast!r} (id {result.contrast_id}), logit {result.contrast_logit:.4f}: the "
+              f"scores explain the difference {result.metric:.4f}")
     if result.completeness_gap is not None:
-        print(f"baseline logit {result.baseline_logit:.4f}, completeness gap {result.completeness_gap:+.2e} "
+        print(f"baseline {'difference' if result.contrast_id is not None else 'logit'} {result.baseline_logit:.4f}, completeness gap {result.completeness_gap:+.2e} "
               f"({result.steps} steps)")
     weights = attention["weights"] if attention is not None else None
     if attention is not None:

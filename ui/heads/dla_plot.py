@@ -1,0 +1,88 @@
+"""The Heads tab's per-layer bar chart: each layer's attention heads (summed) and its MLP, beside the embeddings
+and the biases, in the units of the metric (logits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ui import theme
+
+BAR = 0.38  # each of a layer's two bars, in layer units
+
+
+def style() -> dict[str, Any]:
+    """Every colour and size the chart uses, from the current theme tokens."""
+    c, m = theme.current().colours, theme.current().metrics
+    return {"attn": c.hover, "mlp": c.segment_b.border, "ends": c.token_id_ink, "legend": c.special_token.ink,
+            "background": c.base_bg, "min_height": m.layer_bars_min_h}
+
+
+class LayerBars(QWidget):
+    """``show_dla(dla)`` draws a ``DirectLogitAttribution``; ``clear()`` empties it."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        s = style()
+        self.plot = pg.PlotWidget(background=s["background"])
+        self.plot.setMinimumHeight(s["min_height"])
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=False, y=True, alpha=0.25)
+        item.setLabel("left", "direct share (logits)")
+        item.getAxis("left").enableAutoSIPrefix(False)
+        item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])  # top right: the embeddings bar is left
+        self._items: list[Any] = []
+        self._shown: Any = None
+        self.heights: dict[str, list[float]] = {}  # what the bars show (tests read it)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        theme.follow(self, self._restyle)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (the plot's own hint is tall: the maps above need the height)
+        return QSize(400, style()["min_height"])
+
+    def clear(self) -> None:
+        item = self.plot.getPlotItem()
+        for old in self._items:
+            item.removeItem(old)
+        if item.legend is not None:
+            item.legend.clear()
+        self._items, self._shown, self.heights = [], None, {}
+
+    def show_dla(self, dla: Any) -> None:
+        self.clear()
+        self._shown = dla
+        s = style()
+        layers = dla.layers
+        per_layer = len(dla.attn) // max(1, layers)
+        attn = [sum(sum(dla.attn[layer * per_layer + k]) for k in range(per_layer)) for layer in range(layers)]
+        x = np.arange(layers, dtype=float) + 1.0
+        self.heights = {"attn": attn, "mlp": list(dla.mlp), "ends": [dla.embed, dla.bias]}
+        item = self.plot.getPlotItem()
+        for bars, name in ((pg.BarGraphItem(x=x - BAR / 2, height=attn, width=BAR, brush=s["attn"], pen=None),
+                            "attention heads (sum)"),
+                           (pg.BarGraphItem(x=x + BAR / 2, height=dla.mlp, width=BAR, brush=s["mlp"], pen=None),
+                            "MLP"),
+                           (pg.BarGraphItem(x=[0.0, layers + 1.0], height=[dla.embed, dla.bias], width=2 * BAR,
+                                            brush=s["ends"], pen=None), "embeddings, biases")):
+            item.addItem(bars)
+            self._items.append(bars)
+            if item.legend is not None:
+                item.legend.addItem(bars, name)
+        ticks = [(0.0, "embed")] + [(float(i + 1), str(i)) for i in range(layers)] + [(layers + 1.0, "bias")]
+        item.getAxis("bottom").setTicks([ticks])
+        item.setLabel("bottom", "layer")
+
+    def _restyle(self) -> None:
+        s = style()
+        self.plot.setBackground(s["background"])
+        self.plot.setMinimumHeight(s["min_height"])
+        if self._shown is not None:
+            self.show_dla(self._shown)

@@ -1,0 +1,326 @@
+"""The Heads tab: which attention heads and MLPs move the prediction, for the text in the text box.
+
+The form writes a ``workbench.heads.state.HeadsState`` (target, "instead of", how heads are ablated, the corpus
+file). Like Predictions, the view computes from the text box as the host asks (``computation``):
+``workbench.heads.jobs.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
+biases) and, above them, the model's own metric, the parts' sum and the residual; a post-norm model gets the one
+line saying why there is no split. "Ablate every head" runs ``workbench.heads.jobs.sweep_job`` through the view's
+jobs (progress, Cancel) and fills the second heatmap (ablated − clean) row by row. Both heatmaps and the chart
+are what File ▸ Export saves.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import (
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+)
+
+from engine.progress import Progress
+from ui import theme
+from ui.heads.dla_plot import LayerBars
+from ui.view_kit.view_base import Computation, Inputs, ModelView
+from ui.view_kit.view_context import ViewContext
+from ui.widgets.heatmap import HeatmapView
+from ui.widgets.notice import Notice
+from ui.widgets.token_layout import display_label
+from workbench.heads.jobs import dla_job, sweep_job
+from workbench.heads.state import HOWS, HeadsState
+
+HOW_NAMES = {"zero": "zero: the head's output set to 0", "mean": "mean over a corpus",
+             "resample": "resample from a corpus (seeded)"}
+
+
+def _shown(token: str | None) -> str:
+    return html.escape(display_label(token or ""))
+
+
+def _metric_name(target: str, contrast: str | None) -> str:
+    return f"logit({_shown(target)})" + (f" − logit({_shown(contrast)})" if contrast else "")
+
+
+def _row_labels(rows: list[str]) -> list[str]:
+    return [f"layer {r}" if r.isdigit() else r for r in rows]
+
+
+class HeadMap(HeatmapView):
+    """A layer × head map that asks for less height than a token × token one (the bars go under it)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(320, theme.current().metrics.layer_bars_min_h)
+
+
+class HeadsView(ModelView):
+    preset_settings = frozenset({"target", "contrast", "how", "corpus", "ablate"})
+    no_model_hint = "Load a model (left): which of its heads move the prediction shows here."
+    empty_hint = "Type a text above: a prompt for a decoder, a text with one [MASK] for a masked LM."
+
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
+        self.state = HeadsState()
+        self._sweep_after = False  # a preset asked for the sweep once the split is shown
+        self._shown_key: Any = None  # the inputs of the split shown
+        self.target_edit = QLineEdit()
+        self.target_edit.setPlaceholderText("the model's top token, or one vocabulary token (e.g. Ġlist)")
+        self.contrast_edit = QLineEdit()
+        self.contrast_edit.setPlaceholderText("optional: a second token Y, the metric becomes logit(X) − logit(Y)")
+        self.how_combo = QComboBox()
+        for how in HOWS:
+            self.how_combo.addItem(HOW_NAMES[how], how)
+        self.corpus_edit = QLineEdit()
+        self.corpus_edit.setPlaceholderText("mean and resample: a text file, one text a line")
+        for edit in (self.target_edit, self.contrast_edit, self.corpus_edit):
+            edit.textChanged.connect(self._read_form)
+        self.how_combo.currentIndexChanged.connect(self._read_form)
+        for edit in (self.target_edit, self.contrast_edit):
+            edit.editingFinished.connect(self.inputs_changed)  # the host splits the metric again
+        self.sweep_button = QPushButton("Ablate every head")
+        self.sweep_button.setToolTip("Take each head out alone and see how far the metric moves")
+        self.sweep_button.clicked.connect(self.run_sweep)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.notice = Notice()
+        form = QFormLayout()  # two fields a row: the maps need the height
+        form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
+        form.addRow("Ablation", _pair(self.how_combo, "Corpus", self.corpus_edit))
+        buttons = QHBoxLayout()
+        for button in (self.sweep_button, self.cancel_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.progress, 1)
+        self.dla_summary = _summary_label()
+        self.dla_map = HeadMap(empty_hint="Each head's direct share of the metric shows here.")
+        self.dla_map.set_axes("layer", "head")
+        self.bars = LayerBars()
+        self.sweep_summary = _summary_label()
+        self.sweep_map = HeadMap(empty_hint="Press Ablate every head: how far the metric moves without each "
+                                                "head shows here.")
+        self.sweep_map.set_axes("layer", "head")
+        self.hover_line = QLabel("")
+        for heatmap in (self.dla_map, self.sweep_map):
+            heatmap.hovered.connect(self.hover_line.setText)
+        self.results = QWidget()
+        results = QVBoxLayout(self.results)
+        results.setContentsMargins(0, 0, 0, 0)
+        columns = QHBoxLayout()
+        left, right = QVBoxLayout(), QVBoxLayout()
+        left.addWidget(self.dla_summary)
+        left.addWidget(self.dla_map, 1)
+        right.addWidget(self.sweep_summary)
+        right.addWidget(self.sweep_map, 1)
+        columns.addLayout(left, 1)
+        columns.addLayout(right, 1)
+        results.addLayout(columns, 1)
+        results.addWidget(self.bars, 1)  # the per-layer bars under both maps, full width
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.results, 1)
+        layout.addWidget(self.hover_line)
+        self.state.events.dla_changed.connect(self._show_dla)
+        self.state.events.sweep_changed.connect(self._show_sweep)
+        self.state.events.running_changed.connect(self._show_running)
+        if ctx is not None:
+            ctx.model_changed.connect(lambda _loaded: self._model_changed())
+
+    # ------------------------------------------------------ host interface
+    def computation(self, inputs: Inputs) -> Computation | None:
+        loaded, request = inputs.loaded, self.state.request(inputs.text)
+        key = (inputs.model_key, inputs.text, request["target"], request["contrast"])
+
+        def shown(result: Any) -> None:
+            self._shown_key = key
+            self._split_shown(result)
+
+        return Computation(key, lambda cancel: dla_job(loaded, request, cancel), shown,
+                           label="Direct logit attribution…")
+
+    def show_hint(self, text: str) -> None:
+        self._sweep_after = False
+        self.state.clear()
+        self.notice.show_message(text, "info")
+
+    def show_failure(self, message: str) -> None:
+        self._sweep_after = False
+        self.state.set_dla(("note", ""))
+        self.notice.show_message(message, "warning")
+
+    def _split_shown(self, result: Any) -> None:
+        self.notice.clear_message()
+        self.state.set_dla(result)
+        if self._sweep_after:
+            self._sweep_after = False
+            self.run_sweep()
+
+    # ----------------------------------------------------------------- form
+    def _read_form(self) -> None:
+        how = str(self.how_combo.currentData())
+        self.corpus_edit.setEnabled(how != "zero")
+        self.state.set_inputs(self.target_edit.text(), self.contrast_edit.text(), how, self.corpus_edit.text())
+
+    def set_inputs(self, target: str = "", contrast: str = "", how: str = "zero", corpus: str = "") -> None:
+        """Fill the form (what a user types; tests and presets call it)."""
+        self.target_edit.setText(target)
+        self.contrast_edit.setText(contrast)
+        self.how_combo.setCurrentIndex(max(0, self.how_combo.findData(how)))
+        self.corpus_edit.setText(corpus)
+        self._read_form()
+
+    def _text(self) -> str:
+        return self.ctx.current_text() if self.ctx is not None else ""
+
+    def _ready(self) -> Any:
+        """The loaded model when the sweep can start, else None (and the notice says why)."""
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        problem = "Load a model (left) first." if loaded is None else self.state.problem(self._text(), sweep=True)
+        if problem:
+            self.notice.show_message(problem, "info")
+            return None
+        self.notice.clear_message()
+        return loaded
+
+    # ------------------------------------------------------------------ run
+    def run_sweep(self) -> None:
+        loaded = self._ready()
+        if loaded is None:
+            return
+        request = self.state.request(self._text())
+        self.state.start()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.ctx.jobs.run(lambda cancel: sweep_job(loaded, request, cancel), self.state.finish, step="sweep",
+                          label="Ablating every head…", on_progress=self._progress,
+                          on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
+
+    def cancel(self) -> None:
+        if self.ctx is not None:
+            self.ctx.jobs.cancel()
+
+    def _progress(self, progress: Progress) -> None:
+        self.progress.setRange(0, max(1, progress.total))
+        self.progress.setValue(progress.done)
+        self.progress.setFormat(progress.message or "%p%")
+
+    def _failed(self, exc: BaseException, tb: str) -> None:
+        from engine.errors import WorkbenchError
+
+        self.state.stop()
+        if isinstance(exc, WorkbenchError) and not tb:
+            self.notice.show_message(str(exc), "warning")
+        else:
+            self.notice.show_message("The heads could not be computed (see the message above).", "warning")
+            if self.ctx is not None:
+                self.ctx.show_error(exc, tb)
+
+    def _cancelled(self) -> None:
+        self.state.stop()
+        done = self.state.rows_done()
+        self.notice.show_message(f"Cancelled after {done} row{'s' if done != 1 else ''}; those rows are shown.",
+                                 "info")
+
+    def _model_changed(self) -> None:
+        self.cancel()
+        self.state.stop()
+        self.state.clear()
+
+    # ------------------------------------------------------------- showing
+    def _show_running(self, running: bool) -> None:
+        self.sweep_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+
+    def _show_dla(self) -> None:
+        dla = self.state.dla
+        if dla is None:
+            self.dla_map.set_matrix(None)
+            self.bars.clear()
+            self.dla_summary.setText(f"<b>{html.escape(self.state.dla_note)}</b>" if self.state.dla_note else "")
+            return
+        metric = _metric_name(dla.target, dla.contrast)
+        self.dla_summary.setText(
+            f"Direct logit attribution of {metric} at token {dla.position}: the model gives <b>{dla.total:.3f}</b>; "
+            f"the parts sum to <b>{dla.parts_sum:.3f}</b> (embeddings {dla.embed:+.3f}, biases {dla.bias:+.3f}); "
+            f"residual (approximation gap) <b>{dla.approximation_gap:+.2e}</b>. Read through the final norm with its "
+            f"scale frozen at this run's (σ = {dla.norm_scale:.4g}).")
+        self.dla_map.set_matrix(np.array(dla.attn, dtype=np.float64), _row_labels(dla.rows),
+                                [str(h) for h in range(dla.heads)],
+                                title=f"each head's direct share of {metric} (rows: layers, columns: heads)",
+                                signed=True)
+        self.bars.show_dla(dla)
+
+    def _show_sweep(self) -> None:
+        sweep = self.state.sweep
+        if sweep is None:
+            self.sweep_map.set_matrix(None)
+            self.sweep_summary.setText("")
+            return
+        metric = _metric_name(sweep.target, sweep.contrast)
+        corpus = f", over {sweep.corpus_tokens} corpus tokens" if sweep.corpus_tokens else ""
+        self.sweep_summary.setText(
+            f"{metric}: clean <b>{sweep.clean_metric:.3f}</b>. Each cell: the metric with that head ablated "
+            f"({sweep.how}{corpus}) minus the clean one; {self.state.rows_done()} of {self.state.rows_total} rows "
+            "done.")
+        self.sweep_map.set_matrix(np.array(self.state.change(), dtype=np.float64), _row_labels(sweep.rows),
+                                  [str(h) for h in range(sweep.heads)],
+                                  title=f"change of {metric} with the head ablated (rows: layers, columns: heads)",
+                                  signed=True)
+
+    # ------------------------------------------------------------ abilities
+    def export_widget(self) -> QWidget:
+        return self.results
+
+    def apply_preset_step(self, settings: dict, inputs: dict) -> None:
+        """A lecture step or a workspace: the form (``target``, ``contrast``, ``how``, ``corpus``; the split
+        follows for the step's text) and ``ablate`` (true: ablate every head once the split is shown)."""
+        s = self.state
+        if "how" in settings and settings["how"] not in HOWS:
+            raise ValueError(f"how must be one of {', '.join(HOWS)}, not {settings['how']!r}")
+        self.set_inputs(settings.get("target", s.target), settings.get("contrast", s.contrast),
+                        settings.get("how", s.how), settings.get("corpus", s.corpus))
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        request = self.state.request(self._text())
+        key = ((id(loaded), loaded.info.spec) if loaded is not None else None, request["text"], request["target"],
+               request["contrast"])
+        if settings.get("ablate") and key == self._shown_key:  # the split shown is this one's: no new one comes
+            self.run_sweep()
+            return
+        self._sweep_after = bool(settings.get("ablate"))
+        self.inputs_changed.emit()
+
+    def preset_state(self) -> tuple[dict, dict]:
+        """The form, and ``ablate`` when a whole sweep is shown (a recorded step or a reopened workspace runs it
+        again, as Predictions' ``explain`` does)."""
+        shown = self.state.sweep is not None and not self.state.running and \
+            self.state.rows_done() == self.state.rows_total
+        return self.state.to_settings() | ({"ablate": True} if shown else {}), {}
+
+    def shutdown(self) -> None:
+        self.cancel()
+
+
+def _pair(first: QWidget, label: str, second: QWidget) -> QWidget:
+    """Two fields on one form row, the second with its own label."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(first, 1)
+    layout.addWidget(QLabel(label))
+    layout.addWidget(second, 1)
+    return row
+
+
+def _summary_label() -> QLabel:
+    label = QLabel("")
+    label.setObjectName("summary")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    return label

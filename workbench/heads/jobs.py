@@ -1,0 +1,34 @@
+"""What the Heads tab runs on the worker thread: direct logit attribution (one pass) and the sweep that ablates
+every head (a job: progress per row, the rows so far, Cancel)."""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+from engine.progress import CancelToken
+
+
+def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
+    """``("dla", engine.heads.dla.direct_logit_attribution(...))`` of ``request`` (text, target, contrast,
+    output_position), or ``("note", line)``: a post-norm model's one line saying why there is no split (its
+    heads can still be ablated); other refusals (no LM head, a target of two tokens) are raised."""
+    from engine.heads.anatomy import NotASum
+    from engine.heads.dla import direct_logit_attribution
+
+    cancel.check()
+    try:
+        return "dla", direct_logit_attribution(loaded, request["text"], request.get("target"),
+                                               request.get("contrast"), request.get("output_position", 0))
+    except NotASum as exc:
+        return "note", str(exc)
+
+
+def sweep_job(loaded: Any, request: dict, cancel: CancelToken) -> Generator[Any, None, Any]:
+    """``engine.heads.ablation.head_sweep_job`` of ``request`` (text, target, contrast, how, corpus file)."""
+    from engine.heads.ablation import head_sweep_job
+    from workbench.heads.corpus_file import read_corpus
+
+    corpus = read_corpus(request["corpus"]) if request.get("how", "zero") != "zero" else None
+    return (yield from head_sweep_job(loaded, request["text"], request.get("target"), request.get("contrast"),
+                                        how=request.get("how", "zero"), corpus=corpus,
+                                        output_position=request.get("output_position", 0), cancel=cancel))
