@@ -57,6 +57,7 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     window.resizeDocks([window.model_dock], [333], Qt.Orientation.Horizontal)
     _settle(qtbot, window)
     dock_w = window.model_dock.width()
+    about_h = window.about_panel.height()
     assert window.model_dock.isVisible() and window.menuBar().isVisible() and window.about_panel.is_expanded()
 
     # A status message belongs to the tab that wrote it
@@ -122,6 +123,7 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     assert theme.current() is DEFAULT
     assert window.model_dock.isVisible() and window.menuBar().isVisible() and window.about_panel.is_expanded()
     qtbot.waitUntil(lambda: window.model_dock.width() == dock_w, timeout=3000)
+    qtbot.waitUntil(lambda: window.about_panel.height() == about_h, timeout=3000)  # the height it had before F5
     assert window.views.usesScrollButtons()
     assert all(axis.label.font().pointSizeF() == pytest.approx(QApplication.font().pointSizeF())
                for axis in _axes(window))

@@ -142,6 +142,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.about_split, 1)
         self._about_open_h = about_h
         self.about_panel.toggled.connect(self._fit_about)
+        self.about_split.splitterMoved.connect(self._about_dragged)
         if not self.about_panel.is_expanded():
             self._fit_about(False)
         self.setCentralWidget(central)
@@ -267,6 +268,10 @@ class MainWindow(QMainWindow):
     def show_view(self, view_id: str) -> None:
         self.view_host.show(view_id)
 
+    def _about_dragged(self, _pos: int, _index: int) -> None:
+        if self.about_panel.is_expanded():
+            self._about_open_h = self.about_split.sizes()[1]
+
     def _fit_about(self, expanded: bool) -> None:
         """Collapsed, the About panel's room goes to the views (a splitter keeps a size past a new maximum);
         expanded again, it gets its last height back."""
@@ -277,7 +282,8 @@ class MainWindow(QMainWindow):
         if expanded:
             about = self._about_open_h
         else:
-            self._about_open_h = max(sizes[1], theme.current().metrics.about_min_h)
+            # the open height stays what it was (kept as the user drags the splitter): the panel has already
+            # folded to its header by now, and F5's larger tokens must not become its height either
             about = self.about_panel.maximumHeight()
         self.about_split.setSizes([max(total - about, 0), about])
 
