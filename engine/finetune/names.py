@@ -6,7 +6,11 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 
 from __future__ import annotations
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "instruct")
+# What a method that declares no tasks supports (FineTuneMethod's default). The tasks added since (instruct: a
+# decoder or encoder-decoder answering instructions, the loss on the answers) are declared by name in each
+# method's ``tasks``, so a plugin written before them never claims one it was not tried on.
+CLASSIC_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
 
 # Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
 SITES = (
@@ -22,7 +26,7 @@ SITES = (
 )
 
 # The metric each task is ranked by.
-PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL", "instruct": "rougeL"}
 
 # LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
 LORA_ROLE_ALIASES = {
