@@ -15,6 +15,7 @@ DEMO_FILES = {
     "token-cls": "entities.conll",
     "qa": "qa.json",
     "seq2seq": "passive.tsv",
+    "instruct": "instruct_train.jsonl",  # held-out prompts: instruct_heldout.jsonl (engine.instruct.course_data)
 }
 
 

@@ -45,8 +45,10 @@ def _device(model: Any) -> torch.device:
 
 @torch.no_grad()
 def answer_prompts(model: Any, tokenizer: Any, template: ChatTemplate, prompts: Sequence[Any], *, max_length: int,
-                   max_new_tokens: int = 32, sample: bool = False, seed: int = 0, batch_size: int = 16) -> list[str]:
-    """The model's answer to each prompt (text, or messages before the answer); see the module."""
+                   max_new_tokens: int = 32, sample: bool = False, seed: int = 0, batch_size: int = 16,
+                   sampling: dict[str, float] | None = None) -> list[str]:
+    """The model's answer to each prompt (text, or messages before the answer); see the module. ``sampling``
+    (``temperature``, ``top_p``, ``top_k``) replaces ``SAMPLING`` when sampling."""
     was_training = model.training
     model.eval()
     encoder_decoder = is_encoder_decoder(model)
@@ -76,7 +78,7 @@ def answer_prompts(model: Any, tokenizer: Any, template: ChatTemplate, prompts: 
             kwargs["eos_token_id"] = eos
         if sample:
             torch.manual_seed(seed + start)
-            kwargs.update(do_sample=True, top_k=0, **SAMPLING)
+            kwargs.update(do_sample=True, **{"top_k": 0, **SAMPLING, **(sampling or {})})
         else:
             kwargs["do_sample"] = False
         generated = model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs)

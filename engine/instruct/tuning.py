@@ -21,7 +21,7 @@ from engine.instruct.answers import answer_budget, answer_prompts, exact_match, 
     scores_by_category
 from engine.instruct.encoding import EncodedSet, encode_examples
 
-BEFORE_AFTER_MAX = 40  # held-out prompts in the before/after table
+BEFORE_AFTER_MAX = 64  # held-out prompts in the before/after table
 
 
 def encode_sets(tokenizer: Any, data: Any, max_length: int, model: Any) -> tuple[EncodedSet, EncodedSet]:

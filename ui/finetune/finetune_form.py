@@ -39,6 +39,7 @@ TASK_TITLES = {
     "token-cls": "Token classification (BIO tags)",
     "qa": "Extractive question answering",
     "seq2seq": "Sequence to sequence",
+    "instruct": "Instruction tuning (loss on the answers)",
 }
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"

@@ -100,6 +100,7 @@ class FineTuneState:
         self.batch_size = 16
         self.max_length = 128
         self.seed = 0
+        self.template = "auto"  # instruct: the chat template (auto, plain or a file)
         self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
@@ -130,7 +131,8 @@ class FineTuneState:
             model=model, task=self.task, train=self.train, method=method or self.method, out_dir=out_dir,
             validation=self.validation or None, method_config=dict(self.method_config) if same else {},
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
-            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
+            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
+            template=(self.template or "auto") if self.task == "instruct" else "auto")
 
     # -- the bench -----------------------------------------------------------------------------------
     def set_bench(self, methods: list[str]) -> None:
