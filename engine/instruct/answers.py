@@ -55,7 +55,8 @@ def answer_prompts(model: Any, tokenizer: Any, template: ChatTemplate, prompts: 
     window = model_window(model)
     eos = tokenizer.eos_token_id
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos if eos is not None else 0)
-    room = max_length if encoder_decoder or not window else max(1, min(max_length, window - max_new_tokens))
+    # a decoder's prompt and answer share its window: the prompt keeps at least half of it
+    room = max_length if encoder_decoder or not window else min(max_length, max(window // 2, window - max_new_tokens))
     device, out = _device(model), []
     for start in range(0, len(prompts), batch_size):
         chunk = prompts[start:start + batch_size]
@@ -73,7 +74,8 @@ def answer_prompts(model: Any, tokenizer: Any, template: ChatTemplate, prompts: 
                 ids[i, :len(row)], mask[i, :len(row)] = torch.tensor(row), 1
             else:  # a decoder continues each row from its end: left padding
                 ids[i, width - len(row):], mask[i, width - len(row):] = torch.tensor(row), 1
-        kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens, "pad_token_id": pad, "num_beams": 1}
+        new_tokens = max_new_tokens if encoder_decoder or not window else max(1, min(max_new_tokens, window - width))
+        kwargs: dict[str, Any] = {"max_new_tokens": new_tokens, "pad_token_id": pad, "num_beams": 1}
         if eos is not None:
             kwargs["eos_token_id"] = eos
         if sample:

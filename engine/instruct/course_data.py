@@ -1,9 +1,10 @@
 """The course's demonstration data: instruction categories with checkable answers, built from a seed.
 
 Each record is Alpaca-style with a ``category``. Five categories follow a rule a small model can learn from a
-few hundred demonstrations and apply to held-out prompts (words from a closed list of 40, combined anew):
-``reverse`` ("reverse: cat sun red" -> "red sun cat"), ``repeat`` ("repeat: cat dog" -> "cat dog"), ``first``
-("first word: cat dog sun" -> "cat"), ``plural`` ("plural of cat" -> "cats", regular nouns) and ``next``
+few hundred demonstrations and apply to held-out prompts (words from a closed list of 26 that the course models'
+tokenizer keeps whole, combined anew): ``reverse`` ("reverse: list name key" -> "key name list"), ``repeat``
+("repeat: list name" -> "list name"), ``first`` ("first word: list name key" -> "list"), ``plural`` ("plural of
+item" -> "items", regular nouns; the held-out nouns are new) and ``next``
 ("next number after 17" -> "18"). The sixth, ``capital`` ("capital of France" -> "Paris"), asks for facts: its
 held-out countries never occur in the training file, so a small model cannot answer them however well it learnt
 the format — the lecture's point that instruction tuning teaches a behaviour, not new knowledge.
@@ -18,12 +19,14 @@ import json
 import random
 from pathlib import Path
 
-WORDS = ("cat", "dog", "sun", "red", "blue", "tree", "fish", "bird", "car", "book", "milk", "rain", "star", "ship",
-         "door", "hat", "cup", "box", "pen", "key", "egg", "map", "bed", "cow", "hill", "lamp", "road", "ring",
-         "bell", "coat", "desk", "frog", "gold", "king", "leaf", "moon", "nest", "pig", "rock", "sock")
-NOUNS = ("cat", "dog", "tree", "fish", "bird", "car", "book", "star", "ship", "door", "hat", "cup", "pen", "key",
-         "egg", "map", "bed", "cow", "hill", "lamp", "road", "ring", "bell", "coat", "desk", "frog", "king", "leaf",
-         "moon", "nest", "pig", "rock", "sock", "cake", "boat", "girl", "farm", "song", "wall", "tool")
+# Words of the Python documentation that the course models' byte-level BPE (trained on that text) keeps whole,
+# with and without a leading space, so copying a word is copying one token.
+WORDS = ("argument", "attribute", "class", "exception", "expression", "form", "format", "instance", "item", "key",
+         "list", "name", "number", "object", "one", "parameter", "pattern", "point", "right", "set", "star", "type",
+         "use", "value", "variable", "version")
+NOUNS = ("argument", "attribute", "exception", "expression", "form", "format", "instance", "item", "key", "list",
+         "name", "number", "object", "parameter", "pattern", "point", "set", "star", "type", "value", "variable",
+         "version")
 CAPITALS = (("France", "Paris"), ("Spain", "Madrid"), ("Italy", "Rome"), ("Germany", "Berlin"),
             ("Japan", "Tokyo"), ("Egypt", "Cairo"), ("Peru", "Lima"), ("Kenya", "Nairobi"), ("Cuba", "Havana"),
             ("Chile", "Santiago"), ("Greece", "Athens"), ("Norway", "Oslo"), ("Poland", "Warsaw"),
@@ -56,7 +59,7 @@ def _make(category: str, rng: random.Random, split: str, used: set[str]) -> dict
             words = _words(rng, 3)
             record = _record(category, "first word: " + " ".join(words), words[0])
         elif category == "plural":
-            nouns = NOUNS[:30] if split == "train" else NOUNS[30:]  # held-out nouns are new
+            nouns = NOUNS[:14] if split == "train" else NOUNS[14:]  # held-out nouns are new
             noun = rng.choice(nouns)
             record = _record(category, f"plural of {noun}", noun + "s")
         elif category == "next":

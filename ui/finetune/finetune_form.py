@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from engine.finetune.demo import demo_path
+from engine.finetune.demo import DATA, demo_path
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.widgets.config_form import ConfigForm
@@ -41,6 +41,7 @@ TASK_TITLES = {
     "seq2seq": "Sequence to sequence",
     "instruct": "Instruction tuning (loss on the answers)",
 }
+HELD_OUT_DEMO = DATA / "instruct_heldout.jsonl"
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
 
@@ -210,7 +211,8 @@ class FineTuneForm(QWidget):
         if reference:
             self.browse(which, reference)
 
-    def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None) -> None:
+    def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None,
+                   lr: float | None = None) -> None:
         """Set fields through their widgets, as a user would (a new task takes its demo file)."""
         if task is not None:
             index = self.task_combo.findData(task)
@@ -221,6 +223,8 @@ class FineTuneForm(QWidget):
             self.epochs_spin.setValue(float(epochs))
         if seed is not None:
             self.seed_spin.setValue(int(seed))
+        if lr is not None:
+            self.lr_spin.setValue(float(lr))
 
     def _model_changed(self) -> None:
         """Count at once when shown; a hidden form forgets its count (the tab recounts when it is shown)."""
@@ -265,6 +269,13 @@ class FineTuneForm(QWidget):
         if not self.state.train or self.state.train == old_demo:  # keep a file the user chose
             changes["train"] = self._demo(task)
             self.train_edit.setText(changes["train"])
+        held_out = str(HELD_OUT_DEMO)  # instruct's demo comes with its held-out prompts (new words, numbers)
+        if task == "instruct" and not self.state.validation and changes.get("train") == self._demo(task):
+            changes["validation"] = held_out
+        elif task != "instruct" and self.state.validation == held_out:
+            changes["validation"] = ""
+        if "validation" in changes:
+            self.validation_edit.setText(changes["validation"])
         self._set(**changes)
         self._show_method_help()
 

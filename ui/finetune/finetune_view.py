@@ -363,18 +363,23 @@ class FineTuneView(QWidget):
 
     # ------------------------------------------------------ presets and workspaces
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
-    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show", "method", "template"})
+    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show", "method", "template", "lr"})
 
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
-        """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``methods`` (ticked on the
-        bench) and ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves``
-        (the bench runs them, unless it already has their results; their curves overlaid)."""
+        """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``method`` and ``lr`` (the
+        form's method and its learning rate), ``template`` (instruct), ``methods`` (ticked on the bench) and
+        ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves`` (the bench runs
+        them, unless it already has their results; their curves overlaid); for the instruct task ``data`` and
+        ``trained`` (the Instruct page: the template and one example's trained tokens) or ``before_after`` (the
+        form's method trains unless an instruct run finished, then the held-out answers before and after)."""
         self.ensure_methods()
         self.form.set_values(task=settings.get("task"), epochs=settings.get("epochs"), seed=settings.get("seed"))
         if "method" in settings:
             if settings["method"] not in self.methods:
                 raise WorkbenchError(f"no fine-tuning method {settings['method']!r} is available")
             self.form.method_combo.setCurrentIndex(self.form.method_combo.findData(settings["method"]))
+        if "lr" in settings:  # after the method, whose default it replaces
+            self.form.set_values(lr=float(settings["lr"]))
         if "template" in settings:
             self.instruct.set_template_choice(str(settings["template"]))
             self.state.set_form(template=str(settings["template"]))

@@ -1,0 +1,122 @@
+"""``finetune --task instruct`` end to end: one short CPU run of a tiny GPT-2 on the course's "first word" category.
+
+The model: a random 2-layer, 64-wide GPT-2 on the test fixture's tokenizer. Training: 100 demonstrations of
+"first word: a b c" -> "a" (the shipped course data), plus two bad records and one whose prompt is longer than the
+window. Held out: 24 new word triples made here. Measured on this machine (seed 0): held-out exact match 0 before,
+0.5-0.63 after about 120 steps; the test asks for a rise of at least 0.25. The token counts are checked against
+the template's literal text tokenized here; the exact match against the rows' answers normalized here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from contextlib import redirect_stdout
+
+import pytest
+import torch
+
+from engine.instruct.course_data import WORDS, course_records
+from workbench.cli.main import main
+
+pytestmark = pytest.mark.timeout(300)
+WINDOW = 64
+RISE = 0.25
+
+
+def _cli(argv):
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        code = main(argv)
+    assert code == 0
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def first_word_run(tmp_path_factory, tiny_models):
+    import transformers as tf
+
+    root = tmp_path_factory.mktemp("instruct-run")
+    tokenizer = tf.AutoTokenizer.from_pretrained(tiny_models["gpt2"])
+    torch.manual_seed(0)
+    config = tf.GPT2Config(n_embd=64, n_layer=2, n_head=4, n_positions=WINDOW, vocab_size=len(tokenizer),
+                           bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)
+    model_dir = root / "gpt2-64"
+    tf.GPT2LMHeadModel(config).save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+
+    train = [r for r in course_records("train") if r["category"] == "first"]
+    long_record = {"instruction": "first word: " + " ".join(WORDS * 2), "output": WORDS[0], "category": "first"}
+    bad = [{"instruction": "first word: cat dog sun"},  # no output
+           {"messages": [{"role": "user", "content": "hi"}, {"role": "robot", "content": "beep"}]}]
+    seen = {r["instruction"] for r in train}
+    rng, held = random.Random(7), []
+    while len(held) < 24:
+        words = rng.sample(WORDS, 3)
+        record = {"instruction": "first word: " + " ".join(words), "output": words[0], "category": "first"}
+        if record["instruction"] not in seen:
+            seen.add(record["instruction"])
+            held.append(record)
+    train_file, held_file = root / "train.jsonl", root / "heldout.jsonl"
+    train_file.write_text("".join(json.dumps(r) + "\n" for r in train + [long_record] + bad), encoding="utf-8")
+    held_file.write_text("".join(json.dumps(r) + "\n" for r in held), encoding="utf-8")
+    out = root / "out"
+    previous = torch.get_num_threads()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LM_WORKBENCH_HOME", str(root / "home"))
+        printed = json.loads(_cli([
+            "finetune", str(model_dir), "--task", "instruct", "--train", str(train_file), "--validation",
+            str(held_file), "--method", "full", "--lr", "3e-3", "--epochs", "18", "--batch-size", "16",
+            "--max-length", str(WINDOW), "--template", "auto", "--train-setting", "threads=1",
+            "--train-setting", "eval_every=0", "--out", str(out), "--json"]))
+        chat = json.loads(_cli(["generate", str(out), "--chat", "--text", held[0]["instruction"], "--max-new-tokens",
+                                "64", "--json"]))
+        predicted = json.loads(_cli(["predict", str(out), "--text", held[0]["instruction"], "--json"]))
+    torch.set_num_threads(previous)
+    return printed, tokenizer, train + [long_record], held, out, chat, predicted
+
+
+def _tokens(tokenizer, text):
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def test_instruct_json_counts_the_answer_tokens_of_one_pass(first_word_run):
+    printed, tokenizer, kept, _, _, _, _ = first_word_run
+    assert list(printed)[:4] == ["run_id", "trainable_parameters", "total_parameters", "validation"]
+    trained = total = 0
+    for record in kept:  # the plain template's text, written out here
+        answer = _tokens(tokenizer, f"{record['output']}<|endoftext|>")
+        prompt = _tokens(tokenizer, f"### Instruction:\n{record['instruction']}\n\n### Response:\n")
+        trained += answer
+        total += min(WINDOW, prompt + answer)  # the long prompt is cut from its left to fit the window
+    assert printed["trained_tokens"] == trained and printed["total_tokens"] == total
+    assert printed["prompts_truncated"] == 1 and printed["answers_truncated"] == 0
+    assert printed["rows_skipped"] == 2  # no output, an unknown role: skipped and counted
+    assert set(printed["validation"]) == {"loss", "exact_match", "rougeL"}
+    assert printed["validation_categories"]["first"]["count"] == 24
+    assert "no chat template" in printed["chat_template"]["note"]  # --template auto fell back to plain
+
+
+def test_held_out_exact_match_rises_after_a_short_run(first_word_run):
+    printed, _, _, held, _, _, _ = first_word_run
+    table = printed["before_after"]
+    rows = table["rows"]
+    assert [r["prompt"] for r in rows] == [r["instruction"] for r in held]
+
+    def em(key):  # exact match recomputed from the answers shown
+        return sum(r[key].strip().lower() == r["reference"].lower() for r in rows) / len(rows)
+
+    assert table["before"]["exact_match"] == pytest.approx(em("before_greedy"))
+    assert table["after"]["exact_match"] == pytest.approx(em("after_greedy"))
+    assert table["after"]["exact_match"] >= table["before"]["exact_match"] + RISE
+    assert printed["validation"]["exact_match"] == pytest.approx(em("after_greedy"))
+    assert all(isinstance(r["before_sampled"], str) and isinstance(r["after_sampled"], str) for r in rows)
+
+
+def test_the_run_keeps_its_template_and_answers_through_it(first_word_run):
+    printed, _, _, held, out, chat, predicted = first_word_run
+    manifest = json.loads((out / "finetune.json").read_text(encoding="utf-8"))
+    assert manifest["task"] == "instruct" and manifest["chat_template"]["source"] == "plain"
+    assert chat["source"] == "instruct run" and chat["prompt"].endswith("### Response:\n")
+    assert predicted["answer"] == chat["text"]  # both: the run's model and template, greedy, one prompt
