@@ -1,17 +1,17 @@
-"""``finetune --task instruct`` end to end: one short CPU run of a tiny GPT-2 on the course's "first word" category.
+"""``finetune --task instruct`` end to end: one short CPU run of a tiny GPT-2 on the course's copying categories.
 
-The model: a random 2-layer, 64-wide GPT-2 on the test fixture's tokenizer. Training: 100 demonstrations of
-"first word: a b c" -> "a" (the shipped course data), plus two bad records and one whose prompt is longer than the
-window. Held out: 24 new word triples made here. Measured on this machine (seed 0): held-out exact match 0 before,
-0.5-0.63 after about 120 steps; the test asks for a rise of at least 0.25. The token counts are checked against
-the template's literal text tokenized here; the exact match against the rows' answers normalized here.
+The model: a random 2-layer, 64-wide GPT-2 on the test fixture's tokenizer. Training: the shipped course data's
+"first", "plural", "repeat" and "reverse" demonstrations (400), plus two bad records and one whose prompt is longer
+than the window. Held out: those categories of the shipped held-out file (32 new prompts). Measured on this
+machine (seed 0, full fine-tuning, lr 3e-3, constant schedule, batch 32, 16 epochs = 200 steps): held-out exact
+match 0 before and RISE_MEASURED after; the test asks for a rise of at least ``RISE``. The token counts are checked
+against the template's literal text tokenized here; the exact match against the rows' answers normalized here.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import random
 from contextlib import redirect_stdout
 
 import pytest
@@ -46,18 +46,13 @@ def first_word_run(tmp_path_factory, tiny_models):
     tf.GPT2LMHeadModel(config).save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
 
-    train = [r for r in course_records("train") if r["category"] == "first"]
+    copying = ("first", "plural", "repeat", "reverse")
+    train = [r for r in course_records("train") if r["category"] in copying]
     long_record = {"instruction": "first word: " + " ".join(WORDS * 2), "output": WORDS[0], "category": "first"}
     bad = [{"instruction": "first word: cat dog sun"},  # no output
            {"messages": [{"role": "user", "content": "hi"}, {"role": "robot", "content": "beep"}]}]
-    seen = {r["instruction"] for r in train}
-    rng, held = random.Random(7), []
-    while len(held) < 24:
-        words = rng.sample(WORDS, 3)
-        record = {"instruction": "first word: " + " ".join(words), "output": words[0], "category": "first"}
-        if record["instruction"] not in seen:
-            seen.add(record["instruction"])
-            held.append(record)
+    held = [r for r in course_records("heldout") if r["category"] in copying]
+    assert not {r["instruction"] for r in held} & {r["instruction"] for r in train}
     train_file, held_file = root / "train.jsonl", root / "heldout.jsonl"
     train_file.write_text("".join(json.dumps(r) + "\n" for r in train + [long_record] + bad), encoding="utf-8")
     held_file.write_text("".join(json.dumps(r) + "\n" for r in held), encoding="utf-8")
@@ -67,9 +62,10 @@ def first_word_run(tmp_path_factory, tiny_models):
         mp.setenv("LM_WORKBENCH_HOME", str(root / "home"))
         printed = json.loads(_cli([
             "finetune", str(model_dir), "--task", "instruct", "--train", str(train_file), "--validation",
-            str(held_file), "--method", "full", "--lr", "3e-3", "--epochs", "18", "--batch-size", "16",
+            str(held_file), "--method", "full", "--lr", "3e-3", "--epochs", "24", "--batch-size", "32",
             "--max-length", str(WINDOW), "--template", "auto", "--train-setting", "threads=1",
-            "--train-setting", "eval_every=0", "--out", str(out), "--json"]))
+            "--train-setting", "eval_every=0", "--train-setting", "schedule=constant", "--train-setting",
+            "warmup_steps=0", "--out", str(out), "--json"]))
         chat = json.loads(_cli(["generate", str(out), "--chat", "--text", held[0]["instruction"], "--max-new-tokens",
                                 "64", "--json"]))
         predicted = json.loads(_cli(["predict", str(out), "--text", held[0]["instruction"], "--json"]))
@@ -94,7 +90,8 @@ def test_instruct_json_counts_the_answer_tokens_of_one_pass(first_word_run):
     assert printed["prompts_truncated"] == 1 and printed["answers_truncated"] == 0
     assert printed["rows_skipped"] == 2  # no output, an unknown role: skipped and counted
     assert set(printed["validation"]) == {"loss", "exact_match", "rougeL"}
-    assert printed["validation_categories"]["first"]["count"] == 24
+    assert {k: v["count"] for k, v in printed["validation_categories"].items()} == dict.fromkeys(
+        ("first", "plural", "repeat", "reverse"), 8)
     assert "no chat template" in printed["chat_template"]["note"]  # --template auto fell back to plain
 
 
