@@ -245,7 +245,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
             if instruct:
                 found, rows, categories = tuning.validate(prepared, tokenizer, data.template, data.validation,
                                                           settings.max_length)
-                report = ValidationReport({"loss": event.validation_loss, **found}, rows, rows_scored=len(rows))
+                report = ValidationReport(found, rows, rows_scored=len(rows))
                 extra["categories"] = categories
             else:
                 report = validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
@@ -271,10 +271,13 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     best = {}
     for _, values in history:
         for key, value in values.items():
-            better = min if key in ("validation_loss", "loss") else max
+            better = min if key == "validation_loss" else max
             best[key] = better(best.get(key, value), value)
+    validation = dict(report.metrics)
+    if instruct:  # the answers' loss first, as the instruct JSON names it ("loss" in the store is the training loss)
+        validation = {"loss": result.validation_loss, **validation}
     return FineTuneResult(
-        model=prepared, trainable_parameters=trainable, total_parameters=total, validation=dict(report.metrics),
+        model=prepared, trainable_parameters=trainable, total_parameters=total, validation=validation,
         best_validation=best, history=history, report=report, steps=result.steps_done, wall_s=wall,
         peak_memory_mb=peak, device=result.device, first_loss=result.first_loss, final_loss=result.final_loss,
         validation_loss=result.validation_loss, losses=list(result.losses), extra=extra)

@@ -3,8 +3,10 @@
 The model: a random 2-layer, 64-wide GPT-2 on the test fixture's tokenizer. Training: the shipped course data's
 "first", "plural", "repeat" and "reverse" demonstrations (400), plus two bad records and one whose prompt is longer
 than the window. Held out: those categories of the shipped held-out file (32 new prompts). Measured on this
-machine (seed 0, full fine-tuning, lr 3e-3, constant schedule, batch 32, 16 epochs = 200 steps): held-out exact
-match 0 before and RISE_MEASURED after; the test asks for a rise of at least ``RISE``. The token counts are checked
+machine (seed 0, full fine-tuning, lr 3e-3, constant schedule, batch 32, 24 epochs = 312 steps, 45 s of training
+at a load average near 20 on 2 cores): held-out exact match 0 before and 0.47 after (first 0.88, plural 0.75,
+repeat 0.13, reverse 0.13), ROUGE-L 0 -> 0.64; after 16 epochs it was still 0.09. The test asks for a rise of at
+least ``RISE``. The token counts are checked
 against the template's literal text tokenized here; the exact match against the rows' answers normalized here.
 """
 
