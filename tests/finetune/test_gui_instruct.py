@@ -73,8 +73,14 @@ def test_instruct_page_colours_what_the_loss_covers(tab, qtbot, tiny_models):
     assert "Answer" in "".join(view.instruct.tokens.tokens)
 
 
-def test_before_after_table_shows_a_runs_answers(tab):
+def test_lecture_steps_show_the_page_and_the_table(tab, qtbot):
     _, view = tab
+    view.apply_preset_step({"task": "instruct", "method": "full", "lr": 0.003, "template": "plain", "show": "data"},
+                           {})
+    assert view.tabs.currentWidget() is view.instruct and view.state.method == "full"
+    assert view.state.lr == pytest.approx(0.003) and view.state.template == "plain"
+    qtbot.waitUntil(lambda: view.instruct.preview is not None, timeout=60000)
+    assert view.instruct.preview.template_source == "plain" and view.instruct.tokens.kinds()
     rows = [{"prompt": "first word: list key", "category": "first", "reference": "list", "before_greedy": "x",
              "after_greedy": "list", "before_sampled": "y", "after_sampled": "lis"}]
     view.instruct.show_before_after({"before_after": {

@@ -20,8 +20,7 @@ def test_full_lora_and_prefix_declare_instruct():
     assert {"full", "lora", "prefix"} <= set(METHODS)
 
 
-CASES = [("full", "gpt2"), ("lora", "llama"), ("prefix", "gpt2"), ("lora", "bart"), ("prefix", "bart"),
-         ("full", "bart")]
+CASES = [("full", "gpt2"), ("lora", "llama"), ("prefix", "gpt2"), ("lora", "bart"), ("prefix", "bart")]
 
 
 @pytest.mark.parametrize("name, kind", CASES)
