@@ -22,4 +22,10 @@ trainable share, best validation metric, time, peak memory and the size of the s
 <b>Before/after</b>: per layer, linear CKA (Kornblith et al. 2019) and mean cosine between the base and the
 tuned model's hidden states on the validation texts show which layers fine-tuning moved. Every run is stored
 in the Runs tab; a demo set for each task lets a fresh machine press Start.</p>
+<p><b>Instruction tuning</b> (the task "Instruction tuning"): a decoder or an encoder-decoder learns from
+demonstrations (Alpaca-style or chat JSONL) written through a chat template, the model's own or a plain
+"### Instruction / ### Response" one. The loss covers the answers only: the <b>Instruct</b> page colours one
+example's tokens trained / not trained (label &minus;100, as in the masking lab), counts the trained tokens per
+batch, and after a run puts held-out prompts answered by the base and the tuned model side by side (greedy and
+sampled), with exact match per category: rules generalise to new prompts, facts never seen do not.</p>
 """
