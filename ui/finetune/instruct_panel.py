@@ -73,10 +73,11 @@ class InstructPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.categories = QTableWidget(0, 5)
-        self.categories.setHorizontalHeaderLabels(("category", "count", "exact match before", "exact match after",
+        self.categories.setHorizontalHeaderLabels(("category", "prompts", "exact match before", "after",
                                                    "ROUGE-L after"))
         self.categories.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.categories.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.categories.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.categories.horizontalHeader().setStretchLastSection(True)
         self._build()
         self.template_combo.currentIndexChanged.connect(
             lambda *_: self.template_chosen.emit(self.template_combo.currentData()))
@@ -184,7 +185,7 @@ class InstructPanel(QWidget):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         for c in range(self.table.columnCount()):
-            self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 2 // 5))
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 11 // 40))
         before, after = table.get("before") or {}, table.get("after") or {}
         sampling = table.get("sampling") or {}
         if before and after:
