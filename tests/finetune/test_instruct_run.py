@@ -22,7 +22,7 @@ import torch
 from engine.instruct.course_data import WORDS, course_records
 from workbench.cli.main import main
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]  # a real training run (about 30 s on 2 busy cores)
 WINDOW = 64
 RISE = 0.25
 
