@@ -44,12 +44,16 @@ class EncodedSet:
         out = []
         if self.skipped:
             line, reason = self.skipped[0]
-            out.append(f"{what}: {len(self.skipped)} records skipped (first: line {line}: {reason})")
+            out.append(f"{what}: {_count(len(self.skipped), 'record')} skipped (first: line {line}: {reason})")
         if self.prompts_cut:
-            out.append(f"{what}: {self.prompts_cut} prompts longer than the window were cut from their left")
+            out.append(f"{what}: {_count(self.prompts_cut, 'prompt')} longer than the window cut from the left")
         if self.answers_cut:
-            out.append(f"{what}: {self.answers_cut} answers longer than the window were cut at their end")
+            out.append(f"{what}: {_count(self.answers_cut, 'answer')} longer than the window cut at the end")
         return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _feature(encoded: Encoded) -> dict[str, Any]:

@@ -187,4 +187,4 @@ def test_bad_records_are_skipped_counted_and_said(gpt2_tokenizer, tmp_path):
     encoded = encode_examples(gpt2_tokenizer, ChatTemplate(ALTERNATING_TEMPLATE, "file"), data, 64)
     assert len(encoded.features) == 1 and encoded.skipped[0][0] == 6
     assert "must alternate" in encoded.skipped[0][1]
-    assert "1 records skipped" in encoded.notes("training")[0]
+    assert "1 record skipped (first: line 6" in encoded.notes("training")[0]
