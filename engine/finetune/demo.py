@@ -16,6 +16,7 @@ DEMO_FILES = {
     "qa": "qa.json",
     "seq2seq": "passive.tsv",
     "sentence-embedding": "similarity.tsv",  # scripts/make_similarity_demo.py: STS-B's layout, scores 0-5
+    "instruct": "instruct_train.jsonl",  # held-out prompts: instruct_heldout.jsonl (engine.instruct.course_data)
 }
 
 

@@ -64,6 +64,7 @@ class FineTuneData:
     labels: Sequence[str] = ()
     reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
     sentence: Any = None  # the sentence task's SentenceSetup (loss, pooling, margin; engine.finetune.sentence)
+    template: Any = None  # instruct: the ChatTemplate (engine.instruct.template)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class FineTuneResult:
     tokens_per_s: float = 0.0  # the loop's training tokens over its training time
     tokens_seen: int = 0
     state_bytes: int = 0  # parameters + gradients + AdamW states (engine.finetune.footprint)
+    extra: dict[str, Any] = field(default_factory=dict)  # instruct: token counts, before/after, per category
 
     @property
     def trainable_percent(self) -> float:
@@ -218,6 +220,14 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     if not data.train or not data.validation:
         raise WorkbenchError("fine-tuning needs at least one training and one validation example")
     torch.manual_seed(settings.seed)
+    instruct = task == "instruct"
+    if instruct:  # the base model's answers, before the method changes it (full fine-tuning trains it in place)
+        from engine.instruct import tuning
+
+        yield Progress(0, 0, "the base model answers the held-out prompts")
+        before = tuning.answer_held_out(model, tokenizer, data.template, data.validation, settings.max_length,
+                                        settings.seed)
+        model.train()
     yield Progress(0, 0, f"applying {method.name} to the {task} model")
     prepared = method.apply(model, method_config, task)
     trainable, total = count_parameters(prepared)
@@ -227,15 +237,29 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     yield Progress(0, 0, f"{trainable:,} of {total:,} parameters trainable ({100 * trainable / total:.2f}%)")
     yield ParametersCounted(trainable, total)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    extra: dict[str, Any] = {}
     if task == SENTENCE_TASK:
         training_task, validate = _sentence_parts(prepared, tokenizer, data, settings, pad_id)
     else:
-        train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
-        validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
+        if instruct:
+            encoded_train, encoded_validation = tuning.encode_sets(tokenizer, data, settings.max_length, prepared)
+            train_features, validation_features = encoded_train.features, encoded_validation.features
+            extra = {**encoded_train.stats(), "validation_set": encoded_validation.stats(),
+                     "notes": encoded_train.notes("training") + encoded_validation.notes("validation")}
+            for note in extra["notes"]:
+                yield Progress(0, 0, note)
+        else:
+            train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
+            validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
         training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
                                             settings.batch_size)
 
         def validate() -> ValidationReport:
+            if instruct:
+                found, rows, categories = tuning.validate(prepared, tokenizer, data.template, data.validation,
+                                                          settings.max_length)
+                extra["categories"] = categories
+                return ValidationReport(found, rows, rows_scored=len(rows))
             return validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
                                  batch_size=max(32, settings.batch_size), no_answer=no_answer)
     config = training_config(settings, training_task.train_size, env_world_size())
@@ -269,15 +293,24 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     wall = wall_before + time.perf_counter() - started
     peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
     prepared.eval()
+    if instruct:
+        yield Progress(result.steps_done, config.steps, "the tuned model answers the held-out prompts")
+        after = tuning.answer_held_out(prepared, tokenizer, data.template, data.validation, settings.max_length,
+                                       settings.seed)
+        extra["before_after"] = tuning.before_after(data.validation, before, after, settings.seed)
+        prepared.eval()
     best = {}
     for _, values in history:
         for key, value in values.items():
             better = min if key == "validation_loss" else max
             best[key] = better(best.get(key, value), value)
+    validation = dict(report.metrics)
+    if instruct:  # the answers' loss first, as the instruct JSON names it ("loss" in the store is the training loss)
+        validation = {"loss": result.validation_loss, **validation}
     return FineTuneResult(
-        model=prepared, trainable_parameters=trainable, total_parameters=total, validation=dict(report.metrics),
+        model=prepared, trainable_parameters=trainable, total_parameters=total, validation=validation,
         best_validation=best, history=history, report=report, steps=result.steps_done, wall_s=wall,
         peak_memory_mb=peak, device=result.device, first_loss=result.first_loss, final_loss=result.final_loss,
         validation_loss=result.validation_loss, losses=list(result.losses), tokens_per_s=float(result.tokens_per_s),
-        tokens_seen=int(result.tokens_seen), state_bytes=state_bytes)
+        tokens_seen=int(result.tokens_seen), state_bytes=state_bytes, extra=extra)
 

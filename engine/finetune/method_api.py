@@ -32,12 +32,12 @@ from typing import Any, ClassVar
 from torch import nn
 
 from engine.api_version import API_VERSION
-from engine.finetune.names import HEAD_TASKS, SITES
+from engine.finetune.names import CLASSIC_TASKS, HEAD_TASKS, SITES
 from engine.finetune.names import TASKS as ALL_TASKS
 from engine.finetune.unified import UnifiedRow
 
-# The plugin API's ``TASKS``: the four tasks with a head. A method supports the sentence task only where it declares
-# ``SENTENCE_TASK`` in its ``tasks`` (issue 32's decision: "all tasks" does not silently gain it).
+# The plugin API's ``TASKS``: the four classic tasks with a head. A method supports the sentence task or instruct
+# only where it declares them in its ``tasks`` (issues 32 and 33: "all tasks" does not silently gain them).
 TASKS = HEAD_TASKS
 
 
@@ -60,7 +60,7 @@ class FineTuneMethod:
     title: ClassVar[str] = ""  # what the form shows, e.g. "LoRA (Hu et al. 2021)"
     description: ClassVar[str] = ""  # one or two sentences for the form's help
     Config: ClassVar[type]  # a dataclass with help metadata; see the module docstring
-    tasks: ClassVar[frozenset[str]] = frozenset(TASKS)  # the task types it supports
+    tasks: ClassVar[frozenset[str]] = frozenset(CLASSIC_TASKS)  # the task types it supports (newer ones by name)
     default_lr: ClassVar[float] = 1e-3
     lr_reason: ClassVar[str] = ""
     attachment: ClassVar[Attachment]

@@ -118,4 +118,13 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
         threshold = inference.NULL_THRESHOLD if tuned.manifest.get("no_answer") else None  # SQuAD 2.0
         return {"task": task, **inference.answer(model, tokenizer, [(text, context)], max_length,
                                                  null_threshold=threshold)[0]}
+    if task == "instruct":
+        from engine.instruct.answers import answer_prompts
+        from engine.instruct.template import ChatTemplate
+
+        saved = tuned.manifest.get("chat_template") or {}
+        template = ChatTemplate(saved.get("text", ""), saved.get("source", "plain"))
+        answer = answer_prompts(model, tokenizer, template, [text], max_length=max_length,
+                                max_new_tokens=min(64, max_length))[0]
+        return {"task": task, "answer": answer, "text": answer, "chat_template": template.source}
     return {"task": task, **inference.generate(model, tokenizer, [text], max_length)[0]}

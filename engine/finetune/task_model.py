@@ -21,10 +21,11 @@ HEAD_CLASSES = {
     "qa": "AutoModelForQuestionAnswering",
     "seq2seq": "AutoModelForSeq2SeqLM",
     "sentence-embedding": "AutoModel",  # no head: the encoder's pooled token vectors are the output
+    "instruct": "AutoModelForCausalLM",  # an encoder-decoder base: AutoModelForSeq2SeqLM (head_class)
 }
 TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
               "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation",
-              "sentence-embedding": "sentence embedding"}
+              "sentence-embedding": "sentence embedding", "instruct": "instruction following (a language-model head)"}
 
 
 def _config(folder: Path) -> Any:
@@ -35,6 +36,13 @@ def _config(folder: Path) -> Any:
     except Exception as exc:  # transformers raises many types here
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise WorkbenchError(f"cannot read the model config in {folder}: {first}") from None
+
+
+def head_class(task: str, config: Any) -> str:
+    """The ``transformers`` auto class of ``task``'s model on a base with ``config``."""
+    if task == "instruct" and getattr(config, "is_encoder_decoder", False):
+        return "AutoModelForSeq2SeqLM"
+    return HEAD_CLASSES[task]
 
 
 def check_task_support(folder: str | Path, task: str) -> None:
@@ -52,7 +60,10 @@ def check_task_support(folder: str | Path, task: str) -> None:
     if task == "sentence-embedding" and getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is an encoder-decoder; sentence embedding trains an "
                              f"encoder (BERT, MiniLM, RoBERTa) or a decoder with mean pooling")
-    auto = getattr(transformers, HEAD_CLASSES[task])
+    auto = getattr(transformers, head_class(task, config))
+    if task == "instruct" and kind in ("bert", "distilbert", "roberta", "electra", "albert", "xlm-roberta"):
+        raise WorkbenchError(f"the base ({kind}, {folder}) is an encoder; instruction tuning needs a decoder "
+                             f"(GPT-2, Llama-style) or an encoder-decoder (BART, T5)")
     if type(config) not in auto._model_mapping:
         raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder})")
 
@@ -79,7 +90,7 @@ def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) 
         kwargs = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
                   "label2id": {label: i for i, label in enumerate(labels)}}
     quiet_transformers()
-    auto = getattr(transformers, HEAD_CLASSES[task])
+    auto = getattr(transformers, head_class(task, _config(folder)))
     try:
         model, info = auto.from_pretrained(folder, use_safetensors=True, trust_remote_code=False,
                                            output_loading_info=True, **kwargs)

@@ -136,6 +136,12 @@ def _check_folder(path: Path) -> Path:
         return path.resolve()
     if (path / RUN_MODEL_FOLDER / "config.json").is_file():  # a training run's folder
         return (path / RUN_MODEL_FOLDER).resolve()
+    if (path / "finetune.json").is_file():  # a fine-tuning run's folder: a whole model when it trained every weight
+        if (path / "adapter" / "config.json").is_file():
+            return (path / "adapter").resolve()
+        raise ModelFormatError(
+            f"{path} is a fine-tuning run whose method saved only what it trained (adapter/ has no config.json): "
+            "a LoRA run opens after 'lm-workbench finetune-merge'; 'generate --chat' and 'predict' open any run")
     if any((path / marker).exists() for marker in _RUN_MARKERS):
         raise ModelFormatError(
             f"{path} is a training run's folder with no model in it yet ({RUN_MODEL_FOLDER}/config.json is "

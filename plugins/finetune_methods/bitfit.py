@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, SENTENCE_TASK, TASKS, Attachment, BitFitConfig, FineTuneMethod, UnifiedRow, apply_bitfit,
+    API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, BitFitConfig, FineTuneMethod, UnifiedRow, apply_bitfit,
     head_prefixes,
 )
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
@@ -24,7 +24,7 @@ class BitFit(TrainedTensorsIO, FineTuneMethod):
     title = "BitFit (Ben Zaken et al. 2022)"
     description = "Only the bias terms of every layer (about 0.1% of the weights) and the task head train."
     Config = BitFitSettings
-    tasks = frozenset(TASKS) | {SENTENCE_TASK}  # the sentence task declared explicitly (issue 32)
+    tasks = frozenset(CLASSIC_TASKS) | {SENTENCE_TASK}  # the sentence task declared explicitly (issue 32)
     default_lr = 1e-3
     lr_reason = ("Biases are few and start far from what the task needs, so they take large steps (1e-4 to "
                  "1e-3 in the paper) without disturbing the frozen matrices.")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, SENTENCE_TASK, TASKS, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError
+from engine.plugin_api import (
+    API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError,
+)
 
 
 @dataclass
@@ -22,7 +24,7 @@ class FullFineTuning(FineTuneMethod):
     title = "Full fine-tuning"
     description = "Every weight of the model and the new task head trains; the saved model is a whole copy."
     Config = FullConfig
-    tasks = frozenset(TASKS) | {SENTENCE_TASK}  # the sentence task declared explicitly (issue 32)
+    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct"))  # the newer tasks declared by name
     default_lr = 3e-5
     lr_reason = ("All pretrained weights move, so a small step (2e-5 to 5e-5, Devlin et al. 2019) keeps them "
                  "near what pre-training found instead of overwriting it.")

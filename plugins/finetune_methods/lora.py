@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, SENTENCE_TASK, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow, merge_peft,
-    with_representation, peft_task_type, resolve_lora_targets, wrap_with_peft,
+    API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, LORA_SITES_OF_TARGET, SITES, Attachment, FineTuneMethod, UnifiedRow,
+    merge_peft, with_representation, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -36,7 +36,7 @@ class LoRA(PeftIO, FineTuneMethod):
     description = ("Each chosen weight matrix W₀ stays frozen and gains a trained low-rank update (α/r)·B·A; "
                    "B starts at zero, so training starts from the base model. Can be merged into W₀.")
     Config = LoRAConfig
-    tasks = frozenset(TASKS) | {SENTENCE_TASK}  # the sentence task declared explicitly (issue 32)
+    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct"))  # the newer tasks declared by name
     default_lr = 1e-3
     lr_reason = ("The update starts at zero and has few parameters, so it needs steps an order of magnitude "
                  "larger than full fine-tuning (Hu et al. used 2e-4 to 5e-4 on RoBERTa; 1e-3 trains faster "
@@ -63,7 +63,7 @@ class LoRA(PeftIO, FineTuneMethod):
         heads = self.trained_heads(model)
         targets = resolve_lora_targets(model, config.target_modules, exclude=tuple(heads or ()))
         peft_config = LoraConfig(
-            task_type=peft_task_type(task), r=config.rank, lora_alpha=config.alpha, lora_dropout=config.dropout,
+            task_type=peft_task_type(task, model), r=config.rank, lora_alpha=config.alpha, lora_dropout=config.dropout,
             target_modules=targets.names, fan_in_fan_out=targets.fan_in_fan_out, modules_to_save=heads)
         return wrap_with_peft(model, peft_config, self.name)
 

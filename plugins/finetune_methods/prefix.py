@@ -12,8 +12,8 @@ from pathlib import Path
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, SENTENCE_TASK, TASKS, Attachment, FineTuneMethod, UnifiedRow, load_peft, peft_task_type, supply_prefix,
-    wrap_with_peft,
+    API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, load_peft, peft_task_type,
+    supply_prefix, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -40,7 +40,7 @@ class PrefixTuning(PeftIO, FineTuneMethod):
                    "hands them to the model as a prefilled key/value cache (under the name the model's forward "
                    "declares) and widens the attention mask by n.")
     Config = PrefixConfig
-    tasks = frozenset(TASKS) | {SENTENCE_TASK}  # the sentence task declared explicitly (issue 32)
+    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct"))  # the newer tasks declared by name
     default_lr = 1e-3
     lr_reason = ("The prefix starts random and only steers attention, so it takes PEFT-sized steps; through "
                  "the reparameterisation MLP 1e-3 trains MiniLM's demo sentiment set and 1e-2 diverged "
@@ -61,7 +61,7 @@ class PrefixTuning(PeftIO, FineTuneMethod):
         self.check_task(task)
         self.check_config(config)
         peft_config = PrefixTuningConfig(
-            task_type=peft_task_type(task), num_virtual_tokens=config.num_virtual_tokens,
+            task_type=peft_task_type(task, model), num_virtual_tokens=config.num_virtual_tokens,
             prefix_projection=config.prefix_projection, encoder_hidden_size=config.encoder_hidden_size,
             modules_to_save=self.trained_heads(model))
         return supply_prefix(wrap_with_peft(model, peft_config, self.name))

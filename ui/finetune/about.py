@@ -36,4 +36,10 @@ STS recipe), <b>CoSENT</b>, or <b>in-batch negatives</b> (MNRL). Data: scored pa
 (anchor, positive[, negative]) triplets, or NLI (entailment = positive, contradiction = negative). After the run,
 <b>Before/after</b> shows the STS table (Spearman per layer) of the base and the trained encoder side by side;
 full, BitFit and LoRA save a sentence-transformers folder, the others open in the workbench only.</p>
+<p><b>Instruction tuning</b> (the task "Instruction tuning"): a decoder or an encoder-decoder learns from
+demonstrations (Alpaca-style or chat JSONL) written through a chat template, the model's own or a plain
+"### Instruction / ### Response" one. The loss covers the answers only: the <b>Instruct</b> page colours one
+example's tokens trained / not trained (label &minus;100, as in the masking lab), counts the trained tokens per
+batch, and after a run puts held-out prompts answered by the base and the tuned model side by side (greedy and
+sampled), with exact match per category: rules generalise to new prompts, facts never seen do not.</p>
 """

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from engine.finetune.demo import demo_path
+from engine.finetune.demo import DATA, demo_path
 from engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
@@ -44,11 +44,13 @@ TASK_TITLES = {
     "qa": "Extractive question answering",
     "seq2seq": "Sequence to sequence",
     "sentence-embedding": "Sentence embedding (S-BERT)",
+    "instruct": "Instruction tuning (loss on the answers)",
 }
 LOSS_TITLES = {"": "by the data (cosine for scored pairs, triplet for triplets)",
                "cosine": "cosine: cos(u, v) regressed to score / max", "cosent": "CoSENT: ranks the pairs by score",
                "triplet": "triplet: max(‖a − p‖ − ‖a − n‖ + ε, 0)", "mnrl": "in-batch negatives (MNRL)"}
 POOLING_TITLES = {"mean": "mean of the tokens", "cls": "first token ([CLS])", "max": "maximum over the tokens"}
+HELD_OUT_DEMO = DATA / "instruct_heldout.jsonl"
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
 
@@ -280,7 +282,7 @@ class FineTuneForm(QWidget):
             self.browse(which, reference)
 
     def set_values(self, *, task: str | None = None, epochs: float | None = None, seed: int | None = None,
-                   loss: str | None = None, pooling: str | None = None) -> None:
+                   loss: str | None = None, pooling: str | None = None, lr: float | None = None) -> None:
         """Set fields through their widgets, as a user would (a new task takes its demo file)."""
         if task is not None:
             index = self.task_combo.findData(task)
@@ -295,6 +297,8 @@ class FineTuneForm(QWidget):
             self.loss_combo.setCurrentIndex(self.loss_combo.findData(loss))
         if pooling is not None:
             self.pooling_combo.setCurrentIndex(self.pooling_combo.findData(pooling))
+        if lr is not None:
+            self.lr_spin.setValue(float(lr))
 
     def _model_changed(self) -> None:
         """Count at once when shown; a hidden form forgets its count (the tab recounts when it is shown)."""
@@ -339,6 +343,13 @@ class FineTuneForm(QWidget):
         if not self.state.train or self.state.train == old_demo:  # keep a file the user chose
             changes["train"] = self._demo(task)
             self.train_edit.setText(changes["train"])
+        held_out = str(HELD_OUT_DEMO)  # instruct's demo comes with its held-out prompts (new words, numbers)
+        if task == "instruct" and not self.state.validation and changes.get("train") == self._demo(task):
+            changes["validation"] = held_out
+        elif task != "instruct" and self.state.validation == held_out:
+            changes["validation"] = ""
+        if "validation" in changes:
+            self.validation_edit.setText(changes["validation"])
         self._set(**changes)
         self._show_method_help()
         self._show_sentence_box()

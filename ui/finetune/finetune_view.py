@@ -10,6 +10,9 @@ ticked methods and submits the next when one ends. Before/after compares the
 base and the tuned model per layer (off the Qt thread) and opens the tuned
 model in the other views (a full fine-tune as it is, LoRA merged). A classifier
 run's predictions table explains a row's label (Explain, off the Qt thread).
+The Instruct page (``ui.finetune.instruct_panel``) shows, for the instruct task, the chat template, one
+training example's tokens coloured trained / not trained and the trained tokens per batch (off the Qt thread),
+and after a run the held-out prompts answered by the base and the tuned model side by side.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from engine.finetune.names import SENTENCE_TASK
 from ui import theme
 from ui.finetune.bench_panel import BenchPanel
 from ui.finetune.finetune_form import FineTuneForm
+from ui.finetune.instruct_panel import InstructPanel
 from ui.finetune.methods import load_methods
 from ui.finetune.results_panel import ResultsPanel
 from ui.finetune.run_curves import FineTuneCurves
@@ -40,8 +44,10 @@ from workbench.runs.resume import resumable_checkpoint
 from workbench.runs.summary import default_out_dir
 from workbench.attribution.jobs import run_label_job
 from workbench.finetune.jobs import bench_count_job, merge_job, shift_job, sts_before_after_job
+from workbench.instruct.preview import preview_job
 
 CANCEL_GRACE_S = 10.0
+INSTRUCT_SHOWS = ("data", "trained", "before_after")  # a lecture step's ``show`` for the instruct task
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
 
 
@@ -95,6 +101,7 @@ class FineTuneView(QWidget):
         self.shift_label.setWordWrap(True)
         self.sts_table = StsTable()  # a sentence-embedding run's STS per layer, base beside trained
         self.sts_table.setVisible(False)
+        self.instruct = InstructPanel()
         self._build_layout()
 
         self.start_button.clicked.connect(self.start_run)
@@ -104,6 +111,9 @@ class FineTuneView(QWidget):
         self.open_button.clicked.connect(self.open_tuned)
         self.results.explain.explain_requested.connect(self.explain_row)
         self.results.explain.cancel_requested.connect(self.ctx.jobs.cancel)
+        self.instruct.preview_requested.connect(self.preview_instruct)
+        self.instruct.template_chosen.connect(self._template_chosen)
+        self.instruct.use_button.clicked.connect(self.use_edited_template)
         self.follower = RunFollower(self.services, self)
         self.follower.rows.connect(self._rows)
         self.follower.progress.connect(self._progress)
@@ -178,6 +188,7 @@ class FineTuneView(QWidget):
         self.tabs.addTab(training, "Training")
         self.tabs.addTab(self.bench_page, "Bench")
         self.tabs.addTab(after, "Before/after")
+        self.tabs.addTab(self.instruct, "Instruct")
         right = QWidget()
         side = QVBoxLayout(right)
         theme.bind(side, lambda w, m: w.setContentsMargins(*m.side_column_margins))
@@ -313,16 +324,76 @@ class FineTuneView(QWidget):
                           label="Counting trainable parameters…", on_error=self._job_failed,
                           on_cancelled=lambda: self.bench.counts_label.setText(""))
 
+    # ------------------------------------------------------ instruction tuning
+    def preview_instruct(self) -> bool:
+        """Mark what the loss covers in the training file, for the loaded model's tokenizer (off the Qt thread);
+        False with the reason shown when it cannot start."""
+        loaded = self.ctx.loaded
+        if self.state.task != "instruct":
+            self.message_bar.show_error("Choose the instruction tuning task first.", source="instruct")
+            return False
+        family = str(getattr(loaded.family, "value", loaded.family)) if loaded is not None else ""
+        if family not in ("decoder", "encoder-decoder"):
+            self.message_bar.show_error("Load a decoder (GPT-2, Llama-style) or an encoder-decoder (BART, T5): "
+                                        "instruction tuning trains its language-model head.", source="instruct")
+            return False
+        if not Path(self.state.train).is_file():
+            self.message_bar.show_error(f"The training file {self.state.train or '(none)'} does not exist.",
+                                        source="instruct")
+            return False
+        self.message_bar.clear()
+        encoder_decoder = family == "encoder-decoder"
+        self.ctx.jobs.run(preview_job(loaded.tokenizer, self.state.train, self.state.template, self.state.max_length,
+                                      self.state.batch_size, encoder_decoder),
+                          self.instruct.show_preview, step="instruct-preview", label="Marking the trained tokens…",
+                          on_error=self._job_failed)
+        return True
+
+    def _template_chosen(self, choice: str) -> None:
+        self.state.set_form(template=choice)
+        if self.state.task == "instruct" and self.ctx.loaded is not None:
+            self.preview_instruct()
+
+    def use_edited_template(self) -> str | None:
+        """Save the template box's text as a file and train with it (the form's ``--template``)."""
+        text = self.instruct.template_text()
+        if not text.strip():
+            self.message_bar.show_error("The template is empty.", source="instruct")
+            return None
+        folder = default_out_dir("templates", "chat-template", time_first=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / "chat_template.jinja"
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.message_bar.show_error(f"Cannot save the template: {exc}", source="instruct")
+            return None
+        self.instruct.set_template_choice(str(path))
+        self._template_chosen(str(path))
+        return str(path)
+
     # ------------------------------------------------------ presets and workspaces
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
-    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show"})
+    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show", "method", "template", "lr"})
 
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
-        """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``methods`` (ticked on the
-        bench) and ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves``
-        (the bench runs them, unless it already has their results; their curves overlaid)."""
+        """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``method`` and ``lr`` (the
+        form's method and its learning rate), ``template`` (instruct), ``methods`` (ticked on the bench) and
+        ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves`` (the bench runs
+        them, unless it already has their results; their curves overlaid); for the instruct task ``data`` and
+        ``trained`` (the Instruct page: the template and one example's trained tokens) or ``before_after`` (the
+        form's method trains unless an instruct run finished, then the held-out answers before and after)."""
         self.ensure_methods()
         self.form.set_values(task=settings.get("task"), epochs=settings.get("epochs"), seed=settings.get("seed"))
+        if "method" in settings:
+            if settings["method"] not in self.methods:
+                raise WorkbenchError(f"no fine-tuning method {settings['method']!r} is available")
+            self.form.method_combo.setCurrentIndex(self.form.method_combo.findData(settings["method"]))
+        if "lr" in settings:  # after the method, whose default it replaces
+            self.form.set_values(lr=float(settings["lr"]))
+        if "template" in settings:
+            self.instruct.set_template_choice(str(settings["template"]))
+            self.state.set_form(template=str(settings["template"]))
         if "methods" in settings:
             unknown = [m for m in settings["methods"] if m not in self.methods]
             if unknown:
@@ -331,8 +402,11 @@ class FineTuneView(QWidget):
         show = settings.get("show")
         if show is None:
             return
+        if show in INSTRUCT_SHOWS:
+            self._show_instruct(show)
+            return
         if show not in ("parameters", "curves"):
-            raise ValueError(f"show must be parameters or curves, not {show!r}")
+            raise ValueError(f"show must be parameters, curves, {', '.join(INSTRUCT_SHOWS)}, not {show!r}")
         self.tabs.setCurrentWidget(self.bench_page)
         self.form_button.setChecked(False)  # the bench is what a class sees: the form folds away (Form shows it)
         if show == "parameters":
@@ -340,6 +414,21 @@ class FineTuneView(QWidget):
                 self.count_bench()
         elif not self.state.has_bench_results(self.state.bench) and not self.active:
             self.start_bench()
+
+    def _show_instruct(self, show: str) -> None:
+        """``data`` / ``trained``: the Instruct page with the template and the coloured tokens; ``before_after``:
+        the form's method trains (unless an instruct run already finished) and the page shows the table."""
+        self.tabs.setCurrentWidget(self.instruct)
+        self.form_button.setChecked(False)
+        if show in ("data", "trained"):
+            if self.instruct.preview is None:
+                self.preview_instruct()
+            return
+        last = self.state.last_result()
+        if last is not None and last.summary.get("task") == "instruct":
+            self.instruct.show_before_after(last.summary)
+        elif not self.active:
+            self.start_run()
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """What a workspace keeps: the task, epochs, seed and the ticked bench methods (runs stay in the run
@@ -413,6 +502,8 @@ class FineTuneView(QWidget):
             else:
                 self.state.add_result(result)
                 self.results.show_result(result)
+                if result.summary.get("task") == "instruct":
+                    self.instruct.show_before_after(result.summary)
                 name, value = result.best(self.state.task)
                 best = f"best validation {name} {value:.4f}" if value is not None else "no validation metric"
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "

@@ -85,6 +85,9 @@ def register(sub: Any) -> None:
                     help="sentence-embedding: how token vectors become the sentence vector (default mean)")
     ft.add_argument("--margin", type=float, help=f"sentence-embedding, triplet loss: the margin ε (default "
                                                  f"{TRIPLET_MARGIN:g})")
+    ft.add_argument("--template", metavar="auto|plain|FILE",
+                    help="instruct: the chat template: the model's own (auto; the plain one when it has none, said), "
+                         "plain (### Instruction / ### Response), or a Jinja template file (default auto)")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -146,7 +149,7 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
                 ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
                 ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
-                ("pooling", "--pooling"), ("margin", "--margin"))
+                ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -194,7 +197,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
                         seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
-                        loss=args.loss, pooling=args.pooling, margin=args.margin)
+                        loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto")
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
@@ -212,7 +215,9 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     if args.json:
         print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
         return 0
-    shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if v is not None)
+    shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if isinstance(v, (int, float)))
+    if summary.get("task") == "instruct":
+        _say_instruct(summary)
     print(f"run {summary['run_id']}: {summary['method']} on {summary['task']}, {summary['trainable_parameters']:,} of "
           f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
           f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown or 'loss only'}; saved in "
@@ -222,6 +227,18 @@ def cmd_finetune(args: argparse.Namespace) -> int:
         print(f"{sentence['loss']} loss, {sentence['pooling']} pooling; " + "; ".join(sentence["notes"]))
         print(sentence["sentence_transformers_note"])
     return 0
+
+
+def _say_instruct(summary: dict[str, Any]) -> None:
+    """The instruct run's counts, what was skipped or cut, and the before/after scores, before the run line."""
+    print(f"trained tokens {summary['trained_tokens']:,} of {summary['total_tokens']:,} in one pass "
+          f"({summary['examples']} examples; the loss covers the answers only)")
+    for note in summary.get("notes", []):
+        print(note)
+    table = summary.get("before_after") or {}
+    if table:
+        print(f"held-out exact match {table['before']['exact_match']:.3f} before, {table['after']['exact_match']:.3f} "
+              f"after; ROUGE-L {table['before']['rougeL']:.3f} before, {table['after']['rougeL']:.3f} after")
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -239,6 +256,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
         print(f"{result['answer']!r} ({result['confidence']:.3f})")
     elif result["task"] == "sentence-embedding":
         print(f"cosine similarity {result['cosine']:.4f} ({result['pooling']} pooling)")
+    elif result["task"] == "instruct":
+        print(result["answer"])
     else:
         print(result["text"])
     return 0

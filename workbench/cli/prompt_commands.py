@@ -12,7 +12,7 @@ example of a labelled file (TSV/CSV/JSONL with ``sentence``/``text`` and ``label
 ``--template`` and ``--verbalizer`` may repeat: every template is evaluated with every verbalizer, side by
 side (the top-level numbers are the first prompt's). The evaluation is recorded as a ``prompt-eval`` run.
 
-``lm-workbench generate MODEL --text "..." [--greedy | --temperature T --top-k K --top-p P]
+``lm-workbench generate MODEL --text "..." [--chat [--template auto|plain|FILE]] [--greedy | --temperature T --top-k K --top-p P]
 --max-new-tokens N [--seed S] [--stop STRING] --json`` prints ``{"token_ids": [...], "text": "...",
 "probs": [...], "tokens": [{"index", "id", "text", "prob"}], "stopped_by": "...", "prompt_ids": [...]}``.
 """
@@ -20,6 +20,7 @@ side (the top-level numbers are the first prompt's). The evaluation is recorded 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
@@ -60,6 +61,11 @@ def register(sub: Any) -> None:
     gen.add_argument("--max-new-tokens", type=int, default=40, metavar="N", help="at most N tokens (default 40)")
     gen.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
     gen.add_argument("--stop", action="append", default=[], metavar="STRING", help="stop once the text has it")
+    gen.add_argument("--chat", action="store_true",
+                     help="format the text as a user turn with the chat template (an instruct run's own; a model's "
+                          "own, else the plain one) and print the answer")
+    gen.add_argument("--template", metavar="auto|plain|FILE", help="with --chat: the chat template (default: the "
+                     "instruct run's, or auto)")
     gen.add_argument("--json", action="store_true", help="print JSON")
     gen.set_defaults(handler=cmd_generate)
 
@@ -109,6 +115,25 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chat(args: argparse.Namespace, sampling: Any) -> int:
+    """``generate --chat``: the text answered through a chat template (``workbench.instruct.chat``)."""
+    from workbench.instruct.chat import chat_reply, open_chat_model
+
+    if args.stop:
+        from engine.errors import WorkbenchError
+
+        raise WorkbenchError("--stop does not go with --chat (the answer ends at the model's end token)")
+    chat = open_chat_model(args.model, lambda: load_for(args), args.template)
+    reply = chat_reply(chat, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling)
+    if args.json:
+        print_json(reply)
+        return 0
+    if reply["note"]:
+        print(reply["note"], file=sys.stderr)
+    print(reply["text"])
+    return 0
+
+
 def _sampling(args: argparse.Namespace) -> Any:
     from engine.decoding import SamplingConfig
     from engine.errors import WorkbenchError
@@ -131,6 +156,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from engine.errors import WorkbenchError
 
         raise WorkbenchError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
+    if args.chat:
+        return _chat(args, sampling)
+    if args.template:
+        from engine.errors import WorkbenchError
+
+        raise WorkbenchError("--template goes with --chat")
     loaded = load_for(args)
     check_generation(loaded, args.max_new_tokens, sampling)
     result = drive_job(generate_job(loaded, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling,

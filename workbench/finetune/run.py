@@ -161,11 +161,26 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     folder = base_folder(spec.model)
     check_task_support(folder, spec.task)
     data = read_task_data(spec, folder)
+    if spec.task == "instruct":
+        data.template = instruct_template(folder, spec.template, data)
     check_attaches(method, config, folder, spec.task, data.labels)  # a missing site is said before any run starts
     lr = spec.lr if spec.lr is not None else float(method.default_lr)
     if not lr > 0:
         raise WorkbenchError(f"the learning rate must be > 0, not {lr}")
     return Preflight(method, config, folder, data, lr)
+
+
+def instruct_template(folder: Path, choice: str, data: Any) -> Any:
+    """The chat template an instruct run uses (``engine.instruct.template.resolve_template`` on the base's
+    tokenizer); what it is, and a fallback to plain, are added to the training file's report, so they are said."""
+    from engine.finetune.task_model import load_task_tokenizer
+    from engine.instruct.template import resolve_template
+
+    template = resolve_template(load_task_tokenizer(folder), choice)
+    report = data.reads.get("train")
+    if report is not None:
+        report.note(template.note or f"chat template: {template.name}")
+    return template
 
 
 def check_space_for(spec: FineTuneSpec, counted: Any, model: Any, tokenizer: Any, train_size: int) -> None:

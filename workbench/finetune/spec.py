@@ -41,6 +41,7 @@ class FineTuneSpec(RunSpec):
     seed: int = 0
     text_columns: list[str] | None = None  # chosen text column(s); None = found by name
     training: dict[str, Any] = field(default_factory=dict)
+    template: str = "auto"  # instruct: the chat template, "auto", "plain" or a template file
     resume: str | None = None  # continue the run whose checkpoint this names (its output folder or a step folder)
     # the sentence-embedding task (issue 32): None = by the data (loss), mean (pooling), ε = 1 (margin)
     loss: str | None = None
@@ -57,6 +58,8 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError("name a training file (--train)")
         if self.epochs <= 0:
             raise WorkbenchError(f"epochs must be > 0, not {self.epochs}")
+        if self.task != "instruct" and (self.template or "auto") != "auto":
+            raise WorkbenchError(f"--template is for the instruct task, not {self.task}")
         if self.batch_size < 1 or self.max_length < 8:
             raise WorkbenchError("batch size must be >= 1 and max length >= 8")
         self._check_sentence_options()
@@ -102,6 +105,8 @@ class FineTuneSpec(RunSpec):
         for flag, value in (("--loss", self.loss), ("--pooling", self.pooling), ("--margin", self.margin)):
             if value is not None:
                 parts += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        if self.task == "instruct":
+            parts += ["--template", self.template or "auto"]
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]

@@ -116,6 +116,7 @@ class FineTuneState:
         self.batch_size = 16
         self.max_length = 128
         self.seed = 0
+        self.template = "auto"  # instruct: the chat template (auto, plain or a file)
         self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
@@ -153,7 +154,7 @@ class FineTuneState:
             validation=self.validation or None, method_config=dict(self.method_config) if same else {},
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
             max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
-            **self.sentence_options())
+            template=(self.template or "auto") if self.task == "instruct" else "auto", **self.sentence_options())
 
     def sentence_options(self) -> dict[str, Any]:
         """The spec's loss, pooling and margin: set for the sentence task only (the margin for triplets only)."""

@@ -28,7 +28,7 @@ def _columns(spec: FineTuneSpec) -> list[str]:
         raise WorkbenchError("--text-columns for seq2seq names the source and the target column, e.g. source,target")
     if spec.task == "sentence-embedding":
         return columns
-    if spec.task in ("token-cls", "qa") and columns:
+    if spec.task in ("token-cls", "qa", "instruct") and columns:
         raise WorkbenchError(f"--text-columns does not apply to {spec.task} files")
     return columns
 
@@ -48,6 +48,11 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     if spec.task == "token-cls":
         tagged = tasks.read_bio(path)
         return list(tagged.sentences), list(tagged.labels), tagged.report
+    if spec.task == "instruct":
+        from engine.instruct.data import read_instructions
+
+        records = read_instructions(path)
+        return list(records), [], records.report
     if spec.task == "qa":
         questions = tasks.read_squad(path)
         return list(questions), [], questions.report

@@ -17,8 +17,12 @@ PEFT_TASK_TYPES = {"seq-cls": "SEQ_CLS", "token-cls": "TOKEN_CLS", "qa": "QUESTI
                    "sentence-embedding": "FEATURE_EXTRACTION"}
 
 
-def peft_task_type(task: str) -> str:
-    """peft's ``task_type`` for a workbench task ("seq-cls" -> "SEQ_CLS")."""
+def peft_task_type(task: str, model: nn.Module | None = None) -> str:
+    """peft's ``task_type`` for a workbench task ("seq-cls" -> "SEQ_CLS"); instruct: "CAUSAL_LM" for a decoder,
+    "SEQ_2_SEQ_LM" for an encoder-decoder (``model``'s config says which)."""
+    if task == "instruct":
+        encoder_decoder = getattr(getattr(model, "config", None), "is_encoder_decoder", False)
+        return "SEQ_2_SEQ_LM" if encoder_decoder else "CAUSAL_LM"
     if task not in PEFT_TASK_TYPES:
         raise WorkbenchError(f"unknown task {task!r}; tasks: {', '.join(PEFT_TASK_TYPES)}")
     return PEFT_TASK_TYPES[task]

@@ -1,0 +1,204 @@
+"""The Fine-tune tab's "Instruct" page: what instruction tuning trains on, and the model before and after.
+
+"What is trained": the chat template (its source, and the note when ``auto`` fell back to plain) in an editable
+box ("Use this template" saves the text to a file and makes it the form's ``--template``), one training example
+(chosen by its number) as token cells coloured trained / not trained (``TrainedTokens``) with its counts, and the
+trained tokens of each batch in file order. "Answers before/after": after a run, the held-out prompts answered by
+the base and by the tuned model side by side (greedy and sampled, seeds fixed), the exact match and ROUGE-L of the
+greedy answers before and after, and the same per category when the data has categories.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
+    QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from ui import theme
+from ui.finetune.trained_tokens import TrainedLegend, TrainedTokens
+
+BEFORE_AFTER_COLUMNS = ("prompt", "reference", "before_greedy", "after_greedy", "before_sampled", "after_sampled",
+                        "category")
+HEADERS = ("prompt", "reference", "before (greedy)", "after (greedy)", "before (sampled)", "after (sampled)",
+           "category")
+TEMPLATE_CHOICES = ("auto", "plain")
+
+
+class InstructPanel(QWidget):
+    template_chosen = Signal(str)  # "auto", "plain" or a file
+    preview_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preview: Any = None  # workbench.instruct.preview.InstructPreview
+        self.summary: dict[str, Any] | None = None
+        self.template_combo = QComboBox()
+        for choice in TEMPLATE_CHOICES:
+            self.template_combo.addItem(choice, choice)
+        self.template_combo.setToolTip("auto: the model's own chat template, or the plain one when it has none; "
+                                       "plain: ### Instruction / ### Response; or the edited text, saved as a file")
+        self.preview_button = QPushButton("Show what is trained")
+        self.preview_button.setToolTip("Read the training file and mark, token by token, what the loss covers")
+        self.template_label = QLabel("Choose the instruct task, load a decoder or an encoder-decoder, and press "
+                                     "Show what is trained.")
+        self.template_label.setObjectName("summary")
+        self.template_label.setWordWrap(True)
+        self.template_edit = QPlainTextEdit()
+        self.template_edit.setToolTip("The Jinja chat template (transformers' format); edit it and press Use this "
+                                      "template to train with the edit")
+        self.use_button = QPushButton("Use this template")
+        self.example_spin = QSpinBox()
+        self.example_spin.setRange(1, 1)
+        self.example_label = QLabel("")
+        self.example_label.setObjectName("summary")
+        self.example_label.setWordWrap(True)
+        self.tokens = TrainedTokens()
+        self.legend = TrainedLegend()
+        self.batch_label = QLabel("")
+        self.batch_label.setObjectName("summary")
+        self.batch_label.setWordWrap(True)
+        self.scores_label = QLabel("After a run: the held-out prompts answered by the base and by the tuned model.")
+        self.scores_label.setObjectName("summary")
+        self.scores_label.setWordWrap(True)
+        self.table = QTableWidget(0, len(HEADERS))
+        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.categories = QTableWidget(0, 5)
+        self.categories.setHorizontalHeaderLabels(("category", "prompts", "exact match before", "after",
+                                                   "ROUGE-L after"))
+        self.categories.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.categories.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.categories.horizontalHeader().setStretchLastSection(True)
+        self._build()
+        self.template_combo.currentIndexChanged.connect(
+            lambda *_: self.template_chosen.emit(self.template_combo.currentData()))
+        self.preview_button.clicked.connect(self.preview_requested.emit)
+        self.example_spin.valueChanged.connect(lambda *_: self.show_example(self.example_spin.value() - 1))
+
+    def _build(self) -> None:
+        top = QWidget()
+        column = QVBoxLayout(top)
+        theme.bind(column, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Template"))
+        row.addWidget(self.template_combo)
+        row.addWidget(self.preview_button)
+        row.addStretch(1)
+        column.addLayout(row)
+        column.addWidget(self.template_label)
+        column.addWidget(self.template_edit, 1)
+        self.template_edit.setMaximumHeight(140)
+        uses = QHBoxLayout()
+        uses.addWidget(self.use_button)
+        uses.addStretch(1)
+        column.addLayout(uses)
+        pick = QHBoxLayout()
+        pick.addWidget(QLabel("Example"))
+        pick.addWidget(self.example_spin)
+        pick.addWidget(self.example_label, 1)
+        column.addLayout(pick)
+        column.addWidget(self.legend)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.tokens)
+        column.addWidget(scroll, 2)
+        column.addWidget(self.batch_label)
+        bottom = QWidget()
+        lower = QVBoxLayout(bottom)
+        theme.bind(lower, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        lower.addWidget(self.scores_label)
+        lower.addWidget(self.table, 3)
+        lower.addWidget(self.categories, 1)
+        self.pages = QTabWidget()
+        self.pages.addTab(top, "What is trained")
+        self.pages.addTab(bottom, "Answers before/after")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages)
+
+    # ------------------------------------------------------------------ the template and the preview
+    def set_template_choice(self, choice: str) -> None:
+        index = self.template_combo.findData(choice)
+        if index < 0:
+            self.template_combo.addItem(Path(choice).name, choice)
+            index = self.template_combo.count() - 1
+        self.template_combo.blockSignals(True)
+        self.template_combo.setCurrentIndex(index)
+        self.template_combo.blockSignals(False)
+
+    def template_text(self) -> str:
+        return self.template_edit.toPlainText()
+
+    def show_preview(self, preview: Any) -> None:
+        self.preview = preview
+        where = {"tokenizer": "the model's own chat template", "plain": "the plain template"}.get(
+            preview.template_source, f"the template in {preview.template_source}")
+        note = f" {preview.template_note}." if preview.template_note else ""
+        self.template_label.setText(f"Training formats each example with {where}.{note}")
+        self.template_edit.setPlainText(preview.template_text)
+        count = max(1, len(preview.examples))
+        self.example_spin.blockSignals(True)
+        self.example_spin.setRange(1, count)
+        self.example_spin.setValue(1)
+        self.example_spin.blockSignals(False)
+        self.show_example(0)
+        per_batch = preview.batch_trained
+        shown = ", ".join(str(n) for n in per_batch[:12]) + (" …" if len(per_batch) > 12 else "")
+        mean = sum(per_batch) / len(per_batch) if per_batch else 0.0
+        share = 100.0 * preview.trained_tokens / max(1, preview.total_tokens)
+        notes = "".join(f" {n}." for n in preview.notes)
+        self.batch_label.setText(
+            f"Trained tokens per batch of {preview.batch_size} (file order): {shown}; mean {mean:.1f}. One pass: "
+            f"{preview.trained_tokens:,} of {preview.total_tokens:,} tokens trained ({share:.1f}%).{notes}")
+
+    def show_example(self, index: int) -> None:
+        if self.preview is None or not self.preview.examples:
+            self.tokens.set_tokens([], [])
+            return
+        example = self.preview.examples[max(0, min(index, len(self.preview.examples) - 1))]
+        self.tokens.set_tokens(example.tokens, example.trained)
+        category = f" · {example.category}" if example.category else ""
+        self.example_label.setText(f"line {example.line}{category}: {example.trained_count} of "
+                                   f"{len(example.tokens)} tokens trained")
+
+    # ------------------------------------------------------------------ before / after
+    def show_before_after(self, summary: dict[str, Any]) -> None:
+        self.summary = summary
+        self.pages.setCurrentIndex(1)
+        table = summary.get("before_after") or {}
+        rows = table.get("rows") or []
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, key in enumerate(BEFORE_AFTER_COLUMNS):
+                item = QTableWidgetItem(str(row.get(key) or ""))
+                item.setToolTip(str(row.get(key) or ""))
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        for c in range(self.table.columnCount()):
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 11 // 40))
+        before, after = table.get("before") or {}, table.get("after") or {}
+        sampling = table.get("sampling") or {}
+        if before and after:
+            self.scores_label.setText(
+                f"Held-out prompts ({len(rows)}), greedy answers: exact match {before['exact_match']:.2f} before → "
+                f"{after['exact_match']:.2f} after; ROUGE-L {before['rougeL']:.2f} → {after['rougeL']:.2f}. "
+                f"Sampled with seed {sampling.get('seed', 0)}, temperature {sampling.get('temperature', '')}, "
+                f"top-p {sampling.get('top_p', '')}.")
+        categories = table.get("categories") or {}
+        self.categories.setRowCount(len(categories))
+        for r, (name, values) in enumerate(sorted(categories.items())):
+            cells = (name, str(values.get("count", "")), f"{values['before']['exact_match']:.2f}",
+                     f"{values['after']['exact_match']:.2f}", f"{values['after']['rougeL']:.2f}")
+            for c, text in enumerate(cells):
+                self.categories.setItem(r, c, QTableWidgetItem(text))
+        self.categories.setVisible(bool(categories))
