@@ -6,7 +6,9 @@ the files do not change). Every label follows from the text alone:
 - entities.conll   token classification: PER / LOC / ORG names from lists, tagged BIO;
 - qa.json          extractive QA: short biographies, questions whose answers are spans of them;
 - passive.tsv      seq2seq: an active sentence and its passive rewrite;
-- similarity.tsv   sentence embedding: scored pairs in STS-B's layout (scripts/make_similarity_demo.py).
+- similarity.tsv   sentence embedding: scored pairs in STS-B's layout (scripts/make_similarity_demo.py);
+- instruct_train.jsonl, instruct_heldout.jsonl   instruction tuning: six categories with checkable answers
+  (engine.instruct.course_data).
 
 Usage: python scripts/make_finetune_demo.py
 """
@@ -158,6 +160,9 @@ def main() -> None:
     from scripts.make_similarity_demo import write_similarity  # the sentence-embedding pairs (issue 32)
 
     write_similarity(OUT / "similarity.tsv")
+    from engine.instruct.course_data import write_course_files  # instruct's demonstrations (issue 33)
+
+    write_course_files(OUT)
 
 
 if __name__ == "__main__":
