@@ -1,0 +1,1 @@
+"""Instruction tuning: chat templates, label masks on the answers, instruction data, before/after answers."""
