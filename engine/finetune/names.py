@@ -6,7 +6,10 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 
 from __future__ import annotations
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "preference")
+# The tasks a method supports when it names none (``FineTuneMethod.tasks``): the four it always meant, so a plugin
+# written before a newer task existed does not claim it; a method declares a newer task explicitly.
+METHOD_DEFAULT_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
 
 # Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
 SITES = (
@@ -22,7 +25,8 @@ SITES = (
 )
 
 # The metric each task is ranked by.
-PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL"}
+PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL",
+                  "preference": "preference_accuracy"}
 
 # LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
 LORA_ROLE_ALIASES = {

@@ -20,9 +20,11 @@ HEAD_CLASSES = {
     "token-cls": "AutoModelForTokenClassification",
     "qa": "AutoModelForQuestionAnswering",
     "seq2seq": "AutoModelForSeq2SeqLM",
+    "preference": "AutoModelForCausalLM",  # the language model itself (its own LM head), tuned by DPO
 }
 TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
-              "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation"}
+              "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation",
+              "preference": "preference tuning (DPO)"}
 
 
 def _config(folder: Path) -> Any:
@@ -47,6 +49,14 @@ def check_task_support(folder: str | Path, task: str) -> None:
     if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is not an encoder-decoder; "
                              f"sequence-to-sequence needs a BART or T5 base")
+    if task == "preference" and getattr(config, "is_encoder_decoder", False):
+        raise WorkbenchError(f"preference tuning takes a decoder (GPT-2, Llama-style), not an encoder-decoder "
+                             f"({kind}, {folder})")
+    architectures = list(getattr(config, "architectures", None) or [])
+    if task == "preference" and architectures and not any(a.endswith(("ForCausalLM", "LMHeadModel"))
+                                                          for a in architectures):
+        raise WorkbenchError(f"preference tuning takes a decoder language model (GPT-2, Llama-style); {folder} "
+                             f"holds a {', '.join(architectures)}")
     auto = getattr(transformers, HEAD_CLASSES[task])
     if type(config) not in auto._model_mapping:
         raise WorkbenchError(f"transformers has no {TASK_WORDS[task]} head for {kind} models ({folder})")

@@ -69,6 +69,8 @@ def register(sub: Any) -> None:
     ft.add_argument("--seed", type=int, help="seed of the head, the split and the data order (default 0)")
     ft.add_argument("--text-columns", metavar="COL[,COL2]",
                     help="the text column(s) of a classification file (two: a pair); seq2seq: source,target")
+    ft.add_argument("--beta", type=float, metavar="BETA",
+                    help="--task preference: DPO's beta, how far the model may move from the reference (default 0.1)")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -113,7 +115,7 @@ REQUIRED = (("task", "--task"), ("train", "--train"), ("method", "--method"), ("
 RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("validation", "--validation"),
                 ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
-                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"))
+                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("beta", "--beta"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -160,7 +162,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         validation=str(Path(args.validation)) if args.validation else None, method=args.method,
                         out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
-                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting))
+                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
+                        beta=getattr(args, "beta", None))
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
@@ -179,6 +182,9 @@ def cmd_finetune(args: argparse.Namespace) -> int:
         print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
         return 0
     shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if v is not None)
+    if summary.get("before") and summary.get("after"):  # preference: the model's own choice on held-out pairs
+        shown += (f"; chosen answer preferred on {summary['before']['preference_accuracy']:.0%} of held-out pairs "
+                  f"before, {summary['after']['preference_accuracy']:.0%} after")
     print(f"run {summary['run_id']}: {summary['method']} on {summary['task']}, {summary['trainable_parameters']:,} of "
           f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
           f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown}; saved in {summary['out_dir']}")

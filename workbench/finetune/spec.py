@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from engine.errors import WorkbenchError
 from engine.finetune.names import TASKS
+from engine.preference.names import DEFAULT_BETA
 from workbench.runs.spec import RunSpec
 from workbench.versions import refuse_known_breaks
 
@@ -42,6 +43,7 @@ class FineTuneSpec(RunSpec):
     text_columns: list[str] | None = None  # chosen text column(s); None = found by name
     training: dict[str, Any] = field(default_factory=dict)
     resume: str | None = None  # continue the run whose checkpoint this names (its output folder or a step folder)
+    beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -55,6 +57,15 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError(f"epochs must be > 0, not {self.epochs}")
         if self.batch_size < 1 or self.max_length < 8:
             raise WorkbenchError("batch size must be >= 1 and max length >= 8")
+        if self.beta is not None and self.task != "preference":
+            raise WorkbenchError(f"--beta is preference tuning's setting (--task preference), not {self.task}'s")
+        if self.beta is not None and not self.beta > 0:
+            raise WorkbenchError(f"--beta must be > 0, not {self.beta:g}")
+
+    @property
+    def preference_beta(self) -> float:
+        """β of a preference run: the spec's, or the default 0.1."""
+        return float(self.beta) if self.beta is not None else DEFAULT_BETA
 
     def title(self) -> str:
         return f"{self.method} · {self.task}"
@@ -75,6 +86,8 @@ class FineTuneSpec(RunSpec):
                   "--max-length", str(self.max_length), "--seed", str(self.seed)]
         if self.lr is not None:
             parts += ["--lr", f"{self.lr:g}"]
+        if self.task == "preference":
+            parts += ["--beta", f"{self.preference_beta:g}"]
         if self.text_columns:
             parts += ["--text-columns", ",".join(self.text_columns)]
         for key, value in sorted(self.training.items()):
