@@ -1,4 +1,5 @@
-"""The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py)."""
+"""The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py and, for preference
+tuning, scripts/make_preference_demo.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ DEMO_FILES = {
     "token-cls": "entities.conll",
     "qa": "qa.json",
     "seq2seq": "passive.tsv",
+    "preference": "preference.jsonl",
 }
+# tasks whose demo set has its own held-out file (scripts/make_preference_demo.py: phrasings never trained on)
+DEMO_VALIDATION_FILES = {"preference": "preference_validation.jsonl"}
 
 
 def demo_path(task: str) -> Path:
@@ -23,3 +27,9 @@ def demo_path(task: str) -> Path:
     if task not in DEMO_FILES:
         raise WorkbenchError(f"no demo set for task {task!r}; choose one of {', '.join(DEMO_FILES)}")
     return DATA / DEMO_FILES[task]
+
+
+def demo_validation_path(task: str) -> Path | None:
+    """The held-out file of ``task``'s demo set, or None when it has none (10% of the demo file is held out)."""
+    name = DEMO_VALIDATION_FILES.get(task)
+    return DATA / name if name else None

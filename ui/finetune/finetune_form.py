@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from engine.finetune.demo import demo_path
+from engine.finetune.demo import demo_path, demo_validation_path
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
 from ui.widgets.config_form import ConfigForm
@@ -39,6 +39,7 @@ TASK_TITLES = {
     "token-cls": "Token classification (BIO tags)",
     "qa": "Extractive question answering",
     "seq2seq": "Sequence to sequence",
+    "preference": "Preference tuning (DPO)",
 }
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
@@ -96,6 +97,14 @@ class FineTuneForm(QWidget):
         self.batch_spin.setRange(1, 4096)
         self.length_spin.setRange(8, 8192)
         self.seed_spin.setRange(0, 2**31 - 1)
+        self.beta_spin = QDoubleSpinBox()  # preference tuning's β (shown for that task only)
+        self.beta_spin.setDecimals(3)
+        self.beta_spin.setRange(0.001, 10.0)
+        self.beta_spin.setSingleStep(0.05)
+        self.beta_spin.setToolTip("DPO's β: the loss is −log σ(β·[(log π(chosen) − log π_ref(chosen)) − "
+                                  "(log π(rejected) − log π_ref(rejected))]); a small β lets the model move further "
+                                  "from the reference (Rafailov et al. 2023 used 0.1 to 0.5)")
+        self.beta_label = QLabel("β (DPO)")
         for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
@@ -119,6 +128,7 @@ class FineTuneForm(QWidget):
         self.batch_spin.valueChanged.connect(lambda v: self._set(batch_size=int(v), recount=False))
         self.length_spin.valueChanged.connect(lambda v: self._set(max_length=int(v), recount=False))
         self.seed_spin.valueChanged.connect(lambda v: self._set(seed=int(v), recount=False))
+        self.beta_spin.valueChanged.connect(lambda v: self._set(beta=float(v), recount=False))
         ctx.model_changed.connect(lambda *_: self._model_changed())
 
     def _build_layout(self) -> None:
@@ -134,6 +144,7 @@ class FineTuneForm(QWidget):
         form.addRow("Method", self.method_combo)
         form.addRow(self.method_help)
         form.addRow(self.config_form)
+        form.addRow(self.beta_label, self.beta_spin)
         form.addRow("Learning rate", self.lr_spin)
         form.addRow(self.lr_reason)
         schedule = QGridLayout()
@@ -160,6 +171,8 @@ class FineTuneForm(QWidget):
         self.batch_spin.setValue(s.batch_size)
         self.length_spin.setValue(s.max_length)
         self.seed_spin.setValue(s.seed)
+        self.beta_spin.setValue(s.beta)
+        self._show_task_rows()
         method = s.method if s.method in self.methods else next(iter(self.methods), None)
         if method is not None:
             self.method_combo.setCurrentIndex(self.method_combo.findData(method))
@@ -264,8 +277,20 @@ class FineTuneForm(QWidget):
         if not self.state.train or self.state.train == old_demo:  # keep a file the user chose
             changes["train"] = self._demo(task)
             self.train_edit.setText(changes["train"])
+        old_held = demo_validation_path(self.state.task)
+        if not self.state.validation or (old_held is not None and self.state.validation == str(old_held)):
+            held = demo_validation_path(task)  # a demo set with its own held-out file brings it along
+            changes["validation"] = str(held) if held is not None and changes.get("train") else ""
+            self.validation_edit.setText(changes["validation"])
         self._set(**changes)
+        self._show_task_rows()
         self._show_method_help()
+
+    def _show_task_rows(self) -> None:
+        """The task's own settings show for that task only (β for preference tuning)."""
+        preference = self.state.task == "preference"
+        self.beta_label.setVisible(preference)
+        self.beta_spin.setVisible(preference)
 
     def _show_method_help(self) -> None:
         method = self.method()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.finetune.names import PRIMARY_METRIC
+from engine.preference.names import DEFAULT_BETA
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.observable import EventGroup
 from workbench.runs.summary import read_summary
@@ -60,12 +61,44 @@ class RunResult:
             lines.append(f"{Path(str(source)).name}: {ReadReport.from_json(str(source), read).summary()}")
         return lines
 
+    def preference_lines(self) -> list[str]:
+        """A preference run's held-out results in words (nothing for other tasks): the model's own choice before
+        and after, DPO's reward accuracy and margin, and the choice per category."""
+        before, after = self.summary.get("before"), self.summary.get("after")
+        validation = self.summary.get("validation") or {}
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            return []
+        lines = [f"Held-out pairs: the model gives the chosen answer the higher probability in "
+                 f"{_percent(before.get('preference_accuracy'))} before and {_percent(after.get('preference_accuracy'))} "
+                 f"after tuning (mean log-probability margin {_number(before.get('logp_margin'))} → "
+                 f"{_number(after.get('logp_margin'))})."]
+        if validation.get("preference_accuracy") is not None:
+            lines.append(f"DPO's reward accuracy {_percent(validation.get('preference_accuracy'))} (the share of pairs "
+                         f"the tuning moved towards the chosen answer, relative to the reference), reward margin "
+                         f"{_number(validation.get('reward_margin'))}, loss {_number(validation.get('loss'))} "
+                         f"(log 2 = 0.693 at the start).")
+        categories = after.get("categories") or {}
+        if categories:
+            old = before.get("categories") or {}
+            lines.append("By category: " + "; ".join(
+                f"{name} {_percent((old.get(name) or {}).get('preference_accuracy'))} → "
+                f"{_percent(values.get('preference_accuracy'))}" for name, values in categories.items()))
+        return lines
+
     def bench_row(self, task: str) -> dict[str, Any]:
         name, value = self.best(task)
         s = self.summary
         return {"method": self.method, "trainable_percent": s.get("trainable_percent"), "best_metric": name,
                 "best_value": value, "wall_s": s.get("wall_s"), "peak_memory_mb": s.get("peak_memory_mb"),
                 "adapter_bytes": s.get("adapter_bytes"), "run_id": self.run_id}
+
+
+def _percent(value: Any) -> str:
+    return f"{100 * float(value):.0f}%" if isinstance(value, (int, float)) else "?"
+
+
+def _number(value: Any) -> str:
+    return f"{float(value):.3g}" if isinstance(value, (int, float)) else "?"
 
 
 def errors_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -100,6 +133,7 @@ class FineTuneState:
         self.batch_size = 16
         self.max_length = 128
         self.seed = 0
+        self.beta = DEFAULT_BETA  # preference tuning's β (used by --task preference only)
         self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
@@ -130,7 +164,8 @@ class FineTuneState:
             model=model, task=self.task, train=self.train, method=method or self.method, out_dir=out_dir,
             validation=self.validation or None, method_config=dict(self.method_config) if same else {},
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
-            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training))
+            max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
+            beta=float(self.beta) if self.task == "preference" else None)
 
     # -- the bench -----------------------------------------------------------------------------------
     def set_bench(self, methods: list[str]) -> None:
