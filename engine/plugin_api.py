@@ -32,7 +32,8 @@ from engine.api_version import API_VERSION, api_version_problem, parse_api_versi
 from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
 from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
 from engine.errors import Cancelled, WorkbenchError
-from engine.finetune.method_api import METHOD_DEFAULT_TASKS, SITES, TASKS, Attachment, FineTuneMethod
+from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
+from engine.finetune.names import CLASSIC_TASKS
 from engine.finetune.names import LORA_SITES_OF_TARGET
 from engine.models.families import Family
 from engine.objectives.api import (
@@ -83,7 +84,7 @@ __all__ = [
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
     # fine-tuning methods (2.1)
     "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",
-    "LORA_SITES_OF_TARGET", "LoraTargets", "METHOD_DEFAULT_TASKS", "POOLINGS", "ParameterCount", "SITES", "ScalarMix", "TASKS", "add_bottleneck_adapters",
+    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SITES", "ScalarMix", "TASKS", "CLASSIC_TASKS", "add_bottleneck_adapters",
     "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
     "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",
     "save_trained", "train_only", "wrap_with_peft",

@@ -60,6 +60,7 @@ class FineTuneData:
     validation: Sequence[Any]
     labels: Sequence[str] = ()
     reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
+    template: Any = None  # instruct: the ChatTemplate (engine.instruct.template)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from torch import nn
 
 from engine.api_version import API_VERSION
-from engine.finetune.names import METHOD_DEFAULT_TASKS, SITES, TASKS
+from engine.finetune.names import CLASSIC_TASKS, SITES, TASKS
 
 
 
@@ -51,7 +51,7 @@ class FineTuneMethod:
     title: ClassVar[str] = ""  # what the form shows, e.g. "LoRA (Hu et al. 2021)"
     description: ClassVar[str] = ""  # one or two sentences for the form's help
     Config: ClassVar[type]  # a dataclass with help metadata; see the module docstring
-    tasks: ClassVar[frozenset[str]] = frozenset(METHOD_DEFAULT_TASKS)  # the task types it supports (newer: named)
+    tasks: ClassVar[frozenset[str]] = frozenset(CLASSIC_TASKS)  # the task types it supports (newer ones by name)
     default_lr: ClassVar[float] = 1e-3
     lr_reason: ClassVar[str] = ""
     attachment: ClassVar[Attachment]

@@ -7,9 +7,10 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 from __future__ import annotations
 
 TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "preference")
-# The tasks a method supports when it names none (``FineTuneMethod.tasks``): the four it always meant, so a plugin
-# written before a newer task existed does not claim it; a method declares a newer task explicitly.
-METHOD_DEFAULT_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
+# What a method that declares no tasks supports (FineTuneMethod's default). The tasks added since (instruct: a
+# decoder or encoder-decoder answering instructions, the loss on the answers) are declared by name in each
+# method's ``tasks``, so a plugin written before them never claims one it was not tried on.
+CLASSIC_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
 
 # Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
 SITES = (

@@ -54,7 +54,6 @@ class PreferenceResult(FineTuneResult):
     """``FineTuneResult`` plus what a preference run reports besides (``summary_extra`` goes into summary.json)."""
 
     summary_extra: dict[str, Any] = dataclasses.field(default_factory=dict)
-    manifest_extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # goes into finetune.json
 
 
 @dataclasses.dataclass
@@ -278,6 +277,5 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
         model=prepared, trainable_parameters=trainable, total_parameters=total, validation=dict(validation),
         best_validation=best, history=history, report=report, steps=result.steps_done, wall_s=wall,
         peak_memory_mb=peak, device=result.device, first_loss=result.first_loss, final_loss=result.final_loss,
-        validation_loss=result.validation_loss, losses=list(result.losses), summary_extra=extra,
-        manifest_extra={"beta": beta, "chat_template": {"text": template.text, "source": template.source}})
+        validation_loss=result.validation_loss, losses=list(result.losses), summary_extra=extra)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from engine.plugin_api import API_VERSION, METHOD_DEFAULT_TASKS, Attachment, BitFitConfig, FineTuneMethod, apply_bitfit, head_prefixes
+from engine.plugin_api import API_VERSION, CLASSIC_TASKS, Attachment, BitFitConfig, FineTuneMethod, apply_bitfit, head_prefixes
 from plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 
@@ -21,7 +21,7 @@ class BitFit(TrainedTensorsIO, FineTuneMethod):
     title = "BitFit (Ben Zaken et al. 2022)"
     description = "Only the bias terms of every layer (about 0.1% of the weights) and the task head train."
     Config = BitFitSettings
-    tasks = frozenset(METHOD_DEFAULT_TASKS)
+    tasks = frozenset(CLASSIC_TASKS)
     default_lr = 1e-3
     lr_reason = ("Biases are few and start far from what the task needs, so they take large steps (1e-4 to "
                  "1e-3 in the paper) without disturbing the frozen matrices.")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, LORA_SITES_OF_TARGET, SITES, METHOD_DEFAULT_TASKS, Attachment, FineTuneMethod, merge_peft, peft_task_type, resolve_lora_targets, wrap_with_peft,
+    API_VERSION, CLASSIC_TASKS, LORA_SITES_OF_TARGET, SITES, Attachment, FineTuneMethod, merge_peft, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -35,7 +35,7 @@ class LoRA(PeftIO, FineTuneMethod):
     description = ("Each chosen weight matrix W₀ stays frozen and gains a trained low-rank update (α/r)·B·A; "
                    "B starts at zero, so training starts from the base model. Can be merged into W₀.")
     Config = LoRAConfig
-    tasks = frozenset(METHOD_DEFAULT_TASKS) | {"preference"}
+    tasks = frozenset((*CLASSIC_TASKS, "preference"))
     default_lr = 1e-3
     lr_reason = ("The update starts at zero and has few parameters, so it needs steps an order of magnitude "
                  "larger than full fine-tuning (Hu et al. used 2e-4 to 5e-4 on RoBERTa; 1e-3 trains faster "

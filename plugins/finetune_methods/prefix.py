@@ -12,7 +12,7 @@ from pathlib import Path
 from torch import nn
 
 from engine.plugin_api import (
-    API_VERSION, METHOD_DEFAULT_TASKS, Attachment, FineTuneMethod, load_peft, peft_task_type, supply_prefix, wrap_with_peft,
+    API_VERSION, CLASSIC_TASKS, Attachment, FineTuneMethod, load_peft, peft_task_type, supply_prefix, wrap_with_peft,
 )
 from plugins.finetune_methods.peft_io import PeftIO
 
@@ -39,7 +39,7 @@ class PrefixTuning(PeftIO, FineTuneMethod):
                    "hands them to the model as a prefilled key/value cache (under the name the model's forward "
                    "declares) and widens the attention mask by n.")
     Config = PrefixConfig
-    tasks = frozenset(METHOD_DEFAULT_TASKS)
+    tasks = frozenset(CLASSIC_TASKS)
     default_lr = 1e-3
     lr_reason = ("The prefix starts random and only steers attention, so it takes PEFT-sized steps; through "
                  "the reparameterisation MLP 1e-3 trains MiniLM's demo sentiment set and 1e-2 diverged "

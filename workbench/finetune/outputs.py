@@ -41,7 +41,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         written(out_dir, lambda: write_manifest(
             out_dir, base_model=str(base_folder), task=spec.task, method=spec.method, method_config=config_dict,
             labels=data.labels, text_columns=spec.text_columns, max_length=spec.max_length, run_id=run_id,
-            **_no_answer(spec.task, data), **getattr(result, "manifest_extra", {})))
+            **_no_answer(spec.task, data), **_chat_template(data)))
         written(out_dir / PREDICTIONS_FILE, lambda: _write_predictions(out_dir / PREDICTIONS_FILE, report.rows))
         if report.confusion is not None:
             write_json_atomic(out_dir / CONFUSION_FILE, report.confusion)
@@ -76,10 +76,10 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         "out_dir": str(out_dir),
         "adapter_dir": str(adapter),
         "spec": spec.to_dict(),
-        **getattr(result, "summary_extra", {}),  # a preference run's train / before / after (engine.preference.job)
     }
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
+    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (engine.preference.job)
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
@@ -100,6 +100,15 @@ def _no_answer(task: str, data: Any) -> dict[str, Any]:
     if task == "qa" and (any_unanswerable(data.train) or any_unanswerable(data.validation)):
         return {"no_answer": True}
     return {}
+
+
+def _chat_template(data: Any) -> dict[str, Any]:
+    """The manifest's ``chat_template`` (``source``, ``text``) of an instruct run: ``generate --chat``,
+    ``predict`` and the before/after table format prompts with it; nothing for the other tasks."""
+    template = getattr(data, "template", None)
+    if template is None:
+        return {}
+    return {"chat_template": {"source": template.source, "text": template.text, "note": template.note}}
 
 
 def _write_predictions(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -245,8 +245,9 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         from engine.preference.job import preference_job
         from workbench.finetune.preference_start import run_template
 
+        checked.data.template = run_template(checked.start, tokenizer, getattr(spec, "template", None))
         job = preference_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
-                             template=run_template(checked.start, tokenizer, getattr(spec, "template", None)),
+                             template=checked.data.template,
                              beta=spec.preference_beta, checkpoint_dir=checkpoints, cancel=cancel,
                              resume_from=resume_from)
     else:
