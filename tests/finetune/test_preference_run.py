@@ -207,7 +207,7 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
     # the before/after lines from its output folder.
     run_id = printed["run_id"]
     view.curves.clear("preference")
-    view.curves.add_run(run_id, "lora")
+    view.curves.add_run(run_id, "full")
     reader = MetricsReader(runs_db_path())
     try:
         view.curves.add_rows(run_id, reader.rows_after(run_id))
@@ -220,10 +220,18 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
             assert rows and view.curves.data(run_id, name) == ([r["step"] for r in rows], [r["value"] for r in rows])
     assert view.curves.plots["margin"].isVisible()
     assert "Reward margin" in view.curves.plots["margin"].titleLabel.text
-    view.results.show_result(read_result(run_id, "lora", out))
+    result = read_result(run_id, "full", out)
+    view.state.add_result(result)
+    view.results.show_result(result)
+    # a lecture step may start preference tuning from the tab's last instruct or preference run
+    view.form.task_combo.setCurrentIndex(view.form.task_combo.findData("preference"))
+    assert view.start_from_last_run() == str(out)
+    assert view._start_model(window.loaded) == str(out)
+    view.start_from_last_run(False)
+    assert view._start_model(window.loaded) == window.loaded.info.spec
     note = view.results.preference_note.text()
     before, after = printed["before"]["preference_accuracy"], printed["after"]["preference_accuracy"]
-    assert f"{100 * before:.0f}% before and {100 * after:.0f}% after" in note and "capital" in note
+    assert f"preferred {100 * before:.0f}% before → {100 * after:.0f}% after" in note and "capital" in note
     shown = view.results.rows()
     assert len(shown) == 20 and {row[1] for row in shown} <= {p["chosen"] for p in read_pairs(validation)}
     view.curves.clear("seq-cls")

@@ -65,6 +65,12 @@ class ResultsPanel(QWidget):
         self.preference_note = QLabel()  # a preference run: held-out accuracy before/after, per category
         self.preference_note.setObjectName("summary")
         self.preference_note.setWordWrap(True)
+        self.preference_note.setToolTip(
+            "Preferred: the model itself gives the chosen answer a higher log-probability than the rejected one "
+            "(before: the starting model, the reference; after: the tuned model). DPO's reward accuracy: the share "
+            "of pairs whose margin β·[(log π − log π_ref)(chosen) − (log π − log π_ref)(rejected)] is positive, "
+            "i.e. that tuning moved towards the chosen answer; it is 0 at step 0, where π = π_ref. The loss starts "
+            "at log 2 = 0.693.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)

@@ -20,11 +20,12 @@ from ui.widgets.run_curves import CurveLook, RunCurves
 
 LOOKS = {"loss": CurveLook(line="thin", legend=True), "validation_loss": CurveLook(line=None, dots=True)}
 METRIC_LOOK = CurveLook(dots=True)
-STEP_LOOK = CurveLook(line="thin")  # a preference run's per-step margin and accuracy
+STEP_LOOK = CurveLook(line="thin")  # a preference run's per-step margin and accuracy (its batch)
+HELD_OUT_LOOK = CurveLook(line=None, dots=True)  # ... and on the held-out pairs at each evaluation
 # preference tuning: metric -> (panel, look)
 PREFERENCE_ROUTES = {
-    "reward_margin": ("margin", STEP_LOOK), "validation_reward_margin": ("margin", METRIC_LOOK),
-    "preference_accuracy": ("metric", STEP_LOOK), "validation_preference_accuracy": ("metric", METRIC_LOOK),
+    "reward_margin": ("margin", STEP_LOOK), "validation_reward_margin": ("margin", HELD_OUT_LOOK),
+    "preference_accuracy": ("metric", STEP_LOOK), "validation_preference_accuracy": ("metric", HELD_OUT_LOOK),
 }
 
 
@@ -49,7 +50,7 @@ class FineTuneCurves(RunCurves):
     def _titles(self) -> dict[str, str]:
         if self.task == "preference":
             return {"loss": "DPO loss: training (line) and held-out pairs (dots)",
-                    "margin": "Reward margin β·(chosen − rejected log-ratio)",
+                    "margin": "Reward margin β·(chosen − rejected log-ratio): training (line), held-out (dots)",
                     "metric": "Preference accuracy (share of pairs with a positive margin)"}
         return {"loss": "Loss: training (line) and validation (dots)", "metric": f"Validation {self.metric_name}"}
 

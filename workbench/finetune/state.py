@@ -62,27 +62,26 @@ class RunResult:
         return lines
 
     def preference_lines(self) -> list[str]:
-        """A preference run's held-out results in words (nothing for other tasks): the model's own choice before
-        and after, DPO's reward accuracy and margin, and the choice per category."""
+        """A preference run's held-out results in two short lines (nothing for other tasks): how often the model
+        itself gives the chosen answer the higher probability before and after, DPO's reward accuracy and margin
+        (relative to the reference), then the same choice per category."""
         before, after = self.summary.get("before"), self.summary.get("after")
         validation = self.summary.get("validation") or {}
         if not isinstance(before, dict) or not isinstance(after, dict):
             return []
-        lines = [f"Held-out pairs: the model gives the chosen answer the higher probability in "
-                 f"{_percent(before.get('preference_accuracy'))} before and {_percent(after.get('preference_accuracy'))} "
-                 f"after tuning (mean log-probability margin {_number(before.get('logp_margin'))} → "
-                 f"{_number(after.get('logp_margin'))})."]
+        line = (f"Held-out pairs: chosen answer preferred {_percent(before.get('preference_accuracy'))} before → "
+                f"{_percent(after.get('preference_accuracy'))} after (mean log-probability margin "
+                f"{_number(before.get('logp_margin'))} → {_number(after.get('logp_margin'))})")
         if validation.get("preference_accuracy") is not None:
-            lines.append(f"DPO's reward accuracy {_percent(validation.get('preference_accuracy'))} (the share of pairs "
-                         f"the tuning moved towards the chosen answer, relative to the reference), reward margin "
-                         f"{_number(validation.get('reward_margin'))}, loss {_number(validation.get('loss'))} "
-                         f"(log 2 = 0.693 at the start).")
+            line += (f"; DPO reward accuracy {_percent(validation.get('preference_accuracy'))}, reward margin "
+                     f"{_number(validation.get('reward_margin'))}, loss {_number(validation.get('loss'))}")
+        lines = [line + "."]
         categories = after.get("categories") or {}
         if categories:
             old = before.get("categories") or {}
             lines.append("By category: " + "; ".join(
                 f"{name} {_percent((old.get(name) or {}).get('preference_accuracy'))} → "
-                f"{_percent(values.get('preference_accuracy'))}" for name, values in categories.items()))
+                f"{_percent(values.get('preference_accuracy'))}" for name, values in categories.items()) + ".")
         return lines
 
     def bench_row(self, task: str) -> dict[str, Any]:
