@@ -5,7 +5,8 @@ the files do not change). Every label follows from the text alone:
 - paraphrase.tsv   pair classification: sentence2 restates sentence1 (yes) or changes one fact (no);
 - entities.conll   token classification: PER / LOC / ORG names from lists, tagged BIO;
 - qa.json          extractive QA: short biographies, questions whose answers are spans of them;
-- passive.tsv      seq2seq: an active sentence and its passive rewrite.
+- passive.tsv      seq2seq: an active sentence and its passive rewrite;
+- preference.jsonl preference pairs (and preference_validation.jsonl): engine.preference.course_data.
 
 Usage: python scripts/make_finetune_demo.py
 """
@@ -154,6 +155,9 @@ def main() -> None:
             handle.write("".join(f"{word}\t{tag}\n" for word, tag in sentence) + "\n")
     (OUT / "qa.json").write_text(json.dumps(qa(random.Random(4)), indent=1) + "\n", encoding="utf-8")
     write_table(OUT / "passive.tsv", passive(random.Random(5)))
+    from engine.preference.course_data import write_course_pairs  # preference.jsonl and its held-out phrasings
+
+    write_course_pairs(OUT)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py and, for preference
-tuning, scripts/make_preference_demo.py)."""
+tuning, engine/preference/course_data.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ DEMO_FILES = {
     "seq2seq": "passive.tsv",
     "preference": "preference.jsonl",
 }
-# tasks whose demo set has its own held-out file (scripts/make_preference_demo.py: phrasings never trained on)
+# tasks whose demo set has its own held-out file (engine.preference.course_data: phrasings never trained on)
 DEMO_VALIDATION_FILES = {"preference": "preference_validation.jsonl"}
 
 

@@ -1,5 +1,5 @@
-"""Writes the offline preference-tuning demo sets into engine/finetune/data/ (deterministic: run it again and the
-files do not change).
+"""The course preference pairs shipped in engine/finetune/data/ (deterministic: written again, the files do not
+change; ``python -m engine.preference.course_data``, or scripts/make_finetune_demo.py with the other demo sets).
 
 Each record is ``{prompt, chosen, rejected, category}``: a question with a checkable answer, the correct answer as
 ``chosen`` and a wrong one as ``rejected`` (half of them of the same kind, "The sky is green.", half of another
@@ -14,7 +14,7 @@ phrasings:
 A model that learns from the pairs which answer goes with which fact prefers the correct answer on the held-out
 phrasings too; one that only learnt the training prompts does not.
 
-Usage: python scripts/make_preference_demo.py
+Usage: python -m engine.preference.course_data
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import json
 import random
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "engine" / "finetune" / "data"
+OUT = Path(__file__).resolve().parents[1] / "finetune" / "data"
+TRAIN_FILE, VALIDATION_FILE = "preference.jsonl", "preference_validation.jsonl"
 
 FACTS = {
     "colour": {"the sky": "blue", "grass": "green", "snow": "white", "coal": "black", "blood": "red",
@@ -103,14 +104,18 @@ def _write(path: Path, rows: list[dict[str, str]]) -> None:
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {path} ({len(rows)} pairs)")
+
+
+def write_course_pairs(folder: Path) -> None:
+    """Write both files into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    train, held = records()
+    _write(folder / TRAIN_FILE, train)
+    _write(folder / VALIDATION_FILE, held)
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    train, held = records()
-    _write(OUT / "preference.jsonl", train)
-    _write(OUT / "preference_validation.jsonl", held)
+    write_course_pairs(OUT)
 
 
 if __name__ == "__main__":
