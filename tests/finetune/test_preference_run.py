@@ -47,7 +47,7 @@ def dpo_run(tmp_path_factory, tiny_models):
     out = root / "out"
     code, printed, err = _cli(
         ["finetune", str(tiny_models["gpt2"]), "--task", "preference", "--train", str(train), "--validation",
-         str(validation), "--method", "full", "--lr", "5e-3", "--beta", str(BETA), "--epochs", "3",
+         str(validation), "--method", "full", "--lr", "8e-3", "--beta", str(BETA), "--epochs", "2",
          "--batch-size", "16", "--max-length", "64", "--train-setting", "threads=1", "--out", str(out), "--json"],
         root / "home")
     assert code == 0, err
@@ -120,13 +120,13 @@ def test_the_reported_metrics_are_the_formula_on_the_saved_model_and_its_base(dp
 def test_the_tiny_gpt_learns_to_prefer_the_correct_answers_on_held_out_phrasings(dpo_run):
     printed, *_ = dpo_run
     before, after = printed["before"], printed["after"]
-    # measured (tiny GPT-2, 30 steps, 20 held-out pairs): mean log-probability margin 0.90 -> 5.15, the model's own
-    # choice 40% -> 60%, DPO's reward accuracy 75%, loss 0.693 -> 0.537; the thresholds leave room for another
-    # CPU's rounding (a margin of ~1.2 nats, two pairs of accuracy)
-    assert after["logp_margin"] > before["logp_margin"] + 3.0
+    # measured (tiny GPT-2, 20 steps, 20 held-out pairs): mean log-probability margin 0.90 -> 3.39, the model's own
+    # choice 40% -> 65%, DPO's reward accuracy 80%, loss 0.693 -> 0.587; the thresholds leave room for another
+    # CPU's rounding (a margin of ~1 nat, three pairs of accuracy)
+    assert after["logp_margin"] > before["logp_margin"] + 1.5
     assert after["preference_accuracy"] > before["preference_accuracy"]
     assert printed["validation"]["preference_accuracy"] >= 0.65
-    assert printed["validation"]["loss"] < 0.6
+    assert printed["validation"]["loss"] < 0.65
 
 
 def test_a_run_starts_from_an_earlier_runs_folder_with_its_template(dpo_run, tmp_path, tiny_models):
