@@ -35,6 +35,7 @@ from engine.finetune.job import (
 )
 from engine.finetune.validation import ValidationReport
 from engine.instruct.template import ChatTemplate
+from engine.preference.answer import model_window
 from engine.preference.data import PreferencePair
 from engine.preference.dpo import dpo_terms
 from engine.preference.encoding import EncodedPairs, collate_pairs, encode_pairs, pair_count
@@ -147,6 +148,10 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     if not data.train or not data.validation:
         raise WorkbenchError("preference tuning needs at least one training and one validation pair")
     encoder_decoder = bool(getattr(getattr(model, "config", None), "is_encoder_decoder", False))
+    window = model_window(model)
+    if window is not None and settings.max_length > window:  # a longer row would run past the position embeddings
+        yield Progress(0, 0, f"max length {settings.max_length} is more than the model's window: {window} used")
+        settings = dataclasses.replace(settings, max_length=window)
     torch.manual_seed(settings.seed)
     yield Progress(0, 0, f"applying {method.name} to the language model")
     prepared = method.apply(model, method_config, TASK)

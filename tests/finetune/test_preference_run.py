@@ -237,3 +237,23 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
     assert len(shown) == 20 and {row[1] for row in shown} <= {p["chosen"] for p in read_pairs(validation)}
     view.curves.clear("seq-cls")
     assert not view.curves.plots["margin"].isVisible()
+
+
+def test_predict_answers_greedily_through_the_runs_template(dpo_run, tiny_models):
+    from engine.finetune.saved import predict
+    from tests.support.preference_reference import hand_ids
+    from workbench.finetune.run import open_output
+
+    printed, out, *_ = dpo_run
+    tuned = open_output(out)
+    found = predict(tuned, "What colour is snow?")
+    assert found["task"] == "preference" and found["template"] == "plain"
+    ids, _ = hand_ids(tuned.tokenizer, "What colour is snow?", "")
+    eos, new = tuned.tokenizer.eos_token_id, []
+    with torch.no_grad():  # greedy by hand: the window is 64, so at most 32 new tokens after the prompt
+        while len(new) < 32:
+            token = int(tuned.model(input_ids=torch.tensor([ids + new])).logits[0, -1].argmax())
+            if token == eos:
+                break
+            new.append(token)
+    assert found["text"] == tuned.tokenizer.decode(new, skip_special_tokens=True).strip()
