@@ -91,10 +91,6 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
         raise WorkbenchError("the text is empty")
     task, max_length = tuned.task, int(tuned.manifest["max_length"])
     model, tokenizer = tuned.model, tuned.tokenizer
-    if task == "preference":  # the tuned language model answers the prompt through the run's chat template
-        from engine.preference.answer import answer
-
-        return {"task": task, **answer(model, tokenizer, tuned.manifest, text)}
     if task == "seq-cls":
         found = inference.classify(model, tokenizer, [(text, text2)], tuned.labels, max_length)[0]
         return {"task": task, **found}

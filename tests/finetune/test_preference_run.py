@@ -240,14 +240,15 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
 
 
 def test_predict_answers_greedily_through_the_runs_template(dpo_run, tiny_models):
-    from engine.finetune.saved import predict
     from tests.support.preference_reference import hand_ids
     from workbench.finetune.run import open_output
 
-    printed, out, *_ = dpo_run
-    tuned = open_output(out)
-    found = predict(tuned, "What colour is snow?")
+    printed, out, home, *_ = dpo_run
+    code, text, err = _cli(["predict", str(out), "--text", "What colour is snow?", "--json"], home)
+    assert code == 0, err
+    found = json.loads(text)
     assert found["task"] == "preference" and found["template"] == "plain"
+    tuned = open_output(out)
     ids, _ = hand_ids(tuned.tokenizer, "What colour is snow?", "")
     eos, new = tuned.tokenizer.eos_token_id, []
     with torch.no_grad():  # greedy by hand: the window is 64, so at most 32 new tokens after the prompt

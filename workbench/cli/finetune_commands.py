@@ -195,7 +195,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from engine.finetune.saved import predict
     from workbench.finetune.run import open_output
 
-    result = predict(open_output(args.folder), args.text, text2=args.text2, context=args.context)
+    tuned = open_output(args.folder)
+    if tuned.task == "preference":  # the tuned language model answers through the run's chat template
+        from engine.preference.answer import answer
+
+        result = {"task": tuned.task, **answer(tuned.model, tuned.tokenizer, tuned.manifest, args.text)}
+    else:
+        result = predict(tuned, args.text, text2=args.text2, context=args.context)
     if args.json:
         print_json(result)
     elif result["task"] == "seq-cls":
