@@ -8,7 +8,8 @@ the files do not change). Every label follows from the text alone:
 - passive.tsv      seq2seq: an active sentence and its passive rewrite;
 - similarity.tsv   sentence embedding: scored pairs in STS-B's layout (scripts/make_similarity_demo.py);
 - instruct_train.jsonl, instruct_heldout.jsonl   instruction tuning: six categories with checkable answers
-  (engine.instruct.course_data).
+  (engine.instruct.course_data);
+- preference.jsonl preference pairs (and preference_validation.jsonl): engine.preference.course_data.
 
 Usage: python scripts/make_finetune_demo.py
 """
@@ -163,6 +164,9 @@ def main() -> None:
     from engine.instruct.course_data import write_course_files  # instruct's demonstrations (issue 33)
 
     write_course_files(OUT)
+    from engine.preference.course_data import write_course_pairs  # preference.jsonl and its held-out phrasings
+
+    write_course_pairs(OUT)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py)."""
+"""The offline demo sets shipped with the engine (written by scripts/make_finetune_demo.py and, for preference
+tuning, engine/preference/course_data.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ DEMO_FILES = {
     "seq2seq": "passive.tsv",
     "sentence-embedding": "similarity.tsv",  # scripts/make_similarity_demo.py: STS-B's layout, scores 0-5
     "instruct": "instruct_train.jsonl",  # held-out prompts: instruct_heldout.jsonl (engine.instruct.course_data)
+    "preference": "preference.jsonl",
 }
+# tasks whose demo set has its own held-out file (engine.preference.course_data: phrasings never trained on)
+DEMO_VALIDATION_FILES = {"preference": "preference_validation.jsonl", "instruct": "instruct_heldout.jsonl"}
 
 
 def demo_path(task: str) -> Path:
@@ -25,3 +29,9 @@ def demo_path(task: str) -> Path:
     if task not in DEMO_FILES:
         raise WorkbenchError(f"no demo set for task {task!r}; choose one of {', '.join(DEMO_FILES)}")
     return DATA / DEMO_FILES[task]
+
+
+def demo_validation_path(task: str) -> Path | None:
+    """The held-out file of ``task``'s demo set, or None when it has none (10% of the demo file is held out)."""
+    name = DEMO_VALIDATION_FILES.get(task)
+    return DATA / name if name else None

@@ -6,15 +6,15 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 
 from __future__ import annotations
 
-TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding", "instruct")
+TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding", "instruct", "preference")
 # What a method that declares no tasks supports (FineTuneMethod's default). The tasks added since (the sentence
-# task, instruct) are declared by name in each method's ``tasks``, so a plugin written before them never claims one
+# task, instruct, preference) are declared by name in each method's ``tasks``, so a plugin written before them never claims one
 # it was not tried on.
 CLASSIC_TASKS = ("seq-cls", "token-cls", "qa", "seq2seq")
 # The task the S-BERT recipe trains (issue 32): no head, a pooled sentence vector trained by a similarity loss.
 SENTENCE_TASK = "sentence-embedding"
 # The tasks the plugin API's ``TASKS`` names (API 2.2 and before): the classic four, so a method that declares "all
-# tasks" with it gains neither the sentence task nor instruct.
+# tasks" with it gains none of the newer tasks.
 HEAD_TASKS = CLASSIC_TASKS
 # The sentence task's losses (engine.finetune.sentence.losses) and poolings.
 SENTENCE_LOSSES = ("triplet", "cosine", "cosent", "mnrl")
@@ -37,7 +37,8 @@ SITES = (
 )
 
 # The metric each task is ranked by.
-PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL", "instruct": "rougeL"}
+PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq": "rougeL", "instruct": "rougeL",
+                  "preference": "preference_accuracy"}
 PRIMARY_METRIC[SENTENCE_TASK] = "spearman"  # of the validation pairs' cosines against their gold scores
 
 # LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).

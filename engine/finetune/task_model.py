@@ -22,10 +22,12 @@ HEAD_CLASSES = {
     "seq2seq": "AutoModelForSeq2SeqLM",
     "sentence-embedding": "AutoModel",  # no head: the encoder's pooled token vectors are the output
     "instruct": "AutoModelForCausalLM",  # an encoder-decoder base: AutoModelForSeq2SeqLM (head_class)
+    "preference": "AutoModelForCausalLM",  # the language model itself (its own LM head), tuned by DPO
 }
 TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
               "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation",
-              "sentence-embedding": "sentence embedding", "instruct": "instruction following (a language-model head)"}
+              "sentence-embedding": "sentence embedding", "instruct": "instruction following (a language-model head)",
+              "preference": "preference tuning (DPO)"}
 
 
 def _config(folder: Path) -> Any:
@@ -57,6 +59,14 @@ def check_task_support(folder: str | Path, task: str) -> None:
     if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is not an encoder-decoder; "
                              f"sequence-to-sequence needs a BART or T5 base")
+    if task == "preference" and getattr(config, "is_encoder_decoder", False):
+        raise WorkbenchError(f"preference tuning takes a decoder (GPT-2, Llama-style), not an encoder-decoder "
+                             f"({kind}, {folder})")
+    architectures = list(getattr(config, "architectures", None) or [])
+    if task == "preference" and architectures and not any(a.endswith(("ForCausalLM", "LMHeadModel"))
+                                                          for a in architectures):
+        raise WorkbenchError(f"preference tuning takes a decoder language model (GPT-2, Llama-style); {folder} "
+                             f"holds a {', '.join(architectures)}")
     if task == "sentence-embedding" and getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is an encoder-decoder; sentence embedding trains an "
                              f"encoder (BERT, MiniLM, RoBERTa) or a decoder with mean pooling")

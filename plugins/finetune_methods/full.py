@@ -24,7 +24,7 @@ class FullFineTuning(FineTuneMethod):
     title = "Full fine-tuning"
     description = "Every weight of the model and the new task head trains; the saved model is a whole copy."
     Config = FullConfig
-    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct"))  # the newer tasks declared by name
+    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct", "preference"))  # the newer tasks by name
     default_lr = 3e-5
     lr_reason = ("All pretrained weights move, so a small step (2e-5 to 5e-5, Devlin et al. 2019) keeps them "
                  "near what pre-training found instead of overwriting it.")

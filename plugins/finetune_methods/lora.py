@@ -36,7 +36,7 @@ class LoRA(PeftIO, FineTuneMethod):
     description = ("Each chosen weight matrix W₀ stays frozen and gains a trained low-rank update (α/r)·B·A; "
                    "B starts at zero, so training starts from the base model. Can be merged into W₀.")
     Config = LoRAConfig
-    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct"))  # the newer tasks declared by name
+    tasks = frozenset((*CLASSIC_TASKS, SENTENCE_TASK, "instruct", "preference"))  # the newer tasks by name
     default_lr = 1e-3
     lr_reason = ("The update starts at zero and has few parameters, so it needs steps an order of magnitude "
                  "larger than full fine-tuning (Hu et al. used 2e-4 to 5e-4 on RoBERTa; 1e-3 trains faster "

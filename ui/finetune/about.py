@@ -23,6 +23,14 @@ attaches inside a transformer block. Each method brings its own learning rate: s
 (~2e-5), about a hundred times larger for the added modules. He et al. (2022) find the methods on par with
 full fine-tuning on classification at 0.1&ndash;1% of the parameters, but behind on generation tasks at
 those budgets.</p>
+<p><b>Preference tuning (DPO)</b>, the lecture's step after instruction tuning (Rafailov et al. 2023): pairs of a
+prompt with a <i>chosen</i> and a <i>rejected</i> answer teach a language model to prefer the first, with no reward
+model: the loss is &minus;log&nbsp;&sigma;(&beta;&middot;[(log&nbsp;&pi;(chosen) &minus; log&nbsp;&pi;<sub>ref</sub>(chosen)) &minus;
+(log&nbsp;&pi;(rejected) &minus; log&nbsp;&pi;<sub>ref</sub>(rejected))]), each log-probability summed over the answer's
+tokens; the reference &pi;<sub>ref</sub> is the model as it started (a frozen copy, or for LoRA the same model with the
+adapter switched off). The curves show the loss (log&nbsp;2 at the start), the reward margin and the share of pairs
+with a positive margin; after the run, how often the model itself prefers the chosen answer on held-out pairs,
+before and after, per category.</p>
 <p><b>Bench</b>: tick several methods and run them one after another on the same task; the table compares
 trainable share, best validation metric, time, peak memory and the size of the saved adapter.
 <b>Before/after</b>: per layer, linear CKA (Kornblith et al. 2019) and mean cosine between the base and the

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import WorkbenchError
-from engine.finetune.demo import DATA, demo_path
+from engine.finetune.demo import demo_path, demo_validation_path
 from engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
 from ui import theme
 from ui.finetune.attachment_diagram import AttachmentDiagram
@@ -45,12 +45,12 @@ TASK_TITLES = {
     "seq2seq": "Sequence to sequence",
     "sentence-embedding": "Sentence embedding (S-BERT)",
     "instruct": "Instruction tuning (loss on the answers)",
+    "preference": "Preference tuning (DPO)",
 }
 LOSS_TITLES = {"": "by the data (cosine for scored pairs, triplet for triplets)",
                "cosine": "cosine: cos(u, v) regressed to score / max", "cosent": "CoSENT: ranks the pairs by score",
                "triplet": "triplet: max(‖a − p‖ − ‖a − n‖ + ε, 0)", "mnrl": "in-batch negatives (MNRL)"}
 POOLING_TITLES = {"mean": "mean of the tokens", "cls": "first token ([CLS])", "max": "maximum over the tokens"}
-HELD_OUT_DEMO = DATA / "instruct_heldout.jsonl"
 MIN_COMBO_CHARS = 16  # characters, not pixels
 FILE_FILTER = "Task files (*.tsv *.csv *.jsonl *.json *.conll *.txt);;All files (*)"
 
@@ -107,6 +107,14 @@ class FineTuneForm(QWidget):
         self.batch_spin.setRange(1, 4096)
         self.length_spin.setRange(8, 8192)
         self.seed_spin.setRange(0, 2**31 - 1)
+        self.beta_spin = QDoubleSpinBox()  # preference tuning's β (shown for that task only)
+        self.beta_spin.setDecimals(3)
+        self.beta_spin.setRange(0.001, 10.0)
+        self.beta_spin.setSingleStep(0.05)
+        self.beta_spin.setToolTip("DPO's β: the loss is −log σ(β·[(log π(chosen) − log π_ref(chosen)) − "
+                                  "(log π(rejected) − log π_ref(rejected))]); a small β lets the model move further "
+                                  "from the reference (Rafailov et al. 2023 used 0.1 to 0.5)")
+        self.beta_label = QLabel("β (DPO)")
         for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
@@ -158,6 +166,7 @@ class FineTuneForm(QWidget):
         self.loss_combo.currentIndexChanged.connect(self._sentence_edited)
         self.pooling_combo.currentIndexChanged.connect(self._sentence_edited)
         self.margin_spin.valueChanged.connect(self._sentence_edited)
+        self.beta_spin.valueChanged.connect(lambda v: self._set(beta=float(v), recount=False))
         ctx.model_changed.connect(lambda *_: self._model_changed())
 
     def _build_layout(self) -> None:
@@ -180,6 +189,7 @@ class FineTuneForm(QWidget):
         form.addRow("Method", self.method_combo)
         form.addRow(self.method_help)
         form.addRow(self.config_form)
+        form.addRow(self.beta_label, self.beta_spin)
         form.addRow("Learning rate", self.lr_spin)
         form.addRow(self.lr_reason)
         schedule = QGridLayout()
@@ -213,6 +223,8 @@ class FineTuneForm(QWidget):
         self.seed_spin.setValue(s.seed)
         self.loss_combo.setCurrentIndex(max(0, self.loss_combo.findData(s.loss or "")))
         self.pooling_combo.setCurrentIndex(max(0, self.pooling_combo.findData(s.pooling or "mean")))
+        self.beta_spin.setValue(s.beta)
+        self._show_task_rows()
         self._show_sentence_box()
         method = s.method if s.method in self.methods else next(iter(self.methods), None)
         if method is not None:
@@ -343,14 +355,13 @@ class FineTuneForm(QWidget):
         if not self.state.train or self.state.train == old_demo:  # keep a file the user chose
             changes["train"] = self._demo(task)
             self.train_edit.setText(changes["train"])
-        held_out = str(HELD_OUT_DEMO)  # instruct's demo comes with its held-out prompts (new words, numbers)
-        if task == "instruct" and not self.state.validation and changes.get("train") == self._demo(task):
-            changes["validation"] = held_out
-        elif task != "instruct" and self.state.validation == held_out:
-            changes["validation"] = ""
-        if "validation" in changes:
+        old_held = demo_validation_path(self.state.task)
+        if not self.state.validation or (old_held is not None and self.state.validation == str(old_held)):
+            held = demo_validation_path(task)  # a demo set with its own held-out file brings it along
+            changes["validation"] = str(held) if held is not None and changes.get("train") else ""
             self.validation_edit.setText(changes["validation"])
         self._set(**changes)
+        self._show_task_rows()
         self._show_method_help()
         self._show_sentence_box()
 
@@ -365,6 +376,12 @@ class FineTuneForm(QWidget):
         self._set(loss=loss, pooling=None if pooling == "mean" else pooling,
                   margin=None if abs(margin - TRIPLET_MARGIN) < 1e-12 else margin, recount=False)
         self._show_sentence_box()
+
+    def _show_task_rows(self) -> None:
+        """The task's own settings show for that task only (β for preference tuning)."""
+        preference = self.state.task == "preference"
+        self.beta_label.setVisible(preference)
+        self.beta_spin.setVisible(preference)
 
     def _show_method_help(self) -> None:
         method = self.method()

@@ -67,6 +67,7 @@ class FineTuneView(QWidget):
         self.last_progress: RunProgress | None = None
         self._bench_running = False
         self._cancelling = False
+        self.start_folder = ""  # preference tuning: a run's output folder to start from (start_from_last_run)
 
         self.message_bar = MessageBar()
         self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
@@ -374,7 +375,7 @@ class FineTuneView(QWidget):
 
     # ------------------------------------------------------ presets and workspaces
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
-    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show", "method", "template", "lr"})
+    preset_settings = frozenset({"task", "epochs", "seed", "methods", "show", "method", "template", "lr", "start"})
 
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``task``, ``epochs``, ``seed`` (the form), ``method`` and ``lr`` (the
@@ -382,7 +383,9 @@ class FineTuneView(QWidget):
         ``show``: ``parameters`` (the bench counts what each ticked method trains) or ``curves`` (the bench runs
         them, unless it already has their results; their curves overlaid); for the instruct task ``data`` and
         ``trained`` (the Instruct page: the template and one example's trained tokens) or ``before_after`` (the
-        form's method trains unless an instruct run finished, then the held-out answers before and after)."""
+        form's method trains unless an instruct run finished, then the held-out answers before and after), ``margin``
+        (preference tuning: the form's run trains unless one finished; its DPO curves and before/after);
+        ``start``: ``last_run`` makes preference tuning start from the tab's last instruct run."""
         self.ensure_methods()
         self.form.set_values(task=settings.get("task"), epochs=settings.get("epochs"), seed=settings.get("seed"))
         if "method" in settings:
@@ -399,14 +402,23 @@ class FineTuneView(QWidget):
             if unknown:
                 raise WorkbenchError(f"no fine-tuning method {', '.join(map(repr, unknown))} is available")
             self.bench.set_ticked(list(settings["methods"]))
+        if "start" in settings:  # preference tuning may start from the tab's last instruct (or preference) run
+            self.start_from_last_run(settings["start"] == "last_run")
         show = settings.get("show")
         if show is None:
             return
         if show in INSTRUCT_SHOWS:
             self._show_instruct(show)
             return
+        if show == "margin":  # preference tuning: the DPO run's loss, reward margin and accuracy; before/after
+            self.tabs.setCurrentIndex(0)
+            self.form_button.setChecked(False)
+            done = any(r.summary.get("task") == "preference" for r in self.state.results.values())
+            if not done and not self.active:
+                self.start_run()
+            return
         if show not in ("parameters", "curves"):
-            raise ValueError(f"show must be parameters, curves, {', '.join(INSTRUCT_SHOWS)}, not {show!r}")
+            raise ValueError(f"show must be parameters, curves, margin, {', '.join(INSTRUCT_SHOWS)}, not {show!r}")
         self.tabs.setCurrentWidget(self.bench_page)
         self.form_button.setChecked(False)  # the bench is what a class sees: the form folds away (Form shows it)
         if show == "parameters":
@@ -429,6 +441,19 @@ class FineTuneView(QWidget):
             self.instruct.show_before_after(last.summary)
         elif not self.active:
             self.start_run()
+
+    def start_from_last_run(self, on: bool = True) -> str:
+        """Preference tuning starts from the output folder of this tab's last finished instruct or preference run
+        (DPO after instruction tuning) instead of the loaded model; returns that folder ("" when none or off)."""
+        runs = [r for r in self.state.results.values() if r.summary.get("task") in ("instruct", "preference")]
+        self.start_folder = runs[-1].out_dir if on and runs else ""
+        return self.start_folder
+
+    def _start_model(self, loaded: Any) -> str:
+        """What a run starts from: the loaded model, or (preference tuning) the run folder chosen to start from."""
+        if self.state.task == "preference" and self.start_folder and Path(self.start_folder).is_dir():
+            return self.start_folder
+        return loaded.info.spec
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """What a workspace keeps: the task, epochs, seed and the ticked bench methods (runs stay in the run
@@ -457,7 +482,7 @@ class FineTuneView(QWidget):
             if method_name == self.state.method and self.form.config_form.config() is None:
                 raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
             out_dir = str(default_out_dir("finetune", method_name, time_first=True))
-            spec = self.state.spec(loaded.info.spec, out_dir, method=method_name)
+            spec = self.state.spec(self._start_model(loaded), out_dir, method=method_name)
             run_id = submit_finetune(self.services.lane, spec)
         except WorkbenchError as exc:
             self.message_bar.show_error(str(exc), source="start")
@@ -469,7 +494,8 @@ class FineTuneView(QWidget):
         self.state.submitted(run_id, method_name)
         for curves in (self.curves, self.bench.curves) if self._bench_running else (self.curves,):
             curves.add_run(run_id, method_name)
-        self.title_label.setText(f"Run #{run_id}: {spec.title()}")
+        start = f" from …/{Path(spec.model).name}" if spec.model != loaded.info.spec else ""  # a run's folder
+        self.title_label.setText(f"Run #{run_id}: {spec.title()}{start}")
         self.status_label.setText("Starting a process: loading the model and reading the data come first…")
         self.progress_bar.setRange(0, 0)
         self.follower.follow(run_id, 0)

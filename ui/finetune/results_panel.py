@@ -1,8 +1,10 @@
 """A finished run's validation results: the confusion matrix (classification) and the predictions table.
 
 The table lists every validation example (text, gold, predicted,
-confidence), wrong predictions first and each group by falling confidence,
-so the most confident mistakes are on top; wrong rows are tinted. Clicking a
+confidence; a preference run: the prompt, the chosen answer, the answer the tuned model gives the higher
+probability, and σ of that log-probability difference), wrong predictions first and each group by falling confidence,
+so the most confident mistakes are on top; wrong rows are tinted. Above it, a preference run says how often the
+model preferred the chosen answer on the held-out pairs before and after tuning, and per category. Clicking a
 header sorts by that column. For a sequence classifier, Explain under the table
 (``ui.widgets.attribution_panel``) attributes the selected row's predicted label to
 its input tokens (``workbench.attribution.jobs.run_label_job``: the run's model reloaded
@@ -60,9 +62,19 @@ class ResultsPanel(QWidget):
         self.data_note = QLabel()  # what reading the data files kept and skipped
         self.data_note.setObjectName("summary")
         self.data_note.setWordWrap(True)
+        self.preference_note = QLabel()  # a preference run: held-out accuracy before/after, per category
+        self.preference_note.setObjectName("summary")
+        self.preference_note.setWordWrap(True)
+        self.preference_note.setToolTip(
+            "Preferred: the model itself gives the chosen answer a higher log-probability than the rejected one "
+            "(before: the starting model, the reference; after: the tuned model). DPO's reward accuracy: the share "
+            "of pairs whose margin β·[(log π − log π_ref)(chosen) − (log π − log π_ref)(rejected)] is positive, "
+            "i.e. that tuning moved towards the chosen answer; it is 0 at step 0, where π = π_ref. The loss starts "
+            "at log 2 = 0.693.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.data_note)
+        layout.addWidget(self.preference_note)
         layout.addWidget(splitter)
         self.explain = AttributionPanel("the selected row's predicted label", foil="label")
         layout.addWidget(self.explain)
@@ -86,6 +98,9 @@ class ResultsPanel(QWidget):
         lines = result.data_lines() if result is not None else []
         self.data_note.setText("; ".join(lines))
         self.data_note.setVisible(bool(lines))
+        preference = result.preference_lines() if result is not None else []
+        self.preference_note.setText("\n".join(preference))
+        self.preference_note.setVisible(bool(preference))
 
     def explainable(self) -> bool:
         """Whether the shown run is a sequence classifier (whose labels Explain attributes)."""

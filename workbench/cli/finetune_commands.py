@@ -88,6 +88,8 @@ def register(sub: Any) -> None:
     ft.add_argument("--template", metavar="auto|plain|FILE",
                     help="instruct: the chat template: the model's own (auto; the plain one when it has none, said), "
                          "plain (### Instruction / ### Response), or a Jinja template file (default auto)")
+    ft.add_argument("--beta", type=float, metavar="BETA",
+                    help="--task preference: DPO's beta, how far the model may move from the reference (default 0.1)")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -149,7 +151,8 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
                 ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
                 ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
-                ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"))
+                ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"),
+                ("beta", "--beta"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -197,7 +200,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
                         seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
-                        loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto")
+                        loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto",
+                        beta=getattr(args, "beta", None))
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
@@ -218,6 +222,9 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if isinstance(v, (int, float)))
     if summary.get("task") == "instruct":
         _say_instruct(summary)
+    if summary.get("before") and summary.get("after"):  # preference: the model's own choice on held-out pairs
+        shown += (f"; chosen answer preferred on {summary['before']['preference_accuracy']:.0%} of held-out pairs "
+                  f"before, {summary['after']['preference_accuracy']:.0%} after")
     print(f"run {summary['run_id']}: {summary['method']} on {summary['task']}, {summary['trainable_parameters']:,} of "
           f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
           f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown or 'loss only'}; saved in "
@@ -245,7 +252,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from engine.finetune.saved import predict
     from workbench.finetune.run import open_output
 
-    result = predict(open_output(args.folder), args.text, text2=args.text2, context=args.context)
+    tuned = open_output(args.folder)
+    if tuned.task == "preference":  # the tuned language model answers through the run's chat template
+        from engine.preference.answer import answer
+
+        result = {"task": tuned.task, **answer(tuned.model, tuned.tokenizer, tuned.manifest, args.text)}
+    else:
+        result = predict(tuned, args.text, text2=args.text2, context=args.context)
     if args.json:
         print_json(result)
     elif result["task"] == "seq-cls":

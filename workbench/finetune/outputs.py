@@ -100,6 +100,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         summary["chat_template"] = _chat_template(data)["chat_template"]
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
+    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (engine.preference.job)
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary

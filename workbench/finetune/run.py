@@ -47,6 +47,7 @@ class Preflight:
     base_folder: Path
     data: Any  # engine.finetune.job.FineTuneData
     lr: float
+    start: Any = None  # a preference run's ``preference_start.StartingPoint``
 
 
 def _check_file(path: str | None, flag: str) -> None:
@@ -158,7 +159,14 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     _check_file(spec.validation, "--validation")
     method, config = method_and_config(spec.method, spec.method_config, spec.task)
     TrainingConfig.from_dict(dict(spec.training))
-    folder = base_folder(spec.model)
+    start = None
+    if spec.task == "preference":  # may start from an instruct run's output folder
+        from workbench.finetune.preference_start import starting_point
+
+        start = starting_point(spec.model, base_folder)
+        folder = start.folder
+    else:
+        folder = base_folder(spec.model)
     check_task_support(folder, spec.task)
     data = read_task_data(spec, folder)
     if spec.task == "instruct":
@@ -167,7 +175,7 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     lr = spec.lr if spec.lr is not None else float(method.default_lr)
     if not lr > 0:
         raise WorkbenchError(f"the learning rate must be > 0, not {lr}")
-    return Preflight(method, config, folder, data, lr)
+    return Preflight(method, config, folder, data, lr, start)
 
 
 def instruct_template(folder: Path, choice: str, data: Any) -> Any:
@@ -236,6 +244,10 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         if resume_from is None:  # a resume keeps the spec the run was started with
             (checkpoints / SPEC_FILE).write_text(json.dumps(replace(spec, resume=None).to_dict(), indent=1),
                                                  encoding="utf-8")
+    if checked.start is not None and main:  # preference: an earlier LoRA run is merged into OUT/start first
+        from workbench.finetune.preference_start import materialise
+
+        checked = replace(checked, base_folder=materialise(checked.start, out_dir, merge_output))
     tokenizer = load_task_tokenizer(checked.base_folder)
     torch.manual_seed(spec.seed)  # the fresh head's initial weights
     model = build_task_model(checked.base_folder, spec.task, checked.data.labels)
@@ -247,8 +259,19 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
             check_space_for(spec, event, model, tokenizer, len(checked.data.train))
         report(event)
 
-    result = drive(finetune_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
-                                  checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from), checked_report)
+    if spec.task == "preference":
+        from engine.preference.job import preference_job
+        from workbench.finetune.preference_start import run_template
+
+        checked.data.template = run_template(checked.start, tokenizer, getattr(spec, "template", None))
+        job = preference_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
+                             template=checked.data.template,
+                             beta=spec.preference_beta, checkpoint_dir=checkpoints, cancel=cancel,
+                             resume_from=resume_from)
+    else:
+        job = finetune_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
+                           checkpoint_dir=checkpoints, cancel=cancel, resume_from=resume_from)
+    result = drive(job, checked_report)
     if not main:  # under torchrun: rank 0 writes the outputs
         return {"rank": _rank(), "steps": result.steps}
     summary = save_outputs(spec=spec, out_dir=out_dir, base_folder=checked.base_folder, method=checked.method,

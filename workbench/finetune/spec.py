@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from engine.errors import WorkbenchError
 from engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
+from engine.preference.names import DEFAULT_BETA
 from workbench.runs.spec import RunSpec
 from workbench.versions import refuse_known_breaks
 
@@ -47,6 +48,7 @@ class FineTuneSpec(RunSpec):
     loss: str | None = None
     pooling: str | None = None
     margin: float | None = None
+    beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -63,6 +65,15 @@ class FineTuneSpec(RunSpec):
         if self.batch_size < 1 or self.max_length < 8:
             raise WorkbenchError("batch size must be >= 1 and max length >= 8")
         self._check_sentence_options()
+        if self.beta is not None and self.task != "preference":
+            raise WorkbenchError(f"--beta is preference tuning's setting (--task preference), not {self.task}'s")
+        if self.beta is not None and not self.beta > 0:
+            raise WorkbenchError(f"--beta must be > 0, not {self.beta:g}")
+
+    @property
+    def preference_beta(self) -> float:
+        """β of a preference run: the spec's, or the default 0.1."""
+        return float(self.beta) if self.beta is not None else DEFAULT_BETA
 
     def _check_sentence_options(self) -> None:
         given = [flag for flag, value in (("--loss", self.loss), ("--pooling", self.pooling),
@@ -99,6 +110,8 @@ class FineTuneSpec(RunSpec):
                   "--max-length", str(self.max_length), "--seed", str(self.seed)]
         if self.lr is not None:
             parts += ["--lr", f"{self.lr:g}"]
+        if self.task == "preference":
+            parts += ["--beta", f"{self.preference_beta:g}"]
         if self.text_columns:
             flag = "--columns" if self.task == SENTENCE_TASK else "--text-columns"
             parts += [flag, ",".join(self.text_columns)]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.finetune.names import PRIMARY_METRIC, SENTENCE_TASK
+from engine.preference.names import DEFAULT_BETA
 from workbench.finetune.spec import TASKS, FineTuneSpec
 from workbench.observable import EventGroup
 from workbench.runs.summary import read_summary
@@ -62,6 +63,29 @@ class RunResult:
             lines.append(f"{Path(str(source)).name}: {ReadReport.from_json(str(source), read).summary()}")
         return lines
 
+    def preference_lines(self) -> list[str]:
+        """A preference run's held-out results in two short lines (nothing for other tasks): how often the model
+        itself gives the chosen answer the higher probability before and after, DPO's reward accuracy and margin
+        (relative to the reference), then the same choice per category."""
+        before, after = self.summary.get("before"), self.summary.get("after")
+        validation = self.summary.get("validation") or {}
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            return []
+        line = (f"Held-out pairs: chosen answer preferred {_percent(before.get('preference_accuracy'))} before → "
+                f"{_percent(after.get('preference_accuracy'))} after (mean log-probability margin "
+                f"{_number(before.get('logp_margin'))} → {_number(after.get('logp_margin'))})")
+        if validation.get("preference_accuracy") is not None:
+            line += (f"; DPO reward accuracy {_percent(validation.get('preference_accuracy'))}, reward margin "
+                     f"{_number(validation.get('reward_margin'))}, loss {_number(validation.get('loss'))}")
+        lines = [line + "."]
+        categories = after.get("categories") or {}
+        if categories:
+            old = before.get("categories") or {}
+            lines.append("By category: " + "; ".join(
+                f"{name} {_percent((old.get(name) or {}).get('preference_accuracy'))} → "
+                f"{_percent(values.get('preference_accuracy'))}" for name, values in categories.items()) + ".")
+        return lines
+
     def bench_row(self, task: str) -> dict[str, Any]:
         name, value = self.best(task)
         s = self.summary
@@ -82,6 +106,14 @@ def bench_measures(summary: dict[str, Any]) -> dict[str, Any]:
             "checkpoint_bytes": summary.get("checkpoint_bytes", summary.get("adapter_bytes")),
             "forgetting": forgetting.get("delta"), "forgetting_objective": forgetting.get("objective") or "",
             "forgetting_note": note}
+
+
+def _percent(value: Any) -> str:
+    return f"{100 * float(value):.0f}%" if isinstance(value, (int, float)) else "?"
+
+
+def _number(value: Any) -> str:
+    return f"{float(value):.3g}" if isinstance(value, (int, float)) else "?"
 
 
 def errors_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -117,6 +149,7 @@ class FineTuneState:
         self.max_length = 128
         self.seed = 0
         self.template = "auto"  # instruct: the chat template (auto, plain or a file)
+        self.beta = DEFAULT_BETA  # preference tuning's β (used by --task preference only)
         self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
         self.queue: list[str] = []  # bench methods still to run (the running one is not in it)
@@ -154,7 +187,8 @@ class FineTuneState:
             validation=self.validation or None, method_config=dict(self.method_config) if same else {},
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
             max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
-            template=(self.template or "auto") if self.task == "instruct" else "auto", **self.sentence_options())
+            template=(self.template or "auto") if self.task == "instruct" else "auto",
+            beta=float(self.beta) if self.task == "preference" else None, **self.sentence_options())
 
     def sentence_options(self) -> dict[str, Any]:
         """The spec's loss, pooling and margin: set for the sentence task only (the margin for triplets only)."""

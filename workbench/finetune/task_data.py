@@ -28,7 +28,7 @@ def _columns(spec: FineTuneSpec) -> list[str]:
         raise WorkbenchError("--text-columns for seq2seq names the source and the target column, e.g. source,target")
     if spec.task == "sentence-embedding":
         return columns
-    if spec.task in ("token-cls", "qa", "instruct") and columns:
+    if spec.task in ("token-cls", "qa", "instruct", "preference") and columns:
         raise WorkbenchError(f"--text-columns does not apply to {spec.task} files")
     return columns
 
@@ -56,6 +56,11 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     if spec.task == "qa":
         questions = tasks.read_squad(path)
         return list(questions), [], questions.report
+    if spec.task == "preference":
+        from engine.preference.data import read_preference
+
+        pairs = read_preference(path)
+        return list(pairs), [], pairs.report
     rows = tasks.read_seq2seq(path, *columns)
     return list(rows), [], rows.report
 

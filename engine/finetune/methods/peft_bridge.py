@@ -14,7 +14,8 @@ from torch import nn
 from engine.errors import ModelFormatError, WorkbenchError
 
 PEFT_TASK_TYPES = {"seq-cls": "SEQ_CLS", "token-cls": "TOKEN_CLS", "qa": "QUESTION_ANS", "seq2seq": "SEQ_2_SEQ_LM",
-                   "sentence-embedding": "FEATURE_EXTRACTION"}
+                   "sentence-embedding": "FEATURE_EXTRACTION",
+                   "preference": "CAUSAL_LM"}
 
 
 def peft_task_type(task: str, model: nn.Module | None = None) -> str:
