@@ -90,11 +90,11 @@ def materialise(start: StartingPoint, out_dir: Path, merge_output: Any) -> Path:
 
 
 def run_template(start: StartingPoint, tokenizer: Any, choice: str | None) -> Any:
-    """The ``ChatTemplate`` of the run: ``choice`` when given (auto, plain or a file); else the earlier run's
-    stored template; else ``auto`` (the model's own, or plain, said in the template's note)."""
+    """The ``ChatTemplate`` of the run: ``choice`` when given (plain or a file); else (none, or ``auto``: the
+    spec's default) the earlier run's stored template; else the model's own, or plain, said in the template's note."""
     from engine.instruct.template import ChatTemplate, resolve_template
 
-    if choice:
+    if choice and choice != "auto":
         return resolve_template(tokenizer, choice)
     if start.template is not None:
         return ChatTemplate(start.template["text"], start.template.get("source") or "run",

@@ -60,8 +60,8 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError("name a training file (--train)")
         if self.epochs <= 0:
             raise WorkbenchError(f"epochs must be > 0, not {self.epochs}")
-        if self.task != "instruct" and (self.template or "auto") != "auto":
-            raise WorkbenchError(f"--template is for the instruct task, not {self.task}")
+        if self.task not in ("instruct", "preference") and (self.template or "auto") != "auto":
+            raise WorkbenchError(f"--template is for the instruct and preference tasks, not {self.task}")
         if self.batch_size < 1 or self.max_length < 8:
             raise WorkbenchError("batch size must be >= 1 and max length >= 8")
         self._check_sentence_options()
@@ -118,7 +118,7 @@ class FineTuneSpec(RunSpec):
         for flag, value in (("--loss", self.loss), ("--pooling", self.pooling), ("--margin", self.margin)):
             if value is not None:
                 parts += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-        if self.task == "instruct":
+        if self.task == "instruct" or (self.task == "preference" and (self.template or "auto") != "auto"):
             parts += ["--template", self.template or "auto"]
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
