@@ -6,7 +6,8 @@ when it changes incompatibly (a changed signature). A plugin declares the
 version it was written for; it is compatible when the majors are equal and
 its minor is at most this one. Version 2.0 (the first public one) passes
 ``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``;
-2.1 adds the fine-tuning method protocol and its helpers, and prompt sets; 2.2 adds ``supply_prefix``.
+2.1 adds the fine-tuning method protocol and its helpers, and prompt sets; 2.2 adds ``supply_prefix``;
+2.3 the loss-side speed levers (``causal_lm_loss``, ``masked_lm_forward``, ``linear_cross_entropy``, ``loss_levers``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "2.2"
+API_VERSION = "2.3"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
 
 

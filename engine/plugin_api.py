@@ -25,7 +25,10 @@ the task head's names, freezing, parameter counts, BitFit, bottleneck
 adapters, the feature-based model on a scalar mix, LoRA target checking, and
 saving trained weights apart from the base (ours and ``peft``'s). See
 docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-tuning model whose prefix the
-workbench hands to the model as a prefilled cache, whatever the release calls that argument.
+workbench hands to the model as a prefilled cache, whatever the release calls that argument. Since 2.3, the
+loss-side speed levers: ``causal_lm_loss`` (the head and cross-entropy in chunks of rows), ``masked_lm_forward``
+(the vocabulary head only at the labelled positions), ``linear_cross_entropy`` and ``loss_levers``/``LossLevers``
+(the training loop switches them on for its steps; elsewhere the losses are computed the plain way).
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -40,6 +43,9 @@ from engine.objectives.api import (
 )
 from engine.objectives.batching import Batch, collate, pad_rows
 from engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
+from engine.objectives.chunked_ce import linear_cross_entropy
+from engine.objectives.levers import LossLevers, loss_levers
+from engine.objectives.lm_heads import MaskedLMOutput, causal_lm_loss, masked_lm_forward
 from engine.objectives.losses import (
     causal_lm_cross_entropy, decoder_inputs_from_labels, model_device, seq2seq_denoising_loss,
     token_cross_entropy,
@@ -69,6 +75,7 @@ from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSe
 from engine.scalar_mix.module import ScalarMix
 
 __all__ = [
+    "LossLevers", "MaskedLMOutput", "causal_lm_loss", "linear_cross_entropy", "loss_levers", "masked_lm_forward",
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
     "batch_to_char_ids", "build_word_vocabulary", "split_words",
     "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",

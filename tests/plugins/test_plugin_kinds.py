@@ -117,12 +117,12 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
 
 
 @pytest.mark.parametrize("declared, ok", [
-    ("2.0", True), ("2.1", True), ("2.2", True), (2, True), ("2", True), (" 2.0 ", True), ("2.3", False), ("1", False),
+    ("2.0", True), ("2.1", True), ("2.2", True), ("2.3", True), (2, True), ("2", True), (" 2.0 ", True), ("2.4", False), ("1", False),
     (1, False),
     (3, False), (None, False), ("two", False), (True, False), ("2.0.1", False),
 ])
 def test_api_versions_are_compatible_on_the_same_major_and_an_older_minor(declared, ok):
-    assert API_VERSION == "2.2"
+    assert API_VERSION == "2.3"
     assert (api_version_problem(declared) is None) == ok
 
 
