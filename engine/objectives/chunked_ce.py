@@ -43,9 +43,7 @@ def _chunks(n: int, rows: int) -> range:
 
 
 def _chunk_logits(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
-    logits = h @ w.t()
-    if b is not None:
-        logits = logits + b.to(logits.dtype)
+    logits = h @ w.t() if b is None else torch.addmm(b.to(h.dtype), h, w.t())
     return logits.float()
 
 
@@ -82,11 +80,14 @@ class _LinearCrossEntropy(torch.autograd.Function):
                 valid = (y != IGNORE_INDEX)
                 target = y.clamp(min=0)[:, None]
                 logits = _chunk_logits(h, w, bias)
-                lse = torch.logsumexp(logits, dim=-1)
-                total += ((lse - logits.gather(1, target).squeeze(1)) * valid).sum()
-                g = logits.sub_(lse[:, None]).exp_()  # softmax, in the logits' own buffer
-                g.scatter_add_(1, target, torch.full_like(lse[:, None], -1.0))
-                g.mul_((valid.float() / count)[:, None])
+                picked = logits.gather(1, target).squeeze(1)
+                top = logits.amax(dim=1)
+                e = logits.sub_(top[:, None]).exp_()  # exp(logits - max), in the logits' own buffer
+                norm = e.sum(dim=1)
+                total += ((top + norm.log() - picked) * valid).sum()  # logsumexp - the label's logit
+                coef = valid.float() / count
+                g = e.mul_((coef / norm)[:, None])  # softmax x (scored / count): one pass
+                g.scatter_add_(1, target, -coef[:, None])  # minus the one-hot label
                 g = g.to(dtype)
                 if dtype == torch.float32 and hidden.dtype == torch.float32:  # straight into the buffers
                     torch.mm(g, w, out=grad_hidden[start:start + rows])

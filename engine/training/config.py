@@ -65,6 +65,8 @@ class TrainingConfig:
                                   "loss, less memory traffic; GPT-2-style models).")
     sparse_mlm_head: bool = _f(True, "Run a masked LM's vocabulary head only at the masked positions (the same "
                                      "loss; BERT- and RoBERTa-style models).")
+    fused_gelu: bool = _f(True, "Run GPT-2's gelu_new activation as one fused kernel (the same tanh formula, "
+                                "equal within float rounding).")
     reuse_memory: bool = _f(True, "Keep freed memory in this process for the next step instead of returning it "
                                   "to the system and page-faulting it back (glibc; restored after the run).")
 

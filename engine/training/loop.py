@@ -19,7 +19,7 @@ and reported in ``TrainingResult.speed``): the objectives' chunked causal-LM
 loss and sparse masked-LM head (``engine.objectives.levers``, on for the
 training steps and validation), ``torch.compile`` of the model body (with a
 fallback to eager), bf16 autocast where the CPU supports it natively
-(``precision``), and freed memory kept for the next step
+(``precision``), GPT-2's gelu_new as one fused kernel, and freed memory kept for the next step
 (``engine.training.allocator``). Each keeps the losses equal within float
 rounding.
 
@@ -60,7 +60,9 @@ from engine.training.allocator import page_faults, reuse_freed_memory
 from engine.training.rng_state import capture_json_rng, capture_torch_rng, restore_json_rng, restore_torch_rng
 from engine.training.sampler import SamplerFactory, SeededSampler
 from engine.training.schedule import WarmupSchedule
-from engine.training.speed import SpeedReport, body_of, compile_in_place, decide_compile, eager_stance, uncompile
+from engine.training.speed import (
+    SpeedReport, body_of, compile_in_place, decide_compile, eager_stance, fused_gelu, uncompile,
+)
 from engine.training.task import TrainingTask
 
 Event = Progress | StepMetrics | EvalMetrics | CheckpointSaved
@@ -174,8 +176,9 @@ class _Run:
 
     # -- the run ----------------------------------------------------------------------------------------------------
     def run(self, resume_from: Path | None) -> Generator[Event, None, TrainingResult]:
-        with reuse_freed_memory(self.config.reuse_memory) as reuse:
-            self.speed.memory_reuse = reuse
+        with reuse_freed_memory(self.config.reuse_memory) as reuse, \
+                fused_gelu(self.task.model, self.config.fused_gelu) as swapped:
+            self.speed.memory_reuse, self.speed.fused_gelu = reuse, swapped > 0
             return (yield from self._run(resume_from))
 
     def _run(self, resume_from: Path | None) -> Generator[Event, None, TrainingResult]:
@@ -183,8 +186,6 @@ class _Run:
         if resume_from is not None:
             self._resume(Path(resume_from))
         self.wrapped = wrap_for_data_parallel(self.modules, ctx)
-        for text in self.speed.notes:  # levers asked for and not used: said before the first step
-            yield Progress(self.step, config.steps, text)
         if self.step == 0:
             yield from self._evaluate()
         window_tokens, window_time = 0, 0.0
@@ -200,8 +201,6 @@ class _Run:
             loss, grad_norm, lr, tokens, extras = self._optimizer_step()
             dt = time.perf_counter() - t0
             segment_steps += 1
-            if compiling and not self.speed.compiled:
-                yield Progress(self.step, config.steps, self.speed.notes[-1])
             if segment_steps > 1:  # the first step allocates its buffers: page faults from the second on
                 self.speed.page_faults += page_faults() - faults0
                 self.speed.steps += 1

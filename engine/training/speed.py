@@ -4,7 +4,7 @@
 the pre-training summary's ``speed``): ``compiled``, ``chunked_loss``,
 ``sparse_mlm_head``, ``bf16`` (each whether it actually ran), plus
 ``compile_s`` (the first compiled step's extra time, kept out of tokens/s),
-``memory_reuse``, ``page_faults_per_step`` and ``notes`` (every lever asked
+``fused_gelu``, ``memory_reuse``, ``page_faults_per_step`` and ``notes`` (every lever asked
 for but not used, and why).
 
 ``torch.compile`` (``compile`` = auto/on/off) compiles the model's body in
@@ -18,6 +18,13 @@ rest of the run, repeats the failed step eagerly from the same random state,
 and says so in ``notes``. Validation always runs eagerly
 (``torch.compiler.set_stance("force_eager")``), so it never triggers a
 compile of its own.
+
+``fused_gelu``: GPT-2's ``gelu_new`` (transformers' ``NewGELUActivation``,
+five element-wise kernels forward and more backward) is swapped for
+``F.gelu(x, approximate="tanh")``, one kernel computing the same formula
+0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), for the run; the swapped
+modules have no parameters, so the state dict and the saved model are the
+same, and the originals are put back at the end.
 """
 
 from __future__ import annotations
@@ -25,9 +32,10 @@ from __future__ import annotations
 import contextlib
 import shutil
 from dataclasses import dataclass, field
-from typing import Any, ContextManager
+from typing import Any, ContextManager, Iterator
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 # Measured on the 2-core VM (tests/bench/README.md): compiling the tiny GPT-2's body took ~60-90 s and saved
@@ -79,12 +87,40 @@ def eager_stance(compiled: bool) -> ContextManager:
     return contextlib.nullcontext()
 
 
+FUSABLE_GELU = ("NewGELUActivation", "FastGELUActivation")  # transformers' tanh-GELU written out in Python
+
+
+class TanhGELU(nn.Module):
+    """The tanh approximation of GELU as one kernel (the formula of GPT-2's gelu_new)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.gelu(x, approximate="tanh")
+
+
+@contextlib.contextmanager
+def fused_gelu(model: nn.Module, enabled: bool = True) -> Iterator[int]:
+    """Inside the block, every tanh-GELU written out in Python is ``TanhGELU``; yields how many were swapped."""
+    swapped: list[tuple[nn.Module, str, nn.Module]] = []
+    if enabled:
+        for parent in list(model.modules()):
+            for name, child in list(parent.named_children()):
+                if type(child).__name__ in FUSABLE_GELU:
+                    setattr(parent, name, TanhGELU())
+                    swapped.append((parent, name, child))
+    try:
+        yield len(swapped)
+    finally:
+        for parent, name, child in swapped:
+            setattr(parent, name, child)
+
+
 @dataclass
 class SpeedReport:
     compiled: bool = False
     bf16: bool = False
     levers_ran: set = field(default_factory=set)  # loss-side levers that computed at least one training loss
     compile_s: float | None = None
+    fused_gelu: bool = False
     memory_reuse: str = "off"
     page_faults: int = 0
     steps: int = 0
@@ -98,12 +134,12 @@ class SpeedReport:
         return {
             "compiled": self.compiled, "chunked_loss": "chunked_loss" in self.levers_ran,
             "sparse_mlm_head": "sparse_mlm_head" in self.levers_ran, "bf16": self.bf16,
-            "compile_s": None if self.compile_s is None else round(self.compile_s, 2),
+            "compile_s": None if self.compile_s is None else round(self.compile_s, 2), "fused_gelu": self.fused_gelu,
             "memory_reuse": self.memory_reuse,
             "page_faults_per_step": round(self.page_faults / self.steps, 1) if self.steps else None,
             "notes": list(self.notes),
         }
 
 
-__all__ = ["AUTO_MIN_STEPS_CPU", "AUTO_MIN_STEPS_CUDA", "SpeedReport", "body_of", "compile_in_place",
-           "compiler_found", "decide_compile", "eager_stance", "uncompile"]
+__all__ = ["AUTO_MIN_STEPS_CPU", "AUTO_MIN_STEPS_CUDA", "SpeedReport", "TanhGELU", "body_of", "compile_in_place",
+           "compiler_found", "decide_compile", "eager_stance", "fused_gelu", "uncompile"]

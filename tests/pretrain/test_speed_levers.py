@@ -124,6 +124,18 @@ def test_the_clm_objective_with_the_chunked_loss_matches_transformers_own_loss(t
     assert_same(reference, fast)
 
 
+def test_the_fused_gelu_computes_gpt2s_gelu_new_and_is_put_back(tiny_gpt2_model):
+    from engine.training.speed import TanhGELU, fused_gelu
+
+    x = torch.linspace(-6, 6, 101)
+    written_out = 0.5 * x * (1.0 + torch.tanh((2.0 / torch.pi) ** 0.5 * (x + 0.044715 * x ** 3)))
+    torch.testing.assert_close(TanhGELU()(x), written_out, rtol=1e-5, atol=1e-6)
+    before = [type(block.mlp.act).__name__ for block in tiny_gpt2_model.transformer.h]
+    with fused_gelu(tiny_gpt2_model) as swapped:
+        assert swapped == 2 and all(isinstance(block.mlp.act, TanhGELU) for block in tiny_gpt2_model.transformer.h)
+    assert [type(block.mlp.act).__name__ for block in tiny_gpt2_model.transformer.h] == before == ["NewGELUActivation"] * 2
+
+
 # -- the sparse masked-LM head --------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -235,7 +247,7 @@ def tiny_lm_loss(model, heads, batch):
 
 
 def test_a_failed_compile_falls_back_to_eager_says_so_and_trains_the_same(tmp_path, monkeypatch):
-    from engine.progress import Progress, iter_with_progress
+    from engine.progress import iter_with_progress
     from engine.training import speed
     from engine.training.config import TrainingConfig
     from engine.training.loop import train
@@ -254,7 +266,6 @@ def test_a_failed_compile_falls_back_to_eager_says_so_and_trains_the_same(tmp_pa
     _, eager = run("off", tmp_path / "b")
     assert result.speed["compiled"] is False and result.speed["compile_s"] is None
     assert any("torch.compile failed" in n and "eagerly" in n for n in result.speed["notes"])
-    assert any(isinstance(e, Progress) and "torch.compile failed" in e.message for e in events)
     assert result.losses == eager.losses  # the failed step was repeated from the same random state
 
 
