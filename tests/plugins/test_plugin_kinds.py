@@ -134,7 +134,7 @@ def test_a_plugin_written_for_api_1_is_refused_before_it_is_imported(tmp_path, m
     code = (unversioned / "echo_objective.py").read_text(encoding="utf-8")
     (unversioned / "echo_objective.py").write_text(code.replace('    api_version = "2.0"\n', ""), encoding="utf-8")
     records = {r.name: r for r in discover(Settings(enabled_plugins=["old", "unversioned"]), tmp_path)}
-    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 2.2" in (
+    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 2.3" in (
         records["old"].error)
     assert not (old / "imported.marker").exists()
     assert records["unversioned"].status == "error" and "declares no usable plugin API version" in (

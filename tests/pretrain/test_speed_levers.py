@@ -333,3 +333,17 @@ def test_reusing_freed_memory_saves_the_page_faults_of_large_blocks():
         inside = faults_of_five_64mb_blocks()
     assert state == "on"
     assert inside * 2 < outside
+
+
+# -- what the CLI and the Pre-train tab say ------------------------------------------------------------------------
+
+def test_the_speed_line_names_the_levers_that_ran_and_those_that_did_not():
+    from workbench.pretrain.speed_text import describe_speed
+
+    line = describe_speed({"tokens_per_s": 12345.6, "speed": {
+        "compiled": False, "chunked_loss": True, "sparse_mlm_head": False, "bf16": False, "fused_gelu": True,
+        "memory_reuse": "on", "compile_s": None, "notes": ["bf16 was asked for, but ...: training in fp32"]}})
+    first, note = line.split("\n")
+    assert first == ("12,346 tokens/s · levers: chunked LM loss, fused GELU, memory reuse; "
+                     "not used: torch.compile, sparse MLM head, bf16")
+    assert note.endswith("training in fp32")
