@@ -60,8 +60,8 @@ def decide_compile(setting: str, steps: int, device: torch.device) -> tuple[bool
         return True, ""
     needed = AUTO_MIN_STEPS_CUDA if device.type == "cuda" else AUTO_MIN_STEPS_CPU
     if steps < needed:
-        return False, (f"torch.compile is off for a run of {steps} steps on {device.type} (compile auto: it pays "
-                       f"back its compile time from about {needed:,} steps; set compile=on to force it)")
+        return False, (f"torch.compile off: {steps} steps on {device.type} do not pay back its compile time "
+                       f"(auto compiles from {needed:,} steps; compile=on forces it)")
     return True, ""
 
 

@@ -344,6 +344,6 @@ def test_the_speed_line_names_the_levers_that_ran_and_those_that_did_not():
         "compiled": False, "chunked_loss": True, "sparse_mlm_head": False, "bf16": False, "fused_gelu": True,
         "memory_reuse": "on", "compile_s": None, "notes": ["bf16 was asked for, but ...: training in fp32"]}})
     first, note = line.split("\n")
-    assert first == ("12,346 tokens/s · levers: chunked LM loss, fused GELU, memory reuse; "
+    assert first == ("12,346 tokens/s on average · levers: chunked LM loss, fused GELU, memory reuse; "
                      "not used: torch.compile, sparse MLM head, bf16")
     assert note.endswith("training in fp32")

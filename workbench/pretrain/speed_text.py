@@ -14,12 +14,12 @@ LEVER_LABELS = (("compiled", "torch.compile"), ("chunked_loss", "chunked LM loss
 
 
 def describe_speed(summary: dict[str, Any]) -> str:
-    """E.g. "12,345 tokens/s · levers: chunked LM loss, fused GELU, memory reuse; not used: torch.compile, ..."."""
+    """E.g. "12,345 tokens/s on average · levers: chunked LM loss, fused GELU, memory reuse; not used: torch.compile, ..."."""
     speed = summary.get("speed") or {}
     parts = []
     rate = summary.get("tokens_per_s")
     if isinstance(rate, (int, float)):
-        parts.append(f"{rate:,.0f} tokens/s")
+        parts.append(f"{rate:,.0f} tokens/s on average")
     if not speed:
         return " · ".join(parts)
     used = [label for key, label in LEVER_LABELS if speed.get(key)]
