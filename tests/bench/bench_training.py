@@ -384,38 +384,43 @@ def computed_flops_per_token(layers: int, hidden: int, ffn: int, seq_len: int, v
 
 
 def run_mfu(args, result: dict) -> None:
+    """BERT-base MLM steps on CUDA; ``--mfu-dry-run``: the same code on the CPU with a 2-layer, 128-wide BERT."""
     import torch
 
-    if not torch.cuda.is_available():
+    dry = args.mfu_dry_run
+    if not dry and not torch.cuda.is_available():
         print("--mfu needs CUDA; skipped")
         return
     from transformers import BertConfig, BertForMaskedLM
 
     from engine.training.optimizer import build_adamw
 
-    name = torch.cuda.get_device_name(0)
+    device = "cpu" if dry else "cuda"
+    name = "CPU (dry run)" if dry else torch.cuda.get_device_name(0)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     peak = args.peak_tflops or next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
-    batch, seq, steps, warmup = args.mfu_batch, args.mfu_seq, 30, 5
+    batch, seq, steps, warmup = (4, 64, 3, 1) if dry else (args.mfu_batch, args.mfu_seq, 30, 5)
+    layers, hidden, ffn, heads = (2, 128, 512, 2) if dry else (12, 768, 3072, 12)
     vocab = 30522
     if args.pad_vocab:
         vocab = -(-vocab // args.pad_vocab) * args.pad_vocab
-    config = BertConfig(vocab_size=vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                        intermediate_size=3072, max_position_embeddings=seq)
+    config = BertConfig(vocab_size=vocab, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                        intermediate_size=ffn, max_position_embeddings=seq)
     torch.manual_seed(SEED)
-    model = BertForMaskedLM(config).cuda().train()
+    model = BertForMaskedLM(config).to(device).train()
     if args.compile:
         model.bert.compile()
     n_params = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    opt = build_adamw([model], lr=1e-4, weight_decay=0.01, device=torch.device("cuda"))
+    opt = build_adamw([model], lr=1e-4, weight_decay=0.01, device=torch.device(device))
     masked = max(1, round(0.15 * seq))  # the same count in every row: shapes never depend on the data
 
     def step() -> torch.Tensor:
-        ids = torch.randint(5, 30000, (batch, seq), device="cuda")
-        cols = torch.rand(batch, seq, device="cuda").topk(masked, dim=1).indices  # [B, masked]
-        rows = torch.arange(batch, device="cuda")[:, None].expand_as(cols)
+        ids = torch.randint(5, 30000, (batch, seq), device=device)
+        cols = torch.rand(batch, seq, device=device).topk(masked, dim=1).indices  # [B, masked]
+        rows = torch.arange(batch, device=device)[:, None].expand_as(cols)
         labels = ids[rows, cols]
         ids[rows, cols] = 103  # [MASK] at the predicted positions
-        with torch.autocast("cuda", dtype=torch.bfloat16):
+        with torch.autocast(device, dtype=torch.bfloat16):
             hidden = model.bert(input_ids=ids)[0]
             logits = model.cls.predictions(hidden[rows, cols])  # the head at the masked positions only
         loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, vocab), labels.reshape(-1))
@@ -427,16 +432,14 @@ def run_mfu(args, result: dict) -> None:
 
     for _ in range(warmup):
         step()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
+    sync()
+    start = time.perf_counter()
     losses = [step() for _ in range(steps)]  # no host sync inside: the losses stay on the device
-    end.record()
-    torch.cuda.synchronize()
-    seconds = start.elapsed_time(end) / 1000
+    sync()
+    seconds = time.perf_counter() - start
     tps = batch * seq * steps / seconds
-    by_6n = model_flops_per_token(n_params, 12, 768, seq) * tps
-    by_computed = computed_flops_per_token(12, 768, 3072, seq, vocab, masked / seq) * tps
+    by_6n = model_flops_per_token(n_params, layers, hidden, seq) * tps
+    by_computed = computed_flops_per_token(layers, hidden, ffn, seq, vocab, masked / seq) * tps
     mfu = None if peak is None else by_6n / (peak * 1e12)
     mfu_flops = None if peak is None else by_computed / (peak * 1e12)
     print(f"MFU  {name}: batch {batch} x {seq}, vocabulary {vocab}, {tps:,.0f} tokens/s, final loss "
@@ -468,6 +471,7 @@ def main() -> None:
     parser.add_argument("--mfu-seq", type=int, default=512)
     parser.add_argument("--pad-vocab", type=int, default=64, help="pad the MFU vocabulary to a multiple (0: none)")
     parser.add_argument("--peak-tflops", type=float, default=None)
+    parser.add_argument("--mfu-dry-run", action="store_true", help="the MFU code on the CPU with a tiny BERT")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
 
@@ -475,7 +479,7 @@ def main() -> None:
 
     args.threads = args.threads or torch.get_num_threads()
     result: dict = {"settings": vars(args).copy(), "environment": environment()}
-    if not args.mfu_only:
+    if not (args.mfu_only or args.mfu_dry_run):
         print(f"{args.cases}: {args.preset} models, batch {args.batch} x {args.seq_len}, {args.threads} threads, "
               f"{args.steps} timed steps after {args.warmup}, {args.repeats} rounds, each contender in a fresh process")
         load = OtherLoad()
@@ -490,7 +494,7 @@ def main() -> None:
         if clm:  # the top-level keys of the earlier versions: the fp32 CLM case
             result.update(ratio=clm["ratio"], median={"engine": clm["median_tokens_per_s"]["engine"],
                                                       "trainer": clm["median_tokens_per_s"]["trainer"]})
-    if args.mfu or args.mfu_only:
+    if args.mfu or args.mfu_only or args.mfu_dry_run:
         run_mfu(args, result)
     write_json(args.json, result)
 
