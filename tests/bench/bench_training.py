@@ -329,6 +329,7 @@ def summarise(case: str, runs: dict[str, list]) -> dict:
         n: [r["tokens_per_s"] for r in rs] for n, rs in runs.items()}, "first_losses": {
         n: rs[0]["losses"] for n, rs in runs.items()}, "max_loss_difference_vs_trainer": loss_diff,
         "engine_speed": runs["engine"][0]["speed"], "precision": runs["engine"][0]["precision"],
+        "speeds": {n: rs[0]["speed"] for n, rs in runs.items() if rs[0].get("speed")},  # compile_s of engine-compiled
         "ratio": med["engine"] / med["trainer"], "ratio_cpu": cpu["engine"] / cpu["trainer"]}
     if "engine-plain" in med:
         out["ratio_plain_vs_trainer"] = med["engine-plain"] / med["trainer"]
