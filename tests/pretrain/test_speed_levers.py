@@ -133,7 +133,8 @@ def test_the_fused_gelu_computes_gpt2s_gelu_new_and_is_put_back(tiny_gpt2_model)
     before = [type(block.mlp.act).__name__ for block in tiny_gpt2_model.transformer.h]
     with fused_gelu(tiny_gpt2_model) as swapped:
         assert swapped == 2 and all(isinstance(block.mlp.act, TanhGELU) for block in tiny_gpt2_model.transformer.h)
-    assert [type(block.mlp.act).__name__ for block in tiny_gpt2_model.transformer.h] == before == ["NewGELUActivation"] * 2
+    after = [type(block.mlp.act).__name__ for block in tiny_gpt2_model.transformer.h]
+    assert after == before == ["NewGELUActivation"] * 2
 
 
 # -- the sparse masked-LM head --------------------------------------------------------------------------------------

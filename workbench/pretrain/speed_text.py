@@ -14,7 +14,8 @@ LEVER_LABELS = (("compiled", "torch.compile"), ("chunked_loss", "chunked LM loss
 
 
 def describe_speed(summary: dict[str, Any]) -> str:
-    """E.g. "12,345 tokens/s on average · levers: chunked LM loss, fused GELU, memory reuse; not used: torch.compile, ..."."""
+    """E.g. "12,345 tokens/s on average · levers: chunked LM loss, fused GELU, memory reuse; not used: ...",
+    then one line per note."""
     speed = summary.get("speed") or {}
     parts = []
     rate = summary.get("tokens_per_s")

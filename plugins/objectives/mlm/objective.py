@@ -33,7 +33,8 @@ import torch.nn.functional as F
 from engine.plugin_api import (
     CODE, IGNORE_INDEX, Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, VocabInfo,
     WorkbenchError, apply_treatments, check_shares, collate, draw_treatments, example_ids_for, example_rng,
-    kinds_from_codes, masked_lm_forward, model_device, pad_rows, require_examples, select_positions, token_cross_entropy, vocab_info,
+    kinds_from_codes, masked_lm_forward, model_device, pad_rows, require_examples, select_positions,
+    token_cross_entropy, vocab_info,
 )
 from plugins.objectives.mlm.nsp import build_pairs
 
