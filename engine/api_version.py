@@ -7,7 +7,9 @@ version it was written for; it is compatible when the majors are equal and
 its minor is at most this one. Version 2.0 (the first public one) passes
 ``loss`` a ``LossContext`` instead of version 1's ``(model, heads, batch)``;
 2.1 adds the fine-tuning method protocol and its helpers, and prompt sets; 2.2 adds ``supply_prefix``;
-2.3 adds ``UnifiedRow`` (a method's ``unified`` row in He et al.'s framework) and the parallel adapter.
+2.3 adds ``UnifiedRow`` (a method's ``unified`` row in He et al.'s framework) and the parallel adapter, the
+sentence, instruct and preference tasks (``SENTENCE_TASK``, ``CLASSIC_TASKS``) and the loss-side speed levers
+(``causal_lm_loss``, ``masked_lm_forward``, ``linear_cross_entropy``, ``loss_levers``).
 """
 
 from __future__ import annotations

@@ -27,11 +27,13 @@ saving trained weights apart from the base (ours and ``peft``'s). See
 docs/writing-a-finetune-method.md. Since 2.2, ``supply_prefix``: a peft prefix-tuning model whose prefix the
 workbench hands to the model as a prefilled cache, whatever the release calls that argument. Since 2.3,
 ``UnifiedRow`` (a method's row in He et al.'s unified framework, its ``unified`` field), ``representation_of``
-and ``with_representation``, parallel adapters (``add_parallel_adapters``) and ``weight_layers``.
-workbench hands to the model as a prefilled cache, whatever the release calls that argument. Issue 32 adds
+and ``with_representation``, parallel adapters (``add_parallel_adapters``) and ``weight_layers``;
 ``SENTENCE_TASK`` ("sentence-embedding", S-BERT's task: a pooled sentence vector trained by a similarity loss, the
-task model a bare encoder without a head); ``TASKS`` stays the four tasks with a head, so a method supports the
-sentence task only where its ``tasks`` names it.
+task model a bare encoder without a head) and ``CLASSIC_TASKS``: ``TASKS`` stays the four tasks with a head, so a
+method supports the sentence, instruct or preference task only where its ``tasks`` names it; the loss-side speed
+levers: ``causal_lm_loss`` (the head and cross-entropy in chunks of rows), ``masked_lm_forward`` (the vocabulary
+head only at the labelled positions), ``linear_cross_entropy`` and ``loss_levers``/``LossLevers`` (the training
+loop switches them on for its steps; elsewhere the losses are computed the plain way).
 """
 
 from engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -49,6 +51,9 @@ from engine.objectives.api import (
 )
 from engine.objectives.batching import Batch, collate, pad_rows
 from engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
+from engine.objectives.chunked_ce import linear_cross_entropy
+from engine.objectives.levers import LossLevers, loss_levers
+from engine.objectives.lm_heads import MaskedLMOutput, causal_lm_loss, masked_lm_forward
 from engine.objectives.losses import (
     causal_lm_cross_entropy, decoder_inputs_from_labels, model_device, seq2seq_denoising_loss,
     token_cross_entropy,
@@ -79,6 +84,7 @@ from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSe
 from engine.scalar_mix.module import ScalarMix
 
 __all__ = [
+    "LossLevers", "MaskedLMOutput", "causal_lm_loss", "linear_cross_entropy", "loss_levers", "masked_lm_forward",
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
     "batch_to_char_ids", "build_word_vocabulary", "split_words",
     "CODE", "CancelToken", "Cancelled", "ConfigField", "Family", "HEADS",

@@ -22,11 +22,17 @@ def model_device(model: Any) -> torch.device:
 
 
 def token_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of ``labels`` (any shape) under ``logits`` (same shape + vocab); 0 when none is scored."""
+    """Mean cross-entropy of ``labels`` (any shape) under ``logits`` (same shape + vocab); 0 when none is scored.
+
+    The sum over the scored positions divided by their number (at least 1):
+    no ``bool(tensor)`` test, so the CPU never waits for the device and
+    ``torch.compile`` sees no graph break; with nothing scored the sum is 0
+    and the graph stays, so ``backward()`` still works.
+    """
     flat_labels = labels.reshape(-1)
-    if not bool((flat_labels != IGNORE_INDEX).any()):
-        return logits.sum() * 0.0  # keeps the graph, so backward() still works
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), flat_labels, ignore_index=IGNORE_INDEX)
+    total = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), flat_labels, ignore_index=IGNORE_INDEX,
+                            reduction="sum")
+    return total / (flat_labels != IGNORE_INDEX).sum().clamp(min=1)
 
 
 def causal_lm_cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -24,6 +24,7 @@ from engine.objectives.config_fields import KINDS, ConfigField, check_field_valu
 SCHEDULES = ("linear", "cosine", "constant")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 DEVICES = ("auto", "cpu", "cuda")
+COMPILE_CHOICES = ("auto", "on", "off")
 
 
 def _f(default: Any, help: str, **bounds: Any) -> Any:
@@ -52,9 +53,22 @@ class TrainingConfig:
     log_every: int = _f(10, "Report loss, learning rate, gradient norm and tokens/s every N steps.", min=1)
     seed: int = _f(0, "Seed of the data order, the corruption (masking) and dropout.", min=0)
     precision: str = _f("auto", "Number format: auto (bf16 on CUDA where supported, else fp16 with a gradient "
-                                "scaler; fp32 on CPU), fp32, bf16 or fp16 (CUDA only).", choices=PRECISIONS)
+                                "scaler; fp32 on CPU), fp32, bf16 (on a CPU only where it computes bf16 natively, "
+                                "AVX512-BF16 or AMX; fp32 elsewhere, and the run says so) or fp16 (CUDA only).",
+                        choices=PRECISIONS)
     device: str = _f("auto", "Where to train: auto (CUDA if present), cpu or cuda.", choices=DEVICES)
     threads: int | None = _f(None, "CPU threads for torch, process-wide (empty: leave as is).", min=1)
+    compile: str = _f("auto", "torch.compile the model's body: auto (only for runs long enough to pay back the "
+                              "compile time, and where a compiler is found), on or off. A failed compile falls "
+                              "back to eager and says so.", choices=COMPILE_CHOICES)
+    chunked_loss: bool = _f(True, "Compute a causal LM's vocabulary head and loss in chunks of rows (the same "
+                                  "loss, less memory traffic; GPT-2-style models).")
+    sparse_mlm_head: bool = _f(True, "Run a masked LM's vocabulary head only at the masked positions (the same "
+                                     "loss; BERT- and RoBERTa-style models).")
+    fused_gelu: bool = _f(True, "Run GPT-2's gelu_new activation as one fused kernel (the same tanh formula, "
+                                "equal within float rounding).")
+    reuse_memory: bool = _f(True, "Keep freed memory in this process for the next step instead of returning it "
+                                  "to the system and page-faulting it back (glibc; restored after the run).")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

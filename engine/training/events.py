@@ -62,3 +62,4 @@ class TrainingResult:
     eval_extra: dict = field(default_factory=dict)
     device: str = ""  # where it trained, e.g. "cpu" or "cuda:0"
     precision: str = ""  # the number format of the steps, e.g. "fp32" or "bf16"
+    speed: dict = field(default_factory=dict)  # the levers that ran (engine.training.speed.SpeedReport.to_dict)

@@ -14,6 +14,15 @@ and at the last; ``EvalMetrics`` at step 0, every ``eval_every`` and at the
 end; ``CheckpointSaved`` every ``checkpoint_every``, at the end and on
 cancel (then ``Cancelled`` is raised). Returns a ``TrainingResult``.
 
+Speed levers (``engine.training.speed``; each switchable in ``TrainingConfig``
+and reported in ``TrainingResult.speed``): the objectives' chunked causal-LM
+loss and sparse masked-LM head (``engine.objectives.levers``, on for the
+training steps and validation), ``torch.compile`` of the model body (with a
+fallback to eager), bf16 autocast where the CPU supports it natively
+(``precision``), GPT-2's gelu_new as one fused kernel, and freed memory kept for the next step
+(``engine.training.allocator``). Each keeps the losses equal within float
+rounding.
+
 Reproducibility: ``train`` seeds torch (dropout) and python's ``random``
 with ``config.seed + rank`` and makes the corruption generator
 ``np.random.default_rng([seed, rank])``; the model's initial weights are the
@@ -38,6 +47,7 @@ from torch import nn
 
 from engine.errors import Cancelled, WorkbenchError
 from engine.models.device import set_cpu_threads
+from engine.objectives.levers import LossLevers, loss_levers
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress
 from engine.training.checkpoint import load_checkpoint, save_checkpoint
 from engine.training.config import TrainingConfig
@@ -46,9 +56,13 @@ from engine.training.evaluation import Evaluation, validate
 from engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
 from engine.training.optimizer import build_adamw
 from engine.training.precision import PrecisionPlan, choose_precision
+from engine.training.allocator import page_faults, reuse_freed_memory
 from engine.training.rng_state import capture_json_rng, capture_torch_rng, restore_json_rng, restore_torch_rng
 from engine.training.sampler import SamplerFactory, SeededSampler
 from engine.training.schedule import WarmupSchedule
+from engine.training.speed import (
+    SpeedReport, body_of, compile_in_place, decide_compile, eager_stance, fused_gelu, uncompile,
+)
 from engine.training.task import TrainingTask
 
 Event = Progress | StepMetrics | EvalMetrics | CheckpointSaved
@@ -138,6 +152,17 @@ class _Run:
         self.rng = np.random.default_rng([config.seed, ctx.rank])
         self.modules = TrainableModules(task).to(device)
         self.modules.train()
+        self.speed = SpeedReport(bf16=self.plan.name == "bf16")
+        self.speed.note(self.plan.note)
+        self.levers = LossLevers(chunked_loss=config.chunked_loss, sparse_mlm_head=config.sparse_mlm_head)
+        compile_now, why = decide_compile(config.compile, config.steps, device)
+        self.speed.note(why)
+        self.compiled_body: nn.Module | None = None
+        if compile_now:
+            self.compiled_body = body_of(task.model)
+            compile_in_place(self.compiled_body)
+            self.speed.compiled = True
+        self.compile_pending = compile_now  # the first step compiles (and may fall back to eager)
         self.optimizer = build_adamw([task.model, *task.heads.values()], lr=config.lr,
                                      weight_decay=config.weight_decay, device=device)
         self.schedule = WarmupSchedule(self.optimizer, total=config.steps, warmup=config.warmup_steps,
@@ -151,6 +176,12 @@ class _Run:
 
     # -- the run ----------------------------------------------------------------------------------------------------
     def run(self, resume_from: Path | None) -> Generator[Event, None, TrainingResult]:
+        with reuse_freed_memory(self.config.reuse_memory) as reuse, \
+                fused_gelu(self.task.model, self.config.fused_gelu) as swapped:
+            self.speed.memory_reuse, self.speed.fused_gelu = reuse, swapped > 0
+            return (yield from self._run(resume_from))
+
+    def _run(self, resume_from: Path | None) -> Generator[Event, None, TrainingResult]:
         config, ctx = self.config, self.ctx
         if resume_from is not None:
             self._resume(Path(resume_from))
@@ -158,13 +189,28 @@ class _Run:
         if self.step == 0:
             yield from self._evaluate()
         window_tokens, window_time = 0, 0.0
+        first_dt: float | None = None  # the first step's time, when it compiles
+        segment_steps = 0
         while self.step < config.steps:
             if ctx.any(self.cancel.cancelled):
                 yield from self._save()
                 raise Cancelled()
+            compiling = self.compile_pending
             t0 = time.perf_counter()
+            faults0 = page_faults()
             loss, grad_norm, lr, tokens, extras = self._optimizer_step()
             dt = time.perf_counter() - t0
+            segment_steps += 1
+            if segment_steps > 1:  # the first step allocates its buffers: page faults from the second on
+                self.speed.page_faults += page_faults() - faults0
+                self.speed.steps += 1
+            if compiling and self.speed.compiled:
+                first_dt = dt
+            elif first_dt is not None:  # compile time = the first step's time beyond an ordinary step's
+                self.speed.compile_s = max(0.0, first_dt - dt)
+                self.tally.train_time_s -= self.speed.compile_s
+                window_time = max(0.0, window_time - self.speed.compile_s)
+                first_dt = None
             self.tally.train_time_s += dt
             self.tally.tokens_seen += tokens
             self.tally.losses.append(loss)
@@ -196,8 +242,40 @@ class _Run:
             tokens_per_s=self.tally.tokens_seen / self.tally.train_time_s if self.tally.train_time_s > 0 else 0.0,
             steps_done=self.step, checkpoint=self.checkpoint, cancelled=False, losses=list(losses),
             tokens_seen=self.tally.tokens_seen, elapsed_s=self._elapsed(),
-            device=str(self.device), precision=self.plan.name,
+            device=str(self.device), precision=self.plan.name, speed=self.speed.to_dict(),
         )
+
+    # -- compile fallback -------------------------------------------------------------------------------------------
+    def _fall_back_to_eager(self, exc: BaseException) -> None:
+        if self.compiled_body is not None:
+            uncompile(self.compiled_body)
+        self.speed.compiled = False
+        first = " ".join(str(exc).split())[:160] or type(exc).__name__
+        self.speed.note(f"torch.compile failed ({type(exc).__name__}: {first}); training eagerly instead")
+
+    def _forward_backward(self, batch: Any, sync: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        """One micro-batch's loss and backward pass; on the first compiled call, a failed compile falls back."""
+        if not self.compile_pending:
+            return self._micro_step(batch, sync)
+        rng = capture_torch_rng()
+        try:
+            out = self._micro_step(batch, sync)
+        except (WorkbenchError, Cancelled, torch.OutOfMemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 (any compile failure: the step is repeated eagerly)
+            self.optimizer.zero_grad(set_to_none=True)
+            self._fall_back_to_eager(exc)
+            restore_torch_rng(rng)  # the eager step draws the same dropout
+            out = self._micro_step(batch, sync)
+        self.compile_pending = False
+        return out
+
+    def _micro_step(self, batch: Any, sync: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        with sync:
+            with self.plan.autocast(), loss_levers(self.levers, self.speed.levers_ran):
+                loss, metrics = self.wrapped(batch)
+            self.scaler.scale(loss / self.config.grad_accum).backward()
+        return loss, metrics
 
     # -- one optimizer step ------------------------------------------------------------------------------------------
     def _optimizer_step(self) -> tuple[float, float, float, int, dict[str, float]]:
@@ -212,10 +290,7 @@ class _Run:
                 batch = batch.to(self.device)
                 last = k == config.grad_accum - 1
                 sync = contextlib.nullcontext() if last or not ctx.enabled else self.wrapped.no_sync()
-                with sync:
-                    with self.plan.autocast():
-                        loss, metrics = self.wrapped(batch)
-                    self.scaler.scale(loss / config.grad_accum).backward()
+                loss, metrics = self._forward_backward(batch, sync)
                 micro_losses.append(loss.detach().float())
                 for key, value in (metrics or {}).items():
                     if key != "loss":
@@ -252,7 +327,8 @@ class _Run:
     # -- validation and checkpoints ----------------------------------------------------------------------------------
     def _evaluate(self) -> Generator[Event, None, Evaluation]:
         try:
-            evaluation = validate(self.task, self.modules, self.plan, self.ctx, self.device)
+            with eager_stance(self.speed.compiled), loss_levers(self.levers):
+                evaluation = validate(self.task, self.modules, self.plan, self.ctx, self.device)
         except torch.OutOfMemoryError:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()

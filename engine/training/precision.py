@@ -4,7 +4,10 @@ Weights and optimizer state stay float32 (master weights); autocast runs the
 matmuls in half precision. bf16 has float32's exponent range, so it needs no
 loss scaling; fp16 overflows/underflows gradients without a ``GradScaler``.
 On CPU the default is float32 (bf16 autocast is allowed when asked for;
-fp16 is not offered there).
+fp16 is not offered there). bf16 on the CPU runs only where the CPU computes
+it natively (AVX512-BF16 or AMX; ``engine.training.cpu_features``): elsewhere
+emulated bf16 is slower than float32, so the plan falls back to fp32 and its
+``note`` says why; the run reports the precision it used.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ _DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 class PrecisionPlan:
     name: str  # "fp32", "bf16" or "fp16"
     device_type: str  # "cpu" or "cuda"
+    note: str = ""  # why the plan differs from what was asked (bf16 on a CPU without native support)
 
     @property
     def autocast_dtype(self) -> torch.dtype | None:
@@ -57,4 +61,10 @@ def choose_precision(requested: str, device: torch.device) -> PrecisionPlan:
         raise WorkbenchError("this GPU does not support bf16; use precision fp16 or auto")
     if requested not in ("fp32", "bf16", "fp16"):
         raise WorkbenchError(f"unknown precision {requested!r}; use auto, fp32, bf16 or fp16")
+    if requested == "bf16" and kind == "cpu":
+        from engine.training.cpu_features import native_bf16
+
+        native, why = native_bf16()
+        if not native:
+            return PrecisionPlan("fp32", kind, note=f"bf16 was asked for, but {why}: training in fp32")
     return PrecisionPlan(requested, kind)

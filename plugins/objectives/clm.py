@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.plugin_api import (
-    Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, causal_lm_cross_entropy, collate,
+    Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, causal_lm_loss, collate,
     model_device, require_examples, vocab_info,
 )
 
@@ -42,6 +42,5 @@ class CausalLM(Objective):
 
     def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         batch = batch.to(model_device(model))
-        logits = model(**batch.inputs).logits
-        loss = causal_lm_cross_entropy(logits, batch.labels)
+        loss = causal_lm_loss(model, batch.inputs, batch.labels)  # chunked head + loss when the loop says so
         return loss, {"loss": float(loss.detach())}

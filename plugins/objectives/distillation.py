@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.plugin_api import (
-    Batch, Family, LossContext, Requirements, WorkbenchError, model_device, token_cross_entropy,
+    Batch, Family, LossContext, Requirements, WorkbenchError, masked_lm_forward, model_device, token_cross_entropy,
 )
 from plugins.objectives.mlm import MaskedLM
 
@@ -127,19 +127,22 @@ class Distillation(MaskedLM):
             raise WorkbenchError(f"{self.name}: the loss needs the teacher model (context.aux['teacher'])")
         batch = batch.to(model_device(model))
         inputs = {k: v for k, v in batch.inputs.items() if k != "next_sentence_label"}
-        student = model(**inputs, output_hidden_states=True)
+        # Student and teacher run their vocabulary heads only at the masked positions when the loop allows it.
+        student = masked_lm_forward(model, inputs, batch.labels)
         with torch.no_grad():
-            t_out = teacher(**{k: v.to(model_device(teacher)) for k, v in inputs.items()}, output_hidden_states=True)
-        t_logits = t_out.logits.to(student.logits.device)
-        scored = batch.labels != -100
-        kd = (distillation_kl(student.logits[scored], t_logits[scored], temperature)
-              if bool(scored.any()) else student.logits.sum() * 0.0)
-        mlm = token_cross_entropy(student.logits, batch.labels)
+            t_device = model_device(teacher)
+            t_out = masked_lm_forward(teacher, {k: v.to(t_device) for k, v in inputs.items()},
+                                      batch.labels.to(t_device))
+        s_scored = student.scored_logits()
+        t_scored = t_out.scored_logits().to(s_scored.device)
+        # KL over the masked rows (mean over them); with none, 0 keeping the graph (no host-side test)
+        kd = (distillation_kl(s_scored, t_scored, temperature) if s_scored.shape[0]
+              else s_scored.sum() * 0.0)
+        mlm = token_cross_entropy(student.logits, student.labels)
         loss = alpha_kd * kd + alpha_mlm * mlm
         metrics = {"kd_loss": float(kd.detach()), "mlm_loss": float(mlm.detach())}
         if alpha_cos > 0:
-            cos = cosine_loss(student.hidden_states[-1], t_out.hidden_states[-1].to(student.logits.device),
-                              inputs["attention_mask"])
+            cos = cosine_loss(student.hidden, t_out.hidden.to(student.hidden.device), inputs["attention_mask"])
             loss = loss + alpha_cos * cos
             metrics["cos_loss"] = float(cos.detach())
         return loss, {"loss": float(loss.detach()), **metrics}

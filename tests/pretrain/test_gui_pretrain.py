@@ -135,6 +135,14 @@ def test_tiny_run_live_then_open_in_views(make_view, qtbot, tmp_path):
     model = AutoModelForCausalLM.from_pretrained(model_dir)
     assert model.config.vocab_size == 300 and numel(model) == label_count
     assert view.open_button.isEnabled()
+    # Issue 37: the tab says how fast it trained and which speed levers ran (read from the summary on disk).
+    import json
+
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["speed"]["chunked_loss"] is True and summary["speed"]["compiled"] is False
+    shown = view.speed_label.text()
+    assert f"{summary['tokens_per_s']:,.0f} tokens/s on average" in shown and "chunked LM loss" in shown
+    assert "not used: torch.compile" in shown
     os.makedirs(SHOTS, exist_ok=True)
     qtbot.wait(100)
     window.grab().save(f"{SHOTS}/pretrain_finished.png")

@@ -53,6 +53,10 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     assert list(first)[:5] == ["run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s"]
     assert first["steps"] == 6 and first["out_dir"] == str(tmp_path / "a") and first["unigram_entropy"] > 0
     assert json.loads((tmp_path / "a" / "summary.json").read_text())["run_id"] == first["run_id"]
+    speed = first["speed"]  # issue 37: which levers ran (a 6-step GPT-2 run: the chunked loss, no compile)
+    assert {"compiled", "chunked_loss", "sparse_mlm_head", "bf16"} <= set(speed)
+    assert (speed["chunked_loss"], speed["compiled"]) == (True, False)
+    assert (speed["sparse_mlm_head"], speed["bf16"]) == (False, False)
 
     code, out, err = run_cli(capsys, *gpt2_args(corpus, tmp_path / "b", 10, "--resume", tmp_path / "a"))
     assert code == 0, err

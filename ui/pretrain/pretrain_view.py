@@ -31,6 +31,7 @@ from ui.widgets.message_bar import MessageBar
 from ui.view_kit.view_context import ViewContext
 from ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
 from workbench.pretrain.job import submit_pretrain
+from workbench.pretrain.speed_text import describe_speed
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
 STATUS_TEXT = {
@@ -41,6 +42,19 @@ STATUS_TEXT = {
     "cancelled": "Cancelled",
     "interrupted": "Interrupted",
 }
+
+
+def run_summary(services: RunServices, run_id: int) -> dict[str, Any]:
+    """The finished run's ``summary.json`` (its "summary" artifact), or {} when there is none to read."""
+    import json
+
+    for artifact in services.store.artifacts(run_id):
+        if artifact.get("kind") == "summary" and artifact.get("path"):
+            try:
+                return json.loads(Path(artifact["path"]).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+    return {}
 
 
 def model_folder(services: RunServices, run_id: int, params: dict[str, Any]) -> Path | None:
@@ -77,6 +91,11 @@ class TrainingView(QWidget):
         self.status_label = QLabel("")
         self.status_label.setObjectName("summary")
         self.status_label.setWordWrap(True)
+        self.speed_label = QLabel("")  # after a run: tokens/s and the speed levers that ran
+        self.speed_label.setObjectName("summary")
+        self.speed_label.setWordWrap(True)
+        self.speed_label.setToolTip("The run's training speed and which speed levers it used (torch.compile, the "
+                                    "chunked LM loss, the sparse MLM head, bf16; see the Training settings)")
         self.plot = LivePlot()
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
@@ -116,6 +135,7 @@ class TrainingView(QWidget):
         column.addWidget(self.message_bar)
         column.addWidget(self.title_label)
         column.addWidget(self.status_label)
+        column.addWidget(self.speed_label)
         column.addWidget(self.plot, 1)
         progress_row = QHBoxLayout()
         progress_row.addWidget(self.progress_bar, 1)
@@ -168,6 +188,7 @@ class TrainingView(QWidget):
         title = params.get("name") or f"{params.get('family')} {params.get('objective')} ({params.get('preset')})"
         self.title_label.setText(f"Run #{run_id}: {title}")
         self.status_label.setText("Starting a process: training a tokenizer and packing the corpus come first…")
+        self.speed_label.setText("")
         self.progress_bar.setRange(0, 0)
         self.eta_label.setText("")
         steps = int((params.get("training") or {}).get("steps") or course.default_steps())
@@ -250,6 +271,7 @@ class TrainingView(QWidget):
         if status == "finished":
             folder = self.finished_model()
             self.status_label.setText(f"Finished. The model is in {folder}." if folder else "Finished.")
+            self.speed_label.setText(describe_speed(run_summary(self.services, run_id)))
             if folder is not None and run_id in self._course_params:
                 self.register_model(str(folder))  # course models become recent models
         elif status == "cancelled":

@@ -93,6 +93,10 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
           f"{summary['final_loss']:.4f}, validation {summary['validation_loss']:.4f} "
           f"(unigram entropy {summary.get('unigram_entropy', float('nan')):.4f}), "
           f"{summary['tokens_per_s']:.0f} tokens/s; model in {summary['model_dir']}")
+    if summary.get("speed"):
+        from workbench.pretrain.speed_text import describe_speed
+
+        print(f"speed: {describe_speed(summary)}")
 
 
 def cmd_pretrain(args: argparse.Namespace) -> int:

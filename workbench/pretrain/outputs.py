@@ -96,6 +96,7 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
         "elapsed_s": round(float(elapsed_s), 3),
         "device": getattr(result, "device", ""),
         "precision": getattr(result, "precision", ""),
+        "speed": dict(getattr(result, "speed", {}) or {}),  # which speed levers ran (engine.training.speed)
         "train_tokens": stats.get("train_tokens"),
         "validation_tokens": stats.get("validation_tokens"),
         "vocab_size": len(tokenizer),

@@ -33,7 +33,8 @@ import torch.nn.functional as F
 from engine.plugin_api import (
     CODE, IGNORE_INDEX, Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, VocabInfo,
     WorkbenchError, apply_treatments, check_shares, collate, draw_treatments, example_ids_for, example_rng,
-    kinds_from_codes, model_device, pad_rows, require_examples, select_positions, token_cross_entropy, vocab_info,
+    kinds_from_codes, masked_lm_forward, model_device, pad_rows, require_examples, select_positions,
+    token_cross_entropy, vocab_info,
 )
 from plugins.objectives.mlm.nsp import build_pairs
 
@@ -152,17 +153,17 @@ class MaskedLM(Objective):
         batch = batch.to(model_device(model))
         inputs = dict(batch.inputs)
         nsp_labels = inputs.pop("next_sentence_label", None)
-        out = model(**inputs)
+        out = masked_lm_forward(model, inputs, batch.labels)  # the head at the labelled positions only, if allowed
         if nsp_labels is None:
-            loss = token_cross_entropy(out.logits, batch.labels)
+            loss = token_cross_entropy(out.logits, out.labels)
             return loss, {"loss": float(loss.detach()), "mlm": float(loss.detach())}
-        nsp_logits = getattr(out, "seq_relationship_logits", None)
+        nsp_logits = out.nsp_logits
         if nsp_logits is None:
             raise WorkbenchError(
                 f"{self.name}: next-sentence prediction needs BERT's pre-training heads (a model like "
                 "BertForPreTraining, with a next-sentence classifier); this model has none"
             )
-        mlm = token_cross_entropy(out.prediction_logits, batch.labels)
+        mlm = token_cross_entropy(out.logits, out.labels)
         nsp = F.cross_entropy(nsp_logits.float(), nsp_labels)
         loss = mlm + nsp
         accuracy = (nsp_logits.detach().argmax(-1) == nsp_labels).float().mean()

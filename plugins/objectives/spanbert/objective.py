@@ -26,7 +26,7 @@ import torch
 
 from engine.plugin_api import (
     IGNORE_INDEX, Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError,
-    apply_treatments, budget, check_shares, collate, draw_treatments, kinds_from_codes, model_device,
+    apply_treatments, budget, check_shares, collate, draw_treatments, kinds_from_codes, masked_lm_forward, model_device,
     require_examples, span_length_pmf, token_cross_entropy, vocab_info,
 )
 from plugins.objectives.spanbert.head import SpanBoundaryHead
@@ -160,11 +160,11 @@ class SpanBERT(Objective):
 
     def loss(self, model: Any, batch: Batch, context: LossContext) -> tuple[Any, dict[str, float]]:
         batch = batch.to(model_device(model))
-        out = model(**batch.inputs, output_hidden_states=True)
-        mlm = token_cross_entropy(out.logits, batch.labels)
+        out = masked_lm_forward(model, batch.inputs, batch.labels)  # the head at the masked positions only, if allowed
+        mlm = token_cross_entropy(out.logits, out.labels)
         e = batch.extras
         head = context.heads["sbo"]
-        y = head(out.hidden_states[-1], e["sbo_batch"], e["sbo_left"], e["sbo_right"], e["sbo_relative"])
+        y = head(out.hidden, e["sbo_batch"], e["sbo_left"], e["sbo_right"], e["sbo_relative"])
         sbo = token_cross_entropy(head.vocabulary_logits(y, model.get_input_embeddings().weight), e["sbo_labels"])
         loss = mlm + sbo
         return loss, {"loss": float(loss.detach()), "mlm": float(mlm.detach()), "sbo": float(sbo.detach())}
