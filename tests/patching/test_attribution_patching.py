@@ -12,10 +12,9 @@ import torch
 from engine.models.loading import load_model
 from engine.patching.attribution_patching import attribution_patch
 from engine.patching.comparison import compare
+from tests.support.attribution_patching_reference import ANSWER, CLEAN, CORRUPT, WRONG, by_hand
 from workbench.cli.main import main
 
-CLEAN, CORRUPT = "The name of the", "The value of the"  # 4 tokens each for the tiny GPT-2
-ANSWER, WRONG = "Ġlist", "Ġclass"
 KEYS = {"site", "layers", "tokens", "clean_metric", "corrupt_metric", "effect"}
 
 
@@ -24,47 +23,11 @@ def gpt2(tiny_models):
     return load_model(str(tiny_models["gpt2"]))
 
 
-def _modules(model, site):
-    blocks = list(model.transformer.h)
-    return {"resid": blocks, "attn": [b.attn for b in blocks], "mlp": [b.mlp for b in blocks]}[site]
-
-
-def _by_hand(model, tokenizer, site):
-    """[layers][tokens]: (clean − corrupt) · ∂metric/∂activation at the corrupted run, divided by clean − corrupt,
-    with hooks that keep each module's output and torch.autograd.grad of logit(answer) − logit(wrong)."""
-    vocab = tokenizer.get_vocab()
-    answer, wrong = vocab[ANSWER], vocab[WRONG]
-    modules = _modules(model, site)
-
-    def run(text, grad):
-        kept = {}
-        handles = [m.register_forward_hook(
-            lambda _m, _i, out, i=i: kept.__setitem__(i, out[0] if isinstance(out, tuple) else out))
-            for i, m in enumerate(modules)]
-        try:
-            with torch.set_grad_enabled(grad):
-                ids = torch.tensor([tokenizer(text)["input_ids"]])
-                embeds = model.transformer.wte(ids).detach().requires_grad_(grad)
-                logits = model(inputs_embeds=embeds).logits[0, -1].double()
-                metric = logits[answer] - logits[wrong]
-        finally:
-            for h in handles:
-                h.remove()
-        return metric, [kept[i] for i in range(len(modules))]
-
-    clean_metric, clean_acts = run(CLEAN, False)
-    corrupt_metric, corrupt_acts = run(CORRUPT, True)
-    grads = torch.autograd.grad(corrupt_metric, corrupt_acts)
-    span = float(clean_metric) - float(corrupt_metric.detach())
-    return [((c[0].double() - k[0].detach().double()) * g[0].double()).sum(-1) / span
-            for c, k, g in zip(clean_acts, corrupt_acts, grads)], float(clean_metric), float(corrupt_metric.detach())
-
-
 def test_every_site_equals_the_gradient_times_difference_computed_here(gpt2):
     results = attribution_patch(gpt2, CLEAN, CORRUPT, ANSWER, WRONG)
     assert set(results) == {"resid", "attn", "mlp"}
     for site, result in results.items():
-        expected, clean_metric, corrupt_metric = _by_hand(gpt2.model, gpt2.tokenizer, site)
+        expected, clean_metric, corrupt_metric = by_hand(gpt2.model, gpt2.tokenizer, site)
         assert result.clean_metric == pytest.approx(clean_metric, abs=1e-5)
         assert result.corrupt_metric == pytest.approx(corrupt_metric, abs=1e-5)
         got = torch.tensor(result.effect, dtype=torch.float64)
@@ -97,7 +60,7 @@ def test_cli_approx_and_compare_exact(tiny_models, gpt2, capsys):
     assert main(base + ["--approx"]) == 0
     approx = json.loads(capsys.readouterr().out)
     assert KEYS <= set(approx) and approx["method"] == "attribution" and approx["site"] == "attn"
-    expected, _, _ = _by_hand(gpt2.model, gpt2.tokenizer, "attn")
+    expected, _, _ = by_hand(gpt2.model, gpt2.tokenizer, "attn")
     assert torch.allclose(torch.tensor(approx["effect"], dtype=torch.float64), torch.stack(expected), atol=1e-4)
     assert main(base) == 0
     exact = json.loads(capsys.readouterr().out)

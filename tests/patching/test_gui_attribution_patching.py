@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from engine.patching.tracing import patch
-from tests.patching.test_attribution_patching import ANSWER, CLEAN, CORRUPT, WRONG, _by_hand
+from tests.support.attribution_patching_reference import ANSWER, CLEAN, CORRUPT, WRONG, by_hand
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -25,7 +25,7 @@ def test_fast_first_then_refine_exactly(open_window, qtbot, tiny_models):
     view.run_button.click()
     qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
     loaded = view.ctx.loaded  # the model the window loaded from the folder
-    expected, _, _ = _by_hand(loaded.model, loaded.tokenizer, "attn")
+    expected, _, _ = by_hand(loaded.model, loaded.tokenizer, "attn")
     fast = view.heatmap.matrix()
     np.testing.assert_allclose(fast, torch.stack(expected).numpy(), atol=1e-4)
     assert "approximate" in view.summary.text() and view.comparison_line.text() == ""
