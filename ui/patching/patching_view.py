@@ -273,7 +273,8 @@ class PatchingView(QWidget):
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
         """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``;
-        ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text) and ``run`` (true:
+        ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text; ``fast`` true: attribution
+        patching, absent: the exact sweep) and ``run`` (true:
         start the sweep now, on the loaded model)."""
         s = self.state
         if "site" in settings and settings["site"] not in SITES:
@@ -283,7 +284,7 @@ class PatchingView(QWidget):
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
                         settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site),
                         settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject),
-                        bool(settings.get("fast", s.fast)))
+                        bool(settings.get("fast", False)))  # a step without ``fast``: the exact sweep
         if settings.get("run"):
             self.run()
 

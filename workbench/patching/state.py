@@ -123,5 +123,10 @@ class PatchingState:
             and self.approximate_request == self.request()
 
     def to_settings(self) -> dict[str, Any]:
-        return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer, "wrong": self.wrong,
-                "site": self.site, "corrupt_by": self.corrupt_by, "subject": self.subject, "fast": self.fast}
+        """The form as a preset or workspace saves it; ``fast`` only when set (older presets mean the exact sweep)."""
+        settings: dict[str, Any] = {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer,
+                                    "wrong": self.wrong, "site": self.site, "corrupt_by": self.corrupt_by,
+                                    "subject": self.subject}
+        if self.fast:
+            settings["fast"] = True
+        return settings
