@@ -41,3 +41,26 @@ def test_fast_first_then_refine_exactly(open_window, qtbot, tiny_models):
     assert f"layer {worst[0]}," in line.split("Largest disagreements")[1].split(";")[0]
     assert line.count(" (token ") == 5
     assert "approximate" not in view.summary.text() and not view.refine_button.isEnabled()
+
+
+def test_the_state_refines_only_the_same_inputs_on_the_same_model():
+    from types import SimpleNamespace
+
+    from workbench.patching.state import PatchingState
+
+    state = PatchingState()
+    state.set_inputs("a b", "a c", "x", fast=True)
+    state.start("attribution")
+    state.finish(SimpleNamespace(layers=[0], tokens=["a", "b"], effect=[[0.0, 1.0]]))
+    assert state.can_refine()
+    state.start("exact")  # Refine exactly: the approximate result stays to be compared
+    state.finish(SimpleNamespace(layers=[0], tokens=["a", "b"], effect=[[0.0, 3.0]]))
+    assert state.comparison.disagreements[0].difference == -2.0 and not state.can_refine()
+    state.start("attribution")
+    state.finish(SimpleNamespace(layers=[0], tokens=["a", "b"], effect=[[0.0, 1.0]]))
+    state.set_inputs(answer="y")  # other inputs: nothing to refine
+    assert not state.can_refine()
+    state.set_inputs(answer="x")
+    assert state.can_refine()
+    state.clear()  # another model
+    assert not state.can_refine() and state.result is None and state.approximate is None

@@ -218,8 +218,8 @@ class PatchingView(QWidget):
     def _model_changed(self) -> None:
         self.cancel()
         self.state.stop()
-        self.state.result = None
-        self.state.events.result_changed.emit()
+        self.state.clear()
+        self.refine_button.setEnabled(self.state.can_refine())
 
     # ------------------------------------------------------------- showing
     def _show_running(self, running: bool) -> None:

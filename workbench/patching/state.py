@@ -106,6 +106,12 @@ class PatchingState:
         self.running = False
         self.events.running_changed.emit(False)
 
+    def clear(self) -> None:
+        """Another model: no result, nothing to refine or compare."""
+        self.result, self.method, self.comparison = None, "exact", None
+        self.approximate, self.approximate_request = None, None
+        self.events.result_changed.emit()
+
     def layers_done(self) -> int:
         return 0 if self.result is None else len(self.result.effect)
 
