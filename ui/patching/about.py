@@ -16,6 +16,12 @@ back the whole clean answer, 0 where it gives back nothing, negative (blue) wher
 <p><b>Corrupt by noise on the subject</b> is the paper's own corruption: no second text; the clean text runs
 with Gaussian noise added to the word embeddings of the subject's tokens (std 3 × the embedding matrix's std),
 and every metric is the mean over 10 seeded noise draws.</p>
+<p><b>Fast (gradient)</b> is attribution patching (Nanda 2023): instead of one patched run per cell, each
+cell is <span class="f">(clean − corrupted activation) · ∂metric/∂activation</span> at the corrupted run, divided
+by clean − corrupted like the exact cells, so the whole heatmap comes from one forward and one backward pass. It
+is a first-order approximation: good where the metric is close to linear in that activation, off where attention
+or a layer norm bends the path. <b>Refine exactly</b> then runs the exact sweep and the line under the heatmap
+gives the two matrices' Pearson correlation and the 5 cells where they disagree most.</p>
 <p>Rows fill in layer by layer while it runs; Cancel keeps the layers done so far. When both texts give the
 same metric there is nothing to recover and every cell is 0.</p>
 """

@@ -4,6 +4,10 @@ The form writes a ``workbench.patching.state.PatchingState``; Run starts ``workb
 (the engine's ``patching_job``) through the view's jobs (progress, Cancel), and each layer's
 ``Partial`` fills the heatmap's next row as it comes. The heatmap (``ui.widgets.heatmap.HeatmapView``, signed:
 the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
+
+"Fast (gradient)" runs attribution patching instead (``workbench.patching.jobs.attribution_sweep``: one forward
+and one backward pass) and shows its approximate heatmap; "Refine exactly" then runs the exact sweep and the line
+under the heatmap gives the two matrices' correlation and their 5 largest disagreements.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
 from engine.patching.names import SITES
@@ -25,7 +29,7 @@ from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.view_kit.scroll_into_view import scroll_into_view
 from workbench.patching.state import CORRUPT_BY, PatchingState
-from workbench.patching.jobs import patching_sweep
+from workbench.patching.jobs import attribution_sweep, patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}
@@ -41,7 +45,8 @@ def _noise_line(noise: Any) -> str:
 
 
 class PatchingView(QWidget):
-    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run", "corrupt_by", "subject"})
+    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run", "corrupt_by", "subject",
+                                 "fast"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -72,8 +77,17 @@ class PatchingView(QWidget):
         self.site_combo.currentIndexChanged.connect(self._read_form)
         self.corrupt_by_combo.currentIndexChanged.connect(self._read_form)
         self.subject_edit.setEnabled(False)  # until "noise on the subject" is chosen
+        self.fast_check = QCheckBox("Fast (gradient)")
+        self.fast_check.setToolTip("Attribution patching: (clean − corrupted activation) · the metric's gradient at "
+                                   "the corrupted run, every layer and token from one forward and one backward "
+                                   "pass; an approximation of the exact sweep (Refine exactly compares them)")
+        self.fast_check.toggled.connect(self._read_form)
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
+        self.refine_button = QPushButton("Refine exactly")
+        self.refine_button.setToolTip("Run the exact sweep for the same inputs and compare it with the fast one")
+        self.refine_button.setEnabled(False)
+        self.refine_button.clicked.connect(self.refine)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
@@ -90,7 +104,9 @@ class PatchingView(QWidget):
         form.addRow("Wrong token", self.wrong_edit)
         form.addRow("Site", self.site_combo)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.fast_check)
         buttons.addWidget(self.run_button)
+        buttons.addWidget(self.refine_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.progress, 1)
         self.results = QWidget()
@@ -105,6 +121,10 @@ class PatchingView(QWidget):
         results.setContentsMargins(0, 0, 0, 0)
         results.addWidget(self.summary)
         results.addWidget(self.heatmap, 1)
+        self.comparison_line = QLabel("")
+        self.comparison_line.setObjectName("comparison")
+        self.comparison_line.setWordWrap(True)
+        results.addWidget(self.comparison_line)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
@@ -124,10 +144,12 @@ class PatchingView(QWidget):
         self.subject_edit.setEnabled(noise)
         self.state.set_inputs(self.clean_edit.text(), self.corrupt_edit.text(), self.answer_edit.text(),
                               self.wrong_edit.text(), str(self.site_combo.currentData()),
-                              str(self.corrupt_by_combo.currentData()), self.subject_edit.text())
+                              str(self.corrupt_by_combo.currentData()), self.subject_edit.text(),
+                              self.fast_check.isChecked())
+        self.refine_button.setEnabled(self.state.can_refine())
 
     def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
-                   corrupt_by: str = "text", subject: str = "") -> None:
+                   corrupt_by: str = "text", subject: str = "", fast: bool | None = None) -> None:
         """Fill the form (what a user types; tests and presets call it)."""
         self.clean_edit.setText(clean)
         self.corrupt_edit.setText(corrupt)
@@ -136,10 +158,20 @@ class PatchingView(QWidget):
         self.answer_edit.setText(answer)
         self.wrong_edit.setText(wrong)
         self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(site)))
+        if fast is not None:
+            self.fast_check.setChecked(fast)
         self._read_form()
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
+        """Run: the exact sweep, or with "Fast (gradient)" attribution patching."""
+        self._start("attribution" if self.state.fast else "exact")
+
+    def refine(self) -> None:
+        """Refine exactly: the exact sweep of the same inputs, compared with the approximate result when done."""
+        self._start("exact")
+
+    def _start(self, method: str) -> None:
         loaded = self.ctx.loaded if self.ctx is not None else None
         problem = "Load a decoder or a masked LM (left) first." if loaded is None else self.state.problem()
         if problem:
@@ -147,11 +179,15 @@ class PatchingView(QWidget):
             return
         self.notice.clear_message()
         request = self.state.request()
-        self.state.start()
+        self.state.start(method)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.ctx.jobs.run(lambda cancel: patching_sweep(loaded, request, cancel), self.state.finish, step="patching",
-                          label="Patching every layer and token…", on_progress=self._progress,
+        fast = method == "attribution"
+        sweep = attribution_sweep if fast else patching_sweep
+        label = ("Attribution patching: one forward and one backward pass…" if fast
+                 else "Patching every layer and token…")
+        self.ctx.jobs.run(lambda cancel: sweep(loaded, request, cancel), self.state.finish, step="patching",
+                          label=label, on_progress=self._progress,
                           on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
 
     def cancel(self) -> None:
@@ -183,38 +219,56 @@ class PatchingView(QWidget):
     def _model_changed(self) -> None:
         self.cancel()
         self.state.stop()
-        self.state.result = None
-        self.state.events.result_changed.emit()
+        self.state.clear()
+        self.refine_button.setEnabled(self.state.can_refine())
 
     # ------------------------------------------------------------- showing
     def _show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.refine_button.setEnabled(self.state.can_refine())
 
     def _show_result(self) -> None:
         result = self.state.result
         if result is None:
             self.heatmap.set_matrix(None)
             self.summary.setText("")
+            self.comparison_line.setText("")
             return
         def shown(token: str) -> str:
             return html.escape(display_label(token))
 
         metric = f"logit({shown(result.answer)})" + (f" − logit({shown(result.wrong)})" if result.wrong else "")
+        approximate = self.state.method == "attribution"
+        what = ("approximate recovered fraction (attribution patching: (clean − corrupted) · gradient)"
+                if approximate else "recovered fraction")
+        self.comparison_line.setText(self._comparison_text())
         self.summary.setText(
             f"Metric {metric} at token {result.position}: clean <b>{result.clean_metric:.3f}</b> (predicts "
             f"<b>{shown(result.clean_prediction)}</b>), corrupted <b>{result.corrupt_metric:.3f}</b> (predicts "
-            f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the recovered fraction, site {result.site}; "
-            f"{self.state.layers_done()} of {self.state.layers_total} layers done."
+            f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the {what}, site {result.site}; "
+            + (f"{self.state.layers_done()} of {self.state.layers_total} layers done." if not approximate else
+               "one forward and one backward pass (Refine exactly runs the exact sweep).")
             + _noise_line(result.noise)
             # on a line of its own, in bold: a weak contrast makes every cell below doubtful
             + (f"<br><b>{html.escape(result.note[0].upper() + result.note[1:])}.</b>" if result.note else ""))
         self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),
                                 [f"layer {layer}" for layer in result.layers], result.tokens,
-                                title=f"recovered fraction of {metric} (rows: layers, columns: clean tokens)",
+                                title=f"{'approximate ' if approximate else ''}recovered fraction of {metric} "
+                                      "(rows: layers, columns: clean tokens)",
                                 signed=True)
         if self.state.layers_done() == 1:  # the first row: show the heatmap (below the fold at 1280 x 720 with F5)
             scroll_into_view(self.heatmap)
+
+    def _comparison_text(self) -> str:
+        """The line under the heatmap after Refine exactly: correlation and the largest disagreements."""
+        c = self.state.comparison
+        if c is None:
+            return ""
+        r = "undefined (a matrix without spread)" if c.pearson is None else f"{c.pearson:.3f}"
+        worst = "; ".join(f"layer {d.layer}, {html.escape(display_label(d.token))} (token {d.position}): "
+                          f"{d.approximate:.3f} vs {d.exact:.3f}" for d in c.disagreements)
+        return f"Exact vs fast (gradient): Pearson r = {r}. Largest disagreements (fast vs exact): {worst}."
 
     # ------------------------------------------------------------ abilities
     def export_widget(self) -> QWidget:
@@ -222,7 +276,8 @@ class PatchingView(QWidget):
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
         """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``;
-        ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text) and ``run`` (true:
+        ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text; ``fast`` true: attribution
+        patching, absent: the exact sweep) and ``run`` (true:
         start the sweep now, on the loaded model)."""
         s = self.state
         if "site" in settings and settings["site"] not in SITES:
@@ -231,7 +286,8 @@ class PatchingView(QWidget):
             raise ValueError(f"corrupt_by must be one of {', '.join(CORRUPT_BY)}, not {settings['corrupt_by']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
                         settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site),
-                        settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject))
+                        settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject),
+                        bool(settings.get("fast", False)))  # a step without ``fast``: the exact sweep
         if settings.get("run"):
             self.run()
 

@@ -30,6 +30,14 @@ def register(sub: Any) -> None:
     pat.add_argument("--site", choices=SITES, default=DEFAULT_SITE,
                      help=f"resid: a block's output; attn: its attention's output; mlp: its MLP's output "
                           f"(default {DEFAULT_SITE})")
+    pat.add_argument("--approx", action="store_true",
+                     help="attribution patching: the gradient approximation (clean - corrupt) . d metric / d "
+                          "activation at the corrupted run, every layer and position from one forward and one "
+                          "backward pass, normalised like the exact recovered fraction (JSON adds method: "
+                          "\"attribution\")")
+    pat.add_argument("--compare-exact", action="store_true",
+                     help="with --approx (implied): also run the exact sweep; JSON adds exact, pearson and the "
+                          "5 largest disagreements")
     pat.add_argument("--json", action="store_true", help="print JSON")
     pat.set_defaults(handler=cmd_patch)
 
@@ -37,6 +45,8 @@ def register(sub: Any) -> None:
 def cmd_patch(args: argparse.Namespace) -> int:
     from engine.patching.tracing import patching_job
 
+    if args.approx or args.compare_exact:
+        return cmd_patch_approx(args)
     loaded = load_for(args)
     result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
                                       subject=args.subject, noise_scale=args.noise_scale,
@@ -57,7 +67,50 @@ def cmd_patch(args: argparse.Namespace) -> int:
     if result.note:
         print(result.note)
     print(f"recovered fraction, site {result.site} (rows: layers, columns: tokens)")
+    _print_matrix(result)
+    return 0
+
+
+def _print_matrix(result) -> None:
     print("      " + " ".join(f"{t[:7]:>7}" for t in result.tokens))
     for layer, row in zip(result.layers, result.effect):
         print(f"{layer:>5} " + " ".join(f"{v:7.3f}" for v in row))
+
+
+def cmd_patch_approx(args: argparse.Namespace) -> int:
+    """``patch --approx [--compare-exact]``: attribution patching of ``--site``, optionally beside the exact sweep."""
+    from engine.patching.attribution_patching import METHOD, attribution_patching_job
+    from engine.patching.comparison import compare
+    from engine.patching.tracing import patching_job
+
+    loaded = load_for(args)
+    noise = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
+             "seed": args.seed}
+    approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong,
+                                                (args.site,), **noise), quiet=True)[args.site]
+    data = {**approx.to_dict(), "method": METHOD}
+    exact = comparison = None
+    if args.compare_exact:
+        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **noise),
+                          quiet=True)
+        comparison = compare(approx.effect, exact.effect, approx.tokens)
+        data.update({"exact": exact.to_dict(), **comparison.to_dict()})
+    if args.json:
+        print_json(data)
+        return 0
+    metric = f"logit({approx.answer})" + (f" - logit({approx.wrong})" if approx.wrong is not None else "")
+    print(f"metric {metric} at position {approx.position}: clean {approx.clean_metric:.4f}, corrupted "
+          f"{approx.corrupt_metric:.4f}")
+    if approx.note:
+        print(approx.note)
+    print(f"approximate recovered fraction (attribution patching), site {approx.site} (rows: layers, columns: "
+          "tokens)")
+    _print_matrix(approx)
+    if exact is not None and comparison is not None:
+        print(f"exact recovered fraction, site {exact.site}")
+        _print_matrix(exact)
+        r = "undefined" if comparison.pearson is None else f"{comparison.pearson:.3f}"
+        print(f"Pearson r {r}; largest disagreements: " + "; ".join(
+            f"layer {d.layer} token {d.position} ({d.token}) {d.approximate:.3f} vs {d.exact:.3f}"
+            for d in comparison.disagreements))
     return 0

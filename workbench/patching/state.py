@@ -6,6 +6,11 @@ is what the engine's ``engine.patching.tracing.patching_job`` takes. While a swe
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
 ``result_changed`` (partial or whole), ``running_changed``.
+
+``fast`` ("Fast (gradient)") runs attribution patching instead (``engine.patching.attribution_patching``: one
+forward and one backward pass); its result is kept as ``approximate`` and ``method`` is "attribution". A later
+exact sweep of the same request ("Refine exactly") replaces the heatmap and sets ``comparison`` (the two
+matrices' Pearson correlation and largest disagreements, ``engine.patching.comparison``).
 """
 
 from __future__ import annotations
@@ -28,6 +33,11 @@ class PatchingState:
         self.site = DEFAULT_SITE
         self.corrupt_by = "text"
         self.subject = ""
+        self.fast = False  # "Fast (gradient)": attribution patching first
+        self.method = "exact"  # what ``result`` is: "exact" (the sweep) or "attribution" (the approximation)
+        self.approximate: Any = None  # the last attribution-patching result (an engine Patching)
+        self.approximate_request: dict[str, Any] | None = None  # the request it answered
+        self.comparison: Any = None  # an engine Comparison of ``approximate`` and the exact result
         self.result: Any = None  # an engine Patching (partial while ``running``)
         self.layers_total = 0
         self.running = False
@@ -36,13 +46,15 @@ class PatchingState:
     # ---------------------------------------------------------------- inputs
     def set_inputs(self, clean: str | None = None, corrupt: str | None = None, answer: str | None = None,
                    wrong: str | None = None, site: str | None = None, corrupt_by: str | None = None,
-                   subject: str | None = None) -> None:
+                   subject: str | None = None, fast: bool | None = None) -> None:
         if corrupt_by is not None and corrupt_by not in CORRUPT_BY:
             raise ValueError(f"corrupt_by is one of {', '.join(CORRUPT_BY)}, not {corrupt_by!r}")
         for name, value in (("clean", clean), ("corrupt", corrupt), ("answer", answer), ("wrong", wrong),
                             ("site", site), ("corrupt_by", corrupt_by), ("subject", subject)):
             if value is not None:
                 setattr(self, name, value)
+        if fast is not None:
+            self.fast = bool(fast)
         self.events.inputs_changed.emit()
 
     def problem(self) -> str | None:
@@ -64,8 +76,13 @@ class PatchingState:
                 "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}
 
     # ---------------------------------------------------------------- result
-    def start(self) -> None:
-        self.result, self.layers_total, self.running = None, 0, True
+    def start(self, method: str = "exact") -> None:
+        """A run begins: ``method`` "attribution" (the fast pass) or "exact" (the sweep; an earlier approximate
+        result of the same request stays, to be compared when the sweep ends)."""
+        self.result, self.layers_total, self.running, self.method = None, 0, True, method
+        self.comparison = None
+        if method == "attribution" or self.approximate_request != self.request():
+            self.approximate, self.approximate_request = None, None
         self.events.running_changed.emit(True)
         self.events.result_changed.emit()
 
@@ -75,6 +92,12 @@ class PatchingState:
 
     def finish(self, result: Any) -> None:
         self.result, self.layers_total, self.running = result, len(result.layers), False
+        if self.method == "attribution":
+            self.approximate, self.approximate_request = result, self.request()
+        elif self.approximate is not None:
+            from engine.patching.comparison import compare  # plain Python: no torch
+
+            self.comparison = compare(self.approximate.effect, result.effect, result.tokens)
         self.events.running_changed.emit(False)
         self.events.result_changed.emit()
 
@@ -82,6 +105,12 @@ class PatchingState:
         """Cancelled or failed: the layers done so far stay."""
         self.running = False
         self.events.running_changed.emit(False)
+
+    def clear(self) -> None:
+        """Another model: no result, nothing to refine or compare."""
+        self.result, self.method, self.comparison = None, "exact", None
+        self.approximate, self.approximate_request = None, None
+        self.events.result_changed.emit()
 
     def layers_done(self) -> int:
         return 0 if self.result is None else len(self.result.effect)
@@ -94,6 +123,16 @@ class PatchingState:
         rows = [list(r) for r in self.result.effect]
         return rows + [[math.nan] * width for _ in range(self.layers_total - len(rows))]
 
-    def to_settings(self) -> dict[str, str]:
-        return {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer, "wrong": self.wrong,
-                "site": self.site, "corrupt_by": self.corrupt_by, "subject": self.subject}
+    def can_refine(self) -> bool:
+        """Whether "Refine exactly" has an approximate result of the current inputs to refine."""
+        return not self.running and self.method == "attribution" and self.approximate is not None \
+            and self.approximate_request == self.request()
+
+    def to_settings(self) -> dict[str, Any]:
+        """The form as a preset or workspace saves it; ``fast`` only when set (older presets mean the exact sweep)."""
+        settings: dict[str, Any] = {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer,
+                                    "wrong": self.wrong, "site": self.site, "corrupt_by": self.corrupt_by,
+                                    "subject": self.subject}
+        if self.fast:
+            settings["fast"] = True
+        return settings

@@ -1,0 +1,138 @@
+"""Attribution patching (Nanda 2023; Syed, Rager and Conmy 2023): the gradient approximation of activation
+patching, for every site (``resid``, ``attn``, ``mlp``) of every layer at once.
+
+Restoring one activation a at layer l, position t from the clean run into the corrupted run changes the metric
+by about its first-order term:
+
+    patched − corrupt ≈ (a_clean − a_corrupt) · ∂metric/∂a, the gradient taken at the corrupted run,
+
+so one forward pass of the clean text (to record its activations), one forward pass of the corrupted text and
+one backward pass of its metric give every cell of every site, where the exact sweep (``tracing``) runs layers
+× tokens patched passes per site. Each cell is divided by clean − corrupt, as the exact sweep's recovered
+fraction is, so the two matrices compare cell by cell. The sites are the exact sweep's (``sites``), hooked the
+same way; the metric is the same (logit(answer) − logit(wrong) at the predicted position, in float64). With
+ROME's noise the corrupted metric is the mean over the draws, and a cell sums each draw's term of that mean.
+
+The approximation is exact where the metric is linear in the activation (the last block's output at the
+predicted position, through a norm whose scale barely moves) and can be far off where attention or a norm bends
+the path (large activation differences, early layers): ``comparison`` measures how far on a given pair.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Generator, Iterator
+
+import torch
+
+from engine.attribution.targets import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
+from engine.errors import WorkbenchError
+from engine.models.families import Family
+from engine.models.loading import LoadedModel
+from engine.patching.names import SITES
+from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE
+from engine.patching.sites import site_modules
+from engine.patching.tracing import (
+    SAME_METRIC_NOTE, SAME_METRIC_TOLERANCE, WEAK_CONTRAST, Corruption, Patching, _corrupted, _metric,
+    weak_contrast_note,
+)
+from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+
+WHAT = "attribution patching"
+METHOD = "attribution"  # the CLI's ``method`` for this approximation
+
+
+@contextmanager
+def _keeping(modules: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
+    """Within the block, the yielded list holds each module's output tensor (its first element) of the last
+    forward pass, in ``modules``' order (hooks fire in execution order, which mixes the sites), undetached."""
+    kept: list = [None] * len(modules)
+
+    def keeper(index: int):
+        def keep(_module, _inputs, output):
+            kept[index] = output[0] if isinstance(output, tuple) else output
+        return keep
+
+    handles = [m.register_forward_hook(keeper(i)) for i, m in enumerate(modules)]
+    try:
+        yield kept
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str,
+                             wrong: str | None = None, sites: tuple[str, ...] = SITES,
+                             cancel: CancelToken = NEVER_CANCELLED, *, subject: str | None = None,
+                             noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0
+                             ) -> Generator[Progress, None, dict[str, Patching]]:
+    """{site: the approximate ``Patching`` of that site} for every one of ``sites``, from one clean forward pass,
+    one corrupted forward pass and one backward pass; a job that yields Progress. Inputs as ``patching_job``."""
+    if loaded.family not in (Family.DECODER, Family.ENCODER):
+        raise WorkbenchError(f"{WHAT} covers decoders and masked LMs; {loaded.info.spec} is a "
+                             f"{loaded.family.value} model, which it does not cover yet")
+    for site in sites:
+        if site not in SITES:
+            raise WorkbenchError(f"the site is one of {', '.join(SITES)}, not {site!r}")
+    modules = {site: site_modules(loaded, site) for site in sites}
+    flat = [m for site in sites for m in modules[site]]
+    clean_site = prediction_site(loaded, clean, WHAT)
+    corrupt_site, corrupt_embeddings, noise = _corrupted(loaded, clean_site,
+                                                        Corruption(corrupt, subject, noise_scale, samples, seed))
+    answer_id = vocabulary_token(loaded, answer, "--answer")
+    wrong_id = vocabulary_token(loaded, wrong, "--wrong") if wrong is not None else None
+    total = 2
+    yield Progress(0, total, f"{WHAT}: the clean run")
+    cancel.check()
+    with torch.no_grad(), _keeping(flat) as kept:
+        clean_logits = position_logits(loaded, clean_site, word_embeddings(loaded, clean_site))
+    clean_outputs = [k.detach()[0] for k in kept]  # [modules] of [T, H], in ``flat``'s order
+    clean_metric = float(_metric(clean_logits, answer_id, wrong_id)[0])
+    yield Progress(1, total, f"{WHAT}: the corrupted run and one backward pass")
+
+    cancel.check()
+    with torch.enable_grad(), _keeping(flat) as corrupt_outputs:  # no yield in here: grad mode is per thread
+        embeddings = corrupt_embeddings.detach().clone().requires_grad_(True)
+        logits = position_logits(loaded, corrupt_site, embeddings)
+        metrics = _metric(logits, answer_id, wrong_id)  # [S]: one per noise draw (a second text: S = 1)
+        corrupt_metric_t = metrics.mean()
+        cancel.check()
+        grads = torch.autograd.grad(corrupt_metric_t, corrupt_outputs, allow_unused=True)
+    corrupt_metric = float(corrupt_metric_t.detach())
+    yield Progress(2, total, f"{WHAT}: done")
+
+    tokens = len(clean_site.tokenized.ids)
+    layers = len(modules[sites[0]]) if sites else 0
+    span = clean_metric - corrupt_metric
+    scale = max(1.0, abs(clean_metric), abs(corrupt_metric))
+    same = abs(span) <= SAME_METRIC_TOLERANCE * scale
+    weak = not same and abs(span) < WEAK_CONTRAST
+    note = SAME_METRIC_NOTE if same else weak_contrast_note(clean_metric, corrupt_metric) if weak else None
+    top = [token_name(loaded, int(torch.argmax(row.float()))) for row in
+           (clean_logits[0], logits.detach().double().mean(0))]
+    results: dict[str, Patching] = {}
+    index = 0
+    for site in sites:
+        rows = []
+        for _ in modules[site]:
+            if same:
+                rows.append([0.0] * tokens)
+            else:
+                grad, corrupt_out = grads[index], corrupt_outputs[index].detach()
+                if grad is None:  # the site does not reach the metric (e.g. nothing after it is read)
+                    grad = torch.zeros_like(corrupt_out)
+                difference = clean_outputs[index].double().unsqueeze(0) - corrupt_out.double()  # [S, T, H]
+                cells = (difference * grad.double()).sum(dim=(0, 2)) / span  # [T]
+                rows.append((cells + 0.0).tolist())
+            index += 1
+        results[site] = Patching(
+            site, list(range(layers)), clean_site.tokens, corrupt_site.tokens, clean_site.position,
+            token_name(loaded, answer_id), answer_id, token_name(loaded, wrong_id) if wrong_id is not None else None,
+            wrong_id, clean_metric, corrupt_metric, top[0], top[1], rows, note, noise, weak)
+    return results
+
+
+def attribution_patch(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
+                      sites: tuple[str, ...] = SITES) -> dict[str, Patching]:
+    """``attribution_patching_job`` run to its end."""
+    return run_to_completion(attribution_patching_job(loaded, clean, corrupt, answer, wrong, sites))
