@@ -291,6 +291,7 @@ class Metrics:
     status_margins: tuple[int, int, int, int] = (6, 0, 6, 0)
     message_margins: tuple[int, int, int, int] = (10, 6, 6, 6)
     undo_bar_margins: tuple[int, int, int, int] = (10, 4, 6, 4)
+    cell_margins: tuple[int, int, int, int] = (4, 2, 4, 2)  # a widget inside a table cell
     # Style-sheet boxes: border width, (vertical, horizontal) padding and corner radii.
     hairline: int = 1
     notice_padding: tuple[int, int] = (6, 9)
@@ -307,6 +308,7 @@ class Metrics:
     diagram_min_w: int = 260
     diagram_line_width: float = 1.5
     bench_table_max_h: int = 170
+    template_edit_max_h: int = 140  # the instruct page's chat-template box
     bench_figure_w: int = 1100  # the bench's columns exported as bar charts
     bench_figure_h: int = 640
     bench_bars_label_w: int = 72  # the method names left of the bench figure's bars

@@ -83,7 +83,7 @@ def test_sentence_vectors_equal_plain_transformers(minilm, plain_minilm):
     with pytest.raises(WorkbenchError):
         run_to_completion(sentence_vectors(minilm, SENTENCES, layer=7))  # MiniLM has hidden states 0..6
     with pytest.raises(WorkbenchError):
-        run_to_completion(sentence_vectors(minilm, SENTENCES, pooling="max"))
+        run_to_completion(sentence_vectors(minilm, SENTENCES, pooling="median"))  # max is a pooling now (issue 32)
 
 
 def test_contextual_sense_accuracy_beats_static_by_15_points(demo_table, plain_minilm):

@@ -21,7 +21,7 @@ def test_choices_and_params():
     state.set_task("demo", "sentence")  # the demo is a token task
     assert state.kind == "token" and seen
     with pytest.raises(ValueError):
-        state.set_pooling("max")
+        state.set_pooling("median")  # max is a pooling now (issue 32)
 
 
 def test_layers_arrive_then_the_result_replaces_them_and_the_table_joins_probe_and_sts():

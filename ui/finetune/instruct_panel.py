@@ -96,7 +96,7 @@ class InstructPanel(QWidget):
         column.addLayout(row)
         column.addWidget(self.template_label)
         column.addWidget(self.template_edit, 1)
-        self.template_edit.setMaximumHeight(140)
+        theme.bind(self.template_edit, lambda w, m: w.setMaximumHeight(m.template_edit_max_h))
         uses = QHBoxLayout()
         uses.addWidget(self.use_button)
         uses.addStretch(1)

@@ -65,7 +65,7 @@ class UnifiedTable(QTableWidget):
                 label.setTextFormat(Qt.TextFormat.RichText)
                 label.setWordWrap(True)
                 label.setAutoFillBackground(True)
-                label.setContentsMargins(4, 2, 4, 2)
+                theme.bind(label, lambda w, m: w.setContentsMargins(*m.cell_margins))
                 self.setCellWidget(r, FORMULA_COLUMN, label)
         widths = (18, 28, 11, 12, 22, 40, 34)  # characters per column
         chars = self.fontMetrics().averageCharWidth()

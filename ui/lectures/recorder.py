@@ -113,11 +113,11 @@ class LectureRecorder(QObject):
         first = not self.panel.isVisible()
         self.panel.set_draft(draft)
         self.add_action.setEnabled(True)
-        if first:
+        self.panel.show()
+        if first:  # once shown (its frame is known): beside the views, not at the screen's corner
             from ui.widgets.placement import place_over
 
-            place_over(self.panel, self.services.owner, "right")  # beside the views, not at the screen's corner
-        self.panel.show()
+            place_over(self.panel, self.services.owner, "right")
         self.panel.raise_()
         return draft
 
