@@ -164,7 +164,8 @@ class HeatmapView(HoverTips, QWidget):
         c, m = theme.current().colours, theme.current().metrics
         if self._matrix is None:
             painter.setPen(QColor(c.hint_ink))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.empty_hint)
+            painter.drawText(QRectF(self.rect()).adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN),  # wrapped, never cut
+                             int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap), self.empty_hint)
             painter.end()
             return
         left, top, size = self._geometry()
@@ -178,8 +179,9 @@ class HeatmapView(HoverTips, QWidget):
         title_font.setBold(True)
         painter.setFont(title_font)
         painter.setPen(QColor(c.label_ink))
+        title = QFontMetricsF(title_font).elidedText(self._title, Qt.TextElideMode.ElideRight, self.width() - 2 * MARGIN)
         painter.drawText(QRectF(MARGIN, MARGIN - 2, self.width(), self._title_h()), Qt.AlignmentFlag.AlignLeft,
-                         self._title)
+                         title)  # a title wider than the map ends in "…" (the whole title is title())
         painter.setFont(self._font)
         self._paint_labels(painter, left, top, size)
         self._paint_legend(painter, area)
