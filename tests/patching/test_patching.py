@@ -126,6 +126,12 @@ def test_patch_json_contract_and_one_line_errors(capsys, tiny_models):
     gap = abs(data["clean_metric"] - data["corrupt_metric"])
     assert data["weak_contrast"] is True and f"differ by only {gap:.3f}" in data["note"]
     assert data["tokens"] == ["The", "Ġname", "Ġof", "Ġthe"] and len(data["effect"]) == 2
+    # --target / --contrast are --answer / --wrong under the names dla and ablate use (issue 35)
+    argv = ["patch", gpt2_folder, "--clean", CLEAN, "--corrupt", CORRUPT, "--site", "mlp", "--json"]
+    assert main([*argv, "--answer", " list", "--wrong", " name"]) == 0
+    by_answer = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--target", " list", "--contrast", " name"]) == 0
+    assert json.loads(capsys.readouterr().out) == by_answer
     for argv, needles in (
         (["--corrupt", "The cat sat on the"], ["the clean text has 4", "the corrupted text has 7"]),
         (["--corrupt", CORRUPT, "--wrong", "extraordinarily unlikely"], ["--wrong", "not one"]),

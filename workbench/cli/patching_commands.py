@@ -24,9 +24,11 @@ def register(sub: Any) -> None:
     pat.add_argument("--noise-samples", type=int, default=DEFAULT_NOISE_SAMPLES,
                      help=f"with --subject: noise draws averaged (default {DEFAULT_NOISE_SAMPLES})")
     pat.add_argument("--seed", type=int, default=0, help="with --subject: the noise's seed (default 0)")
-    pat.add_argument("--answer", required=True, help="the clean answer, one vocabulary token")
-    pat.add_argument("--wrong", help="a wrong answer, one vocabulary token: the metric becomes "
-                                     "logit(answer) - logit(wrong) (default: logit(answer) alone)")
+    pat.add_argument("--answer", "--target", dest="answer", required=True,
+                     help="the clean answer, one vocabulary token (--target: the same, as dla and ablate name it)")
+    pat.add_argument("--wrong", "--contrast", dest="wrong",
+                     help="a wrong answer, one vocabulary token: the metric becomes logit(answer) - logit(wrong) "
+                          "(default: logit(answer) alone; --contrast: the same)")
     pat.add_argument("--site", choices=SITES, default=DEFAULT_SITE,
                      help=f"resid: a block's output; attn: its attention's output; mlp: its MLP's output "
                           f"(default {DEFAULT_SITE})")
