@@ -197,6 +197,8 @@ QTabWidget::pane {{ border: {m.hairline}px solid {c.splitter}; border-radius: {m
 QTabBar::tab {{ padding: {m.tab_padding[0]}px {m.tab_padding[1]}px; }}
 QLabel#sectionTitle {{ font-weight: 600; color: {c.section_title_ink}; }}
 QLabel#summary {{ color: {c.summary_ink}; }}
+QCheckBox::indicator, QRadioButton::indicator, QGroupBox::indicator {{ width: {m.check_indicator}px;
+  height: {m.check_indicator}px; }}
 """
 
 

@@ -292,6 +292,7 @@ class Metrics:
     message_margins: tuple[int, int, int, int] = (10, 6, 6, 6)
     undo_bar_margins: tuple[int, int, int, int] = (10, 4, 6, 4)
     cell_margins: tuple[int, int, int, int] = (4, 2, 4, 2)  # a widget inside a table cell
+    check_indicator: int = 14  # a check box's or radio button's box (grows with F5, as the text does)
     # Style-sheet boxes: border width, (vertical, horizontal) padding and corner radii.
     hairline: int = 1
     notice_padding: tuple[int, int] = (6, 9)

@@ -43,6 +43,23 @@ def _axes(window) -> list:
             for item in view.scene().items() if isinstance(item, pg.AxisItem)]
 
 
+def _indicator(check) -> int:
+    """The height of a check box's box as the style draws it now."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    option = QStyleOptionButton()
+    check.initStyleOption(option)
+    return check.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, check).height()
+
+
+def _legends(window) -> list:
+    """Every legend of every plot in the window."""
+    import pyqtgraph as pg
+
+    return [item for view in window.findChildren(pg.GraphicsView) if view.scene() is not None
+            for item in view.scene().items() if isinstance(item, pg.LegendItem)]
+
+
 def _activate(qtbot, window) -> None:
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
@@ -73,6 +90,8 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
     assert window.status.message().startswith("Computing the logit lens: done in ")
     window.show_view("tokens")
 
+    check = window.view("attention").controls.hide_special
+    box_before = _indicator(check)
     _activate(qtbot, window)
     for n, (width, height) in enumerate(SIZES):
         window.presentation.screen_height = lambda height=height: height
@@ -95,6 +114,9 @@ def test_presentation_fits_each_lecture_hall_screen_and_folds_back(open_window, 
         axes = _axes(window)
         assert axes and all(axis.label.font().pointSizeF() == pytest.approx(presentation_pt(height)) for axis in axes)
         assert all(axis.textPen().color().name() == theme.current().colours.plot_axis_ink for axis in axes)
+        assert _indicator(check) > box_before  # check boxes grow with F5 too
+        legends = _legends(window)  # legends grow with F5 as the axes do (issue 36: 8 px legends at 1080p)
+        assert legends and all(legend.opts["labelTextSize"] == f"{presentation_pt(height):g}pt" for legend in legends)
         for entry in window.view_host.entries():
             window.show_view(entry.id)
             _settle(qtbot, window)

@@ -23,6 +23,9 @@ def restyle_axes(root: QWidget) -> int:
     for view in root.findChildren(pg.GraphicsView):
         scene = view.scene()
         for item in scene.items() if scene is not None else ():
+            if isinstance(item, pg.LegendItem):  # legends grow with F5 as the axes do
+                _restyle_legend(item, font.pointSizeF())
+                continue
             if not isinstance(item, pg.AxisItem):
                 continue
             item.setTextPen(pg.mkPen(ink))
@@ -33,3 +36,11 @@ def restyle_axes(root: QWidget) -> int:
                               color=ink.name())
             count += 1
     return count
+
+
+def _restyle_legend(legend, point_size: float) -> None:
+    """Every entry of ``legend`` in the application's font size now (its text kept, its colour kept)."""
+    legend.setLabelTextSize(f"{point_size:g}pt")
+    for _sample, label in list(legend.items):
+        label.setText(label.text, size=f"{point_size:g}pt")
+    legend.updateSize()
