@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QProgressBar, QPushButton, QSpinBox,
                                QWidget)
 
 from ui import theme
+from ui.widgets.elided_label import ElidedLabel
 from workbench.lens.state import TunedLensState
 
 NAMES = {"logit": "logit lens", "tuned": "tuned lens"}
@@ -113,7 +114,7 @@ class TunedLensControls(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_training)
         self.progress = QProgressBar()
-        self.status = QLabel("")
+        self.status = ElidedLabel("")  # a long progress line ends in "…" (its tooltip whole): no sideways scroll
         self.status.setObjectName("summary")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
