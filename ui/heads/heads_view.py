@@ -28,6 +28,7 @@ from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
+from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
 from workbench.heads.jobs import dla_job, sweep_job
 from workbench.heads.state import HOWS, HeadsState
 
@@ -207,26 +208,15 @@ class HeadsView(ModelView):
             self.ctx.jobs.cancel()
 
     def _progress(self, progress: Progress) -> None:
-        self.progress.setRange(0, max(1, progress.total))
-        self.progress.setValue(progress.done)
-        self.progress.setFormat(progress.message or "%p%")
+        show_progress(self.progress, progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
-        from engine.errors import WorkbenchError
-
         self.state.stop()
-        if isinstance(exc, WorkbenchError) and not tb:
-            self.notice.show_message(str(exc), "warning")
-        else:
-            self.notice.show_message("The heads could not be computed (see the message above).", "warning")
-            if self.ctx is not None:
-                self.ctx.show_error(exc, tb)
+        show_failure(self.notice, self.ctx, exc, tb, "The heads")
 
     def _cancelled(self) -> None:
         self.state.stop()
-        done = self.state.rows_done()
-        self.notice.show_message(f"Cancelled after {done} row{'s' if done != 1 else ''}; those rows are shown.",
-                                 "info")
+        show_cancelled(self.notice, self.state.rows_done(), "row")
 
     def _model_changed(self) -> None:
         self.cancel()

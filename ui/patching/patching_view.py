@@ -28,6 +28,7 @@ from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.view_kit.scroll_into_view import scroll_into_view
+from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
 from workbench.patching.state import CORRUPT_BY, PatchingState
 from workbench.patching.jobs import attribution_sweep, patching_sweep
 
@@ -195,26 +196,15 @@ class PatchingView(QWidget):
             self.ctx.jobs.cancel()
 
     def _progress(self, progress: Progress) -> None:
-        self.progress.setRange(0, max(1, progress.total))
-        self.progress.setValue(progress.done)
-        self.progress.setFormat(progress.message or "%p%")
+        show_progress(self.progress, progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
-        from engine.errors import WorkbenchError
-
         self.state.stop()
-        if isinstance(exc, WorkbenchError) and not tb:
-            self.notice.show_message(str(exc), "warning")
-        else:
-            self.notice.show_message("Patching could not be computed (see the message above).", "warning")
-            if self.ctx is not None:
-                self.ctx.show_error(exc, tb)
+        show_failure(self.notice, self.ctx, exc, tb, "Patching")
 
     def _cancelled(self) -> None:
         self.state.stop()
-        done = self.state.layers_done()
-        self.notice.show_message(f"Cancelled after {done} layer{'s' if done != 1 else ''}; those rows are shown.",
-                                 "info")
+        show_cancelled(self.notice, self.state.layers_done(), "layer")
 
     def _model_changed(self) -> None:
         self.cancel()
