@@ -10,8 +10,9 @@ from PySide6.QtWidgets import QScrollArea, QWidget
 def scroll_into_view(widget: QWidget, *, later: bool = True) -> None:
     """Every scroll area around ``widget`` (the tab's, a panel's) scrolls to show as much of it as fits, its top
     first. ``later``: after the layouts that the new content starts have run (the default)."""
-    if later:
-        QTimer.singleShot(0, widget, lambda: scroll_into_view(widget, later=False))
+    if later:  # once the layouts the new content starts have run, and again when late ones (wrapping) settle
+        for delay in (0, 150):
+            QTimer.singleShot(delay, widget, lambda: scroll_into_view(widget, later=False))
         return
     parent = widget.parentWidget()
     while parent is not None:
