@@ -1,10 +1,11 @@
 """Screenshots of every registered view at a given window size, for looking at layouts.
 
-    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/tab_screenshots.py OUT_DIR [WIDTHxHEIGHT]
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/tab_screenshots.py OUT_DIR [WIDTHxHEIGHT] [--present]
 
 Opens the window on the default model (MiniLM, offline) with a sentence pair in the text box and the
 polysemy demo set embedded, then saves ``OUT_DIR/<size>-<view id>.png`` for each tab of the registry.
-The default size is the one the window used to open at, 1180 x 760.
+The default size is the one the window used to open at, 1180 x 760. ``--present`` turns presentation mode
+(F5) on first and names the files ``<size>-f5-<view id>.png``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def main(out: Path, size: str = "1180x760") -> None:
+def main(out: Path, size: str = "1180x760", present: bool = False) -> None:
     from PySide6.QtWidgets import QApplication
 
     from ui.app import create_application
@@ -47,6 +48,8 @@ def main(out: Path, size: str = "1180x760") -> None:
     window = MainWindow(Settings(recent_models=["minilm"]), persist=False)
     window.resize(width, height)
     window.show()
+    if present:
+        window.presentation.set_on(True)
     try:
         window.load_model("minilm")
         wait(lambda: window.loaded is not None)
@@ -60,7 +63,7 @@ def main(out: Path, size: str = "1180x760") -> None:
             window.show_view(entry.id)
             wait(lambda: not window.jobs.busy)
             settle()
-            path = out / f"{size}-{entry.id}.png"
+            path = out / f"{size}{'-f5' if present else ''}-{entry.id}.png"
             window.grab().save(str(path), "PNG")
             print(path)
         QApplication.processEvents()
@@ -69,4 +72,6 @@ def main(out: Path, size: str = "1180x760") -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), *(sys.argv[2:3]))
+    flags = [a for a in sys.argv[2:] if a.startswith("--")]
+    sizes = [a for a in sys.argv[2:] if not a.startswith("--")]
+    main(Path(sys.argv[1]), *sizes[:1], present="--present" in flags)

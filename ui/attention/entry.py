@@ -4,4 +4,4 @@ from ui.attention import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("attention", about.TITLE, about.HTML,
-                  "ui.attention.attention_view:AttentionView", "Ctrl+2", frozenset({"text", "pair"}))
+                  "ui.attention.attention_view:AttentionView", "Ctrl+2", frozenset({"text", "pair"}), short_title="Attn")

@@ -4,4 +4,4 @@ from ui.compare import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("compare", about.TITLE, about.HTML, "ui.compare.compare_view:CompareView", None,
-                  frozenset({"text"}))
+                  frozenset({"text"}), short_title="A | B")

@@ -4,4 +4,4 @@ from ui.embeddings import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("embeddings", about.TITLE, about.HTML,
-                  "ui.embeddings.explorer_view:EmbeddingExplorerView", "Ctrl+6", frozenset({"corpus"}))
+                  "ui.embeddings.explorer_view:EmbeddingExplorerView", "Ctrl+6", frozenset({"corpus"}), short_title="Embed")

@@ -4,4 +4,4 @@ from ui.finetune import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("finetune", about.TITLE, about.HTML,
-                  "ui.finetune.finetune_view:FineTuneView", "Ctrl+8", frozenset({"corpus"}))
+                  "ui.finetune.finetune_view:FineTuneView", "Ctrl+8", frozenset({"corpus"}), short_title="Tune")

@@ -3,4 +3,5 @@
 from ui.lens import about
 from ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("lens", about.TITLE, about.HTML, "ui.lens.lens_view:LensView", "Ctrl+4", frozenset({"text"}))
+ENTRY = ViewEntry("lens", about.TITLE, about.HTML, "ui.lens.lens_view:LensView", "Ctrl+4", frozenset({"text"}),
+                  short_title="Lens")

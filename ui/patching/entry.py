@@ -3,4 +3,5 @@
 from ui.patching import about
 from ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("patching", about.TITLE, about.HTML, "ui.patching.patching_view:PatchingView", None, frozenset())
+ENTRY = ViewEntry("patching", about.TITLE, about.HTML, "ui.patching.patching_view:PatchingView", None, frozenset(),
+                  short_title="Patch")

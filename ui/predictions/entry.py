@@ -4,4 +4,4 @@ from ui.predictions import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("predictions", about.TITLE, about.HTML,
-                  "ui.predictions.predictions_view:PredictionsView", "Ctrl+3", frozenset({"text"}))
+                  "ui.predictions.predictions_view:PredictionsView", "Ctrl+3", frozenset({"text"}), short_title="Predict")

@@ -4,4 +4,4 @@ from ui.pretrain import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("pretrain", about.TITLE, about.HTML,
-                  "ui.pretrain.pretrain_view:TrainingView", "Ctrl+Shift+P", frozenset({"corpus"}))
+                  "ui.pretrain.pretrain_view:TrainingView", "Ctrl+Shift+P", frozenset({"corpus"}), short_title="Train")

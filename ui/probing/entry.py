@@ -4,4 +4,4 @@ from ui.probing import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("probing", about.TITLE, about.HTML,
-                  "ui.probing.probing_view:ProbingView", "Ctrl+7", frozenset({"corpus"}))
+                  "ui.probing.probing_view:ProbingView", "Ctrl+7", frozenset({"corpus"}), short_title="Probe")

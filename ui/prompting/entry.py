@@ -4,4 +4,4 @@ from ui.prompting import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("prompting", about.TITLE, about.HTML,
-                  "ui.prompting.prompting_view:PromptingView", "Ctrl+9", frozenset({"corpus"}))
+                  "ui.prompting.prompting_view:PromptingView", "Ctrl+9", frozenset({"corpus"}), short_title="Prompt")

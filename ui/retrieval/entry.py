@@ -4,4 +4,4 @@ from ui.retrieval import about
 from ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("retrieval", about.TITLE, about.HTML, "ui.retrieval.retrieval_view:RetrievalView", None,
-                  frozenset({"corpus"}))
+                  frozenset({"corpus"}), short_title="Search")

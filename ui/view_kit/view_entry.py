@@ -30,6 +30,7 @@ class ViewEntry:
     view: type | str  # the view class (called with the ViewContext), or "package.module:Class"
     shortcut: str | None = None  # e.g. "Ctrl+1"
     inputs: frozenset[str] = field(default_factory=frozenset)  # a subset of INPUTS
+    short_title: str = ""  # the tab's text when the full titles do not all fit ("" = the title)
 
     def __post_init__(self) -> None:
         unknown = set(self.inputs) - set(INPUTS)
@@ -40,6 +41,10 @@ class ViewEntry:
         if isinstance(self.view, str) and ":" not in self.view:
             raise ValueError(f"view {self.id!r}: name its class as 'package.module:Class', not {self.view!r}")
         object.__setattr__(self, "inputs", frozenset(self.inputs))
+        if not self.short_title:
+            object.__setattr__(self, "short_title", self.title)
+        if len(self.short_title) > len(self.title):
+            raise ValueError(f"view {self.id!r}: the short title {self.short_title!r} is longer than the title")
 
     def view_class(self) -> type:
         """The view's class (its module is imported on first use)."""

@@ -47,6 +47,7 @@ from ui.theme_tokens import DEFAULT
 from ui.lectures.services import LectureServices, RecorderServices
 from ui.view_kit.view_context import Shell
 from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
+from ui.window.tab_names import TabNames
 from ui.window.view_host import ViewHost
 from ui.window.view_registry import ViewRegistry, builtin_views
 from ui.window.part_services import ActionServices, WindowCommands
@@ -164,6 +165,7 @@ class MainWindow(QMainWindow):
         self.view_host = ViewHost(self.views, self._shell(), registry or builtin_views(),
                                   settling=lambda: self.loading or self.text_input.pending(),
                                   pair=self.text_input.pair)
+        self.tab_names = TabNames(self.views, self.view_host.entries, parent=self)
         self._part_interfaces()
         self.actions_ = build_actions(self._action_services(), self.view_host.entries())
         self.lectures = LectureController(self._lecture_services())  # the caption bar, Lectures menu, PageUp/Down
@@ -177,7 +179,7 @@ class MainWindow(QMainWindow):
                                            self.actions_.view_menu)  # View > Audience window
         self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
                                                 self.presentation, self.status.say, self.actions_.view_menu,
-                                                self.views, parent=self)
+                                                parent=self)
         self.compare.compared_changed.connect(self.view_host.compared_changed)
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 from ui.theme_tokens import DEFAULT
 from ui.window.presentation import PresentationMode
@@ -71,11 +71,10 @@ def window_frame(window: QMainWindow, dock: QDockWidget) -> WindowFrame:
 
 class PresentationFit(QObject):
     def __init__(self, frame: WindowFrame, about: AboutPanel, presentation: PresentationMode,
-                 status: Callable[[str], None], view_menu: QMenu | None = None, tabs: QTabWidget | None = None,
-                 parent: QObject | None = None):
+                 status: Callable[[str], None], view_menu: QMenu | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self._frame, self._about = frame, about
-        self._presentation, self._status, self._tabs = presentation, status, tabs
+        self._presentation, self._status = presentation, status
         self.folded: Folded | None = None  # while presenting: what to put back
         presentation.screen_height = self.screen_height
         presentation.about_to_toggle.connect(self._remember)
@@ -129,20 +128,12 @@ class PresentationFit(QObject):
             self._unfold()
 
     def _fold(self) -> None:
-        self._tabs_fit(True)
         self._frame.show_dock(False)
         self.menu_action.setChecked(False)
         self._about.set_expanded(False)
         self._status(HINT)
 
-    def _tabs_fit(self, fit: bool) -> None:
-        """Presenting, every tab shows in the tab bar (the names elided where needed) instead of scrolling."""
-        if self._tabs is not None:
-            self._tabs.setUsesScrollButtons(not fit)
-            self._tabs.setElideMode(Qt.TextElideMode.ElideRight if fit else Qt.TextElideMode.ElideNone)
-
     def _unfold(self) -> None:
-        self._tabs_fit(False)
         self._status(ENDED)  # F5's hint goes
         folded, self.folded = self.folded, None
         if folded is None:
