@@ -23,6 +23,7 @@ from ui.widgets.elided_label import ElidedLabel
 from workbench.lens.state import TunedLensState
 
 NAMES = {"logit": "logit lens", "tuned": "tuned lens"}
+TITLE = "KL divergence from each layer's prediction to the output"
 
 
 def chart_style() -> dict[str, Any]:
@@ -43,7 +44,7 @@ class KlChart(pg.PlotWidget):
         item.hideButtons()
         item.showGrid(x=False, y=True, alpha=0.25)
         item.setLabel("bottom", "layer (0: embeddings)")
-        item.setLabel("left", "KL to the output (nats)")
+        item.setLabel("left", "KL (nats)")  # short: a long axis title was cut on a short chart (F5, 1024 × 768)
         item.getAxis("left").enableAutoSIPrefix(False)
         item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])
         self.curves = {key: item.plot([], [], name=NAMES[key]) for key in NAMES}
@@ -54,6 +55,8 @@ class KlChart(pg.PlotWidget):
         s = chart_style()
         self.setBackground(s["background"])
         self.setFixedHeight(s["height"])
+        c, f = theme.current().colours, theme.current().fonts
+        self.getPlotItem().setTitle(TITLE, size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
         for key, curve in self.curves.items():
             curve.setPen(pg.mkPen(s[key], width=s["line"]))
             curve.setSymbol("o" if key == "logit" else "s")

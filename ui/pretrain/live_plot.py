@@ -28,7 +28,7 @@ CURVES = {
 
 def _titles() -> dict[str, str]:
     c = theme.current().colours
-    return {"loss": f'Loss (nats per token): <span style="color:{c.train_loss_curve}">training</span> and '
+    return {"loss": f'Loss (nats per token): <wbr><span style="color:{c.train_loss_curve}">training</span> and '
                     f'<span style="color:{c.valid_loss_curve}">validation</span>',
             "lr": "Learning rate", "speed": "Tokens per second"}
 

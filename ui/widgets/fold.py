@@ -145,20 +145,44 @@ class FoldRow(QWidget):
 
 
 class FoldSplitter(QSplitter):
-    """A horizontal splitter that turns vertical while its children's minimum widths do not fit."""
+    """A horizontal splitter that turns vertical while its children's minimum widths do not fit.
+
+    Folded, each child is as tall as it asks, and a child that scrolls (a form in a scroll area) as tall as what
+    it holds: the page around the splitter scrolls, once, instead of a scroll bar inside a scroll bar.
+    """
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
 
+    def childEvent(self, event) -> None:  # noqa: N802
+        super().childEvent(event)
+        child = event.child()
+        if event.added() and isinstance(child, QScrollArea):
+            child.installEventFilter(self)  # its content is set later: watched from its first layout on
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if isinstance(watched, QScrollArea) and watched.widget() is not None:
+            inner = watched.widget()
+            if inner.property("_fold_watched") is None:
+                inner.setProperty("_fold_watched", True)
+                inner.installEventFilter(self)
+        elif event.type() == QEvent.Type.LayoutRequest and self.orientation() == Qt.Orientation.Vertical:
+            self.updateGeometry()  # the content grew or shrank: so does the folded page
+            QTimer.singleShot(0, self._share)
+        return False
+
+    def _kids(self) -> list[QWidget]:
+        return [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
+
     def side_by_side_width(self) -> int:
-        kids = [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
+        kids = self._kids()
         return sum(_min_width(w) for w in kids) + self.handleWidth() * max(len(kids) - 1, 0)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
-        kids = [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
+        kids = self._kids()
         width = max((_min_width(w) for w in kids), default=0)
         if self.orientation() == Qt.Orientation.Vertical:  # folded: each as tall as it asks (the page scrolls)
-            height = sum(max(w.minimumSizeHint().height(), w.sizeHint().height()) for w in kids)
+            height = sum(_folded_height(w) for w in kids)
             height += self.handleWidth() * max(len(kids) - 1, 0)
         else:
             height = max((w.minimumSizeHint().height() for w in kids), default=0)
@@ -174,9 +198,29 @@ class FoldSplitter(QSplitter):
             QTimer.singleShot(0, self._share)
 
     def _share(self) -> None:
-        """After turning: each child an even share of the new direction."""
-        span = self.height() if self.orientation() == Qt.Orientation.Vertical else self.width()
-        self.setSizes([span // max(self.count(), 1)] * self.count())
+        """After turning: side by side, each child an even share of the width; folded, each child the height
+        it asks, what is left to the last."""
+        count = self.count()
+        if self.orientation() == Qt.Orientation.Horizontal:
+            self.setSizes([self.width() // max(count, 1)] * count)
+            return
+        heights = [_folded_height(self.widget(i)) if not self.widget(i).isHidden() else 0 for i in range(count)]
+        spare = self.height() - sum(heights) - self.handleWidth() * max(len(self._kids()) - 1, 0)
+        if heights and spare > 0:
+            heights[-1] += spare
+        self.setSizes(heights)
+
+
+def _folded_height(widget: QWidget) -> int:
+    """How tall ``widget`` asks to be one above the other: a scroll area as tall as its content at its width."""
+    if isinstance(widget, QScrollArea) and widget.widget() is not None:
+        inner = widget.widget()
+        width = max(widget.viewport().width(), inner.minimumSizeHint().width())
+        height = inner.heightForWidth(width) if inner.hasHeightForWidth() else -1
+        if height <= 0:
+            height = inner.sizeHint().height()
+        return max(height, inner.minimumSizeHint().height()) + 2 * widget.frameWidth()
+    return max(widget.minimumSizeHint().height(), widget.sizeHint().height())
 
 
 def _min_width(widget: QWidget) -> int:

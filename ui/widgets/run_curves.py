@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable, Hashable, Iterable, Mapping, Sequence
 
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ui import theme
@@ -45,6 +46,9 @@ class CurveLook:
 
 
 Route = Callable[[str], "tuple[str, CurveLook] | None"]
+
+
+_PYQTGRAPH_TITLE_H = 30  # the title row's height PlotItem.setTitle fixes
 
 
 class RunCurves(QWidget):
@@ -179,12 +183,34 @@ class RunCurves(QWidget):
         self._axis_labels()
 
     def retitle(self) -> None:
-        """Read the panels' titles again."""
+        """Read the panels' titles again. A title may mark where it can break with ``<wbr>``: it breaks there
+        while it is wider than its panel (large type on a narrow window), and its row grows to hold it."""
         c, f = theme.current().colours, theme.current().fonts
         titles = self.titles()
+        size = f.pt(f.live_plot_title_delta)
         for key, plot in self.plots.items():
-            if key in titles:
-                plot.setTitle(titles[key], size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
+            if key not in titles:
+                continue
+            title = titles[key]
+            plot.setTitle(title.replace("<wbr>", ""), size=f"{size:g}pt", color=c.label_ink)
+            if "<wbr>" in title and self._title_room(plot) < plot.titleLabel.item.boundingRect().width():
+                plot.setTitle(title.replace("<wbr>", "<br>"), size=f"{size:g}pt", color=c.label_ink)
+            height = max(int(plot.titleLabel.item.boundingRect().height()) + 2, _PYQTGRAPH_TITLE_H)
+            plot.titleLabel.setMaximumHeight(height)
+            plot.layout.setRowFixedHeight(0, height)
+
+    def _title_room(self, plot: pg.PlotItem) -> float:
+        """The width a panel's title has: the view's, less the left axis and the layouts' margins (the title
+        sits over the plotting area; a wider one pushes the panel past the view's right edge)."""
+        outer = self.graphics.ci.layout.getContentsMargins()
+        inner = plot.layout.getContentsMargins()
+        return (self.graphics.viewport().width() - plot.getAxis("left").width()
+                - outer[0] - outer[2] - inner[0] - inner[2])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if any("<wbr>" in title for title in self.titles().values()):
+            QTimer.singleShot(0, self.retitle)  # once the panels have their new widths
 
     def _item(self, key: tuple, panel: str, look: CurveLook) -> pg.PlotDataItem:
         item = self.items.get(key)
