@@ -243,6 +243,7 @@ class Metrics:
     lab_tables_max_h: int = 230
     lab_grid_max_h: int = 240
     head_view_min_h: int = 120
+    walkthrough_figures_min_h: int = 190  # the attention figures above the open step-by-step panel
     lines_label_w: int = 60
     prediction_box_min_w: int = 360
     prediction_box_max_w: int = 520

@@ -38,6 +38,8 @@ def test_step_by_step_walks_from_q_to_the_heads_output(open_window, qtbot, tiny_
     qtbot.mouseClick(view.controls.steps_button, Qt.MouseButton.LeftButton)  # the user's way in
     qtbot.waitUntil(lambda: panel.walkthrough() is not None, timeout=WAIT)
     assert panel.isVisible() and window.clicker.active() is panel
+    floor = theme.current().metrics.walkthrough_figures_min_h  # the figures above keep a readable height
+    qtbot.waitUntil(lambda: view.splitter.height() >= floor, timeout=WAIT)
     assert view.open_walkthrough(1, 2, 3)  # a preset's way in: layer 1, head 2, query token 3
     qtbot.waitUntil(lambda: panel.walkthrough() is not None and (panel.walkthrough().layer, panel.walkthrough().head,
                                                            panel.walkthrough().query_index) == (1, 2, 3), timeout=WAIT)
@@ -85,3 +87,4 @@ def test_step_by_step_walks_from_q_to_the_heads_output(open_window, qtbot, tiny_
 
     qtbot.mouseClick(panel.close_button, Qt.MouseButton.LeftButton)
     assert not panel.isVisible() and window.clicker.active() is None
+    assert view.splitter.minimumHeight() == 0  # closed: the figures take the whole height again

@@ -26,6 +26,7 @@ from ui.attention.attention_controls import AttentionControls
 from ui.attention.walkthrough_panel import WalkthroughPanel
 from ui.attention.model_b_heads import ModelBHeads
 from ui.view_kit.model_label import spec_label
+from ui.view_kit.scroll_into_view import scroll_into_view
 from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from ui.widgets.model_b_split import ModelBSplit
 from ui.widgets.notice import Notice
@@ -123,6 +124,7 @@ class AttentionView(ModelView):
         layout.addWidget(self.steps_split, 1)
         self._build_export_menu()
         theme.bind(self, lambda w, m: w._resize_after_tokens())  # F5: the head views' columns change width
+        theme.follow(self, self._figures_floor)  # F5 scales the floor with the type
         self.controls.changed.connect(self._redraw)
         self.controls.hide_special.toggled.connect(lambda _: self._update_grid())
         self.controls.kind_combo.currentIndexChanged.connect(lambda _: self._set_kind())
@@ -450,17 +452,27 @@ class AttentionView(ModelView):
             plain = [i for i, special in enumerate(enc.tokenized.special) if not special]
             query = (plain[0] if plain else 0) if first_time or current[2] < 0 else current[2]
         self.walkthrough_panel.show()
-        if first_time:  # the steps take the larger part: they are what is being explained now
+        self._figures_floor()
+        if first_time:  # the steps take the larger part, the figures still a readable height (the page scrolls)
             total = max(self.steps_split.height(), 400)
-            self.steps_split.setSizes([int(total * 0.3), int(total * 0.7)])
+            figures = max(int(total * 0.3), self.splitter.minimumHeight())
+            self.steps_split.setSizes([figures, max(total - figures, 1)])
         if self.ctx is not None and self.ctx.clicker is not None:
             self.ctx.clicker.push(self.walkthrough_panel)
         self.walkthrough_panel.set_step(step)
         self.walkthrough_panel.choose(int(layer), int(head), int(query))
+        scroll_into_view(self.walkthrough_panel)  # below the fold at 720 px with F5: the tab scrolls to it
         return True
+
+    def _figures_floor(self) -> None:
+        """While the step-by-step panel is open, the figures above it keep a readable height (a 720 px screen
+        with F5 had squashed the heatmap to a stamp); closed, they take the whole height again."""
+        open_ = not self.walkthrough_panel.isHidden()
+        self.splitter.setMinimumHeight(theme.current().metrics.walkthrough_figures_min_h if open_ else 0)
 
     def close_walkthrough(self) -> None:
         self.walkthrough_panel.hide()
+        self._figures_floor()
         if self.ctx is not None and self.ctx.clicker is not None:
             self.ctx.clicker.remove(self.walkthrough_panel)
 

@@ -72,6 +72,7 @@ class InstructPanel(QWidget):
         self.table.setWordWrap(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size
         self.categories = QTableWidget(0, 5)
         self.categories.setHorizontalHeaderLabels(("category", "prompts", "exact match before", "after",
                                                    "ROUGE-L after"))
@@ -183,9 +184,7 @@ class InstructPanel(QWidget):
                 item = QTableWidgetItem(str(row.get(key) or ""))
                 item.setToolTip(str(row.get(key) or ""))
                 self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
-        for c in range(self.table.columnCount()):
-            self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 11 // 40))
+        self._fit_columns()
         before, after = table.get("before") or {}, table.get("after") or {}
         sampling = table.get("sampling") or {}
         if before and after:
@@ -202,3 +201,9 @@ class InstructPanel(QWidget):
             for c, text in enumerate(cells):
                 self.categories.setItem(r, c, QTableWidgetItem(text))
         self.categories.setVisible(bool(categories))
+
+    def _fit_columns(self) -> None:
+        """Columns sized to their contents, each at most about a quarter of the form's width."""
+        self.table.resizeColumnsToContents()
+        for c in range(self.table.columnCount()):
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 11 // 40))

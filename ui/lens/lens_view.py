@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from ui import theme
 from ui.widgets.token_layout import display_label
@@ -28,7 +28,7 @@ from ui.widgets.notice import Notice
 from ui.widgets.cell_text import PlateDelegate, cell_ink
 from ui.widgets.colormap import color_at, gradient_css
 from ui.view_kit.view_context import ViewContext
-from ui.theme_tokens import is_presentation
+from ui.lens.lens_columns import LensColumns
 from ui.lens.tuned_panel import KlChart, TunedLensControls
 from workbench.lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
 
@@ -37,6 +37,7 @@ TARGET_DEBOUNCE_MS = 400
 
 def _lens_table(model: QAbstractTableModel) -> QTableView:
     table = QTableView()
+    table.setObjectName("lensGrid")  # scrolls sideways only where the positions cannot share the width whole
     table.setModel(model)
     table.setItemDelegate(PlateDelegate(table))  # a plate behind text on mid-range cells
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -152,6 +153,7 @@ class LensView(ModelView):
         self.model_b = LensModel(self)  # model B's logit lens, while comparing
         self.table_b = _lens_table(self.model_b)
         self.ab = ModelBSplit(self.table, self.table_b)
+        self.columns, self.columns_b = LensColumns(self.table), LensColumns(self.table_b)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.target_edit, 1)
@@ -176,15 +178,7 @@ class LensView(ModelView):
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
-        # Presenting, the positions share the visible width (long tokens elided) instead of scrolling sideways.
-        fit = is_presentation(theme.current())
-        for table in (self.table, self.table_b):
-            table.horizontalHeader().setDefaultSectionSize(m.lens_cell_w)
-            table.horizontalHeader().setSectionResizeMode(
-                QHeaderView.ResizeMode.Stretch if fit else QHeaderView.ResizeMode.Interactive)
-            table.setHorizontalScrollBarPolicy(
-                Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fit else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-            table.horizontalHeader().setMinimumSectionSize(m.min_column_w)
+        for table in (self.table, self.table_b):  # the columns' widths: ui.lens.lens_columns
             table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
             table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
         self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)

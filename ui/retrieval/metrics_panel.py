@@ -8,6 +8,8 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from ui import theme
+
 
 def _item(value: Any) -> QTableWidgetItem:
     text = "—" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
@@ -27,6 +29,8 @@ class MetricsPanel(QWidget):
         self.summary.setWordWrap(True)
         self.metrics = QTableWidget(0, 0)
         self.per_query = QTableWidget(0, 4)
+        for table in (self.metrics, self.per_query):  # F5 on and off: columns for the new type size
+            theme.bind(table, lambda w, _m: w.resizeColumnsToContents())
         self.per_query.setHorizontalHeaderLabels(["query", "model nDCG@10", "BM25 nDCG@10", "model vs BM25"])
         self.per_query.setToolTip("Click a query to search it")
         for table in (self.metrics, self.per_query):

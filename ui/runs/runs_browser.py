@@ -110,6 +110,7 @@ class RunsBrowser(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.resizeColumnsToContents()  # the headers, before any run arrives
+        theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size, not the old one
         self.table.viewport().installEventFilter(self)  # a resized table fits its columns again
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.detail = QLabel("")

@@ -56,6 +56,7 @@ class PluginsDialog(QDialog):
         intro.setWordWrap(True)
         intro.setTextFormat(Qt.TextFormat.RichText)
         self.table = QTableWidget(0, len(COLUMNS))
+        theme.bind(self.table, lambda w, _m: w.resizeColumnsToContents())  # F5 on and off: the new type size
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
