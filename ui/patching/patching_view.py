@@ -81,6 +81,7 @@ class PatchingView(QWidget):
         self.wrong_edit = QLineEdit()
         self.wrong_edit.setPlaceholderText("optional: logit(answer) − logit(wrong)")
         self.site_combo = QComboBox()
+        self._wanted_site: str | None = None  # a site set (a workspace, a preset) before a model that has it loaded
         self._fill_sites()
         self.output_spin = QSpinBox()
         self.output_spin.setRange(0, MAX_OUTPUT_POSITION)
@@ -92,6 +93,7 @@ class PatchingView(QWidget):
             edit.textChanged.connect(self._read_form)
             edit.returnPressed.connect(self.run)
         self.site_combo.currentIndexChanged.connect(self._read_form)
+        self.site_combo.activated.connect(self._site_chosen)
         self.corrupt_by_combo.currentIndexChanged.connect(self._read_form)
         self.subject_edit.setEnabled(False)  # until "noise on the subject" is chosen
         self.fast_check = QCheckBox("Fast (gradient)")
@@ -179,11 +181,17 @@ class PatchingView(QWidget):
         """The loaded model's sites in the chooser; the output position row for an encoder-decoder only."""
         loaded = self.ctx.loaded if self.ctx is not None else None
         self.state.set_family(None if loaded is None else getattr(loaded.family, "value", None))
+        if self._wanted_site in self.state.sites:  # e.g. a workspace's cross-attn, now that its BART has loaded
+            self.state.site, self._wanted_site = self._wanted_site, None
         self._fill_sites()
         self.form.setRowVisible(self.output_row, self.state.encoder_decoder)
         if not self.state.encoder_decoder:
             self.output_spin.setValue(0)
         self._read_form()
+
+    def _site_chosen(self) -> None:
+        """The user picked a site: no earlier wish waits for another model."""
+        self._wanted_site = None
 
     def _read_form(self) -> None:
         noise = self.corrupt_by_combo.currentData() == "noise"
@@ -206,7 +214,9 @@ class PatchingView(QWidget):
         self.corrupt_by_combo.setCurrentIndex(max(0, self.corrupt_by_combo.findData(corrupt_by)))
         self.answer_edit.setText(answer)
         self.wrong_edit.setText(wrong)
-        self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(site)))
+        index = self.site_combo.findData(site)
+        self._wanted_site = site if index < 0 else None  # chosen once a model that has it loads
+        self.site_combo.setCurrentIndex(max(0, index))
         if fast is not None:
             self.fast_check.setChecked(fast)
         if output_position is not None:
