@@ -76,7 +76,7 @@ class Patching:
 
     site: str
     layers: list[int]  # 0..L-1: effect row l patches the output of block l
-    tokens: list[str]  # the clean text's tokens
+    tokens: list[str]  # the columns' tokens: the clean text's (an encoder-decoder's decoder sites: the decoder's)
     corrupt_tokens: list[str]
     position: int  # where the metric is read
     answer: str

@@ -105,14 +105,14 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
     from engine.patching.tracing import patching_job
 
     loaded = load_for(args)
-    noise = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
-             "seed": args.seed, "output_position": args.output_position}
+    options = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
+               "seed": args.seed, "output_position": args.output_position}
     approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong,
-                                                (args.site,), **noise), quiet=True)[args.site]
+                                                (args.site,), **options), quiet=True)[args.site]
     data = {**approx.to_dict(), "method": METHOD}
     exact = comparison = None
     if args.compare_exact:
-        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **noise),
+        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **options),
                           quiet=True)
         comparison = compare(approx.effect, exact.effect, approx.tokens)
         data.update({"exact": exact.to_dict(), **comparison.to_dict()})
