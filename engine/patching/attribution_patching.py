@@ -16,6 +16,11 @@ ROME's noise the corrupted metric is the mean over the draws, and a cell sums ea
 The approximation is exact where the metric is linear in the activation (the last block's output at the
 predicted position, through a norm whose scale barely moves) and can be far off where attention or a norm bends
 the path (large activation differences, early layers): ``comparison`` measures how far on a given pair.
+
+Encoder-decoders (BART, T5) get their sites too (``encoder_decoder``): the decoder's ``resid``, ``attn``,
+``cross-attn`` and ``mlp`` (a column per decoder token) and the encoder's ``enc-resid``, ``enc-attn`` and ``enc-mlp``
+(a column per encoder token), the metric at the decoder's ``output_position``, both runs decoding the clean
+run's decoder prefix; the gradient flows back from the decoder through the cross-attention into the encoder.
 """
 
 from __future__ import annotations
@@ -26,15 +31,13 @@ from typing import Generator, Iterator
 import torch
 
 from engine.attribution.targets import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
-from engine.errors import WorkbenchError
-from engine.models.families import Family
 from engine.models.loading import LoadedModel
-from engine.patching.names import SITES
+from engine.patching.names import sites_for
 from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE
-from engine.patching.sites import site_modules
+from engine.patching.sites import check_site, site_modules
 from engine.patching.tracing import (
-    SAME_METRIC_NOTE, SAME_METRIC_TOLERANCE, WEAK_CONTRAST, Corruption, Patching, _corrupted, _metric,
-    weak_contrast_note,
+    SAME_METRIC_NOTE, SAME_METRIC_TOLERANCE, WEAK_CONTRAST, Corruption, Patching, _corrupted, _metric, check_family,
+    column_tokens, weak_contrast_note,
 )
 from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
@@ -62,21 +65,20 @@ def _keeping(modules: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
 
 
 def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str,
-                             wrong: str | None = None, sites: tuple[str, ...] = SITES,
+                             wrong: str | None = None, sites: tuple[str, ...] | None = None,
                              cancel: CancelToken = NEVER_CANCELLED, *, subject: str | None = None,
-                             noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0
-                             ) -> Generator[Progress, None, dict[str, Patching]]:
-    """{site: the approximate ``Patching`` of that site} for every one of ``sites``, from one clean forward pass,
-    one corrupted forward pass and one backward pass; a job that yields Progress. Inputs as ``patching_job``."""
-    if loaded.family not in (Family.DECODER, Family.ENCODER):
-        raise WorkbenchError(f"{WHAT} covers decoders and masked LMs; {loaded.info.spec} is a "
-                             f"{loaded.family.value} model, which it does not cover yet")
+                             noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                             output_position: int = 0) -> Generator[Progress, None, dict[str, Patching]]:
+    """{site: the approximate ``Patching`` of that site} for every one of ``sites`` (default: every site the
+    model has), from one clean forward pass, one corrupted forward pass and one backward pass; a job that yields
+    Progress. Inputs as ``patching_job``."""
+    check_family(loaded, output_position, WHAT)
+    sites = tuple(sites_for(loaded.family.value) if sites is None else sites)
     for site in sites:
-        if site not in SITES:
-            raise WorkbenchError(f"the site is one of {', '.join(SITES)}, not {site!r}")
+        check_site(loaded, site)
     modules = {site: site_modules(loaded, site) for site in sites}
     flat = [m for site in sites for m in modules[site]]
-    clean_site = prediction_site(loaded, clean, WHAT)
+    clean_site = prediction_site(loaded, clean, WHAT, output_position)
     corrupt_site, corrupt_embeddings, noise = _corrupted(loaded, clean_site,
                                                         Corruption(corrupt, subject, noise_scale, samples, seed))
     answer_id = vocabulary_token(loaded, answer, "--answer")
@@ -101,8 +103,6 @@ def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | Non
     corrupt_metric = float(corrupt_metric_t.detach())
     yield Progress(2, total, f"{WHAT}: done")
 
-    tokens = len(clean_site.tokenized.ids)
-    layers = len(modules[sites[0]]) if sites else 0
     span = clean_metric - corrupt_metric
     scale = max(1.0, abs(clean_metric), abs(corrupt_metric))
     same = abs(span) <= SAME_METRIC_TOLERANCE * scale
@@ -115,6 +115,7 @@ def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | Non
     for site in sites:
         rows = []
         for _ in modules[site]:
+            tokens = clean_outputs[index].shape[0]  # this site's columns: text, encoder or decoder tokens
             if same:
                 rows.append([0.0] * tokens)
             else:
@@ -126,13 +127,17 @@ def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | Non
                 rows.append((cells + 0.0).tolist())
             index += 1
         results[site] = Patching(
-            site, list(range(layers)), clean_site.tokens, corrupt_site.tokens, clean_site.position,
-            token_name(loaded, answer_id), answer_id, token_name(loaded, wrong_id) if wrong_id is not None else None,
-            wrong_id, clean_metric, corrupt_metric, top[0], top[1], rows, note, noise, weak)
+            site=site, layers=list(range(len(modules[site]))), position=clean_site.position,
+            answer=token_name(loaded, answer_id), answer_id=answer_id,
+            wrong=token_name(loaded, wrong_id) if wrong_id is not None else None, wrong_id=wrong_id,
+            clean_metric=clean_metric, corrupt_metric=corrupt_metric, clean_prediction=top[0],
+            corrupt_prediction=top[1], effect=rows, note=note, noise=noise, weak_contrast=weak,
+            **column_tokens(loaded, site, clean_site, corrupt_site))
     return results
 
 
 def attribution_patch(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
-                      sites: tuple[str, ...] = SITES) -> dict[str, Patching]:
-    """``attribution_patching_job`` run to its end."""
-    return run_to_completion(attribution_patching_job(loaded, clean, corrupt, answer, wrong, sites))
+                      sites: tuple[str, ...] | None = None, output_position: int = 0) -> dict[str, Patching]:
+    """``attribution_patching_job`` run to its end (``sites`` None: every site the model has)."""
+    return run_to_completion(attribution_patching_job(loaded, clean, corrupt, answer, wrong, sites,
+                                                      output_position=output_position))

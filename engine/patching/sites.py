@@ -7,6 +7,10 @@
   dropout, residual add and LayerNorm);
 - ``mlp``: the MLP's output before the residual add: GPT-2's and Llama's ``mlp``, BERT's ``output.dense``.
 
+Encoder-decoders (BART, T5) have their own sites, the decoder's ``resid``, ``attn``, ``mlp`` and ``cross-attn`` and
+the encoder's ``enc-resid``, ``enc-attn``, ``enc-mlp`` (``encoder_decoder``); their ``transformer_blocks`` are the
+encoder's. A decoder-only model or a masked LM asked for an encoder-decoder's site gets a one-line error.
+
 A module that returns a tuple (attention modules return their weights too) has its first element patched.
 """
 
@@ -19,8 +23,10 @@ import torch
 
 from engine.errors import WorkbenchError
 from engine.logit_lens import submodule
+from engine.models.families import Family
 from engine.models.loading import LoadedModel
-from engine.patching.names import SITES
+from engine.patching.encoder_decoder import encoder_decoder_site_modules, stack_blocks
+from engine.patching.names import ALL_SITES, sites_for
 
 _BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")
 _ATTENTION_OUTPUTS = ("attn", "self_attn", "attention.output.dense", "attention.out_lin", "attention")
@@ -28,7 +34,9 @@ _MLP_OUTPUTS = ("mlp", "output.dense", "ffn.lin2", "feed_forward")
 
 
 def transformer_blocks(loaded: LoadedModel) -> list[torch.nn.Module]:
-    """The model's transformer blocks, lowest first."""
+    """The model's transformer blocks, lowest first (an encoder-decoder's: its encoder's)."""
+    if loaded.family is Family.ENCODER_DECODER:
+        return stack_blocks(loaded, encoder=True)
     base = loaded.base_model
     for name in _BLOCK_LISTS:
         blocks = submodule(base, name)
@@ -38,9 +46,11 @@ def transformer_blocks(loaded: LoadedModel) -> list[torch.nn.Module]:
 
 
 def site_modules(loaded: LoadedModel, site: str) -> list[torch.nn.Module]:
-    """One module per layer whose output is ``site`` (one of ``names.SITES``) at that layer."""
-    if site not in SITES:
-        raise WorkbenchError(f"the site is one of {', '.join(SITES)}, not {site!r}")
+    """One module per layer whose output is ``site`` (one of ``names.sites_for`` the model's family) at that
+    layer."""
+    check_site(loaded, site)
+    if loaded.family is Family.ENCODER_DECODER:
+        return encoder_decoder_site_modules(loaded, site)
     blocks = transformer_blocks(loaded)
     if site == "resid":
         return blocks
@@ -50,6 +60,19 @@ def site_modules(loaded: LoadedModel, site: str) -> list[torch.nn.Module]:
         if all(isinstance(m, torch.nn.Module) for m in modules):
             return modules
     raise WorkbenchError(f"activation patching does not know the {site} output of {loaded.info.model_type} blocks")
+
+
+def check_site(loaded: LoadedModel, site: str) -> None:
+    """A one-line error unless ``loaded`` has ``site``: an encoder-decoder's site asked of another family, or
+    a name no family has."""
+    own = sites_for(loaded.family.value)
+    if site in own:
+        return
+    if site in ALL_SITES:
+        raise WorkbenchError(f"the site {site} is an encoder-decoder's (BART, T5); {loaded.info.spec} is "
+                             f"{'an' if loaded.family.value[0] in 'ae' else 'a'} {loaded.family.value} model, whose "
+                             f"sites are {', '.join(own)}")
+    raise WorkbenchError(f"the site is one of {', '.join(own)}, not {site!r}")
 
 
 def _first(output: Any) -> torch.Tensor:

@@ -27,6 +27,12 @@ subject's word embeddings (``noise``; ``subject=``), the metric averaged over th
 
 ``restored_metric`` restores several positions at once at one layer, also at the block's input (the residual
 stream entering block l; at l = 0 the embeddings' output): restoring every position there is the clean run.
+
+Encoder-decoders (BART, T5; ``encoder_decoder``): the metric is read at the decoder's output position (Explain's
+``output_position``), the clean run decoding its own greedy output before it and the corrupted run the same
+decoder prefix; the encoder's sites (``enc-resid``, ``enc-attn``, ``enc-mlp``) have a column per encoder token, the
+decoder's (``resid``, ``attn``, ``cross-attn``, ``mlp``) one per decoder token, and the result says which
+(``columns``). Their block input (``restored_metric``'s ``"input"``) is the encoder's.
 """
 
 from __future__ import annotations
@@ -42,10 +48,11 @@ from engine.attribution.targets import (
 from engine.errors import WorkbenchError
 from engine.models.families import Family
 from engine.models.loading import LoadedModel
-from engine.patching.names import DEFAULT_SITE
+from engine.patching.encoder_decoder import corrupted_site, decoder_tokens
+from engine.patching.names import DEFAULT_SITE, is_encoder_site
 from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
 from engine.patching.sites import (
-    recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
+    check_site, recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
 )
 from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 
@@ -69,7 +76,7 @@ class Patching:
 
     site: str
     layers: list[int]  # 0..L-1: effect row l patches the output of block l
-    tokens: list[str]  # the clean text's tokens
+    tokens: list[str]  # the columns' tokens: the clean text's (an encoder-decoder's decoder sites: the decoder's)
     corrupt_tokens: list[str]
     position: int  # where the metric is read
     answer: str
@@ -84,10 +91,19 @@ class Patching:
     note: str | None = None  # why the effect is what it is (the same metric; a weak contrast)
     noise: Noise | None = None  # the corrupted run is the clean text with noise on the subject (ROME)
     weak_contrast: bool = False  # |clean - corrupt| < WEAK_CONTRAST (and not the same metric): the note says so
+    # encoder-decoders only (None otherwise): what the columns are ("encoder" or "decoder" tokens; ``tokens``
+    # holds them), the clean encoder input's tokens and the decoder's tokens (its start token and the clean
+    # output before ``position``, the output position, which both runs decode)
+    columns: str | None = None
+    encoder_tokens: list[str] | None = None
+    decoder_tokens: list[str] | None = None
 
     def to_dict(self) -> dict:
         data = {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
                 "corrupt_metric": self.corrupt_metric, "effect": self.effect}
+        if self.columns is not None:
+            data.update({"columns": self.columns, "encoder_tokens": self.encoder_tokens,
+                         "decoder_tokens": self.decoder_tokens, "output_position": self.position})
         if self.note is not None:
             data["note"] = self.note
         if self.weak_contrast:
@@ -128,6 +144,7 @@ class _Runs:
     top: list[str]  # the clean and the corrupted run's top token at the position
     clean_outputs: list[torch.Tensor]  # [layers] of [T, H]: the site's clean output
     noise: Noise | None = None
+    columns: int = 0  # positions patched per layer: the text's tokens (an encoder-decoder's decoder sites: its)
 
 
 @dataclass(frozen=True)
@@ -144,12 +161,14 @@ class Corruption:
 
 def _corrupted(loaded: LoadedModel, clean_site: PredictionSite, how: Corruption
                ) -> tuple[PredictionSite, torch.Tensor, Noise | None]:
-    """(the corrupted run's site, its word embeddings [S, T, H], the noise used or None)."""
+    """(the corrupted run's site, its word embeddings [S, T, H], the noise used or None); an encoder-decoder's
+    corrupted site decodes the clean site's decoder prefix, and its noise goes on the encoder's embeddings."""
     if (how.text is None) == (how.subject is None):
         raise WorkbenchError("corrupt with a second text or with noise on a subject of the clean text, not "
                              + ("both" if how.text is not None else "neither"))
     if how.text is not None:
-        corrupt_site = prediction_site(loaded, how.text, WHAT)
+        corrupt_site = (corrupted_site(loaded, clean_site, how.text, WHAT) if clean_site.kind == "seq2seq"
+                        else prediction_site(loaded, how.text, WHAT))
         _same_shape(clean_site, corrupt_site)
         return corrupt_site, word_embeddings(loaded, corrupt_site), None
     if how.scale < 0:
@@ -161,12 +180,39 @@ def _corrupted(loaded: LoadedModel, clean_site: PredictionSite, how: Corruption
                               how.seed), noise
 
 
-def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: str | None, site: str) -> _Runs:
-    if loaded.family not in (Family.DECODER, Family.ENCODER):
-        raise WorkbenchError(f"{WHAT} covers decoders and masked LMs; {loaded.info.spec} is a "
-                             f"{loaded.family.value} model, which it does not cover yet")
+def check_family(loaded: LoadedModel, output_position: int, what: str = WHAT) -> None:
+    """A one-line error for a family patching does not cover, or an output position given to a model that has
+    no decoder output to choose from."""
+    if loaded.family not in (Family.DECODER, Family.ENCODER, Family.ENCODER_DECODER):
+        raise WorkbenchError(f"{what} covers decoders, masked LMs and encoder-decoders; {loaded.info.spec} is a "
+                             f"{loaded.family.value} model, which it does not cover")
+    if output_position and loaded.family is not Family.ENCODER_DECODER:
+        raise WorkbenchError(f"the output position is an encoder-decoder's (BART, T5) output token; "
+                             f"{loaded.info.spec} is a {loaded.family.value} model, read at "
+                             + ("its last token" if loaded.family is Family.DECODER else "its mask"))
+
+
+def column_tokens(loaded: LoadedModel, site: str, clean_site: PredictionSite, corrupt_site: PredictionSite
+                  ) -> dict:
+    """The ``Patching`` fields that name the columns: ``tokens`` and ``corrupt_tokens`` (the patched positions'
+    tokens in each run), and for an encoder-decoder ``columns``, ``encoder_tokens`` and ``decoder_tokens``."""
+    if clean_site.kind != "seq2seq":
+        return {"tokens": clean_site.tokens, "corrupt_tokens": corrupt_site.tokens}
+    decoder = decoder_tokens(loaded, clean_site)
+    encoder = site == BLOCK_INPUT or is_encoder_site(site)
+    return {"tokens": clean_site.tokens if encoder else decoder,
+            "corrupt_tokens": corrupt_site.tokens if encoder else decoder,
+            "columns": "encoder" if encoder else "decoder", "encoder_tokens": clean_site.tokens,
+            "decoder_tokens": decoder}
+
+
+def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: str | None, site: str,
+          output_position: int = 0) -> _Runs:
+    check_family(loaded, output_position)
+    if site != BLOCK_INPUT:
+        check_site(loaded, site)
     modules = transformer_blocks(loaded) if site == BLOCK_INPUT else site_modules(loaded, site)
-    clean_site = prediction_site(loaded, clean, WHAT)
+    clean_site = prediction_site(loaded, clean, WHAT, output_position)
     corrupt_site, corrupt_embeddings, noise = _corrupted(loaded, clean_site, how)
     answer_id = vocabulary_token(loaded, answer, "--answer")
     wrong_id = vocabulary_token(loaded, wrong, "--wrong") if wrong is not None else None
@@ -180,7 +226,7 @@ def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: 
     corrupt_logits = both_logits[1:].double().mean(0)
     top = [token_name(loaded, int(torch.argmax(row.float()))) for row in (both_logits[0], corrupt_logits)]
     return _Runs(modules, clean_site, corrupt_site, corrupt_embeddings, answer_id, wrong_id, float(metrics[0]),
-                 float(metrics[1:].mean()), top, clean_outputs, noise)
+                 float(metrics[1:].mean()), top, clean_outputs, noise, int(clean_outputs[0].shape[0]))
 
 
 def _unpatched_metrics(loaded: LoadedModel, runs: _Runs, batch: int) -> torch.Tensor:
@@ -220,25 +266,29 @@ def _patched_metrics(loaded: LoadedModel, runs: _Runs, module: torch.nn.Module, 
 
 def _result(loaded: LoadedModel, runs: _Runs, site: str, effect: list[list[float]], note: str | None,
             weak: bool = False) -> Patching:
-    return Patching(site, list(range(len(runs.modules))), runs.clean_site.tokens, runs.corrupt_site.tokens,
-                    runs.clean_site.position, token_name(loaded, runs.answer_id), runs.answer_id,
-                    token_name(loaded, runs.wrong_id) if runs.wrong_id is not None else None, runs.wrong_id,
-                    runs.clean_metric, runs.corrupt_metric, runs.top[0], runs.top[1], effect, note, runs.noise, weak)
+    return Patching(site=site, layers=list(range(len(runs.modules))), position=runs.clean_site.position,
+                    answer=token_name(loaded, runs.answer_id), answer_id=runs.answer_id,
+                    wrong=token_name(loaded, runs.wrong_id) if runs.wrong_id is not None else None,
+                    wrong_id=runs.wrong_id, clean_metric=runs.clean_metric, corrupt_metric=runs.corrupt_metric,
+                    clean_prediction=runs.top[0], corrupt_prediction=runs.top[1], effect=effect, note=note,
+                    noise=runs.noise, weak_contrast=weak,
+                    **column_tokens(loaded, site, runs.clean_site, runs.corrupt_site))
 
 
 def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str, wrong: str | None = None,
                    site: str = DEFAULT_SITE, cancel: CancelToken = NEVER_CANCELLED, *, subject: str | None = None,
-                   noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0
-                   ) -> Generator[Progress | Partial, None, Patching]:
+                   noise_scale: float = DEFAULT_SCALE, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                   output_position: int = 0) -> Generator[Progress | Partial, None, Patching]:
     """Patch ``site`` at every layer and position from ``clean`` into ``corrupt`` (or, with ``subject`` instead,
     into the clean text with noise on the subject's word embeddings); a job that yields Progress and a
     ``Partial`` (the ``Patching`` of the layers done so far) per layer and returns the ``Patching``.
-    ``answer`` and ``wrong`` each name one vocabulary token."""
-    if site == BLOCK_INPUT:
-        raise WorkbenchError(f"the site is one of resid, attn, mlp, not {site!r}")
+    ``answer`` and ``wrong`` each name one vocabulary token; ``output_position``: an encoder-decoder's output
+    token whose metric is read (0: the first)."""
+    check_family(loaded, output_position)
+    check_site(loaded, site)
     how = Corruption(corrupt, subject, noise_scale, samples, seed)
-    runs = _runs(loaded, clean, how, answer, wrong, site)
-    tokens, layers = len(runs.clean_site.tokenized.ids), len(runs.modules)
+    runs = _runs(loaded, clean, how, answer, wrong, site, output_position)
+    tokens, layers = runs.columns, len(runs.modules)
     scale = max(1.0, abs(runs.clean_metric), abs(runs.corrupt_metric))
     if abs(runs.clean_metric - runs.corrupt_metric) <= SAME_METRIC_TOLERANCE * scale:
         return _result(loaded, runs, site, [[0.0] * tokens for _ in range(layers)], SAME_METRIC_NOTE)
@@ -266,15 +316,16 @@ def patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: s
 
 
 def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
-                    site: str = BLOCK_INPUT, layer: int = 0, positions: Sequence[int] | None = None
-                    ) -> tuple[float, Patching]:
+                    site: str = BLOCK_INPUT, layer: int = 0, positions: Sequence[int] | None = None,
+                    output_position: int = 0) -> tuple[float, Patching]:
     """(the metric of the corrupted run with ``site`` at ``layer`` restored from the clean run at every one of
     ``positions`` (default: all) at once, the ``Patching`` header: both runs' metrics and predictions).
-    ``site`` is ``"input"`` (the residual stream entering block ``layer``) or one of the sweep's sites."""
-    runs = _runs(loaded, clean, Corruption(corrupt), answer, wrong, site)
+    ``site`` is ``"input"`` (the residual stream entering block ``layer``; an encoder-decoder's encoder block)
+    or one of the sweep's sites."""
+    runs = _runs(loaded, clean, Corruption(corrupt), answer, wrong, site, output_position)
     if not 0 <= layer < len(runs.modules):
         raise WorkbenchError(f"the layer is between 0 and {len(runs.modules) - 1}, not {layer}")
-    tokens = len(runs.clean_site.tokenized.ids)
+    tokens = runs.columns
     where = torch.tensor(list(range(tokens)) if positions is None else list(positions), dtype=torch.long)
     clean_output = runs.clean_outputs[layer]
     # two identical rows, as in the reference pass of two rows, so the head's matmul rounds the same way
@@ -285,6 +336,7 @@ def restored_metric(loaded: LoadedModel, clean: str, corrupt: str, answer: str, 
 
 
 def patch(loaded: LoadedModel, clean: str, corrupt: str, answer: str, wrong: str | None = None,
-          site: str = DEFAULT_SITE) -> Patching:
+          site: str = DEFAULT_SITE, output_position: int = 0) -> Patching:
     """``patching_job`` run to its end."""
-    return run_to_completion(patching_job(loaded, clean, corrupt, answer, wrong, site))
+    return run_to_completion(patching_job(loaded, clean, corrupt, answer, wrong, site,
+                                          output_position=output_position))

@@ -8,6 +8,11 @@ the diverging colormap) and the clean and corrupted predictions above it are wha
 "Fast (gradient)" runs attribution patching instead (``workbench.patching.jobs.attribution_sweep``: one forward
 and one backward pass) and shows its approximate heatmap; "Refine exactly" then runs the exact sweep and the line
 under the heatmap gives the two matrices' correlation and their 5 largest disagreements.
+
+The site chooser lists the loaded model's sites: an encoder-decoder (BART, T5) has the decoder's ``resid``, ``attn``,
+``cross-attn`` and ``mlp`` and the encoder's ``enc-resid``, ``enc-attn`` and ``enc-mlp``, and an "Output position" row
+(shown for encoder-decoders only) picks the decoder's output token whose metric is read; the heatmap's columns
+are then the decoder's tokens or the encoder's, as the site's are.
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
+    QVBoxLayout, QWidget,
 )
 
-from engine.patching.names import SITES
+from engine.patching.names import ALL_SITES, MAX_OUTPUT_POSITION
 from engine.progress import Progress
 from ui import theme
 from ui.view_kit.view_context import ViewContext
@@ -34,6 +40,11 @@ from workbench.patching.jobs import attribution_sweep, patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}
+ENCODER_DECODER_SITE_NAMES = {  # an encoder-decoder's sites, the decoder's first (the metric is read there)
+    "resid": "resid: a decoder block's output", "attn": "attn: its self-attention's output",
+    "cross-attn": "cross-attn: its cross-attention's output", "mlp": "mlp: its MLP's output",
+    "enc-resid": "enc-resid: an encoder block's output", "enc-attn": "enc-attn: its self-attention's output",
+    "enc-mlp": "enc-mlp: its MLP's output"}
 
 
 def _noise_line(noise: Any) -> str:
@@ -47,7 +58,7 @@ def _noise_line(noise: Any) -> str:
 
 class PatchingView(QWidget):
     preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run", "corrupt_by", "subject",
-                                 "fast"})
+                                 "fast", "output_position"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -70,12 +81,19 @@ class PatchingView(QWidget):
         self.wrong_edit = QLineEdit()
         self.wrong_edit.setPlaceholderText("optional: logit(answer) − logit(wrong)")
         self.site_combo = QComboBox()
-        for site in SITES:
-            self.site_combo.addItem(SITE_NAMES.get(site, site), site)
+        self._wanted_site: str | None = None  # a site set (a workspace, a preset) before a model that has it loaded
+        self._fill_sites()
+        self.output_spin = QSpinBox()
+        self.output_spin.setRange(0, MAX_OUTPUT_POSITION)
+        self.output_spin.setToolTip("The decoder's output token whose metric is read (0: the first), after the "
+                                    "model's own greedy output before it; the corrupted run decodes that same "
+                                    "output, so only the encoder's input differs")
+        self.output_spin.valueChanged.connect(self._read_form)
         for edit in (self.clean_edit, self.corrupt_edit, self.subject_edit, self.answer_edit, self.wrong_edit):
             edit.textChanged.connect(self._read_form)
             edit.returnPressed.connect(self.run)
         self.site_combo.currentIndexChanged.connect(self._read_form)
+        self.site_combo.activated.connect(self._site_chosen)
         self.corrupt_by_combo.currentIndexChanged.connect(self._read_form)
         self.subject_edit.setEnabled(False)  # until "noise on the subject" is chosen
         self.fast_check = QCheckBox("Fast (gradient)")
@@ -104,6 +122,14 @@ class PatchingView(QWidget):
         form.addRow("Answer", self.answer_edit)
         form.addRow("Wrong token", self.wrong_edit)
         form.addRow("Site", self.site_combo)
+        self.output_row = QWidget()  # the spin box at its own width, not the form's
+        output_row = QHBoxLayout(self.output_row)
+        output_row.setContentsMargins(0, 0, 0, 0)
+        output_row.addWidget(self.output_spin)
+        output_row.addStretch(1)
+        form.addRow("Output position", self.output_row)
+        self.form = form
+        form.setRowVisible(self.output_row, False)  # encoder-decoders only (``_show_family``)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fast_check)
         buttons.addWidget(self.run_button)
@@ -137,8 +163,36 @@ class PatchingView(QWidget):
         self.state.events.running_changed.connect(self._show_running)
         if ctx is not None:
             ctx.model_changed.connect(lambda _loaded: self._model_changed())
+            self._show_family()
 
     # ----------------------------------------------------------------- form
+    def _fill_sites(self) -> None:
+        """The site chooser lists the sites the state's model has, keeping the chosen one where it can."""
+        names = ENCODER_DECODER_SITE_NAMES if self.state.encoder_decoder else SITE_NAMES
+        order = [s for s in names if s in self.state.sites] + [s for s in self.state.sites if s not in names]
+        self.site_combo.blockSignals(True)
+        self.site_combo.clear()
+        for site in order:
+            self.site_combo.addItem(names.get(site, site), site)
+        self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(self.state.site)))
+        self.site_combo.blockSignals(False)
+
+    def _show_family(self) -> None:
+        """The loaded model's sites in the chooser; the output position row for an encoder-decoder only."""
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        self.state.set_family(None if loaded is None else getattr(loaded.family, "value", None))
+        if self._wanted_site in self.state.sites:  # e.g. a workspace's cross-attn, now that its BART has loaded
+            self.state.site, self._wanted_site = self._wanted_site, None
+        self._fill_sites()
+        self.form.setRowVisible(self.output_row, self.state.encoder_decoder)
+        if not self.state.encoder_decoder:
+            self.output_spin.setValue(0)
+        self._read_form()
+
+    def _site_chosen(self) -> None:
+        """The user picked a site: no earlier wish waits for another model."""
+        self._wanted_site = None
+
     def _read_form(self) -> None:
         noise = self.corrupt_by_combo.currentData() == "noise"
         self.corrupt_edit.setEnabled(not noise)
@@ -146,21 +200,27 @@ class PatchingView(QWidget):
         self.state.set_inputs(self.clean_edit.text(), self.corrupt_edit.text(), self.answer_edit.text(),
                               self.wrong_edit.text(), str(self.site_combo.currentData()),
                               str(self.corrupt_by_combo.currentData()), self.subject_edit.text(),
-                              self.fast_check.isChecked())
+                              self.fast_check.isChecked(), self.output_spin.value())
         self.refine_button.setEnabled(self.state.can_refine())
 
     def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
-                   corrupt_by: str = "text", subject: str = "", fast: bool | None = None) -> None:
-        """Fill the form (what a user types; tests and presets call it)."""
+                   corrupt_by: str = "text", subject: str = "", fast: bool | None = None,
+                   output_position: int | None = None) -> None:
+        """Fill the form (what a user types; tests and presets call it); a site the loaded model lacks leaves the
+        chooser where it is."""
         self.clean_edit.setText(clean)
         self.corrupt_edit.setText(corrupt)
         self.subject_edit.setText(subject)
         self.corrupt_by_combo.setCurrentIndex(max(0, self.corrupt_by_combo.findData(corrupt_by)))
         self.answer_edit.setText(answer)
         self.wrong_edit.setText(wrong)
-        self.site_combo.setCurrentIndex(max(0, self.site_combo.findData(site)))
+        index = self.site_combo.findData(site)
+        self._wanted_site = site if index < 0 else None  # chosen once a model that has it loads
+        self.site_combo.setCurrentIndex(max(0, index))
         if fast is not None:
             self.fast_check.setChecked(fast)
+        if output_position is not None:
+            self.output_spin.setValue(output_position)
         self._read_form()
 
     # ------------------------------------------------------------------ run
@@ -174,7 +234,8 @@ class PatchingView(QWidget):
 
     def _start(self, method: str) -> None:
         loaded = self.ctx.loaded if self.ctx is not None else None
-        problem = "Load a decoder or a masked LM (left) first." if loaded is None else self.state.problem()
+        problem = ("Load a decoder, a masked LM or an encoder-decoder (left) first." if loaded is None
+                   else self.state.problem())
         if problem:
             self.notice.show_message(problem, "info")
             return
@@ -210,6 +271,7 @@ class PatchingView(QWidget):
         self.cancel()
         self.state.stop()
         self.state.clear()
+        self._show_family()
         self.refine_button.setEnabled(self.state.can_refine())
 
     # ------------------------------------------------------------- showing
@@ -233,8 +295,12 @@ class PatchingView(QWidget):
         what = ("approximate recovered fraction (attribution patching: (clean − corrupted) · gradient)"
                 if approximate else "recovered fraction")
         self.comparison_line.setText(self._comparison_text())
+        columns = getattr(result, "columns", None)  # an encoder-decoder's: "encoder" or "decoder" tokens
+        where = (f"token {result.position}" if columns is None else
+                 f"output position {result.position} (the decoder reads "
+                 f"{' '.join(shown(t) for t in result.decoder_tokens)})")
         self.summary.setText(
-            f"Metric {metric} at token {result.position}: clean <b>{result.clean_metric:.3f}</b> (predicts "
+            f"Metric {metric} at {where}: clean <b>{result.clean_metric:.3f}</b> (predicts "
             f"<b>{shown(result.clean_prediction)}</b>), corrupted <b>{result.corrupt_metric:.3f}</b> (predicts "
             f"<b>{shown(result.corrupt_prediction)}</b>). Cells: the {what}, site {result.site}; "
             + (f"{self.state.layers_done()} of {self.state.layers_total} layers done." if not approximate else
@@ -242,10 +308,15 @@ class PatchingView(QWidget):
             + _noise_line(result.noise)
             # on a line of its own, in bold: a weak contrast makes every cell below doubtful
             + (f"<br><b>{html.escape(result.note[0].upper() + result.note[1:])}.</b>" if result.note else ""))
+        stack = "" if columns is None else f"{columns} "
+        self.heatmap.set_axes(f"{stack}layer", f"{stack}token")
         self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),
                                 [f"layer {layer}" for layer in result.layers], result.tokens,
                                 title=f"{'approximate ' if approximate else ''}recovered fraction of {metric} "
-                                      "(rows: layers, columns: clean tokens)",
+                                      f"(rows: {stack}layers, columns: "
+                                      + ("clean tokens)" if columns is None else
+                                         "the clean encoder input's tokens)" if columns == "encoder" else
+                                         "the decoder's tokens, the same in both runs)"),
                                 signed=True)
         if self.state.layers_done() == 1:  # the first row: show the heatmap (below the fold at 1280 x 720 with F5)
             scroll_into_view(self.heatmap)
@@ -270,14 +341,15 @@ class PatchingView(QWidget):
         patching, absent: the exact sweep) and ``run`` (true:
         start the sweep now, on the loaded model)."""
         s = self.state
-        if "site" in settings and settings["site"] not in SITES:
-            raise ValueError(f"site must be one of {', '.join(SITES)}, not {settings['site']!r}")
+        if "site" in settings and settings["site"] not in ALL_SITES:
+            raise ValueError(f"site must be one of {', '.join(ALL_SITES)}, not {settings['site']!r}")
         if "corrupt_by" in settings and settings["corrupt_by"] not in CORRUPT_BY:
             raise ValueError(f"corrupt_by must be one of {', '.join(CORRUPT_BY)}, not {settings['corrupt_by']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
                         settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site),
                         settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject),
-                        bool(settings.get("fast", False)))  # a step without ``fast``: the exact sweep
+                        bool(settings.get("fast", False)),  # a step without ``fast``: the exact sweep
+                        int(settings.get("output_position", 0)))
         if settings.get("run"):
             self.run()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.patching.names import DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE, SITES
+from engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
 from workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
@@ -14,7 +14,8 @@ def register(sub: Any) -> None:
     pat = sub.add_parser("patch", help="activation patching (causal tracing): restore one layer's activation at one "
                                        "position from a clean run into a corrupted one, for every layer and position")
     add_model_options(pat)
-    pat.add_argument("--clean", required=True, help="the clean text (masked LMs: with one [MASK])")
+    pat.add_argument("--clean", required=True, help="the clean text (masked LMs: with one [MASK]; encoder-decoders: "
+                                                    "the encoder's input)")
     pat.add_argument("--corrupt", help="the corrupted text, as many tokens long as the clean one (or --subject)")
     pat.add_argument("--subject", help="instead of --corrupt, ROME's corruption: Gaussian noise on the word "
                                        "embeddings of these words of the clean text (e.g. \"Eiffel Tower\")")
@@ -29,9 +30,15 @@ def register(sub: Any) -> None:
     pat.add_argument("--wrong", "--contrast", dest="wrong",
                      help="a wrong answer, one vocabulary token: the metric becomes logit(answer) - logit(wrong) "
                           "(default: logit(answer) alone; --contrast: the same)")
-    pat.add_argument("--site", choices=SITES, default=DEFAULT_SITE,
+    pat.add_argument("--site", choices=ALL_SITES, default=DEFAULT_SITE,
                      help=f"resid: a block's output; attn: its attention's output; mlp: its MLP's output "
-                          f"(default {DEFAULT_SITE})")
+                          f"(default {DEFAULT_SITE}); encoder-decoders (BART, T5): resid, attn, mlp are the decoder's "
+                          "and cross-attn its cross-attention's output (columns: decoder tokens), enc-resid, enc-attn, "
+                          "enc-mlp the encoder's block, attention and MLP outputs (columns: encoder tokens); JSON "
+                          "adds columns, encoder_tokens, decoder_tokens, output_position")
+    pat.add_argument("--output-position", type=int, default=0,
+                     help="encoder-decoders: the output token whose metric is read, after the model's own greedy "
+                          "output before it, which the corrupted run decodes too (default 0, the first)")
     pat.add_argument("--approx", action="store_true",
                      help="attribution patching: the gradient approximation (clean - corrupt) . d metric / d "
                           "activation at the corrupted run, every layer and position from one forward and one "
@@ -52,7 +59,8 @@ def cmd_patch(args: argparse.Namespace) -> int:
     loaded = load_for(args)
     result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
                                       subject=args.subject, noise_scale=args.noise_scale,
-                                      samples=args.noise_samples, seed=args.seed), quiet=True)
+                                      samples=args.noise_samples, seed=args.seed,
+                                      output_position=args.output_position), quiet=True)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -63,14 +71,25 @@ def cmd_patch(args: argparse.Namespace) -> int:
         n = result.noise
         print(f"corrupted: noise on {n.subject!r} (tokens {', '.join(map(str, n.positions))}), std {n.scale:g} x "
               f"{n.sigma:.4f}, mean of {n.samples} draws (seed {n.seed})")
-    print(f"metric {metric} at position {result.position}: clean {result.clean_metric:.4f} "
+    print(f"metric {metric} at {_where(result)}: clean {result.clean_metric:.4f} "
           f"(predicts {result.clean_prediction!r}), corrupted {result.corrupt_metric:.4f} "
           f"(predicts {result.corrupt_prediction!r})")
     if result.note:
         print(result.note)
-    print(f"recovered fraction, site {result.site} (rows: layers, columns: tokens)")
+    print(f"recovered fraction, site {result.site} (rows: layers, columns: {_columns(result)})")
     _print_matrix(result)
     return 0
+
+
+def _where(result) -> str:
+    """Where the metric is read: a position of the text, or an encoder-decoder's output position."""
+    if result.columns is None:
+        return f"position {result.position}"
+    return f"output position {result.position} (the decoder reads {' '.join(result.decoder_tokens)})"
+
+
+def _columns(result) -> str:
+    return "tokens" if result.columns is None else f"{result.columns} tokens"
 
 
 def _print_matrix(result) -> None:
@@ -86,14 +105,14 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
     from engine.patching.tracing import patching_job
 
     loaded = load_for(args)
-    noise = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
-             "seed": args.seed}
+    options = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
+               "seed": args.seed, "output_position": args.output_position}
     approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong,
-                                                (args.site,), **noise), quiet=True)[args.site]
+                                                (args.site,), **options), quiet=True)[args.site]
     data = {**approx.to_dict(), "method": METHOD}
     exact = comparison = None
     if args.compare_exact:
-        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **noise),
+        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **options),
                           quiet=True)
         comparison = compare(approx.effect, exact.effect, approx.tokens)
         data.update({"exact": exact.to_dict(), **comparison.to_dict()})
@@ -101,12 +120,12 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
         print_json(data)
         return 0
     metric = f"logit({approx.answer})" + (f" - logit({approx.wrong})" if approx.wrong is not None else "")
-    print(f"metric {metric} at position {approx.position}: clean {approx.clean_metric:.4f}, corrupted "
+    print(f"metric {metric} at {_where(approx)}: clean {approx.clean_metric:.4f}, corrupted "
           f"{approx.corrupt_metric:.4f}")
     if approx.note:
         print(approx.note)
     print(f"approximate recovered fraction (attribution patching), site {approx.site} (rows: layers, columns: "
-          "tokens)")
+          f"{_columns(approx)})")
     _print_matrix(approx)
     if exact is not None and comparison is not None:
         print(f"exact recovered fraction, site {exact.site}")

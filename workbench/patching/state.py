@@ -11,6 +11,10 @@ the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs
 forward and one backward pass); its result is kept as ``approximate`` and ``method`` is "attribution". A later
 exact sweep of the same request ("Refine exactly") replaces the heatmap and sets ``comparison`` (the two
 matrices' Pearson correlation and largest disagreements, ``engine.patching.comparison``).
+
+``set_family`` tells it the loaded model's family: ``sites`` are then the sites that model has
+(``engine.patching.names.sites_for``), and an encoder-decoder's request also carries ``output_position`` (the
+decoder's output token whose metric is read, as Explain's); a site the new model lacks falls back to ``resid``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine.patching.names import SITES, sites_for
 from workbench.observable import EventGroup
 
 DEFAULT_SITE = "resid"
@@ -34,6 +39,9 @@ class PatchingState:
         self.corrupt_by = "text"
         self.subject = ""
         self.fast = False  # "Fast (gradient)": attribution patching first
+        self.sites: tuple[str, ...] = SITES  # the loaded model's sites
+        self.encoder_decoder = False  # the loaded model is an encoder-decoder: the request has output_position
+        self.output_position = 0
         self.method = "exact"  # what ``result`` is: "exact" (the sweep) or "attribution" (the approximation)
         self.approximate: Any = None  # the last attribution-patching result (an engine Patching)
         self.approximate_request: dict[str, Any] | None = None  # the request it answered
@@ -46,7 +54,7 @@ class PatchingState:
     # ---------------------------------------------------------------- inputs
     def set_inputs(self, clean: str | None = None, corrupt: str | None = None, answer: str | None = None,
                    wrong: str | None = None, site: str | None = None, corrupt_by: str | None = None,
-                   subject: str | None = None, fast: bool | None = None) -> None:
+                   subject: str | None = None, fast: bool | None = None, output_position: int | None = None) -> None:
         if corrupt_by is not None and corrupt_by not in CORRUPT_BY:
             raise ValueError(f"corrupt_by is one of {', '.join(CORRUPT_BY)}, not {corrupt_by!r}")
         for name, value in (("clean", clean), ("corrupt", corrupt), ("answer", answer), ("wrong", wrong),
@@ -55,6 +63,20 @@ class PatchingState:
                 setattr(self, name, value)
         if fast is not None:
             self.fast = bool(fast)
+        if output_position is not None:
+            if output_position < 0:
+                raise ValueError(f"output_position is at least 0, not {output_position}")
+            self.output_position = int(output_position)
+        self.events.inputs_changed.emit()
+
+    def set_family(self, family: str | None) -> None:
+        """The loaded model's family (an ``engine.models.families.Family`` value; None: no model)."""
+        self.encoder_decoder = family == "encoder-decoder"
+        self.sites = sites_for(family or "")
+        if not self.encoder_decoder:
+            self.output_position = 0
+        if self.site not in self.sites:
+            self.site = DEFAULT_SITE
         self.events.inputs_changed.emit()
 
     def problem(self) -> str | None:
@@ -72,8 +94,11 @@ class PatchingState:
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``patching_job`` (besides the model and the cancel token)."""
         noise = self.corrupt_by == "noise"
-        return {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.answer,
-                "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}
+        request = {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.answer,
+                   "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}
+        if self.encoder_decoder:
+            request["output_position"] = self.output_position
+        return request
 
     # ---------------------------------------------------------------- result
     def start(self, method: str = "exact") -> None:
@@ -135,4 +160,6 @@ class PatchingState:
                                     "subject": self.subject}
         if self.fast:
             settings["fast"] = True
+        if self.output_position:
+            settings["output_position"] = self.output_position
         return settings
