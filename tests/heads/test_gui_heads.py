@@ -120,3 +120,35 @@ def test_cancel_keeps_the_rows_done(open_window, qtbot, tiny_models, monkeypatch
     shown = view.sweep_map.matrix()
     assert np.isfinite(shown[0]).all() and np.isnan(shown[1]).all()
     assert view.sweep_button.isEnabled() and not view.cancel_button.isEnabled()
+
+
+def test_an_encoder_decoder_s_output_position_in_the_tab(open_window, qtbot, tiny_models):
+    """T5 (a pre-norm decoder): the Output position row shows, and the split at output position 1 is of the logit
+    the model gives there, reading its own first greedy output token (computed here by plain forward passes)."""
+    import transformers as tf
+
+    folder = str(tiny_models["t5"])
+    window = open_window(folder, "heads")
+    view = window.view("heads")
+    assert not view.output_row.isHidden()
+    text = "translate: the cat sat"
+    window.text_input.set_text(text)
+    view.output_spin.setValue(1)
+    qtbot.waitUntil(lambda: view.state.dla is not None and view.state.request(text)["output_position"] == 1
+                    and view.state.dla.position == 1, timeout=WAIT)
+    model = tf.AutoModelForSeq2SeqLM.from_pretrained(folder).eval()
+    tok = tf.AutoTokenizer.from_pretrained(folder)
+    ids = torch.tensor([tok(text)["input_ids"]])
+    start = model.config.decoder_start_token_id
+    with torch.no_grad():
+        first = int(model(input_ids=ids, decoder_input_ids=torch.tensor([[start]])).logits[0, -1].argmax())
+        logits = model(input_ids=ids, decoder_input_ids=torch.tensor([[start, first]])).logits[0, -1]
+    top = int(logits.argmax())
+    dla = view.state.dla
+    assert dla.target == tok.convert_ids_to_tokens(top)
+    assert dla.total == pytest.approx(float(logits[top]), abs=1e-4)
+    assert view.preset_state()[0]["output_position"] == 1
+
+    window.load_model(str(tiny_models["gpt2"]))  # a decoder-only model: no output position
+    qtbot.waitUntil(lambda: window.loaded is not None and window.loaded.info.family == "decoder", timeout=WAIT)
+    assert view.output_row.isHidden() and view.state.output_position == 0

@@ -5,7 +5,8 @@ TITLE = "Heads"
 HTML = """
 <h3>Which heads move the answer: direct logit attribution and ablation</h3>
 <p>The metric is the logit of the <b>target</b> X at the predicted position (a decoder: after the last token;
-a masked LM: at the mask; empty: the model's top token), minus the logit of the token typed in
+a masked LM: at the mask; an encoder-decoder: at the <b>output position</b> chosen, after the model's own
+greedy output before it; empty: the model's top token), minus the logit of the token typed in
 <b>instead of</b> (Y) when there is one: <i>why X and not Y</i>.</p>
 <p><b>Direct logit attribution</b> splits that metric into what the embeddings, every attention head and every
 MLP write directly into the residual stream, read through the final norm <i>with its scale frozen at this

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
+    QWidget,
 )
 
+from engine.patching.names import MAX_OUTPUT_POSITION
 from engine.progress import Progress
 from ui import theme
 from ui.heads.dla_plot import LayerBars
@@ -56,7 +58,7 @@ class HeadMap(HeatmapView):
 
 
 class HeadsView(ModelView):
-    preset_settings = frozenset({"target", "contrast", "how", "corpus", "ablate"})
+    preset_settings = frozenset({"target", "contrast", "how", "corpus", "ablate", "output_position"})
     no_model_hint = "Load a model (left): which of its heads move the prediction shows here."
     empty_hint = "Type a text above: a prompt for a decoder, a text with one [MASK] for a masked LM."
 
@@ -79,6 +81,12 @@ class HeadsView(ModelView):
         self.how_combo.currentIndexChanged.connect(self._read_form)
         for edit in (self.target_edit, self.contrast_edit):
             edit.editingFinished.connect(self.inputs_changed)  # the host splits the metric again
+        self.output_spin = QSpinBox()  # an encoder-decoder's output token (Explain's and Patching's position)
+        self.output_spin.setRange(0, MAX_OUTPUT_POSITION)
+        self.output_spin.setToolTip("The decoder's output token explained (0: the first), after the model's own "
+                                    "greedy output before it")
+        self.output_spin.valueChanged.connect(self._read_form)
+        self.output_spin.valueChanged.connect(self.inputs_changed)
         self.sweep_button = QPushButton("Ablate every head")
         self.sweep_button.setToolTip("Take each head out alone and see how far the metric moves")
         self.sweep_button.clicked.connect(self.run_sweep)
@@ -89,9 +97,16 @@ class HeadsView(ModelView):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.notice = Notice()
-        form = QFormLayout()  # two fields a row: the maps need the height
+        form = self.form = QFormLayout()  # two fields a row: the maps need the height
         form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
         form.addRow("Ablation", _pair(self.how_combo, "Corpus", self.corpus_edit))
+        self.output_row = QWidget()  # shown for an encoder-decoder only
+        output_row = QHBoxLayout(self.output_row)
+        output_row.setContentsMargins(0, 0, 0, 0)
+        output_row.addWidget(self.output_spin)
+        output_row.addStretch(1)
+        form.addRow("Output position", self.output_row)
+        form.setRowVisible(self.output_row, False)
         buttons = QHBoxLayout()
         for button in (self.sweep_button, self.cancel_button):
             buttons.addWidget(button)
@@ -137,7 +152,7 @@ class HeadsView(ModelView):
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
         loaded, request = inputs.loaded, self.state.request(inputs.text)
-        key = (inputs.model_key, inputs.text, request["target"], request["contrast"])
+        key = (inputs.model_key, inputs.text, request["target"], request["contrast"], request["output_position"])
 
         def shown(result: Any) -> None:
             self._shown_key = key
@@ -167,14 +182,19 @@ class HeadsView(ModelView):
     def _read_form(self) -> None:
         how = str(self.how_combo.currentData())
         self.corpus_edit.setEnabled(how != "zero")
-        self.state.set_inputs(self.target_edit.text(), self.contrast_edit.text(), how, self.corpus_edit.text())
+        self.state.set_inputs(self.target_edit.text(), self.contrast_edit.text(), how, self.corpus_edit.text(),
+                              self.output_spin.value())
 
-    def set_inputs(self, target: str = "", contrast: str = "", how: str = "zero", corpus: str = "") -> None:
+    def set_inputs(self, target: str = "", contrast: str = "", how: str = "zero", corpus: str = "",
+                   output_position: int = 0) -> None:
         """Fill the form (what a user types; tests and presets call it)."""
         self.target_edit.setText(target)
         self.contrast_edit.setText(contrast)
         self.how_combo.setCurrentIndex(max(0, self.how_combo.findData(how)))
         self.corpus_edit.setText(corpus)
+        self.output_spin.blockSignals(True)  # one computation for the whole form, not one per field
+        self.output_spin.setValue(int(output_position))
+        self.output_spin.blockSignals(False)
         self._read_form()
 
     def _text(self) -> str:
@@ -222,6 +242,14 @@ class HeadsView(ModelView):
         self.cancel()
         self.state.stop()
         self.state.clear()
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        encoder_decoder = loaded is not None and getattr(loaded.info, "family", None) == "encoder-decoder"
+        self.form.setRowVisible(self.output_row, encoder_decoder)
+        if loaded is not None and not encoder_decoder and self.output_spin.value():  # (none yet: a workspace's)
+            self.output_spin.blockSignals(True)
+            self.output_spin.setValue(0)
+            self.output_spin.blockSignals(False)
+            self._read_form()
 
     # ------------------------------------------------------------- showing
     def _show_running(self, running: bool) -> None:
@@ -269,17 +297,18 @@ class HeadsView(ModelView):
         return self.results
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
-        """A lecture step or a workspace: the form (``target``, ``contrast``, ``how``, ``corpus``; the split
-        follows for the step's text) and ``ablate`` (true: ablate every head once the split is shown)."""
+        """A lecture step or a workspace: the form (``target``, ``contrast``, ``how``, ``corpus``, an
+        encoder-decoder's ``output_position``; the split follows for the step's text) and ``ablate`` (true: ablate every head once the split is shown)."""
         s = self.state
         if "how" in settings and settings["how"] not in HOWS:
             raise ValueError(f"how must be one of {', '.join(HOWS)}, not {settings['how']!r}")
         self.set_inputs(settings.get("target", s.target), settings.get("contrast", s.contrast),
-                        settings.get("how", s.how), settings.get("corpus", s.corpus))
+                        settings.get("how", s.how), settings.get("corpus", s.corpus),
+                        int(settings.get("output_position", 0)))
         loaded = self.ctx.loaded if self.ctx is not None else None
         request = self.state.request(self._text())
         key = ((id(loaded), loaded.info.spec) if loaded is not None else None, request["text"], request["target"],
-               request["contrast"])
+               request["contrast"], request["output_position"])
         if settings.get("ablate") and key == self._shown_key:  # the split shown is this one's: no new one comes
             self.run_sweep()
             return

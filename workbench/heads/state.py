@@ -1,8 +1,8 @@
 """What the Heads tab shows, without Qt: the prediction's inputs, the direct logit attribution and the sweep that
 ablates every head (filled row by row).
 
-``HeadsState`` holds the target and foil ("instead of"), how heads are ablated and the corpus file mean and
-resample read; ``request(text)`` is what ``workbench.heads.jobs`` takes. ``dla`` is the engine's
+``HeadsState`` holds the target and foil ("instead of"), how heads are ablated, the corpus file mean and
+resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``workbench.heads.jobs`` takes. ``dla`` is the engine's
 ``DirectLogitAttribution`` (or None) and ``dla_note`` the one line a post-norm model gets instead; ``sweep`` the
 engine's ``Ablation`` (partial while ``running``), ``change()`` its [rows][heads] ablated − clean with NaN for
 rows not done yet. Events: ``inputs_changed``, ``dla_changed``, ``sweep_changed``, ``running_changed``.
@@ -24,6 +24,7 @@ class HeadsState:
         self.contrast = ""
         self.how = "zero"
         self.corpus = ""
+        self.output_position = 0  # an encoder-decoder's output token explained (0: the first)
         self.dla: Any = None
         self.dla_note = ""
         self.sweep: Any = None
@@ -33,9 +34,13 @@ class HeadsState:
 
     # ---------------------------------------------------------------- inputs
     def set_inputs(self, target: str | None = None, contrast: str | None = None, how: str | None = None,
-                   corpus: str | None = None) -> None:
+                   corpus: str | None = None, output_position: int | None = None) -> None:
         if how is not None and how not in HOWS:
             raise ValueError(f"how is one of {', '.join(HOWS)}, not {how!r}")
+        if output_position is not None:
+            if int(output_position) < 0:
+                raise ValueError(f"output_position is at least 0, not {output_position}")
+            self.output_position = int(output_position)
         for name, value in (("target", target), ("contrast", contrast), ("how", how), ("corpus", corpus)):
             if value is not None:
                 setattr(self, name, value)
@@ -54,7 +59,7 @@ class HeadsState:
         # tokens as typed: " list" (a word after a space) and "list" are different tokens
         return {"text": text, "target": self.target if self.target.strip() else None,
                 "contrast": self.contrast if self.contrast.strip() else None,
-                "how": self.how, "corpus": self.corpus.strip() or None}
+                "how": self.how, "corpus": self.corpus.strip() or None, "output_position": self.output_position}
 
     # ---------------------------------------------------------------- results
     def set_dla(self, result: tuple[str, Any]) -> None:
@@ -99,5 +104,7 @@ class HeadsState:
         rows = [[v - clean for v in row] for row in self.sweep.ablated_metric]
         return rows + [[math.nan] * self.sweep.heads for _ in range(self.rows_total - len(rows))]
 
-    def to_settings(self) -> dict[str, str]:
-        return {"target": self.target, "contrast": self.contrast, "how": self.how, "corpus": self.corpus}
+    def to_settings(self) -> dict[str, Any]:
+        settings: dict[str, Any] = {"target": self.target, "contrast": self.contrast, "how": self.how,
+                                    "corpus": self.corpus}
+        return settings | ({"output_position": self.output_position} if self.output_position else {})
