@@ -1,6 +1,10 @@
 """A BEIR folder evaluated: the model's exact search (and BM25's, when asked) ranks every judged query at
 least ``EVAL_DEPTH`` (100) deep, and the rankings are scored with the fixed metrics; per query, whether the
-model beat BM25 on nDCG@10."""
+model beat BM25 on nDCG@10.
+
+As BEIR's own evaluation does by default (``ignore_identical_ids=True``), a passage whose id is the query's id is
+left out of that query's ranking (ArguAna and Quora put every query in the corpus too: it would find itself
+first); the result's notes say how many were left out, and ``ignore_identical_ids=False`` keeps them."""
 
 from __future__ import annotations
 
@@ -64,20 +68,39 @@ def dense_rankings(index: DenseIndex, encoder: PassageEncoder, query_ids: list[s
     return rankings
 
 
+def without_identical_ids(rankings: dict[str, list[str]], depth: int) -> tuple[dict[str, list[str]], int]:
+    """(each query's ranking without the passage whose id is the query's, cut to ``depth``; how many left out)."""
+    kept = {qid: [pid for pid in ranked if pid != qid][:depth] for qid, ranked in rankings.items()}
+    dropped = sum(1 for qid, ranked in rankings.items() if qid in ranked[:depth + 1])
+    return kept, dropped
+
+
+IDENTICAL_NOTE = ("{n} result(s) whose passage id is the query's own id were left out of the rankings, as BEIR "
+                  "does by default (ignore_identical_ids; ArguAna and Quora put each query in the corpus): "
+                  "--keep-identical-ids scores them")
+
+
 def retrieval_eval_job(loaded: Any, data: BeirData, pooling: str = "mean", *, k: int = 10, bm25: bool = False,
                        bm25_params: Bm25Params = Bm25Params(), cache_root: str | Path | None = None,
-                       index: DenseIndex | None = None, cancel: CancelToken = NEVER_CANCELLED
-                       ) -> Generator[Progress, None, EvalResult]:
-    """Index the corpus (or reuse ``index`` when it is this model's), rank every query, score (a job)."""
+                       index: DenseIndex | None = None, ignore_identical_ids: bool = True,
+                       cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, EvalResult]:
+    """Index the corpus (or reuse ``index`` when it is this model's), rank every query, score (a job);
+    ``ignore_identical_ids``: BEIR's default, see the module's docstring."""
     depth = max(int(k), EVAL_DEPTH)
+    searched = depth + 1 if ignore_identical_ids else depth  # one more: the query's own passage may be left out
     encoder = PassageEncoder(loaded, pooling)
     if index is None or not index.belongs_to(loaded, pooling) or index.corpus.digest != data.corpus.digest:
         index = yield from index_corpus_job(loaded, data.corpus, pooling, cache_root, encoder=encoder, cancel=cancel)
-    rankings = yield from relay(dense_rankings(index, encoder, data.query_ids, data.query_texts, depth, cancel),
+    rankings = yield from relay(dense_rankings(index, encoder, data.query_ids, data.query_texts, searched, cancel),
                                 lambda p: p)
+    notes = list(data.notes) + list(index.notes)
+    if ignore_identical_ids:
+        rankings, dropped = without_identical_ids(rankings, depth)
+        if dropped:
+            notes.append(IDENTICAL_NOTE.format(n=dropped))
     model = evaluate_rankings(rankings, data.qrels)
     result = EvalResult(len(data.query_ids), len(data.corpus), pooling, data.split, model,
-                        notes=list(data.notes) + list(index.notes), rankings=rankings)
+                        notes=notes, rankings=rankings)
     if bm25:
         yield Progress(0, len(data.query_ids), "indexing the corpus for BM25")
         engine_bm25 = Bm25Index(data.corpus.texts, bm25_params)
@@ -86,8 +109,10 @@ def retrieval_eval_job(loaded: Any, data: BeirData, pooling: str = "mean", *, k:
             if j % 64 == 0:
                 cancel.check()
                 yield Progress(j, len(data.query_ids), f"BM25: {j:,} of {len(data.query_ids):,} queries")
-            idx, _ = engine_bm25.search(text, depth)
+            idx, _ = engine_bm25.search(text, searched)
             bm25_rankings[qid] = [data.corpus.ids[i] for i in idx]
+        if ignore_identical_ids:
+            bm25_rankings, _ = without_identical_ids(bm25_rankings, depth)
         result.bm25 = evaluate_rankings(bm25_rankings, data.qrels)
         result.bm25_params = engine_bm25.params
         texts = dict(zip(data.query_ids, data.query_texts))

@@ -84,3 +84,25 @@ def test_bad_input_is_one_line(capsys, fresh_home, tmp_path):
     assert code == 2 and "corpus is empty" in err and len(err.strip().splitlines()) == 1
     code, _, err = run_cli(capsys, "retrieval-eval", "no-such-model", "--data", str(tmp_path))
     assert code == 2 and "corpus.jsonl" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_query_s_own_passage_is_left_out_as_beir_does(capsys, fresh_home, tmp_path, tiny_models):
+    """ArguAna-style data (each query is also a passage of the corpus, under the same id): BEIR's evaluation leaves
+    a passage whose id is the query's out of the ranking by default. Worked by hand with BM25: "alpha beta gamma"
+    finds its own passage first (3 words shared), the relevant d1 second (2 words)."""
+    docs = [{"_id": "q1", "title": "", "text": "alpha beta gamma"},
+            {"_id": "d1", "title": "", "text": "alpha beta delta"},
+            {"_id": "d2", "title": "", "text": "zeta eta theta"}]
+    folder = write_beir(tmp_path / "arguana-like", docs, [{"_id": "q1", "text": "alpha beta gamma"}], [("q1", "d1", 1)])
+    model = str(tiny_models["bert"])
+    code, out, err = run_cli(capsys, "retrieval-eval", model, "--data", str(folder), "--bm25", "--json")
+    assert code == 0, err
+    left_out = json.loads(out)
+    assert left_out["bm25"]["recall@1"] == 1.0 and left_out["bm25"]["mrr@10"] == 1.0  # d1 first once q1 is out
+    assert "1 result(s) whose passage id is the query's own id were left out" in err
+    code, out, err = run_cli(capsys, "retrieval-eval", model, "--data", str(folder), "--bm25", "--keep-identical-ids",
+                             "--json")
+    assert code == 0, err
+    kept = json.loads(out)
+    assert kept["bm25"]["recall@1"] == 0.0 and kept["bm25"]["mrr@10"] == 0.5  # its own passage first, d1 second
+    assert "left out" not in err

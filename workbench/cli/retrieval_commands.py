@@ -61,6 +61,8 @@ def register(sub: Any) -> None:
     ev.add_argument("--bm25-k1", type=float, default=BM25_K1, help=f"BM25's k1 (default {BM25_K1})")
     ev.add_argument("--bm25-b", type=float, default=BM25_B, help=f"BM25's b (default {BM25_B})")
     ev.add_argument("--bm25-method", choices=BM25_METHODS, default="lucene", help="bm25s's variant (default lucene)")
+    ev.add_argument("--keep-identical-ids", action="store_true",
+                    help="score a passage whose id is the query's own id (BEIR leaves it out by default)")
     ev.add_argument("--progress", action="store_true", help="show progress even with --json")
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.set_defaults(handler=cmd_retrieval_eval)
@@ -115,7 +117,7 @@ def eval_spec_from_args(args: argparse.Namespace) -> Any:
     from workbench.retrieval.spec import RetrievalEvalSpec
 
     return RetrievalEvalSpec(args.model, args.data, args.split, positive_k(args.k), args.pooling, args.bm25,
-                             args.bm25_k1, args.bm25_b, args.bm25_method).checked()
+                             args.bm25_k1, args.bm25_b, args.bm25_method, args.keep_identical_ids).checked()
 
 
 def cmd_retrieval_eval(args: argparse.Namespace) -> int:

@@ -46,7 +46,8 @@ class RetrievalEvalRun(ComputedRun):
         pooling = spec.pooling or default_pooling(loaded)
         params = Bm25Params(spec.bm25_k1, spec.bm25_b, spec.bm25_method)
         return (yield from retrieval_eval_job(loaded, inputs, pooling, k=spec.k, bm25=spec.bm25, bm25_params=params,
-                                              cache_root=index_cache_root(), cancel=cancel))
+                                              cache_root=index_cache_root(),
+                                              ignore_identical_ids=not spec.keep_identical_ids, cancel=cancel))
 
     def metrics(self, result: Any) -> dict[int, dict[str, float]]:
         values = dict(result.model.mean)

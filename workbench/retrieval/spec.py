@@ -24,6 +24,7 @@ class RetrievalEvalSpec(RunSpec):
     bm25_k1: float = BM25_K1
     bm25_b: float = BM25_B
     bm25_method: str = "lucene"
+    keep_identical_ids: bool = False  # BEIR's ignore_identical_ids=False: a query's own passage is scored
 
     WHAT: ClassVar[str] = "retrieval evaluation"
     REQUIRED: ClassVar[tuple[str, ...]] = ("model", "data")
@@ -32,6 +33,7 @@ class RetrievalEvalSpec(RunSpec):
         self.data, self.split, self.k = str(self.data), str(self.split), int(self.k)
         self.pooling = self.pooling or None
         self.bm25 = bool(self.bm25)
+        self.keep_identical_ids = bool(self.keep_identical_ids)
         self.bm25_k1, self.bm25_b = float(self.bm25_k1), float(self.bm25_b)
 
     def check(self) -> None:
@@ -54,4 +56,6 @@ class RetrievalEvalSpec(RunSpec):
             if (self.bm25_k1, self.bm25_b, self.bm25_method) != (BM25_K1, BM25_B, "lucene"):
                 parts += ["--bm25-k1", f"{self.bm25_k1:g}", "--bm25-b", f"{self.bm25_b:g}",
                           "--bm25-method", self.bm25_method]
+        if self.keep_identical_ids:
+            parts += ["--keep-identical-ids"]
         return parts + ["--json"]
