@@ -98,3 +98,22 @@ def test_cancel_and_shutdown(qtbot):
     assert not bridge._lane.thread.is_alive()
     with pytest.raises(RuntimeError):
         bridge.run(forever, "late", lambda v: None)
+
+
+def test_a_job_whose_result_came_is_no_longer_current(bridge, qtbot):
+    """The view host skips computing while the tokenizer runs ("its result will call back"); once the result
+    has been delivered that wait is over, even though the lane's "finally" is a later event. (A tab chosen in
+    between never computed: the Attention tab waited for a tokenizer that had finished.)"""
+    seen: dict = {}
+
+    def done(value):
+        seen["during_done"] = bridge.current_name
+        qtbot_ready.append(True)
+
+    qtbot_ready: list[bool] = []
+    bridge.run(lambda cancel: 1, "tokenize", done)
+    assert bridge.current_name == "tokenize"  # running: current
+    qtbot.waitUntil(lambda: bool(qtbot_ready), timeout=5000)
+    assert seen["during_done"] is None
+    qtbot.waitUntil(lambda: not bridge.busy, timeout=5000)
+    assert bridge.current_name is None

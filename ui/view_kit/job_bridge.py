@@ -33,6 +33,7 @@ class _Handlers:
     on_progress: Callable[[Progress], None] | None
     on_cancelled: Callable[[], None] | None
     on_partial: Callable[[Any], None] | None = None
+    ended: bool = False  # its done / error / cancelled handler has run (the lane's "finally" may still be queued)
 
 
 class JobBridge(QObject):
@@ -122,8 +123,10 @@ class JobBridge(QObject):
 
     @property
     def current_name(self) -> str | None:
+        """The newest job's name while it has not ended (its result delivered): a view that waits for the
+        tokenizer must not wait for one whose result has come already (its "finally" is a separate event)."""
         h = self._handlers.get(self._latest) if self._latest is not None else None
-        return h.name if h else None
+        return h.name if h and not h.ended else None
 
     def cancel(self) -> None:
         """Ask the running (and any waiting) job to stop at its next step."""
@@ -166,6 +169,7 @@ class JobBridge(QObject):
     def _on_done(self, key: int, value: Any) -> None:
         h = self._live(key)
         if h is not None:
+            h.ended = True
             self.job_finished.emit(h.name, "done")
             h.on_done(value)
 
@@ -173,6 +177,7 @@ class JobBridge(QObject):
         h = self._live(key)
         if h is None:
             return
+        h.ended = True
         self.job_finished.emit(h.name, "failed")
         if h.on_error is not None:
             h.on_error(exc, tb)
@@ -183,6 +188,7 @@ class JobBridge(QObject):
         h = self._live(key)
         if h is None:
             return
+        h.ended = True
         self.job_finished.emit(h.name, "cancelled")
         if h.on_cancelled is not None:
             h.on_cancelled()
