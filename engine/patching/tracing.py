@@ -64,8 +64,14 @@ SAME_METRIC_NOTE = ("the clean and corrupted runs give the same metric (to withi
 WEAK_CONTRAST = 0.5  # logit units: a smaller |clean - corrupt| makes every recovered fraction a ratio of small numbers
 
 
+def gap_text(gap: float) -> str:
+    """A small difference written so that it never reads as 0 (0.0002 was "0.000"): three decimals, or two
+    significant digits below 0.001."""
+    return f"{gap:.3f}" if gap >= 0.001 or gap == 0 else f"{gap:.2g}"
+
+
 def weak_contrast_note(clean: float, corrupt: float) -> str:
-    return (f"weak contrast: the clean and corrupted metrics differ by only {abs(clean - corrupt):.3f} (under "
+    return (f"weak contrast: the clean and corrupted metrics differ by only {gap_text(abs(clean - corrupt))} (under "
             f"{WEAK_CONTRAST} logits), so every cell divides by that small difference and fractions far outside "
             "0..1 are noise, not findings; choose texts whose answers differ more")
 

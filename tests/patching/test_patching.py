@@ -124,7 +124,8 @@ def test_patch_json_contract_and_one_line_errors(capsys, tiny_models):
     # the tiny random GPT-2's two texts differ by a few thousandths of a logit: a weak contrast, in the note and JSON
     assert set(data) == KEYS | {"note", "weak_contrast"} and data["site"] == "mlp" and data["layers"] == [0, 1]
     gap = abs(data["clean_metric"] - data["corrupt_metric"])
-    assert data["weak_contrast"] is True and f"differ by only {gap:.3f}" in data["note"]
+    shown = f"{gap:.3f}" if gap >= 0.001 else f"{gap:.2g}"  # never "0.000" for a non-zero gap
+    assert data["weak_contrast"] is True and f"differ by only {shown}" in data["note"]
     assert data["tokens"] == ["The", "Ġname", "Ġof", "Ġthe"] and len(data["effect"]) == 2
     # --target / --contrast are --answer / --wrong under the names dla and ablate use (issue 35)
     argv = ["patch", gpt2_folder, "--clean", CLEAN, "--corrupt", CORRUPT, "--site", "mlp", "--json"]
@@ -194,3 +195,10 @@ def test_a_contrast_under_half_a_logit_is_called_weak_and_one_above_is_not(gpt2,
     assert strong.effect == weak.effect  # the warning changes no number
     same = patch(gpt2, CLEAN, CLEAN, "Ġlist", "Ġclass", "resid")  # nothing to recover: that note, not this one
     assert not same.weak_contrast and "nothing to recover" in same.note
+
+
+def test_a_small_gap_never_reads_as_zero():
+    from engine.patching.tracing import weak_contrast_note
+
+    assert "differ by only 0.00021 " in weak_contrast_note(0.10021, 0.1)  # two significant digits below 0.001
+    assert "differ by only 0.250 " in weak_contrast_note(0.5, 0.25)
