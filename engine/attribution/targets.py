@@ -27,6 +27,7 @@ from typing import Iterator
 
 import torch
 
+from engine.attribution.names import MAX_OUTPUT_POSITION
 from engine.errors import MissingHeadError, WorkbenchError
 from engine.models.families import Family
 from engine.models.loading import LoadedModel
@@ -104,8 +105,6 @@ def _inputs(loaded: LoadedModel, tok: TokenizedText) -> dict[str, torch.Tensor]:
         inputs[name] = torch.tensor([values], device=device)
     return inputs
 
-
-MAX_OUTPUT_POSITION = 256
 
 
 def greedy_decoder_ids(loaded: LoadedModel, inputs: dict[str, torch.Tensor], position: int) -> torch.Tensor:

@@ -25,4 +25,3 @@ def is_encoder_site(site: str) -> bool:
     """Whether the site's columns are an encoder-decoder's encoder tokens (else the decoder's, or the text's)."""
     return site in ENCODER_SITES
 
-MAX_OUTPUT_POSITION = 256  # the largest output position (engine.attribution.targets.MAX_OUTPUT_POSITION)

@@ -279,10 +279,3 @@ def test_decoder_only_models_refuse_an_encoder_decoders_site_in_one_line(tiny_mo
     bert = load_model(str(tiny_models["bert"]))
     with pytest.raises(WorkbenchError, match="encoder-decoder's"):
         patch(bert, "a class is the [MASK]", "a is is the [MASK]", "list", site="enc-mlp")
-
-
-def test_the_windows_output_position_limit_is_the_engines():
-    from engine.attribution.targets import MAX_OUTPUT_POSITION
-    from engine.patching import names
-
-    assert names.MAX_OUTPUT_POSITION == MAX_OUTPUT_POSITION

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.patching.names import MAX_OUTPUT_POSITION
+from engine.attribution.names import MAX_OUTPUT_POSITION
 from engine.progress import Progress
 from ui import theme
 from ui.heads.dla_plot import LayerBars

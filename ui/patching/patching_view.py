@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.patching.names import ALL_SITES, MAX_OUTPUT_POSITION
+from engine.attribution.names import MAX_OUTPUT_POSITION
+from engine.patching.names import ALL_SITES
 from engine.progress import Progress
 from ui import theme
 from ui.view_kit.view_context import ViewContext
