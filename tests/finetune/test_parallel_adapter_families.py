@@ -56,12 +56,12 @@ def trainable(name: str, kind: str, task: str, **settings) -> int:
     return count
 
 
-def randomise(model, word: str = "parallel_adapter") -> None:
+def randomise(model, word: str = "parallel_adapter", std: float = 0.3) -> None:
     generator = torch.Generator().manual_seed(7)
     with torch.no_grad():
         for name, parameter in model.named_parameters():
             if word in name:
-                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
+                parameter.copy_(torch.randn(parameter.shape, generator=generator) * std)
 
 
 def x_of(*shape: int, seed: int = 3) -> torch.Tensor:
@@ -249,6 +249,33 @@ def test_the_preflight_lets_mam_onto_bart_and_t5_seq2seq_and_refuses_barts_class
     with pytest.raises(WorkbenchError, match="mam cannot attach to BartForSequenceClassification: its prefix part "
                                              "cannot: .*sequence-to-sequence task only"):
         check_attaches(mam, mam.default_config(), tiny_models["bart"], "seq-cls", ["a", "b"])
+
+
+# ------------------------------------------------------------------------------------- generation
+@pytest.mark.parametrize("name, kind, task", [("mam", "bart", "seq2seq"), ("mam", "t5", "seq2seq"),
+                                              ("mam", "llama", "instruct"), ("prefix", "bart", "seq2seq")])
+def test_generation_keeps_the_prefix_the_forward_uses(tiny_models, name, kind, task):
+    """Each greedy step's logits are the teacher-forced forward's (transformers 5.24 had dropped the prefix there)."""
+    from engine.finetune.task_model import build_task_model
+
+    method = METHODS[name]
+    config = method.default_config()
+    setattr(config, "prefix_length" if name == "mam" else "num_virtual_tokens", 4)
+    config.prefix_projection = False
+    model = method.apply(build_task_model(tiny_models[kind], task), config, task).eval()
+    randomise(model, "prompt_encoder", std=3.0)  # a prefix that moves the logits a lot
+    with torch.no_grad():
+        ids = torch.randint(3, 100, (2, 7), generator=torch.Generator().manual_seed(0))
+        mask = torch.ones_like(ids)
+        out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=4, min_new_tokens=4, do_sample=False,
+                             num_beams=1, pad_token_id=0, output_logits=True, return_dict_in_generate=True)
+        steps = torch.stack(out.logits, 1)
+        if task == "instruct":
+            sequence = out.sequences[:, :-1]
+            forward = model(input_ids=sequence, attention_mask=torch.ones_like(sequence)).logits[:, ids.shape[1] - 1:]
+        else:
+            forward = model(input_ids=ids, attention_mask=mask, decoder_input_ids=out.sequences[:, :-1]).logits
+    assert torch.allclose(steps, forward, atol=1e-4), (steps - forward).abs().max()
 
 
 # ------------------------------------------------------------------------------------------ the CLI
