@@ -50,6 +50,11 @@ class ParallelSite:
     joiner: nn.Module | None = None  # "joined": the module where s·f(x) joins
     join_at: str = ""  # "joined": "norm_input" (BART: the LayerNorm's input) or "output" (T5: the layer's output)
 
+    @property
+    def post_ln(self) -> bool:
+        """True for a BERT-style site (API 2.3's field, kept for plugins that read it)."""
+        return self.how == "input_tensor"
+
 
 def _bert_output(module: nn.Module) -> bool:
     return all(hasattr(module, a) for a in ("dense", "dropout", "LayerNorm")) and isinstance(module.dense, nn.Linear)
