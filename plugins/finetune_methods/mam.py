@@ -5,7 +5,10 @@ the parameters, on par with full fine-tuning on XSum and WMT16 En-Ro. Those are 
 narrower than BART-large keeps their ratio m = d/2 (MiniLM, d = 384: m = 192), which the form, the help and
 the saved folder say. The prefix is peft's (as ``--method prefix``), handed to the model as a prefilled
 key/value cache; the parallel adapters are the workbench's (as ``--method parallel-adapter``). MAM attaches
-where both parts do (BERT-style encoders and GPT-2); elsewhere it is refused naming the part that cannot.
+where both parts do: BERT-style encoders, GPT-2 and Llama-style decoders (classification tasks, instruct),
+BART and T5 (sequence to sequence, instruct; He et al.'s own setting is BART's summarisation). Elsewhere it is
+refused naming the part that cannot (e.g. BART's classification head: prefix tuning covers only the
+sequence-to-sequence task on an encoder-decoder).
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ class MAMAdapter(PeftIO, FineTuneMethod):
                    "adapter (m = 512, s = 4) beside every feed-forward block, He et al.'s BART-large setting. "
                    "On a narrower model the bottleneck is scaled to d/2 (MiniLM: 192).")
     Config = MAMConfig
-    tasks = frozenset({"seq-cls", "token-cls", "qa"})
+    tasks = frozenset({"seq-cls", "token-cls", "qa", "seq2seq", "instruct"})  # where its prefix part goes too
     default_lr = 1e-3
     lr_reason = ("Both parts start near the base model and are PEFT-sized (the prefix through its MLP: 1e-3, "
                  "as for prefix tuning; 1e-2 diverged there).")
@@ -101,7 +104,7 @@ class MAMAdapter(PeftIO, FineTuneMethod):
         add_parallel_adapters(model, sublayers=("feed_forward",), bottleneck=m, scale=config.scale,
                               init_scale=config.init_scale, method=self.name, modules_to_save=heads)
         peft_config = PrefixTuningConfig(
-            task_type=peft_task_type(task), num_virtual_tokens=config.prefix_length,
+            task_type=peft_task_type(task, model), num_virtual_tokens=config.prefix_length,
             prefix_projection=config.prefix_projection, encoder_hidden_size=config.encoder_hidden_size,
             modules_to_save=heads)
         try:

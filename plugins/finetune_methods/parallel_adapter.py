@@ -54,7 +54,8 @@ class ParallelAdapter(TrainedTensorsIO, FineTuneMethod):
                    "sublayer's input x and adds s·ReLU(x·W_down)·W_up to its output, before the residual add. "
                    "Scale 4 is He et al.'s scaled parallel adapter.")
     Config = ParallelAdapterConfig
-    tasks = frozenset({"seq-cls", "token-cls", "qa"})  # BERT-style encoders and GPT-2, like the other adapters
+    # BERT-style encoders, GPT-2, Llama-style decoders, BART and T5 (seq2seq and instruct on those that take them)
+    tasks = frozenset({"seq-cls", "token-cls", "qa", "seq2seq", "instruct"})
     default_lr = 1e-3
     lr_reason = ("Like the sequential adapters it starts near zero and is small, so it takes PEFT-sized steps "
                  "(He et al. used 5e-5 to 1e-4 on BART-large with far more steps; 1e-3 trains small data).")

@@ -22,6 +22,8 @@ CASES = [(name, "bert", task) for name in sorted(METHODS) for task in ("seq-cls"
          if task in METHODS[name].tasks]
 CASES += [("lora", "gpt2", "seq-cls"), ("houlsby", "gpt2", "seq-cls"), ("lora", "t5", "seq2seq")]
 CASES += [(name, "bart", "seq2seq") for name in ("full", "lora", "prefix", "prompt", "bitfit")]
+CASES += [(name, kind, task) for name in ("parallel-adapter", "mam")  # He et al.'s methods on the newer families
+          for kind, task in (("bart", "seq2seq"), ("t5", "seq2seq"), ("llama", "seq-cls"))]
 
 
 def _tuned(name: str, kind: str, task: str, tmp_path, **config):

@@ -68,8 +68,7 @@ def test_a_mam_run_predicts_after_reload_and_reports_the_checkpoints_bytes(tmp_p
     ("gpt2", "loha", "loha cannot attach to GPT2ForSequenceClassification: its target layers (c_attn) are "
                      "transformers' Conv1D"),
     ("gpt2", "oft", "transformers' Conv1D"),
-    ("bart", "mam", "mam cannot attach to BartForSequenceClassification: its parallel adapter needs the "
-                    "feed-forward sublayer"),
+    ("bart", "mam", "mam cannot attach to BartForSequenceClassification: its prefix part cannot"),
 ])
 def test_a_method_that_cannot_attach_is_refused_in_one_line_before_a_run(family, method, words, tmp_path,
                                                                          tiny_models, fresh_home, capsys):

@@ -20,7 +20,8 @@ def test_full_lora_and_prefix_declare_instruct():
     assert {"full", "lora", "prefix"} <= set(METHODS)
 
 
-CASES = [("full", "gpt2"), ("lora", "llama"), ("prefix", "gpt2"), ("lora", "bart"), ("prefix", "bart")]
+CASES = [("full", "gpt2"), ("lora", "llama"), ("prefix", "gpt2"), ("lora", "bart"), ("prefix", "bart"),
+         ("parallel-adapter", "llama"), ("mam", "bart")]  # He et al.'s methods, ported to these families
 
 
 @pytest.mark.parametrize("name, kind", CASES)
@@ -36,6 +37,8 @@ def test_method_trains_on_the_answers_and_reloads(tiny_models, tmp_path, kind, n
     config = method.default_config()
     if name == "prefix":
         config.num_virtual_tokens = 4
+    if name == "mam":
+        config.prefix_length = 4
     model = method.apply(build_task_model(folder, "instruct"), config, "instruct")
     model.train()
     out = model(**batch)

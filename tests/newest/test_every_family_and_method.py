@@ -32,11 +32,12 @@ REFUSED = {  # (method, family, task) -> words of the one-line reason
     ("houlsby", "llama", "token-cls"): NO_BOTTLENECK, ("pfeiffer", "llama", "token-cls"): NO_BOTTLENECK,
     ("bitfit", "llama", "seq-cls"): "no bias parameters",  # its token head has one: token-cls trains
     ("bitfit", "t5", "seq2seq"): "no bias parameters",
-    # issue 34: peft 0.21's LoHa, LoKr and OFT adapt nn.Linear only; the parallel adapters need a known FFN site
+    # issue 34: peft 0.21's LoHa, LoKr and OFT adapt nn.Linear only
     **{(name, "gpt2", task): "transformers' Conv1D" for name in ("loha", "lokr", "oft")
        for task in ("seq-cls", "token-cls", "qa")},
-    **{(name, family, task): "needs the feed-forward sublayer" for name in ("parallel-adapter", "mam")
-       for family, task in (("llama", "seq-cls"), ("llama", "token-cls"), ("bart", "seq-cls"))},
+    # the parallel adapters attach to every family here (BART and T5 since the MAM port); MAM's prefix part does not
+    # take BART's classification head, as prefix tuning does not
+    ("mam", "bart", "seq-cls"): "its prefix part cannot: prefix tuning cannot adapt BartForSequenceClassification",
 }
 LABELS = ["no", "yes"]
 TEXTS = ["the name of the class", "a list is a value", "what is the type of it"]

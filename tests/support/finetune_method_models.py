@@ -36,6 +36,11 @@ def _config(kind: str, task: str):
         return tf.T5Config(d_model=HIDDEN, d_kv=HIDDEN // HEADS, d_ff=INTERMEDIATE, num_layers=LAYERS,
                            num_decoder_layers=LAYERS, num_heads=HEADS, vocab_size=VOCAB, pad_token_id=0,
                            eos_token_id=1, decoder_start_token_id=0)
+    if kind == "llama":
+        return tf.LlamaConfig(hidden_size=HIDDEN, intermediate_size=INTERMEDIATE, num_hidden_layers=LAYERS,
+                              num_attention_heads=HEADS, num_key_value_heads=HEADS // 2, vocab_size=VOCAB,
+                              max_position_embeddings=64, num_labels=labels, pad_token_id=0, bos_token_id=1,
+                              eos_token_id=1)
     raise ValueError(kind)
 
 
@@ -43,7 +48,7 @@ def task_model(kind: str, task: str, head_seed: int = 0):
     """A tiny ``kind`` task model in eval mode: base weights from seed 0, the task head from ``head_seed``."""
     import transformers as tf
 
-    prefix = {"bert": "Bert", "gpt2": "GPT2", "bart": "Bart", "t5": "T5"}[kind]
+    prefix = {"bert": "Bert", "gpt2": "GPT2", "bart": "Bart", "t5": "T5", "llama": "Llama"}[kind]
     cls = getattr(tf, prefix + TASK_CLASSES[task])
     torch.manual_seed(0)
     model = cls(_config(kind, task))

@@ -10,7 +10,8 @@ B·A to chosen matrices (Hu et al. 2021), <b>prefix</b> and <b>prompt tuning</b>
 or input embeddings, <b>adapters</b> (Houlsby 2019, Pfeiffer 2021) insert small bottleneck layers, <b>BitFit</b>
 trains only the biases, and the <b>feature-based</b> method mixes frozen layers (ELMo's scalar mix).
 He et al. (2022)'s <b>parallel adapter</b> and <b>MAM adapter</b> (prefix tuning on attention + a scaled parallel
-adapter on the FFN) and the methods since (<b>DoRA</b>, <b>rsLoRA</b>, <b>IA³</b>, <b>VeRA</b>, <b>LoHa</b>,
+adapter on the FFN; their defaults are He et al.'s BART-large summarisation setting, and both attach to BART and
+T5 for sequence to sequence, to Llama-style decoders and GPT-2, and to BERT-style encoders) and the methods since (<b>DoRA</b>, <b>rsLoRA</b>, <b>IA³</b>, <b>VeRA</b>, <b>LoHa</b>,
 <b>LoKr</b>, <b>OFT</b>, from peft) are here too. Under the diagram each method is shown as its row of He et al.'s
 <b>unified view</b>: a change Δh of a hidden representation, told apart by its functional form, its insertion
 (sequential or parallel), the representation it modifies and how it joins h; <i>All methods side by side…</i>

@@ -5,23 +5,15 @@ same input x the sublayer reads and adds its scaled output to the sublayer's out
 h ← h + s·ReLU(x·W_down)·W_up, before the residual add. The *scaled* parallel adapter is the same with
 s > 1 (He et al. use s = 4); s = 1 is the plain one.
 
-Sites, per layer (``parallel_sites``):
-
-- BERT-style post-LN encoders: the attention sublayer's ``*SelfOutput`` computes LN(dropout(dense(a)) + x)
-  and the feed-forward's ``*Output`` LN(dropout(dense(i)) + x), with x the sublayer's input in both. A
-  forward pre-hook on that module turns its ``input_tensor`` x into x + s·f(x), so the sum before the
-  LayerNorm is dense(·) + s·f(x) + x: the adapter's output joins the sublayer's output before the residual
-  add and the LayerNorm, as in the paper.
-- GPT-2 (pre-LN): ``attn`` and ``mlp`` read x = LN(block input); a forward hook adds s·f(x) to their output,
-  before the block adds the residual.
-
-The adapters are modules of the hooked sublayer (``….parallel_adapter``), so every base parameter keeps its
-name. Other families (BART, T5, Llama) are refused naming the site that is missing.
+Sites, per family (``engine.finetune.methods.parallel_sites``): BERT-style encoders, GPT-2, Llama-style
+decoders, BART and T5, each at its attention (self-attention) and feed-forward sublayers; the output always
+joins after the sublayer's dropout and before the residual add (and a post-LN model's LayerNorm). Other
+families are refused naming the site that is missing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 
 import torch
 from torch import nn
@@ -29,42 +21,9 @@ from torch import nn
 from engine.errors import WorkbenchError
 from engine.finetune.methods.bottleneck.layer import BottleneckAdapter
 from engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from engine.finetune.methods.parallel_sites import PARALLEL_SITES, ParallelSite, find_sites, missing_site_reason
 
-PARALLEL_SITES = ("attention", "feed_forward")
 ATTRIBUTE = "parallel_adapter"
-_BERT_STYLE = ("Bert", "Roberta", "XLMRoberta", "Electra", "Camembert")
-_WHERE = {"attention": "the attention sublayer (a BERT-style *SelfOutput or GPT-2's attn)",
-          "feed_forward": "the feed-forward sublayer (a BERT-style *Output or GPT-2's mlp)"}
-
-
-@dataclass(frozen=True)
-class ParallelSite:
-    name: str  # the hooked module's name
-    module: nn.Module
-    sublayer: str  # "attention" or "feed_forward"
-    hidden: int
-    post_ln: bool  # True: BERT-style (pre-hook on input_tensor); False: GPT-2 (hook on the output)
-
-
-def _bert_output(module: nn.Module) -> bool:
-    return all(hasattr(module, a) for a in ("dense", "dropout", "LayerNorm")) and isinstance(module.dense, nn.Linear)
-
-
-def _site_of(name: str, module: nn.Module) -> ParallelSite | None:
-    kind = type(module).__name__
-    if "crossattention" in name:
-        return None
-    if kind.startswith(_BERT_STYLE) and _bert_output(module):
-        if kind.endswith("SelfOutput"):
-            return ParallelSite(name, module, "attention", module.dense.out_features, True)
-        if kind.endswith("Output"):
-            return ParallelSite(name, module, "feed_forward", module.dense.out_features, True)
-    width = getattr(getattr(module, "c_proj", None), "nf", None)
-    if kind == "GPT2Attention" and width:
-        return ParallelSite(name, module, "attention", width, False)
-    if kind == "GPT2MLP" and width:
-        return ParallelSite(name, module, "feed_forward", width, False)
-    return None
 
 
 def parallel_sites(model: nn.Module, wanted: tuple[str, ...] = PARALLEL_SITES, method: str = "parallel-adapter"
@@ -73,12 +32,10 @@ def parallel_sites(model: nn.Module, wanted: tuple[str, ...] = PARALLEL_SITES, m
     unknown = [w for w in wanted if w not in PARALLEL_SITES]
     if unknown:
         raise WorkbenchError(f"unknown parallel adapter site {unknown[0]!r}; sites: {', '.join(PARALLEL_SITES)}")
-    sites = [site for name, module in model.named_modules() if (site := _site_of(name, module)) is not None]
+    sites = find_sites(model)
     for sublayer in wanted:
         if not any(site.sublayer == sublayer for site in sites):
-            raise WorkbenchError(
-                f"{method} cannot attach to {type(model).__name__}: its parallel adapter needs {_WHERE[sublayer]}, "
-                "which this model does not have (parallel adapters attach to BERT-style encoders and GPT-2)")
+            raise WorkbenchError(missing_site_reason(model, sublayer, method))
     return [site for site in sites if site.sublayer in wanted]
 
 
@@ -91,13 +48,63 @@ def _bert_pre_hook(module: nn.Module, args: tuple, kwargs: dict):
     return args, {**kwargs, "input_tensor": x + adapter(x)}
 
 
-def _gpt2_hook(module: nn.Module, args: tuple, kwargs: dict, output):
-    """``attn(x, ...)`` / ``mlp(x)``: the output (or its first element) gains s·f(x)."""
-    adapter = getattr(module, ATTRIBUTE)
-    x = args[0] if args else kwargs["hidden_states"]
+def _input_of(args: tuple, kwargs: dict) -> torch.Tensor:
+    return args[0] if args else kwargs["hidden_states"]
+
+
+def _output_hook(module: nn.Module, args: tuple, kwargs: dict, output):
+    """GPT-2's ``attn``/``mlp``, a Llama-style ``self_attn``/``mlp``: the output (or its first element) gains
+    s·f(x), x the module's input."""
+    delta = getattr(module, ATTRIBUTE)(_input_of(args, kwargs))
     if isinstance(output, tuple):
-        return (output[0] + adapter(x), *output[1:])
-    return output + adapter(x)
+        return (output[0] + delta, *output[1:])
+    return output + delta
+
+
+def _read_pre_hook(module: nn.Module, args: tuple, kwargs: dict) -> None:
+    """BART's ``fc1``/``self_attn``, T5's ``DenseReluDense``/``SelfAttention``: s·f(x) from their input x, kept
+    until the joiner adds it."""
+    adapter = getattr(module, ATTRIBUTE)
+    adapter.pending.value = adapter(_input_of(args, kwargs))
+
+
+def _take(reader: nn.Module) -> torch.Tensor:
+    pending = getattr(reader, ATTRIBUTE).pending
+    delta, pending.value = pending.value, None
+    if delta is None:
+        raise RuntimeError("a parallel adapter's output was asked for before its sublayer read its input")
+    return delta
+
+
+def _join_norm_input(reader: nn.Module, module: nn.Module, args: tuple, kwargs: dict):
+    """BART's LayerNorm after a sublayer: its input residual + dropout(sublayer) gains s·f(x)."""
+    delta = _take(reader)
+    if args:
+        return (args[0] + delta, *args[1:]), kwargs
+    return args, {**kwargs, "input": kwargs["input"] + delta}
+
+
+def _join_output(reader: nn.Module, module: nn.Module, args: tuple, kwargs: dict, output):
+    """T5's ``T5LayerFF``/``T5LayerSelfAttention``: h + dropout(sublayer(LN(h))) gains s·f(LN(h))."""
+    delta = _take(reader)
+    if isinstance(output, tuple):
+        return (output[0] + delta, *output[1:])
+    return output + delta
+
+
+class Pending:
+    """The adapter's output between its sublayer's input and the place it joins; never copied or saved."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = None
+
+    def __deepcopy__(self, memo: dict) -> "Pending":
+        return Pending()
+
+    def __reduce__(self):
+        return (Pending, ())
 
 
 class ScaledAdapter(nn.Module):
@@ -108,6 +115,7 @@ class ScaledAdapter(nn.Module):
         inner = BottleneckAdapter(hidden, bottleneck, non_linearity, init_scale)
         self.down, self.activation, self.up = inner.down, inner.activation, inner.up
         self.scale = float(scale)
+        self.pending = Pending()  # BART and T5: s·f(x) from the sublayer's input until it joins
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.scale * self.up(self.activation(self.down(x)))
@@ -136,10 +144,18 @@ def add_parallel_adapters(model: nn.Module, *, sublayers: tuple[str, ...], bottl
         adapter = ScaledAdapter(site.hidden, m, non_linearity, init_scale, scale).to(
             device=reference.device, dtype=reference.dtype)
         setattr(site.module, ATTRIBUTE, adapter)
-        if site.post_ln:  # the hooks find the adapter on the module, so a deep copy of the model stays right
+        # The hooks find the adapter on the module (the joiner's through a partial of it, which a deep copy of
+        # the model maps to the copy's module), so a deep copy of the model runs its own adapters.
+        if site.how == "input_tensor":
             site.module.register_forward_pre_hook(_bert_pre_hook, with_kwargs=True)
+        elif site.how == "output":
+            site.module.register_forward_hook(_output_hook, with_kwargs=True)
         else:
-            site.module.register_forward_hook(_gpt2_hook, with_kwargs=True)
+            site.module.register_forward_pre_hook(_read_pre_hook, with_kwargs=True)
+            if site.join_at == "norm_input":
+                site.joiner.register_forward_pre_hook(partial(_join_norm_input, site.module), with_kwargs=True)
+            else:
+                site.joiner.register_forward_hook(partial(_join_output, site.module), with_kwargs=True)
     if freeze:
         heads = head_prefixes(model, modules_to_save)
         train_only(model, lambda name: f".{ATTRIBUTE}." in f".{name}" or is_under(name, heads))

@@ -13,7 +13,9 @@ same saved folder) and passes it under the name the task model or its backbone d
 ``past_key_values``), with the attention mask peft already widened by n. peft's own path for those heads
 called the task model in the same way (or its backbone, then the same pooling, dropout and head), so a run
 saved before predicts bit for bit as it did. The causal-LM and seq2seq-LM heads hand the prefix over inside
-peft's ``forward`` and ``generate`` without the check; they are left as they are. An encoder-decoder's
+peft's ``forward`` without the check; their ``generate`` gets ``GeneratedPrefix`` (with transformers >= 5.24
+peft's generation put the prefix where the model no longer looked: greedy answers came from the model without
+its prefix). An encoder-decoder's
 classification heads are refused in one line (peft widens the mask the encoder reads while the prefix reaches
 only the decoder: that never ran, with any release).
 """
@@ -63,15 +65,54 @@ def _supplied_class(peft_class: type) -> type:
     return type(f"Supplied{peft_class.__name__}", (SuppliedPrefix, peft_class), {"__module__": __name__})
 
 
+class GeneratedPrefix:
+    """Mixed in before peft's causal-LM or seq2seq-LM class: ``generate`` keeps the prefix.
+
+    peft's ``prepare_inputs_for_generation`` puts the prefix under ``past_key_values`` at the first step (and
+    tells the first step by that key); transformers >= 5.24 keeps generation's own cache under ``cache``, which
+    the model takes first, so the prefix was dropped while generating (the trained model's forward kept it).
+    Here peft sees the cache under the old name, and its answer goes back under the name the model declares.
+    """
+
+    def prepare_inputs_for_generation(self, *args, **kwargs):
+        base = self.base_model_prepare_inputs_for_generation
+
+        def old_name(*a, **k):
+            prepared = base(*a, **k)
+            if "cache" in prepared:
+                found = prepared.pop("cache")
+                if prepared.get("past_key_values") is None:
+                    prepared["past_key_values"] = found
+            return prepared
+
+        self.base_model_prepare_inputs_for_generation = old_name
+        try:
+            prepared = super().prepare_inputs_for_generation(*args, **kwargs)
+        finally:
+            self.base_model_prepare_inputs_for_generation = base
+        if "past_key_values" in prepared and cache_argument(self.base_model) == "cache":
+            prepared["cache"] = prepared.pop("past_key_values")
+        return prepared
+
+
+@cache
+def _generated_class(peft_class: type) -> type:
+    return type(f"Generated{peft_class.__name__}", (GeneratedPrefix, peft_class), {"__module__": __name__})
+
+
 def supply_prefix(model: nn.Module) -> nn.Module:
     """``model`` (a ``peft.PeftModel`` made by prefix tuning) with the workbench handing its prefix over, where
-    peft would check the cache argument's name (classification, token classification, question answering);
-    other models are returned as they are. Changes ``model`` in place (its class) and returns it."""
+    peft would check the cache argument's name (classification, token classification, question answering), and
+    ``generate`` keeping it (causal and seq2seq language models); other models are returned as they are. Changes ``model`` in place (its class) and returns it."""
     peft_class = type(model)
-    if isinstance(model, SuppliedPrefix) or not hasattr(peft_class, "_prefix_tuning_forward"):
+    if isinstance(model, (SuppliedPrefix, GeneratedPrefix)) or not hasattr(peft_class, "active_peft_config"):
         return model
     peft_type = getattr(model.active_peft_config, "peft_type", None)
     if getattr(peft_type, "value", peft_type) != "PREFIX_TUNING":
+        return model
+    if not hasattr(peft_class, "_prefix_tuning_forward"):  # a language-model head: peft's forward, our generate
+        if hasattr(peft_class, "prepare_inputs_for_generation"):
+            model.__class__ = _generated_class(peft_class)
         return model
     task_model = model.base_model
     if getattr(task_model.config, "is_encoder_decoder", False):
