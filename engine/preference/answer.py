@@ -1,5 +1,7 @@
 """A preference run's model answering a prompt (``lm-workbench predict RUN --text PROMPT``): the prompt written
-through the chat template the run trained with (its manifest's ``chat_template``), then greedy decoding."""
+through the chat template the run trained with (its manifest's ``chat_template``), then greedy decoding. An
+encoder-decoder (BART, T5) trained with no template answers as a sequence-to-sequence run's model does: the prompt
+text to its encoder as is, greedy decoding (``engine.finetune.inference.generate``)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,11 @@ def answer(model: Any, tokenizer: Any, manifest: dict[str, Any], prompt: str,
     """``{"text", "confidence"}``: the greedy answer and exp(mean log-probability of its tokens)."""
     from engine.instruct.template import generation_prompt_ids
 
+    if getattr(getattr(model, "config", None), "is_encoder_decoder", False):
+        from engine.finetune.inference import generate
+
+        found = generate(model, tokenizer, [prompt], int(manifest.get("max_length") or 128))[0]
+        return {"text": found["text"], "confidence": found["confidence"], "template": "none"}
     template = run_template(manifest, tokenizer)
     window = model_window(model) or 10**9
     max_new_tokens = max(1, min(max_new_tokens, window // 2))

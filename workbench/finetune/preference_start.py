@@ -89,11 +89,21 @@ def materialise(start: StartingPoint, out_dir: Path, merge_output: Any) -> Path:
     return target / ADAPTER_FOLDER
 
 
-def run_template(start: StartingPoint, tokenizer: Any, choice: str | None) -> Any:
+def run_template(start: StartingPoint, tokenizer: Any, choice: str | None, encoder_decoder: bool = False) -> Any:
     """The ``ChatTemplate`` of the run: ``choice`` when given (plain or a file); else (none, or ``auto``: the
-    spec's default) the earlier run's stored template; else the model's own, or plain, said in the template's note."""
+    spec's default) the earlier run's stored template; else the model's own, or plain, said in the template's note.
+    An encoder-decoder has none: ``PROMPT_AS_IS`` (the prompt text to the encoder as is; a template chosen is
+    said to be unused)."""
     from engine.instruct.template import ChatTemplate, resolve_template
 
+    if encoder_decoder:
+        from dataclasses import replace
+
+        from engine.preference.encoding import PROMPT_AS_IS
+
+        if choice and choice != "auto":
+            return replace(PROMPT_AS_IS, note=f"{PROMPT_AS_IS.note} (--template {choice} is not used)")
+        return PROMPT_AS_IS
     if choice and choice != "auto":
         return resolve_template(tokenizer, choice)
     if start.template is not None:
