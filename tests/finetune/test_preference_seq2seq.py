@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
@@ -249,3 +250,72 @@ def test_the_saved_bart_reopens_and_its_metrics_are_the_formula_by_hand(bart_run
                 break
     assert found["text"] == tokenizer.decode(new[1:], skip_special_tokens=True).strip()
 
+
+
+def test_the_fine_tune_tab_takes_a_bart_for_preference_and_shows_its_run(bart_run, open_window, qtbot, tiny_models,
+                                                                         monkeypatch):
+    """The tab with a BART loaded: the preference task counts the parameters (it refused an encoder-decoder
+    before), the recorded run's curves and before/after lines show, the layer comparison runs on it and the
+    tuned model opens as a model, as a sequence-to-sequence run's does."""
+    from pathlib import Path
+
+    from transformers import AutoModelForSeq2SeqLM
+
+    from ui.window.view_registry import ViewRegistry, builtin_views
+    from workbench.finetune.state import read_result
+    from workbench.paths import runs_db_path
+    from workbench.store import RunStore
+    from workbench.store.metrics_reader import MetricsReader
+
+    printed, out, home, train, validation = bart_run
+    monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
+    window = open_window(str(tiny_models["bart"]), "finetune",
+                         registry=ViewRegistry([builtin_views().get("finetune")]), size=(1280, 860), about=False)
+    view = window.view("finetune")
+    form = view.form
+    form.task_combo.setCurrentIndex(form.task_combo.findData("preference"))
+    form.method_combo.setCurrentIndex(form.method_combo.findData("full"))
+    assert form.beta_spin.isVisibleTo(form)
+    qtbot.waitUntil(lambda: "counting" not in form.params_label.text()
+                    and form.params_label.text().startswith(("Trainable parameters: ", "Cannot")), timeout=60000)
+    total = sum(p.numel() for p in AutoModelForSeq2SeqLM.from_pretrained(tiny_models["bart"]).parameters())
+    assert f"{total:,} of {total:,}" in form.params_label.text(), form.params_label.text()
+    spec = view.state.spec(str(tiny_models["bart"]), "out")
+    assert (spec.task, spec.method) == ("preference", "full")
+
+    run_id = printed["run_id"]
+    view.curves.clear("preference")
+    view.curves.add_run(run_id, "full")
+    reader = MetricsReader(runs_db_path())
+    try:
+        view.curves.add_rows(run_id, reader.rows_after(run_id))
+    finally:
+        reader.close()
+    with RunStore(runs_db_path()) as store:
+        rows = store.metrics(run_id, "validation_reward_margin")
+    assert rows and view.curves.data(run_id, "validation_reward_margin") == ([r["step"] for r in rows],
+                                                                              [r["value"] for r in rows])
+    assert view.curves.plots["margin"].isVisible()
+    result = read_result(run_id, "full", out)
+    view.state.add_result(result)
+    view.results.show_result(result)
+    before, after = printed["before"]["preference_accuracy"], printed["after"]["preference_accuracy"]
+    assert f"preferred {100 * before:.0f}% before → {100 * after:.0f}% after" in view.results.preference_note.text()
+    assert len(view.results.rows()) == 20
+    shot = os.environ.get("DPO_SEQ2SEQ_SHOT")  # screenshots for a person to look at (not part of the check)
+    if shot:
+        view.form_button.setChecked(False)
+        view.tabs.setCurrentIndex(0)
+        qtbot.wait(200)
+        window.grab().save(f"{shot}-training.png")
+    view.compare_layers()  # before/after per layer: the base BART against the reopened tuned one
+    qtbot.waitUntil(lambda: view.state.shift_run_id == run_id or bool(view.message_bar.text()), timeout=60000)
+    assert not view.message_bar.text() and view.state.shift and "moved most" in view.shift_label.text()
+    if shot:
+        view.tabs.setCurrentIndex(2)
+        qtbot.wait(200)
+        window.grab().save(f"{shot}-before-after.png")
+    view.open_tuned()  # a full run's model folder opens as the loaded model
+    qtbot.waitUntil(lambda: window.loaded is not None and Path(window.loaded.info.folder) == out / "adapter",
+                    timeout=60000)
+    assert window.loaded.model.config.is_encoder_decoder
