@@ -319,3 +319,17 @@ def test_the_fine_tune_tab_takes_a_bart_for_preference_and_shows_its_run(bart_ru
     qtbot.waitUntil(lambda: window.loaded is not None and Path(window.loaded.info.folder) == out / "adapter",
                     timeout=60000)
     assert window.loaded.model.config.is_encoder_decoder
+
+
+def test_an_encoder_decoder_uses_no_template_and_says_a_chosen_one_is_unused(tiny_models):
+    from workbench.finetune.preference_start import StartingPoint, run_template
+
+    tokenizer = load_task_tokenizer(tiny_models["t5"])
+    start = StartingPoint(tiny_models["t5"])
+    assert run_template(start, tokenizer, "auto", encoder_decoder=True).source == "none"
+    chosen = run_template(start, tokenizer, "plain", encoder_decoder=True)
+    assert chosen.source == "none" and "--template plain is not used" in chosen.note
+    assert run_template(start, tokenizer, "plain", encoder_decoder=False).source == "plain"
+    conversation = PreferencePair((("system", "Be brief."), ("user", "Hi?")), "Hello.", "Go away.")
+    encoded, _ = batch_of(tokenizer, [conversation])
+    assert encoded.pairs[0].chosen.input_ids == tokenizer("Be brief.\n\nHi?")["input_ids"]
