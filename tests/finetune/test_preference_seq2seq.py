@@ -333,3 +333,39 @@ def test_an_encoder_decoder_uses_no_template_and_says_a_chosen_one_is_unused(tin
     conversation = PreferencePair((("system", "Be brief."), ("user", "Hi?")), "Hello.", "Go away.")
     encoded, _ = batch_of(tokenizer, [conversation])
     assert encoded.pairs[0].chosen.input_ids == tokenizer("Be brief.\n\nHi?")["input_ids"]
+
+
+def test_dpo_after_an_instruct_bart_run_reads_prompts_through_its_template(bart_run, tmp_path, tiny_models):
+    """Started from an instruct LoRA run of BART (plain template): merged into OUT/start, and the encoder reads
+    each prompt as instruction tuning wrote it (the plain template written out here)."""
+    from engine.finetune.demo import demo_path
+
+    printed, out, home, train, validation = bart_run
+    records = demo_path("instruct").read_text(encoding="utf-8").splitlines()[:8]
+    instruct_data = tmp_path / "instruct.jsonl"
+    instruct_data.write_text("\n".join(records) + "\n", encoding="utf-8")
+    pairs = read_pairs(validation)[:6]
+    pair_file = tmp_path / "pairs.jsonl"
+    pair_file.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+    code, _, err = _cli(["finetune", str(tiny_models["bart"]), "--task", "instruct", "--train", str(instruct_data),
+                         "--validation", str(instruct_data), "--method", "lora", "--epochs", "1", "--batch-size", "8",
+                         "--max-length", "64", "--template", "plain", "--train-setting", "threads=1",
+                         "--out", str(tmp_path / "instruct"), "--json"], home)
+    assert code == 0, err
+    code, text, err = _cli(["finetune", str(tmp_path / "instruct"), "--task", "preference", "--train", str(pair_file),
+                            "--validation", str(pair_file), "--method", "full", "--epochs", "1", "--batch-size", "8",
+                            "--max-length", "64", "--train-setting", "threads=1", "--out", str(tmp_path / "dpo"),
+                            "--json"], home)
+    assert code == 0, err
+    summary = json.loads(text)
+    assert summary["template"]["source"] == "plain" and "used again" in summary["template"]["note"]
+    start = tmp_path / "dpo" / "start" / "adapter"
+    assert summary["base_model"] == str(start)
+    merged = build_task_model(start, "preference").eval()  # the instruct run folded into BART: "before"
+    tokenizer = load_task_tokenizer(tiny_models["bart"])
+    written = [f"### Instruction:\n{p['prompt']}\n\n### Response:\n" for p in pairs]
+    margins = [by_hand(merged, tokenizer, w, p["chosen"]) - by_hand(merged, tokenizer, w, p["rejected"])
+               for w, p in zip(written, pairs)]
+    assert summary["before"]["logp_margin"] == pytest.approx(sum(margins) / len(margins), abs=2e-4)
+    code, text, err = _cli(["predict", str(tmp_path / "dpo"), "--text", pairs[0]["prompt"], "--json"], home)
+    assert code == 0 and json.loads(text)["template"] == "plain", err
