@@ -22,7 +22,8 @@ HEAD_CLASSES = {
     "seq2seq": "AutoModelForSeq2SeqLM",
     "sentence-embedding": "AutoModel",  # no head: the encoder's pooled token vectors are the output
     "instruct": "AutoModelForCausalLM",  # an encoder-decoder base: AutoModelForSeq2SeqLM (head_class)
-    "preference": "AutoModelForCausalLM",  # the language model itself (its own LM head), tuned by DPO
+    "preference": "AutoModelForCausalLM",  # the language model itself (its own LM head), tuned by DPO; an
+    # encoder-decoder base: AutoModelForSeq2SeqLM (head_class)
 }
 TASK_WORDS = {"seq-cls": "sentence classification", "token-cls": "token classification",
               "qa": "extractive question answering", "seq2seq": "sequence-to-sequence generation",
@@ -42,7 +43,7 @@ def _config(folder: Path) -> Any:
 
 def head_class(task: str, config: Any) -> str:
     """The ``transformers`` auto class of ``task``'s model on a base with ``config``."""
-    if task == "instruct" and getattr(config, "is_encoder_decoder", False):
+    if task in ("instruct", "preference") and getattr(config, "is_encoder_decoder", False):
         return "AutoModelForSeq2SeqLM"
     return HEAD_CLASSES[task]
 
@@ -59,14 +60,11 @@ def check_task_support(folder: str | Path, task: str) -> None:
     if task == "seq2seq" and not getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is not an encoder-decoder; "
                              f"sequence-to-sequence needs a BART or T5 base")
-    if task == "preference" and getattr(config, "is_encoder_decoder", False):
-        raise WorkbenchError(f"preference tuning takes a decoder (GPT-2, Llama-style), not an encoder-decoder "
-                             f"({kind}, {folder})")
     architectures = list(getattr(config, "architectures", None) or [])
-    if task == "preference" and architectures and not any(a.endswith(("ForCausalLM", "LMHeadModel"))
-                                                          for a in architectures):
-        raise WorkbenchError(f"preference tuning takes a decoder language model (GPT-2, Llama-style); {folder} "
-                             f"holds a {', '.join(architectures)}")
+    if (task == "preference" and not getattr(config, "is_encoder_decoder", False) and architectures
+            and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures)):
+        raise WorkbenchError(f"preference tuning takes a decoder language model (GPT-2, Llama-style) or an "
+                             f"encoder-decoder (BART, T5); {folder} holds a {', '.join(architectures)}")
     if task == "sentence-embedding" and getattr(config, "is_encoder_decoder", False):
         raise WorkbenchError(f"the base ({kind}, {folder}) is an encoder-decoder; sentence embedding trains an "
                              f"encoder (BERT, MiniLM, RoBERTa) or a decoder with mean pooling")

@@ -1,5 +1,8 @@
 """A preference run's model answering a prompt (``lm-workbench predict RUN --text PROMPT``): the prompt written
-through the chat template the run trained with (its manifest's ``chat_template``), then greedy decoding."""
+through the chat template the run trained with (its manifest's ``chat_template``), then greedy decoding. An
+encoder-decoder (BART, T5) trained with no template answers as a sequence-to-sequence run's model does: the prompt
+text to its encoder as is, greedy decoding (``engine.finetune.inference.generate``); one that started from an
+instruct run with a template reads the prompt written through it."""
 
 from __future__ import annotations
 
@@ -36,6 +39,19 @@ def answer(model: Any, tokenizer: Any, manifest: dict[str, Any], prompt: str,
     """``{"text", "confidence"}``: the greedy answer and exp(mean log-probability of its tokens)."""
     from engine.instruct.template import generation_prompt_ids
 
+    if getattr(getattr(model, "config", None), "is_encoder_decoder", False):
+        from engine.finetune.inference import generate
+        from engine.instruct.template import as_messages, render
+
+        stored = manifest.get("chat_template") or {}
+        source, text = str(stored.get("source") or "none"), prompt
+        if source != "none" and isinstance(stored.get("text"), str) and stored["text"].strip():
+            # started from an instruct run with a template: the prompt as that run wrote it (generation prompt on)
+            text = render(tokenizer, run_template(manifest, tokenizer), as_messages(prompt), add_generation_prompt=True)
+        else:
+            source = "none"
+        found = generate(model, tokenizer, [text], int(manifest.get("max_length") or 128))[0]
+        return {"text": found["text"], "confidence": found["confidence"], "template": source}
     template = run_template(manifest, tokenizer)
     window = model_window(model) or 10**9
     max_new_tokens = max(1, min(max_new_tokens, window // 2))

@@ -8,6 +8,11 @@ the answer's tokens. Truncation follows that module (an answer longer than the w
 prompt cut from its left); a pair keeps one prompt for both answers, so when the longer answer leaves less room
 the other sequence's prompt loses the same tokens. A pair that cannot be encoded (its prompt would be cut to
 nothing, the template refuses it) is skipped, counted and its reason kept.
+
+An encoder-decoder (BART, T5) has no chat template: the prompt text goes to its encoder as is (``PROMPT_AS_IS``;
+a conversation's messages joined by blank lines), with the tokenizer's own special tokens, as a sequence-to-sequence
+fine-tuning run and ``predict`` give it; each answer (with the tokenizer's end token) is the decoder's target and
+every one of its tokens is scored (``encode_seq2seq``: the source cut from its left, the answer at its end).
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ import torch
 from engine.instruct.template import IGNORE_INDEX, ChatTemplate, Encoded, SkipRecord, encode_prompt_answer, pad_encoded
 from engine.objectives.batching import Batch
 from engine.preference.data import PreferencePair
+
+
+# An encoder-decoder's "template": the prompt's text as it is (a conversation: its messages' texts, blank lines
+# between); no generation prompt, no end-of-turn marker.
+PROMPT_AS_IS = ChatTemplate(
+    "{%- for message in messages -%}{{ message['content'] }}{%- if not loop.last -%}{{ '\\n\\n' }}{%- endif -%}"
+    "{%- endfor -%}", "none",
+    "an encoder-decoder has no chat template: the prompt text goes to the encoder as is, the answer is the "
+    "decoder's target")
 
 
 @dataclass

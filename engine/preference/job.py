@@ -170,6 +170,10 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     device = torch.device("cuda" if torch.cuda.is_available() and config.device != "cpu" else "cpu")
     score_batch = max(8, settings.batch_size)
 
+    if config.threads:  # π_ref is scored with the threads the steps use: another count sums in another order,
+        from engine.models.device import set_cpu_threads  # and step 0's margins would be ~1e-7 instead of 0
+
+        set_cpu_threads(config.threads)
     reference = make_reference(prepared)
     yield Progress(0, 0, f"scoring {len(train_pairs.pairs) + len(validation_pairs.pairs):,} pairs with the "
                          f"reference model ({reference.description})")

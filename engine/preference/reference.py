@@ -79,12 +79,24 @@ def make_reference(prepared: nn.Module) -> Reference:
     return DisabledAdapter(prepared) if is_lora(prepared) else FrozenCopy(prepared)
 
 
+DROPOUT_ATTRIBUTES = ("dropout", "activation_dropout", "attention_dropout", "layerdrop")  # BART's, Llama's floats
+
+
 def disable_dropout(model: Any) -> int:
-    """Set every dropout module's probability to 0 (as TRL's DPO trainer does): a pair's margin is then a
-    function of the weights alone, and at step 0 the policy equals the reference exactly. Returns how many."""
+    """Set every dropout probability to 0 (as TRL's DPO trainer does): a pair's margin is then a function of the
+    weights alone, and at step 0 the policy equals the reference exactly. ``nn.Dropout`` modules (GPT-2, T5) and
+    the float probabilities models pass to ``F.dropout`` (BART's ``dropout``/``activation_dropout`` and its
+    attention's ``dropout``, Llama's ``attention_dropout``; BART's ``layerdrop``, which skips whole layers in
+    training). The config is left as it is (a saved model keeps its own). Returns how many were set."""
     count = 0
     for module in model.modules():
         if isinstance(module, nn.Dropout) and module.p:
             module.p = 0.0
             count += 1
+            continue
+        for name in DROPOUT_ATTRIBUTES:
+            value = getattr(module, name, None)
+            if isinstance(value, float) and not isinstance(value, bool) and value:
+                setattr(module, name, 0.0)
+                count += 1
     return count

@@ -149,7 +149,7 @@ def test_a_run_starts_from_an_earlier_runs_folder_with_its_template(dpo_run, tmp
 @pytest.mark.parametrize("case, message", [
     ("beta", "--beta is preference tuning's setting"),
     ("method", "does not support the preference task"),
-    ("encoder", "not an encoder-decoder"),
+    ("encoder", "takes a decoder language model (GPT-2, Llama-style) or an encoder-decoder (BART, T5)"),
     ("identical", "chosen equals rejected"),
 ])
 def test_bad_preference_input_is_exit_2_one_line(case, message, tmp_path, tiny_models):
@@ -162,8 +162,8 @@ def test_bad_preference_input_is_exit_2_one_line(case, message, tmp_path, tiny_m
         extra = ["--beta", "0.2"]
     elif case == "method":
         method = "bitfit"
-    elif case == "encoder":
-        model = str(tiny_models["t5"])
+    elif case == "encoder":  # a BERT (an encoder-decoder is taken: tests/finetune/test_preference_seq2seq.py)
+        model = str(tiny_models["bert"])
     else:
         data = pairs
     task = "seq-cls" if case == "beta" else "preference"

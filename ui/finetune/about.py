@@ -29,7 +29,8 @@ prompt with a <i>chosen</i> and a <i>rejected</i> answer teach a language model 
 model: the loss is &minus;log&nbsp;&sigma;(&beta;&middot;[(log&nbsp;&pi;(chosen) &minus; log&nbsp;&pi;<sub>ref</sub>(chosen)) &minus;
 (log&nbsp;&pi;(rejected) &minus; log&nbsp;&pi;<sub>ref</sub>(rejected))]), each log-probability summed over the answer's
 tokens; the reference &pi;<sub>ref</sub> is the model as it started (a frozen copy, or for LoRA the same model with the
-adapter switched off). The curves show the loss (log&nbsp;2 at the start), the reward margin and the share of pairs
+adapter switched off). A decoder (GPT-2, Llama-style) reads the prompt through the chat template; an encoder-decoder
+(BART, T5) has none: the prompt goes to the encoder as it is and the answer is the decoder's target. The curves show the loss (log&nbsp;2 at the start), the reward margin and the share of pairs
 with a positive margin; after the run, how often the model itself prefers the chosen answer on held-out pairs,
 before and after, per category.</p>
 <p><b>Bench</b>: tick several methods and run them one after another on the same task; the table compares

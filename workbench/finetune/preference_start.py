@@ -89,11 +89,25 @@ def materialise(start: StartingPoint, out_dir: Path, merge_output: Any) -> Path:
     return target / ADAPTER_FOLDER
 
 
-def run_template(start: StartingPoint, tokenizer: Any, choice: str | None) -> Any:
+def run_template(start: StartingPoint, tokenizer: Any, choice: str | None, encoder_decoder: bool = False) -> Any:
     """The ``ChatTemplate`` of the run: ``choice`` when given (plain or a file); else (none, or ``auto``: the
-    spec's default) the earlier run's stored template; else the model's own, or plain, said in the template's note."""
+    spec's default) the earlier run's stored template; else the model's own, or plain, said in the template's note.
+    An encoder-decoder has none: ``PROMPT_AS_IS`` (the prompt text to the encoder as is; a template chosen is
+    said to be unused), unless it starts from an instruct run that wrote its prompts through one: its encoder
+    then reads them as it learned to (that template again, said)."""
     from engine.instruct.template import ChatTemplate, resolve_template
 
+    if encoder_decoder:
+        from dataclasses import replace
+
+        from engine.preference.encoding import PROMPT_AS_IS
+
+        unused = f" (--template {choice} is not used)" if choice and choice != "auto" else ""
+        if start.template is not None and start.template.get("source") != PROMPT_AS_IS.source:
+            return ChatTemplate(start.template["text"], start.template.get("source") or "run",
+                                f"the chat template of {start.run_folder} is used again: its encoder learned to read "
+                                f"prompts written through it{unused}")
+        return replace(PROMPT_AS_IS, note=PROMPT_AS_IS.note + unused)
     if choice and choice != "auto":
         return resolve_template(tokenizer, choice)
     if start.template is not None:

@@ -263,7 +263,11 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         from engine.preference.job import preference_job
         from workbench.finetune.preference_start import run_template
 
-        checked.data.template = run_template(checked.start, tokenizer, getattr(spec, "template", None))
+        encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
+        checked.data.template = run_template(checked.start, tokenizer, getattr(spec, "template", None),
+                                             encoder_decoder)
+        if encoder_decoder and checked.data.reads.get("train") is not None:  # said, as an instruct run's template
+            checked.data.reads["train"].note(checked.data.template.note)
         job = preference_job(model, tokenizer, checked.method, checked.method_config, checked.data, settings,
                              template=checked.data.template,
                              beta=spec.preference_beta, checkpoint_dir=checkpoints, cancel=cancel,

@@ -19,9 +19,9 @@ PEFT_TASK_TYPES = {"seq-cls": "SEQ_CLS", "token-cls": "TOKEN_CLS", "qa": "QUESTI
 
 
 def peft_task_type(task: str, model: nn.Module | None = None) -> str:
-    """peft's ``task_type`` for a workbench task ("seq-cls" -> "SEQ_CLS"); instruct: "CAUSAL_LM" for a decoder,
-    "SEQ_2_SEQ_LM" for an encoder-decoder (``model``'s config says which)."""
-    if task == "instruct":
+    """peft's ``task_type`` for a workbench task ("seq-cls" -> "SEQ_CLS"); instruct and preference: "CAUSAL_LM"
+    for a decoder, "SEQ_2_SEQ_LM" for an encoder-decoder (``model``'s config says which)."""
+    if task in ("instruct", "preference"):
         encoder_decoder = getattr(getattr(model, "config", None), "is_encoder_decoder", False)
         return "SEQ_2_SEQ_LM" if encoder_decoder else "CAUSAL_LM"
     if task not in PEFT_TASK_TYPES:
