@@ -166,9 +166,12 @@ class FoldSplitter(QSplitter):
             if inner.property("_fold_watched") is None:
                 inner.setProperty("_fold_watched", True)
                 inner.installEventFilter(self)
-        elif event.type() == QEvent.Type.LayoutRequest and self.orientation() == Qt.Orientation.Vertical:
-            self.updateGeometry()  # the content grew or shrank: so does the folded page
-            QTimer.singleShot(0, self._share)
+        elif event.type() == QEvent.Type.LayoutRequest:
+            if self.orientation() == Qt.Orientation.Vertical:
+                self.updateGeometry()  # the content grew or shrank: so does the folded page
+                QTimer.singleShot(0, self._share)
+            else:  # side by side: a column whose content grew wider (F5's type) gets that width
+                QTimer.singleShot(0, self._fit_minimums)
         return False
 
     def _kids(self) -> list[QWidget]:
@@ -196,6 +199,27 @@ class FoldSplitter(QSplitter):
             self.setOrientation(wanted)
             self.updateGeometry()
             QTimer.singleShot(0, self._share)
+        elif wanted == Qt.Orientation.Horizontal:
+            self._fit_minimums()
+
+    def _fit_minimums(self) -> None:
+        """Side by side, no child narrower than it needs (QSplitter keeps a width given before a child's need
+        grew: the Pre-train form's right edge went under its scroll bar after F5); the room above the needs is
+        shared as it was."""
+        if self.orientation() != Qt.Orientation.Horizontal or self.count() < 2:
+            return
+        sizes = self.sizes()
+        needs = [_min_width(self.widget(i)) if not self.widget(i).isHidden() else 0 for i in range(self.count())]
+        if all(size >= need for size, need in zip(sizes, needs)):
+            return
+        spare = sum(sizes) - sum(needs)
+        if spare < 0:
+            return  # it does not fit: the next resize folds it
+        slack = [max(size - need, 0) for size, need in zip(sizes, needs)]
+        total = sum(slack)
+        shares = [spare * s // total for s in slack] if total else [spare // len(sizes)] * len(sizes)
+        shares[-1] += spare - sum(shares)
+        self.setSizes([need + share for need, share in zip(needs, shares)])
 
     def _share(self) -> None:
         """After turning: side by side, each child an even share of the width; folded, each child the height

@@ -72,10 +72,11 @@ class _FittingSpacing:
         line = QFontMetrics(axis.style["tickFont"] or QApplication.font()).height()
         low, high = min(low, high), max(low, high)
         major, offset = levels[0]
+        edge = (high - low) * line / (2 * size)  # a number within half a line of an end is not drawn
         widened = major
         while widened / (high - low) * size < line * self.ROOM_LINES:
             wider = next_nice_interval(widened)
-            if _labels_inside(low, high, wider) == 0:  # one number on the axis rather than none
+            if _labels_inside(low + edge, high - edge, wider) == 0:  # one number on the axis rather than none
                 break
             widened = wider
         if widened == major:
