@@ -153,6 +153,23 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
 
 
+class PeakMemory:
+    """The memory a run adds, in MiB: CUDA's peak allocation over the one at the start on a GPU, else the
+    process's peak resident size over the one at the start."""
+
+    def __init__(self, cuda: bool) -> None:
+        self.cuda = cuda
+        if cuda:
+            torch.cuda.reset_peak_memory_stats()
+        self.baseline = self._now()
+
+    def _now(self) -> float:
+        return torch.cuda.max_memory_allocated() / 2**20 if self.cuda else _rss_mb()
+
+    def peak_mb(self) -> float:
+        return self._now() - self.baseline if self.cuda else max(0.0, self._now() - self.baseline)
+
+
 def build_training_task(task: str, model: Any, train_features: list, validation_features: list, pad_id: int,
                         batch_size: int) -> TrainingTask:
     """The loop's task: batches of encoded features, the task model's own loss."""
@@ -265,11 +282,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     config = training_config(settings, training_task.train_size, env_world_size())
 
     cuda = torch.cuda.is_available() and config.device != "cpu"
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-        baseline = torch.cuda.max_memory_allocated() / 2**20
-    else:
-        baseline = _rss_mb()
+    memory = PeakMemory(cuda)
     started = time.perf_counter()
     history, wall_before = _read_history(resume_from) if resume_from is not None else ([], 0.0)
     report = ValidationReport({})
@@ -291,7 +304,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel,
                                     resume_from=resume_from), validated)
     wall = wall_before + time.perf_counter() - started
-    peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
+    peak = memory.peak_mb()
     prepared.eval()
     if instruct:
         yield Progress(result.steps_done, config.steps, "the tuned model answers the held-out prompts")

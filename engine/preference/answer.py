@@ -11,17 +11,9 @@ from typing import Any
 
 import torch
 
+from engine.instruct.answers import model_window
+
 MAX_NEW_TOKENS = 48
-
-
-def model_window(model: Any) -> int | None:
-    """The positions a decoder can attend over (GPT-2's ``n_positions``, Llama's ``max_position_embeddings``)."""
-    config = getattr(model, "config", None)
-    for name in ("n_positions", "max_position_embeddings"):
-        value = getattr(config, name, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    return None
 
 
 def run_template(manifest: dict[str, Any], tokenizer: Any) -> Any:

@@ -30,12 +30,12 @@ import torch
 
 from engine.errors import WorkbenchError
 from engine.finetune.job import (
-    FineTuneData, FineTuneResult, FineTuneSettings, ParametersCounted, _read_history, _rss_mb, _write_history,
+    FineTuneData, FineTuneResult, FineTuneSettings, ParametersCounted, PeakMemory, _read_history, _write_history,
     count_parameters, training_config,
 )
 from engine.finetune.validation import ValidationReport
 from engine.instruct.template import ChatTemplate
-from engine.preference.answer import model_window
+from engine.instruct.answers import model_window
 from engine.preference.data import PreferencePair
 from engine.preference.dpo import dpo_terms
 from engine.preference.encoding import EncodedPairs, collate_pairs, encode_pairs, pair_count
@@ -231,11 +231,7 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
                                  eval_weight=lambda batch: float(pair_count(batch)))
 
     cuda = device.type == "cuda"
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-        baseline = torch.cuda.max_memory_allocated() / 2**20
-    else:
-        baseline = _rss_mb()
+    memory = PeakMemory(cuda)
     started = time.perf_counter()
     history, wall_before = _read_history(resume_from) if resume_from is not None else ([], 0.0)
     final_policy: dict[str, PairScores] = {}
@@ -262,7 +258,7 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     validation_policy = final_policy.get("scores") or score_pairs(policy_of, validation_pairs, pad_id, score_batch,
                                                                   next(prepared.parameters()).device)
     wall = wall_before + time.perf_counter() - started
-    peak = (torch.cuda.max_memory_allocated() / 2**20 - baseline) if cuda else max(0.0, _rss_mb() - baseline)
+    peak = memory.peak_mb()
 
     validation = dpo_summary(validation_policy, validation_reference, beta)
     categories = [data.validation[p.index].category for p in validation_pairs.pairs]

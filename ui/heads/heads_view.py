@@ -17,11 +17,9 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
-    QWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
-from engine.attribution.names import MAX_OUTPUT_POSITION
 from engine.progress import Progress
 from ui import theme
 from ui.heads.dla_plot import LayerBars
@@ -30,6 +28,7 @@ from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
+from ui.view_kit.output_position import OutputPositionRow
 from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
 from workbench.heads.jobs import dla_job, sweep_job
 from workbench.heads.state import HOWS, HeadsState
@@ -81,10 +80,9 @@ class HeadsView(ModelView):
         self.how_combo.currentIndexChanged.connect(self._read_form)
         for edit in (self.target_edit, self.contrast_edit):
             edit.editingFinished.connect(self.inputs_changed)  # the host splits the metric again
-        self.output_spin = QSpinBox()  # an encoder-decoder's output token (Explain's and Patching's position)
-        self.output_spin.setRange(0, MAX_OUTPUT_POSITION)
-        self.output_spin.setToolTip("The decoder's output token explained (0: the first), after the model's own "
-                                    "greedy output before it")
+        self.output_row = OutputPositionRow("The decoder's output token explained (0: the first), after the "
+                                            "model's own greedy output before it")
+        self.output_spin = self.output_row.spin
         self.output_spin.valueChanged.connect(self._read_form)
         self.output_spin.valueChanged.connect(self.inputs_changed)
         self.sweep_button = QPushButton("Ablate every head")
@@ -100,13 +98,7 @@ class HeadsView(ModelView):
         form = self.form = QFormLayout()  # two fields a row: the maps need the height
         form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
         form.addRow("Ablation", _pair(self.how_combo, "Corpus", self.corpus_edit))
-        self.output_row = QWidget()  # shown for an encoder-decoder only
-        output_row = QHBoxLayout(self.output_row)
-        output_row.setContentsMargins(0, 0, 0, 0)
-        output_row.addWidget(self.output_spin)
-        output_row.addStretch(1)
-        form.addRow("Output position", self.output_row)
-        form.setRowVisible(self.output_row, False)
+        self.output_row.add_to(form)  # shown for an encoder-decoder only
         buttons = QHBoxLayout()
         for button in (self.sweep_button, self.cancel_button):
             buttons.addWidget(button)
@@ -192,9 +184,7 @@ class HeadsView(ModelView):
         self.contrast_edit.setText(contrast)
         self.how_combo.setCurrentIndex(max(0, self.how_combo.findData(how)))
         self.corpus_edit.setText(corpus)
-        self.output_spin.blockSignals(True)  # one computation for the whole form, not one per field
-        self.output_spin.setValue(int(output_position))
-        self.output_spin.blockSignals(False)
+        self.output_row.set_quietly(output_position)  # one computation for the whole form, not one per field
         self._read_form()
 
     def _text(self) -> str:
@@ -243,12 +233,8 @@ class HeadsView(ModelView):
         self.state.stop()
         self.state.clear()
         loaded = self.ctx.loaded if self.ctx is not None else None
-        encoder_decoder = loaded is not None and getattr(loaded.info, "family", None) == "encoder-decoder"
-        self.form.setRowVisible(self.output_row, encoder_decoder)
-        if loaded is not None and not encoder_decoder and self.output_spin.value():  # (none yet: a workspace's)
-            self.output_spin.blockSignals(True)
-            self.output_spin.setValue(0)
-            self.output_spin.blockSignals(False)
+        if loaded is not None:  # (none yet: a workspace's position waits for its model)
+            self.output_row.show_for(self.form, loaded.info.family == "encoder-decoder")
             self._read_form()
 
     # ------------------------------------------------------------- showing

@@ -22,11 +22,10 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
+    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
     QVBoxLayout, QWidget,
 )
 
-from engine.attribution.names import MAX_OUTPUT_POSITION
 from engine.patching.names import ALL_SITES
 from engine.progress import Progress
 from ui import theme
@@ -34,6 +33,7 @@ from ui.view_kit.view_context import ViewContext
 from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
+from ui.view_kit.output_position import OutputPositionRow
 from ui.view_kit.scroll_into_view import scroll_into_view
 from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
 from workbench.patching.state import CORRUPT_BY, PatchingState
@@ -84,11 +84,10 @@ class PatchingView(QWidget):
         self.site_combo = QComboBox()
         self._wanted_site: str | None = None  # a site set (a workspace, a preset) before a model that has it loaded
         self._fill_sites()
-        self.output_spin = QSpinBox()
-        self.output_spin.setRange(0, MAX_OUTPUT_POSITION)
-        self.output_spin.setToolTip("The decoder's output token whose metric is read (0: the first), after the "
-                                    "model's own greedy output before it; the corrupted run decodes that same "
-                                    "output, so only the encoder's input differs")
+        self.output_row = OutputPositionRow(
+            "The decoder's output token whose metric is read (0: the first), after the model's own greedy output "
+            "before it; the corrupted run decodes that same output, so only the encoder's input differs")
+        self.output_spin = self.output_row.spin
         self.output_spin.valueChanged.connect(self._read_form)
         for edit in (self.clean_edit, self.corrupt_edit, self.subject_edit, self.answer_edit, self.wrong_edit):
             edit.textChanged.connect(self._read_form)
@@ -123,14 +122,8 @@ class PatchingView(QWidget):
         form.addRow("Answer", self.answer_edit)
         form.addRow("Wrong token", self.wrong_edit)
         form.addRow("Site", self.site_combo)
-        self.output_row = QWidget()  # the spin box at its own width, not the form's
-        output_row = QHBoxLayout(self.output_row)
-        output_row.setContentsMargins(0, 0, 0, 0)
-        output_row.addWidget(self.output_spin)
-        output_row.addStretch(1)
-        form.addRow("Output position", self.output_row)
+        self.output_row.add_to(form)  # encoder-decoders only (``_show_family``)
         self.form = form
-        form.setRowVisible(self.output_row, False)  # encoder-decoders only (``_show_family``)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fast_check)
         buttons.addWidget(self.run_button)
@@ -185,9 +178,7 @@ class PatchingView(QWidget):
         if self._wanted_site in self.state.sites:  # e.g. a workspace's cross-attn, now that its BART has loaded
             self.state.site, self._wanted_site = self._wanted_site, None
         self._fill_sites()
-        self.form.setRowVisible(self.output_row, self.state.encoder_decoder)
-        if not self.state.encoder_decoder:
-            self.output_spin.setValue(0)
+        self.output_row.show_for(self.form, self.state.encoder_decoder)
         self._read_form()
 
     def _site_chosen(self) -> None:
