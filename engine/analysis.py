@@ -221,7 +221,9 @@ def encode_texts(
                     d = len(d_ids)
                     enc.decoder = DecoderSide(
                         ids=d_ids,
-                        tokens=loaded.tokenizer.convert_ids_to_tokens(d_ids),
+                        # an id past the tokenizer's vocabulary (T5's config has 28 more) has no name: its number
+                        tokens=[t if t is not None else str(j)
+                                for t, j in zip(loaded.tokenizer.convert_ids_to_tokens(d_ids), d_ids)],
                         hidden_states=np.ascontiguousarray(dec_hidden[:, b, :d]),
                         attentions=None if dec_attn is None else np.ascontiguousarray(dec_attn[:, b, :, :d, :d]),
                         cross_attentions=None if cross is None else np.ascontiguousarray(cross[:, b, :, :d, :t]),

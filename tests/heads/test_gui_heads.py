@@ -65,6 +65,7 @@ def test_dla_and_the_sweep_in_the_tab(open_window, qtbot, tiny_models):
         ablated = _logits(model, ids, zero_head(head))
         assert change[1, head] == pytest.approx(float(ablated[x] - ablated[y]) - difference, abs=1e-5)
     assert view.sweep_button.isEnabled() and not view.cancel_button.isEnabled()
+    assert view.progress.value() == view.progress.maximum()  # a finished sweep's bar is full
     assert view.preset_state()[0] == {"target": "Ġthe", "contrast": "Ġa", "how": "zero", "corpus": "",
                                       "ablate": True}
     if os.environ.get("LM_WORKBENCH_SHOTS"):

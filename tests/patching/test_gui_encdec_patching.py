@@ -57,6 +57,7 @@ def test_a_cross_attention_sweep_on_a_tiny_bart(open_window, qtbot, tiny_models)
     assert view.state.request()["site"] == "cross-attn" and view.state.request()["output_position"] == POSITION
     view.run_button.click()
     qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
+    assert view.progress.value() == view.progress.maximum()  # full, even when the sweep had nothing to do
     loaded = load_model(folder)
     decoder = _decoder_prefix(loaded.model, loaded.tokenizer)
     # the columns: the decoder's tokens, not the encoder's (what hovering a cell says)

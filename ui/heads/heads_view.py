@@ -29,7 +29,7 @@ from ui.widgets.heatmap import HeatmapView
 from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.view_kit.output_position import OutputPositionRow
-from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
+from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
 from workbench.heads.jobs import dla_job, sweep_job
 from workbench.heads.state import HOWS, HeadsState
 
@@ -209,7 +209,7 @@ class HeadsView(ModelView):
         self.state.start()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.ctx.jobs.run(lambda cancel: sweep_job(loaded, request, cancel), self.state.finish, step="sweep",
+        self.ctx.jobs.run(lambda cancel: sweep_job(loaded, request, cancel), self._finished, step="sweep",
                           label="Ablating every head…", on_progress=self._progress,
                           on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
 
@@ -219,6 +219,10 @@ class HeadsView(ModelView):
 
     def _progress(self, progress: Progress) -> None:
         show_progress(self.progress, progress)
+
+    def _finished(self, result: Any) -> None:
+        self.state.finish(result)
+        show_finished(self.progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
         self.state.stop()

@@ -35,7 +35,7 @@ from ui.widgets.notice import Notice
 from ui.widgets.token_layout import display_label
 from ui.view_kit.output_position import OutputPositionRow
 from ui.view_kit.scroll_into_view import scroll_into_view
-from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_progress
+from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
 from workbench.patching.state import CORRUPT_BY, PatchingState
 from workbench.patching.jobs import attribution_sweep, patching_sweep
 
@@ -240,7 +240,7 @@ class PatchingView(QWidget):
         sweep = attribution_sweep if fast else patching_sweep
         label = ("Attribution patching: one forward and one backward pass…" if fast
                  else "Patching every layer and token…")
-        self.ctx.jobs.run(lambda cancel: sweep(loaded, request, cancel), self.state.finish, step="patching",
+        self.ctx.jobs.run(lambda cancel: sweep(loaded, request, cancel), self._finished, step="patching",
                           label=label, on_progress=self._progress,
                           on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
 
@@ -250,6 +250,10 @@ class PatchingView(QWidget):
 
     def _progress(self, progress: Progress) -> None:
         show_progress(self.progress, progress)
+
+    def _finished(self, result: Any) -> None:
+        self.state.finish(result)
+        show_finished(self.progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
         self.state.stop()

@@ -14,6 +14,14 @@ def show_progress(bar: Any, progress: Progress) -> None:
     bar.setFormat(progress.message or "%p%")
 
 
+def show_finished(bar: Any) -> None:
+    """The bar full: a sweep can end without a last progress report (the same metric in both runs: nothing to
+    sweep), and a bar left at 0 % beside "12 of 12 layers done" reads as stuck."""
+    bar.setRange(0, max(1, bar.maximum()))
+    bar.setValue(bar.maximum())
+    bar.setFormat("done")
+
+
 def show_failure(notice: Any, ctx: Any, exc: BaseException, tb: str, what: str) -> None:
     """A ``WorkbenchError`` without a traceback is the user's: its one line; anything else: ``what`` could not be
     computed, and the error with its traceback in the window's message bar."""
