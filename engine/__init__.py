@@ -5,6 +5,6 @@ progress and checks a cancel token, so the GUI, the CLI and tests drive the
 same code.
 """
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 __all__ = ["WorkbenchError"]

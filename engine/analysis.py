@@ -29,12 +29,12 @@ from typing import Any, Generator, Sequence
 import numpy as np
 import torch
 
-from engine.decoding import _start_ids, decode_job
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
-from engine.tokens import TokenizedText, tokenize_many, tokenize_target
+from lm_workbench.engine.decoding import _start_ids, decode_job
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from lm_workbench.engine.tokens import TokenizedText, tokenize_many, tokenize_target
 
 GREEDY_MAX_TOKENS = 64
 
@@ -241,7 +241,7 @@ def _encode_bilm(loaded: LoadedModel, tokenized: list[TokenizedText], hidden_lay
                  batch_size: int, max_batch_tokens: int, cancel: CancelToken
                  ) -> Generator[Progress | Partial, None, list[Encoding]]:
     """ELMo: every biLM layer per word (0 = character CNN, 1..L = [forward; backward]); no attentions."""
-    from engine.elmo.characters import batch_to_char_ids
+    from lm_workbench.engine.elmo.characters import batch_to_char_ids
 
     n = len(tokenized)
     results: list[Encoding | None] = [None] * n

@@ -1,6 +1,6 @@
 """The plugin API's version, in a module of its own so the engine's parts can read it.
 
-``engine.plugin_api`` re-exports it. It is "MAJOR.MINOR": the minor part
+``lm_workbench.engine.plugin_api`` re-exports it. It is "MAJOR.MINOR": the minor part
 rises when the API grows (a new helper, a new optional hook), the major part
 when it changes incompatibly (a changed signature). A plugin declares the
 version it was written for; it is compatible when the majors are equal and
@@ -9,7 +9,9 @@ its minor is at most this one. Version 2.0 (the first public one) passes
 2.1 adds the fine-tuning method protocol and its helpers, and prompt sets; 2.2 adds ``supply_prefix``;
 2.3 adds ``UnifiedRow`` (a method's ``unified`` row in He et al.'s framework) and the parallel adapter, the
 sentence, instruct and preference tasks (``SENTENCE_TASK``, ``CLASSIC_TASKS``) and the loss-side speed levers
-(``causal_lm_loss``, ``masked_lm_forward``, ``linear_cross_entropy``, ``loss_levers``).
+(``causal_lm_loss``, ``masked_lm_forward``, ``linear_cross_entropy``, ``loss_levers``). 3.0 is 2.3 under one
+import name: the API is ``lm_workbench.engine.plugin_api`` (it was ``engine.plugin_api``), so a plugin written for
+2.x imports a module that no longer exists and is refused with a line that says so.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "2.3"
+API_VERSION = "3.0"
+# Where a plugin written for an older major version reads what changed (the Versions section).
+MIGRATION_DOC = "docs/writing-an-objective.md#versions"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
 
 
@@ -40,6 +44,10 @@ def api_version_problem(declared: Any) -> str | None:
     if theirs is None:
         return (f"declares no usable plugin API version ({declared!r}); set api_version = {API_VERSION!r}, "
                 "the version it was written for")
+    if theirs[0] == 2 and ours[0] == 3:
+        return (f"written for plugin API version {declared} (imports from engine.plugin_api); version {API_VERSION} "
+                f"lives under one import name, lm_workbench.engine.plugin_api: change the imports and declare "
+                f"api_version = {API_VERSION!r} (see {MIGRATION_DOC})")
     if theirs[0] != ours[0]:
         return f"written for plugin API version {declared}; this LM Workbench has version {API_VERSION}"
     if theirs[1] > ours[1]:

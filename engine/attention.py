@@ -1,6 +1,6 @@
 """Attention weights as the views show them: selected, filtered, renormalised.
 
-Pure numpy over the arrays ``engine.analysis.encode`` returns, so the head
+Pure numpy over the arrays ``lm_workbench.engine.analysis.encode`` returns, so the head
 view, the model grid, the CLI and tests share one computation:
 
 - ``attention_matrix``: [heads, queries, keys] for one layer of one kind
@@ -23,8 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.analysis import Encoding
-from engine.errors import WorkbenchError
+from lm_workbench.engine.analysis import Encoding
+from lm_workbench.engine.errors import WorkbenchError
 
 
 class AttentionKind(str, Enum):

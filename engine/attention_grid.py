@@ -1,12 +1,12 @@
 """The attention model grid's numbers: every layer x head (and the mean over heads) pooled to a thumbnail.
 
 Pure numpy (no torch at import, no Qt), so the view's job computes it on the worker thread and the widget
-(``ui.attention.model_grid``) only draws:
+(``lm_workbench.ui.attention.model_grid``) only draws:
 
 - ``pool_to``: [..., Q, K] -> [..., size, size] by block maxima (a sharp peak survives), then a
   nearest-neighbour stretch;
 - ``grid_values``: the whole grid as one mosaic in [0, 1], each thumbnail scaled to its own maximum, with
-  special tokens dropped and rows renormalised first when asked (``engine.attention.hide_special``).
+  special tokens dropped and rows renormalised first when asked (``lm_workbench.engine.attention.hide_special``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from engine.attention import AttentionSide
+    from lm_workbench.engine.attention import AttentionSide
 
 THUMB = 48  # pixels of a thumbnail's source image, at most
 
@@ -44,7 +44,7 @@ def grid_values(side: AttentionSide, hide: bool = False, thumb: int = THUMB) -> 
     Every layer x head, plus the mean over heads (the last column), pooled to at most ``thumb`` pixels a side
     and scaled to its own maximum; with ``hide``, special tokens dropped and rows renormalised first.
     """
-    from engine.attention import hide_special
+    from lm_workbench.engine.attention import hide_special
 
     weights = side.weights
     if hide:

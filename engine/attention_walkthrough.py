@@ -32,10 +32,10 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken
-from engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
+from lm_workbench.engine.tokens import TokenizedText, tokenize
 
 STAGES = ("query", "keys", "products", "scores", "scaled", "weights", "weighted", "output")
 """The stages in order, as ``AttentionWalkthrough`` fields (the panel shows one at a time)."""

@@ -17,8 +17,8 @@ from typing import Any, Generator
 
 import torch
 
-from engine.models.families import Family
-from engine.progress import NEVER_CANCELLED, CancelToken
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from engine.analysis import encode
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.predictions import Candidate
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.predictions import Candidate
 
 _DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decoder.final_layer_norm")
 

@@ -36,52 +36,52 @@ head only at the labelled positions), ``linear_cross_entropy`` and ``loss_levers
 loop switches them on for its steps; elsewhere the losses are computed the plain way).
 """
 
-from engine.api_version import API_VERSION, api_version_problem, parse_api_version
-from engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
-from engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
-from engine.errors import Cancelled, WorkbenchError
-from engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
-from engine.finetune.names import CLASSIC_TASKS, SENTENCE_TASK
-from engine.finetune.sentence.features import SentenceFeatureModel
-from engine.finetune.names import LORA_SITES_OF_TARGET
-from engine.finetune.unified import UnifiedRow, representation_of, with_representation
-from engine.models.families import Family
-from engine.objectives.api import (
+from lm_workbench.engine.api_version import API_VERSION, api_version_problem, parse_api_version
+from lm_workbench.engine.elmo.characters import MAX_CHARACTERS_PER_TOKEN, batch_to_char_ids
+from lm_workbench.engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS, build_word_vocabulary, split_words
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
+from lm_workbench.engine.finetune.names import CLASSIC_TASKS, SENTENCE_TASK
+from lm_workbench.engine.finetune.sentence.features import SentenceFeatureModel
+from lm_workbench.engine.finetune.names import LORA_SITES_OF_TARGET
+from lm_workbench.engine.finetune.unified import UnifiedRow, representation_of, with_representation
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.objectives.api import (
     BILM, HEADS, TOKENS, LossContext, Objective, Requirements, example_ids_for, freeze_auxiliary, require_examples,
 )
-from engine.objectives.batching import Batch, collate, pad_rows
-from engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
-from engine.objectives.chunked_ce import linear_cross_entropy
-from engine.objectives.levers import LossLevers, loss_levers
-from engine.objectives.lm_heads import MaskedLMOutput, causal_lm_loss, masked_lm_forward
-from engine.objectives.losses import (
+from lm_workbench.engine.objectives.batching import Batch, collate, pad_rows
+from lm_workbench.engine.objectives.config_fields import ConfigField, config_fields, config_from_strings, validate_config
+from lm_workbench.engine.objectives.chunked_ce import linear_cross_entropy
+from lm_workbench.engine.objectives.levers import LossLevers, loss_levers
+from lm_workbench.engine.objectives.lm_heads import MaskedLMOutput, causal_lm_loss, masked_lm_forward
+from lm_workbench.engine.objectives.losses import (
     causal_lm_cross_entropy, decoder_inputs_from_labels, model_device, seq2seq_denoising_loss,
     token_cross_entropy,
 )
-from engine.objectives.masking import (
+from lm_workbench.engine.objectives.masking import (
     apply_treatments, budget, check_shares, draw_treatments, select_positions, whole_word_selection,
 )
-from engine.objectives.preview import CODE, IGNORE_INDEX, KIND_CODES, PositionKind, Preview, kinds_from_codes
-from engine.objectives.sampling import example_rng, round_half_up
-from engine.objectives.sentences import sentence_spans
-from engine.objectives.spans import (
+from lm_workbench.engine.objectives.preview import CODE, IGNORE_INDEX, KIND_CODES, PositionKind, Preview, kinds_from_codes
+from lm_workbench.engine.objectives.sampling import example_rng, round_half_up
+from lm_workbench.engine.objectives.sentences import sentence_spans
+from lm_workbench.engine.objectives.spans import (
     Sentinels, apply_sentinels, draw_poisson_lengths, random_segmentation, random_spans_noise_mask,
     span_length_pmf, trim_to_budget,
 )
-from engine.objectives.vocab import VocabInfo, vocab_info
-from engine.finetune.methods.bitfit import BitFitConfig, apply_bitfit
-from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
-from engine.finetune.methods.counting import ParameterCount, count_parameters
-from engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
-from engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets, weight_layers
-from engine.finetune.methods.parallel_adapter import add_parallel_adapters, adapter_parameters, parallel_sites
-from engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
-from engine.finetune.methods.prefix_cache import supply_prefix
-from engine.finetune.methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
-from engine.progress import CancelToken, Partial, Progress
-from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
-from engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.objectives.vocab import VocabInfo, vocab_info
+from lm_workbench.engine.finetune.methods.bitfit import BitFitConfig, apply_bitfit
+from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+from lm_workbench.engine.finetune.methods.counting import ParameterCount, count_parameters
+from lm_workbench.engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
+from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from lm_workbench.engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets, weight_layers
+from lm_workbench.engine.finetune.methods.parallel_adapter import add_parallel_adapters, adapter_parameters, parallel_sites
+from lm_workbench.engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
+from lm_workbench.engine.finetune.methods.prefix_cache import supply_prefix
+from lm_workbench.engine.finetune.methods.saving import check_architecture, load_trained, read_adapter_config, save_trained
+from lm_workbench.engine.progress import CancelToken, Partial, Progress
+from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
+from lm_workbench.engine.scalar_mix.module import ScalarMix
 
 __all__ = [
     "LossLevers", "MaskedLMOutput", "causal_lm_loss", "linear_cross_entropy", "loss_levers", "masked_lm_forward",

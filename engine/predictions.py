@@ -14,14 +14,14 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from engine.wording import with_article
-from engine.decoding import SamplingConfig, decode_job
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, run_to_completion
-from engine.text_input import require_text
-from engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.wording import with_article
+from lm_workbench.engine.decoding import SamplingConfig, decode_job
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, run_to_completion
+from lm_workbench.engine.text_input import require_text
+from lm_workbench.engine.tokens import TokenizedText, tokenize
 
 GENERIC_MASK = "[MASK]"
 

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Iterator, TypeVar
 
-from engine.errors import Cancelled
+from lm_workbench.engine.errors import Cancelled
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import EmptyTextError, TextEncodingError
+from lm_workbench.engine.errors import EmptyTextError, TextEncodingError
 
 
 def require_text(text: str | None, what: str = "text") -> str:

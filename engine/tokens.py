@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from engine.errors import WorkbenchError
-from engine.text_input import require_text
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.text_input import require_text
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The bundle's entry script: the same as the ``lm-workbench`` console command."""
 
-from workbench.cli.main import entry
+from lm_workbench.cli.main import entry
 
 if __name__ == "__main__":
     entry()

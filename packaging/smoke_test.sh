@@ -52,7 +52,7 @@ bundle = os.path.realpath(sys.argv[2]) + os.sep
 # signature support): not read from any folder. Every file path must lie inside the bundle.
 embedded = {m for m, f in files.items() if not os.path.isabs(f)}
 outside = {m: f for m, f in files.items() if m not in embedded and not os.path.realpath(f).startswith(bundle)}
-for name in ("torch", "transformers", "workbench.self_test", "plugins.objectives.mlm", "engine.analysis"):
+for name in ("torch", "transformers", "lm_workbench.self_test", "lm_workbench.plugins.objectives.mlm", "lm_workbench.engine.analysis"):
     if name not in files:
         sys.exit(f"{name} was not loaded")
 print(f"{len(files)} modules with files: {len(files) - len(embedded) - len(outside)} in the bundle, "

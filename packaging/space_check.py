@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from workbench.runs.disk_space import NotEnoughSpace, check_space, folder_bytes  # noqa: E402
+from lm_workbench.runs.disk_space import NotEnoughSpace, check_space, folder_bytes  # noqa: E402
 
 LEFT_OUT = ("pytest", "_pytest", "hypothesis", "matplotlib", "sentence_transformers", "pandas", "pyarrow",
             "torchvision", "torchaudio", "nltk", "IPython", "tensorboard", "hf_xet", "setuptools", "pip",

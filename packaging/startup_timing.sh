@@ -23,7 +23,7 @@ probe() {  # probe NAME [VAR=VALUE...] CMD...: one cold start, one JSON line app
 
 for i in $(seq "$RUNS"); do
   echo -n "bundle run $i: " && probe bundle "$BUNDLE/lm-workbench"
-  echo -n "venv   run $i: " && probe venv PYTHONPATH="$ROOT" "$PYTHON" -m workbench
+  echo -n "venv   run $i: " && probe venv PYTHONPATH="$ROOT" "$PYTHON" -m lm_workbench
 done
 python3 - "$TMP" <<'PY'
 import json, statistics, sys

@@ -8,8 +8,8 @@ the files do not change). Every label follows from the text alone:
 - passive.tsv      seq2seq: an active sentence and its passive rewrite;
 - similarity.tsv   sentence embedding: scored pairs in STS-B's layout (scripts/make_similarity_demo.py);
 - instruct_train.jsonl, instruct_heldout.jsonl   instruction tuning: six categories with checkable answers
-  (engine.instruct.course_data);
-- preference.jsonl preference pairs (and preference_validation.jsonl): engine.preference.course_data.
+  (lm_workbench.engine.instruct.course_data);
+- preference.jsonl preference pairs (and preference_validation.jsonl): lm_workbench.engine.preference.course_data.
 
 Usage: python scripts/make_finetune_demo.py
 """
@@ -161,10 +161,10 @@ def main() -> None:
     from scripts.make_similarity_demo import write_similarity  # the sentence-embedding pairs (issue 32)
 
     write_similarity(OUT / "similarity.tsv")
-    from engine.instruct.course_data import write_course_files  # instruct's demonstrations (issue 33)
+    from lm_workbench.engine.instruct.course_data import write_course_files  # instruct's demonstrations (issue 33)
 
     write_course_files(OUT)
-    from engine.preference.course_data import write_course_pairs  # preference.jsonl and its held-out phrasings
+    from lm_workbench.engine.preference.course_data import write_course_pairs  # preference.jsonl and its held-out phrasings
 
     write_course_pairs(OUT)
 

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 def main(out: Path, size: str = "1180x760", present: bool = False) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from ui.app import create_application
-    from ui.window.main_window import MainWindow
-    from workbench.settings import Settings
+    from lm_workbench.ui.app import create_application
+    from lm_workbench.ui.window.main_window import MainWindow
+    from lm_workbench.settings import Settings
 
     app = create_application([])
     width, height = (int(v) for v in size.split("x"))

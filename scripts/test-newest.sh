@@ -16,7 +16,7 @@ start=$SECONDS
   -c "$ROOT/constraints/torch-cpu.txt" -e "$ROOT[test]"
 echo "== newest lane: installed in $((SECONDS - start)) s; versions resolved:"
 "$VENV/bin/python" - <<'PY'
-from workbench.versions import KEY_PACKAGES, breaks_in_force, found_versions
+from lm_workbench.versions import KEY_PACKAGES, breaks_in_force, found_versions
 print("  " + ", ".join(f"{name} {version or 'not found'}" for name, version in found_versions(KEY_PACKAGES).items()))
 for entry, version in breaks_in_force():
     print(f"  WARNING: {entry.message(version)}")

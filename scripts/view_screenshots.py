@@ -23,15 +23,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def main(out: Path) -> None:
-    from workbench.models.network import apply_offline_mode
+    from lm_workbench.models.network import apply_offline_mode
 
     apply_offline_mode(True)
     from tests.support.tiny_models import build_tiny_model
-    from ui.app import create_application
+    from lm_workbench.ui.app import create_application
 
     app = create_application()
-    from ui.window.main_window import MainWindow
-    from workbench.settings import Settings
+    from lm_workbench.ui.window.main_window import MainWindow
+    from lm_workbench.settings import Settings
 
     def wait(done, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout

@@ -42,7 +42,7 @@ def collect_closed_windows(request):
     The application has one window for its whole life; a test session makes
     dozens. Their garbage holds Qt objects, and a collection that happens to
     run on a worker thread would destroy them there, which can deadlock
-    against the event loop (see ``workbench.models.jobs.settle_heap``).
+    against the event loop (see ``lm_workbench.models.jobs.settle_heap``).
     """
     yield
     if "qtbot" in request.fixturenames:
@@ -94,7 +94,7 @@ def tiny_models(tmp_path_factory) -> TinyModels:
 @pytest.fixture(scope="session")
 def minilm():
     """The real default model (all-MiniLM-L6-v2), loaded once."""
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     return load_model("minilm")
 
@@ -112,8 +112,8 @@ def open_window(qtbot):
     registry=None)``: a shown main window; with ``spec``, that model loaded; with ``view``, the view
     registered under that id current; ``registry`` replaces the built-in views; ``about=False`` collapses
     the About panel. Closed at the end; its interactive lane and its long-run services must have stopped."""
-    from ui.window.main_window import MainWindow
-    from workbench.settings import Settings
+    from lm_workbench.ui.window.main_window import MainWindow
+    from lm_workbench.settings import Settings
 
     windows = []
 

@@ -28,7 +28,7 @@ def _model_arg(argv: list[str]) -> str | None:
 def preset_views() -> dict[str, frozenset[str]]:
     """The window's views, id -> the setting keys a lecture preset may give each (for ``lm-workbench presets``;
     read from the view classes, which are imported but not built: no QApplication is needed)."""
-    from ui.window.view_registry import builtin_views
+    from lm_workbench.ui.window.view_registry import builtin_views
 
     return {entry.id: entry.preset_settings for entry in builtin_views()}
 
@@ -37,7 +37,7 @@ def create_application(argv: list[str] | None = None):
     """The ``QApplication`` (reused when one exists), named and themed."""
     from PySide6.QtWidgets import QApplication
 
-    from ui.theme import apply_theme
+    from lm_workbench.ui.theme import apply_theme
 
     app = QApplication.instance()
     if app is None:
@@ -51,7 +51,7 @@ def create_application(argv: list[str] | None = None):
 
 def create_window(settings=None, *, persist: bool = True):
     """The main window (the one place outside the window's own module that names it)."""
-    from ui.window.main_window import MainWindow
+    from lm_workbench.ui.window.main_window import MainWindow
 
     return MainWindow(settings, persist=persist)
 
@@ -79,8 +79,8 @@ def report_start(window) -> None:
     """What the window says at start, in its message bar: the run store's faults (a damaged store set aside
     and rebuilt, a newer one opened read-only, one that cannot be opened) and the runs that stopped without
     finishing last time."""
-    from workbench.notices import take_notices
-    from workbench.startup import check_run_store
+    from lm_workbench.notices import take_notices
+    from lm_workbench.startup import check_run_store
 
     found = check_run_store()
     notices = take_notices()
@@ -97,8 +97,8 @@ def report_start(window) -> None:
 
 def _offer_course_models(settings) -> None:
     """Course models shipped in the bundle or trained here appear in the recent models (after the user's own)."""
-    from workbench.pretrain.course_models import installed_course_models
-    from workbench.settings import MAX_RECENT
+    from lm_workbench.pretrain.course_models import installed_course_models
+    from lm_workbench.settings import MAX_RECENT
 
     for folder in installed_course_models():
         if str(folder) not in settings.recent_models and len(settings.recent_models) < MAX_RECENT:
@@ -108,11 +108,11 @@ def _offer_course_models(settings) -> None:
 def run(argv: list[str] | None = None) -> int:
     """Open the window; returns the application's exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    from workbench.models.network import apply_offline_mode
-    from workbench.settings import load_settings
+    from lm_workbench.models.network import apply_offline_mode
+    from lm_workbench.settings import load_settings
 
-    from engine.errors import WorkbenchError
-    from workbench.versions import refuse_known_breaks
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.versions import refuse_known_breaks
 
     try:
         refuse_known_breaks("window")  # a Qt release known to crash the window: say so before it opens
@@ -123,8 +123,8 @@ def run(argv: list[str] | None = None) -> int:
     apply_offline_mode(settings.offline)  # before anything imports transformers
     _offer_course_models(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from workbench.logs import setup_logging
-    from workbench.notices import set_notice_handler
+    from lm_workbench.logs import setup_logging
+    from lm_workbench.notices import set_notice_handler
 
     setup_logging()  # tracebacks go to data_dir()/logs/lm-workbench.log; the window shows one line
     set_notice_handler(None)  # notices wait for report_start, which shows them in the message bar
@@ -136,7 +136,7 @@ def run(argv: list[str] | None = None) -> int:
     previous_hook = _install_excepthook(window)
     report_start(window)
     window.load_model(_model_arg(argv) or settings.default_model)
-    from ui.window.startup_probe import attach, launch_time
+    from lm_workbench.ui.window.startup_probe import attach, launch_time
 
     if (launched := launch_time()) is not None:
         attach(window, app, launched)

@@ -1,6 +1,6 @@
 """Save a screenshot of the window with MiniLM and a sample sentence.
 
-``python -m ui.screenshot docs/screenshot.png`` opens the window off screen
+``python -m lm_workbench.ui.screenshot docs/screenshot.png`` opens the window off screen
 (unless a display is set), loads the default model, types a sentence, waits
 for its tokens and saves ``window.grab()``.
 """
@@ -12,18 +12,18 @@ import sys
 import time
 from pathlib import Path
 
-from ui import theme
+from lm_workbench.ui import theme
 
 SENTENCE = "The bank raised interest rates; unbelievably, we sat on the river bank."
 
 
 def main(path: str | Path, timeout: float = 60.0) -> Path:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from workbench.models.network import apply_offline_mode
-    from workbench.settings import Settings
+    from lm_workbench.models.network import apply_offline_mode
+    from lm_workbench.settings import Settings
 
     apply_offline_mode(True)
-    from ui.app import create_application, create_window
+    from lm_workbench.ui.app import create_application, create_window
 
     app = create_application()
     window = create_window(Settings(recent_models=["minilm"]), persist=False)

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
+from lm_workbench.ui.theme_tokens import DEFAULT, Chip, Metrics, Tokens
 
 class ThemeChanges(QObject):
     tokens_changed = Signal(object)  # the new Tokens

@@ -9,9 +9,9 @@ the workbench's own look. Another set is one call away::
     big = DEFAULT.replace(base_pt=16.0, plot_line_width=3.0, head_line_width=2.0)
 
 ``replace`` takes any token by its name, whichever group holds it (names
-are unique across the groups). ``ui.theme.set_tokens`` makes a set current.
+are unique across the groups). ``lm_workbench.ui.theme.set_tokens`` makes a set current.
 
-``PRESENTATION`` is the set for a projector (``ui.window.presentation`` switches to
+``PRESENTATION`` is the set for a projector (``lm_workbench.ui.window.presentation`` switches to
 it, F5): a 20 pt base font with no smaller text, black on white (every
 text/background pair of its tokens ≥ 7:1 by WCAG 2's contrast ratio), lines
 of at least 3 px, the Okabe–Ito colour-blind-safe palette for categories and

@@ -1,5 +1,5 @@
-"""``python -m workbench``: the same as the ``lm-workbench`` command."""
+"""``python -m lm_workbench``: the same as the ``lm-workbench`` command."""
 
-from workbench.cli.main import entry
+from lm_workbench.cli.main import entry
 
 entry()

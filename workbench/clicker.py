@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from workbench.observable import EventGroup
+from lm_workbench.observable import EventGroup
 
 
 @runtime_checkable

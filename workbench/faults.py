@@ -4,7 +4,7 @@
 vanished), a ``sqlite3.Error`` (the run store), a safetensors or tokenizers error, or a
 ``WorkbenchError`` (its own line); None for anything else, which is a bug. ``user_line(exc)`` is what
 the CLI prints and the window shows for any exception: the line, with the log file that holds the
-traceback (``workbench.logs``), or "Unexpected error: ..." for a bug. ``exit_code(exc)``: 2 for bad
+traceback (``lm_workbench.logs``), or "Unexpected error: ..." for a bug. ``exit_code(exc)``: 2 for bad
 input, 1 for everything else (the machine's faults and bugs).
 """
 
@@ -14,15 +14,15 @@ import errno
 import sqlite3
 from typing import Any
 
-from engine.errors import MachineFault, WorkbenchError, os_error_in
-from workbench.logs import with_hint
+from lm_workbench.engine.errors import MachineFault, WorkbenchError, os_error_in
+from lm_workbench.logs import with_hint
 
 EXIT_FAULT, EXIT_USAGE = 1, 2
 SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 WRITE_ERRNOS = SPACE_ERRNOS | {errno.EROFS, errno.EACCES, errno.EPERM}
 _TOKENIZER_MODULES = ("tokenizers", "transformers.tokenization", "transformers.models.auto.tokenization",
-                      "transformers.convert_slow_tokenizer", "engine.models.tokenizer",
-                      "engine.pretrain.tokenizer_training")
+                      "transformers.convert_slow_tokenizer", "lm_workbench.engine.models.tokenizer",
+                      "lm_workbench.engine.pretrain.tokenizer_training")
 _SQLITE = {  # primary result code -> what it means for the run store, and what to do
     5: "is busy (another LM Workbench is writing to it); try again in a moment",
     6: "is locked by another connection; try again in a moment",
@@ -75,7 +75,7 @@ def _store_path(exc: BaseException) -> str:
     if path is not None:
         return str(path)
     try:
-        from workbench.paths import runs_db_path
+        from lm_workbench.paths import runs_db_path
 
         return str(runs_db_path())
     except OSError:

@@ -46,7 +46,7 @@ class _ConsoleLines(logging.Handler):
 
 def log_path() -> Path:
     """Where the log file goes: ``data_dir()/logs/lm-workbench.log``."""
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     return data_dir() / LOG_FOLDER / LOG_FILE
 

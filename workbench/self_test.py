@@ -1,7 +1,7 @@
 """``lm-workbench --self-test [MODEL]``: prove an install works, one step at a time, without a window.
 
 Steps: list the versions of the packages it stands on (a warning line for a
-release known to break a feature: ``workbench.versions``; a warning does not fail
+release known to break a feature: ``lm_workbench.versions``; a warning does not fail
 it), read the settings (and set offline mode from them, before the hub client
 is imported), load the model (the built-in default unless MODEL names another),
 encode a sentence, list the objective plugins (the built-in ones must load), and
@@ -33,9 +33,9 @@ class SelfTestFailed(Exception):
 
 
 def _settings(state: dict[str, Any]) -> str:
-    from workbench.models.network import apply_offline_mode
-    from workbench.paths import config_dir
-    from workbench.settings import load_settings
+    from lm_workbench.models.network import apply_offline_mode
+    from lm_workbench.paths import config_dir
+    from lm_workbench.settings import load_settings
 
     state["settings"] = settings = load_settings()
     offline = apply_offline_mode(settings.offline)
@@ -43,8 +43,8 @@ def _settings(state: dict[str, Any]) -> str:
 
 
 def _load(state: dict[str, Any]) -> str:
-    from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.models.jobs import load_model_job
+    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
+    from lm_workbench.models.jobs import load_model_job
 
     state["loaded"] = loaded = run_to_completion(load_model_job(state["model"], state["settings"], NEVER_CANCELLED))
     info = loaded.info
@@ -54,7 +54,7 @@ def _load(state: dict[str, Any]) -> str:
 def _encode(state: dict[str, Any]) -> str:
     import numpy as np
 
-    from engine.analysis import encode
+    from lm_workbench.engine.analysis import encode
 
     info = state["loaded"].info
     result = encode(state["loaded"], SENTENCE, attentions=True)
@@ -69,7 +69,7 @@ def _encode(state: dict[str, Any]) -> str:
 
 
 def _plugins(state: dict[str, Any]) -> str:
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     registry = ObjectiveRegistry.discover(state["settings"])
     working = set(registry.names())
@@ -84,10 +84,10 @@ def _plugins(state: dict[str, Any]) -> str:
 
 
 def _run_store(state: dict[str, Any]) -> str:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
-    from workbench.runs.run_context import create_queued_run
+    from lm_workbench.runs.run_context import create_queued_run
 
     path = runs_db_path()
     with RunStore(path) as store:
@@ -107,7 +107,7 @@ def _run_store(state: dict[str, Any]) -> str:
 def _versions(state: dict[str, Any]) -> str:
     """The versions found (one line) and a warning line for each release known to break a feature; a known
     break does not fail the self-test (the features it breaks refuse when they start)."""
-    from workbench.versions import breaks_in_force, found_versions
+    from lm_workbench.versions import breaks_in_force, found_versions
 
     found = found_versions()
     for entry, version in breaks_in_force():
@@ -139,7 +139,7 @@ def run_self_test(model: str = "minilm", echo: Callable[[str], None] = print) ->
         try:
             detail = step(state)
         except Exception as exc:  # any failure is the step's; name it and stop
-            from workbench.faults import describe
+            from lm_workbench.faults import describe
 
             text = " ".join((describe(exc) or str(exc)).split()) or type(exc).__name__
             print(f"self-test: FAILED at {name}: {text}", file=sys.stderr)

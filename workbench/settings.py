@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.files import move_aside
-from workbench.paths import config_dir
+from lm_workbench.files import move_aside
+from lm_workbench.paths import config_dir
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ SETTINGS_FILE = "settings.json"
 MAX_RECENT = 10
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("auto", "float32", "bfloat16", "float16")
-WORDS_MODES = ("as-given", "split")  # an ELMo's words mode (engine.elmo.words.WORDS_MODES)
+WORDS_MODES = ("as-given", "split")  # an ELMo's words mode (lm_workbench.engine.elmo.words.WORDS_MODES)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What the application does once at start, before any view opens: open the run store and tidy it.
 
-Opening the store is where its faults show (``workbench.store``): a damaged one is set aside and
-rebuilt, a newer one opens read-only; each says so in one line through ``workbench.notices``, which
+Opening the store is where its faults show (``lm_workbench.store``): a damaged one is set aside and
+rebuilt, a newer one opens read-only; each says so in one line through ``lm_workbench.notices``, which
 the window shows in its message bar. A store that cannot be opened at all (a data folder that
 cannot be written, a disk that failed) gives ``StoreAtStart.problem``, one line; the window opens anyway.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
-from workbench.store.run_store import STALE_HEARTBEAT_S
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
+from lm_workbench.store.run_store import STALE_HEARTBEAT_S
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def check_run_store(stale_after_s: float = STALE_HEARTBEAT_S) -> StoreAtStart:
     """Open the store (healing a damaged one), and mark runs whose process died without saying so
     (no heartbeat, no pid) as interrupted; nothing they saved is touched.
     (``RunStore.list_runs`` applies the same rule before every listing.)"""
-    from workbench.faults import user_line
+    from lm_workbench.faults import user_line
 
     try:
         path = runs_db_path()

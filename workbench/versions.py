@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 # what --self-test lists: the stack the views, training and the window stand on
 KEY_PACKAGES = ("torch", "transformers", "peft", "tokenizers", "huggingface-hub", "safetensors",

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Generator
 
-from engine.attribution.grad_input import grad_input
-from engine.attribution.integrated_gradients import integrated_gradients_job
-from engine.attribution.names import (
+from lm_workbench.engine.attribution.grad_input import grad_input
+from lm_workbench.engine.attribution.integrated_gradients import integrated_gradients_job
+from lm_workbench.engine.attribution.names import (
     DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, METHODS, ROLLOUT, TARGET_FREE,
 )
-from engine.attribution.result import Attribution
-from engine.attribution.rollout import flow_attribution_job, rollout_attribution
-from engine.attribution.targets import Target, prediction_site, resolve_target
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.attribution.result import Attribution
+from lm_workbench.engine.attribution.rollout import flow_attribution_job, rollout_attribution
+from lm_workbench.engine.attribution.targets import Target, prediction_site, resolve_target
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 
 def attribute_job(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,

@@ -1,6 +1,6 @@
 """A fine-tuned sequence classifier's label, attributed to its input tokens.
 
-A ``seq-cls`` output folder loads through ``engine.finetune.saved`` (the model rebuilt on its base with the
+A ``seq-cls`` output folder loads through ``lm_workbench.engine.finetune.saved`` (the model rebuilt on its base with the
 method's weights); ``ClassifierModel`` presents it as the attribution functions read a model, and
 ``classifier_target`` finds the label's logit (the predicted label unless one is named). The logit is the
 pre-softmax score of the label, read from the word embeddings of the input (and pair) tokens as for the
@@ -16,14 +16,14 @@ from typing import Any, Iterator
 
 import torch
 
-from engine.attribution.targets import PredictionSite, Target, position_logits, word_embeddings
-from engine.errors import WorkbenchError
-from engine.models.families import Family, detect_family
-from engine.tokens import TokenizedText
+from lm_workbench.engine.attribution.targets import PredictionSite, Target, position_logits, word_embeddings
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family, detect_family
+from lm_workbench.engine.tokens import TokenizedText
 
 
 class ClassifierModel:
-    """A fine-tuned ``seq-cls`` model (``engine.finetune.saved.FineTunedModel``) as attribution reads one."""
+    """A fine-tuned ``seq-cls`` model (``lm_workbench.engine.finetune.saved.FineTunedModel``) as attribution reads one."""
 
     def __init__(self, tuned: Any, spec: str = "the fine-tuned classifier"):
         if tuned.task != "seq-cls":

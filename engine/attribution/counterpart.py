@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generator
 
-from engine.attribution.explain import Explanation, explain_job
-from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
-from engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.predictions import GENERIC_MASK, with_model_mask
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from engine.tokens import tokenize
+from lm_workbench.engine.attribution.explain import Explanation, explain_job
+from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
+from lm_workbench.engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.tokens import tokenize
 
 KIND_FAMILY = {"next-token": Family.DECODER, "mask": Family.ENCODER, "seq2seq": Family.ENCODER_DECODER}
 OTHER_MASKS = ("<mask>",)  # mask tokens a text written for model A may hold besides the generic [MASK]

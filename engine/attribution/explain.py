@@ -15,15 +15,15 @@ from typing import Any, Generator
 
 import torch
 
-from engine.attribution.attribute import attribute_target_job
-from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
-from engine.attribution.result import Attribution
-from engine.attribution.targets import (
+from lm_workbench.engine.attribution.attribute import attribute_target_job
+from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
+from lm_workbench.engine.attribution.result import Attribution
+from lm_workbench.engine.attribution.targets import (
     PredictionSite, Target, prediction_site, resolve_target, second_choice, site_from_ids, token_name,
     vocabulary_token,
 )
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import torch
 
-from engine.attribution.names import GRAD_INPUT
-from engine.attribution.result import Attribution
-from engine.attribution.targets import Target, position_logits, target_metric, word_embeddings
-from engine.models.loading import LoadedModel
+from lm_workbench.engine.attribution.names import GRAD_INPUT
+from lm_workbench.engine.attribution.result import Attribution
+from lm_workbench.engine.attribution.targets import Target, position_logits, target_metric, word_embeddings
+from lm_workbench.engine.models.loading import LoadedModel
 
 
 def embedding_gradient(loaded: LoadedModel, target: Target, embeddings: torch.Tensor

@@ -21,13 +21,13 @@ from typing import Generator
 
 import torch
 
-from engine.attribution.grad_input import contrast_fields, embedding_gradient
-from engine.attribution.names import DEFAULT_STEPS, INTEGRATED_GRADIENTS
-from engine.attribution.result import Attribution
-from engine.attribution.targets import Target, rows_per_pass, word_embeddings
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.attribution.grad_input import contrast_fields, embedding_gradient
+from lm_workbench.engine.attribution.names import DEFAULT_STEPS, INTEGRATED_GRADIENTS
+from lm_workbench.engine.attribution.result import Attribution
+from lm_workbench.engine.attribution.targets import Target, rows_per_pass, word_embeddings
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 MAX_STEPS = 4096
 

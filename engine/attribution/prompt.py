@@ -1,6 +1,6 @@
 """A prompt's label score, attributed to the filled template's tokens.
 
-Prompt scoring (``engine.prompting.scoring``) reads a label's answer words at the answer slot of the filled
+Prompt scoring (``lm_workbench.engine.prompting.scoring``) reads a label's answer words at the answer slot of the filled
 template: a cloze template's mask, a prefix template's next token, an encoder-decoder's first output token.
 The target here is the first token of the label's best-scoring answer there (a multi-token answer's later
 tokens are conditioned on the earlier ones, so its first token is the label's decision point), with the
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.attribution.targets import Target, site_from_ids
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
+from lm_workbench.engine.attribution.targets import Target, site_from_ids
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
 
 
 def _best_answer(scored: Any, label: str) -> Any:

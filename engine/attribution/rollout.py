@@ -22,12 +22,12 @@ from typing import Generator
 import numpy as np
 import torch
 
-from engine.attribution.names import FLOW, ROLLOUT
-from engine.attribution.result import Attribution
-from engine.attribution.targets import Target
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.attribution.names import FLOW, ROLLOUT
+from lm_workbench.engine.attribution.result import Attribution
+from lm_workbench.engine.attribution.targets import Target
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 FLOW_SCALE = 2**20  # capacities become integers: round(capacity * FLOW_SCALE)
 

@@ -27,13 +27,13 @@ from typing import Iterator
 
 import torch
 
-from engine.attribution.names import MAX_OUTPUT_POSITION
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.predictions import GENERIC_MASK, with_model_mask
-from engine.text_input import require_text
-from engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.attribution.names import MAX_OUTPUT_POSITION
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
+from lm_workbench.engine.text_input import require_text
+from lm_workbench.engine.tokens import TokenizedText, tokenize
 
 LOGIT_BUDGET = 2**25  # floats of full-vocabulary logits one forward pass may hold (128 MB in float32)
 
@@ -109,7 +109,7 @@ def _inputs(loaded: LoadedModel, tok: TokenizedText) -> dict[str, torch.Tensor]:
 
 def greedy_decoder_ids(loaded: LoadedModel, inputs: dict[str, torch.Tensor], position: int) -> torch.Tensor:
     """[1, position + 1]: the decoder's start token and the model's first ``position`` greedy output tokens."""
-    from engine.decoding import _start_ids
+    from lm_workbench.engine.decoding import _start_ids
 
     if not 0 <= position <= MAX_OUTPUT_POSITION:
         raise WorkbenchError(f"the output position is between 0 and {MAX_OUTPUT_POSITION}, not {position}")

@@ -4,11 +4,11 @@ Two models with different tokenizers (BERT's WordPiece, GPT-2's BPE, ELMo's
 words) cut the same text into different tokens, so their token rows do not
 line up. Words do: each text's whitespace-separated words are the items, and
 a word's vector at a layer is the mean of its subwords' vectors, computed as
-the probing tab computes it (``engine.probing.representations.word_vectors``:
+the probing tab computes it (``lm_workbench.engine.probing.representations.word_vectors``:
 each model's own word alignment, a word its tokenizer splits further weighted
 by its subword counts). Words one model never sees (past its window) are left
 out of both. Entry ``[i, j]`` is the linear CKA (Kornblith et al. 2019,
-``engine.maths.similarity.linear_cka``) of model A's layer ``i`` and model
+``lm_workbench.engine.maths.similarity.linear_cka``) of model A's layer ``i`` and model
 B's layer ``j``, layers 0 (the embeddings) to L.
 """
 
@@ -19,11 +19,11 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.maths.similarity import linear_cka
-from engine.probing.readers import TokenTask
-from engine.probing.representations import word_vectors
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay, run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.maths.similarity import linear_cka
+from lm_workbench.engine.probing.readers import TokenTask
+from lm_workbench.engine.probing.representations import word_vectors
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay, run_to_completion
 
 
 @dataclass

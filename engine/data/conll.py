@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.data.rows import ReadReport
-from engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
 
 CONLLU_COLUMNS = 10
 CONLLU_FORM, CONLLU_UPOS = 2, 4

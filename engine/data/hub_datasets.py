@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.data.rows import ReadReport, Row, Table, cell_text
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data.rows import ReadReport, Row, Table, cell_text
+from lm_workbench.engine.errors import WorkbenchError
 
 INSTALL_HINT = "install the optional datasets package: pip install 'lm-workbench[datasets]' (or pip install datasets)"
 _REFERENCE = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*(?:/[\w.-]+){0,2}):(?P<split>[A-Za-z_][\w.\[\]:%+-]*)$")

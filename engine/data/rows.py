@@ -1,6 +1,6 @@
 """What the data readers return: rows with the line each came from, a table of them, and the report of what a
-read kept and skipped (line and reason). ``engine.data.table`` reads files into these and
-``engine.data.hub_datasets`` reads cached dataset splits into them; ``cell_text`` is how both write a
+read kept and skipped (line and reason). ``lm_workbench.engine.data.table`` reads files into these and
+``lm_workbench.engine.data.hub_datasets`` reads cached dataset splits into them; ``cell_text`` is how both write a
 non-text value (a number, a list) into a cell.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 SKIPPED_KEPT = 1000  # skipped rows remembered one by one (all are counted)
 

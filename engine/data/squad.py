@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
 
 SHAPE = "data / paragraphs / context / qas / question / answers"
 

@@ -34,9 +34,9 @@ import json
 from pathlib import Path
 from typing import Generator, Iterator
 
-from engine.data.rows import ReadReport, Row, Table, cell_text
-from engine.errors import TextEncodingError, WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.data.rows import ReadReport, Row, Table, cell_text
+from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 TSV_SUFFIXES = (".tsv", ".tab")
 CSV_SUFFIXES = (".csv",)
@@ -116,8 +116,8 @@ def _csv_rows(lines: FileLines, path: Path) -> Iterator[tuple[int, list[str]]]:
 
 def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Table]:
     """Read a TSV, CSV or JSONL file (by suffix), or a split in the datasets cache (``glue/sst2:validation``,
-    ``engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``."""
-    from engine.data.hub_datasets import dataset_table, looks_like_dataset
+    ``lm_workbench.engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``."""
+    from lm_workbench.engine.data.hub_datasets import dataset_table, looks_like_dataset
 
     if looks_like_dataset(str(path)):
         yield Progress(0, 1, f"reading {path} from the datasets cache")
@@ -163,7 +163,7 @@ def read_table(path: str | Path) -> Table:
 def peek_header(path: str | Path, max_bytes: int = 1 << 16) -> list[str]:
     """A table's column names as ``read_table`` will see them (a JSONL file: its first object's keys), read
     from the start of the file only, for a column chooser; [] when it is not a table or cannot be read."""
-    from engine.data.hub_datasets import dataset_columns, looks_like_dataset
+    from lm_workbench.engine.data.hub_datasets import dataset_columns, looks_like_dataset
 
     if looks_like_dataset(str(path)):
         return dataset_columns(str(path))

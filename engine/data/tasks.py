@@ -1,12 +1,12 @@
 """The task formats' examples and readers (fine-tuning's four tasks; prompting reads the classification one),
 and a seeded train/validation split.
 
-- sentence classification: TSV / CSV / JSONL with a header (``engine.data.table``: TSV quotes are text, as
+- sentence classification: TSV / CSV / JSONL with a header (``lm_workbench.engine.data.table``: TSV quotes are text, as
   in GLUE's files); the text column is ``sentence`` or ``text`` (pairs: ``sentence1`` and ``sentence2``)
   unless chosen; labels in ``label``;
-- token classification: CoNLL-2003 / CoNLL-U (``engine.data.conll``), a blank line between sentences;
+- token classification: CoNLL-2003 / CoNLL-U (``lm_workbench.engine.data.conll``), a blank line between sentences;
 - extractive QA: SQuAD 1.1 / 2.0 JSON (``data / paragraphs / context / qas / question / answers``;
-  ``engine.data.squad``);
+  ``lm_workbench.engine.data.squad``);
 - sequence-to-sequence: TSV / CSV / JSONL with ``source`` and ``target``.
 
 A row a reader cannot use is skipped and counted in the result's ``report`` (line and reason), never dropped
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence, TypeVar
 
-from engine.data.conll import read_conll
-from engine.data.rows import ReadReport, Table
-from engine.data.squad import QAExample, read_squad_file
-from engine.data.table import read_table
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data.conll import read_conll
+from lm_workbench.engine.data.rows import ReadReport, Table
+from lm_workbench.engine.data.squad import QAExample, read_squad_file
+from lm_workbench.engine.data.table import read_table
+from lm_workbench.engine.errors import WorkbenchError
 
 T = TypeVar("T")
 
@@ -97,7 +97,7 @@ def _table(path: str | Path) -> Table:
 
 def read_classification(path: str | Path, text_column: str | None = None,
                         pair_column: str | None = None, label_column: str = "label") -> ClassificationData:
-    """Single sentences or pairs with labels (``engine.data.table``). Without ``text_column`` the columns are
+    """Single sentences or pairs with labels (``lm_workbench.engine.data.table``). Without ``text_column`` the columns are
     found by name: ``sentence1``/``sentence2`` make a pair task, else ``sentence`` or ``text``. Labels are
     text, numbers or words alike (GLUE's ``0``/``1``, RTE's ``entailment``); a row with an empty text or
     label is skipped and reported; a file without a label column (a GLUE test file) is refused."""
@@ -139,7 +139,7 @@ def read_classification(path: str | Path, text_column: str | None = None,
 
 
 def read_bio(path: str | Path, tag_column: int | None = None) -> TokenData:
-    """Token classification from CoNLL-2003 / CoNLL-U (``engine.data.conll``): the word first, the BIO tag in
+    """Token classification from CoNLL-2003 / CoNLL-U (``lm_workbench.engine.data.conll``): the word first, the BIO tag in
     the last column unless ``tag_column`` (1-based) chooses another; ``-DOCSTART-`` lines passed over; IOB1
     tags converted to IOB2 (the report says so)."""
     read = read_conll(path, tag_column)
@@ -155,7 +155,7 @@ def read_bio(path: str | Path, tag_column: int | None = None) -> TokenData:
 
 
 def read_squad(path: str | Path) -> list[QAExample]:
-    """SQuAD 1.1 or 2.0 JSON (``engine.data.squad``): each answer's ``answer_start`` must point at its text
+    """SQuAD 1.1 or 2.0 JSON (``lm_workbench.engine.data.squad``): each answer's ``answer_start`` must point at its text
     inside the context; a SQuAD 2.0 ``is_impossible`` question comes back with no answers."""
     read = read_squad_file(path)
     report = ReadReport(str(path), rows_read=len(read.examples), unit="questions")
@@ -166,7 +166,7 @@ def read_squad(path: str | Path) -> list[QAExample]:
 
 def read_seq2seq(path: str | Path, source_column: str = "source",
                  target_column: str = "target") -> ReadExamples:
-    """Source and target texts (``engine.data.table``); a row with either empty is skipped and reported."""
+    """Source and target texts (``lm_workbench.engine.data.table``); a row with either empty is skipped and reported."""
     table = _table(path)
     source_column = table.column(source_column, "the source")
     target_column = table.column(target_column, "the target")

@@ -11,7 +11,7 @@
     words.py         word splitting, WordTokenizer (the views' tokenizer), the biLM's word vocabulary
     presets.py       ELMO_PRESETS: the sizes ``pretrain --family elmo`` builds (tiny, course)
 
-Names are imported on first use, so ``import engine.elmo`` does not pull torch in.
+Names are imported on first use, so ``import lm_workbench.engine.elmo`` does not pull torch in.
 """
 
 from __future__ import annotations
@@ -32,5 +32,5 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f"engine.elmo.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'engine.elmo' has no attribute {name!r}")
+        return getattr(importlib.import_module(f"lm_workbench.engine.elmo.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'lm_workbench.engine.elmo' has no attribute {name!r}")

@@ -22,16 +22,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.elmo.char_cnn import CharCNN
-from engine.elmo.characters import (
+from lm_workbench.engine.elmo.char_cnn import CharCNN
+from lm_workbench.engine.elmo.characters import (
     add_sentence_boundaries,
     batch_to_char_ids,
     remove_sentence_boundaries,
     token_mask,
 )
-from engine.elmo.config import ElmoConfig
-from engine.elmo.lstm_cell import LstmWithProjection, run_in_lockstep
-from engine.elmo.sampled_softmax import log_uniform_probabilities, sample_candidates, sampled_softmax_loss
+from lm_workbench.engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.lstm_cell import LstmWithProjection, run_in_lockstep
+from lm_workbench.engine.elmo.sampled_softmax import log_uniform_probabilities, sample_candidates, sampled_softmax_loss
 
 IGNORE_INDEX = -100
 

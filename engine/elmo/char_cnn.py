@@ -28,8 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.elmo.characters import PADDING_CHAR
-from engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.characters import PADDING_CHAR
+from lm_workbench.engine.elmo.config import ElmoConfig
 
 PADDING_CHAR_ID = PADDING_CHAR + 1  # ids are shifted by +1; 0 is a padding token's row
 

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.config import ElmoConfig
 
-if TYPE_CHECKING:  # torch only where a model is built: is_elmo_folder stays light (engine.models.sources uses it)
-    from engine.elmo.bilm import ElmoModel
+if TYPE_CHECKING:  # torch only where a model is built: is_elmo_folder stays light (lm_workbench.engine.models.sources uses it)
+    from lm_workbench.engine.elmo.bilm import ElmoModel
 
 MODEL_TYPE = "elmo"
 CONFIG_NAME = "config.json"
@@ -64,7 +64,7 @@ def is_published_folder(folder: str | Path) -> bool:
 def default_words_mode(folder: str | Path) -> str:
     """How an ELMo in ``folder`` reads words when nobody chose: a published AllenNLP biLM was trained on
     tokenized text, so it takes the words as given; one the workbench trained splits them as its training did."""
-    from engine.elmo.words import WORDS_AS_GIVEN, WORDS_SPLIT
+    from lm_workbench.engine.elmo.words import WORDS_AS_GIVEN, WORDS_SPLIT
 
     return WORDS_AS_GIVEN if is_published_folder(folder) else WORDS_SPLIT
 
@@ -78,7 +78,7 @@ def load_elmo(folder: str | Path) -> ElmoModel:
         if files is None:
             raise ValueError(f"{folder} is neither an ELMo folder (config.json + model.safetensors) "
                              "nor an AllenNLP one (one *options.json + one *.hdf5)")
-        from engine.elmo.hdf5_weights import load_allennlp_elmo
+        from lm_workbench.engine.elmo.hdf5_weights import load_allennlp_elmo
 
         return load_allennlp_elmo(*files)
     config = json.loads(config_path.read_text(encoding="utf-8"))
@@ -88,7 +88,7 @@ def load_elmo(folder: str | Path) -> ElmoModel:
         raise ValueError(f"{folder} has no {WEIGHTS_NAME}")
     from safetensors.torch import load_file
 
-    from engine.elmo.bilm import ElmoModel
+    from lm_workbench.engine.elmo.bilm import ElmoModel
 
     model = ElmoModel(ElmoConfig.from_options_json(config["options"]))
     model.load_state_dict(load_file(str(weights_path)), strict=True)

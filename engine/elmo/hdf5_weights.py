@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.config import ElmoConfig
 
 FORGET_BIAS = 1.0
 

@@ -1,7 +1,7 @@
 """ELMo sizes to pre-train from scratch (``lm-workbench pretrain --family elmo --preset ...``).
 
 ``tiny`` trains in seconds on two CPU cores (tests, a first look at the
-perplexity curve); ``course`` is engine.elmo.config's course biLM (2 x 256-cell
+perplexity curve); ``course`` is lm_workbench.engine.elmo.config's course biLM (2 x 256-cell
 LSTMs projected to 64, a 128-filter character CNN). Both read 50 characters
 per word, as every published ELMo does. The softmax size is set when the
 model is built (the word vocabulary of the corpus).
@@ -9,7 +9,7 @@ model is built (the word vocabulary of the corpus).
 
 from __future__ import annotations
 
-from engine.elmo.config import PRESETS, ElmoConfig
+from lm_workbench.engine.elmo.config import PRESETS, ElmoConfig
 
 ELMO_PRESETS: dict[str, ElmoConfig] = {
     "tiny": ElmoConfig(char_embedding_dim=8, filters=((1, 16), (2, 16), (3, 32)), n_highway=1, lstm_dim=128,

@@ -11,12 +11,12 @@ A published ELMo (AllenNLP's) was trained on text that was already tokenized
 (``U.S.`` one token), so splitting it again gives other words than it saw in
 training. ``WordTokenizer`` therefore has a words mode: ``"split"`` (the rule
 above) or ``"as-given"`` (the whitespace-separated words exactly as typed,
-``str.split()``). ``engine.models.loading`` picks it when the model loads: an explicit
+``str.split()``). ``lm_workbench.engine.models.loading`` picks it when the model loads: an explicit
 choice wins, else as-given for a published AllenNLP folder and split for an
 ELMo the workbench trained (``default_words_mode``).
 
 ``WordTokenizer`` is what a loaded ELMo carries as its tokenizer: it gives
-``engine.tokens`` the words, their character offsets and word indices; the
+``lm_workbench.engine.tokens`` the words, their character offsets and word indices; the
 sentence markers ``<S>``/``</S>`` are the model's business and never appear
 in the tokens. The word vocabulary (``vocab.txt``: one word per line, the
 biLM softmax's rows in order) maps words to ids when there is one; without
@@ -98,7 +98,7 @@ def write_vocabulary(words: Sequence[str], folder: str | Path) -> Path:
 class WordTokenizer:
     """ELMo's tokenizer for the views: words with offsets, ids from an optional vocabulary."""
 
-    is_word_level = True  # engine.tokens asks for ``tokenize_words`` on tokenizers that say so
+    is_word_level = True  # lm_workbench.engine.tokens asks for ``tokenize_words`` on tokenizers that say so
 
     def __init__(self, vocabulary: Sequence[str] | None = None, name_or_path: str = "", words: str = WORDS_SPLIT):
         if words not in WORDS_MODES:
@@ -118,7 +118,7 @@ class WordTokenizer:
         return [self.vocabulary[i] if 0 <= i < len(self.vocabulary) else UNK for i in ids]
 
     def tokenize_words(self, text: str) -> dict[str, Any]:
-        """What ``engine.tokens`` builds a ``TokenizedText`` from (no special tokens: ELMo adds its own)."""
+        """What ``lm_workbench.engine.tokens`` builds a ``TokenizedText`` from (no special tokens: ELMo adds its own)."""
         words = words_of(text, self.words)
         return {
             "ids": [self.word_id(w) for w, _, _ in words],

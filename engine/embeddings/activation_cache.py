@@ -28,8 +28,8 @@ from typing import Any, Iterable, Union
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.models.memory import format_bytes
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.memory import format_bytes
 
 DEFAULT_CAP_BYTES = 2 * 1024**3
 NPY_HEADER_BYTES = 128  # each .npy file's header
@@ -49,7 +49,7 @@ def model_fingerprint(loaded: Any) -> str:
     modification time and (for safetensors) a hash of its header, so an
     overwritten checkpoint gets a new key without hashing gigabytes.
     """
-    from engine.models.weights import pickle_weight_files, read_safetensors_header, safetensors_files
+    from lm_workbench.engine.models.weights import pickle_weight_files, read_safetensors_header, safetensors_files
 
     info = loaded.info
     parts: list[Any] = [info.spec, info.folder, info.model_type, info.dtype, info.layers, info.hidden_size]

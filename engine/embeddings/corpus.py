@@ -4,7 +4,7 @@ Formats, chosen by the file's suffix:
 
 - ``.txt`` (and anything unknown): one sentence or paragraph per line;
 - ``.tsv`` / ``.csv`` / ``.jsonl`` (``.ndjson``, ``.json``): a table read by
-  ``engine.data.table`` (TSV: quotes are text; CSV: RFC 4180; JSONL: one
+  ``lm_workbench.engine.data.table`` (TSV: quotes are text; CSV: RFC 4180; JSONL: one
   object per line), with a text column (named ``text`` or ``sentence``, else
   the first column that does not hold a number) and an optional label column
   (``label`` or ``sense`` unless named).
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generator
 
-from engine.data.rows import ReadReport, Table
-from engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, FileLines, stream_table
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.data.rows import ReadReport, Table
+from lm_workbench.engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, FileLines, stream_table
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 TEXT_COLUMNS = ("text", "sentence")
 LABEL_COLUMNS = ("label", "sense")
@@ -93,7 +93,7 @@ def read_corpus(
 ) -> Generator[Progress, None, Corpus]:
     """Stream a corpus file (or a split in the datasets cache, ``glue/sst2:validation``); yields byte Progress,
     returns the Corpus (with its ``report``)."""
-    from engine.data.hub_datasets import looks_like_dataset
+    from lm_workbench.engine.data.hub_datasets import looks_like_dataset
 
     if looks_like_dataset(str(path)):
         table = yield from stream_table(str(path), cancel=cancel)

@@ -14,10 +14,10 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.embeddings.representation import LayerSpec, parse_layer_spec
-from engine.embeddings.table import OccurrenceTable
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.embeddings.representation import LayerSpec, parse_layer_spec
+from lm_workbench.engine.embeddings.table import OccurrenceTable
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 
 @dataclass
@@ -55,7 +55,7 @@ def compared_vectors_job(loaded_b: Any, corpus: Any, words: Sequence[str] | None
                            cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, ComparedVectors]:
     """Embed ``corpus`` with model B as A's table was (every layer, the same words and pooling), line B's
     occurrences up with A's and read B's representation. A job: yields Progress."""
-    from engine.embeddings.extract import extract_occurrence_vectors
+    from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
 
     layers = [*range(loaded_b.info.layers + 1), "static"]
     table_b = yield from extract_occurrence_vectors(loaded_b, corpus, words=words, layers=layers, pooling=pooling,

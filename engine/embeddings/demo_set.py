@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from importlib import resources
 
-from engine.embeddings.corpus import Corpus
+from lm_workbench.engine.embeddings.corpus import Corpus
 
 DEMO_FILE = "polysemy_demo.tsv"
 
 
 def _rows() -> list[dict[str, str]]:
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
-    with resources.as_file(resources.files("engine.embeddings").joinpath("data", DEMO_FILE)) as path:
+    with resources.as_file(resources.files("lm_workbench.engine.embeddings").joinpath("data", DEMO_FILE)) as path:
         table = read_table(path)
     return [row.cells for row in table.rows]
 

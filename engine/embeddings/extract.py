@@ -4,7 +4,7 @@ Two passes over the corpus, both chunked so a large corpus never sits in
 memory as tensors:
 
 1. find the occurrences: tokenize each chunk of lines exactly as
-   ``engine.analysis.encode_texts`` will (same tokenizer call, same window),
+   ``lm_workbench.engine.analysis.encode_texts`` will (same tokenizer call, same window),
    match the chosen words on the tokenizer's pre-tokenised words, and count
    lines longer than the window (truncated; occurrences past the window are
    dropped and counted, never an error);
@@ -34,19 +34,19 @@ from typing import Any, Callable, Generator, Iterable, Sequence
 import numpy as np
 import torch
 
-from engine.analysis import encode_texts
-from engine.embeddings.activation_cache import (
+from lm_workbench.engine.analysis import encode_texts
+from lm_workbench.engine.embeddings.activation_cache import (
     ActivationCache, LayerKey, PendingWrite, model_fingerprint, request_key,
 )
-from engine.embeddings.corpus import Corpus, require_lines
-from engine.embeddings.names import WORD_POOLINGS
-from engine.embeddings.occurrences import Occurrence, find_occurrences, normalise_words
-from engine.embeddings.table import OccurrenceTable
-from engine.errors import InsufficientMemoryError, WorkbenchError
-from engine.models.families import Family
-from engine.models.memory import available_bytes, format_bytes
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
-from engine.tokens import tokenize, tokenize_many
+from lm_workbench.engine.embeddings.corpus import Corpus, require_lines
+from lm_workbench.engine.embeddings.names import WORD_POOLINGS
+from lm_workbench.engine.embeddings.occurrences import Occurrence, find_occurrences, normalise_words
+from lm_workbench.engine.embeddings.table import OccurrenceTable
+from lm_workbench.engine.errors import InsufficientMemoryError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.memory import available_bytes, format_bytes
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
+from lm_workbench.engine.tokens import tokenize, tokenize_many
 
 __all__ = ["OccurrenceTable", "extract_occurrence_vectors", "scan_occurrences"]
 

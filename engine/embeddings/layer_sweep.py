@@ -20,8 +20,8 @@ from typing import Any, Generator, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 TIE_TOLERANCE = 1e-6  # cosine scores closer than this tie
 SILHOUETTE_SAMPLE = 5000  # silhouette is O(n^2): above this many points it uses a seeded sample

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 TIE_TOLERANCE = 1e-6  # cosine scores closer than this are the same score
 _FLOAT32_MARGIN = 1e-4  # float32 scores within this of the k-th are rescored in float64

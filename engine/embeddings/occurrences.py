@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from engine.errors import WorkbenchError
-from engine.tokens import TokenizedText
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.tokens import TokenizedText
 
 
 @dataclass(frozen=True)

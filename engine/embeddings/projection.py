@@ -20,9 +20,9 @@ from typing import Any, Generator, Hashable, Mapping
 
 import numpy as np
 
-from engine.embeddings.names import PROJECTION_METHODS
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.embeddings.names import PROJECTION_METHODS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 TSNE_SUBSAMPLE_ABOVE = 20_000  # the UI offers to subsample t-SNE inputs larger than this
 UMAP_DEFAULTS: dict[str, Any] = {"n_neighbors": 15, "min_dist": 0.1, "metric": "cosine"}

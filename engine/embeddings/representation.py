@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.embeddings.names import WORD_POOLINGS
-from engine.errors import WorkbenchError
+from lm_workbench.engine.embeddings.names import WORD_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
 
 SPEC_HELP = "N | static | mean:A-B | mix:s0,...,sL[:gamma]"
 

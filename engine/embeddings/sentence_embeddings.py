@@ -23,9 +23,9 @@ from typing import Any, Generator, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 
 _ST_MODES = {  # sentence-transformers Pooling config flag -> our mode name
     "pooling_mode_cls_token": "cls",
@@ -149,7 +149,7 @@ def sentence_vectors_by_layer(loaded: Any, texts: Sequence[str], pooling: str = 
     Layers index the hidden states including the embedding output (0), so -1
     is the last layer. One encoding pass serves every layer.
     """
-    from engine.analysis import encode_texts  # torch: imported only when sentences are encoded
+    from lm_workbench.engine.analysis import encode_texts  # torch: imported only when sentences are encoded
 
     if not texts:
         raise WorkbenchError("no sentences to embed")

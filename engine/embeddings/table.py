@@ -14,9 +14,9 @@ from typing import Union
 
 import numpy as np
 
-from engine.embeddings.occurrences import Occurrence
-from engine.embeddings.representation import LayerSpec, scalar_mix
-from engine.errors import WorkbenchError
+from lm_workbench.engine.embeddings.occurrences import Occurrence
+from lm_workbench.engine.embeddings.representation import LayerSpec, scalar_mix
+from lm_workbench.engine.errors import WorkbenchError
 
 LayerKey = Union[int, str]  # a layer number or "static"
 BLOCK_ROWS = 8192

@@ -3,6 +3,6 @@ loop), validation, inference, the method API and offline demo sets; merging runs
 TIES, DARE as peft combines adapters, and folding into W₀) and what a method costs (``footprint``: checkpoint
 bytes, training-state memory; ``forgetting``: the base's LM loss before/after on a held-out text).
 
-The task files are read by ``engine.data.tasks`` and scored by ``engine.maths.metrics``; prompting uses both
+The task files are read by ``lm_workbench.engine.data.tasks`` and scored by ``lm_workbench.engine.maths.metrics``; prompting uses both
 too, so neither lives here.
 """

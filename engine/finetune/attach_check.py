@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 def meta_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) -> Any:
@@ -20,8 +20,8 @@ def meta_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) -
     import torch
     import transformers
 
-    from engine.finetune.task_model import HEAD_CLASSES, _config, check_task_support
-    from engine.models.loading import quiet_transformers
+    from lm_workbench.engine.finetune.task_model import HEAD_CLASSES, _config, check_task_support
+    from lm_workbench.engine.models.loading import quiet_transformers
 
     check_task_support(folder, task)
     config = _config(Path(folder))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -17,10 +17,10 @@ DEMO_FILES = {
     "qa": "qa.json",
     "seq2seq": "passive.tsv",
     "sentence-embedding": "similarity.tsv",  # scripts/make_similarity_demo.py: STS-B's layout, scores 0-5
-    "instruct": "instruct_train.jsonl",  # held-out prompts: instruct_heldout.jsonl (engine.instruct.course_data)
+    "instruct": "instruct_train.jsonl",  # held-out prompts: instruct_heldout.jsonl (lm_workbench.engine.instruct.course_data)
     "preference": "preference.jsonl",
 }
-# tasks whose demo set has its own held-out file (engine.preference.course_data: phrasings never trained on)
+# tasks whose demo set has its own held-out file (lm_workbench.engine.preference.course_data: phrasings never trained on)
 DEMO_VALIDATION_FILES = {"preference": "preference_validation.jsonl", "instruct": "instruct_heldout.jsonl"}
 
 

@@ -5,7 +5,7 @@ One encoded example ("feature") is a dict of lists: ``input_ids``, ``attention_m
 
 - ``seq-cls``: ``label`` (an int); pairs are encoded as the tokenizer's text pair;
 - ``token-cls``: ``labels`` per token, the first subword of each word labelled, the rest -100
-  (``engine.finetune.alignment.encode_tagged``);
+  (``lm_workbench.engine.finetune.alignment.encode_tagged``);
 - ``qa``: one feature per context window (``encode_qa``) with ``start``/``end`` token positions and
   ``example`` (the question it came from); both positions 0 where the window lacks the answer or the
   question has none (SQuAD 2.0's unanswerable questions);
@@ -21,10 +21,10 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.data.squad import QAExample
-from engine.data.tasks import ClassificationExample, Seq2SeqExample, TaggedSentence
-from engine.finetune.alignment import IGNORE_INDEX, encode_qa, encode_tagged
-from engine.objectives.batching import Batch, pad_rows
+from lm_workbench.engine.data.squad import QAExample
+from lm_workbench.engine.data.tasks import ClassificationExample, Seq2SeqExample, TaggedSentence
+from lm_workbench.engine.finetune.alignment import IGNORE_INDEX, encode_qa, encode_tagged
+from lm_workbench.engine.objectives.batching import Batch, pad_rows
 
 Feature = dict[str, Any]
 

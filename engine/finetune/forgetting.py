@@ -58,8 +58,8 @@ def _lm_model(base_folder: Path) -> tuple[Any, str | None, str]:
     """(the base's LM model in eval mode, its objective, "") or (None, None, why not)."""
     import transformers
 
-    from engine.models.families import Family, detect_family
-    from engine.models.loading import quiet_transformers
+    from lm_workbench.engine.models.families import Family, detect_family
+    from lm_workbench.engine.models.loading import quiet_transformers
 
     config = transformers.AutoConfig.from_pretrained(base_folder)
     family = detect_family(config)
@@ -112,7 +112,7 @@ def _last_hidden(tuned_model: Any, input_ids: Any) -> Any:
     out = tuned_model(input_ids=input_ids, attention_mask=input_ids.new_ones(input_ids.shape),
                       output_hidden_states=True)
     if getattr(out, "hidden_states", None) is None:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError("the fine-tuned model does not return its hidden states (a feature-based model "
                              "reads a frozen encoder, so it changes none of them)")

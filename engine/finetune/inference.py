@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.finetune.alignment import encode_qa, scored_best_span
-from engine.finetune.encoding import qa_stride
+from lm_workbench.engine.finetune.alignment import encode_qa, scored_best_span
+from lm_workbench.engine.finetune.encoding import qa_stride
 
 
 def model_device(model: Any) -> torch.device:

@@ -7,7 +7,7 @@ optimizer steps (``ceil(epochs · ceil(train examples / (batch · processes)))``
 validation set is scored at step 0, after every epoch and at the end. The loop's own validation gives
 the loss; the task's metrics need every prediction at once (F1 and MCC do not average over batches),
 so at each of the loop's ``EvalMetrics`` this generator scores the whole validation set
-(``engine.finetune.validation``) and yields the event again with the metrics in ``extra``. QA data with
+(``lm_workbench.engine.finetune.validation``) and yields the event again with the metrics in ``extra``. QA data with
 an unanswerable question (SQuAD 2.0, in either set) trains the no-answer position and lets validation
 predict "no answer".
 
@@ -19,7 +19,7 @@ only rank 0 scores the validation set.
 Cancel through ``cancel`` (the loop's token): the loop saves a checkpoint and raises ``Cancelled``.
 Peak memory is the growth of the process's ``ru_maxrss`` during training on the CPU (0 when an
 earlier peak in the process was higher), ``torch.cuda.max_memory_allocated`` on a GPU; ``state_bytes`` is
-the counted parameter + gradient + AdamW-state bytes (``engine.finetune.footprint``), the bench's CPU figure.
+the counted parameter + gradient + AdamW-state bytes (``lm_workbench.engine.finetune.footprint``), the bench's CPU figure.
 """
 
 from __future__ import annotations
@@ -36,18 +36,18 @@ from typing import Any, Generator, Sequence
 
 import torch
 
-from engine.data.squad import any_unanswerable
-from engine.errors import WorkbenchError
-from engine.finetune.encoding import batches_of, collate, encode_task, targets
-from engine.finetune.footprint import training_state_bytes
-from engine.finetune.names import SENTENCE_TASK
-from engine.finetune.validation import ValidationReport, validate_task
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
-from engine.training.config import TrainingConfig
-from engine.training.distributed import env_world_size
-from engine.training.events import CheckpointSaved, EvalMetrics
-from engine.training.loop import train
-from engine.training.task import TrainingTask
+from lm_workbench.engine.data.squad import any_unanswerable
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.encoding import batches_of, collate, encode_task, targets
+from lm_workbench.engine.finetune.footprint import training_state_bytes
+from lm_workbench.engine.finetune.names import SENTENCE_TASK
+from lm_workbench.engine.finetune.validation import ValidationReport, validate_task
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
+from lm_workbench.engine.training.config import TrainingConfig
+from lm_workbench.engine.training.distributed import env_world_size
+from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics
+from lm_workbench.engine.training.loop import train
+from lm_workbench.engine.training.task import TrainingTask
 
 CHECKPOINT_EVERY_MAX = 200  # steps between checkpoints at most (an epoch of a real data set is thousands)
 HISTORY_FILE = "finetune_history.json"  # in each checkpoint: the evaluations up to its step, the time so far
@@ -55,7 +55,7 @@ HISTORY_FILE = "finetune_history.json"  # in each checkpoint: the evaluations up
 
 @dataclass
 class FineTuneData:
-    """The reader's examples for ``task`` (``engine.data.tasks``), already split; ``labels`` for the
+    """The reader's examples for ``task`` (``lm_workbench.engine.data.tasks``), already split; ``labels`` for the
     classification tasks (token classification: "O" first), empty otherwise."""
 
     task: str
@@ -63,8 +63,8 @@ class FineTuneData:
     validation: Sequence[Any]
     labels: Sequence[str] = ()
     reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
-    sentence: Any = None  # the sentence task's SentenceSetup (loss, pooling, margin; engine.finetune.sentence)
-    template: Any = None  # instruct: the ChatTemplate (engine.instruct.template)
+    sentence: Any = None  # the sentence task's SentenceSetup (loss, pooling, margin; lm_workbench.engine.finetune.sentence)
+    template: Any = None  # instruct: the ChatTemplate (lm_workbench.engine.instruct.template)
 
 
 @dataclass
@@ -108,7 +108,7 @@ class FineTuneResult:
     losses: list[float] = field(default_factory=list)
     tokens_per_s: float = 0.0  # the loop's training tokens over its training time
     tokens_seen: int = 0
-    state_bytes: int = 0  # parameters + gradients + AdamW states (engine.finetune.footprint)
+    state_bytes: int = 0  # parameters + gradients + AdamW states (lm_workbench.engine.finetune.footprint)
     extra: dict[str, Any] = field(default_factory=dict)  # instruct: token counts, before/after, per category
 
     @property
@@ -187,8 +187,8 @@ def build_training_task(task: str, model: Any, train_features: list, validation_
 
 def _sentence_parts(model: Any, tokenizer: Any, data: FineTuneData, settings: FineTuneSettings,
                     pad_id: int) -> tuple[TrainingTask, Any]:
-    """The sentence task's training task and its validation (``engine.finetune.sentence.training``)."""
-    from engine.finetune.sentence import training as sentence
+    """The sentence task's training task and its validation (``lm_workbench.engine.finetune.sentence.training``)."""
+    from lm_workbench.engine.finetune.sentence import training as sentence
 
     setup = data.sentence
     train = sentence.encode_sentences(tokenizer, data.train, setup, settings.max_length)
@@ -239,7 +239,7 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     torch.manual_seed(settings.seed)
     instruct = task == "instruct"
     if instruct:  # the base model's answers, before the method changes it (full fine-tuning trains it in place)
-        from engine.instruct import tuning
+        from lm_workbench.engine.instruct import tuning
 
         yield Progress(0, 0, "the base model answers the held-out prompts")
         before = tuning.answer_held_out(model, tokenizer, data.template, data.validation, settings.max_length,

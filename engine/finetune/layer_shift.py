@@ -2,7 +2,7 @@
 
 Both models read the same texts; every non-padding token's hidden state at
 each layer (0 = the embeddings) is one row. Linear CKA (Kornblith et al.
-2019; ``engine.maths.similarity``) compares the two layers' representations
+2019; ``lm_workbench.engine.maths.similarity``) compares the two layers' representations
 as a whole, invariant to rotations and isotropic scaling: 1 means the layer
 did not change its geometry. The mean cosine compares each token's two
 vectors directly. Prompt tuning prepends virtual tokens: the tuned model's
@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from engine.errors import WorkbenchError
-from engine.maths.similarity import linear_cka, mean_cosine
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.maths.similarity import linear_cka, mean_cosine
 
 
 @dataclass(frozen=True)

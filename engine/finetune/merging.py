@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator, Sequence
 
-from engine.errors import WorkbenchError
-from engine.finetune.merge_math import HOWS, combine_lora_factors, weighted_sum
-from engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.merge_math import HOWS, combine_lora_factors, weighted_sum
+from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 MERGEABLE_PEFT_TYPES = ("LORA", "IA3")
 PEFT_CONFIG = "adapter_config.json"
@@ -263,15 +263,15 @@ class _PeftLoader:
 
     @staticmethod
     def load(base_model: Any, folder: Path) -> Any:
-        from engine.finetune.methods.peft_bridge import load_peft
+        from lm_workbench.engine.finetune.methods.peft_bridge import load_peft
 
         return load_peft(base_model, folder)
 
 
 def fold_run(source: MergeSource, out: Path) -> Path:
     """Fold ``source``'s adapter into its base weights: a ``full`` output folder at ``out``."""
-    from engine.finetune.methods.peft_bridge import merge_peft
-    from engine.finetune.saved import load_finetuned
+    from lm_workbench.engine.finetune.methods.peft_bridge import merge_peft
+    from lm_workbench.engine.finetune.saved import load_finetuned
 
     check_mergeable(source)
     tuned = load_finetuned(source.folder, _PeftLoader())

@@ -3,21 +3,21 @@
 A method adapts a ``transformers`` *task model* (``AutoModelFor{SequenceClassification,
 TokenClassification,QuestionAnswering,Seq2SeqLM}`` with a freshly initialised head)
 for training, saves what it trained apart from the base model, and puts it back
-onto a fresh copy of that base. The one training loop (``engine.training``)
+onto a fresh copy of that base. The one training loop (``lm_workbench.engine.training``)
 trains whatever ``apply`` returns: only parameters with ``requires_grad`` are
 optimised, so the method's whole job is choosing (or adding) them.
 
 Every method carries a ``Config`` dataclass whose fields have ``metadata={"help": ...}``
 (and optional ``min``/``max``/``choices``), with only bool/int/float/str fields
 (lists are comma-separated strings), so the form and the CLI options are built
-from it (``engine.objectives.config_fields.config_fields``). Its learning rate is
+from it (``lm_workbench.engine.objectives.config_fields.config_fields``). Its learning rate is
 the method's own: ``default_lr`` with ``lr_reason`` saying why (full fine-tuning
 ~2e-5-5e-5; LoRA, adapters, prefix ~1e-3 or more).
 
 ``attachment`` describes where the method sits inside one transformer block,
 for the training view's diagram: which sites it touches (``SITES``), its
 formula, and which residual path it is on. ``unified`` (since 2.3) is the method's row in He et al.
-(2022)'s unified framework (``engine.finetune.unified.UnifiedRow``): Δh's functional form, its insertion
+(2022)'s unified framework (``lm_workbench.engine.finetune.unified.UnifiedRow``): Δh's functional form, its insertion
 form, the representation it modifies and the composition function, with the formula typeset; the view
 shows it beside the diagram and in a table of all methods, the bench reads it too.
 """
@@ -31,10 +31,10 @@ from typing import Any, ClassVar
 
 from torch import nn
 
-from engine.api_version import API_VERSION
-from engine.finetune.names import CLASSIC_TASKS, HEAD_TASKS, SITES
-from engine.finetune.names import TASKS as ALL_TASKS
-from engine.finetune.unified import UnifiedRow
+from lm_workbench.engine.api_version import API_VERSION
+from lm_workbench.engine.finetune.names import CLASSIC_TASKS, HEAD_TASKS, SITES
+from lm_workbench.engine.finetune.names import TASKS as ALL_TASKS
+from lm_workbench.engine.finetune.unified import UnifiedRow
 
 # The plugin API's ``TASKS``: the four classic tasks with a head. A method supports the sentence task or instruct
 # only where it declares them in its ``tasks`` (issues 32 and 33: "all tasks" does not silently gain them).
@@ -88,7 +88,7 @@ class FineTuneMethod:
 
     def check_task(self, task: str) -> None:
         """Raise ``WorkbenchError`` for a task type this method does not support."""
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         if task not in ALL_TASKS:
             raise WorkbenchError(f"unknown task {task!r}; tasks: {', '.join(ALL_TASKS)}")
@@ -98,7 +98,7 @@ class FineTuneMethod:
 
     def check_config(self, config: Any) -> None:
         """Raise ``WorkbenchError`` for a config this method cannot use (default: field ranges only)."""
-        from engine.objectives.config_fields import validate_config
+        from lm_workbench.engine.objectives.config_fields import validate_config
 
         validate_config(config, owner=self.name)
 
@@ -132,6 +132,6 @@ class FineTuneMethod:
 
     def merge(self, model: nn.Module) -> nn.Module:
         """Fold the trained weights into the base weights (``can_merge`` methods); return a plain task model."""
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError(f"{self.name} cannot be merged into the base weights")

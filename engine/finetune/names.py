@@ -16,7 +16,7 @@ SENTENCE_TASK = "sentence-embedding"
 # The tasks the plugin API's ``TASKS`` names (API 2.2 and before): the classic four, so a method that declares "all
 # tasks" with it gains none of the newer tasks.
 HEAD_TASKS = CLASSIC_TASKS
-# The sentence task's losses (engine.finetune.sentence.losses) and poolings.
+# The sentence task's losses (lm_workbench.engine.finetune.sentence.losses) and poolings.
 SENTENCE_LOSSES = ("triplet", "cosine", "cosent", "mnrl")
 SENTENCE_TRAIN_POOLINGS = ("mean", "cls", "max")
 TRIPLET_MARGIN = 1.0  # ε of the triplet loss, as in the S-BERT paper (Reimers & Gurevych 2019: Euclidean, ε = 1)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 FORMAT = "lm-workbench-finetune/1"
 MANIFEST_FILE = "finetune.json"
@@ -66,7 +66,7 @@ class FineTunedModel:
 
 def load_finetuned(folder: str | Path, method: Any) -> FineTunedModel:
     """The model in ``folder`` on a fresh copy of its base; ``method`` is the plugin its manifest names."""
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
 
     folder = Path(folder)
     manifest = read_manifest(folder)
@@ -84,7 +84,7 @@ def load_finetuned(folder: str | Path, method: Any) -> FineTunedModel:
 
 def similarity(tuned: FineTunedModel, text: str, text2: str | None) -> dict[str, Any]:
     """A sentence encoder's answer: the cosine similarity of the two texts' pooled vectors (the run's pooling)."""
-    from engine.finetune.sentence.training import pair_cosines
+    from lm_workbench.engine.finetune.sentence.training import pair_cosines
 
     if not text2 or not text2.strip():
         raise WorkbenchError("a sentence-embedding model compares two texts: give the second with --text2")
@@ -96,7 +96,7 @@ def similarity(tuned: FineTunedModel, text: str, text2: str | None) -> dict[str,
 def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
             context: str | None = None) -> dict[str, Any]:
     """One input's prediction (``text2``: a pair's second sentence; ``context``: the QA passage)."""
-    from engine.finetune import inference
+    from lm_workbench.engine.finetune import inference
 
     if not text.strip():
         raise WorkbenchError("the text is empty")
@@ -119,8 +119,8 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
         return {"task": task, **inference.answer(model, tokenizer, [(text, context)], max_length,
                                                  null_threshold=threshold)[0]}
     if task == "instruct":
-        from engine.instruct.answers import answer_prompts
-        from engine.instruct.template import ChatTemplate
+        from lm_workbench.engine.instruct.answers import answer_prompts
+        from lm_workbench.engine.instruct.template import ChatTemplate
 
         saved = tuned.manifest.get("chat_template") or {}
         template = ChatTemplate(saved.get("text", ""), saved.get("source", "plain"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 HEAD_CLASSES = {
     "seq-cls": "AutoModelForSequenceClassification",
@@ -84,8 +84,8 @@ def build_task_model(folder: str | Path, task: str, labels: Sequence[str] = ()) 
     """
     import transformers
 
-    from engine.models.loading import quiet_transformers
-    from engine.models.weights import safetensors_files
+    from lm_workbench.engine.models.loading import quiet_transformers
+    from lm_workbench.engine.models.weights import safetensors_files
 
     folder = Path(folder)
     check_task_support(folder, task)

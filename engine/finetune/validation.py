@@ -5,7 +5,7 @@ Metric names (the run store's and ``summary.json``'s): sentence classification `
 ``exact_match`` and ``f1`` (plus, on a SQuAD 2.0 set with answerable and unanswerable questions,
 ``HasAns_exact``, ``HasAns_f1``, ``NoAns_exact``, ``NoAns_f1``); sequence-to-sequence ``rouge1``,
 ``rouge2`` and ``rougeL``. They are computed over all examples at once (F1 and MCC do not average over
-batches), from ``engine.maths.metrics``. ``rows_scored`` is how many examples were scored; QA's
+batches), from ``lm_workbench.engine.maths.metrics``. ``rows_scored`` is how many examples were scored; QA's
 ``squad`` is the official SQuAD 2.0 script's whole result (``exact``, ``f1``, ``total``, the split).
 
 QA with ``no_answer`` (the run's data has an unanswerable question) predicts "" where the null score
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from engine.finetune import inference
-from engine.maths import metrics
+from lm_workbench.engine.finetune import inference
+from lm_workbench.engine.maths import metrics
 
 
 @dataclass

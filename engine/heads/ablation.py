@@ -21,16 +21,16 @@ from typing import Callable, Generator, Sequence
 
 import torch
 
-from engine.attribution.targets import (
+from lm_workbench.engine.attribution.targets import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
-from engine.errors import WorkbenchError
-from engine.heads.anatomy import Anatomy, HeadRow, anatomy
-from engine.heads.corpus import Replacements, corpus_replacements_job
-from engine.heads.hooks import replacing_inputs, replacing_outputs
-from engine.heads.names import HOWS, ZERO, head_label
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.anatomy import Anatomy, HeadRow, anatomy
+from lm_workbench.engine.heads.corpus import Replacements, corpus_replacements_job
+from lm_workbench.engine.heads.hooks import replacing_inputs, replacing_outputs
+from lm_workbench.engine.heads.names import HOWS, ZERO, head_label
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 
 WHAT = "ablation"
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.logit_lens import submodule
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_lens import submodule
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
 
 NOT_A_SUM = ("in {name} (post-norm: a LayerNorm after every attention and MLP rescales the stream) the logit is not a "
              "sum of the heads' and MLPs' outputs, so direct logit attribution does not apply; ablate the heads "

@@ -14,13 +14,13 @@ from typing import Generator
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.heads.anatomy import Anatomy
-from engine.heads.hooks import keeping_inputs, keeping_outputs
-from engine.heads.names import MAX_CORPUS_LINES, MEAN, RESAMPLE
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.anatomy import Anatomy
+from lm_workbench.engine.heads.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.heads.names import MAX_CORPUS_LINES, MEAN, RESAMPLE
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 
 @dataclass(frozen=True)

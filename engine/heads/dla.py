@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from engine.attribution.targets import (
+from lm_workbench.engine.attribution.targets import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
-from engine.errors import WorkbenchError
-from engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
-from engine.heads.hooks import keeping_inputs, keeping_outputs
-from engine.models.loading import LoadedModel
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
+from lm_workbench.engine.heads.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.models.loading import LoadedModel
 
 WHAT = "direct logit attribution"
 FROZEN_NOTE = ("each part is read through the final norm with its scale frozen at this run's value (σ = {sigma:.4g}), "

@@ -6,7 +6,7 @@ training saw before an answer), generates in batches (decoders left-padded) unti
 each batch, so the same prompts, model and seed give the same answers.
 
 Scores: ``exact_match`` is 1 when the answer equals the reference after lower-casing, collapsing whitespace and
-stripping surrounding punctuation ("Paris." = "paris"); ``rougeL`` is ROUGE-L F (``engine.maths.metrics``).
+stripping surrounding punctuation ("Paris." = "paris"); ``rougeL`` is ROUGE-L F (``lm_workbench.engine.maths.metrics``).
 ``scores_by_category`` gives both per category with the count.
 """
 
@@ -17,8 +17,8 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.instruct.template import ChatTemplate, SkipRecord, generation_prompt_ids
-from engine.maths import metrics
+from lm_workbench.engine.instruct.template import ChatTemplate, SkipRecord, generation_prompt_ids
+from lm_workbench.engine.maths import metrics
 
 SAMPLING = {"temperature": 0.8, "top_p": 0.95}  # the "sampled" column of the before/after table
 

@@ -9,7 +9,7 @@ item" -> "items", regular nouns; the held-out nouns are new) and ``next``
 held-out countries never occur in the training file, so a small model cannot answer them however well it learnt
 the format — the lecture's point that instruction tuning teaches a behaviour, not new knowledge.
 
-``python -m engine.instruct.course_data`` writes ``engine/finetune/data/instruct_train.jsonl`` and
+``python -m lm_workbench.engine.instruct.course_data`` writes ``engine/finetune/data/instruct_train.jsonl`` and
 ``instruct_heldout.jsonl`` (the files the package ships; the same seed writes the same files).
 """
 

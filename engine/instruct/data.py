@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.data.rows import ReadReport
-from engine.errors import WorkbenchError
-from engine.instruct.template import ROLES
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.instruct.template import ROLES
 
 
 @dataclass(frozen=True)

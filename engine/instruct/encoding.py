@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from engine.instruct.data import InstructExample
-from engine.instruct.template import ChatTemplate, Encoded, SkipRecord, encode_conversation, encode_seq2seq
+from lm_workbench.engine.instruct.data import InstructExample
+from lm_workbench.engine.instruct.template import ChatTemplate, Encoded, SkipRecord, encode_conversation, encode_seq2seq
 
 
 @dataclass

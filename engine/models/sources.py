@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any, Generator
 from urllib.parse import urlparse
 
-from engine.errors import ModelFormatError, ModelNotFoundError
-from engine.models.default import DEFAULT_MODEL_NAMES, default_model_folder
-from engine.progress import NEVER_CANCELLED, CancelToken, drive
+from lm_workbench.engine.errors import ModelFormatError, ModelNotFoundError
+from lm_workbench.engine.models.default import DEFAULT_MODEL_NAMES, default_model_folder
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, drive
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
 # The subfolder of a training run's folder that holds its model (see the module docstring).
@@ -91,7 +91,7 @@ def resolve_job(spec: str, *, allow_pickle: bool = False,
     """Resolve ``spec`` to a local folder: the one place that decides whether opening a model downloads.
 
     A job generator: the default, a folder or a cached hub id yields nothing; a hub id that is not in the cache
-    is downloaded (``engine.models.download``: it yields the ``DownloadPlan``, then ``Progress`` in bytes, and
+    is downloaded (``lm_workbench.engine.models.download``: it yields the ``DownloadPlan``, then ``Progress`` in bytes, and
     stops at ``cancel``) unless offline mode is on or the hub cannot be reached, which fails in one line.
     Returns the ``ResolvedSource`` (its ``kind`` is "hub" when this call downloaded it).
     """
@@ -112,7 +112,7 @@ def resolve_job(spec: str, *, allow_pickle: bool = False,
             f"model {spec!r} is not in the cache ({hub_cache_dir()}) and {reason}; "
             "open a local folder or use 'minilm'"
         )
-    from engine.models.download import download_job
+    from lm_workbench.engine.models.download import download_job
 
     folder = yield from download_job(spec, allow_pickle=allow_pickle, cancel=cancel)
     return ResolvedSource(spec, _check_folder(folder), "hub")
@@ -130,7 +130,7 @@ def _check_folder(path: Path) -> Path:
         raise ModelFormatError(f"{path} is a file; open the folder that holds config.json")
     if (path / "config.json").is_file():
         return path.resolve()
-    from engine.elmo.checkpoint import is_elmo_folder
+    from lm_workbench.engine.elmo.checkpoint import is_elmo_folder
 
     if is_elmo_folder(path):  # a published AllenNLP ELMo: *options.json + *.hdf5, no config.json
         return path.resolve()
@@ -157,7 +157,7 @@ def cached_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
     """The complete snapshot of ``repo_id`` in the hub cache (config and weights), or None."""
     from huggingface_hub import snapshot_download
 
-    from engine.models.download import snapshot_is_complete
+    from lm_workbench.engine.models.download import snapshot_is_complete
 
     try:
         folder = Path(snapshot_download(repo_id, revision=revision, local_files_only=True))

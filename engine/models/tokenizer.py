@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import ModelFormatError
-from engine.models.sources import resolve_model
+from lm_workbench.engine.errors import ModelFormatError
+from lm_workbench.engine.models.sources import resolve_model
 
 
 def load_tokenizer(spec: str, *, trust_remote_code: bool = False) -> Any:

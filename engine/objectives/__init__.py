@@ -7,5 +7,5 @@ dataclasses), ``preview`` (what happened at each position), ``batching``
 (seeded draws), ``losses`` (cross-entropy), ``masking`` (BERT's budget,
 selection and 80/10/10), ``spans`` (span lengths, T5's noise mask and
 sentinels) and ``sentences``. Plugins reach all of it through
-``engine.plugin_api`` only.
+``lm_workbench.engine.plugin_api`` only.
 """

@@ -19,12 +19,12 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from engine.wording import with_article
-from engine.api_version import API_VERSION
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.objectives.batching import Batch
-from engine.objectives.config_fields import validate_config
+from lm_workbench.engine.wording import with_article
+from lm_workbench.engine.api_version import API_VERSION
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.objectives.config_fields import validate_config
 
 # The heads an objective can ask for.
 HEADS = ("mlm", "causal-lm", "seq2seq-lm", "pretraining-nsp", "bilm")

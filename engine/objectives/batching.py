@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from engine.objectives.preview import IGNORE_INDEX, Preview
+from lm_workbench.engine.objectives.preview import IGNORE_INDEX, Preview
 
 
 @dataclass

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.objectives.preview import IGNORE_INDEX
+from lm_workbench.engine.objectives.preview import IGNORE_INDEX
 
 # float32 logits per chunk: under glibc's 32 MB mmap threshold. On the 2-core VM (one thread, tiny GPT-2, 8k
 # vocabulary) 256-512 rows a chunk took ~7% less CPU time a step than 128 rows; 1024 gained nothing more.

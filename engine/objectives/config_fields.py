@@ -16,7 +16,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 KINDS = {bool: "bool", int: "int", float: "float", str: "str"}
 _TRUE = {"1", "true", "yes", "on"}

@@ -10,9 +10,9 @@ skipped quietly and simply not recorded in ``ran``: the run then reports it as
 not used.
 
 - ``chunked_loss``: the causal-LM head and its cross-entropy in chunks of rows
-  (``engine.objectives.chunked_ce``): no [batch, length, vocab] logits tensor.
+  (``lm_workbench.engine.objectives.chunked_ce``): no [batch, length, vocab] logits tensor.
 - ``sparse_mlm_head``: masked-LM objectives run the vocabulary head only at the
-  labelled positions (``engine.objectives.lm_heads``).
+  labelled positions (``lm_workbench.engine.objectives.lm_heads``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The language-model heads of the objectives' losses, with the speed levers where they apply.
 
 ``causal_lm_loss(model, inputs, labels)`` is the next-token loss of a decoder:
-with the ``chunked_loss`` lever (``engine.objectives.levers``) on and a model
+with the ``chunked_loss`` lever (``lm_workbench.engine.objectives.levers``) on and a model
 whose logits are its output embedding applied to its body's last hidden
 state (GPT-2, Llama, Mistral, Qwen2), the body runs alone and the head and
 cross-entropy run in chunks (``chunked_ce``); else the model's full logits
@@ -24,10 +24,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.objectives.chunked_ce import linear_cross_entropy
-from engine.objectives.levers import current_levers, note_lever
-from engine.objectives.losses import causal_lm_cross_entropy
-from engine.objectives.preview import IGNORE_INDEX
+from lm_workbench.engine.objectives.chunked_ce import linear_cross_entropy
+from lm_workbench.engine.objectives.levers import current_levers, note_lever
+from lm_workbench.engine.objectives.losses import causal_lm_cross_entropy
+from lm_workbench.engine.objectives.preview import IGNORE_INDEX
 
 # Model types whose causal-LM logits are exactly lm_head(base_model(...).last_hidden_state).
 CHUNKABLE_CAUSAL_TYPES = frozenset({"gpt2", "llama", "mistral", "qwen2"})

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from engine.objectives.preview import IGNORE_INDEX
+from lm_workbench.engine.objectives.preview import IGNORE_INDEX
 
 
 def model_device(model: Any) -> torch.device:

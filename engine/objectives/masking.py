@@ -6,17 +6,17 @@
 ``draw_treatments`` and ``apply_treatments`` give each selected position (or,
 with one draw per span, each span) the mask token, a random ordinary token or
 its own token (section 3.1). ``mlm``, ``spanbert`` and ``distillation`` use
-them; plugins reach them through ``engine.plugin_api``.
+them; plugins reach them through ``lm_workbench.engine.plugin_api``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.objectives.preview import CODE, PositionKind
-from engine.objectives.sampling import round_half_up
-from engine.objectives.vocab import VocabInfo
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.preview import CODE, PositionKind
+from lm_workbench.engine.objectives.sampling import round_half_up
+from lm_workbench.engine.objectives.vocab import VocabInfo
 
 MASKED, RANDOM, KEPT = CODE[PositionKind.MASKED], CODE[PositionKind.RANDOM], CODE[PositionKind.KEPT]
 

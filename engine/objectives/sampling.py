@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 _STATIC_TAG = 0x57A71C  # keeps static streams apart from any other child of the same seed
 

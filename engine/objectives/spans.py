@@ -5,7 +5,7 @@ al. 2020, section 3.1); ``draw_poisson_lengths`` and ``trim_to_budget`` are
 BART's text-infilling draw (Lewis et al. 2020; fairseq's ``DenoisingDataset``);
 ``random_spans_noise_mask`` and ``apply_sentinels`` are T5's span corruption
 (Raffel et al. 2020, section 3.1.4; ``random_spans_noise_mask`` in T5's code).
-Plugins reach them through ``engine.plugin_api``.
+Plugins reach them through ``lm_workbench.engine.plugin_api``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.objectives.preview import PositionKind
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.preview import PositionKind
 
 
 def span_length_pmf(p: float, max_length: int) -> np.ndarray:

@@ -30,16 +30,16 @@ from typing import Generator, Iterator
 
 import torch
 
-from engine.attribution.targets import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
-from engine.models.loading import LoadedModel
-from engine.patching.names import sites_for
-from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE
-from engine.patching.sites import check_site, site_modules
-from engine.patching.tracing import (
+from lm_workbench.engine.attribution.targets import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.patching.names import sites_for
+from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE
+from lm_workbench.engine.patching.sites import check_site, site_modules
+from lm_workbench.engine.patching.tracing import (
     SAME_METRIC_NOTE, SAME_METRIC_TOLERANCE, WEAK_CONTRAST, Corruption, Patching, _corrupted, _metric, check_family,
     column_tokens, weak_contrast_note,
 )
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 
 WHAT = "attribution patching"
 METHOD = "attribution"  # the CLI's ``method`` for this approximation

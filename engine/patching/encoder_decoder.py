@@ -12,7 +12,7 @@ Sites (``names.ENCODER_DECODER_SITES``), one module per layer of its stack, each
 - ``cross-attn``: the decoder's cross-attention output (BART ``encoder_attn`` after ``out_proj``, T5
   ``layer[1].EncDecAttention`` after ``o``).
 
-The metric is read where Explain reads an encoder-decoder's prediction (``engine.attribution.targets``): at the
+The metric is read where Explain reads an encoder-decoder's prediction (``lm_workbench.engine.attribution.targets``): at the
 decoder's output position p, the decoder reading its start token and the clean run's own greedy output before
 p. The corrupted run decodes that same prefix (teacher-forced with the clean output): only the encoder's input
 differs, so every decoder column is the same token in both runs.
@@ -24,11 +24,11 @@ from dataclasses import replace
 
 import torch
 
-from engine.attribution.targets import PredictionSite, prediction_site, token_name
-from engine.errors import WorkbenchError
-from engine.logit_lens import submodule
-from engine.models.loading import LoadedModel
-from engine.patching.names import CROSS_ATTENTION, ENCODER_DECODER_SITES, is_encoder_site
+from lm_workbench.engine.attribution.targets import PredictionSite, prediction_site, token_name
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_lens import submodule
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.patching.names import CROSS_ATTENTION, ENCODER_DECODER_SITES, is_encoder_site
 
 # per site: where the module is inside a block, BART's name first, then T5's
 _IN_BLOCK = {

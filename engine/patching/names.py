@@ -17,7 +17,7 @@ ALL_SITES = SITES + ENCODER_SITES + (CROSS_ATTENTION,)  # what ``patch --site`` 
 
 
 def sites_for(family: str) -> tuple[str, ...]:
-    """The sites a model of ``family`` (an ``engine.models.families.Family`` value) has."""
+    """The sites a model of ``family`` (an ``lm_workbench.engine.models.families.Family`` value) has."""
     return ENCODER_DECODER_SITES if family == "encoder-decoder" else SITES
 
 

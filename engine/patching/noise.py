@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import torch
 
-from engine.attribution.targets import PredictionSite, input_embedding_module
-from engine.errors import WorkbenchError
-from engine.models.loading import LoadedModel
-from engine.patching.names import DEFAULT_NOISE_SAMPLES as DEFAULT_SAMPLES
-from engine.patching.names import DEFAULT_NOISE_SCALE as DEFAULT_SCALE
+from lm_workbench.engine.attribution.targets import PredictionSite, input_embedding_module
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.patching.names import DEFAULT_NOISE_SAMPLES as DEFAULT_SAMPLES
+from lm_workbench.engine.patching.names import DEFAULT_NOISE_SCALE as DEFAULT_SCALE
 
 __all__ = ["DEFAULT_SAMPLES", "DEFAULT_SCALE", "Noise", "embedding_sigma", "noised", "subject_positions"]
 SIGMA_ROWS = 20_000

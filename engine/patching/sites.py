@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.logit_lens import submodule
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.patching.encoder_decoder import encoder_decoder_site_modules, stack_blocks
-from engine.patching.names import ALL_SITES, sites_for
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_lens import submodule
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.patching.encoder_decoder import encoder_decoder_site_modules, stack_blocks
+from lm_workbench.engine.patching.names import ALL_SITES, sites_for
 
 _BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")
 _ATTENTION_OUTPUTS = ("attn", "self_attn", "attention.output.dense", "attention.out_lin", "attention")

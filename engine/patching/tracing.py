@@ -42,19 +42,19 @@ from typing import Generator, Sequence
 
 import torch
 
-from engine.attribution.targets import (
+from lm_workbench.engine.attribution.targets import (
     PredictionSite, position_logits, prediction_site, rows_per_pass, token_name, vocabulary_token, word_embeddings,
 )
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import LoadedModel
-from engine.patching.encoder_decoder import corrupted_site, decoder_tokens
-from engine.patching.names import DEFAULT_SITE, is_encoder_site
-from engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
-from engine.patching.sites import (
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import LoadedModel
+from lm_workbench.engine.patching.encoder_decoder import corrupted_site, decoder_tokens
+from lm_workbench.engine.patching.names import DEFAULT_SITE, is_encoder_site
+from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
+from lm_workbench.engine.patching.sites import (
     check_site, recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
 )
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 
 WHAT = "activation patching"
 BLOCK_INPUT = "input"  # restored_metric only: the residual stream entering block l

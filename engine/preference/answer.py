@@ -1,7 +1,7 @@
 """A preference run's model answering a prompt (``lm-workbench predict RUN --text PROMPT``): the prompt written
 through the chat template the run trained with (its manifest's ``chat_template``), then greedy decoding. An
 encoder-decoder (BART, T5) trained with no template answers as a sequence-to-sequence run's model does: the prompt
-text to its encoder as is, greedy decoding (``engine.finetune.inference.generate``); one that started from an
+text to its encoder as is, greedy decoding (``lm_workbench.engine.finetune.inference.generate``); one that started from an
 instruct run with a template reads the prompt written through it."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Any
 
 import torch
 
-from engine.instruct.answers import model_window
+from lm_workbench.engine.instruct.answers import model_window
 
 MAX_NEW_TOKENS = 48
 
 
 def run_template(manifest: dict[str, Any], tokenizer: Any) -> Any:
     """The run's stored chat template, or ``auto`` for a manifest without one."""
-    from engine.instruct.template import ChatTemplate, resolve_template
+    from lm_workbench.engine.instruct.template import ChatTemplate, resolve_template
 
     stored = manifest.get("chat_template")
     if isinstance(stored, dict) and isinstance(stored.get("text"), str) and stored["text"].strip():
@@ -29,11 +29,11 @@ def run_template(manifest: dict[str, Any], tokenizer: Any) -> Any:
 def answer(model: Any, tokenizer: Any, manifest: dict[str, Any], prompt: str,
            max_new_tokens: int = MAX_NEW_TOKENS) -> dict[str, Any]:
     """``{"text", "confidence"}``: the greedy answer and exp(mean log-probability of its tokens)."""
-    from engine.instruct.template import generation_prompt_ids
+    from lm_workbench.engine.instruct.template import generation_prompt_ids
 
     if getattr(getattr(model, "config", None), "is_encoder_decoder", False):
-        from engine.finetune.inference import generate
-        from engine.instruct.template import as_messages, render
+        from lm_workbench.engine.finetune.inference import generate
+        from lm_workbench.engine.instruct.template import as_messages, render
 
         stored = manifest.get("chat_template") or {}
         source, text = str(stored.get("source") or "none"), prompt

@@ -1,5 +1,5 @@
 """The course preference pairs shipped in engine/finetune/data/ (deterministic: written again, the files do not
-change; ``python -m engine.preference.course_data``, or scripts/make_finetune_demo.py with the other demo sets).
+change; ``python -m lm_workbench.engine.preference.course_data``, or scripts/make_finetune_demo.py with the other demo sets).
 
 Each record is ``{prompt, chosen, rejected, category}``: a question with a checkable answer, the correct answer as
 ``chosen`` and a wrong one as ``rejected`` (half of them of the same kind, "The sky is green.", half of another
@@ -14,7 +14,7 @@ phrasings:
 A model that learns from the pairs which answer goes with which fact prefers the correct answer on the held-out
 phrasings too; one that only learnt the training prompts does not.
 
-Usage: python -m engine.preference.course_data
+Usage: python -m lm_workbench.engine.preference.course_data
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Preference pairs: ``{prompt, chosen, rejected}`` JSON Lines (or any table ``engine.data.table`` reads).
+"""Preference pairs: ``{prompt, chosen, rejected}`` JSON Lines (or any table ``lm_workbench.engine.data.table`` reads).
 
 Each field is a text, or a chat-style list of ``{role, content}`` messages as published sets have them: a
 ``prompt`` list is the conversation so far (roles system, user, assistant); a ``chosen`` / ``rejected`` list
@@ -17,8 +17,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.data.rows import ReadReport
-from engine.data.tasks import ReadExamples
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.data.tasks import ReadExamples
 
 ROLES = ("system", "user", "assistant")
 Message = tuple[str, str]  # (role, content)
@@ -113,7 +113,7 @@ def pair_from_record(record: dict) -> PreferencePair:
 
 def read_preference(path: str | Path) -> ReadExamples:
     """The pairs of ``path`` with their ``report``; ``WorkbenchError`` for a file with none."""
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
     table = read_table(path)
     table.report.unit = "pairs"

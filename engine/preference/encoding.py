@@ -1,7 +1,7 @@
 """Each preference pair as two sequences, the prompt then the chosen or the rejected answer, labelled on the
 answer only.
 
-Both go through the instruction task's encoding (``engine.instruct.template.encode_prompt_answer``): the
+Both go through the instruction task's encoding (``lm_workbench.engine.instruct.template.encode_prompt_answer``): the
 prompt rendered by the run's chat template (the model's own, the plain one, or a file), the answer with the
 template's end-of-turn marker; labels are -100 on the prompt, so a sequence's log-probability is summed over
 the answer's tokens. Truncation follows that module (an answer longer than the window cut at its end, then the
@@ -22,9 +22,9 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.instruct.template import IGNORE_INDEX, ChatTemplate, Encoded, SkipRecord, encode_prompt_answer, pad_encoded
-from engine.objectives.batching import Batch
-from engine.preference.data import PreferencePair
+from lm_workbench.engine.instruct.template import IGNORE_INDEX, ChatTemplate, Encoded, SkipRecord, encode_prompt_answer, pad_encoded
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.preference.data import PreferencePair
 
 
 # An encoder-decoder's "template": the prompt's text as it is (a conversation: its messages' texts, blank lines

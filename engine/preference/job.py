@@ -1,11 +1,11 @@
 """One preference-tuning (DPO) run in this process: a method applied to a language model, trained by the one loop.
 
-``preference_job(...)`` is a generator shaped like ``engine.finetune.job.finetune_job`` (same events, a
+``preference_job(...)`` is a generator shaped like ``lm_workbench.engine.finetune.job.finetune_job`` (same events, a
 ``FineTuneResult``): it yields ``ParametersCounted`` once the method is applied, then the loop's events. Before
-the first step the reference model (``engine.preference.reference``: a frozen copy, or LoRA's disabled adapter)
+the first step the reference model (``lm_workbench.engine.preference.reference``: a frozen copy, or LoRA's disabled adapter)
 scores every training and validation pair once, in fixed batches: π_ref never changes, so its answer
 log-probabilities are constants of the data, and each step then runs the policy only (its DPO loss is
-``engine.preference.dpo``). Dropout is switched off, so at step 0 the policy is the reference: loss log 2,
+``lm_workbench.engine.preference.dpo``). Dropout is switched off, so at step 0 the policy is the reference: loss log 2,
 every margin 0.
 
 Reported: every logged step ``loss``, ``reward_margin``, ``preference_accuracy``, ``chosen_reward`` and
@@ -28,25 +28,25 @@ from typing import Any, Generator, Sequence
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.job import (
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.job import (
     FineTuneData, FineTuneResult, FineTuneSettings, ParametersCounted, PeakMemory, _read_history, _write_history,
     count_parameters, training_config,
 )
-from engine.finetune.validation import ValidationReport
-from engine.instruct.template import ChatTemplate
-from engine.instruct.answers import model_window
-from engine.preference.data import PreferencePair
-from engine.preference.dpo import dpo_terms
-from engine.preference.encoding import EncodedPairs, collate_pairs, encode_pairs, pair_count
-from engine.preference.logprobs import model_logprobs
-from engine.preference.names import DEFAULT_BETA, METRIC_KEYS, TASK
-from engine.preference.reference import disable_dropout, is_lora, make_reference
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
-from engine.training.distributed import env_world_size
-from engine.training.events import CheckpointSaved, EvalMetrics
-from engine.training.loop import train
-from engine.training.task import TrainingTask
+from lm_workbench.engine.finetune.validation import ValidationReport
+from lm_workbench.engine.instruct.template import ChatTemplate
+from lm_workbench.engine.instruct.answers import model_window
+from lm_workbench.engine.preference.data import PreferencePair
+from lm_workbench.engine.preference.dpo import dpo_terms
+from lm_workbench.engine.preference.encoding import EncodedPairs, collate_pairs, encode_pairs, pair_count
+from lm_workbench.engine.preference.logprobs import model_logprobs
+from lm_workbench.engine.preference.names import DEFAULT_BETA, METRIC_KEYS, TASK
+from lm_workbench.engine.preference.reference import disable_dropout, is_lora, make_reference
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
+from lm_workbench.engine.training.distributed import env_world_size
+from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics
+from lm_workbench.engine.training.loop import train
+from lm_workbench.engine.training.task import TrainingTask
 
 
 
@@ -171,7 +171,7 @@ def preference_job(model: Any, tokenizer: Any, method: Any, method_config: Any, 
     score_batch = max(8, settings.batch_size)
 
     if config.threads:  # π_ref is scored with the threads the steps use: another count sums in another order,
-        from engine.models.device import set_cpu_threads  # and step 0's margins would be ~1e-7 instead of 0
+        from lm_workbench.engine.models.device import set_cpu_threads  # and step 0's margins would be ~1e-7 instead of 0
 
         set_cpu_threads(config.threads)
     reference = make_reference(prepared)

@@ -49,7 +49,7 @@ def _start_and_pad(model: torch.nn.Module) -> tuple[int, int]:
     if start is None:  # as transformers does: a model without one starts from its pad token
         start = pad
     if start is None or pad is None:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError("the encoder-decoder's config names no decoder_start_token_id / pad_token_id")
     return int(start), int(pad)

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.preference.logprobs import model_logprobs
+from lm_workbench.engine.preference.logprobs import model_logprobs
 
 
 def is_lora(model: nn.Module) -> bool:

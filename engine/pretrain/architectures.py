@@ -8,7 +8,7 @@ stack. Any number can be edited freely (``ArchitectureSpec`` fields left None
 take the preset's value).
 
 ELMo (family ``elmo``) has its own sizes, ``ELMO_PRESETS``: ``tiny`` (a test
-and demo size) and ``course`` (engine.elmo's course biLM); ``layers`` edits
+and demo size) and ``course`` (lm_workbench.engine.elmo's course biLM); ``layers`` edits
 the LSTM layers per direction, ``hidden`` the projection width and
 ``intermediate`` the LSTM cell size; it has no attention heads. Its softmax
 covers the first ``vocab_size`` words of the word vocabulary.
@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
 
 PRESETS = TRANSFORMER_SIZES  # name -> (layers, hidden)
 HEAD_DIM = 64
@@ -35,7 +35,7 @@ ENGINE_FAMILY = {
     "bert": Family.ENCODER, "gpt2": Family.DECODER, "bart": Family.ENCODER_DECODER, "t5": Family.ENCODER_DECODER,
     "elmo": Family.BILM,
 }
-# The heads each family can be built with (engine.objectives.api.HEADS names).
+# The heads each family can be built with (lm_workbench.engine.objectives.api.HEADS names).
 FAMILY_HEADS = {
     "bert": ("mlm", "pretraining-nsp"), "gpt2": ("causal-lm",), "bart": ("seq2seq-lm",), "t5": ("seq2seq-lm",),
     "elmo": ("bilm",),
@@ -82,7 +82,7 @@ class ArchitectureSpec:
         return replace(self, layers=layers, hidden=hidden, heads=heads, intermediate=intermediate)
 
     def _resolved_elmo(self) -> "ArchitectureSpec":
-        from engine.elmo.presets import ELMO_PRESETS
+        from lm_workbench.engine.elmo.presets import ELMO_PRESETS
 
         if self.preset not in ELMO_PRESETS:
             raise WorkbenchError(f"unknown ELMo preset {self.preset!r}; choose one of {', '.join(ELMO_PRESETS)}")
@@ -104,7 +104,7 @@ class ArchitectureSpec:
 def _elmo_config(spec: ArchitectureSpec, vocab_size: int) -> Any:
     from dataclasses import replace as replace_fields
 
-    from engine.elmo.presets import ELMO_PRESETS
+    from lm_workbench.engine.elmo.presets import ELMO_PRESETS
 
     s = spec.resolved()
     return replace_fields(ELMO_PRESETS[s.preset], n_layers=s.layers, projection_dim=s.hidden,
@@ -166,7 +166,7 @@ def build_config(spec: ArchitectureSpec, tokenizer: Any, softmax_size: int | Non
             raise WorkbenchError(f"a {family} model needs a tokenizer with a padding token")
         ids["pad"] = ids["eos"]
     config = _config(spec, len(tokenizer), ids)
-    if family == "t5":  # informative only: T5 has no position table (engine.models.families.max_positions reads it)
+    if family == "t5":  # informative only: T5 has no position table (lm_workbench.engine.models.families.max_positions reads it)
         config.n_positions = spec.max_positions
     return config
 
@@ -191,12 +191,12 @@ def model_class(family: str, head: str) -> Any:
 
 def build_model(config: Any, head: str) -> Any:
     """A freshly initialised model with ``head`` (seed torch before calling for reproducible weights)."""
-    from engine.elmo.config import ElmoConfig
+    from lm_workbench.engine.elmo.config import ElmoConfig
 
     if isinstance(config, ElmoConfig):
         if head != "bilm":
             raise WorkbenchError(f"an elmo model cannot have a {head!r} head; it takes bilm")
-        from engine.elmo.bilm import ElmoModel
+        from lm_workbench.engine.elmo.bilm import ElmoModel
 
         return ElmoModel(config)
     return model_class(_family_of(config), head)(config)
@@ -208,7 +208,7 @@ def _count(numbers: tuple, vocab_size: int, head: str) -> int:
 
     spec = ArchitectureSpec(*numbers)
     if spec.family == "elmo":
-        from engine.elmo.bilm import ElmoModel
+        from lm_workbench.engine.elmo.bilm import ElmoModel
 
         with torch.device("meta"):
             return sum(p.numel() for p in ElmoModel(_elmo_config(spec, vocab_size)).parameters())

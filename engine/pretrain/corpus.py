@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from engine.errors import WorkbenchError
-from engine.pretrain.python_docs import python_docs_corpus  # part of this module's API (written elsewhere)
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.pretrain.python_docs import python_docs_corpus  # part of this module's API (written elsewhere)
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 

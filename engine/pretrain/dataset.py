@@ -32,16 +32,16 @@ from typing import Any, Generator
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.objectives.vocab import vocab_info
-from engine.pretrain.corpus import CorpusSpec, corpus_bytes, iter_corpus_lines
-from engine.pretrain.example_set import ExampleSet, ExampleWriter
-from engine.pretrain.packing import family_packer
-from engine.pretrain.sampler import ExampleSampler
-from engine.pretrain.splitting import split_unit, validation_mask
-from engine.pretrain.names import FAMILIES
-from engine.pretrain.tokenizer_training import tokenizer_fingerprint
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.vocab import vocab_info
+from lm_workbench.engine.pretrain.corpus import CorpusSpec, corpus_bytes, iter_corpus_lines
+from lm_workbench.engine.pretrain.example_set import ExampleSet, ExampleWriter
+from lm_workbench.engine.pretrain.packing import family_packer
+from lm_workbench.engine.pretrain.sampler import ExampleSampler
+from lm_workbench.engine.pretrain.splitting import split_unit, validation_mask
+from lm_workbench.engine.pretrain.names import FAMILIES
+from lm_workbench.engine.pretrain.tokenizer_training import tokenizer_fingerprint
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 FORMAT_VERSION = 1
 CHUNK_LINES = 2048

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 Emit = Callable[[list[int]], None]
 

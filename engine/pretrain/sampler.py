@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 class ExampleSampler:

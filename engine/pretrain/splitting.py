@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 MIN_DOCUMENTS_FOR_DOCUMENT_SPLIT = 10
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

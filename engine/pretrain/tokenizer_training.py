@@ -9,7 +9,7 @@ et al. 2019; Lewis et al. 2020; Raffel et al. 2020):
   ``<pad>`` is a separate padding token so batches of unequal lengths work.
 - bart: byte-level BPE, ``<s> <pad> </s> <unk> <mask>`` (ids 0-4, as BART's),
   ``<s> A </s> (</s> B </s>)`` (RoBERTa's post-processing).
-- elmo: words (``engine.elmo.words``): every word of the corpus, by decreasing
+- elmo: words (``lm_workbench.engine.elmo.words``): every word of the corpus, by decreasing
   frequency after ``<S> </S> <UNK>``; ELMo reads characters, so the
   vocabulary only names the softmax's rows (its size is set by the model).
 - t5: Unigram (SentencePiece's model) with ``<pad> </s> <unk>`` first and the
@@ -29,8 +29,8 @@ import logging
 from pathlib import Path
 from typing import Any, Iterable
 
-from engine.errors import WorkbenchError
-from engine.pretrain.names import FAMILIES
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.pretrain.names import FAMILIES
 
 MIN_VOCAB_SIZE = 300  # byte-level BPE alone needs 256 symbols plus its special tokens
 T5_SPECIALS = ("<pad>", "</s>", "<unk>")
@@ -167,10 +167,10 @@ def train_tokenizer(family: str, texts: Iterable[str], out_dir: Path, *, vocab_s
 
 
 def _word_vocabulary_tokenizer(texts: Iterable[str], out_dir: Path, model_max_length: int | None) -> Any:
-    """ELMo's word-level tokenizer over every word of ``texts`` (see ``engine.elmo.words``)."""
+    """ELMo's word-level tokenizer over every word of ``texts`` (see ``lm_workbench.engine.elmo.words``)."""
     from transformers import AutoTokenizer
 
-    from engine.elmo.words import WORD_SPECIALS, build_word_vocabulary, word_level_tokenizer
+    from lm_workbench.engine.elmo.words import WORD_SPECIALS, build_word_vocabulary, word_level_tokenizer
 
     vocabulary = build_word_vocabulary(texts)
     if len(vocabulary) <= len(WORD_SPECIALS):
@@ -215,7 +215,7 @@ def cached_tokenizer(family: str, paths: Iterable[str], cache_dir: Path, *, voca
     import tokenizers
     from transformers import AutoTokenizer
 
-    from engine.pretrain.corpus import corpus_bytes, corpus_lines
+    from lm_workbench.engine.pretrain.corpus import corpus_bytes, corpus_lines
 
     paths = [str(p) for p in paths]
     corpus_bytes(paths)  # the files exist

@@ -22,7 +22,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 TEST_FRACTION = 0.2
 MAX_ITER = 100  # lbfgs iterations: on the benchmark's 10,000 words, accuracies within 0.3 points of 300's

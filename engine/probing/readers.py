@@ -1,8 +1,8 @@
 """Read probing tasks: token tags (CoNLL / CoNLL-U), labelled sentences and STS pairs (TSV/CSV/JSONL).
 
-- token task: ``engine.data.conll.read_conll`` (CoNLL-2003 or CoNLL-U; the tag
+- token task: ``lm_workbench.engine.data.conll.read_conll`` (CoNLL-2003 or CoNLL-U; the tag
   column by position, multiword ranges and empty nodes passed over and counted);
-- sentence task: ``engine.data.table`` with ``text`` (or ``sentence``) and
+- sentence task: ``lm_workbench.engine.data.table`` with ``text`` (or ``sentence``) and
   ``label`` columns unless named;
 - STS: ``sentence1``, ``sentence2`` and ``score`` (a number) unless named.
 
@@ -18,10 +18,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.data.conll import read_conll
-from engine.data.rows import ReadReport
-from engine.data.table import read_table
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data.conll import read_conll
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.data.table import read_table
+from lm_workbench.engine.errors import WorkbenchError
 
 TEXT_COLUMNS = ("text", "sentence")
 PAIR_COLUMNS = ("sentence1", "sentence2")
@@ -65,7 +65,7 @@ class StsPairs:
 
 
 def read_token_task(path: str | Path, tag_column: int | None = None) -> TokenTask:
-    """Sentences and tags from a CoNLL or CoNLL-U file (``engine.data.conll``)."""
+    """Sentences and tags from a CoNLL or CoNLL-U file (``lm_workbench.engine.data.conll``)."""
     read = read_conll(path, tag_column)
     return TokenTask(read.sentences, read.tags, read.report.source, read.report)
 

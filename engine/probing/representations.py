@@ -3,7 +3,7 @@
 Token tasks: each tagged word's vector at every hidden state (0 = the
 embedding output .. L) is the mean of its subwords' vectors. The words are
 joined by spaces into one line per sentence and encoded through
-``engine.embeddings.extract`` (with an ``ActivationCache``, keyed by model
+``lm_workbench.engine.embeddings.extract`` (with an ``ActivationCache``, keyed by model
 and corpus, a second run costs no forward pass). That extraction pools each
 of the tokenizer's own pre-tokenised words; a task word the tokenizer splits
 further ("U.S." -> "U", ".", "S", ".") gets the mean of those pieces weighted
@@ -12,7 +12,7 @@ the model never sees (cut off past its window) are left out and counted.
 
 Sentence tasks and STS: one pooled vector per text at every layer (mean,
 [CLS] or the model's declared pooling), from one encoding pass
-(``engine.embeddings.sentence_embeddings``).
+(``lm_workbench.engine.embeddings.sentence_embeddings``).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.embeddings.activation_cache import ActivationCache
-from engine.embeddings.corpus import Corpus
-from engine.embeddings.extract import extract_occurrence_vectors
-from engine.embeddings.sentence_embeddings import sentence_vectors_by_layer
-from engine.errors import WorkbenchError
-from engine.probing.readers import TokenTask
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.embeddings.activation_cache import ActivationCache
+from lm_workbench.engine.embeddings.corpus import Corpus
+from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
+from lm_workbench.engine.embeddings.sentence_embeddings import sentence_vectors_by_layer
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.readers import TokenTask
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 
 @dataclass

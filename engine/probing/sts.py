@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 def pair_cosines(first: np.ndarray, second: np.ndarray) -> np.ndarray:

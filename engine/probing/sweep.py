@@ -12,16 +12,16 @@ from typing import Any, Generator
 
 import numpy as np
 
-from engine.embeddings.activation_cache import ActivationCache
-from engine.errors import WorkbenchError
-from engine.probing.names import KINDS
-from engine.probing.probes import (
+from lm_workbench.engine.embeddings.activation_cache import ActivationCache
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.names import KINDS
+from lm_workbench.engine.probing.probes import (
     control_labels, majority_rate, probe_layers, shuffled_labels, split_by_sentence,
 )
-from engine.probing.readers import SentenceTask, StsPairs, TokenTask
-from engine.probing.representations import sentence_vectors_all_layers, word_vectors
-from engine.probing.sts import pair_cosines, spearman
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
+from lm_workbench.engine.probing.readers import SentenceTask, StsPairs, TokenTask
+from lm_workbench.engine.probing.representations import sentence_vectors_all_layers, word_vectors
+from lm_workbench.engine.probing.sts import pair_cosines, spearman
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.prompting.fewshot import Demonstration
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.fewshot import Demonstration
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
 CONTENT_FREE = ("N/A", "", "[MASK]")  # "[MASK]" stands for the model's own mask token
 
@@ -47,7 +47,7 @@ def content_free_probs(loaded: Any, template: Template, verbalizer: Verbalizer,
     ``scoring`` passes on to ``score_example`` (multi_token, length_normalise, separator) so the content-free
     inputs are scored exactly as the real ones are. For a pair template both texts are content-free.
     """
-    from engine.prompting.scoring import PromptInput, score_batch  # torch only when a model scores
+    from lm_workbench.engine.prompting.scoring import PromptInput, score_batch  # torch only when a model scores
 
     inputs = [PromptInput(text, text if template.is_pair else None, tuple(demonstrations))
               for text in content_free_inputs(loaded.tokenizer)]

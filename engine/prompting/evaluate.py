@@ -16,14 +16,14 @@ from typing import Any, Callable, Generator, Sequence
 
 import numpy as np
 
-from engine.data.tasks import ClassificationData
-from engine.errors import WorkbenchError
-from engine.maths.metrics import accuracy, macro_f1
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
-from engine.prompting.calibration import calibrate as calibrated_probs, content_free_probs
-from engine.prompting.fewshot import SEPARATOR, Demonstration, choose_demonstrations, check_choice, cosine_to
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.data.tasks import ClassificationData
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.maths.metrics import accuracy, macro_f1
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
+from lm_workbench.engine.prompting.calibration import calibrate as calibrated_probs, content_free_probs
+from lm_workbench.engine.prompting.fewshot import SEPARATOR, Demonstration, choose_demonstrations, check_choice, cosine_to
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
 Embed = Callable[[list[str]], np.ndarray]  # texts -> sentence vectors [n, H]
 
@@ -137,7 +137,7 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
                      where: str = "the data", cancel: CancelToken = NEVER_CANCELLED
                      ) -> Generator[Progress | Partial, None, EvaluationResult]:
     """Score every example under every prompt (see the module docstring)."""
-    from engine.prompting.scoring import PromptInput, check_model_for, check_multi_token, score_batch
+    from lm_workbench.engine.prompting.scoring import PromptInput, check_model_for, check_multi_token, score_batch
 
     check_prompts_for(data, prompts, where)
     check_choice(settings.k_shot, settings.selection, settings.order)
@@ -215,7 +215,7 @@ def _batches(items: list[int], size: int) -> list[list[int]]:
 
 def _culprit(loaded: Any, choice: PromptChoice, inputs: list[Any], batch: list[int], scoring: dict) -> int:
     """The (1-based) number of the first example in a failed batch that fails on its own."""
-    from engine.prompting.scoring import score_batch
+    from lm_workbench.engine.prompting.scoring import score_batch
 
     for i, item in zip(batch, inputs):
         try:

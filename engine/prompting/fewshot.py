@@ -3,7 +3,7 @@
 Selection: ``"random"`` (k examples drawn with a seed), ``"balanced"`` (as equal a number per label as k
 allows, labels taking the extra ones in the verbalizer's order, each label's examples drawn with the seed),
 or ``"similar"`` (the k pool examples whose sentence vectors are closest by cosine to the query's; the
-vectors come from the Embeddings tab's sentence embeddings, ``engine.embeddings.sentence_embeddings``).
+vectors come from the Embeddings tab's sentence embeddings, ``lm_workbench.engine.embeddings.sentence_embeddings``).
 Order: ``"as-chosen"``, ``"shuffled"`` (seeded) or ``"by-label"``; for ``"similar"`` as-chosen puts the most
 similar example last, next to the query. A demonstration is the template filled with its label's first
 answer word; demonstrations are joined by a separator and precede the query. No torch here.
@@ -17,10 +17,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.prompting.names import ORDERS, SELECTIONS
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.names import ORDERS, SELECTIONS
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
 SEPARATOR = "\n\n"
 

@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.decoding import _start_ids
-from engine.predictions import Candidate, top_k as top_k_candidates
+from lm_workbench.engine.decoding import _start_ids
+from lm_workbench.engine.predictions import Candidate, top_k as top_k_candidates
 
 CLOZE_ROWS_PER_PASS = 16
 

@@ -1,4 +1,4 @@
-"""Streaming generation for the prompting lab, through the shared decoding function (``engine.decoding``).
+"""Streaming generation for the prompting lab, through the shared decoding function (``lm_workbench.engine.decoding``).
 
 ``generate_job`` is a job generator: it yields ``Partial(GeneratedToken)`` for every new token (its id,
 its text as it extends the output, and its probability under the distribution it was drawn from) so a view
@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
-from engine.decoding import SamplingConfig, decode_job
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.families import Family
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial
-from engine.text_input import require_text
+from lm_workbench.engine.decoding import SamplingConfig, decode_job
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial
+from lm_workbench.engine.text_input import require_text
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 ``PromptSet`` is the plugin API's base class for the ``lm_workbench.prompt_sets`` entry-point group: a
 subclass declares ``name``, ``title``, ``api_version``, its ``templates`` and ``verbalizers`` and, where it
 ships one, a labelled file to try them on (``example_data``). The same content travels as a JSON file a
-teacher can share (docs/prompt-sets.md; ``workbench.prompting.files`` reads and writes it). No torch here.
+teacher can share (docs/prompt-sets.md; ``lm_workbench.prompting.files`` reads and writes it). No torch here.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.api_version import API_VERSION
-from engine.errors import WorkbenchError
-from engine.prompting.names import MODES
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.api_version import API_VERSION
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.names import MODES
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
 
 @dataclass(frozen=True)

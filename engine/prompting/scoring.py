@@ -11,7 +11,7 @@
   decoder's first tokens.
 
 ``score_example`` scores one input (the lab's scoring view); ``score_batch`` several, with the forward
-passes of ``engine.prompting.forward`` shared by the whole batch (evaluation, calibration).
+passes of ``lm_workbench.engine.prompting.forward`` shared by the whole batch (evaluation, calibration).
 
 An answer's score is its summed log-probability, or the mean per token with ``length_normalise``. A label's
 log-score is the log of the summed probabilities of its answers (log-sum-exp of their scores); the label
@@ -25,14 +25,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.families import Family
-from engine.predictions import Candidate
-from engine.prompting.fewshot import SEPARATOR, Demonstration, demonstrations_text
-from engine.prompting.forward import cloze_log_probs, decoder_log_probs, encoder_decoder_log_probs
-from engine.prompting.names import MULTI_TOKEN
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import AnswerTokens, Verbalizer, answer_token_ids, split_space
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.predictions import Candidate
+from lm_workbench.engine.prompting.fewshot import SEPARATOR, Demonstration, demonstrations_text
+from lm_workbench.engine.prompting.forward import cloze_log_probs, decoder_log_probs, encoder_decoder_log_probs
+from lm_workbench.engine.prompting.names import MULTI_TOKEN
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import AnswerTokens, Verbalizer, answer_token_ids, split_space
 
 
 @dataclass(frozen=True)

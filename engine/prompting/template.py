@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.errors import WorkbenchError
-from engine.prompting.names import MODES
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.names import MODES
 
 SLOTS = ("x", "x2", "z")
 SLOT_PATTERN = re.compile(r"\[([^\[\]\s]*)\]")  # [name]; "[MASK]" and the like are slots too, and unknown

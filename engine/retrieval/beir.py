@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.data.rows import ReadReport
-from engine.errors import WorkbenchError
-from engine.retrieval.corpus import Corpus, read_corpus
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.retrieval.corpus import Corpus, read_corpus
 
 
 @dataclass
@@ -47,7 +47,7 @@ def _need(path: Path, folder: Path, what: str) -> None:
 
 
 def read_queries(path: Path) -> tuple[list[str], dict[str, str], ReadReport]:
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
     table = read_table(path)
     id_col, text_col = table.column("_id", "the query's id"), table.column("text", "the query")

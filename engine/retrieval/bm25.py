@@ -10,9 +10,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS
-from engine.retrieval.search import top_k
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS
+from lm_workbench.engine.retrieval.search import top_k
 
 
 @dataclass(frozen=True)

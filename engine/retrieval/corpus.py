@@ -3,7 +3,7 @@ lines given in memory; and its content hash (what the index cache is keyed by).
 
 - ``.txt`` (or any file that is not a table): each non-blank line is a passage, numbered by its line
   (1-based, as the Decisions of issue 32 say), so blank lines leave gaps in the numbering;
-- ``.tsv`` / ``.csv`` / ``.jsonl`` (read by the one table reader, ``engine.data.table``): the text column
+- ``.tsv`` / ``.csv`` / ``.jsonl`` (read by the one table reader, ``lm_workbench.engine.data.table``): the text column
   (``text``, ``passage``, ``contents``, ``sentence``, or the only column), an id column when there is one
   (``_id``, ``id``, ``doc_id``, ``docid``, ``pid``; else the row's line) and a ``title`` column when there is
   one: a passage is then ``title + " " + text``, stripped (BEIR's document). Rows with an empty text or an id
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from engine.data.rows import ReadReport
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data.rows import ReadReport
+from lm_workbench.engine.errors import WorkbenchError
 
 ID_COLUMNS = ("_id", "id", "doc_id", "docid", "pid", "corpus-id")
 TEXT_COLUMNS = ("text", "passage", "contents", "content", "sentence", "body")
@@ -97,7 +97,7 @@ def _read_text_file(path: Path) -> Corpus:
 
 
 def _read_table_file(path: Path) -> Corpus:
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
     table = read_table(path)
     text_col = table.first_column(TEXT_COLUMNS) or (table.header[0] if len(table.header) == 1 else None)
@@ -131,7 +131,7 @@ def _read_table_file(path: Path) -> Corpus:
 def read_corpus(path: str | Path) -> Corpus:
     """The passages of a text file or a CSV/TSV/JSONL table (see the module docstring); a BEIR folder's
     ``corpus.jsonl`` reads as a table."""
-    from engine.data.table import TABLE_SUFFIXES
+    from lm_workbench.engine.data.table import TABLE_SUFFIXES
 
     path = Path(path)
     if path.is_dir():

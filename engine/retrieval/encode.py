@@ -19,9 +19,9 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.embeddings.sentence_embeddings import model_pooling
-from engine.errors import WorkbenchError
-from engine.retrieval.names import POOLINGS
+from lm_workbench.engine.embeddings.sentence_embeddings import model_pooling
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.retrieval.names import POOLINGS
 
 SUPPORTED_MODES = ("mean", "cls", "max")
 BATCH_SIZE = 32
@@ -70,7 +70,7 @@ def model_window(loaded: Any, pooling: str) -> int:
 
 
 def _transformer(loaded: Any) -> Any:
-    from engine.models.families import Family
+    from lm_workbench.engine.models.families import Family
 
     if loaded.family is Family.BILM:
         raise WorkbenchError("retrieval encodes passages with a transformer; an ELMo is not supported here")
@@ -163,7 +163,7 @@ class PassageEncoder:
 
 def pool(hidden: Any, mask: Any, mode: str) -> Any:
     """[B, T, H] hidden states and [B, T] mask -> [B, H] (torch): the same rules as
-    ``engine.embeddings.sentence_embeddings`` (mean over every unmasked token, specials included; the first
+    ``lm_workbench.engine.embeddings.sentence_embeddings`` (mean over every unmasked token, specials included; the first
     token; the element-wise maximum over unmasked tokens)."""
     if mode == "cls":
         return hidden[:, 0]

@@ -14,14 +14,14 @@ from typing import Any, Generator
 
 
 
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
-from engine.retrieval.beir import BeirData
-from engine.retrieval.bm25 import Bm25Index, Bm25Params
-from engine.retrieval.encode import PassageEncoder
-from engine.retrieval.index import DenseIndex, index_corpus_job
-from engine.retrieval.metrics import Comparison, MetricTable, evaluate_rankings, wins_losses
-from engine.retrieval.names import EVAL_DEPTH
-from engine.retrieval.search import top_k
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, relay
+from lm_workbench.engine.retrieval.beir import BeirData
+from lm_workbench.engine.retrieval.bm25 import Bm25Index, Bm25Params
+from lm_workbench.engine.retrieval.encode import PassageEncoder
+from lm_workbench.engine.retrieval.index import DenseIndex, index_corpus_job
+from lm_workbench.engine.retrieval.metrics import Comparison, MetricTable, evaluate_rankings, wins_losses
+from lm_workbench.engine.retrieval.names import EVAL_DEPTH
+from lm_workbench.engine.retrieval.search import top_k
 
 QUERY_BLOCK = 256  # queries scored against the whole index at once
 

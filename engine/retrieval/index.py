@@ -17,12 +17,12 @@ from typing import Any, Generator
 
 import numpy as np
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from engine.retrieval.cache import IndexCache, index_meta, model_identity
-from engine.retrieval.corpus import Corpus
-from engine.retrieval.encode import PassageEncoder
-from engine.retrieval.search import search
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.retrieval.cache import IndexCache, index_meta, model_identity
+from lm_workbench.engine.retrieval.corpus import Corpus
+from lm_workbench.engine.retrieval.encode import PassageEncoder
+from lm_workbench.engine.retrieval.search import search
 
 CHUNK = 1024  # passages per cached chunk: what a cancel may lose
 

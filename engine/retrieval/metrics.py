@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from engine.retrieval.names import METRIC_KEYS
+from lm_workbench.engine.retrieval.names import METRIC_KEYS
 
 
 def dcg(gains: Sequence[float]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The scalar mix on a probing task: every layer's features of a model, then ``train_scalar_mix``.
 
 Token tasks (a word per row, the mean of its subwords) and sentence tasks (a
-pooled vector per sentence) come from ``engine.probing``'s extraction, so the
+pooled vector per sentence) come from ``lm_workbench.engine.probing``'s extraction, so the
 activations are computed once per model and corpus; the held-out rows are
 whole sentences, as in the probes.
 """
@@ -13,8 +13,8 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from engine.scalar_mix.training import ScalarMixConfig, ScalarMixResult, train_scalar_mix
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.scalar_mix.training import ScalarMixConfig, ScalarMixResult, train_scalar_mix
 
 
 @dataclass
@@ -35,7 +35,7 @@ class TaskMix:
 
 def _fit(kind: str, vectors: dict[int, np.ndarray], tags: Sequence[str], groups: np.ndarray,
          config: ScalarMixConfig, cancel: CancelToken) -> Generator[Any, None, TaskMix]:
-    from engine.probing.probes import split_by_sentence
+    from lm_workbench.engine.probing.probes import split_by_sentence
 
     layers = sorted(vectors)
     features = np.stack([np.asarray(vectors[layer], dtype=np.float32) for layer in layers], axis=1)  # [N, L+1, H]
@@ -50,8 +50,8 @@ def _fit(kind: str, vectors: dict[int, np.ndarray], tags: Sequence[str], groups:
 
 def mix_token_task(loaded: Any, task: Any, config: ScalarMixConfig | None = None, *, cache: Any = None,
                    cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, TaskMix]:
-    """Learn the mix of ``loaded``'s layers for a tagged-word task (``engine.probing.readers.TokenTask``)."""
-    from engine.probing.representations import word_vectors
+    """Learn the mix of ``loaded``'s layers for a tagged-word task (``lm_workbench.engine.probing.readers.TokenTask``)."""
+    from lm_workbench.engine.probing.representations import word_vectors
 
     reps = yield from word_vectors(loaded, task, cache=cache, cancel=cancel)
     return (yield from _fit("token", reps.vectors, reps.tags, reps.sentence, config or ScalarMixConfig(), cancel))
@@ -60,7 +60,7 @@ def mix_token_task(loaded: Any, task: Any, config: ScalarMixConfig | None = None
 def mix_sentence_task(loaded: Any, task: Any, config: ScalarMixConfig | None = None, *, pooling: str = "mean",
                       cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, TaskMix]:
     """Learn the mix for a sentence-classification task (``SentenceTask``) on pooled sentence vectors."""
-    from engine.probing.representations import sentence_vectors_all_layers
+    from lm_workbench.engine.probing.representations import sentence_vectors_all_layers
 
     vectors = yield from sentence_vectors_all_layers(loaded, task.texts, pooling, cancel=cancel)
     return (yield from _fit("sentence", vectors, task.labels, np.arange(len(task.texts)),

@@ -7,7 +7,7 @@ included). Each layer is standardised with the training rows' statistics
 (per-dimension mean, one standard deviation per layer) so that a layer's
 learned weight reflects what it encodes, not the scale of its activations:
 transformer layers differ in norm by an order of magnitude. The mix and the
-classifier are trained jointly with ``engine.training.train`` (AdamW, warm-up,
+classifier are trained jointly with ``lm_workbench.engine.training.train`` (AdamW, warm-up,
 cancel, checkpoints); the result has the learned weights ``softmax(s)``,
 ``gamma``, the expected layer ``sum_j j * s_j`` and the validation accuracy.
 """
@@ -24,10 +24,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.objectives.batching import Batch
-from engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
-from engine.scalar_mix.module import MixedLinearProbe
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
+from lm_workbench.engine.scalar_mix.module import MixedLinearProbe
 
 EVAL_ROWS = 1024  # validation rows per batch
 
@@ -90,9 +90,9 @@ def train_scalar_mix(features: np.ndarray, labels: np.ndarray, train_rows: Seque
 
     features [N, L+1, H]; labels [N] integer class ids (0..n_labels-1).
     """
-    from engine.training.config import TrainingConfig
-    from engine.training.events import EvalMetrics
-    from engine.training.loop import train
+    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.events import EvalMetrics
+    from lm_workbench.engine.training.loop import train
 
     config = config or ScalarMixConfig()
     labels = np.asarray(labels, dtype=np.int64)
@@ -120,7 +120,7 @@ def train_scalar_mix(features: np.ndarray, labels: np.ndarray, train_rows: Seque
         return {"accuracy": float((logits.argmax(-1) == batch.labels).float().mean())}
 
     valid_batches = [batch_of(valid_rows[i:i + EVAL_ROWS]) for i in range(0, len(valid_rows), EVAL_ROWS)]
-    from engine.training.task import TrainingTask
+    from lm_workbench.engine.training.task import TrainingTask
 
     task = TrainingTask(model=model, heads={}, train_size=len(train_rows), make_batch=make_batch, loss=loss,
                         validation_batches=lambda: valid_batches, evaluate=evaluate,

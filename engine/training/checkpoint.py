@@ -34,8 +34,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, load_model, save_file, save_model
 from torch import nn
 
-from engine.errors import WorkbenchError, written
-from engine.training.names import STATE_FILE, checkpoint_name, latest_checkpoint, list_checkpoints
+from lm_workbench.engine.errors import WorkbenchError, written
+from lm_workbench.engine.training.names import STATE_FILE, checkpoint_name, latest_checkpoint, list_checkpoints
 
 __all__ = ["FORMAT_VERSION", "STATE_FILE", "LoadedCheckpoint", "checkpoint_name", "checkpoint_step", "latest_checkpoint",
            "list_checkpoints", "load_checkpoint", "load_weights", "read_state", "save_checkpoint"]

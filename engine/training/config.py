@@ -1,7 +1,7 @@
 """The training loop's settings: one dataclass a form (and the CLI) can be generated from.
 
 Every field carries ``metadata={"help": ..., "min"/"max"/"choices": ...}`` in
-the same shape as an objective's ``Config`` (``engine.objectives.config_fields``),
+the same shape as an objective's ``Config`` (``lm_workbench.engine.objectives.config_fields``),
 so the training view builds its form the same way. ``threads`` is the one
 optional field (None: leave torch's thread count alone), which is why this
 module has its own ``training_config_fields`` instead of reusing
@@ -18,8 +18,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import WorkbenchError
-from engine.objectives.config_fields import KINDS, ConfigField, check_field_value
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.config_fields import KINDS, ConfigField, check_field_value
 
 SCHEDULES = ("linear", "cosine", "constant")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")

@@ -3,7 +3,7 @@
 PyTorch's CPU kernels run bf16 matrix products on AVX512-BF16 or AMX units;
 without them bf16 is emulated and slower than float32 (PyTorch's own
 guidance), so the loop trains in bf16 on the CPU only where one of these
-flags is present and says so otherwise (``engine.training.precision``).
+flags is present and says so otherwise (``lm_workbench.engine.training.precision``).
 ``torch.backends.cpu.get_cpu_capability()`` names the vector unit torch
 dispatches to (``AVX512``, ``AVX2``, ...), which is added to the message.
 """

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from engine.training.distributed import DistributedContext
-from engine.training.precision import PrecisionPlan
-from engine.training.task import TrainingTask
+from lm_workbench.engine.training.distributed import DistributedContext
+from lm_workbench.engine.training.precision import PrecisionPlan
+from lm_workbench.engine.training.task import TrainingTask
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """What the training loop reports: step metrics, evaluations, checkpoints, and the final result.
 
-The loop yields these (besides ``engine.progress.Progress`` every step) so the
+The loop yields these (besides ``lm_workbench.engine.progress.Progress`` every step) so the
 UI, the CLI and the tests consume the same stream. Under torchrun only rank 0
 yields the metric and checkpoint events; every rank yields ``Progress``.
 """
@@ -29,7 +29,7 @@ class StepMetrics:
 @dataclass(frozen=True)
 class EvalMetrics:
     """At step 0, every ``eval_every`` steps and at the end. ``validation_loss`` is token-weighted
-    (see ``engine.training.evaluation``); ``extra`` holds the task's ``evaluate`` metrics."""
+    (see ``lm_workbench.engine.training.evaluation``); ``extra`` holds the task's ``evaluate`` metrics."""
 
     step: int
     validation_loss: float
@@ -62,4 +62,4 @@ class TrainingResult:
     eval_extra: dict = field(default_factory=dict)
     device: str = ""  # where it trained, e.g. "cpu" or "cuda:0"
     precision: str = ""  # the number format of the steps, e.g. "fp32" or "bf16"
-    speed: dict = field(default_factory=dict)  # the levers that ran (engine.training.speed.SpeedReport.to_dict)
+    speed: dict = field(default_factory=dict)  # the levers that ran (lm_workbench.engine.training.speed.SpeedReport.to_dict)

@@ -14,13 +14,13 @@ and at the last; ``EvalMetrics`` at step 0, every ``eval_every`` and at the
 end; ``CheckpointSaved`` every ``checkpoint_every``, at the end and on
 cancel (then ``Cancelled`` is raised). Returns a ``TrainingResult``.
 
-Speed levers (``engine.training.speed``; each switchable in ``TrainingConfig``
+Speed levers (``lm_workbench.engine.training.speed``; each switchable in ``TrainingConfig``
 and reported in ``TrainingResult.speed``): the objectives' chunked causal-LM
-loss and sparse masked-LM head (``engine.objectives.levers``, on for the
+loss and sparse masked-LM head (``lm_workbench.engine.objectives.levers``, on for the
 training steps and validation), ``torch.compile`` of the model body (with a
 fallback to eager), bf16 autocast where the CPU supports it natively
 (``precision``), GPT-2's gelu_new as one fused kernel, and freed memory kept for the next step
-(``engine.training.allocator``). Each keeps the losses equal within float
+(``lm_workbench.engine.training.allocator``). Each keeps the losses equal within float
 rounding.
 
 Reproducibility: ``train`` seeds torch (dropout) and python's ``random``
@@ -45,25 +45,25 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.models.device import set_cpu_threads
-from engine.objectives.levers import LossLevers, loss_levers
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from engine.training.checkpoint import load_checkpoint, save_checkpoint
-from engine.training.config import TrainingConfig
-from engine.training.distributed import DistributedContext, setup_distributed, wrap_for_data_parallel
-from engine.training.evaluation import Evaluation, validate
-from engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
-from engine.training.optimizer import build_adamw
-from engine.training.precision import PrecisionPlan, choose_precision
-from engine.training.allocator import page_faults, reuse_freed_memory
-from engine.training.rng_state import capture_json_rng, capture_torch_rng, restore_json_rng, restore_torch_rng
-from engine.training.sampler import SamplerFactory, SeededSampler
-from engine.training.schedule import WarmupSchedule
-from engine.training.speed import (
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.models.device import set_cpu_threads
+from lm_workbench.engine.objectives.levers import LossLevers, loss_levers
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.training.checkpoint import load_checkpoint, save_checkpoint
+from lm_workbench.engine.training.config import TrainingConfig
+from lm_workbench.engine.training.distributed import DistributedContext, setup_distributed, wrap_for_data_parallel
+from lm_workbench.engine.training.evaluation import Evaluation, validate
+from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
+from lm_workbench.engine.training.optimizer import build_adamw
+from lm_workbench.engine.training.precision import PrecisionPlan, choose_precision
+from lm_workbench.engine.training.allocator import page_faults, reuse_freed_memory
+from lm_workbench.engine.training.rng_state import capture_json_rng, capture_torch_rng, restore_json_rng, restore_torch_rng
+from lm_workbench.engine.training.sampler import SamplerFactory, SeededSampler
+from lm_workbench.engine.training.schedule import WarmupSchedule
+from lm_workbench.engine.training.speed import (
     SpeedReport, body_of, compile_in_place, decide_compile, eager_stance, fused_gelu, uncompile,
 )
-from engine.training.task import TrainingTask
+from lm_workbench.engine.training.task import TrainingTask
 
 Event = Progress | StepMetrics | EvalMetrics | CheckpointSaved
 

@@ -1,7 +1,7 @@
 """Checkpoint folder names, readable without torch: what a run's ``checkpoints/`` folder holds.
 
 A checkpoint is a folder ``step-XXXXXXXX`` whose ``state.json`` is written
-last (``engine.training.checkpoint``); a folder without it, or a hidden
+last (``lm_workbench.engine.training.checkpoint``); a folder without it, or a hidden
 ``.tmp-...`` one, is not a checkpoint. The window and the CLI read these to
 offer Resume before anything heavy is imported.
 """

@@ -16,7 +16,7 @@ from typing import Iterable
 import torch
 from torch import nn
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 def trainable_parameters(modules: Iterable[nn.Module]) -> list[tuple[str, nn.Parameter]]:

@@ -5,7 +5,7 @@ matmuls in half precision. bf16 has float32's exponent range, so it needs no
 loss scaling; fp16 overflows/underflows gradients without a ``GradScaler``.
 On CPU the default is float32 (bf16 autocast is allowed when asked for;
 fp16 is not offered there). bf16 on the CPU runs only where the CPU computes
-it natively (AVX512-BF16 or AMX; ``engine.training.cpu_features``): elsewhere
+it natively (AVX512-BF16 or AMX; ``lm_workbench.engine.training.cpu_features``): elsewhere
 emulated bf16 is slower than float32, so the plan falls back to fp32 and its
 ``note`` says why; the run reports the precision it used.
 """
@@ -18,7 +18,7 @@ from typing import ContextManager
 
 import torch
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 _DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -62,7 +62,7 @@ def choose_precision(requested: str, device: torch.device) -> PrecisionPlan:
     if requested not in ("fp32", "bf16", "fp16"):
         raise WorkbenchError(f"unknown precision {requested!r}; use auto, fp32, bf16 or fp16")
     if requested == "bf16" and kind == "cpu":
-        from engine.training.cpu_features import native_bf16
+        from lm_workbench.engine.training.cpu_features import native_bf16
 
         native, why = native_bf16()
         if not native:

@@ -1,6 +1,6 @@
 """The loop's default data order: a seeded per-epoch permutation, sharded by rank, resumable.
 
-Same protocol as ``engine.pretrain.dataset.ExampleSampler`` (which the
+Same protocol as ``lm_workbench.engine.pretrain.dataset.ExampleSampler`` (which the
 pre-training job passes as ``sampler_factory``): ``next_indices()``,
 ``state_dict()`` (JSON-able) and ``load_state_dict()``. Epoch ``e`` visits
 ``np.random.default_rng([seed, e]).permutation(n)[rank::world_size]`` in
@@ -14,7 +14,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 class Sampler(Protocol):

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.objectives.batching import Batch
-from engine.objectives.preview import IGNORE_INDEX
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.objectives.preview import IGNORE_INDEX
 
 
 def attention_mask_tokens(batch: Batch) -> int:

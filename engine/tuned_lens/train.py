@@ -24,13 +24,13 @@ import numpy as np
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from engine.errors import WorkbenchError
-from engine.logit_lens import lens_readout
-from engine.objectives.batching import Batch
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from engine.tuned_lens.config import TunedLensConfig
-from engine.tuned_lens.lens import check_tunable, kl_per_layer, translators_for
-from engine.tuned_lens.translators import Translators
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_lens import lens_readout
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.tuned_lens.config import TunedLensConfig
+from lm_workbench.engine.tuned_lens.lens import check_tunable, kl_per_layer, translators_for
+from lm_workbench.engine.tuned_lens.translators import Translators
 
 
 def corpus_windows(tokenizer: Any, lines: Iterable[str], seq_len: int, max_windows: int | None = None
@@ -159,9 +159,9 @@ def train_tuned_lens(loaded: Any, train_windows: np.ndarray, valid_windows: np.n
                      ) -> Generator[Any, None, TunedLensResult]:
     """Train identity-initialised translators on ``train_windows`` [N, T]; yields ``Progress`` and the loop's
     metric and checkpoint events; returns the held-out KL per layer of both lenses and the translators."""
-    from engine.training.config import TrainingConfig
-    from engine.training.loop import train
-    from engine.training.task import TrainingTask
+    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.loop import train
+    from lm_workbench.engine.training.task import TrainingTask
 
     config = config or TunedLensConfig()
     config.validate()

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 WEIGHTS_FILE = "translators.safetensors"
 META_FILE = "tuned_lens.json"

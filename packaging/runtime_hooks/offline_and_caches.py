@@ -13,7 +13,7 @@ import os
 
 def _offline_setting():
     try:
-        from workbench.settings import load_settings
+        from lm_workbench.settings import load_settings
 
         return load_settings().offline
     except Exception:  # an unreadable home must not stop the application
@@ -24,12 +24,12 @@ def _apply():
     offline = _offline_setting()
     if offline is None and os.environ.get("HF_HUB_OFFLINE", "").strip() == "":
         offline = True
-    from workbench.models.network import apply_offline_mode
+    from lm_workbench.models.network import apply_offline_mode
 
     apply_offline_mode(offline)
     if not os.environ.get("NUMBA_CACHE_DIR"):
         try:
-            from workbench.paths import cache_dir
+            from lm_workbench.paths import cache_dir
 
             os.environ["NUMBA_CACHE_DIR"] = str(cache_dir() / "numba")
         except OSError:

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field, replace
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, SENTENCE_TASK, Attachment, BottleneckConfig, FineTuneMethod, UnifiedRow, add_bottleneck_adapters,
     head_prefixes,
 )
-from plugins.finetune_methods.own_weights import TrainedTensorsIO
+from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 _HELP_REDUCTION = ("Bottleneck width m = hidden size / this; each adapter has 2·m·d + m + d parameters "
                    "(16 on MiniLM: m = 24).")
@@ -42,7 +42,7 @@ class PfeifferConfig:
 class _BottleneckMethod(TrainedTensorsIO, FineTuneMethod):
     api_version = API_VERSION
     variant = ""
-    tasks = frozenset({"seq-cls", "token-cls", "qa", SENTENCE_TASK})  # BERT-style encoders and GPT-2 (engine.finetune.methods)
+    tasks = frozenset({"seq-cls", "token-cls", "qa", SENTENCE_TASK})  # BERT-style encoders and GPT-2 (lm_workbench.engine.finetune.methods)
     default_lr = 1e-3
     lr_reason = ("The adapters start as the identity and are small, so they take steps 10-100x those of full "
                  "fine-tuning (Houlsby et al. searched 3e-5 to 3e-3; Pfeiffer et al. used 1e-4).")

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, BitFitConfig, FineTuneMethod, UnifiedRow, apply_bitfit,
     head_prefixes,
 )
-from plugins.finetune_methods.own_weights import TrainedTensorsIO
+from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 
 @dataclass

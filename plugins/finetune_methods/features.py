@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, FEATURE_TASKS, POOLINGS, SENTENCE_TASK, Attachment, FeatureBasedModel, FineTuneMethod,
     SentenceFeatureModel, UnifiedRow,
 )
-from plugins.finetune_methods.own_weights import TrainedTensorsIO
+from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 
 @dataclass

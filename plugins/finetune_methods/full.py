@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError,
 )
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field, replace
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, LORA_SITES_OF_TARGET, SITES, Attachment, FineTuneMethod, UnifiedRow,
     merge_peft, with_representation, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
-from plugins.finetune_methods.peft_io import PeftIO
+from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, adapter_parameters, add_parallel_adapters,
     load_peft, parallel_sites, peft_task_type, supply_prefix, wrap_with_peft,
 )
-from plugins.finetune_methods.peft_io import PeftIO
+from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 PAPER_HIDDEN, PAPER_BOTTLENECK = 1024, 512  # BART-large's width and He et al.'s FFN bottleneck there
 SETUP_FILE = "mam_config.json"

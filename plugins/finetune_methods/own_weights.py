@@ -13,7 +13,7 @@ from typing import Any
 
 from torch import nn
 
-from engine.plugin_api import WorkbenchError, check_architecture, load_trained, read_adapter_config, save_trained
+from lm_workbench.engine.plugin_api import WorkbenchError, check_architecture, load_trained, read_adapter_config, save_trained
 
 SETUP = "workbench_finetune_setup"
 

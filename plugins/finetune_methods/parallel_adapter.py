@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, Attachment, FineTuneMethod, UnifiedRow, add_parallel_adapters, head_prefixes,
 )
-from plugins.finetune_methods.own_weights import TrainedTensorsIO
+from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 SITE_CHOICES = {"ffn": ("feed_forward",), "attention": ("attention",), "both": ("attention", "feed_forward")}
 DIAGRAM_SITES = {"attention": "parallel_attention", "feed_forward": "parallel_ffn"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import head_prefixes, load_peft, save_peft
+from lm_workbench.engine.plugin_api import head_prefixes, load_peft, save_peft
 
 
 class PeftIO:

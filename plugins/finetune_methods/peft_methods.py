@@ -12,11 +12,11 @@ from dataclasses import dataclass, field, replace
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError,
     merge_peft, peft_task_type, resolve_lora_targets, weight_layers, with_representation, wrap_with_peft,
 )
-from plugins.finetune_methods.peft_io import PeftIO
+from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 _TARGETS_HELP = ("Comma-separated names of the linear layers to adapt (as for LoRA): query,value, or "
                  "query,key,value,dense; query/key/value also find q_proj/q (BART, T5) and GPT-2's fused c_attn.")

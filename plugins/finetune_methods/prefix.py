@@ -11,11 +11,11 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, load_peft, peft_task_type,
     supply_prefix, wrap_with_peft,
 )
-from plugins.finetune_methods.peft_io import PeftIO
+from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 
 @dataclass

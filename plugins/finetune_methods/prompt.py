@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     API_VERSION, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, peft_task_type, wrap_with_peft,
 )
-from plugins.finetune_methods.peft_io import PeftIO
+from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 INITS = {"vocab": "SAMPLE_VOCAB", "random": "RANDOM", "text": "TEXT"}
 

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, causal_lm_loss, collate,
     model_device, require_examples, vocab_info,
 )
@@ -20,7 +20,7 @@ from engine.plugin_api import (
 
 class CausalLM(Objective):
     name = "clm"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.DECODER})
     requires = Requirements(head="causal-lm")
     description = "Predict each token from the ones before it."

@@ -24,10 +24,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     Batch, Family, LossContext, Requirements, WorkbenchError, masked_lm_forward, model_device, token_cross_entropy,
 )
-from plugins.objectives.mlm import MaskedLM
+from lm_workbench.plugins.objectives.mlm import MaskedLM
 
 
 def distillation_kl(student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -52,7 +52,7 @@ def _hidden_size(model: Any) -> int | None:
 
 class Distillation(MaskedLM):
     name = "distillation"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Train a masked LM to match a frozen teacher's predictions and hidden states (DistilBERT)."

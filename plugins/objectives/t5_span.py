@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, WorkbenchError, apply_sentinels,
     collate, random_spans_noise_mask, require_examples, seq2seq_denoising_loss, vocab_info,
 )
@@ -29,7 +29,7 @@ from engine.plugin_api import (
 
 class T5SpanCorruption(Objective):
     name = "t5-span"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.ENCODER_DECODER})
     requires = Requirements(head="seq2seq-lm", tokens=("sentinels",))
     description = "Replace random spans (15% of the tokens, mean length 3) by sentinels; predict the spans."

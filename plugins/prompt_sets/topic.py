@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.plugin_api import API_VERSION, NamedTemplate, NamedVerbalizer, PromptSet
+from lm_workbench.engine.plugin_api import API_VERSION, NamedTemplate, NamedVerbalizer, PromptSet
 
 
 class TopicPrompts(PromptSet):

@@ -1,5 +1,5 @@
-"""No import cycles in ``ui``, ``workbench`` or ``engine``; the CLI's command modules import only
-``workbench.cli.common``.
+"""No import cycles in ``lm_workbench`` (ui, the core, engine and plugins); the CLI's command modules import only
+``lm_workbench.cli.common``.
 
 An import inside a function body is a real dependency (it runs when the
 function does), so a cycle through one counts; only imports under
@@ -13,53 +13,8 @@ import textwrap
 import grimp
 import pytest
 
-CHECKED_PACKAGES = ("ui", "workbench", "engine")
-
-
-def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
-    """Every strongly connected group of two or more modules (Tarjan's algorithm, iterative), sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    groups: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph.modules):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1:
-                    groups.append(sorted(group))
-    return sorted(groups)
+from tests.support.cycles import import_cycles
+from tests.support.source_tree import import_graph
 
 
 def describe(graph: grimp.ImportGraph, group: list[str]) -> str:
@@ -79,20 +34,20 @@ def describe(graph: grimp.ImportGraph, group: list[str]) -> str:
     return ", ".join(group)
 
 
-def test_no_import_cycles_in_ui_workbench_or_engine():
-    graph = grimp.build_graph(*CHECKED_PACKAGES, cache_dir=None, exclude_type_checking_imports=True)
+def test_no_import_cycles_in_the_package():
+    graph = import_graph(exclude_type_checking_imports=True)
     cycles = [describe(graph, group) for group in import_cycles(graph)]
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
 def test_cli_command_modules_import_only_common():
-    """Each ``*_commands`` module stands alone: it may use ``workbench.cli.common``, never a sibling."""
-    graph = grimp.build_graph("workbench", cache_dir=None)
-    commands = sorted(m for m in graph.find_children("workbench.cli") if m.endswith("_commands"))
+    """Each ``*_commands`` module stands alone: it may use ``lm_workbench.cli.common``, never a sibling."""
+    graph = import_graph()
+    commands = sorted(m for m in graph.find_children("lm_workbench.cli") if m.endswith("_commands"))
     assert len(commands) >= 6, commands
     offenders = {
         module: sorted(i for i in graph.find_modules_directly_imported_by(module)
-                       if i.startswith("workbench.cli") and i != "workbench.cli.common")
+                       if i.startswith("lm_workbench.cli") and i != "lm_workbench.cli.common")
         for module in commands
     }
     assert not any(offenders.values()), offenders

@@ -4,7 +4,7 @@ A worker job is a function the job bridge calls with the cancel token: its signa
 parameter. ``ui/`` defines none at module level (nested functions included): a view passes a workbench
 function to its job bridge (``lambda cancel: workbench_job(..., cancel)``). The exceptions are named below:
 ``paired`` (the view toolkit's combinator that runs B's job after A's) and the window's lazy adapters to
-``workbench.models.jobs`` and ``workbench.plugins.discovery`` (they import torch only on the worker thread).
+``lm_workbench.models.jobs`` and ``lm_workbench.extensions.discovery`` (they import torch only on the worker thread).
 Whatever the function, nothing under ``ui/`` that takes a cancel token imports the engine's compute code.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # The engine modules a ui function may import: errors, progress and cancel tokens, constants (names).
-ENGINE_TYPES = ("engine.errors", "engine.progress")
+ENGINE_TYPES = ("lm_workbench.engine.errors", "lm_workbench.engine.progress")
 # (module file, function): by file name, so they stay named when the window's package moves.
 WINDOW_ADAPTERS = {
     ("view_base.py", "paired"),
@@ -46,7 +46,7 @@ def _engine_imports(fn: ast.FunctionDef) -> list[str]:
     for node in ast.walk(fn):
         names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
             [a.name for a in node.names] if isinstance(node, ast.Import) else []
-        mods += [m for m in names if m.split(".")[0] == "engine" and not m.startswith(ENGINE_TYPES)
+        mods += [m for m in names if m.startswith("lm_workbench.engine") and not m.startswith(ENGINE_TYPES)
                  and not m.endswith(".names")]
     return mods
 

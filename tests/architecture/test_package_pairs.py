@@ -1,9 +1,11 @@
-"""No two parts of one layer import each other: the packages and modules one level under ``engine``, ``workbench``
-and ``ui`` (``engine.data``, ``engine.finetune``, ``workbench.runs``, ``ui.view_kit``...) depend one way at most.
+"""No loop among the parts of one layer, of any length: the packages and modules one level under ``engine``,
+``workbench`` and ``ui`` (``lm_workbench.engine.data``, ``lm_workbench.runs``, ``lm_workbench.ui.view_kit``...)
+form no strongly connected group (two parts importing each other, or runs -> models -> pretrain -> runs).
 
 Computed from the source with ``ast``: every module's imports count for its part, an import inside a function
 included (it runs when the function does); only imports under ``if TYPE_CHECKING:`` are left out, since they
-never run. Importing a part's own ``__init__`` or one of its modules counts alike. No layer has such a pair.
+never run. Importing a part's own ``__init__`` or one of its modules counts alike. Modules are named as installed
+(``engine/data/table.py`` is ``lm_workbench.engine.data.table``), as their imports name them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.support.cycles import import_cycles
+from tests.support.source_tree import FOLDERS, installed_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,35 +55,58 @@ def imported_names(path: Path, module: str) -> set[str]:
     return names
 
 
-def part_of(module: str) -> str:
-    """The package or module one level under the layer that ``module`` belongs to (the layer for its own
-    ``__init__``)."""
-    return ".".join(module.split(".")[:2])
+def part_of(module: str, layer: str) -> str:
+    """The package or module one level under ``layer`` that ``module`` belongs to (the layer for its own
+    ``__init__``, and for a module of another layer)."""
+    if not module.startswith(layer + "."):
+        return layer
+    return ".".join(module.split(".")[: layer.count(".") + 2])
 
 
-def mutual_pairs(root: Path, layer: str) -> set[tuple[str, str]]:
-    """The pairs (sorted) of parts one level under ``layer`` that import each other."""
-    files = {module_name(root, p): p for p in (root / layer).rglob("*.py")}
+def part_edges(files: dict[str, Path], layer: str) -> set[tuple[str, str]]:
+    """(importer's part, imported's part) for every import between two parts of ``layer``."""
     edges: set[tuple[str, str]] = set()
     for module, path in files.items():
-        source = part_of(module)
+        source = part_of(module, layer)
         for name in imported_names(path, module):
             while name and name not in files:
                 name = name.rpartition(".")[0]
             if not name:
                 continue
-            target = part_of(name)
+            target = part_of(name, layer)
             if layer not in (source, target) and source != target:
                 edges.add((source, target))
-    return {(a, b) for a, b in edges if a < b and (b, a) in edges}
+    return edges
 
 
-@pytest.mark.parametrize("layer", ["engine", "workbench", "ui"])
-def test_no_two_parts_of_one_layer_import_each_other(layer):
-    assert mutual_pairs(ROOT, layer) == set()
+class _EdgeGraph:
+    """The little of grimp's graph that ``import_cycles`` reads."""
+
+    def __init__(self, edges: set[tuple[str, str]]) -> None:
+        self.modules = {m for edge in edges for m in edge}
+        self._out = {m: {b for a, b in edges if a == m} for m in self.modules}
+
+    def find_modules_directly_imported_by(self, module: str) -> set[str]:
+        return self._out[module]
 
 
-def test_the_pair_check_counts_lazy_and_relative_imports_but_not_type_checking_ones(tmp_path):
+def part_loops(files: dict[str, Path], layer: str) -> list[list[str]]:
+    """Each strongly connected group of two or more parts of ``layer`` (a pair or a longer loop), sorted."""
+    return import_cycles(_EdgeGraph(part_edges(files, layer)))
+
+
+def installed_files(folder: str) -> dict[str, Path]:
+    """module name as installed -> file, for one of the repository's four folders (and the core's whole tree
+    for ``workbench``, whose other folders are layers of their own)."""
+    return {installed_name(p): p for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts}
+
+
+@pytest.mark.parametrize("folder", ["engine", "workbench", "ui"])
+def test_no_loop_among_the_parts_of_one_layer(folder):
+    assert part_loops(installed_files(folder), FOLDERS[folder]) == []
+
+
+def test_the_loop_check_finds_longer_loops_and_counts_lazy_and_relative_imports_but_not_type_checking_ones(tmp_path):
     files = {
         "__init__.py": "from layer import top\n",
         "top.py": "",
@@ -93,9 +121,14 @@ def test_the_pair_check_counts_lazy_and_relative_imports_but_not_type_checking_o
         "f/__init__.py": "",
         "f/g.py": "from layer import e\n",
         "top_user.py": "from layer.top import name\n",
+        "h/__init__.py": "from layer.i import x\n",
+        "i/__init__.py": "from layer.j import y\n",
+        "j/__init__.py": "def later():\n    from layer.h import z\n",
     }
     for name, text in files.items():
         path = tmp_path / "layer" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
-    assert mutual_pairs(tmp_path, "layer") == {("layer.a", "layer.b"), ("layer.e", "layer.f")}
+    files = {module_name(tmp_path, p): p for p in (tmp_path / "layer").rglob("*.py")}
+    assert part_loops(files, "layer") == [["layer.a", "layer.b"], ["layer.e", "layer.f"],
+                                          ["layer.h", "layer.i", "layer.j"]]

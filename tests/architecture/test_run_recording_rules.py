@@ -1,10 +1,10 @@
 """Where runs are recorded and where SQL lives (issue 31's rules, checked so they stay true).
 
-- A run row is created by ``workbench.runs`` alone (``run_context.create_queued_run`` and ``execute.record``):
+- A run row is created by ``lm_workbench.runs`` alone (``run_context.create_queued_run`` and ``execute.record``):
   every front end records through the one recorder, never by calling the store's ``create_run`` itself.
-- SQL lives in ``workbench.store`` alone: no other module opens an SQLite connection, imports sqlite-utils or
-  writes a SQL statement; views read metrics through the store's queries (``workbench.store.metrics_reader``).
-- ``workbench.runs`` imports no area (the kinds register through the ``lm_workbench.run_kinds`` entry points).
+- SQL lives in ``lm_workbench.store`` alone: no other module opens an SQLite connection, imports sqlite-utils or
+  writes a SQL statement; views read metrics through the store's queries (``lm_workbench.store.metrics_reader``).
+- ``lm_workbench.runs`` imports no area (the kinds register through the ``lm_workbench.run_kinds`` entry points).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_only_workbench_runs_creates_run_rows():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "create_run":
                 offenders.append(f"{where}:{node.lineno}")
-    assert offenders == [], "record runs through workbench.runs (the recorder), not store.create_run"
+    assert offenders == [], "record runs through lm_workbench.runs (the recorder), not store.create_run"
 
 
 def test_sql_lives_in_the_store_alone():
@@ -64,7 +64,7 @@ def test_the_runs_package_imports_no_area():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 parts = node.module.split(".")
-                if parts[0] == "workbench" and len(parts) > 1 and parts[1] in areas and parts[1] != "lanes":
+                if parts[0] == "lm_workbench" and len(parts) > 1 and parts[1] in areas and parts[1] != "lanes":
                     offenders.append(f"{where}:{node.lineno} imports {node.module}")
-    # the recorder loads a model through the one model-loading job of the workbench (workbench.models)
-    assert [o for o in offenders if "workbench.models" not in o and "workbench.faults" not in o] == []
+    # the recorder loads a model through the one model-loading job of the workbench (lm_workbench.models)
+    assert [o for o in offenders if "lm_workbench.models" not in o and "lm_workbench.faults" not in o] == []

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.analysis import encode
-from engine.attention import (
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.attention import (
     AttentionKind, attention_matrix, attention_side, hide_special, lines_above,
 )
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
 
 
 def test_hide_special_renormalises_rows_by_hand():

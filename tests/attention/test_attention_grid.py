@@ -1,12 +1,12 @@
-"""The model grid's pooling maths (engine.attention_grid) against a plain numpy loop."""
+"""The model grid's pooling maths (lm_workbench.engine.attention_grid) against a plain numpy loop."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.attention import AttentionSide, hide_special
-from engine.attention_grid import grid_values, pool_to
+from lm_workbench.engine.attention import AttentionSide, hide_special
+from lm_workbench.engine.attention_grid import grid_values, pool_to
 
 
 def pool_by_loop(matrix: np.ndarray, size: int) -> np.ndarray:

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attention_walkthrough import STAGES, attention_walkthrough
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
+from lm_workbench.engine.attention_walkthrough import STAGES, attention_walkthrough
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
 
 pytestmark = pytest.mark.timeout(120)
 TEXT = "the bank raised interest rates"

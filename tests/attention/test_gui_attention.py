@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from tests.support.reference import plain_forward
-from ui.attention.model_grid import MEAN
+from lm_workbench.ui.attention.model_grid import MEAN
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,14 +90,14 @@ def test_hovered_token_draws_exactly_its_weights_above_threshold(make_window, qt
 def test_many_void_qt_calls_do_not_crash_the_interpreter():
     """PySide6 6.12.0 on Python < 3.12 loses a reference to None per void call and aborts after ~10^5.
 
-    The lock pins an unaffected build and ui.qt_refcount_fix guards against an affected one; either
+    The lock pins an unaffected build and lm_workbench.ui.qt_refcount_fix guards against an affected one; either
     way, a process that makes 300,000 void calls after importing the views must survive.
     """
     import subprocess
     import sys
 
     code = (
-        "import ui.attention.attention_view\n"
+        "import lm_workbench.ui.attention.attention_view\n"
         "from PySide6.QtCore import QRectF\n"
         "r = QRectF()\n"
         "for _ in range(300_000): r.setWidth(1.0)\n"
@@ -192,7 +192,7 @@ def test_encoder_decoder_cross_and_causal_decoder_attention(make_window, qtbot, 
 
 def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_window, qtbot):
     """The grid's mosaics (with and without special tokens) come with the encoding from the worker job."""
-    from engine.attention_grid import grid_values
+    from lm_workbench.engine.attention_grid import grid_values
 
     window = make_window("minilm")
     view = window.view("attention")
@@ -210,7 +210,7 @@ def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_wind
 def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window, qtbot, tmp_path):
     """A 1.1B Llama's 32 heads: the head toggles scroll in their own row; nothing widens the view past the window."""
     from tests.support.tiny_models import build_many_heads_decoder
-    from ui import theme
+    from lm_workbench.ui import theme
 
     folder = build_many_heads_decoder(tmp_path / "heads32")
     size = theme.current().metrics.window_size
@@ -237,9 +237,9 @@ def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window
 
 
 def test_the_attention_view_says_what_it_cuts(tiny_models):
-    from engine.analysis import encode
-    from engine.models.loading import load_model
-    from ui.attention.attention_view import capped_note
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.ui.attention.attention_view import capped_note
 
     gpt2 = load_model(str(tiny_models["gpt2"]))
 

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
-from ui import theme
-from ui.theme_tokens import DEFAULT
-from ui.attention.walkthrough_panel import STEP_TITLES
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT
+from lm_workbench.ui.attention.walkthrough_panel import STEP_TITLES
 
 pytestmark = pytest.mark.timeout(120)
 SENTENCE = "the bank raised interest rates"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine.analysis as analysis
-from engine.analysis import encode
-from engine.models.loading import load_model
-from engine.tokens import tokenize
+import lm_workbench.engine.analysis as analysis
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.tokens import tokenize
 
 TEXT = "The bank raised interest rates because inflation rose."
 

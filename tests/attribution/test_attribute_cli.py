@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 KEYS = {"method", "tokens", "scores", "target", "target_id", "position", "target_logit"}
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attribution.attribute import attribute
-from engine.attribution.rollout import attention_flow, rollout
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
+from lm_workbench.engine.attribution.attribute import attribute
+from lm_workbench.engine.attribution.rollout import attention_flow, rollout
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
 
 PROMPT = "The cat sat on the"
 MASKED = "The cat [MASK] on the mat"
@@ -135,7 +135,7 @@ def test_flow_matches_the_hand_worked_example():
 
 
 def test_rollout_and_flow_on_a_model_read_its_attention_at_the_predicted_position(bert):
-    from engine.analysis import encode
+    from lm_workbench.engine.analysis import encode
 
     attentions = encode(bert, MASKED, attentions=True).attentions.astype(np.float64)
     mask = bert.tokenizer(MASKED)["input_ids"].index(bert.tokenizer.mask_token_id)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.attribution.attribute import attribute
-from engine.attribution.counterpart import counterpart_job, same_token, target_word
-from engine.models.loading import load_model
-from engine.progress import run_to_completion
+from lm_workbench.engine.attribution.attribute import attribute
+from lm_workbench.engine.attribution.counterpart import counterpart_job, same_token, target_word
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 
 PROMPT = "The cat sat on the"

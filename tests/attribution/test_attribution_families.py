@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attribution.attribute import attribute, attribute_target_job
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
-from engine.progress import run_to_completion
+from lm_workbench.engine.attribution.attribute import attribute, attribute_target_job
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 
 PROMPT = "The cat sat on the"
@@ -71,9 +71,9 @@ def test_grad_input_on_an_encoder_decoder_explains_its_greedy_output_token(tiny_
 @pytest.fixture(scope="module")
 def classifier_folder(tiny_models, tmp_path_factory):
     """A fine-tuning output folder as the Fine-tune tab writes it: LoRA on the tiny BERT, two labels."""
-    from engine.finetune.saved import ADAPTER_FOLDER, write_manifest
-    from engine.finetune.task_model import build_task_model
-    from workbench.plugins.registry import FineTuneMethodRegistry
+    from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, write_manifest
+    from lm_workbench.engine.finetune.task_model import build_task_model
+    from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
     folder = tmp_path_factory.mktemp("cls")
     method = FineTuneMethodRegistry.discover().methods()["lora"]
@@ -87,9 +87,9 @@ def classifier_folder(tiny_models, tmp_path_factory):
 
 
 def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder):
-    from engine.attribution.classifier import ClassifierModel, classifier_target
-    from engine.finetune import inference
-    from engine.finetune.saved import load_finetuned
+    from lm_workbench.engine.attribution.classifier import ClassifierModel, classifier_target
+    from lm_workbench.engine.finetune import inference
+    from lm_workbench.engine.finetune.saved import load_finetuned
 
     folder, method = classifier_folder
     tuned = load_finetuned(folder, method)
@@ -117,8 +117,8 @@ def test_a_fine_tuned_classifiers_label_against_plain_autograd(classifier_folder
 
 
 def test_a_classifiers_foil_is_another_label(classifier_folder):
-    from engine.attribution.classifier import ClassifierModel, classifier_target
-    from engine.finetune.saved import load_finetuned
+    from lm_workbench.engine.attribution.classifier import ClassifierModel, classifier_target
+    from lm_workbench.engine.finetune.saved import load_finetuned
 
     folder, method = classifier_folder
     tuned = load_finetuned(folder, method)
@@ -140,10 +140,10 @@ def test_a_classifiers_foil_is_another_label(classifier_folder):
 @pytest.mark.parametrize("kind, template, mode", [("bert", "[x] It was [z].", "cloze"),
                                                   ("gpt2", "[x] It was[z]", "prefix")])
 def test_a_prompts_label_target_is_the_verbalizer_token_at_the_answer_slot(tiny_models, kind, template, mode):
-    from engine.attribution.prompt import prompt_label_target
-    from engine.prompting.scoring import score_example
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.attribution.prompt import prompt_label_target
+    from lm_workbench.engine.prompting.scoring import score_example
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     loaded = load_model(str(tiny_models[kind]))
     scored = score_example(loaded, Template.parse(template, mode), Verbalizer.parse("pos=good;neg=bad"), "a film")

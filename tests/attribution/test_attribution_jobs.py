@@ -1,18 +1,18 @@
-"""workbench.attribution.jobs: the one Explain job builder the views run gives the engine's explanation, and the
+"""lm_workbench.attribution.jobs: the one Explain job builder the views run gives the engine's explanation, and the
 fine-tuned run's model is opened once for a run's rows (``run_models``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.models.loading import load_model
-from engine.progress import NEVER_CANCELLED, run_to_completion
-from workbench.attribution import run_models
-from workbench.attribution.jobs import prediction_job, run_label_job
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
+from lm_workbench.attribution import run_models
+from lm_workbench.attribution.jobs import prediction_job, run_label_job
 
 
 def test_prediction_job_is_the_engines_explanation(tiny_models):
-    from engine.attribution.explain import explain_job, prediction_target
+    from lm_workbench.engine.attribution.explain import explain_job, prediction_target
 
     loaded = load_model(str(tiny_models["gpt2"]))
     ids = loaded.tokenizer("The cat sat on the")["input_ids"]
@@ -24,8 +24,8 @@ def test_prediction_job_is_the_engines_explanation(tiny_models):
 
 
 def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
-    import engine.attribution.classifier as classifier
-    import workbench.finetune.run as finetune_run
+    import lm_workbench.engine.attribution.classifier as classifier
+    import lm_workbench.finetune.run as finetune_run
 
     opened = []
 
@@ -46,7 +46,7 @@ def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
         return model
         yield  # a job: a generator
 
-    monkeypatch.setattr("workbench.attribution.jobs.explain_steps_for", explain)
+    monkeypatch.setattr("lm_workbench.attribution.jobs.explain_steps_for", explain)
     cache = run_models.RunModels()
     for folder in ("a", "a", "b", "a"):
         run_to_completion(run_label_job(folder, {"text": "x"}, "grad-input", -1, models=cache)(NEVER_CANCELLED))
@@ -55,8 +55,8 @@ def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
 
 def test_each_method_s_legend_says_what_its_colours_mean():
     """Rollout and flow are shares of attention, never negative: their legend has no blue (issue 36)."""
-    from engine.attribution.names import FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
-    from ui.widgets.attribution_panel import colour_legend
+    from lm_workbench.engine.attribution.names import FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT
+    from lm_workbench.ui.widgets.attribution_panel import colour_legend
 
     for method in (GRAD_INPUT, INTEGRATED_GRADIENTS):
         assert "blue lower it" in colour_legend(method)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.attribution.attribute import attribute
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
+from lm_workbench.engine.attribution.attribute import attribute
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
 from tests.support.grad_reference import hooked_grad_input
 
 PROMPT = "The cat sat on the"
@@ -90,7 +90,7 @@ def test_rollout_and_flow_refuse_a_contrast_and_the_foil_is_not_the_target(gpt2)
 
 
 def test_cli_adds_the_contrast_keys(gpt2, tiny_models, capsys):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     ids = gpt2.tokenizer(PROMPT)["input_ids"]
     _x, y = _two_tokens(gpt2, PROMPT, len(ids) - 1)
@@ -109,8 +109,8 @@ def test_cli_adds_the_contrast_keys(gpt2, tiny_models, capsys):
 
 
 def test_model_b_gets_the_same_foil_as_b_spells_it(gpt2, tiny_models):
-    from engine.attribution.counterpart import counterpart_job, same_token
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.attribution.counterpart import counterpart_job, same_token
+    from lm_workbench.engine.progress import run_to_completion
 
     llama = load_model(str(tiny_models["llama"]))
     side = run_to_completion(counterpart_job(llama, PROMPT, "next-token", "the", foil="a"))

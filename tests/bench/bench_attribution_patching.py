@@ -1,8 +1,8 @@
 """Attribution patching against the exact activation-patching sweep: time, and how well the two agree.
 
 For each model and text length (a clean and a corrupted text differing in one word, from ``bench_why.texts``):
-the exact ``resid`` sweep (``engine.patching.tracing.patch``: layers x tokens patched runs) and attribution
-patching of all three sites (``engine.patching.attribution_patching``: one clean forward, one corrupted forward,
+the exact ``resid`` sweep (``lm_workbench.engine.patching.tracing.patch``: layers x tokens patched runs) and attribution
+patching of all three sites (``lm_workbench.engine.patching.attribution_patching``: one clean forward, one corrupted forward,
 one backward pass), then the Pearson correlation of the two ``resid`` matrices. Models: the tests' tiny GPT-2
 (``tiny-gpt2``, built from ``tests/support/tiny_models.py``), the random-weight models of ``bench_real_sizes.py``
 (e.g. ``llama-1.1b``: the Llama-style 1.1B's shape, random weights; no trained 1.1B is available offline).
@@ -52,10 +52,10 @@ def timed(call, repeats: int):
 def measure(name: str, folder: Path, lengths: list[int], repeats: int, device: str = "cpu") -> list[dict]:
     import torch
 
-    from engine.models.loading import load_model
-    from engine.patching.attribution_patching import attribution_patch
-    from engine.patching.comparison import compare
-    from engine.patching.tracing import patch
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.patching.attribution_patching import attribution_patch
+    from lm_workbench.engine.patching.comparison import compare
+    from lm_workbench.engine.patching.tracing import patch
     from tests.bench.bench_why import texts
 
     loaded = load_model(str(folder), device=device, precision="float32")

@@ -36,10 +36,10 @@ from torch import nn  # noqa: E402
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence  # noqa: E402
 
 from _common import OtherLoad, environment, prose_sentences, verdict, write_json  # noqa: E402
-from engine.elmo.bilm import ElmoModel  # noqa: E402
-from engine.elmo.characters import add_sentence_boundaries, batch_to_char_ids, token_mask  # noqa: E402
-from engine.elmo.config import PRESETS  # noqa: E402
-from engine.elmo.lstm_cell import reverse_valid, run_in_lockstep  # noqa: E402
+from lm_workbench.engine.elmo.bilm import ElmoModel  # noqa: E402
+from lm_workbench.engine.elmo.characters import add_sentence_boundaries, batch_to_char_ids, token_mask  # noqa: E402
+from lm_workbench.engine.elmo.config import PRESETS  # noqa: E402
+from lm_workbench.engine.elmo.lstm_cell import reverse_valid, run_in_lockstep  # noqa: E402
 
 GOAL = 0.5
 

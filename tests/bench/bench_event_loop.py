@@ -183,11 +183,11 @@ def _spin(ms: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engine.analysis import encode_texts
-    from engine.models.device import default_cpu_threads, set_cpu_threads
-    from engine.models.loading import load_model
-    from engine.progress import run_to_completion
-    from workbench.lanes.interactive import InteractiveLane
+    from lm_workbench.engine.analysis import encode_texts
+    from lm_workbench.engine.models.device import default_cpu_threads, set_cpu_threads
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.progress import run_to_completion
+    from lm_workbench.lanes.interactive import InteractiveLane
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="minilm")

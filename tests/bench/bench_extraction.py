@@ -3,7 +3,7 @@
 Same model, same sentences, same thread count, hidden states of every layer,
 no attentions. Three contenders, measured interleaved in one process:
 
-  engine     engine.analysis.encode_texts (length-bucketed batches, defaults
+  engine     lm_workbench.engine.analysis.encode_texts (length-bucketed batches, defaults
              except --batch-size), attentions=False
   batched    AutoTokenizer + AutoModel, batches of --batch-size in corpus
              order, padding=True, inference_mode, output_hidden_states=True,
@@ -60,11 +60,11 @@ class Contender:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engine.analysis import encode_texts, length_buckets
-    from engine.models.device import default_cpu_threads, set_cpu_threads
-    from engine.models.families import Family
-    from engine.models.loading import load_model
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.analysis import encode_texts, length_buckets
+    from lm_workbench.engine.models.device import default_cpu_threads, set_cpu_threads
+    from lm_workbench.engine.models.families import Family
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.progress import run_to_completion
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="minilm", help="any model spec load_model accepts (default: minilm)")

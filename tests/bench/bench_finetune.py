@@ -6,7 +6,7 @@ all-MiniLM-L6-v2 with a new 2-class head, AdamW (lr 1e-3, weight decay 0.01), li
 clipping at 1.0, float32, the same thread count, on the same examples: chunks of the Python docs'
 prose, each exactly ``--seq-len`` tokens (so padding cannot favour either), random labels.
 
-  workbench  ``engine.finetune.job.finetune_job`` with the ``lora`` plugin (the job the CLI and the
+  workbench  ``lm_workbench.engine.finetune.job.finetune_job`` with the ``lora`` plugin (the job the CLI and the
              window run: the method's ``apply``, the one training loop, its batches); evaluation
              only at the start and the end, outside the timed steps
   plain      ``peft.get_peft_model`` + ``torch.optim.AdamW`` + ``LambdaLR``, batches sliced from
@@ -25,12 +25,12 @@ LoRA / full <= 0.6.
 Methods (``--only methods``; not part of the default run). Every fine-tuning method registered (or
 ``--methods a,b``) trains MiniLM on SST-2-shaped data (a sentence and a binary label: the shipped
 sentiment demo, 400 rows: the first ``--train-rows`` for training, the last ``--validation-rows`` for validation) through the real run
-(``workbench.finetune.run.run_finetune``), one after another in this process, each with its own
+(``lm_workbench.finetune.run.run_finetune``), one after another in this process, each with its own
 default learning rate. The row per method is the Fine-tune tab's bench row (``FineTuneState``):
 trainable %, best validation accuracy, wall time, tokens/s, training memory (CUDA
 ``max_memory_allocated`` on a GPU; on the CPU the counted parameter + gradient + AdamW-state bytes,
-``engine.finetune.footprint``, labelled as such, not the resident set), the checkpoint's size on disk
-and forgetting (``engine.finetune.forgetting``: MiniLM has no LM head, so that column says so).
+``lm_workbench.engine.finetune.footprint``, labelled as such, not the resident set), the checkpoint's size on disk
+and forgetting (``lm_workbench.engine.finetune.forgetting``: MiniLM has no LM head, so that column says so).
 ``--csv PATH`` writes the table, ``--png PATH`` the columns as bar charts (the tab's ``BenchBars``).
 
     .venv/bin/python tests/bench/bench_finetune.py [--steps 20] [--warmup 3] [--batch 16] [--seq-len 128]
@@ -65,7 +65,7 @@ LABELS = ("a", "b")
 
 def examples(tokenizer, n: int, seq_len: int):
     """``n`` classification examples whose texts are each exactly ``seq_len`` tokens (with [CLS]/[SEP])."""
-    from engine.data.tasks import ClassificationExample
+    from lm_workbench.engine.data.tasks import ClassificationExample
 
     words = " ".join(prose_sentences(2000)).split()
     out, at = [], 0
@@ -79,7 +79,7 @@ def examples(tokenizer, n: int, seq_len: int):
 
 
 def settings(args, lr: float, steps: int, train_size: int):
-    from engine.finetune.job import FineTuneSettings
+    from lm_workbench.engine.finetune.job import FineTuneSettings
 
     return FineTuneSettings(epochs=steps * args.batch / train_size, batch_size=args.batch, lr=lr,
                             max_length=args.seq_len, seed=0,
@@ -90,10 +90,10 @@ def settings(args, lr: float, steps: int, train_size: int):
 def workbench_times(args, folder, tokenizer, data) -> list[float]:
     import torch
 
-    from engine.finetune.job import FineTuneData, finetune_job
-    from engine.finetune.task_model import build_task_model
-    from engine.progress import Progress
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.engine.finetune.job import FineTuneData, finetune_job
+    from lm_workbench.engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.progress import Progress
+    from lm_workbench.finetune.methods import finetune_method
 
     method = finetune_method("lora")
     torch.manual_seed(0)
@@ -159,11 +159,11 @@ def memory_child(args) -> None:
     """One method's peak training memory over the post-load baseline, as JSON on stdout."""
     import torch
 
-    from engine.finetune.job import FineTuneData, finetune_job
-    from engine.models.default import default_model_folder
-    from engine.progress import Progress
-    from workbench.finetune.methods import finetune_method
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from lm_workbench.engine.finetune.job import FineTuneData, finetune_job
+    from lm_workbench.engine.models.default import default_model_folder
+    from lm_workbench.engine.progress import Progress
+    from lm_workbench.finetune.methods import finetune_method
+    from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
 
     torch.set_num_threads(args.threads)
     folder = default_model_folder()
@@ -204,8 +204,8 @@ def memory(args, method: str) -> dict:
 def speed_part(args, result: dict) -> None:
     import torch
 
-    from engine.finetune.task_model import load_task_tokenizer
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.finetune.task_model import load_task_tokenizer
+    from lm_workbench.engine.models.default import default_model_folder
 
     torch.set_num_threads(args.threads)
     folder = default_model_folder()
@@ -241,11 +241,11 @@ def methods_part(args, result: dict) -> None:
 
     import torch
 
-    from engine.finetune.demo import demo_path
-    from workbench.finetune.methods import finetune_methods
-    from workbench.finetune.run import run_finetune
-    from workbench.finetune.spec import FineTuneSpec
-    from workbench.finetune.state import BENCH_COLUMNS, read_result
+    from lm_workbench.engine.finetune.demo import demo_path
+    from lm_workbench.finetune.methods import finetune_methods
+    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.finetune.state import BENCH_COLUMNS, read_result
 
     if args.train_rows + args.validation_rows > 400:
         raise SystemExit("--train-rows + --validation-rows must be at most 400 (the demo's rows)")
@@ -294,10 +294,10 @@ def save_columns_figure(table: list[dict], path: str, title: str) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from ui import theme
-    from ui.finetune.bench_bars import BenchBars
-    from ui.finetune.bench_table import memory_header
-    from ui.widgets.export import save_widget
+    from lm_workbench.ui import theme
+    from lm_workbench.ui.finetune.bench_bars import BenchBars
+    from lm_workbench.ui.finetune.bench_table import memory_header
+    from lm_workbench.ui.widgets.export import save_widget
 
     app = QApplication.instance() or QApplication([])
     figure = BenchBars()

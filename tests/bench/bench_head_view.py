@@ -40,9 +40,9 @@ TOKENS, HEADS, LAYER, GOAL_MS = 512, 12, 2, 100.0
 
 
 def real_side():
-    from engine.analysis import encode
-    from engine.attention import attention_side
-    from engine.models.loading import load_model
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.attention import attention_side
+    from lm_workbench.engine.models.loading import load_model
 
     loaded = load_model("minilm")
     text = " ".join(prose_sentences(200))
@@ -51,7 +51,7 @@ def real_side():
 
 
 def synthetic_side():
-    from engine.attention import AttentionSide
+    from lm_workbench.engine.attention import AttentionSide
 
     rng = np.random.default_rng(0)
     logits = rng.normal(0, 2.5, size=(6, HEADS, TOKENS, TOKENS)).astype(np.float32)
@@ -74,8 +74,8 @@ def main() -> None:
     args = parser.parse_args()
 
     app = QApplication.instance() or QApplication([])
-    from ui.theme import apply_theme
-    from ui.attention.head_view import HeadView
+    from lm_workbench.ui.theme import apply_theme
+    from lm_workbench.ui.attention.head_view import HeadView
 
     apply_theme(app)
     t0 = time.perf_counter()

@@ -35,12 +35,12 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from ui.app import create_application
+    from lm_workbench.ui.app import create_application
 
     app = create_application()
-    from ui.window.main_window import MainWindow
-    from workbench.lectures.library import builtin_presets
-    from workbench.settings import Settings
+    from lm_workbench.ui.window.main_window import MainWindow
+    from lm_workbench.lectures.library import builtin_presets
+    from lm_workbench.settings import Settings
 
     window = MainWindow(Settings(), persist=False)
     window.resize(1280, 800)

@@ -72,7 +72,7 @@ def main() -> None:
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.threads)
 
-    from engine.embeddings.neighbours import NeighbourIndex, normalise_rows
+    from lm_workbench.engine.embeddings.neighbours import NeighbourIndex, normalise_rows
 
     x = clustered_vectors(args.n, args.dim, args.seed)
     t0 = time.perf_counter()

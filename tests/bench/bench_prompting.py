@@ -77,8 +77,8 @@ def data_file(folder: Path, n: int) -> Path:
 
 
 def engine_probs(loaded, data, template, verbalizer):
-    from engine.prompting.evaluate import PromptChoice, evaluate_prompts
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.prompting.evaluate import PromptChoice, evaluate_prompts
+    from lm_workbench.engine.progress import run_to_completion
 
     result = run_to_completion(evaluate_prompts(loaded, data, [PromptChoice(template, verbalizer)]))
     return result.prompts[0].probs
@@ -88,8 +88,8 @@ def per_answer_probs(loaded, data, template, verbalizer):
     """Each answer scored with its own forward pass: the masked prompt (cloze) or prompt + answer (prefix)."""
     import torch
 
-    from engine.prompting.scoring import decoder_prompt_ids
-    from engine.prompting.verbalizer import answer_token_ids, split_space
+    from lm_workbench.engine.prompting.scoring import decoder_prompt_ids
+    from lm_workbench.engine.prompting.verbalizer import answer_token_ids, split_space
 
     tok, model = loaded.tokenizer, loaded.model
     out = []
@@ -144,10 +144,10 @@ def main() -> None:
     import numpy as np
     import torch
 
-    from engine.data.tasks import read_classification
-    from engine.models.loading import load_model, quiet_transformers
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.data.tasks import read_classification
+    from lm_workbench.engine.models.loading import load_model, quiet_transformers
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     quiet_transformers()
     torch.set_num_threads(args.threads)

@@ -49,7 +49,7 @@ def build(name: str, folder: Path) -> Path:
     import torch
     import transformers as tf
 
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
     from tests.support.tiny_models import _bpe_tokenizer
 
     config_class, kwargs, tokenizer_kind, window = SIZES[name]
@@ -86,9 +86,9 @@ def measure(folder: str, precision: str, long: int) -> dict:
 
     import torch
 
-    from engine.analysis import encode
-    from engine.logit_lens import logit_lens
-    from engine.models.loading import load_model
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.engine.models.loading import load_model
 
     def anon_mib() -> float:
         with open("/proc/self/status", encoding="ascii") as f:

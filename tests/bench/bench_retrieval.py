@@ -12,7 +12,7 @@ Goal (reported, never asserted): workbench / st >= 1.0. The vectors of both are 
 
 Query latency: the encoded vectors tiled with seeded noise to 10,000 and 100,000 unit rows (float32, 384
 wide), and ``--queries`` real queries: the search alone (one matrix-vector product and the top 10 with ties
-in corpus order, ``engine.retrieval.search.search``) and end to end (the query encoded with MiniLM, then
+in corpus order, ``lm_workbench.engine.retrieval.search.search``) and end to end (the query encoded with MiniLM, then
 searched), as wall time and as this process's CPU time (on a shared machine the wall time includes waiting
 for a core). Goal: search p95 < 50 ms at 100k.
 
@@ -79,13 +79,13 @@ def main() -> None:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from engine.models.default import default_model_folder
-    from engine.models.loading import load_model
-    from engine.progress import run_to_completion
-    from engine.retrieval.corpus import corpus_from_lines
-    from engine.retrieval.encode import PassageEncoder
-    from engine.retrieval.index import index_corpus_job
-    from engine.retrieval.search import search
+    from lm_workbench.engine.models.default import default_model_folder
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.progress import run_to_completion
+    from lm_workbench.engine.retrieval.corpus import corpus_from_lines
+    from lm_workbench.engine.retrieval.encode import PassageEncoder
+    from lm_workbench.engine.retrieval.index import index_corpus_job
+    from lm_workbench.engine.retrieval.search import search
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -1,6 +1,6 @@
 """Frame rate of the embedding map while panning 200,000 points (offscreen).
 
-The map (``ui.embeddings.scatter_map.ScatterMap``) shows ``--n`` points in
+The map (``lm_workbench.ui.embeddings.scatter_map.ScatterMap``) shows ``--n`` points in
 ``--groups`` colour groups (Gaussian blobs, seeded). Each frame moves the
 view by 1% of its width (swinging left and right so the data stays in view)
 and runs the event loop until the plot has painted once (counted with an
@@ -97,7 +97,7 @@ def main() -> None:
 
     from PySide6.QtWidgets import QApplication
 
-    from ui.embeddings.scatter_map import MAX_DRAWN, ScatterMap
+    from lm_workbench.ui.embeddings.scatter_map import MAX_DRAWN, ScatterMap
 
     app = QApplication.instance() or QApplication([])
     xy, labels = blobs(args.n, args.groups)

@@ -7,7 +7,7 @@ bf16: AVX512-BF16 or AMX; or CUDA); ``mlm`` a BERT (WordPiece, 8k) with BERT's 1
 Contenders, each in its own fresh process (``--child``), alternating in order round by round,
 ``--repeats`` rounds, medians reported:
 
-  engine          ``engine.training.train`` with the objective plugin (``clm`` / ``mlm``) and the default
+  engine          ``lm_workbench.engine.training.train`` with the objective plugin (``clm`` / ``mlm``) and the default
                   levers: chunked LM head + loss and fused gelu_new (CLM), sparse MLM head (MLM), freed memory
                   reused
   engine-plain    the same loop with every lever off (the loop as it was before issue 37)
@@ -70,10 +70,10 @@ def prepare_data(root: Path, family: str, seq_len: int) -> Path:
     """A tokenizer and full packed blocks of the Python docs, through the workbench's pipeline; saved in ``root``."""
     import numpy as np
 
-    from engine.pretrain.corpus import CorpusSpec, corpus_lines, python_docs_corpus
-    from engine.pretrain.dataset import prepare_dataset
-    from engine.pretrain.tokenizer_training import train_tokenizer
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.pretrain.corpus import CorpusSpec, corpus_lines, python_docs_corpus
+    from lm_workbench.engine.pretrain.dataset import prepare_dataset
+    from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
+    from lm_workbench.engine.progress import run_to_completion
 
     folder = root / family
     corpus = python_docs_corpus(root)
@@ -98,7 +98,7 @@ def load(folder: Path):
 def make_model(tokenizer, family: str, preset: str, seq_len: int):
     import torch
 
-    from engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
+    from lm_workbench.engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
 
     config = build_config(ArchitectureSpec(family, preset, max_positions=seq_len), tokenizer)
     for name in ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout_prob", "attention_probs_dropout_prob"):
@@ -109,8 +109,8 @@ def make_model(tokenizer, family: str, preset: str, seq_len: int):
 
 
 def objective_of(case: str):
-    from plugins.objectives.clm import CausalLM
-    from plugins.objectives.mlm import MaskedLM
+    from lm_workbench.plugins.objectives.clm import CausalLM
+    from lm_workbench.plugins.objectives.mlm import MaskedLM
 
     objective = CausalLM() if FAMILY[case] == "gpt2" else MaskedLM()
     return objective, objective.default_config()
@@ -118,7 +118,7 @@ def objective_of(case: str):
 
 def engine_order(n: int, batch: int, steps: int) -> list[list[int]]:
     """The example indices of each step as the engine's loop draws them (its default sampler, seed 0)."""
-    from engine.training.sampler import SeededSampler
+    from lm_workbench.engine.training.sampler import SeededSampler
 
     sampler = SeededSampler(n, batch, SEED)
     return [sampler.next_indices() for _ in range(steps)]
@@ -127,12 +127,12 @@ def engine_order(n: int, batch: int, steps: int) -> list[list[int]]:
 def run_engine(job: dict, tokenizer, blocks) -> dict:
     import numpy as np
 
-    from engine.plugin_api import LossContext
-    from engine.training import train
-    from engine.training.allocator import page_faults
-    from engine.training.config import TrainingConfig
-    from engine.training.events import StepMetrics
-    from engine.training.task import TrainingTask
+    from lm_workbench.engine.plugin_api import LossContext
+    from lm_workbench.engine.training import train
+    from lm_workbench.engine.training.allocator import page_faults
+    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.events import StepMetrics
+    from lm_workbench.engine.training.task import TrainingTask
 
     objective, config = objective_of(job["case"])
     model = make_model(tokenizer, FAMILY[job["case"]], job["preset"], job["seq_len"])
@@ -176,8 +176,8 @@ def run_trainer(job: dict, tokenizer, blocks) -> dict:
     from torch.optim.lr_scheduler import LambdaLR
     from transformers import Trainer, TrainerCallback, TrainingArguments
 
-    from engine.training.allocator import page_faults, reuse_freed_memory
-    from engine.training.schedule import lr_factor
+    from lm_workbench.engine.training.allocator import page_faults, reuse_freed_memory
+    from lm_workbench.engine.training.schedule import lr_factor
 
     total = job["warmup"] + job["steps"]
     order = engine_order(len(blocks), job["batch"], total)
@@ -264,7 +264,7 @@ def bf16_used(device: str) -> tuple[bool, str]:
     """Whether the engine trains in bf16 when asked, here (what ``choose_precision`` decides)."""
     import torch
 
-    from engine.training.precision import choose_precision
+    from lm_workbench.engine.training.precision import choose_precision
 
     plan = choose_precision("bf16", torch.device(device))
     return plan.name == "bf16", plan.note
@@ -394,7 +394,7 @@ def run_mfu(args, result: dict) -> None:
         return
     from transformers import BertConfig, BertForMaskedLM
 
-    from engine.training.optimizer import build_adamw
+    from lm_workbench.engine.training.optimizer import build_adamw
 
     device = "cpu" if dry else "cuda"
     name = "CPU (dry run)" if dry else torch.cuda.get_device_name(0)

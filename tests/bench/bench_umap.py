@@ -4,7 +4,7 @@ Seeded UMAP is single-threaded (umap-learn disables its parallel paths when
 ``random_state`` is set), and that reproducible path is the one the app uses,
 so both contenders run it:
 
-  engine   engine.embeddings.projection.project(x, "umap", seed=S,
+  engine   lm_workbench.engine.embeddings.projection.project(x, "umap", seed=S,
            params={n_neighbors, min_dist}) (metric cosine), driven to completion
   plain    umap.UMAP(n_neighbors, min_dist, metric="cosine", random_state=S,
            n_jobs=1).fit_transform(x)
@@ -46,9 +46,9 @@ GOAL_S = 60.0
 
 def minilm_token_vectors(n: int) -> np.ndarray:
     """[n, 384] last-layer MiniLM vectors of the prose sentences' tokens, specials left out."""
-    from engine.analysis import encode_texts
-    from engine.models.loading import load_model
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.analysis import encode_texts
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.progress import run_to_completion
 
     loaded = load_model("minilm")
     rows: list[np.ndarray] = []
@@ -89,8 +89,8 @@ def main() -> None:
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args()
 
-    from engine.progress import run_to_completion
-    from engine.embeddings.projection import project
+    from lm_workbench.engine.progress import run_to_completion
+    from lm_workbench.engine.embeddings.projection import project
 
     print(f"preparing {args.n} vectors ({args.data}) ...", flush=True)
     x = minilm_token_vectors(args.n) if args.data == "minilm" else clustered_vectors(args.n, args.dim, args.seed)

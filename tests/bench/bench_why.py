@@ -57,9 +57,9 @@ def timed(call) -> float:
 def measure(name: str, folder: Path, lengths: list[int], skip_ig: bool) -> list[dict]:
     import torch
 
-    from engine.attribution.attribute import attribute
-    from engine.models.loading import load_model
-    from engine.patching.tracing import patch
+    from lm_workbench.engine.attribution.attribute import attribute
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.patching.tracing import patch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     loaded = load_model(str(folder), device="cpu", precision="float32")

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.reference import max_abs, plain_forward
 from tests.support.huge_model import sparse_huge_model
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 INFO_KEYS = {"family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head"}
 
@@ -69,7 +69,7 @@ def test_encode_npz_matches_plain_transformers(capsys, tmp_path):
 
 
 def _minilm_folder():
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
 
     return default_model_folder()
 
@@ -127,7 +127,7 @@ def test_bad_inputs_exit_2_with_one_line(capsys, tiny_models, tmp_path):
 
 def _subprocess(*args):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "lm_workbench", *args], capture_output=True, text=True, env=env,
                           timeout=120)
 
 

@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from workbench.cli import gui_commands
-from workbench.cli.main import main
-from workbench.cli.parser import COMMAND_MODULES, build_parser
+from lm_workbench.cli import gui_commands
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import COMMAND_MODULES, build_parser
 
 COMMANDS = ["gui", "download", "info", "encode", "attention", "fill-mask", "next-token", "lens", "tuned-lens", "attribute",
             "patch", "dla", "ablate", "compare", "corrupt", "plugins", "neighbours", "project", "pretrain", "runs",
@@ -36,10 +36,10 @@ def test_every_command_is_bound_to_a_handler_of_the_module_that_registers_it():
 
 @pytest.mark.parametrize("argv, passed", [([], []), (["gui"], []), (["gui", "some/model"], ["some/model"])])
 def test_no_command_or_gui_runs_the_installed_frontend(monkeypatch, argv, passed):
-    import ui.app  # what the 'lm_workbench.frontends' entry point named gui points at
+    import lm_workbench.ui.app as app  # what the 'lm_workbench.frontends' entry point named gui points at
 
     calls = []
-    monkeypatch.setattr(ui.app, "run", lambda args: calls.append(args) or 7)
+    monkeypatch.setattr(app, "run", lambda args: calls.append(args) or 7)
     assert main(argv) == 7 and calls == [passed]
 
 
@@ -55,7 +55,7 @@ def test_output_piped_into_a_reader_that_stops_early_is_not_an_error():
     import subprocess
     import sys
 
-    script = ("import sys\nfrom workbench.cli.common import run_reporting_errors\n"
+    script = ("import sys\nfrom lm_workbench.cli.common import run_reporting_errors\n"
               "def chatty():\n    for _ in range(200_000):\n        print('x' * 80)\n    return 0\n"
               "sys.exit(run_reporting_errors(chatty))\n")
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.cli.main import main
-from workbench.self_test import BUILT_IN_OBJECTIVES, MODULES_ENV, STEPS
-from workbench.store import RunStore
+from lm_workbench.cli.main import main
+from lm_workbench.self_test import BUILT_IN_OBJECTIVES, MODULES_ENV, STEPS
+from lm_workbench.store import RunStore
 
 
 def test_self_test_passes_on_the_default_model_and_leaves_no_run(fresh_home, capsys):
@@ -61,7 +61,7 @@ def test_the_module_list_names_where_each_module_came_from(fresh_home, tiny_mode
     assert main(["--self-test", str(tiny_models["bert"])]) == 0
     files = json.loads(target.read_text(encoding="utf-8"))
     root = Path(__file__).resolve().parents[2]
-    assert Path(files["workbench.self_test"]).resolve() == root / "workbench" / "self_test.py"
+    assert Path(files["lm_workbench.self_test"]).resolve() == root / "workbench" / "self_test.py"
     assert "torch" in files and "transformers" in files and all(isinstance(v, str) for v in files.values())
 
 
@@ -69,7 +69,7 @@ def test_a_release_known_to_break_a_feature_is_flagged_and_the_feature_refuses(f
                                                                                 capsys, monkeypatch):
     import transformers
 
-    from workbench import versions
+    from lm_workbench import versions
 
     installed = transformers.__version__
     known = versions.KnownBreak("transformers", f"=={installed}", "finetune:prefix", "prefix tuning",
@@ -95,8 +95,8 @@ def test_a_release_known_to_break_a_feature_is_flagged_and_the_feature_refuses(f
 def test_the_table_names_pyside6_6_12_0_for_the_window_and_the_window_refuses_it(fresh_home, monkeypatch, capsys):
     import sys
 
-    from ui import app
-    from workbench import versions
+    from lm_workbench.ui import app
+    from lm_workbench import versions
 
     hits = versions.breaks_in_force("window", versions={"PySide6-Essentials": "6.12.0"})
     assert bool(hits) == (sys.version_info < (3, 12))

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.elmo.characters import batch_to_char_ids
-from engine.embeddings.corpus import Corpus
-from engine.embeddings.counterpart import compared_vectors_job, counterpart_representation
-from engine.embeddings.extract import extract_occurrence_vectors
-from engine.models.loading import load_model
-from engine.progress import run_to_completion
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.embeddings.corpus import Corpus
+from lm_workbench.engine.embeddings.counterpart import compared_vectors_job, counterpart_representation
+from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.elmo_reference import tiny_elmo
 
 TEXTS = ["The cat sat on the mat", "Dogs chase cats and they run", "A tokenizer splits unusual words"]

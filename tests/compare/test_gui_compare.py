@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from PySide6.QtCore import Qt
 
-from engine.compare.cka import layer_cka
-from engine.models.loading import load_model
+from lm_workbench.engine.compare.cka import layer_cka
+from lm_workbench.engine.models.loading import load_model
 
 
 TEXT = "The cat sat on the mat, unbelievably."
@@ -71,8 +71,8 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
 def test_compare_with_a_finished_run_from_the_runs_tab(open_window, tiny_models, qtbot, fresh_home, tmp_path):
     import shutil
 
-    from workbench.paths import runs_db_path
-    from workbench.store.run_store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store.run_store import RunStore
 
     out = tmp_path / "run"
     shutil.copytree(tiny_models["bert"], out / "model")  # a pre-training run's folder: its model in model/

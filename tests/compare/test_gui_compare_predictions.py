@@ -67,7 +67,7 @@ def test_explain_shows_b_s_explanation_of_the_same_word(open_window, tiny_models
     import numpy as np
 
     from tests.support.grad_reference import hooked_grad_input
-    from ui.widgets.token_layout import display_label
+    from lm_workbench.ui.widgets.token_layout import display_label
 
     text = "The cat sat on the"
     window = open_window(str(tiny_models["gpt2"]), "predictions")

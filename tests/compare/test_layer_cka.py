@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from engine.compare.cka import layer_cka
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
+from lm_workbench.engine.compare.cka import layer_cka
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
 from tests.support.cka_reference import hsic_cka, word_means
 
 TEXTS = ["The cat sat on the mat.", "Dogs chase cats, don't they?", "A tokenizer splits unusual words."]
@@ -47,7 +47,7 @@ def test_fewer_than_two_words_is_refused(bert_gpt2):
 
 
 def test_cli_compare_prints_the_matrix_as_json(tiny_models, bert_gpt2, capsys):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     bert, gpt2 = bert_gpt2
     code = main(["compare", str(tiny_models["bert"]), str(tiny_models["gpt2"]), "--text", TEXTS[0],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from workbench.compare.model_b import ModelB, run_model_folder
+from lm_workbench.compare.model_b import ModelB, run_model_folder
 
 
 def _model(spec):

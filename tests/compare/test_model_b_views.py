@@ -1,13 +1,13 @@
 """Model B as a declared ability: the views that show B beside A say so (``ModelBView``) and use the one B
-column (``ui.widgets.model_b_split.ModelBSplit``: titles, B's widget, the line saying why B shows nothing)."""
+column (``lm_workbench.ui.widgets.model_b_split.ModelBSplit``: titles, B's widget, the line saying why B shows nothing)."""
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
 
-from ui.view_kit.view_abilities import ABILITIES, check_view_class
-from ui.window.view_registry import builtin_views
+from lm_workbench.ui.view_kit.view_abilities import ABILITIES, check_view_class
+from lm_workbench.ui.window.view_registry import builtin_views
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOW_B = {"tokens", "attention", "predictions", "lens", "retrieval"}

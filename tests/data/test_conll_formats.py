@@ -2,9 +2,9 @@
 
 import pytest
 
-from engine.data import tasks
-from engine.data.conll import read_conll
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data import tasks
+from lm_workbench.engine.data.conll import read_conll
+from lm_workbench.engine.errors import WorkbenchError
 from tests.data.published_shapes import (
     CONLL2003_IOB1, CONLL2003_NER_IOB2, CONLL2003_POS, CONLL2003_WORDS, CONLLU, CONLLU_UPOS, CONLLU_WORDS,
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from engine.probing.demo import POS_DEMO
+from lm_workbench.engine.probing.demo import POS_DEMO
 from tests.data.published_shapes import STSB_PAIRS, stsb_dev
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 
 def run_cli(capsys, *argv):

@@ -12,15 +12,15 @@ import sys
 
 import pytest
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 from tests.data.published_shapes import SST2_ROWS as SST2
 
 datasets = pytest.importorskip("datasets")
 
 
 def test_a_split_in_the_cache_reads_like_a_file(in_cache):
-    from engine.data.hub_datasets import cached_datasets
-    from engine.data.tasks import read_classification
+    from lm_workbench.engine.data.hub_datasets import cached_datasets
+    from lm_workbench.engine.data.tasks import read_classification
 
     assert [(d.name, d.config, d.splits) for d in cached_datasets()] == [
         ("nyu-mll/glue", "sst2", {"validation": 4}), ("nyu-mll/glue", "stsb", {"validation": 4})]
@@ -32,7 +32,7 @@ def test_a_split_in_the_cache_reads_like_a_file(in_cache):
 
 
 def test_wrong_names_say_what_the_cache_holds(in_cache):
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
     with pytest.raises(WorkbenchError, match="configuration.*sst2, stsb; name one"):
         read_table("glue/cola:validation")
@@ -43,7 +43,7 @@ def test_wrong_names_say_what_the_cache_holds(in_cache):
 
 
 def test_without_the_extra_one_line_says_how_to_install_it(in_cache, monkeypatch):
-    from engine.data.table import read_table
+    from lm_workbench.engine.data.table import read_table
 
     monkeypatch.setitem(sys.modules, "datasets.packaged_modules.cache.cache", None)
     with pytest.raises(WorkbenchError, match=r"needs the datasets package: .*pip install") as info:
@@ -52,7 +52,7 @@ def test_without_the_extra_one_line_says_how_to_install_it(in_cache, monkeypatch
 
 
 def test_sts_by_name_through_the_cli(in_cache, capsys, fresh_home):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     code = main(["sts", "minilm", "--data", "glue/stsb:validation", "--columns", "sentence1,sentence2,label",
                  "--json"])

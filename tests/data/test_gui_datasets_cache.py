@@ -8,8 +8,8 @@ import os
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from ui.window.view_registry import ViewRegistry, builtin_views
-from ui.widgets.dataset_picker import CachedDatasetDialog
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.ui.widgets.dataset_picker import CachedDatasetDialog
 
 
 def _registry() -> ViewRegistry:

@@ -5,14 +5,14 @@ import json
 
 import pytest
 
-from engine.data import tasks
-from engine.data.table import peek_header, read_table
-from engine.embeddings.corpus import read_corpus
-from engine.errors import WorkbenchError
-from engine.probing.readers import read_sentence_task, read_sts
-from engine.progress import run_to_completion
+from lm_workbench.engine.data import tasks
+from lm_workbench.engine.data.table import peek_header, read_table
+from lm_workbench.engine.embeddings.corpus import read_corpus
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.readers import read_sentence_task, read_sts
+from lm_workbench.engine.progress import run_to_completion
 from tests.data.published_shapes import RTE_DEV, SST2_TEST, SST2_TRAIN, STSB_PAIRS, stsb_dev
-from workbench.prompting.runs import read_prompt_data
+from lm_workbench.prompting.runs import read_prompt_data
 
 
 def write(tmp_path, name, text):

@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.config import PRESETS, ElmoConfig, preset
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.config import PRESETS, ElmoConfig, preset
 from tests.support.elmo_reference import one_torch_thread  # noqa: F401 (autouse fixture)
 
 # AllenNLP's published options.json for elmo_2x1024_128_2048cnn_1xhighway

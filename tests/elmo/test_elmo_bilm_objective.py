@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.config import ElmoConfig
-from engine.elmo.words import build_word_vocabulary, word_level_tokenizer
-from engine.plugin_api import LossContext, WorkbenchError
-from plugins.objectives.bilm import BidirectionalLM
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.words import build_word_vocabulary, word_level_tokenizer
+from lm_workbench.engine.plugin_api import LossContext, WorkbenchError
+from lm_workbench.plugins.objectives.bilm import BidirectionalLM
 from tests.support.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 
 LINES = ["the cat sat on the mat .", "a dog sat , the cat ran", "the end"]
@@ -84,8 +84,8 @@ def test_sampled_softmax_trains_but_validation_scores_the_full_softmax(tokenizer
 
 
 def test_registry_finds_bilm_for_the_bilm_family(bilm_registered, tmp_path):
-    from workbench.plugins.registry import ObjectiveRegistry
-    from workbench.settings import Settings
+    from lm_workbench.extensions.registry import ObjectiveRegistry
+    from lm_workbench.settings import Settings
 
     registry = ObjectiveRegistry.discover(Settings(), root=tmp_path / "no-folder-plugins")
     record = registry.record("bilm")

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.elmo.char_cnn import CharCNN
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.char_cnn import CharCNN
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.config import ElmoConfig
 from tests.support.elmo_reference import one_torch_thread  # noqa: F401 (autouse fixture)
 
 

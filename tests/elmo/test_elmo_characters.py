@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.elmo.characters import (
+from lm_workbench.engine.elmo.characters import (
     add_sentence_boundaries,
     batch_to_char_ids,
     remove_sentence_boundaries,

@@ -8,18 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from engine.analysis import encode
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.checkpoint import save_elmo
-from engine.elmo.config import ElmoConfig
-from engine.elmo.words import split_words
-from engine.embeddings.corpus import corpus_from_text
-from engine.embeddings.extract import extract_occurrence_vectors
-from engine.models.loading import load_model
-from engine.progress import run_to_completion
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.checkpoint import save_elmo
+from lm_workbench.engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.words import split_words
+from lm_workbench.engine.embeddings.corpus import corpus_from_text
+from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.elmo_published import published_arrays, write_published
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 TEXT = "The cat sat, didn't it? Ünïcode words too."
 TINY = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 4), (3, 6)), n_highway=1, lstm_dim=12,
@@ -70,7 +70,7 @@ def test_info_and_encode_cli(elmo_dir, tmp_path, capsys):
     assert "attentions" not in data.files
     words = [w for w, _, _ in split_words(TEXT)]
     assert list(data["tokens"]) == words
-    from engine.elmo.checkpoint import load_elmo
+    from lm_workbench.engine.elmo.checkpoint import load_elmo
     np.testing.assert_allclose(data["hidden_states"], _direct_layers(load_elmo(elmo_dir), words), atol=1e-6)
     capsys.readouterr()
     assert main(["encode", str(elmo_dir), "--text", "a", "--pair", "b", "--out", str(out)]) == 2
@@ -94,7 +94,7 @@ def test_embeddings_static_baseline_is_layer_0_and_context_free(elmo_dir):
 
 def test_probe_and_scalar_mix_run_over_an_elmo(elmo_dir, tmp_path, capsys, fresh_home):
     """Layer-wise probing and ELMo's own scalar mix work on an ELMo as on any model (layers 0..L)."""
-    from engine.probing.demo import POS_DEMO
+    from lm_workbench.engine.probing.demo import POS_DEMO
 
     task = tmp_path / "pos.conllu"
     task.write_text("\n\n".join(POS_DEMO.read_text(encoding="utf-8").split("\n\n")[:30]) + "\n", encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.elmo.lstm_cell import LstmWithProjection, reverse_valid
+from lm_workbench.engine.elmo.lstm_cell import LstmWithProjection, reverse_valid
 from tests.support.elmo_reference import tf_lstm_step, one_torch_thread  # noqa: F401 (autouse fixture)
 
 I, D, P = 3, 5, 4

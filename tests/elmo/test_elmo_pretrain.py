@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from engine.analysis import encode
-from engine.models.loading import load_model
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.models.loading import load_model
 from tests.support.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 from tests.support.pretrain_job_helpers import write_corpus
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import math
 import torch
 import torch.nn.functional as F
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.config import preset
-from engine.elmo.sampled_softmax import log_uniform_probabilities, sample_candidates, sampled_softmax_loss
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.config import preset
+from lm_workbench.engine.elmo.sampled_softmax import log_uniform_probabilities, sample_candidates, sampled_softmax_loss
 from tests.support.elmo_reference import one_torch_thread  # noqa: F401 (autouse fixture)
 
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.checkpoint import is_elmo_folder, load_elmo, save_elmo
-from engine.elmo.config import preset
-from engine.elmo.hdf5_weights import ElmoWeightsError, load_allennlp_elmo
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.checkpoint import is_elmo_folder, load_elmo, save_elmo
+from lm_workbench.engine.elmo.config import preset
+from lm_workbench.engine.elmo.hdf5_weights import ElmoWeightsError, load_allennlp_elmo
 from tests.support.elmo_published import OPTIONS, published_arrays, write_published
 from tests.support.elmo_reference import elmo_layers, one_torch_thread  # noqa: F401 (autouse fixture)
 

@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.checkpoint import default_words_mode, save_elmo
-from engine.elmo.config import ElmoConfig
-from engine.elmo.words import WordTokenizer, words_of
-from engine.models.loading import load_model
-from engine.progress import NEVER_CANCELLED, run_to_completion
-from engine.tokens import tokenize
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.checkpoint import default_words_mode, save_elmo
+from lm_workbench.engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.words import WordTokenizer, words_of
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
+from lm_workbench.engine.tokens import tokenize
 from tests.support.elmo_published import published_arrays, write_published
-from workbench.cli.main import main
-from workbench.models.jobs import load_model_job
-from workbench.settings import Settings, load_settings, save_settings
+from lm_workbench.cli.main import main
+from lm_workbench.models.jobs import load_model_job
+from lm_workbench.settings import Settings, load_settings, save_settings
 
 TEXT = "The U.S. economy grew 3.5% in Jan. 2020 ."
 AS_GIVEN = ["The", "U.S.", "economy", "grew", "3.5%", "in", "Jan.", "2020", "."]
@@ -119,8 +119,8 @@ def test_the_choice_is_saved_per_model_and_beaten_only_by_the_flag(published, tr
 
 @pytest.mark.timeout(60)
 def test_model_panel_words_as_typed_for_an_elmo_only(open_window, qtbot, published, fresh_home):
-    from engine.models.loading import ModelInfo
-    from ui.window.model_panel import ModelPanel
+    from lm_workbench.engine.models.loading import ModelInfo
+    from lm_workbench.ui.window.model_panel import ModelPanel
 
     window = open_window(str(published), "tokens", persist=True)
     box = window.model_panel.words_check

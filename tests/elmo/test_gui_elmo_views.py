@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.elmo.bilm import ElmoModel
-from engine.elmo.characters import batch_to_char_ids
-from engine.elmo.checkpoint import save_elmo
-from engine.elmo.config import ElmoConfig
+from lm_workbench.engine.elmo.bilm import ElmoModel
+from lm_workbench.engine.elmo.characters import batch_to_char_ids
+from lm_workbench.engine.elmo.checkpoint import save_elmo
+from lm_workbench.engine.elmo.config import ElmoConfig
 from tests.support.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.timeout(120)
@@ -77,8 +77,8 @@ def test_predictions_and_lens_say_not_available(open_window, qtbot, elmo_dir, vi
 
 
 def test_pretrain_form_offers_elmo_with_its_presets_and_count(open_window, qtbot, fresh_home, bilm_registered):
-    from engine.elmo.bilm import ElmoModel as Model
-    from engine.elmo.presets import ELMO_PRESETS
+    from lm_workbench.engine.elmo.bilm import ElmoModel as Model
+    from lm_workbench.engine.elmo.presets import ELMO_PRESETS
 
     window = open_window(view="pretrain", size=(1280, 860), about=False)
     form = window.view("pretrain").form

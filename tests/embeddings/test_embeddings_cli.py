@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 LINES = [
     "I deposited the cheque at the bank this morning.",
@@ -43,7 +43,7 @@ def reference_vectors():
     import torch
     import transformers as tf
 
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
 
     folder = default_model_folder()
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)

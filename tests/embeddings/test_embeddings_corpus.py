@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.embeddings.corpus import corpus_from_text, read_corpus
-from engine.embeddings.demo_set import demo_corpus, demo_words
-from engine.embeddings.occurrences import find_occurrences, normalise_words
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
-from engine.tokens import tokenize
+from lm_workbench.engine.embeddings.corpus import corpus_from_text, read_corpus
+from lm_workbench.engine.embeddings.demo_set import demo_corpus, demo_words
+from lm_workbench.engine.embeddings.occurrences import find_occurrences, normalise_words
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
+from lm_workbench.engine.tokens import tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def minilm_tokenizer():
     """MiniLM's tokenizer alone (no weights needed here)."""
     from transformers import AutoTokenizer
 
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
 
     return AutoTokenizer.from_pretrained(default_model_folder())
 
@@ -179,7 +179,7 @@ def test_demo_set_shape_and_package_data():
         assert len(senses) >= 2, word
         assert min(senses.values()) >= 10, (word, senses)
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["engine.embeddings"]
+    patterns = config["tool"]["setuptools"]["package-data"]["lm_workbench.engine.embeddings"]
     data = ROOT / "engine" / "embeddings" / "data" / "polysemy_demo.tsv"
     assert any(data.match("*/engine/embeddings/" + p) for p in patterns)
 

@@ -12,12 +12,12 @@ import re
 import numpy as np
 import pytest
 
-from engine.embeddings.activation_cache import ActivationCache
-from engine.embeddings.corpus import Corpus
-from engine.embeddings.extract import extract_occurrence_vectors
-from engine.embeddings.representation import parse_layer_spec, pool, scalar_mix
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
+from lm_workbench.engine.embeddings.activation_cache import ActivationCache
+from lm_workbench.engine.embeddings.corpus import Corpus
+from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
+from lm_workbench.engine.embeddings.representation import parse_layer_spec, pool, scalar_mix
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
 from tests.support.reference import plain_forward
 
 TEXTS = [
@@ -47,7 +47,7 @@ def word_spans(text, word):
 
 @pytest.fixture(scope="module")
 def minilm_folder():
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
 
     return default_model_folder()
 
@@ -111,7 +111,7 @@ def test_static_vectors_are_the_embedding_rows(minilm, minilm_folder):
 @pytest.mark.parametrize("kind", ["gpt2", "bart", "t5"])
 def test_decoders_and_encoder_decoders(tiny_models, kind):
     """Decoders: their own (left-context) states; encoder-decoders: the encoder's."""
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     folder = tiny_models[kind]
     loaded = load_model(str(folder))
@@ -242,7 +242,7 @@ def test_cancel_leaves_no_partial_cache_entry(minilm, tmp_path):
 
 
 def test_lines_longer_than_the_window_are_cut_and_counted(tiny_models):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     loaded = load_model(str(tiny_models["bert"]))  # window: 64 tokens
     long_line = "bank " + "the " * 100 + "bank"

@@ -14,16 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.embeddings.layer_sweep import layer_sweep_job, loo_nn_accuracy, silhouette
-from engine.embeddings.neighbours import NeighbourIndex
-from engine.embeddings.projection import (
+from lm_workbench.engine.embeddings.layer_sweep import layer_sweep_job, loo_nn_accuracy, silhouette
+from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
+from lm_workbench.engine.embeddings.projection import (
     TSNE_SUBSAMPLE_ABOVE, ProjectionCache, project, projection_key, subsample,
 )
-from engine.embeddings.sentence_embeddings import (
+from lm_workbench.engine.embeddings.sentence_embeddings import (
     anisotropy, cls_pool, different_word_pairs, mean_pool, model_pooling, resolve_pooling, similarity_matrix,
 )
-from engine.errors import WorkbenchError
-from engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress, iter_with_progress, run_to_completion
 
 # ---------------------------------------------------------------- neighbours
 
@@ -193,7 +193,7 @@ def test_projection_bad_input_and_cancel():
         run_to_completion(project(np.full((10, 4), np.nan), "pca"))
     token = CancelToken()
     token.cancel()
-    from engine.errors import Cancelled
+    from lm_workbench.engine.errors import Cancelled
 
     with pytest.raises(Cancelled):
         run_to_completion(project(np.ones((10, 4)), "tsne", cancel=token))
@@ -290,7 +290,7 @@ def test_the_embeddings_tab_sweeps_only_occurrences_their_line_was_written_for()
     another word's occurrence in that line, as the engine's table sweep does."""
     from types import SimpleNamespace
 
-    from workbench.embeddings.jobs import sweep as tab_sweep
+    from lm_workbench.embeddings.jobs import sweep as tab_sweep
 
     rng = np.random.default_rng(0)
     words = ["bank"] * 6 + ["play"] * 6 + ["bank"]  # the last "bank" sits in a line written for "play"

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.embeddings.layer_sweep import layer_sweep_job, layer_sweep_table, loo_nn_accuracy
-from engine.embeddings.sentence_embeddings import anisotropy, model_pooling, sentence_vectors
-from engine.errors import WorkbenchError
-from engine.models.default import default_model_folder
-from engine.progress import run_to_completion
+from lm_workbench.engine.embeddings.layer_sweep import layer_sweep_job, layer_sweep_table, loo_nn_accuracy
+from lm_workbench.engine.embeddings.sentence_embeddings import anisotropy, model_pooling, sentence_vectors
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.default import default_model_folder
+from lm_workbench.engine.progress import run_to_completion
 
 SENTENCES = [
     "The bank raised its interest rates again.",
@@ -41,8 +41,8 @@ def plain_minilm():
 @pytest.fixture(scope="module")
 def demo_table(minilm):
     """The demo set's occurrences of its own words, every layer plus static; one occurrence per line."""
-    from engine.embeddings.demo_set import demo_corpus
-    from engine.embeddings.extract import extract_occurrence_vectors
+    from lm_workbench.engine.embeddings.demo_set import demo_corpus
+    from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
 
     corpus = demo_corpus()
     words = sorted({label.split(":")[0] for label in corpus.labels})

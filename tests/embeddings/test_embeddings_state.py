@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.embeddings.corpus import Corpus
-from engine.embeddings.occurrences import Occurrence
-from engine.embeddings.table import OccurrenceTable
-from workbench.embeddings.state import EmbeddingsState
+from lm_workbench.engine.embeddings.corpus import Corpus
+from lm_workbench.engine.embeddings.occurrences import Occurrence
+from lm_workbench.engine.embeddings.table import OccurrenceTable
+from lm_workbench.embeddings.state import EmbeddingsState
 
 SENTENCES = ["the bank of the river", "a bank loan", "bat and ball", "the bat flew", "river bank erosion"]
 WORDS = [("bank", 0, "river"), ("bank", 1, "money"), ("bat", 2, "sport"), ("bat", 3, "animal"),

@@ -181,7 +181,7 @@ def test_scalar_mix_sliders_change_the_representation(open_window, qtbot, corpus
 
 
 def test_box_selection_undo_and_export(open_window, qtbot, corpus_file, tmp_path):
-    from ui.embeddings import export_menu
+    from lm_workbench.ui.embeddings import export_menu
 
     window, view, rows = _embedded(qtbot, open_window, corpus_file)
     smap = view.map
@@ -238,7 +238,7 @@ def test_box_selection_undo_and_export(open_window, qtbot, corpus_file, tmp_path
 
 
 def test_lasso_polygon_matches_an_independent_point_in_triangle_test():
-    from ui.embeddings.select_viewbox import points_in_polygon
+    from lm_workbench.ui.embeddings.select_viewbox import points_in_polygon
 
     rng = np.random.default_rng(0)
     xy = rng.uniform(-1, 2, size=(5000, 2))

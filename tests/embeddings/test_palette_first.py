@@ -3,7 +3,7 @@ eight colours and twenty words, the chosen words keep colours of their own inste
 
 from __future__ import annotations
 
-from ui.embeddings.palette import colour_groups
+from lm_workbench.ui.embeddings.palette import colour_groups
 
 
 def test_named_labels_get_colours_before_the_most_frequent_ones():

@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.embeddings.sentence_embeddings import resolve_pooling, sentence_vectors
-from engine.errors import WorkbenchError
-from engine.progress import drive
+from lm_workbench.engine.embeddings.sentence_embeddings import resolve_pooling, sentence_vectors
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import drive
 
 
 def test_max_pooling_is_the_maximum_over_the_tokens(tiny_models):
     from transformers import AutoModel, AutoTokenizer
 
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     folder = tiny_models["bert"]
     loaded = load_model(str(folder))

@@ -7,10 +7,10 @@ import json
 import sqlite3
 
 from tests.support.fault_helpers import cut_short, digest, store_with_runs
-from ui.app import report_start
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
+from lm_workbench.ui.app import report_start
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
 
 
 def _warnings(err: str) -> list[str]:

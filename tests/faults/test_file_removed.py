@@ -3,11 +3,11 @@ file was there when the run started, so this is the machine's fault, not bad inp
 
 from __future__ import annotations
 
-import workbench.pretrain.run as pretrain_run
+import lm_workbench.pretrain.run as pretrain_run
 from tests.support.pretrain_corpus import write_corpus
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
 
 
 def test_a_corpus_deleted_while_pretraining_ends_the_run_in_one_line(fresh_home, tmp_path, monkeypatch, capsys):

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from plugins.finetune_methods.full import FullFineTuning
+from lm_workbench.plugins.finetune_methods.full import FullFineTuning
 from tests.support.fault_helpers import finetune_args
 from tests.support.finetune_runs import sentiment_files
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +45,7 @@ def _only_run() -> dict:
 
 def test_a_run_that_will_not_fit_is_refused_before_its_first_step(fresh_home, tiny_models, data, tmp_path,
                                                                      monkeypatch, capsys):
-    from workbench.runs import disk_space
+    from lm_workbench.runs import disk_space
 
     real = shutil.disk_usage
     monkeypatch.setattr(disk_space.shutil, "disk_usage", lambda path: real(path)._replace(free=3_000_000))

@@ -9,12 +9,12 @@ import sqlite3
 import pytest
 
 from tests.support.fault_helpers import digest
-from ui.app import report_start
-from workbench.cli.common import run_reporting_errors
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import SCHEMA_VERSION, RunStore
-from workbench.store.run_store import StoreReadOnly
+from lm_workbench.ui.app import report_start
+from lm_workbench.cli.common import run_reporting_errors
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import SCHEMA_VERSION, RunStore
+from lm_workbench.store.run_store import StoreReadOnly
 
 
 @pytest.fixture

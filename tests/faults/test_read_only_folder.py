@@ -9,12 +9,12 @@ import stat
 
 import pytest
 
-import engine.training.loop as loop
+import lm_workbench.engine.training.loop as loop
 from tests.support.fault_helpers import finetune_args
 from tests.support.finetune_runs import sentiment_files
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
 
 
 def _line(err: str) -> str:

@@ -7,7 +7,7 @@ import errno
 import os
 import sqlite3
 
-from workbench.logs import setup_logging, stop_logging
+from lm_workbench.logs import setup_logging, stop_logging
 
 
 def _enospc(tmp_path):

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from workbench.workspace.format import Workspace, open_workspace, save_workspace
+from lm_workbench.workspace.format import Workspace, open_workspace, save_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,11 +16,11 @@ import time
 import pytest
 import torch
 
-from engine.finetune.job import FineTuneData, FineTuneSettings, finetune_job
-from engine.finetune.task_model import build_task_model, load_task_tokenizer
-from engine.models.default import default_model_folder
+from lm_workbench.engine.finetune.job import FineTuneData, FineTuneSettings, finetune_job
+from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+from lm_workbench.engine.models.default import default_model_folder
 from tests.support.finetune_generated_task import LABELS, generated_examples
-from workbench.finetune.methods import finetune_method
+from lm_workbench.finetune.methods import finetune_method
 
 # method -> (accuracy it must reach, settings other than its defaults and why)
 CASES = {

@@ -3,8 +3,8 @@
 import pytest
 from transformers import AutoTokenizer
 
-from engine.errors import WorkbenchError
-from engine.finetune.alignment import IGNORE_INDEX, align_word_labels, best_span, encode_qa, encode_tagged
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.alignment import IGNORE_INDEX, align_word_labels, best_span, encode_qa, encode_tagged
 
 X = IGNORE_INDEX
 

@@ -14,8 +14,8 @@ import pytest
 import torch
 from torch import nn
 
-from engine.finetune.footprint import CPU_ESTIMATE, checkpoint_bytes, training_state_bytes
-from engine.finetune.forgetting import held_out_text, measure_forgetting
+from lm_workbench.engine.finetune.footprint import CPU_ESTIMATE, checkpoint_bytes, training_state_bytes
+from lm_workbench.engine.finetune.forgetting import held_out_text, measure_forgetting
 
 LABELS = ["negative", "positive"]
 
@@ -37,7 +37,7 @@ def test_training_state_is_parameters_gradients_and_two_adam_moments():
 
 
 def _tokenizer_and_model(base, task_labels=LABELS):
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
 
     return load_task_tokenizer(base), build_task_model(base, "seq-cls", task_labels).eval()
 
@@ -83,7 +83,7 @@ def test_a_changed_encoder_is_scored_by_the_base_mlm_head(tiny_models):
 
 
 def test_a_base_without_an_lm_head_says_so(tiny_models):
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.models.default import default_model_folder
 
     tokenizer, model = _tokenizer_and_model(tiny_models["bert"])
     found = measure_forgetting(default_model_folder(), model, tokenizer)
@@ -92,9 +92,9 @@ def test_a_base_without_an_lm_head_says_so(tiny_models):
 
 def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path, qtbot):
     from tests.support.finetune_runs import lora_spec, sentiment_files
-    from ui.finetune.bench_table import bench_cells, memory_header
-    from workbench.finetune.run import run_finetune
-    from workbench.finetune.state import read_result
+    from lm_workbench.ui.finetune.bench_table import bench_cells, memory_header
+    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.state import read_result
 
     spec = dataclasses.replace(lora_spec(tiny_models["bert"], sentiment_files(tmp_path / "data"), tmp_path / "run",
                                          epochs=0.34), lr=1e-2)
@@ -119,9 +119,9 @@ def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path
     no_head = dict(row, forgetting=None, forgetting_note="model has no LM head (BertModel)")
     assert bench_cells(no_head)[7] == "no LM head"
     # The tab's bench panel: the table's headers and the columns exported as a figure (PNG) and CSV.
-    from ui.finetune.bench_panel import BenchPanel
-    from workbench.finetune.methods import finetune_methods
-    from workbench.finetune.state import FineTuneState
+    from lm_workbench.ui.finetune.bench_panel import BenchPanel
+    from lm_workbench.finetune.methods import finetune_methods
+    from lm_workbench.finetune.state import FineTuneState
 
     state = FineTuneState()
     state.add_result(read_result(1, "lora", tmp_path / "run"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.bitfit import apply_bitfit
-from engine.finetune.methods.counting import count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.bitfit import apply_bitfit
+from lm_workbench.engine.finetune.methods.counting import count_parameters
 from tests.support.finetune_classifier_models import HIDDEN, INTERMEDIATE, LABELS, LAYERS, tiny_classifier, two_class_batch
 
 torch.set_num_threads(1)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
-from engine.finetune.methods.counting import count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+from lm_workbench.engine.finetune.methods.counting import count_parameters
 from tests.support.finetune_classifier_models import HIDDEN, LABELS, LAYERS, tiny_classifier, two_class_batch
 
 torch.set_num_threads(1)

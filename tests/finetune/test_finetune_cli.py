@@ -14,9 +14,9 @@ import threading
 import pytest
 import torch
 
-from engine.finetune.demo import demo_path
-from workbench.cli.main import main
-from workbench.cli.parser import build_parser
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import build_parser
 
 
 def _sentiment_subset(folder, first: int, count: int):
@@ -44,7 +44,7 @@ def lora_run(tmp_path_factory):
         buffer = io.StringIO()
         with redirect_stdout(buffer):
             code = main(argv)
-        from workbench.paths import runs_db_path
+        from lm_workbench.paths import runs_db_path
 
         db = runs_db_path()
     torch.set_num_threads(previous)
@@ -70,10 +70,10 @@ def test_finetune_json_has_the_contract_keys(lora_run):
 
 
 def test_the_run_is_in_the_store_with_a_command_that_repeats_it(lora_run):
-    from workbench.cli.finetune_commands import spec_from_args
-    from workbench.finetune.spec import FineTuneSpec
-    from workbench.runs.kinds import run_kind
-    from workbench.store import RunStore
+    from lm_workbench.cli.finetune_commands import spec_from_args
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.runs.kinds import run_kind
+    from lm_workbench.store import RunStore
 
     printed, out, db = lora_run
     with RunStore(db) as store:
@@ -103,7 +103,7 @@ def test_predict_says_what_the_trained_model_said(lora_run, capsys):
 
 
 def test_merged_lora_predicts_within_1e_5(lora_run, tmp_path, capsys):
-    from workbench.finetune.run import open_output
+    from lm_workbench.finetune.run import open_output
 
     _, out, _ = lora_run
     merged = tmp_path / "merged"
@@ -137,8 +137,8 @@ def _run_cli(argv, capsys):
     ("base", "not an encoder-decoder"),
 ])
 def test_bad_input_is_exit_2_one_line_and_no_run(case, message, tmp_path, fresh_home, capsys):
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     good = _sentiment_subset(tmp_path, 0, 8)
     empty = tmp_path / "empty.tsv"
@@ -158,11 +158,11 @@ def test_bad_input_is_exit_2_one_line_and_no_run(case, message, tmp_path, fresh_
 
 def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     """``submit_finetune`` queues the spec with the job target; the lane's child entry point runs it."""
-    from workbench.finetune.job import submit_finetune
-    from workbench.finetune.spec import FineTuneSpec
-    from workbench.runs.run_context import run_in_child
-    from workbench.finetune.job import FINETUNE
-    from workbench.store import RunStore
+    from lm_workbench.finetune.job import submit_finetune
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.runs.run_context import run_in_child
+    from lm_workbench.finetune.job import FINETUNE
+    from lm_workbench.store import RunStore
 
     class QueueOnly:  # what submit_finetune hands a LongRunLane, recorded in a real store
         def __init__(self, store):
@@ -180,7 +180,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
         lane = QueueOnly(store)
         run_id = submit_finetune(lane, spec)
         target, kwargs = lane.submitted[0]
-    assert target == FINETUNE.target == "workbench.finetune.job:finetune_lane_job"
+    assert target == FINETUNE.target == "lm_workbench.finetune.job:finetune_lane_job"
     previous = torch.get_num_threads()
     run_in_child(str(db), run_id, target, kwargs, threading.Event())
     torch.set_num_threads(previous)
@@ -197,17 +197,17 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     with RunStore(db) as store:
         before = {row["name"]: row["value"] for row in store.metrics(run_id) if row["step"] == 0}
     assert before["trainable_parameters"] == summary["trainable_parameters"]  # known before the first step
-    from workbench.finetune.run import parameter_counts
+    from lm_workbench.finetune.run import parameter_counts
 
     assert parameter_counts(spec) == (summary["trainable_parameters"], summary["total_parameters"])
 
 
 def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
-    from workbench.finetune.spec import FineTuneSpec
-    from workbench.runs.run_context import run_in_child
-    from workbench.finetune.job import FINETUNE
-    from workbench.runs.kinds import resume_params
-    from workbench.store import RunStore
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.runs.run_context import run_in_child
+    from lm_workbench.finetune.job import FINETUNE
+    from lm_workbench.runs.kinds import resume_params
+    from lm_workbench.store import RunStore
 
     db = tmp_path / "runs.sqlite"
     spec = FineTuneSpec(model=str(tiny_models["bert"]), task="seq-cls", train=str(_sentiment_subset(tmp_path, 0, 48)),

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from engine.data import tasks
-from engine.data.squad import QAExample
-from engine.errors import TextEncodingError, WorkbenchError
-from engine.finetune.demo import DATA, DEMO_FILES, demo_path
-from engine.maths.metrics import bio_entities
+from lm_workbench.engine.data import tasks
+from lm_workbench.engine.data.squad import QAExample
+from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.finetune.demo import DATA, DEMO_FILES, demo_path
+from lm_workbench.engine.maths.metrics import bio_entities
 
 
 def write(tmp_path, name, text, encoding="utf-8"):

@@ -22,7 +22,7 @@ from safetensors.torch import load_file
 
 from tests.support.finetune_runs import lora_spec, sentiment_files, without_dropout
 from tests.support.tiny_models import build_tiny_model
-from workbench.finetune.run import run_finetune
+from lm_workbench.finetune.run import run_finetune
 
 ROOT = Path(__file__).resolve().parents[2]
 TORCHRUN = Path(sys.executable).with_name("torchrun")
@@ -43,7 +43,7 @@ def test_two_processes_fine_tune_like_one_on_the_whole_batch_and_record_one_run(
     home = tmp_path / "home"
     spec = lora_spec(base, data, tmp_path / "ddp", batch_size=4, lora_dropout=0.0)
     argv = [str(TORCHRUN), "--nproc_per_node", "2", "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
-            "-m", "workbench", *spec.cli_args()[1:], "--json"]
+            "-m", "lm_workbench", *spec.cli_args()[1:], "--json"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LM_WORKBENCH_HOME": str(home), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=220)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -67,8 +67,8 @@ def test_two_processes_fine_tune_like_one_on_the_whole_batch_and_record_one_run(
     assert not (tmp_path / "ddp" / "checkpoints").exists()
 
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         runs = store.list_runs()

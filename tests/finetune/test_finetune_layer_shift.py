@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.layer_shift import layer_shift
-from engine.maths.similarity import linear_cka, mean_cosine
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.layer_shift import layer_shift
+from lm_workbench.engine.maths.similarity import linear_cka, mean_cosine
 from tests.support.cka_reference import hsic_cka as cka_by_hsic  # Kornblith et al. (2019): HSIC, n x n form
 
 

@@ -1,4 +1,4 @@
-"""Merging fine-tuning runs (``lm-workbench finetune-merge``, ``engine.finetune.merging``).
+"""Merging fine-tuning runs (``lm-workbench finetune-merge``, ``lm_workbench.engine.finetune.merging``).
 
 Real LoRA runs on the tiny BERT (a few steps each, lr 1e-2 so the factors move), an IA³ adapter made here
 directly through peft, and real prefix and Houlsby runs for the refusals. Checked against independent
@@ -19,17 +19,17 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from engine.errors import WorkbenchError
-from engine.progress import drive
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import drive
 from tests.support.finetune_runs import lora_spec, sentiment_files
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 TEXTS = ["What a brilliant trip!", "The hotel was messy.", "I found the concert tedious and long."]
 LABELS = ["negative", "positive"]
 
 
 def _run(spec):
-    from workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.run import run_finetune
 
     run_finetune(spec)
     return Path(spec.out_dir)
@@ -75,7 +75,7 @@ def _peft_logits(base, folder, labels=LABELS):
     """Logits of a saved peft adapter folder loaded here through peft itself."""
     from peft import PeftModel
 
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     model = PeftModel.from_pretrained(build_task_model(base, "seq-cls", labels), str(folder / "adapter")).eval()
     with torch.no_grad():
@@ -103,7 +103,7 @@ def _scaling(folder):
 
 
 def test_one_run_with_weight_one_is_that_run(runs, tmp_path):
-    from engine.finetune.merging import combine_runs, read_source
+    from lm_workbench.engine.finetune.merging import combine_runs, read_source
 
     a = runs["a"]
     out = drive(combine_runs([read_source(a)], [1.0], tmp_path / "same", how="linear", density=0.5, seed=0))
@@ -152,7 +152,7 @@ def test_folded_and_unfolded_give_the_same_logits_and_predict_opens_it(runs, tmp
 def test_ties_equals_peft_add_weighted_adapter(runs, tmp_path, capsys):
     from peft import LoraConfig, get_peft_model
 
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     a, b = runs["a"], runs["b"]
     code, said = _merge([a, b, "--how", "ties", "--weights", "0.6,0.9", "--density", "0.4",
@@ -181,7 +181,7 @@ def test_ties_equals_peft_add_weighted_adapter(runs, tmp_path, capsys):
 
 
 def test_ties_and_dare_on_tiny_tensors():
-    from engine.finetune.merge_math import combine_tensors
+    from lm_workbench.engine.finetune.merge_math import combine_tensors
 
     t1, t2 = torch.tensor([3.0, -1.0, 0.5, -4.0]), torch.tensor([-2.0, 1.5, 0.2, 1.0])
     # TIES, density 0.5, weights 1 and 2 (by hand): keep the two largest of each: t1 -> [3, 0, 0, -4],
@@ -237,8 +237,8 @@ def _ia3_run(base, folder, seed):
     """An IA³ adapter made directly through peft, its vectors moved off 1, saved as a run folder."""
     from peft import IA3Config, get_peft_model
 
-    from engine.finetune.saved import write_manifest
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.saved import write_manifest
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     torch.manual_seed(seed)
     model = get_peft_model(build_task_model(base, "seq-cls", LABELS), IA3Config(
@@ -270,7 +270,7 @@ def test_ia3_folds_and_combines_linearly_only(runs, tmp_path, capsys):
 
 
 def test_bad_weights_and_density_are_refused(runs, tmp_path):
-    from engine.finetune.merging import merge_runs
+    from lm_workbench.engine.finetune.merging import merge_runs
 
     with pytest.raises(WorkbenchError, match="2 run"):
         drive(merge_runs([runs["a"], runs["b"]], tmp_path / "x", weights="0.5"))
@@ -281,10 +281,10 @@ def test_bad_weights_and_density_are_refused(runs, tmp_path):
 def test_a_merge_run_copies_as_its_command_line_and_runs_again():
     import shlex
 
-    from workbench.cli.parser import build_parser
-    from workbench.finetune.merge_run import MergeSpec
-    from workbench.runs.kinds import run_kind
-    from workbench.runs.run_context import resolve_target
+    from lm_workbench.cli.parser import build_parser
+    from lm_workbench.finetune.merge_run import MergeSpec
+    from lm_workbench.runs.kinds import run_kind
+    from lm_workbench.runs.run_context import resolve_target
 
     spec = MergeSpec(sources=["/r/a", "/r/b"], out_dir="/r/m", how="dare", weights=[0.3, 0.7], density=0.4, seed=5,
                      fold=True)
@@ -299,8 +299,8 @@ def _dora_run(base, folder, seed):
     """A DoRA adapter (peft's LoRA with use_dora) made here, its B factors and magnitudes moved off their start."""
     from peft import LoraConfig, get_peft_model
 
-    from engine.finetune.saved import write_manifest
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.saved import write_manifest
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     torch.manual_seed(seed)
     model = get_peft_model(build_task_model(base, "seq-cls", LABELS), LoraConfig(

@@ -9,10 +9,10 @@ from pathlib import Path
 import torch
 
 from tests.support.finetune_method_models import HIDDEN, LABELS, LAYERS, outputs_of, task_batch, task_model, train_a_little
-from workbench.finetune.methods import finetune_methods
-from workbench.plugins.discovery import discover
-from workbench.plugins.registry import FineTuneMethodRegistry
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_methods
+from lm_workbench.extensions.discovery import discover
+from lm_workbench.extensions.registry import FineTuneMethodRegistry
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 GUIDE = Path(__file__).parents[2] / "docs" / "writing-a-finetune-method.md"

@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import SITES, config_fields, count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import SITES, config_fields, count_parameters
 from tests.support.finetune_method_models import HIDDEN as D
 from tests.support.finetune_method_models import INTERMEDIATE as I
 from tests.support.finetune_method_models import LABELS as C
 from tests.support.finetune_method_models import LAYERS as L
 from tests.support.finetune_method_models import task_batch, task_model
-from workbench.finetune.methods import finetune_method, finetune_methods
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_method, finetune_methods
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 

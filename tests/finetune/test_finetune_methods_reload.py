@@ -8,12 +8,12 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import count_parameters
 from tests.support.finetune_method_models import (
     HIDDEN, LABELS, LAYERS, outputs_of, task_batch, task_model, train_a_little,
 )
-from workbench.plugins.registry import FineTuneMethodRegistry
+from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
 torch.set_num_threads(1)
 

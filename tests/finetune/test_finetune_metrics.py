@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from engine.maths import metrics
+from lm_workbench.engine.maths import metrics
 
 
 def _labels(seed, n, classes, agreement):

@@ -10,9 +10,9 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from engine.finetune.task_model import build_task_model
+from lm_workbench.engine.finetune.task_model import build_task_model
 from tests.support.finetune_method_models import VOCAB, train_a_little
-from workbench.plugins.registry import FineTuneMethodRegistry
+from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
 
 @pytest.fixture(scope="module")

@@ -16,16 +16,16 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import SITES, config_fields, count_parameters
-from engine.finetune.unified import INSERTIONS, REPRESENTATIONS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import SITES, config_fields, count_parameters
+from lm_workbench.engine.finetune.unified import INSERTIONS, REPRESENTATIONS
 from tests.support.finetune_method_models import HIDDEN as D
 from tests.support.finetune_method_models import INTERMEDIATE as I
 from tests.support.finetune_method_models import LABELS as C
 from tests.support.finetune_method_models import LAYERS as L
 from tests.support.finetune_method_models import task_model
-from workbench.finetune.methods import finetune_methods
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_methods
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 
@@ -103,7 +103,7 @@ def test_mam_trains_a_prefix_and_a_scaled_down_ffn_adapter():
     assert trainable("mam") == prefix + L * (2 * m * D + m + D) + HEAD
     assert trainable("mam", prefix_length=5, prefix_projection=False, ffn_bottleneck=4) == (
         5 * 2 * L * D + L * (2 * 4 * D + 4 + D) + HEAD)
-    from plugins.finetune_methods.mam import scaled_bottleneck
+    from lm_workbench.plugins.finetune_methods.mam import scaled_bottleneck
 
     assert (scaled_bottleneck(512, 1024), scaled_bottleneck(512, 384), scaled_bottleneck(64, 384)) == (512, 192, 64)
 
@@ -329,7 +329,7 @@ def test_mam_refuses_barts_classification_head_naming_its_prefix_part():
 
 
 def test_the_refusal_comes_from_the_config_alone_before_any_weight_is_read(tiny_models):
-    from engine.finetune.attach_check import check_attaches
+    from lm_workbench.engine.finetune.attach_check import check_attaches
 
     with pytest.raises(WorkbenchError, match="Conv1D"):
         check_attaches(METHODS["oft"], METHODS["oft"].default_config(), tiny_models["gpt2"], "seq-cls", ["a", "b"])

@@ -9,10 +9,10 @@ import os
 import pytest
 import torch
 
-from engine.finetune.demo import demo_path
-from workbench.cli.finetune_commands import spec_from_args
-from workbench.cli.main import main
-from workbench.cli.parser import build_parser
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.cli.finetune_commands import spec_from_args
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import build_parser
 
 
 def _sentences(folder, first: int, count: int):
@@ -72,8 +72,8 @@ def test_a_mam_run_predicts_after_reload_and_reports_the_checkpoints_bytes(tmp_p
 ])
 def test_a_method_that_cannot_attach_is_refused_in_one_line_before_a_run(family, method, words, tmp_path,
                                                                          tiny_models, fresh_home, capsys):
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     train = _sentences(tmp_path, 0, 8)
     code = main(["finetune", str(tiny_models[family]), "--task", "seq-cls", "--train", str(train), "--method", method,

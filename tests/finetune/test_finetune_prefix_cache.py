@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from tests.support.finetune_method_models import LENGTH, outputs_of, task_batch, task_model
-from workbench.finetune.methods import finetune_methods
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_methods
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 PREFIX = finetune_methods(Settings())["prefix"]

@@ -15,13 +15,13 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.prefix_cache import SuppliedPrefix, cache_argument
-from engine.plugin_api import count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.prefix_cache import SuppliedPrefix, cache_argument
+from lm_workbench.engine.plugin_api import count_parameters
 from tests.support.finetune_method_models import HIDDEN, LABELS, LAYERS, task_batch, task_model, train_a_little
 from tests.support.prefix_reference import bert_prefix_logits
-from workbench.finetune.methods import finetune_methods
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_methods
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 PREFIX = finetune_methods(Settings())["prefix"]

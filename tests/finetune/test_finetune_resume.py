@@ -18,12 +18,12 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress
 from tests.support.finetune_runs import lora_spec, sentiment_files
 from tests.support.tiny_models import build_tiny_model
-from workbench.cli.main import main
-from workbench.finetune.run import resume_spec, run_finetune
+from lm_workbench.cli.main import main
+from lm_workbench.finetune.run import resume_spec, run_finetune
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,8 +99,8 @@ def test_a_killed_cli_run_resumes_by_run_id_from_its_last_checkpoint(setting, tm
     assert [p.name for p in (out / "checkpoints").iterdir() if p.name.startswith("step-")] == ["step-00000004"]
 
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         killed = [r for r in store.list_runs() if r["kind"] == "finetune"]
@@ -135,7 +135,7 @@ def test_resume_mistakes_are_one_line(tmp_path, monkeypatch, capsys, argv, words
 
 
 def test_a_resumed_spec_repeats_as_resume_alone(tmp_path):
-    from workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.finetune.spec import FineTuneSpec
 
     spec = FineTuneSpec(model="m", task="seq-cls", train="t.tsv", method="lora", out_dir=str(tmp_path),
                         resume=str(tmp_path))

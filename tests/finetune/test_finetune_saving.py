@@ -8,10 +8,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from engine.errors import ModelFormatError, WorkbenchError
-from engine.finetune.methods.bitfit import apply_bitfit
-from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
-from engine.finetune.methods.saving import CONFIG_FILE, WEIGHTS_FILE, load_adapter, save_adapter
+from lm_workbench.engine.errors import ModelFormatError, WorkbenchError
+from lm_workbench.engine.finetune.methods.bitfit import apply_bitfit
+from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+from lm_workbench.engine.finetune.methods.saving import CONFIG_FILE, WEIGHTS_FILE, load_adapter, save_adapter
 from tests.support.finetune_classifier_models import tiny_classifier, two_class_batch
 
 torch.set_num_threads(1)

@@ -12,14 +12,14 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from engine.data import tasks
-from engine.data.squad import read_squad_file
-from engine.data.squad import QAExample
-from engine.errors import WorkbenchError
-from engine.finetune import inference
-from engine.finetune.alignment import encode_qa
-from engine.finetune.encoding import encode_questions
-from engine.maths import metrics
+from lm_workbench.engine.data import tasks
+from lm_workbench.engine.data.squad import read_squad_file
+from lm_workbench.engine.data.squad import QAExample
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune import inference
+from lm_workbench.engine.finetune.alignment import encode_qa
+from lm_workbench.engine.finetune.encoding import encode_questions
+from lm_workbench.engine.maths import metrics
 
 OSLO = "She lives in Oslo, the capital of Norway."
 BERGEN = "Her brother moved to Bergen in 2010 and works at the harbour."
@@ -126,8 +126,8 @@ def test_squad_v2_scoring_hand_worked():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from engine.finetune.task_model import load_task_tokenizer
-    from engine.models.default import default_model_folder
+    from lm_workbench.engine.finetune.task_model import load_task_tokenizer
+    from lm_workbench.engine.models.default import default_model_folder
 
     return load_task_tokenizer(default_model_folder())
 
@@ -184,7 +184,7 @@ def test_null_score_against_the_best_span(tokenizer):
 
 
 def test_finetune_cli_on_squad_v2_reports_the_split_and_rows_scored(tmp_path, fresh_home):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     train = write(tmp_path, "train-v2.0.json", squad_v2_document(repeat=2))
     validation = write(tmp_path, "dev-v2.0.json", squad_v2_document())
@@ -213,8 +213,8 @@ def test_finetune_cli_on_squad_v2_reports_the_split_and_rows_scored(tmp_path, fr
     assert json.loads((out / "finetune.json").read_text())["no_answer"] is True
     rows = [json.loads(line) for line in (out / "validation_predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and {r["gold"] for r in rows} >= {""}  # an unanswerable question's gold is ""
-    from engine.finetune.saved import predict
-    from workbench.finetune.run import open_output
+    from lm_workbench.engine.finetune.saved import predict
+    from lm_workbench.finetune.run import open_output
 
     tuned = open_output(out)  # the reloaded model may say "no answer" too, as validation did
     for row in rows:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbench.finetune.state import FineTuneState, errors_first, read_result
+from lm_workbench.finetune.state import FineTuneState, errors_first, read_result
 
 
 def write_run(folder, method, accuracy, *, confusion=True):

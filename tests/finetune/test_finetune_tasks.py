@@ -1,6 +1,6 @@
 """LoRA on each task type besides sentence classification, through ``run_finetune`` on the demo sets:
 the metric keys the run store and the view expect, a loss that training lowered, the output folder as
-``workbench.finetune`` documents it, and ``predict`` on the saved folder saying what the trained model said."""
+``lm_workbench.finetune`` documents it, and ``predict`` on the saved folder saying what the trained model said."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import json
 import pytest
 import torch
 
-from engine.finetune.demo import demo_path
-from engine.finetune.saved import predict
-from workbench.finetune.run import open_output, run_finetune
-from workbench.finetune.spec import FineTuneSpec
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.engine.finetune.saved import predict
+from lm_workbench.finetune.run import open_output, run_finetune
+from lm_workbench.finetune.spec import FineTuneSpec
 
 
 @pytest.fixture

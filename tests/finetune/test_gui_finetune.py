@@ -12,13 +12,13 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from engine.data.tasks import read_classification
-from engine.finetune.demo import demo_path
-from engine.objectives.config_fields import config_fields
-from engine.finetune.methods.counting import count_parameters
-from ui import theme
-from ui.window.view_registry import ViewRegistry, builtin_views
-from workbench.store.run_store import RunStore
+from lm_workbench.engine.data.tasks import read_classification
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.engine.objectives.config_fields import config_fields
+from lm_workbench.engine.finetune.methods.counting import count_parameters
+from lm_workbench.ui import theme
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(240)
 RUN_TIMEOUT = 150_000  # ms: each run starts a process (imports torch and transformers) on a shared machine
@@ -43,7 +43,7 @@ def wait_count(qtbot, form) -> None:
 
 
 def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_models, tmp_path):
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     window, view = tab
     form = view.form

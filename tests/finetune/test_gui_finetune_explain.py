@@ -14,7 +14,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from tests.support.grad_reference import hooked_grad_input
-from ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,10 +37,10 @@ def base_with_pooler(tiny_bert, folder):
 def finished_run(base, folder):
     """A seq-cls LoRA run's output folder: adapter, manifest, summary and validation predictions (predicted by
     the tuned model itself, as the run's validation does)."""
-    from engine.finetune import inference
-    from engine.finetune.saved import ADAPTER_FOLDER, load_finetuned, write_manifest
-    from engine.finetune.task_model import build_task_model
-    from workbench.plugins.registry import FineTuneMethodRegistry
+    from lm_workbench.engine.finetune import inference
+    from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, load_finetuned, write_manifest
+    from lm_workbench.engine.finetune.task_model import build_task_model
+    from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
     method = FineTuneMethodRegistry.discover().methods()["lora"]
     torch.manual_seed(3)
@@ -60,7 +60,7 @@ def finished_run(base, folder):
 
 def test_explain_a_rows_predicted_label_against_plain_autograd(open_window, qtbot, tiny_models, fresh_home,
                                                                tmp_path):
-    from workbench.finetune.state import read_result
+    from lm_workbench.finetune.state import read_result
 
     torch.set_num_threads(1)
     builtin = builtin_views()

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.finetune.demo import DATA, demo_path
-from ui import theme
-from ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.engine.finetune.demo import DATA, demo_path
+from lm_workbench.ui import theme
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(240)
 

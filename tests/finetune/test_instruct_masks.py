@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from engine.instruct.data import read_instructions, record_to_example
-from engine.instruct.encoding import encode_examples
-from engine.instruct.template import (
+from lm_workbench.engine.instruct.data import read_instructions, record_to_example
+from lm_workbench.engine.instruct.encoding import encode_examples
+from lm_workbench.engine.instruct.template import (
     IGNORE_INDEX, PLAIN_TEMPLATE, ChatTemplate, SkipRecord, encode_conversation, encode_prompt_answer, encode_seq2seq,
     pad_encoded, resolve_template,
 )

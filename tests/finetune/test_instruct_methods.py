@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.finetune.task_model import build_task_model, load_task_tokenizer
-from engine.instruct.template import IGNORE_INDEX, PLAIN_TEMPLATE, ChatTemplate, encode_prompt_answer, pad_encoded
-from workbench.plugins.registry import FineTuneMethodRegistry
+from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+from lm_workbench.engine.instruct.template import IGNORE_INDEX, PLAIN_TEMPLATE, ChatTemplate, encode_prompt_answer, pad_encoded
+from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
 METHODS = {name: m for name, m in FineTuneMethodRegistry.discover().methods().items() if "instruct" in m.tasks}
 PAIRS = [("reverse: list key", "key list"), ("plural of item", "items")]

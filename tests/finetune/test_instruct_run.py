@@ -19,8 +19,8 @@ from contextlib import redirect_stdout
 import pytest
 import torch
 
-from engine.instruct.course_data import WORDS, course_records
-from workbench.cli.main import main
+from lm_workbench.engine.instruct.course_data import WORDS, course_records
+from lm_workbench.cli.main import main
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]  # a real training run (about 30 s on 2 busy cores)
 WINDOW = 64

@@ -25,14 +25,14 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import count_parameters
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import count_parameters
 from tests.support.finetune_method_models import HIDDEN as D
 from tests.support.finetune_method_models import LABELS as C
 from tests.support.finetune_method_models import LAYERS as L
 from tests.support.finetune_method_models import task_model
-from workbench.finetune.methods import finetune_methods
-from workbench.settings import Settings
+from lm_workbench.finetune.methods import finetune_methods
+from lm_workbench.settings import Settings
 
 torch.set_num_threads(1)
 
@@ -241,7 +241,7 @@ def test_a_family_without_the_site_is_still_refused_naming_it(name, settings, wo
 
 
 def test_the_preflight_lets_mam_onto_bart_and_t5_seq2seq_and_refuses_barts_classification_head(tiny_models):
-    from engine.finetune.attach_check import check_attaches
+    from lm_workbench.engine.finetune.attach_check import check_attaches
 
     mam = METHODS["mam"]
     for kind in ("bart", "t5"):
@@ -256,7 +256,7 @@ def test_the_preflight_lets_mam_onto_bart_and_t5_seq2seq_and_refuses_barts_class
                                               ("mam", "llama", "instruct"), ("prefix", "bart", "seq2seq")])
 def test_generation_keeps_the_prefix_the_forward_uses(tiny_models, name, kind, task):
     """Each greedy step's logits are the teacher-forced forward's (transformers 5.24 had dropped the prefix there)."""
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     method = METHODS[name]
     config = method.default_config()
@@ -280,8 +280,8 @@ def test_generation_keeps_the_prefix_the_forward_uses(tiny_models, name, kind, t
 
 # ------------------------------------------------------------------------------------------ the CLI
 def test_mam_on_a_tiny_bart_learns_the_passive_set_through_the_cli(tmp_path, tiny_models, fresh_home, capsys):
-    from engine.finetune.demo import demo_path
-    from workbench.cli.main import main
+    from lm_workbench.engine.finetune.demo import demo_path
+    from lm_workbench.cli.main import main
 
     lines = demo_path("seq2seq").read_text(encoding="utf-8").splitlines()
     train, validation = tmp_path / "train.tsv", tmp_path / "validation.tsv"

@@ -9,13 +9,13 @@ import math
 import pytest
 import torch
 
-from engine.finetune.task_model import build_task_model, load_task_tokenizer
-from engine.instruct.template import IGNORE_INDEX, resolve_template
-from engine.preference.data import PreferencePair, read_preference
-from engine.preference.dpo import dpo_terms
-from engine.preference.encoding import collate_pairs, encode_pairs, pair_count
-from engine.preference.logprobs import model_logprobs
-from engine.preference.reference import DisabledAdapter, FrozenCopy, make_reference
+from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+from lm_workbench.engine.instruct.template import IGNORE_INDEX, resolve_template
+from lm_workbench.engine.preference.data import PreferencePair, read_preference
+from lm_workbench.engine.preference.dpo import dpo_terms
+from lm_workbench.engine.preference.encoding import collate_pairs, encode_pairs, pair_count
+from lm_workbench.engine.preference.logprobs import model_logprobs
+from lm_workbench.engine.preference.reference import DisabledAdapter, FrozenCopy, make_reference
 from tests.support.preference_reference import hand_ids, hand_logprob
 
 PAIRS = [PreferencePair("What colour is snow?", "Snow is white.", "Snow is Paris, I think."),
@@ -102,7 +102,7 @@ def test_dpo_loss_matches_its_formula_from_two_models_log_probabilities(gpt2):
 
 
 def test_lora_reference_is_the_disabled_adapter_and_full_a_frozen_copy(gpt2):
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.finetune.methods import finetune_method
 
     folder, tokenizer = gpt2
     encoded = encode_pairs(tokenizer, resolve_template(tokenizer, "plain"), PAIRS, 64)

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from tests.support.preference_reference import course_subset, dpo_by_hand, pair_logprobs, read_pairs
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 CATEGORIES = ("capital", "colour")
 BETA = 0.1
@@ -55,10 +55,10 @@ def dpo_run(tmp_path_factory, tiny_models):
 
 
 def test_the_json_has_the_preference_keys_and_the_store_the_curves(dpo_run):
-    from workbench.paths import runs_db_path
-    from workbench.finetune.spec import FineTuneSpec
-    from workbench.cli.parser import build_parser
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.cli.parser import build_parser
+    from lm_workbench.store import RunStore
 
     printed, out, home, train, validation = dpo_run
     assert list(printed)[:4] == ["run_id", "trainable_parameters", "total_parameters", "validation"]
@@ -82,18 +82,18 @@ def test_the_json_has_the_preference_keys_and_the_store_the_curves(dpo_run):
     command = shlex.split(run["cli_command"])
     assert command[command.index("--beta") + 1] == "0.1"
     args = build_parser().parse_args(command[1:])
-    from workbench.cli.finetune_commands import spec_from_args
+    from lm_workbench.cli.finetune_commands import spec_from_args
 
     assert spec_from_args(args) == FineTuneSpec.from_dict(run["params"])
 
 
 def test_the_reported_metrics_are_the_formula_on_the_saved_model_and_its_base(dpo_run, tiny_models):
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
-    from engine.instruct.template import resolve_template
-    from engine.preference.data import PreferencePair
-    from engine.preference.encoding import collate_pairs, encode_pairs
-    from engine.preference.logprobs import model_logprobs
-    from workbench.finetune.run import open_output
+    from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from lm_workbench.engine.instruct.template import resolve_template
+    from lm_workbench.engine.preference.data import PreferencePair
+    from lm_workbench.engine.preference.encoding import collate_pairs, encode_pairs
+    from lm_workbench.engine.preference.logprobs import model_logprobs
+    from lm_workbench.finetune.run import open_output
 
     printed, out, home, train, validation = dpo_run
     tokenizer = load_task_tokenizer(tiny_models["gpt2"])
@@ -175,12 +175,12 @@ def test_bad_preference_input_is_exit_2_one_line(case, message, tmp_path, tiny_m
 
 def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_after(dpo_run, open_window, qtbot,
                                                                                      tiny_models, monkeypatch):
-    from engine.finetune.demo import demo_path, demo_validation_path
-    from ui.window.view_registry import ViewRegistry, builtin_views
-    from workbench.finetune.state import read_result
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
-    from workbench.store.metrics_reader import MetricsReader
+    from lm_workbench.engine.finetune.demo import demo_path, demo_validation_path
+    from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+    from lm_workbench.finetune.state import read_result
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
+    from lm_workbench.store.metrics_reader import MetricsReader
 
     printed, out, home, train, validation = dpo_run
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
@@ -241,7 +241,7 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
 
 def test_predict_answers_greedily_through_the_runs_template(dpo_run, tiny_models):
     from tests.support.preference_reference import hand_ids
-    from workbench.finetune.run import open_output
+    from lm_workbench.finetune.run import open_output
 
     printed, out, home, *_ = dpo_run
     code, text, err = _cli(["predict", str(out), "--text", "What colour is snow?", "--json"], home)

@@ -13,12 +13,12 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 import torch
 
-from engine.finetune.task_model import build_task_model, load_task_tokenizer
-from engine.preference.data import PreferencePair
-from engine.preference.dpo import dpo_terms
-from engine.preference.encoding import PROMPT_AS_IS, collate_pairs, encode_pairs
-from engine.preference.logprobs import model_logprobs
-from engine.preference.reference import DisabledAdapter, disable_dropout, make_reference
+from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+from lm_workbench.engine.preference.data import PreferencePair
+from lm_workbench.engine.preference.dpo import dpo_terms
+from lm_workbench.engine.preference.encoding import PROMPT_AS_IS, collate_pairs, encode_pairs
+from lm_workbench.engine.preference.logprobs import model_logprobs
+from lm_workbench.engine.preference.reference import DisabledAdapter, disable_dropout, make_reference
 from tests.support.preference_reference import course_subset, dpo_by_hand, read_pairs
 
 # two pairs of different lengths: the batch pads the shorter prompt and the shorter answers
@@ -78,7 +78,7 @@ def test_answer_log_probability_is_a_plain_teacher_forced_forward(kind, tiny_mod
 
 @pytest.mark.parametrize("kind", ["bart", "t5"])
 def test_dpo_loss_is_log_2_at_step_0_and_its_formula_from_two_models(kind, tiny_models):
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.finetune.methods import finetune_method
 
     folder = tiny_models[kind]
     tokenizer = load_task_tokenizer(folder)
@@ -134,7 +134,7 @@ def test_bart_dropout_is_switched_off_in_training_mode(tiny_models):
 
 
 def test_lora_on_t5_is_a_seq2seq_adapter_whose_reference_is_the_base(tiny_models):
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.finetune.methods import finetune_method
 
     folder = tiny_models["t5"]
     tokenizer = load_task_tokenizer(folder)
@@ -178,7 +178,7 @@ def _cli(argv, home):
 
 
 def main_cli(argv):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     return main(argv)
 
@@ -219,7 +219,7 @@ def test_a_cli_run_on_bart_learns_the_pairs_and_says_it_has_no_template(bart_run
 
 
 def test_the_saved_bart_reopens_and_its_metrics_are_the_formula_by_hand(bart_run, tiny_models):
-    from workbench.finetune.run import open_output
+    from lm_workbench.finetune.run import open_output
 
     printed, out, home, train, validation = bart_run
     tuned = open_output(out)  # as a seq2seq run's output: the base rebuilt, the method's weights loaded
@@ -261,11 +261,11 @@ def test_the_fine_tune_tab_takes_a_bart_for_preference_and_shows_its_run(bart_ru
 
     from transformers import AutoModelForSeq2SeqLM
 
-    from ui.window.view_registry import ViewRegistry, builtin_views
-    from workbench.finetune.state import read_result
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
-    from workbench.store.metrics_reader import MetricsReader
+    from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+    from lm_workbench.finetune.state import read_result
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
+    from lm_workbench.store.metrics_reader import MetricsReader
 
     printed, out, home, train, validation = bart_run
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(home))
@@ -322,7 +322,7 @@ def test_the_fine_tune_tab_takes_a_bart_for_preference_and_shows_its_run(bart_ru
 
 
 def test_an_encoder_decoder_uses_no_template_and_says_a_chosen_one_is_unused(tiny_models):
-    from workbench.finetune.preference_start import StartingPoint, run_template
+    from lm_workbench.finetune.preference_start import StartingPoint, run_template
 
     tokenizer = load_task_tokenizer(tiny_models["t5"])
     start = StartingPoint(tiny_models["t5"])
@@ -338,7 +338,7 @@ def test_an_encoder_decoder_uses_no_template_and_says_a_chosen_one_is_unused(tin
 def test_dpo_after_an_instruct_bart_run_reads_prompts_through_its_template(bart_run, tmp_path, tiny_models):
     """Started from an instruct LoRA run of BART (plain template): merged into OUT/start, and the encoder reads
     each prompt as instruction tuning wrote it (the plain template written out here)."""
-    from engine.finetune.demo import demo_path
+    from lm_workbench.engine.finetune.demo import demo_path
 
     printed, out, home, train, validation = bart_run
     records = demo_path("instruct").read_text(encoding="utf-8").splitlines()[:8]

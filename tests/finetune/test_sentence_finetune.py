@@ -20,8 +20,8 @@ import pytest
 import torch
 from scipy.stats import spearmanr
 
-from engine.finetune.demo import demo_path
-from workbench.cli.main import main
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.cli.main import main
 
 TRAIN, VALIDATION = 48, 24
 
@@ -78,8 +78,8 @@ def test_spearman_per_epoch_is_the_curve(runs):
 def test_sentence_transformers_opens_the_folder_with_the_same_embeddings(runs, method):
     from sentence_transformers import SentenceTransformer
 
-    from engine.finetune.sentence.training import embed
-    from workbench.finetune.run import open_output
+    from lm_workbench.engine.finetune.sentence.training import embed
+    from lm_workbench.finetune.run import open_output
 
     found, pairs, _ = runs
     printed, out = found[method]
@@ -96,10 +96,10 @@ def test_sentence_transformers_opens_the_folder_with_the_same_embeddings(runs, m
 
 
 def test_an_adapter_run_opens_in_sts_with_the_pooling_it_trained(runs):
-    from engine.probing.readers import StsPairs
-    from engine.probing.sweep import sts_by_layer
-    from engine.progress import drive
-    from workbench.runs.execute import load_model
+    from lm_workbench.engine.probing.readers import StsPairs
+    from lm_workbench.engine.probing.sweep import sts_by_layer
+    from lm_workbench.engine.progress import drive
+    from lm_workbench.runs.execute import load_model
 
     found, pairs, _ = runs
     printed, out = found["houlsby"]
@@ -154,9 +154,9 @@ def test_triplets_without_validation_give_the_loss_curve_only(runs, tiny_models,
 
 
 def test_methods_declare_the_task_explicitly():
-    from engine.finetune.names import SENTENCE_TASK
-    from engine.plugin_api import TASKS, FineTuneMethod, WorkbenchError
-    from workbench.finetune.methods import finetune_methods
+    from lm_workbench.engine.finetune.names import SENTENCE_TASK
+    from lm_workbench.engine.plugin_api import TASKS, FineTuneMethod, WorkbenchError
+    from lm_workbench.finetune.methods import finetune_methods
 
     declared = {name for name, method in finetune_methods().items() if SENTENCE_TASK in method.tasks}
     assert declared == {"full", "lora", "bitfit", "houlsby", "pfeiffer", "prefix", "prompt", "features"}

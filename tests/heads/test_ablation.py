@@ -9,7 +9,7 @@ import json
 import pytest
 import torch
 
-from engine.heads.ablation import ablate, sweep_heads
+from lm_workbench.engine.heads.ablation import ablate, sweep_heads
 
 PROMPT = "The cat sat on the"
 CORPUS = ["The list holds values in order.", "A tuple is a sequence of items that cannot change."]
@@ -90,7 +90,7 @@ def test_mean_ablation_uses_the_corpus_mean_and_an_mlp_output_is_zeroed(gpt2):
 
 
 def test_a_head_or_layer_that_is_not_there_is_one_line(gpt2):
-    from engine.errors import WorkbenchError
+    from lm_workbench.engine.errors import WorkbenchError
 
     for heads, mlps, message in (([("self", 1, 9)], [], "heads 0 to 3"), ([("self", 5, 0)], [], "layers are 0 to 1"),
                                  ([("cross", 0, 0)], [], "no cross-attention"), ([], [7], "layers are 0 to 1")):
@@ -124,7 +124,7 @@ def test_a_masked_lm_head_zeroed_before_its_output_projection(heads_bert):
 
 
 def test_cli_ablate_json(tiny_models, tmp_path, capsys):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     model = str(tiny_models["gpt2"])
     assert main(["ablate", model, "--text", PROMPT, "--target", "Ġthe", "--contrast", "Ġa", "--heads", "0.1,1.2",
@@ -144,8 +144,8 @@ def test_cli_ablate_json(tiny_models, tmp_path, capsys):
 
 
 def test_the_cli_lists_the_engines_ways_to_ablate():
-    from engine.heads.names import HOWS
-    from workbench.cli.heads_commands import HOWS as CLI_HOWS
-    from workbench.heads.state import HOWS as STATE_HOWS
+    from lm_workbench.engine.heads.names import HOWS
+    from lm_workbench.cli.heads_commands import HOWS as CLI_HOWS
+    from lm_workbench.heads.state import HOWS as STATE_HOWS
 
     assert CLI_HOWS == HOWS == STATE_HOWS

@@ -10,9 +10,9 @@ import json
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.heads.dla import direct_logit_attribution
-from engine.models.loading import load_model
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.dla import direct_logit_attribution
+from lm_workbench.engine.models.loading import load_model
 
 PROMPT = "The cat sat on the"
 
@@ -103,7 +103,7 @@ def test_t5_decoder_rows_and_post_norm_refusals(tiny_models, heads_bert):
 
 
 def test_cli_dla_json(tiny_models, capsys):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     assert main(["dla", str(tiny_models["gpt2"]), "--text", PROMPT, "--target", " the", "--contrast", " a",
                  "--json"]) == 0

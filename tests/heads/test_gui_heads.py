@@ -89,8 +89,8 @@ def test_a_post_norm_model_says_why_and_still_ablates(open_window, qtbot, tiny_m
 def test_cancel_keeps_the_rows_done(open_window, qtbot, tiny_models, monkeypatch):
     import threading
 
-    from engine.progress import Partial
-    from ui.heads import heads_view
+    from lm_workbench.engine.progress import Partial
+    from lm_workbench.ui.heads import heads_view
 
     real = heads_view.sweep_job
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ui import theme
-from ui.theme_tokens import DEFAULT
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 
-from ui import theme
-from ui.theme_tokens import DEFAULT, PRESENTATION, presentation_tokens
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT, PRESENTATION, presentation_tokens
 
 
 def _linear(channel: int) -> float:
@@ -35,8 +35,8 @@ def presenting(qapp):
 
 
 def test_every_viridis_cell_gets_7_to_1_in_presentation_mode(presenting):
-    from ui.widgets.cell_text import cell_ink
-    from ui.widgets.colormap import color_at
+    from lm_workbench.ui.widgets.cell_text import cell_ink
+    from lm_workbench.ui.widgets.colormap import color_at
 
     plates = 0
     for value in np.linspace(0.0, 1.0, 257):
@@ -50,8 +50,8 @@ def test_every_viridis_cell_gets_7_to_1_in_presentation_mode(presenting):
 
 
 def test_a_plate_is_painted_behind_a_number_on_a_mid_viridis_cell(presenting):
-    from ui.widgets.cell_text import draw_cell_text, plate_rect
-    from ui.widgets.colormap import color_at
+    from lm_workbench.ui.widgets.cell_text import draw_cell_text, plate_rect
+    from lm_workbench.ui.widgets.colormap import color_at
 
     fill = color_at(0.5)
     image = QImage(120, 40, QImage.Format.Format_RGB32)
@@ -71,8 +71,8 @@ def test_a_plate_is_painted_behind_a_number_on_a_mid_viridis_cell(presenting):
 
 
 def test_the_default_theme_keeps_the_better_ink_and_no_plate(qapp):
-    from ui.widgets.cell_text import cell_ink
-    from ui.widgets.colormap import color_at
+    from lm_workbench.ui.widgets.cell_text import cell_ink
+    from lm_workbench.ui.widgets.colormap import color_at
 
     theme.set_tokens(DEFAULT)
     ink_colours = (QColor(DEFAULT.colours.ink), QColor(DEFAULT.colours.ink_on_dark))

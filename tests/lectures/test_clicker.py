@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.clicker import Clicker
+from lm_workbench.clicker import Clicker
 
 
 class Counter:

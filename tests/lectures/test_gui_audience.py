@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QDockWidget, QLineEdit, QMenuBar, QPushButton
 
-from ui.lectures.audience_window import choose_screen
-from ui.theme_tokens import is_presentation
-from workbench.lectures.schema import parse_preset
+from lm_workbench.ui.lectures.audience_window import choose_screen
+from lm_workbench.ui.theme_tokens import is_presentation
+from lm_workbench.lectures.schema import parse_preset
 
 pytestmark = pytest.mark.timeout(120)
 WAIT = 30000

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from workbench.lectures.schema import PresetStep, Preset
+from lm_workbench.lectures.schema import PresetStep, Preset
 
 pytestmark = pytest.mark.timeout(60)
 

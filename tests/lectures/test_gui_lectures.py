@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.support.lecture_play import WAIT, current, install_course_models, step_to
-from workbench.lectures.library import builtin_presets, data_path, find_builtin
+from lm_workbench.lectures.library import builtin_presets, data_path, find_builtin
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -272,7 +272,7 @@ def test_preset_model_candidates_prefer_a_cached_model(course_models_here, tmp_p
     """A cached hub model listed before the course model wins; without it the course model is used."""
     from huggingface_hub import constants
 
-    from workbench.lectures.availability import installed_course_models, resolve_model
+    from lm_workbench.lectures.availability import installed_course_models, resolve_model
 
     preset = find_builtin("cloze-vs-prefix")
     course = installed_course_models()
@@ -290,8 +290,8 @@ def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny
     does not run them again."""
     import transformers
 
-    from engine.data.tasks import read_classification
-    from engine.finetune.demo import demo_path
+    from lm_workbench.engine.data.tasks import read_classification
+    from lm_workbench.engine.finetune.demo import demo_path
 
     folder = tiny_models["bert"]
     preset = dataclasses.replace(find_builtin("lora-vs-full"), model=str(folder))
@@ -334,7 +334,7 @@ def test_lora_vs_full_preset_counts_then_runs_the_bench(open_window, qtbot, tiny
 
 
 def test_a_step_whose_setting_the_view_refuses_says_so(open_window, qtbot, minilm):
-    from workbench.lectures.schema import parse_preset
+    from lm_workbench.lectures.schema import parse_preset
 
     preset = parse_preset({"format": "lm-workbench-preset/1", "name": "bad-mode", "title": "Bad mode",
                            "model": "minilm", "steps": [{"view": "prompting", "caption": "one",

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from ui import theme
-from ui.theme_tokens import DEFAULT, PRESENTATION, is_presentation
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT, PRESENTATION, is_presentation
 
 pytestmark = pytest.mark.timeout(90)
 SENTENCE = "the bank raised rates"
@@ -93,7 +93,7 @@ def test_f5_repaints_the_views_in_the_presentation_tokens_and_back(open_window, 
 
 
 def test_a_window_opens_in_presentation_mode_when_the_settings_say_so(open_window, restore_style):
-    from workbench.settings import Settings
+    from lm_workbench.settings import Settings
 
     window = open_window(settings=Settings(presentation_mode=True))
     assert is_presentation(theme.current()) and window.actions_.presentation.isChecked()

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication
 
-from ui import theme
-from ui.theme_tokens import DEFAULT, is_presentation, presentation_pt
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT, is_presentation, presentation_pt
 
 pytestmark = pytest.mark.timeout(180)
 SIZES = ((1024, 768), (1280, 720), (1920, 1080))
@@ -54,7 +54,7 @@ def _nested_vertical(window) -> list[str]:
     showing a vertical scroll bar inside a page that shows one too (two bars side by side at 1024 with F5)."""
     from PySide6.QtWidgets import QScrollArea
 
-    from ui.widgets.fold import FoldSplitter
+    from lm_workbench.ui.widgets.fold import FoldSplitter
 
     found = []
     for area in window.findChildren(QScrollArea):

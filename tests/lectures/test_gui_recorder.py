@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
-from workbench.cli.main import main
-from workbench.lectures.library import load_preset_file
+from lm_workbench.cli.main import main
+from lm_workbench.lectures.library import load_preset_file
 
 pytestmark = pytest.mark.timeout(180)
 

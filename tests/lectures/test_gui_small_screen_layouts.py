@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtGui import QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QTableView, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.theme_tokens import presentation_tokens
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import presentation_tokens
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -26,7 +26,7 @@ def _settle(qtbot) -> None:
 def test_numbers_on_a_vertical_axis_stand_at_least_a_line_apart(qtbot, restore_style, height, span):
     import pyqtgraph as pg
 
-    from ui.widgets.plot_style import restyle_axes
+    from lm_workbench.ui.widgets.plot_style import restyle_axes
 
     theme.set_tokens(presentation_tokens(20.0))  # large type on a short chart: the Pre-train charts at 1024 with F5
     root = QWidget()
@@ -47,7 +47,7 @@ def test_numbers_on_a_vertical_axis_stand_at_least_a_line_apart(qtbot, restore_s
 
 
 def test_the_loss_title_breaks_on_a_narrow_chart_and_stays_one_line_on_a_wide_one(qtbot, restore_style):
-    from ui.pretrain.live_plot import LivePlot
+    from lm_workbench.ui.pretrain.live_plot import LivePlot
 
     theme.set_tokens(presentation_tokens(20.0))
     plot = LivePlot()
@@ -65,7 +65,7 @@ def test_the_loss_title_breaks_on_a_narrow_chart_and_stays_one_line_on_a_wide_on
 
 
 def test_a_folded_form_scrolls_with_its_page_not_inside_it(qtbot):
-    from ui.widgets.fold import FoldSplitter
+    from lm_workbench.ui.widgets.fold import FoldSplitter
 
     form = QWidget()
     rows = QVBoxLayout(form)
@@ -100,7 +100,7 @@ def test_a_folded_form_scrolls_with_its_page_not_inside_it(qtbot):
 def test_lens_columns_share_the_width_only_while_a_probability_fits_whole(qtbot, restore_style, width, shared):
     from PySide6.QtCore import Qt
 
-    from ui.lens.lens_columns import LensColumns
+    from lm_workbench.ui.lens.lens_columns import LensColumns
 
     theme.set_tokens(presentation_tokens(20.0))
     model = QStandardItemModel(4, 20)
@@ -128,8 +128,8 @@ def test_content_sized_columns_come_back_to_their_width_after_f5_off(qtbot, rest
     the retrieval tables refit to the type size of each theme."""
     from PySide6.QtWidgets import QTableWidgetItem
 
-    from ui.retrieval.metrics_panel import MetricsPanel
-    from ui.theme_tokens import DEFAULT
+    from lm_workbench.ui.retrieval.metrics_panel import MetricsPanel
+    from lm_workbench.ui.theme_tokens import DEFAULT
 
     theme.set_tokens(DEFAULT)  # as the application starts
     panel = MetricsPanel(lambda _query: None)
@@ -156,7 +156,7 @@ def test_content_sized_columns_come_back_to_their_width_after_f5_off(qtbot, rest
 def test_a_column_side_by_side_gets_the_width_its_content_grew_to(open_window, qtbot, restore_style):
     """Side by side, a scrolling column whose content needs more width after F5 (larger type) gets it; the
     Pre-train form's right edge had stayed under its scroll bar at 1024 × 768."""
-    from ui.widgets.fold import ColumnScroll
+    from lm_workbench.ui.widgets.fold import ColumnScroll
 
     window = open_window(view="pretrain", size=(1024, 768))
     _settle(qtbot)

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from engine.progress import Progress
-from ui.window.presentation_fit import ENDED, HINT
-from ui.window.status_bar import READY, JobStatusBar
+from lm_workbench.engine.progress import Progress
+from lm_workbench.ui.window.presentation_fit import ENDED, HINT
+from lm_workbench.ui.window.status_bar import READY, JobStatusBar
 
 pytestmark = pytest.mark.timeout(60)
 

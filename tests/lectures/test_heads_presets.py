@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from tests.support.lecture_play import current, install_course_models, step_to
-from workbench.cli.main import main
-from workbench.lectures.library import data_path, find_builtin
+from lm_workbench.cli.main import main
+from lm_workbench.lectures.library import data_path, find_builtin
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -12,7 +12,7 @@ import dataclasses
 
 import pytest
 
-from ui.theme_tokens import DEFAULT, PRESENTATION, Chip
+from lm_workbench.ui.theme_tokens import DEFAULT, PRESENTATION, Chip
 
 # Okabe & Ito (2008), written out here rather than imported from the code under test.
 OKABE_ITO = {"#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7"}

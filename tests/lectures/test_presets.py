@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from workbench.cli.main import main
-from workbench.lectures.availability import check_preset, resolve_model, resolve_settings
-from workbench.lectures.library import builtin_presets, data_path, load_preset_file
-from workbench.lectures.runner import PresetRunner
-from workbench.lectures.schema import FORMAT, PresetError, parse_preset
+from lm_workbench.cli.main import main
+from lm_workbench.lectures.availability import check_preset, resolve_model, resolve_settings
+from lm_workbench.lectures.library import builtin_presets, data_path, load_preset_file
+from lm_workbench.lectures.runner import PresetRunner
+from lm_workbench.lectures.schema import FORMAT, PresetError, parse_preset
 
 GOOD = {"format": FORMAT, "name": "demo", "title": "A demo", "model": "default",
         "steps": [{"view": "masking_lab", "caption": "one", "inputs": {"text": "Hello there."},
@@ -169,7 +169,7 @@ def test_presets_check_refuses_a_bad_file_in_one_line(tmp_path, capsys):
 
 
 def test_a_stepper_at_its_end_passes_the_key_to_the_one_below():
-    from workbench.clicker import Clicker
+    from lm_workbench.clicker import Clicker
 
     class Panel:
         def __init__(self, count):

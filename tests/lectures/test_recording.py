@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from workbench.cli.main import main
-from workbench.lectures.library import data_path, find_builtin, load_preset_file, user_presets, user_presets_folder
-from workbench.lectures.recording import DraftStep, LectureDraft, make_step, slug
-from workbench.lectures.schema import FORMAT, PresetError, parse_preset
+from lm_workbench.cli.main import main
+from lm_workbench.lectures.library import data_path, find_builtin, load_preset_file, user_presets, user_presets_folder
+from lm_workbench.lectures.recording import DraftStep, LectureDraft, make_step, slug
+from lm_workbench.lectures.schema import FORMAT, PresetError, parse_preset
 
 
 def attention_step(caption: str, layer: int) -> DraftStep:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.objectives.config_fields import config_fields
-from ui.widgets.export import save_widget
-from workbench.masking_lab.preview import sample_rates
-from workbench.plugins.registry import ObjectiveRegistry
+from lm_workbench.engine.objectives.config_fields import config_fields
+from lm_workbench.ui.widgets.export import save_widget
+from lm_workbench.masking_lab.preview import sample_rates
+from lm_workbench.extensions.registry import ObjectiveRegistry
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from engine.analysis import encode
-from engine.errors import (
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.errors import (
     EmptyTextError, InsufficientMemoryError, ModelFormatError, ModelNotFoundError, TextEncodingError,
 )
-from engine.models.loading import load_model
-from engine.text_input import read_text_file
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.text_input import read_text_file
 from tests.support.huge_model import sparse_huge_model
 
 

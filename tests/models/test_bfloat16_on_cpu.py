@@ -8,9 +8,9 @@ import json
 import numpy as np
 import torch
 
-from engine.logit_lens import logit_lens
-from engine.predictions import fill_mask
-from workbench.cli.main import main
+from lm_workbench.engine.logit_lens import logit_lens
+from lm_workbench.engine.predictions import fill_mask
+from lm_workbench.cli.main import main
 
 
 def test_the_cli_loads_bfloat16_on_the_cpu(tiny_models, capsys):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.support.lecture_play import install_course_models
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 pytestmark = pytest.mark.timeout(60)
 

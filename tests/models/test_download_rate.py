@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from engine.models.download import _ByteCounter, _progress
-from engine.progress import NEVER_CANCELLED
+from lm_workbench.engine.models.download import _ByteCounter, _progress
+from lm_workbench.engine.progress import NEVER_CANCELLED
 
 MB = 2**20
 

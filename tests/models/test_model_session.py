@@ -1,9 +1,9 @@
-"""The window's load and tokenize bookkeeping (``workbench.models.session``), without Qt: only the newest
+"""The window's load and tokenize bookkeeping (``lm_workbench.models.session``), without Qt: only the newest
 request's result is kept, a spec already loading is not loaded twice, and a failed load ends the loading."""
 
 from __future__ import annotations
 
-from workbench.models.session import ModelSession
+from lm_workbench.models.session import ModelSession
 
 
 def test_only_the_newest_load_is_kept():

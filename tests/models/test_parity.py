@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.analysis import encode, encode_texts, length_buckets
-from engine.models.loading import load_model
-from engine.progress import Progress, run_to_completion
+from lm_workbench.engine.analysis import encode, encode_texts, length_buckets
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import Progress, run_to_completion
 from tests.support.reference import max_abs, plain_forward
 
 TEXT = "The bank raised its rates, unbelievably, while we sat by the river."

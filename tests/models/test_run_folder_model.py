@@ -1,4 +1,4 @@
-"""A training run's folder opens as the model it made (``engine.models.sources``: ``DIR/model``)."""
+"""A training run's folder opens as the model it made (``lm_workbench.engine.models.sources``: ``DIR/model``)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from engine.analysis import encode
-from engine.errors import ModelFormatError
-from engine.models.loading import load_model
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.errors import ModelFormatError
+from lm_workbench.engine.models.loading import load_model
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
 from tests.support.reference import max_abs, plain_forward
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 TEXT = "The small dog walks to the old house."
 
@@ -19,8 +19,8 @@ TEXT = "The small dog walks to the old house."
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A real (tiny) pre-training run's output folder: two steps of a 2-layer GPT-2."""
-    from workbench.pretrain.run import run_pretrain
-    from workbench.pretrain.spec import PretrainSpec
+    from lm_workbench.pretrain.run import run_pretrain
+    from lm_workbench.pretrain.spec import PretrainSpec
 
     root = tmp_path_factory.mktemp("run-folder")
     corpus = write_corpus(root / "grammar.txt", n_documents=60, seed=4)

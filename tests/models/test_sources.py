@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
-from engine.analysis import encode
-from engine.errors import ModelNotFoundError
-from engine.models.loading import load_model
-from engine.models.sources import looks_like_path, resolve_model
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.errors import ModelNotFoundError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.sources import looks_like_path, resolve_model
 from tests.support.reference import max_abs, plain_forward
 
 
@@ -60,7 +60,7 @@ def test_unreachable_hub_fails_fast_when_not_offline(monkeypatch):
     """With offline mode off but no route to the hub, an uncached id fails at once, saying why."""
     import time
 
-    from engine.models import sources
+    from lm_workbench.engine.models import sources
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "0")

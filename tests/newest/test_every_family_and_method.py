@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.task_model import build_task_model
-from workbench.plugins.registry import FineTuneMethodRegistry
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.task_model import build_task_model
+from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
 pytestmark = pytest.mark.newest
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-import engine.plugin_api as api
-from engine.errors import WorkbenchError
+import lm_workbench.engine.plugin_api as api
+from lm_workbench.engine.errors import WorkbenchError
 from tests.support.objective_helpers import objective, tokenizer_for
 
 BUILT_IN = ("clm", "mlm", "spanbert", "bart", "t5-span")
@@ -27,7 +27,7 @@ def test_plugin_api_exports_the_objective_protocol():
     for name in ("Objective", "Requirements", "Batch", "Preview", "PositionKind", "config_fields",
                  "validate_config", "API_VERSION", "BILM", "Family", "WorkbenchError"):
         assert hasattr(api, name), name
-    assert api.API_VERSION == "2.3" and api.BILM == "biLM"
+    assert api.API_VERSION == "3.0" and api.BILM == "biLM"
     assert {k.value for k in api.PositionKind} == {
         "unchanged", "masked", "random", "kept", "deleted", "inserted", "moved", "sentinel"}
     assert api.BILM == api.Family.BILM.value  # ELMo is a family now (the string stays for plugins)
@@ -114,7 +114,7 @@ def test_check_requirements_explains_family_and_head(tiny_models):
 
 
 def test_check_requirements_on_a_loaded_model(tiny_models):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     loaded = load_model(str(tiny_models["gpt2"]))
     objective("clm").check_requirements(loaded.tokenizer, loaded)

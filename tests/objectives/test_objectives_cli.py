@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 TEXT = "Thank you for inviting me to your party last week. It was fun."
 

@@ -9,8 +9,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import IGNORE_INDEX, LossContext, WorkbenchError, freeze_auxiliary
-from plugins.objectives.distillation import Distillation, distillation_kl
+from lm_workbench.engine.plugin_api import IGNORE_INDEX, LossContext, WorkbenchError, freeze_auxiliary
+from lm_workbench.plugins.objectives.distillation import Distillation, distillation_kl
 from tests.support.objective_helpers import objective as _entry_point, tokenizer_for
 
 TEXTS = [

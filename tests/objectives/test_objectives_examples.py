@@ -7,14 +7,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import PositionKind as K
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import PositionKind as K
 from tests.support.objective_helpers import objective, tokenizer_for
 
 
 def test_t5_paper_example(tiny_models):
     """Raffel et al. 2020, figure 2: "Thank you <X> me to your party <Y> week." -> "<X> for inviting <Y> last <Z>"."""
-    from engine.plugin_api import apply_sentinels
+    from lm_workbench.engine.plugin_api import apply_sentinels
 
     tok = tokenizer_for(tiny_models, "t5")
     text = "Thank you for inviting me to your party last week."
@@ -36,7 +36,7 @@ def test_t5_paper_example(tiny_models):
 
 
 def test_apply_sentinels_edge_cases():
-    from engine.plugin_api import apply_sentinels
+    from lm_workbench.engine.plugin_api import apply_sentinels
 
     sentinels = [100, 101, 102]
     r = apply_sentinels([1, 2, 3, 4], [True, True, False, True], sentinels, eos_id=9)
@@ -48,7 +48,7 @@ def test_apply_sentinels_edge_cases():
 
 
 def test_random_spans_noise_mask_matches_t5_counts():
-    from engine.plugin_api import random_spans_noise_mask
+    from lm_workbench.engine.plugin_api import random_spans_noise_mask
 
     rng = np.random.default_rng(0)
     for length in (1, 2, 3, 10, 33, 34, 100, 512):

@@ -15,11 +15,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import IGNORE_INDEX, LossContext
+from lm_workbench.engine.plugin_api import IGNORE_INDEX, LossContext
 from tests.support.objective_helpers import tokenizer_for
-from workbench.plugins.discovery import discover
-from workbench.plugins.registry import ObjectiveRegistry
-from workbench.settings import Settings
+from lm_workbench.extensions.discovery import discover
+from lm_workbench.extensions.registry import ObjectiveRegistry
+from lm_workbench.settings import Settings
 
 GUIDE = Path(__file__).parents[2] / "docs" / "writing-an-objective.md"
 TEXTS = ["The bank raised its rates. Savers were pleased.", "We sat by the river bank and watched the boats."]
@@ -50,7 +50,7 @@ def test_the_guides_example_trains_through_the_registry(guide_plugin, tiny_model
     assert ObjectiveRegistry(discover(Settings(), root)).record(name).status == "disabled"
     registry = ObjectiveRegistry(discover(Settings(enabled_plugins=[name]), root))
     record = registry.record(name)
-    assert (record.status, record.kind, record.source, record.api_version) == ("ok", "objective", "folder", "2.0")
+    assert (record.status, record.kind, record.source, record.api_version) == ("ok", "objective", "folder", "3.0")
 
     tok = tokenizer_for(tiny_models, "bert")
     objective = registry.objective(name)

@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import LossContext
+from lm_workbench.engine.plugin_api import LossContext
 from tests.support.objective_helpers import objective, tokenizer_for
 
 TEXTS = [
@@ -101,7 +101,7 @@ def test_loss_is_the_cross_entropy_and_a_step_lowers_it(tiny_models, name, kind)
 
 
 def test_loss_runs_through_the_registry_guard(tiny_models):
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     registry = ObjectiveRegistry.discover(root=tiny_models.root / "no-plugins-here")
     tok = tokenizer_for(tiny_models, "bert")

@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import IGNORE_INDEX, LossContext, PositionKind, WorkbenchError, config_fields
+from lm_workbench.engine.plugin_api import IGNORE_INDEX, LossContext, PositionKind, WorkbenchError, config_fields
 from tests.support.objective_helpers import objective, ordinary_ids, tokenizer_for, wrap
 
 NSP = {"next_sentence_prediction": True}

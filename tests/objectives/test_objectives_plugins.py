@@ -20,18 +20,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 from tests.support.folder_plugins import make_folder_plugin
 from tests.support.objective_helpers import tokenizer_for
-from workbench.plugins.discovery import discover, list_folder_plugins
-from workbench.plugins.registry import ObjectiveRegistry, PluginFailedError
-from workbench.settings import Settings, save_settings
+from lm_workbench.extensions.discovery import discover, list_folder_plugins
+from lm_workbench.extensions.registry import ObjectiveRegistry, PluginFailedError
+from lm_workbench.settings import Settings, save_settings
 
 FIXTURES = Path(__file__).parents[1] / "support" / "plugins_fixtures"
 # The built-in objectives the installed metadata registers (bilm appears once the package is re-installed
 # with pyproject's new entry point); these six are always among them.
 BUILT_IN = {ep.name for ep in importlib.metadata.entry_points(group="lm_workbench.objectives")
-            if ep.value.startswith("plugins.objectives.")}
+            if ep.value.startswith("lm_workbench.plugins.objectives.")}
 assert {"bart", "clm", "distillation", "mlm", "spanbert", "t5-span"} <= BUILT_IN
 
 
@@ -91,7 +91,7 @@ def test_third_party_package_works_and_a_broken_one_is_isolated(third_party, tin
     records = by_name(registry.records)
     good, broken = records["simple-mask"], records["broken-objective"]
     assert (good.status, good.source, good.version, good.api_version, good.families, good.error) == (
-        "ok", "entry-point", "0.3.0", "2.0", ["encoder"], None)
+        "ok", "entry-point", "0.3.0", "3.0", ["encoder"], None)
     assert broken.status == "error" and broken.source == "entry-point" and broken.version == "0.0.1"
     assert "RuntimeError" in broken.error and "broken on purpose" in broken.error
     assert BUILT_IN | {"simple-mask"} == set(registry.names())
@@ -108,7 +108,7 @@ def test_third_party_package_works_and_a_broken_one_is_isolated(third_party, tin
 
 
 def test_cli_lists_and_uses_third_party_objectives(third_party, tiny_models, capsys, fresh_home):
-    from workbench.cli.main import main
+    from lm_workbench.cli.main import main
 
     assert main(["plugins", "list", "--json"]) == 0
     plugins = {p["name"]: p for p in json.loads(capsys.readouterr().out)["plugins"]}
@@ -182,8 +182,8 @@ def test_broken_folder_plugins_are_recorded_and_isolated(tmp_path, tiny_models):
 
 
 def test_cli_lists_folder_plugins_by_settings(fresh_home, capsys):
-    from workbench.cli.main import main
-    from workbench.paths import plugins_dir
+    from lm_workbench.cli.main import main
+    from lm_workbench.paths import plugins_dir
 
     folder = make_folder_plugin(plugins_dir(), "echo")
     assert main(["plugins", "list", "--json"]) == 0

@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.plugin_api import PositionKind as K
+from lm_workbench.engine.plugin_api import PositionKind as K
 from tests.support.objective_helpers import objective, ordinary_ids, tokenizer_for, wrap
 
 IGNORE = -100

@@ -18,7 +18,7 @@ from collections import Counter
 
 import numpy as np
 
-from engine.plugin_api import PositionKind as K
+from lm_workbench.engine.plugin_api import PositionKind as K
 from tests.support.objective_helpers import chisquare_pvalue, objective, ordinary_ids, synthetic_docs, tokenizer_for, wrap
 
 ALPHA = 0.001
@@ -94,9 +94,9 @@ def truncated_geometric_pmf(p: float, longest: int) -> dict[int, float]:
 
 
 def test_spanbert_span_lengths_are_truncated_geometric(tiny_models):
-    from engine.plugin_api import vocab_info
-    from engine.plugin_api import budget, span_length_pmf
-    from plugins.objectives.spanbert.objective import Words, draw_spans
+    from lm_workbench.engine.plugin_api import vocab_info
+    from lm_workbench.engine.plugin_api import budget, span_length_pmf
+    from lm_workbench.plugins.objectives.spanbert.objective import Words, draw_spans
 
     tok = tokenizer_for(tiny_models, "bert")
     docs = _text_like_docs(tok, 500, seed=2020)
@@ -120,7 +120,7 @@ def test_spanbert_span_lengths_are_truncated_geometric(tiny_models):
 
 
 def test_bart_infilling_spans_are_poisson_3(tiny_models):
-    from engine.plugin_api import draw_poisson_lengths
+    from lm_workbench.engine.plugin_api import draw_poisson_lengths
 
     rng = np.random.default_rng(0)
     drawn = [length for _ in range(300) for length in draw_poisson_lengths(150, 3.0, rng)]

@@ -9,11 +9,11 @@ import math
 import pytest
 import torch
 
-from engine.models.loading import load_model
-from engine.patching.attribution_patching import attribution_patch
-from engine.patching.comparison import compare
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.attribution_patching import attribution_patch
+from lm_workbench.engine.patching.comparison import compare
 from tests.support.attribution_patching_reference import ANSWER, CLEAN, CORRUPT, WRONG, by_hand
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 KEYS = {"site", "layers", "tokens", "clean_metric", "corrupt_metric", "effect"}
 

@@ -10,13 +10,13 @@ import json
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
-from engine.patching.attribution_patching import attribution_patch
-from engine.patching.tracing import patch, patching_job, restored_metric
-from engine.progress import run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.attribution_patching import attribution_patch
+from lm_workbench.engine.patching.tracing import patch, patching_job, restored_metric
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.patching_rounding import effect_tolerance
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 CLEAN, CORRUPT = "The name of the", "The value of the"  # as many tokens for the tiny BART and T5
 POSITION = 2  # the decoder's output position the metric is read at: a prefix of 3 decoder tokens

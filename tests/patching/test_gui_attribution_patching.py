@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.patching.tracing import patch
+from lm_workbench.engine.patching.tracing import patch
 from tests.support.attribution_patching_reference import ANSWER, CLEAN, CORRUPT, WRONG, by_hand
 
 pytestmark = pytest.mark.timeout(120)
@@ -46,7 +46,7 @@ def test_fast_first_then_refine_exactly(open_window, qtbot, tiny_models):
 def test_the_state_refines_only_the_same_inputs_on_the_same_model():
     from types import SimpleNamespace
 
-    from workbench.patching.state import PatchingState
+    from lm_workbench.patching.state import PatchingState
 
     state = PatchingState()
     state.set_inputs("a b", "a c", "x", fast=True)

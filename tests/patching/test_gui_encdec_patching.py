@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.models.loading import load_model
-from engine.patching.names import ENCODER_DECODER_SITES, SITES
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.names import ENCODER_DECODER_SITES, SITES
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -43,8 +43,8 @@ def _columns(view, row: int, axis: str) -> list[str]:
 
 
 def test_a_cross_attention_sweep_on_a_tiny_bart(open_window, qtbot, tiny_models):
-    from engine.patching.tracing import patch
-    from ui.widgets.token_layout import display_label
+    from lm_workbench.engine.patching.tracing import patch
+    from lm_workbench.ui.widgets.token_layout import display_label
 
     folder = str(tiny_models["bart"])
     window = open_window(folder, "patching", size=(1280, 720))

@@ -9,10 +9,10 @@ import os
 import numpy as np
 import pytest
 
-from engine.models.loading import load_model
-from engine.patching.tracing import patch
-from ui.widgets.token_layout import display_label
-from workbench.patching.state import PatchingState
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.tracing import patch
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.patching.state import PatchingState
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,8 +49,8 @@ def test_the_heatmap_equals_the_engines_sweep(open_window, qtbot, tiny_models):
 def test_cancel_keeps_the_layers_done(open_window, qtbot, tiny_models, monkeypatch):
     import threading
 
-    from engine.progress import Partial
-    from ui.patching import patching_view
+    from lm_workbench.engine.progress import Partial
+    from lm_workbench.ui.patching import patching_view
 
     real = patching_view.patching_sweep
 
@@ -115,8 +115,8 @@ def test_noise_on_the_subject_from_the_form(open_window, qtbot, tiny_models):
     heatmap is the engine's noised sweep and the summary names the noised tokens; a workspace keeps the mode."""
     from PySide6.QtCore import Qt
 
-    from engine.patching.tracing import patching_job
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.patching.tracing import patching_job
+    from lm_workbench.engine.progress import run_to_completion
 
     folder = str(tiny_models["gpt2"])
     window = open_window(folder, "patching")

@@ -7,11 +7,11 @@ import json
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
-from engine.patching.tracing import patch
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.tracing import patch
 from tests.support.patching_rounding import effect_tolerance
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 CLEAN, CORRUPT = "The name of the", "The value of the"  # 4 tokens each for the tiny GPT-2 and Llama
 MLM_CLEAN, MLM_CORRUPT = "a class is the [MASK]", "a is is the [MASK]"  # 7 tokens, [CLS] and [SEP] too
@@ -161,7 +161,7 @@ def test_identical_texts_give_zero_effect_and_say_so(capsys, tiny_models, gpt2):
 
 @pytest.mark.parametrize("kind", ["gpt2", "llama", "bert"])
 def test_restoring_every_position_of_the_first_blocks_input_gives_the_clean_metric(tiny_models, gpt2, kind):
-    from engine.patching.tracing import restored_metric
+    from lm_workbench.engine.patching.tracing import restored_metric
 
     loaded = gpt2 if kind == "gpt2" else load_model(str(tiny_models[kind]))
     clean, corrupt = (MLM_CLEAN, MLM_CORRUPT) if kind == "bert" else (CLEAN, CORRUPT)
@@ -183,7 +183,7 @@ def test_restoring_every_position_of_the_first_blocks_input_gives_the_clean_metr
 
 
 def test_a_contrast_under_half_a_logit_is_called_weak_and_one_above_is_not(gpt2, monkeypatch):
-    from engine.patching import tracing
+    from lm_workbench.engine.patching import tracing
 
     weak = patch(gpt2, CLEAN, CORRUPT, "Ġlist", "Ġclass", "resid")
     gap = abs(weak.clean_metric - weak.corrupt_metric)
@@ -198,7 +198,7 @@ def test_a_contrast_under_half_a_logit_is_called_weak_and_one_above_is_not(gpt2,
 
 
 def test_a_small_gap_never_reads_as_zero():
-    from engine.patching.tracing import weak_contrast_note
+    from lm_workbench.engine.patching.tracing import weak_contrast_note
 
     assert "differ by only 0.00021 " in weak_contrast_note(0.10021, 0.1)  # two significant digits below 0.001
     assert "differ by only 0.250 " in weak_contrast_note(0.5, 0.25)

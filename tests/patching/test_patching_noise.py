@@ -9,12 +9,12 @@ import json
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
-from engine.patching.tracing import patching_job
-from engine.progress import run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.patching.tracing import patching_job
+from lm_workbench.engine.progress import run_to_completion
 from tests.support.patching_rounding import effect_tolerance
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 CLEAN = "The name of the"  # 4 tokens for the tiny GPT-2: The, Ġname, Ġof, Ġthe
 SAMPLES, SEED = 4, 3

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.support.folder_plugins import make_folder_plugin
-from workbench.paths import plugins_dir
+from lm_workbench.paths import plugins_dir
 
 pytestmark = pytest.mark.timeout(120)
 

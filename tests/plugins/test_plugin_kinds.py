@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from engine.plugin_api import API_VERSION, api_version_problem
-from workbench.plugins.discovery import discover
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.kinds import KINDS
-from workbench.plugins.registry import ObjectiveRegistry, PluginRegistry
-from workbench.settings import Settings
+import lm_workbench.engine as engine
+from lm_workbench.engine.plugin_api import API_VERSION, api_version_problem
+from lm_workbench.extensions.discovery import discover
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.kinds import KINDS
+from lm_workbench.extensions.registry import ObjectiveRegistry, PluginRegistry
+from lm_workbench.settings import Settings
 
 GROUP = "lm_workbench.test_prompt_sets"
 
@@ -98,7 +98,7 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
         assert prompts.contribution("riddles").prompts == ("What has keys",)
         greetings = prompts.record("greetings")
         assert (greetings.kind, greetings.source, greetings.version) == ("toy-prompt-set", "entry-point", "1.2.0")
-        assert "not a subclass of engine.plugin_api.PromptSet" in prompts.record("nonsense").error
+        assert "not a subclass of lm_workbench.engine.plugin_api.PromptSet" in prompts.record("nonsense").error
         assert "no prompts" in prompts.record("empty").error
         assert "not a valid toy-prompt-set: TypeError" in prompts.record("odd").error  # the check itself raised
         alien = next(r for r in records if r.name == "alien")
@@ -117,12 +117,11 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
 
 
 @pytest.mark.parametrize("declared, ok", [
-    ("2.0", True), ("2.1", True), ("2.2", True), ("2.3", True), (2, True), ("2", True), (" 2.0 ", True), ("2.4", False), ("1", False),
-    (1, False),
-    (3, False), (None, False), ("two", False), (True, False), ("2.0.1", False),
+    ("3.0", True), (3, True), ("3", True), (" 3.0 ", True), ("3.1", False), ("2.3", False), ("2.0", False), (2, False),
+    ("1", False), (1, False), (4, False), (None, False), ("two", False), (True, False), ("3.0.1", False),
 ])
 def test_api_versions_are_compatible_on_the_same_major_and_an_older_minor(declared, ok):
-    assert API_VERSION == "2.3"
+    assert API_VERSION == "3.0"
     assert (api_version_problem(declared) is None) == ok
 
 
@@ -132,20 +131,32 @@ def test_a_plugin_written_for_api_1_is_refused_before_it_is_imported(tmp_path, m
     old = make_folder_plugin(tmp_path, "old", name="old", manifest={"api_version": 1})
     unversioned = make_folder_plugin(tmp_path, "unversioned", name="unversioned")
     code = (unversioned / "echo_objective.py").read_text(encoding="utf-8")
-    (unversioned / "echo_objective.py").write_text(code.replace('    api_version = "2.0"\n', ""), encoding="utf-8")
+    (unversioned / "echo_objective.py").write_text(code.replace('    api_version = "3.0"\n', ""), encoding="utf-8")
     records = {r.name: r for r in discover(Settings(enabled_plugins=["old", "unversioned"]), tmp_path)}
-    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 2.3" in (
+    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 3.0" in (
         records["old"].error)
     assert not (old / "imported.marker").exists()
     assert records["unversioned"].status == "error" and "declares no usable plugin API version" in (
         records["unversioned"].error)
 
 
+def test_a_folder_plugin_written_for_api_2_is_refused_with_a_line_that_points_to_the_docs(tmp_path):
+    """3.0 moved the API under one import name: a 2.x plugin (``from engine.plugin_api import ...``) is never
+    imported; its line names the new import path and the docs' Versions section."""
+    from tests.support.folder_plugins import make_folder_plugin
+
+    old = make_folder_plugin(tmp_path, "two", name="two", manifest={"api_version": "2.3"})
+    (record,) = [r for r in discover(Settings(enabled_plugins=["two"]), tmp_path) if r.name == "two"]
+    assert record.status == "error"
+    assert "lm_workbench.engine.plugin_api" in record.error and "docs/writing-an-objective.md" in record.error
+    assert not (old / "imported.marker").exists()
+
+
 def test_the_plugins_contract_forbids_every_engine_module_but_the_plugin_api():
     config = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
-    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c.get("source_modules") == ["plugins"]]
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c.get("source_modules") == ["lm_workbench.plugins"]]
     engine_dir = Path(engine.__file__).parent
-    modules = {f"engine.{p.stem}" for p in engine_dir.glob("*.py") if p.stem != "__init__"}
-    modules |= {f"engine.{p.name}" for p in engine_dir.iterdir() if (p / "__init__.py").is_file()}
-    assert modules - {"engine.plugin_api"} <= set(contract["forbidden_modules"])
-    assert "engine.plugin_api" not in contract["forbidden_modules"]
+    modules = {f"lm_workbench.engine.{p.stem}" for p in engine_dir.glob("*.py") if p.stem != "__init__"}
+    modules |= {f"lm_workbench.engine.{p.name}" for p in engine_dir.iterdir() if (p / "__init__.py").is_file()}
+    assert modules - {"lm_workbench.engine.plugin_api"} <= set(contract["forbidden_modules"])
+    assert "lm_workbench.engine.plugin_api" not in contract["forbidden_modules"]

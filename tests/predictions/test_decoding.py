@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.decoding import SamplingConfig, decode_job, filter_logits
-from engine.models.families import Family
-from engine.models.loading import load_model
-from engine.progress import CancelToken, run_to_completion
-from engine.errors import Cancelled
+from lm_workbench.engine.decoding import SamplingConfig, decode_job, filter_logits
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import CancelToken, run_to_completion
+from lm_workbench.engine.errors import Cancelled
 
 PROMPT = "The meaning of the statement is"
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 from PySide6.QtGui import QColor
 
-from ui import theme
-from ui.widgets.token_layout import display_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -67,8 +67,8 @@ def test_explain_a_mask_by_rollout_and_say_why_not_for_flow_errors(open_window, 
     qtbot.waitUntil(lambda: view.pages.currentWidget() is view.fill_page, timeout=WAIT)
     view.fill_page.tables[1].selectRow(0)  # the second mask
     _explain(qtbot, view, "rollout")
-    from engine.analysis import encode
-    from engine.models.loading import load_model
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.models.loading import load_model
 
     loaded = load_model(folder)
     attentions = encode(loaded, text, attentions=True).attentions.astype(np.float64)
@@ -86,7 +86,7 @@ def test_explain_pressed_while_predicting_waits_for_the_predictions(open_window,
     explains the top candidate of the predictions for the new text; Cancel stops only the waiting."""
     import threading
 
-    from ui.predictions import predictions_view
+    from lm_workbench.ui.predictions import predictions_view
 
     release = threading.Event()
     real = predictions_view.next_tokens

@@ -7,7 +7,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from ui.widgets.colormap import color_at
+from lm_workbench.ui.widgets.colormap import color_at
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-import engine.logit_lens as lens_module
-from engine.analysis import encode
-from engine.models.loading import load_model
+import lm_workbench.engine.logit_lens as lens_module
+from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.models.loading import load_model
 
 TEXT = "The statement is true, and the cat sat on the mat while it rained outside."
 

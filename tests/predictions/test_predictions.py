@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.logit_lens import logit_lens
-from engine.models.loading import load_model
-from engine.predictions import fill_mask, infill, next_token
-from workbench.cli.main import main
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.logit_lens import logit_lens
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.predictions import fill_mask, infill, next_token
+from lm_workbench.cli.main import main
 
 
 @pytest.fixture(scope="module")

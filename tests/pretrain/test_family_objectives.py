@@ -1,16 +1,16 @@
-"""The one table of which family takes which objective (``workbench.pretrain.family_objectives``), against the real
+"""The one table of which family takes which objective (``lm_workbench.pretrain.family_objectives``), against the real
 tokenizers and the objectives the CLI accepts."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.pretrain.architectures import ENGINE_FAMILY
-from engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES
-from engine.pretrain.tokenizer_training import train_tokenizer
-from workbench.pretrain import family_objectives as names
-from workbench.pretrain.run import check_objective
-from workbench.pretrain.spec import PretrainSpec
+from lm_workbench.engine.pretrain.architectures import ENGINE_FAMILY
+from lm_workbench.engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES
+from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
+from lm_workbench.pretrain import family_objectives as names
+from lm_workbench.pretrain.run import check_objective
+from lm_workbench.pretrain.spec import PretrainSpec
 
 TEXTS = ["the cat sat on the mat", "a dog ran in the park", "birds sing in the morning light"] * 40
 
@@ -32,9 +32,9 @@ def test_the_tokens_listed_are_the_tokens_the_trained_tokenizer_has(family, tmp_
 
 @pytest.mark.parametrize("family", names.FAMILIES)
 def test_the_cli_accepts_exactly_the_objectives_the_table_fits(family, fresh_home, tmp_path):
-    from engine.errors import WorkbenchError
-    from workbench.plugins.registry import ObjectiveRegistry
-    from workbench.settings import load_settings
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.extensions.registry import ObjectiveRegistry
+    from lm_workbench.settings import load_settings
 
     registry = ObjectiveRegistry.discover(load_settings())
     for record in registry.records:

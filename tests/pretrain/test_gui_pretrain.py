@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from tests.support.pretrain_corpus import write_corpus
-from workbench.paths import runs_db_path
-from workbench.store.run_store import RunStore
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(180)
 

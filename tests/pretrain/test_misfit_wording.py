@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.pretrain.family_objectives import objective_misfit
+from lm_workbench.pretrain.family_objectives import objective_misfit
 
 
 def test_a_misfit_reads_as_english():

@@ -8,11 +8,11 @@ import pytest
 import torch
 import transformers
 
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.models.loading import load_model
-from engine.objectives.api import HEADS
-from engine.pretrain.architectures import (
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.objectives.api import HEADS
+from lm_workbench.engine.pretrain.architectures import (
     ENGINE_FAMILY, FAMILY_HEADS, PRESETS, ArchitectureSpec, build_config, build_model, count_parameters,
 )
 from tests.support.pretrain_helpers import train_all, write_corpus
@@ -99,7 +99,7 @@ def test_count_parameters_is_fast_and_exact_at_base_size():
 
 
 def test_elmo_sizes_and_exact_parameter_count():
-    from engine.elmo.bilm import ElmoModel
+    from lm_workbench.engine.elmo.bilm import ElmoModel
 
     r = ArchitectureSpec("elmo", "course", layers=3).resolved()
     assert (r.layers, r.hidden, r.intermediate, r.heads) == (3, 64, 256, None)

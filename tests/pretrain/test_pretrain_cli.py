@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.pretrain_job_helpers import write_corpus
-from workbench.cli.main import main
-from workbench.cli.parser import build_parser
-from workbench.cli.pretrain_commands import spec_from_args
-from workbench.pretrain.spec import PretrainSpec
-from workbench.store import RunStore
-from workbench.paths import runs_db_path
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import build_parser
+from lm_workbench.cli.pretrain_commands import spec_from_args
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.store import RunStore
+from lm_workbench.paths import runs_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -91,7 +91,7 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     (["--family", "gpt2", "--objective", "no-such-thing", "--corpus", "{corpus}"], "unknown objective 'no-such-thing'"),
     (["--family", "gpt2", "--objective", "mlm", "--corpus", "{corpus}"], "mlm is for encoder models; a gpt2 model is a decoder"),
     (["--family", "t5", "--objective", "clm", "--corpus", "{corpus}"], "clm is for decoder models"),
-    # the family's tokenizer lacks a token the objective needs (workbench.pretrain.family_objectives, the form's table too)
+    # the family's tokenizer lacks a token the objective needs (lm_workbench.pretrain.family_objectives, the form's table too)
     (["--family", "t5", "--objective", "bart", "--corpus", "{corpus}"],
      "bart needs mask_token, which a t5 tokenizer does not have"),
     (["--family", "bart", "--objective", "t5-span", "--corpus", "{corpus}"],
@@ -131,7 +131,7 @@ def test_cli_command_round_trips_through_the_parser(tmp_path):
 @pytest.mark.timeout(120)
 def test_ctrl_c_cancels_with_a_checkpoint(fresh_home, corpus, tmp_path):
     out = tmp_path / "run"
-    argv = [sys.executable, "-m", "workbench", *map(str, gpt2_args(corpus, out, 100_000, "--checkpoint-every", "1000"))]
+    argv = [sys.executable, "-m", "lm_workbench", *map(str, gpt2_args(corpus, out, 100_000, "--checkpoint-every", "1000"))]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         store_path = runs_db_path()
@@ -165,7 +165,7 @@ def _free_port() -> int:
 @pytest.mark.timeout(240)
 def test_torchrun_two_cpu_processes_record_one_run(fresh_home, corpus, tmp_path):
     torchrun = VENV_BIN / "torchrun"
-    argv = [str(torchrun), "--nproc_per_node", "2", "--master_port", str(_free_port()), "-m", "workbench",
+    argv = [str(torchrun), "--nproc_per_node", "2", "--master_port", str(_free_port()), "-m", "lm_workbench",
             *map(str, gpt2_args(corpus, tmp_path / "ddp", 4))]
     env = os.environ | {"LM_WORKBENCH_HOME": str(fresh_home), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=220, env=env)
@@ -182,8 +182,8 @@ def test_torchrun_two_cpu_processes_record_one_run(fresh_home, corpus, tmp_path)
 
 @pytest.mark.timeout(120)
 def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_path, capsys, monkeypatch):
-    from workbench.pretrain import course_models
-    from workbench.settings import load_settings
+    from lm_workbench.pretrain import course_models
+    from lm_workbench.settings import load_settings
 
     # The real settings take minutes (measured separately); the same code path with a few steps.
     monkeypatch.setitem(course_models.COURSE_SETTINGS, "gpt2", (
@@ -207,7 +207,7 @@ def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_pa
 def test_installed_course_models_are_found_in_a_bundle_and_in_the_data_folder(fresh_home, tmp_path, monkeypatch):
     import sys
 
-    from workbench.pretrain.course_models import course_root, installed_course_models
+    from lm_workbench.pretrain.course_models import course_root, installed_course_models
 
     for root, family in ((course_root(), "gpt2"), (tmp_path / "bundle" / "course-models", "bert")):
         (root / family / "model").mkdir(parents=True)

@@ -7,8 +7,8 @@ import tracemalloc
 
 import pytest
 
-from engine.errors import WorkbenchError
-from engine.pretrain.corpus import CorpusSpec, corpus_lines, iter_corpus_lines, iter_documents, python_docs_corpus
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.pretrain.corpus import CorpusSpec, corpus_lines, iter_corpus_lines, iter_documents, python_docs_corpus
 
 
 def test_txt_blank_lines_separate_documents(tmp_path):

@@ -9,11 +9,11 @@ import pickle
 import numpy as np
 import pytest
 
-import engine.pretrain.dataset as dataset_module
-from engine.errors import Cancelled, WorkbenchError
-from engine.pretrain.corpus import CorpusSpec
-from engine.pretrain.dataset import ExampleSampler, prepare_dataset
-from engine.progress import CancelToken, Progress, run_to_completion
+import lm_workbench.engine.pretrain.dataset as dataset_module
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.pretrain.corpus import CorpusSpec
+from lm_workbench.engine.pretrain.dataset import ExampleSampler, prepare_dataset
+from lm_workbench.engine.progress import CancelToken, Progress, run_to_completion
 from tests.support.pretrain_helpers import FAMILIES, read_documents, train_all, write_corpus
 
 SEQ = 32

@@ -17,12 +17,12 @@ import pytest
 import torch
 import transformers
 
-from engine.errors import WorkbenchError
-from engine.models.loading import load_model
-from engine.progress import NEVER_CANCELLED
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import NEVER_CANCELLED
 from tests.support.pretrain_job_helpers import AUTO_CLASS, corpus_unigram_entropy, fresh_text_loss, tiny_spec_dict, write_corpus
-from workbench.pretrain.run import run_pretrain
-from workbench.pretrain.spec import PretrainSpec
+from lm_workbench.pretrain.run import run_pretrain
+from lm_workbench.pretrain.spec import PretrainSpec
 
 
 # What it takes to pass the bar in 300 steps. MLM scores only 15% of the tokens, so BERT needs a wider
@@ -97,7 +97,7 @@ def test_objective_heads_are_trained_and_saved_beside_the_model(corpus, tmp_path
     assert all(torch.equal(saved[k], final_checkpoint[k]) for k in saved)
     with safe_open(str(heads_file), "pt") as fh:
         assert fh.metadata()["objective"] == "spanbert"
-    from plugins.objectives.spanbert import SpanBERT
+    from lm_workbench.plugins.objectives.spanbert import SpanBERT
 
     objective = SpanBERT()
     config = transformers.AutoConfig.from_pretrained(tmp_path / "sb" / "model")

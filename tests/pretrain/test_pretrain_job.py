@@ -20,16 +20,16 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
-from engine.training.checkpoint import checkpoint_step, latest_checkpoint, load_checkpoint
+from lm_workbench.engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
+from lm_workbench.engine.training.checkpoint import checkpoint_step, latest_checkpoint, load_checkpoint
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
-from workbench.lanes.long_runs import LongRunLane
-from workbench.pretrain.job import submit_pretrain
-from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.kinds import run_kind
-from workbench.startup import recover_interrupted_runs
-from workbench.store import RunStore
-from workbench.paths import runs_db_path
+from lm_workbench.lanes.long_runs import LongRunLane
+from lm_workbench.pretrain.job import submit_pretrain
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.runs.kinds import run_kind
+from lm_workbench.startup import recover_interrupted_runs
+from lm_workbench.store import RunStore
+from lm_workbench.paths import runs_db_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,7 +101,7 @@ def test_job_logs_live_then_cancel_leaves_a_loadable_checkpoint(fresh_home, corp
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_sigkill_of_app_and_job_leaves_a_sound_store_an_interrupted_run_and_a_checkpoint(fresh_home, corpus, tmp_path):
-    store_path = runs_db_path()  # where workbench.startup looks
+    store_path = runs_db_path()  # where lm_workbench.startup looks
     store_path.parent.mkdir(parents=True, exist_ok=True)
     out_dir = tmp_path / "run"
     spec = long_spec(corpus, out_dir)

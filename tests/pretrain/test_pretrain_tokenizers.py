@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from transformers import AutoTokenizer
 
-from engine.errors import WorkbenchError
-from engine.objectives.vocab import vocab_info
-from engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES, train_tokenizer
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.objectives.vocab import vocab_info
+from lm_workbench.engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES, train_tokenizer
 from tests.support.pretrain_helpers import FAMILIES, train_all, write_corpus
 
 SENTINELS = 8
@@ -28,7 +28,7 @@ def ids_of(tok, *tokens):
 
 
 def test_families_are_the_cli_names():
-    from workbench.pretrain.spec import FAMILIES as CLI_FAMILIES
+    from lm_workbench.pretrain.spec import FAMILIES as CLI_FAMILIES
 
     assert TOKENIZER_FAMILIES == CLI_FAMILIES == (*FAMILIES, "elmo")  # these tests cover the subword four
 
@@ -92,7 +92,7 @@ def test_t5_unigram_eos_and_sentinels(trained):
 
 
 def test_objectives_get_what_they_need(trained):
-    from plugins.objectives.t5_span import T5SpanCorruption
+    from lm_workbench.plugins.objectives.t5_span import T5SpanCorruption
 
     bert, gpt2, bart, t5 = (vocab_info(trained[f]) for f in FAMILIES)
     assert bert.mask_id == trained["bert"].mask_token_id and bert.pad_id == 0
@@ -130,7 +130,7 @@ def test_empty_texts_refused(tmp_path):
 
 
 def test_cached_tokenizer_reuses_until_the_corpus_changes(tmp_path):
-    from engine.pretrain.tokenizer_training import cached_tokenizer, tokenizer_fingerprint
+    from lm_workbench.engine.pretrain.tokenizer_training import cached_tokenizer, tokenizer_fingerprint
 
     corpus = write_corpus(tmp_path / "c.txt", documents=10)
     first = cached_tokenizer("bert", [corpus], tmp_path / "cache", vocab_size=300)

@@ -14,9 +14,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.objectives.chunked_ce import linear_cross_entropy
-from engine.objectives.levers import LossLevers, loss_levers
-from engine.plugin_api import LossContext
+from lm_workbench.engine.objectives.chunked_ce import linear_cross_entropy
+from lm_workbench.engine.objectives.levers import LossLevers, loss_levers
+from lm_workbench.engine.plugin_api import LossContext
 from tests.support.objective_helpers import objective, tokenizer_for
 
 SPARSE = LossLevers(sparse_mlm_head=True)
@@ -111,7 +111,7 @@ def test_the_clm_objective_with_the_chunked_loss_matches_transformers_own_loss(t
     mask = torch.ones_like(ids)
     mask[2, 11:] = 0
     labels = ids.masked_fill(mask == 0, -100)
-    from engine.objectives.batching import Batch
+    from lm_workbench.engine.objectives.batching import Batch
 
     batch = Batch(inputs={"input_ids": ids, "attention_mask": mask}, labels=labels, previews=[])
     clm = objective("clm")
@@ -125,7 +125,7 @@ def test_the_clm_objective_with_the_chunked_loss_matches_transformers_own_loss(t
 
 
 def test_the_fused_gelu_computes_gpt2s_gelu_new_and_is_put_back(tiny_gpt2_model):
-    from engine.training.speed import TanhGELU, fused_gelu
+    from lm_workbench.engine.training.speed import TanhGELU, fused_gelu
 
     x = torch.linspace(-6, 6, 101)
     written_out = 0.5 * x * (1.0 + torch.tanh((2.0 / torch.pi) ** 0.5 * (x + 0.044715 * x ** 3)))
@@ -201,7 +201,7 @@ def test_sparse_head_spanbert_matches_the_full_head(bert_tok):
 
 
 def test_sparse_head_distillation_matches_the_full_head(bert_tok):
-    from engine.plugin_api import freeze_auxiliary
+    from lm_workbench.engine.plugin_api import freeze_auxiliary
 
     obj, cfg, batch = mlm_case("distillation", bert_tok, teacher="unused", alpha_cos=1.0)
     teacher = freeze_auxiliary(tiny_bert(bert_tok, seed=9))
@@ -248,10 +248,10 @@ def tiny_lm_loss(model, heads, batch):
 
 
 def test_a_failed_compile_falls_back_to_eager_says_so_and_trains_the_same(tmp_path, monkeypatch):
-    from engine.progress import iter_with_progress
-    from engine.training import speed
-    from engine.training.config import TrainingConfig
-    from engine.training.loop import train
+    from lm_workbench.engine.progress import iter_with_progress
+    from lm_workbench.engine.training import speed
+    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.loop import train
     from tests.support.training_helpers import make_task
 
     def run(compile_setting, folder):
@@ -271,7 +271,7 @@ def test_a_failed_compile_falls_back_to_eager_says_so_and_trains_the_same(tmp_pa
 
 
 def test_compile_auto_is_off_for_short_runs_and_without_a_compiler(monkeypatch):
-    from engine.training import speed
+    from lm_workbench.engine.training import speed
 
     monkeypatch.setattr(speed, "compiler_found", lambda: True)
     assert speed.decide_compile("auto", 100, torch.device("cpu"))[0] is False
@@ -294,7 +294,7 @@ bogomips\t: 4890.84
 
 
 def test_the_bf16_flag_check_reads_the_cpu_flags():
-    from engine.training.cpu_features import cpu_flags, native_bf16
+    from lm_workbench.engine.training.cpu_features import cpu_flags, native_bf16
 
     assert {"avx2", "avx512f", "avx512_bf16"} <= cpu_flags(CPUINFO.format(extra="avx512_bf16"))
     assert native_bf16(cpu_flags(CPUINFO.format(extra="avx512_bf16")))[0] is True
@@ -306,8 +306,8 @@ def test_the_bf16_flag_check_reads_the_cpu_flags():
 
 @pytest.mark.parametrize("native", [True, False])
 def test_bf16_on_the_cpu_runs_only_where_native_and_says_so_otherwise(monkeypatch, native):
-    from engine.training import cpu_features
-    from engine.training.precision import choose_precision
+    from lm_workbench.engine.training import cpu_features
+    from lm_workbench.engine.training.precision import choose_precision
 
     monkeypatch.setattr(cpu_features, "cpu_flags", lambda: {"avx512f", "avx512_bf16"} if native else {"avx2"})
     plan = choose_precision("bf16", torch.device("cpu"))
@@ -320,7 +320,7 @@ def test_bf16_on_the_cpu_runs_only_where_native_and_says_so_otherwise(monkeypatc
 
 @pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="glibc's mallopt")
 def test_reusing_freed_memory_saves_the_page_faults_of_large_blocks():
-    from engine.training.allocator import page_faults, reuse_freed_memory
+    from lm_workbench.engine.training.allocator import page_faults, reuse_freed_memory
 
     def faults_of_five_64mb_blocks() -> int:
         start = page_faults()
@@ -339,7 +339,7 @@ def test_reusing_freed_memory_saves_the_page_faults_of_large_blocks():
 # -- what the CLI and the Pre-train tab say ------------------------------------------------------------------------
 
 def test_the_speed_line_names_the_levers_that_ran_and_those_that_did_not():
-    from workbench.pretrain.speed_text import describe_speed
+    from lm_workbench.pretrain.speed_text import describe_speed
 
     line = describe_speed({"tokens_per_s": 12345.6, "speed": {
         "compiled": False, "chunked_loss": True, "sparse_mlm_head": False, "bf16": False, "fused_gelu": True,

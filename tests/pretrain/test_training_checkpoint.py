@@ -9,15 +9,15 @@ import pytest
 import torch
 from torch import nn
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress
-from engine.training.checkpoint import (
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.engine.training.checkpoint import (
     checkpoint_step, latest_checkpoint, list_checkpoints, load_checkpoint, load_weights,
 )
-from engine.training.config import TrainingConfig
-from engine.training.events import CheckpointSaved, TrainingResult
-from engine.training.loop import train
-from engine.training.optimizer import fused_supported
+from lm_workbench.engine.training.config import TrainingConfig
+from lm_workbench.engine.training.events import CheckpointSaved, TrainingResult
+from lm_workbench.engine.training.loop import train
+from lm_workbench.engine.training.optimizer import fused_supported
 from tests.support.training_helpers import SEQ_LEN, causal_loss, make_task, tiny_gpt2
 
 

@@ -14,10 +14,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from engine.progress import run_to_completion
-from engine.training.checkpoint import list_checkpoints
-from engine.training.config import TrainingConfig
-from engine.training.loop import train
+from lm_workbench.engine.progress import run_to_completion
+from lm_workbench.engine.training.checkpoint import list_checkpoints
+from lm_workbench.engine.training.config import TrainingConfig
+from lm_workbench.engine.training.loop import train
 from tests.support.training_helpers import GlobalBatchSampler, make_task, tiny_gpt2
 
 ROOT = Path(__file__).resolve().parents[2]

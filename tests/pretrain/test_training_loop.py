@@ -10,13 +10,13 @@ import pytest
 import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from engine.errors import WorkbenchError
-from engine.progress import Progress, iter_with_progress, run_to_completion
-from engine.training.checkpoint import latest_checkpoint, load_weights, checkpoint_step
-from engine.training.config import TrainingConfig, training_config_fields
-from engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
-from engine.training.loop import train
-from engine.training.sampler import SeededSampler
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import Progress, iter_with_progress, run_to_completion
+from lm_workbench.engine.training.checkpoint import latest_checkpoint, load_weights, checkpoint_step
+from lm_workbench.engine.training.config import TrainingConfig, training_config_fields
+from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
+from lm_workbench.engine.training.loop import train
+from lm_workbench.engine.training.sampler import SeededSampler
 from tests.support.training_helpers import batch_of, causal_loss, make_task, synthetic_sequences, tiny_gpt2
 
 
@@ -51,7 +51,7 @@ def test_loss_goes_down_and_events_arrive_on_schedule(tmp_path):
 
 
 def reference_lr(step: int, peak: float, total: int, warmup: int, kind: str) -> float:
-    """The documented schedule, written out independently of engine.training.schedule."""
+    """The documented schedule, written out independently of lm_workbench.engine.training.schedule."""
     if step < warmup:
         return peak * (step + 1) / warmup
     frac = (step - warmup) / (total - warmup)

@@ -8,8 +8,8 @@ import os
 import numpy as np
 from PySide6.QtCore import Qt
 
-from engine.probing.demo import POS_DEMO
-from ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.engine.probing.demo import POS_DEMO
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
 
 def _registry() -> ViewRegistry:

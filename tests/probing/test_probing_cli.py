@@ -12,9 +12,9 @@ import json
 import numpy as np
 import pytest
 
-from engine.probing.demo import POS_DEMO
-from engine.probing.readers import read_token_task
-from workbench.cli.main import main
+from lm_workbench.engine.probing.demo import POS_DEMO
+from lm_workbench.engine.probing.readers import read_token_task
+from lm_workbench.cli.main import main
 
 SENTENCE_ROWS = [("a lovely warm day", "pos"), ("a dull grey day", "neg"), ("what a lovely film", "pos"),
                  ("a dull and slow film", "neg"), ("warm and lovely", "pos"), ("grey and dull", "neg")] * 4
@@ -47,8 +47,8 @@ def test_probe_token_json_and_the_run_it_records(capsys, fresh_home, tiny_models
     assert np.allclose(report["selectivity"], np.subtract(report["accuracy"], report["control_accuracy"]))
     assert 0 < report["majority"] < 1 and report["test_size"] > 0
 
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         run = store.get_run(report["run_id"])
@@ -102,9 +102,9 @@ def test_word_vectors_are_the_mean_of_each_words_subwords(tiny_models):
     import torch
     import transformers as tf
 
-    from engine.models.loading import load_model
-    from engine.probing.representations import word_vectors
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.probing.representations import word_vectors
+    from lm_workbench.engine.progress import run_to_completion
 
     folder = tiny_models["bert"]
     task = read_token_task(POS_DEMO)

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from engine.errors import WorkbenchError
-from engine.probing.probes import control_labels, shuffled_labels, split_by_sentence
-from engine.probing.sts import average_ranks, pair_cosines, spearman
-from engine.probing.sweep import probe_vectors
-from engine.progress import CancelToken, Partial, iter_with_progress, run_to_completion
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.probes import control_labels, shuffled_labels, split_by_sentence
+from lm_workbench.engine.probing.sts import average_ranks, pair_cosines, spearman
+from lm_workbench.engine.probing.sweep import probe_vectors
+from lm_workbench.engine.progress import CancelToken, Partial, iter_with_progress, run_to_completion
 
 TAGS = ["NOUN", "VERB", "DET", "ADJ"]
 TAG_WEIGHTS = [0.4, 0.3, 0.2, 0.1]

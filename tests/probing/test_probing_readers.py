@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import WorkbenchError
-from engine.probing.demo import POS_DEMO, STS_DEMO
-from engine.probing.readers import read_sentence_task, read_sts, read_token_task
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.demo import POS_DEMO, STS_DEMO
+from lm_workbench.engine.probing.readers import read_sentence_task, read_sts, read_token_task
 
 CONLLU = """# sent_id = 1
 # text = Don't go.

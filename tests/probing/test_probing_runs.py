@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from engine.errors import WorkbenchError
-from workbench.cli.parser import build_parser
-from workbench.probing.spec import ProbeSpec, StsSpec
-from workbench.runs.kinds import run_kind
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.cli.parser import build_parser
+from lm_workbench.probing.spec import ProbeSpec, StsSpec
+from lm_workbench.runs.kinds import run_kind
 
 
 def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
@@ -22,7 +22,7 @@ def test_a_probe_run_copies_as_a_command_that_parses_back_to_its_params():
     sts = StsSpec("minilm", "demo", "model").checked().to_dict()
     args = build_parser().parse_args(shlex.split(run_kind("sts").cli_command(sts))[1:])
     assert (args.command, args.model, args.data, args.pooling) == ("sts", "minilm", "demo", "model")
-    assert run_kind("probe").target == "workbench.probing.runs:probe_lane_job"
+    assert run_kind("probe").target == "lm_workbench.probing.runs:probe_lane_job"
 
 
 def test_params_are_checked():
@@ -33,9 +33,9 @@ def test_params_are_checked():
 
 
 def test_the_sts_job_logs_spearman_per_layer_as_the_lane_would_run_it(tmp_path, fresh_home, tiny_models):
-    from workbench.runs.run_context import RunContext
-    from workbench.probing.runs import sts_lane_job
-    from workbench.store import RunStore
+    from lm_workbench.runs.run_context import RunContext
+    from lm_workbench.probing.runs import sts_lane_job
+    from lm_workbench.store import RunStore
 
     with RunStore(tmp_path / "runs.db") as store:
         run_id = store.create_run("sts", params={})

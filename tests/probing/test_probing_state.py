@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.probing.sweep import ProbeResult, StsResult
-from workbench.probing.state import ProbingState
+from lm_workbench.engine.probing.sweep import ProbeResult, StsResult
+from lm_workbench.probing.state import ProbingState
 
 
 def test_choices_and_params():

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.progress import Partial
-from engine.scalar_mix.module import ScalarMix
-from engine.scalar_mix.training import ScalarMixConfig, standardise_layers, train_scalar_mix
+from lm_workbench.engine.progress import Partial
+from lm_workbench.engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.scalar_mix.training import ScalarMixConfig, standardise_layers, train_scalar_mix
 
 pytestmark = pytest.mark.timeout(120)
 

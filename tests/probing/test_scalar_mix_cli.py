@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.probing.demo import POS_DEMO
-from workbench.cli.main import main
+from lm_workbench.engine.probing.demo import POS_DEMO
+from lm_workbench.cli.main import main
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -31,8 +31,8 @@ def test_scalar_mix_json_and_its_run(capsys, fresh_home, tiny_models, tmp_path):
     runs = json.loads(capsys.readouterr()[0])["runs"]
     assert [r["id"] for r in runs] == [result["run_id"]] and runs[0]["status"] == "finished"
     assert runs[0]["cli_command"].startswith("lm-workbench scalar-mix")
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         weights = {m["step"]: m["value"] for m in store.metrics(result["run_id"], "weight")}

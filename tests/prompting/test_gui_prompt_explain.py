@@ -12,7 +12,7 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from ui.prompting.prompt_sets import OPEN as OPEN_TEXT
-from ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.ui.prompting.prompt_sets import OPEN as OPEN_TEXT
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,9 +50,9 @@ def _retype(qtbot, edit, text: str) -> None:
 
 
 def test_inline_error_then_scoring_equals_the_engine(open_window, qtbot, tiny_models, fresh_home):
-    from engine.prompting.scoring import score_example
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.prompting.scoring import score_example
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     window = open_window(str(tiny_models["bert"]), "prompting", registry=_registry())
     view = window.view("prompting")
@@ -147,9 +147,9 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
     assert png.read_bytes()[:4] == b"\x89PNG" and b"<svg" in svg.read_bytes()[:400]
 
     # Few-shot: k = 2 balanced demonstrations from the same file, the whole prompt shown, then accuracy against k
-    from engine.prompting.fewshot import Demonstration, full_prompt
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.prompting.fewshot import Demonstration, full_prompt
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     shots = view.fewshot_page
     view.pages.setCurrentWidget(shots)
@@ -185,10 +185,10 @@ def test_evaluation_fills_table_and_confusion_and_stores_a_run(open_window, qtbo
 
 
 def test_generation_streams_tokens_and_cancel_stops_it(open_window, qtbot, tiny_models, fresh_home):
-    from engine.prompting.generation import generate_job
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.prompting.generation import generate_job
+    from lm_workbench.engine.progress import run_to_completion
 
-    from workbench.settings import Settings
+    from lm_workbench.settings import Settings
 
     settings = Settings(recent_models=[str(tiny_models["bert"])])
     window = open_window(str(tiny_models["gpt2"]), "prompting", registry=_registry(), settings=settings)

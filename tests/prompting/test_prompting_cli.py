@@ -7,8 +7,8 @@ import shlex
 
 import pytest
 
-from workbench.cli.main import main
-from workbench.cli.parser import build_parser
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import build_parser
 
 ROWS = [("the story is good", "pos"), ("the film is bad", "neg"), ("good and warm", "pos"),
         ("dull and bad", "neg"), ("a good film", "pos"), ("a bad story", "neg")]
@@ -46,9 +46,9 @@ def test_prompt_eval_json_and_the_run_it_records(capsys, fresh_home, tiny_models
     assert report["labels"] == ["pos", "neg"] and report["examples"] == 4 and len(report["demonstrations"]) == 2
     assert sum(map(sum, report["confusion_matrix"])) == 4 and sum(report["p_cf"]) == pytest.approx(1)
     assert "near chance" in report["small_model"]
-    from workbench.paths import runs_db_path
-    from workbench.runs.kinds import run_kind
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.runs.kinds import run_kind
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         run = store.get_run(report["run_id"])
@@ -107,16 +107,16 @@ def test_the_long_run_target_repeats_a_stored_evaluation(fresh_home, tiny_models
     """The runs browser's "run again": the stored params go back through ``prompt_eval_lane_job``."""
     import threading
 
-    from workbench.runs.run_context import RunContext
-    from workbench.paths import runs_db_path
-    from workbench.prompting.runs import prompt_eval_lane_job
-    from workbench.prompting.spec import PromptEvalSpec
-    from workbench.runs.kinds import run_kind
-    from workbench.store import RunStore
+    from lm_workbench.runs.run_context import RunContext
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.prompting.runs import prompt_eval_lane_job
+    from lm_workbench.prompting.spec import PromptEvalSpec
+    from lm_workbench.runs.kinds import run_kind
+    from lm_workbench.store import RunStore
 
     params = PromptEvalSpec(str(tiny_models["bert"]), ["[x] it [z] ."], ["pos=is;neg=was"], str(reviews["ok"]),
                             limit=3).checked().to_dict()
-    assert run_kind("prompt-eval").target == "workbench.prompting.runs:prompt_eval_lane_job"
+    assert run_kind("prompt-eval").target == "lm_workbench.prompting.runs:prompt_eval_lane_job"
     with RunStore(runs_db_path()) as store:
         run_id = store.create_run("prompt-eval", params=params)
         result = prompt_eval_lane_job(RunContext(run_id, store, threading.Event()), **dict(params))

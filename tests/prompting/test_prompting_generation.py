@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.decoding import SamplingConfig
-from engine.errors import Cancelled, MissingHeadError, WorkbenchError
-from engine.models.loading import load_model
-from engine.progress import CancelToken, Partial, run_to_completion
-from engine.prompting.generation import GeneratedToken, generate_job
+from lm_workbench.engine.decoding import SamplingConfig
+from lm_workbench.engine.errors import Cancelled, MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.progress import CancelToken, Partial, run_to_completion
+from lm_workbench.engine.prompting.generation import GeneratedToken, generate_job
 
 
 @pytest.fixture(scope="module")

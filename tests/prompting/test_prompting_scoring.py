@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine.data.tasks import read_classification
-from engine.errors import MissingHeadError, WorkbenchError
-from engine.models.loading import load_model
-from engine.prompting.calibration import content_free_probs
-from engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
-from engine.prompting.fewshot import Demonstration
-from engine.prompting.model_check import is_small_model, small_model_note
-from engine.prompting.scoring import PromptInput, answer_tokenizations, score_batch, score_example
-from engine.prompting.template import Template
-from engine.prompting.verbalizer import Verbalizer
-from engine.progress import Partial, Progress, run_to_completion
+from lm_workbench.engine.data.tasks import read_classification
+from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.prompting.calibration import content_free_probs
+from lm_workbench.engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
+from lm_workbench.engine.prompting.fewshot import Demonstration
+from lm_workbench.engine.prompting.model_check import is_small_model, small_model_note
+from lm_workbench.engine.prompting.scoring import PromptInput, answer_tokenizations, score_batch, score_example
+from lm_workbench.engine.prompting.template import Template
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.progress import Partial, Progress, run_to_completion
 
 
 @pytest.fixture(scope="module")

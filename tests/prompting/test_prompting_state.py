@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.prompting.state import EvaluationRow, PromptingState
+from lm_workbench.prompting.state import EvaluationRow, PromptingState
 
 
 def _recorder(state: PromptingState) -> list[str]:
@@ -71,8 +71,8 @@ def test_generation_events_and_text():
 
 
 def test_prompt_set_out_and_back_in(tmp_path):
-    from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
-    from workbench.prompting.files import PromptSetFile, load_prompt_set, save_prompt_set
+    from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
+    from lm_workbench.prompting.files import PromptSetFile, load_prompt_set, save_prompt_set
 
     data = tmp_path / "d.tsv"
     data.write_text("sentence\tlabel\nGood.\tpos\nBad.\tneg\n", encoding="utf-8")
@@ -96,7 +96,7 @@ def test_prompt_set_out_and_back_in(tmp_path):
 
 
 def test_model_candidates_are_recent_then_cached_hub_models(tmp_path):
-    from workbench.models.candidates import cached_hub_models, model_candidates
+    from lm_workbench.models.candidates import cached_hub_models, model_candidates
 
     for name in ("models--google-bert--bert-base-uncased", "models--openai-community--gpt2", "datasets--x--y"):
         (tmp_path / name).mkdir()
@@ -107,7 +107,7 @@ def test_model_candidates_are_recent_then_cached_hub_models(tmp_path):
 
 
 def test_the_state_offers_the_engines_choices():
-    from engine.prompting.scoring import MULTI_TOKEN
-    from workbench.prompting.state import MULTI_TOKEN_MODES
+    from lm_workbench.engine.prompting.scoring import MULTI_TOKEN
+    from lm_workbench.prompting.state import MULTI_TOKEN_MODES
 
     assert MULTI_TOKEN_MODES == MULTI_TOKEN

@@ -8,11 +8,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from engine.errors import WorkbenchError
-from engine.prompting.calibration import calibrate, content_free_inputs
-from engine.prompting.fewshot import Demonstration, choose_demonstrations, cosine_to, full_prompt
-from engine.prompting.template import Template, problems
-from engine.prompting.verbalizer import Verbalizer, answer_token_ids
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.calibration import calibrate, content_free_inputs
+from lm_workbench.engine.prompting.fewshot import Demonstration, choose_demonstrations, cosine_to, full_prompt
+from lm_workbench.engine.prompting.template import Template, problems
+from lm_workbench.engine.prompting.verbalizer import Verbalizer, answer_token_ids
 
 
 def test_template_problems_carry_their_spans():
@@ -124,11 +124,11 @@ def test_content_free_inputs_use_the_models_mask_token():
 def test_prompt_set_files_round_trip_and_the_built_in_sets_are_valid_plugins(tmp_path):
     from importlib.metadata import entry_points
 
-    from engine.plugin_api import PromptSet
-    from engine.prompting.prompt_set import prompt_set_problem
-    from workbench.plugins.kinds import kind_named
-    from workbench.prompting.files import from_plugin, load_prompt_set, save_prompt_set
-    from workbench.prompting.sets import example_data_path, prompt_set_registry
+    from lm_workbench.engine.plugin_api import PromptSet
+    from lm_workbench.engine.prompting.prompt_set import prompt_set_problem
+    from lm_workbench.extensions.kinds import kind_named
+    from lm_workbench.prompting.files import from_plugin, load_prompt_set, save_prompt_set
+    from lm_workbench.prompting.sets import example_data_path, prompt_set_registry
 
     found = {e.name: e.load() for e in entry_points(group="lm_workbench.prompt_sets")}
     assert {"sentiment", "topic"} <= set(found)
@@ -162,7 +162,7 @@ def test_prompt_set_files_round_trip_and_the_built_in_sets_are_valid_plugins(tmp
 
 
 def test_label_probabilities_are_a_softmax_of_log_sum_exp_scores():
-    from engine.prompting.scoring import logsumexp, softmax
+    from lm_workbench.engine.prompting.scoring import logsumexp, softmax
 
     # hand-worked: answers with log-probs -1 and -2 for one label -> log(e^-1 + e^-2) = -1 + log(1 + e^-1)
     assert logsumexp([-1.0, -2.0]) == pytest.approx(-1 + math.log(1 + math.exp(-1)))

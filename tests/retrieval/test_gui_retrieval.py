@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from engine.progress import run_to_completion
-from engine.retrieval.bm25 import Bm25Index
-from engine.retrieval.corpus import read_corpus
-from engine.retrieval.encode import PassageEncoder
-from engine.retrieval.index import index_corpus_job
+from lm_workbench.engine.progress import run_to_completion
+from lm_workbench.engine.retrieval.bm25 import Bm25Index
+from lm_workbench.engine.retrieval.corpus import read_corpus
+from lm_workbench.engine.retrieval.encode import PassageEncoder
+from lm_workbench.engine.retrieval.index import index_corpus_job
 from tests.support.retrieval_reference import PASSAGES
 
 WAIT = 30000
@@ -73,7 +73,7 @@ def test_index_search_compare_and_evaluate(open_window, qtbot, tiny_models, fres
     assert view.metrics.isVisible() and view.metrics.metrics.rowCount() == 5
     assert view.metrics.metrics.columnCount() == 4  # metric, model A, model B, BM25
     assert view.metrics.per_query.rowCount() == 12
-    from workbench.store import RunStore
+    from lm_workbench.store import RunStore
 
     with RunStore(window.run_services.path) as store:  # A's and B's evaluations, recorded as runs
         runs = [r for r in store.list_runs() if r["kind"] == "retrieval-eval"]

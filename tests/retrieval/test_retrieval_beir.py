@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import WorkbenchError
-from engine.retrieval.beir import read_beir
-from engine.retrieval.corpus import read_corpus
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.retrieval.beir import read_beir
+from lm_workbench.engine.retrieval.corpus import read_corpus
 from tests.support.retrieval_reference import write_beir
 
 

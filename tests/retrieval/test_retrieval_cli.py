@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.support.retrieval_reference import brute_force_vectors, write_beir
-from workbench.cli.main import main
+from lm_workbench.cli.main import main
 
 DOCS = [{"_id": "d1", "title": "Paris", "text": "Paris is the capital and largest city of France."},
         {"_id": "d2", "title": "Cats", "text": "The domestic cat is a small carnivorous mammal."},
@@ -66,9 +66,9 @@ def test_retrieval_eval_json(capsys, fresh_home, beir_folder, tiny_models):
     assert "1 judgement(s) name a document not in corpus.jsonl" in err
     assert data["pooling"] == "cls" and data["per_query"]["wins"] + data["per_query"]["losses"] + \
         data["per_query"]["ties"] == 3
-    from workbench.paths import runs_db_path
-    from workbench.runs.kinds import run_kind
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.runs.kinds import run_kind
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:  # recorded as a run of the one run shape
         run = store.get_run(data["run_id"])

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.retrieval.metrics import evaluate_rankings, mrr_at, ndcg_at, recall_at
-from engine.retrieval.search import top_k
+from lm_workbench.engine.retrieval.metrics import evaluate_rankings, mrr_at, ndcg_at, recall_at
+from lm_workbench.engine.retrieval.search import top_k
 
 # One query, graded judgements: a = 3, b = 1, c = 0 (judged not relevant), e = 2; d and f unjudged.
 QRELS = {"q": {"a": 3, "b": 1, "c": 0, "e": 2}}
@@ -52,8 +52,8 @@ def test_top_k_breaks_ties_by_corpus_order():
 
 
 def test_eval_json_keys_without_bm25():
-    from engine.retrieval.evaluate import EvalResult
-    from engine.retrieval.metrics import MetricTable
+    from lm_workbench.engine.retrieval.evaluate import EvalResult
+    from lm_workbench.engine.retrieval.metrics import MetricTable
 
     table = evaluate_rankings({"q": RANKING}, QRELS)
     data = EvalResult(1, 6, "mean", "test", MetricTable(table.mean, table.per_query)).to_json()

@@ -7,17 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress, run_to_completion
-from engine.retrieval.corpus import corpus_from_lines
-from engine.retrieval.encode import PassageEncoder
-from engine.retrieval.index import index_corpus_job
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress, run_to_completion
+from lm_workbench.engine.retrieval.corpus import corpus_from_lines
+from lm_workbench.engine.retrieval.encode import PassageEncoder
+from lm_workbench.engine.retrieval.index import index_corpus_job
 from tests.support.retrieval_reference import PASSAGES, QUERIES, brute_force_vectors, plain_hidden_states, pooled
 
 
 @pytest.fixture(scope="module")
 def tiny_bert(tiny_models):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     return load_model(str(tiny_models["bert"]))
 
@@ -72,7 +72,7 @@ def test_cancel_then_resume_from_the_cache(tiny_bert, tmp_path):
 
 
 def test_another_models_index_is_never_mixed(tiny_bert, tiny_models, tmp_path):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     gpt2 = load_model(str(tiny_models["gpt2"]))
     corpus = corpus_from_lines(PASSAGES[:5])

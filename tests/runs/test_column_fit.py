@@ -1,13 +1,13 @@
-"""The runs table's columns fit its width: the widest give way first (``ui.runs.column_fit``), and the Runs
+"""The runs table's columns fit its width: the widest give way first (``lm_workbench.ui.runs.column_fit``), and the Runs
 tab with a long model path does not scroll sideways at 1024 × 768 (it did, at every F5 size)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ui.runs.column_fit import fit_widths
-from workbench.paths import runs_db_path
-from workbench.store.run_store import RunStore
+from lm_workbench.ui.runs.column_fit import fit_widths
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store.run_store import RunStore
 
 
 @pytest.mark.parametrize("widths, available, expected", [

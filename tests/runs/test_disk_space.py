@@ -1,4 +1,4 @@
-"""The space estimates (workbench.runs.disk_space) against what is really written: a checkpoint on disk, the
+"""The space estimates (lm_workbench.runs.disk_space) against what is really written: a checkpoint on disk, the
 most a run of checkpoints has on disk at once, and the parameter counts of real model classes."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import shutil
 import pytest
 import torch
 
-import engine.training.checkpoint as checkpoint_module
-from engine.training.checkpoint import save_checkpoint
+import lm_workbench.engine.training.checkpoint as checkpoint_module
+from lm_workbench.engine.training.checkpoint import save_checkpoint
 from tests.support.training_helpers import tiny_gpt2
-from workbench.runs import disk_space as space
+from lm_workbench.runs import disk_space as space
 
 
 def _bytes_on_disk(folder) -> int:
@@ -115,8 +115,8 @@ def test_check_space_refuses_with_the_numbers(tmp_path, monkeypatch):
 def test_the_course_models_are_refused_before_any_trains(fresh_home, tmp_path, monkeypatch):
     import transformers as tf
 
-    import workbench.pretrain.recording as recording
-    from workbench.pretrain import course_models
+    import lm_workbench.pretrain.recording as recording
+    from lm_workbench.pretrain import course_models
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the cat sat on the mat\n" * 2000, encoding="utf-8")

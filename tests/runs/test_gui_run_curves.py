@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ui import theme
-from workbench.store.metrics_reader import MetricRow
-from ui.theme_tokens import DEFAULT, PRESENTATION
-from ui.widgets.run_curves import RAW, X_TIME, CurveLook, RunCurves
+from lm_workbench.ui import theme
+from lm_workbench.store.metrics_reader import MetricRow
+from lm_workbench.ui.theme_tokens import DEFAULT, PRESENTATION
+from lm_workbench.ui.widgets.run_curves import RAW, X_TIME, CurveLook, RunCurves
 
 pytestmark = pytest.mark.timeout(60)
 

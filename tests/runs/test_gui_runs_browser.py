@@ -11,11 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from ui.window.main_window import MainWindow
-from ui.runs.run_table import COLUMN_INDEX, COLUMNS
-from workbench.paths import runs_db_path
-from workbench.pretrain.spec import PretrainSpec
-from workbench.store.run_store import RunStore
+from lm_workbench.ui.window.main_window import MainWindow
+from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS
+from lm_workbench.paths import runs_db_path
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -241,7 +241,7 @@ def test_run_again_queues_the_same_settings_in_a_new_folder(make_window, populat
 
 
 def test_reopening_shows_finished_and_interrupted_runs(make_window, populated, qtbot):
-    from workbench.startup import recover_interrupted_runs
+    from lm_workbench.startup import recover_interrupted_runs
 
     store = RunStore(runs_db_path())
     stale = store.create_run("pretrain", name="lost", params=spec_dict())
@@ -261,7 +261,7 @@ def test_reopening_shows_finished_and_interrupted_runs(make_window, populated, q
 
 
 def test_an_empty_store_says_how_to_make_a_run(open_window, qtbot, fresh_home):
-    from ui.runs.runs_browser import NO_RUNS_HINT
+    from lm_workbench.ui.runs.runs_browser import NO_RUNS_HINT
 
     window = open_window(view="runs")
     qtbot.waitUntil(lambda: window.view("runs").detail.text() == NO_RUNS_HINT, timeout=5000)
@@ -271,7 +271,7 @@ def test_an_empty_store_says_how_to_make_a_run(open_window, qtbot, fresh_home):
 
 
 def test_resume_continues_a_stopped_run_in_its_own_folder(make_window, populated, qtbot, tmp_path):
-    from workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.finetune.spec import FineTuneSpec
 
     out = tmp_path / "ft"
     (out / "checkpoints" / "step-00000004").mkdir(parents=True)

@@ -11,8 +11,8 @@ import pytest
 from safetensors.torch import load_file
 
 from tests.support.finetune_runs import lora_spec, sentiment_files
-from workbench.paths import runs_db_path
-from workbench.store.run_store import RunStore
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture
 def two_runs(tiny_models, tmp_path, fresh_home):
     """Two finished LoRA runs (seeds 1 and 2, two steps each) recorded in a fresh run store; their ids and folders."""
-    from workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.run import run_finetune
 
     data = sentiment_files(tmp_path / "data")
     store = RunStore(runs_db_path())

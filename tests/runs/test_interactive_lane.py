@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from engine.errors import EmptyTextError
-from engine.progress import Partial, Progress
-from workbench.lanes.interactive import InteractiveLane, JobState
+from lm_workbench.engine.errors import EmptyTextError
+from lm_workbench.engine.progress import Partial, Progress
+from lm_workbench.lanes.interactive import InteractiveLane, JobState
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_cancel_current_and_shutdown_stop_a_long_job():
 
 
 def test_encoding_cancels_between_batches(lane, minilm):
-    from engine.analysis import encode_texts
+    from lm_workbench.engine.analysis import encode_texts
 
     progress = []
     texts = [f"Sentence number {i} about banks and rivers." for i in range(400)]
@@ -128,9 +128,9 @@ def test_model_load_freezes_its_objects_for_the_collector(tiny_models):
     """After a load (and the window's settle_heap) the model's objects are frozen, so a later full GC cannot stall the window."""
     import gc
 
-    from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.models.jobs import load_model_job, settle_heap
-    from workbench.settings import Settings
+    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
+    from lm_workbench.models.jobs import load_model_job, settle_heap
+    from lm_workbench.settings import Settings
 
     gc.unfreeze()
     try:

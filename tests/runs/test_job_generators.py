@@ -1,11 +1,11 @@
-"""engine.progress's drive() and relay(): the one way a job generator is driven by hand."""
+"""lm_workbench.engine.progress's drive() and relay(): the one way a job generator is driven by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.errors import Cancelled
-from engine.progress import CancelToken, Partial, Progress, drive, relay
+from lm_workbench.engine.errors import Cancelled
+from lm_workbench.engine.progress import CancelToken, Partial, Progress, drive, relay
 
 
 def counting(n: int, closed: list[str]):

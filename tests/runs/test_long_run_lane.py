@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from engine.errors import Cancelled
-from workbench.lanes.long_runs import LongRunLane
-from workbench.runs.run_context import HeartbeatThread, RunContext, resolve_target
-from workbench.store import RunStore
+from lm_workbench.engine.errors import Cancelled
+from lm_workbench.lanes.long_runs import LongRunLane
+from lm_workbench.runs.run_context import HeartbeatThread, RunContext, resolve_target
+from lm_workbench.store import RunStore
 
 JOBS = "tests.support.lane_jobs"
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from workbench.runs.provenance import (collect_provenance, fingerprint_model_folder, hash_files,
+from lm_workbench.runs.provenance import (collect_provenance, fingerprint_model_folder, hash_files,
                                   package_versions)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def test_missing_package_is_none():
 
 
 def test_provenance_does_not_import_torch():
-    code = ("import sys; from workbench.runs.provenance import collect_provenance as c; "
+    code = ("import sys; from lm_workbench.runs.provenance import collect_provenance as c; "
             "c(device='cpu', dtype='float32', seed=1); "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(REPO))

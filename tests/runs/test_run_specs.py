@@ -1,4 +1,4 @@
-"""Every run's spec on the one base (``workbench.runs.spec.RunSpec``): the one unknown-key check, the round trip
+"""Every run's spec on the one base (``lm_workbench.runs.spec.RunSpec``): the one unknown-key check, the round trip
 through the run store's params, and the command line that parses back (with the real CLI parser) to the spec."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ import shlex
 
 import pytest
 
-from engine.errors import WorkbenchError
-from workbench.cli import finetune_commands, pretrain_commands, probing_commands, prompt_commands
-from workbench.cli import retrieval_commands, scalar_mix_commands
-from workbench.cli.parser import build_parser
-from workbench.finetune.spec import FineTuneSpec
-from workbench.pretrain.spec import PretrainSpec
-from workbench.probing.spec import ProbeSpec, ScalarMixSpec, StsSpec
-from workbench.prompting.spec import PromptEvalSpec
-from workbench.retrieval.spec import RetrievalEvalSpec
-from workbench.runs.kinds import run_kind
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.cli import finetune_commands, pretrain_commands, probing_commands, prompt_commands
+from lm_workbench.cli import retrieval_commands, scalar_mix_commands
+from lm_workbench.cli.parser import build_parser
+from lm_workbench.finetune.spec import FineTuneSpec
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.probing.spec import ProbeSpec, ScalarMixSpec, StsSpec
+from lm_workbench.prompting.spec import PromptEvalSpec
+from lm_workbench.retrieval.spec import RetrievalEvalSpec
+from lm_workbench.runs.kinds import run_kind
+from lm_workbench.runs.spec import RunSpec
 
 # One spec of each kind, each with settings away from their defaults (and one with a space in a path), and the
 # CLI function that builds a spec from that command's parsed arguments.
@@ -90,8 +90,8 @@ def test_a_stored_run_copies_as_its_spec_command_line(kind):
 def test_every_kind_a_run_is_recorded_as_can_be_run_again():
     """Each kind registers through the entry-point group beside its spec; its lane target resolves to a job
     (scalar-mix runs used to be recorded without one, so the Runs tab could not run them again)."""
-    from workbench.runs.kinds import run_kinds
-    from workbench.runs.run_context import resolve_target
+    from lm_workbench.runs.kinds import run_kinds
+    from lm_workbench.runs.run_context import resolve_target
 
     recorded = set(SPECS) | {"tuned-lens"}
     assert recorded <= set(run_kinds())
@@ -100,7 +100,7 @@ def test_every_kind_a_run_is_recorded_as_can_be_run_again():
 
 
 def test_a_broken_run_kind_entry_is_left_out_and_the_others_kept():
-    from workbench.runs.kinds import RunKind, discover_run_kinds
+    from lm_workbench.runs.kinds import RunKind, discover_run_kinds
 
     class Entry:
         def __init__(self, name, value):
@@ -136,7 +136,7 @@ def test_checks_run_before_anything_heavy():
 
 
 def test_a_summary_is_written_whole_and_read_back(tmp_path):
-    from workbench.runs.summary import SUMMARY_FILE, finite, read_summary, write_json_atomic
+    from lm_workbench.runs.summary import SUMMARY_FILE, finite, read_summary, write_json_atomic
 
     with pytest.raises(WorkbenchError, match="has no summary.json: the run did not finish"):
         read_summary(tmp_path)
@@ -147,8 +147,8 @@ def test_a_summary_is_written_whole_and_read_back(tmp_path):
 
 
 def test_a_default_output_folder_is_new_and_under_the_data_folder(fresh_home):
-    from workbench.paths import data_dir
-    from workbench.runs.summary import default_out_dir
+    from lm_workbench.paths import data_dir
+    from lm_workbench.runs.summary import default_out_dir
 
     pretrained = default_out_dir("pretrained", "bert-mlm-tiny")
     tuned = default_out_dir("finetune", "lora", time_first=True)

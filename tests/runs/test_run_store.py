@@ -14,7 +14,7 @@ import pytest
 import sqlite_utils
 
 from tests.support import lane_jobs
-from workbench.store import SCHEMA_VERSION, RunStore, migrate, migrations, pid_alive
+from lm_workbench.store import SCHEMA_VERSION, RunStore, migrate, migrations, pid_alive
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import subprocess
 import sys
 import time
 
-from workbench.cli.main import main
-from workbench.paths import runs_db_path
-from workbench.store import RunStore
+from lm_workbench.cli.main import main
+from lm_workbench.paths import runs_db_path
+from lm_workbench.store import RunStore
 
 
 def killed_pid() -> int:

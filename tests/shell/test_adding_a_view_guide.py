@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-import ui
-from ui.view_kit.view_abilities import PresetView
-from ui.view_kit.view_base import ModelView
-from ui.view_kit.view_entry import ViewEntry
-from ui.window.view_registry import builtin_views
+import lm_workbench.ui as ui
+from lm_workbench.ui.view_kit.view_abilities import PresetView
+from lm_workbench.ui.view_kit.view_base import ModelView
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.window.view_registry import builtin_views
 
 pytestmark = pytest.mark.timeout(90)
 GUIDE = Path(__file__).parents[2] / "docs" / "adding-a-view.md"
@@ -34,7 +34,7 @@ def guide_files() -> dict[str, str]:
 
 @pytest.fixture
 def word_pieces(tmp_path, monkeypatch):
-    """The guide's package importable as ``ui.word_pieces`` (its folder added to the ``ui`` package's path)."""
+    """The guide's package importable as ``lm_workbench.ui.word_pieces`` (its folder added to the ``ui`` package's path)."""
     files = guide_files()
     assert set(files) == {"ui/word_pieces/about.py", "ui/word_pieces/word_pieces_view.py",
                           "ui/word_pieces/entry.py"}
@@ -44,13 +44,13 @@ def word_pieces(tmp_path, monkeypatch):
     (tmp_path / "ui" / "word_pieces" / "__init__.py").write_text("")
     monkeypatch.setattr(ui, "__path__", [*ui.__path__, str(tmp_path / "ui")])
     yield
-    for name in [m for m in sys.modules if m.startswith("ui.word_pieces")]:
+    for name in [m for m in sys.modules if m.startswith("lm_workbench.ui.word_pieces")]:
         del sys.modules[name]
 
 
 def test_the_guides_view_is_a_tab_that_computes_with_progress_and_takes_presets(word_pieces, open_window, qtbot,
                                                                                   tiny_models):
-    from ui.word_pieces.entry import ENTRY as word_pieces  # the guide's registry line
+    from lm_workbench.ui.word_pieces.entry import ENTRY as word_pieces  # the guide's registry line
 
     registry = builtin_views()
     registry.register(word_pieces)

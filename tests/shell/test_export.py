@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from workbench.export import export_csv, export_npy, suggest_filename, table_to_tsv
+from lm_workbench.export import export_csv, export_npy, suggest_filename, table_to_tsv
 
 
 def read_csv(path):

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from engine.errors import ModelNotFoundError
-from engine.progress import Progress
-from ui.view_kit.job_bridge import JobBridge
+from lm_workbench.engine.errors import ModelNotFoundError
+from lm_workbench.engine.progress import Progress
+from lm_workbench.ui.view_kit.job_bridge import JobBridge
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,9 +10,9 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from ui.window.geometry import fitted
-from ui.window.main_window import HINT_EMPTY, MainWindow
-from workbench.settings import Settings
+from lm_workbench.ui.window.geometry import fitted
+from lm_workbench.ui.window.main_window import HINT_EMPTY, MainWindow
+from lm_workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -201,7 +201,7 @@ def test_about_panel_explains_the_token_view(window):
 
 
 def test_closing_saves_recent_models(open_window, fresh_home):
-    from workbench.settings import settings_path
+    from lm_workbench.settings import settings_path
 
     w = open_window("minilm", settings=Settings(recent_models=["old/model"]), persist=True, size=(1000, 650))
     w.close()
@@ -210,7 +210,7 @@ def test_closing_saves_recent_models(open_window, fresh_home):
 
 
 def test_window_remembers_its_geometry_and_the_about_panel(qtbot, fresh_home):
-    from workbench.settings import load_settings
+    from lm_workbench.settings import load_settings
 
     first = MainWindow(Settings(), persist=True)
     qtbot.addWidget(first)
@@ -262,9 +262,9 @@ def test_app_run_opens_the_window_and_loads_a_model(qtbot, fresh_home):
     import sqlite3
     import time
 
-    from ui import app as app_module
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.ui import app as app_module
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     store = RunStore(runs_db_path())  # a run whose process died last time
     run_id = store.create_run("pre-train", params={}, status="queued")

@@ -17,17 +17,17 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
-from engine.attention import AttentionSide
-from engine.tokens import TokenizedText
-from ui import theme
-from ui.theme_tokens import DEFAULT, Chip, MaskKinds
-from ui.runs.config_diff import ConfigDiff
-from ui.tokens.token_view import TokenView
-from ui.attention.head_view import HeadView
-from ui.masking_lab.grid import PreviewGrid
-from ui.masking_lab.rows import Cell, Row
-from ui.widgets.heatmap import HeatmapView
-from ui.widgets.message_bar import MessageBar
+from lm_workbench.engine.attention import AttentionSide
+from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT, Chip, MaskKinds
+from lm_workbench.ui.runs.config_diff import ConfigDiff
+from lm_workbench.ui.tokens.token_view import TokenView
+from lm_workbench.ui.attention.head_view import HeadView
+from lm_workbench.ui.masking_lab.grid import PreviewGrid
+from lm_workbench.ui.masking_lab.rows import Cell, Row
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.message_bar import MessageBar
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel
 
-from engine.progress import Partial, Progress
-from ui.window.view_registry import ViewEntry, ViewRegistry, builtin_views
-from ui.view_kit.view_base import Computation, ModelView
+from lm_workbench.engine.progress import Partial, Progress
+from lm_workbench.ui.window.view_registry import ViewEntry, ViewRegistry, builtin_views
+from lm_workbench.ui.view_kit.view_base import Computation, ModelView
 
 pytestmark = pytest.mark.timeout(90)
 STEPS = 3

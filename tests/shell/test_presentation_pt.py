@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.theme_tokens import (
+from lm_workbench.ui.theme_tokens import (
     DEFAULT, MAX_PRESENTATION_PT, MIN_PRESENTATION_PT, PRESENTATION, is_presentation, presentation_pt,
     presentation_tokens,
 )

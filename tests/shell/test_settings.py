@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from workbench import paths
-from workbench.settings import (MAX_RECENT, Settings, load_settings, save_settings,
+from lm_workbench import paths
+from lm_workbench.settings import (MAX_RECENT, Settings, load_settings, save_settings,
                                 settings_path)
 
 
@@ -97,7 +97,7 @@ def test_save_is_atomic(home, monkeypatch):
 
 def test_every_field_has_help_and_offline_follows_env(monkeypatch):
     assert all(f.metadata.get("help") for f in dataclasses.fields(Settings))
-    from workbench.models.network import apply_offline_mode
+    from lm_workbench.models.network import apply_offline_mode
 
     assert Settings().offline is None  # None: the environment decides
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from workbench.settings import Settings
+from lm_workbench.settings import Settings
 
 
 def test_a_run_folder_and_its_model_folder_are_one_recent_entry(tmp_path):

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_probe_times_window_model_and_encoding_then_quits(tmp_path, tiny_models):
     env = dict(os.environ, LM_WORKBENCH_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
                LM_WORKBENCH_STARTUP_PROBE=str(time.time()))
-    done = subprocess.run([sys.executable, "-m", "workbench", "gui", str(tiny_models["bert"])], env=env, cwd=tmp_path, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "lm_workbench", "gui", str(tiny_models["bert"])], env=env, cwd=tmp_path, capture_output=True,
                           text=True, timeout=280)
     assert done.returncode == 0, done.stderr[-2000:]
     marks = json.loads(done.stdout.strip().splitlines()[-1])

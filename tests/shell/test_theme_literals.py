@@ -1,7 +1,7 @@
 """No colour, font size, line width or fixed pixel size is written into ``ui/`` outside the theme.
 
 Every such value is a named token (``ui/theme_tokens.py``) read through
-``ui.theme.current()``, so a token swap reaches it. This test reads the
+``lm_workbench.ui.theme.current()``, so a token swap reaches it. This test reads the
 source (no Qt): hex colours in strings, ``rgb(...)``, sizes in ``px``/``pt``
 inside strings, literal numbers given to Qt's size, margin, spacing, font and
 pen calls, and literal colours or widths given to pyqtgraph. Zero is allowed

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ENTRY = "bilm = plugins.objectives.bilm:BidirectionalLM"
+ENTRY = "bilm = lm_workbench.plugins.objectives.bilm:BidirectionalLM"
 
 
 def _installed() -> bool:

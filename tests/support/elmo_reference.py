@@ -116,9 +116,9 @@ def tiny_elmo(folder, seed: int = 5):
     """(a tiny random biLM, the folder it is saved in as a workbench ELMo): 2 layers, 5-wide projections."""
     import torch
 
-    from engine.elmo.bilm import ElmoModel
-    from engine.elmo.checkpoint import save_elmo
-    from engine.elmo.config import ElmoConfig
+    from lm_workbench.engine.elmo.bilm import ElmoModel
+    from lm_workbench.engine.elmo.checkpoint import save_elmo
+    from lm_workbench.engine.elmo.config import ElmoConfig
 
     torch.manual_seed(seed)
     config = ElmoConfig(char_embedding_dim=4, filters=((1, 4), (2, 6)), n_highway=1, lstm_dim=12, projection_dim=5,

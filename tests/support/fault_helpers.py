@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from workbench.store import RunStore
+from lm_workbench.store import RunStore
 
 
 def store_with_runs(path: Path, n_runs: int = 6, steps: int = 60, names: int = 12) -> list[int]:
@@ -51,7 +51,7 @@ def _limit_after_first_checkpoint(limit: int) -> None:
     import resource
     import signal
 
-    import engine.training.loop as loop
+    import lm_workbench.engine.training.loop as loop
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
     real = loop.save_checkpoint
@@ -66,7 +66,7 @@ def _limit_after_first_checkpoint(limit: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from workbench.cli.main import main as cli
+    from lm_workbench.cli.main import main as cli
 
     _limit_after_first_checkpoint(int(argv[0]))
     return cli(argv[1:])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from engine.data.tasks import ClassificationExample
+from lm_workbench.engine.data.tasks import ClassificationExample
 
 ANIMALS = ("dog", "cat", "horse", "rabbit", "tiger", "eagle", "sheep", "goat", "wolf", "fox", "bear", "mouse",
            "duck", "lion", "frog", "owl")

@@ -14,8 +14,8 @@ import re
 import signal
 import sys
 
-from workbench.finetune.job import run_recorded
-from workbench.finetune.spec import FineTuneSpec
+from lm_workbench.finetune.job import run_recorded
+from lm_workbench.finetune.spec import FineTuneSpec
 
 
 def main() -> None:

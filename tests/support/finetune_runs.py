@@ -11,8 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
-from engine.finetune.demo import demo_path
-from workbench.finetune.spec import FineTuneSpec
+from lm_workbench.engine.finetune.demo import demo_path
+from lm_workbench.finetune.spec import FineTuneSpec
 
 TRAIN_EXAMPLES, VALIDATION_EXAMPLES = 48, 16
 

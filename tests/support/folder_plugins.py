@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-MANIFEST = {"name": "echo", "version": "1.0.0", "api_version": "2.0", "families": ["decoder"],
+MANIFEST = {"name": "echo", "version": "1.0.0", "api_version": "3.0", "families": ["decoder"],
             "module": "echo_objective.py", "class": "Echo"}
 
 PLUGIN_CODE = '''
 import pathlib
 from dataclasses import dataclass, field
 
-from engine.plugin_api import Family, Objective, PositionKind, Preview, Requirements, collate, vocab_info
+from lm_workbench.engine.plugin_api import Family, Objective, PositionKind, Preview, Requirements, collate, vocab_info
 
 pathlib.Path({marker!r}).write_text("imported")
 {extra}
 
 class Echo(Objective):
     name = {name!r}
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({{Family.DECODER}})
     requires = Requirements(head="causal-lm")
     description = "Feeds the text as it is."

@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Progress
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress
 
 
 def events_of(gen: Any) -> tuple[list[Any], Any]:
@@ -50,11 +50,11 @@ def incomplete_sizes(repo_id: str) -> list[int]:
 
 
 def main() -> None:
-    from engine.models.download import DownloadPlan, download_job
-    from engine.models.sources import cached_snapshot
-    from workbench.cli.main import main as cli
-    from workbench.models.jobs import load_model_job
-    from workbench.settings import Settings
+    from lm_workbench.engine.models.download import DownloadPlan, download_job
+    from lm_workbench.engine.models.sources import cached_snapshot
+    from lm_workbench.cli.main import main as cli
+    from lm_workbench.models.jobs import load_model_job
+    from lm_workbench.settings import Settings
 
     out: dict[str, Any] = {}
 

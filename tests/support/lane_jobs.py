@@ -56,7 +56,7 @@ def sleep_for(ctx, seconds: float) -> None:
 
 def write_metrics(store_path: str, run_id: int, name: str, n: int, ready, go) -> None:
     """Child process body for the concurrent-write test: n single-row transactions."""
-    from workbench.store import RunStore
+    from lm_workbench.store import RunStore
 
     store = RunStore(store_path)
     ready.set()

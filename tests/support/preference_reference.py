@@ -44,7 +44,7 @@ def dpo_by_hand(policy: list[tuple[float, float]], reference: list[tuple[float, 
 
 def course_subset(folder: Path, categories: tuple[str, ...]) -> tuple[Path, Path]:
     """The shipped demo pairs of ``categories``: (training file, held-out file) written into ``folder``."""
-    from engine.finetune.demo import demo_path, demo_validation_path
+    from lm_workbench.engine.finetune.demo import demo_path, demo_validation_path
 
     out = []
     for source, name in ((demo_path("preference"), "train.jsonl"),

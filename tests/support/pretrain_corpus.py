@@ -5,7 +5,7 @@ The text is learnable on purpose: a sentence follows one of a few templates
 verbs and places, and documents keep to one topic animal, so a model's loss
 can fall well below the unigram entropy of the words within a few hundred
 steps. Documents are separated by blank lines, one sentence per line (the
-``.txt`` corpus format of ``engine.pretrain.corpus``).
+``.txt`` corpus format of ``lm_workbench.engine.pretrain.corpus``).
 """
 
 from __future__ import annotations

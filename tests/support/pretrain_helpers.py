@@ -1,4 +1,4 @@
-"""Helpers of the engine.pretrain tests: a generated corpus, its documents, tokenizers of every family.
+"""Helpers of the lm_workbench.engine.pretrain tests: a generated corpus, its documents, tokenizers of every family.
 
 The text comes from the seeded grammar in ``tests.support.pretrain_corpus``.
 """
@@ -50,8 +50,8 @@ def read_documents(path: Path) -> list[list[str]]:
 
 def train_all(root: Path, corpus: Path, vocab_size: int = 400, **kwargs: Any) -> dict[str, Any]:
     """Train every family's tokenizer on ``corpus`` into ``root/<family>``; return them by family."""
-    from engine.pretrain.corpus import corpus_lines
-    from engine.pretrain.tokenizer_training import train_tokenizer
+    from lm_workbench.engine.pretrain.corpus import corpus_lines
+    from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
 
     root = Path(root)
     return {family: train_tokenizer(family, corpus_lines([corpus]), root / family, vocab_size=vocab_size, **kwargs)

@@ -48,7 +48,7 @@ def fresh_text_loss(family: str, model: Any, tokenizer: Any, max_length: int, n_
     import numpy as np
     import torch
 
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     registry = ObjectiveRegistry.discover()
     objective = registry.objective(FAMILY_OBJECTIVES[family])
@@ -71,9 +71,9 @@ def fresh_text_loss(family: str, model: Any, tokenizer: Any, max_length: int, n_
 
 def main(argv: list[str]) -> None:
     """Submit one pre-training job on a fresh lane, then idle until killed."""
-    from workbench.lanes.long_runs import LongRunLane
-    from workbench.pretrain.job import submit_pretrain
-    from workbench.pretrain.spec import PretrainSpec
+    from lm_workbench.lanes.long_runs import LongRunLane
+    from lm_workbench.pretrain.job import submit_pretrain
+    from lm_workbench.pretrain.spec import PretrainSpec
 
     store, spec_json = argv
     lane = LongRunLane(store)

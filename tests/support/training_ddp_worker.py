@@ -1,6 +1,6 @@
 """Run by ``torchrun --nproc_per_node 2`` from tests/pretrain/test_training_distributed.py (not a test module).
 
-Each rank trains the same tiny GPT-2 (no dropout) with ``engine.training.loop.train`` on gloo, then writes
+Each rank trains the same tiny GPT-2 (no dropout) with ``lm_workbench.engine.training.loop.train`` on gloo, then writes
 its final parameters (safetensors) and what it saw (JSON) to ``OUT/rank<r>.*``.
 argv: OUT CHECKPOINT_DIR
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from safetensors.torch import save_file
 
-from engine.progress import Progress
-from engine.training.config import TrainingConfig
-from engine.training.loop import train
+from lm_workbench.engine.progress import Progress
+from lm_workbench.engine.training.config import TrainingConfig
+from lm_workbench.engine.training.loop import train
 from tests.support.training_helpers import GlobalBatchSampler, make_task, tiny_gpt2
 
 STEPS, PER_RANK_BATCH = 3, 4

@@ -12,8 +12,8 @@ import numpy as np
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from engine.objectives.batching import Batch
-from engine.training.task import TrainingTask
+from lm_workbench.engine.objectives.batching import Batch
+from lm_workbench.engine.training.task import TrainingTask
 
 VOCAB = 200
 STRIDE = 7

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from workbench.workspace.format import Workspace, save_workspace
+from lm_workbench.workspace.format import Workspace, save_workspace
 
 
 def main(path: str) -> None:

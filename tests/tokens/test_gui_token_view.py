@@ -7,9 +7,9 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from engine.tokens import TokenizedText
-from ui.widgets.token_layout import display_label
-from ui.tokens.token_view import TokenView
+from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.tokens.token_view import TokenView
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.analysis import length_buckets
-from engine.tokens import tokenize
+from lm_workbench.engine.analysis import length_buckets
+from lm_workbench.engine.tokens import tokenize
 
 words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12)
 texts = st.lists(words, min_size=1, max_size=20).map(" ".join).filter(lambda t: t.strip())
@@ -57,8 +57,8 @@ def test_buckets_cover_every_index_once_within_budget(lengths, batch_size, budge
 
 
 def test_batched_tokenization_equals_one_at_a_time(tiny_models):
-    from engine.models.loading import load_model
-    from engine.tokens import tokenize_many
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.tokens import tokenize_many
 
     tokenizer = load_model(str(tiny_models["bert"])).tokenizer
     texts = ["A short one.", "statement " * 100, "Pairs too.", "Unbelievably tokenized!"]

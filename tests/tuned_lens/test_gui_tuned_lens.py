@@ -24,7 +24,7 @@ TEXT = "The value of the object is returned."
 def test_train_switch_and_chart(open_window, qtbot, tiny_models, fresh_home, tmp_path):
     import transformers as tf
 
-    from workbench.store import RunStore
+    from lm_workbench.store import RunStore
 
     folder = tmp_path / "gpt2"
     shutil.copytree(tiny_models["gpt2"], folder)  # the run writes folder/tuned_lens

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import torch
 
-from engine.errors import WorkbenchError
-from engine.progress import drive
-from engine.tuned_lens.config import TunedLensConfig
-from engine.tuned_lens.lens import read_both, translators_for
-from engine.tuned_lens.train import corpus_kl, corpus_windows, train_tuned_lens
-from engine.tuned_lens.translators import load_translators, save_translators
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import drive
+from lm_workbench.engine.tuned_lens.config import TunedLensConfig
+from lm_workbench.engine.tuned_lens.lens import read_both, translators_for
+from lm_workbench.engine.tuned_lens.train import corpus_kl, corpus_windows, train_tuned_lens
+from lm_workbench.engine.tuned_lens.translators import load_translators, save_translators
 from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned when the function is called."
@@ -26,7 +26,7 @@ TEXT = "The value of the object is returned when the function is called."
 
 @pytest.fixture(scope="module")
 def loaded(tiny_models):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     return load_model(str(tiny_models["gpt2"]))
 
@@ -34,7 +34,7 @@ def loaded(tiny_models):
 @pytest.fixture(scope="module")
 def trained(loaded, tmp_path_factory):
     """30 steps on 300 lines of the pydoc topics (windows of 32 tokens, 8 held out)."""
-    from engine.pretrain.corpus import corpus_lines
+    from lm_workbench.engine.pretrain.corpus import corpus_lines
 
     folder = tmp_path_factory.mktemp("tuned")
     windows = corpus_windows(loaded.tokenizer, corpus_lines([corpus_file(folder)]), 32)
@@ -103,7 +103,7 @@ def test_saved_translators_load_back_to_identical_outputs(loaded, trained, tmp_p
 
 
 def test_encoder_decoders_are_refused_with_one_line(tiny_models):
-    from engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_model
 
     t5 = load_model(str(tiny_models["t5"]))
     with pytest.raises(WorkbenchError, match="decoders and masked LMs"):

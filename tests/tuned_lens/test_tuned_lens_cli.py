@@ -14,11 +14,11 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from workbench.cli.main import main
-from workbench.cli.parser import build_parser
-from workbench.cli.lens_commands import spec_from_args
-from workbench.runs.kinds import run_kind
-from workbench.lens.spec import TunedLensSpec
+from lm_workbench.cli.main import main
+from lm_workbench.cli.parser import build_parser
+from lm_workbench.cli.lens_commands import spec_from_args
+from lm_workbench.runs.kinds import run_kind
+from lm_workbench.lens.spec import TunedLensSpec
 from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned."

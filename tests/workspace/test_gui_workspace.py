@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from workbench.lectures.library import find_builtin
-from workbench.settings import Settings
+from lm_workbench.lectures.library import find_builtin
+from lm_workbench.settings import Settings
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -88,7 +88,7 @@ def test_round_trip_in_a_new_window(open_window, qtbot, tmp_path, minilm):  # mi
 
 
 def test_damaged_workspace_opens_what_it_can(open_window, qtbot, tmp_path):
-    from workbench.workspace.format import Workspace, save_workspace
+    from lm_workbench.workspace.format import Workspace, save_workspace
 
     corpus = {"lines": ["The bank was closed.", "We sat on the river bank."], "labels": ["money", "river"],
               "label_name": "sense"}

@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
-from engine.errors import WorkbenchError
-from workbench.workspace.format import MANIFEST, Workspace, open_workspace, save_workspace
-from workbench.workspace.models import local_spec, portable_spec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.workspace.format import MANIFEST, Workspace, open_workspace, save_workspace
+from lm_workbench.workspace.models import local_spec, portable_spec
 
 
 def sample() -> Workspace:

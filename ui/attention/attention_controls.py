@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QToolButton, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.colormap import head_color
-from ui.theme_tokens import is_presentation
-from ui.widgets.fold import FlowLayout
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.colormap import head_color
+from lm_workbench.ui.theme_tokens import is_presentation
+from lm_workbench.ui.widgets.fold import FlowLayout
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
 # the first kind, as a model of each family calls it (a decoder-only model's self-attention is no encoder's)
@@ -86,7 +86,7 @@ class HeadPicker(QWidget):
         theme.follow(self, self._apply_tokens)
 
     def _apply_tokens(self) -> None:
-        """Presenting, the toggles wrap to more rows (``ui.widgets.fold.FlowLayout``); else they scroll."""
+        """Presenting, the toggles wrap to more rows (``lm_workbench.ui.widgets.fold.FlowLayout``); else they scroll."""
         wrap = is_presentation(theme.current())
         if wrap != self._wraps:
             self._wraps = wrap

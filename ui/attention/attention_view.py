@@ -1,13 +1,13 @@
 """The Attention tab: controls, the head view, the model grid and one head's heatmap.
 
-The model runs (``engine.analysis.encode`` with attentions) when the text,
+The model runs (``lm_workbench.engine.analysis.encode`` with attentions) when the text,
 the pair, the model or the decoder target changes and the tab is visible;
 the view host schedules it. Everything else (layer, heads, kind, hiding,
 threshold) redraws from the kept encoding without running the model.
 
 A model with no attention (ELMo: LSTMs) gets a notice that says so and, in
 the heatmap, the token-similarity matrix of a chosen layer instead: the
-cosine between every two tokens' vectors (``engine.attention.token_similarity``).
+cosine between every two tokens' vectors (``lm_workbench.engine.attention.token_similarity``).
 """
 
 from __future__ import annotations
@@ -20,29 +20,29 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.attention.attention_controls import AttentionControls
-from ui.attention.walkthrough_panel import WalkthroughPanel
-from ui.attention.model_b_heads import ModelBHeads
-from ui.view_kit.model_label import spec_label
-from ui.view_kit.scroll_into_view import scroll_into_view
-from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.model_b_split import ModelBSplit
-from ui.widgets.notice import Notice
-from ui.attention.head_view import HeadView
-from engine.attention_grid import grid_values
-from ui.attention.model_grid import MEAN, ModelGrid
-from ui.widgets.export import export_dialog, save_widget
-from ui.widgets.heatmap import HeatmapView
-from ui.view_kit.view_context import ViewContext
-from workbench.attention.jobs import walkthrough_of, encode_attention, encode_states
-from workbench.compare.jobs import encode_b
-from workbench.export import export_csv, export_npy, suggest_filename
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.attention.attention_controls import AttentionControls
+from lm_workbench.ui.attention.walkthrough_panel import WalkthroughPanel
+from lm_workbench.ui.attention.model_b_heads import ModelBHeads
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.attention.head_view import HeadView
+from lm_workbench.engine.attention_grid import grid_values
+from lm_workbench.ui.attention.model_grid import MEAN, ModelGrid
+from lm_workbench.ui.widgets.export import export_dialog, save_widget
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.attention.jobs import walkthrough_of, encode_attention, encode_states
+from lm_workbench.compare.jobs import encode_b
+from lm_workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
-    from engine.analysis import Encoding
-    from engine.attention import AttentionSide
+    from lm_workbench.engine.analysis import Encoding
+    from lm_workbench.engine.attention import AttentionSide
 
 
 MAX_TOKENS = 512  # all attentions of a text: layers x heads x tokens^2 floats (a 1.1B Llama at 512: 0.7 GB)
@@ -283,7 +283,7 @@ class AttentionView(ModelView):
         return self._side
 
     def _set_kind(self) -> None:
-        from engine.attention import attention_side
+        from lm_workbench.engine.attention import attention_side
 
         enc = self._encoding
         if enc is None:
@@ -329,7 +329,7 @@ class AttentionView(ModelView):
         self.heatmap.set_matrix(matrix, queries, keys, f"{model}Layer {layer}, {what}")
 
     def _redraw_similarity(self) -> None:
-        from engine.attention import token_similarity
+        from lm_workbench.engine.attention import token_similarity
 
         if self._encoding is None:
             return
@@ -404,7 +404,7 @@ class AttentionView(ModelView):
 
     def current_matrix(self) -> tuple[np.ndarray | None, list[str], list[str]]:
         """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
-        from engine.attention import attention_matrix, hide_special
+        from lm_workbench.engine.attention import attention_matrix, hide_special
 
         if self._no_attention:
             tokens = self._encoding.tokens if self._encoding is not None else []

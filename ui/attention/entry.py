@@ -1,7 +1,7 @@
 """The attention view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
-from ui.attention import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.attention import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("attention", about.TITLE, about.HTML,
-                  "ui.attention.attention_view:AttentionView", "Ctrl+2", frozenset({"text", "pair"}), short_title="Attn")
+                  "lm_workbench.ui.attention.attention_view:AttentionView", "Ctrl+2", frozenset({"text", "pair"}), short_title="Attn")

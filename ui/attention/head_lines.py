@@ -1,8 +1,8 @@
 """The lines of the head view, prepared once per selection (pure numpy, no Qt).
 
 For one layer and a set of heads, ``prepare_lines`` applies the optional
-special-token hiding (renormalised, ``engine.attention.hide_special``) and the
-threshold (``engine.attention.lines_above``) per head, and indexes the lines
+special-token hiding (renormalised, ``lm_workbench.engine.attention.hide_special``) and the
+threshold (``lm_workbench.engine.attention.lines_above``) per head, and indexes the lines
 by query row and by key row, so hovering a token picks its lines with two
 array slices instead of a scan.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from engine.attention import AttentionSide
+    from lm_workbench.engine.attention import AttentionSide
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _index(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_lines(side: AttentionSide, layer: int, heads: Sequence[int], *, hide: bool = False,
                   threshold: float = 0.01) -> HeadLines:
-    from engine.attention import attention_matrix, hide_special, lines_above  # imports torch: not at start-up
+    from lm_workbench.engine.attention import attention_matrix, hide_special, lines_above  # imports torch: not at start-up
 
     matrix = attention_matrix(side, layer, heads)  # [heads, Q, K]
     if hide:

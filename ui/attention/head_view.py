@@ -17,13 +17,13 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEngine, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from ui.attention.head_lines import HeadLines, prepare_lines
-from ui.widgets.colormap import head_color
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.attention.head_lines import HeadLines, prepare_lines
+from lm_workbench.ui.widgets.colormap import head_color
 
 if TYPE_CHECKING:
-    from engine.attention import AttentionSide
+    from lm_workbench.engine.attention import AttentionSide
 
 MARGIN = 8.0
 HEADER = 26.0

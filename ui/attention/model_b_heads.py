@@ -2,7 +2,7 @@
 
 B may have fewer layers or heads than A: its head view shows A's layer clamped to B's last and the chosen
 heads B has (all of B's heads when it has none of them), and its title says which. A model B with no attention
-(ELMo) says so instead. The job that encodes A encodes B after it (``ui.view_kit.view_base.paired``).
+(ELMo) says so instead. The job that encodes A encodes B after it (``lm_workbench.ui.view_kit.view_base.paired``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from PySide6.QtWidgets import QScrollArea
 
-from ui.attention.head_view import HeadView
+from lm_workbench.ui.attention.head_view import HeadView
 
 
 class ModelBHeads:
@@ -24,7 +24,7 @@ class ModelBHeads:
         self.note = ""  # what B's title adds: the layer and heads shown
 
     def set_encoding(self, encoding: Any) -> None:
-        from engine.attention import AttentionKind, attention_side
+        from lm_workbench.engine.attention import AttentionKind, attention_side
 
         if encoding is None:
             self.side = None

@@ -4,7 +4,7 @@ Rows are layers, columns heads, and a last column, set apart, the mean over
 heads (or, when that gives larger thumbnails, heads as rows and layers as
 columns). Each thumbnail is the [queries, keys] matrix pooled to at most
 ``THUMB`` pixels a side (block maxima, so a sharp pattern survives) and scaled
-to its own maximum: the numbers come from ``engine.attention_grid.grid_values``
+to its own maximum: the numbers come from ``lm_workbench.engine.attention_grid.grid_values``
 (on the worker thread); this widget only draws them, all in one QImage made
 once per selection, and the paint draws one image per cell. Clicking a
 cell emits ``cell_clicked(layer, head)`` (head -1: the mean).
@@ -18,9 +18,9 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from engine.attention_grid import THUMB
-from ui.widgets.colormap import rgba_image, to_rgba
+from lm_workbench.ui import theme
+from lm_workbench.engine.attention_grid import THUMB
+from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba
 
 GAP = 3.0
 MEAN_GAP = 10.0

@@ -16,10 +16,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from ui.widgets.cell_text import draw_cell_text
-from ui.widgets.colormap import color_at
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.cell_text import draw_cell_text
+from lm_workbench.ui.widgets.colormap import color_at
 
 
 class StepCanvas(QWidget):

@@ -1,6 +1,6 @@
 """Attention step by step: one head, one query token, from q to the head's output, one step per click.
 
-The panel shows what ``engine.attention_walkthrough.attention_walkthrough`` computed
+The panel shows what ``lm_workbench.engine.attention_walkthrough.attention_walkthrough`` computed
 (the Attention view runs it off the Qt thread and hands the result to
 ``set_walkthrough``): a line saying where we are, the step's drawing (a
 ``StepCanvas``) and a caption with the step's numbers for the query token.
@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from ui.attention.walkthrough_canvas import StepCanvas
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.attention.walkthrough_canvas import StepCanvas
 
 if TYPE_CHECKING:
-    from engine.attention_walkthrough import AttentionWalkthrough
+    from lm_workbench.engine.attention_walkthrough import AttentionWalkthrough
 
 STEP_TITLES = (
     "the query vector q", "every key vector k", "q ⊙ k, elementwise", "q · k, the sum of each row",

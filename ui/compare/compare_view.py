@@ -1,6 +1,6 @@
 """The Compare tab: the layer × layer linear CKA between model A and model B on the text box's words.
 
-A ``ModelView``: with a model B compared (``ctx.compared``) it runs ``workbench.compare.jobs.layer_cka``
+A ``ModelView``: with a model B compared (``ctx.compared``) it runs ``lm_workbench.compare.jobs.layer_cka``
 on the text (each non-empty line one text) and shows the matrix as a heatmap, rows A's layers, columns B's;
 without one it says how to load one.
 """
@@ -11,12 +11,12 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.view_kit.model_label import spec_label
-from ui.view_kit.view_base import Computation, Inputs, ModelView
-from ui.widgets.heatmap import HeatmapView
-from ui.widgets.notice import Notice
-from workbench.compare.jobs import layer_cka
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.compare.jobs import layer_cka
 
 NO_B_HINT = ("Compare with… (in the model panel, or a finished run's Compare with this in the Runs tab) loads a "
              "second model: this tab then shows how alike its layers are to this model's.")

@@ -1,7 +1,7 @@
 """Where the corpus comes from: pasted text, a file (opened or dropped), or the demo set.
 
 The panel only gathers the user's choice; the explorer reads files in a job
-(``engine.embeddings.corpus.read_corpus`` streams them with byte progress,
+(``lm_workbench.engine.embeddings.corpus.read_corpus`` streams them with byte progress,
 so a 50 MB file never freezes the window). For ``.csv``/``.tsv``/``.jsonl``
 the panel reads just the header line (or the first object's keys) to fill
 the text- and label-column pickers; changing a column reads the file again.
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.dataset_picker import choose_cached_dataset
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".tsv", ".jsonl", ".ndjson")
 FILE_FILTER = "Corpora (*.txt *.csv *.tsv *.jsonl *.ndjson);;All files (*)"
@@ -29,7 +29,7 @@ NO_LABEL = "(auto: label or sense)"
 def header_columns(path: str | Path) -> list[str]:
     """Column names of a .tsv/.csv header or the keys of a .jsonl file's first object ([] otherwise), as the
     table reader will see them."""
-    from engine.data.table import peek_header
+    from lm_workbench.engine.data.table import peek_header
 
     return peek_header(path)
 

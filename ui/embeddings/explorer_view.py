@@ -6,7 +6,7 @@ jobs, messages) and runs its jobs through ``ctx.jobs`` on the one interactive
 lane (the model is never used by two threads at once). Its jobs wait until
 the lane is idle rather than cancel another view's job or the window's
 tokenizing, and a newer request replaces the tab's own stale one. What the
-tab shows lives in a Qt-free ``workbench.embeddings.state.EmbeddingsState``
+tab shows lives in a Qt-free ``lm_workbench.embeddings.state.EmbeddingsState``
 (corpus, occurrence table, representation, map, selection with undo); the
 widgets observe it.
 
@@ -15,7 +15,7 @@ static baseline, cached on disk) -> representation (picker; no model run) ->
 map (PCA at once; UMAP / t-SNE on request) -> hover, click, box/lasso ->
 neighbours. The layer sweep and the sentence panel run on request. While a
 model B is compared, B's neighbours of the same occurrence show under A's
-(``ui.embeddings.model_b_neighbours``).
+(``lm_workbench.ui.embeddings.model_b_neighbours``).
 """
 
 from __future__ import annotations
@@ -29,26 +29,26 @@ from PySide6.QtWidgets import (
     QTabWidget, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.embeddings.model_b_neighbours import ModelBNeighbours, describe_occurrence
-from ui.embeddings.corpus_panel import CorpusPanel
-from ui.embeddings.export_menu import build_export_menu
-from ui.embeddings.job_strip import JobStrip
-from ui.embeddings.layer_sweep_panel import LayerSweepPanel
-from ui.embeddings.method_controls import MethodControls
-from ui.embeddings.neighbours_panel import NeighboursPanel
-from ui.embeddings.occurrence_list import OccurrenceList, context_html
-from ui.embeddings.representation_picker import RepresentationPicker
-from ui.embeddings.scatter_map import ScatterMap
-from ui.embeddings.sentence_panel import SentencePanel
-from ui.widgets.notice import Notice
-from ui.widgets.fold import ColumnScroll
-from workbench.embeddings import jobs
-from workbench.embeddings.state import COLOUR_BY, EmbeddingsState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.embeddings.model_b_neighbours import ModelBNeighbours, describe_occurrence
+from lm_workbench.ui.embeddings.corpus_panel import CorpusPanel
+from lm_workbench.ui.embeddings.export_menu import build_export_menu
+from lm_workbench.ui.embeddings.job_strip import JobStrip
+from lm_workbench.ui.embeddings.layer_sweep_panel import LayerSweepPanel
+from lm_workbench.ui.embeddings.method_controls import MethodControls
+from lm_workbench.ui.embeddings.neighbours_panel import NeighboursPanel
+from lm_workbench.ui.embeddings.occurrence_list import OccurrenceList, context_html
+from lm_workbench.ui.embeddings.representation_picker import RepresentationPicker
+from lm_workbench.ui.embeddings.scatter_map import ScatterMap
+from lm_workbench.ui.embeddings.sentence_panel import SentencePanel
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.fold import ColumnScroll
+from lm_workbench.embeddings import jobs
+from lm_workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:
-    from ui.view_kit.view_context import ViewContext
+    from lm_workbench.ui.view_kit.view_context import ViewContext
 SELECTION_HEADER = ["#", "word", "label", "line", "sentence"]
 MAX_SELECTION_ROWS = 2000
 
@@ -227,7 +227,7 @@ class EmbeddingExplorerView(QWidget):
         self.set_corpus(corpus)
 
     def use_text(self, text: str) -> None:
-        from engine.embeddings.corpus import corpus_from_text
+        from lm_workbench.engine.embeddings.corpus import corpus_from_text
 
         try:
             corpus = corpus_from_text(text)
@@ -304,7 +304,7 @@ class EmbeddingExplorerView(QWidget):
         st = self.state
         if st.table is None:
             return
-        from engine.embeddings.projection import TSNE_SUBSAMPLE_ABOVE, ProjectionCache, projection_key, subsample
+        from lm_workbench.engine.embeddings.projection import TSNE_SUBSAMPLE_ABOVE, ProjectionCache, projection_key, subsample
 
         if self._projections is None:
             self._projections = ProjectionCache()
@@ -484,7 +484,7 @@ class EmbeddingExplorerView(QWidget):
         """A lecture step or a workspace: ``inputs["corpus"]`` ("demo" or lines, labels, label_name), and
         ``words``, ``layer`` (a layer spec: 6, static, mean:2-4), ``k``, ``same_word`` and ``query`` (the
         ``occurrence``-th occurrence of ``word``: its neighbours are listed once the map is shown)."""
-        from engine.embeddings.corpus import Corpus
+        from lm_workbench.engine.embeddings.corpus import Corpus
 
         if "k" in settings:
             self.neighbours.k_spin.setValue(int(settings["k"]))

@@ -1,7 +1,7 @@
 """Export from every panel of the Embeddings tab, through the shared helpers.
 
-Pictures go through ``ui.widgets.export`` (PNG or SVG by suffix), tables through
-``workbench.export.export_csv`` and vectors through ``export_npy``. Each
+Pictures go through ``lm_workbench.ui.widgets.export`` (PNG or SVG by suffix), tables through
+``lm_workbench.export.export_csv`` and vectors through ``export_npy``. Each
 function takes an optional path (tests and scripts pass one; the menu asks
 with a file dialog) and returns the path written, or None when there was
 nothing to export (the tab's notice says so) or the dialog was cancelled.
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from engine.errors import WorkbenchError
-from ui.widgets.export import export_dialog, save_widget
-from workbench.export import export_csv, export_npy, suggest_filename
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui.widgets.export import export_dialog, save_widget
+from lm_workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
-    from ui.embeddings.explorer_view import EmbeddingExplorerView
+    from lm_workbench.ui.embeddings.explorer_view import EmbeddingExplorerView
 
 COORD_HEADER = ["point", "occurrence", "line", "word_index", "word", "label", "x", "y", "representation", "sentence"]
 

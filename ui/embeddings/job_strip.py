@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from engine.progress import Progress
+from lm_workbench.engine.progress import Progress
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 class JobStrip(QWidget):

@@ -7,7 +7,7 @@ accuracy under random tie-breaking, so the static baseline, where all
 occurrences of a word tie, scores chance rather than luck) and the cosine
 silhouette of the sense clusters. With "all words", neighbours are looked
 for among occurrences of the same word only. The numbers come from
-``engine.embeddings.layer_sweep``; this panel plots them.
+``lm_workbench.engine.embeddings.layer_sweep``; this panel plots them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 ALL_WORDS = "all words (neighbours within each word)"
 STATIC_X = -1.5  # left of layer 0, with room for its tick label

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QPushButton, QSpinBox, QStackedWidget, QWidget,
 )
 
-from engine.embeddings.names import PROJECTION_METHODS
+from lm_workbench.engine.embeddings.names import PROJECTION_METHODS
 
 METHOD_TEXT = {"pca": "PCA (immediate)", "umap": "UMAP", "tsne": "t-SNE"}
 
@@ -85,7 +85,7 @@ class MethodControls(QWidget):
         return self.seed_spin.value()
 
     def parameters(self) -> dict[str, Any]:
-        """The parameters ``engine.embeddings.projection.project`` takes for the method."""
+        """The parameters ``lm_workbench.engine.embeddings.projection.project`` takes for the method."""
         method = self.method()
         if method == "umap":
             return {"n_neighbors": self.neighbours_spin.value(), "min_dist": round(self.min_dist_spin.value(), 4)}

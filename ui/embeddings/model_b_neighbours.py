@@ -1,7 +1,7 @@
 """Model B's side of the Embeddings tab's Neighbours (the model panel's "Compare with…"): A | B.
 
 While a model B is compared, B embeds the tab's corpus as A did (every layer, the same words and pooling,
-``workbench.embeddings.jobs.model_b_vectors``) and the Neighbours list B's nearest occurrences to the same
+``lm_workbench.embeddings.jobs.model_b_vectors``) and the Neighbours list B's nearest occurrences to the same
 occurrence under A's (``EmbeddingsState.neighbours_b``). The tab runs one job at a time, so B's work follows
 A's: each time one of the tab's jobs ends well, ``sync`` starts what B still lacks (its vectors for this
 table, or its representation for A's current one). A B that cannot embed says why under its title once,
@@ -15,11 +15,11 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QTimer
 
-from ui.embeddings.neighbours_panel import NeighboursPanel
-from ui.embeddings.occurrence_list import context_html, context_plain
-from ui.view_kit.model_label import spec_label
-from workbench.embeddings import jobs
-from workbench.embeddings.state import EmbeddingsState
+from lm_workbench.ui.embeddings.neighbours_panel import NeighboursPanel
+from lm_workbench.ui.embeddings.occurrence_list import context_html, context_plain
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.embeddings import jobs
+from lm_workbench.embeddings.state import EmbeddingsState
 
 
 def describe_occurrence(table: Any, row: int) -> tuple[str, str, str, str]:
@@ -77,7 +77,7 @@ class ModelBNeighbours:
                 self.state.set_compared(result)
 
         def failed(exc: BaseException, tb: str) -> None:
-            from engine.errors import WorkbenchError
+            from lm_workbench.engine.errors import WorkbenchError
 
             self._done_for = (weakref.ref(b), weakref.ref(table))  # not retried until B or the table changes
             message = str(exc) if isinstance(exc, WorkbenchError) and not tb else "B's vectors could not be computed"

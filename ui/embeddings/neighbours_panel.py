@@ -6,7 +6,7 @@ one glance: on the static baseline every occurrence of a word has the same
 vector, so they all tie at 1.0 and their order says nothing; a contextual
 layer ranks the occurrences of the same sense first. Ties are shown as
 ties: one shared rank written "=r" on a tinted row, never broken by corpus
-order (``engine.embeddings.neighbours`` groups them).
+order (``lm_workbench.engine.embeddings.neighbours`` groups them).
 
 While a model B is compared, B's neighbours of the same occurrence (the same characters of the same line, in
 B's vectors for the same corpus) show under A's (``set_compared``, ``show_b``).
@@ -19,8 +19,8 @@ from typing import Any, Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.embeddings.occurrence_list import OccurrenceList
+from lm_workbench.ui import theme
+from lm_workbench.ui.embeddings.occurrence_list import OccurrenceList
 
 HEADER = ["rank", "score", "label", "sentence"]
 MAX_ROWS = 300  # a tie group on the static baseline can hold every occurrence of a word

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
-from ui import theme
+from lm_workbench.ui import theme
 
 LEFT_CHARS = 36  # context kept left of the word: in a narrow cell the word stays in sight
 RIGHT_CHARS = 120

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 @dataclass(frozen=True)

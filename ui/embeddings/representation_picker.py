@@ -2,7 +2,7 @@
 
 The picker writes its choice as a layer spec string
 (``N | static | mean:A-B | mix:s0,...,sL:gamma``, parsed by
-``engine.embeddings.representation.parse_layer_spec``), so the map, the
+``lm_workbench.engine.embeddings.representation.parse_layer_spec``), so the map, the
 neighbours and the CLI all read one format. The scalar mix has one slider
 per hidden-state layer for the pre-softmax scalar s_j, shows the weight
 softmax(s)_j each slider gives its layer, a gamma slider, and the formula
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
 )
 
-from engine.embeddings.names import WORD_POOLINGS
-from ui import theme
+from lm_workbench.engine.embeddings.names import WORD_POOLINGS
+from lm_workbench.ui import theme
 
 KINDS = (("layer", "Layer N"), ("static", "Static"), ("mean", "Mean of layers"), ("mix", "Scalar mix (ELMo)"))
 POOLING_TEXT = {"mean": "mean of subwords", "first": "first subword", "last": "last subword"}

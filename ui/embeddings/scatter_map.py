@@ -28,9 +28,9 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.embeddings.palette import ColourGroups, colour_groups
-from ui.embeddings.select_viewbox import SelectViewBox, points_in_polygon
+from lm_workbench.ui import theme
+from lm_workbench.ui.embeddings.palette import ColourGroups, colour_groups
+from lm_workbench.ui.embeddings.select_viewbox import SelectViewBox, points_in_polygon
 
 MAX_DRAWN = 60_000  # points painted at once (about 70 frames/s on 2 cores, offscreen)
 MARGIN = 1.0  # the drawn region extends this many view widths beyond each edge

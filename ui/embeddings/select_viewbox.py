@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from ui import theme
+from lm_workbench.ui import theme
 
 MODES = ("pan", "box", "lasso")
 

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
 )
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from ui import theme
-from ui.embeddings.layer_sweep_panel import layer_position
-from ui.widgets.heatmap import HeatmapView
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.ui import theme
+from lm_workbench.ui.embeddings.layer_sweep_panel import layer_position
+from lm_workbench.ui.widgets.heatmap import HeatmapView
 
 POOLING_TEXT = {"mean": "mean of tokens", "cls": "first token ([CLS])", "model": "the model's own pooling",
                 "max": "maximum over tokens"}

@@ -19,7 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 # (site, label) per row; a row with several boxes sits side by side
 ROWS: tuple[tuple[tuple[str, str], ...], ...] = (

@@ -14,7 +14,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 PANELS = (("trainable_percent", "Trainable %", 1.0), ("checkpoint_bytes", "Checkpoint MB", 1e6),
           ("training_memory_mb", "{memory}", 1.0), ("tokens_per_s", "Tokens/s", 1.0),

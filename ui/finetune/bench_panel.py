@@ -15,12 +15,12 @@ from PySide6.QtWidgets import (
     QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.finetune.bench_table import BenchTable
-from ui.finetune.run_curves import FineTuneCurves
-from ui.widgets.export import export_dialog, export_table_dialog, save_widget
-from workbench.finetune.state import BENCH_COLUMNS, FineTuneState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.finetune.bench_table import BenchTable
+from lm_workbench.ui.finetune.run_curves import FineTuneCurves
+from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from lm_workbench.finetune.state import BENCH_COLUMNS, FineTuneState
 
 
 METHODS_PER_ROW = 4
@@ -118,8 +118,8 @@ class BenchPanel(QWidget):
 
     def columns_figure(self) -> Any:
         """The bench's columns as bar charts (``BenchBars``), drawn for the rows so far (not shown on screen)."""
-        from ui.finetune.bench_bars import BenchBars
-        from ui.finetune.bench_table import memory_header
+        from lm_workbench.ui.finetune.bench_bars import BenchBars
+        from lm_workbench.ui.finetune.bench_table import memory_header
 
         rows = [r for r in self.state.bench_rows() if r.get("run_id") is not None]
         if not rows:

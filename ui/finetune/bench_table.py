@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from engine.finetune.footprint import CPU_ESTIMATE, CUDA_PEAK
+from lm_workbench.engine.finetune.footprint import CPU_ESTIMATE, CUDA_PEAK
 
 HEADERS = ("Method", "Trainable %", "Best {metric}", "Time (s)", "Tokens/s", "{memory}", "Checkpoint MB",
            "Forgetting")

@@ -10,7 +10,7 @@ row in He et al.'s unified view (``unified_for(config)``, formula typeset); "All
 opens the table of every method's row (exportable). The number
 and share of trainable parameters are counted off the Qt thread whenever
 the model, the task, the training file, the method or its config change
-(``workbench.finetune.run.parameter_counts``: the method applied to the task
+(``lm_workbench.finetune.run.parameter_counts``: the method applied to the task
 model the run would train, after the run's own checks, so a bad file or
 setting shows here before Start).
 """
@@ -27,16 +27,16 @@ from PySide6.QtWidgets import (
     QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.finetune.demo import demo_path, demo_validation_path
-from engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
-from ui import theme
-from ui.finetune.attachment_diagram import AttachmentDiagram
-from ui.finetune.unified_row import UnifiedRowLabel
-from ui.widgets.config_form import ConfigForm
-from ui.widgets.dataset_picker import choose_cached_dataset
-from workbench.finetune.state import FineTuneState
-from workbench.finetune.jobs import count_job
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.demo import demo_path, demo_validation_path
+from lm_workbench.engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
+from lm_workbench.ui import theme
+from lm_workbench.ui.finetune.attachment_diagram import AttachmentDiagram
+from lm_workbench.ui.finetune.unified_row import UnifiedRowLabel
+from lm_workbench.ui.widgets.config_form import ConfigForm
+from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset
+from lm_workbench.finetune.state import FineTuneState
+from lm_workbench.finetune.jobs import count_job
 
 TASK_TITLES = {
     "seq-cls": "Sentence classification",
@@ -266,7 +266,7 @@ class FineTuneForm(QWidget):
     def show_unified_table(self) -> Any:
         """Open (or refresh) the table of every method's He et al. row; the chosen method's row is selected and
         shows its current settings. Returns the dialog."""
-        from ui.finetune.unified_table import UnifiedTableDialog
+        from lm_workbench.ui.finetune.unified_table import UnifiedTableDialog
 
         if self.unified_dialog is None:
             self.unified_dialog = UnifiedTableDialog(self.ctx, self)

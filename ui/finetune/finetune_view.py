@@ -10,7 +10,7 @@ ticked methods and submits the next when one ends. Before/after compares the
 base and the tuned model per layer (off the Qt thread) and opens the tuned
 model in the other views (a full fine-tune as it is, LoRA merged). A classifier
 run's predictions table explains a row's label (Explain, off the Qt thread).
-The Instruct page (``ui.finetune.instruct_panel``) shows, for the instruct task, the chat template, one
+The Instruct page (``lm_workbench.ui.finetune.instruct_panel``) shows, for the instruct task, the chat template, one
 training example's tokens coloured trained / not trained and the trained tokens per batch (off the Qt thread),
 and after a run the held-out prompts answered by the base and the tuned model side by side.
 """
@@ -25,26 +25,26 @@ from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.finetune.names import SENTENCE_TASK
-from ui import theme
-from ui.finetune.bench_panel import BenchPanel
-from ui.finetune.finetune_form import FineTuneForm
-from ui.finetune.instruct_panel import InstructPanel
-from ui.finetune.methods import load_methods
-from ui.finetune.results_panel import ResultsPanel
-from ui.finetune.run_curves import FineTuneCurves
-from ui.finetune.shift_plot import ShiftPlot
-from ui.finetune.sts_table import StsTable
-from ui.run_tracking.run_follower import RunFollower, RunProgress
-from ui.widgets.message_bar import MessageBar
-from ui.widgets.fold import FoldSplitter
-from ui.finetune.instruct_actions import InstructActions
-from workbench.finetune.state import FineTuneState, read_result
-from workbench.runs.resume import resumable_checkpoint
-from workbench.runs.summary import default_out_dir
-from workbench.attribution.jobs import run_label_job
-from workbench.finetune.jobs import bench_count_job, merge_job, shift_job, sts_before_after_job
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.names import SENTENCE_TASK
+from lm_workbench.ui import theme
+from lm_workbench.ui.finetune.bench_panel import BenchPanel
+from lm_workbench.ui.finetune.finetune_form import FineTuneForm
+from lm_workbench.ui.finetune.instruct_panel import InstructPanel
+from lm_workbench.ui.finetune.methods import load_methods
+from lm_workbench.ui.finetune.results_panel import ResultsPanel
+from lm_workbench.ui.finetune.run_curves import FineTuneCurves
+from lm_workbench.ui.finetune.shift_plot import ShiftPlot
+from lm_workbench.ui.finetune.sts_table import StsTable
+from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress
+from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.widgets.fold import FoldSplitter
+from lm_workbench.ui.finetune.instruct_actions import InstructActions
+from lm_workbench.finetune.state import FineTuneState, read_result
+from lm_workbench.runs.resume import resumable_checkpoint
+from lm_workbench.runs.summary import default_out_dir
+from lm_workbench.attribution.jobs import run_label_job
+from lm_workbench.finetune.jobs import bench_count_job, merge_job, shift_job, sts_before_after_job
 
 CANCEL_GRACE_S = 10.0
 INSTRUCT_SHOWS = ("data", "trained", "before_after")  # a lecture step's ``show`` for the instruct task
@@ -404,7 +404,7 @@ class FineTuneView(InstructActions, QWidget):
 
     # ------------------------------------------------------------ internal
     def _submit(self, method_name: str | None) -> int | None:
-        from workbench.finetune.job import submit_finetune
+        from lm_workbench.finetune.job import submit_finetune
 
         loaded, method = self.ctx.loaded, self.methods.get(method_name or "")
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.runs.summary import default_out_dir
-from workbench.instruct.preview import preview_job
+from lm_workbench.runs.summary import default_out_dir
+from lm_workbench.instruct.preview import preview_job
 
 
 class InstructActions:

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.finetune.trained_tokens import TrainedLegend, TrainedTokens
+from lm_workbench.ui import theme
+from lm_workbench.ui.finetune.trained_tokens import TrainedLegend, TrainedTokens
 
 BEFORE_AFTER_COLUMNS = ("prompt", "reference", "before_greedy", "after_greedy", "before_sampled", "after_sampled",
                         "category")
@@ -35,7 +35,7 @@ class InstructPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.preview: Any = None  # workbench.instruct.preview.InstructPreview
+        self.preview: Any = None  # lm_workbench.instruct.preview.InstructPreview
         self.summary: dict[str, Any] | None = None
         self.template_combo = QComboBox()
         for choice in TEMPLATE_CHOICES:

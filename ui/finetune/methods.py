@@ -17,8 +17,8 @@ ORDER = ("full", "features", "lora", "prefix", "prompt", "houlsby", "pfeiffer", 
 
 def load_methods(settings: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
     """(name -> method instance, name -> why it cannot be used). Imports the plugins (and torch) when called."""
-    from workbench.plugins.records import OK
-    from workbench.plugins.registry import FineTuneMethodRegistry
+    from lm_workbench.extensions.records import OK
+    from lm_workbench.extensions.registry import FineTuneMethodRegistry
 
     registry = FineTuneMethodRegistry.discover(settings)
     methods = registry.methods()

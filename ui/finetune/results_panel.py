@@ -6,8 +6,8 @@ probability, and σ of that log-probability difference), wrong predictions first
 so the most confident mistakes are on top; wrong rows are tinted. Above it, a preference run says how often the
 model preferred the chosen answer on the held-out pairs before and after tuning, and per category. Clicking a
 header sorts by that column. For a sequence classifier, Explain under the table
-(``ui.widgets.attribution_panel``) attributes the selected row's predicted label to
-its input tokens (``workbench.attribution.jobs.run_label_job``: the run's model reloaded
+(``lm_workbench.ui.widgets.attribution_panel``) attributes the selected row's predicted label to
+its input tokens (``lm_workbench.attribution.jobs.run_label_job``: the run's model reloaded
 from its output folder) with the raw attention of a layer.
 """
 
@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.attribution_panel import AttributionPanel
-from ui.widgets.heatmap import HeatmapView
-from workbench.finetune.state import RunResult, errors_first
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.attribution_panel import AttributionPanel
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.finetune.state import RunResult, errors_first
 
 COLUMNS = ("text", "gold", "predicted", "confidence")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's index in the predictions shown (the table sorts)

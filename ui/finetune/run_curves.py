@@ -1,6 +1,6 @@
 """The Fine-tune tab's curves: loss and the task's validation metric of one or several runs as they train.
 
-Two panels of the shared run-curve widget (``ui.widgets.run_curves``) sharing
+Two panels of the shared run-curve widget (``lm_workbench.ui.widgets.run_curves``) sharing
 the step axis: training loss (a line) with validation loss (dots), and the
 task's validation metric (accuracy, F1, ROUGE-L ...). Each run gets a colour
 of the theme's ``run_curves`` and a legend entry (its method), so the bench's
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from engine.finetune.names import PRIMARY_METRIC
-from ui.widgets.run_curves import CurveLook, RunCurves
+from lm_workbench.engine.finetune.names import PRIMARY_METRIC
+from lm_workbench.ui.widgets.run_curves import CurveLook, RunCurves
 
 LOOKS = {"loss": CurveLook(line="thin", legend=True), "validation_loss": CurveLook(line=None, dots=True)}
 METRIC_LOOK = CurveLook(dots=True)

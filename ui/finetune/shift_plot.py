@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 BAR_WIDTH = 0.6  # in layers (data units), not pixels
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, \
     QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 COLUMNS = ("Layer", "Before (base)", "After (trained)", "Change")
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.hover import HoverTips
-from ui.widgets.token_layout import display_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.hover import HoverTips
+from lm_workbench.ui.widgets.token_layout import display_label
 
 TRAINED, NOT_TRAINED = "masked", "ignored"  # the masking lab's chips (theme tokens ``mask_kinds``)
 GAP = 3

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def row_html(row: Any, title: str = "") -> str:

@@ -2,7 +2,7 @@
 
 The table lists the methods in the form's order; the formula column is typeset (rich text), the others
 are plain text that sorts. The method chosen in the form is selected. Export writes the table as CSV
-(``workbench.finetune.unified_table``: the same cells, the formula in plain Unicode) or a picture of it.
+(``lm_workbench.finetune.unified_table``: the same cells, the formula in plain Unicode) or a picture of it.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.widgets.export import export_dialog, export_table_dialog, save_widget
-from workbench.finetune.unified_table import unified_rows, unified_table
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from lm_workbench.finetune.unified_table import unified_rows, unified_table
 
 SHOWN = ("title", "functional_form", "insertion", "representation", "composition", "formula", "note")
 SHOWN_HEADERS = ("Method", "Δh (functional form)", "Insertion", "Modifies", "Composition", "Formula", "Note")

@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 BAR = 0.38  # each of a layer's two bars, in layer units
 

@@ -1,6 +1,6 @@
 """The heads view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
-from ui.heads import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.heads import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("heads", about.TITLE, about.HTML, "ui.heads.heads_view:HeadsView", None, frozenset({"text"}))
+ENTRY = ViewEntry("heads", about.TITLE, about.HTML, "lm_workbench.ui.heads.heads_view:HeadsView", None, frozenset({"text"}))

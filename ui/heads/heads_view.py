@@ -1,10 +1,10 @@
 """The Heads tab: which attention heads and MLPs move the prediction, for the text in the text box.
 
-The form writes a ``workbench.heads.state.HeadsState`` (target, "instead of", how heads are ablated, the corpus
+The form writes a ``lm_workbench.heads.state.HeadsState`` (target, "instead of", how heads are ablated, the corpus
 file). Like Predictions, the view computes from the text box as the host asks (``computation``):
-``workbench.heads.jobs.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
+``lm_workbench.heads.jobs.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
 biases) and, above them, the model's own metric, the parts' sum and the residual; a post-norm model gets the one
-line saying why there is no split. "Ablate every head" runs ``workbench.heads.jobs.sweep_job`` through the view's
+line saying why there is no split. "Ablate every head" runs ``lm_workbench.heads.jobs.sweep_job`` through the view's
 jobs (progress, Cancel) and fills the second heatmap (ablated − clean) row by row. Both heatmaps and the chart
 are what File ▸ Export saves.
 """
@@ -20,18 +20,18 @@ from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
-from engine.progress import Progress
-from ui import theme
-from ui.heads.dla_plot import LayerBars
-from ui.view_kit.view_base import Computation, Inputs, ModelView
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.heatmap import HeatmapView
-from ui.widgets.notice import Notice
-from ui.widgets.token_layout import display_label
-from ui.view_kit.output_position import OutputPositionRow
-from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
-from workbench.heads.jobs import dla_job, sweep_job
-from workbench.heads.state import HOWS, HeadsState
+from lm_workbench.engine.progress import Progress
+from lm_workbench.ui import theme
+from lm_workbench.ui.heads.dla_plot import LayerBars
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.view_kit.output_position import OutputPositionRow
+from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
+from lm_workbench.heads.jobs import dla_job, sweep_job
+from lm_workbench.heads.state import HOWS, HeadsState
 
 HOW_NAMES = {"zero": "zero: the head's output set to 0", "mean": "mean over a corpus",
              "resample": "resample from a corpus (seeded)"}

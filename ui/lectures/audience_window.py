@@ -7,7 +7,7 @@ opens on the second screen, full screen, when there is one (the screen the main 
 the main window: a tab change and a lecture step redraw it at once, and it takes a fresh picture of the view a
 few times a second, so whatever the teacher does there shows. The views stay in the main window (nothing is
 re-parented) and the audience window never takes the keyboard. It gets the window's ``ViewDriver``
-(``ui.view_kit.window_parts``) and the lecture's runner, never the window's views or view host.
+(``lm_workbench.ui.view_kit.window_parts``) and the lecture's runner, never the window's views or view host.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QHideEvent, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
 
-from ui.theme_tokens import Tokens, presentation_pt, presentation_tokens
-from ui.widgets.placement import place_over
+from lm_workbench.ui.theme_tokens import Tokens, presentation_pt, presentation_tokens
+from lm_workbench.ui.widgets.placement import place_over
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QScreen
 
-    from ui.view_kit.window_parts import ViewDriver
-    from workbench.lectures.runner import PresetRunner
+    from lm_workbench.ui.view_kit.window_parts import ViewDriver
+    from lm_workbench.lectures.runner import PresetRunner
 
 REFRESH_MS = 300  # a fresh picture of the view this often while the window is shown
 SIZE_FRACTION = 0.5  # of the main window, on a single screen

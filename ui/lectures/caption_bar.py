@@ -6,7 +6,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 CAPTION_LINES = 2  # the caption bar's height, in lines of the caption (longer captions make it taller)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from workbench.clicker import Clicker
+from lm_workbench.clicker import Clicker
 
 CLICKER_KEYS = (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp)
 

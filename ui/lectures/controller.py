@@ -1,6 +1,6 @@
 """Runs lecture presets in the window: the Lectures menu, the caption bar and opening each step.
 
-The stepping itself lives in a Qt-free ``workbench.lectures.runner.PresetRunner``;
+The stepping itself lives in a Qt-free ``lm_workbench.lectures.runner.PresetRunner``;
 this controller listens to it. Opening a step: the caption bar shows "Step
 i/n: caption"; a step this installation cannot show says why and opens
 nothing; otherwise the step's view becomes current, the text box and pair
@@ -9,10 +9,10 @@ and the view applies the step's settings through the view host (its
 ``apply_preset_step``). Next and Previous are PageDown and PageUp (what
 presentation clickers send), enabled only while something steps, so the keys
 scroll as usual otherwise. They go through the window's ``Clicker``
-(``workbench.clicker``): the runner is pushed there while a lecture runs,
+(``lm_workbench.clicker``): the runner is pushed there while a lecture runs,
 so a step that opens the attention step-by-step panel steps through the panel
 first, then on to the next lecture step. It gets a ``LectureServices``
-(``ui.lectures.services``: the views, the models, the text box, the notifier), not the window.
+(``lm_workbench.ui.lectures.services``: the views, the models, the text box, the notifier), not the window.
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from engine.errors import WorkbenchError
-from ui.lectures.caption_bar import LectureBar
-from workbench.lectures.availability import (
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui.lectures.caption_bar import LectureBar
+from lm_workbench.lectures.availability import (
     PresetStatus, check_preset, installed_course_models, resolve_model, resolve_settings,
 )
-from workbench.lectures.library import builtin_presets, load_preset_file, user_presets
-from workbench.lectures.runner import PresetRunner
-from workbench.lectures.schema import Preset
+from lm_workbench.lectures.library import builtin_presets, load_preset_file, user_presets
+from lm_workbench.lectures.runner import PresetRunner
+from lm_workbench.lectures.schema import Preset
 
 if TYPE_CHECKING:
-    from ui.lectures.services import LectureServices
+    from lm_workbench.ui.lectures.services import LectureServices
 
 SOURCE = "lectures"
 START_PAGE_FRACTION = 0.66  # of the window's size
@@ -137,8 +137,8 @@ class LectureController(QObject):
             menu.addAction(action)
 
     def show_start_page(self) -> None:
-        from ui.lectures.start_page import StartPage
-        from ui.lectures.services import StartPageServices
+        from lm_workbench.ui.lectures.start_page import StartPage
+        from lm_workbench.ui.lectures.services import StartPageServices
 
         s = self.services
         self.start_page = StartPage(StartPageServices(

@@ -3,12 +3,12 @@
 The teacher sets up a view as the class should see it and presses Add step: the recorder asks the current
 view for what a workspace keeps of it (the view host's ``preset_state``: settings and a corpus), takes the
 text box's text and pair when the view reads them and the loaded model (``course:<family>`` for a course
-model), and appends a step to a Qt-free ``workbench.lectures.recording.LectureDraft``. The recorder panel
-(``ui.lectures.recorder_panel``) lists the steps to re-caption, reorder, re-take and delete, plays the draft
+model), and appends a step to a Qt-free ``lm_workbench.lectures.recording.LectureDraft``. The recorder panel
+(``lm_workbench.ui.lectures.recorder_panel``) lists the steps to re-caption, reorder, re-take and delete, plays the draft
 from a step, and saves it as a preset file in the existing schema (the user's presets folder by default,
 listed in the Lectures menu after the built-in ones). Editing an existing preset opens it in the same list.
 
-It gets a ``RecorderServices`` (``ui.lectures.services``: the views, the models, the text box, the notifier)
+It gets a ``RecorderServices`` (``lm_workbench.ui.lectures.services``: the views, the models, the text box, the notifier)
 and the ``LectureController`` (its menu, and playing the draft), never the window.
 """
 
@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from engine.errors import WorkbenchError
-from workbench.lectures.availability import installed_course_models
-from workbench.lectures.library import load_preset_file, user_presets_folder
-from workbench.lectures.recording import SUFFIX, DraftStep, LectureDraft, make_step, slug
-from workbench.lectures.schema import Preset
-from workbench.workspace.models import portable_spec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.lectures.availability import installed_course_models
+from lm_workbench.lectures.library import load_preset_file, user_presets_folder
+from lm_workbench.lectures.recording import SUFFIX, DraftStep, LectureDraft, make_step, slug
+from lm_workbench.lectures.schema import Preset
+from lm_workbench.workspace.models import portable_spec
 
 if TYPE_CHECKING:
-    from ui.lectures.controller import LectureController
-    from ui.lectures.recorder_panel import RecorderPanel
-    from ui.lectures.services import RecorderServices
+    from lm_workbench.ui.lectures.controller import LectureController
+    from lm_workbench.ui.lectures.recorder_panel import RecorderPanel
+    from lm_workbench.ui.lectures.services import RecorderServices
 
 SOURCE = "recorder"
 ADD_STEP_KEY = "Ctrl+Shift+A"
@@ -102,7 +102,7 @@ class LectureRecorder(QObject):
         return path or None
 
     def _open(self, draft: LectureDraft) -> LectureDraft:
-        from ui.lectures.recorder_panel import RecorderPanel
+        from lm_workbench.ui.lectures.recorder_panel import RecorderPanel
 
         self.draft = draft
         if self.panel is None:
@@ -115,7 +115,7 @@ class LectureRecorder(QObject):
         self.add_action.setEnabled(True)
         self.panel.show()
         if first:  # once shown (its frame is known): beside the views, not at the screen's corner
-            from ui.widgets.placement import place_over
+            from lm_workbench.ui.widgets.placement import place_over
 
             place_over(self.panel, self.services.owner, "right")
         self.panel.raise_()

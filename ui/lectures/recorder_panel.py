@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
     QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
 )
 
-from ui import theme
+from lm_workbench.ui import theme
 
 if TYPE_CHECKING:
-    from ui.lectures.recorder import LectureRecorder
-    from workbench.lectures.recording import LectureDraft
+    from lm_workbench.ui.lectures.recorder import LectureRecorder
+    from lm_workbench.lectures.recording import LectureDraft
 
 ROLE = Qt.ItemDataRole.UserRole
 SIZE_FRACTION = 0.4  # of the main window's size

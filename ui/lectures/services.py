@@ -1,6 +1,6 @@
-"""What the lecture parts get of the window: the shared interfaces (``ui.view_kit.window_parts``) and what is
+"""What the lecture parts get of the window: the shared interfaces (``lm_workbench.ui.view_kit.window_parts``) and what is
 theirs alone (the window's Next/Previous actions, the About panel's folding), never the window or its widgets.
-The window builds them (``ui.window.main_window``); a test can build its own. ``owner`` is only the parent of a
+The window builds them (``lm_workbench.ui.window.main_window``); a test can build its own. ``owner`` is only the parent of a
 part's actions and dialogs."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QWidget
 
-    from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
-    from workbench.lectures.schema import Preset
-    from workbench.settings import Settings
-    from workbench.clicker import Clicker
+    from lm_workbench.ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
+    from lm_workbench.lectures.schema import Preset
+    from lm_workbench.settings import Settings
+    from lm_workbench.clicker import Clicker
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class StartPageServices:
     """For the ``StartPage``: the presets with their status, the recent workspaces, and opening either."""
 
     presets: list[Preset]
-    status: Callable[[Preset], Any]  # -> workbench.lectures.availability.PresetStatus
+    status: Callable[[Preset], Any]  # -> lm_workbench.lectures.availability.PresetStatus
     start: Callable[[Preset], bool]
     open_preset_file: Callable[[], bool]
     recent_workspaces: list[str]

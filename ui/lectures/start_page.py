@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from ui.lectures.services import StartPageServices
+    from lm_workbench.ui.lectures.services import StartPageServices
 
 ROLE = Qt.ItemDataRole.UserRole
 

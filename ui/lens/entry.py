@@ -1,7 +1,7 @@
 """The lens view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
-from ui.lens import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.lens import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("lens", about.TITLE, about.HTML, "ui.lens.lens_view:LensView", "Ctrl+4", frozenset({"text"}),
+ENTRY = ViewEntry("lens", about.TITLE, about.HTML, "lm_workbench.ui.lens.lens_view:LensView", "Ctrl+4", frozenset({"text"}),
                   short_title="Lens")

@@ -13,8 +13,8 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QTableView
 
-from ui import theme
-from ui.theme_tokens import is_presentation
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import is_presentation
 
 WIDEST_NUMBER = "0.0000"  # the longest probability a cell writes (``format_prob`` below 0.01)
 

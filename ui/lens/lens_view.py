@@ -5,9 +5,9 @@ last layer, which is the model's own output, at the bottom), a column per
 input position, each cell the top token and its probability on a background
 coloured by that probability; the tooltip lists the top 5. Above it the
 "Logit lens | Tuned lens" switch and the tuned lens's training
-(``ui.lens.tuned_panel``), below it the KL to the output per layer of both. While a model B is compared, B's
+(``lm_workbench.ui.lens.tuned_panel``), below it the KL to the output per layer of both. While a model B is compared, B's
 logit-lens table for the same text shows beside A's (A | B; the tuned lens is A's only), computed in A's job
-(``ui.view_kit.view_base.paired``); a model B the lens cannot read says why in one line.
+(``lm_workbench.ui.view_kit.view_base.paired``); a model B the lens cannot read says why in one line.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from ui.view_kit.model_label import spec_label
-from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.model_b_split import ModelBSplit
-from ui.widgets.notice import Notice
-from ui.widgets.cell_text import PlateDelegate, cell_ink
-from ui.widgets.colormap import color_at, gradient_css
-from ui.view_kit.view_context import ViewContext
-from ui.lens.lens_columns import LensColumns
-from ui.lens.tuned_panel import KlChart, TunedLensControls
-from workbench.lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.cell_text import PlateDelegate, cell_ink
+from lm_workbench.ui.widgets.colormap import color_at, gradient_css
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.lens.lens_columns import LensColumns
+from lm_workbench.ui.lens.tuned_panel import KlChart, TunedLensControls
+from lm_workbench.lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
 
 TARGET_DEBOUNCE_MS = 400
 
@@ -166,7 +166,7 @@ class LensView(ModelView):
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        self.tuned = TunedLensControls(self)  # the logit | tuned switch and training (ui.lens.tuned_panel)
+        self.tuned = TunedLensControls(self)  # the logit | tuned switch and training (lm_workbench.ui.lens.tuned_panel)
         self.tuned.mode_changed.connect(lambda _mode: self._show_table())
         self.tuned.trained.connect(self.inputs_changed)
         self.kl_chart = KlChart()
@@ -178,7 +178,7 @@ class LensView(ModelView):
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
-        for table in (self.table, self.table_b):  # the columns' widths: ui.lens.lens_columns
+        for table in (self.table, self.table_b):  # the columns' widths: lm_workbench.ui.lens.lens_columns
             table.verticalHeader().setDefaultSectionSize(m.lens_cell_h)
             table.setStyleSheet(f"QTableView {{ gridline-color: {c.base_bg}; }}")
         self.colour_bar.setFixedSize(m.colour_bar_w, m.colour_bar_h)

@@ -1,8 +1,8 @@
 """The Lens tab's tuned-lens controls: the "Logit lens | Tuned lens" switch, training, and the KL chart.
 
-``TunedLensControls`` holds the Qt-free ``workbench.lens.state.TunedLensState``. The switch is enabled
+``TunedLensControls`` holds the Qt-free ``lm_workbench.lens.state.TunedLensState``. The switch is enabled
 when the loaded model has translators; "Train tuned lens" starts the recorded run
-(``workbench.lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
+(``lm_workbench.lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
 chosen with "Corpus…" (the Python documentation by default). ``KlChart`` draws the KL to the final
 distribution per layer for both lenses (pyqtgraph; colours and sizes from the theme tokens).
 """
@@ -18,9 +18,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QProgressBar, QPushButton, QSpinBox,
                                QWidget)
 
-from ui import theme
-from ui.widgets.elided_label import ElidedLabel
-from workbench.lens.state import TunedLensState
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.elided_label import ElidedLabel
+from lm_workbench.lens.state import TunedLensState
 
 NAMES = {"logit": "logit lens", "tuned": "tuned lens"}
 TITLE = "KL divergence from each layer's prediction to the output"
@@ -161,7 +161,7 @@ class TunedLensControls(QWidget):
 
     # -- training ---------------------------------------------------------------------------------------------
     def start_training(self) -> None:
-        from workbench.lens.job import window_job
+        from lm_workbench.lens.job import window_job
 
         ctx = self.view.ctx
         loaded = ctx.loaded if ctx is not None else None

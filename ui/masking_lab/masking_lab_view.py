@@ -22,19 +22,19 @@ from PySide6.QtWidgets import (
     QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.objectives.config_fields import config_fields
-from ui import theme
-from ui.view_kit.view_base import Computation, Inputs, ModelView
-from ui.widgets.notice import Notice
-from ui.masking_lab.grid import Legend, PreviewGrid
-from ui.masking_lab.panels import ReconstructionPanel, StatsPanel
-from ui.masking_lab.rows import build_rows, rows_table
-from ui.widgets.config_form import ConfigForm
-from ui.widgets.export import export_dialog
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.fold import ColumnScroll, FoldRow
-from workbench.export import export_csv, suggest_filename
-from workbench.masking_lab import jobs
+from lm_workbench.engine.objectives.config_fields import config_fields
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.masking_lab.grid import Legend, PreviewGrid
+from lm_workbench.ui.masking_lab.panels import ReconstructionPanel, StatsPanel
+from lm_workbench.ui.masking_lab.rows import build_rows, rows_table
+from lm_workbench.ui.widgets.config_form import ConfigForm
+from lm_workbench.ui.widgets.export import export_dialog
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.fold import ColumnScroll, FoldRow
+from lm_workbench.export import export_csv, suggest_filename
+from lm_workbench.masking_lab import jobs
 
 MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
 PREFERRED = {"encoder": "mlm", "decoder": "clm", "encoder-decoder": "bart"}

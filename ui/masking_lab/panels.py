@@ -10,9 +10,9 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from workbench.masking_lab.preview import RATE_NAMES
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.masking_lab.preview import RATE_NAMES
 
 RATE_HELP = {
     "selected": "share of the ordinary (non-special) tokens the objective selected",

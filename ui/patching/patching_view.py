@@ -1,11 +1,11 @@
 """The Patching tab: activation patching (causal tracing) as a layers × tokens heatmap.
 
-The form writes a ``workbench.patching.state.PatchingState``; Run starts ``workbench.patching.jobs.patching_sweep``
+The form writes a ``lm_workbench.patching.state.PatchingState``; Run starts ``lm_workbench.patching.jobs.patching_sweep``
 (the engine's ``patching_job``) through the view's jobs (progress, Cancel), and each layer's
-``Partial`` fills the heatmap's next row as it comes. The heatmap (``ui.widgets.heatmap.HeatmapView``, signed:
+``Partial`` fills the heatmap's next row as it comes. The heatmap (``lm_workbench.ui.widgets.heatmap.HeatmapView``, signed:
 the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
 
-"Fast (gradient)" runs attribution patching instead (``workbench.patching.jobs.attribution_sweep``: one forward
+"Fast (gradient)" runs attribution patching instead (``lm_workbench.patching.jobs.attribution_sweep``: one forward
 and one backward pass) and shows its approximate heatmap; "Refine exactly" then runs the exact sweep and the line
 under the heatmap gives the two matrices' correlation and their 5 largest disagreements.
 
@@ -26,18 +26,18 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.patching.names import ALL_SITES
-from engine.progress import Progress
-from ui import theme
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.heatmap import HeatmapView
-from ui.widgets.notice import Notice
-from ui.widgets.token_layout import display_label
-from ui.view_kit.output_position import OutputPositionRow
-from ui.view_kit.scroll_into_view import scroll_into_view
-from ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
-from workbench.patching.state import CORRUPT_BY, PatchingState
-from workbench.patching.jobs import attribution_sweep, patching_sweep
+from lm_workbench.engine.patching.names import ALL_SITES
+from lm_workbench.engine.progress import Progress
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.view_kit.output_position import OutputPositionRow
+from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
+from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
+from lm_workbench.patching.state import CORRUPT_BY, PatchingState
+from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}

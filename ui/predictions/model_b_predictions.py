@@ -3,7 +3,7 @@
 B makes A's kind of prediction on its own tokens of the text: fill-mask (B needs an MLM head and a mask
 token), the next token (B needs a causal-LM head) or infilling (B needs to be an encoder-decoder). Where B
 cannot, its side says why in one line. The job that predicts for A predicts for B after it
-(``ui.view_kit.view_base.paired``). B's side is read-only: Accept, Generate and Explain act on A.
+(``lm_workbench.ui.view_kit.view_base.paired``). B's side is read-only: Accept, Generate and Explain act on A.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
 
-from ui.predictions.predictions_pages import FillMaskPage, InfillPage
-from ui.predictions.prob_table import CandidateModel, candidate_table
+from lm_workbench.ui.predictions.predictions_pages import FillMaskPage, InfillPage
+from lm_workbench.ui.predictions.prob_table import CandidateModel, candidate_table
 
 class ModelBPredictions(QWidget):
     def __init__(self, parent: QWidget | None = None):

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QTableView, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.widgets.token_layout import display_label
-from ui.predictions.prob_table import CandidateModel, candidate_table
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.predictions.prob_table import CandidateModel, candidate_table
 
 CONTEXT = 3  # tokens shown on each side of a mask
 

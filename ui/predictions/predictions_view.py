@@ -7,12 +7,12 @@
   "Generate 20 tokens" extends the ids by greedy decoding;
 - BART-style encoder-decoders (a mask token): the infilled text.
 A model without the head shows the engine's one-line message instead. Under the results, "Explain"
-(``ui.widgets.attribution_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
+(``lm_workbench.ui.widgets.attribution_panel``) attributes the selected candidate (or the top one; an encoder-decoder's first
 output token) to the input tokens off the Qt thread and shows the token heat strip with the raw attention.
 A lecture step or a workspace sets the Explain method and attention layer and may ask to explain once the
 predictions are shown (``apply_preset_step``). While a model B is compared, B's predictions of the same kind
-for the same text show beside A's (A | B, ``ui.predictions.model_b_predictions``), and Explain explains the same
-prediction in B beside A's strip (``engine.attribution.counterpart``: A's target word, at the same mask, after
+for the same text show beside A's (A | B, ``lm_workbench.ui.predictions.model_b_predictions``), and Explain explains the same
+prediction in B beside A's strip (``lm_workbench.engine.attribution.counterpart``: A's target word, at the same mask, after
 the same text, or B's first output token).
 """
 
@@ -23,19 +23,19 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.view_kit.model_label import spec_label
-from ui.view_kit.view_base import Computation, Inputs, ModelView, paired
-from ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
-from ui.widgets.model_b_split import ModelBSplit
-from ui.widgets.notice import Notice
-from ui.predictions.model_b_predictions import ModelBPredictions
-from ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
-from ui.view_kit.view_context import ViewContext
-from ui.view_kit.scroll_into_view import scroll_into_view
-from workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
-from workbench.compare.jobs import predict_b
-from workbench.predictions.jobs import (
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
+from lm_workbench.ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.predictions.model_b_predictions import ModelBPredictions
+from lm_workbench.ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
+from lm_workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
+from lm_workbench.compare.jobs import predict_b
+from lm_workbench.predictions.jobs import (
     GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
 )
 
@@ -256,7 +256,7 @@ class PredictionsView(ModelView):
                           on_cancelled=self.explain.show_cancelled)
 
     def _explain_failed(self, exc: BaseException, tb: str) -> None:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         if isinstance(exc, WorkbenchError) and not tb:
             self.explain.show_error(str(exc))

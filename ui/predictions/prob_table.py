@@ -1,6 +1,6 @@
 """A table of candidate tokens with their probabilities, drawn as bars.
 
-``CandidateModel`` holds ``engine.predictions.Candidate`` rows (rank, token,
+``CandidateModel`` holds ``lm_workbench.engine.predictions.Candidate`` rows (rank, token,
 id, probability); ``ProbabilityDelegate`` paints the probability column as a
 bar with the number beside it. ``candidate_table()`` returns a configured
 ``QTableView``.
@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
 )
 
-from ui import theme
-from ui.widgets.token_layout import display_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.token_layout import display_label
 
 COLUMNS = ["#", "token", "id", "probability"]
 PROB = 3

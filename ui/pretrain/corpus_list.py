@@ -3,7 +3,7 @@
 The list holds paths only; the files are read (streamed) by the run in its
 own process. "Python docs (built in)" stands for the English prose of the
 documentation the standard library ships (``pydoc_data.topics``); its file
-is written on demand by ``engine.pretrain.python_docs`` into the cache folder
+is written on demand by ``lm_workbench.engine.pretrain.python_docs`` into the cache folder
 when a run starts, so the form itself never touches the disk.
 """
 
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
 )
 
-from ui import theme
+from lm_workbench.ui import theme
 
 PYTHON_DOCS = "python-docs"  # the list's marker for the built-in corpus
 PYTHON_DOCS_LABEL = "Python docs (built in)"
@@ -25,8 +25,8 @@ FILE_FILTER = "Text corpora (*.txt *.jsonl);;All files (*)"
 
 def python_docs_path() -> Path:
     """The built-in corpus as a file in the cache folder (written the first time)."""
-    from engine.pretrain.python_docs import python_docs_corpus
-    from workbench.paths import cache_dir
+    from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+    from lm_workbench.paths import cache_dir
 
     return Path(python_docs_corpus(cache_dir() / "corpora"))
 

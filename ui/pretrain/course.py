@@ -1,7 +1,7 @@
 """What the training view needs from the pre-training side: the job target, course models, texts.
 
 Course models are tiny BERT, GPT-2, BART, T5 and ELMo models that
-``workbench.pretrain.course_models`` defines (settings tuned for Python's own
+``lm_workbench.pretrain.course_models`` defines (settings tuned for Python's own
 documentation, which every machine has). The view queues them through the
 window's long-run lane, one run each, and says plainly what they are.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.pretrain.spec import PretrainSpec
+from lm_workbench.pretrain.spec import PretrainSpec
 
 COURSE_TOOLTIP = ("Pre-train tiny BERT, GPT-2, BART, T5 and ELMo models on Python's documentation (a few minutes "
                   "each on a laptop), so every view has a real model of each family offline")
@@ -23,15 +23,15 @@ COURSE_NOTE = ("Course models queued: tiny BERT, GPT-2, BART and T5 models (2 la
 
 def default_steps() -> int:
     """``TrainingConfig``'s default number of steps (for a run that does not set it)."""
-    from engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.config import TrainingConfig
 
     return TrainingConfig().steps
 
 
 def course_specs(corpus: str | Path | None = None, out_root: str | Path | None = None) -> list[PretrainSpec]:
     """One spec per family; the built-in corpus is written to the course folder when none is given."""
-    from engine.pretrain.python_docs import python_docs_corpus
-    from workbench.pretrain.course_models import COURSE_SETTINGS, course_root, course_spec
+    from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+    from lm_workbench.pretrain.course_models import COURSE_SETTINGS, course_root, course_spec
 
     root = Path(out_root) if out_root else course_root()
     corpus_path = Path(corpus) if corpus else python_docs_corpus(root / "corpus")

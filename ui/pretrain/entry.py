@@ -1,7 +1,7 @@
 """The pretrain view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
-from ui.pretrain import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.pretrain import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
 ENTRY = ViewEntry("pretrain", about.TITLE, about.HTML,
-                  "ui.pretrain.pretrain_view:TrainingView", "Ctrl+Shift+P", frozenset({"corpus"}), short_title="Train")
+                  "lm_workbench.ui.pretrain.pretrain_view:TrainingView", "Ctrl+Shift+P", frozenset({"corpus"}), short_title="Train")

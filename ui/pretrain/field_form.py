@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.objectives.config_fields import ConfigField
-from ui import theme
-from ui.widgets.config_editors import editor_value, set_editor_value
+from lm_workbench.engine.objectives.config_fields import ConfigField
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.config_editors import editor_value, set_editor_value
 
 BIG = 1_000_000_000
 AUTO = "auto"

@@ -1,6 +1,6 @@
 """The Pre-train tab's live curves: loss with validation loss, learning rate, tokens per second.
 
-Three panels of the shared run-curve widget (``ui.widgets.run_curves``),
+Three panels of the shared run-curve widget (``lm_workbench.ui.widgets.run_curves``),
 stacked and sharing the step axis, following one run at a time: new metric
 rows come in from the store poll and each curve is updated in place, so
 nothing is cleared or rebuilt while a run writes.
@@ -13,9 +13,9 @@ from typing import Iterable
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui import theme
-from workbench.store.metrics_reader import MetricRow
-from ui.widgets.run_curves import CurveLook, RunCurves
+from lm_workbench.ui import theme
+from lm_workbench.store.metrics_reader import MetricRow
+from lm_workbench.ui.widgets.run_curves import CurveLook, RunCurves
 
 # metric name -> (panel, look)
 CURVES = {

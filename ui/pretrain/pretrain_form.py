@@ -4,7 +4,7 @@ Everything a ``PretrainSpec`` holds, built from the configs themselves: the
 objectives come from the ``ObjectiveRegistry`` (those for the chosen family
 whose tokens its tokenizer has), their settings form from the objective's
 ``Config`` fields, the training settings from ``TrainingConfig``'s fields with
-their help texts as tooltips, the presets from ``engine.pretrain``'s
+their help texts as tooltips, the presets from ``lm_workbench.engine.pretrain``'s
 ``PRESETS``. Finding the plugins and counting parameters import torch and
 transformers, so they run on the form's own worker thread (a ``JobBridge``),
 never on the Qt thread; the parameter count follows each edit.
@@ -21,17 +21,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.training.config import TrainingConfig, training_config_fields
-from ui import theme
-from ui.view_kit.job_bridge import JobBridge
-from ui.pretrain.corpus_list import CorpusList
-from ui.pretrain.field_form import FieldForm
-from ui.widgets.config_form import ConfigForm
-from workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIVE, fits_family, missing_tokens
-from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.summary import default_out_dir
-from workbench.pretrain.form_jobs import count_architecture, discover_choices
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.training.config import TrainingConfig, training_config_fields
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.job_bridge import JobBridge
+from lm_workbench.ui.pretrain.corpus_list import CorpusList
+from lm_workbench.ui.pretrain.field_form import FieldForm
+from lm_workbench.ui.widgets.config_form import ConfigForm
+from lm_workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIVE, fits_family, missing_tokens
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.runs.summary import default_out_dir
+from lm_workbench.pretrain.form_jobs import count_architecture, discover_choices
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
                  "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}

@@ -20,18 +20,18 @@ from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.run_tracking.run_services import RunServices
-from ui.pretrain import course
-from ui.pretrain.live_plot import LivePlot
-from ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
-from ui.pretrain.pretrain_form import TrainingForm
-from ui.widgets.message_bar import MessageBar
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
-from workbench.pretrain.job import submit_pretrain
-from workbench.pretrain.speed_text import describe_speed
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.run_tracking.run_services import RunServices
+from lm_workbench.ui.pretrain import course
+from lm_workbench.ui.pretrain.live_plot import LivePlot
+from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
+from lm_workbench.ui.pretrain.pretrain_form import TrainingForm
+from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
+from lm_workbench.pretrain.job import submit_pretrain
+from lm_workbench.pretrain.speed_text import describe_speed
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
 STATUS_TEXT = {

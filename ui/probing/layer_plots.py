@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def style() -> dict[str, Any]:

@@ -4,7 +4,7 @@ One Run does what is ticked: the probing sweep (every layer's vectors
 extracted once, then every layer's task and control probes), then the STS
 sweep. Both go through ``ctx.jobs`` with progress, Cancel and a partial
 result per layer, which the plots draw as it comes. What the tab shows lives
-in a ``workbench.probing.state.ProbingState``; each finished sweep is stored
+in a ``lm_workbench.probing.state.ProbingState``; each finished sweep is stored
 as a run (kinds ``probe`` and ``sts``).
 """
 
@@ -18,16 +18,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from engine.errors import WorkbenchError
-from engine.probing.names import KINDS
-from engine.progress import Progress
-from ui.widgets.dataset_picker import choose_cached_dataset, display_name
-from ui.widgets.export import export_dialog, save_widget
-from ui.probing.layer_plots import LayerPlots
-from ui.widgets.fold import FlowLayout, labelled
-from workbench.export import export_csv, suggest_filename
-from workbench.probing.state import DEMO, ProbingState
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.names import KINDS
+from lm_workbench.engine.progress import Progress
+from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset, display_name
+from lm_workbench.ui.widgets.export import export_dialog, save_widget
+from lm_workbench.ui.probing.layer_plots import LayerPlots
+from lm_workbench.ui.widgets.fold import FlowLayout, labelled
+from lm_workbench.export import export_csv, suggest_filename
+from lm_workbench.probing.state import DEMO, ProbingState
 
 TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
 STS_DEMO = "Demo: 66 scored sentence pairs"
@@ -188,10 +188,10 @@ class ProbingView(QWidget):
         if not (self.probe_check.isChecked() or self.sts_check.isChecked() or self.mix_check.isChecked()):
             self.ctx.show_message("Tick Probe, STS, Scalar mix or several.", "info")
             return
-        from workbench.probing.runs import ProbeRun, StsRun
-        from workbench.probing.scalar_mix_run import ScalarMixRun
-        from workbench.probing.spec import ScalarMixSpec
-        from workbench.runs.execute import execute_each
+        from lm_workbench.probing.runs import ProbeRun, StsRun
+        from lm_workbench.probing.scalar_mix_run import ScalarMixRun
+        from lm_workbench.probing.spec import ScalarMixSpec
+        from lm_workbench.runs.execute import execute_each
 
         model = self.ctx.model_spec()
         runs: dict[str, Any] = {}  # run in this order; the scalar mix's partial results are its weights so far
@@ -228,7 +228,7 @@ class ProbingView(QWidget):
             self.progress.setFormat(report.message)
 
     def _partial(self, value: Any) -> None:
-        from engine.probing.sweep import LayerResult, StsLayer
+        from lm_workbench.engine.probing.sweep import LayerResult, StsLayer
 
         if isinstance(value, list):  # the scalar mix's weights so far
             self.state.set_mix(self._mix_label, value)
@@ -360,7 +360,7 @@ class ProbingView(QWidget):
 
 def _read_line(what: str, result: Any) -> list[str]:
     """``Task file: read 1,498 rows, skipped 2 (first: line 17: ...)`` from a result's read report."""
-    from engine.data.rows import ReadReport
+    from lm_workbench.engine.data.rows import ReadReport
 
     read = getattr(result, "read", None)
     return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []

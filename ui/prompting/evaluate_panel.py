@@ -17,14 +17,14 @@ from PySide6.QtWidgets import (
     QSplitter, QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.widgets.dataset_picker import choose_cached_dataset, display_name
-from ui.widgets.export import export_dialog, export_table_dialog, save_widget
-from ui.widgets.heatmap import HeatmapView
-from ui.widgets.fold import FlowLayout, labelled
-from workbench.export import suggest_filename
-from workbench.prompting.state import PromptingState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset, display_name
+from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.fold import FlowLayout, labelled
+from lm_workbench.export import suggest_filename
+from lm_workbench.prompting.state import PromptingState
 
 COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
 TIPS = ["accuracy", "macro-F1 (the mean of the labels' F1)", "accuracy after contextual calibration",
@@ -165,7 +165,7 @@ class EvaluatePanel(QWidget):
         if not self.state.rows and not self._prompt_valid:
             self.ctx.show_message("Fix the template first: its problems are shown under it.", "info")
             return
-        from workbench.prompting.evaluation_job import evaluation_job
+        from lm_workbench.prompting.evaluation_job import evaluation_job
 
         try:
             job = evaluation_job(loaded, self.state, self.ctx.run_services.path)

@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
     QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.widgets.export import export_dialog, export_table_dialog, save_widget
-from ui.widgets.fold import FlowLayout, labelled
-from workbench.export import suggest_filename
-from workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
-from workbench.prompting.jobs import build_prompt_job
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from lm_workbench.ui.widgets.fold import FlowLayout, labelled
+from lm_workbench.export import suggest_filename
+from lm_workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
+from lm_workbench.prompting.jobs import build_prompt_job
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
 
@@ -171,7 +171,7 @@ class FewShotPanel(QWidget):
             return
         if not self._has_data():
             return
-        from workbench.prompting.evaluation_job import accuracy_vs_k_job
+        from lm_workbench.prompting.evaluation_job import accuracy_vs_k_job
 
         try:
             ks = parse_ks(self.ks_edit.text())

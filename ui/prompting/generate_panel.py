@@ -13,10 +13,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui import theme
-from ui.prompting.token_stream import StreamToken, TokenStream
-from ui.widgets.fold import FlowLayout
-from workbench.prompting.state import GenerationSettings, PromptingState
+from lm_workbench.ui import theme
+from lm_workbench.ui.prompting.token_stream import StreamToken, TokenStream
+from lm_workbench.ui.widgets.fold import FlowLayout
+from lm_workbench.prompting.state import GenerationSettings, PromptingState
 
 
 class GeneratePanel(QWidget):

@@ -14,10 +14,10 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
-from engine.errors import WorkbenchError
-from ui.widgets.token_layout import display_label
-from ui.widgets.notice import Notice
-from workbench.prompting.state import MULTI_TOKEN_MODES, PromptingState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.prompting.state import MULTI_TOKEN_MODES, PromptingState
 
 
 class PromptEditor(QWidget):
@@ -117,9 +117,9 @@ class PromptEditor(QWidget):
         """"pos: great → great · good → good" per label, in the loaded model's tokens."""
         if self._loaded is None:
             return "Load a model to see how its tokenizer splits each answer."
-        from engine.prompting.scoring import answer_tokenizations, check_model_for
-        from engine.prompting.template import Template
-        from engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.engine.prompting.scoring import answer_tokenizations, check_model_for
+        from lm_workbench.engine.prompting.template import Template
+        from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
         s = self.state
         template = Template(s.template, s.mode) if not s.template_problems() else Template("It was [z]", s.mode)

@@ -1,7 +1,7 @@
 """Prompt sets in the Prompting tab: pick a built-in (or installed) set, open a teacher's file, save yours.
 
 Built-in sets come through the ``lm_workbench.prompt_sets`` entry-point group like a third party's
-(``workbench.prompting.sets``); files use the documented JSON format (``workbench.prompting.files``,
+(``lm_workbench.prompting.sets``); files use the documented JSON format (``lm_workbench.prompting.files``,
 docs/prompt-sets.md). Taking a set puts its templates x verbalizers in the Evaluate page's comparison and its
 example data in the data choice.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from engine.errors import WorkbenchError
-from workbench.prompting.state import PromptingState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.prompting.state import PromptingState
 
 OPEN = "Open a prompt-set file…"
 FILE_FILTER = "Prompt sets (*.json);;All files (*)"
@@ -23,8 +23,8 @@ FILE_FILTER = "Prompt sets (*.json);;All files (*)"
 
 def examples_file(prompt_set: Any) -> Path | None:
     """A file's examples written as a TSV under the data folder (None when it has none)."""
-    from workbench.paths import data_dir
-    from workbench.prompting.files import write_examples_tsv
+    from lm_workbench.paths import data_dir
+    from lm_workbench.prompting.files import write_examples_tsv
 
     if not prompt_set.examples:
         return None
@@ -68,7 +68,7 @@ class PromptSetBar(QWidget):
     def plugins(self) -> dict[str, Any]:
         """The installed prompt sets by name (discovered once, then listed in the combo before "Open")."""
         if self._plugins is None:
-            from workbench.prompting.sets import prompt_set_registry
+            from lm_workbench.prompting.sets import prompt_set_registry
 
             registry = prompt_set_registry(self.ctx.settings)
             self._plugins = {name: registry.contribution(name) for name in registry.names()}
@@ -85,7 +85,7 @@ class PromptSetBar(QWidget):
             self.use_plugin(name)
 
     def use_plugin(self, name: str) -> None:
-        from workbench.prompting.files import from_plugin
+        from lm_workbench.prompting.files import from_plugin
 
         prompt_set = self.plugins()[name]
         try:
@@ -95,7 +95,7 @@ class PromptSetBar(QWidget):
 
     def load(self, path: str | Path | None = None) -> bool:
         """Take the prompt set of ``path`` (asks when None); a bad file is a one-line message."""
-        from workbench.prompting.files import load_prompt_set
+        from lm_workbench.prompting.files import load_prompt_set
 
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Open a prompt set", str(Path.home()), FILE_FILTER)
@@ -110,7 +110,7 @@ class PromptSetBar(QWidget):
         return True
 
     def save(self, path: str | Path | None = None) -> Path | None:
-        from workbench.prompting.files import SUFFIX, save_prompt_set
+        from lm_workbench.prompting.files import SUFFIX, save_prompt_set
 
         if path is None:
             start = str(Path.home() / f"{self.state.set_name or 'my-prompts'}{SUFFIX}")

@@ -8,7 +8,7 @@ labelled file, several prompts side by side, calibration, the confusion
 matrix), Few-shot (demonstrations, the final prompt, accuracy against k) and
 Generate (tokens streaming in). Every model call runs through ``ctx.jobs``
 with progress and Cancel (Esc); what the tab shows lives in a
-``workbench.prompting.state.PromptingState``.
+``lm_workbench.prompting.state.PromptingState``.
 """
 
 from __future__ import annotations
@@ -21,26 +21,26 @@ from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.progress import Progress
-from engine.prompting.names import MODES
-from ui.prompting.evaluate_panel import EvaluatePanel
-from ui.prompting.fewshot_panel import FewShotPanel
-from ui.prompting.generate_panel import GeneratePanel
-from ui.prompting.prompt_editor import PromptEditor
-from ui.prompting.prompt_sets import PromptSetBar
-from ui.prompting.score_panel import ScorePanel
-from workbench.prompting.jobs import generation_job, scoring_job
-from workbench.attribution.jobs import prompt_label_job
-from ui.widgets.notice import Notice
-from workbench.prompting.state import PromptingState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import Progress
+from lm_workbench.engine.prompting.names import MODES
+from lm_workbench.ui.prompting.evaluate_panel import EvaluatePanel
+from lm_workbench.ui.prompting.fewshot_panel import FewShotPanel
+from lm_workbench.ui.prompting.generate_panel import GeneratePanel
+from lm_workbench.ui.prompting.prompt_editor import PromptEditor
+from lm_workbench.ui.prompting.prompt_sets import PromptSetBar
+from lm_workbench.ui.prompting.score_panel import ScorePanel
+from lm_workbench.prompting.jobs import generation_job, scoring_job
+from lm_workbench.attribution.jobs import prompt_label_job
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.prompting.state import PromptingState
 
 PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
 
 
 def mode_for(loaded: Any) -> str:
     """cloze for a masked LM, prefix for a left-to-right LM or an encoder-decoder."""
-    from engine.models.families import Family
+    from lm_workbench.engine.models.families import Family
 
     return "cloze" if loaded is None or loaded.family is Family.ENCODER else "prefix"
 
@@ -50,9 +50,9 @@ def model_note(loaded: Any, mode: str, n_labels: int | None) -> tuple[str, str]:
     for prompting to work ("" when none is needed)."""
     if loaded is None:
         return "Load a model: prompts are scored by the loaded model.", "info"
-    from engine.prompting.model_check import small_model_note
-    from engine.prompting.scoring import check_model_for
-    from engine.prompting.template import Template
+    from lm_workbench.engine.prompting.model_check import small_model_note
+    from lm_workbench.engine.prompting.scoring import check_model_for
+    from lm_workbench.engine.prompting.template import Template
 
     try:
         check_model_for(loaded, Template("[x] [z]", mode))
@@ -134,7 +134,7 @@ class PromptingView(QWidget):
         self.editor.set_model(loaded)
         self._loaded = loaded
         text = self._show_model_note()
-        from workbench.models.candidates import model_candidates
+        from lm_workbench.models.candidates import model_candidates
 
         this = {loaded.info.spec, loaded.info.folder} if loaded is not None else set()
         candidates = [c for c in model_candidates(self.ctx.settings.recent_models) if c not in this and
@@ -159,7 +159,7 @@ class PromptingView(QWidget):
         return text
 
     def _label_count(self) -> int | None:
-        from engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
         try:
             return len(Verbalizer.parse(self.state.verbalizer).labels)
@@ -168,7 +168,7 @@ class PromptingView(QWidget):
 
     @staticmethod
     def _can_generate(loaded: Any) -> bool:
-        from engine.models.families import Family
+        from lm_workbench.engine.models.families import Family
 
         return loaded.family in (Family.DECODER, Family.ENCODER_DECODER)
 

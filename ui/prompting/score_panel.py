@@ -4,10 +4,10 @@ Top: the filled prompt's tokens, the answer slot marked (for a decoder the
 answer goes after the last token). Left: each label with its answers (their
 tokens and log-probabilities), its score and its probability (softmax over
 the labels). Right: the model's own top-k at the answer position, the words
-it would have put there. Above them, Explain (``ui.widgets.attribution_panel``):
+it would have put there. Above them, Explain (``lm_workbench.ui.widgets.attribution_panel``):
 the selected label's score (the predicted label's when none is selected)
 attributed to the filled prompt's tokens, with the raw attention of a layer
-(``workbench.attribution.jobs.prompt_label_job``).
+(``lm_workbench.attribution.jobs.prompt_label_job``).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ui import theme
-from ui.prompting.token_stream import StreamToken, TokenStream
-from ui.widgets.attribution_panel import AttributionPanel
-from ui.widgets.token_layout import display_label
-from workbench.prompting.state import PromptingState
+from lm_workbench.ui import theme
+from lm_workbench.ui.prompting.token_stream import StreamToken, TokenStream
+from lm_workbench.ui.widgets.attribution_panel import AttributionPanel
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.prompting.state import PromptingState
 
 LABEL_COLUMNS = ["label", "probability", "calibrated", "score", "answers (tokens: log p)"]
 TOP_COLUMNS = ["#", "token", "id", "p"]

@@ -15,9 +15,9 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.hover import HoverTips
-from ui.widgets.token_layout import display_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.hover import HoverTips
+from lm_workbench.ui.widgets.token_layout import display_label
 
 PAD_X, PAD_Y, GAP, MARGIN, BAR_H, RADIUS = 5.0, 3.0, 3.0, 6.0, 3.0, 4.0
 

@@ -1,7 +1,7 @@
 """The Retrieval view's registry entry: its tab, About text, class (imported when registered) and inputs."""
 
-from ui.retrieval import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.retrieval import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("retrieval", about.TITLE, about.HTML, "ui.retrieval.retrieval_view:RetrievalView", None,
+ENTRY = ViewEntry("retrieval", about.TITLE, about.HTML, "lm_workbench.ui.retrieval.retrieval_view:RetrievalView", None,
                   frozenset({"corpus"}), short_title="Search")

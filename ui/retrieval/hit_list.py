@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def highlight_html(text: str, words: Sequence[str]) -> str:
@@ -54,7 +54,7 @@ class HitList(QWidget):
         self.title.setText(title)
 
     def show_hits(self, hits: Sequence[Any], words: Sequence[str]) -> None:
-        """``hits`` (``workbench.retrieval.jobs.Hit``) best first, ``words`` highlighted."""
+        """``hits`` (``lm_workbench.retrieval.jobs.Hit``) best first, ``words`` highlighted."""
         self.hits, self.words = list(hits), list(words)
         c = theme.current().colours
         rows = []

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def _item(value: Any) -> QTableWidgetItem:

@@ -2,8 +2,8 @@
 the top k passages with their cosines beside BM25's top k, model B's beside A's while comparing, and, for a
 BEIR folder (or the demo), the metrics of the model against BM25 with the per-query wins and losses.
 
-What the tab shows lives in a ``workbench.retrieval.state.RetrievalState``; every job is a
-``workbench.retrieval.jobs`` function run through ``ctx.jobs``. A search whose index is not the current
+What the tab shows lives in a ``lm_workbench.retrieval.state.RetrievalState``; every job is a
+``lm_workbench.retrieval.jobs`` function run through ``ctx.jobs``. A search whose index is not the current
 model's (another model was loaded, the pooling changed) indexes again first, from the cache when it can.
 """
 
@@ -18,17 +18,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.progress import Progress
-from engine.retrieval.names import BM25_METHODS, POOLINGS
-from ui.retrieval.hit_list import HitList
-from ui.retrieval.metrics_panel import MetricsPanel
-from ui.view_kit.model_label import spec_label
-from ui.widgets.fold import FlowLayout, labelled
-from ui.widgets.model_b_split import ModelBSplit
-from workbench.retrieval import jobs
-from workbench.retrieval.defaults import effective_pooling
-from workbench.retrieval.state import RetrievalState
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import Progress
+from lm_workbench.engine.retrieval.names import BM25_METHODS, POOLINGS
+from lm_workbench.ui.retrieval.hit_list import HitList
+from lm_workbench.ui.retrieval.metrics_panel import MetricsPanel
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.widgets.fold import FlowLayout, labelled
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.retrieval import jobs
+from lm_workbench.retrieval.defaults import effective_pooling
+from lm_workbench.retrieval.state import RetrievalState
 
 DEMO_ITEM = "Demo: 32 passages, 12 judged queries"
 CHOOSE_FILE = "Choose a file…"

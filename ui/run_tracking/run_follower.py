@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from workbench.store.migrations import FINAL_STATUSES
+from lm_workbench.store.migrations import FINAL_STATUSES
 
 POLL_MS = 500
 

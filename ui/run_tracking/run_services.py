@@ -5,7 +5,7 @@ and opens no file; ``shutdown`` (called when the window closes) cancels the
 running job (cooperatively, then terminating it after ``grace_s``), ends the
 lane's dispatcher thread and closes the store connections. Views share one
 ``RunServices``, so they all see the same lane and the same store file
-(``workbench.paths.runs_db_path()`` at the time of first use).
+(``lm_workbench.paths.runs_db_path()`` at the time of first use).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.store.metrics_reader import MetricsReader
+from lm_workbench.store.metrics_reader import MetricsReader
 
 CLOSE_GRACE_S = 10.0  # a cancelled pre-training run saves a checkpoint within this
 
 
 def _default_path() -> Path:
-    from workbench.paths import runs_db_path
+    from lm_workbench.paths import runs_db_path
 
     return runs_db_path()
 
@@ -47,7 +47,7 @@ class RunServices:
         if self.closed:
             raise RuntimeError("the window is closing: no new runs")
         if self._lane is None:
-            from workbench.lanes.long_runs import LongRunLane
+            from lm_workbench.lanes.long_runs import LongRunLane
 
             self._lane = LongRunLane(self.path)
         return self._lane
@@ -60,7 +60,7 @@ class RunServices:
     def store(self) -> Any:
         """A ``RunStore`` for reads and deletes on the Qt thread."""
         if self._store is None:
-            from workbench.store.run_store import RunStore
+            from lm_workbench.store.run_store import RunStore
 
             self._store = RunStore(self.path)
         return self._store

@@ -13,7 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
-from workbench.store.metrics_reader import MetricRow
+from lm_workbench.store.metrics_reader import MetricRow
 
 
 class Series:

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 MISSING = object()
 

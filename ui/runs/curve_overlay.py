@@ -1,6 +1,6 @@
 """Curves of several runs on one plot: one metric, EMA smoothing, step or time axis, log scale.
 
-The controls above the shared run-curve widget (``ui.widgets.run_curves``),
+The controls above the shared run-curve widget (``lm_workbench.ui.widgets.run_curves``),
 which is fed only the rows each shown run wrote since the last read
 (``MetricsReader.rows_after``), so a refresh while a run is active costs one
 small query per run. With smoothing on, the raw curve stays visible, faint,
@@ -16,9 +16,9 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from ui import theme
-from workbench.store.metrics_reader import MetricsReader
-from ui.widgets.run_curves import X_STEP, X_TIME, CurveLook, RunCurves
+from lm_workbench.ui import theme
+from lm_workbench.store.metrics_reader import MetricsReader
+from lm_workbench.ui.widgets.run_curves import X_STEP, X_TIME, CurveLook, RunCurves
 
 DEFAULT_METRIC = "loss"
 LOOK = CurveLook(legend=True)

@@ -1,6 +1,6 @@
 """The runs view's registry entry: its tab, About text, class (imported when registered), shortcut and inputs."""
 
-from ui.runs import about
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.runs import about
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
-ENTRY = ViewEntry("runs", about.TITLE, about.HTML, "ui.runs.runs_browser:RunsBrowser", "Ctrl+R")
+ENTRY = ViewEntry("runs", about.TITLE, about.HTML, "lm_workbench.ui.runs.runs_browser:RunsBrowser", "Ctrl+R")

@@ -1,7 +1,7 @@
 """The Runs tab's Merge… dialog: how the selected fine-tuning runs combine (how, weights, density, seed, fold, out).
 
 One run is folded into its base weights; several are combined into one adapter the way peft's
-``add_weighted_adapter`` does (``engine.finetune.merging``). The dialog only gathers the settings as a
+``add_weighted_adapter`` does (``lm_workbench.engine.finetune.merging``). The dialog only gathers the settings as a
 ``MergeSpec``; the Runs tab runs it as a job.
 """
 
@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from engine.finetune.merge_math import HOWS
-from ui import theme
-from workbench.finetune.merge_run import MergeSpec, default_out_dir
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.merge_math import HOWS
+from lm_workbench.ui import theme
+from lm_workbench.finetune.merge_run import MergeSpec, default_out_dir
 
 HOW_HELP = {
     "linear": "Σ of the factors with √(w·scale) each, as peft does: not Σ w·ΔW (cross terms Bᵢ·Aⱼ appear).",

@@ -6,7 +6,7 @@ their steps and losses as they go; failed and interrupted runs say why.
 Selecting runs overlays their curves (``CurveOverlay``) and compares the
 first two selected runs' settings (``ConfigDiff``). "Run again", "Resume" (a
 cancelled, failed or interrupted training run, from its newest checkpoint) and
-"Copy as CLI command" go through ``workbench.runs.kinds`` so they work for every
+"Copy as CLI command" go through ``lm_workbench.runs.kinds`` so they work for every
 kind the workbench knows. "Merge…" folds one finished fine-tuning run into its base weights or combines
 several into one adapter (``MergeDialog``; run as a job with progress and Cancel, recorded as a
 ``finetune-merge`` run). Delete hides the runs at once and offers Undo for
@@ -29,20 +29,20 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from engine.errors import WorkbenchError
-from ui import theme
-from ui.runs.column_fit import fit_widths
-from ui.runs.config_diff import ConfigDiff
-from ui.runs.curve_overlay import CurveOverlay
-from ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
-from ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
-from ui.widgets.message_bar import MessageBar
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.fold import FlowLayout, FoldSplitter
-from workbench.export import export_csv, suggest_filename
-from workbench.faults import describe, user_line
-from workbench.compare.model_b import run_model_folder
-from workbench.runs.kinds import resume_params, run_kind
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
+from lm_workbench.ui.runs.column_fit import fit_widths
+from lm_workbench.ui.runs.config_diff import ConfigDiff
+from lm_workbench.ui.runs.curve_overlay import CurveOverlay
+from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
+from lm_workbench.ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.fold import FlowLayout, FoldSplitter
+from lm_workbench.export import export_csv, suggest_filename
+from lm_workbench.faults import describe, user_line
+from lm_workbench.compare.model_b import run_model_folder
+from lm_workbench.runs.kinds import resume_params, run_kind
 
 REFRESH_MS = 1000
 UNDO_S = 10
@@ -353,7 +353,7 @@ class RunsBrowser(QWidget):
 
     def open_merge_dialog(self) -> Any:
         """Ask how to merge the selected runs; the dialog's Merge starts the job. Returns the dialog."""
-        from ui.runs.merge_dialog import MergeDialog
+        from lm_workbench.ui.runs.merge_dialog import MergeDialog
 
         ids = self.selected_run_ids()
         folders = self._merge_folders(ids) if ids else None
@@ -367,7 +367,7 @@ class RunsBrowser(QWidget):
         return dialog
 
     def start_merge(self, dialog: Any) -> None:
-        from workbench.finetune.merge_run import MergeRun
+        from lm_workbench.finetune.merge_run import MergeRun
 
         try:
             spec = dialog.spec()

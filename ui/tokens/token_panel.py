@@ -9,13 +9,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from engine.tokens import TokenizedText
-from ui import theme
-from ui.tokens.token_view import TokenView
-from ui.view_kit.model_label import spec_label
-from ui.view_kit.view_context import ViewContext
-from ui.widgets.model_b_split import ModelBSplit
-from workbench.compare.jobs import tokenize_b
+from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.ui import theme
+from lm_workbench.ui.tokens.token_view import TokenView
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.compare.jobs import tokenize_b
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:

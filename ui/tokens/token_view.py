@@ -15,10 +15,10 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from engine.tokens import TokenizedText
-from ui import theme
-from ui.widgets.hover import HoverTips
-from ui.widgets.token_layout import TokenLayout, layout_tokens
+from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.hover import HoverTips
+from lm_workbench.ui.widgets.token_layout import TokenLayout, layout_tokens
 
 RADIUS = 6.0
 

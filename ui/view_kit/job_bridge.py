@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from engine.progress import CancelToken, Progress
-from workbench.lanes.interactive import InteractiveLane
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.lanes.interactive import InteractiveLane
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QSpinBox, QWidget
 
-from engine.attribution.names import MAX_OUTPUT_POSITION
+from lm_workbench.engine.attribution.names import MAX_OUTPUT_POSITION
 
 LABEL = "Output position"
 

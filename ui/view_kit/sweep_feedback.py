@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.progress import Progress
+from lm_workbench.engine.progress import Progress
 
 
 def show_progress(bar: Any, progress: Progress) -> None:
@@ -25,7 +25,7 @@ def show_finished(bar: Any) -> None:
 def show_failure(notice: Any, ctx: Any, exc: BaseException, tb: str, what: str) -> None:
     """A ``WorkbenchError`` without a traceback is the user's: its one line; anything else: ``what`` could not be
     computed, and the error with its traceback in the window's message bar."""
-    from engine.errors import WorkbenchError
+    from lm_workbench.engine.errors import WorkbenchError
 
     if isinstance(exc, WorkbenchError) and not tb:
         notice.show_message(str(exc), "warning")

@@ -4,14 +4,14 @@ A ``ModelView`` is a tab that needs the model run on the current text. It
 does not run anything itself: ``computation(inputs)`` returns a
 ``Computation`` (a key saying what the result depends on, a job function,
 a handler and optionally handlers for progress and partial results), and
-``ui.window.view_host.ViewHost`` runs it through the view's ``ViewContext`` when the
+``lm_workbench.ui.window.view_host.ViewHost`` runs it through the view's ``ViewContext`` when the
 tab is visible and the key differs from what is shown. Views say when one of
 their own inputs (a target text, k) changed with ``inputs_changed``; the host
 then asks again. A view that needs a computation outside that cycle (a button
 press) hands it to ``compute``.
 
 Views show hints and the engine's one-line messages in a
-``ui.widgets.notice.Notice``.
+``lm_workbench.ui.widgets.notice.Notice``.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Callable, Generator, Hashable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from engine.progress import CancelToken, Progress
-from ui import qt_refcount_fix
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.ui import qt_refcount_fix
 
 if TYPE_CHECKING:
-    from ui.view_kit.view_context import ViewContext
+    from lm_workbench.ui.view_kit.view_context import ViewContext
 
 qt_refcount_fix.apply()  # model views paint thousands of shapes a frame: see that module
 
@@ -36,12 +36,12 @@ class Inputs:
     """The window's state a view computes from.
 
     ``tokens`` is the encoding the window made of this text and pair with this model (an
-    ``engine.tokens.TokenizedText``, cut at the model's window), so a view need not tokenize the text again;
+    ``lm_workbench.engine.tokens.TokenizedText``, cut at the model's window), so a view need not tokenize the text again;
     None when the window has none for exactly these inputs. A view that needs another tokenization (its own
     length cap, a decoder's target, another model's tokenizer) says why where it makes it.
     """
 
-    loaded: Any  # engine.models.loading.LoadedModel
+    loaded: Any  # lm_workbench.engine.models.loading.LoadedModel
     text: str
     pair: str | None
     tokens: Any = None  # the window's TokenizedText of (text, pair), or None

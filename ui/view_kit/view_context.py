@@ -2,7 +2,7 @@
 
 A view never sees the window. Its context offers the loaded model and its
 changes (and model B, ``compared``, when comparing two models), the settings, jobs with progress, partial results and cancel
-(``ctx.jobs``, a ``ui.view_kit.view_jobs.ViewJobs`` of its own), messages and the
+(``ctx.jobs``, a ``lm_workbench.ui.view_kit.view_jobs.ViewJobs`` of its own), messages and the
 status line, opening or registering a model, the long-run services (one
 lane, the run store) and, for views that declare the ``text`` input, the
 text box. ``Shell`` is the window's side of that contract: the few callables
@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from ui.view_kit.view_jobs import ViewJobs
+from lm_workbench.ui.view_kit.view_jobs import ViewJobs
 
 if TYPE_CHECKING:
-    from ui.view_kit.job_bridge import JobBridge
-    from ui.view_kit.view_entry import ViewEntry
-    from workbench.settings import Settings
+    from lm_workbench.ui.view_kit.job_bridge import JobBridge
+    from lm_workbench.ui.view_kit.view_entry import ViewEntry
+    from lm_workbench.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Shell:
     bridge: JobBridge
     settings: Settings
     loaded: Callable[[], Any]  # the LoadedModel, or None
-    run_services: Any  # ui.run_tracking.run_services.RunServices
+    run_services: Any  # lm_workbench.ui.run_tracking.run_services.RunServices
     show_error: Callable[[BaseException, str, str], None]  # error, traceback ("" for a WorkbenchError), source
     show_message: Callable[[str, str, str], None]  # text, level (info | warning | error), source
     clear_message: Callable[[str], None]  # source
@@ -41,7 +41,7 @@ class Shell:
     text: Callable[[], str]
     set_text: Callable[[str], None]
     persist: bool = True  # settings changes are saved (False in tests)
-    clicker: Any = None  # the window's workbench.clicker.Clicker (Next/Previous), if any
+    clicker: Any = None  # the window's lm_workbench.clicker.Clicker (Next/Previous), if any
     compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
     tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
@@ -64,7 +64,7 @@ class ViewContext(QObject):
     # --------------------------------------------------------------- model
     @property
     def loaded(self) -> Any:
-        """The loaded model (``engine.models.loading.LoadedModel``), or None."""
+        """The loaded model (``lm_workbench.engine.models.loading.LoadedModel``), or None."""
         return self._shell.loaded()
 
     def model_spec(self) -> str:

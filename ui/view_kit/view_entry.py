@@ -1,9 +1,9 @@
-"""``ViewEntry``: what the registry knows of a view (see ``ui.window.view_registry``); no view imports here.
+"""``ViewEntry``: what the registry knows of a view (see ``lm_workbench.ui.window.view_registry``); no view imports here.
 
 An entry names its view class (the class itself, or ``"module:Class"`` imported when the entry is
 registered, so listing entries builds no widget); the class is called with the view's ``ViewContext``.
 What the view can do beyond that (presets, export, shutdown) is read from the class: see
-``ui.view_kit.view_abilities``.
+``lm_workbench.ui.view_kit.view_abilities``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ui.view_kit.view_abilities import preset_keys
+from lm_workbench.ui.view_kit.view_abilities import preset_keys
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.view_kit.view_context import ViewContext
+    from lm_workbench.ui.view_kit.view_context import ViewContext
 
 INPUTS = ("text", "pair", "corpus")
 

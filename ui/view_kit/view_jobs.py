@@ -2,7 +2,7 @@
 
 Every view runs its work through a ``ViewJobs`` that its ``ViewContext``
 gives it. A job is a function of a cancel token returning a value or a
-generator that yields ``Progress`` and ``Partial`` (see ``engine.progress``).
+generator that yields ``Progress`` and ``Partial`` (see ``lm_workbench.engine.progress``).
 Each ``run`` is a new generation: the lane cancels the job it replaces, and
 whatever the replaced job still reports (progress, partial results, its
 result or its error) is dropped here, so a view only ever hears about the
@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.errors import WorkbenchError
-from engine.progress import CancelToken, Progress
-from ui.view_kit.job_bridge import JobBridge
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.ui.view_kit.job_bridge import JobBridge
 
 ErrorHandler = Callable[[BaseException, str], None]
 

@@ -8,7 +8,7 @@ window, the menus), instead of the window or its widgets.
 - ``Notifier``: the message bar and the status line.
 
 Each is a frozen dataclass of plain callables (and, where a part must hear of a change, a signal); the window
-builds one of each (``ui.window.main_window``) and a test can build its own. A part takes only the ones it
+builds one of each (``lm_workbench.ui.window.main_window``) and a test can build its own. A part takes only the ones it
 uses, plus what is its own (the lecture controller's Next/Previous actions, say).
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QWidget
 
-    from ui.view_kit.view_entry import ViewEntry
+    from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
 ViewState = tuple[dict[str, Any], dict[str, Any]]  # (settings, inputs), as a lecture step or a workspace keeps it
 

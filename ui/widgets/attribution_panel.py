@@ -2,8 +2,8 @@
 Explain and Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
 
 The panel computes nothing: it emits ``explain_requested`` and the view runs one of
-``workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
-(or ``show_error``). Methods are named as the engine names them (``engine.attribution.names``).
+``lm_workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
+(or ``show_error``). Methods are named as the engine names them (``lm_workbench.engine.attribution.names``).
 
 "instead of" (empty by default: nothing changes) names a foil Y: the strip then explains logit(X) − logit(Y),
 "why X and not Y" (a token for language models, a label for classifiers and prompts); "second choice" explains
@@ -11,7 +11,7 @@ against the model's best other token (or label) in one click and writes it into 
 not depend on the target, so the field is off for them.
 
 While a model B is compared (``set_models``) the strip shows A | B: B's explanation of the same prediction
-(``engine.attribution.counterpart``) in a second column, with its own line (``show_model_b``).
+(``lm_workbench.engine.attribution.counterpart``) in a second column, with its own line (``show_model_b``).
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
-from ui import theme
-from ui.widgets.fold import FlowLayout, labelled
-from ui.widgets.model_b_split import ModelBSplit
-from ui.widgets.notice import Notice
-from ui.widgets.token_layout import display_label
-from ui.widgets.token_strip import TokenStrip
-from ui.widgets.wrapped_label import WrappedLabel
+from lm_workbench.engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.fold import FlowLayout, labelled
+from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.token_strip import TokenStrip
+from lm_workbench.ui.widgets.wrapped_label import WrappedLabel
 
 METHOD_NAMES = {
     GRAD_INPUT: "gradient × input",
@@ -187,7 +187,7 @@ class AttributionPanel(QWidget):
         self.summary.setText("Cancelled.")
 
     def show_explanation(self, explanation: Any) -> None:
-        """Show an ``engine.attribution.explain.Explanation``."""
+        """Show an ``lm_workbench.engine.attribution.explain.Explanation``."""
         self.set_busy(False)
         if explanation.layers:
             self.layer_spin.setRange(LAST_LAYER, explanation.layers - 1)
@@ -197,7 +197,7 @@ class AttributionPanel(QWidget):
             self.contrast_edit.setText(explanation.attribution.contrast)
 
     def show_model_b(self, counterpart: Any) -> None:
-        """Show model B's side (an ``engine.attribution.counterpart.Counterpart``) beside A's explanation."""
+        """Show model B's side (an ``lm_workbench.engine.attribution.counterpart.Counterpart``) beside A's explanation."""
         explanation, note = counterpart.explanation, counterpart.note
         if explanation is None:
             self.summary_b.setText(html.escape(note))

@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def cell_ink(fill: QColor) -> tuple[QColor, QColor | None]:

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 from PySide6.QtGui import QColor, QImage
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def head_color(head: int) -> QColor:

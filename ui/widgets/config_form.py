@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from engine.objectives.config_fields import ConfigField, config_fields
-from ui import theme
-from ui.widgets.config_editors import editor_value, set_editor_value
+from lm_workbench.engine.objectives.config_fields import ConfigField, config_fields
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.config_editors import editor_value, set_editor_value
 
 # Spin boxes of fields without a bound still need one; far enough that the config check decides.
 WIDE = 1_000_000.0

@@ -2,7 +2,7 @@
 
 The file choosers of the Embeddings, Probing, Fine-tuning and Prompting views offer it beside "Open file…";
 the choice comes back as a reference such as ``nyu-mll/glue/sst2:validation``, which every reader takes
-where it takes a file path (``engine.data.hub_datasets``). Listing the cache only reads its folders'
+where it takes a file path (``lm_workbench.engine.data.hub_datasets``). Listing the cache only reads its folders'
 ``dataset_info.json`` files; the rows are read later, off the Qt thread, by the view's job.
 """
 
@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ui import theme
+from lm_workbench.ui import theme
 
 COLUMNS = ["Dataset", "Configuration", "Split", "Rows"]
 
@@ -23,7 +23,7 @@ class CachedDatasetDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        from engine.data.hub_datasets import cached_datasets, datasets_cache
+        from lm_workbench.engine.data.hub_datasets import cached_datasets, datasets_cache
 
         self.setWindowTitle("From the datasets cache")
         self.tree = QTreeWidget()
@@ -74,7 +74,7 @@ def display_name(source: str) -> str:
     """How a chooser shows a data source: a file by its name, a dataset by its whole reference."""
     from pathlib import Path
 
-    from engine.data.hub_datasets import looks_like_dataset
+    from lm_workbench.engine.data.hub_datasets import looks_like_dataset
 
     return source if looks_like_dataset(source) else Path(source).name
 

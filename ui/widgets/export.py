@@ -17,7 +17,7 @@ from PySide6.QtGui import QGuiApplication, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 PNG_FILTER = "PNG image (*.png)"
 SVG_FILTER = "SVG vector image (*.svg)"
@@ -119,7 +119,7 @@ def export_table_dialog(parent: QWidget, table: tuple[list[str], list[list]], pa
 
     Raises ``WorkbenchError`` or ``OSError`` when the file cannot be written; callers say so in the window.
     """
-    from workbench.export import export_csv
+    from lm_workbench.export import export_csv
 
     if path is None:
         path, _ = QFileDialog.getSaveFileName(parent, title, str(Path.home() / suggested_name), "CSV (*.csv)")

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QBoxLayout, QFrame, QHBoxLayout, QLayout, QLayoutItem, QScrollArea, QSizePolicy, QSplitter, QWidget,
 )
 
-from ui import theme
-from ui.theme_tokens import Metrics
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import Metrics
 
 
 class FlowLayout(QLayout):

@@ -15,10 +15,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.hover import HoverTips
-from ui.widgets.token_layout import display_label
-from ui.widgets.colormap import rgba_image, to_rgba, to_rgba_signed
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.hover import HoverTips
+from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba, to_rgba_signed
 
 MARGIN = 6.0
 LEGEND_W = 54.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,

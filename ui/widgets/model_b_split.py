@@ -3,7 +3,7 @@
 ``ModelBSplit(widget_a, widget_b)`` is a horizontal splitter of two columns, each a title line ("A: bert-tiny")
 over its widget; B's column also has the one line saying why B shows nothing (``show_b_reason``), above B's
 widget. While no model B is compared the B column is hidden and A's title too, so the view looks as it does
-alone. A view that shows B declares it (``ui.view_kit.view_abilities.ModelBView``: ``model_b_split()``).
+alone. A view that shows B declares it (``lm_workbench.ui.view_kit.view_abilities.ModelBView``: ``model_b_split()``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.widgets.elided_label import ElidedLabel
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.elided_label import ElidedLabel
 
 
 def _column(title: QLabel, widget: QWidget, reason: QLabel | None = None) -> QWidget:

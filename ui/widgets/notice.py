@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 class Notice(QLabel):

@@ -16,7 +16,7 @@ import math
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 
 def restyle_axes(root: QWidget) -> int:

@@ -1,7 +1,7 @@
 """Metric curves of one or several runs, by step: the one run-curve widget of the Pre-train, Fine-tune and Runs tabs.
 
 One or more pyqtgraph plots stacked in panels that share the step axis. Rows
-come in from the store poll (``ui.run_tracking``): each run keeps a growing
+come in from the store poll (``lm_workbench.ui.run_tracking``): each run keeps a growing
 ``RunSeries`` fed only the rows newer than the last seen, and each curve is
 updated in place with ``setData`` (downsampling and clip-to-view keep long
 runs cheap). Which metrics are drawn, in which panel and how is the owner's
@@ -22,9 +22,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui import theme
-from workbench.store.metrics_reader import MetricRow
-from ui.run_tracking.series import RunSeries, ema
+from lm_workbench.ui import theme
+from lm_workbench.store.metrics_reader import MetricRow
+from lm_workbench.ui.run_tracking.series import RunSeries, ema
 
 X_STEP, X_TIME = "step", "time"
 RAW = "raw"  # the third part of a faint raw curve's key

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 
-from engine.tokens import TokenizedText
+from lm_workbench.engine.tokens import TokenizedText
 
 MARGIN = 10.0
 PAD_X = 7.0

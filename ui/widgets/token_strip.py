@@ -17,10 +17,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui import theme
-from ui.widgets.colormap import color_at, signed_color
-from ui.widgets.hover import HoverTips
-from ui.widgets.token_layout import display_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.colormap import color_at, signed_color
+from lm_workbench.ui.widgets.hover import HoverTips
+from lm_workbench.ui.widgets.token_layout import display_label
 
 
 class TokenStrip(HoverTips, QWidget):

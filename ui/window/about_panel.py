@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 

@@ -3,10 +3,10 @@
 Ctrl+O open folder, Ctrl+L focus the model field, Esc cancel the running
 job, Ctrl+Shift+C copy tokens as TSV, Ctrl+E export the view, Ctrl+Shift+E
 copy a picture of the view, Ctrl+Q quit, F1 show or hide the About panel,
-F5 presentation mode (F6 the model dock, F10 the menu bar: ``ui.window.presentation_fit``), PageDown/PageUp (what presentation clickers send) Next
+F5 presentation mode (F6 the model dock, F10 the menu bar: ``lm_workbench.ui.window.presentation_fit``), PageDown/PageUp (what presentation clickers send) Next
 and Previous step; every registered view has a "Go to" action with its
 entry's shortcut (see each view's ``entry.py``). They get an ``ActionServices``
-(``ui.window.part_services``), not the window.
+(``lm_workbench.ui.window.part_services``), not the window.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QMenu
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.window.view_registry import ViewEntry
-    from ui.window.part_services import ActionServices
+    from lm_workbench.ui.window.view_registry import ViewEntry
+    from lm_workbench.ui.window.part_services import ActionServices
 
 
 @dataclass

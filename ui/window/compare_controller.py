@@ -1,6 +1,6 @@
 """Model B beside model A: "Compare with…" in the model panel, its load off the Qt thread, "Stop comparing".
 
-``CompareController`` owns the Qt-free ``workbench.compare.model_b.ModelB`` and runs B's load on the
+``CompareController`` owns the Qt-free ``lm_workbench.compare.model_b.ModelB`` and runs B's load on the
 window's interactive lane (the same load job as A's). It emits ``compared_changed`` (B's ``LoadedModel`` or
 None), which the view host passes to every view's context. ``ComparePanel`` is its part of the model panel: a
 field for a hub id or folder with a Compare button, the recent models, what B is, and Stop comparing.
@@ -13,10 +13,10 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from ui import theme
-from ui.view_kit.model_label import spec_label
-from workbench.compare.jobs import load_model_b
-from workbench.compare.model_b import ModelB
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.compare.jobs import load_model_b
+from lm_workbench.compare.model_b import ModelB
 
 
 class ComparePanel(QGroupBox):
@@ -150,7 +150,7 @@ class CompareController(QObject):
         self.panel.set_recent(specs)
 
     def _loaded(self, gen: int, loaded: Any) -> None:
-        from workbench.models.jobs import settle_heap  # torch is imported by now
+        from lm_workbench.models.jobs import settle_heap  # torch is imported by now
 
         if self.state.finish_load(gen, loaded):
             settle_heap()

@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from ui import theme
+from lm_workbench.ui import theme
 
 SCREEN_FRACTION = 0.88  # of the screen's free area, the first time the window opens
 

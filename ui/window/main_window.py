@@ -4,13 +4,13 @@ All model work goes through one ``JobBridge`` (the interactive lane): loading
 a model, re-tokenizing after each pause in typing, and every view's jobs. A
 new request replaces a stale one; typing while a model loads waits for the
 load instead of cancelling it. Errors appear in the inline message bar, never
-in a dialog. The tabs come from a ``ui.window.view_registry.ViewRegistry``: the
+in a dialog. The tabs come from a ``lm_workbench.ui.window.view_registry.ViewRegistry``: the
 window builds a ``Shell`` (its services as plain callables) and the
 ``ViewHost`` turns each entry into a tab with its own ``ViewContext``. The text
 box and the pair line show only while the current view reads them. The window's own parts (lectures, the
-recorder, the audience window, workspaces, the menus) get four small interfaces (``ui.view_kit.window_parts``:
+recorder, the audience window, workspaces, the menus) get four small interfaces (``lm_workbench.ui.view_kit.window_parts``:
 the views, the loaded models, the text box, a notifier) and what is theirs alone, never the window;
-which load and which tokenization are current is a Qt-free ``workbench.models.session.ModelSession``.
+which load and which tokenization are current is a Qt-free ``lm_workbench.models.session.ModelSession``.
 """
 
 from __future__ import annotations
@@ -23,48 +23,48 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from engine.errors import MachineFault, WorkbenchError
-from engine.progress import CancelToken
-from engine.tokens import TokenizedText
-from ui import theme
-from ui.window.about_panel import AboutPanel
-from ui.window.compare_controller import CompareController
-from ui.lectures.clicker_keys import ClickerKeys
-from ui.view_kit.job_bridge import JobBridge
-from ui.lectures.audience_window import AudienceController
-from ui.lectures.controller import LectureController
-from ui.lectures.recorder import LectureRecorder
-from ui.window.model_panel import ModelPanel
-from ui.view_kit.model_label import format_count, spec_label
-from ui.window.presentation import PresentationMode
-from ui.window.dock_scroll import vertically_scrolling
-from ui.window.presentation_fit import PresentationFit, window_frame
-from ui.run_tracking.run_services import RunServices
-from ui.window.status_bar import JobStatusBar
-from ui.window.text_input import TextInputPanel
-from ui.window.tokens_tsv import tokens_tsv
-from ui.theme_tokens import DEFAULT
-from ui.lectures.services import LectureServices, RecorderServices
-from ui.view_kit.view_context import Shell
-from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
-from ui.window.tab_names import TabNames
-from ui.window.view_host import ViewHost
-from ui.window.view_registry import ViewRegistry, builtin_views
-from ui.window.part_services import ActionServices, WindowCommands
-from ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
-from ui.widgets.message_bar import MessageBar
-from ui.window.actions import build_actions
-from ui.window.geometry import place_on_screen, saved_geometry
-from ui.workspace.controller import WorkspaceController
-from ui.workspace.services import WorkspaceServices
-from workbench.export import suggest_filename
-from workbench.faults import user_line
-from workbench.models.session import ModelSession
-from workbench.settings import Settings, load_settings, save_settings
-from workbench.clicker import Clicker
+from lm_workbench.engine.errors import MachineFault, WorkbenchError
+from lm_workbench.engine.progress import CancelToken
+from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.ui import theme
+from lm_workbench.ui.window.about_panel import AboutPanel
+from lm_workbench.ui.window.compare_controller import CompareController
+from lm_workbench.ui.lectures.clicker_keys import ClickerKeys
+from lm_workbench.ui.view_kit.job_bridge import JobBridge
+from lm_workbench.ui.lectures.audience_window import AudienceController
+from lm_workbench.ui.lectures.controller import LectureController
+from lm_workbench.ui.lectures.recorder import LectureRecorder
+from lm_workbench.ui.window.model_panel import ModelPanel
+from lm_workbench.ui.view_kit.model_label import format_count, spec_label
+from lm_workbench.ui.window.presentation import PresentationMode
+from lm_workbench.ui.window.dock_scroll import vertically_scrolling
+from lm_workbench.ui.window.presentation_fit import PresentationFit, window_frame
+from lm_workbench.ui.run_tracking.run_services import RunServices
+from lm_workbench.ui.window.status_bar import JobStatusBar
+from lm_workbench.ui.window.text_input import TextInputPanel
+from lm_workbench.ui.window.tokens_tsv import tokens_tsv
+from lm_workbench.ui.theme_tokens import DEFAULT
+from lm_workbench.ui.lectures.services import LectureServices, RecorderServices
+from lm_workbench.ui.view_kit.view_context import Shell
+from lm_workbench.ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
+from lm_workbench.ui.window.tab_names import TabNames
+from lm_workbench.ui.window.view_host import ViewHost
+from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.ui.window.part_services import ActionServices, WindowCommands
+from lm_workbench.ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
+from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.window.actions import build_actions
+from lm_workbench.ui.window.geometry import place_on_screen, saved_geometry
+from lm_workbench.ui.workspace.controller import WorkspaceController
+from lm_workbench.ui.workspace.services import WorkspaceServices
+from lm_workbench.export import suggest_filename
+from lm_workbench.faults import user_line
+from lm_workbench.models.session import ModelSession
+from lm_workbench.settings import Settings, load_settings, save_settings
+from lm_workbench.clicker import Clicker
 
 if TYPE_CHECKING:
-    from engine.models.loading import LoadedModel
+    from lm_workbench.engine.models.loading import LoadedModel
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +75,13 @@ MAX_TEXT_FILE_BYTES = 2_000_000
 
 
 def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
-    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+    from lm_workbench.models.jobs import load_model_job  # imports torch: on the worker thread
 
     return load_model_job(spec, settings, cancel)
 
 
 def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
-    from workbench.models.jobs import tokenize_job
+    from lm_workbench.models.jobs import tokenize_job
 
     return tokenize_job(loaded, text, pair, cancel)
 
@@ -203,7 +203,7 @@ class MainWindow(QMainWindow):
         self.views.currentChanged.connect(self._view_changed)
 
     def _shell(self) -> Shell:
-        """The services views may use, as plain callables (see ``ui.view_kit.view_context``)."""
+        """The services views may use, as plain callables (see ``lm_workbench.ui.view_kit.view_context``)."""
         return Shell(
             bridge=self.jobs, settings=self.settings, loaded=lambda: self.loaded, run_services=self.run_services,
             show_error=lambda exc, tb, source: self.show_error(exc, tb, source=source),
@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
         )
 
     def _part_interfaces(self) -> None:
-        """The four interfaces the window's parts share (``ui.view_kit.window_parts``), never the window."""
+        """The four interfaces the window's parts share (``lm_workbench.ui.view_kit.window_parts``), never the window."""
         host, bar = self.view_host, self.message_bar
         self.view_driver = ViewDriver(
             entries=host.entries, current_entry=host.current_entry, show_view=self.show_view,
@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
         if not self.session.finish_load(gen, loaded):
             return
         self.compare.a_load_ended()
-        from workbench.models.jobs import settle_heap  # torch is imported by now
+        from lm_workbench.models.jobs import settle_heap  # torch is imported by now
 
         settle_heap()  # on this (the GUI) thread: see its docstring
         info = loaded.info
@@ -452,7 +452,7 @@ class MainWindow(QMainWindow):
     def show_error(self, exc: BaseException, tb: str = "", *, source: str | None = None, prefix: str = "") -> None:
         """One line: a user error's message; a fault of the machine (a full disk, a vanished file, the run
         store) naming the file and what to do; a bug as "Unexpected error". Both with the log file that has
-        the traceback (``workbench.faults.user_line``)."""
+        the traceback (``lm_workbench.faults.user_line``)."""
         if not tb and not (isinstance(exc, WorkbenchError) and not isinstance(exc, MachineFault)):
             log.error("error in the window", exc_info=exc)  # raised on the GUI thread: the lane did not log it
         text = user_line(exc)
@@ -462,7 +462,7 @@ class MainWindow(QMainWindow):
         """Put a UTF-8 text file's contents in the text box (a bad file shows an error)."""
         from PySide6.QtWidgets import QFileDialog
 
-        from engine.text_input import read_text_file
+        from lm_workbench.engine.text_input import read_text_file
 
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Open text file", "", "Text (*.txt *.md);;All files (*)")
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
 
     def show_plugins(self) -> None:
         """The Plugins dialog (objective plugins, their errors, enabling folder plugins)."""
-        from ui.window.plugins_dialog import PluginsDialog
+        from lm_workbench.ui.window.plugins_dialog import PluginsDialog
 
         self.plugins_dialog = PluginsDialog(self.settings, self.jobs, persist=self.persist, parent=self)
         self.plugins_dialog.show()

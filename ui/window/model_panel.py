@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
-from engine.models.memory import format_bytes
+from lm_workbench.engine.models.memory import format_bytes
 
-from ui import theme
-from ui.view_kit.model_label import format_count, spec_label
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.model_label import format_count, spec_label
 
 if TYPE_CHECKING:
-    from engine.models.loading import ModelInfo
+    from lm_workbench.engine.models.loading import ModelInfo
 
 FIELDS = (
     ("model", "Model"),

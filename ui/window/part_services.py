@@ -1,7 +1,7 @@
-"""What the window's menus and shortcuts (``ui.window.actions``) get: the shared interfaces of its parts
-(``ui.view_kit.window_parts``), the window's own commands as plain callables, and the few window objects the
+"""What the window's menus and shortcuts (``lm_workbench.ui.window.actions``) get: the shared interfaces of its parts
+(``lm_workbench.ui.view_kit.window_parts``), the window's own commands as plain callables, and the few window objects the
 menus toggle (the model dock's action, the About panel, presentation mode). The lecture and workspace parts
-declare theirs beside them (``ui.lectures.services``, ``ui.workspace.services``); views get a ``ViewContext``.
+declare theirs beside them (``lm_workbench.ui.lectures.services``, ``lm_workbench.ui.workspace.services``); views get a ``ViewContext``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMenuBar, QWidget
 
-    from ui.view_kit.window_parts import LoadedModels, ViewDriver
-    from ui.window.about_panel import AboutPanel
-    from ui.window.presentation import PresentationMode
-    from workbench.clicker import Clicker
+    from lm_workbench.ui.view_kit.window_parts import LoadedModels, ViewDriver
+    from lm_workbench.ui.window.about_panel import AboutPanel
+    from lm_workbench.ui.window.presentation import PresentationMode
+    from lm_workbench.clicker import Clicker
 
 
 @dataclass(frozen=True)

@@ -18,20 +18,20 @@ from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
-from ui import theme
-from workbench.settings import save_settings
+from lm_workbench.ui import theme
+from lm_workbench.settings import save_settings
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.view_kit.job_bridge import JobBridge
-    from workbench.settings import Settings
+    from lm_workbench.ui.view_kit.job_bridge import JobBridge
+    from lm_workbench.settings import Settings
 
 COLUMNS = ["Enabled", "Name", "Kind", "Version", "API", "Families", "Source", "Status", "Error"]
 
 
 def _discover(settings: Any, cancel: Any) -> list[dict]:
-    from workbench.plugins.discovery import discover
+    from lm_workbench.extensions.discovery import discover
 
     cancel.check()
     return [r.to_dict() for r in discover(settings)]
@@ -46,7 +46,7 @@ class PluginsDialog(QDialog):
         self.records: list[dict] = []
         self.setWindowTitle("Plugins")
         self.resize(*theme.current().metrics.plugins_dialog_size)
-        from workbench.paths import plugins_dir
+        from lm_workbench.paths import plugins_dir
 
         self.folder = plugins_dir()
         intro = QLabel(

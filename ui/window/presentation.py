@@ -1,11 +1,11 @@
-"""Presentation mode: the projector's theme tokens (``ui.theme_tokens.presentation_tokens``), on and off.
+"""Presentation mode: the projector's theme tokens (``lm_workbench.ui.theme_tokens.presentation_tokens``), on and off.
 
 The window owns one ``PresentationMode``; its View menu action (F5) calls
 ``set_on``. Switching swaps the current tokens, so every open view repaints
 in them, pictures exported from then on use them, and the choice is kept in
 the settings (``presentation_mode``) for the next start. The font follows the
 height of the screen the window is on (``screen_height``; 20 pt at 1080 px,
-``ui.theme_tokens.presentation_pt``); ``refit`` takes a new screen's size.
+``lm_workbench.ui.theme_tokens.presentation_pt``); ``refit`` takes a new screen's size.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
 
-from ui import theme
-from ui.theme_tokens import DEFAULT, Tokens, is_presentation, presentation_pt, presentation_tokens
-from workbench.settings import Settings
+from lm_workbench.ui import theme
+from lm_workbench.ui.theme_tokens import DEFAULT, Tokens, is_presentation, presentation_pt, presentation_tokens
+from lm_workbench.settings import Settings
 
 
 class PresentationMode(QObject):

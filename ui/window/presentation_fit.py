@@ -18,14 +18,14 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
-from ui.theme_tokens import DEFAULT
-from ui.window.presentation import PresentationMode
-from ui.widgets.plot_style import restyle_axes
+from lm_workbench.ui.theme_tokens import DEFAULT
+from lm_workbench.ui.window.presentation import PresentationMode
+from lm_workbench.ui.widgets.plot_style import restyle_axes
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QScreen, QWindow
 
-    from ui.window.about_panel import AboutPanel
+    from lm_workbench.ui.window.about_panel import AboutPanel
 
 DOCK_KEY, MENU_KEY = "F6", "F10"
 HINT = f"Presenting: {DOCK_KEY} shows the model panel, {MENU_KEY} the menu bar, F1 the About panel; F5 ends."

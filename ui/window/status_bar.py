@@ -19,9 +19,9 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
-from engine.progress import Progress
+from lm_workbench.engine.progress import Progress
 
-from ui import theme
+from lm_workbench.ui import theme
 
 SHOW_PROGRESS_AFTER_MS = 250
 READY = "Ready"

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QTabWidget, QToolButton
 
-from ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
 
 _REFIT_ON = (QEvent.Type.Resize, QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.Show)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.export import table_to_tsv
+from lm_workbench.export import table_to_tsv
 
 if TYPE_CHECKING:
-    from engine.tokens import TokenizedText
+    from lm_workbench.engine.tokens import TokenizedText
 
 TSV_HEADER = ["index", "token", "id", "start", "end", "text", "word", "segment", "special"]
 

@@ -2,7 +2,7 @@
 
 Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
 (never the window) and calls the entry's view class with it. What a view can do besides (presets, export,
-shutdown) is checked with ``isinstance`` against ``ui.view_kit.view_abilities``. A view that is a
+shutdown) is checked with ``isinstance`` against ``lm_workbench.ui.view_kit.view_abilities``. A view that is a
 ``ModelView`` (it computes from the text box) is driven by the host: the main
 window tokenizes after each pause in typing and then calls ``text_ready``;
 the host asks the current tab for a ``Computation`` and runs it through the
@@ -21,12 +21,12 @@ from typing import Any, Callable, Hashable
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
-from engine.errors import WorkbenchError
-from ui.view_kit.view_abilities import ClosableView, ExportableView, PresetView
-from ui.view_kit.view_context import Shell, ViewContext
-from ui.view_kit.view_entry import ViewEntry
-from ui.window.view_registry import ViewRegistry
-from ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui.view_kit.view_abilities import ClosableView, ExportableView, PresetView
+from lm_workbench.ui.view_kit.view_context import Shell, ViewContext
+from lm_workbench.ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.window.view_registry import ViewRegistry
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 
 _UPSTREAM_JOBS = ("load", "tokenize")
 

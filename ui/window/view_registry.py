@@ -1,22 +1,22 @@
 """Every tab of the window is one ``ViewEntry``; each view package exports its own (``ui/<view>/entry.py``).
 
 An entry says what the view is called, what its About panel explains, which class makes it (called with
-a ``ui.view_kit.view_context.ViewContext``: the narrow set of services a view may use, never the window), its
+a ``lm_workbench.ui.view_kit.view_context.ViewContext``: the narrow set of services a view may use, never the window), its
 keyboard shortcut, and which of the window's shared inputs it reads: ``text`` (the sentence box), ``pair``
 (the second-sentence line) and ``corpus`` (a corpus of its own). The window shows the text box only while
 a view that reads it is current.
 
 ``builtin_views()`` is the registry the window opens with: one line per view. Tests and later features add
 entries to a copy with ``register``, which checks the view class's optional hooks
-(``ui.view_kit.view_abilities``). Registering imports the view modules but builds no widget.
+(``lm_workbench.ui.view_kit.view_abilities``). Registering imports the view modules but builds no widget.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ui.view_kit.view_abilities import check_view_class
-from ui.view_kit.view_entry import INPUTS, ViewEntry
+from lm_workbench.ui.view_kit.view_abilities import check_view_class
+from lm_workbench.ui.view_kit.view_entry import INPUTS, ViewEntry
 
 __all__ = ["INPUTS", "ViewEntry", "ViewRegistry", "builtin_views"]
 
@@ -61,21 +61,21 @@ class ViewRegistry:
 # ----------------------------------------------------------------- built-ins
 def builtin_views() -> ViewRegistry:
     """The window's tabs, in order: each view package exports its ``ENTRY`` (one line here per view)."""
-    from ui.attention.entry import ENTRY as attention
-    from ui.compare.entry import ENTRY as compare
-    from ui.embeddings.entry import ENTRY as embeddings
-    from ui.finetune.entry import ENTRY as finetune
-    from ui.heads.entry import ENTRY as heads
-    from ui.lens.entry import ENTRY as lens
-    from ui.masking_lab.entry import ENTRY as masking_lab
-    from ui.patching.entry import ENTRY as patching
-    from ui.predictions.entry import ENTRY as predictions
-    from ui.pretrain.entry import ENTRY as pretrain
-    from ui.probing.entry import ENTRY as probing
-    from ui.prompting.entry import ENTRY as prompting
-    from ui.retrieval.entry import ENTRY as retrieval
-    from ui.runs.entry import ENTRY as runs
-    from ui.tokens.entry import ENTRY as tokens
+    from lm_workbench.ui.attention.entry import ENTRY as attention
+    from lm_workbench.ui.compare.entry import ENTRY as compare
+    from lm_workbench.ui.embeddings.entry import ENTRY as embeddings
+    from lm_workbench.ui.finetune.entry import ENTRY as finetune
+    from lm_workbench.ui.heads.entry import ENTRY as heads
+    from lm_workbench.ui.lens.entry import ENTRY as lens
+    from lm_workbench.ui.masking_lab.entry import ENTRY as masking_lab
+    from lm_workbench.ui.patching.entry import ENTRY as patching
+    from lm_workbench.ui.predictions.entry import ENTRY as predictions
+    from lm_workbench.ui.pretrain.entry import ENTRY as pretrain
+    from lm_workbench.ui.probing.entry import ENTRY as probing
+    from lm_workbench.ui.prompting.entry import ENTRY as prompting
+    from lm_workbench.ui.retrieval.entry import ENTRY as retrieval
+    from lm_workbench.ui.runs.entry import ENTRY as runs
+    from lm_workbench.ui.tokens.entry import ENTRY as tokens
 
     return ViewRegistry([tokens, attention, predictions, lens, patching, heads, masking_lab, embeddings, probing,
                          prompting, pretrain, finetune, runs, compare, retrieval])

@@ -1,14 +1,14 @@
 """Save and open workspaces from the window: File > Save workspace (Ctrl+S), Save workspace as
 (Ctrl+Shift+S), Open workspace (Ctrl+Alt+O; Ctrl+O opens a model folder).
 
-What is kept (``workbench.workspace.format``): the model by its spec (course
+What is kept (``lm_workbench.workspace.format``): the model by its spec (course
 models as ``course:<family>``, so another machine opens its own copy), the
 text box and pair, model B while two models are compared (its spec, the
 same way), the current view, each view's own state (what its
 ``preset_state`` returns: settings, and a corpus's lines) and the running
 lecture preset with its step. Opening restores them in that order and says
 in the message bar what it could not. It gets a ``WorkspaceServices``
-(``ui.workspace.services``: the views, the models, the text box, the notifier), not the window.
+(``lm_workbench.ui.workspace.services``: the views, the models, the text box, the notifier), not the window.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 
-from engine.errors import WorkbenchError
-from workbench.lectures.availability import installed_course_models
-from workbench.lectures.schema import parse_preset
-from workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_workspace
-from workbench.workspace.models import local_spec, portable_spec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.lectures.availability import installed_course_models
+from lm_workbench.lectures.schema import parse_preset
+from lm_workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_workspace
+from lm_workbench.workspace.models import local_spec, portable_spec
 
 if TYPE_CHECKING:
-    from ui.workspace.services import WorkspaceServices
+    from lm_workbench.ui.workspace.services import WorkspaceServices
 
 SOURCE = "workspace"
 FILTER = f"Workspaces (*{SUFFIX})"

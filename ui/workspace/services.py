@@ -1,4 +1,4 @@
-"""What the workspace controller gets of the window: the shared interfaces (``ui.view_kit.window_parts``) and
+"""What the workspace controller gets of the window: the shared interfaces (``lm_workbench.ui.view_kit.window_parts``) and
 the running lecture, never the window or its widgets. ``owner`` is only the parent of its actions and dialogs."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
-    from workbench.lectures.runner import PresetRunner
-    from workbench.lectures.schema import Preset
-    from workbench.settings import Settings
+    from lm_workbench.ui.view_kit.window_parts import LoadedModels, Notifier, TextBox, ViewDriver
+    from lm_workbench.lectures.runner import PresetRunner
+    from lm_workbench.lectures.schema import Preset
+    from lm_workbench.settings import Settings
 
 
 @dataclass(frozen=True)

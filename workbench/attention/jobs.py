@@ -16,8 +16,8 @@ def encode_attention(loaded: Any, text: str, pair: str | None, target: str | Non
                      ) -> tuple[Any, dict[tuple[str, bool], Any]]:
     """The ``Encoding`` and ``{(kind, hide special): per_side(side, hide)}`` for every attention kind;
     ``tokens``: the window's encoding of the text, reused unless the view's cap cuts it shorter."""
-    from engine.analysis import encode  # imports torch: on the worker thread
-    from engine.attention import AttentionKind, attention_side
+    from lm_workbench.engine.analysis import encode  # imports torch: on the worker thread
+    from lm_workbench.engine.attention import AttentionKind, attention_side
 
     encoding = encode(loaded, text, pair=pair, target=target, attentions=True, max_tokens=max_tokens,
                       tokenized=tokens, cancel=cancel)
@@ -33,13 +33,13 @@ def encode_attention(loaded: Any, text: str, pair: str | None, target: str | Non
 
 def walkthrough_of(loaded: Any, tokenized: Any, layer: int, head: int, query: int, cancel: Any) -> Any:
     """One head's attention for one query token, step by step."""
-    from engine.attention_walkthrough import attention_walkthrough
+    from lm_workbench.engine.attention_walkthrough import attention_walkthrough
 
     return attention_walkthrough(loaded, tokenized, layer=layer, head=head, query=query, cancel=cancel)
 
 
 def encode_states(loaded: Any, text: str, pair: str | None, cancel: Any, tokens: Any = None) -> Any:
     """Hidden states only (a model with no attention); ``tokens``: the window's encoding, reused."""
-    from engine.analysis import encode
+    from lm_workbench.engine.analysis import encode
 
     return encode(loaded, text, pair=pair, attentions=False, tokenized=tokens, cancel=cancel)

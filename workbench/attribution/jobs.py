@@ -1,7 +1,7 @@
 """The Explain jobs every view runs: which target, then its attribution and the raw attention of a layer.
 
 ``make_explain_job(model, target_of, method, layer)`` is the one builder: ``target_of(model)`` finds the target
-on the worker thread, ``engine.attribution.explain.explain_job`` attributes it. The views' targets:
+on the worker thread, ``lm_workbench.engine.attribution.explain.explain_job`` attributes it. The views' targets:
 ``prediction_job`` (Predictions: ids, a mask position or an encoder-decoder's text), ``prompt_label_job``
 (Prompting: a label's score), ``run_label_job`` (Fine-tune: a run's predicted label, its model from
 ``run_models``) and ``prediction_in_a_and_b_job`` (Predictions with a model B: A's, then B's for A's word).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
-from workbench.attribution.run_models import RUN_MODELS, RunModels
+from lm_workbench.attribution.run_models import RUN_MODELS, RunModels
 
 Job = Callable[[Any], Any]
 
@@ -21,7 +21,7 @@ Job = Callable[[Any], Any]
 def explain_steps_for(model: Any, target_of: Callable[[Any], Any], method: str, layer: int, cancel: Any
                       ) -> Generator[Any, None, Any]:
     """The ``Explanation`` of ``target_of(model)`` by ``method`` with the attention row of ``layer``."""
-    from engine.attribution.explain import explain_job  # imports torch: on the worker thread
+    from lm_workbench.engine.attribution.explain import explain_job  # imports torch: on the worker thread
 
     cancel.check()
     target = target_of(model)
@@ -34,10 +34,10 @@ def make_explain_job(model: Any, target_of: Callable[[Any], Any], method: str, l
 
 
 def prediction_target_of(request: dict) -> Callable[[Any], Any]:
-    """The target of a prediction a view shows (``engine.attribution.explain.prediction_target``'s keywords)."""
+    """The target of a prediction a view shows (``lm_workbench.engine.attribution.explain.prediction_target``'s keywords)."""
 
     def target_of(model: Any) -> Any:
-        from engine.attribution.explain import prediction_target
+        from lm_workbench.engine.attribution.explain import prediction_target
 
         return prediction_target(model, **request)
 
@@ -55,7 +55,7 @@ def prediction_in_a_and_b_job(loaded: Any, request: dict, b: Any, b_request: dic
     target word (at the same mask, after the same text, or B's first output token)."""
 
     def job(cancel: Any):
-        from engine.attribution.counterpart import counterpart_job, target_word
+        from lm_workbench.engine.attribution.counterpart import counterpart_job, target_word
 
         a = yield from explain_steps_for(loaded, prediction_target_of(request), method, layer, cancel)
         cancel.check()
@@ -75,7 +75,7 @@ def prompt_label_job(loaded: Any, scored: Any, label: str | None, method: str, l
     label (``contrast``, or ``second_choice``: the best-scoring other label) minus that label's."""
 
     def target_of(model: Any) -> Any:
-        from engine.attribution.prompt import prompt_label_target
+        from lm_workbench.engine.attribution.prompt import prompt_label_target
 
         return prompt_label_target(model, scored, label, contrast, second_choice)
 
@@ -88,7 +88,7 @@ def run_label_job(out_dir: str, request: dict[str, Any], method: str, layer: int
     the run's model is reloaded from ``out_dir`` on the worker thread (``models`` keeps the last one)."""
 
     def target_of(model: Any) -> Any:
-        from engine.attribution.classifier import classifier_target
+        from lm_workbench.engine.attribution.classifier import classifier_target
 
         return classifier_target(model, **request)
 

@@ -1,7 +1,7 @@
 """``attribute``: which input tokens a prediction rests on (the window's Explain, the README's "Why").
 
 ``--attention-layer L`` adds the raw attention row the window's Explain strip shows under the tokens
-(``workbench.attribution.attention``) under the JSON key ``attention``: ``{"layer": L, "weights": [...]}``.
+(``lm_workbench.attribution.attention``) under the JSON key ``attention``: ``{"layer": L, "weights": [...]}``.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from workbench.cli.common import add_model_options, drive_job, load_for, print_json
+from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
+from lm_workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -42,18 +42,18 @@ def register(sub: Any) -> None:
 
 
 def cmd_attribute(args: argparse.Namespace) -> int:
-    from engine.attribution.attribute import check_method
+    from lm_workbench.engine.attribution.attribute import check_method
 
     check_method(args.method, args.contrast)  # rollout and flow refuse a contrast before the model loads
     loaded = load_for(args)
     attention = None
     if args.attention_layer is None:
-        from engine.attribution.attribute import attribute_job
+        from lm_workbench.engine.attribution.attribute import attribute_job
 
         result = drive_job(attribute_job(loaded, args.text, args.method, args.target, args.steps,
                                            output_position=args.output_position, contrast=args.contrast), quiet=True)
     else:
-        from workbench.attribution.attention import attribute_with_attention_job
+        from lm_workbench.attribution.attention import attribute_with_attention_job
 
         result, attention = drive_job(attribute_with_attention_job(
             loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer,

@@ -1,6 +1,6 @@
 """What every ``*_commands`` module shares: the parser class, option groups, output and errors.
 
-The CLI's one pattern (see ``workbench.cli.parser``): each ``*_commands``
+The CLI's one pattern (see ``lm_workbench.cli.parser``): each ``*_commands``
 module has ``register(subparsers)``, which adds its parsers and binds each to
 its handler with ``set_defaults(handler=...)``; a handler takes the parsed
 arguments and returns an exit code. Command modules import only this module
@@ -13,7 +13,7 @@ Errors: a ``WorkbenchError`` or bad usage prints one line on stderr
 ``OSError``, ``sqlite3.Error``, safetensors or tokenizers error: a full disk,
 a read-only folder, a vanished file, a damaged store) prints one line naming
 the file and what to do, and exits 1; so does a bug ("unexpected error"). The
-traceback of both goes to the log file (``workbench.logs``), which the line
+traceback of both goes to the log file (``lm_workbench.logs``), which the line
 names. ``LM_WORKBENCH_DEBUG=1`` lets the traceback through instead.
 """
 
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, NoReturn, TextIO, TypeVar
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 PROG = "lm-workbench"
 FRONTENDS_GROUP = "lm_workbench.frontends"  # the window registers itself here (name "gui")
@@ -60,7 +60,7 @@ def print_error(message: str) -> None:
 
 
 def print_warning(message: str) -> None:
-    """``lm-workbench: warning: <message>`` on stderr, on one line (a notice: ``workbench.notices``)."""
+    """``lm-workbench: warning: <message>`` on stderr, on one line (a notice: ``lm_workbench.notices``)."""
     print(f"{PROG}: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
 
 
@@ -80,8 +80,8 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would raise again
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - no traceback reaches the user: one line, the rest in the log
-        from engine.errors import MachineFault
-        from workbench.faults import exit_code, user_line
+        from lm_workbench.engine.errors import MachineFault
+        from lm_workbench.faults import exit_code, user_line
 
         if not isinstance(exc, WorkbenchError) or isinstance(exc, MachineFault):
             log.error("%s failed", PROG, exc_info=exc)
@@ -94,7 +94,7 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
 def drive_job(steps: Any, quiet: bool = False) -> Any:
     """Run a job generator to its end and return its result; its progress messages go to stderr unless
     ``quiet`` (partial results, meant for a window, are passed over)."""
-    from engine.progress import Progress, iter_with_progress
+    from lm_workbench.engine.progress import Progress, iter_with_progress
 
     last = None
     for report in iter_with_progress(steps):
@@ -180,8 +180,8 @@ def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> N
 
 def settings_for(args: argparse.Namespace) -> Any:
     """The user's settings with this command line's model options applied (offline mode set at once)."""
-    from workbench.models.network import apply_offline_mode
-    from workbench.settings import load_settings
+    from lm_workbench.models.network import apply_offline_mode
+    from lm_workbench.settings import load_settings
 
     settings = load_settings()
     for flag, field in (("device", "device"), ("precision", "precision"), ("threads", "cpu_threads"),
@@ -198,19 +198,19 @@ def settings_for(args: argparse.Namespace) -> Any:
 
 def load_for(args: argparse.Namespace) -> Any:
     """The ``LoadedModel`` that ``args.model`` names, loaded as the window's load job does."""
-    from engine.progress import NEVER_CANCELLED, run_to_completion
-    from workbench.models.jobs import load_model_job
+    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
+    from lm_workbench.models.jobs import load_model_job
 
     settings = settings_for(args)
     return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
 
 
 def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]:
-    """A computed run (``workbench.runs.execute.ComputedRun``) from the command line: its files read (a bad
+    """A computed run (``lm_workbench.runs.execute.ComputedRun``) from the command line: its files read (a bad
     file fails before the model loads), the model ``args`` name loaded, the steps run with their progress on
     stderr (unless ``--json``) and the result recorded in the run store; (result, run id, loaded model)."""
-    from workbench.paths import runs_db_path
-    from workbench.runs.execute import execute
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.runs.execute import execute
 
     inputs = run.read()
     say_read(getattr(inputs, "report", None), args)
@@ -284,7 +284,7 @@ class StderrProgress:
         self._drawn = False
 
     def __call__(self, event: Any) -> None:
-        from engine.progress import Progress
+        from lm_workbench.engine.progress import Progress
 
         if not isinstance(event, Progress) or not event.message:
             return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import drive_job, load_for, print_json
+from lm_workbench.cli.common import drive_job, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from engine.compare.cka import layer_cka_job
+    from lm_workbench.engine.compare.cka import layer_cka_job
 
     loaded = [load_for(argparse.Namespace(**{**vars(args), "model": spec})) for spec in (args.model_a, args.model_b)]
     result = drive_job(layer_cka_job(loaded[0], loaded[1], args.text), quiet=args.json)

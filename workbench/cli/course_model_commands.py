@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import echo, print_json
-from workbench.pretrain.spec import FAMILIES
+from lm_workbench.cli.common import echo, print_json
+from lm_workbench.pretrain.spec import FAMILIES
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_course_models(args: argparse.Namespace) -> int:
-    from workbench.pretrain.course_models import train_course_models
+    from lm_workbench.pretrain.course_models import train_course_models
 
     results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
                                   echo=None if args.json else echo)

@@ -34,9 +34,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
-from engine.errors import WorkbenchError
-from workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
+from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
 
 DEMO_CORPUS = "demo"
 
@@ -78,9 +78,9 @@ def register(sub: Any) -> None:
 
 
 def _read_corpus(args: argparse.Namespace) -> Any:
-    from engine.embeddings.corpus import read_corpus
-    from engine.embeddings.demo_set import demo_corpus
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.embeddings.corpus import read_corpus
+    from lm_workbench.engine.embeddings.demo_set import demo_corpus
+    from lm_workbench.engine.progress import run_to_completion
 
     if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
         return demo_corpus()
@@ -97,17 +97,17 @@ def _check_word(word: str) -> str:
 def _cache(args: argparse.Namespace) -> Any:
     if not args.cache:
         return None
-    from engine.embeddings.activation_cache import ActivationCache
-    from workbench.paths import cache_dir
+    from lm_workbench.engine.embeddings.activation_cache import ActivationCache
+    from lm_workbench.paths import cache_dir
 
     return ActivationCache(cache_dir() / "activations")
 
 
 def _extract(args: argparse.Namespace, words: list[str] | None) -> tuple[Any, Any, Any]:
     """(corpus, table, layer spec): validates the cheap things before loading the model."""
-    from engine.embeddings.extract import extract_occurrence_vectors
-    from engine.embeddings.representation import parse_layer_spec
-    from engine.progress import run_to_completion
+    from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
+    from lm_workbench.engine.embeddings.representation import parse_layer_spec
+    from lm_workbench.engine.progress import run_to_completion
 
     corpus = _read_corpus(args)
     loaded = load_for(args)
@@ -123,7 +123,7 @@ def neighbours_report(table: Any, vectors: Any, k: int) -> dict:
     """The ``neighbours`` JSON for every occurrence in ``table`` (neighbours never on the same line)."""
     import numpy as np
 
-    from engine.embeddings.neighbours import NeighbourIndex
+    from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
 
     index = NeighbourIndex(vectors)
     lines = np.asarray([o.line for o in table.occurrences])  # [n] corpus line of each row
@@ -179,9 +179,9 @@ def _parse_params(pairs: list[str]) -> dict[str, Any]:
 
 
 def cmd_project(args: argparse.Namespace) -> int:
-    from engine.embeddings.projection import project
-    from engine.progress import run_to_completion
-    from workbench.export import export_csv
+    from lm_workbench.engine.embeddings.projection import project
+    from lm_workbench.engine.progress import run_to_completion
+    from lm_workbench.export import export_csv
 
     out = output_file(args.out, ".csv", "a .csv file", ignore_case=True)
     words = [_check_word(w) for w in args.word] if args.word else None

@@ -11,7 +11,7 @@ run (a run id, its output folder or a checkpoint folder) with the settings it wa
 ``torchrun`` every rank trains and rank 0 records and prints. ``predict DIR --text ...`` answers with a run's
 model; ``finetune-merge DIR --out DIR2`` folds a LoRA (IA³, DoRA) run into the base weights, and
 ``finetune-merge DIR1 DIR2 [--how linear|ties|dare|dare-ties] [--weights 0.5,0.5] [--density 0.5] [--seed N]
-[--fold] --out DIR3`` combines several runs into one adapter (``engine.finetune.merging``); its JSON keeps
+[--fold] --out DIR3`` combines several runs into one adapter (``lm_workbench.engine.finetune.merging``); its JSON keeps
 ``out_dir``, ``method``, ``merged_from`` and adds ``how``, ``weights``, ``sources`` (and ``out``).
 """
 
@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.finetune.merge_math import HOWS
-from engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
-from workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
+from lm_workbench.engine.finetune.merge_math import HOWS
+from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
+from lm_workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
 
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
 SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
@@ -45,8 +45,8 @@ class FinetuneParser(OneLineParser):
 
 def add_method_options(parser: argparse.ArgumentParser) -> None:
     """One option per field of each working method's ``Config`` (built-ins and enabled folder plugins)."""
-    from engine.objectives.config_fields import config_fields
-    from workbench.finetune.methods import finetune_methods
+    from lm_workbench.engine.objectives.config_fields import config_fields
+    from lm_workbench.finetune.methods import finetune_methods
 
     group = parser.add_argument_group("method settings (each for its own --method)")
     for name, method in finetune_methods().items():
@@ -130,9 +130,9 @@ def register(sub: Any) -> None:
 
 
 def _training_settings(items: list[str]) -> dict[str, Any]:
-    from engine.errors import WorkbenchError
-    from engine.training.config import training_config_fields
-    from workbench.pretrain.spec import parse_training_assignments
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.training.config import training_config_fields
+    from lm_workbench.pretrain.spec import parse_training_assignments
 
     kinds = {"int": int, "float": float, "str": str, "bool": bool}
     types: dict[str, Any] = {}
@@ -157,8 +157,8 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
     """``--resume RUN_OR_DIR``: the run's own spec; any other run setting on the line is refused."""
-    from engine.errors import WorkbenchError
-    from workbench.finetune.run import resume_spec
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.finetune.run import resume_spec
 
     given = [flag for name, flag in RUN_SETTINGS if getattr(args, name, None) not in (None, "", [])]
     given += [f"--{dest[len(OPTION_PREFIX):].replace('__', '-').replace('_', '-')}" for dest, value in
@@ -171,8 +171,8 @@ def _resumed_spec(args: argparse.Namespace) -> Any:
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``FineTuneSpec`` a ``finetune`` command line describes."""
-    from engine.errors import WorkbenchError
-    from workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.finetune.spec import FineTuneSpec
 
     if getattr(args, "resume", None):
         return _resumed_spec(args)
@@ -205,7 +205,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
-    from workbench.finetune.job import run_recorded
+    from lm_workbench.finetune.job import run_recorded
 
     spec = spec_from_args(args)
     summary = run_recorded(spec, echo=None if args.json else echo, on_read=lambda report: say_read(report, args))
@@ -249,12 +249,12 @@ def _say_instruct(summary: dict[str, Any]) -> None:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from engine.finetune.saved import predict
-    from workbench.finetune.run import open_output
+    from lm_workbench.engine.finetune.saved import predict
+    from lm_workbench.finetune.run import open_output
 
     tuned = open_output(args.folder)
     if tuned.task == "preference":  # the tuned language model answers through the run's chat template
-        from engine.preference.answer import answer
+        from lm_workbench.engine.preference.answer import answer
 
         result = {"task": tuned.task, **answer(tuned.model, tuned.tokenizer, tuned.manifest, args.text)}
     else:
@@ -277,8 +277,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from engine.finetune.merging import merge_runs
-    from engine.progress import drive
+    from lm_workbench.engine.finetune.merging import merge_runs
+    from lm_workbench.engine.progress import drive
 
     summary = drive(merge_runs(args.folders, args.out, how=args.how, weights=args.weights, density=args.density,
                                seed=args.seed, fold=args.fold))

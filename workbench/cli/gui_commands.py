@@ -10,7 +10,7 @@ import argparse
 from importlib.metadata import entry_points
 from typing import Any
 
-from workbench.cli.common import EXIT_FAILURE, FRONTENDS_GROUP, print_error
+from lm_workbench.cli.common import EXIT_FAILURE, FRONTENDS_GROUP, print_error
 
 __all__ = ["FRONTENDS_GROUP", "open_gui", "register"]
 

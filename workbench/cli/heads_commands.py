@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import UsageError, add_model_options, drive_job, load_for, print_json
+from lm_workbench.cli.common import UsageError, add_model_options, drive_job, load_for, print_json
 
-HOWS = ("zero", "mean", "resample")  # engine.heads.names.HOWS (checked by a test)
+HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (checked by a test)
 
 
 def _prediction_options(p: argparse.ArgumentParser, target_required: bool) -> None:
@@ -56,7 +56,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_dla(args: argparse.Namespace) -> int:
-    from engine.heads.dla import direct_logit_attribution
+    from lm_workbench.engine.heads.dla import direct_logit_attribution
 
     loaded = load_for(args)
     result = direct_logit_attribution(loaded, args.text, args.target, args.contrast, args.output_position)
@@ -78,7 +78,7 @@ def cmd_dla(args: argparse.Namespace) -> int:
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
-    from engine.heads.names import parse_heads, parse_layers
+    from lm_workbench.engine.heads.names import parse_heads, parse_layers
 
     if not args.heads and not args.all_heads and not args.mlps:
         raise UsageError("name what to ablate: --heads L.H,..., --all-heads or --mlps L,...")
@@ -93,10 +93,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     corpus = None
     if args.how != "zero":
-        from workbench.heads.corpus_file import read_corpus
+        from lm_workbench.heads.corpus_file import read_corpus
 
         corpus = read_corpus(args.corpus)
-    from engine.heads.ablation import ablate_job, head_sweep_job
+    from lm_workbench.engine.heads.ablation import ablate_job, head_sweep_job
 
     loaded = load_for(args)
     common = dict(how=args.how, corpus=corpus, output_position=args.output_position, seed=args.seed)

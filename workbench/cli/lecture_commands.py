@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import echo, frontend_attribute, print_json
+from lm_workbench.cli.common import echo, frontend_attribute, print_json
 
 
 def register(sub: Any) -> None:
@@ -43,7 +43,7 @@ def _views() -> dict[str, frozenset[str]] | None:
 
 
 def describe(preset: Any, views: Any, course_models: Any) -> dict[str, Any]:
-    from workbench.lectures.availability import check_preset
+    from lm_workbench.lectures.availability import check_preset
 
     status = check_preset(preset, views, course_models)
     row: dict[str, Any] = {"name": preset.name, "title": preset.title, "model": preset.model,
@@ -66,8 +66,8 @@ def _print(rows: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def cmd_presets_list(args: argparse.Namespace) -> int:
-    from workbench.lectures.availability import installed_course_models
-    from workbench.lectures.library import builtin_presets, load_preset_file
+    from lm_workbench.lectures.availability import installed_course_models
+    from lm_workbench.lectures.library import builtin_presets, load_preset_file
 
     presets = builtin_presets() + [load_preset_file(f) for f in args.file]
     views, course = _views(), installed_course_models()
@@ -76,8 +76,8 @@ def cmd_presets_list(args: argparse.Namespace) -> int:
 
 
 def cmd_presets_check(args: argparse.Namespace) -> int:
-    from workbench.lectures.availability import installed_course_models
-    from workbench.lectures.library import load_preset_file
+    from lm_workbench.lectures.availability import installed_course_models
+    from lm_workbench.lectures.library import load_preset_file
 
     preset = load_preset_file(args.file)  # a PresetError: one line, exit 2
     row = describe(preset, _views(), installed_course_models())

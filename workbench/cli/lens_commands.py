@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, positive_k, print_json
+from lm_workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, positive_k, print_json
 
 SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
 
@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``TunedLensSpec`` a ``tuned-lens`` command line describes."""
-    from workbench.lens.spec import CONFIG_FLAGS, TunedLensSpec
+    from lm_workbench.lens.spec import CONFIG_FLAGS, TunedLensSpec
 
     settings = {key: getattr(args, key) for key in CONFIG_FLAGS if getattr(args, key, None) is not None}
     return TunedLensSpec(model=args.model, corpus=list(args.corpus), out_dir=args.out, settings=settings,
@@ -60,7 +60,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_tuned_lens(args: argparse.Namespace) -> int:
-    from workbench.lens.job import run_recorded
+    from lm_workbench.lens.job import run_recorded
 
     spec = spec_from_args(args)
     spec.check()
@@ -84,7 +84,7 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
 
 
 def cmd_lens(args: argparse.Namespace) -> int:
-    from engine.logit_lens import logit_lens
+    from lm_workbench.engine.logit_lens import logit_lens
 
     if args.tuned is not None:
         return _tuned_lens(args)
@@ -102,10 +102,10 @@ def cmd_lens(args: argparse.Namespace) -> int:
 
 def _tuned_lens(args: argparse.Namespace) -> int:
     """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
-    from engine.errors import WorkbenchError
-    from engine.tuned_lens.lens import read_both
-    from engine.tuned_lens.translators import load_translators
-    from workbench.lens.files import find_translators
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.tuned_lens.lens import read_both
+    from lm_workbench.engine.tuned_lens.translators import load_translators
+    from lm_workbench.lens.files import find_translators
 
     k = positive_k(args.k)
     loaded = load_for(args)

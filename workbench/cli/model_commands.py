@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.wording import with_article
-from engine.errors import WorkbenchError
-from workbench.cli.common import (
+from lm_workbench.engine.wording import with_article
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.cli.common import (
     add_model_options, load_for, note, output_file, print_json, settings_for, write_or_fail,
 )
 
@@ -51,9 +51,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    from engine.models.download import DownloadPlan, download_job
-    from engine.progress import Progress
-    from workbench.cli.common import StderrProgress, wants_progress
+    from lm_workbench.engine.models.download import DownloadPlan, download_job
+    from lm_workbench.engine.progress import Progress
+    from lm_workbench.cli.common import StderrProgress, wants_progress
 
     settings = settings_for(args)
     if settings.offline:
@@ -112,9 +112,9 @@ def _fixed_width(strings: list[str]) -> Any:
 def cmd_encode(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from engine.analysis import encode
-    from engine.errors import WorkbenchError
-    from engine.text_input import read_text_file, require_text
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.text_input import read_text_file, require_text
 
     text = read_text_file(args.text_file) if args.text_file else args.text
     require_text(text)

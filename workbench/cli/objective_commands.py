@@ -13,7 +13,7 @@ import argparse
 import dataclasses
 from typing import Any
 
-from workbench.cli.common import add_source_options, note, print_json, settings_for
+from lm_workbench.cli.common import add_source_options, note, print_json, settings_for
 
 
 def register(sub: Any) -> None:
@@ -56,14 +56,14 @@ def _print_table(data: dict[str, Any]) -> None:
 def cmd_corrupt(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from engine.errors import WorkbenchError
-    from engine.models.tokenizer import load_tokenizer
-    from engine.plugin_api import config_from_strings
-    from engine.text_input import require_text
-    from workbench.masking_lab.preview import (
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.models.tokenizer import load_tokenizer
+    from lm_workbench.engine.plugin_api import config_from_strings
+    from lm_workbench.engine.text_input import require_text
+    from lm_workbench.masking_lab.preview import (
         draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
     )
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     require_text(args.text)
     if args.samples is not None and args.samples < 1:
@@ -95,8 +95,8 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
-    from workbench.plugins.registry import ObjectiveRegistry
-    from workbench.settings import load_settings
+    from lm_workbench.extensions.registry import ObjectiveRegistry
+    from lm_workbench.settings import load_settings
 
     registry = ObjectiveRegistry.discover(load_settings())
     if args.json:

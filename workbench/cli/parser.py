@@ -3,13 +3,13 @@
 ``COMMAND_MODULES`` is the one list of command modules: each has
 ``register(subparsers)``, which adds its commands' parsers and binds each to
 its handler (``set_defaults(handler=...)``). A new command goes in a
-``*_commands`` module (importing only ``workbench.cli.common``) listed here;
+``*_commands`` module (importing only ``lm_workbench.cli.common``) listed here;
 nothing else changes. The order here is the order of ``--help``.
 """
 
 from __future__ import annotations
 
-from workbench.cli import (
+from lm_workbench.cli import (
     attribution_commands,
     compare_commands,
     course_model_commands,
@@ -30,7 +30,7 @@ from workbench.cli import (
     runs_commands,
     scalar_mix_commands,
 )
-from workbench.cli.common import PROG, OneLineParser
+from lm_workbench.cli.common import PROG, OneLineParser
 
 COMMAND_MODULES = (
     gui_commands,

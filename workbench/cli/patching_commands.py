@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
-from workbench.cli.common import add_model_options, drive_job, load_for, print_json
+from lm_workbench.engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
+from lm_workbench.cli.common import add_model_options, drive_job, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
-    from engine.patching.tracing import patching_job
+    from lm_workbench.engine.patching.tracing import patching_job
 
     if args.approx or args.compare_exact:
         return cmd_patch_approx(args)
@@ -100,9 +100,9 @@ def _print_matrix(result) -> None:
 
 def cmd_patch_approx(args: argparse.Namespace) -> int:
     """``patch --approx [--compare-exact]``: attribution patching of ``--site``, optionally beside the exact sweep."""
-    from engine.patching.attribution_patching import METHOD, attribution_patching_job
-    from engine.patching.comparison import compare
-    from engine.patching.tracing import patching_job
+    from lm_workbench.engine.patching.attribution_patching import METHOD, attribution_patching_job
+    from lm_workbench.engine.patching.comparison import compare
+    from lm_workbench.engine.patching.tracing import patching_job
 
     loaded = load_for(args)
     options = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.wording import with_article
-from workbench.cli.common import add_model_options, load_for, positive_k, print_json
+from lm_workbench.engine.wording import with_article
+from lm_workbench.cli.common import add_model_options, load_for, positive_k, print_json
 
 
 def register(sub: Any) -> None:
@@ -40,9 +40,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_attention(args: argparse.Namespace) -> int:
-    from engine.analysis import encode
-    from engine.attention import AttentionKind, attention_matrix, attention_side, hide_special
-    from engine.errors import WorkbenchError
+    from lm_workbench.engine.analysis import encode
+    from lm_workbench.engine.attention import AttentionKind, attention_matrix, attention_side, hide_special
+    from lm_workbench.engine.errors import WorkbenchError
 
     loaded = load_for(args)
     if loaded.info.family == "biLM":
@@ -72,7 +72,7 @@ def cmd_attention(args: argparse.Namespace) -> int:
 
 
 def cmd_fill_mask(args: argparse.Namespace) -> int:
-    from engine.predictions import fill_mask
+    from lm_workbench.engine.predictions import fill_mask
 
     k = positive_k(args.k)
     tok, predictions = fill_mask(load_for(args), args.text, k)
@@ -85,7 +85,7 @@ def cmd_fill_mask(args: argparse.Namespace) -> int:
 
 
 def cmd_next_token(args: argparse.Namespace) -> int:
-    from engine.predictions import next_token
+    from lm_workbench.engine.predictions import next_token
 
     candidates = next_token(load_for(args), args.text, positive_k(args.k))
     if args.json:

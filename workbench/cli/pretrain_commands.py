@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.common import EXIT_INTERRUPTED, echo, print_json
-from workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
+from lm_workbench.cli.common import EXIT_INTERRUPTED, echo, print_json
+from lm_workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
 
 SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s")
 
@@ -55,8 +55,8 @@ def register(sub: Any) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
     """The ``PretrainSpec`` a ``pretrain`` command line describes (training values typed, not yet validated)."""
-    from engine.training.config import training_config_fields
-    from workbench.pretrain.spec import TRAINING_FLAGS, parse_training_assignments
+    from lm_workbench.engine.training.config import training_config_fields
+    from lm_workbench.pretrain.spec import TRAINING_FLAGS, parse_training_assignments
 
     kinds = {"int": int, "float": float, "str": str, "bool": bool}
     field_types: dict[str, Any] = {}
@@ -72,7 +72,7 @@ def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
     for item in args.set:
         key, sep, value = str(item).partition("=")
         if not sep or not key.strip():
-            from engine.errors import WorkbenchError
+            from lm_workbench.engine.errors import WorkbenchError
 
             raise WorkbenchError(f"an objective setting must look like key=value, not {item!r}")
         config[key.strip()] = value
@@ -94,13 +94,13 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
           f"(unigram entropy {summary.get('unigram_entropy', float('nan')):.4f}), "
           f"{summary['tokens_per_s']:.0f} tokens/s; model in {summary['model_dir']}")
     if summary.get("speed"):
-        from workbench.pretrain.speed_text import describe_speed
+        from lm_workbench.pretrain.speed_text import describe_speed
 
         print(f"speed: {describe_speed(summary)}")
 
 
 def cmd_pretrain(args: argparse.Namespace) -> int:
-    from workbench.pretrain.recording import run_recorded
+    from lm_workbench.pretrain.recording import run_recorded
 
     spec = spec_from_args(args)
     summary = run_recorded(spec, echo=None if args.json else echo)

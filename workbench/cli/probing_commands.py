@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from engine.probing.names import KINDS
-from workbench.cli.common import (
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.probing.names import KINDS
+from lm_workbench.cli.common import (
     add_model_options, add_task_column_options, execute_recorded, note, print_json, task_columns,
 )
 
@@ -69,21 +69,21 @@ def _strict(value: Any) -> Any:
 
 def probe_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``ProbeSpec`` of a ``probe`` command line."""
-    from workbench.probing.spec import ProbeSpec
+    from lm_workbench.probing.spec import ProbeSpec
 
     return ProbeSpec(args.model, args.task, args.kind, args.pooling, args.seed, **task_columns(args)).checked()
 
 
 def sts_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``StsSpec`` of an ``sts`` command line."""
-    from workbench.probing.spec import StsSpec
+    from lm_workbench.probing.spec import StsSpec
 
     return StsSpec(args.model, args.data, args.pooling, args.columns).checked()
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from engine.probing.sweep import ProbeResult
-    from workbench.probing.runs import ProbeRun
+    from lm_workbench.engine.probing.sweep import ProbeResult
+    from lm_workbench.probing.runs import ProbeRun
 
     result, run_id, _ = execute_recorded(ProbeRun(probe_spec_from_args(args)), args)
     assert isinstance(result, ProbeResult)
@@ -101,8 +101,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_sts(args: argparse.Namespace) -> int:
-    from engine.probing.sweep import StsResult
-    from workbench.probing.runs import StsRun
+    from lm_workbench.engine.probing.sweep import StsResult
+    from lm_workbench.probing.runs import StsRun
 
     result, run_id, _ = execute_recorded(StsRun(sts_spec_from_args(args)), args)
     assert isinstance(result, StsResult)

@@ -23,8 +23,8 @@ import argparse
 import sys
 from typing import Any
 
-from engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
-from workbench.cli.common import add_model_options, drive_job, execute_recorded, load_for, note, print_json
+from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
+from lm_workbench.cli.common import add_model_options, drive_job, execute_recorded, load_for, note, print_json
 
 
 def register(sub: Any) -> None:
@@ -72,7 +72,7 @@ def register(sub: Any) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``PromptEvalSpec`` of a ``prompt-eval`` command line."""
-    from workbench.prompting.spec import PromptEvalSpec
+    from lm_workbench.prompting.spec import PromptEvalSpec
 
     return PromptEvalSpec(args.model, args.template, args.verbalizer, args.data, mode=args.mode, k_shot=args.k_shot,
                           seed=args.seed, selection=args.selection, calibrate=args.calibrate,
@@ -81,9 +81,9 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
-    from engine.prompting.evaluate import EvaluationResult
-    from engine.prompting.model_check import small_model_note
-    from workbench.prompting.runs import PromptEvalRun
+    from lm_workbench.engine.prompting.evaluate import EvaluationResult
+    from lm_workbench.engine.prompting.model_check import small_model_note
+    from lm_workbench.prompting.runs import PromptEvalRun
 
     result, run_id, loaded = execute_recorded(PromptEvalRun(spec_from_args(args)), args)
     assert isinstance(result, EvaluationResult)
@@ -116,11 +116,11 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace, sampling: Any) -> int:
-    """``generate --chat``: the text answered through a chat template (``workbench.instruct.chat``)."""
-    from workbench.instruct.chat import chat_reply, open_chat_model
+    """``generate --chat``: the text answered through a chat template (``lm_workbench.instruct.chat``)."""
+    from lm_workbench.instruct.chat import chat_reply, open_chat_model
 
     if args.stop:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError("--stop does not go with --chat (the answer ends at the model's end token)")
     chat = open_chat_model(args.model, lambda: load_for(args), args.template)
@@ -135,8 +135,8 @@ def _chat(args: argparse.Namespace, sampling: Any) -> int:
 
 
 def _sampling(args: argparse.Namespace) -> Any:
-    from engine.decoding import SamplingConfig
-    from engine.errors import WorkbenchError
+    from lm_workbench.engine.decoding import SamplingConfig
+    from lm_workbench.engine.errors import WorkbenchError
 
     sampling_flags = [f for f, v in (("--temperature", args.temperature), ("--top-k", args.top_k),
                                      ("--top-p", args.top_p)) if v is not None]
@@ -149,17 +149,17 @@ def _sampling(args: argparse.Namespace) -> Any:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from engine.prompting.generation import Generation, check_generation, generate_job
+    from lm_workbench.engine.prompting.generation import Generation, check_generation, generate_job
 
     sampling = _sampling(args)
     if args.max_new_tokens < 1:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
     if args.chat:
         return _chat(args, sampling)
     if args.template:
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         raise WorkbenchError("--template goes with --chat")
     loaded = load_for(args)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
-from workbench.cli.common import (
+from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
+from lm_workbench.cli.common import (
     StderrProgress, add_model_options, execute_recorded, load_for, note, positive_k, print_json, wants_progress,
 )
 
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
 
 
 def _drive(steps: Any, args: argparse.Namespace) -> Any:
-    from engine.progress import drive
+    from lm_workbench.engine.progress import drive
 
     bar = StderrProgress() if wants_progress(args) else None
     try:
@@ -80,15 +80,15 @@ def _drive(steps: Any, args: argparse.Namespace) -> Any:
 
 
 def _pooling(args: argparse.Namespace, loaded: Any) -> str:
-    from workbench.retrieval.defaults import default_pooling
+    from lm_workbench.retrieval.defaults import default_pooling
 
     return args.pooling or default_pooling(loaded)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
-    from engine.errors import WorkbenchError
-    from engine.progress import NEVER_CANCELLED
-    from workbench.retrieval import jobs
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.retrieval import jobs
 
     k = positive_k(args.k)
     if not args.query.strip():
@@ -114,15 +114,15 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 def eval_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``RetrievalEvalSpec`` of a ``retrieval-eval`` command line."""
-    from workbench.retrieval.spec import RetrievalEvalSpec
+    from lm_workbench.retrieval.spec import RetrievalEvalSpec
 
     return RetrievalEvalSpec(args.model, args.data, args.split, positive_k(args.k), args.pooling, args.bm25,
                              args.bm25_k1, args.bm25_b, args.bm25_method, args.keep_identical_ids).checked()
 
 
 def cmd_retrieval_eval(args: argparse.Namespace) -> int:
-    from engine.retrieval.evaluate import EvalResult
-    from workbench.retrieval.runs import RetrievalEvalRun
+    from lm_workbench.engine.retrieval.evaluate import EvalResult
+    from lm_workbench.retrieval.runs import RetrievalEvalRun
 
     result, run_id, _ = execute_recorded(RetrievalEvalRun(eval_spec_from_args(args)), args)
     assert isinstance(result, EvalResult)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import print_json
+from lm_workbench.cli.common import print_json
 
 
 def register(sub: Any) -> None:
@@ -28,8 +28,8 @@ def _final_metrics(store: Any, run_id: int) -> dict[str, float]:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(runs_db_path()) as store:
         runs = store.list_runs(kind=args.kind)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from engine.probing.names import KINDS
-from workbench.cli.common import add_model_options, add_task_column_options, execute_recorded, print_json, task_columns
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.probing.names import KINDS
+from lm_workbench.cli.common import add_model_options, add_task_column_options, execute_recorded, print_json, task_columns
 
 
 def register(sub: Any) -> None:
@@ -39,14 +39,14 @@ def register(sub: Any) -> None:
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``ScalarMixSpec`` of a ``scalar-mix`` command line."""
-    from workbench.probing.spec import ScalarMixSpec
+    from lm_workbench.probing.spec import ScalarMixSpec
 
     return ScalarMixSpec(args.model, args.task, args.kind, args.pooling, args.seed, args.steps,
                          **task_columns(args)).checked()
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from workbench.probing.scalar_mix_run import ScalarMixRun
+    from lm_workbench.probing.scalar_mix_run import ScalarMixRun
 
     mix, run_id, _ = execute_recorded(ScalarMixRun(spec_from_args(args)), args)
     if args.json:

@@ -18,28 +18,28 @@ KIND_NEEDS = {
 
 def load_model_b(spec: str, settings: Any, cancel: Any) -> Any:
     """Model B's ``LoadedModel``: the same load job as model A's."""
-    from workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+    from lm_workbench.models.jobs import load_model_job  # imports torch: on the worker thread
 
     return load_model_job(spec, settings, cancel)
 
 
 def layer_cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:
-    """The layer × layer linear CKA of A and B on ``texts`` (``engine.compare.cka.LayerCka``)."""
-    from engine.compare.cka import layer_cka_job  # imports torch: on the worker thread
+    """The layer × layer linear CKA of A and B on ``texts`` (``lm_workbench.engine.compare.cka.LayerCka``)."""
+    from lm_workbench.engine.compare.cka import layer_cka_job  # imports torch: on the worker thread
 
     return layer_cka_job(a, b, texts, cancel)
 
 
 def tokenize_b(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:
     """The text's tokens under B's tokenizer, as the window tokenizes for A."""
-    from workbench.models.jobs import tokenize_job  # on the worker thread
+    from lm_workbench.models.jobs import tokenize_job  # on the worker thread
 
     return tokenize_job(loaded, text, pair, cancel)
 
 
 def encode_b(loaded: Any, text: str, pair: str | None, max_tokens: int, cancel: Any) -> Any:
     """B's encoding with attentions (its encoder's for an encoder-decoder), or None for a model with none."""
-    from engine.analysis import encode  # imports torch: on the worker thread
+    from lm_workbench.engine.analysis import encode  # imports torch: on the worker thread
 
     if loaded.info.family == "biLM":
         return None
@@ -49,8 +49,8 @@ def encode_b(loaded: Any, text: str, pair: str | None, max_tokens: int, cancel: 
 def predict_b(loaded: Any, kind: str, text: str, k: int, max_tokens: int, cancel: Any) -> tuple[str, Any]:
     """B's prediction of A's ``kind`` (A's family) for ``text``: ("fill" | "next" | "infill", result), or
     ("why", a one-line reason) where B cannot make it."""
-    from engine.errors import WorkbenchError
-    from engine.predictions import fill_mask, infill, next_token  # imports torch: on the worker thread
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.predictions import fill_mask, infill, next_token  # imports torch: on the worker thread
 
     what, needs = KIND_NEEDS[kind]
     family = loaded.info.family

@@ -1,6 +1,6 @@
 """A second model beside the first, in a Qt-free object: which model B is, its load, and what it is compared on.
 
-The window shows model A (``workbench.models.session.ModelSession``); "Compare with…" loads a model B beside it
+The window shows model A (``lm_workbench.models.session.ModelSession``); "Compare with…" loads a model B beside it
 and the views that support it show A | B on the same text. ``ModelB`` keeps B's load bookkeeping as the
 session does A's (a generation per request, a newer request or "Stop comparing" drops an older one's result)
 and the CKA result shown for the pair. Events: ``compared_changed`` (B's ``LoadedModel`` or None),
@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workbench.observable import EventGroup
+from lm_workbench.observable import EventGroup
 
 
 class ModelB:
     def __init__(self) -> None:
-        self.loaded: Any = None  # model B: engine.models.loading.LoadedModel, or None
+        self.loaded: Any = None  # model B: lm_workbench.engine.models.loading.LoadedModel, or None
         self.loading_spec: str | None = None
         self._gen = 0
         self.events = EventGroup("compared_changed", "loading_changed")

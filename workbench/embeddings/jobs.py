@@ -13,19 +13,19 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from engine.progress import CancelToken, Progress
+from lm_workbench.engine.progress import CancelToken, Progress
 
 ANISOTROPY_PAIRS = 1000
 
 
 def read_corpus_file(path: str, text_column: str | None, label_column: str | None, cancel: CancelToken) -> Generator:
-    from engine.embeddings.corpus import read_corpus
+    from lm_workbench.engine.embeddings.corpus import read_corpus
 
     return (yield from read_corpus(path, text_column=text_column, label_column=label_column, cancel=cancel))
 
 
 def demo_corpus(cancel: CancelToken) -> Any:
-    from engine.embeddings.demo_set import demo_corpus as build, demo_words
+    from lm_workbench.engine.embeddings.demo_set import demo_corpus as build, demo_words
 
     cancel.check()
     return build(), demo_words()
@@ -33,15 +33,15 @@ def demo_corpus(cancel: CancelToken) -> Any:
 
 def activation_cache() -> Any:
     """The on-disk activation cache in the workbench's cache folder."""
-    from engine.embeddings.activation_cache import ActivationCache
-    from workbench.paths import cache_dir
+    from lm_workbench.engine.embeddings.activation_cache import ActivationCache
+    from lm_workbench.paths import cache_dir
 
     return ActivationCache(Path(cache_dir()) / "activations")
 
 
 def extract(loaded: Any, corpus: Any, words: Sequence[str] | None, pooling: str, cancel: CancelToken) -> Generator:
     """Every layer's (and the static baseline's) vector of each occurrence: an ``OccurrenceTable``."""
-    from engine.embeddings.extract import extract_occurrence_vectors
+    from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
 
     layers = [*range(loaded.info.layers + 1), "static"]
     return (yield from extract_occurrence_vectors(loaded, corpus, words=words, layers=layers, pooling=pooling,
@@ -50,7 +50,7 @@ def extract(loaded: Any, corpus: Any, words: Sequence[str] | None, pooling: str,
 
 def representation(table: Any, spec_text: str) -> tuple[Any, np.ndarray]:
     """(LayerSpec, vectors [n, H] float32) of the representation written ``spec_text``."""
-    from engine.embeddings.representation import parse_layer_spec
+    from lm_workbench.engine.embeddings.representation import parse_layer_spec
 
     spec = parse_layer_spec(spec_text, table.num_layers)
     return spec, table.vectors_for(spec)
@@ -59,7 +59,7 @@ def representation(table: Any, spec_text: str) -> tuple[Any, np.ndarray]:
 def project_map(table: Any, spec_text: str, method: str, params: dict, seed: int, rows: np.ndarray | None,
                 cache: Any, key: Any, cancel: CancelToken) -> Generator:
     """(spec, vectors [n, H], map rows [m], coordinates [m, 2]); ``rows`` subsamples the map (None: all)."""
-    from engine.embeddings.projection import project
+    from lm_workbench.engine.embeddings.projection import project
 
     yield Progress(0, 1, "computing the representation")
     spec, vectors = representation(table, spec_text)
@@ -76,7 +76,7 @@ def project_map(table: Any, spec_text: str, method: str, params: dict, seed: int
 def sweep(table: Any, word: str | None, cancel: CancelToken) -> Generator:
     """(layer scores, occurrences scored) for ``word``'s labelled occurrences (None: every word,
     neighbours within each word): the engine's ``layer_sweep_table``."""
-    from engine.embeddings.layer_sweep import layer_sweep_table, sweep_rows
+    from lm_workbench.engine.embeddings.layer_sweep import layer_sweep_table, sweep_rows
 
     scores = yield from layer_sweep_table(table, word, cancel=cancel)
     return scores, len(sweep_rows(table.words, table.labels, word))
@@ -85,7 +85,7 @@ def sweep(table: Any, word: str | None, cancel: CancelToken) -> Generator:
 def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: Any, cancel: CancelToken
               ) -> Generator:
     """(vectors [n, H], cosine matrix [n, n], anisotropy {layer: mean cosine}) for ``texts``."""
-    from engine.embeddings.sentence_embeddings import anisotropy, sentence_vectors, similarity_matrix
+    from lm_workbench.engine.embeddings.sentence_embeddings import anisotropy, sentence_vectors, similarity_matrix
 
     vectors = yield from sentence_vectors(loaded, texts, pooling, layer, cancel=cancel)
     matrix = similarity_matrix(vectors)
@@ -100,8 +100,8 @@ def sentences(loaded: Any, texts: list[str], pooling: str, layer: int, table: An
 
 def model_b_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, pooling: str, table_a: Any,
                      spec_text: str, cancel: CancelToken) -> Generator:
-    """Model B's vectors for A's corpus, lined up with A's occurrences (``engine.embeddings.counterpart``)."""
-    from engine.embeddings.counterpart import compared_vectors_job
+    """Model B's vectors for A's corpus, lined up with A's occurrences (``lm_workbench.engine.embeddings.counterpart``)."""
+    from lm_workbench.engine.embeddings.counterpart import compared_vectors_job
 
     return (yield from compared_vectors_job(loaded_b, corpus, words, pooling, table_a, spec_text,
                                               cache=activation_cache(), cancel=cancel))
@@ -111,7 +111,7 @@ def model_b_representation(compared: Any, spec_text: str) -> Any:
     """``compared`` with B's representation read again for A's spec ``spec_text``."""
     from dataclasses import replace
 
-    from engine.embeddings.counterpart import counterpart_representation
+    from lm_workbench.engine.embeddings.counterpart import counterpart_representation
 
     spec, vectors, note = counterpart_representation(compared.table, spec_text)
     return replace(compared, spec=spec, vectors=vectors, note=note, for_spec=spec_text)

@@ -15,7 +15,7 @@ Events (arguments in brackets):
 - ``selection_changed`` [points]: the selected map points (sorted, unique).
 - ``current_changed`` [point or None]: the clicked point.
 - ``compared_changed`` [compared or None]: model B's vectors for the same corpus (a ``ComparedVectors`` of
-  ``engine.embeddings.counterpart``: B's table, the B row of each A occurrence, B's representation), or none.
+  ``lm_workbench.engine.embeddings.counterpart``: B's table, the B row of each A occurrence, B's representation), or none.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from workbench.observable import EventGroup
+from lm_workbench.observable import EventGroup
 
 COLOUR_BY = ("label", "word", "sentence")
 MAX_UNDO = 50
@@ -38,10 +38,10 @@ class EmbeddingsState:
     def __init__(self) -> None:
         self.events = EventGroup("corpus_changed", "table_changed", "representation_changed", "map_changed",
                                  "selection_changed", "current_changed", "compared_changed")
-        self.corpus: Any = None  # engine.embeddings.corpus.Corpus
-        self.table: Any = None  # engine.embeddings.table.OccurrenceTable
+        self.corpus: Any = None  # lm_workbench.engine.embeddings.corpus.Corpus
+        self.table: Any = None  # lm_workbench.engine.embeddings.table.OccurrenceTable
         self.table_key: Hashable = None
-        self.spec: Any = None  # engine.embeddings.representation.LayerSpec of ``vectors``
+        self.spec: Any = None  # lm_workbench.engine.embeddings.representation.LayerSpec of ``vectors``
         self.vectors: np.ndarray | None = None  # [n, H] of the current representation
         self.map_rows = np.zeros(0, dtype=np.int64)  # occurrence of each map point
         self.coords: np.ndarray | None = None  # [m, 2]
@@ -164,7 +164,7 @@ class EmbeddingsState:
 
     def neighbour_index(self, which: str) -> Any:
         """The cosine index of the current representation ("contextual") or of the static baseline."""
-        from engine.embeddings.neighbours import NeighbourIndex
+        from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
 
         if which not in self._indexes:
             vectors = self.vectors if which == "contextual" else np.asarray(self.table.vectors["static"], np.float32)
@@ -178,7 +178,7 @@ class EmbeddingsState:
     def neighbours_b(self, row: int, k: int, same_word: bool = False) -> tuple[list, int | None]:
         """Model B's ``k`` nearest occurrences to the B occurrence over A's ``row`` (never from its sentence),
         and that B row; ([], None) when B has no occurrence over the same characters."""
-        from engine.embeddings.neighbours import NeighbourIndex
+        from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
 
         b = self.compared
         b_row = int(b.rows[row]) if b is not None and row < len(b.rows) else -1

@@ -6,10 +6,10 @@ Where things are: ``spec.FineTuneSpec`` (the run), ``methods.finetune_methods()`
 ``job.submit_finetune(lane, spec)`` (queue it on the long-run lane; the run kind is
 ``job.FINETUNE``, registered in the ``lm_workbench.run_kinds`` entry points), ``run.preflight(spec)`` (every cheap check, raises ``WorkbenchError``),
 ``run.parameter_counts(spec)`` (trainable/total before training, seconds: off the GUI thread),
-``workbench.runs.summary.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``engine.finetune.saved.predict``
+``lm_workbench.runs.summary.read_summary(out_dir)``, ``run.open_output(out_dir)`` + ``lm_workbench.engine.finetune.saved.predict``
 (reload and predict), ``run.merge_output(out_dir, out)`` (LoRA merged), ``merge_run.MergeRun`` / ``MergeSpec``
 (several runs combined or one folded, recorded as a ``finetune-merge`` run; the work is
-``engine.finetune.merging``), ``outputs.bench_columns`` (checkpoint bytes, memory, tokens/s, forgetting in
+``lm_workbench.engine.finetune.merging``), ``outputs.bench_columns`` (checkpoint bytes, memory, tokens/s, forgetting in
 each summary), ``state.FineTuneState`` (the tab's
-Qt-free state), and ``engine.finetune.names.PRIMARY_METRIC`` (the metric a comparison ranks by, per task).
+Qt-free state), and ``lm_workbench.engine.finetune.names.PRIMARY_METRIC`` (the metric a comparison ranks by, per task).
 """

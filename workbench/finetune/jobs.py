@@ -12,8 +12,8 @@ def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
     """Before/after: ``fn(cancel) -> [(layer, cka, mean cosine)]`` for the run in ``out_dir``."""
 
     def job(cancel: Any):
-        from engine.finetune.layer_shift import layer_shift
-        from workbench.finetune.run import open_output
+        from lm_workbench.engine.finetune.layer_shift import layer_shift
+        from lm_workbench.finetune.run import open_output
 
         tuned = open_output(out_dir).model
         cancel.check()
@@ -27,7 +27,7 @@ def merge_job(out_dir: str):
     """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
 
     def job(cancel: Any):
-        from workbench.finetune.run import merge_output
+        from lm_workbench.finetune.run import merge_output
 
         merged = merge_output(out_dir, f"{out_dir}-merged")
         return str(Path(merged) / "adapter")
@@ -39,8 +39,8 @@ def bench_count_job(specs: list[Any]):
     """``fn(cancel) -> {method: (trainable, total)}`` for each spec (one model built per method)."""
 
     def job(cancel: Any):
-        from engine.progress import Progress
-        from workbench.finetune.run import parameter_counts
+        from lm_workbench.engine.progress import Progress
+        from lm_workbench.finetune.run import parameter_counts
 
         counts = {}
         for i, spec in enumerate(specs):
@@ -56,8 +56,8 @@ def count_job(spec: Any):
     """The job behind the trainable-parameter line: ``fn(cancel) -> ParameterCount`` for ``spec``."""
 
     def job(cancel: Any):
-        from engine.finetune.methods.counting import ParameterCount
-        from workbench.finetune.run import parameter_counts
+        from lm_workbench.engine.finetune.methods.counting import ParameterCount
+        from lm_workbench.finetune.run import parameter_counts
 
         trainable, total = parameter_counts(spec)
         return ParameterCount(trainable=trainable, total=total)
@@ -66,15 +66,15 @@ def count_job(spec: Any):
 
 
 def sts_before_after_job(loaded: Any, out_dir: str, pairs: list[tuple[str, str, float]], pooling: str):
-    """``fn(cancel) -> (before, after)``: the STS sweep (``engine.probing.sweep.sts_by_layer``) on ``pairs`` of the
+    """``fn(cancel) -> (before, after)``: the STS sweep (``lm_workbench.engine.probing.sweep.sts_by_layer``) on ``pairs`` of the
     loaded base with the run's ``pooling`` and of the run's encoder (opened from ``out_dir``) with its own pooling
     (``model``: what it trained); two ``StsResult``s, layer by layer."""
 
     def job(cancel: Any):
-        from engine.probing.readers import StsPairs
-        from engine.probing.sweep import sts_by_layer
-        from engine.progress import Partial, Progress, relay
-        from workbench.runs.execute import load_model
+        from lm_workbench.engine.probing.readers import StsPairs
+        from lm_workbench.engine.probing.sweep import sts_by_layer
+        from lm_workbench.engine.progress import Partial, Progress, relay
+        from lm_workbench.runs.execute import load_model
 
         data = StsPairs([a for a, _, _ in pairs], [b for _, b, _ in pairs], [s for _, _, s in pairs], out_dir)
         quiet = lambda item: None if isinstance(item, Partial) else item  # noqa: E731

@@ -3,8 +3,8 @@
 The Runs tab's Merge… runs ``MergeRun(spec).window_job(store)`` (progress and Cancel in the window, the
 result recorded in the run store, so it is listed beside the runs it came from and "Copy as CLI command"
 gives the ``lm-workbench finetune-merge`` line); the long-run lane target
-``workbench.finetune.merge_run:merge_lane_job`` serves "Run again". The work itself is
-``engine.finetune.merging.merge_runs``; ``lm-workbench finetune-merge`` drives it unrecorded, as before.
+``lm_workbench.finetune.merge_run:merge_lane_job`` serves "Run again". The work itself is
+``lm_workbench.engine.finetune.merging.merge_runs``; ``lm-workbench finetune-merge`` drives it unrecorded, as before.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generator
 
-from engine.errors import WorkbenchError
-from engine.finetune.merge_math import HOWS
-from workbench.runs.kinds import RunKind, spec_command
-from workbench.runs.recorder import LongRun
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.merge_math import HOWS
+from lm_workbench.runs.kinds import RunKind, spec_command
+from lm_workbench.runs.recorder import LongRun
+from lm_workbench.runs.spec import RunSpec
 
 KIND = "finetune-merge"
 
@@ -67,12 +67,12 @@ class MergeSpec(RunSpec):
         return parts + ["--out", self.out_dir]
 
 
-FINETUNE_MERGE = RunKind(kind=KIND, target="workbench.finetune.merge_run:merge_lane_job", title="Merge",
+FINETUNE_MERGE = RunKind(kind=KIND, target="lm_workbench.finetune.merge_run:merge_lane_job", title="Merge",
                          command=spec_command(MergeSpec))
 
 
 def _base_label(spec: MergeSpec) -> str:
-    from engine.finetune.saved import read_manifest
+    from lm_workbench.engine.finetune.saved import read_manifest
 
     try:
         return Path(str(read_manifest(spec.sources[0]).get("base_model", ""))).name
@@ -90,7 +90,7 @@ class MergeRun(LongRun):
 
     def preflight(self) -> None:
         """The cheap checks (the folders' manifests and adapter configs), before a run is recorded."""
-        from engine.finetune.merging import check_combinable, check_mergeable, read_source
+        from lm_workbench.engine.finetune.merging import check_combinable, check_mergeable, read_source
 
         self.spec.check()
         sources = [read_source(folder) for folder in self.spec.sources]
@@ -100,7 +100,7 @@ class MergeRun(LongRun):
             check_combinable(sources, self.spec.how)
 
     def job(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
-        from engine.finetune.merging import merge_runs
+        from lm_workbench.engine.finetune.merging import merge_runs
 
         spec = self.spec
         summary = yield from merge_runs(spec.sources, spec.out_dir, how=spec.how, weights=spec.weights,
@@ -108,7 +108,7 @@ class MergeRun(LongRun):
         return summary
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        from engine.progress import drive
+        from lm_workbench.engine.progress import drive
 
         return drive(self.job(ctx, report))
 
@@ -116,7 +116,7 @@ class MergeRun(LongRun):
         return {**summary, "run_id": run_id}
 
     def artifacts(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
-        from engine.finetune.saved import ADAPTER_FOLDER
+        from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER
 
         return [("merged", "model", str(Path(summary["out_dir"]) / ADAPTER_FOLDER))]
 

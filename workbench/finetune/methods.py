@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.plugin_api import FineTuneMethod
+from lm_workbench.engine.plugin_api import FineTuneMethod
 
 
 def _registry(settings: Any):
-    from workbench.plugins.registry import FineTuneMethodRegistry
-    from workbench.settings import load_settings
+    from lm_workbench.extensions.registry import FineTuneMethodRegistry
+    from lm_workbench.settings import load_settings
 
     return FineTuneMethodRegistry.discover(settings if settings is not None else load_settings())
 

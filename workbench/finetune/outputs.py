@@ -1,4 +1,4 @@
-"""Writing a finished fine-tuning run's output folder (the layout ``workbench.finetune`` documents).
+"""Writing a finished fine-tuning run's output folder (the layout ``lm_workbench.finetune`` documents).
 
 A write that fails (a full disk, a folder made read-only) removes what it half wrote (the adapter folder,
 the predictions) and raises an ``OSError`` naming the file; the checkpoints beside them stay.
@@ -12,15 +12,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from engine.errors import written
-from engine.finetune.names import SENTENCE_TASK
-from engine.finetune.saved import ADAPTER_FOLDER, MANIFEST_FILE, write_manifest
-from workbench.files import remove_partial
-from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
+from lm_workbench.engine.errors import written
+from lm_workbench.engine.finetune.names import SENTENCE_TASK
+from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, MANIFEST_FILE, write_manifest
+from lm_workbench.files import remove_partial
+from lm_workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 PREDICTIONS_FILE = "validation_predictions.jsonl"
 CONFUSION_FILE = "confusion.json"
-ST_FOLDER = "model"  # a sentence-embedding run's sentence-transformers folder (engine.models.sources: a run's model)
+ST_FOLDER = "model"  # a sentence-embedding run's sentence-transformers folder (lm_workbench.engine.models.sources: a run's model)
 FOLDS_INTO_WEIGHTS = ("full", "bitfit")  # and every method that can merge (LoRA)
 
 
@@ -100,7 +100,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         summary["chat_template"] = _chat_template(data)["chat_template"]
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
-    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (engine.preference.job)
+    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (lm_workbench.engine.preference.job)
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
@@ -109,8 +109,8 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
 def bench_columns(result: Any, out_dir: Path, method: Any, forgetting: dict[str, Any] | None) -> dict[str, Any]:
     """What the bench compares methods by, besides the metric: checkpoint bytes (``checkpoint_bytes``: what
     ``predict`` opens), training memory (CUDA's peak, or the CPU estimate, labelled), tokens/s and forgetting
-    (``engine.finetune.footprint``, ``.forgetting``)."""
-    from engine.finetune.footprint import CUDA_PEAK, memory_kind
+    (``lm_workbench.engine.finetune.footprint``, ``.forgetting``)."""
+    from lm_workbench.engine.finetune.footprint import CUDA_PEAK, memory_kind
 
     kind = memory_kind(result.device)
     memory = result.peak_memory_mb if kind == CUDA_PEAK else getattr(result, "state_bytes", 0) / 2**20
@@ -126,7 +126,7 @@ def save_sentence_model(out_dir: Path, method: Any, model: Any, tokenizer: Any, 
     ``pooling``, ``loss``, ``margin`` and where the folder is (or why there is none)."""
     import copy
 
-    from engine.finetune.sentence.st_folder import write_st_folder
+    from lm_workbench.engine.finetune.sentence.st_folder import write_st_folder
 
     folder = out_dir / ST_FOLDER
     shutil.rmtree(folder, ignore_errors=True)
@@ -152,7 +152,7 @@ def _reads(data: Any) -> dict[str, Any]:
 def _no_answer(task: str, data: Any) -> dict[str, Any]:
     """The manifest's ``no_answer: true`` for a QA model trained on SQuAD 2.0 data (``predict`` may then say
     "no answer"); nothing otherwise, so SQuAD 1.1 manifests are as before."""
-    from engine.data.squad import any_unanswerable
+    from lm_workbench.engine.data.squad import any_unanswerable
 
     if task == "qa" and (any_unanswerable(data.train) or any_unanswerable(data.validation)):
         return {"no_answer": True}

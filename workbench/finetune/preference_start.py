@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 START_FOLDER = "start"  # in OUT: a LoRA run's model merged into its base, where this run starts
 LM_TASKS = ("instruct", "preference")  # the runs whose output is a language model to continue from
@@ -29,7 +29,7 @@ class StartingPoint:
 
 
 def is_run_folder(model: str) -> bool:
-    from engine.finetune.saved import MANIFEST_FILE
+    from lm_workbench.engine.finetune.saved import MANIFEST_FILE
 
     return bool(model) and (Path(model).expanduser() / MANIFEST_FILE).is_file()
 
@@ -50,7 +50,7 @@ def starting_point(model: str, resolve: Any) -> StartingPoint:
     anything that is not a run's output folder."""
     if not is_run_folder(model):
         return StartingPoint(Path(resolve(model)))
-    from engine.finetune.saved import ADAPTER_FOLDER, read_manifest
+    from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, read_manifest
 
     run = Path(model).expanduser().resolve()
     manifest = read_manifest(run)
@@ -64,7 +64,7 @@ def starting_point(model: str, resolve: Any) -> StartingPoint:
     template = stored_template(manifest)
     if (adapter / "config.json").is_file():  # a whole model (full fine-tuning, or merged)
         return StartingPoint(adapter, run, False, template)
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.finetune.methods import finetune_method
 
     method = finetune_method(str(manifest.get("method")))
     if not getattr(method, "can_merge", False):
@@ -81,7 +81,7 @@ def materialise(start: StartingPoint, out_dir: Path, merge_output: Any) -> Path:
     for a resume); else as it is."""
     if not start.merge or start.run_folder is None:
         return start.folder
-    from engine.finetune.saved import ADAPTER_FOLDER
+    from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER
 
     target = Path(out_dir) / START_FOLDER
     if not (target / ADAPTER_FOLDER / "config.json").is_file():
@@ -95,12 +95,12 @@ def run_template(start: StartingPoint, tokenizer: Any, choice: str | None, encod
     An encoder-decoder has none: ``PROMPT_AS_IS`` (the prompt text to the encoder as is; a template chosen is
     said to be unused), unless it starts from an instruct run that wrote its prompts through one: its encoder
     then reads them as it learned to (that template again, said)."""
-    from engine.instruct.template import ChatTemplate, resolve_template
+    from lm_workbench.engine.instruct.template import ChatTemplate, resolve_template
 
     if encoder_decoder:
         from dataclasses import replace
 
-        from engine.preference.encoding import PROMPT_AS_IS
+        from lm_workbench.engine.preference.encoding import PROMPT_AS_IS
 
         unused = f" (--template {choice} is not used)" if choice and choice != "auto" else ""
         if start.template is not None and start.template.get("source") != PROMPT_AS_IS.source:

@@ -4,8 +4,8 @@ The same function serves the long-run job (in its child process) and ``lm-workbe
 In order: ``preflight`` checks everything cheap (the spec, the files and their columns, the method,
 its settings and tasks, the base model's fitness for the task) so mistakes fail in a second and
 leave no failed run behind; then the base is loaded as the task's model (head seeded by the spec's
-seed), the method applied and trained by the one loop (``engine.finetune.job``), and the output
-folder written (``workbench.finetune.outputs``). Training checkpoints go to ``out_dir/checkpoints``
+seed), the method applied and trained by the one loop (``lm_workbench.engine.finetune.job``), and the output
+folder written (``lm_workbench.finetune.outputs``). Training checkpoints go to ``out_dir/checkpoints``
 with the spec beside them (``SPEC_FILE``) and stay there until the outputs are written: a cancelled,
 failed or killed run is continued by ``resume_spec`` (``lm-workbench finetune --resume RUN_OR_DIR``,
 the Runs tab's Resume), and a new run refuses a folder that holds an unfinished one. Under torchrun
@@ -13,14 +13,14 @@ every rank trains (the loop shards the data); rank 0 alone writes the folder.
 
 Space before work: once the method is applied (``ParametersCounted``), before the first step, the
 checkpoints (every weight plus AdamW's two float32 moments of the trainable ones) and the outputs are
-estimated (``workbench.runs.disk_space``) and a disk that will not hold them refuses the run with the
+estimated (``lm_workbench.runs.disk_space``) and a disk that will not hold them refuses the run with the
 numbers. A write that fails anyway (a full disk, a folder made read-only, a file deleted) removes the
 half-written output folder and ends the run with one line naming the file and the checkpoint kept to
 resume from (``fault_keeping_checkpoints``).
 
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
 LoRA (IA³, DoRA) run into the base weights as a new output folder whose method is ``full``
-(``engine.finetune.merging``; several runs combined: ``workbench.finetune.merge_run``).
+(``lm_workbench.engine.finetune.merging``; several runs combined: ``lm_workbench.finetune.merge_run``).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, drive
-from workbench.finetune.spec import FineTuneSpec
-from workbench.runs.resume import CHECKPOINTS_FOLDER, fault_keeping_checkpoints, resolve_resume, resumable_checkpoint
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, drive
+from lm_workbench.finetune.spec import FineTuneSpec
+from lm_workbench.runs.resume import CHECKPOINTS_FOLDER, fault_keeping_checkpoints, resolve_resume, resumable_checkpoint
 
 SPEC_FILE = "finetune_spec.json"  # in OUT/checkpoints: the spec a resume continues with
 
@@ -45,7 +45,7 @@ class Preflight:
     method: Any
     method_config: Any
     base_folder: Path
-    data: Any  # engine.finetune.job.FineTuneData
+    data: Any  # lm_workbench.engine.finetune.job.FineTuneData
     lr: float
     start: Any = None  # a preference run's ``preference_start.StartingPoint``
 
@@ -53,7 +53,7 @@ class Preflight:
 def _check_file(path: str | None, flag: str) -> None:
     if path is None:
         return
-    from engine.data.hub_datasets import looks_like_dataset
+    from lm_workbench.engine.data.hub_datasets import looks_like_dataset
 
     p = Path(path)
     if not p.is_file() and not looks_like_dataset(path):
@@ -62,16 +62,16 @@ def _check_file(path: str | None, flag: str) -> None:
 
 def base_folder(model: str) -> Path:
     """The folder of the base model ``model`` names ("" = the embedded default)."""
-    from engine.models.sources import resolve_model
-    from workbench.pretrain.course_folders import resolve_course_spec
+    from lm_workbench.engine.models.sources import resolve_model
+    from lm_workbench.pretrain.course_folders import resolve_course_spec
 
     return Path(resolve_model(resolve_course_spec(model or "minilm")).folder)
 
 
 def method_and_config(name: str, settings: dict[str, str], task: str) -> tuple[Any, Any]:
     """The method plugin and its ``Config`` with ``settings`` (strings) applied; checks the task too."""
-    from engine.objectives.config_fields import config_from_strings
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.engine.objectives.config_fields import config_from_strings
+    from lm_workbench.finetune.methods import finetune_method
 
     method = finetune_method(name)
     if task not in method.tasks:
@@ -114,8 +114,8 @@ def resume_spec(target: str, *, store_path: Any = None) -> FineTuneSpec:
 
 
 def _stored_spec(run_id: int, store_path: Any) -> FineTuneSpec:
-    from workbench.paths import runs_db_path
-    from workbench.store import RunStore
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
 
     with RunStore(store_path or runs_db_path()) as store:
         try:
@@ -146,10 +146,10 @@ def _remove_leftovers(out_dir: Path) -> None:
 
 def preflight(spec: FineTuneSpec) -> Preflight:
     """Every check that needs no training; returns what the run needs (data read, method found)."""
-    from engine.finetune.attach_check import check_attaches
-    from engine.finetune.task_model import check_task_support
-    from engine.training.config import TrainingConfig
-    from workbench.finetune.task_data import read_task_data
+    from lm_workbench.engine.finetune.attach_check import check_attaches
+    from lm_workbench.engine.finetune.task_model import check_task_support
+    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.finetune.task_data import read_task_data
 
     spec.check()
     _check_out_dir(spec)
@@ -161,7 +161,7 @@ def preflight(spec: FineTuneSpec) -> Preflight:
     TrainingConfig.from_dict(dict(spec.training))
     start = None
     if spec.task == "preference":  # may start from an instruct run's output folder
-        from workbench.finetune.preference_start import starting_point
+        from lm_workbench.finetune.preference_start import starting_point
 
         start = starting_point(spec.model, base_folder)
         folder = start.folder
@@ -179,10 +179,10 @@ def preflight(spec: FineTuneSpec) -> Preflight:
 
 
 def instruct_template(folder: Path, choice: str, data: Any) -> Any:
-    """The chat template an instruct run uses (``engine.instruct.template.resolve_template`` on the base's
+    """The chat template an instruct run uses (``lm_workbench.engine.instruct.template.resolve_template`` on the base's
     tokenizer); what it is, and a fallback to plain, are added to the training file's report, so they are said."""
-    from engine.finetune.task_model import load_task_tokenizer
-    from engine.instruct.template import resolve_template
+    from lm_workbench.engine.finetune.task_model import load_task_tokenizer
+    from lm_workbench.engine.instruct.template import resolve_template
 
     template = resolve_template(load_task_tokenizer(folder), choice)
     report = data.reads.get("train")
@@ -193,9 +193,9 @@ def instruct_template(folder: Path, choice: str, data: Any) -> Any:
 
 def check_space_for(spec: FineTuneSpec, counted: Any, model: Any, tokenizer: Any, train_size: int) -> None:
     """Refuse (``NotEnoughSpace``) when the checkpoints and the outputs will not fit in ``spec.out_dir``."""
-    from engine.finetune.job import FineTuneSettings, training_config
-    from engine.training.distributed import env_world_size
-    from workbench.runs import disk_space as space
+    from lm_workbench.engine.finetune.job import FineTuneSettings, training_config
+    from lm_workbench.engine.training.distributed import env_world_size
+    from lm_workbench.runs import disk_space as space
 
     width = max((p.element_size() for p in model.parameters()), default=4)
     settings = FineTuneSettings(epochs=spec.epochs, batch_size=spec.batch_size, lr=1.0, max_length=spec.max_length,
@@ -230,9 +230,9 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
                   run_id: int | None) -> dict[str, Any]:
     import torch
 
-    from engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_job
-    from engine.finetune.task_model import build_task_model, load_task_tokenizer
-    from workbench.finetune.outputs import save_outputs
+    from lm_workbench.engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_job
+    from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
+    from lm_workbench.finetune.outputs import save_outputs
 
     out_dir = Path(spec.out_dir)
     checkpoints = out_dir / CHECKPOINTS_FOLDER
@@ -245,7 +245,7 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
             (checkpoints / SPEC_FILE).write_text(json.dumps(replace(spec, resume=None).to_dict(), indent=1),
                                                  encoding="utf-8")
     if checked.start is not None and main:  # preference: an earlier LoRA run is merged into OUT/start first
-        from workbench.finetune.preference_start import materialise
+        from lm_workbench.finetune.preference_start import materialise
 
         checked = replace(checked, base_folder=materialise(checked.start, out_dir, merge_output))
     tokenizer = load_task_tokenizer(checked.base_folder)
@@ -260,8 +260,8 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         report(event)
 
     if spec.task == "preference":
-        from engine.preference.job import preference_job
-        from workbench.finetune.preference_start import run_template
+        from lm_workbench.engine.preference.job import preference_job
+        from lm_workbench.finetune.preference_start import run_template
 
         encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
         checked.data.template = run_template(checked.start, tokenizer, getattr(spec, "template", None),
@@ -287,9 +287,9 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
 
 
 def forgetting_of(base: Path, model: Any, tokenizer: Any, max_length: int) -> dict[str, Any]:
-    """The base task's loss before/after on a held-out text (``engine.finetune.forgetting``); a measure that
+    """The base task's loss before/after on a held-out text (``lm_workbench.engine.finetune.forgetting``); a measure that
     cannot run says why instead of failing the finished run."""
-    from engine.finetune.forgetting import measure_forgetting
+    from lm_workbench.engine.finetune.forgetting import measure_forgetting
 
     try:
         return measure_forgetting(base, model, tokenizer, max_length=max_length, chunks=4).as_json()
@@ -303,8 +303,8 @@ def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
     seconds: the base is loaded and the method applied; run it off the GUI thread)."""
     import torch
 
-    from engine.finetune.job import count_parameters
-    from engine.finetune.task_model import build_task_model
+    from lm_workbench.engine.finetune.job import count_parameters
+    from lm_workbench.engine.finetune.task_model import build_task_model
 
     checked = preflight(spec)
     torch.manual_seed(spec.seed)
@@ -313,9 +313,9 @@ def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
 
 
 def open_output(folder: str | os.PathLike) -> Any:
-    """A finished run's model, reloaded on its base (``engine.finetune.saved.FineTunedModel``)."""
-    from workbench.finetune.methods import finetune_method
-    from engine.finetune.saved import load_finetuned, read_manifest
+    """A finished run's model, reloaded on its base (``lm_workbench.engine.finetune.saved.FineTunedModel``)."""
+    from lm_workbench.finetune.methods import finetune_method
+    from lm_workbench.engine.finetune.saved import load_finetuned, read_manifest
 
     manifest = read_manifest(folder)
     return load_finetuned(folder, finetune_method(manifest["method"]))
@@ -323,8 +323,8 @@ def open_output(folder: str | os.PathLike) -> Any:
 
 def merge_output(folder: str | os.PathLike, out: str | os.PathLike) -> Path:
     """Fold a mergeable run (LoRA, IA³, DoRA: a peft adapter of a mergeable type) into its base weights; write a
-    ``full`` output folder at ``out`` (``engine.finetune.merging.fold_run``)."""
-    from engine.finetune.merging import fold_run, read_source
+    ``full`` output folder at ``out`` (``lm_workbench.engine.finetune.merging.fold_run``)."""
+    from lm_workbench.engine.finetune.merging import fold_run, read_source
 
     out = Path(out)
     if out.resolve() == Path(folder).resolve():

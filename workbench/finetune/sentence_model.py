@@ -1,9 +1,9 @@
 """Opening a sentence-embedding run's output folder as a model (STS, Retrieval, Compare, the model box).
 
 A run whose method folds into the weights (full, BitFit, LoRA) saved a sentence-transformers folder as
-``OUT/model``, so ``OUT`` opens through ``engine.models.sources`` like any run folder. One whose method cannot fold
+``OUT/model``, so ``OUT`` opens through ``lm_workbench.engine.models.sources`` like any run folder. One whose method cannot fold
 (adapters, prefix, prompt tuning) has only its adapter: ``load_sentence_output`` rebuilds it on its base
-(``open``-ed as ``predict`` does) and wraps it (``engine.finetune.sentence.encoder``), with the pooling the run
+(``open``-ed as ``predict`` does) and wraps it (``lm_workbench.engine.finetune.sentence.encoder``), with the pooling the run
 trained as the model's own (``finetune.json``'s ``pooling``).
 """
 
@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Generator
 
-from engine.progress import CancelToken, Progress
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.models.spec_kinds import ModelSpecKind
 
 MANIFEST = "finetune.json"
 
@@ -34,9 +35,9 @@ def is_sentence_output(spec: str) -> bool:
 
 def load_sentence_output(spec: str, settings: Any, cancel: CancelToken) -> Generator[Progress, None, Any]:
     """The ``LoadedModel`` of the run in folder ``spec`` (its base plus what its method trained)."""
-    from engine.finetune.saved import load_finetuned, read_manifest
-    from engine.finetune.sentence.encoder import loaded_encoder
-    from workbench.finetune.methods import finetune_method
+    from lm_workbench.engine.finetune.saved import load_finetuned, read_manifest
+    from lm_workbench.engine.finetune.sentence.encoder import loaded_encoder
+    from lm_workbench.finetune.methods import finetune_method
 
     folder = Path(spec).expanduser()
     manifest = read_manifest(folder)
@@ -47,3 +48,7 @@ def load_sentence_output(spec: str, settings: Any, cancel: CancelToken) -> Gener
                             precision="float32")
     yield Progress(2, 2, f"loaded {spec}")
     return loaded
+
+
+# Registered through the lm_workbench.model_specs entry point (pyproject.toml): the loader hands such folders here.
+SENTENCE_OUTPUT = ModelSpecKind("sentence-output", claims=is_sentence_output, load=load_sentence_output)

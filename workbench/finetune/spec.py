@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.errors import WorkbenchError
-from engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
-from engine.preference.names import DEFAULT_BETA
-from workbench.runs.spec import RunSpec
-from workbench.versions import refuse_known_breaks
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
+from lm_workbench.engine.preference.names import DEFAULT_BETA
+from lm_workbench.runs.spec import RunSpec
+from lm_workbench.versions import refuse_known_breaks
 
 
 
@@ -24,7 +24,7 @@ class FineTuneSpec(RunSpec):
 
     ``model`` is what ``lm-workbench`` loads (a folder, a hub id, or "" for the
     embedded default); ``method_config`` holds the method's ``Config`` fields as
-    strings (``engine.plugin_api.config_from_strings``); ``lr`` None = the
+    strings (``lm_workbench.engine.plugin_api.config_from_strings``); ``lr`` None = the
     method's ``default_lr``; ``training`` holds other ``TrainingConfig`` fields.
     """
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.finetune.names import PRIMARY_METRIC, SENTENCE_TASK
-from engine.preference.names import DEFAULT_BETA
-from workbench.finetune.spec import TASKS, FineTuneSpec
-from workbench.observable import EventGroup
-from workbench.runs.summary import read_summary
+from lm_workbench.engine.finetune.names import PRIMARY_METRIC, SENTENCE_TASK
+from lm_workbench.engine.preference.names import DEFAULT_BETA
+from lm_workbench.finetune.spec import TASKS, FineTuneSpec
+from lm_workbench.observable import EventGroup
+from lm_workbench.runs.summary import read_summary
 
 BENCH_COLUMNS = ["method", "trainable_percent", "best_metric", "best_value", "wall_s", "peak_memory_mb",
                  "adapter_bytes", "run_id", "tokens_per_s", "training_memory_mb", "memory_kind", "checkpoint_bytes",
@@ -55,7 +55,7 @@ class RunResult:
 
     def data_lines(self) -> list[str]:
         """``train.tsv: read 1,498 rows, skipped 2 (first: line 17: ...)``, one per data file the run read."""
-        from engine.data.rows import ReadReport
+        from lm_workbench.engine.data.rows import ReadReport
 
         lines = []
         for role, read in (self.summary.get("data") or {}).items():
@@ -95,7 +95,7 @@ class RunResult:
 
 
 def bench_measures(summary: dict[str, Any]) -> dict[str, Any]:
-    """The bench's cost columns from a run's summary (``workbench.finetune.outputs.bench_columns``): tokens/s,
+    """The bench's cost columns from a run's summary (``lm_workbench.finetune.outputs.bench_columns``): tokens/s,
     training memory and what kind of number it is, checkpoint bytes, forgetting (Δ loss) and what it means."""
     forgetting = summary.get("forgetting") or {}
     note = forgetting.get("note") or ""

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import WorkbenchError
-from engine.finetune.job import FineTuneData
-from workbench.finetune.spec import FineTuneSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.job import FineTuneData
+from lm_workbench.finetune.spec import FineTuneSpec
 
 VALIDATION_FRACTION = 0.1
 
@@ -34,11 +34,11 @@ def _columns(spec: FineTuneSpec) -> list[str]:
 
 
 def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
-    from engine.data import tasks
+    from lm_workbench.engine.data import tasks
 
     columns = _columns(spec)
     if spec.task == "sentence-embedding":
-        from engine.finetune.sentence.data import read_sentence_data
+        from lm_workbench.engine.finetune.sentence.data import read_sentence_data
 
         read = read_sentence_data(path, columns or None)
         return list(read), [], read.report
@@ -49,7 +49,7 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
         tagged = tasks.read_bio(path)
         return list(tagged.sentences), list(tagged.labels), tagged.report
     if spec.task == "instruct":
-        from engine.instruct.data import read_instructions
+        from lm_workbench.engine.instruct.data import read_instructions
 
         records = read_instructions(path)
         return list(records), [], records.report
@@ -57,7 +57,7 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
         questions = tasks.read_squad(path)
         return list(questions), [], questions.report
     if spec.task == "preference":
-        from engine.preference.data import read_preference
+        from lm_workbench.engine.preference.data import read_preference
 
         pairs = read_preference(path)
         return list(pairs), [], pairs.report
@@ -68,7 +68,7 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
 def read_task_data(spec: FineTuneSpec, base: Any = None) -> FineTuneData:
     """The spec's training and validation examples and labels, and what reading each file kept and skipped
     (``reads``); ``WorkbenchError`` for a bad file."""
-    from engine.data.tasks import train_validation_split
+    from lm_workbench.engine.data.tasks import train_validation_split
 
     train, labels, train_read = _read(spec, spec.train)
     reads = {"train": train_read}
@@ -86,9 +86,9 @@ def read_task_data(spec: FineTuneSpec, base: Any = None) -> FineTuneData:
 def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> Any:
     """The sentence task's loss (by the data unless chosen), pooling and margin, checked against the data, with
     the notes the summary shows (what the validation gives, negatives left out)."""
-    from engine.finetune.names import TRIPLET_MARGIN
-    from engine.finetune.sentence.data import ScoredPair
-    from engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
+    from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
+    from lm_workbench.engine.finetune.sentence.data import ScoredPair
+    from lm_workbench.engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
 
     loss = spec.loss or default_loss(data.train)
     setup = SentenceSetup(loss=loss, pooling=spec.pooling or "mean",
@@ -127,7 +127,7 @@ def _is_decoder(base: Any) -> bool:
     """Whether the base in folder ``base`` is a left-to-right model ([CLS] pooling makes no sense there)."""
     from transformers import AutoConfig
 
-    from engine.models.families import Family, detect_family
+    from lm_workbench.engine.models.families import Family, detect_family
 
     if base is None:
         return False

@@ -1,7 +1,7 @@
 """He et al.'s unified view as one table: every fine-tuning method's row side by side (the Fine-tune tab's
 table, its CSV export, and what the bench reads to describe a method).
 
-``unified_rows(methods)`` gives one dict per method (``engine.finetune.unified.COLUMNS``) in the order the
+``unified_rows(methods)`` gives one dict per method (``lm_workbench.engine.finetune.unified.COLUMNS``) in the order the
 methods come, with each method's row for its default settings (or the settings given), and a line saying so
 for a method that declares none (a third party's written before plugin API 2.3).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from engine.finetune.unified import COLUMNS, HEADERS
+from lm_workbench.engine.finetune.unified import COLUMNS, HEADERS
 
 UNDECLARED = "this method declares no row (plugin API < 2.3)"
 
@@ -32,5 +32,5 @@ def unified_rows(methods: Mapping[str, Any], configs: Mapping[str, Any] | None =
 
 def unified_table(methods: Mapping[str, Any], configs: Mapping[str, Any] | None = None
                   ) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) for ``workbench.export.export_csv``: the columns' titles, then each method's cells."""
+    """(header, rows) for ``lm_workbench.export.export_csv``: the columns' titles, then each method's cells."""
     return list(HEADERS), [[row[c] for c in COLUMNS] for row in unified_rows(methods, configs)]

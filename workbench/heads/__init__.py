@@ -1,2 +1,2 @@
 """Heads (which heads move the answer): the corpus file mean and resample ablation read, the view's jobs and its
-Qt-free state (``engine.heads`` computes)."""
+Qt-free state (``lm_workbench.engine.heads`` computes)."""

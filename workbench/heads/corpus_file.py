@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import WorkbenchError
-from engine.heads.names import MAX_CORPUS_LINES
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.names import MAX_CORPUS_LINES
 
 
 def read_corpus(path: str | Path) -> list[str]:

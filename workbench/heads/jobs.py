@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Generator
 
-from engine.progress import CancelToken
+from lm_workbench.engine.progress import CancelToken
 
 
 def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
-    """``("dla", engine.heads.dla.direct_logit_attribution(...))`` of ``request`` (text, target, contrast,
+    """``("dla", lm_workbench.engine.heads.dla.direct_logit_attribution(...))`` of ``request`` (text, target, contrast,
     output_position), or ``("note", line)``: a post-norm model's one line saying why there is no split (its
     heads can still be ablated); other refusals (no LM head, a target of two tokens) are raised."""
-    from engine.heads.anatomy import NotASum
-    from engine.heads.dla import direct_logit_attribution
+    from lm_workbench.engine.heads.anatomy import NotASum
+    from lm_workbench.engine.heads.dla import direct_logit_attribution
 
     cancel.check()
     try:
@@ -24,9 +24,9 @@ def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
 
 
 def sweep_job(loaded: Any, request: dict, cancel: CancelToken) -> Generator[Any, None, Any]:
-    """``engine.heads.ablation.head_sweep_job`` of ``request`` (text, target, contrast, how, corpus file)."""
-    from engine.heads.ablation import head_sweep_job
-    from workbench.heads.corpus_file import read_corpus
+    """``lm_workbench.engine.heads.ablation.head_sweep_job`` of ``request`` (text, target, contrast, how, corpus file)."""
+    from lm_workbench.engine.heads.ablation import head_sweep_job
+    from lm_workbench.heads.corpus_file import read_corpus
 
     corpus = read_corpus(request["corpus"]) if request.get("how", "zero") != "zero" else None
     return (yield from head_sweep_job(loaded, request["text"], request.get("target"), request.get("contrast"),

@@ -2,7 +2,7 @@
 ablates every head (filled row by row).
 
 ``HeadsState`` holds the target and foil ("instead of"), how heads are ablated, the corpus file mean and
-resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``workbench.heads.jobs`` takes. ``dla`` is the engine's
+resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``lm_workbench.heads.jobs`` takes. ``dla`` is the engine's
 ``DirectLogitAttribution`` (or None) and ``dla_note`` the one line a post-norm model gets instead; ``sweep`` the
 engine's ``Ablation`` (partial while ``running``), ``change()`` its [rows][heads] ablated − clean with NaN for
 rows not done yet. Events: ``inputs_changed``, ``dla_changed``, ``sweep_changed``, ``running_changed``.
@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from workbench.observable import EventGroup
+from lm_workbench.observable import EventGroup
 
-HOWS = ("zero", "mean", "resample")  # engine.heads.names.HOWS (a test checks they agree)
+HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (a test checks they agree)
 
 
 class HeadsState:
@@ -63,7 +63,7 @@ class HeadsState:
 
     # ---------------------------------------------------------------- results
     def set_dla(self, result: tuple[str, Any]) -> None:
-        """``workbench.heads.jobs.dla_job``'s ("dla", result) or ("note", line)."""
+        """``lm_workbench.heads.jobs.dla_job``'s ("dla", result) or ("note", line)."""
         kind, value = result
         self.dla, self.dla_note = (value, "") if kind == "dla" else (None, value)
         self.events.dla_changed.emit()

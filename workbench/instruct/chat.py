@@ -1,7 +1,7 @@
 """``generate --chat``: a prompt answered through a chat template, by a model or by an instruct run's model.
 
 ``open_chat_model(spec, load)``: an instruct output folder (``finetune.json`` with task ``instruct``) is
-reloaded on its base with its method (``workbench.finetune.run.open_output``: a LoRA or prefix run's adapter on a
+reloaded on its base with its method (``lm_workbench.finetune.run.open_output``: a LoRA or prefix run's adapter on a
 fresh base) and answers with the chat template stored with the run; any other model is loaded by ``load`` (the
 CLI's ``load_for``) and uses ``--template`` (auto: its own chat template, else the plain one, said in ``note``).
 ``chat_reply`` renders the prompt as one user turn with the generation prompt and generates (greedy, or sampled
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 
 @dataclass
 class ChatModel:
     model: Any
     tokenizer: Any
-    template: Any  # engine.instruct.template.ChatTemplate
+    template: Any  # lm_workbench.engine.instruct.template.ChatTemplate
     max_length: int
     source: str  # "instruct run" or "model"
 
@@ -40,11 +40,11 @@ def instruct_manifest(spec: str) -> dict[str, Any] | None:
 
 
 def open_chat_model(spec: str, load: Callable[[], Any], template_choice: str | None = None) -> ChatModel:
-    from engine.instruct.template import ChatTemplate, resolve_template
+    from lm_workbench.engine.instruct.template import ChatTemplate, resolve_template
 
     manifest = instruct_manifest(spec)
     if manifest is not None:
-        from workbench.finetune.run import open_output
+        from lm_workbench.finetune.run import open_output
 
         tuned = open_output(spec)
         saved = manifest.get("chat_template") or {}
@@ -63,8 +63,8 @@ def open_chat_model(spec: str, load: Callable[[], Any], template_choice: str | N
 
 def chat_reply(chat: ChatModel, text: str, *, max_new_tokens: int, sampling: Any = None) -> dict[str, Any]:
     """``{"text", "prompt", "prompt_ids", "chat_template", "note", "source"}`` for ``text`` as one user turn."""
-    from engine.instruct.answers import answer_prompts, is_encoder_decoder
-    from engine.instruct.template import as_messages, generation_prompt_ids, render
+    from lm_workbench.engine.instruct.answers import answer_prompts, is_encoder_decoder
+    from lm_workbench.engine.instruct.template import as_messages, generation_prompt_ids, render
 
     if not text.strip():
         raise WorkbenchError("the text is empty")

@@ -1,8 +1,8 @@
 """The Fine-tune tab's instruct preview: what the loss will cover, before any training.
 
 ``preview_job(tokenizer, train, template, max_length, batch_size)`` reads the training file
-(``engine.instruct.data``), resolves the chat template (``engine.instruct.template.resolve_template``) and encodes
-every record as training will (``engine.instruct.encoding``); it returns an ``InstructPreview``: the template's
+(``lm_workbench.engine.instruct.data``), resolves the chat template (``lm_workbench.engine.instruct.template.resolve_template``) and encodes
+every record as training will (``lm_workbench.engine.instruct.encoding``); it returns an ``InstructPreview``: the template's
 text and where it came from (and the note when ``auto`` fell back to plain), the first ``EXAMPLES_SHOWN``
 examples as tokens with a trained / not-trained flag each, the trained and total tokens of each batch of
 ``batch_size`` examples in file order (training shuffles them; the counts per batch vary around the same mean),
@@ -51,9 +51,9 @@ def _tokens(tokenizer: Any, ids: list[int]) -> list[str]:
 
 def build_preview(tokenizer: Any, train: str, template_choice: str, max_length: int, batch_size: int,
                   encoder_decoder: bool = False) -> InstructPreview:
-    from engine.instruct.data import read_instructions
-    from engine.instruct.encoding import encode_examples
-    from engine.instruct.template import resolve_template
+    from lm_workbench.engine.instruct.data import read_instructions
+    from lm_workbench.engine.instruct.encoding import encode_examples
+    from lm_workbench.engine.instruct.template import resolve_template
 
     data = read_instructions(train)
     template = resolve_template(tokenizer, template_choice)

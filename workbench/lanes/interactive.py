@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Generator
 
-from engine.errors import Cancelled, WorkbenchError
-from engine.progress import CancelToken, Partial, Progress, drive
+from lm_workbench.engine.errors import Cancelled, WorkbenchError
+from lm_workbench.engine.progress import CancelToken, Partial, Progress, drive
 
 log = logging.getLogger(__name__)
 

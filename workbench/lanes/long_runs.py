@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.runs.run_context import create_queued_run, run_in_child
-from workbench.store.migrations import FINAL_STATUSES
-from workbench.store.run_store import RunStore
+from lm_workbench.runs.run_context import create_queued_run, run_in_child
+from lm_workbench.store.migrations import FINAL_STATUSES
+from lm_workbench.store.run_store import RunStore
 
 _ACTIVE = ("queued", "running")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from workbench.lectures.library import data_path
-from workbench.lectures.schema import Preset, PresetError, PresetStep
+from lm_workbench.lectures.library import data_path
+from lm_workbench.lectures.schema import Preset, PresetError, PresetStep
 
 COURSE, DATA, FILE = "course:", "preset-data:", "file:"
 DEFAULT = "default"
@@ -44,7 +44,7 @@ class PresetStatus:
 
 def installed_course_models() -> dict[str, str]:
     """family -> folder of every course model on this machine (bundled ones win)."""
-    from workbench.pretrain.course_models import installed_course_models as found
+    from lm_workbench.pretrain.course_models import installed_course_models as found
 
     models: dict[str, str] = {}
     for folder in found():
@@ -64,8 +64,8 @@ def model_candidates(spec: str | tuple[str, ...] | list[str]) -> tuple[str, ...]
 def present_here(spec: str, course_models: Mapping[str, str], cached: frozenset[str] | None = None) -> bool:
     """Whether ``spec`` can be opened without a network: the default model, an installed course model, an
     existing folder, or a hub id in the local hub cache."""
-    from engine.models.default import DEFAULT_MODEL_NAMES
-    from engine.models.sources import looks_like_path
+    from lm_workbench.engine.models.default import DEFAULT_MODEL_NAMES
+    from lm_workbench.engine.models.sources import looks_like_path
 
     if spec == DEFAULT or spec.lower() in DEFAULT_MODEL_NAMES:
         return True
@@ -74,7 +74,7 @@ def present_here(spec: str, course_models: Mapping[str, str], cached: frozenset[
     if looks_like_path(spec):
         return Path(spec).expanduser().is_dir()
     if cached is None:
-        from workbench.models.candidates import cached_hub_models
+        from lm_workbench.models.candidates import cached_hub_models
 
         cached = frozenset(cached_hub_models())
     return spec in cached
@@ -88,7 +88,7 @@ def choose_model(spec: str | tuple[str, ...], course_models: Mapping[str, str]) 
     cached: frozenset[str] | None = None
     for candidate in spec:
         if not candidate.startswith(COURSE) and candidate != DEFAULT and cached is None:
-            from workbench.models.candidates import cached_hub_models
+            from lm_workbench.models.candidates import cached_hub_models
 
             cached = frozenset(cached_hub_models())
         if present_here(candidate, course_models, cached):

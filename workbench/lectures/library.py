@@ -6,9 +6,9 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from workbench.lectures.schema import Preset, PresetError, parse_preset
+from lm_workbench.lectures.schema import Preset, PresetError, parse_preset
 
-DATA_PACKAGE = "workbench.lectures"
+DATA_PACKAGE = "lm_workbench.lectures"
 DATA_FOLDER = "data"
 MAX_PRESET_BYTES = 5_000_000
 USER_FOLDER = "presets"  # in the data folder: the teacher's own presets (Lectures > Record lecture saves there)
@@ -64,7 +64,7 @@ def find_builtin(name: str) -> Preset:
 
 def user_presets_folder() -> Path:
     """Where a teacher's own presets are saved by the recorder (and listed in the Lectures menu from)."""
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     folder = data_dir() / USER_FOLDER
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,11 @@
 """A lecture being recorded or edited (no Qt): ``LectureDraft`` and what makes a step of a view's state.
 
-The window's recorder (``ui.lectures.recorder``) asks the current view for what a workspace keeps of it
+The window's recorder (``lm_workbench.ui.lectures.recorder``) asks the current view for what a workspace keeps of it
 (``preset_state``: settings and a corpus) and the text box for its text and pair; ``make_step`` turns that
 into a step, with course-model folders and the built-in data files written as ``course:<family>`` and
 ``preset-data:<file>`` so the preset works on another machine. The draft keeps the steps in order (add,
 re-take, re-caption, move, delete) and writes them as a preset in the existing schema
-(``workbench.lectures.schema``, checked by its own ``parse_preset`` before anything is written);
+(``lm_workbench.lectures.schema``, checked by its own ``parse_preset`` before anything is written);
 ``LectureDraft.from_preset`` opens an existing preset for editing.
 
 Events: ``changed`` [] after every edit.
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from workbench.lectures.availability import COURSE, DATA, DEFAULT
-from workbench.lectures.library import data_path, user_presets_folder
-from workbench.lectures.schema import FORMAT, MAX_CAPTION, Preset, PresetError, parse_preset
-from workbench.observable import EventGroup
+from lm_workbench.lectures.availability import COURSE, DATA, DEFAULT
+from lm_workbench.lectures.library import data_path, user_presets_folder
+from lm_workbench.lectures.schema import FORMAT, MAX_CAPTION, Preset, PresetError, parse_preset
+from lm_workbench.observable import EventGroup
 
 SUFFIX = ".json"
 FALLBACK_NAME = "my-lecture"

@@ -10,9 +10,9 @@ Events: ``started`` [preset], ``step_changed`` [index], ``stopped`` [].
 
 from __future__ import annotations
 
-from workbench.lectures.availability import PresetStatus, StepStatus
-from workbench.lectures.schema import Preset, PresetStep
-from workbench.observable import EventGroup
+from lm_workbench.lectures.availability import PresetStatus, StepStatus
+from lm_workbench.lectures.schema import Preset, PresetStep
+from lm_workbench.observable import EventGroup
 
 
 class PresetRunner:

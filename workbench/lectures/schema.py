@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 FORMAT = "lm-workbench-preset/1"
 STEP_INPUTS = ("text", "pair", "corpus")

@@ -14,11 +14,11 @@ import json
 import os
 from pathlib import Path
 
-from workbench.paths import data_dir
+from lm_workbench.paths import data_dir
 
 FOLDER = "tuned_lens"
 INDEX = "index.json"
-WEIGHTS_FILE = "translators.safetensors"  # engine.tuned_lens.translators.WEIGHTS_FILE (no torch here)
+WEIGHTS_FILE = "translators.safetensors"  # lm_workbench.engine.tuned_lens.translators.WEIGHTS_FILE (no torch here)
 
 
 def _store() -> Path:

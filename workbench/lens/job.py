@@ -1,5 +1,5 @@
 """A tuned-lens training as a recorded run (kind ``tuned-lens``): ``TunedLensRun``, a ``LongRun``
-(``workbench.runs.recorder``), recorded the same way from each front end:
+(``lm_workbench.runs.recorder``), recorded the same way from each front end:
 
 - ``run_recorded(spec, loaded, echo=...)``: the CLI's way, in this process (heartbeat, Ctrl-C cancels; the loop
   saves a checkpoint first);
@@ -18,18 +18,18 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
-from engine.progress import CancelToken, drive
-from workbench.runs.kinds import RunKind
-from workbench.runs.recorder import LongRun
-from workbench.lens.run import KIND, resolved, tuned_lens_job
-from workbench.lens.spec import TunedLensSpec
+from lm_workbench.engine.progress import CancelToken, drive
+from lm_workbench.runs.kinds import RunKind
+from lm_workbench.runs.recorder import LongRun
+from lm_workbench.lens.run import KIND, resolved, tuned_lens_job
+from lm_workbench.lens.spec import TunedLensSpec
 
 
 def _tuned_lens_command(params: dict[str, Any]) -> str:
     return TunedLensSpec.from_dict(params).cli_command()
 
 
-TUNED_LENS = RunKind(kind=KIND, target="workbench.lens.job:tuned_lens_lane_job", title="Tuned lens",
+TUNED_LENS = RunKind(kind=KIND, target="lm_workbench.lens.job:tuned_lens_lane_job", title="Tuned lens",
                      command=_tuned_lens_command)
 
 
@@ -63,7 +63,7 @@ class TunedLensRun(LongRun):
         return [("tuned lens", "model", summary["out_dir"]), ("summary", "summary", summary["summary_path"])]
 
     def provenance(self, summary: dict[str, Any]) -> dict[str, Any]:
-        from workbench.runs.provenance import collect_provenance
+        from lm_workbench.runs.provenance import collect_provenance
 
         spec = TunedLensSpec.from_dict(summary["spec"])
         return collect_provenance(device=summary.get("device") or "", dtype="float32", seed=spec.config().seed,

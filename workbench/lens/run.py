@@ -2,11 +2,11 @@
 
 ``tuned_lens_job(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
 (``run_recorded``, in this process, Ctrl-C cancels), the Lens view (``window_job``, on the window's
-interactive lane, its Cancel) and the long-run lane (``workbench.lens.job``). It yields ``Progress``;
+interactive lane, its Cancel) and the long-run lane (``lm_workbench.lens.job``). It yields ``Progress``;
 the loop's metric and checkpoint events go to ``report`` (a ``StoreReporter``: loss per logged step,
 validation loss per evaluation, each checkpoint). Output folder::
 
-    out_dir/translators.safetensors, out_dir/tuned_lens.json   the translators (engine.tuned_lens.translators)
+    out_dir/translators.safetensors, out_dir/tuned_lens.json   the translators (lm_workbench.engine.tuned_lens.translators)
     out_dir/summary.json                                        the numbers below
     out_dir/checkpoints/step-XXXXXXXX/                          while training; removed when it finishes
 
@@ -24,10 +24,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Generator
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from workbench.lens.files import default_out_dir, remember
-from workbench.lens.spec import TunedLensSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.lens.files import default_out_dir, remember
+from lm_workbench.lens.spec import TunedLensSpec
 
 KIND = "tuned-lens"
 CHECKPOINTS = "checkpoints"
@@ -40,7 +40,7 @@ def resolved(spec: TunedLensSpec, loaded: Any) -> TunedLensSpec:
     for path in spec.corpus:
         if not Path(path).is_file():
             raise WorkbenchError(f"corpus file {path} does not exist")
-    from engine.tuned_lens.lens import check_tunable
+    from lm_workbench.engine.tuned_lens.lens import check_tunable
 
     check_tunable(loaded)
     return replace(spec, out_dir=str(spec.out_dir or default_out_dir(loaded.info.folder)))
@@ -60,9 +60,9 @@ def _split(windows: Any, config: Any) -> tuple[Any, Any]:
 def tuned_lens_job(spec: TunedLensSpec, loaded: Any, *, cancel: CancelToken = NEVER_CANCELLED,
               report: Callable[[Any], None] = lambda event: None) -> Generator[Any, None, dict[str, Any]]:
     """Train and save the tuned lens ``spec`` describes on ``loaded``; returns the summary."""
-    from engine.pretrain.corpus import corpus_lines
-    from engine.tuned_lens.train import corpus_windows, train_tuned_lens
-    from engine.tuned_lens.translators import save_translators
+    from lm_workbench.engine.pretrain.corpus import corpus_lines
+    from lm_workbench.engine.tuned_lens.train import corpus_windows, train_tuned_lens
+    from lm_workbench.engine.tuned_lens.translators import save_translators
 
     spec = resolved(spec, loaded)
     config = spec.config()

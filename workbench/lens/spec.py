@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.errors import WorkbenchError
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.runs.spec import RunSpec
 
 CONFIG_FLAGS = {"steps": "--steps", "batch_size": "--batch-size", "seq_len": "--seq-len", "lr": "--lr",
                 "seed": "--seed", "validation_windows": "--validation-windows",
@@ -17,9 +17,9 @@ CONFIG_FLAGS = {"steps": "--steps", "batch_size": "--batch-size", "seq_len": "--
 @dataclass
 class TunedLensSpec(RunSpec):
     """One tuned-lens training: the model, the corpus files, where the translators go and the settings
-    (``engine.tuned_lens.config.TunedLensConfig`` fields; absent ones keep their defaults).
+    (``lm_workbench.engine.tuned_lens.config.TunedLensConfig`` fields; absent ones keep their defaults).
 
-    ``out_dir`` None: next to the model (``workbench.lens.files.default_out_dir``)."""
+    ``out_dir`` None: next to the model (``lm_workbench.lens.files.default_out_dir``)."""
 
     model: str
     corpus: list[str]
@@ -39,7 +39,7 @@ class TunedLensSpec(RunSpec):
 
     def config(self) -> Any:
         """The ``TunedLensConfig`` these settings make (checked)."""
-        from engine.tuned_lens.config import TunedLensConfig
+        from lm_workbench.engine.tuned_lens.config import TunedLensConfig
 
         return TunedLensConfig.from_dict(dict(self.settings))
 

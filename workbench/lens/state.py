@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workbench.lens.files import find_translators
-from workbench.lens.spec import TunedLensSpec
+from lm_workbench.lens.files import find_translators
+from lm_workbench.lens.spec import TunedLensSpec
 
 MODES = ("logit", "tuned")
 DEFAULT_STEPS = 250
@@ -25,7 +25,7 @@ class TunedLensState:
         self.model_folder: str | None = None
         self.folder: Path | None = None  # the loaded model's translators, if any
         self.mode = "logit"
-        self.both: Any = None  # engine.tuned_lens.lens.BothLenses of the text shown
+        self.both: Any = None  # lm_workbench.engine.tuned_lens.lens.BothLenses of the text shown
         self.corpus: str | None = None  # None: the English text of Python's documentation
         self.steps = DEFAULT_STEPS
         self.training = False
@@ -87,8 +87,8 @@ class TunedLensState:
         """The corpus file of the next training (the Python docs, written to the data folder, by default)."""
         if self.corpus:
             return self.corpus
-        from engine.pretrain.python_docs import python_docs_corpus
-        from workbench.paths import data_dir
+        from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+        from lm_workbench.paths import data_dir
 
         return str(python_docs_corpus(data_dir() / "corpus"))
 

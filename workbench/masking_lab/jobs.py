@@ -1,7 +1,7 @@
 """What the masking lab runs on the worker thread: registry discovery, corrupting, sampling, reconstructing.
 
 Nothing here touches widgets. ``corrupt`` draws the preview for a seed (the
-shared ``workbench.masking_lab.preview`` logic, so it equals ``corrupt --seed``)
+shared ``lm_workbench.masking_lab.preview`` logic, so it equals ``corrupt --seed``)
 and, when the loaded model can reconstruct the corrupted input, its
 predictions: top-1 token and probability at every scored position for an
 encoder with an MLM head, the greedy output for an encoder-decoder with an LM
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.progress import CancelToken
-from workbench.masking_lab.preview import (
+from lm_workbench.engine.progress import CancelToken
+from lm_workbench.masking_lab.preview import (
     configured_rates, encode_text, preview_for_seed, preview_json, sample_rates, tokens_of,
 )
 
@@ -24,13 +24,13 @@ def model_name(spec: str) -> str:
 
 
 def discover_registry(settings: Any, cancel: CancelToken) -> Any:
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     return ObjectiveRegistry.discover(settings)
 
 
 def load_other_tokenizer(spec: str, trust_remote_code: bool, cancel: CancelToken) -> Any:
-    from engine.models.tokenizer import load_tokenizer
+    from lm_workbench.engine.models.tokenizer import load_tokenizer
 
     return load_tokenizer(spec, trust_remote_code=trust_remote_code)
 
@@ -93,8 +93,8 @@ def _mlm_predictions(loaded: Any, preview: Any, tokenizer: Any) -> dict[str, Any
 def _greedy(loaded: Any, preview: Any, tokenizer: Any, cancel: CancelToken) -> dict[str, Any]:
     import torch
 
-    from engine.decoding import decode_job
-    from engine.models.families import Family
+    from lm_workbench.engine.decoding import decode_job
+    from lm_workbench.engine.models.families import Family
 
     ids, probs = [], []
     with torch.inference_mode():

@@ -68,7 +68,7 @@ def special_mask(tokenizer: Any) -> Callable[[Any], Any]:
     """A function: ids -> boolean array, True at the tokenizer's special tokens."""
     import numpy as np
 
-    from engine.plugin_api import vocab_info
+    from lm_workbench.engine.plugin_api import vocab_info
 
     info = vocab_info(tokenizer)
     return lambda ids: info.is_special(np.asarray(ids, dtype=np.int64))
@@ -76,7 +76,7 @@ def special_mask(tokenizer: Any) -> Callable[[Any], Any]:
 
 def measure_rates(previews: list[Any], special: Callable[[Any], Any]) -> dict[str, float]:
     """Measured shares: selected of the eligible tokens; mask, random, keep, deleted of the selected."""
-    from engine.plugin_api import PositionKind as K
+    from lm_workbench.engine.plugin_api import PositionKind as K
 
     originals: Counter = Counter()
     inputs: Counter = Counter()

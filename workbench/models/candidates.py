@@ -13,7 +13,7 @@ from typing import Iterable
 def cached_hub_models(cache: Path | None = None) -> list[str]:
     """Hub ids of the models in the local hub cache, sorted."""
     if cache is None:
-        from engine.models.sources import hub_cache_dir
+        from lm_workbench.engine.models.sources import hub_cache_dir
 
         cache = hub_cache_dir()
     if not cache.is_dir():

@@ -11,17 +11,17 @@ from __future__ import annotations
 import gc
 from typing import Any, Generator
 
-from engine.models.device import set_cpu_threads
-from engine.models.loading import LoadedModel, load_model
-from engine.models.sources import resolve_job
-from engine.progress import CancelToken, Progress, relay
-from engine.tokens import TokenizedText, tokenize
-from workbench.settings import Settings
+from lm_workbench.engine.models.device import set_cpu_threads
+from lm_workbench.engine.models.loading import LoadedModel, load_model
+from lm_workbench.engine.models.sources import resolve_job
+from lm_workbench.engine.progress import CancelToken, Progress, relay
+from lm_workbench.engine.tokens import TokenizedText, tokenize
+from lm_workbench.settings import Settings
 
 
 def _download_progress(item: Any) -> Progress:
     """A download's plan as the progress line that names its size; its ``Progress`` as it is."""
-    from engine.models.download import DownloadPlan
+    from lm_workbench.engine.models.download import DownloadPlan
 
     if isinstance(item, DownloadPlan):
         return Progress(0, max(item.total_bytes, 1), f"downloading {item.describe()}")
@@ -30,17 +30,16 @@ def _download_progress(item: Any) -> Progress:
 
 def load_model_job(spec: str, settings: Settings, cancel: CancelToken) -> Generator[Progress, None, LoadedModel]:
     """Load ``spec`` as the settings say; a hub id that is not cached is downloaded first, with its progress
-    (``engine.models.sources.resolve_job`` decides)."""
-    from workbench.pretrain.course_folders import resolve_course_spec
+    (``lm_workbench.engine.models.sources.resolve_job`` decides)."""
+    from lm_workbench.models.spec_kinds import claiming_kind, rewrite_spec
 
     yield Progress(0, 2, f"loading {spec}")
     set_cpu_threads(settings.cpu_threads)
     cancel.check()
-    spec = resolve_course_spec(spec)  # course:<family>, as presets say it: in the model box, Compare and the CLI
-    from workbench.finetune.sentence_model import is_sentence_output, load_sentence_output
-
-    if is_sentence_output(spec):  # a sentence encoder trained with adapters, prefix or prompt tuning (issue 32)
-        return (yield from load_sentence_output(spec, settings, cancel))
+    spec = rewrite_spec(spec)  # course:<family>, as presets say it: in the model box, Compare and the CLI
+    kind = claiming_kind(spec)  # e.g. a sentence encoder trained with adapters, prefix or prompt tuning
+    if kind is not None:
+        return (yield from kind.load(spec, settings, cancel))
     source = yield from relay(resolve_job(spec, allow_pickle=settings.allow_pickle_weights, cancel=cancel),
                               _download_progress)
     if source.kind == "hub":

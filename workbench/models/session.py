@@ -15,8 +15,8 @@ from typing import Any
 
 class ModelSession:
     def __init__(self) -> None:
-        self.loaded: Any = None  # engine.models.loading.LoadedModel
-        self.tokenized: Any = None  # engine.tokens.TokenizedText of the text box with the loaded model (the window
+        self.loaded: Any = None  # lm_workbench.engine.models.loading.LoadedModel
+        self.tokenized: Any = None  # lm_workbench.engine.tokens.TokenizedText of the text box with the loaded model (the window
         # sets it when the current tokenization ends)
         self.loading_spec: str | None = None  # the spec being loaded, if any
         self._load_gen = 0

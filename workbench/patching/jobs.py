@@ -1,5 +1,5 @@
-"""The Patching tab's jobs: the activation-patching sweep (``engine.patching.tracing.patching_job``), one
-``Partial`` per layer as it comes, and its fast gradient approximation (``engine.patching.attribution_patching``);
+"""The Patching tab's jobs: the activation-patching sweep (``lm_workbench.engine.patching.tracing.patching_job``), one
+``Partial`` per layer as it comes, and its fast gradient approximation (``lm_workbench.engine.patching.attribution_patching``);
 torch is imported on the worker thread."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from typing import Any
 
 
 def patching_sweep(loaded: Any, request: dict, cancel: Any) -> Any:
-    from engine.patching.tracing import patching_job  # imports torch: on the worker thread
+    from lm_workbench.engine.patching.tracing import patching_job  # imports torch: on the worker thread
 
     return (yield from patching_job(loaded, cancel=cancel, **request))
 
 
 def attribution_sweep(loaded: Any, request: dict, cancel: Any) -> Any:
     """Attribution patching of the request's site: the approximate ``Patching`` (one forward, one backward pass)."""
-    from engine.patching.attribution_patching import attribution_patching_job  # imports torch: worker thread
+    from lm_workbench.engine.patching.attribution_patching import attribution_patching_job  # imports torch: worker thread
 
     site = request["site"]
     args = {k: v for k, v in request.items() if k != "site"}

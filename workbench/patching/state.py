@@ -2,18 +2,18 @@
 
 ``PatchingState`` holds the clean and corrupted texts (or, ``corrupt_by`` "noise", the subject whose word
 embeddings get ROME's noise instead of a second text), the answer and wrong tokens and the site; ``request()``
-is what the engine's ``engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
+is what the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
 ``result_changed`` (partial or whole), ``running_changed``.
 
-``fast`` ("Fast (gradient)") runs attribution patching instead (``engine.patching.attribution_patching``: one
+``fast`` ("Fast (gradient)") runs attribution patching instead (``lm_workbench.engine.patching.attribution_patching``: one
 forward and one backward pass); its result is kept as ``approximate`` and ``method`` is "attribution". A later
 exact sweep of the same request ("Refine exactly") replaces the heatmap and sets ``comparison`` (the two
-matrices' Pearson correlation and largest disagreements, ``engine.patching.comparison``).
+matrices' Pearson correlation and largest disagreements, ``lm_workbench.engine.patching.comparison``).
 
 ``set_family`` tells it the loaded model's family: ``sites`` are then the sites that model has
-(``engine.patching.names.sites_for``), and an encoder-decoder's request also carries ``output_position`` (the
+(``lm_workbench.engine.patching.names.sites_for``), and an encoder-decoder's request also carries ``output_position`` (the
 decoder's output token whose metric is read, as Explain's); a site the new model lacks falls back to ``resid``.
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.patching.names import SITES, sites_for
-from workbench.observable import EventGroup
+from lm_workbench.engine.patching.names import SITES, sites_for
+from lm_workbench.observable import EventGroup
 
 DEFAULT_SITE = "resid"
 CORRUPT_BY = ("text", "noise")  # a second text, or noise on the subject's word embeddings (ROME)
@@ -70,7 +70,7 @@ class PatchingState:
         self.events.inputs_changed.emit()
 
     def set_family(self, family: str | None) -> None:
-        """The loaded model's family (an ``engine.models.families.Family`` value; None: no model)."""
+        """The loaded model's family (an ``lm_workbench.engine.models.families.Family`` value; None: no model)."""
         self.encoder_decoder = family == "encoder-decoder"
         self.sites = sites_for(family or "")
         if not self.encoder_decoder:
@@ -120,7 +120,7 @@ class PatchingState:
         if self.method == "attribution":
             self.approximate, self.approximate_request = result, self.request()
         elif self.approximate is not None:
-            from engine.patching.comparison import compare  # plain Python: no torch
+            from lm_workbench.engine.patching.comparison import compare  # plain Python: no torch
 
             self.comparison = compare(self.approximate.effect, result.effect, result.tokens)
         self.events.running_changed.emit(False)

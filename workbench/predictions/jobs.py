@@ -2,7 +2,7 @@
 
 ``fill_masks`` (a masked LM's top k per mask), ``next_tokens`` (a decoder's top k after kept prompt ids),
 ``generate_more`` (greedy continuation of those ids), ``infill_text`` (an encoder-decoder's output). Explain's
-jobs are ``workbench.attribution.jobs``; model B's side is ``workbench.compare.jobs.predict_b``.
+jobs are ``lm_workbench.attribution.jobs``; model B's side is ``lm_workbench.compare.jobs.predict_b``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ TAIL = 6  # prompt tokens shown above the next-token table
 def fill_masks(loaded: Any, text: str, k: int, cancel: Any) -> Any:
     """Fill-mask tokenizes its own text: the generic [MASK] a user types is first rewritten as the model's own
     mask token (RoBERTa's <mask>), so the window's encoding of the text as typed is not the one it reads."""
-    from engine.predictions import fill_mask  # imports torch: on the worker thread
+    from lm_workbench.engine.predictions import fill_mask  # imports torch: on the worker thread
 
     tt, preds = fill_mask(loaded, text, k)
     return tt.tokens, preds, tt.ids, text
@@ -26,7 +26,7 @@ def fill_masks(loaded: Any, text: str, k: int, cancel: Any) -> Any:
 def next_tokens(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: Any) -> dict:
     """The next token's top ``k`` after the prompt's ids (``prompt_ids``: the prompt as generation continues it,
     its own encoding rather than the window's, which shows the text with the model's special tokens)."""
-    from engine.predictions import next_token_from_ids, prompt_ids
+    from lm_workbench.engine.predictions import next_token_from_ids, prompt_ids
 
     ids = list(ids) if ids is not None else prompt_ids(loaded, text)
     cancel.check()
@@ -42,7 +42,7 @@ def next_tokens(loaded: Any, text: str, ids: list[int] | None, k: int, cancel: A
 
 
 def generate_more(loaded: Any, ids: list[int], cancel: Any) -> tuple[list[int], str]:
-    from engine.predictions import continue_text
+    from lm_workbench.engine.predictions import continue_text
 
     new = continue_text(loaded, ids, GENERATE_TOKENS, cancel=cancel)
     out = list(ids) + list(new)
@@ -50,7 +50,7 @@ def generate_more(loaded: Any, ids: list[int], cancel: Any) -> tuple[list[int], 
 
 
 def infill_text(loaded: Any, text: str, cancel: Any) -> tuple[Any, list[str]]:
-    from engine.predictions import infill
+    from lm_workbench.engine.predictions import infill
 
     result = infill(loaded, text, INFILL_MAX_TOKENS, cancel=cancel)
     return result, loaded.tokenizer.convert_ids_to_tokens(result.output_ids)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lm_workbench.models.spec_kinds import ModelSpecKind
+
 
 def course_root() -> Path:
     """``<data dir>/course-models``."""
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     return data_dir() / "course-models"
 
@@ -21,7 +23,7 @@ def resolve_course_spec(spec: str) -> str:
     resolve it), anything else as given; a family not built here is a ``WorkbenchError`` saying how to build it."""
     if not spec.startswith(COURSE_PREFIX):
         return spec
-    from engine.errors import WorkbenchError
+    from lm_workbench.engine.errors import WorkbenchError
 
     family = spec[len(COURSE_PREFIX):].strip()
     for folder in installed_course_models():
@@ -44,3 +46,7 @@ def installed_course_models() -> list[Path]:
         if root.is_dir():
             found += sorted(p.parent.parent for p in root.glob("*/model/config.json"))  # opens as its model
     return found
+
+
+# Registered through the lm_workbench.model_specs entry point (pyproject.toml): the loader rewrites course:<family>.
+COURSE_SPEC = ModelSpecKind("course", rewrite=resolve_course_spec)

@@ -3,12 +3,12 @@
 Without a network no pre-trained masked-LM, GPT, BART, T5 or ELMo weights can be
 downloaded, so the workbench makes its own: tiny models trained for a minute
 or two each on a corpus every machine has (the English prose of Python's
-documentation, ``engine.pretrain.python_docs``) or a file the user picks.
+documentation, ``lm_workbench.engine.pretrain.python_docs``) or a file the user picks.
 They are not good language models; they are real ones, each beating the
 corpus's unigram entropy (a model that learnt nothing but word frequencies),
 which is enough to open them in every view. The settings below were tuned
 so the four transformers together take well under 10 minutes on 2 CPU cores;
-the ELMo (engine.elmo.presets' tiny biLM, its softmax over every word of the
+the ELMo (lm_workbench.engine.elmo.presets' tiny biLM, its softmax over every word of the
 corpus, so its loss compares fairly with the unigram entropy) adds a few more.
 
 Each lands in ``<data dir>/course-models/<family>`` (model in ``model/``,
@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.progress import NEVER_CANCELLED
-from workbench.pretrain.course_folders import (  # noqa: F401 (re-exported: where course models live)
+from lm_workbench.engine.progress import NEVER_CANCELLED
+from lm_workbench.pretrain.course_folders import (  # noqa: F401 (re-exported: where course models live)
     COURSE_PREFIX, course_root, installed_course_models, resolve_course_spec,
 )
-from workbench.pretrain.spec import PretrainSpec
+from lm_workbench.pretrain.spec import PretrainSpec
 
 # family -> (objective, architecture and data settings, training settings). Tuned for the Python-docs corpus.
 COURSE_SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
@@ -80,8 +80,8 @@ def _distinct_words(corpus: Path, cap: int) -> int:
 def estimated_bytes(families: list[str], corpus: Path) -> int:
     """About how much the course models of ``families`` write: per model its checkpoint (weights and AdamW
     state), its model folder with tokenizer, and the packed data (about the corpus's size)."""
-    from engine.elmo.presets import ELMO_PRESETS
-    from workbench.runs import disk_space as space
+    from lm_workbench.engine.elmo.presets import ELMO_PRESETS
+    from lm_workbench.runs import disk_space as space
 
     corpus_size = corpus.stat().st_size if corpus.is_file() else 0
     total = 0
@@ -128,11 +128,11 @@ def train_course_models(*, corpus: str | Path | None = None, out_root: str | Pat
     ``below_unigram_entropy``. With ``register`` the model folders are added
     to the recent models in the settings.
     """
-    from engine.pretrain.python_docs import python_docs_corpus
-    from workbench.pretrain.recording import run_recorded
-    from workbench.settings import load_settings, save_settings
+    from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+    from lm_workbench.pretrain.recording import run_recorded
+    from lm_workbench.settings import load_settings, save_settings
 
-    from workbench.runs.disk_space import check_space
+    from lm_workbench.runs.disk_space import check_space
 
     root = Path(out_root) if out_root else course_root()
     root.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Which family takes which objective: the one table the Pre-train form and ``lm-workbench pretrain`` share.
 
 An objective fits a family when its plugin lists the family's engine family (or lists none) and the
-tokenizer trained for the family (``engine.pretrain.tokenizer_training``) has every token the objective
+tokenizer trained for the family (``lm_workbench.engine.pretrain.tokenizer_training``) has every token the objective
 asks for. Torch-free: the form imports it on the Qt thread, the CLI before anything heavy.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.wording import with_article
-from engine.models.families import Family
-from engine.pretrain.names import FAMILIES  # noqa: F401  (the families this table covers)
-# The engine family each one is (engine.pretrain.architectures.ENGINE_FAMILY).
+from lm_workbench.engine.wording import with_article
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.pretrain.names import FAMILIES  # noqa: F401  (the families this table covers)
+# The engine family each one is (lm_workbench.engine.pretrain.architectures.ENGINE_FAMILY).
 ENGINE_FAMILY = {"bert": Family.ENCODER.value, "gpt2": Family.DECODER.value, "bart": Family.ENCODER_DECODER.value,
                  "t5": Family.ENCODER_DECODER.value, "elmo": Family.BILM.value}
-# The tokens each family's trained tokenizer has (engine.objectives.api.TOKENS names).
+# The tokens each family's trained tokenizer has (lm_workbench.engine.objectives.api.TOKENS names).
 FAMILY_TOKENS = {
     "bert": frozenset({"mask_token", "cls_token", "sep_token", "pad_token"}),
     "gpt2": frozenset({"bos_token", "eos_token", "pad_token"}),

@@ -8,15 +8,15 @@ from typing import Any
 
 def discover_choices(cancel: Any) -> tuple[Any, dict, Any, dict]:
     """On the worker: the objective registry, the presets, the parameter counter, ELMo's presets."""
-    from engine.elmo.presets import ELMO_PRESETS
-    from engine.pretrain.architectures import PRESETS, count_parameters
-    from workbench.plugins.registry import ObjectiveRegistry
+    from lm_workbench.engine.elmo.presets import ELMO_PRESETS
+    from lm_workbench.engine.pretrain.architectures import PRESETS, count_parameters
+    from lm_workbench.extensions.registry import ObjectiveRegistry
 
     elmo = {name: (c.n_layers, c.projection_dim) for name, c in ELMO_PRESETS.items()}
     return ObjectiveRegistry.discover(), dict(PRESETS), count_parameters, elmo
 
 
 def count_architecture(counter: Any, arch: dict, vocab: int, head: str, cancel: Any) -> int:
-    from engine.pretrain.architectures import ArchitectureSpec
+    from lm_workbench.engine.pretrain.architectures import ArchitectureSpec
 
     return int(counter(ArchitectureSpec(**arch), vocab, head))

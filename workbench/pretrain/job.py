@@ -1,7 +1,7 @@
-"""The long-run lane's pre-training job: ``"workbench.pretrain.job:pretrain_lane_job"``.
+"""The long-run lane's pre-training job: ``"lm_workbench.pretrain.job:pretrain_lane_job"``.
 
 It runs in the lane's spawned child (so an out-of-memory error or a crash never takes the window down), with
-the run's ``RunContext``; ``PretrainRun`` (``workbench.pretrain.recording``, a ``LongRun``) records it: metrics
+the run's ``RunContext``; ``PretrainRun`` (``lm_workbench.pretrain.recording``, a ``LongRun``) records it: metrics
 and checkpoints as the loop reports them, the context's cancel flag as the loop's cancel token (the loop saves
 a checkpoint, then ``Cancelled`` marks the run cancelled), the final numbers, files and provenance.
 ``submit_pretrain`` queues a spec with the columns the runs browser shows.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.pretrain.recording import KIND, PRETRAIN, PretrainRun
-from workbench.pretrain.spec import PretrainSpec
+from lm_workbench.pretrain.recording import KIND, PRETRAIN, PretrainRun
+from lm_workbench.pretrain.spec import PretrainSpec
 
 pretrain_lane_job = PretrainRun.lane_job
 

@@ -1,8 +1,8 @@
 """What a finished pre-training run leaves behind: the model folder and ``summary.json``.
 
 The model is saved with ``save_pretrained`` (safetensors) together with its
-tokenizer (ELMo with ``engine.elmo.checkpoint.save_elmo`` plus its word
-vocabulary, ``vocab.txt``), so ``engine.models.loading.load_model`` and ``transformers``'
+tokenizer (ELMo with ``lm_workbench.engine.elmo.checkpoint.save_elmo`` plus its word
+vocabulary, ``vocab.txt``), so ``lm_workbench.engine.models.loading.load_model`` and ``transformers``'
 ``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint;
 ``load_model`` also opens the run's folder itself as that model. The
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of
@@ -20,10 +20,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.errors import written
-from engine.models.sources import RUN_MODEL_FOLDER
-from workbench.files import remove_partial
-from workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
+from lm_workbench.engine.errors import written
+from lm_workbench.engine.models.sources import RUN_MODEL_FOLDER
+from lm_workbench.files import remove_partial
+from lm_workbench.runs.summary import SUMMARY_FILE, finite, write_json_atomic
 
 HEADS_FILE = "objective_heads.safetensors"
 
@@ -43,8 +43,8 @@ def save_heads(heads: dict[str, Any], folder: Path, metadata: dict[str, str]) ->
 
 def _save_elmo(model: Any, tokenizer: Any, model_dir: Path) -> None:
     """ELMo's own folder (config.json + model.safetensors) and its word vocabulary (vocab.txt, in id order)."""
-    from engine.elmo.checkpoint import save_elmo
-    from engine.elmo.words import write_vocabulary
+    from lm_workbench.engine.elmo.checkpoint import save_elmo
+    from lm_workbench.engine.elmo.words import write_vocabulary
 
     save_elmo(model, model_dir)
     vocab = tokenizer.get_vocab()
@@ -55,7 +55,7 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
                  evaluations: list[tuple[int, float]], run_id: int | None, resumed_from: Path | None,
                  elapsed_s: float, objective_config: Any, head: str) -> dict[str, Any]:
     """Save the model folder and the summary; return the summary."""
-    model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (engine.models.sources)
+    model_dir = out_dir / RUN_MODEL_FOLDER  # what makes out_dir open as this model (lm_workbench.engine.models.sources)
     config_dict = dataclasses.asdict(objective_config) if dataclasses.is_dataclass(objective_config) else {}
 
     def save_model_folder() -> Path | None:
@@ -96,7 +96,7 @@ def save_outputs(*, spec: Any, out_dir: Path, model: Any, heads: dict, tokenizer
         "elapsed_s": round(float(elapsed_s), 3),
         "device": getattr(result, "device", ""),
         "precision": getattr(result, "precision", ""),
-        "speed": dict(getattr(result, "speed", {}) or {}),  # which speed levers ran (engine.training.speed)
+        "speed": dict(getattr(result, "speed", {}) or {}),  # which speed levers ran (lm_workbench.engine.training.speed)
         "train_tokens": stats.get("train_tokens"),
         "validation_tokens": stats.get("validation_tokens"),
         "vocab_size": len(tokenizer),

@@ -1,7 +1,7 @@
-"""A pre-training run as a ``LongRun`` (``workbench.runs.recorder``): its columns, its body and what it leaves.
+"""A pre-training run as a ``LongRun`` (``lm_workbench.runs.recorder``): its columns, its body and what it leaves.
 
 The recorder records it the same way from every front end: the CLI and torchrun (``run_recorded``: in this
-process, Ctrl-C as cancel; only rank 0 touches the store), the long-run lane (``workbench.pretrain.job``) and
+process, Ctrl-C as cancel; only rank 0 touches the store), the long-run lane (``lm_workbench.pretrain.job``) and
 the runs browser's "run again" and resume. The loop's events become rows through the recorder's
 ``StoreReporter``: ``loss, lr, grad_norm, tokens_per_s`` per logged step, ``validation_loss, perplexity`` (+
 ``masked_accuracy`` for encoders) per evaluation, plus the objective's own numbers; at the end the final
@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.kinds import RunKind
-from workbench.runs.recorder import LongRun, StoreReporter, distributed_rank  # noqa: F401 (distributed_rank: API)
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.runs.kinds import RunKind
+from lm_workbench.runs.recorder import LongRun, StoreReporter, distributed_rank  # noqa: F401 (distributed_rank: API)
 
 KIND = "pretrain"
 
@@ -24,7 +24,7 @@ def _pretrain_command(params: dict[str, Any]) -> str:
     return PretrainSpec.from_dict(params).cli_command()
 
 
-PRETRAIN = RunKind(kind=KIND, target="workbench.pretrain.job:pretrain_lane_job", title="Pre-training",
+PRETRAIN = RunKind(kind=KIND, target="lm_workbench.pretrain.job:pretrain_lane_job", title="Pre-training",
                    command=_pretrain_command, resumable=True)
 
 
@@ -37,12 +37,12 @@ class PretrainRun(LongRun):
         return {"name": spec.title(), "model": f"{spec.family}-{spec.preset}", "method": spec.objective}
 
     def preflight(self) -> None:
-        from workbench.pretrain.run import preflight
+        from lm_workbench.pretrain.run import preflight
 
         preflight(self.spec)
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        from workbench.pretrain.run import run_pretrain
+        from lm_workbench.pretrain.run import run_pretrain
 
         return run_pretrain(self.spec, cancel=ctx, report=report, run_id=ctx.run_id)
 
@@ -73,7 +73,7 @@ def _objective_source(name: str) -> str:
 
 def run_provenance(summary: dict[str, Any]) -> dict[str, Any]:
     """What produced a finished pre-training run: versions, device, seed, model and data fingerprints."""
-    from workbench.runs.provenance import collect_provenance
+    from lm_workbench.runs.provenance import collect_provenance
 
     spec = summary.get("spec") or {}
     return collect_provenance(

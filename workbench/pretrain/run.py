@@ -6,7 +6,7 @@ check the spec and the objective (cheap, so mistakes fail in a second), train
 the tokenizer (or reuse the resumed run's), pack the corpus into a cached
 data set, build the model with the head the objective asks for plus the
 objective's own heads and frozen auxiliary models, run the training loop
-(``engine.training``; checkpoints under ``out_dir/checkpoints``), and save the
+(``lm_workbench.engine.training``; checkpoints under ``out_dir/checkpoints``), and save the
 model, its tokenizer and the objective heads in ``out_dir/model`` plus
 ``out_dir/summary.json``.
 
@@ -24,7 +24,7 @@ the model and summary (the loop already restricts checkpoints to rank 0).
 
 Space before work: once the model is built, and before the first step, the
 checkpoints and the model folder it will write are estimated
-(``workbench.runs.disk_space``) and a disk that will not hold them refuses the
+(``lm_workbench.runs.disk_space``) and a disk that will not hold them refuses the
 run with the numbers. A write that fails anyway (a full disk, a folder made
 read-only, a file deleted under the run) ends it with one line that names the
 file and the last good checkpoint to resume from (``fault_keeping_checkpoints``).
@@ -38,12 +38,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, Progress, drive
-from workbench.pretrain.family_objectives import missing_tokens
-from workbench.pretrain.outputs import HEADS_FILE, save_outputs
-from workbench.pretrain.spec import PretrainSpec
-from workbench.runs.resume import fault_keeping_checkpoints, resolve_resume
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, Progress, drive
+from lm_workbench.pretrain.family_objectives import missing_tokens
+from lm_workbench.pretrain.outputs import HEADS_FILE, save_outputs
+from lm_workbench.pretrain.spec import PretrainSpec
+from lm_workbench.runs.resume import fault_keeping_checkpoints, resolve_resume
 
 __all__ = ["HEADS_FILE", "check_objective", "preflight", "resolve_resume", "run_pretrain"]
 
@@ -73,11 +73,11 @@ def _tokenizer(spec: PretrainSpec, out_dir: Path, source_dir: Path | None, inher
     """
     from transformers import AutoTokenizer
 
-    from engine.pretrain.corpus import corpus_lines
-    from engine.pretrain.tokenizer_training import train_tokenizer
+    from lm_workbench.engine.pretrain.corpus import corpus_lines
+    from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
 
     if inherit is not None and source_dir is None:
-        from engine.models.tokenizer import load_tokenizer
+        from lm_workbench.engine.models.tokenizer import load_tokenizer
 
         if dist.is_main:
             report(Progress(0, 0, f"using the tokenizer of {inherit}"))
@@ -103,8 +103,8 @@ def _tokenizer(spec: PretrainSpec, out_dir: Path, source_dir: Path | None, inher
 def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist: Any, cancel: Any,
              report: Callable) -> Any:
     """Pack the corpus (rank 0 first; the other ranks then read the cache it wrote)."""
-    from engine.pretrain.corpus import CorpusSpec
-    from engine.pretrain.dataset import prepare_dataset
+    from lm_workbench.engine.pretrain.corpus import CorpusSpec
+    from lm_workbench.engine.pretrain.dataset import prepare_dataset
 
     corpus = CorpusSpec(paths=list(spec.corpus), validation_fraction=spec.validation_fraction, seed=seed)
 
@@ -123,8 +123,8 @@ def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist:
 def _auxiliary_models(registry: Any, objective: Any, config: Any, wanted: dict[str, str], model: Any,
                       tokenizer: Any, device: str) -> dict[str, Any]:
     """The objective's frozen helper models (a distillation teacher), loaded and checked."""
-    from engine.models.loading import load_model
-    from engine.objectives.api import freeze_auxiliary
+    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.objectives.api import freeze_auxiliary
 
     record = registry.record(objective.name)
     aux: dict[str, Any] = {}
@@ -145,13 +145,13 @@ def check_objective(spec: PretrainSpec, registry: Any = None) -> tuple[Any, Any,
     """(registry, objective, its parsed config) for the spec; ``WorkbenchError`` when it does not apply.
 
     Checks the name, the settings and that the objective is for the spec's
-    family (``workbench.pretrain.family_objectives``: its models, and the tokens its
+    family (``lm_workbench.pretrain.family_objectives``: its models, and the tokens its
     tokenizer has), without training anything.
     """
-    from engine.objectives.config_fields import config_from_strings
-    from engine.pretrain.architectures import ENGINE_FAMILY
-    from workbench.plugins.registry import ObjectiveRegistry
-    from workbench.settings import load_settings
+    from lm_workbench.engine.objectives.config_fields import config_from_strings
+    from lm_workbench.engine.pretrain.architectures import ENGINE_FAMILY
+    from lm_workbench.extensions.registry import ObjectiveRegistry
+    from lm_workbench.settings import load_settings
 
     registry = registry or ObjectiveRegistry.discover(load_settings())
     objective = registry.objective(spec.objective)
@@ -179,7 +179,7 @@ def preflight(spec: PretrainSpec) -> tuple[Any, Any, Any, Any]:
     """
     spec.check()
     _check_corpus_files(spec.corpus)
-    from engine.training.config import TrainingConfig
+    from lm_workbench.engine.training.config import TrainingConfig
 
     training = TrainingConfig.from_dict(dict(spec.training))
     registry, objective, config = check_objective(spec)
@@ -223,7 +223,7 @@ def _vanished_corpus(spec: PretrainSpec, exc: BaseException) -> OSError | None:
 
 def check_space_for(spec: PretrainSpec, training: Any, model: Any, heads: dict, tokenizer: Any) -> None:
     """Refuse (``NotEnoughSpace``) when the checkpoints and the model folder will not fit in ``spec.out_dir``."""
-    from workbench.runs import disk_space as space
+    from lm_workbench.runs import disk_space as space
 
     params = {id(p): p for module in (model, *heads.values()) for p in module.parameters()}
     total = sum(p.numel() for p in params.values())
@@ -245,12 +245,12 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
 
     import torch
 
-    from engine.models.loading import quiet_transformers
-    from engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
-    from engine.pretrain.sampler import ExampleSampler
-    from engine.training.distributed import setup_distributed
-    from engine.training.loop import train
-    from workbench.pretrain.task_builder import build_task
+    from lm_workbench.engine.models.loading import quiet_transformers
+    from lm_workbench.engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
+    from lm_workbench.engine.pretrain.sampler import ExampleSampler
+    from lm_workbench.engine.training.distributed import setup_distributed
+    from lm_workbench.engine.training.loop import train
+    from lm_workbench.pretrain.task_builder import build_task
 
     quiet_transformers()
     started = time.monotonic()

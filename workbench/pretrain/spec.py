@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.errors import WorkbenchError
-from engine.pretrain.names import ELMO_PRESET_NAMES, FAMILIES, TRANSFORMER_PRESETS
-from workbench.runs.spec import RunSpec
-from workbench.versions import refuse_known_breaks
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.pretrain.names import ELMO_PRESET_NAMES, FAMILIES, TRANSFORMER_PRESETS
+from lm_workbench.runs.spec import RunSpec
+from lm_workbench.versions import refuse_known_breaks
 
 PRESET_NAMES = (*TRANSFORMER_PRESETS, "course")  # every name any family takes (the CLI's choices)
 
@@ -36,8 +36,8 @@ class PretrainSpec(RunSpec):
 
     ``max_positions`` is also the sequence length examples are packed to.
     ``objective_config`` holds the objective's settings as strings (parsed by
-    ``engine.plugin_api.config_from_strings``); ``training`` holds
-    ``engine.training.config.TrainingConfig`` fields (absent ones keep their
+    ``lm_workbench.engine.plugin_api.config_from_strings``); ``training`` holds
+    ``lm_workbench.engine.training.config.TrainingConfig`` fields (absent ones keep their
     defaults). ``resume`` names a previous run's output folder or one of its
     checkpoint folders.
     """

@@ -1,6 +1,6 @@
 """One line saying how fast a pre-training run went and which speed levers ran (the CLI and the Pre-train tab).
 
-Reads the summary's ``tokens_per_s`` and ``speed`` (``engine.training.speed``:
+Reads the summary's ``tokens_per_s`` and ``speed`` (``lm_workbench.engine.training.speed``:
 ``compiled``, ``chunked_loss``, ``sparse_mlm_head``, ``bf16``, ``fused_gelu``,
 ``memory_reuse``, ``compile_s``, ``notes``). Light: no torch.
 """

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine.plugin_api import IGNORE_INDEX, LossContext, model_device
-from engine.training.task import TrainingTask
+from lm_workbench.engine.plugin_api import IGNORE_INDEX, LossContext, model_device
+from lm_workbench.engine.training.task import TrainingTask
 
 VALIDATION_SEED = 7919  # mixed with the run's seed: validation corruption never shares the training stream
 

@@ -1,7 +1,7 @@
 """Probing and STS as runs: reading their files, computing them, and what they record.
 
 ``ProbeRun`` / ``StsRun`` are the ``ComputedRun`` of a ``ProbeSpec`` / ``StsSpec``: the CLI, the Probing
-view and the long-run job all run them through ``workbench.runs.execute`` (read -> compute -> record: one
+view and the long-run job all run them through ``lm_workbench.runs.execute`` (read -> compute -> record: one
 metrics row per layer, step = layer). ``probe_lane_job`` / ``sts_lane_job`` are the long-run lane's targets, so the
 runs browser can run one again. Token tasks' vectors are extracted once per model and corpus (into the
 activation cache the Embeddings tab shares).
@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from typing import Any, Generator
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken
-from workbench.embeddings.jobs import activation_cache
-from workbench.probing.spec import ProbeSpec, StsSpec
-from workbench.runs.execute import ComputedRun, execute_in_lane
-from workbench.runs.kinds import RunKind, spec_command
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
+from lm_workbench.embeddings.jobs import activation_cache
+from lm_workbench.probing.spec import ProbeSpec, StsSpec
+from lm_workbench.runs.execute import ComputedRun, execute_in_lane
+from lm_workbench.runs.kinds import RunKind, spec_command
 
-PROBE = RunKind(kind="probe", target="workbench.probing.runs:probe_lane_job", title="Layer-wise probing",
+PROBE = RunKind(kind="probe", target="lm_workbench.probing.runs:probe_lane_job", title="Layer-wise probing",
                 command=spec_command(ProbeSpec))
-STS = RunKind(kind="sts", target="workbench.probing.runs:sts_lane_job", title="Sentence similarity per layer",
+STS = RunKind(kind="sts", target="lm_workbench.probing.runs:sts_lane_job", title="Sentence similarity per layer",
               command=spec_command(StsSpec))
 
 
 def read_probe_task(spec: ProbeSpec) -> Any:
     """The task file of ``spec`` (``demo``: the built-in POS set), read and checked."""
-    from engine.probing.demo import POS_DEMO, resolve
-    from engine.probing.readers import read_sentence_task, read_token_task
+    from lm_workbench.engine.probing.demo import POS_DEMO, resolve
+    from lm_workbench.engine.probing.readers import read_sentence_task, read_token_task
 
     if spec.kind == "token":
         return read_token_task(resolve(spec.task, POS_DEMO), spec.tag_column)
@@ -53,7 +53,7 @@ class ProbeRun(ComputedRun):
         return read_probe_task(self.spec)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
-        from engine.probing.sweep import probe_sentence_task, probe_token_task
+        from lm_workbench.engine.probing.sweep import probe_sentence_task, probe_token_task
 
         spec = self.spec
         if spec.kind == "token":
@@ -81,13 +81,13 @@ class StsRun(ComputedRun):
 
     def read(self) -> Any:
         """The STS file (``demo``: the built-in pairs), read and checked."""
-        from engine.probing.demo import STS_DEMO, resolve
-        from engine.probing.readers import read_sts
+        from lm_workbench.engine.probing.demo import STS_DEMO, resolve
+        from lm_workbench.engine.probing.readers import read_sts
 
         return read_sts(resolve(self.spec.data, STS_DEMO), self.spec.column_names())
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
-        from engine.probing.sweep import sts_by_layer
+        from lm_workbench.engine.probing.sweep import sts_by_layer
 
         result = yield from sts_by_layer(loaded, inputs, pooling=self.spec.pooling, cancel=cancel)
         return with_read_report(result, inputs, result.pairs)
@@ -100,10 +100,10 @@ class StsRun(ComputedRun):
 
 
 def probe_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's probing job (``workbench.probing.runs:probe_lane_job``): metrics per layer."""
+    """The long-run lane's probing job (``lm_workbench.probing.runs:probe_lane_job``): metrics per layer."""
     return execute_in_lane(ctx, ProbeRun(ProbeSpec.from_dict(params).checked())).to_json()
 
 
 def sts_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's STS job (``workbench.probing.runs:sts_lane_job``): Spearman per layer."""
+    """The long-run lane's STS job (``lm_workbench.probing.runs:sts_lane_job``): Spearman per layer."""
     return execute_in_lane(ctx, StsRun(StsSpec.from_dict(params).checked())).to_json()

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Generator
 
-from engine.progress import NEVER_CANCELLED, CancelToken
-from workbench.embeddings.jobs import activation_cache
-from workbench.probing.runs import read_probe_task
-from workbench.probing.spec import ScalarMixSpec
-from workbench.runs.execute import ComputedRun, execute_in_lane
-from workbench.runs.kinds import RunKind, spec_command
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
+from lm_workbench.embeddings.jobs import activation_cache
+from lm_workbench.probing.runs import read_probe_task
+from lm_workbench.probing.spec import ScalarMixSpec
+from lm_workbench.runs.execute import ComputedRun, execute_in_lane
+from lm_workbench.runs.kinds import RunKind, spec_command
 
 KIND = "scalar-mix"
-SCALAR_MIX = RunKind(kind=KIND, target="workbench.probing.scalar_mix_run:scalar_mix_lane_job",
+SCALAR_MIX = RunKind(kind=KIND, target="lm_workbench.probing.scalar_mix_run:scalar_mix_lane_job",
                      title="Scalar mix of the layers", command=spec_command(ScalarMixSpec))
 
 
 class ScalarMixRun(ComputedRun):
-    """Learn the mix (an ``engine.scalar_mix.tasks.TaskMix``); token tasks' vectors are cached."""
+    """Learn the mix (an ``lm_workbench.engine.scalar_mix.tasks.TaskMix``); token tasks' vectors are cached."""
 
     kind = KIND
 
@@ -30,8 +30,8 @@ class ScalarMixRun(ComputedRun):
         return read_probe_task(self.spec)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
-        from engine.scalar_mix.tasks import mix_sentence_task, mix_token_task
-        from engine.scalar_mix.training import ScalarMixConfig
+        from lm_workbench.engine.scalar_mix.tasks import mix_sentence_task, mix_token_task
+        from lm_workbench.engine.scalar_mix.training import ScalarMixConfig
 
         spec = self.spec
         config = ScalarMixConfig(steps=spec.steps, seed=spec.seed)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar
 
-from engine.embeddings.names import SENTENCE_POOLINGS
-from engine.errors import WorkbenchError
-from engine.probing.names import KINDS
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.probing.names import KINDS
+from lm_workbench.runs.spec import RunSpec
 
 TASK_KINDS = KINDS
 POOLINGS = SENTENCE_POOLINGS

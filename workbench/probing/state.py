@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.probing.spec import POOLINGS, TASK_KINDS, ProbeSpec, StsSpec
-from workbench.observable import EventGroup
+from lm_workbench.probing.spec import POOLINGS, TASK_KINDS, ProbeSpec, StsSpec
+from lm_workbench.observable import EventGroup
 
 DEMO = "demo"
 PROBE_COLUMNS = ["layer", "accuracy", "control_accuracy", "selectivity"]

@@ -1,7 +1,7 @@
 """The jobs behind Evaluate and Accuracy against k: read the labelled file, run the engine, store the runs.
 
 Each row of the comparison (one template with one verbalizer) is stored as its own ``prompt-eval`` run
-(``workbench.runs.execute.record``), so the run's spec (and the ``lm-workbench prompt-eval`` line it gives)
+(``lm_workbench.runs.execute.record``), so the run's spec (and the ``lm-workbench prompt-eval`` line it gives)
 repeats exactly that row.
 """
 
@@ -12,11 +12,11 @@ from itertools import count
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.prompting.state import PromptingState
+from lm_workbench.prompting.state import PromptingState
 
 
 def _settings(state: PromptingState, calibrate: bool | None = None) -> Any:
-    from engine.prompting.evaluate import EvaluationSettings
+    from lm_workbench.engine.prompting.evaluate import EvaluationSettings
 
     f = state.fewshot
     return EvaluationSettings(k_shot=f.k, seed=f.seed, selection=f.selection, order=f.order,
@@ -28,7 +28,7 @@ def _settings(state: PromptingState, calibrate: bool | None = None) -> Any:
 def embedder(k: int, selection: str) -> Any:
     """The Embeddings tab's sentence model, when demonstrations are chosen by similarity (else None)."""
     if k and selection == "similar":
-        from workbench.prompting.runs import sentence_embedder
+        from lm_workbench.prompting.runs import sentence_embedder
 
         return sentence_embedder()
     return None
@@ -36,7 +36,7 @@ def embedder(k: int, selection: str) -> Any:
 
 def read_data(path: str, verbalizers: list[str]) -> Any:
     """The labelled file, checked against every verbalizer (a label it does not cover is an error)."""
-    from workbench.prompting.runs import read_prompt_data
+    from lm_workbench.prompting.runs import read_prompt_data
 
     return read_prompt_data(path, verbalizers)
 
@@ -47,11 +47,11 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
     Yields progress and ``Partial((row, PromptEvaluation))`` as each prompt finishes; returns
     ``(EvaluationResult, [run id per row])``. Bad templates or verbalizers raise here, before the job starts.
     """
-    from engine.progress import Partial, relay
-    from engine.prompting.evaluate import PromptChoice, evaluate_prompts
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
-    from workbench.prompting.spec import PromptEvalSpec
+    from lm_workbench.engine.progress import Partial, relay
+    from lm_workbench.engine.prompting.evaluate import PromptChoice, evaluate_prompts
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.prompting.spec import PromptEvalSpec
 
     pairs = state.prompts_to_evaluate()
     prompts = [PromptChoice(Template.parse(t, state.mode), Verbalizer.parse(v), f"prompt {i + 1}")
@@ -80,9 +80,9 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
 
 def record_rows(store_path: Path, loaded: Any, specs: list[Any], result: Any) -> list[int]:
     """Store each prompt's evaluation as its own ``prompt-eval`` run; their ids, in row order."""
-    from workbench.prompting.runs import PromptEvalRun
-    from workbench.runs.execute import record
-    from workbench.store import RunStore
+    from lm_workbench.prompting.runs import PromptEvalRun
+    from lm_workbench.runs.execute import record
+    from lm_workbench.store import RunStore
 
     with RunStore(store_path) as store:
         return [record(store, PromptEvalRun(spec), replace(result, prompts=[evaluation]), loaded)
@@ -91,9 +91,9 @@ def record_rows(store_path: Path, loaded: Any, specs: list[Any], result: Any) ->
 
 def accuracy_vs_k_job(loaded: Any, state: PromptingState, ks: list[int], seeds: list[int]) -> Callable[[Any], Any]:
     """``fn(cancel)``: accuracy against k for the current prompt, a ``Partial(KPoint)`` per k."""
-    from engine.prompting.evaluate import PromptChoice, accuracy_vs_k
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.prompting.evaluate import PromptChoice, accuracy_vs_k
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     prompt = PromptChoice(Template.parse(state.template, state.mode), Verbalizer.parse(state.verbalizer))
     settings = _settings(state, calibrate=False)

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import WorkbenchError
-from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
-from engine.prompting.names import MODES
-from engine.prompting.template import problems
-from engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
+from lm_workbench.engine.prompting.names import MODES
+from lm_workbench.engine.prompting.template import problems
+from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
 FORMAT = "lm-workbench-prompt-set"
 VERSION = 1
@@ -53,7 +53,7 @@ def from_plugin(prompt_set: Any) -> PromptSetFile:
     examples: list[dict[str, str]] = []
     path = instance.example_data()
     if path is not None:
-        from engine.data.tasks import read_classification
+        from lm_workbench.engine.data.tasks import read_classification
 
         data = read_classification(path)
         examples = [{"text": e.text, "label": e.label, **({"text_pair": e.text_pair} if e.text_pair else {})}

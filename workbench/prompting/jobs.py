@@ -1,13 +1,13 @@
 """The Prompting tab's jobs (``fn(cancel)`` for the view's job bridge): scoring one input through the prompt,
 choosing the few-shot demonstrations for it, generating a continuation. Explain's job is
-``workbench.attribution.jobs.prompt_label_job``."""
+``lm_workbench.attribution.jobs.prompt_label_job``."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Callable
 
-from workbench.prompting.state import GenerationSettings, PromptingState
+from lm_workbench.prompting.state import GenerationSettings, PromptingState
 
 
 def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
@@ -15,10 +15,10 @@ def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
 
     Returns ``(ScoredPrompt, calibrated label probabilities or None)``: with Calibrate on, the content-free
     inputs are scored in this same prompt (same demonstrations, same order), so p_cf follows every change."""
-    from engine.prompting.calibration import calibrate, content_free_probs
-    from engine.prompting.scoring import score_example
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.prompting.calibration import calibrate, content_free_probs
+    from lm_workbench.engine.prompting.scoring import score_example
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     template = Template.parse(state.template, state.mode)
     verbalizer = Verbalizer.parse(state.verbalizer)
@@ -42,11 +42,11 @@ def scoring_job(loaded: Any, state: PromptingState) -> Callable[[Any], Any]:
 
 def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
     """``fn(cancel)`` choosing the demonstrations for the current input; returns (full prompt, demonstrations)."""
-    from engine.prompting.evaluate import demonstrations_of
-    from engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
-    from engine.prompting.template import Template
-    from engine.prompting.verbalizer import Verbalizer
-    from workbench.prompting.evaluation_job import embedder, read_data
+    from lm_workbench.engine.prompting.evaluate import demonstrations_of
+    from lm_workbench.engine.prompting.fewshot import choose_demonstrations, cosine_to, full_prompt
+    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.prompting.evaluation_job import embedder, read_data
 
     template = Template.parse(state.template, state.mode)
     verbalizer = Verbalizer.parse(state.verbalizer)
@@ -73,8 +73,8 @@ def build_prompt_job(state: PromptingState) -> Callable[[Any], Any]:
 
 def generation_job(loaded: Any, prompt: str, settings: GenerationSettings) -> Callable[[Any], Any]:
     """``fn(cancel)``: yields ``Partial(GeneratedToken)`` per new token; returns the ``Generation``."""
-    from engine.decoding import SamplingConfig
-    from engine.prompting.generation import generate_job
+    from lm_workbench.engine.decoding import SamplingConfig
+    from lm_workbench.engine.prompting.generation import generate_job
 
     sampling = None if settings.greedy else SamplingConfig(temperature=settings.temperature, top_k=settings.top_k,
                                                              top_p=settings.top_p, seed=settings.seed)

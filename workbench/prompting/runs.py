@@ -1,8 +1,8 @@
 """Prompt evaluations as runs: reading the labelled data, computing, and what a ``prompt-eval`` run records.
 
 ``PromptEvalRun`` is the ``ComputedRun`` of a ``PromptEvalSpec``: the CLI, the Prompting view (one run per row
-of its comparison, ``workbench.prompting.evaluation_job``) and the long-run job all record it through
-``workbench.runs.execute``: one metrics row per prompt (step = the prompt's index), and the whole result as
+of its comparison, ``lm_workbench.prompting.evaluation_job``) and the long-run job all record it through
+``lm_workbench.runs.execute``: one metrics row per prompt (step = the prompt's index), and the whole result as
 a JSON artifact.
 """
 
@@ -12,13 +12,13 @@ import json
 from pathlib import Path
 from typing import Any, Generator
 
-from engine.errors import WorkbenchError
-from engine.progress import NEVER_CANCELLED, CancelToken, drive
-from workbench.prompting.spec import PromptEvalSpec
-from workbench.runs.execute import ComputedRun, execute_in_lane, load_model
-from workbench.runs.kinds import RunKind, spec_command
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, drive
+from lm_workbench.prompting.spec import PromptEvalSpec
+from lm_workbench.runs.execute import ComputedRun, execute_in_lane, load_model
+from lm_workbench.runs.kinds import RunKind, spec_command
 
-PROMPT_EVAL = RunKind(kind="prompt-eval", target="workbench.prompting.runs:prompt_eval_lane_job",
+PROMPT_EVAL = RunKind(kind="prompt-eval", target="lm_workbench.prompting.runs:prompt_eval_lane_job",
                       title="Prompt evaluation", command=spec_command(PromptEvalSpec))
 
 EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar demonstrations
@@ -26,12 +26,12 @@ EMBEDDING_MODEL = "minilm"  # the Embeddings tab's sentence model, for similar d
 
 def resolve_data(data: str) -> Path:
     """A labelled file, or the example data of the installed prompt set named ``data`` (e.g. ``sentiment``)."""
-    from engine.data.hub_datasets import looks_like_dataset
+    from lm_workbench.engine.data.hub_datasets import looks_like_dataset
 
     path = Path(data)
     if path.is_file() or looks_like_dataset(data):
         return path
-    from workbench.prompting.sets import example_data_path
+    from lm_workbench.prompting.sets import example_data_path
 
     example = example_data_path(data)
     if example is not None:
@@ -41,8 +41,8 @@ def resolve_data(data: str) -> Path:
 
 def read_prompt_data(data: str, verbalizers: list[str]) -> Any:
     """The labelled data ``data`` names, read and checked against the verbalizers (before a model loads)."""
-    from engine.data.tasks import read_classification
-    from engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.data.tasks import read_classification
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     path = resolve_data(data)
     rows = read_classification(path)
@@ -53,7 +53,7 @@ def read_prompt_data(data: str, verbalizers: list[str]) -> Any:
 
 def prompt_mode(loaded: Any, spec: PromptEvalSpec) -> str:
     """The template mode: as asked, or (auto) cloze for a masked LM and prefix for the other families."""
-    from engine.models.families import Family
+    from lm_workbench.engine.models.families import Family
 
     if spec.mode != "auto":
         return spec.mode
@@ -62,9 +62,9 @@ def prompt_mode(loaded: Any, spec: PromptEvalSpec) -> str:
 
 def prompt_choices(loaded: Any, spec: PromptEvalSpec) -> list[Any]:
     """Every template with every verbalizer, named T1·V1, T1·V2, ... when there is more than one."""
-    from engine.prompting.verbalizer import Verbalizer
-    from engine.prompting.evaluate import PromptChoice
-    from engine.prompting.template import Template
+    from lm_workbench.engine.prompting.verbalizer import Verbalizer
+    from lm_workbench.engine.prompting.evaluate import PromptChoice
+    from lm_workbench.engine.prompting.template import Template
 
     mode = prompt_mode(loaded, spec)
     templates = [Template.parse(text, mode) for text in spec.templates]
@@ -75,7 +75,7 @@ def prompt_choices(loaded: Any, spec: PromptEvalSpec) -> list[Any]:
 
 
 def evaluation_settings(spec: PromptEvalSpec) -> Any:
-    from engine.prompting.evaluate import EvaluationSettings
+    from lm_workbench.engine.prompting.evaluate import EvaluationSettings
 
     return EvaluationSettings(k_shot=spec.k_shot, seed=spec.seed, selection=spec.selection, calibrate=spec.calibrate,
                               multi_token=spec.multi_token, length_normalise=spec.length_normalise, limit=spec.limit)
@@ -83,14 +83,14 @@ def evaluation_settings(spec: PromptEvalSpec) -> Any:
 
 def sentence_embedder(model: str = EMBEDDING_MODEL) -> Any:
     """Texts -> sentence vectors with the Embeddings tab's sentence model (for similar demonstrations)."""
-    from engine.embeddings.sentence_embeddings import sentence_vectors
+    from lm_workbench.engine.embeddings.sentence_embeddings import sentence_vectors
 
     loaded = load_model(model)
     return lambda texts: drive(sentence_vectors(loaded, texts, "model" if model == "minilm" else "mean"))
 
 
 def result_file(run_id: int) -> Path:
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     folder = data_dir() / "prompt-evals"
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,7 +106,7 @@ class PromptEvalRun(ComputedRun):
         return read_prompt_data(self.spec.data, self.spec.verbalizers)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
-        from engine.prompting.evaluate import evaluate_prompts
+        from lm_workbench.engine.prompting.evaluate import evaluate_prompts
 
         spec = self.spec
         embed = sentence_embedder() if spec.k_shot and spec.selection == "similar" else None
@@ -138,5 +138,5 @@ class PromptEvalRun(ComputedRun):
 
 
 def prompt_eval_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
-    """The long-run lane's target (``workbench.prompting.runs:prompt_eval_lane_job``): metrics per prompt."""
+    """The long-run lane's target (``lm_workbench.prompting.runs:prompt_eval_lane_job``): metrics per prompt."""
     return execute_in_lane(ctx, PromptEvalRun(PromptEvalSpec.from_dict(params).checked())).to_dict()

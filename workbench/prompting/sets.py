@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.errors import WorkbenchError
-from workbench.plugins.discovery import discover
-from workbench.plugins.prompt_set_kind import PROMPT_SETS
-from workbench.plugins.registry import PluginRegistry
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.extensions.discovery import discover
+from lm_workbench.extensions.prompt_set_kind import PROMPT_SETS
+from lm_workbench.extensions.registry import PluginRegistry
 
 
 def prompt_set_registry(settings: Any = None, root: Path | None = None) -> PluginRegistry:

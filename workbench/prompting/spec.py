@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.errors import WorkbenchError
-from engine.prompting.names import MODES as TEMPLATE_MODES
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.prompting.names import MODES as TEMPLATE_MODES
+from lm_workbench.runs.spec import RunSpec
 
 MODES = ("auto", *TEMPLATE_MODES)  # auto: cloze for a masked LM, prefix for the others
 
@@ -43,9 +43,9 @@ class PromptEvalSpec(RunSpec):
         self.calibrate, self.length_normalise = bool(self.calibrate), bool(self.length_normalise)
 
     def check(self) -> None:
-        from engine.prompting.fewshot import check_choice
-        from engine.prompting.template import Template
-        from engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.engine.prompting.fewshot import check_choice
+        from lm_workbench.engine.prompting.template import Template
+        from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
         if self.mode not in MODES:
             raise WorkbenchError(f"--mode must be auto, cloze or prefix, not {self.mode!r}")

@@ -3,7 +3,7 @@
 The tab's widgets change a ``PromptingState`` only through its methods and
 repaint on its events, so the flow (type a template, score one input,
 evaluate on a file, build few-shot prompts, generate) can be driven and
-checked without Qt. The engine does the work (``engine.prompting``); this
+checked without Qt. The engine does the work (``lm_workbench.engine.prompting``); this
 object keeps the choices and the results the tab shows.
 
 Events (arguments in brackets):
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.prompting.names import MULTI_TOKEN, ORDERS, SELECTIONS
-from workbench.observable import EventGroup
+from lm_workbench.engine.prompting.names import MULTI_TOKEN, ORDERS, SELECTIONS
+from lm_workbench.observable import EventGroup
 
 MULTI_TOKEN_MODES = MULTI_TOKEN  # MLM answers of several subwords: masks filled in order, or PLL
 DEFAULT_TEMPLATE = "[x] Overall, it was a [z] movie."
@@ -130,14 +130,14 @@ class PromptingState:
 
     def template_problems(self) -> list[Any]:
         """What is wrong with the template (each with ``start``, ``end``, ``message``); [] when it is usable."""
-        from engine.prompting.template import problems
+        from lm_workbench.engine.prompting.template import problems
 
         return problems(self.template, self.mode)
 
     def verbalizer_problem(self) -> str:
         """Why the verbalizer cannot be used ("" when it can)."""
-        from engine.errors import WorkbenchError
-        from engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.engine.errors import WorkbenchError
+        from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
         try:
             Verbalizer.parse(self.verbalizer)
@@ -147,7 +147,7 @@ class PromptingState:
 
     def text_before_answer(self) -> str:
         """The template up to [z] with the input filled in ("" when the template has problems)."""
-        from engine.prompting.template import Template
+        from lm_workbench.engine.prompting.template import Template
 
         if self.template_problems():
             return ""
@@ -278,16 +278,16 @@ class PromptingState:
 
     def to_prompt_set(self, name: str, title: str = "") -> Any:
         """The comparison's prompts and the current one as a prompt-set file's content (with the data's examples
-        when a file is chosen), ready for ``workbench.prompting.files.save_prompt_set``."""
-        from engine.data.tasks import read_classification
-        from engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
-        from workbench.prompting.files import PromptSetFile
+        when a file is chosen), ready for ``lm_workbench.prompting.files.save_prompt_set``."""
+        from lm_workbench.engine.data.tasks import read_classification
+        from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer
+        from lm_workbench.prompting.files import PromptSetFile
 
         pairs = [(r.template, r.verbalizer) for r in self.rows]
         if self.usable():
             pairs.append((self.template, self.verbalizer))
         if not pairs:
-            from engine.errors import WorkbenchError
+            from lm_workbench.engine.errors import WorkbenchError
 
             raise WorkbenchError("nothing to save: fix the template (its problems are shown under it)")
         templates = list(dict.fromkeys(t for t, _ in pairs))

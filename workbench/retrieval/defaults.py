@@ -8,14 +8,14 @@ from typing import Any
 
 
 def index_cache_root() -> Path:
-    from workbench.paths import cache_dir
+    from lm_workbench.paths import cache_dir
 
     return Path(cache_dir()) / "retrieval"
 
 
 def default_pooling(loaded: Any) -> str:
     """The model's own pooling when its folder declares one (a sentence-transformers model), else mean."""
-    from engine.embeddings.sentence_embeddings import model_pooling
+    from lm_workbench.engine.embeddings.sentence_embeddings import model_pooling
 
     try:
         declared = model_pooling(loaded.info.folder)

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator
 
-from engine.progress import CancelToken, Progress
-from workbench.retrieval.defaults import effective_pooling, index_cache_root
+from lm_workbench.engine.progress import CancelToken, Progress
+from lm_workbench.retrieval.defaults import effective_pooling, index_cache_root
 
 
 def read_corpus(path: str, cancel: CancelToken) -> Any:
     """A corpus file or a BEIR folder: (corpus, BeirData or None). A BEIR folder with qrels/test.tsv (or its
     only split) comes with its queries and judgements."""
-    from engine.retrieval.beir import read_beir, splits
-    from engine.retrieval.corpus import read_corpus as read
+    from lm_workbench.engine.retrieval.beir import read_beir, splits
+    from lm_workbench.engine.retrieval.corpus import read_corpus as read
 
-    from engine.retrieval.demo import DEMO, demo_folder
+    from lm_workbench.engine.retrieval.demo import DEMO, demo_folder
 
     cancel.check()
     folder = demo_folder() if path == DEMO and not Path(path).exists() else Path(path)
@@ -35,13 +35,13 @@ def read_corpus(path: str, cancel: CancelToken) -> Any:
 
 def index(loaded: Any, corpus: Any, pooling: str, cancel: CancelToken, *, cache: bool = True) -> Generator:
     """The corpus's ``DenseIndex`` with ``loaded`` and ``pooling`` (cached; resumed after a cancel)."""
-    from engine.retrieval.index import index_corpus_job
+    from lm_workbench.engine.retrieval.index import index_corpus_job
 
     return (yield from index_corpus_job(loaded, corpus, pooling, index_cache_root() if cache else None, cancel=cancel))
 
 
 def bm25_index(corpus: Any, params: Any, cancel: CancelToken) -> Any:
-    from engine.retrieval.bm25 import Bm25Index
+    from lm_workbench.engine.retrieval.bm25 import Bm25Index
 
     cancel.check()
     return Bm25Index(corpus.texts, params)
@@ -87,7 +87,7 @@ def hits(corpus: Any, idx: Any, scores: Any) -> list[Hit]:
 
 def search(loaded: Any, dense: Any, query: str, k: int, cancel: CancelToken) -> list[Hit]:
     """The k passages of ``dense``'s corpus nearest to ``query`` with ``loaded`` (whose index it must be)."""
-    from engine.retrieval.encode import PassageEncoder
+    from lm_workbench.engine.retrieval.encode import PassageEncoder
 
     cancel.check()
     idx, scores = dense.query(PassageEncoder(loaded, dense.pooling), query, k)
@@ -106,9 +106,9 @@ def evaluate(loaded: Any, data: Any, pooling: str, bm25_params: Any, loaded_b: A
     ((A's EvalResult, run id), (B's, run id) or None)."""
     from pathlib import Path as _Path
 
-    from workbench.retrieval.runs import RetrievalEvalRun
-    from workbench.retrieval.spec import RetrievalEvalSpec
-    from workbench.runs.execute import execute
+    from lm_workbench.retrieval.runs import RetrievalEvalRun
+    from lm_workbench.retrieval.spec import RetrievalEvalSpec
+    from lm_workbench.runs.execute import execute
 
     folder = str(_Path(data.corpus.source).parent)
     spec = RetrievalEvalSpec(str(loaded.info.spec), folder, data.split, pooling=pooling, bm25=True,
@@ -123,6 +123,6 @@ def evaluate(loaded: Any, data: Any, pooling: str, bm25_params: Any, loaded_b: A
 
 def query_words(query: str) -> list[str]:
     """The query's words as BM25 reads them: what the result lists highlight."""
-    from engine.retrieval.bm25 import query_words as words
+    from lm_workbench.engine.retrieval.bm25 import query_words as words
 
     return words(query)

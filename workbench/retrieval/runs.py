@@ -1,5 +1,5 @@
 """Retrieval evaluations as runs (kind ``retrieval-eval``): the CLI records each through
-``workbench.runs.execute`` (read the BEIR folder -> rank and score -> record), and the runs browser can run one
+``lm_workbench.runs.execute`` (read the BEIR folder -> rank and score -> record), and the runs browser can run one
 again through the long-run lane (``retrieval_eval_lane_job``).
 
 Recorded: one metrics row (step 0) with the model's ``ndcg@10``, ``mrr@10``, ``recall@1``, ``recall@10``,
@@ -12,17 +12,17 @@ import json
 from pathlib import Path
 from typing import Any, Generator
 
-from engine.progress import NEVER_CANCELLED, CancelToken
-from workbench.retrieval.spec import RetrievalEvalSpec
-from workbench.runs.execute import ComputedRun, execute_in_lane
-from workbench.runs.kinds import RunKind, spec_command
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
+from lm_workbench.retrieval.spec import RetrievalEvalSpec
+from lm_workbench.runs.execute import ComputedRun, execute_in_lane
+from lm_workbench.runs.kinds import RunKind, spec_command
 
-RETRIEVAL_EVAL = RunKind(kind="retrieval-eval", target="workbench.retrieval.runs:retrieval_eval_lane_job",
+RETRIEVAL_EVAL = RunKind(kind="retrieval-eval", target="lm_workbench.retrieval.runs:retrieval_eval_lane_job",
                          title="Retrieval evaluation", command=spec_command(RetrievalEvalSpec))
 
 
 def result_file(run_id: int) -> Path:
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     folder = data_dir() / "retrieval-evals"
     folder.mkdir(parents=True, exist_ok=True)
@@ -33,14 +33,14 @@ class RetrievalEvalRun(ComputedRun):
     kind = RETRIEVAL_EVAL.kind
 
     def read(self) -> Any:
-        from engine.retrieval.beir import read_beir
+        from lm_workbench.engine.retrieval.beir import read_beir
 
         return read_beir(self.spec.data, self.spec.split)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
-        from engine.retrieval.bm25 import Bm25Params
-        from engine.retrieval.evaluate import retrieval_eval_job
-        from workbench.retrieval.defaults import default_pooling, index_cache_root
+        from lm_workbench.engine.retrieval.bm25 import Bm25Params
+        from lm_workbench.engine.retrieval.evaluate import retrieval_eval_job
+        from lm_workbench.retrieval.defaults import default_pooling, index_cache_root
 
         spec = self.spec
         pooling = spec.pooling or default_pooling(loaded)

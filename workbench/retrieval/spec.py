@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.errors import WorkbenchError
-from engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, POOLINGS
-from workbench.runs.spec import RunSpec
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, POOLINGS
+from lm_workbench.runs.spec import RunSpec
 
 
 @dataclass

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.retrieval.names import BM25_B, BM25_K1, DEFAULT_K
-from workbench.observable import EventGroup
+from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, DEFAULT_K
+from lm_workbench.observable import EventGroup
 
 
 class RetrievalState:
     def __init__(self) -> None:
         self.events = EventGroup("corpus_changed", "index_changed", "hits_changed", "evaluation_changed")
         self.corpus_source = "demo"  # "demo", a file or a BEIR folder
-        self.corpus: Any = None  # engine.retrieval.corpus.Corpus
-        self.beir: Any = None  # engine.retrieval.beir.BeirData when the corpus came with qrels
+        self.corpus: Any = None  # lm_workbench.engine.retrieval.corpus.Corpus
+        self.beir: Any = None  # lm_workbench.engine.retrieval.beir.BeirData when the corpus came with qrels
         self.pooling = "model"  # as chosen; "model" falls back to mean for a model that declares none
         self.k = DEFAULT_K
         self.bm25_k1, self.bm25_b, self.bm25_method = BM25_K1, BM25_B, "lucene"
@@ -34,7 +34,7 @@ class RetrievalState:
         self.dense_b: Any = None  # B's DenseIndex
         self.bm25: Any = None  # Bm25Index
         self.query = ""
-        self.hits: dict[str, list] = {}  # "a" / "bm25" / "b" -> list of workbench.retrieval.jobs.Hit
+        self.hits: dict[str, list] = {}  # "a" / "bm25" / "b" -> list of lm_workbench.retrieval.jobs.Hit
         self.evaluation: Any = None  # A's EvalResult (with BM25's)
         self.evaluation_b: Any = None  # B's EvalResult, or None
 
@@ -46,7 +46,7 @@ class RetrievalState:
         self.events.corpus_changed.emit(corpus)
 
     def bm25_params(self) -> Any:
-        from engine.retrieval.bm25 import Bm25Params
+        from lm_workbench.engine.retrieval.bm25 import Bm25Params
 
         return Bm25Params(float(self.bm25_k1), float(self.bm25_b), self.bm25_method).checked()
 
@@ -92,7 +92,7 @@ class RetrievalState:
 
     def metrics_table(self) -> tuple[list[str], list[list[Any]]]:
         """(header, rows): a metric per row, A, BM25 (and B) per column; for the table and CSV export."""
-        from engine.retrieval.names import METRIC_KEYS
+        from lm_workbench.engine.retrieval.names import METRIC_KEYS
 
         ev = self.evaluation
         if ev is None:

@@ -1,6 +1,6 @@
 """Space before work: what a run will write, and a refusal up front when it will not fit.
 
-A training run writes checkpoints and then its outputs. A checkpoint (``engine.training.checkpoint``)
+A training run writes checkpoints and then its outputs. A checkpoint (``lm_workbench.engine.training.checkpoint``)
 holds every parameter of the model in its own dtype (``model.safetensors``), AdamW's two moments
 (``exp_avg``, ``exp_avg_sq``: two float32 copies of the trainable parameters) and a few kilobytes of
 RNG and JSON state. The loop keeps the newest ``keep`` checkpoints and writes the next one before it
@@ -21,7 +21,7 @@ import os
 import shutil
 from pathlib import Path
 
-from engine.errors import MachineFault
+from lm_workbench.engine.errors import MachineFault
 
 MB = 1_000_000
 ADAMW_MOMENTS = 2  # exp_avg and exp_avg_sq, float32, one each per trainable parameter

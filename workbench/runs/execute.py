@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Generator
 
-from engine.progress import NEVER_CANCELLED, CancelToken, drive
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, drive
 
 
 class ComputedRun:
@@ -62,7 +62,7 @@ def _defined(values: dict[str, float]) -> dict[str, float]:
 
 def record(store: Any, run: ComputedRun, result: Any, loaded: Any) -> int:
     """Write a finished result as a run of ``run.kind``; returns its id."""
-    from workbench.runs.provenance import collect_provenance
+    from lm_workbench.runs.provenance import collect_provenance
 
     command = run.spec.cli_command()
     run_id = store.create_run(run.kind, **run.columns(), params=run.spec.to_dict(), cli_command=command,
@@ -82,7 +82,7 @@ def record(store: Any, run: ComputedRun, result: Any, loaded: Any) -> int:
 def execute(run: ComputedRun, loaded: Any, store_path: str | Path, *, inputs: Any = None,
             cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, tuple[Any, int]]:
     """Read (unless ``inputs`` were read already), compute and record ``run``; returns (result, run id)."""
-    from workbench.store import RunStore
+    from lm_workbench.store import RunStore
 
     if inputs is None:
         inputs = run.read()
@@ -106,8 +106,8 @@ def execute_each(runs: dict[str, ComputedRun], loaded: Any, store_path: str | Pa
 
 def load_model(spec: str) -> Any:
     """The ``LoadedModel`` that ``spec`` names, loaded with the user's settings (no window needed)."""
-    from workbench.models.jobs import load_model_job
-    from workbench.settings import load_settings
+    from lm_workbench.models.jobs import load_model_job
+    from lm_workbench.settings import load_settings
 
     return drive(load_model_job(spec, load_settings(), NEVER_CANCELLED))
 

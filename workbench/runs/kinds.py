@@ -33,7 +33,7 @@ class RunKind:
 
         Params this version cannot read (a run stored by another version) raise a ``WorkbenchError``.
         """
-        from engine.errors import WorkbenchError
+        from lm_workbench.engine.errors import WorkbenchError
 
         try:
             return self.command(params)
@@ -90,7 +90,7 @@ def run_kind(kind: str) -> RunKind | None:
 def resume_params(kind: RunKind, run: dict[str, Any]) -> dict[str, Any] | None:
     """The params that continue a stopped run from its newest checkpoint, or None when it cannot be resumed
     (its kind does not resume, it finished or is still going, or it left no checkpoint)."""
-    from workbench.runs.resume import resumable_checkpoint
+    from lm_workbench.runs.resume import resumable_checkpoint
 
     params = dict(run.get("params") or {})
     if not kind.resumable or run.get("status") not in ("cancelled", "failed", "interrupted"):

@@ -26,9 +26,9 @@ import threading
 import time
 from typing import Any, Callable, ClassVar, Generator
 
-from engine.errors import Cancelled
-from engine.progress import NEVER_CANCELLED, CancelToken, Progress, drive
-from workbench.runs.run_context import RunContext, create_queued_run, recorded_run
+from lm_workbench.engine.errors import Cancelled
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, drive
+from lm_workbench.runs.run_context import RunContext, create_queued_run, recorded_run
 
 INTERRUPTED = "interrupted (Ctrl-C)"
 
@@ -55,7 +55,7 @@ class StoreReporter:
         self._last_progress = 0.0
 
     def __call__(self, event: Any) -> None:
-        from engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics
+        from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics
 
         if isinstance(event, StepMetrics):
             values = {"loss": event.loss, "lr": event.lr, "grad_norm": event.grad_norm,
@@ -186,7 +186,7 @@ class LongRun:
         return []
 
     def provenance(self, summary: dict[str, Any]) -> dict[str, Any] | None:
-        """What produced the run (``workbench.runs.provenance.collect_provenance``), or None."""
+        """What produced the run (``lm_workbench.runs.provenance.collect_provenance``), or None."""
         return None
 
     def cancelled_summary(self, run_id: int, reporter: StoreReporter | None) -> dict[str, Any]:
@@ -205,7 +205,7 @@ class LongRun:
     def load(self) -> Any:
         """The model the spec names (``spec.model``), loaded with the user's settings, unless one was given."""
         if self.loaded is None:
-            from workbench.runs.execute import load_model
+            from lm_workbench.runs.execute import load_model
 
             self.loaded = load_model(self.spec.model)
         return self.loaded
@@ -247,8 +247,8 @@ class LongRun:
                    ) -> dict[str, Any] | None:
         """Run in this process, recorded like a lane job (running with this pid, a heartbeat, finished /
         cancelled / failed); the summary, a cancelled summary on Ctrl-C, None on torchrun's other ranks."""
-        from workbench.paths import runs_db_path
-        from workbench.store import RunStore
+        from lm_workbench.paths import runs_db_path
+        from lm_workbench.store import RunStore
 
         self.preflight()
         cancel = threading.Event()
@@ -274,7 +274,7 @@ class LongRun:
         """A window job, ``fn(cancel)``: the run recorded in the store at ``store_path``; returns its summary
         (None when cancelled: the run is recorded as cancelled after the loop saved its checkpoint)."""
         def job(cancel: CancelToken) -> Generator[Any, None, Any]:
-            from workbench.store import RunStore
+            from lm_workbench.store import RunStore
 
             self.preflight()
             store = RunStore(store_path)

@@ -1,7 +1,7 @@
 """Continuing a training run that stopped (cancelled, failed, killed): where it left off.
 
 Pre-training and fine-tuning keep their checkpoints in ``OUT/checkpoints/step-XXXXXXXX``
-until the run finishes (``engine.training.names``). ``resolve_resume`` turns what a user
+until the run finishes (``lm_workbench.engine.training.names``). ``resolve_resume`` turns what a user
 names (a run's output folder or one checkpoint folder) into the checkpoint to load and the
 output folder that wrote it; ``resumable_checkpoint`` says whether a folder holds an
 unfinished run (the runs browser's Resume, no torch needed).
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine.errors import WorkbenchError
-from engine.training.names import STATE_FILE, latest_checkpoint
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.training.names import STATE_FILE, latest_checkpoint
 
 CHECKPOINTS_FOLDER = "checkpoints"
 
@@ -47,7 +47,7 @@ def fault_keeping_checkpoints(exc: BaseException, out_dir: str | os.PathLike, ho
     """A write that failed under a training run (a full disk, a folder made read-only, a file deleted) as one
     ``MachineFault`` line that says what was kept and how to go on (``how_to_resume``: "continue from it
     with ..."); None when ``exc`` is not such a fault."""
-    from workbench.faults import as_fault
+    from lm_workbench.faults import as_fault
 
     try:
         kept = resumable_checkpoint(out_dir)

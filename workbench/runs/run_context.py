@@ -1,5 +1,5 @@
 """What a recorded run's body sees (``RunContext``), how a run is recorded (``recorded_run``), and a long-run
-lane child's bootstrap (``run_in_child``). The run store's ``create_run`` is called from ``workbench.runs``
+lane child's bootstrap (``run_in_child``). The run store's ``create_run`` is called from ``lm_workbench.runs``
 alone (``create_queued_run`` here, ``execute.record`` for computed runs): an architecture test checks it.
 
 A job is a plain function ``target(ctx, **kwargs)``; ``ctx`` is a
@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
-from engine.errors import Cancelled
-from workbench.store.run_store import RunStore
+from lm_workbench.engine.errors import Cancelled
+from lm_workbench.store.run_store import RunStore
 
 HEARTBEAT_S = 2.0
 
@@ -64,7 +64,7 @@ class RunContext:
         return self.cancel_event.is_set()
 
     def check_cancel(self) -> None:
-        """Raise ``engine.errors.Cancelled`` if a cancel was requested."""
+        """Raise ``lm_workbench.engine.errors.Cancelled`` if a cancel was requested."""
         if self.cancel_event.is_set():
             raise Cancelled()
 
@@ -155,8 +155,8 @@ def create_queued_run(store: RunStore, kind: str, *, name: str | None = None, mo
 
 def failure_note(exc: BaseException) -> str:
     """What a failed run records: the one line of a user error or a fault of the machine (a full disk, a
-    vanished file: ``workbench.faults``), else ``"Type: message"`` (a bug; its traceback is in the log)."""
-    from workbench.faults import describe
+    vanished file: ``lm_workbench.faults``), else ``"Type: message"`` (a bug; its traceback is in the log)."""
+    from lm_workbench.faults import describe
 
     line = describe(exc)
     return " ".join(line.split()) if line is not None else f"{type(exc).__name__}: {exc}"
@@ -169,7 +169,7 @@ def run_in_child(store_path: str, run_id: int, target: str, kwargs: dict[str, An
     How it ended is recorded by ``recorded_run``; a failure's traceback goes to the log file (to the
     child's stderr when there is none). A death this code cannot see is left to the parent.
     """
-    from workbench.logs import setup_logging
+    from lm_workbench.logs import setup_logging
 
     logged = setup_logging() is not None
     store = RunStore(store_path)

@@ -14,7 +14,7 @@ import dataclasses
 import shlex
 from typing import Any, ClassVar, TypeVar
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 S = TypeVar("S", bound="RunSpec")
 

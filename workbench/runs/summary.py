@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 SUMMARY_FILE = "summary.json"
 
@@ -57,7 +57,7 @@ def read_summary(out_dir: str | os.PathLike) -> dict[str, Any]:
 def default_out_dir(folder: str, label: str, *, time_first: bool = False) -> Path:
     """``<data>/<folder>/<label>-<date-time>`` (``<date-time>-<label>`` when ``time_first``): a new run's
     output folder when none is named."""
-    from workbench.paths import data_dir
+    from lm_workbench.paths import data_dir
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return data_dir() / folder / (f"{stamp}-{label}" if time_first else f"{label}-{stamp}")

@@ -86,7 +86,7 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
     db.table("runs").create_index(["status"], index_name="idx_runs_status", if_not_exists=True)
 
 
-TABLE_COLUMNS: dict[str, list[str]] = {  # what a damaged store's rows are copied by (workbench.store.salvage)
+TABLE_COLUMNS: dict[str, list[str]] = {  # what a damaged store's rows are copied by (lm_workbench.store.salvage)
     "runs": list(_RUNS_COLUMNS), "metrics": list(_METRICS_COLUMNS), "artifacts": list(_ARTIFACTS_COLUMNS),
 }
 

@@ -6,7 +6,7 @@ so a worker thread, the window and a child process can all write at once.
 Each thread gets its own connection (sqlite connections are not shared across
 threads); each write is one ``BEGIN IMMEDIATE`` transaction.
 
-Faults of the file itself (``workbench.store.salvage``): the first open in a
+Faults of the file itself (``lm_workbench.store.salvage``): the first open in a
 process checks it; a damaged one is set aside as ``runs.sqlite3.corrupt-<time>``
 and the rows that still read are copied into a new one (``healed``). A file
 written by a newer version (``user_version`` above ``SCHEMA_VERSION``) is opened
@@ -29,10 +29,10 @@ from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
-from engine.errors import MachineFault
-from workbench.notices import announce
-import workbench.store.salvage as salvage
-from workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, TABLE_COLUMNS, migrate
+from lm_workbench.engine.errors import MachineFault
+from lm_workbench.notices import announce
+import lm_workbench.store.salvage as salvage
+from lm_workbench.store.migrations import FINAL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, TABLE_COLUMNS, migrate
 
 _JSON_COLUMNS = ("params", "provenance")
 # A running run whose process is gone is marked interrupted once its heartbeat is this old (the
@@ -201,7 +201,7 @@ class RunStore:
         """One write transaction, taking the write lock up front (BEGIN IMMEDIATE).
 
         A sqlite error carries ``store_path`` (this file) for the one line the user sees
-        (``workbench.faults``); a read-only store refuses with ``StoreReadOnly``.
+        (``lm_workbench.faults``); a read-only store refuses with ``StoreReadOnly``.
         """
         if self.read_only:
             self._refuse_write()
@@ -279,7 +279,7 @@ class RunStore:
         return bool(changed)
 
     def set_provenance(self, run_id: int, provenance: dict[str, Any]) -> None:
-        """Record what produced the run (``workbench.runs.provenance.collect_provenance``)."""
+        """Record what produced the run (``lm_workbench.runs.provenance.collect_provenance``)."""
         self._update_run(run_id, {"provenance": _encode(provenance)})
 
     def start_run(self, run_id: int, pid: int | None = None) -> None:

@@ -2,12 +2,12 @@
 
 ``check_store(path)`` opens the file read-only and runs ``PRAGMA quick_check``. A file that is not a
 database (a copy cut short, a sync tool's conflict file) or fails the check is renamed to
-``runs.sqlite3.corrupt-<time>`` (``workbench.files.move_aside``, with its ``-wal``/``-shm`` files),
+``runs.sqlite3.corrupt-<time>`` (``lm_workbench.files.move_aside``, with its ``-wal``/``-shm`` files),
 and whatever rows of ``runs``, ``metrics`` and ``artifacts`` still read without error are kept in a
 ``Salvage``; ``RunStore`` then creates a fresh file and copies them in (``copy_into``), keeping the run
 ids. A store that is merely busy or locked is not damaged and is left alone.
 
-Each healing is announced once as one line (``Healed.line``, through ``workbench.notices``: the CLI
+Each healing is announced once as one line (``Healed.line``, through ``lm_workbench.notices``: the CLI
 prints it on stderr, the window shows it at start) and logged.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.files import aside_name, move_aside
+from lm_workbench.files import aside_name, move_aside
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import MachineFault, WorkbenchError
+from lm_workbench.engine.errors import MachineFault, WorkbenchError
 
 FORMAT = "lm-workbench-workspace"
 VERSION = 1
@@ -60,7 +60,7 @@ def save_workspace(workspace: Workspace, path: str | Path) -> Path:
             os.fsync(fh.fileno())  # on disk before it replaces the old file: a crash leaves one or the other
         tmp.replace(path)
     except OSError as exc:
-        from workbench.faults import describe_os_error
+        from lm_workbench.faults import describe_os_error
 
         tmp.unlink(missing_ok=True)
         line = describe_os_error(OSError(exc.errno, exc.strerror, str(path)))

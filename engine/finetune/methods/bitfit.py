@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass, field, fields
 
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from engine.finetune.methods.record import MethodRecord, attach_record, ensure_unadapted
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from lm_workbench.engine.finetune.methods.record import MethodRecord, attach_record, ensure_unadapted
 
 
 @dataclass

@@ -13,8 +13,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from engine.errors import WorkbenchError
-from engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.scalar_mix.module import ScalarMix
 
 FEATURE_TASKS = ("seq-cls", "token-cls", "qa")
 POOLINGS = ("first", "mean", "last")

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from torch import nn
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 # Task heads of transformers' task models: sequence and token classification, extractive QA (BART/T5: classification_head).
 KNOWN_HEAD_PREFIXES = ("classifier", "score", "qa_outputs", "classification_head")

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.heads import is_under
-from engine.finetune.names import LORA_ROLE_ALIASES
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.heads import is_under
+from lm_workbench.engine.finetune.names import LORA_ROLE_ALIASES
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def resolve_lora_targets(model: nn.Module, requested: str, exclude: tuple[str, .
     A name is a layer's last name (``value``), a dotted tail of its path (``intermediate.dense``) or a role
     (``query``, ``key``, ``value``), tried in that order.
     """
-    from engine.finetune.methods.peft_bridge import ensure_not_peft
+    from lm_workbench.engine.finetune.methods.peft_bridge import ensure_not_peft
 
     ensure_not_peft(model)
     layers = weight_layers(model, exclude)

@@ -5,7 +5,7 @@ same input x the sublayer reads and adds its scaled output to the sublayer's out
 h ← h + s·ReLU(x·W_down)·W_up, before the residual add. The *scaled* parallel adapter is the same with
 s > 1 (He et al. use s = 4); s = 1 is the plain one.
 
-Sites, per family (``engine.finetune.methods.parallel_sites``): BERT-style encoders, GPT-2, Llama-style
+Sites, per family (``lm_workbench.engine.finetune.methods.parallel_sites``): BERT-style encoders, GPT-2, Llama-style
 decoders, BART and T5, each at its attention (self-attention) and feed-forward sublayers; the output always
 joins after the sublayer's dropout and before the residual add (and a post-LN model's LayerNorm). Other
 families are refused naming the site that is missing.
@@ -18,10 +18,10 @@ from functools import partial
 import torch
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.bottleneck.layer import BottleneckAdapter
-from engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from engine.finetune.methods.parallel_sites import PARALLEL_SITES, ParallelSite, find_sites, missing_site_reason
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.bottleneck.layer import BottleneckAdapter
+from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from lm_workbench.engine.finetune.methods.parallel_sites import PARALLEL_SITES, ParallelSite, find_sites, missing_site_reason
 
 ATTRIBUTE = "parallel_adapter"
 

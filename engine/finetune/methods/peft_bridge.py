@@ -11,7 +11,7 @@ from pathlib import Path
 
 from torch import nn
 
-from engine.errors import ModelFormatError, WorkbenchError
+from lm_workbench.engine.errors import ModelFormatError, WorkbenchError
 
 PEFT_TASK_TYPES = {"seq-cls": "SEQ_CLS", "token-cls": "TOKEN_CLS", "qa": "QUESTION_ANS", "seq2seq": "SEQ_2_SEQ_LM",
                    "sentence-embedding": "FEATURE_EXTRACTION",

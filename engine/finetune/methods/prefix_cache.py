@@ -27,7 +27,7 @@ from functools import cache
 
 from torch import nn
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 CACHE_ARGUMENTS = ("cache", "past_key_values")  # the name transformers >= 5.24 uses first, then the old one
 HOW_IT_ATTACHES = ("peft's PrefixEncoder makes the n keys and values of every layer; the workbench hands them "

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 ATTRIBUTE = "workbench_peft_method"
 

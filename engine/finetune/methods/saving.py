@@ -17,8 +17,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from engine.errors import ModelFormatError, WorkbenchError
-from engine.finetune.methods.record import record_of
+from lm_workbench.engine.errors import ModelFormatError, WorkbenchError
+from lm_workbench.engine.finetune.methods.record import record_of
 
 CONFIG_FILE = "adapter_config.json"
 WEIGHTS_FILE = "adapter_model.safetensors"
@@ -42,11 +42,11 @@ def base_fingerprint(model: nn.Module, exclude: set[str]) -> str:
 
 def _apply(method: str, config: dict, model: nn.Module) -> nn.Module:
     if method == "bottleneck":
-        from engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
+        from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
 
         return add_bottleneck_adapters(model, BottleneckConfig.from_dict(config))
     if method == "bitfit":
-        from engine.finetune.methods.bitfit import BitFitConfig, apply_bitfit
+        from lm_workbench.engine.finetune.methods.bitfit import BitFitConfig, apply_bitfit
 
         return apply_bitfit(model, BitFitConfig.from_dict(config))
     raise ModelFormatError(f"unknown fine-tuning method {method!r} in {CONFIG_FILE}")

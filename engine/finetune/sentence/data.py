@@ -1,6 +1,6 @@
 """The sentence task's data: scored pairs, (anchor, positive[, negative]) triplets, NLI files turned into triplets.
 
-Read through the one table reader (``engine.data.table``: TSV as GLUE publishes it, unquoted; CSV; JSONL), the
+Read through the one table reader (``lm_workbench.engine.data.table``: TSV as GLUE publishes it, unquoted; CSV; JSONL), the
 columns found by the header unless ``columns`` names them:
 
 - scored pairs: ``sentence1, sentence2, score`` (GLUE STS-B's TSV as published, whose other columns ``index,
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from engine.data.rows import ReadReport, Table
-from engine.data.table import read_table
-from engine.errors import WorkbenchError
+from lm_workbench.engine.data.rows import ReadReport, Table
+from lm_workbench.engine.data.table import read_table
+from lm_workbench.engine.errors import WorkbenchError
 
 SCORED, TRIPLETS = "scored pairs", "triplets"
 PAIR_NAMES = (("sentence1", "sentence2"), ("sentence_a", "sentence_b"))

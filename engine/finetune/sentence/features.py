@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.scalar_mix.module import ScalarMix
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids", "position_ids")
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import torch
 from torch.nn import functional as F
 
-from engine.errors import WorkbenchError
-from engine.finetune.names import MNRL_SCALE, SENTENCE_LOSSES, TRIPLET_MARGIN
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.names import MNRL_SCALE, SENTENCE_LOSSES, TRIPLET_MARGIN
 
 COSENT_SCALE = 20.0
 

@@ -1,6 +1,6 @@
 """Token vectors to one sentence vector, in torch (training needs the gradient): mean over the real tokens
 (special tokens included, as sentence-transformers does), the first token ([CLS]), or the element-wise maximum
-over the real tokens. ``engine.embeddings.sentence_embeddings`` pools the same way in numpy for analysis.
+over the real tokens. ``lm_workbench.engine.embeddings.sentence_embeddings`` pools the same way in numpy for analysis.
 
 ``token_states`` runs a method's adapted model and returns the last layer's token vectors for the real
 tokens only: prompt tuning (peft) puts its n virtual tokens before them, and they are cut off here.
@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.names import SENTENCE_TRAIN_POOLINGS
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.names import SENTENCE_TRAIN_POOLINGS
 
 MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 

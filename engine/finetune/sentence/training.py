@@ -6,7 +6,7 @@ its B examples, then the second ones (then the third), into one padded forward p
 (``losses.sentence_loss``). ``SentenceSetup`` is what the task needs besides the data: the loss, the pooling, the
 triplet margin, the scores' maximum (the cosine loss's target is score / max) and the notes a summary shows.
 
-Validation: on scored pairs, Spearman's rho (``engine.probing.sts.spearman``) of the pairs' cosines against their
+Validation: on scored pairs, Spearman's rho (``lm_workbench.engine.probing.sts.spearman``) of the pairs' cosines against their
 gold scores, over the whole set at once, with each pair as a row (``sentence1``, ``sentence2``, ``gold`` score, ``predicted`` cosine; ``correct`` None:
 a cosine is not right or wrong). On
 triplets there is no score to rank by: the loop's validation loss is the curve, and ``metrics`` is empty.
@@ -21,13 +21,13 @@ from typing import Any, Sequence
 
 import torch
 
-from engine.errors import WorkbenchError
-from engine.finetune.names import TRIPLET_MARGIN
-from engine.finetune.sentence.data import ScoredPair, Triplet
-from engine.finetune.sentence.losses import sentence_loss
-from engine.finetune.sentence.pooling import sentence_vectors
-from engine.objectives.batching import Batch, pad_rows
-from engine.training.task import TrainingTask
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
+from lm_workbench.engine.finetune.sentence.data import ScoredPair, Triplet
+from lm_workbench.engine.finetune.sentence.losses import sentence_loss
+from lm_workbench.engine.finetune.sentence.pooling import sentence_vectors
+from lm_workbench.engine.objectives.batching import Batch, pad_rows
+from lm_workbench.engine.training.task import TrainingTask
 
 SCORED_LOSSES = ("cosine", "cosent")
 TRIPLET_LOSSES = ("triplet", "mnrl")
@@ -156,8 +156,8 @@ def pair_cosines(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], p
 def validate_sentences(model: Any, tokenizer: Any, data: Sequence[Any], setup: SentenceSetup, max_length: int,
                        batch_size: int = 32) -> Any:
     """The validation report: Spearman on scored pairs (rows: gold score, predicted cosine); nothing on triplets."""
-    from engine.finetune.validation import ValidationReport
-    from engine.probing.sts import spearman
+    from lm_workbench.engine.finetune.validation import ValidationReport
+    from lm_workbench.engine.probing.sts import spearman
 
     if not data or not isinstance(data[0], ScoredPair):
         return ValidationReport({}, [], rows_scored=0)

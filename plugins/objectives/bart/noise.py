@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.plugin_api import CODE, PositionKind, VocabInfo, sentence_spans
+from lm_workbench.engine.plugin_api import CODE, PositionKind, VocabInfo, sentence_spans
 
 U, MASKED, DELETED, INSERTED, MOVED = (CODE[k] for k in (
     PositionKind.UNCHANGED, PositionKind.MASKED, PositionKind.DELETED, PositionKind.INSERTED, PositionKind.MOVED))
@@ -79,7 +79,7 @@ def place_spans(lengths: list[int], usable: np.ndarray, rng: np.random.Generator
 
 @dataclass
 class Noised:
-    """The encoder's input and how it came about (kind codes, see ``engine.plugin_api.CODE``)."""
+    """The encoder's input and how it came about (kind codes, see ``lm_workbench.engine.plugin_api.CODE``)."""
 
     ids: np.ndarray  # input ids
     origin: np.ndarray  # original position of each input token; -1 for an inserted mask

@@ -16,12 +16,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate,
     draw_poisson_lengths, kinds_from_codes, require_examples, round_half_up, seq2seq_denoising_loss,
     trim_to_budget, vocab_info,
 )
-from plugins.objectives.bart.noise import build_input, permute_sentences, place_spans, rotate
+from lm_workbench.plugins.objectives.bart.noise import build_input, permute_sentences, place_spans, rotate
 
 
 def _pick(rng: np.random.Generator, candidates: np.ndarray, rate: float, of: int) -> np.ndarray:
@@ -31,7 +31,7 @@ def _pick(rng: np.random.Generator, candidates: np.ndarray, rate: float, of: int
 
 class BART(Objective):
     name = "bart"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.ENCODER_DECODER})
     requires = Requirements(head="seq2seq-lm", tokens=("mask_token",))
     description = "Corrupt the document (permute, mask, delete, infill, rotate) and reconstruct the original."

@@ -2,7 +2,7 @@
 
 The examples are word ids from a word vocabulary built from the corpus
 (``<S> </S> <UNK>`` first, then by decreasing frequency: see
-``engine.plugin_api.build_word_vocabulary``). The model reads each word's
+``lm_workbench.engine.plugin_api.build_word_vocabulary``). The model reads each word's
 characters, so ``make_batch`` turns the ids back into words and those into
 character ids; the targets are the word ids with ``<S>`` before and ``</S>``
 after each example. The forward LSTM at word t predicts word t+1 (the last
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     IGNORE_INDEX, MAX_CHARACTERS_PER_TOKEN, UNK_ID, Batch, Family, LossContext, Objective, PositionKind, Preview,
     Requirements, WorkbenchError, batch_to_char_ids, model_device, pad_rows, require_examples,
 )
@@ -33,7 +33,7 @@ from engine.plugin_api import (
 
 class BidirectionalLM(Objective):
     name = "bilm"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.BILM})
     requires = Requirements(head="bilm", tokens=("bos_token", "eos_token"))
     description = "Predict each word from the words before it (forward LSTM) and after it (backward LSTM)."

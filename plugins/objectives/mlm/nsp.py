@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.plugin_api import VocabInfo, sentence_spans
+from lm_workbench.engine.plugin_api import VocabInfo, sentence_spans
 
 IS_NEXT, NOT_NEXT = 0, 1
 

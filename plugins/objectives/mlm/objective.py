@@ -30,20 +30,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     CODE, IGNORE_INDEX, Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, VocabInfo,
     WorkbenchError, apply_treatments, check_shares, collate, draw_treatments, example_ids_for, example_rng,
     kinds_from_codes, masked_lm_forward, model_device, pad_rows, require_examples, select_positions,
     token_cross_entropy, vocab_info,
 )
-from plugins.objectives.mlm.nsp import build_pairs
+from lm_workbench.plugins.objectives.mlm.nsp import build_pairs
 
 NSP_REQUIRES = Requirements(head="pretraining-nsp", tokens=("mask_token", "cls_token", "sep_token"))
 
 
 class MaskedLM(Objective):
     name = "mlm"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Hide 15% of the tokens (80% [MASK], 10% random, 10% kept) and predict them."

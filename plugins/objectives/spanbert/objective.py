@@ -24,12 +24,12 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     IGNORE_INDEX, Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError,
     apply_treatments, budget, check_shares, collate, draw_treatments, kinds_from_codes, masked_lm_forward, model_device,
     require_examples, span_length_pmf, token_cross_entropy, vocab_info,
 )
-from plugins.objectives.spanbert.head import SpanBoundaryHead
+from lm_workbench.plugins.objectives.spanbert.head import SpanBoundaryHead
 
 
 @dataclass
@@ -98,7 +98,7 @@ def draw_spans(words: Words, n_tokens: int, rng: np.random.Generator, pmf: np.nd
 
 class SpanBERT(Objective):
     name = "spanbert"
-    api_version = "2.0"
+    api_version = "3.0"
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Mask contiguous spans of whole words; predict them with MLM and from the span's boundaries (SBO)."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from engine.errors import WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
 
 VARIANTS = ("houlsby", "pfeiffer")
 NON_LINEARITIES = ("relu", "gelu", "tanh", "swish")

@@ -23,11 +23,11 @@ from functools import partial
 
 from torch import nn
 
-from engine.errors import WorkbenchError
-from engine.finetune.methods.bottleneck.config import BottleneckConfig
-from engine.finetune.methods.bottleneck.layer import BottleneckAdapter, NormWithAdapter, WithAdapter, adapt_block_output
-from engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from engine.finetune.methods.record import MethodRecord, attach_record, ensure_unadapted
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.finetune.methods.bottleneck.config import BottleneckConfig
+from lm_workbench.engine.finetune.methods.bottleneck.layer import BottleneckAdapter, NormWithAdapter, WithAdapter, adapt_block_output
+from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
+from lm_workbench.engine.finetune.methods.record import MethodRecord, attach_record, ensure_unadapted
 
 
 @dataclass(frozen=True)

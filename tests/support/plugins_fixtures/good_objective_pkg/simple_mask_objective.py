@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.plugin_api import (
+from lm_workbench.engine.plugin_api import (
     IGNORE_INDEX, Family, Objective, Preview, Requirements, apply_treatments, collate, draw_treatments,
     kinds_from_codes, model_device, select_positions, token_cross_entropy, vocab_info,
 )
@@ -12,7 +12,7 @@ from engine.plugin_api import (
 
 class SimpleMask(Objective):
     name = "simple-mask"
-    api_version = "2.0"  # the plugin API this was written for
+    api_version = "3.0"  # the plugin API this was written for
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Replace a share of the tokens by the mask token and predict them."

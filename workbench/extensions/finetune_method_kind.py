@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.finetune.names import TASKS as ALL_TASKS
-from engine.plugin_api import SITES, Attachment, FineTuneMethod, config_fields
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.records import describe_exception
+from lm_workbench.engine.finetune.names import TASKS as ALL_TASKS
+from lm_workbench.engine.plugin_api import SITES, Attachment, FineTuneMethod, config_fields
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.records import describe_exception
 
 
 def check_finetune_method(cls: type) -> str | None:

@@ -2,7 +2,7 @@
 
 Entry-point plugins (each kind's group, e.g. ``lm_workbench.objectives``, the
 built-in ones included) are loaded when discovered, so a broken package
-shows up with its error. Folder plugins (``workbench.paths.plugins_dir()``)
+shows up with its error. Folder plugins (``lm_workbench.paths.plugins_dir()``)
 are listed from their manifests alone and imported only when their name is
 in ``settings.enabled_plugins``: importing runs the plugin's code. A plugin
 that fails to import, declares an incompatible API version (a folder
@@ -19,11 +19,11 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, Iterable
 
-from engine.plugin_api import api_version_problem
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.kinds import KINDS, kind_named
-from workbench.plugins.manifest import Manifest, ManifestError, read_manifest
-from workbench.plugins.records import (
+from lm_workbench.engine.plugin_api import api_version_problem
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.kinds import KINDS, kind_named
+from lm_workbench.extensions.manifest import Manifest, ManifestError, read_manifest
+from lm_workbench.extensions.records import (
     DISABLED, ENTRY_POINT, FOLDER, OK, PluginRecord, describe_exception,
 )
 
@@ -134,7 +134,7 @@ def discover(settings: Any = None, root: Path | None = None,
     """Entry-point plugins, then folder plugins, of every kind; a name already taken within a kind makes the
     later one an error."""
     if root is None:
-        from workbench.paths import plugins_dir
+        from lm_workbench.paths import plugins_dir
 
         root = plugins_dir()
     enabled = getattr(settings, "enabled_plugins", None)

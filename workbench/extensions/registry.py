@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator, Sequence
 
-from engine.errors import WorkbenchError
-from engine.plugin_api import Batch, FineTuneMethod, LossContext, Objective
-from workbench.plugins.discovery import discover
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.finetune_method_kind import FINETUNE_METHODS
-from workbench.plugins.objective_kind import OBJECTIVES
-from workbench.plugins.records import DISABLED, OK, PluginRecord, one_line
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.plugin_api import Batch, FineTuneMethod, LossContext, Objective
+from lm_workbench.extensions.discovery import discover
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.finetune_method_kind import FINETUNE_METHODS
+from lm_workbench.extensions.objective_kind import OBJECTIVES
+from lm_workbench.extensions.records import DISABLED, OK, PluginRecord, one_line
 
 
 class PluginFailedError(WorkbenchError):

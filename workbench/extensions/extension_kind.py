@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine.plugin_api import api_version_problem
+from lm_workbench.engine.plugin_api import api_version_problem
 
 
 def _no_problem(cls: type) -> str | None:
@@ -37,7 +37,7 @@ class ExtensionKind:
     def problem(self, cls: Any, expected_name: str) -> str | None:
         """Why ``cls`` cannot serve as the contribution ``expected_name`` of this kind, or None when it can."""
         if not (isinstance(cls, type) and issubclass(cls, self.base)):
-            return f"{cls!r} is not a subclass of engine.plugin_api.{self.base.__name__}"
+            return f"{cls!r} is not a subclass of lm_workbench.engine.plugin_api.{self.base.__name__}"
         version = api_version_problem(getattr(cls, "api_version", None))
         if version:
             return version

@@ -6,10 +6,10 @@ A new kind is one ``ExtensionKind`` in a module of its own, like
 
 from __future__ import annotations
 
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.finetune_method_kind import FINETUNE_METHODS
-from workbench.plugins.objective_kind import OBJECTIVES
-from workbench.plugins.prompt_set_kind import PROMPT_SETS
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.finetune_method_kind import FINETUNE_METHODS
+from lm_workbench.extensions.objective_kind import OBJECTIVES
+from lm_workbench.extensions.prompt_set_kind import PROMPT_SETS
 
 KINDS: tuple[ExtensionKind, ...] = (OBJECTIVES, FINETUNE_METHODS, PROMPT_SETS)
 

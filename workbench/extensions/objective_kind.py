@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from engine.models.families import Family
-from engine.plugin_api import BILM, Objective, Requirements, config_fields
-from workbench.plugins.extension_kind import ExtensionKind
-from workbench.plugins.records import describe_exception
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.plugin_api import BILM, Objective, Requirements, config_fields
+from lm_workbench.extensions.extension_kind import ExtensionKind
+from lm_workbench.extensions.records import describe_exception
 
 FAMILIES = {f.value for f in Family} | {BILM}
 

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import WorkbenchError
-from engine.models.families import Family
-from engine.plugin_api import BILM, parse_api_version
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.models.families import Family
+from lm_workbench.engine.plugin_api import BILM, parse_api_version
 
 MANIFEST_NAME = "plugin.json"
 _FIELDS = {"name": str, "version": str, "module": str, "class": str}
