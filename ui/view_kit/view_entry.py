@@ -22,6 +22,15 @@ if TYPE_CHECKING:
 INPUTS = ("text", "pair", "corpus")
 
 
+def short_title_agrees(title: str, short: str) -> bool:
+    """Whether a short tab name is recognisably ``title``: the title itself, one of its words (split on spaces),
+    or the start of the title or of one of its words ("Lens" of "Logit lens", "Embed" of "Embeddings"); "Search"
+    for "Retrieval" and "Tune" for "Fine-tune" are not (a hyphenated word is one word)."""
+    words = title.lower().split()
+    s = short.lower().strip()
+    return bool(s) and (s == title.lower() or any(w.startswith(s) for w in words))
+
+
 @dataclass(frozen=True)
 class ViewEntry:
     id: str  # stable name: settings, tests and lecture presets refer to the view by it
@@ -45,6 +54,13 @@ class ViewEntry:
             object.__setattr__(self, "short_title", self.title)
         if len(self.short_title) > len(self.title):
             raise ValueError(f"view {self.id!r}: the short title {self.short_title!r} is longer than the title")
+
+    @property
+    def menu_title(self) -> str:
+        """The name menus and tooltips give the view: its title, and its short title beside it in brackets when
+        the tab bar's short name is not recognisably the title ("Retrieval (Search)", "Fine-tune (Tune)"), so the
+        bar and the View menu never name one view two ways without saying so."""
+        return self.title if short_title_agrees(self.title, self.short_title) else f"{self.title} ({self.short_title})"
 
     def view_class(self) -> type:
         """The view's class (its module is imported on first use)."""

@@ -88,7 +88,7 @@ def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> Win
                           "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
         previous_step=_action(owner, "P&revious step", "PgUp", s.clicker.previous,
                               "The previous step (PageUp)"),
-        go_to={e.id: _action(owner, e.title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
+        go_to={e.id: _action(owner, e.menu_title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
                              f"Show the {e.title} view") for e in entries},
     )
     actions.cancel.setEnabled(False)

@@ -71,7 +71,7 @@ class TabNames(QObject):
             name = entry.short_title if self.short else entry.title
             if self._tabs.tabText(i) != name:
                 self._tabs.setTabText(i, name)
-            tip = f"{entry.title} ({entry.shortcut})" if entry.shortcut else entry.title
+            tip = f"{entry.menu_title}, {entry.shortcut}" if entry.shortcut else entry.menu_title  # "Fine-tune (Tune), Ctrl+8"
             if self._tabs.tabToolTip(i) != tip:
                 self._tabs.setTabToolTip(i, tip)
 
@@ -80,7 +80,7 @@ class TabNames(QObject):
         group = QActionGroup(self.menu)
         for i in range(self._tabs.count()):
             entry = self._entry_at(i)
-            action = QAction(entry.title if entry else self._tabs.tabText(i), self.menu)
+            action = QAction(entry.menu_title if entry else self._tabs.tabText(i), self.menu)
             action.setCheckable(True)
             action.setChecked(i == self._tabs.currentIndex())
             if entry is not None and entry.shortcut:
