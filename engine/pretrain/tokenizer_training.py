@@ -16,6 +16,10 @@ et al. 2019; Lewis et al. 2020; Raffel et al. 2020):
   sentinels ``<extra_id_0> ... <extra_id_N-1>`` last, as T5's vocabulary;
   ``</s>`` is appended to every text.
 
+Training is deterministic: the same corpus and settings give the same tokenizer file in every process and on
+every machine (WordPiece by ``wordpiece_trainer``, tokenizers' algorithm with ties broken in a fixed order;
+Unigram made canonical by ``unigram_canonical``; the byte-level BPE trainer's ties are already ordered).
+
 Byte-level BPE adds a space before each text (``add_prefix_space``), so a word
 starting a line gets the same ``Ġword`` token as inside a line: every line of a
 corpus is tokenised consistently wherever packing puts it. The result is saved
@@ -49,15 +53,19 @@ def _check_family(family: str) -> None:
 
 
 def _wordpiece(texts: Iterable[str], vocab_size: int, lowercase: bool) -> tuple[Any, dict]:
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=None if lowercase else False)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=list(BERT_SPECIALS),
-                                        show_progress=False)
-    tok.train_from_iterator(texts, trainer)
+    # Our own trainer (tokenizers' algorithm with ties broken in a fixed order): the same vocabulary in every
+    # process (the Rust trainer's hash-ordered ties gave two machines two course BERT vocabularies).
+    from lm_workbench.engine.pretrain.wordpiece_trainer import PREFIX, count_words, learn_wordpiece_vocabulary
+
+    vocabulary = learn_wordpiece_vocabulary(count_words(texts, tok), vocab_size, list(BERT_SPECIALS))
+    tok.model = models.WordPiece(vocab={t: i for i, t in enumerate(vocabulary)}, unk_token="[UNK]",
+                                 continuing_subword_prefix=PREFIX, max_input_chars_per_word=100)
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
@@ -106,6 +114,9 @@ def _unigram(texts: Iterable[str], vocab_size: int, lowercase: bool, num_sentine
     trainer = trainers.UnigramTrainer(vocab_size=max(len(T5_SPECIALS) + 1, vocab_size - num_sentinels),
                                       special_tokens=list(T5_SPECIALS), unk_token="<unk>", show_progress=False)
     tok.train_from_iterator(texts, trainer)
+    from lm_workbench.engine.pretrain.unigram_canonical import canonical_unigram
+
+    tok = canonical_unigram(tok, T5_SPECIALS)  # the same model in every process (hash-ordered ties otherwise)
     # Sentinels come last, as in T5's vocabulary (there <extra_id_0> is the id just below the top ones).
     sentinels = [AddedToken(t, special=True, normalized=False) for t in sentinel_tokens(num_sentinels)]
     tok.add_special_tokens(sentinels)
@@ -200,10 +211,8 @@ def cached_tokenizer(family: str, paths: Iterable[str], cache_dir: Path, *, voca
                      model_max_length: int | None = None) -> Any:
     """``train_tokenizer`` on the corpus files, reused when the files and settings are unchanged.
 
-    Worth it beyond the seconds saved: the ``tokenizers`` WordPiece and
-    Unigram trainers break ties in hash order, so two trainings on the same
-    text can differ slightly, and a different tokenizer means a different
-    (re-prepared) dataset. Keyed by each file's path, size and modification
+    Training is deterministic (WordPiece by our own trainer, Unigram made
+    canonical), so the cache saves time only. Keyed by each file's path, size and modification
     time, the settings and the ``tokenizers`` version.
     """
     import hashlib

@@ -102,12 +102,24 @@ def estimated_bytes(families: list[str], corpus: Path) -> int:
     return total
 
 
+def _vocabulary_hash(model_dir: Path) -> str | None:
+    """SHA-256 of the model's tokenizer (vocabulary, rules, special ids): the same on every machine, since the
+    course tokenizers train deterministically (issue 48); None when the folder has no tokenizer file."""
+    import hashlib
+
+    for name in ("tokenizer.json", "vocab.json", "vocab.txt"):
+        path = model_dir / name
+        if path.is_file():
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+    return None
+
+
 def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: Path) -> None:
     """Say what the model is, where a person and the window will see it."""
     card = {"display_name": display_name(family), "tiny_for_demonstrations": True, "family": family,
             "objective": summary["objective"], "corpus": str(corpus), "steps": summary["steps"],
             "validation_loss": summary["validation_loss"], "unigram_entropy": summary["unigram_entropy"],
-            "parameters": summary["parameters"]}
+            "parameters": summary["parameters"], "vocabulary_sha256": _vocabulary_hash(model_dir)}
     (model_dir / MODEL_CARD_FILE).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     (model_dir / "README.md").write_text(
         f"# {display_name(family)}\n\n"
