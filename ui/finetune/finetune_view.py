@@ -50,6 +50,8 @@ CANCEL_GRACE_S = 10.0
 INSTRUCT_SHOWS = ("data", "trained", "before_after")  # a lecture step's ``show`` for the instruct task
 SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
 
+SHIFT_HINT = "Finish a run, then compare the base and the tuned model layer by layer."
+
 
 class FineTuneView(InstructActions, QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
@@ -97,7 +99,7 @@ class FineTuneView(InstructActions, QWidget):
         self.shift_button.setToolTip("Per layer: linear CKA and mean cosine of the hidden states of the loaded "
                                      "base model and the last run's model on its validation texts")
         self.open_button = QPushButton("Open tuned model in the views")
-        self.shift_label = QLabel("Finish a run, then compare the base and the tuned model layer by layer.")
+        self.shift_label = QLabel(SHIFT_HINT)
         self.shift_label.setObjectName("summary")
         self.shift_label.setWordWrap(True)
         self.sts_table = StsTable()  # a sentence-embedding run's STS per layer, base beside trained
@@ -122,6 +124,7 @@ class FineTuneView(InstructActions, QWidget):
         self.state.events.shift_changed.connect(lambda: self.shift_plot.show_rows(self.state.shift))
         self.state.events.sts_changed.connect(self._show_sts)
         self.state.events.form_changed.connect(self._update_buttons)
+        self.state.events.results_changed.connect(lambda *_: self._update_buttons())  # a run came in: hints follow
         ctx.model_changed.connect(lambda *_: self._model_changed())
         self._update_buttons()
 
@@ -553,6 +556,9 @@ class FineTuneView(InstructActions, QWidget):
         self.cancel_button.setEnabled(active and not self._cancelling)
         last = self.state.last_result()
         self.shift_button.setEnabled(last is not None and self.ctx.loaded is not None)
+        if last is not None and self.shift_label.text() == SHIFT_HINT:  # the hint asked for a run: one finished
+            self.shift_label.setText(f"Run #{last.run_id} ({last.method}) finished: press Compare base and tuned to "
+                                     "see how far each of its layers moved from the base model's.")
         can_open = last is not None and (last.method == "full" or getattr(
             self.methods.get(last.method), "can_merge", False) or last.summary.get("task") == SENTENCE_TASK)
         self.open_button.setEnabled(bool(can_open))

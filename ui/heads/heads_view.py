@@ -12,12 +12,14 @@ are what File ▸ Export saves.
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+    QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QToolButton,
+    QVBoxLayout, QWidget,
 )
 
 from lm_workbench.engine.progress import Progress
@@ -75,6 +77,10 @@ class HeadsView(ModelView):
             self.how_combo.addItem(HOW_NAMES[how], how)
         self.corpus_edit = QLineEdit()
         self.corpus_edit.setPlaceholderText("mean and resample: a text file, one text a line")
+        self.corpus_browse = QToolButton()
+        self.corpus_browse.setText("Browse…")
+        self.corpus_browse.setToolTip("Choose the corpus file (UTF-8 text, one text a line)")
+        self.corpus_browse.clicked.connect(lambda: self.browse_corpus())
         for edit in (self.target_edit, self.contrast_edit, self.corpus_edit):
             edit.textChanged.connect(self._read_form)
         self.how_combo.currentIndexChanged.connect(self._read_form)
@@ -97,7 +103,12 @@ class HeadsView(ModelView):
         self.notice = Notice()
         form = self.form = QFormLayout()  # two fields a row: the maps need the height
         form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
-        form.addRow("Ablation", _pair(self.how_combo, "Corpus", self.corpus_edit))
+        corpus_field = QWidget()
+        corpus_row = QHBoxLayout(corpus_field)
+        corpus_row.setContentsMargins(0, 0, 0, 0)
+        corpus_row.addWidget(self.corpus_edit, 1)
+        corpus_row.addWidget(self.corpus_browse)
+        form.addRow("Ablation", _pair(self.how_combo, "Corpus", corpus_field))
         self.output_row.add_to(form)  # shown for an encoder-decoder only
         buttons = QHBoxLayout()
         for button in (self.sweep_button, self.cancel_button):
@@ -174,8 +185,19 @@ class HeadsView(ModelView):
     def _read_form(self) -> None:
         how = str(self.how_combo.currentData())
         self.corpus_edit.setEnabled(how != "zero")
+        self.corpus_browse.setEnabled(how != "zero")
         self.state.set_inputs(self.target_edit.text(), self.contrast_edit.text(), how, self.corpus_edit.text(),
                               self.output_spin.value())
+
+    def browse_corpus(self, path: str | None = None) -> None:
+        """Choose the ablation corpus in a file dialog (or take ``path``) and put it in the Corpus field."""
+        if path is None:
+            start = self.corpus_edit.text() or str(Path.home())
+            path, _ = QFileDialog.getOpenFileName(self, "Corpus for mean or resample ablation", start,
+                                                  "Text (*.txt *.jsonl *.tsv *.csv);;All files (*)")
+            if not path:
+                return
+        self.corpus_edit.setText(path)
 
     def set_inputs(self, target: str = "", contrast: str = "", how: str = "zero", corpus: str = "",
                    output_position: int = 0) -> None:

@@ -145,6 +145,7 @@ class LectureController(QObject):
             presets=self.presets, status=self.status, start=self.start, open_preset_file=self.open_preset_file,
             recent_workspaces=list(s.settings.recent_workspaces), open_workspace=s.open_workspace), s.owner)
         self.start_page.resize(s.owner.size() * START_PAGE_FRACTION)
+        self.start_page.finished.connect(lambda _result: _take_focus_back(s.owner))
         self.start_page.show()
 
     # ------------------------------------------------------------- running
@@ -247,3 +248,11 @@ class LectureController(QObject):
         except (WorkbenchError, ValueError, TypeError, KeyError) as exc:  # a setting the view cannot use
             self.services.notifier.show_message(f"{self.runner.preset.title}, step {self.runner.index + 1}: {exc}",
                                                 "warning", SOURCE)
+
+
+def _take_focus_back(owner: Any) -> None:
+    """After the Start page closes the window is active again with the keyboard in it, so PageDown steps through
+    the lecture at once (without this, focus stayed with no widget until a click)."""
+    owner.raise_()
+    owner.activateWindow()
+    owner.setFocus()
