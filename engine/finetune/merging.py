@@ -155,8 +155,8 @@ def check_weights(weights: Sequence[float]) -> None:
     if not all(math.isfinite(float(w)) for w in weights):
         raise WorkbenchError("--weights must be finite numbers")
     if len(weights) > 1 and all(float(w) == 0.0 for w in weights):
-        raise WorkbenchError("--weights are all 0: the merged adapter would change nothing and the heads would be "
-                             "zero (every answer equally likely); give at least one weight that is not 0")
+        raise WorkbenchError("the weights (--weights) are all 0: the merged adapter would change nothing and the "
+                             "heads would be zero (every answer equally likely); give one weight that is not 0")
 
 
 def check_combinable(sources: Sequence[MergeSource], how: str, weights: Sequence[float] | None = None) -> None:
