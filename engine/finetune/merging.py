@@ -33,8 +33,8 @@ from typing import Any, Generator, Sequence
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.merge_math import (
-    DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS, combine_lora_factors, concat_lora_factors, ia3_task_arithmetic,
-    weighted_sum,
+    DENSITY_HOWS, FACTOR_HOWS, HOWS, PEFT_COMBINATION, SEEDED_HOWS, combine_lora_factors, concat_lora_factors,
+    ia3_task_arithmetic, weighted_sum,
 )
 from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
@@ -244,7 +244,7 @@ def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], 
         if lora and "lora_" in key:
             raise WorkbenchError(f"{key}: a LoRA tensor with no combining rule here (only the A and B factors combine)")
         missing = [sources[j].name for j, state in enumerate(states) if key not in state]
-        if "ia3_l" in key:  # an IA³ vector a run does not adapt: only the runs that do count
+        if "ia3_l" in key:  # IA³'s vectors; where a run does not adapt the layer, only the runs that do count
             have = [j for j, state in enumerate(states) if key in state]
             rule = ia3_task_arithmetic if how == "linear" else weighted_sum
             out[key] = rule([states[j][key] for j in have], [weights[j] for j in have])
@@ -355,8 +355,6 @@ def parse_weights(text: str | Sequence[float] | None, count: int) -> list[float]
 
 def combine_notes(sources: Sequence[MergeSource], weights: Sequence[float], how: str) -> list[str]:
     """What a combination of several runs did, in words (the summary's ``notes``)."""
-    from lm_workbench.engine.finetune.merge_math import PEFT_COMBINATION
-
     notes = [HEADS_NOTE]
     if sources[0].peft_type == "LORA":
         if how == "linear":
