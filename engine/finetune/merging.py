@@ -7,13 +7,18 @@
   method is ``full`` (what ``finetune-merge DIR --out DIR2`` always did for a LoRA run);
 - several folders: one combined adapter run folder (``combine_runs``, the rules of ``merge_math``),
   which opens in ``predict`` like any fine-tuning output; with ``fold`` it is then folded as above.
+  ``linear`` is exact task arithmetic, Σ wᵢ·ΔWᵢ for any weights (LoRA: the factors concatenated, rank
+  Σrᵢ; IA³: l' = 1 + Σ wᵢ·(lᵢ − 1)); ``linear-factors``, ``ties``, ``dare`` and ``dare-ties`` are peft's
+  rules on the LoRA factors A and B separately, which carry cross terms BᵢAⱼ, and the summary's notes
+  say so.
 
 What can merge is read from the saved adapter, not from the method's name, so any method whose output
 is a peft adapter of a mergeable type works: LoRA (and DoRA, rsLoRA, which are LoRA in peft's config)
 and IA³. Everything else is refused with the reason (``cannot_merge_reason``). Combining also needs
-one base, one task, one label set, one adapter type and, for LoRA, one rank (peft's rule); DoRA's
-magnitude vectors have no combining rule in peft, so DoRA runs are folded one at a time. The task
-heads are combined with the same weights as the adapters (Σ wᵢ·headᵢ), and the summary says so.
+one base, one task, one label set, one adapter type, weights not all zero and, for LoRA under a
+factor-wise rule, one rank (peft's rule); DoRA runs are folded one at a time (DoRA rescales each column
+of W₀ + ΔW to a learned norm, so no adapter adds up Σ wᵢ·ΔWᵢ). The task heads are combined with the
+same weights as the adapters (Σ wᵢ·headᵢ), and the summary says so.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from pathlib import Path
 from typing import Any, Generator, Sequence
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.merge_math import HOWS, combine_lora_factors, weighted_sum
+from lm_workbench.engine.finetune.merge_math import (
+    DENSITY_HOWS, FACTOR_HOWS, HOWS, PEFT_COMBINATION, SEEDED_HOWS, combine_lora_factors, concat_lora_factors,
+    ia3_task_arithmetic, weighted_sum,
+)
 from lm_workbench.engine.finetune.saved import ADAPTER_FOLDER, read_manifest, write_manifest
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
@@ -36,8 +44,17 @@ PEFT_CONFIG = "adapter_config.json"
 PEFT_WEIGHTS = "adapter_model.safetensors"
 MERGE_FILE = "merge.json"  # in a merged output folder: the summary below
 HEADS_NOTE = "the task heads were combined with the same weights as the adapters (Σ wᵢ·headᵢ)"
-LINEAR_NOTE = ("linear on LoRA combines the factors A and B separately, as peft does: the result is "
-               "(Σ √(wᵢsᵢ)·Bᵢ)(Σ √(wᵢsᵢ)·Aᵢ), not Σ wᵢ·ΔWᵢ")
+EXACT_LORA_NOTE = ("linear on LoRA concatenates the runs' factors (rank {rank} = Σ rᵢ, α = {rank}): the merged "
+                   "update is Σ wᵢ·ΔWᵢ exactly")
+FACTORS_NOTE = ("linear-factors on LoRA combines the factors A and B separately, as peft's linear does: the result "
+                "is (Σ √(wᵢsᵢ)·Bᵢ)(Σ √(wᵢsᵢ)·Aᵢ), not Σ wᵢ·ΔWᵢ (it carries the cross terms Bᵢ·Aⱼ); "
+                "linear gives Σ wᵢ·ΔWᵢ exactly")
+FACTOR_RULE_NOTE = ("{how} on LoRA works on the factors A and B separately, entry by entry, as peft's {peft} does "
+                    "(each run's factors weighted by √|wᵢsᵢ|): the merged update B'·A' carries the cross terms "
+                    "Bᵢ·Aⱼ and is not {how} applied to the updates ΔWᵢ")
+EXACT_IA3_NOTE = "linear on IA³ gives l' = 1 + Σ wᵢ·(lᵢ − 1): the merged change to each weight is Σ wᵢ·ΔWᵢ exactly"
+IA3_FACTORS_NOTE = ("linear-factors on IA³ is peft's l' = Σ wᵢ·lᵢ, which is Σ wᵢ·ΔWᵢ only when the weights sum to "
+                    "1 (they sum to {total:g}); linear gives Σ wᵢ·ΔWᵢ for any weights")
 FOLD_NOTE = "the adapter was folded into the base weights: a plain model folder (method full)"
 
 _REASONS = {
@@ -133,10 +150,21 @@ def check_mergeable(source: MergeSource) -> None:
         raise WorkbenchError(f"{source.folder}: {reason}")
 
 
-def check_combinable(sources: Sequence[MergeSource], how: str) -> None:
-    """Refuse runs that cannot be combined into one adapter, naming what differs."""
+def check_weights(weights: Sequence[float]) -> None:
+    """Refuse weights that are not finite numbers, or all zero (a merge that would undo every run)."""
+    if not all(math.isfinite(float(w)) for w in weights):
+        raise WorkbenchError("--weights must be finite numbers")
+    if len(weights) > 1 and all(float(w) == 0.0 for w in weights):
+        raise WorkbenchError("the weights (--weights) are all 0: the merged adapter would change nothing and the "
+                             "heads would be zero (every answer equally likely); give one weight that is not 0")
+
+
+def check_combinable(sources: Sequence[MergeSource], how: str, weights: Sequence[float] | None = None) -> None:
+    """Refuse runs that cannot be combined into one adapter, naming what differs (and all-zero ``weights``)."""
     if how not in HOWS:
         raise WorkbenchError(f"--how must be one of {', '.join(HOWS)}, not {how!r}")
+    if weights is not None:
+        check_weights(weights)
     for source in sources:
         check_mergeable(source)
     first = sources[0]
@@ -154,17 +182,19 @@ def check_combinable(sources: Sequence[MergeSource], how: str) -> None:
         if other.peft_type != first.peft_type:
             raise WorkbenchError(f"{first.name} is a {first.peft_type} adapter and {other.name} a {other.peft_type} "
                                  "one; only adapters of one type combine")
-        if first.peft_type == "LORA" and other.rank != first.rank:
+        if first.peft_type == "LORA" and how in FACTOR_HOWS and other.rank != first.rank:
             raise WorkbenchError(f"the runs have different ranks: r={first.rank} ({first.name}) and r={other.rank} "
-                                 f"({other.name}); peft combines LoRA factors entry by entry, which needs equal ranks")
+                                 f"({other.name}); {how} combines LoRA factors entry by entry, which needs equal "
+                                 "ranks (linear concatenates them and takes any ranks)")
     for source in sources:
         if source.adapter.get("use_dora"):
-            raise WorkbenchError(f"{source.name} is a DoRA run: peft has no rule for combining DoRA's magnitude "
-                                 "vectors; fold each DoRA run on its own (one folder)")
+            raise WorkbenchError(f"{source.name} is a DoRA run: DoRA rescales each column of W₀ + ΔW to a learned "
+                                 "norm, so no adapter adds up Σ wᵢ·ΔWᵢ; fold each DoRA run on its own (one folder)")
         if source.adapter.get("rank_pattern") or source.adapter.get("alpha_pattern"):
             raise WorkbenchError(f"{source.name} has per-layer ranks or alphas; only a single rank combines")
-    if first.peft_type == "IA3" and how != "linear":
-        raise WorkbenchError(f"IA³ adapters combine only linearly in peft (l' = Σ wᵢ·lᵢ), not by {how}")
+    if first.peft_type == "IA3" and how not in ("linear", "linear-factors"):
+        raise WorkbenchError(f"IA³ adapters combine only linearly (linear: l' = 1 + Σ wᵢ·(lᵢ − 1); linear-factors: "
+                             f"peft's l' = Σ wᵢ·lᵢ), not by {how}")
 
 
 def _factor_split(key: str) -> tuple[str, str] | None:
@@ -177,6 +207,14 @@ def _factor_split(key: str) -> tuple[str, str] | None:
     return None
 
 
+def merged_rank(sources: Sequence[MergeSource], how: str) -> int | None:
+    """The combined LoRA adapter's rank: Σ rᵢ for ``linear`` (concatenated), else the runs' one r; None for IA³."""
+    if sources[0].peft_type != "LORA":
+        return None
+    ranks = [int(s.rank or 0) for s in sources]
+    return sum(ranks) if how == "linear" else ranks[0]
+
+
 def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], how: str, density: float,
                       cancel: CancelToken) -> Generator[Progress, None, dict[str, Any]]:
     from safetensors.torch import load_file
@@ -184,6 +222,7 @@ def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], 
     states = [load_file(str(s.folder / ADAPTER_FOLDER / PEFT_WEIGHTS)) for s in sources]
     lora = sources[0].peft_type == "LORA"
     scalings = [s.scaling for s in sources] if lora else [1.0] * len(sources)
+    rank = merged_rank(sources, how)
     names = list(dict.fromkeys(k for state in states for k in state))  # the order of the first file, then new ones
     layers = list(dict.fromkeys(split[0] for k in names if lora and (split := _factor_split(k)) is not None))
     out: dict[str, Any] = {}
@@ -191,9 +230,13 @@ def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], 
         cancel.check()
         a_key, b_key = layer.format("A"), layer.format("B")
         have = [j for j, state in enumerate(states) if a_key in state and b_key in state]
-        out[a_key], out[b_key] = combine_lora_factors(
-            [states[j][a_key] for j in have], [states[j][b_key] for j in have], [weights[j] for j in have],
-            [scalings[j] for j in have], how, density)
+        a_factors, b_factors = [states[j][a_key] for j in have], [states[j][b_key] for j in have]
+        if how == "linear":
+            out[a_key], out[b_key] = concat_lora_factors(a_factors, b_factors, [weights[j] for j in have],
+                                                         [scalings[j] for j in have], int(rank or 0))
+        else:
+            out[a_key], out[b_key] = combine_lora_factors(a_factors, b_factors, [weights[j] for j in have],
+                                                          [scalings[j] for j in have], how, density)
         yield Progress(i + 1, len(layers) + 1, f"combined {i + 1} of {len(layers)} adapted layers")
     for key in names:
         if lora and _factor_split(key) is not None:
@@ -201,9 +244,10 @@ def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], 
         if lora and "lora_" in key:
             raise WorkbenchError(f"{key}: a LoRA tensor with no combining rule here (only the A and B factors combine)")
         missing = [sources[j].name for j, state in enumerate(states) if key not in state]
-        if missing and "ia3_l" in key:  # an IA³ vector a run does not adapt: only the runs that do count
+        if "ia3_l" in key:  # IA³'s vectors; where a run does not adapt the layer, only the runs that do count
             have = [j for j, state in enumerate(states) if key in state]
-            out[key] = weighted_sum([states[j][key] for j in have], [weights[j] for j in have])
+            rule = ia3_task_arithmetic if how == "linear" else weighted_sum
+            out[key] = rule([states[j][key] for j in have], [weights[j] for j in have])
             continue
         if missing:
             raise WorkbenchError(f"{', '.join(missing)} has no {key}: the runs' heads differ")
@@ -211,8 +255,9 @@ def _combined_tensors(sources: Sequence[MergeSource], weights: Sequence[float], 
     return out
 
 
-def _combined_config(sources: Sequence[MergeSource]) -> dict[str, Any]:
-    """The first adapter's config with peft's changes: rank r, α = r (scaling 1), the union of targets."""
+def _combined_config(sources: Sequence[MergeSource], how: str) -> dict[str, Any]:
+    """The first adapter's config with peft's changes: rank R (``merged_rank``), α = R (scaling 1: each run's
+    own scaling is in the factors), the union of targets."""
     config = dict(sources[0].adapter)
 
     def union(field: str) -> Any:
@@ -225,7 +270,8 @@ def _combined_config(sources: Sequence[MergeSource]) -> dict[str, Any]:
 
     config["target_modules"] = union("target_modules")
     if config.get("peft_type") == "LORA":
-        config.update(lora_alpha=config["r"], use_rslora=False, rank_pattern={}, alpha_pattern={})
+        rank = merged_rank(sources, how)
+        config.update(r=rank, lora_alpha=rank, use_rslora=False, rank_pattern={}, alpha_pattern={})
     else:
         config["feedforward_modules"] = union("feedforward_modules")
     return config
@@ -244,7 +290,7 @@ def combine_runs(sources: Sequence[MergeSource], weights: Sequence[float], out: 
     shutil.rmtree(adapter, ignore_errors=True)
     adapter.mkdir(parents=True)
     save_file(tensors, str(adapter / PEFT_WEIGHTS), metadata={"format": "pt"})
-    config = _combined_config(sources)
+    config = _combined_config(sources, how)
     (adapter / PEFT_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     first = sources[0].manifest
     method_config = dict(first.get("method_config") or {})
@@ -303,9 +349,25 @@ def parse_weights(text: str | Sequence[float] | None, count: int) -> list[float]
         raise WorkbenchError(f"--weights must be numbers separated by commas, not {text!r}") from None
     if len(weights) != count:
         raise WorkbenchError(f"--weights gives {len(weights)} number(s) for {count} run(s)")
-    if not all(math.isfinite(w) for w in weights):
-        raise WorkbenchError("--weights must be finite numbers")
+    check_weights(weights)
     return weights
+
+
+def combine_notes(sources: Sequence[MergeSource], weights: Sequence[float], how: str) -> list[str]:
+    """What a combination of several runs did, in words (the summary's ``notes``)."""
+    notes = [HEADS_NOTE]
+    if sources[0].peft_type == "LORA":
+        if how == "linear":
+            notes.append(EXACT_LORA_NOTE.format(rank=merged_rank(sources, how)))
+        elif how == "linear-factors":
+            notes.append(FACTORS_NOTE)
+        else:
+            notes.append(FACTOR_RULE_NOTE.format(how=how, peft=PEFT_COMBINATION[how]))
+    elif how == "linear":
+        notes.append(EXACT_IA3_NOTE)
+    else:
+        notes.append(IA3_FACTORS_NOTE.format(total=sum(weights)))
+    return notes
 
 
 def merge_runs(folders: Sequence[str | Path], out: str | Path, *, how: str = "linear",
@@ -319,7 +381,7 @@ def merge_runs(folders: Sequence[str | Path], out: str | Path, *, how: str = "li
     if any(out.resolve() == s.folder.resolve() for s in sources):
         raise WorkbenchError("--out must be another folder than the runs'")
     chosen = parse_weights(weights, len(sources))
-    if how != "linear" and not 0.0 < float(density) <= 1.0:
+    if how in DENSITY_HOWS and not 0.0 < float(density) <= 1.0:
         raise WorkbenchError(f"--density must be in (0, 1], not {density}")
     folded = fold or len(sources) == 1
     notes = []
@@ -331,7 +393,7 @@ def merge_runs(folders: Sequence[str | Path], out: str | Path, *, how: str = "li
         fold_run(sources[0], out)
         method = "full"
     else:
-        check_combinable(sources, how)
+        check_combinable(sources, how, chosen)
         yield Progress(0, 1, f"combining {len(sources)} runs ({how})")
         if folded:
             with tempfile.TemporaryDirectory(prefix=".combining-", dir=out.parent if out.parent.is_dir() else None
@@ -345,18 +407,17 @@ def merge_runs(folders: Sequence[str | Path], out: str | Path, *, how: str = "li
         else:
             yield from combine_runs(sources, chosen, out, how=how, density=density, seed=seed, cancel=cancel)
             method = sources[0].method
-        notes.append(HEADS_NOTE)
-        if how == "linear" and sources[0].peft_type == "LORA":
-            notes.append(LINEAR_NOTE)
+        notes += combine_notes(sources, chosen, how)
     if folded:
         notes.append(FOLD_NOTE)
     resolved = [str(s.folder.resolve()) for s in sources]
     summary = {"out_dir": str(out), "out": str(out), "method": method,
                "merged_from": resolved[0] if len(resolved) == 1 else resolved,
                "how": how if len(sources) > 1 else "fold", "weights": chosen, "sources": resolved,
-               "density": density if how != "linear" and len(sources) > 1 else None,
-               "seed": seed if how.startswith("dare") and len(sources) > 1 else None,
-               "folded": folded, "adapter_type": sources[0].peft_type, "notes": notes}
+               "density": density if how in DENSITY_HOWS and len(sources) > 1 else None,
+               "seed": seed if how in SEEDED_HOWS and len(sources) > 1 else None,
+               "folded": folded, "adapter_type": sources[0].peft_type,
+               "rank": merged_rank(sources, how) if len(sources) > 1 else None, "notes": notes}
     (out / MERGE_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     yield Progress(1, 1, f"merged into {out}")
     return summary

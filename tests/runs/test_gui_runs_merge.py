@@ -51,6 +51,17 @@ def test_merge_selected_runs_as_a_recorded_job(open_window, qtbot, two_runs, tmp
     browser.merge_button.click()
     dialog = browser.merge_dialog
     assert dialog is not None and dialog.isVisible() and dialog.ok_button.text() == "Merge"
+    hows = [dialog.how.itemText(i) for i in range(dialog.how.count())]
+    assert hows == ["linear", "linear-factors", "ties", "dare", "dare-ties"] and "Exactly Σ w·ΔW" in dialog.note.text()
+    assert not dialog.density.isEnabled()
+    dialog.how.setCurrentText("linear-factors")
+    assert "cross terms" in dialog.note.text() and not dialog.density.isEnabled()
+    dialog.weights.setText("0, 0")  # all zero: refused in the window, nothing recorded
+    dialog.ok_button.click()
+    qtbot.waitUntil(lambda: "all 0" in browser.message_bar.text(), timeout=5000)
+    assert browser.merge_button.isEnabled() and browser.model.rowCount() == 2
+    browser.merge_button.click()
+    dialog = browser.merge_dialog
     dialog.how.setCurrentText("ties")
     assert dialog.density.isEnabled() and not dialog.seed.isEnabled() and "TIES" in dialog.note.text()
     dialog.weights.setText("0.4,0.6")

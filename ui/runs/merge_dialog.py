@@ -1,8 +1,9 @@
 """The Runs tab's Merge… dialog: how the selected fine-tuning runs combine (how, weights, density, seed, fold, out).
 
-One run is folded into its base weights; several are combined into one adapter the way peft's
-``add_weighted_adapter`` does (``lm_workbench.engine.finetune.merging``). The dialog only gathers the settings as a
-``MergeSpec``; the Runs tab runs it as a job.
+One run is folded into its base weights; several are combined into one adapter
+(``lm_workbench.engine.finetune.merging``): ``linear`` exactly Σ wᵢ·ΔWᵢ, the other rules as peft's
+``add_weighted_adapter`` does on LoRA's factors. The dialog only gathers the settings as a ``MergeSpec``
+(weights that are not numbers, or all 0, are refused by ``spec``); the Runs tab runs it as a job.
 """
 
 from __future__ import annotations
@@ -15,15 +16,21 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.merge_math import HOWS
+from lm_workbench.engine.finetune.merge_math import DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS
 from lm_workbench.ui import theme
 from lm_workbench.finetune.merge_run import MergeSpec, default_out_dir
 
 HOW_HELP = {
-    "linear": "Σ of the factors with √(w·scale) each, as peft does: not Σ w·ΔW (cross terms Bᵢ·Aⱼ appear).",
-    "ties": "TIES: keep each adapter's largest entries (density), elect one sign per entry, average those agreeing.",
-    "dare": "DARE: drop entries at random (keep a share = density), rescale by 1/density, then add (seeded).",
-    "dare-ties": "DARE's random drops, then TIES's sign election (seeded).",
+    "linear": "Exactly Σ w·ΔW, negative weights too: LoRA's factors are concatenated (rank Σ r), IA³'s vectors "
+              "give 1 + Σ w·(l − 1).",
+    "linear-factors": "peft's linear: Σ of the factors A and B separately, √(w·scale) each; not Σ w·ΔW (cross "
+                      "terms Bᵢ·Aⱼ appear).",
+    "ties": "TIES on LoRA's factors A and B separately (peft's rule): keep each one's largest entries (density), "
+            "elect one sign per entry, average those agreeing; cross terms Bᵢ·Aⱼ appear.",
+    "dare": "DARE on LoRA's factors A and B separately (peft's rule): drop entries at random (keep a share = "
+            "density), rescale by 1/density, then add (seeded); cross terms Bᵢ·Aⱼ appear.",
+    "dare-ties": "DARE's random drops, then TIES's sign election, on LoRA's factors separately (seeded); cross "
+                 "terms Bᵢ·Aⱼ appear.",
 }
 
 
@@ -84,19 +91,20 @@ class MergeDialog(QDialog):
     def _changed(self) -> None:
         how = self.how.currentText()
         several = len(self.folders) > 1
-        self.density.setEnabled(how != "linear")
-        self.seed.setEnabled(how.startswith("dare"))
+        self.density.setEnabled(how in DENSITY_HOWS)
+        self.seed.setEnabled(how in SEEDED_HOWS)
         if not self._out_touched:
             self.out.setText(default_out_dir(self.folders, how, self.fold.isChecked()))
         if several:
-            self.note.setText(f"{HOW_HELP[how]} The runs must share their base, rank and labels; their heads are "
-                              "combined with the same weights as the adapters.")
+            shared = "base, rank and labels" if how in FACTOR_HOWS else "base and labels"
+            self.note.setText(f"{HOW_HELP[how]} The runs must share their {shared}; their heads are combined "
+                              "with the same weights as the adapters, which may not all be 0.")
         else:
             self.note.setText("The run's adapter (LoRA, IA³, DoRA) is folded into W₀: the output is a plain model "
                               "folder with the same predictions.")
 
     def spec(self) -> MergeSpec:
-        """The settings as a ``MergeSpec`` (a ``WorkbenchError`` for weights that are not numbers)."""
+        """The settings as a ``MergeSpec`` (a ``WorkbenchError`` for weights that are not numbers, or all 0)."""
         several = len(self.folders) > 1
         weights = None
         if several:
@@ -106,6 +114,8 @@ class MergeDialog(QDialog):
                 raise WorkbenchError(f"the weights must be numbers separated by commas, not "
                                      f"{self.weights.text()!r}") from None
         out = self.out.text().strip() or default_out_dir(self.folders, self.how.currentText(), self.fold.isChecked())
-        return MergeSpec(sources=list(self.folders), out_dir=str(Path(out)), how=self.how.currentText(),
+        spec = MergeSpec(sources=list(self.folders), out_dir=str(Path(out)), how=self.how.currentText(),
                          weights=weights, density=float(self.density.value()), seed=int(self.seed.value()),
                          fold=bool(self.fold.isChecked()) and several)
+        spec.check()
+        return spec

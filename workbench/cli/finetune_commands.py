@@ -10,14 +10,16 @@ other commands never import the method plugins). ``finetune --resume RUN_OR_DIR`
 run (a run id, its output folder or a checkpoint folder) with the settings it was started with; under
 ``torchrun`` every rank trains and rank 0 records and prints. ``predict DIR --text ...`` answers with a run's
 model; ``finetune-merge DIR --out DIR2`` folds a LoRA (IA³, DoRA) run into the base weights, and
-``finetune-merge DIR1 DIR2 [--how linear|ties|dare|dare-ties] [--weights 0.5,0.5] [--density 0.5] [--seed N]
-[--fold] --out DIR3`` combines several runs into one adapter (``lm_workbench.engine.finetune.merging``); its JSON keeps
-``out_dir``, ``method``, ``merged_from`` and adds ``how``, ``weights``, ``sources`` (and ``out``).
+``finetune-merge DIR1 DIR2 [--how linear|linear-factors|ties|dare|dare-ties] [--weights 0.5,0.5] [--density 0.5]
+[--seed N] [--fold] --out DIR3`` combines several runs into one adapter (``lm_workbench.engine.finetune.merging``;
+``linear`` is exactly Σ wᵢ·ΔWᵢ, the others are peft's rules on LoRA's factors); its JSON keeps ``out_dir``,
+``method``, ``merged_from`` and adds ``how``, ``weights``, ``sources``, ``rank`` (and ``out``).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
 from lm_workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
 
+NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
 SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
 OPTION_PREFIX = "method_option__"
@@ -111,13 +114,17 @@ def register(sub: Any) -> None:
                                                "runs into one adapter (linear, TIES, DARE)")
     mg.add_argument("folders", nargs="+", metavar="DIR",
                     help="fine-tuning output folder(s): one is folded into its base weights; several (LoRA or IA³ "
-                         "runs on one base, one rank, one label set) are combined into one adapter")
+                         "runs on one base, one label set) are combined into one adapter")
     mg.add_argument("--how", choices=HOWS, default="linear",
-                    help="how several adapters combine, as peft's add_weighted_adapter does: linear, ties, dare "
-                         "(dare_linear) or dare-ties; LoRA's factors A and B are combined separately, so linear "
-                         "is not the weighted sum of the updates ΔW (default linear)")
-    mg.add_argument("--weights", metavar="W1,W2,...", help="one weight per run (default 1/n each); the task heads "
-                                                           "are combined with the same weights")
+                    help="how several adapters combine: linear is exact task arithmetic, Σ wᵢ·ΔWᵢ for any weights "
+                         "(LoRA: the factors concatenated, rank Σ rᵢ, as peft's 'cat'); linear-factors, ties, dare "
+                         "(dare_linear) and dare-ties are peft's add_weighted_adapter rules on LoRA's factors A and "
+                         "B separately (one rank; cross terms Bᵢ·Aⱼ, so not the same rule on ΔW) (default linear)")
+    mg.add_argument("--weights", metavar="W1,W2,...", help="one weight per run, negative ones too (-1,1), not all 0 "
+                                                           "(default 1/n each); the task heads are combined with "
+                                                           "the same weights")
+    # argparse takes "-1,1" for an option (its negative-number test knows one number, not a list): widen the test
+    mg._negative_number_matcher = NEGATIVE_NUMBERS
     mg.add_argument("--density", type=float, default=0.5,
                     help="ties/dare: the share of each adapter's entries kept (default 0.5)")
     mg.add_argument("--seed", type=int, default=0, help="dare: the seed of the random drops (default 0)")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generator
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.merge_math import HOWS
+from lm_workbench.engine.finetune.merge_math import DENSITY_HOWS, HOWS, SEEDED_HOWS
 from lm_workbench.runs.kinds import RunKind, spec_command
 from lm_workbench.runs.recorder import LongRun
 from lm_workbench.runs.spec import RunSpec
@@ -46,6 +46,10 @@ class MergeSpec(RunSpec):
             raise WorkbenchError(f"--how must be one of {', '.join(HOWS)}, not {self.how!r}")
         if self.weights is not None and len(self.weights) != len(self.sources):
             raise WorkbenchError(f"--weights gives {len(self.weights)} number(s) for {len(self.sources)} run(s)")
+        if self.weights is not None:
+            from lm_workbench.engine.finetune.merging import check_weights
+
+            check_weights(self.weights)
 
     def title(self) -> str:
         if len(self.sources) == 1:
@@ -58,9 +62,9 @@ class MergeSpec(RunSpec):
             parts += ["--how", self.how]
             if self.weights is not None:
                 parts += ["--weights", ",".join(f"{w:g}" for w in self.weights)]
-            if self.how != "linear":
+            if self.how in DENSITY_HOWS:
                 parts += ["--density", f"{self.density:g}"]
-            if self.how.startswith("dare"):
+            if self.how in SEEDED_HOWS:
                 parts += ["--seed", str(self.seed)]
             if self.fold:
                 parts.append("--fold")
@@ -97,7 +101,7 @@ class MergeRun(LongRun):
         if len(sources) == 1:
             check_mergeable(sources[0])
         else:
-            check_combinable(sources, self.spec.how)
+            check_combinable(sources, self.spec.how, self.spec.weights)
 
     def job(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
         from lm_workbench.engine.finetune.merging import merge_runs
