@@ -22,9 +22,10 @@ QT = ("PySide6", "pyqtgraph", "superqt", "qtpy", "shiboken6")
 
 
 def test_import_linter_contracts_hold():
-    lint = Path(sys.executable).with_name("lint-imports")
+    lint = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+            "sys.exit(lint_imports_command())"]  # the console script's body (any venv, scripts or not)
     env = {**os.environ, "PYTHONPATH": str(staged_root())}
-    result = subprocess.run([str(lint), "--no-cache", "--config", str(ROOT / "pyproject.toml")], cwd=staged_root(),
+    result = subprocess.run([*lint, "--no-cache", "--config", str(ROOT / "pyproject.toml")], cwd=staged_root(),
                             capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
