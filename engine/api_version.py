@@ -11,7 +11,8 @@ its minor is at most this one. Version 2.0 (the first public one) passes
 sentence, instruct and preference tasks (``SENTENCE_TASK``, ``CLASSIC_TASKS``) and the loss-side speed levers
 (``causal_lm_loss``, ``masked_lm_forward``, ``linear_cross_entropy``, ``loss_levers``). 3.0 is 2.3 under one
 import name: the API is ``lm_workbench.engine.plugin_api`` (it was ``engine.plugin_api``), so a plugin written for
-2.x imports a module that no longer exists and is refused with a line that says so.
+2.x imports a module that no longer exists and is refused with a line that says so. 3.1 adds the fine-tuning
+method's optional ``sizes_for(config, hidden)`` (the sizes a config takes on the loaded model, for the diagram).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "3.0"
+API_VERSION = "3.1"
 # Where a plugin written for an older major version reads what changed (the Versions section).
 MIGRATION_DOC = "docs/writing-an-objective.md#versions"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")

@@ -74,6 +74,11 @@ class FineTuneMethod:
         """Where the method attaches with this ``config`` (default: ``attachment``); the diagram draws it."""
         return self.attachment
 
+    def sizes_for(self, config: Any, hidden: int) -> str | None:
+        """The sizes ``config`` takes on a model of width ``hidden`` when they differ from what the config says
+        (e.g. MAM's bottleneck scaled to d/2), for the diagram; None when there is nothing to add (3.1)."""
+        return None
+
     def unified_for(self, config: Any) -> UnifiedRow | None:
         """The method's He et al. row with this ``config`` (default: ``unified``; e.g. the representation a
         parallel adapter modifies follows its site)."""

@@ -89,6 +89,9 @@ class MAMAdapter(PeftIO, FineTuneMethod):
                       "<i>s</i>·ReLU(<i>x</i><i>W</i><sub>down</sub>)<i>W</i><sub>up</sub>"),
         note="He et al.'s Mix-and-Match: prefix l = 30 + scaled parallel adapter m = 512, s = 4 (BART-large)")
 
+    def sizes_for(self, config: MAMConfig, hidden: int) -> str | None:
+        return sizes_note(config, hidden)
+
     def apply(self, model: nn.Module, config: MAMConfig, task: str) -> nn.Module:
         return self._build(model, config, task, None)
 

@@ -45,14 +45,21 @@ class AttachmentDiagram(QWidget):
         super().__init__(parent)
         self.attachment: Any = None
         self.method_title = ""
+        self.lit_sites: tuple[str, ...] | None = None
+        self.notes: tuple[str, ...] = ()
         self._boxes: list[tuple[str, str, QRectF]] = []
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         theme.bind(self, lambda w, m: w.setMinimumWidth(m.diagram_min_w))
 
-    def set_attachment(self, attachment: Any, title: str = "") -> None:
+    def set_attachment(self, attachment: Any, title: str = "", *, sites: tuple[str, ...] | None = None,
+                       notes: list[str] | tuple[str, ...] = ()) -> None:
+        """Show ``attachment``; ``sites`` (default: its own) are the boxes lit, ``notes`` lines under the caption
+        (what the task or the model changes: no head, fused Q/K/V, sizes on this model)."""
         self.attachment, self.method_title = attachment, title
+        self.lit_sites = tuple(sites) if sites is not None else None
+        self.notes = tuple(notes)
         self.updateGeometry()  # the caption's height depends on the text
         self.update()
 
@@ -84,6 +91,8 @@ class AttachmentDiagram(QWidget):
         return top + len(ROWS) * box_h * 1.45
 
     def highlighted_sites(self) -> set[str]:
+        if self.lit_sites is not None:
+            return set(self.lit_sites)
         return set(getattr(self.attachment, "sites", ()) or ())
 
     def boxes(self) -> list[tuple[str, str, QRectF]]:
@@ -96,7 +105,7 @@ class AttachmentDiagram(QWidget):
         a = self.attachment
         if a is None:
             return "Choose a method to see where it attaches."
-        return f"{a.formula}\nResidual: {a.residual}"
+        return "\n".join([a.formula, f"Residual: {a.residual}", *self.notes])
 
     # ---------------------------------------------------------------- layout
     def _fonts(self) -> tuple[QFont, QFont]:

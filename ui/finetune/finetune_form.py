@@ -256,7 +256,7 @@ class FineTuneForm(QWidget):
         self.lr_spin.setValue(float(method.default_lr))
         self.lr_spin.blockSignals(False)
         self.lr_reason.setText(f"Default {method.default_lr:g} for {method.title or name}: {method.lr_reason}")
-        self.diagram.set_attachment(method.attachment_for(method.default_config()), method.title or name)
+        self.show_attachment(method, method.default_config())
         self.unified_row.show_row(method.unified_for(method.default_config()), method.title or name)
         self._set(method=name, method_config={}, lr=None, recount=recount)
         if self.unified_dialog is not None and self.unified_dialog.isVisible():
@@ -270,6 +270,7 @@ class FineTuneForm(QWidget):
 
         if self.unified_dialog is None:
             self.unified_dialog = UnifiedTableDialog(self.ctx, self)
+            self.unified_dialog.method_clicked.connect(self.choose_method)  # a row lights its diagram
             theme.bind(self.unified_dialog, lambda w, m: w.resize(m.diagram_min_w * 4, m.diagram_min_w * 2))
         method, config = self.method(), self.config_form.config()
         configs = {self.state.method: config} if method is not None and config is not None else {}
@@ -312,8 +313,30 @@ class FineTuneForm(QWidget):
         if lr is not None:
             self.lr_spin.setValue(float(lr))
 
+    def show_attachment(self, method: Any, config: Any) -> None:
+        """Draw where ``method`` attaches with ``config``, corrected for the task and the loaded model (no head
+        for the sentence task, GPT-2's fused Q/K/V) with the sizes it takes on this model (MAM's scaled
+        bottleneck)."""
+        from lm_workbench.finetune.diagram_sites import diagram_sites
+
+        loaded = self.ctx.loaded
+        attachment = method.attachment_for(config)
+        shown = diagram_sites(attachment.sites, self.state.task, loaded.info.model_type if loaded else None)
+        notes = list(shown.notes)
+        sizes = method.sizes_for(config, loaded.info.hidden_size) if loaded is not None else None
+        if sizes:
+            notes.insert(0, f"On this model: {sizes}.")
+        self.diagram.set_attachment(attachment, method.title or method.name, sites=shown.sites, notes=notes)
+
+    def _redraw_attachment(self) -> None:
+        method = self.method()
+        if method is not None:
+            config = self.config_form.config()
+            self.show_attachment(method, config if config is not None else method.default_config())
+
     def _model_changed(self) -> None:
         """Count at once when shown; a hidden form forgets its count (the tab recounts when it is shown)."""
+        self._redraw_attachment()
         if self.isVisible():
             self.recount()
         else:
@@ -361,6 +384,7 @@ class FineTuneForm(QWidget):
             changes["validation"] = str(held) if held is not None and changes.get("train") else ""
             self.validation_edit.setText(changes["validation"])
         self._set(**changes)
+        self._redraw_attachment()  # the task decides whether a head is trained
         self._show_task_rows()
         self._show_method_help()
         self._show_sentence_box()
@@ -396,7 +420,7 @@ class FineTuneForm(QWidget):
             return
         config = self.config_form.config()
         if config is not None:
-            self.diagram.set_attachment(method.attachment_for(config), method.title or method.name)
+            self.show_attachment(method, config)
             self.unified_row.show_row(method.unified_for(config), method.title or method.name)
         values = self.config_form.values()
         defaults = dataclasses.asdict(method.default_config())

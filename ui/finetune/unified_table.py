@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem,
     QVBoxLayout, QWidget,
@@ -90,7 +90,10 @@ class UnifiedTable(QTableWidget):
 
 
 class UnifiedTableDialog(QDialog):
-    """The table with Export CSV… and Export picture…; ``show_methods`` fills it, ``select_method`` marks one."""
+    """The table with Export CSV… and Export picture…; ``show_methods`` fills it, ``select_method`` marks one.
+    ``method_clicked`` [name]: a row was clicked (the form chooses that method, and its diagram lights it)."""
+
+    method_clicked = Signal(str)
 
     def __init__(self, ctx: Any = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +121,11 @@ class UnifiedTableDialog(QDialog):
         self.csv_button.clicked.connect(lambda: self.export_csv())
         self.picture_button.clicked.connect(lambda: self.export_picture())
         close.clicked.connect(self.close)
+        self.table.cellClicked.connect(lambda row, _column: self._clicked(row))
+
+    def _clicked(self, row: int) -> None:
+        if 0 <= row < len(self.table.names):
+            self.method_clicked.emit(self.table.names[row])
 
     def show_methods(self, methods: Mapping[str, Any], configs: Mapping[str, Any] | None = None,
                      chosen: str = "") -> None:
