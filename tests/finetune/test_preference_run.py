@@ -235,8 +235,15 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
     assert f"preferred {100 * before:.0f}% before → {100 * after:.0f}% after" in note and "capital" in note
     shown = view.results.rows()
     assert len(shown) == 20 and {row[1] for row in shown} <= {p["chosen"] for p in read_pairs(validation)}
+    # issue 49.10: a pair's table is not a classification's, and the curve and the note name what each measures
+    headers = [view.results.table.horizontalHeaderItem(c).text() for c in range(4)]
+    assert headers[:3] == ["Prompt", "Chosen answer", "Tuned model prefers"] and "Gold" not in headers
+    assert "by the model itself" in note and "DPO reward accuracy (the curve" in note
+    assert "DPO reward accuracy" in view.curves.plots["metric"].titleLabel.text
     view.curves.clear("seq-cls")
     assert not view.curves.plots["margin"].isVisible()
+    view.results.show_result(None)
+    assert view.results.table.horizontalHeaderItem(1).text() == "Gold"
 
 
 def test_predict_answers_greedily_through_the_runs_template(dpo_run, tiny_models):

@@ -28,6 +28,9 @@ from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.finetune.state import RunResult, errors_first
 
 COLUMNS = ("text", "gold", "predicted", "confidence")
+# The columns' headers per task (the same keys of each prediction): a preference pair is no classification.
+HEADERS = {"preference": ("Prompt", "Chosen answer", "Tuned model prefers", "σ(log-prob. difference)")}
+DEFAULT_HEADERS = tuple(c.title() for c in COLUMNS)
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's index in the predictions shown (the table sorts)
 
 
@@ -42,7 +45,7 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.confusion = HeatmapView(empty_hint="The confusion matrix shows here after training.")
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([c.title() for c in COLUMNS])
+        self.table.setHorizontalHeaderLabels(list(DEFAULT_HEADERS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
@@ -92,6 +95,8 @@ class ResultsPanel(QWidget):
         else:
             self.confusion.set_matrix(None)
             self.confusion.setVisible(False)
+        task = result.summary.get("task") if result is not None else None
+        self.table.setHorizontalHeaderLabels(list(HEADERS.get(task, DEFAULT_HEADERS)))
         self._fill(errors_first(result.predictions) if result is not None else [])
         self.explain.clear()
         self.explain.setVisible(self.explainable())

@@ -51,7 +51,8 @@ class FineTuneCurves(RunCurves):
         if self.task == "preference":
             return {"loss": "DPO loss: training (line) and held-out pairs (dots)",
                     "margin": "Reward margin β·(chosen − rejected log-ratio): training (line), held-out (dots)",
-                    "metric": "Preference accuracy (share of pairs with a positive margin)"}
+                    "metric": "DPO reward accuracy: pairs that tuning moved towards the chosen answer (positive "
+                              "margin; 0 at step 0). Not the note's 'preferred before → after'"}
         return {"loss": "Loss: training (line) and validation (dots)", "metric": f"Validation {self.metric_name}"}
 
     def _show_margin(self, shown: bool) -> None:

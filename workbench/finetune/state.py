@@ -72,10 +72,11 @@ class RunResult:
         if not isinstance(before, dict) or not isinstance(after, dict):
             return []
         line = (f"Held-out pairs: chosen answer preferred {_percent(before.get('preference_accuracy'))} before → "
-                f"{_percent(after.get('preference_accuracy'))} after (mean log-probability margin "
+                f"{_percent(after.get('preference_accuracy'))} after by the model itself (mean log-probability margin "
                 f"{_number(before.get('logp_margin'))} → {_number(after.get('logp_margin'))})")
         if validation.get("preference_accuracy") is not None:
-            line += (f"; DPO reward accuracy {_percent(validation.get('preference_accuracy'))}, reward margin "
+            line += (f"; DPO reward accuracy (the curve: moved towards the chosen answer, relative to the "
+                     f"start) {_percent(validation.get('preference_accuracy'))}, reward margin "
                      f"{_number(validation.get('reward_margin'))}, loss {_number(validation.get('loss'))}")
         lines = [line + "."]
         categories = after.get("categories") or {}
