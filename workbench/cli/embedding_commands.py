@@ -36,7 +36,10 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
+from lm_workbench.cli.common import (
+    add_model_options, add_tsv_quoting_option, load_for, note, output_file, positive_k, print_json, say_read,
+    write_or_fail,
+)
 
 DEMO_CORPUS = "demo"
 
@@ -48,6 +51,7 @@ def _add_corpus_options(p: argparse.ArgumentParser) -> None:
                         "'demo' for the built-in polysemy set")
     p.add_argument("--text-column", help=".csv/.tsv/.jsonl: the text column (default: text, sentence, or the first)")
     p.add_argument("--label-column", help=".csv/.tsv/.jsonl: the label column (default: label or sense)")
+    add_tsv_quoting_option(p)
     p.add_argument("--layer", required=True, metavar="SPEC",
                    help="N | static | mean:A-B | mix:s0,...,sL[:gamma] (s: pre-softmax scalars)")
     p.add_argument("--pooling", choices=WORD_POOLINGS, default="mean",
@@ -84,8 +88,10 @@ def _read_corpus(args: argparse.Namespace) -> Any:
 
     if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
         return demo_corpus()
-    return run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
-                                         label_column=args.label_column))
+    corpus = run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
+                                           label_column=args.label_column, tsv_quoting=args.tsv_quoting))
+    say_read(corpus.report, args)
+    return corpus
 
 
 def _check_word(word: str) -> str:
