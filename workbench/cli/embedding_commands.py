@@ -88,10 +88,8 @@ def _read_corpus(args: argparse.Namespace) -> Any:
 
     if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
         return demo_corpus()
-    corpus = run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
-                                           label_column=args.label_column, tsv_quoting=args.tsv_quoting))
-    say_read(corpus.report, args)
-    return corpus
+    return run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
+                                         label_column=args.label_column, tsv_quoting=args.tsv_quoting))
 
 
 def _check_word(word: str) -> str:
@@ -152,6 +150,7 @@ def cmd_neighbours(args: argparse.Namespace) -> int:
     word = _check_word(args.word)
     corpus, table, spec = _extract(args, [word])
     report = neighbours_report(table, table.vectors_for(spec), args.k)
+    say_read(corpus.report, args)  # after the answer is known: a refusal stays one line
     if args.json:
         print_json(report)
         return 0
@@ -192,8 +191,9 @@ def cmd_project(args: argparse.Namespace) -> int:
     out = output_file(args.out, ".csv", "a .csv file", ignore_case=True)
     words = [_check_word(w) for w in args.word] if args.word else None
     params = _parse_params(args.set)
-    _corpus, table, spec = _extract(args, words)
+    corpus, table, spec = _extract(args, words)
     coords = run_to_completion(project(table.vectors_for(spec), args.method, seed=args.seed, params=params))
+    say_read(corpus.report, args)  # after the map is made: a refusal stays one line
     labels = table.labels or [None] * len(table)
     rows = [[table.line_numbers[o.line], o.word_index, o.word, "" if label is None else label,
              float(x), float(y)] for o, label, (x, y) in zip(table.occurrences, labels, coords)]

@@ -96,13 +96,13 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise WorkbenchError("--query is empty")
     corpus, _ = jobs.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)
-    say_read(corpus.report, args)
     loaded = load_for(args)
     pooling = _pooling(args, loaded)
     dense = _drive(jobs.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
     for line in dense.notes:
         note(line)
     results = jobs.search(loaded, dense, args.query, k, NEVER_CANCELLED)
+    say_read(corpus.report, args)  # after the search: a refusal stays one line
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in results], "pooling": pooling})
         return 0
