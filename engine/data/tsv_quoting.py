@@ -13,14 +13,18 @@ Two conventions write tab-separated files:
 1. a header name in quoted form (``"sentence"``): ``QUOTE_ALL`` and ``QUOTE_NONNUMERIC`` writers quote the
    header; no one names a column with quotes around it;
 2. a field in quoted form with doubled inner quotes (``"She said ""wow""."``), the form a csv writer gives a
-   field holding a quote;
-3. a quoted field holding a tab or a line break, whose row then has the header's number of columns (split at
-   every tab it would not).
+   field holding a quote, or a field in quoted form holding a carriage return;
+3. a quoted field holding a tab, a line break or a quote, in a row that csv quoting reads with the header's
+   number of columns while its lines, split at every tab, do not have it (a row only csv quoting reads whole).
 
 A line that merely opens with a quote (``"Yes," she said.``) or a sentence in quotes (``"Hello."``) is not
-evidence: GLUE's files hold both. Without evidence the file is read ``literal``; for a file from a csv writer
-that is the same reading, since such a writer quotes only fields holding a quote, a tab or a line break (and
-``QUOTE_ALL`` quotes its header). ``literal`` and ``csv`` force a convention.
+evidence: GLUE's files hold both. Without evidence the file is read ``literal``. For a file from a csv writer
+that is the same reading whenever no field needed quotes (such a writer quotes only fields holding a quote, a
+tab or a line break, and ``QUOTE_ALL`` quotes its header too). The one file left ambiguous is one that reads
+whole both ways: every line has the header's number of tab-separated cells, yet csv quoting would join some
+of them (a cell opening a quote on one line and a cell closing it on a later one, with no doubled quotes in
+one line between). GLUE's files look like that, so it reads ``literal``; ``--tsv-quoting csv`` reads it the
+other way. ``literal`` and ``csv`` force a convention.
 
 Read with ``csv``, a row that breaks the quoting (a quote inside an unquoted field, text after a closing
 quote) is skipped and reported; a quoted field that never closes refuses the file with its line, as in a CSV.
@@ -37,7 +41,7 @@ from typing import Callable, Iterator, Sequence
 from lm_workbench.engine.errors import WorkbenchError
 
 TSV_QUOTINGS = ("auto", "literal", "csv")
-EVIDENCE_SPAN = 1000  # lines a quoted field may span for evidence 3
+EVIDENCE_SPAN = 1000  # lines a row may span for evidence 3
 QUOTED = re.compile(r'"(?:[^"]|"")*"')  # a whole field in quoted form
 QUOTED_WITH_DOUBLED = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')  # ... holding at least one doubled quote
 SHOWN = 40  # characters of a field quoted in a note
@@ -71,22 +75,26 @@ def _shown(field: str) -> str:
     return field if len(field) <= SHOWN else field[:SHOWN] + "…"
 
 
+def _cells(line: str) -> int:
+    return len(_text(line).split("\t"))
+
+
 def _csv_row(lines: Sequence[str], start: int, header_columns: int) -> str | None:
     """Evidence 3 at ``lines[start]``: the first record read there with csv quoting, if it ends within
-    ``EVIDENCE_SPAN`` lines, has ``header_columns`` fields and one of them holds a tab or a line break; the
-    description of that field, else None."""
+    ``EVIDENCE_SPAN`` lines, has ``header_columns`` fields, one of them holding a tab, a line break or a quote,
+    and its lines split at every tab do not all have ``header_columns`` cells; where it is, else None."""
     reader = csv.reader(islice(lines, start, start + EVIDENCE_SPAN), delimiter="\t", strict=True)
     try:
         cells = next(reader)
     except (csv.Error, StopIteration):
         return None
-    if len(cells) != header_columns:
+    end = start + reader.line_num
+    if len(cells) != header_columns or all(_cells(ln) == header_columns for ln in lines[start:end]):
         return None
-    held = next((c for c in cells if "\t" in c or "\n" in c or "\r" in c), None)
+    held = next((c for c in cells if any(ch in c for ch in '\t\n\r"')), None)
     if held is None:
         return None
-    end = start + reader.line_num
-    kind = "a tab" if "\t" in held else "a line break"
+    kind = "a tab" if "\t" in held else "a line break" if "\n" in held or "\r" in held else "a quote"
     where = f"line {start + 1}" if end == start + 1 else f"lines {start + 1}-{end}"
     return f"{where}: a quoted field holding {kind}, {_shown(repr(held))}"
 
@@ -108,6 +116,9 @@ def evidence(lines: Sequence[str]) -> str | None:
         doubled = next((f for f in fields if QUOTED_WITH_DOUBLED.fullmatch(f)), None)
         if doubled is not None:
             return f"line {i + 1}: a quoted field with doubled quotes, {_shown(doubled)}"
+        held_cr = next((f for f in fields if "\r" in f and QUOTED.fullmatch(f)), None)
+        if held_cr is not None:
+            return f"line {i + 1}: a quoted field holding a line break, {_shown(repr(held_cr))}"
         if any(f.startswith('"') and not QUOTED.fullmatch(f) for f in fields):
             found = _csv_row(lines, i, len(header))
             if found is not None:
