@@ -2,8 +2,8 @@
 and a seeded train/validation split.
 
 - sentence classification: TSV / CSV / JSONL with a header (``lm_workbench.engine.data.table``: a TSV's quotes as its
-  writer meant them, GLUE's or pandas', ``tsv_quoting``); the text column is ``sentence`` or ``text`` (pairs: ``sentence1`` and ``sentence2``)
-  unless chosen; labels in ``label``;
+  writer meant them, GLUE's or pandas', ``tsv_quoting``); the text column is ``sentence`` or ``text`` (pairs:
+  ``sentence1`` and ``sentence2``) unless chosen; labels in ``label``;
 - token classification: CoNLL-2003 / CoNLL-U (``lm_workbench.engine.data.conll``), a blank line between sentences;
 - extractive QA: SQuAD 1.1 / 2.0 JSON (``data / paragraphs / context / qas / question / answers``;
   ``lm_workbench.engine.data.squad``);

@@ -51,7 +51,7 @@ class FineTuneSpec(RunSpec):
     pooling: str | None = None
     margin: float | None = None
     beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
-    tsv_quoting: str = "auto"  # how a .tsv file's quotes are read (engine.data.tsv_quoting); tasks read as tables
+    tsv_quoting: str = "auto"  # TABLE_TASKS: how a .tsv file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "fine-tuning"
 

@@ -38,7 +38,7 @@ class ProbeSpec(RunSpec):
     tag_column: int | None = None  # token tasks: the tag's column, 1-based (None: the format's default)
     text_column: str | None = None  # sentence tasks: None finds text or sentence
     label_column: str | None = None  # sentence tasks: None is label
-    tsv_quoting: str = "auto"  # sentence tasks: how a .tsv file's quotes are read (engine.data.tsv_quoting)
+    tsv_quoting: str = "auto"  # sentence tasks: a .tsv file's quotes (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "probing"
     COMMAND: ClassVar[str] = "probe"
@@ -89,7 +89,7 @@ class StsSpec(RunSpec):
     data: str
     pooling: str = "mean"
     columns: str | None = None  # "first,second,score" column names; None: sentence1,sentence2,score
-    tsv_quoting: str = "auto"  # how a .tsv file's quotes are read (engine.data.tsv_quoting)
+    tsv_quoting: str = "auto"  # how a .tsv file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "STS"
 

@@ -35,7 +35,7 @@ class PromptEvalSpec(RunSpec):
     multi_token: str = "left-to-right"
     length_normalise: bool = False
     limit: int | None = None
-    tsv_quoting: str = "auto"  # how a .tsv data file's quotes are read (engine.data.tsv_quoting)
+    tsv_quoting: str = "auto"  # how a .tsv data file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "prompt evaluation"
 
