@@ -106,7 +106,8 @@ def stream_table(path: str | Path, *, tsv_quoting: str = "auto",
     """Read a TSV, CSV or JSONL file (by suffix), or a split in the datasets cache (``glue/sst2:validation``,
     ``lm_workbench.engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``.
     ``tsv_quoting`` (auto, literal, csv) is how a TSV file's quotes are read (``tsv_quoting`` module); the
-    report's notes say which convention was used and why. ``WorkbenchError`` for a file that cannot be read."""
+    report's ``quoting`` says which convention was used and why. ``WorkbenchError`` for a file that cannot be
+    read (``TextEncodingError`` for one that is not text)."""
     from lm_workbench.engine.data.hub_datasets import dataset_table, looks_like_dataset
 
     tsv_quoting = check_choice(tsv_quoting)
