@@ -10,8 +10,9 @@ Files are read in binary, one line at a time (Python's buffered reader holds a
 few kilobytes, never the file), and each line is checked and decoded on its
 own by the checked reader's test (``lm_workbench.engine.text_input``), so a
 byte that is not UTF-8, or a control byte of a binary file, is reported with
-its file, byte and line. ``iter_corpus_lines`` is the lowest level: it yields lines with document numbers and byte positions, so the
-dataset builder streams even a corpus that is one huge document;
+its file, byte and line. ``iter_corpus_lines`` is the lowest level: it yields
+lines with document numbers and byte positions, so the dataset builder streams
+even a corpus that is one huge document;
 ``iter_documents`` groups those lines into documents for callers that want them.
 """
 
