@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm_workbench.engine.data.rows import ReadReport
-from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.text_input import read_text_file
 
 CONLLU_COLUMNS = 10
 CONLLU_FORM, CONLLU_UPOS = 2, 4
@@ -51,23 +52,10 @@ class TaggedWords:
 
 
 def file_lines(path: str | Path) -> tuple[Path, list[str]]:
-    """A file's lines decoded as UTF-8 (a BOM dropped); bad bytes name their line."""
+    """A file's lines, read by the checked reader (``lm_workbench.engine.text_input``: a BOM dropped; a binary
+    file or bytes that are not UTF-8 refused with their byte and line)."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise WorkbenchError(f"no such file: {p}") from None
-    except IsADirectoryError:
-        raise WorkbenchError(f"{p} is a folder, not a file") from None
-    except OSError as exc:
-        raise WorkbenchError(f"cannot read {p}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise TextEncodingError(f"{p}, line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
-                                "save the file as UTF-8") from None
-    return p, text.splitlines()
+    return p, read_text_file(p).splitlines()
 
 
 def is_conllu(path: Path, lines: list[str]) -> bool:

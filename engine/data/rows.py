@@ -30,6 +30,7 @@ class ReadReport:
     skipped: list[SkippedRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was changed or passed over on purpose
     unit: str = "rows"  # what a row is: rows, sentences, questions
+    quoting: str | None = None  # a TSV file: how its quotes were read, and why (``tsv_quoting.Quoting.note``)
 
     def skip(self, line: int, reason: str) -> None:
         self.rows_skipped += 1
@@ -46,20 +47,25 @@ class ReadReport:
         if self.skipped:
             first = min(self.skipped, key=lambda s: s.line)
             text += f" (first: line {first.line}: {first.reason})"
+        if self.quoting:
+            text += f"; {self.quoting}"
         return text + "".join(f"; {n}" for n in self.notes)
 
     def as_json(self, limit: int = 20) -> dict:
-        """``rows_read``, ``rows_skipped`` and the first ``limit`` skipped rows as ``{line, reason}``."""
-        return {"rows_read": self.rows_read, "rows_skipped": self.rows_skipped,
-                "skipped": [{"line": s.line, "reason": s.reason}
-                            for s in sorted(self.skipped, key=lambda s: s.line)[:limit]],
-                "notes": list(self.notes), "unit": self.unit}
+        """``rows_read``, ``rows_skipped`` and the first ``limit`` skipped rows as ``{line, reason}``, the
+        ``notes``, the ``unit`` and, for a TSV file, ``tsv_quoting`` (how its quotes were read)."""
+        out = {"rows_read": self.rows_read, "rows_skipped": self.rows_skipped,
+               "skipped": [{"line": s.line, "reason": s.reason}
+                           for s in sorted(self.skipped, key=lambda s: s.line)[:limit]],
+               "notes": list(self.notes), "unit": self.unit}
+        return out | ({"tsv_quoting": self.quoting} if self.quoting else {})
 
     @classmethod
     def from_json(cls, source: str, values: dict) -> "ReadReport":
         """Back from ``as_json`` (a recorded result's ``read``), for its ``summary``."""
         report = cls(source, int(values.get("rows_read", 0)), int(values.get("rows_skipped", 0)),
-                     notes=list(values.get("notes", [])), unit=str(values.get("unit", "rows")))
+                     notes=list(values.get("notes", [])), unit=str(values.get("unit", "rows")),
+                     quoting=values.get("tsv_quoting"))
         report.skipped = [SkippedRow(int(s["line"]), str(s["reason"])) for s in values.get("skipped", [])]
         return report
 

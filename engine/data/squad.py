@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.text_input import read_text_file
 
 SHAPE = "data / paragraphs / context / qas / question / answers"
 
@@ -70,12 +71,7 @@ def _text(path: str | Path) -> tuple[Path, str]:
     path = Path(path)
     if not path.is_file():
         raise WorkbenchError(f"{path}: no such file")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise TextEncodingError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+    text = read_text_file(path)
     if not text.strip():
         raise WorkbenchError(f"{path}: the file is empty")
     return path, text

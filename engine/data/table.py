@@ -1,12 +1,14 @@
-"""The one table reader: TSV as the field writes it, CSV by RFC 4180, JSON Lines.
+"""The one table reader: TSV as its writer meant it, CSV by RFC 4180, JSON Lines.
 
 Every tabular input of the workbench (the Embeddings corpus, probing sentence
-tasks, STS pairs, fine-tuning and prompting data) is read here, so a file
-reads the same way everywhere:
+tasks, STS pairs, fine-tuning and prompting data, a retrieval corpus) is read
+here, so a file reads the same way everywhere:
 
-- ``.tsv``: a tab always separates and quotes
-  are text, as in GLUE's and SentEval's files, whose sentences contain ``"``;
-  a line is a row;
+- ``.tsv``: a tab separates; quotes follow the file's own convention,
+  ``tsv_quoting`` (``lm_workbench.engine.data.tsv_quoting``): ``auto`` decides
+  once per file between GLUE's (quotes are text, a line is a row) and the csv
+  writers' (pandas, Excel, Python's csv module: a quoted field may hold tabs,
+  doubled quotes and line breaks), and the read note says which and why;
 - ``.csv``: RFC 4180 (a quoted field may hold commas, doubled quotes and line
   breaks);
 - ``.jsonl`` / ``.ndjson`` / ``.json``: one JSON object per line; the header
@@ -14,13 +16,16 @@ reads the same way everywhere:
 - any other suffix: TSV if the first line holds a tab, JSONL if it opens with
   ``{``, else CSV.
 
-The first row of a TSV or CSV file is its header. A row that cannot be read
-(a different number of columns than the header, a line that is not a JSON
-object) is *skipped and reported*, never dropped silently: ``Table.report``
-names each skipped line and why, and the readers built on this one skip rows
-whose cells they cannot use (an empty text, a score that is not a number)
-the same way. A blank line is not a row. Bytes that are not UTF-8 stop the
-read with the line they are on.
+The first row of a TSV or CSV file is its header (names matched without regard
+to case; an empty first name is pandas' index column, named ``index``). A row
+that cannot be read (a different number of columns than the header, a line
+that is not a JSON object) is *skipped and reported*, never dropped silently:
+``Table.report`` names each skipped line and why, and the readers built on
+this one skip rows whose cells they cannot use (an empty text, a score that is
+not a number) the same way. A blank line is not a row. Files are read through
+the checked reader (``lm_workbench.engine.text_input``): bytes that are not
+UTF-8, or control bytes (a binary file), stop the read with their byte and
+line; a BOM is dropped.
 
 ``stream_table`` is a generator that yields ``Progress`` in bytes (a 50 MB
 file shows a moving bar and can be cancelled) and returns the ``Table``;
@@ -35,8 +40,11 @@ from pathlib import Path
 from typing import Generator, Iterator
 
 from lm_workbench.engine.data.rows import ReadReport, Row, Table, cell_text
-from lm_workbench.engine.errors import TextEncodingError, WorkbenchError
+from lm_workbench.engine.data.tsv_quoting import check_choice, decide, header_cells
+from lm_workbench.engine.data.tsv_quoting import rows as tsv_rows
+from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
+from lm_workbench.engine.text_input import BOM, TextLines, check_text
 
 TSV_SUFFIXES = (".tsv", ".tab")
 CSV_SUFFIXES = (".csv",)
@@ -66,44 +74,10 @@ def table_format(path: Path) -> str:
     return "jsonl" if first.lstrip().startswith(b"{") else "csv"
 
 
-class FileLines:
-    """A file's decoded lines, one at a time, counting bytes and lines for progress and messages."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.bytes_read = 0
-        self.number = 0
-
-    def __iter__(self) -> Iterator[str]:
-        try:
-            f = self.path.open("rb")
-        except IsADirectoryError:
-            raise WorkbenchError(f"{self.path} is a folder, not a file") from None
-        except OSError as exc:
-            raise WorkbenchError(f"cannot read {self.path}: {exc.strerror}") from None
-        with f:
-            for raw in f:
-                self.number += 1
-                self.bytes_read += len(raw)
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise TextEncodingError(
-                        f"{self.path.name} is not UTF-8 text: line {self.number} has byte 0x{raw[exc.start]:02x} "
-                        f"at column {exc.start + 1}; save it as UTF-8 and try again") from None
-                if self.number == 1 and line.startswith("\ufeff"):
-                    line = line[1:]
-                yield line
+INDEX_COLUMN = "index"  # the name of pandas' unnamed index column
 
 
-def _tsv_rows(lines: FileLines) -> Iterator[tuple[int, list[str]]]:
-    for line in lines:
-        text = line.rstrip("\r\n")
-        if text.strip():
-            yield lines.number, text.split("\t")
-
-
-def _csv_rows(lines: FileLines, path: Path) -> Iterator[tuple[int, list[str]]]:
+def _csv_rows(lines: TextLines, path: Path) -> Iterator[tuple[int, list[str]]]:
     reader = csv.reader(lines)
     try:
         for cells in reader:
@@ -114,11 +88,29 @@ def _csv_rows(lines: FileLines, path: Path) -> Iterator[tuple[int, list[str]]]:
                              f"end with a quote") from None
 
 
-def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Table]:
+def _tsv_lines(lines: TextLines, total: int, cancel: CancelToken) -> Generator[Progress, None, list[str]]:
+    """A TSV file's lines, all read first: the quoting is decided once, from the whole file."""
+    out: list[str] = []
+    reported = 0
+    for line in lines:
+        out.append(line)
+        if lines.bytes_read - reported >= PROGRESS_EVERY_BYTES:
+            cancel.check()
+            reported = lines.bytes_read
+            yield Progress(reported, total, f"read {reported / 1e6:.1f} of {total / 1e6:.1f} MB")
+    return out
+
+
+def stream_table(path: str | Path, *, tsv_quoting: str = "auto",
+                 cancel: CancelToken = NEVER_CANCELLED) -> Generator[Progress, None, Table]:
     """Read a TSV, CSV or JSONL file (by suffix), or a split in the datasets cache (``glue/sst2:validation``,
-    ``lm_workbench.engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``."""
+    ``lm_workbench.engine.data.hub_datasets``); yields byte ``Progress``, returns the ``Table``.
+    ``tsv_quoting`` (auto, literal, csv) is how a TSV file's quotes are read (``tsv_quoting`` module); the
+    report's ``quoting`` says which convention was used and why. ``WorkbenchError`` for a file that cannot be
+    read (``TextEncodingError`` for one that is not text)."""
     from lm_workbench.engine.data.hub_datasets import dataset_table, looks_like_dataset
 
+    tsv_quoting = check_choice(tsv_quoting)
     if looks_like_dataset(str(path)):
         yield Progress(0, 1, f"reading {path} from the datasets cache")
         table = dataset_table(str(path))
@@ -131,7 +123,7 @@ def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> 
         raise WorkbenchError(f"{path} is a folder, not a file")
     total = path.stat().st_size
     kind = table_format(path)
-    lines = FileLines(path)
+    lines = TextLines(path)
     report = ReadReport(str(path))
     header: list[str] = []
     rows: list[Row] = []
@@ -139,8 +131,13 @@ def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> 
     yield Progress(0, total, f"reading {path.name}")
     if kind == "jsonl":
         source = _json_rows(lines, report, header)
+    elif kind == "csv":
+        source = _cell_rows(_csv_rows(lines, path), path, kind, report, header)
     else:
-        source = _cell_rows(lines, path, kind, report, header)
+        text_lines = yield from _tsv_lines(lines, total, cancel)
+        quoting = decide(text_lines, tsv_quoting)
+        report.quoting = quoting.note()
+        source = _cell_rows(tsv_rows(text_lines, quoting, path.name, report.skip), path, kind, report, header)
     for row in source:
         rows.append(row)
         if lines.bytes_read - reported >= PROGRESS_EVERY_BYTES:
@@ -156,11 +153,12 @@ def stream_table(path: str | Path, *, cancel: CancelToken = NEVER_CANCELLED) -> 
     return Table(header, rows, report, kind)
 
 
-def read_table(path: str | Path) -> Table:
-    return run_to_completion(stream_table(path))
+def read_table(path: str | Path, *, tsv_quoting: str = "auto") -> Table:
+    """``stream_table`` run to its end."""
+    return run_to_completion(stream_table(path, tsv_quoting=tsv_quoting))
 
 
-def peek_header(path: str | Path, max_bytes: int = 1 << 16) -> list[str]:
+def peek_header(path: str | Path, max_bytes: int = 1 << 16, *, tsv_quoting: str = "auto") -> list[str]:
     """A table's column names as ``read_table`` will see them (a JSONL file: its first object's keys), read
     from the start of the file only, for a column chooser; [] when it is not a table or cannot be read."""
     from lm_workbench.engine.data.hub_datasets import dataset_columns, looks_like_dataset
@@ -173,9 +171,9 @@ def peek_header(path: str | Path, max_bytes: int = 1 << 16) -> list[str]:
     try:
         with path.open("rb") as fh:
             first = next((ln for ln in iter(lambda: fh.readline(max_bytes), b"") if ln.strip()), b"")
-    except OSError:
+        text = check_text(first, str(path)).lstrip(BOM).rstrip("\r\n")
+    except (OSError, WorkbenchError):
         return []
-    text = first.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
     kind = table_format(path)
     if kind == "jsonl":
         try:
@@ -183,19 +181,31 @@ def peek_header(path: str | Path, max_bytes: int = 1 << 16) -> list[str]:
         except ValueError:
             return []
         return [str(k) for k in obj] if isinstance(obj, dict) else []
-    cells = text.split("\t") if kind == "tsv" else next(csv.reader([text]), [])
-    return [c.strip() for c in cells if c.strip()]
+    cells = header_cells(text, tsv_quoting) if kind == "tsv" else next(csv.reader([text]), [])
+    names = [c.strip() for c in cells]
+    if names and not names[0] and len(names) > 1:
+        names[0] = INDEX_COLUMN
+    return [n for n in names if n]
 
 
-def _cell_rows(lines: FileLines, path: Path, kind: str, report: ReadReport, header: list[str]) -> Iterator[Row]:
-    source = _tsv_rows(lines) if kind == "tsv" else _csv_rows(lines, path)
+def _header(names: list[str], path: Path, number: int, report: ReadReport) -> list[str]:
+    """A header row's names; an empty first name (pandas' index column, written unless ``index=False``) is
+    named ``index`` and said; any other empty name refuses the file."""
+    if len(names) > 1 and not names[0] and all(names[1:]):
+        name = INDEX_COLUMN if INDEX_COLUMN not in (n.casefold() for n in names) else "(index)"
+        names = [name, *names[1:]]
+        report.note(f"column 1 has no name (the index column pandas writes without index=False): read as {name!r}")
+    if any(not n for n in names):
+        raise WorkbenchError(f"{path.name}, line {number}: the header row has an empty column name "
+                             f"({'; '.join(repr(n) for n in names)}); the first row names the columns")
+    return names
+
+
+def _cell_rows(source: Iterator[tuple[int, list[str]]], path: Path, kind: str, report: ReadReport,
+               header: list[str]) -> Iterator[Row]:
     for number, cells in source:
         if not header:
-            names = [c.strip() for c in cells]
-            if any(not n for n in names):
-                raise WorkbenchError(f"{path.name}, line {number}: the header row has an empty column name "
-                                     f"({'; '.join(repr(n) for n in names)}); the first row names the columns")
-            header.extend(names)
+            header.extend(_header([c.strip() for c in cells], path, number, report))
             continue
         if len(cells) != len(header):
             hint = " (a tab inside a sentence?)" if kind == "tsv" and len(cells) > len(header) else ""
@@ -204,7 +214,7 @@ def _cell_rows(lines: FileLines, path: Path, kind: str, report: ReadReport, head
         yield Row(number, dict(zip(header, cells)))
 
 
-def _json_rows(lines: FileLines, report: ReadReport, header: list[str]) -> Iterator[Row]:
+def _json_rows(lines: TextLines, report: ReadReport, header: list[str]) -> Iterator[Row]:
     for line in lines:
         if not line.strip():
             continue

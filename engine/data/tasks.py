@@ -1,9 +1,9 @@
 """The task formats' examples and readers (fine-tuning's four tasks; prompting reads the classification one),
 and a seeded train/validation split.
 
-- sentence classification: TSV / CSV / JSONL with a header (``lm_workbench.engine.data.table``: TSV quotes are text, as
-  in GLUE's files); the text column is ``sentence`` or ``text`` (pairs: ``sentence1`` and ``sentence2``)
-  unless chosen; labels in ``label``;
+- sentence classification: TSV / CSV / JSONL with a header (``lm_workbench.engine.data.table``: a TSV's quotes as its
+  writer meant them, GLUE's or pandas', ``tsv_quoting``); the text column is ``sentence`` or ``text`` (pairs:
+  ``sentence1`` and ``sentence2``) unless chosen; labels in ``label``;
 - token classification: CoNLL-2003 / CoNLL-U (``lm_workbench.engine.data.conll``), a blank line between sentences;
 - extractive QA: SQuAD 1.1 / 2.0 JSON (``data / paragraphs / context / qas / question / answers``;
   ``lm_workbench.engine.data.squad``);
@@ -85,8 +85,8 @@ class ReadExamples(list):
         self.report = report
 
 
-def _table(path: str | Path) -> Table:
-    table = read_table(path)
+def _table(path: str | Path, tsv_quoting: str) -> Table:
+    table = read_table(path, tsv_quoting=tsv_quoting)
     if not table.rows and not table.report.rows_skipped:
         raise WorkbenchError(f"{table.source}: no examples after the header")
     return table
@@ -96,12 +96,14 @@ def _table(path: str | Path) -> Table:
 
 
 def read_classification(path: str | Path, text_column: str | None = None,
-                        pair_column: str | None = None, label_column: str = "label") -> ClassificationData:
+                        pair_column: str | None = None, label_column: str = "label", *,
+                        tsv_quoting: str = "auto") -> ClassificationData:
     """Single sentences or pairs with labels (``lm_workbench.engine.data.table``). Without ``text_column`` the columns are
     found by name: ``sentence1``/``sentence2`` make a pair task, else ``sentence`` or ``text``. Labels are
     text, numbers or words alike (GLUE's ``0``/``1``, RTE's ``entailment``); a row with an empty text or
-    label is skipped and reported; a file without a label column (a GLUE test file) is refused."""
-    table = _table(path)
+    label is skipped and reported; a file without a label column (a GLUE test file) is refused. ``tsv_quoting``:
+    how a TSV file's quotes are read (``lm_workbench.engine.data.tsv_quoting``)."""
+    table = _table(path, tsv_quoting)
     if text_column is None:
         found = [table.find_column(c) for c in PAIR_COLUMNS]
         if all(found):
@@ -165,9 +167,10 @@ def read_squad(path: str | Path) -> list[QAExample]:
 
 
 def read_seq2seq(path: str | Path, source_column: str = "source",
-                 target_column: str = "target") -> ReadExamples:
-    """Source and target texts (``lm_workbench.engine.data.table``); a row with either empty is skipped and reported."""
-    table = _table(path)
+                 target_column: str = "target", *, tsv_quoting: str = "auto") -> ReadExamples:
+    """Source and target texts (``lm_workbench.engine.data.table``, ``tsv_quoting`` as there); a row with either
+    empty is skipped and reported."""
+    table = _table(path, tsv_quoting)
     source_column = table.column(source_column, "the source")
     target_column = table.column(target_column, "the target")
     examples = ReadExamples(report=table.report)

@@ -4,8 +4,8 @@ Formats, chosen by the file's suffix:
 
 - ``.txt`` (and anything unknown): one sentence or paragraph per line;
 - ``.tsv`` / ``.csv`` / ``.jsonl`` (``.ndjson``, ``.json``): a table read by
-  ``lm_workbench.engine.data.table`` (TSV: quotes are text; CSV: RFC 4180; JSONL: one
-  object per line), with a text column (named ``text`` or ``sentence``, else
+  ``lm_workbench.engine.data.table`` (TSV: quotes as the file's writer meant them,
+  ``tsv_quoting``; CSV: RFC 4180; JSONL: one object per line), with a text column (named ``text`` or ``sentence``, else
   the first column that does not hold a number) and an optional label column
   (``label`` or ``sense`` unless named).
 
@@ -13,8 +13,9 @@ Files are streamed line by line and the reader yields ``Progress`` in bytes,
 so a 50 MB file shows a moving bar and can be cancelled. Blank lines are not
 texts; a table row that cannot be read or has no text is skipped and reported
 (``Corpus.report``); every kept text remembers the line of the file it came
-from, so messages and the CLI can point back to it. A byte sequence that is
-not UTF-8 is refused with the line it is on.
+from, so messages and the CLI can point back to it. A file that is not text
+(bytes that are not UTF-8, control bytes) is refused with its byte and line
+(``lm_workbench.engine.text_input``).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from pathlib import Path
 from typing import Generator
 
 from lm_workbench.engine.data.rows import ReadReport, Table
-from lm_workbench.engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, FileLines, stream_table
+from lm_workbench.engine.data.table import PROGRESS_EVERY_BYTES, TABLE_SUFFIXES, stream_table
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
+from lm_workbench.engine.text_input import TextLines
 
 TEXT_COLUMNS = ("text", "sentence")
 LABEL_COLUMNS = ("label", "sense")
@@ -89,10 +91,11 @@ def read_corpus(
     *,
     text_column: str | None = None,
     label_column: str | None = None,
+    tsv_quoting: str = "auto",
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress, None, Corpus]:
     """Stream a corpus file (or a split in the datasets cache, ``glue/sst2:validation``); yields byte Progress,
-    returns the Corpus (with its ``report``)."""
+    returns the Corpus (with its ``report``). ``tsv_quoting``: how a TSV file's quotes are read."""
     from lm_workbench.engine.data.hub_datasets import looks_like_dataset
 
     if looks_like_dataset(str(path)):
@@ -102,7 +105,7 @@ def read_corpus(
     if not path.is_file():
         raise WorkbenchError(f"corpus file {path} does not exist")
     if path.suffix.lower() in TABLE_SUFFIXES:
-        table = yield from stream_table(path, cancel=cancel)
+        table = yield from stream_table(path, tsv_quoting=tsv_quoting, cancel=cancel)
         return require_lines(_corpus_from_table(table, text_column, label_column))
     if text_column or label_column:
         raise WorkbenchError(f"{path.name} is plain text: columns apply to .csv, .tsv and .jsonl files")
@@ -112,7 +115,7 @@ def read_corpus(
 def _plain_lines(path: Path, cancel: CancelToken) -> Generator[Progress, None, Corpus]:
     """One text per non-blank line (blank lines are not texts, so nothing is reported as skipped)."""
     total = path.stat().st_size
-    stream = FileLines(path)
+    stream = TextLines(path)
     lines: list[str] = []
     numbers: list[int] = []
     reported = 0

@@ -90,13 +90,11 @@ def record_to_example(record: Any, line: int = 0) -> InstructExample:
 
 
 def _records(path: Path) -> list[tuple[int, Any, str | None]]:
-    """(line or record number, the parsed record or None, the parse error or None)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise WorkbenchError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise WorkbenchError(f"cannot read {path}: {exc.strerror or exc}") from None
+    """(line or record number, the parsed record or None, the parse error or None); the file is read by the
+    checked reader (a BOM dropped; a binary or non-UTF-8 file refused)."""
+    from lm_workbench.engine.text_input import read_text_file
+
+    text = read_text_file(path)
     if text.lstrip().startswith("["):
         try:
             records = json.loads(text)

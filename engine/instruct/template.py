@@ -89,10 +89,9 @@ def resolve_template(tokenizer: Any, choice: str = "auto") -> ChatTemplate:
     path = Path(choice).expanduser()
     if not path.is_file():
         raise WorkbenchError(f"--template {choice}: not auto, plain or a template file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkbenchError(f"cannot read the template {path}: {exc}") from None
+    from lm_workbench.engine.text_input import read_text_file
+
+    text = read_text_file(path)
     if not text.strip():
         raise WorkbenchError(f"the template file {path} is empty")
     return ChatTemplate(text, str(path))

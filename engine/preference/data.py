@@ -21,6 +21,7 @@ from lm_workbench.engine.data.rows import ReadReport
 from lm_workbench.engine.data.tasks import ReadExamples
 
 ROLES = ("system", "user", "assistant")
+RECORD_KEYS = ("prompt", "chosen", "rejected", "category")  # the fields a pair is read from
 Message = tuple[str, str]  # (role, content)
 
 
@@ -111,17 +112,20 @@ def pair_from_record(record: dict) -> PreferencePair:
     return PreferencePair(prompt, chosen, rejected, "" if category is None else str(category).strip())
 
 
-def read_preference(path: str | Path) -> ReadExamples:
-    """The pairs of ``path`` with their ``report``; ``WorkbenchError`` for a file with none."""
+def read_preference(path: str | Path, *, tsv_quoting: str = "auto") -> ReadExamples:
+    """The pairs of ``path`` with their ``report`` (``tsv_quoting``: how a TSV file's quotes are read; column
+    names matched without regard to case); ``WorkbenchError`` for a file with none."""
     from lm_workbench.engine.data.table import read_table
 
-    table = read_table(path)
+    table = read_table(path, tsv_quoting=tsv_quoting)
+    columns = {key: table.find_column(key) for key in RECORD_KEYS}
     table.report.unit = "pairs"
     pairs = ReadExamples(report=table.report)
     identical = 0
     for row in table.rows:
         try:
-            pairs.append(pair_from_record(dict(row.cells)))
+            pairs.append(pair_from_record({key: row.get(name) for key, name in columns.items()
+                                           if name is not None and row.get(name) is not None}))
         except _Skip as skip:
             reason = str(skip)
             identical += reason == "chosen equals rejected"

@@ -7,10 +7,12 @@ sentence or paragraph: the unit that packing keeps whole where it can, and the
 boundary that next-sentence prediction and sentence permutation rely on.
 
 Files are read in binary, one line at a time (Python's buffered reader holds a
-few kilobytes, never the file), and each line is decoded on its own, so a bad
-byte is reported with its file and line number. ``iter_corpus_lines`` is the
-lowest level: it yields lines with document numbers and byte positions, so the
-dataset builder streams even a corpus that is one huge document;
+few kilobytes, never the file), and each line is checked and decoded on its
+own by the checked reader's test (``lm_workbench.engine.text_input``), so a
+byte that is not UTF-8, or a control byte of a binary file, is reported with
+its file, byte and line. ``iter_corpus_lines`` is the lowest level: it yields
+lines with document numbers and byte positions, so the dataset builder streams
+even a corpus that is one huge document;
 ``iter_documents`` groups those lines into documents for callers that want them.
 """
 
@@ -24,6 +26,7 @@ from typing import Iterable, Iterator
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.pretrain.python_docs import python_docs_corpus  # part of this module's API (written elsewhere)
+from lm_workbench.engine.text_input import BOM, check_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -63,15 +66,11 @@ def corpus_bytes(paths: Iterable[str | os.PathLike]) -> int:
     return sum(p.stat().st_size for p in _check_paths(paths))
 
 
-def _decode(raw: bytes, path: Path, number: int) -> str:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise WorkbenchError(
-            f"{path} line {number} is not valid UTF-8 (byte {exc.start + 1} of the line); "
-            "save the file as UTF-8"
-        ) from None
-    if number == 1 and text.startswith("\ufeff"):  # a byte-order mark some editors write
+def _decode(raw: bytes, path: Path, number: int, offset: int) -> str:
+    """One line through the checked reader's test (``lm_workbench.engine.text_input.check_text``: a binary file
+    or bytes that are not UTF-8 are refused with their byte and line); a BOM before the first line dropped."""
+    text = check_text(raw, str(path), offset=offset, line=number)
+    if number == 1 and text.startswith(BOM):  # a byte-order mark some editors write
         text = text[1:]
     return text
 
@@ -96,8 +95,8 @@ def _file_lines(path: Path) -> Iterator[tuple[str | None, int]]:
         raise WorkbenchError(f"cannot read corpus file {path}: {exc.strerror}") from None
     with handle:
         for number, raw in enumerate(handle, start=1):
+            text = _decode(raw, path, number, done).strip()
             done += len(raw)
-            text = _decode(raw, path, number).strip()
             if not text:
                 if not jsonl:
                     yield None, done
@@ -117,7 +116,7 @@ def iter_corpus_lines(paths: Iterable[str | os.PathLike]) -> Iterator[CorpusLine
     """Every non-empty line of the corpus with its document number, streamed.
 
     Raises ``WorkbenchError`` naming the file (and line) for a missing file,
-    bytes that are not UTF-8, bad JSON, and for a corpus with no text at all.
+    a file that is not text (``TextEncodingError``), bad JSON, and for a corpus with no text at all.
     """
     files = _check_paths(paths)
     before = 0

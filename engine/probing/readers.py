@@ -71,9 +71,10 @@ def read_token_task(path: str | Path, tag_column: int | None = None) -> TokenTas
 
 
 def read_sentence_task(path: str | Path, text_column: str | None = None,
-                       label_column: str | None = None) -> SentenceTask:
-    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns."""
-    table = read_table(path)
+                       label_column: str | None = None, *, tsv_quoting: str = "auto") -> SentenceTask:
+    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns
+    (``tsv_quoting``: how a TSV file's quotes are read, ``lm_workbench.engine.data.tsv_quoting``)."""
+    table = read_table(path, tsv_quoting=tsv_quoting)
     text = table.column(text_column, "the text") if text_column else table.first_column(TEXT_COLUMNS)
     if text is None:
         raise WorkbenchError(f"{table.source}, line 1: no text column (text or sentence); the header has "
@@ -105,11 +106,12 @@ def _label_column(table, wanted: str | None) -> str:
     return found
 
 
-def read_sts(path: str | Path, columns: tuple[str, str, str] | None = None) -> StsPairs:
+def read_sts(path: str | Path, columns: tuple[str, str, str] | None = None, *, tsv_quoting: str = "auto") -> StsPairs:
     """Sentence pairs and scores from a TSV/CSV/JSONL file (or a split in the datasets cache) with
     ``sentence1``, ``sentence2`` and ``score`` (or the three ``columns`` named; without them, the score may
-    be ``label`` as in the datasets library's GLUE STS-B, the pair ``sentence_A``/``sentence_B`` as in SICK)."""
-    table = read_table(path)
+    be ``label`` as in the datasets library's GLUE STS-B, the pair ``sentence_A``/``sentence_B`` as in SICK);
+    ``tsv_quoting`` as for ``read_sentence_task``."""
+    table = read_table(path, tsv_quoting=tsv_quoting)
     if columns:
         names = columns
     else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from lm_workbench.engine.data.rows import ReadReport
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.retrieval.corpus import Corpus, read_corpus
+from lm_workbench.engine.text_input import TextLines
 
 
 @dataclass
@@ -70,24 +71,30 @@ def read_qrels(path: Path) -> tuple[list[tuple[int, str, str, int]], ReadReport]
     """(line, query id, document id, grade) for each readable line of a qrels TSV (header required)."""
     report = ReadReport(str(path), unit="judgements")
     rows = []
-    with path.open(encoding="utf-8") as f:
-        header = f.readline().rstrip("\r\n").split("\t")
-        if [h.strip().lower() for h in header[:3]] != ["query-id", "corpus-id", "score"]:
-            raise WorkbenchError(f"{path}, line 1: the header must be query-id, corpus-id, score (BEIR's qrels), "
-                                 f"not {', '.join(header)}")
-        for n, line in enumerate(f, start=2):
-            if not line.strip():
-                continue
-            cells = line.rstrip("\r\n").split("\t")
-            if len(cells) < 3:
-                report.skip(n, f"{len(cells)} columns, the header has 3")
-                continue
-            try:
-                grade = int(float(cells[2]))
-            except ValueError:
-                report.skip(n, f"score {cells[2]!r} is not a number")
-                continue
-            rows.append((n, cells[0].strip(), cells[1].strip(), grade))
+    lines = TextLines(path)  # the checked reader: a binary or non-UTF-8 file is refused; a BOM is dropped
+    header: list[str] | None = None
+    for line in lines:
+        n = lines.number
+        if header is None:  # the first line, blank or not
+            header = line.rstrip("\r\n").split("\t")
+            if [h.strip().lower() for h in header[:3]] != ["query-id", "corpus-id", "score"]:
+                raise WorkbenchError(f"{path}, line 1: the header must be query-id, corpus-id, score (BEIR's "
+                                     f"qrels), not {', '.join(header)}")
+            continue
+        if not line.strip():
+            continue
+        cells = line.rstrip("\r\n").split("\t")
+        if len(cells) < 3:
+            report.skip(n, f"{len(cells)} columns, the header has 3")
+            continue
+        try:
+            grade = int(float(cells[2]))
+        except ValueError:
+            report.skip(n, f"score {cells[2]!r} is not a number")
+            continue
+        rows.append((n, cells[0].strip(), cells[1].strip(), grade))
+    if header is None:
+        raise WorkbenchError(f"{path} is empty: the header must be query-id, corpus-id, score (BEIR's qrels)")
     return rows, report
 
 

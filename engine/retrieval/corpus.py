@@ -9,6 +9,9 @@ lines given in memory; and its content hash (what the index cache is keyed by).
   one: a passage is then ``title + " " + text``, stripped (BEIR's document). Rows with an empty text or an id
   seen before are skipped and reported.
 
+Both go through the checked reader (``lm_workbench.engine.text_input``): a binary file or one that is not UTF-8
+is refused with its byte and line.
+
 An empty corpus is refused with one line.
 """
 
@@ -82,11 +85,9 @@ def corpus_from_lines(lines: Sequence[str], source: str = "typed passages") -> C
 
 
 def _read_text_file(path: Path) -> Corpus:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise WorkbenchError(f"{path} is not UTF-8 text (byte {exc.start})") from None
-    corpus_lines = raw.splitlines()
+    from lm_workbench.engine.text_input import read_text_file
+
+    corpus_lines = read_text_file(path).splitlines()
     ids, texts = [], []
     for n, line in enumerate(corpus_lines, start=1):
         if line.strip():
@@ -96,10 +97,10 @@ def _read_text_file(path: Path) -> Corpus:
     return Corpus(ids, texts, str(path), report)
 
 
-def _read_table_file(path: Path) -> Corpus:
+def _read_table_file(path: Path, tsv_quoting: str = "auto") -> Corpus:
     from lm_workbench.engine.data.table import read_table
 
-    table = read_table(path)
+    table = read_table(path, tsv_quoting=tsv_quoting)
     text_col = table.first_column(TEXT_COLUMNS) or (table.header[0] if len(table.header) == 1 else None)
     if text_col is None:
         raise WorkbenchError(f"{path}, line 1: no text column ({', '.join(TEXT_COLUMNS)}); "
@@ -128,9 +129,10 @@ def _read_table_file(path: Path) -> Corpus:
     return Corpus(ids, texts, str(path), report)
 
 
-def read_corpus(path: str | Path) -> Corpus:
-    """The passages of a text file or a CSV/TSV/JSONL table (see the module docstring); a BEIR folder's
-    ``corpus.jsonl`` reads as a table."""
+def read_corpus(path: str | Path, *, tsv_quoting: str = "auto") -> Corpus:
+    """The passages of a text file or a CSV/TSV/JSONL table (see the module docstring; ``tsv_quoting``: how a
+    TSV file's quotes are read, ``lm_workbench.engine.data.tsv_quoting``); a BEIR folder's ``corpus.jsonl``
+    reads as a table."""
     from lm_workbench.engine.data.table import TABLE_SUFFIXES
 
     path = Path(path)
@@ -143,5 +145,5 @@ def read_corpus(path: str | Path) -> Corpus:
     if not path.is_file():
         raise WorkbenchError(f"no such file: {path}")
     if path.suffix.lower() in TABLE_SUFFIXES:
-        return _read_table_file(path)
+        return _read_table_file(path, tsv_quoting)
     return _read_text_file(path)

@@ -51,7 +51,8 @@ def test_a_tsv_with_quotes_loses_no_row_in_any_reader(tmp_path):
 def test_glue_sst2_rte_and_stsb_as_published(tmp_path):
     sst2 = tasks.read_classification(write(tmp_path, "train.tsv", SST2_TRAIN))
     assert [e.text for e in sst2.examples] == [r["sentence"] for r in cells(SST2_TRAIN)]
-    assert sst2.labels == ["0", "1"] and sst2.report.summary() == "read 6 rows, skipped 0"
+    assert sst2.labels == ["0", "1"] and sst2.report.summary() == (
+        "read 6 rows, skipped 0; TSV quoting: literal (no field in csv's quoted form, so quotes are text as in GLUE)")
     rte = tasks.read_classification(write(tmp_path, "dev.tsv", RTE_DEV))
     assert rte.is_pair and rte.labels == ["entailment", "not_entailment"]
     assert rte.examples[1].text == 'Anna said "no" to the offer.'
@@ -77,7 +78,8 @@ def test_a_row_with_a_stray_tab_is_skipped_and_named(tmp_path):
     report = stsb.report
     assert (report.rows_read, report.rows_skipped) == (7, 1)
     assert report.summary() == "read 7 rows, skipped 1 (first: line 4: 11 column(s), the header has 10 (a tab " \
-                               "inside a sentence?))"
+                               "inside a sentence?)); TSV quoting: literal (no field in csv's quoted form, so quotes " \
+                               "are text as in GLUE)"
     assert report.as_json()["skipped"] == [{"line": 4, "reason": "11 column(s), the header has 10 (a tab inside "
                                                                   "a sentence?)"}]
 

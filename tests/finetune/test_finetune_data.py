@@ -73,7 +73,7 @@ def test_rows_that_cannot_be_used_are_skipped_and_reported(tmp_path, name, conte
 
 def test_non_utf8_names_file_and_line(tmp_path):
     path = write(tmp_path, "latin.tsv", "text\tlabel\nok\t1\ncaf\xe9\t0\n", encoding="latin-1")
-    with pytest.raises(TextEncodingError, match=r"latin\.tsv is not UTF-8 text: line 3"):
+    with pytest.raises(TextEncodingError, match=r"latin\.tsv is not UTF-8 text \(byte 19, line 3: 0xe9"):
         tasks.read_classification(path)
     with pytest.raises(WorkbenchError, match="no such file"):
         tasks.read_classification(tmp_path / "missing.tsv")

@@ -72,7 +72,7 @@ def test_pickle_only_weights_refused_unless_allowed(tiny_models, tmp_path):
 def test_non_utf8_file(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes("café au lait".encode("latin-1"))
-    with pytest.raises(TextEncodingError, match=r"not UTF-8 .*0xe9 at offset 3"):
+    with pytest.raises(TextEncodingError, match=r"not UTF-8 text \(byte 3, line 1: 0xe9"):
         read_text_file(path)
 
 

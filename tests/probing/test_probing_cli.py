@@ -54,7 +54,8 @@ def test_probe_token_json_and_the_run_it_records(capsys, fresh_home, tiny_models
         run = store.get_run(report["run_id"])
         assert run["kind"] == "probe" and run["status"] == "finished"
         assert run["params"] == {"model": model, "task": str(small_pos), "kind": "token", "pooling": "mean",
-                                 "seed": 0, "tag_column": None, "text_column": None, "label_column": None}
+                                 "seed": 0, "tag_column": None, "text_column": None, "label_column": None,
+                                 "tsv_quoting": "auto"}
         rows = store.metrics(report["run_id"], "accuracy")
         assert [r["step"] for r in rows] == [0, 1, 2]
         assert [r["value"] for r in rows] == pytest.approx(report["accuracy"])

@@ -39,7 +39,7 @@ def test_conll_takes_the_first_and_last_columns(tmp_path):
 @pytest.mark.parametrize("name, content, message", [
     ("bad.conllu", b"1\tword\t_\tNOUN\n", r"line 1: 4 tab-separated column\(s\), a CoNLL-U word line has 10"),
     ("bad.conll", b"The DT\nlonely\n", r"line 2: 1 column\(s\); a word and its tag"),
-    ("bad.conll", b"ok X\n\xff\xfe bad\n", "line 2: not UTF-8"),
+    ("bad.conll", b"ok X\n\xff\xfe bad\n", r"not UTF-8 text \(byte 5, line 2: 0xff"),
     ("empty.conll", b"\n# only a comment\n", "has no tagged sentences"),
 ])
 def test_bad_token_files_name_the_file_and_line(tmp_path, name, content, message):

@@ -14,7 +14,7 @@ def test_choices_and_params():
     state.events.choices_changed.connect(lambda: seen.append(1))
     assert state.probe_params("m").to_dict() == {"model": "m", "task": "demo", "kind": "token", "pooling": "mean",
                                                  "seed": 0, "tag_column": None, "text_column": None,
-                                                 "label_column": None}
+                                                 "label_column": None, "tsv_quoting": "auto"}
     state.set_task("/data/sst.tsv", "sentence")
     state.set_pooling("cls")
     assert state.probe_params("m").kind == "sentence" and state.sts_params("m").pooling == "cls"

@@ -247,7 +247,8 @@ class EmbeddingExplorerView(QWidget):
     def _corpus_changed(self, corpus: Any) -> None:
         labels = f", labels from “{corpus.label_name}”" if corpus.labels is not None else ""
         read = getattr(corpus, "report", None)
-        skipped = f" ({read.summary()})" if read is not None and (read.rows_skipped or read.notes) else ""
+        said = read is not None and (read.rows_skipped or read.notes or read.quoting)  # quoting: how a TSV was read
+        skipped = f" ({read.summary()})" if said else ""
         self.corpus_panel.set_summary(f"{len(corpus):,} texts from {corpus.source}{labels}{skipped}.")
         self.notice.clear_message()
         self.embed()

@@ -179,8 +179,8 @@ class EvaluatePanel(QWidget):
         index, evaluation = value
         self.state.set_row_result(index, evaluation)
 
-    def _done(self, out: tuple[Any, list[int]]) -> None:
-        result, run_ids = out
+    def _done(self, out: tuple[Any, list[int], Any]) -> None:
+        result, run_ids, read = out
         for index, (evaluation, run_id) in enumerate(zip(result.prompts, run_ids)):
             self.state.set_row_result(index, evaluation, run_id)
         scores = [(e.calibrated or e.raw).accuracy if self.state.calibrate else e.raw.accuracy for e in result.prompts]
@@ -189,8 +189,9 @@ class EvaluatePanel(QWidget):
         cut = max((len(e.dropped) for e in result.prompts), default=0)
         if cut:  # the prompt did not fit the model's window for some examples
             demos += f" (for {cut} examples some did not fit the model's window and were dropped; see the run)"
+        said = f" {Path(read.source).name}: {read.summary()}." if read is not None else ""
         self.summary.setText(f"{len(scores)} prompt(s) on {len(result.examples)} examples{demos}; best accuracy "
-                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).")
+                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).{said}")
 
     # -- showing ---------------------------------------------------------------------------------------
     def _show(self) -> None:

@@ -245,7 +245,8 @@ class RetrievalView(QWidget):
             self.state.set_corpus(source, corpus, beir)
             self._idle(f"{len(corpus):,} passages from {Path(corpus.source).name}"
                        + (f", {len(beir.query_ids):,} judged queries" if beir is not None else "")
-                       + (f"; {corpus.report.summary()}" if corpus.report.rows_skipped else "")
+                       + (f"; {corpus.report.summary()}" if corpus.report.rows_skipped or corpus.report.notes
+                          or corpus.report.quoting else "")
                        + ("; " + "; ".join(beir.notes) if beir is not None and beir.notes else "")
                        + ". Press Index.")
             if then is not None:

@@ -219,18 +219,33 @@ def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]
     return result, run_id, loaded
 
 
+def add_tsv_quoting_option(p: argparse.ArgumentParser, default: str | None = "auto") -> None:
+    """``--tsv-quoting auto|literal|csv``: how a .tsv file's quotes are read (``lm_workbench.engine.data.tsv_quoting``;
+    the same for every command that reads a table). ``default`` None lets a command tell "not given" (``finetune
+    --resume``)."""
+    from lm_workbench.engine.data.tsv_quoting import TSV_QUOTINGS
+
+    p.add_argument("--tsv-quoting", choices=TSV_QUOTINGS, default=default,
+                   help="how a .tsv file's quotes are read: literal (quotes are text, as in GLUE's files), csv "
+                        "(quoted fields with doubled quotes, as pandas, Excel and Python's csv module write) or auto "
+                        "(decided once per file from its quoted fields; the read note says which and why; default)")
+
+
 def add_task_column_options(p: argparse.ArgumentParser) -> None:
-    """--tag-column (token tasks) and --text-column / --label-column (sentence tasks) of a probing task file."""
+    """--tag-column (token tasks) and --text-column / --label-column (sentence tasks) of a probing task file, and
+    --tsv-quoting."""
     p.add_argument("--tag-column", type=int, metavar="N",
                    help="token tasks: the tag's column, counted from 1 (default: the last column of a CoNLL "
                         "file, UPOS (4) of CoNLL-U; CoNLL-2003: 2 POS, 3 chunk, 4 NER)")
     p.add_argument("--text-column", metavar="NAME", help="sentence tasks: the text column (default text or sentence)")
     p.add_argument("--label-column", metavar="NAME", help="sentence tasks: the label column (default label)")
+    add_tsv_quoting_option(p)
 
 
 def task_columns(args: argparse.Namespace) -> dict[str, Any]:
     """The ``ProbeSpec`` keywords of ``add_task_column_options``."""
-    return {"tag_column": args.tag_column, "text_column": args.text_column, "label_column": args.label_column}
+    return {"tag_column": args.tag_column, "text_column": args.text_column, "label_column": args.label_column,
+            "tsv_quoting": args.tsv_quoting}
 
 
 def say_read(report: Any, args: argparse.Namespace) -> None:

@@ -36,7 +36,10 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.cli.common import add_model_options, load_for, note, output_file, positive_k, print_json, write_or_fail
+from lm_workbench.cli.common import (
+    add_model_options, add_tsv_quoting_option, load_for, note, output_file, positive_k, print_json, say_read,
+    write_or_fail,
+)
 
 DEMO_CORPUS = "demo"
 
@@ -48,6 +51,7 @@ def _add_corpus_options(p: argparse.ArgumentParser) -> None:
                         "'demo' for the built-in polysemy set")
     p.add_argument("--text-column", help=".csv/.tsv/.jsonl: the text column (default: text, sentence, or the first)")
     p.add_argument("--label-column", help=".csv/.tsv/.jsonl: the label column (default: label or sense)")
+    add_tsv_quoting_option(p)
     p.add_argument("--layer", required=True, metavar="SPEC",
                    help="N | static | mean:A-B | mix:s0,...,sL[:gamma] (s: pre-softmax scalars)")
     p.add_argument("--pooling", choices=WORD_POOLINGS, default="mean",
@@ -85,7 +89,7 @@ def _read_corpus(args: argparse.Namespace) -> Any:
     if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
         return demo_corpus()
     return run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
-                                         label_column=args.label_column))
+                                         label_column=args.label_column, tsv_quoting=args.tsv_quoting))
 
 
 def _check_word(word: str) -> str:
@@ -146,6 +150,7 @@ def cmd_neighbours(args: argparse.Namespace) -> int:
     word = _check_word(args.word)
     corpus, table, spec = _extract(args, [word])
     report = neighbours_report(table, table.vectors_for(spec), args.k)
+    say_read(corpus.report, args)  # after the answer is known: a refusal stays one line
     if args.json:
         print_json(report)
         return 0
@@ -186,8 +191,9 @@ def cmd_project(args: argparse.Namespace) -> int:
     out = output_file(args.out, ".csv", "a .csv file", ignore_case=True)
     words = [_check_word(w) for w in args.word] if args.word else None
     params = _parse_params(args.set)
-    _corpus, table, spec = _extract(args, words)
+    corpus, table, spec = _extract(args, words)
     coords = run_to_completion(project(table.vectors_for(spec), args.method, seed=args.seed, params=params))
+    say_read(corpus.report, args)  # after the map is made: a refusal stays one line
     labels = table.labels or [None] * len(table)
     rows = [[table.line_numbers[o.line], o.word_index, o.word, "" if label is None else label,
              float(x), float(y)] for o, label, (x, y) in zip(table.occurrences, labels, coords)]

@@ -26,7 +26,7 @@ from typing import Any
 
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
-from lm_workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, echo, print_json, say_read
+from lm_workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, print_json, say_read
 
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
@@ -93,6 +93,7 @@ def register(sub: Any) -> None:
                          "plain (### Instruction / ### Response), or a Jinja template file (default auto)")
     ft.add_argument("--beta", type=float, metavar="BETA",
                     help="--task preference: DPO's beta, how far the model may move from the reference (default 0.1)")
+    add_tsv_quoting_option(ft, default=None)
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -159,7 +160,7 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
                 ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
                 ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"),
-                ("beta", "--beta"))
+                ("beta", "--beta"), ("tsv_quoting", "--tsv-quoting"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -208,7 +209,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
                         seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
                         loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto",
-                        beta=getattr(args, "beta", None))
+                        beta=getattr(args, "beta", None), tsv_quoting=args.tsv_quoting or "auto")
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:

@@ -25,7 +25,8 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
-    add_model_options, add_task_column_options, execute_recorded, note, print_json, task_columns,
+    add_model_options, add_task_column_options, add_tsv_quoting_option, execute_recorded, note, print_json,
+    task_columns,
 )
 
 POOLING_HELP = ("sentence vectors: mean of the tokens, the first token (cls), the model's declared pooling (model; a "
@@ -53,6 +54,7 @@ def register(sub: Any) -> None:
                          "'demo' for the built-in pairs")
     st.add_argument("--columns", metavar="A,B,SCORE",
                     help="the two sentence columns and the score column, if not sentence1,sentence2,score")
+    add_tsv_quoting_option(st)
     st.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     st.add_argument("--json", action="store_true", help="print JSON")
     st.set_defaults(handler=cmd_sts)
@@ -78,7 +80,7 @@ def sts_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``StsSpec`` of an ``sts`` command line."""
     from lm_workbench.probing.spec import StsSpec
 
-    return StsSpec(args.model, args.data, args.pooling, args.columns).checked()
+    return StsSpec(args.model, args.data, args.pooling, args.columns, args.tsv_quoting).checked()
 
 
 def cmd_probe(args: argparse.Namespace) -> int:

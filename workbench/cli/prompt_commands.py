@@ -24,7 +24,9 @@ import sys
 from typing import Any
 
 from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
-from lm_workbench.cli.common import add_model_options, drive_job, execute_recorded, load_for, note, print_json
+from lm_workbench.cli.common import (
+    add_model_options, add_tsv_quoting_option, drive_job, execute_recorded, load_for, note, print_json,
+)
 
 
 def register(sub: Any) -> None:
@@ -37,6 +39,7 @@ def register(sub: Any) -> None:
                     help="label=word,word;label=word; repeat to compare several")
     ev.add_argument("--data", required=True, metavar="FILE",
                     help="a labelled .tsv/.csv/.jsonl, or the name of a built-in set (sentiment, topic)")
+    add_tsv_quoting_option(ev)
     ev.add_argument("--mode", choices=["auto", *MODES], default="auto",
                     help="cloze (masked LM) or prefix (decoder / encoder-decoder); auto: from the model")
     ev.add_argument("--k-shot", type=int, default=0, metavar="K", help="demonstrations before each input")
@@ -77,7 +80,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     return PromptEvalSpec(args.model, args.template, args.verbalizer, args.data, mode=args.mode, k_shot=args.k_shot,
                           seed=args.seed, selection=args.selection, calibrate=args.calibrate,
                           multi_token=args.multi_token, length_normalise=args.length_normalise,
-                          limit=args.limit).checked()
+                          limit=args.limit, tsv_quoting=args.tsv_quoting).checked()
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:

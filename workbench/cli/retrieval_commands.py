@@ -28,7 +28,8 @@ from typing import Any
 
 from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
 from lm_workbench.cli.common import (
-    StderrProgress, add_model_options, execute_recorded, load_for, note, positive_k, print_json, wants_progress,
+    StderrProgress, add_model_options, add_tsv_quoting_option, execute_recorded, load_for, note, positive_k,
+    print_json, say_read, wants_progress,
 )
 
 SHOWN_CHARS = 200  # of a passage in the text output (--json gives it whole)
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
     add_model_options(rt)
     rt.add_argument("--corpus", required=True, metavar="F",
                     help="a .txt (one passage per line), .csv/.tsv/.jsonl (text, id, title columns) or a BEIR folder")
+    add_tsv_quoting_option(rt)
     rt.add_argument("--query", required=True, metavar="TEXT", help="what to search for")
     rt.add_argument("--k", type=int, default=DEFAULT_K, help=f"how many results to list (default {DEFAULT_K})")
     rt.add_argument("--pooling", choices=POOLINGS, help=POOLING_HELP)
@@ -93,15 +95,14 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     k = positive_k(args.k)
     if not args.query.strip():
         raise WorkbenchError("--query is empty")
-    corpus, _ = jobs.read_corpus(args.corpus, NEVER_CANCELLED)
-    if corpus.report.rows_skipped:
-        note(f"{corpus.source}: {corpus.report.summary()}")
+    corpus, _ = jobs.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)
     loaded = load_for(args)
     pooling = _pooling(args, loaded)
     dense = _drive(jobs.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
     for line in dense.notes:
         note(line)
     results = jobs.search(loaded, dense, args.query, k, NEVER_CANCELLED)
+    say_read(corpus.report, args)  # after the search: a refusal stays one line
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in results], "pooling": pooling})
         return 0

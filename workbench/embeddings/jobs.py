@@ -18,10 +18,14 @@ from lm_workbench.engine.progress import CancelToken, Progress
 ANISOTROPY_PAIRS = 1000
 
 
-def read_corpus_file(path: str, text_column: str | None, label_column: str | None, cancel: CancelToken) -> Generator:
+def read_corpus_file(path: str, text_column: str | None, label_column: str | None, cancel: CancelToken,
+                     tsv_quoting: str = "auto") -> Generator:
+    """The Embeddings corpus (``lm_workbench.engine.embeddings.corpus.read_corpus``; ``tsv_quoting``: how a .tsv
+    file's quotes are read, auto in the window); yields Progress, returns the Corpus."""
     from lm_workbench.engine.embeddings.corpus import read_corpus
 
-    return (yield from read_corpus(path, text_column=text_column, label_column=label_column, cancel=cancel))
+    return (yield from read_corpus(path, text_column=text_column, label_column=label_column,
+                                   tsv_quoting=tsv_quoting, cancel=cancel))
 
 
 def demo_corpus(cancel: CancelToken) -> Any:

@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from lm_workbench.engine.data.tsv_quoting import check_choice as check_tsv_quoting
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
 from lm_workbench.engine.preference.names import DEFAULT_BETA
 from lm_workbench.runs.spec import RunSpec
 from lm_workbench.versions import refuse_known_breaks
 
+TABLE_TASKS = ("seq-cls", "seq2seq", SENTENCE_TASK, "preference")  # the tasks whose files the table reader reads
 
 
 @dataclass
@@ -49,6 +51,7 @@ class FineTuneSpec(RunSpec):
     pooling: str | None = None
     margin: float | None = None
     beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
+    tsv_quoting: str = "auto"  # TABLE_TASKS: how a .tsv file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -69,6 +72,10 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError(f"--beta is preference tuning's setting (--task preference), not {self.task}'s")
         if self.beta is not None and not self.beta > 0:
             raise WorkbenchError(f"--beta must be > 0, not {self.beta:g}")
+        check_tsv_quoting(self.tsv_quoting)
+        if self.tsv_quoting != "auto" and self.task not in TABLE_TASKS:
+            raise WorkbenchError(f"--tsv-quoting is for the tasks read from tables ({', '.join(TABLE_TASKS)}), "
+                                 f"not {self.task}")
 
     @property
     def preference_beta(self) -> float:
@@ -120,6 +127,8 @@ class FineTuneSpec(RunSpec):
                 parts += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         if self.task == "instruct" or (self.task == "preference" and (self.template or "auto") != "auto"):
             parts += ["--template", self.template or "auto"]
+        if self.tsv_quoting != "auto":
+            parts += ["--tsv-quoting", self.tsv_quoting]
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]

@@ -40,10 +40,10 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     if spec.task == "sentence-embedding":
         from lm_workbench.engine.finetune.sentence.data import read_sentence_data
 
-        read = read_sentence_data(path, columns or None)
+        read = read_sentence_data(path, columns or None, tsv_quoting=spec.tsv_quoting)
         return list(read), [], read.report
     if spec.task == "seq-cls":
-        read = tasks.read_classification(path, *(columns or [None]))
+        read = tasks.read_classification(path, *(columns or [None]), tsv_quoting=spec.tsv_quoting)
         return list(read.examples), list(read.labels), read.report
     if spec.task == "token-cls":
         tagged = tasks.read_bio(path)
@@ -59,9 +59,9 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
     if spec.task == "preference":
         from lm_workbench.engine.preference.data import read_preference
 
-        pairs = read_preference(path)
+        pairs = read_preference(path, tsv_quoting=spec.tsv_quoting)
         return list(pairs), [], pairs.report
-    rows = tasks.read_seq2seq(path, *columns)
+    rows = tasks.read_seq2seq(path, *columns, tsv_quoting=spec.tsv_quoting)
     return list(rows), [], rows.report
 
 

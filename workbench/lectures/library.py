@@ -6,6 +6,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.text_input import read_text_file
 from lm_workbench.lectures.schema import Preset, PresetError, parse_preset
 
 DATA_PACKAGE = "lm_workbench.lectures"
@@ -30,11 +32,13 @@ def load_preset_file(path: str | Path) -> Preset:
         if p.stat().st_size > MAX_PRESET_BYTES:
             raise PresetError(f"{p}: {p.stat().st_size / 1e6:.1f} MB is too large for a preset "
                               f"(at most {MAX_PRESET_BYTES // 1_000_000} MB)")
-        text = p.read_text(encoding="utf-8")
+        text = read_text_file(p)
     except OSError as exc:
         raise PresetError(f"{p}: cannot read it ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise PresetError(f"{p}: not UTF-8 text") from None
+    except PresetError:
+        raise
+    except WorkbenchError as exc:  # the checked reader's: not text, or unreadable
+        raise PresetError(str(exc)) from None
     return parse_preset_text(text, str(p))
 
 

@@ -68,12 +68,13 @@ def course_spec(family: str, corpus: Path, out_root: Path) -> PretrainSpec:
 
 def _distinct_words(corpus: Path, cap: int) -> int:
     """How many different whitespace-separated words the corpus has (at most ``cap``): the ELMo's softmax."""
+    from lm_workbench.engine.text_input import TextLines
+
     seen: set[str] = set()
-    with open(corpus, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            seen.update(line.split())
-            if len(seen) >= cap:
-                return cap
+    for line in TextLines(corpus):  # the checked reader: a binary file is refused here, before any training
+        seen.update(line.split())
+        if len(seen) >= cap:
+            return cap
     return len(seen)
 
 

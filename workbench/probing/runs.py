@@ -33,7 +33,7 @@ def read_probe_task(spec: ProbeSpec) -> Any:
         return read_token_task(resolve(spec.task, POS_DEMO), spec.tag_column)
     if spec.task == "demo":
         raise WorkbenchError("the built-in demo task is a token task (POS tags); use --kind token")
-    return read_sentence_task(spec.task, spec.text_column, spec.label_column)
+    return read_sentence_task(spec.task, spec.text_column, spec.label_column, tsv_quoting=spec.tsv_quoting)
 
 
 def with_read_report(result: Any, inputs: Any, scored: int) -> Any:
@@ -84,7 +84,7 @@ class StsRun(ComputedRun):
         from lm_workbench.engine.probing.demo import STS_DEMO, resolve
         from lm_workbench.engine.probing.readers import read_sts
 
-        return read_sts(resolve(self.spec.data, STS_DEMO), self.spec.column_names())
+        return read_sts(resolve(self.spec.data, STS_DEMO), self.spec.column_names(), tsv_quoting=self.spec.tsv_quoting)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from lm_workbench.engine.probing.sweep import sts_by_layer

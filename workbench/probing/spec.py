@@ -11,6 +11,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
+from lm_workbench.engine.data.tsv_quoting import check_choice as check_tsv_quoting
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.runs.spec import RunSpec
@@ -37,6 +38,7 @@ class ProbeSpec(RunSpec):
     tag_column: int | None = None  # token tasks: the tag's column, 1-based (None: the format's default)
     text_column: str | None = None  # sentence tasks: None finds text or sentence
     label_column: str | None = None  # sentence tasks: None is label
+    tsv_quoting: str = "auto"  # sentence tasks: a .tsv file's quotes (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "probing"
     COMMAND: ClassVar[str] = "probe"
@@ -57,6 +59,9 @@ class ProbeSpec(RunSpec):
             raise WorkbenchError("--text-column and --label-column apply to sentence tasks (TSV / CSV / JSONL)")
         if self.tag_column is not None and self.tag_column < 2:
             raise WorkbenchError(f"--tag-column counts from 1 and column 1 is the word: {self.tag_column} is not a tag")
+        check_tsv_quoting(self.tsv_quoting)
+        if self.tsv_quoting != "auto" and self.kind != "sentence":
+            raise WorkbenchError("--tsv-quoting applies to sentence tasks (TSV / CSV / JSONL), not CoNLL files")
 
     def task_args(self) -> list[str]:
         parts = ["lm-workbench", self.COMMAND, self.model, "--task", self.task, "--kind", self.kind]
@@ -68,6 +73,8 @@ class ProbeSpec(RunSpec):
             parts += ["--text-column", self.text_column]
         if self.label_column:
             parts += ["--label-column", self.label_column]
+        if self.tsv_quoting != "auto":
+            parts += ["--tsv-quoting", self.tsv_quoting]
         return parts + ["--seed", str(self.seed)]
 
     def cli_args(self) -> list[str]:
@@ -82,6 +89,7 @@ class StsSpec(RunSpec):
     data: str
     pooling: str = "mean"
     columns: str | None = None  # "first,second,score" column names; None: sentence1,sentence2,score
+    tsv_quoting: str = "auto"  # how a .tsv file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "STS"
 
@@ -91,6 +99,7 @@ class StsSpec(RunSpec):
 
     def check(self) -> None:
         _check_pooling(self.pooling)
+        check_tsv_quoting(self.tsv_quoting)
         if self.columns is not None and len(self.column_names()) != 3:
             raise WorkbenchError(f"--columns names three columns (two sentences and the score), e.g. "
                                  f"sentence1,sentence2,score; not {self.columns!r}")
@@ -100,7 +109,9 @@ class StsSpec(RunSpec):
 
     def cli_args(self) -> list[str]:
         columns = ["--columns", self.columns] if self.columns else []
-        return ["lm-workbench", "sts", self.model, "--data", self.data, "--pooling", self.pooling, *columns, "--json"]
+        quoting = ["--tsv-quoting", self.tsv_quoting] if self.tsv_quoting != "auto" else []
+        return ["lm-workbench", "sts", self.model, "--data", self.data, "--pooling", self.pooling, *columns, *quoting,
+                "--json"]
 
 
 @dataclass

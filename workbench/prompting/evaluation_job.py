@@ -45,7 +45,8 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
     """``fn(cancel)`` evaluating every prompt of the comparison over the state's file.
 
     Yields progress and ``Partial((row, PromptEvaluation))`` as each prompt finishes; returns
-    ``(EvaluationResult, [run id per row])``. Bad templates or verbalizers raise here, before the job starts.
+    ``(EvaluationResult, [run id per row], ReadReport of the file)``. Bad templates or verbalizers raise here,
+    before the job starts.
     """
     from lm_workbench.engine.progress import Partial, relay
     from lm_workbench.engine.prompting.evaluate import PromptChoice, evaluate_prompts
@@ -73,7 +74,7 @@ def evaluation_job(loaded: Any, state: PromptingState, store_path: Path) -> Call
 
         result = yield from relay(evaluate_prompts(loaded, data, prompts, settings, embed=embed,
                                                    where=Path(path).name, cancel=cancel), numbered)
-        return result, record_rows(store_path, loaded, specs, result)
+        return result, record_rows(store_path, loaded, specs, result), data.report
 
     return job
 

@@ -17,6 +17,7 @@ from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbali
 from lm_workbench.engine.prompting.names import MODES
 from lm_workbench.engine.prompting.template import problems
 from lm_workbench.engine.prompting.verbalizer import Verbalizer
+from lm_workbench.engine.text_input import read_text_file
 
 FORMAT = "lm-workbench-prompt-set"
 VERSION = 1
@@ -83,12 +84,10 @@ def _need(where: str, entry: Any, key: str, kind: type = str) -> Any:
 def load_prompt_set(path: str | Path) -> PromptSetFile:
     """Read and check a prompt-set file; every problem is a one-line ``WorkbenchError`` naming its place."""
     path = Path(path)
+    if not path.is_file():
+        raise WorkbenchError(f"{path}: no such file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise WorkbenchError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise WorkbenchError(f"{path}: not UTF-8 text; save the file as UTF-8") from None
+        data = json.loads(read_text_file(path))
     except json.JSONDecodeError as exc:
         raise WorkbenchError(f"{path}, line {exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -39,13 +39,14 @@ def resolve_data(data: str) -> Path:
     raise WorkbenchError(f"{data}: no such file (nor a prompt set with example data, e.g. sentiment or topic)")
 
 
-def read_prompt_data(data: str, verbalizers: list[str]) -> Any:
-    """The labelled data ``data`` names, read and checked against the verbalizers (before a model loads)."""
+def read_prompt_data(data: str, verbalizers: list[str], tsv_quoting: str = "auto") -> Any:
+    """The labelled data ``data`` names, read and checked against the verbalizers (before a model loads);
+    ``tsv_quoting``: how a .tsv file's quotes are read (``lm_workbench.engine.data.tsv_quoting``)."""
     from lm_workbench.engine.data.tasks import read_classification
     from lm_workbench.engine.prompting.verbalizer import Verbalizer
 
     path = resolve_data(data)
-    rows = read_classification(path)
+    rows = read_classification(path, tsv_quoting=tsv_quoting)
     for spec in verbalizers:
         Verbalizer.parse(spec).require_labels(rows.labels, str(path))
     return rows
@@ -103,7 +104,7 @@ class PromptEvalRun(ComputedRun):
     kind = PROMPT_EVAL.kind
 
     def read(self) -> Any:
-        return read_prompt_data(self.spec.data, self.spec.verbalizers)
+        return read_prompt_data(self.spec.data, self.spec.verbalizers, self.spec.tsv_quoting)
 
     def compute(self, loaded: Any, inputs: Any, cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, Any]:
         from lm_workbench.engine.prompting.evaluate import evaluate_prompts

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from lm_workbench.engine.data.tsv_quoting import check_choice as check_tsv_quoting
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.prompting.names import MODES as TEMPLATE_MODES
 from lm_workbench.runs.spec import RunSpec
@@ -34,6 +35,7 @@ class PromptEvalSpec(RunSpec):
     multi_token: str = "left-to-right"
     length_normalise: bool = False
     limit: int | None = None
+    tsv_quoting: str = "auto"  # how a .tsv data file's quotes are read (lm_workbench.engine.data.tsv_quoting)
 
     WHAT: ClassVar[str] = "prompt evaluation"
 
@@ -61,6 +63,7 @@ class PromptEvalSpec(RunSpec):
         check_choice(self.k_shot, self.selection, "as-chosen")
         if self.limit is not None and self.limit < 1:
             raise WorkbenchError(f"--limit must be at least 1, not {self.limit}")
+        check_tsv_quoting(self.tsv_quoting)
 
     def cli_args(self) -> list[str]:
         parts = ["lm-workbench", "prompt-eval", self.model]
@@ -82,4 +85,6 @@ class PromptEvalSpec(RunSpec):
             parts.append("--length-normalise")
         if self.limit:
             parts += ["--limit", str(self.limit)]
+        if self.tsv_quoting != "auto":
+            parts += ["--tsv-quoting", self.tsv_quoting]
         return parts + ["--json"]

@@ -15,9 +15,10 @@ from lm_workbench.engine.progress import CancelToken, Progress
 from lm_workbench.retrieval.defaults import effective_pooling, index_cache_root
 
 
-def read_corpus(path: str, cancel: CancelToken) -> Any:
+def read_corpus(path: str, cancel: CancelToken, tsv_quoting: str = "auto") -> Any:
     """A corpus file or a BEIR folder: (corpus, BeirData or None). A BEIR folder with qrels/test.tsv (or its
-    only split) comes with its queries and judgements."""
+    only split) comes with its queries and judgements. ``tsv_quoting``: how a .tsv corpus's quotes are read
+    (``lm_workbench.engine.data.tsv_quoting``; the window passes the default, auto)."""
     from lm_workbench.engine.retrieval.beir import read_beir, splits
     from lm_workbench.engine.retrieval.corpus import read_corpus as read
 
@@ -30,7 +31,7 @@ def read_corpus(path: str, cancel: CancelToken) -> Any:
         split = "test" if "test" in found or not found else found[0]
         data = read_beir(folder, split)
         return data.corpus, data
-    return read(path), None
+    return read(path, tsv_quoting=tsv_quoting), None
 
 
 def index(loaded: Any, corpus: Any, pooling: str, cancel: CancelToken, *, cache: bool = True) -> Generator:

@@ -116,9 +116,11 @@ def _chosen(table: Table, columns: Sequence[str]) -> tuple[str, list[str]]:
     return TRIPLETS, found
 
 
-def read_sentence_data(path: str | Path, columns: Sequence[str] | None = None) -> SentenceData:
-    """The examples of one file (see the module); ``WorkbenchError`` for a file with nothing usable."""
-    table = read_table(path)
+def read_sentence_data(path: str | Path, columns: Sequence[str] | None = None, *,
+                       tsv_quoting: str = "auto") -> SentenceData:
+    """The examples of one file (see the module; ``tsv_quoting``: how a TSV file's quotes are read);
+    ``WorkbenchError`` for a file with nothing usable."""
+    table = read_table(path, tsv_quoting=tsv_quoting)
     kind, found = _chosen(table, columns) if columns else _by_header(table)
     if kind == "nli":
         return _nli(table, found)
