@@ -19,7 +19,7 @@ NO_HEAD_TASKS = {"sentence-embedding": "no task head: the sentence task trains t
 
 @dataclass(frozen=True)
 class DiagramSites:
-    sites: tuple[str, ...]  # what the diagram lights (a subset of engine.finetune.names.SITES)
+    sites: tuple[str, ...]  # what the diagram lights (a subset of lm_workbench.engine.finetune.names.SITES)
     notes: tuple[str, ...]  # one line each, under the diagram
 
 
