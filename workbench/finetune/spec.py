@@ -49,6 +49,7 @@ class FineTuneSpec(RunSpec):
     pooling: str | None = None
     margin: float | None = None
     beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
+    keep_unseen_labels: bool = False  # a validation label training lacks: leave its examples out (else refused)
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -69,6 +70,9 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError(f"--beta is preference tuning's setting (--task preference), not {self.task}'s")
         if self.beta is not None and not self.beta > 0:
             raise WorkbenchError(f"--beta must be > 0, not {self.beta:g}")
+        if self.keep_unseen_labels and self.task not in ("seq-cls", "token-cls"):
+            raise WorkbenchError(f"--keep-unseen-labels is for the classification tasks (seq-cls, token-cls), "
+                                 f"not {self.task}")
 
     @property
     def preference_beta(self) -> float:
@@ -120,6 +124,8 @@ class FineTuneSpec(RunSpec):
                 parts += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         if self.task == "instruct" or (self.task == "preference" and (self.template or "auto") != "auto"):
             parts += ["--template", self.template or "auto"]
+        if self.keep_unseen_labels:
+            parts.append("--keep-unseen-labels")
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]
