@@ -256,7 +256,16 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     yield ParametersCounted(trainable, total)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     extra: dict[str, Any] = {}
+    in_batch = None  # an in-batch loss's plan (lm_workbench.engine.finetune.sentence.batches)
     if task == SENTENCE_TASK:
+        from lm_workbench.engine.finetune.sentence import batches as in_batches
+
+        if data.sentence.loss in in_batches.IN_BATCH_LOSSES:
+            in_batches.check_in_batch(data.sentence.loss, settings.batch_size, len(data.train))
+            in_batch = in_batches.plan(data.sentence.loss, len(data.train), settings.batch_size, env_world_size())
+            for line in in_batch.notes:
+                data.sentence.count(line)
+            settings = dataclasses.replace(settings, batch_size=in_batch.batch_size)
         training_task, validate = _sentence_parts(prepared, tokenizer, data, settings, pad_id)
     else:
         if instruct:
@@ -280,7 +289,12 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
                 return ValidationReport(found, rows, rows_scored=len(rows))
             return validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
                                  batch_size=max(32, settings.batch_size), no_answer=no_answer)
-    config = training_config(settings, training_task.train_size, env_world_size())
+    config = training_config(settings, in_batch.train_size if in_batch else training_task.train_size,
+                             env_world_size())
+    if in_batch is not None:
+        dropped = in_batches.plan_note(data.sentence.loss, len(data.train), settings.batch_size, config.steps)
+        if dropped:
+            data.sentence.count(dropped)
 
     cuda = torch.cuda.is_available() and config.device != "cpu"
     memory = PeakMemory(cuda)
@@ -302,8 +316,9 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
             _write_history(event.path, history, wall_before + time.perf_counter() - started)
         yield event
 
+    sampler = in_batches.InBatchSampler if in_batch is not None else None
     result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel,
-                                    resume_from=resume_from), validated)
+                                    resume_from=resume_from, sampler_factory=sampler), validated)
     wall = wall_before + time.perf_counter() - started
     peak = memory.peak_mb()
     prepared.eval()

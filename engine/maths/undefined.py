@@ -34,7 +34,7 @@ def reasons(notes: Iterable[str]) -> dict[str, str]:
     out = {}
     for line in notes or ():
         metric, found, why = str(line).partition(SAYS)
-        if found and metric and " " not in metric.strip():
+        if found and metric.strip():
             out.setdefault(metric.strip(), why)
     return out
 

@@ -515,6 +515,10 @@ class FineTuneView(InstructActions, QWidget):
         self._sts_caption = (f"Run #{run_id}: Spearman's rho of {pairs} validation pairs' cosines against their "
                              f"scores, per layer; before = the loaded base with {pooling} pooling, after = the "
                              f"trained encoder (its pooling). The last layer is the one trained for.")
+        why = [f"{side}, {line}" for side, result in (("before", before), ("after", after))
+               for line in getattr(result, "notes", [])]
+        if why:
+            self._sts_caption += " Not defined: " + "; ".join(why) + "."
         self.state.set_sts(run_id, [(layer, b, a) for layer, b, a in zip(before.layers, before.spearman,
                                                                           after.spearman)])
 

@@ -146,13 +146,19 @@ def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> 
     """The sentence task's loss (by the data unless chosen), pooling and margin, checked against the data, with
     the notes the summary shows (what the validation gives, negatives left out)."""
     from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
+    from lm_workbench.engine.finetune.sentence.batches import check_in_batch, scores_vary
     from lm_workbench.engine.finetune.sentence.data import ScoredPair
     from lm_workbench.engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
+    from lm_workbench.engine.maths.undefined import note as undefined_note
 
     loss = spec.loss or default_loss(data.train)
     setup = SentenceSetup(loss=loss, pooling=spec.pooling or "mean",
                           margin=spec.margin if spec.margin is not None else TRIPLET_MARGIN)
     check_setup(setup, data.train, is_decoder=_is_decoder(base))
+    check_in_batch(loss, spec.batch_size, len(data.train))  # a loss 0 by construction is refused before training
+    if loss == "cosent" and not scores_vary([e.score for e in data.train]):
+        raise WorkbenchError(f"the cosent loss ranks pairs of different scores, and every training score is "
+                             f"{data.train[0].score:g}: the loss is 0 by construction; use the cosine loss")
     if isinstance(data.train[0], ScoredPair):
         setup.score_max = max(e.score for e in data.train)
         if loss == "cosine":
@@ -174,7 +180,8 @@ def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> 
         setup.notes.append("validation: the loss on held-out triplets only (no Spearman without scored pairs; "
                            "give --validation with sentence1, sentence2, score)")
     if not suits_loss(data.validation, loss):
-        setup.notes.append(f"no validation loss: the {loss} loss cannot score the validation file's examples")
+        setup.count(undefined_note("validation_loss", f"the {loss} loss cannot score the validation examples "
+                                                      "(scored pairs for cosine and cosent, triplets otherwise)"))
     for report in data.reads.values():
         for note in getattr(report, "notes", []):
             if note.startswith("NLI:"):

@@ -34,6 +34,7 @@ class PromptEvalSpec(RunSpec):
     multi_token: str = "left-to-right"
     length_normalise: bool = False
     limit: int | None = None
+    keep_unseen_labels: bool = False  # a label only among the demonstrations: go on with a note (else refused)
 
     WHAT: ClassVar[str] = "prompt evaluation"
 
@@ -41,6 +42,7 @@ class PromptEvalSpec(RunSpec):
         self.templates, self.verbalizers, self.data = list(self.templates), list(self.verbalizers), str(self.data)
         self.k_shot, self.seed = int(self.k_shot), int(self.seed)
         self.calibrate, self.length_normalise = bool(self.calibrate), bool(self.length_normalise)
+        self.keep_unseen_labels = bool(self.keep_unseen_labels)
 
     def check(self) -> None:
         from lm_workbench.engine.prompting.fewshot import check_choice
@@ -82,4 +84,6 @@ class PromptEvalSpec(RunSpec):
             parts.append("--length-normalise")
         if self.limit:
             parts += ["--limit", str(self.limit)]
+        if self.keep_unseen_labels:
+            parts.append("--keep-unseen-labels")
         return parts + ["--json"]
