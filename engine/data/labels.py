@@ -107,7 +107,8 @@ class HeldOut:
 
 
 def held_out_count(n: int, fraction: float) -> int:
-    """How many of ``n`` examples a hold-out of ``fraction`` aims at: round(n · fraction), at least 1, at most n − 1."""
+    """How many of ``n`` examples a hold-out of ``fraction`` aims at: round(n · fraction), at least 1, at most
+    n − 1."""
     if not 0.0 < fraction < 1.0:
         raise WorkbenchError(f"the held-out fraction must be between 0 and 1, not {fraction}")
     return min(n - 1, max(1, round(n * fraction)))

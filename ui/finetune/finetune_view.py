@@ -468,8 +468,7 @@ class FineTuneView(InstructActions, QWidget):
                 self.results.show_result(result)
                 if result.summary.get("task") == "instruct":
                     self.instruct.show_before_after(result.summary)
-                name, value = result.best(self.state.task)
-                best = f"best validation {name} {value:.4f}" if value is not None else "no validation metric"
+                best = result.best_text(self.state.task)
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
                                           f"…/{Path(result.out_dir).name}.")
                 self.status_label.setToolTip(result.out_dir)

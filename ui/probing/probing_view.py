@@ -265,7 +265,7 @@ class ProbingView(QWidget):
             if finite:
                 rho, layer = max(finite)
                 parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); run {run_id}")
-            parts += _undefined_lines(result)
+            parts += self.state.sts_undefined_lines()
             parts += _read_line("STS file", result)
         self._idle(". ".join(parts) + ".")
 
@@ -357,16 +357,6 @@ class ProbingView(QWidget):
         except (WorkbenchError, OSError) as exc:
             self.ctx.show_message(f"Export failed: {exc}", "warning")
             return None
-
-
-def _undefined_lines(result: Any) -> list[str]:
-    """``Spearman at layer 0: not defined (every pair has the same cosine …)``, one per layer without a rho."""
-    from lm_workbench.engine.maths.undefined import reasons
-    from lm_workbench.engine.probing.sweep import sts_metric
-
-    why = reasons(getattr(result, "notes", []))
-    return [f"Spearman at layer {layer}: not defined ({why.get(sts_metric(layer), 'no spread to correlate')})"
-            for layer, rho in zip(result.layers, result.spearman) if rho is None or rho != rho]
 
 
 def _read_line(what: str, result: Any) -> list[str]:

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
+from lm_workbench.engine.finetune.names import (
+    LABELLED_TASKS, SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS,
+)
 from lm_workbench.engine.preference.names import DEFAULT_BETA
 from lm_workbench.runs.spec import RunSpec
 from lm_workbench.versions import refuse_known_breaks
@@ -70,7 +72,7 @@ class FineTuneSpec(RunSpec):
             raise WorkbenchError(f"--beta is preference tuning's setting (--task preference), not {self.task}'s")
         if self.beta is not None and not self.beta > 0:
             raise WorkbenchError(f"--beta must be > 0, not {self.beta:g}")
-        if self.keep_unseen_labels and self.task not in ("seq-cls", "token-cls"):
+        if self.keep_unseen_labels and self.task not in LABELLED_TASKS:
             raise WorkbenchError(f"--keep-unseen-labels is for the classification tasks (seq-cls, token-cls), "
                                  f"not {self.task}")
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.job import FineTuneData
+from lm_workbench.engine.finetune.names import LABELLED_TASKS
 from lm_workbench.finetune.spec import FineTuneSpec
 
 VALIDATION_FRACTION = 0.1
-LABELLED_TASKS = ("seq-cls", "token-cls")  # their labels follow the label rule (lm_workbench.engine.data.labels)
 
 
 def _columns(spec: FineTuneSpec) -> list[str]:

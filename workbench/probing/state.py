@@ -102,6 +102,15 @@ class ProbingState:
         self.sts_pooling, self.sts_run_id = result.pooling, run_id
         self.events.sts_changed.emit()
 
+    def sts_undefined_lines(self) -> list[str]:
+        """``Spearman at layer 0: not defined (every pair has the same cosine …)``, one per layer without a rho."""
+        from lm_workbench.engine.maths.undefined import reasons
+        from lm_workbench.engine.probing.sweep import sts_metric
+
+        why = reasons(self.sts_notes)
+        return [f"Spearman at layer {layer}: not defined ({why.get(sts_metric(layer), 'no spread to correlate')})"
+                for layer, rho in sorted(self.sts_layers.items()) if rho is None]
+
     # -- scalar mix ----------------------------------------------------------------------------------
     def task_label(self) -> str:
         """How the current task is named in the scalar-mix chart's legend."""
