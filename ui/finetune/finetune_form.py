@@ -160,7 +160,7 @@ class FineTuneForm(QWidget):
             lambda: self._set(validation=self.validation_edit.text().strip()))
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
-        self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on), recount=False))
+        self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on)))  # recounts: the refusal goes
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
         self.unified_button.clicked.connect(lambda: self.show_unified_table())
         self.config_form.changed.connect(self._config_edited)
