@@ -72,8 +72,12 @@ def read_token_task(path: str | Path, tag_column: int | None = None) -> TokenTas
 
 def read_sentence_task(path: str | Path, text_column: str | None = None,
                        label_column: str | None = None) -> SentenceTask:
-    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns."""
+    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns; label cells
+    that the label rule makes one class (``1``, ``1.0``) carry its first spelling, said in the report."""
+    from lm_workbench.engine.data.labels import Spellings
+
     table = read_table(path)
+    spellings = Spellings()
     text = table.column(text_column, "the text") if text_column else table.first_column(TEXT_COLUMNS)
     if text is None:
         raise WorkbenchError(f"{table.source}, line 1: no text column (text or sentence); the header has "
@@ -86,9 +90,11 @@ def read_sentence_task(path: str | Path, text_column: str | None = None,
             table.report.skip(row.line, f"the {'text' if not t else 'label'} is empty")
             continue
         texts.append(t)
-        labels.append(y)
+        labels.append(spellings.name(row.get(label) or y))
     table.keep(texts)
     table.report.require_rows("labelled texts")
+    for line in spellings.notes():
+        table.report.note(line)
     if len(set(labels)) < 2:
         raise WorkbenchError(f"{table.source}: every row has the label {labels[0]!r}; a probe needs at least two "
                              f"labels")
