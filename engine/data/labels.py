@@ -49,9 +49,10 @@ def _number(text: str) -> str | None:
         return None
     if not value.is_finite():
         return None
-    if value == value.to_integral_value():
-        return str(int(value))
-    return format(value.normalize(), "f")
+    if value == 0:
+        return "0"  # -0 and 0.00 too
+    value = value.normalize()  # 1.0 -> 1, 10 -> 1E+1
+    return format(value, "f") if -30 <= value.adjusted() <= 30 else str(value)  # 1e999999 stays short
 
 
 def _shown(labels: Iterable[str], limit: int = 5) -> str:

@@ -21,9 +21,18 @@ REPLAY = settings(derandomize=True, deadline=None, max_examples=20)
     ("1e1", "10"), ("0.50", "0.5"), ("-0", "0"), ("-2.0", "-2"), (".5", "0.5"),
     ("Pos", "Pos"), ("pos", "pos"), (" pos ", "pos"),  # case is a real difference; spaces are not
     ("nan", "nan"), ("inf", "inf"), ("1_0", "1_0"), ("1.0.0", "1.0.0"), ("one", "one"), ("", ""),
+    ("1e999999", "1E+999999"), ("0.00", "0"),  # a huge exponent stays short (no million-digit integer)
 ])
 def test_label_key_compares_numbers_by_value_and_keeps_case(cell, key):
     assert rule.label_key(cell) == key
+
+
+@REPLAY
+@given(a=st.integers(-10**6, 10**6), b=st.integers(-10**6, 10**6))
+def test_numbers_are_one_class_exactly_when_their_values_are_equal(a, b):
+    spellings = [str(a), f"{a}.0", f" {a} ", f"{a}e0", f"{a}.000"] + ([f"+{a}"] if a >= 0 else [])
+    assert len({rule.label_key(x) for x in spellings}) == 1
+    assert (rule.label_key(str(a)) == rule.label_key(f"{b}.0")) == (a == b)
 
 
 def test_spellings_name_a_class_by_its_first_spelling_and_say_what_was_merged():
