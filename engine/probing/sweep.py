@@ -64,7 +64,7 @@ class StsLayer:
 class StsResult:
     layers: list[int]
     pooling: str
-    spearman: list[float | None]  # None where rho is not defined (``sts_note``)
+    spearman: list[float | None]  # None where rho is not defined (``notes`` says why, under ``sts_metric``)
     pairs: int
     read: dict | None = None  # the pairs file's ReadReport.as_json()
     rows_scored: int = 0  # the pairs the correlation is computed on

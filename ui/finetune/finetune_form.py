@@ -23,8 +23,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu,
-    QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+    QMenu, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -160,7 +160,8 @@ class FineTuneForm(QWidget):
             lambda: self._set(validation=self.validation_edit.text().strip()))
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
-        self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on)))  # recounts: the refusal goes
+        # a recount checks the files again, so a refusal shown under the form goes once this is ticked
+        self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on)))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
         self.unified_button.clicked.connect(lambda: self.show_unified_table())
         self.config_form.changed.connect(self._config_edited)
