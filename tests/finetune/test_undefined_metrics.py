@@ -133,14 +133,16 @@ def test_validation_batches_of_one_are_dropped_for_in_batch_losses(count, size, 
 
 
 PAIRS = ("anchor\tpositive\nhow is tea made\tTea is made from leaves.\n"
-         "why does it rain\tRain falls from heavy clouds.\nhow do bikes move\tPedals turn the wheels of a bike.\nwhat is bread\tBread is baked from flour.\n")
+         "why does it rain\tRain falls from heavy clouds.\nhow do bikes move\tPedals turn the wheels of a bike.\n"
+         "what is bread\tBread is baked from flour.\n")
 
 
 def test_the_reported_mnrl_run_is_refused_and_batch_two_drops_and_counts(tmp_path, tiny_models, capsys, monkeypatch):
     monkeypatch.setenv("LM_WORKBENCH_HOME", str(tmp_path / "home"))
     (tmp_path / "pairs.tsv").write_text(PAIRS, encoding="utf-8")
     argv = ["finetune", str(tiny_models["bert"]), "--task", "sentence-embedding",
-            "--train", str(tmp_path / "pairs.tsv"), "--method", "bitfit", "--epochs", "1", "--max-length", "16", "--train-setting", "threads=1"]
+            "--train", str(tmp_path / "pairs.tsv"), "--method", "bitfit", "--epochs", "1", "--max-length", "16",
+            "--train-setting", "threads=1"]
     assert main([*argv, "--batch-size", "1", "--out", str(tmp_path / "mnrl")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "the mnrl loss uses in-batch negatives" in err[0] and "--batch-size 2" in err[0]
