@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence, TypeVar
 
 from lm_workbench.engine.data.conll import read_conll
+from lm_workbench.engine.data.labels import Spellings, stratified_holdout
 from lm_workbench.engine.data.rows import ReadReport, Table
 from lm_workbench.engine.data.squad import QAExample, read_squad_file
 from lm_workbench.engine.data.table import read_table
@@ -97,12 +98,18 @@ def _table(path: str | Path, tsv_quoting: str) -> Table:
 
 def read_classification(path: str | Path, text_column: str | None = None,
                         pair_column: str | None = None, label_column: str = "label", *,
-                        tsv_quoting: str = "auto") -> ClassificationData:
+                        tsv_quoting: str = "auto", spellings: Spellings | None = None,
+                        min_labels: int = 2) -> ClassificationData:
     """Single sentences or pairs with labels (``lm_workbench.engine.data.table``). Without ``text_column`` the columns are
     found by name: ``sentence1``/``sentence2`` make a pair task, else ``sentence`` or ``text``. Labels are
     text, numbers or words alike (GLUE's ``0``/``1``, RTE's ``entailment``); a row with an empty text or
     label is skipped and reported; a file without a label column (a GLUE test file) is refused. ``tsv_quoting``:
-    how a TSV file's quotes are read (``lm_workbench.engine.data.tsv_quoting``)."""
+    how a TSV file's quotes are read (``lm_workbench.engine.data.tsv_quoting``).
+
+    Label cells are one class when ``lm_workbench.engine.data.labels.label_key`` says so (``1``, ``1.0`` and
+    `` 1``; not ``Pos`` and ``pos``): each example carries its class's name. ``spellings`` shares that across
+    files (the caller then says what was merged); without it the report's notes say it. A file with fewer than
+    ``min_labels`` classes is refused (a validation or test file may hold one: pass 1)."""
     table = _table(path, tsv_quoting)
     if text_column is None:
         found = [table.find_column(c) for c in PAIR_COLUMNS]
@@ -121,9 +128,12 @@ def read_classification(path: str | Path, text_column: str | None = None,
                              f"(an unlabeled file, such as a GLUE test file, cannot train); the header has "
                              f"{', '.join(table.header)}")
     label_column = table.column(label_column, "the label")
+    named = spellings if spellings is not None else Spellings()
+    where = Path(str(table.source)).name
     examples = []
     for row in table.rows:
-        label = (row.get(label_column) or "").strip()
+        cell = row.get(label_column) or ""
+        label = named.name(cell, where) if cell.strip() else ""
         text = row.get(text_column) or ""
         pair = (row.get(pair_column) or "") if pair_column else None
         if not label:
@@ -134,8 +144,11 @@ def read_classification(path: str | Path, text_column: str | None = None,
             examples.append(ClassificationExample(text, label, pair))
     table.keep(examples)
     table.report.require_rows("examples")
+    if spellings is None:
+        for line in named.notes():
+            table.report.note(line)
     labels = sorted({e.label for e in examples})
-    if len(labels) < 2:
+    if len(labels) < min_labels:
         raise WorkbenchError(f"{table.source}: only one label ({labels[0]}); classification needs at least two")
     return ClassificationData(examples, labels, text_column, pair_column, table.report)
 
@@ -185,9 +198,15 @@ def read_seq2seq(path: str | Path, source_column: str = "source",
     return examples
 
 
-def train_validation_split(examples: Sequence[T], fraction: float = 0.1,
-                           seed: int = 0) -> tuple[list[T], list[T]]:
-    """A seeded shuffle, then the last ``fraction`` (at least one example) held out for validation."""
+def train_validation_split(examples: Sequence[T], fraction: float = 0.1, seed: int = 0,
+                           labels: Sequence[str] | None = None) -> tuple[list[T], list[T]]:
+    """Hold out ``fraction`` of ``examples`` (at least one, never all), seeded.
+
+    Without ``labels``: a seeded shuffle, the last ``fraction`` held out (both parts in the shuffled order). With
+    ``labels`` (one per example): stratified, every class keeps an example in training, both parts in the input's
+    order (``lm_workbench.engine.data.labels.stratified_holdout``; call that for its notes)."""
+    if labels is not None:
+        return stratified_holdout(list(labels), fraction, seed).take(examples)
     if len(examples) < 2:
         raise WorkbenchError("at least two examples are needed to hold some out for validation")
     if not 0.0 < fraction < 1.0:

@@ -65,6 +65,7 @@ class FineTuneData:
     reads: dict[str, Any] = field(default_factory=dict)  # "train"/"validation" -> the file's ReadReport
     sentence: Any = None  # the sentence task's SentenceSetup (loss, pooling, margin; lm_workbench.engine.finetune.sentence)
     template: Any = None  # instruct: the ChatTemplate (lm_workbench.engine.instruct.template)
+    notes: list[str] = field(default_factory=list)  # what the label rule did (lm_workbench.engine.data.labels)
 
 
 @dataclass
@@ -94,9 +95,9 @@ class FineTuneResult:
     model: Any  # what the method's ``apply`` returned, trained
     trainable_parameters: int
     total_parameters: int
-    validation: dict[str, float]  # the task metrics at the end
-    best_validation: dict[str, float]  # each metric's best value over the evaluations
-    history: list[tuple[int, dict[str, float]]]  # (step, validation_loss + metrics) per evaluation
+    validation: dict[str, float | None]  # the task metrics at the end (None: undefined, said in report.notes)
+    best_validation: dict[str, float | None]  # each metric's best value over the evaluations (None: never defined)
+    history: list[tuple[int, dict[str, float | None]]]  # (step, validation_loss + metrics) per evaluation
     report: ValidationReport  # the final predictions, rows and confusion matrix
     steps: int
     wall_s: float
@@ -210,8 +211,8 @@ def _read_history(checkpoint: Path) -> tuple[list[tuple[int, dict[str, float]]],
         return [], 0.0
     try:
         saved = json.loads(file.read_text(encoding="utf-8"))
-        return [(int(step), {k: float(v) for k, v in values.items()}) for step, values in saved["history"]], \
-            float(saved.get("wall_s", 0.0))
+        return [(int(step), {k: None if v is None else float(v) for k, v in values.items()})
+                for step, values in saved["history"]], float(saved.get("wall_s", 0.0))
     except (OSError, ValueError, KeyError, TypeError):
         return [], 0.0
 
@@ -255,7 +256,16 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
     yield ParametersCounted(trainable, total)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     extra: dict[str, Any] = {}
+    in_batch = None  # an in-batch loss's plan (lm_workbench.engine.finetune.sentence.batches)
     if task == SENTENCE_TASK:
+        from lm_workbench.engine.finetune.sentence import batches as in_batches
+
+        if data.sentence.loss in in_batches.IN_BATCH_LOSSES:
+            in_batches.check_in_batch(data.sentence.loss, settings.batch_size, len(data.train))
+            in_batch = in_batches.plan(data.sentence.loss, len(data.train), settings.batch_size, env_world_size())
+            for line in in_batch.notes:
+                data.sentence.count(line)
+            settings = dataclasses.replace(settings, batch_size=in_batch.batch_size)
         training_task, validate = _sentence_parts(prepared, tokenizer, data, settings, pad_id)
     else:
         if instruct:
@@ -279,7 +289,12 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
                 return ValidationReport(found, rows, rows_scored=len(rows))
             return validate_task(task, prepared, tokenizer, data.validation, data.labels, settings.max_length,
                                  batch_size=max(32, settings.batch_size), no_answer=no_answer)
-    config = training_config(settings, training_task.train_size, env_world_size())
+    config = training_config(settings, in_batch.train_size if in_batch else training_task.train_size,
+                             env_world_size())
+    if in_batch is not None:
+        dropped = in_batches.plan_note(data.sentence.loss, len(data.train), settings.batch_size, config.steps)
+        if dropped:
+            data.sentence.count(dropped)
 
     cuda = torch.cuda.is_available() and config.device != "cpu"
     memory = PeakMemory(cuda)
@@ -301,8 +316,9 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
             _write_history(event.path, history, wall_before + time.perf_counter() - started)
         yield event
 
+    sampler = in_batches.InBatchSampler if in_batch is not None else None
     result = yield from relay(train(training_task, config, checkpoint_dir=checkpoint_dir, cancel=cancel,
-                                    resume_from=resume_from), validated)
+                                    resume_from=resume_from, sampler_factory=sampler), validated)
     wall = wall_before + time.perf_counter() - started
     peak = memory.peak_mb()
     prepared.eval()
@@ -312,11 +328,14 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
                                        settings.seed)
         extra["before_after"] = tuning.before_after(data.validation, before, after, settings.seed)
         prepared.eval()
-    best = {}
+    best: dict[str, float | None] = {}
     for _, values in history:
         for key, value in values.items():
+            if value is None or value != value:  # undefined at this evaluation: never the best
+                best.setdefault(key, None)
+                continue
             better = min if key == "validation_loss" else max
-            best[key] = better(best.get(key, value), value)
+            best[key] = value if best.get(key) is None else better(best[key], value)
     validation = dict(report.metrics)
     if instruct:  # the answers' loss first, as the instruct JSON names it ("loss" in the store is the training loss)
         validation = {"loss": result.validation_loss, **validation}

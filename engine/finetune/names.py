@@ -7,6 +7,7 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 from __future__ import annotations
 
 TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding", "instruct", "preference")
+LABELLED_TASKS = ("seq-cls", "token-cls")  # their labels follow the label rule (lm_workbench.engine.data.labels)
 # What a method that declares no tasks supports (FineTuneMethod's default). The tasks added since (the sentence
 # task, instruct, preference) are declared by name in each method's ``tasks``, so a plugin written before them never claims one
 # it was not tried on.

@@ -3,7 +3,8 @@
 A probe is a multinomial logistic regression (scikit-learn, on standardised
 features) fitted on the training rows of one layer and scored by accuracy on
 the held-out rows. Rows are split by *sentence* (every word of a sentence is
-on the same side), seeded.
+on the same side), seeded; a sentence task's rows (one per sentence) are held out stratified by label
+(``held_out_rows``, the label rule of ``lm_workbench.engine.data.labels``).
 
 Control task (Hewitt & Liang 2019): every word type (its case-folded form)
 gets one label, drawn once with a seed from the empirical distribution of the
@@ -45,6 +46,30 @@ def split_by_sentence(sentence: np.ndarray, test_fraction: float = TEST_FRACTION
     held = rng.permutation(ids)[:n_test]
     is_test = np.isin(sentence, held)
     return Split(np.flatnonzero(~is_test), np.flatnonzero(is_test))
+
+
+def held_out_rows(kind: str, labels: Sequence[str], groups: np.ndarray, seed: int = 0) -> tuple[Split, list[str]]:
+    """The probe's held-out rows and what the label rule says about them (``lm_workbench.engine.data.labels``).
+
+    A sentence task holds out a stratified ``TEST_FRACTION`` of the sentences: each label in proportion, never a
+    label's last example (a label too rare to split stays in training, said). A token task holds out whole
+    sentences (``split_by_sentence``); a tag that then occurs only in held-out rows is named in a note (the probe
+    cannot answer it there)."""
+    from lm_workbench.engine.data.labels import stratified_holdout
+
+    if kind == "sentence":
+        held = stratified_holdout([str(x) for x in labels], TEST_FRACTION, seed, what="the held-out rows")
+        return Split(np.asarray(held.train, dtype=np.int64), np.asarray(held.held, dtype=np.int64)), held.notes
+    split = split_by_sentence(groups, seed=seed)
+    train = {str(labels[i]) for i in split.train}
+    test = [str(labels[i]) for i in split.test]
+    unseen = sorted(set(test) - train)
+    notes = []
+    if unseen:
+        rows = sum(1 for t in test if t in set(unseen))
+        notes = [f"tag(s) {', '.join(map(repr, unseen))} occur only in held-out sentences ({rows} row(s)): the "
+                 "probe never sees them in training, so it cannot answer them there"]
+    return split, notes
 
 
 def word_type(word: str) -> str:

@@ -72,9 +72,13 @@ def read_token_task(path: str | Path, tag_column: int | None = None) -> TokenTas
 
 def read_sentence_task(path: str | Path, text_column: str | None = None,
                        label_column: str | None = None, *, tsv_quoting: str = "auto") -> SentenceTask:
-    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns
+    """Texts and labels from a TSV/CSV/JSONL file with ``text`` (or ``sentence``) and ``label`` columns; label cells
+    that the label rule makes one class (``1``, ``1.0``) carry its first spelling, said in the report
     (``tsv_quoting``: how a TSV file's quotes are read, ``lm_workbench.engine.data.tsv_quoting``)."""
+    from lm_workbench.engine.data.labels import Spellings
+
     table = read_table(path, tsv_quoting=tsv_quoting)
+    spellings = Spellings()
     text = table.column(text_column, "the text") if text_column else table.first_column(TEXT_COLUMNS)
     if text is None:
         raise WorkbenchError(f"{table.source}, line 1: no text column (text or sentence); the header has "
@@ -87,9 +91,11 @@ def read_sentence_task(path: str | Path, text_column: str | None = None,
             table.report.skip(row.line, f"the {'text' if not t else 'label'} is empty")
             continue
         texts.append(t)
-        labels.append(y)
+        labels.append(spellings.name(row.get(label) or y))
     table.keep(texts)
     table.report.require_rows("labelled texts")
+    for line in spellings.notes():
+        table.report.note(line)
     if len(set(labels)) < 2:
         raise WorkbenchError(f"{table.source}: every row has the label {labels[0]!r}; a probe needs at least two "
                              f"labels")

@@ -3,7 +3,8 @@
 As Reimers & Gurevych (2019) evaluate sentence embeddings: each pair is
 scored by the cosine of its two sentence vectors, and the scores are compared
 with the gold similarity by rank correlation (Spearman's rho, ties given
-their average rank; written here, and checked against scipy in the tests).
+their average rank; written here, and checked against scipy in the tests). A layer whose rho is not defined
+(its vectors all alike) gets None and a note, never nan.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.maths.undefined import add as _undefined
 
 
 def pair_cosines(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -38,14 +40,25 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def spearman(predicted: Sequence[float], gold: Sequence[float]) -> float:
-    """Spearman's rho: the Pearson correlation of the average ranks (nan when either side is constant)."""
+def spearman(predicted: Sequence[float], gold: Sequence[float], notes: list[str] | None = None) -> float | None:
+    """Spearman's rho: the Pearson correlation of the average ranks. None when it is not defined, with the reason
+    appended to ``notes`` (``lm_workbench.engine.maths.undefined``): fewer than three pairs (two points always give
+    ±1, one or none give nothing) or either side constant (no ranks to correlate)."""
     p = np.asarray(predicted, dtype=np.float64)
     g = np.asarray(gold, dtype=np.float64)
-    if p.shape != g.shape or p.ndim != 1 or p.size < 3:
-        raise WorkbenchError(f"Spearman's rho needs two equal lists of at least 3 scores, got {p.size} and {g.size}")
-    if np.ptp(p) == 0 or np.ptp(g) == 0:
-        return float("nan")
+    if p.shape != g.shape or p.ndim != 1:
+        raise WorkbenchError(f"Spearman's rho needs two equal lists of scores, got {p.size} and {g.size}")
+    if p.size < 3:
+        _undefined(notes, "spearman", f"{p.size} pair(s); a rank correlation needs at least 3 (two points always "
+                                      "give ±1)")
+        return None
+    if np.ptp(g) == 0:
+        _undefined(notes, "spearman", f"every gold score is {g[0]:g}; a correlation needs scores that differ")
+        return None
+    if np.ptp(p) == 0:
+        _undefined(notes, "spearman", "every pair has the same cosine (the vectors are all alike); a correlation "
+                                      "needs values that differ")
+        return None
     rp = average_ranks(p) - (p.size + 1) / 2.0
     rg = average_ranks(g) - (g.size + 1) / 2.0
     return float(np.dot(rp, rg) / np.sqrt(np.dot(rp, rp) * np.dot(rg, rg)))

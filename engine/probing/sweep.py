@@ -7,7 +7,7 @@ whole result, and stops at the next step once ``cancel`` is set.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Generator
 
 import numpy as np
@@ -16,7 +16,7 @@ from lm_workbench.engine.embeddings.activation_cache import ActivationCache
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.engine.probing.probes import (
-    control_labels, majority_rate, probe_layers, shuffled_labels, split_by_sentence,
+    control_labels, held_out_rows, majority_rate, probe_layers, shuffled_labels,
 )
 from lm_workbench.engine.probing.readers import SentenceTask, StsPairs, TokenTask
 from lm_workbench.engine.probing.representations import sentence_vectors_all_layers, word_vectors
@@ -48,6 +48,7 @@ class ProbeResult:
     pooling: str | None = None  # sentence tasks
     read: dict | None = None  # the task file's ReadReport.as_json(): rows_read, rows_skipped, skipped, notes
     rows_scored: int = 0  # the held-out rows the accuracies are computed on
+    notes: list[str] = field(default_factory=list)  # what the hold-out did with the labels (the label rule)
 
     def to_json(self) -> dict[str, Any]:
         return _flat_read(asdict(self))
@@ -56,26 +57,34 @@ class ProbeResult:
 @dataclass(frozen=True)
 class StsLayer:
     layer: int
-    spearman: float
+    spearman: float | None  # None: not defined at this layer (the result's notes say why)
 
 
 @dataclass
 class StsResult:
     layers: list[int]
     pooling: str
-    spearman: list[float]
+    spearman: list[float | None]  # None where rho is not defined (``notes`` says why, under ``sts_metric``)
     pairs: int
     read: dict | None = None  # the pairs file's ReadReport.as_json()
     rows_scored: int = 0  # the pairs the correlation is computed on
+    notes: list[str] = field(default_factory=list)  # "spearman at layer L not defined: why"
 
     def to_json(self) -> dict[str, Any]:
         return _flat_read(asdict(self))
 
 
+def sts_metric(layer: int) -> str:
+    """The name a layer's undefined rho is noted under (``lm_workbench.engine.maths.undefined``)."""
+    return f"spearman at layer {layer}"
+
+
 def _flat_read(values: dict[str, Any]) -> dict[str, Any]:
-    """The read report's keys (rows_read, rows_skipped, skipped, notes) beside the result's own."""
-    read = values.pop("read", None) or {}
-    return {**values, **read}
+    """The read report's keys (rows_read, rows_skipped, skipped) beside the result's own; ``notes``: the result's
+    own, then the read's."""
+    read = dict(values.pop("read", None) or {})
+    notes = list(values.pop("notes", []) or []) + list(read.pop("notes", []) or [])
+    return {**values, **read, "notes": notes}
 
 
 def probe_vectors(kind: str, vectors: dict[int, np.ndarray], labels: list[str], groups: np.ndarray,
@@ -90,7 +99,7 @@ def probe_vectors(kind: str, vectors: dict[int, np.ndarray], labels: list[str], 
         raise WorkbenchError(f"the probing kind is token or sentence, not {kind!r}")
     if len(set(labels)) < 2:
         raise WorkbenchError("a probe needs at least two different labels")
-    split = split_by_sentence(groups, seed=seed)
+    split, notes = held_out_rows(kind, labels, groups, seed)
     control = (control_labels(words, labels, split.train, seed) if words is not None
                else shuffled_labels(labels, seed))
     train_labels = [labels[i] for i in split.train]
@@ -111,7 +120,7 @@ def probe_vectors(kind: str, vectors: dict[int, np.ndarray], labels: list[str], 
         kind=kind, layers=[s.layer for s in scores], accuracy=[s.accuracy for s in scores],
         control_accuracy=[s.control_accuracy for s in scores], selectivity=[s.selectivity for s in scores],
         majority=majority_rate(train_labels, [labels[i] for i in split.test]),
-        train_size=len(split.train), test_size=len(split.test), labels=len(set(labels)))
+        train_size=len(split.train), test_size=len(split.test), labels=len(set(labels)), notes=notes)
 
 
 def probe_token_task(loaded: Any, task: TokenTask, *, cache: ActivationCache | None = None, seed: int = 0,
@@ -144,11 +153,13 @@ def sts_by_layer(loaded: Any, pairs: StsPairs, *, pooling: str = "mean", cancel:
     a = np.asarray([row[t] for t in pairs.first])
     b = np.asarray([row[t] for t in pairs.second])
     vectors = yield from sentence_vectors_all_layers(loaded, texts, pooling, cancel=cancel)
-    layers, rhos = [], []
+    layers, rhos, notes = [], [], []
     for layer, v in vectors.items():
         cancel.check()
-        rho = spearman(pair_cosines(v[a], v[b]), pairs.scores)
+        why: list[str] = []
+        rho = spearman(pair_cosines(v[a], v[b]), pairs.scores, why)
+        notes += [line.replace("spearman", sts_metric(layer), 1) for line in why]
         layers.append(layer)
         rhos.append(rho)
         yield Partial(StsLayer(layer, rho))
-    return StsResult(layers, pooling, rhos, len(pairs.scores))
+    return StsResult(layers, pooling, rhos, len(pairs.scores), notes=notes)

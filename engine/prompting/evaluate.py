@@ -6,11 +6,15 @@ verbalizers over the same examples and the same demonstrations, so their accurac
 prompt sensitivity is a lesson in itself. With ``k_shot`` > 0 and random or balanced selection, one set
 of demonstrations is chosen with the seed and left out of the examples evaluated; with similar selection
 each example gets its own, chosen from the other examples. Calibration (Zhao et al. 2021) uses the same prompt and demonstrations.
+The label rule (``lm_workbench.engine.data.labels``) holds: a verbalizer's label matches the data's by value
+(``1`` is ``1.0``, said in ``notes``), and fixed demonstrations must leave every label something to evaluate
+(``demonstration_labels``; ``keep_unseen_labels`` goes on with a note).
 ``accuracy_vs_k`` repeats the evaluation for several k and seeds: a mean and standard deviation per k.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Sequence
 
@@ -49,6 +53,7 @@ class EvaluationSettings:
     separator: str = SEPARATOR
     limit: int | None = None  # evaluate only the first N examples (after demonstrations are set aside)
     batch_size: int = 8  # examples per batched forward pass
+    keep_unseen_labels: bool = False  # a label found only among the demonstrations: go on (noted), else refused
 
 
 def confusion_matrix(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> list[list[int]]:
@@ -109,11 +114,13 @@ class EvaluationResult:
     examples: list[int]  # indices into the data's examples that were evaluated
     demonstrations: list[int]  # fixed demonstrations (indices into the data), [] for none or per-example ones
     settings: EvaluationSettings
+    notes: list[str] = field(default_factory=list)  # the label rule's: labels respelled, demonstrations' labels
 
     def to_dict(self) -> dict[str, Any]:
         return {"examples": len(self.examples), "demonstrations": self.demonstrations,
                 "k_shot": self.settings.k_shot, "seed": self.settings.seed, "selection": self.settings.selection,
-                "calibrate": self.settings.calibrate, "prompts": [p.to_dict() for p in self.prompts]}
+                "calibrate": self.settings.calibrate, "prompts": [p.to_dict() for p in self.prompts],
+                "notes": list(self.notes)}
 
 
 def demonstrations_of(data: ClassificationData) -> list[Demonstration]:
@@ -144,6 +151,7 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
     check_multi_token(settings.multi_token)
     for choice in prompts:
         check_model_for(loaded, choice.template)
+    prompts, notes = _respelled(prompts, data.labels)
     pool = demonstrations_of(data)
     labels = prompts[0].verbalizer.labels
     per_example = settings.k_shot > 0 and settings.selection == "similar"
@@ -151,6 +159,7 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
     if settings.k_shot > 0 and not per_example:
         fixed = choose_demonstrations(pool, settings.k_shot, selection=settings.selection, seed=settings.seed,
                                       labels=labels, order=settings.order)
+        notes += demonstration_labels(pool, fixed, settings.keep_unseen_labels)
     examples = [i for i in range(len(pool)) if i not in set(fixed)][:settings.limit]
     if not examples:
         raise WorkbenchError(f"no examples left to evaluate after setting {len(fixed)} demonstrations aside")
@@ -206,7 +215,47 @@ def evaluate_prompts(loaded: Any, data: ClassificationData, prompts: Sequence[Pr
             evaluation.calibrated_probs = cal
         results.append(evaluation)
         yield Partial(evaluation)
-    return EvaluationResult(results, examples, fixed, settings)
+    return EvaluationResult(results, examples, fixed, settings, notes)
+
+
+def _respelled(prompts: Sequence[PromptChoice], labels: Sequence[str]) -> tuple[list[PromptChoice], list[str]]:
+    """Each prompt's verbalizer with its labels written as the data writes them (the label rule: ``1`` is
+    ``1.0``), and the notes saying which were respelled."""
+    from dataclasses import replace
+
+    out, notes = [], []
+    for choice in prompts:
+        verbalizer, said = choice.verbalizer.respelled(list(labels))
+        notes += [line for line in said if line not in notes]
+        out.append(replace(choice, verbalizer=verbalizer))
+    return out, notes
+
+
+def demonstration_labels(pool: Sequence[Demonstration], fixed: Sequence[int], keep: bool = False) -> list[str]:
+    """The label rule for fixed demonstrations drawn from the data (the few-shot pool): a label whose every
+    example became a demonstration is never evaluated, so it is refused in one line, or with ``keep``
+    (``--keep-unseen-labels``) said in a note; a label the demonstrations do not show is said in a note (the
+    verbalizer still offers it, so it is scored)."""
+    from lm_workbench.engine.data.labels import KEEP_FLAG
+
+    chosen = set(fixed)
+    shown = Counter(pool[i].label for i in fixed)
+    evaluated = Counter(pool[i].label for i in range(len(pool)) if i not in chosen)
+    only_shown = sorted(label for label in shown if label not in evaluated)
+    notes = []
+    if only_shown:
+        named = ", ".join(f"{label!r} ({shown[label]})" for label in only_shown)
+        if not keep:
+            raise WorkbenchError(f"label(s) {named} appear only among the demonstrations: every example of them was "
+                                 f"drawn as one, so none is evaluated and the scores would leave them out; choose "
+                                 f"another seed or a smaller k, or go on with {KEEP_FLAG}")
+        notes.append(f"label(s) {named} appear only among the demonstrations ({KEEP_FLAG}): none of their examples "
+                     "is evaluated")
+    unshown = sorted(label for label in evaluated if label not in shown)
+    if unshown:
+        notes.append(f"label(s) {', '.join(map(repr, unshown))} have no demonstration among the {len(fixed)} shown "
+                     "(the verbalizer still offers them)")
+    return notes
 
 
 def _batches(items: list[int], size: int) -> list[list[int]]:

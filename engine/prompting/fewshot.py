@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from lm_workbench.engine.data.labels import label_key
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.prompting.names import ORDERS, SELECTIONS
 from lm_workbench.engine.prompting.template import Template
@@ -78,7 +79,7 @@ def choose_demonstrations(pool: Sequence[Demonstration], k: int, *, selection: s
 def _balanced(pool: Sequence[Demonstration], candidates: list[int], k: int, labels: Sequence[str] | None,
               rng: random.Random) -> list[int]:
     labels = list(labels) if labels is not None else sorted({pool[i].label for i in candidates})
-    by_label = {label: [i for i in candidates if pool[i].label == label] for label in labels}
+    by_label = {label: [i for i in candidates if label_key(pool[i].label) == label_key(label)] for label in labels}
     for label in labels:
         rng.shuffle(by_label[label])
     chosen: list[int] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lm_workbench.engine.data.labels import label_key
 from lm_workbench.engine.errors import WorkbenchError
 
 
@@ -60,6 +61,12 @@ class Verbalizer:
         entries = tuple((str(label), tuple(str(a) for a in answers)) for label, answers in mapping.items())
         if len(entries) < 2:
             raise WorkbenchError(f"the verbalizer has {len(entries)} label(s); it needs at least two")
+        keys: dict[str, str] = {}
+        for label, _ in entries:
+            other = keys.setdefault(label_key(label), label)
+            if other != label:
+                raise WorkbenchError(f"the verbalizer's labels {other!r} and {label!r} are one class (the same "
+                                     f"number or text); give it once")
         for label, answers in entries:
             if not answers:
                 raise WorkbenchError(f"label {label!r} has no answer words")
@@ -70,8 +77,9 @@ class Verbalizer:
         return [label for label, _ in self.answers]
 
     def answers_for(self, label: str) -> tuple[str, ...]:
+        """The answer words of ``label`` (matched as the label rule says: ``1`` is ``1.0``)."""
         for name, words in self.answers:
-            if name == label:
+            if name == label or label_key(name) == label_key(label):
                 return words
         raise WorkbenchError(f"label {label!r} is not in the verbalizer (labels: {', '.join(self.labels)})")
 
@@ -82,11 +90,24 @@ class Verbalizer:
         return {label: list(words) for label, words in self.answers}
 
     def require_labels(self, labels: list[str], where: str = "the data") -> None:
-        """Refuse data whose labels the verbalizer does not cover."""
-        missing = [label for label in labels if label not in self.labels]
+        """Refuse data whose labels the verbalizer does not cover (by the label rule: ``1`` covers ``1.0``)."""
+        covered = {label_key(label) for label in self.labels}
+        missing = [label for label in labels if label_key(label) not in covered]
         if missing:
             raise WorkbenchError(f"label {missing[0]!r} in {where} has no answer words in the verbalizer "
                                  f"(it covers {', '.join(self.labels)}); add {missing[0]}=word")
+
+    def respelled(self, labels: list[str]) -> tuple["Verbalizer", list[str]]:
+        """This verbalizer with each label written as the data writes it (``labels``) where the label rule makes
+        them one class (``1.0`` here, ``1`` there), and a note for each label respelled."""
+        spelling = {label_key(label): label for label in labels}
+        entries, notes = [], []
+        for label, words in self.answers:
+            data_label = spelling.get(label_key(label), label)
+            if data_label != label:
+                notes.append(f"verbalizer label {label!r} is the data's label {data_label!r} (the same number or text)")
+            entries.append((data_label, words))
+        return (Verbalizer(tuple(entries)) if notes else self), notes
 
     def tokenizations(self, tokenizer: Any, mode: str = "cloze", before: str = "It was ",
                       encoder_decoder: bool = False) -> list[AnswerTokens]:

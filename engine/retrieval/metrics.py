@@ -7,13 +7,15 @@ relevant; the grade is the gain):
 - Recall@k: relevant passages in the top k / relevant passages judged.
 
 Each is averaged over the queries. Rankings are lists of passage ids, best first (ties already broken by
-corpus order by the searches).
+corpus order by the searches). A query with no relevant passage judged has no nDCG or recall (nothing to divide
+by: None, never 0 or 1) and is left out of the means, counted in ``MetricTable.notes`` (BEIR's reader already
+leaves such queries out); with no query left every mean is None (``lm_workbench.engine.maths.undefined``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from lm_workbench.engine.retrieval.names import METRIC_KEYS
@@ -23,10 +25,11 @@ def dcg(gains: Sequence[float]) -> float:
     return sum(g / math.log2(rank + 1) for rank, g in enumerate(gains, start=1))
 
 
-def ndcg_at(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> float:
+def ndcg_at(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> float | None:
+    """nDCG@k; None when no passage is judged relevant (the ideal DCG is 0)."""
     ideal = dcg(sorted((max(g, 0) for g in relevance.values()), reverse=True)[:k])
     if ideal <= 0:
-        return 0.0
+        return None
     return dcg([max(relevance.get(d, 0), 0) for d in ranked[:k]]) / ideal
 
 
@@ -37,15 +40,16 @@ def mrr_at(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> float
     return 0.0
 
 
-def recall_at(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> float:
+def recall_at(ranked: Sequence[str], relevance: Mapping[str, int], k: int) -> float | None:
+    """Relevant passages in the top k / relevant passages judged; None when none is judged relevant."""
     relevant = {d for d, g in relevance.items() if g > 0}
     if not relevant:
-        return 0.0
+        return None
     return len(relevant.intersection(ranked[:k])) / len(relevant)
 
 
-def query_metrics(ranked: Sequence[str], relevance: Mapping[str, int]) -> dict[str, float]:
-    """The fixed keys (``names.METRIC_KEYS``) for one query."""
+def query_metrics(ranked: Sequence[str], relevance: Mapping[str, int]) -> dict[str, float | None]:
+    """The fixed keys (``names.METRIC_KEYS``) for one query (nDCG and recall None without a relevant passage)."""
     return {"ndcg@10": ndcg_at(ranked, relevance, 10), "mrr@10": mrr_at(ranked, relevance, 10),
             "recall@1": recall_at(ranked, relevance, 1), "recall@10": recall_at(ranked, relevance, 10),
             "recall@100": recall_at(ranked, relevance, 100)}
@@ -53,16 +57,28 @@ def query_metrics(ranked: Sequence[str], relevance: Mapping[str, int]) -> dict[s
 
 @dataclass
 class MetricTable:
-    mean: dict[str, float]
+    mean: dict[str, float | None]  # None: no query could be scored (``notes``)
     per_query: dict[str, dict[str, float]]
+    notes: list[str] = field(default_factory=list)
 
 
 def evaluate_rankings(rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]]) -> MetricTable:
-    """Every query of ``qrels`` scored on its ranking (a query with no ranking scores 0) and the means."""
-    per_query = {q: query_metrics(rankings.get(q, []), rel) for q, rel in qrels.items()}
-    n = max(len(per_query), 1)
+    """Every query of ``qrels`` with a relevant passage scored on its ranking (a query with no ranking scores 0)
+    and the means; queries without a relevant passage are left out and counted."""
+    from lm_workbench.engine.maths.undefined import note
+
+    scored = {q: rel for q, rel in qrels.items() if any(g > 0 for g in rel.values())}
+    per_query = {q: query_metrics(rankings.get(q, []), rel) for q, rel in scored.items()}
+    notes = []
+    if len(scored) < len(qrels):
+        notes.append(f"{len(qrels) - len(scored)} query(ies) with no relevant passage judged, left out (their nDCG "
+                     "and recall are not defined)")
+    if not per_query:
+        notes += [note(key, "no query has a relevant passage judged") for key in METRIC_KEYS]
+        return MetricTable({key: None for key in METRIC_KEYS}, {}, notes)
+    n = len(per_query)
     mean = {key: sum(m[key] for m in per_query.values()) / n for key in METRIC_KEYS}
-    return MetricTable(mean, per_query)
+    return MetricTable(mean, per_query, notes)
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,12 @@
 Token tasks (a word per row, the mean of its subwords) and sentence tasks (a
 pooled vector per sentence) come from ``lm_workbench.engine.probing``'s extraction, so the
 activations are computed once per model and corpus; the held-out rows are
-whole sentences, as in the probes.
+whole sentences, as in the probes (a sentence task's stratified by label: ``probes.held_out_rows``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generator, Sequence
 
 import numpy as np
@@ -25,27 +25,28 @@ class TaskMix:
     layers: list[int]
     labels: list[str]  # the label names, in class-id order
     result: ScalarMixResult
+    notes: list[str] = field(default_factory=list)  # what the hold-out did with the labels
 
     def to_json(self) -> dict[str, Any]:
         r = self.result
         return {"kind": self.kind, "layers": self.layers, "weights": r.weights, "gamma": r.gamma,
                 "expected_layer": r.expected_layer, "accuracy": r.accuracy, "validation_loss": r.validation_loss,
-                "steps": r.steps, "labels": len(self.labels)}
+                "steps": r.steps, "labels": len(self.labels), "notes": list(self.notes)}
 
 
 def _fit(kind: str, vectors: dict[int, np.ndarray], tags: Sequence[str], groups: np.ndarray,
          config: ScalarMixConfig, cancel: CancelToken) -> Generator[Any, None, TaskMix]:
-    from lm_workbench.engine.probing.probes import split_by_sentence
+    from lm_workbench.engine.probing.probes import held_out_rows
 
     layers = sorted(vectors)
     features = np.stack([np.asarray(vectors[layer], dtype=np.float32) for layer in layers], axis=1)  # [N, L+1, H]
     names = sorted(set(tags))
     y = np.asarray([names.index(t) for t in tags], dtype=np.int64)
-    split = split_by_sentence(np.asarray(groups), seed=config.seed)
+    split, notes = held_out_rows(kind, tags, np.asarray(groups), seed=config.seed)
     yield Progress(0, 1, f"training the scalar mix on {len(split.train):,} rows")
     result = yield from train_scalar_mix(features, y, split.train, split.test, config, n_labels=len(names),
                                          cancel=cancel)
-    return TaskMix(kind, layers, names, result)
+    return TaskMix(kind, layers, names, result, notes)
 
 
 def mix_token_task(loaded: Any, task: Any, config: ScalarMixConfig | None = None, *, cache: Any = None,

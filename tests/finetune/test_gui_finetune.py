@@ -132,6 +132,23 @@ def test_form_follows_every_method_and_counts_what_it_trains(tab, qtbot, tiny_mo
     assert view.start_run() is None
     assert "no-such-file.conll does not exist" in view.message_bar.text()
     assert not view.services.has_lane and view.start_button.isEnabled()
+    # The label rule: the form's check (off the Qt thread) names a validation label training lacks, in one line;
+    # ticking "Leave out validation labels that training lacks" lets the same files through.
+    rows = [("a good film", "pos"), ("a bad film", "neg"), ("warm", "pos"), ("dull", "neg")]
+    train, dev = tmp_path / "train.tsv", tmp_path / "dev.tsv"
+    train.write_text("sentence\tlabel\n" + "".join(f"{t}\t{label}\n" for t, label in rows), encoding="utf-8")
+    dev.write_text("sentence\tlabel\nso so\tneutral\nfine\tpos\n", encoding="utf-8")
+    assert form.keep_unseen_check.isVisible() and not form.keep_unseen_check.isChecked()
+    form.browse("train", str(train))
+    form.browse("validation", str(dev))
+    qtbot.waitUntil(lambda: "Cannot count" in form.params_label.text(), timeout=30000)
+    assert "'neutral' (1)" in form.params_label.text() and "--keep-unseen-labels" in form.params_label.text()
+    form.keep_unseen_check.setChecked(True)
+    assert view.state.spec("m", "out").keep_unseen_labels
+    wait_count(qtbot, form)
+    assert form.count is not None and "Cannot count" not in form.params_label.text()
+    form.task_combo.setCurrentIndex(form.task_combo.findData("qa"))  # only the classification tasks have labels
+    assert not form.keep_unseen_check.isVisible() and not view.state.spec("m", "out").keep_unseen_labels
 
 
 def small_task(folder: Path) -> tuple[Path, Path]:
@@ -256,3 +273,4 @@ def test_the_tab_finds_its_methods_and_counts_only_when_shown(open_window, qtbot
     window.show_view("finetune")
     wait_count(qtbot, view.form)
     assert view.form.count.total > 0
+

@@ -51,8 +51,9 @@ def test_run_probe_and_sts_live_then_cancel_and_export(open_window, qtbot, tiny_
     probe_run = store.get_run(view.state.probe_run_id)
     assert probe_run["kind"] == "probe" and probe_run["params"]["task"] == str(task)
     # with [CLS] pooling, layer 0's vectors are one and the same for every sentence: rho is undefined, not stored
-    defined = [k for k in range(3) if np.isfinite(view.state.sts_layers[k])]
+    defined = [k for k in range(3) if view.state.sts_layers[k] is not None]
     assert [r["step"] for r in store.metrics(view.state.sts_run_id, "spearman")] == defined == [1, 2]
+    assert "Spearman at layer 0: not defined (every pair has the same cosine" in view.summary.text()
     assert store.get_run(view.state.sts_run_id)["params"]["pooling"] == "cls"
 
     png, svg, table = view.export_picture(tmp_path / "p.png"), view.export_picture(tmp_path / "p.svg"), \

@@ -23,13 +23,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu,
-    QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+    QMenu, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.demo import demo_path, demo_validation_path
-from lm_workbench.engine.finetune.names import SENTENCE_TASK, TRIPLET_MARGIN
+from lm_workbench.engine.finetune.names import LABELLED_TASKS, SENTENCE_TASK, TRIPLET_MARGIN
 from lm_workbench.ui import theme
 from lm_workbench.ui.finetune.attachment_diagram import AttachmentDiagram
 from lm_workbench.ui.finetune.unified_row import UnifiedRowLabel
@@ -75,6 +75,11 @@ class FineTuneForm(QWidget):
         self.train_edit.setPlaceholderText("training file")
         self.validation_edit = QLineEdit()
         self.validation_edit.setPlaceholderText("none: 10% of the training file, seeded")
+        self.keep_unseen_check = QCheckBox("Leave out validation labels that training lacks")
+        self.keep_unseen_check.setToolTip(
+            "Classification: a validation example whose label never appears in training is refused (the run does "
+            "not start, the message says which labels); ticked, such examples are left out of validation and "
+            "counted in the run's notes (--keep-unseen-labels)")
         self.train_browse, self.validation_browse = QToolButton(), QToolButton()
         for button, which in ((self.train_browse, "train"), (self.validation_browse, "validation")):
             button.setText("Browse…")
@@ -155,6 +160,8 @@ class FineTuneForm(QWidget):
             lambda: self._set(validation=self.validation_edit.text().strip()))
         self.train_browse.clicked.connect(lambda: self.browse("train"))
         self.validation_browse.clicked.connect(lambda: self.browse("validation"))
+        # a recount checks the files again, so a refusal shown under the form goes once this is ticked
+        self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on)))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
         self.unified_button.clicked.connect(lambda: self.show_unified_table())
         self.config_form.changed.connect(self._config_edited)
@@ -179,6 +186,7 @@ class FineTuneForm(QWidget):
             row.addWidget(edit, 1)
             row.addWidget(button)
             form.addRow(label, row)
+        form.addRow(self.keep_unseen_check)
         sentence = QFormLayout(self.sentence_box)
         sentence.setContentsMargins(0, 0, 0, 0)
         sentence.addRow("Loss", self.loss_combo)
@@ -217,6 +225,7 @@ class FineTuneForm(QWidget):
             s.train = self._demo(s.task)
         self.train_edit.setText(s.train)
         self.validation_edit.setText(s.validation)
+        self.keep_unseen_check.setChecked(s.keep_unseen_labels)
         self.epochs_spin.setValue(s.epochs)
         self.batch_spin.setValue(s.batch_size)
         self.length_spin.setValue(s.max_length)
@@ -406,6 +415,7 @@ class FineTuneForm(QWidget):
         preference = self.state.task == "preference"
         self.beta_label.setVisible(preference)
         self.beta_spin.setVisible(preference)
+        self.keep_unseen_check.setVisible(self.state.task in LABELLED_TASKS)
 
     def _show_method_help(self) -> None:
         method = self.method()

@@ -471,8 +471,7 @@ class FineTuneView(InstructActions, QWidget):
                 self.results.show_result(result)
                 if result.summary.get("task") == "instruct":
                     self.instruct.show_before_after(result.summary)
-                name, value = result.best(self.state.task)
-                best = f"best validation {name} {value:.4f}" if value is not None else "no validation metric"
+                best = result.best_text(self.state.task)
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
                                           f"…/{Path(result.out_dir).name}.")
                 self.status_label.setToolTip(result.out_dir)
@@ -518,6 +517,10 @@ class FineTuneView(InstructActions, QWidget):
         self._sts_caption = (f"Run #{run_id}: Spearman's rho of {pairs} validation pairs' cosines against their "
                              f"scores, per layer; before = the loaded base with {pooling} pooling, after = the "
                              f"trained encoder (its pooling). The last layer is the one trained for.")
+        why = [f"{side}, {line}" for side, result in (("before", before), ("after", after))
+               for line in getattr(result, "notes", [])]
+        if why:
+            self._sts_caption += " Not defined: " + "; ".join(why) + "."
         self.state.set_sts(run_id, [(layer, b, a) for layer, b, a in zip(before.layers, before.spearman,
                                                                           after.spearman)])
 

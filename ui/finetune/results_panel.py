@@ -100,7 +100,7 @@ class ResultsPanel(QWidget):
         self._fill(errors_first(result.predictions) if result is not None else [])
         self.explain.clear()
         self.explain.setVisible(self.explainable())
-        lines = result.data_lines() if result is not None else []
+        lines = (result.data_lines() + result.note_lines()) if result is not None else []
         self.data_note.setText("; ".join(lines))
         self.data_note.setVisible(bool(lines))
         preference = result.preference_lines() if result is not None else []

@@ -1,6 +1,7 @@
 """A sentence-embedding run's STS table, before and after: Spearman's rho of the validation pairs' cosines against
 their gold scores at every layer, for the base model (with the pooling the run trained) beside the trained encoder
-(with its own pooling), and the gain. The run's layer is the last; the others show where the change happened."""
+(with its own pooling), and the gain. The run's layer is the last; the others show where the change happened. A
+layer whose rho is not defined (its vectors all alike) says "not defined"; the caption says why."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from lm_workbench.ui import theme
 COLUMNS = ("Layer", "Before (base)", "After (trained)", "Change")
 
 
+def _defined(value: float | None) -> bool:
+    return value is not None and value == value
+
+
 def _cell(value: float | None) -> str:
-    return "—" if value is None or value != value else f"{value:.3f}"
+    return f"{value:.3f}" if _defined(value) else "not defined"
 
 
 class StsTable(QWidget):
@@ -37,7 +42,7 @@ class StsTable(QWidget):
     def show_rows(self, rows: list[tuple[int, float, float]], caption: str = "") -> None:
         self.table.setRowCount(len(rows))
         for r, (layer, before, after) in enumerate(rows):
-            change = after - before if before == before and after == after else None
+            change = after - before if _defined(before) and _defined(after) else None
             for c, text in enumerate((str(layer), _cell(before), _cell(after),
                                       "—" if change is None else f"{change:+.3f}")):
                 item = QTableWidgetItem(text)

@@ -257,14 +257,15 @@ class ProbingView(QWidget):
             parts.append(f"Most selective layer {result.layers[best]} (accuracy {result.accuracy[best]:.1%}, "
                          f"control {result.control_accuracy[best]:.1%}; majority class {result.majority:.1%}; "
                          f"{result.rows_scored:,} held-out rows scored); run {run_id}")
-            parts += _read_line("Task file", result)
+            parts += _read_line("Task file", result) + list(getattr(result, "notes", []))
         if "sts" in out:
             result, run_id = out["sts"]
             self.state.finish_sts(result, run_id)
-            finite = [(r, k) for k, r in zip(result.layers, result.spearman) if r == r]
+            finite = [(r, k) for k, r in zip(result.layers, result.spearman) if r is not None and r == r]
             if finite:
                 rho, layer = max(finite)
                 parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); run {run_id}")
+            parts += self.state.sts_undefined_lines()
             parts += _read_line("STS file", result)
         self._idle(". ".join(parts) + ".")
 
@@ -305,7 +306,7 @@ class ProbingView(QWidget):
         if results:
             st.probe_layers = {int(k): tuple(v) for k, v in results.get("probe_layers", {}).items()}
             st.majority = results.get("majority")
-            st.sts_layers = {int(k): float(v) for k, v in results.get("sts_layers", {}).items()}
+            st.sts_layers = {int(k): None if v is None else float(v) for k, v in results.get("sts_layers", {}).items()}
             st.mixes = {k: [float(w) for w in v] for k, v in results.get("mixes", {}).items()}
             for event in (st.events.probe_changed, st.events.sts_changed, st.events.mix_changed):
                 event.emit()

@@ -190,8 +190,9 @@ class EvaluatePanel(QWidget):
         if cut:  # the prompt did not fit the model's window for some examples
             demos += f" (for {cut} examples some did not fit the model's window and were dropped; see the run)"
         said = f" {Path(read.source).name}: {read.summary()}." if read is not None else ""
+        notes = "".join(f" {line[0].upper()}{line[1:]}." for line in result.notes)  # the label rule's
         self.summary.setText(f"{len(scores)} prompt(s) on {len(result.examples)} examples{demos}; best accuracy "
-                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).{said}")
+                             f"{scores[best]:.1%} (row {best + 1}); each row is stored as a run (see Runs).{said}{notes}")
 
     # -- showing ---------------------------------------------------------------------------------------
     def _show(self) -> None:

@@ -26,7 +26,9 @@ from typing import Any
 
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
-from lm_workbench.cli.common import EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, print_json, say_read
+from lm_workbench.cli.common import (
+    EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, note, print_json, say_read,
+)
 
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
@@ -94,6 +96,9 @@ def register(sub: Any) -> None:
     ft.add_argument("--beta", type=float, metavar="BETA",
                     help="--task preference: DPO's beta, how far the model may move from the reference (default 0.1)")
     add_tsv_quoting_option(ft, default=None)
+    ft.add_argument("--keep-unseen-labels", action="store_true", default=None,
+                    help="seq-cls, token-cls: a validation label the training examples lack is refused unless this "
+                         "leaves its examples out of validation (counted in notes)")
     ft.add_argument("--train-setting", action="append", default=[], metavar="KEY=VALUE",
                     help="any other training setting, e.g. --train-setting threads=2 (repeatable)")
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
@@ -160,7 +165,7 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
                 ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
                 ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
                 ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"),
-                ("beta", "--beta"), ("tsv_quoting", "--tsv-quoting"))
+                ("beta", "--beta"), ("tsv_quoting", "--tsv-quoting"), ("keep_unseen_labels", "--keep-unseen-labels"))
 
 
 def _resumed_spec(args: argparse.Namespace) -> Any:
@@ -209,14 +214,24 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
                         seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
                         loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto",
-                        beta=getattr(args, "beta", None), tsv_quoting=args.tsv_quoting or "auto")
+                        beta=getattr(args, "beta", None), tsv_quoting=args.tsv_quoting or "auto",
+                        keep_unseen_labels=bool(args.keep_unseen_labels))
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
     from lm_workbench.finetune.job import run_recorded
 
+    from lm_workbench.engine.maths import undefined
+
     spec = spec_from_args(args)
-    summary = run_recorded(spec, echo=None if args.json else echo, on_read=lambda report: say_read(report, args))
+    said: list[str] = []  # notes printed before training (the label rule's), not printed again after it
+
+    def early_note(line: str) -> None:
+        said.append(line)
+        note(line)
+
+    summary = run_recorded(spec, echo=None if args.json else echo, on_read=lambda report: say_read(report, args),
+                           on_note=early_note)
     if summary is None:  # a rank other than 0 under torchrun: rank 0 reports
         return 0
     if summary.get("cancelled"):
@@ -227,7 +242,12 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     if args.json:
         print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
         return 0
-    shown = ", ".join(f"{k} {v:.4f}" for k, v in summary["validation"].items() if isinstance(v, (int, float)))
+    notes = summary.get("notes") or []
+    for line in notes:
+        if line not in said and summary.get("task") != "instruct":  # instruct prints its notes below
+            note(line)
+    shown = ", ".join(f"{k} {undefined.shown(v, k, notes)}" for k, v in summary["validation"].items()
+                      if v is None or isinstance(v, (int, float)))
     if summary.get("task") == "instruct":
         _say_instruct(summary)
     if summary.get("before") and summary.get("after"):  # preference: the model's own choice on held-out pairs

@@ -12,7 +12,8 @@ Hewitt & Liang control task, and prints::
 ``lm-workbench sts MODEL --data FILE --json`` scores sentence pairs
 (``sentence1``, ``sentence2``, ``score``) by the cosine of pooled sentence
 vectors at every layer and prints ``{"layers": [...], "pooling": "...",
-"spearman": [...]}`` (null where a layer's vectors are all alike, so rho is undefined). ``--task demo`` / ``--data demo`` use the built-in POS
+"spearman": [...], "notes": [...]}`` (null where a layer's vectors are all alike, so rho is undefined; ``notes``
+says so per layer). ``--task demo`` / ``--data demo`` use the built-in POS
 set and STS pairs. Both record the result as a run (kinds ``probe``/``sts``,
 metrics per layer with step = layer) and print its id as ``run_id``.
 """
@@ -91,6 +92,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     assert isinstance(result, ProbeResult)
     if result.left_out:
         note(f"{result.left_out} word(s) beyond the model's window were left out")
+    for line in result.notes:
+        note(line)
     if args.json:
         print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
@@ -108,11 +111,13 @@ def cmd_sts(args: argparse.Namespace) -> int:
 
     result, run_id, _ = execute_recorded(StsRun(sts_spec_from_args(args)), args)
     assert isinstance(result, StsResult)
+    for line in result.notes:
+        note(line)
     if args.json:
         print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
     print(f"{'layer':>5} {'spearman':>9}   ({result.pooling} pooling, {result.pairs} pairs)")
     for layer, rho in zip(result.layers, result.spearman):
-        print(f"{layer:>5} {rho:>9.3f}")
+        print(f"{layer:>5} {'not defined' if rho is None else format(rho, '9.3f'):>9}")
     print(f"run {run_id}")
     return 0

@@ -7,7 +7,11 @@ example of a labelled file (TSV/CSV/JSONL with ``sentence``/``text`` and ``label
 
     {"labels": [...], "accuracy": A, "macro_f1": F, "confusion_matrix": [[...]], "calibrated_accuracy": ...,
      "prompts": [{"name", "template", "mode", "verbalizer", "raw": {...}, "calibrated": {...}, ...}],
-     "examples": N, "demonstrations": [...], "small_model": "..." or null, "run_id": R}
+     "examples": N, "demonstrations": [...], "notes": [...], "small_model": "..." or null, "run_id": R}
+
+``notes`` says what the label rule did (a verbalizer label matched to the data's by value, ``1`` and ``1.0``; a
+label with no demonstration); a label whose every example was drawn as a demonstration is refused unless
+``--keep-unseen-labels``.
 
 ``--template`` and ``--verbalizer`` may repeat: every template is evaluated with every verbalizer, side by
 side (the top-level numbers are the first prompt's). The evaluation is recorded as a ``prompt-eval`` run.
@@ -51,6 +55,9 @@ def register(sub: Any) -> None:
                     help="masked LMs: how answers of several subwords are scored")
     ev.add_argument("--length-normalise", action="store_true", help="score answers by mean log-prob per token")
     ev.add_argument("--limit", type=int, metavar="N", help="evaluate only the first N examples")
+    ev.add_argument("--keep-unseen-labels", action="store_true",
+                    help="go on when a label's every example was drawn as a demonstration (none of it is evaluated; "
+                         "said in notes); refused without this")
     ev.add_argument("--json", action="store_true", help="print JSON")
     ev.set_defaults(handler=cmd_prompt_eval)
 
@@ -80,7 +87,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     return PromptEvalSpec(args.model, args.template, args.verbalizer, args.data, mode=args.mode, k_shot=args.k_shot,
                           seed=args.seed, selection=args.selection, calibrate=args.calibrate,
                           multi_token=args.multi_token, length_normalise=args.length_normalise,
-                          limit=args.limit, tsv_quoting=args.tsv_quoting).checked()
+                          limit=args.limit, tsv_quoting=args.tsv_quoting,
+                          keep_unseen_labels=args.keep_unseen_labels).checked()
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
@@ -92,6 +100,8 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
     assert isinstance(result, EvaluationResult)
     first = result.prompts[0]
     small = small_model_note(loaded, len(first.labels))
+    for line in result.notes:
+        note(line)
     for evaluation in result.prompts:
         if evaluation.dropped:
             dropped = sorted({d + 1 for ds in evaluation.dropped.values() for d in ds})

@@ -65,9 +65,10 @@ class FineTuneRun(LongRun):
     Reporter = FineTuneReporter
 
     def __init__(self, spec: FineTuneSpec, loaded: Any = None,
-                 on_read: Callable[[Any], None] | None = None) -> None:
+                 on_read: Callable[[Any], None] | None = None, on_note: Callable[[str], None] | None = None) -> None:
         super().__init__(spec, loaded)
         self.on_read = on_read  # hears each data file's ReadReport (rows read and skipped) before training
+        self.on_note = on_note  # hears what the label rule did with the data (the summary's notes), before training
 
     def columns(self) -> dict[str, Any]:
         return {"name": self.spec.title(), "model": model_label(self.spec), "method": self.spec.method}
@@ -79,6 +80,9 @@ class FineTuneRun(LongRun):
         if self.on_read is not None:
             for report in checked.data.reads.values():
                 self.on_read(report)
+        if self.on_note is not None:
+            for line in checked.data.notes:
+                self.on_note(line)
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
         from lm_workbench.finetune.run import run_finetune
@@ -114,7 +118,8 @@ def submit_finetune(lane: Any, spec: FineTuneSpec) -> int:
 
 
 def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = None,
-                 store_path: Any = None, on_read: Callable[[Any], None] | None = None) -> dict[str, Any] | None:
+                 store_path: Any = None, on_read: Callable[[Any], None] | None = None,
+                 on_note: Callable[[str], None] | None = None) -> dict[str, Any] | None:
     """Run ``spec`` in this process as a recorded ``finetune`` run; returns the summary (None on the ranks
     other than 0 under torchrun: rank 0 records the one run).
 
@@ -122,4 +127,4 @@ def run_recorded(spec: FineTuneSpec, *, echo: Callable[[str], None] | None = Non
     checkpoint and the summary is ``{"run_id", "cancelled": True, "checkpoint", "steps", "out_dir"}``;
     any other error marks the run failed and is re-raised (its checkpoints stay for ``--resume``).
     """
-    return FineTuneRun(spec, on_read=on_read).in_process(echo=echo, store_path=store_path)
+    return FineTuneRun(spec, on_read=on_read, on_note=on_note).in_process(echo=echo, store_path=store_path)

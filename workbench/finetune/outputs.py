@@ -101,9 +101,25 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
     summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (lm_workbench.engine.preference.job)
+    summary["notes"] = run_notes(data, result) + [n for n in summary.get("notes", []) if isinstance(n, str)]
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+def run_notes(data: Any, result: Any) -> list[str]:
+    """The summary's ``notes``: what the label rule did with the data, what the sentence task dropped, and each
+    validation number that is not defined and why (``lm_workbench.engine.maths.undefined``)."""
+    from lm_workbench.engine.maths import undefined
+
+    notes = list(getattr(data, "notes", []))
+    notes += list(getattr(getattr(data, "sentence", None), "counted", []))  # in-batch negatives' dropped batches
+    report = getattr(result, "report", None)
+    notes += [n for n in getattr(report, "notes", []) if n not in notes]
+    if undefined.value(getattr(result, "validation_loss", None)) is None and "validation_loss" not in \
+            undefined.reasons(notes):
+        notes.append(undefined.note("validation_loss", "no held-out example could be scored with the training loss"))
+    return notes
 
 
 def bench_columns(result: Any, out_dir: Path, method: Any, forgetting: dict[str, Any] | None) -> dict[str, Any]:

@@ -12,7 +12,9 @@ from typing import Any, ClassVar
 
 from lm_workbench.engine.data.tsv_quoting import check_choice as check_tsv_quoting
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS
+from lm_workbench.engine.finetune.names import (
+    LABELLED_TASKS, SENTENCE_LOSSES, SENTENCE_TASK, SENTENCE_TRAIN_POOLINGS, TASKS,
+)
 from lm_workbench.engine.preference.names import DEFAULT_BETA
 from lm_workbench.runs.spec import RunSpec
 from lm_workbench.versions import refuse_known_breaks
@@ -52,6 +54,7 @@ class FineTuneSpec(RunSpec):
     margin: float | None = None
     beta: float | None = None  # preference tuning's β (None: DEFAULT_BETA); only for --task preference
     tsv_quoting: str = "auto"  # TABLE_TASKS: how a .tsv file's quotes are read (lm_workbench.engine.data.tsv_quoting)
+    keep_unseen_labels: bool = False  # a validation label training lacks: leave its examples out (else refused)
 
     WHAT: ClassVar[str] = "fine-tuning"
 
@@ -75,6 +78,9 @@ class FineTuneSpec(RunSpec):
         check_tsv_quoting(self.tsv_quoting)
         if self.tsv_quoting != "auto" and self.task not in TABLE_TASKS:
             raise WorkbenchError(f"--tsv-quoting is for the tasks read from tables ({', '.join(TABLE_TASKS)}), "
+                                 f"not {self.task}")
+        if self.keep_unseen_labels and self.task not in LABELLED_TASKS:
+            raise WorkbenchError(f"--keep-unseen-labels is for the classification tasks (seq-cls, token-cls), "
                                  f"not {self.task}")
 
     @property
@@ -129,6 +135,8 @@ class FineTuneSpec(RunSpec):
             parts += ["--template", self.template or "auto"]
         if self.tsv_quoting != "auto":
             parts += ["--tsv-quoting", self.tsv_quoting]
+        if self.keep_unseen_labels:
+            parts.append("--keep-unseen-labels")
         for key, value in sorted(self.training.items()):
             parts += ["--train-setting", f"{key}={value}"]
         parts += ["--out", self.out_dir]

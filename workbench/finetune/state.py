@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.engine.finetune.names import PRIMARY_METRIC, SENTENCE_TASK
+from lm_workbench.engine.finetune.names import LABELLED_TASKS, PRIMARY_METRIC, SENTENCE_TASK
 from lm_workbench.engine.preference.names import DEFAULT_BETA
 from lm_workbench.finetune.spec import TASKS, FineTuneSpec
 from lm_workbench.observable import EventGroup
@@ -52,6 +52,19 @@ class RunResult:
             name = next((k for k in best if k not in LOWER_IS_BETTER), name)
         value = best.get(name)
         return name, (float(value) if value is not None else None)
+
+    def best_text(self, task: str) -> str:
+        """``best validation f1 0.8123``, or ``validation mcc not defined (every gold label is 'pos'; …)``."""
+        from lm_workbench.engine.maths.undefined import shown
+
+        name, value = self.best(task)
+        if not name:
+            return "no validation metric"
+        return f"best validation {name} {shown(value, name, self.summary.get('notes') or [])}"
+
+    def note_lines(self) -> list[str]:
+        """The run's notes (the label rule's, what was dropped, each metric that is not defined and why)."""
+        return [str(n) for n in self.summary.get("notes") or []]
 
     def data_lines(self) -> list[str]:
         """``train.tsv: read 1,498 rows, skipped 2 (first: line 17: ...)``, one per data file the run read."""
@@ -150,6 +163,7 @@ class FineTuneState:
         self.max_length = 128
         self.seed = 0
         self.template = "auto"  # instruct: the chat template (auto, plain or a file)
+        self.keep_unseen_labels = False  # classification: leave out validation labels training lacks (else refused)
         self.beta = DEFAULT_BETA  # preference tuning's β (used by --task preference only)
         self.training: dict[str, Any] = {}  # other TrainingConfig fields (threads, log_every ...)
         self.bench: list[str] = []  # methods ticked for the bench
@@ -189,7 +203,8 @@ class FineTuneState:
             epochs=float(self.epochs), lr=self.lr if same else None, batch_size=int(self.batch_size),
             max_length=int(self.max_length), seed=int(self.seed), training=dict(self.training),
             template=(self.template or "auto") if self.task == "instruct" else "auto",
-            beta=float(self.beta) if self.task == "preference" else None, **self.sentence_options())
+            beta=float(self.beta) if self.task == "preference" else None,
+            keep_unseen_labels=bool(self.keep_unseen_labels) and self.task in LABELLED_TASKS, **self.sentence_options())
 
     def sentence_options(self) -> dict[str, Any]:
         """The spec's loss, pooling and margin: set for the sentence task only (the margin for triplets only)."""

@@ -1,20 +1,27 @@
 """A ``FineTuneSpec``'s data: the task's files read, split, and the labels fixed.
 
-Without a validation file a seeded 10% of the training file is held out
-(``train_validation_split`` with the spec's seed). Sentence classification
+Without a validation file a seeded 10% of the training file is held out. Sentence classification
 finds its text column(s) by name unless ``text_columns`` chooses one or two
 (the second makes a pair task); sequence-to-sequence reads ``source`` and
-``target`` unless ``text_columns`` names those two. Labels are the sorted
-union over both files (token classification: "O" first), so a label seen only
-in validation still has an id.
+``target`` unless ``text_columns`` names those two.
+
+Labels follow the label rule (``lm_workbench.engine.data.labels``, docs/data-formats.md), which replaced the
+earlier "sorted union of the labels of both files": the model's labels are those the *training* examples carry
+(sorted; token classification: "O" first). The automatic hold-out is stratified and keeps every class in training
+(a class too small to split stays there, said in ``notes``); label cells that differ only in numeric spelling
+(``1``, ``1.0``, `` 1``) are one class across both files, said; a validation label that training lacks is refused
+in one line, or with ``keep_unseen_labels`` (``--keep-unseen-labels``) its examples are left out of validation and
+counted; the one-class refusal is made on the training examples.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.job import FineTuneData
+from lm_workbench.engine.finetune.names import LABELLED_TASKS
 from lm_workbench.finetune.spec import FineTuneSpec
 
 VALIDATION_FRACTION = 0.1
@@ -33,7 +40,8 @@ def _columns(spec: FineTuneSpec) -> list[str]:
     return columns
 
 
-def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
+def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], Any]:
+    """The examples of a task without labels (sequence classification and tagging: ``_labelled_data``)."""
     from lm_workbench.engine.data import tasks
 
     columns = _columns(spec)
@@ -41,59 +49,116 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], list[str], Any]:
         from lm_workbench.engine.finetune.sentence.data import read_sentence_data
 
         read = read_sentence_data(path, columns or None, tsv_quoting=spec.tsv_quoting)
-        return list(read), [], read.report
-    if spec.task == "seq-cls":
-        read = tasks.read_classification(path, *(columns or [None]), tsv_quoting=spec.tsv_quoting)
-        return list(read.examples), list(read.labels), read.report
-    if spec.task == "token-cls":
-        tagged = tasks.read_bio(path)
-        return list(tagged.sentences), list(tagged.labels), tagged.report
+        return list(read), read.report
     if spec.task == "instruct":
         from lm_workbench.engine.instruct.data import read_instructions
 
         records = read_instructions(path)
-        return list(records), [], records.report
+        return list(records), records.report
     if spec.task == "qa":
         questions = tasks.read_squad(path)
-        return list(questions), [], questions.report
+        return list(questions), questions.report
     if spec.task == "preference":
         from lm_workbench.engine.preference.data import read_preference
 
         pairs = read_preference(path, tsv_quoting=spec.tsv_quoting)
-        return list(pairs), [], pairs.report
+        return list(pairs), pairs.report
     rows = tasks.read_seq2seq(path, *columns, tsv_quoting=spec.tsv_quoting)
-    return list(rows), [], rows.report
+    return list(rows), rows.report
 
 
 def read_task_data(spec: FineTuneSpec, base: Any = None) -> FineTuneData:
-    """The spec's training and validation examples and labels, and what reading each file kept and skipped
-    (``reads``); ``WorkbenchError`` for a bad file."""
+    """The spec's training and validation examples and labels, what reading each file kept and skipped
+    (``reads``) and what the label rule said (``notes``); ``WorkbenchError`` for a bad file or a refused split."""
     from lm_workbench.engine.data.tasks import train_validation_split
 
-    train, labels, train_read = _read(spec, spec.train)
-    reads = {"train": train_read}
-    if spec.validation:
-        validation, more, reads["validation"] = _read(spec, spec.validation)
-        labels = _merge_labels(spec.task, labels, more)
+    if spec.task in LABELLED_TASKS:
+        data = _labelled_data(spec)
     else:
-        train, validation = train_validation_split(train, VALIDATION_FRACTION, seed=spec.seed)
-    data = FineTuneData(spec.task, train, validation, labels, reads)
+        train, train_read = _read(spec, spec.train)
+        reads = {"train": train_read}
+        if spec.validation:
+            validation, reads["validation"] = _read(spec, spec.validation)
+        else:
+            train, validation = train_validation_split(train, VALIDATION_FRACTION, seed=spec.seed)
+        data = FineTuneData(spec.task, train, validation, [], reads)
     if spec.task == "sentence-embedding":
         data.sentence = sentence_setup(spec, data, base)
     return data
+
+
+def _labelled_data(spec: FineTuneSpec) -> FineTuneData:
+    """Sequence or token classification under the label rule (see the module docstring)."""
+    from lm_workbench.engine.data import labels as rule
+    from lm_workbench.engine.data import tasks
+
+    tokens = spec.task == "token-cls"
+    spellings = rule.Spellings()
+    train_name = Path(spec.train).name
+
+    def read(path: str, min_labels: int) -> Any:
+        if tokens:
+            return tasks.read_bio(path)
+        return tasks.read_classification(path, *(_columns(spec) or [None]), spellings=spellings,
+                                         min_labels=min_labels, tsv_quoting=spec.tsv_quoting)
+
+    first = read(spec.train, 2)
+    examples = list(first.sentences if tokens else first.examples)
+    reads = {"train": first.report}
+    notes: list[str] = []
+    said: list[str] = []
+    if spec.validation:
+        second = read(spec.validation, 1)
+        reads["validation"] = second.report
+        train, validation = examples, list(second.sentences if tokens else second.examples)
+        split, trained_on = f"the validation file ({Path(spec.validation).name})", f"the training file ({train_name})"
+    else:
+        if tokens:
+            held = rule.covering_holdout([s.tags for s in examples], VALIDATION_FRACTION, spec.seed, ignore={"O"})
+        else:
+            held = rule.stratified_holdout([e.label for e in examples], VALIDATION_FRACTION, spec.seed)
+        train, validation = held.take(examples)
+        notes += held.notes
+        said = held.alone
+        split, trained_on = f"the validation examples held out of {train_name}", "training"
+    notes += spellings.notes()
+    if tokens:
+        entity_tags = sorted({t for s in train for t in s.tags} - {"O"})
+        if not entity_tags:
+            raise WorkbenchError(f"the training sentences ({train_name}) carry no entity tag (every tag is O); token "
+                                 "classification learns entity tags such as B-PER")
+        labels = ["O"] + entity_tags
+    else:
+        labels = sorted({e.label for e in train})
+        rule.require_classes(labels, f"the training set ({train_name})")
+    check = rule.unseen_labels(labels, [s.tags if tokens else s.label for s in validation], split=split,
+                               keep=spec.keep_unseen_labels, trained_on=trained_on, ignore={"O"} if tokens else (),
+                               said=said)
+    validation = [validation[i] for i in check.kept]
+    notes += check.notes
+    if not validation:
+        raise WorkbenchError(f"no validation example is left: every one of {split} has a label that {trained_on} "
+                             "never shows")
+    return FineTuneData(spec.task, train, validation, labels, reads, notes=notes)
 
 
 def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> Any:
     """The sentence task's loss (by the data unless chosen), pooling and margin, checked against the data, with
     the notes the summary shows (what the validation gives, negatives left out)."""
     from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
+    from lm_workbench.engine.finetune.sentence.batches import check_in_batch, scores_vary
     from lm_workbench.engine.finetune.sentence.data import ScoredPair
     from lm_workbench.engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
+    from lm_workbench.engine.maths.undefined import note as undefined_note
 
     loss = spec.loss or default_loss(data.train)
     setup = SentenceSetup(loss=loss, pooling=spec.pooling or "mean",
                           margin=spec.margin if spec.margin is not None else TRIPLET_MARGIN)
     check_setup(setup, data.train, is_decoder=_is_decoder(base))
+    check_in_batch(loss, spec.batch_size, len(data.train))  # a loss 0 by construction is refused before training
+    if loss == "cosent" and not scores_vary([e.score for e in data.train]):
+        raise WorkbenchError(f"the cosent loss ranks pairs of different scores, and every training score is "
+                             f"{data.train[0].score:g}: the loss is 0 by construction; use the cosine loss")
     if isinstance(data.train[0], ScoredPair):
         setup.score_max = max(e.score for e in data.train)
         if loss == "cosine":
@@ -115,7 +180,8 @@ def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> 
         setup.notes.append("validation: the loss on held-out triplets only (no Spearman without scored pairs; "
                            "give --validation with sentence1, sentence2, score)")
     if not suits_loss(data.validation, loss):
-        setup.notes.append(f"no validation loss: the {loss} loss cannot score the validation file's examples")
+        setup.count(undefined_note("validation_loss", f"the {loss} loss cannot score the validation examples "
+                                                      "(scored pairs for cosine and cosent, triplets otherwise)"))
     for report in data.reads.values():
         for note in getattr(report, "notes", []):
             if note.startswith("NLI:"):
@@ -135,11 +201,3 @@ def _is_decoder(base: Any) -> bool:
         return detect_family(AutoConfig.from_pretrained(base)) is Family.DECODER
     except (OSError, ValueError):
         return False
-
-
-def _merge_labels(task: str, first: list[str], second: list[str]) -> list[str]:
-    if task == "token-cls":
-        return ["O"] + sorted((set(first) | set(second)) - {"O"})
-    if task == "sentence-embedding":
-        return []
-    return sorted(set(first) | set(second))

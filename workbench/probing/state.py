@@ -32,7 +32,8 @@ class ProbingState:
         self.probe_layers: dict[int, tuple[float, float, float]] = {}  # layer -> (accuracy, control, selectivity)
         self.majority: float | None = None
         self.probe_run_id: int | None = None
-        self.sts_layers: dict[int, float] = {}  # layer -> Spearman's rho
+        self.sts_layers: dict[int, float | None] = {}  # layer -> Spearman's rho (None: not defined there)
+        self.sts_notes: list[str] = []  # why a layer's rho is not defined
         self.sts_pooling: str | None = None
         self.sts_run_id: int | None = None
         self.mixes: dict[str, list[float]] = {}  # task label -> learned scalar-mix weights, layer 0..L
@@ -88,17 +89,27 @@ class ProbingState:
 
     # -- STS results ---------------------------------------------------------------------------------
     def clear_sts(self) -> None:
-        self.sts_layers, self.sts_pooling, self.sts_run_id = {}, None, None
+        self.sts_layers, self.sts_pooling, self.sts_run_id, self.sts_notes = {}, None, None, []
         self.events.sts_changed.emit()
 
-    def add_sts_layer(self, layer: int, rho: float) -> None:
-        self.sts_layers[int(layer)] = rho
+    def add_sts_layer(self, layer: int, rho: float | None) -> None:
+        self.sts_layers[int(layer)] = _defined(rho)
         self.events.sts_changed.emit()
 
     def finish_sts(self, result: Any, run_id: int | None) -> None:
-        self.sts_layers = dict(zip(result.layers, result.spearman))
+        self.sts_layers = {int(k): _defined(v) for k, v in zip(result.layers, result.spearman)}
+        self.sts_notes = list(getattr(result, "notes", []))
         self.sts_pooling, self.sts_run_id = result.pooling, run_id
         self.events.sts_changed.emit()
+
+    def sts_undefined_lines(self) -> list[str]:
+        """``Spearman at layer 0: not defined (every pair has the same cosine …)``, one per layer without a rho."""
+        from lm_workbench.engine.maths.undefined import reasons
+        from lm_workbench.engine.probing.sweep import sts_metric
+
+        why = reasons(self.sts_notes)
+        return [f"Spearman at layer {layer}: not defined ({why.get(sts_metric(layer), 'no spread to correlate')})"
+                for layer, rho in sorted(self.sts_layers.items()) if rho is None]
 
     # -- scalar mix ----------------------------------------------------------------------------------
     def task_label(self) -> str:
@@ -125,6 +136,14 @@ class ProbingState:
         rows = []
         for layer in layers:
             probe = self.probe_layers.get(layer, ("", "", ""))
+            rho = self.sts_layers.get(layer, "")
             rows.append([layer, *probe, self.majority if layer in self.probe_layers else "",
-                         self.sts_layers.get(layer, "")])
+                         "not defined" if rho is None else rho])
         return [*PROBE_COLUMNS, "majority", "sts_spearman"], rows
+
+
+def _defined(value: Any) -> float | None:
+    """A rho as a float, or None where it is not defined (None or NaN)."""
+    from lm_workbench.engine.maths.undefined import value as number
+
+    return number(value)

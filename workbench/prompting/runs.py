@@ -79,7 +79,8 @@ def evaluation_settings(spec: PromptEvalSpec) -> Any:
     from lm_workbench.engine.prompting.evaluate import EvaluationSettings
 
     return EvaluationSettings(k_shot=spec.k_shot, seed=spec.seed, selection=spec.selection, calibrate=spec.calibrate,
-                              multi_token=spec.multi_token, length_normalise=spec.length_normalise, limit=spec.limit)
+                              multi_token=spec.multi_token, length_normalise=spec.length_normalise, limit=spec.limit,
+                              keep_unseen_labels=spec.keep_unseen_labels)
 
 
 def sentence_embedder(model: str = EMBEDDING_MODEL) -> Any:

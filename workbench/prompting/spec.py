@@ -36,6 +36,7 @@ class PromptEvalSpec(RunSpec):
     length_normalise: bool = False
     limit: int | None = None
     tsv_quoting: str = "auto"  # how a .tsv data file's quotes are read (lm_workbench.engine.data.tsv_quoting)
+    keep_unseen_labels: bool = False  # a label only among the demonstrations: go on with a note (else refused)
 
     WHAT: ClassVar[str] = "prompt evaluation"
 
@@ -43,6 +44,7 @@ class PromptEvalSpec(RunSpec):
         self.templates, self.verbalizers, self.data = list(self.templates), list(self.verbalizers), str(self.data)
         self.k_shot, self.seed = int(self.k_shot), int(self.seed)
         self.calibrate, self.length_normalise = bool(self.calibrate), bool(self.length_normalise)
+        self.keep_unseen_labels = bool(self.keep_unseen_labels)
 
     def check(self) -> None:
         from lm_workbench.engine.prompting.fewshot import check_choice
@@ -87,4 +89,6 @@ class PromptEvalSpec(RunSpec):
             parts += ["--limit", str(self.limit)]
         if self.tsv_quoting != "auto":
             parts += ["--tsv-quoting", self.tsv_quoting]
+        if self.keep_unseen_labels:
+            parts.append("--keep-unseen-labels")
         return parts + ["--json"]

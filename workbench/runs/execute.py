@@ -56,8 +56,9 @@ class ComputedRun:
 
 
 def _defined(values: dict[str, float]) -> dict[str, float]:
-    """The values that are numbers (NaN, e.g. Spearman's rho of a layer whose vectors are all alike, left out)."""
-    return {k: v for k, v in values.items() if v == v}
+    """The values that are numbers (None or NaN, e.g. Spearman's rho of a layer whose vectors are all alike, left
+    out: the result's notes say why)."""
+    return {k: v for k, v in values.items() if v is not None and v == v}
 
 
 def record(store: Any, run: ComputedRun, result: Any, loaded: Any) -> int:

@@ -27,6 +27,7 @@ import time
 from typing import Any, Callable, ClassVar, Generator
 
 from lm_workbench.engine.errors import Cancelled
+from lm_workbench.engine.maths.undefined import shown
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, drive
 from lm_workbench.runs.run_context import RunContext, create_queued_run, recorded_run
 
@@ -69,7 +70,8 @@ class StoreReporter:
             values |= self._extras(event.extra, skip=values)
             self.ctx.log_dict(event.step, values)
             extra = "".join(f", {k} {v:.4f}" for k, v in values.items() if k not in ("validation_loss", "perplexity"))
-            self._say(f"step {event.step}: validation loss {event.validation_loss:.4f}{extra}")
+            extra += "".join(f", {k} not defined" for k, v in (event.extra or {}).items() if v is None)
+            self._say(f"step {event.step}: validation loss {shown(event.validation_loss)}{extra}")
         elif isinstance(event, CheckpointSaved):
             self.ctx.add_artifact(f"checkpoint step {event.step}", "checkpoint", str(event.path))
             self.checkpoints.append((int(event.step), str(event.path)))

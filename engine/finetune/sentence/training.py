@@ -11,7 +11,10 @@ gold scores, over the whole set at once, with each pair as a row (``sentence1``,
 a cosine is not right or wrong). On
 triplets there is no score to rank by: the loop's validation loss is the curve, and ``metrics`` is empty.
 The loop's validation loss is computed only where the validation examples suit the loss (scored pairs for
-cosine and CoSENT, triplets for triplet and in-batch negatives); elsewhere it is NaN, and Spearman is the curve.
+cosine and CoSENT, triplets for triplet and in-batch negatives); elsewhere it is not defined (None in the summary,
+with a note), and Spearman is the curve. Spearman's rho is None with a note when it is not defined (fewer than
+three pairs, or constant cosines or scores). In-batch losses (MNRL, CoSENT) train on batches that never hold a
+pair twice and never hold one pair alone (``lm_workbench.engine.finetune.sentence.batches``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,13 @@ class SentenceSetup:
     score_max: float = 1.0
     use_negatives: bool = True  # in-batch negatives: also the hard negatives (when every example has one)
     notes: list[str] = field(default_factory=list)
+    counted: list[str] = field(default_factory=list)  # what was dropped or not defined (also the summary's notes)
+
+    def count(self, line: str) -> None:
+        """Say ``line`` in ``notes`` and ``counted`` (once)."""
+        for target in (self.notes, self.counted):
+            if line not in target:
+                target.append(line)
 
     def as_json(self) -> dict[str, Any]:
         return {"loss": self.loss, "pooling": self.pooling, "margin": self.margin, "score_max": self.score_max,
@@ -105,8 +115,16 @@ def batch_vectors(model: Any, batch: Batch, pooling: str) -> list[torch.Tensor]:
 
 def build_sentence_task(model: Any, train: list[dict], validation: list[dict], pad_id: int, batch_size: int,
                         setup: SentenceSetup, validation_suits: bool) -> TrainingTask:
-    val_batches = ([collate_sentences(validation[i:i + batch_size], pad_id)
-                    for i in range(0, len(validation), batch_size)] if validation_suits else [])
+    """The loop's task; for an in-batch loss a validation batch of one is dropped and counted
+    (``batches.validation_chunks``)."""
+    from lm_workbench.engine.finetune.sentence.batches import validation_chunks
+
+    val_batches = []
+    if validation_suits:
+        chunks, notes = validation_chunks(len(validation), batch_size, setup.loss)
+        val_batches = [collate_sentences(validation[a:b], pad_id) for a, b in chunks]
+        for line in notes:
+            setup.count(line)
 
     def make_batch(indices: list[int], rng: Any) -> Batch:
         return collate_sentences([train[i] for i in indices], pad_id)
@@ -164,11 +182,12 @@ def validate_sentences(model: Any, tokenizer: Any, data: Sequence[Any], setup: S
     cosines = pair_cosines(model, tokenizer, [(e.first, e.second) for e in data], setup.pooling, max_length,
                            batch_size)
     gold = [e.score for e in data]
-    rho = spearman(cosines, gold) if len(data) >= 3 else float("nan")
+    notes: list[str] = []
+    rho = spearman(cosines, gold, notes)
     rows = [{"index": i, "text": f"{e.first}  ⟷  {e.second}", "sentence1": e.first, "sentence2": e.second,
              "gold": e.score, "predicted": round(c, 4), "correct": None, "confidence": c}
             for i, (e, c) in enumerate(zip(data, cosines))]
-    return ValidationReport({"spearman": rho}, rows, rows_scored=len(data))
+    return ValidationReport({"spearman": rho}, rows, rows_scored=len(data), notes=notes)
 
 
 def check_setup(setup: SentenceSetup, train: Sequence[Any], is_decoder: bool) -> None:
