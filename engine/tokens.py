@@ -22,7 +22,6 @@ words with their offsets instead, one word per token.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
@@ -285,7 +284,11 @@ def cut_ids(tokenizer: Any, ids: Sequence[int], max_length: int | None, keep: st
 def leading_specials(tokenizer: Any, ids: Sequence[int]) -> int:
     """How many of ``ids`` are the specials the tokenizer puts before a text (a decoder's BOS; 0 for GPT-2)."""
     probe = tokenizer(["a"], add_special_tokens=True, verbose=False)
-    sequence = probe.sequence_ids(0) if hasattr(probe, "sequence_ids") else []
+    try:
+        sequence = probe.sequence_ids(0)
+    except (AttributeError, ValueError):  # a slow tokenizer keeps no sequence ids: its first ids that are special
+        special = set(getattr(tokenizer, "all_special_ids", ()))
+        sequence = [None if i in special else 0 for i in probe["input_ids"][0]]
     template = list(probe["input_ids"][0])
     count = 0
     for position, segment in enumerate(sequence):
