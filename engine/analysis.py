@@ -16,6 +16,11 @@ batches) that returns one ``Encoding`` per text, in the order given:
 ELMo (family biLM) has no attention: its encodings carry hidden states only
 (layer 0 is the character-CNN word vector, layers 1..L the biLSTM's).
 
+A text longer than the window is cut to one window (``TokenizedText.truncated``, ``window``: "tokens a–b of
+n"): ``encode`` (one text, as a view or command reads it) places the window by the rule of
+``lm_workbench.engine.text_window`` (a decoder: its last window; an encoder: around its masks, else the first);
+``encode_texts`` (corpora) keeps each text's first window unless told otherwise (``keep``).
+
 Texts are sorted by length and batched under a token budget (length
 bucketing), padded on the right, and unpadded again; results equal
 one-at-a-time encoding to float rounding.
@@ -34,6 +39,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from lm_workbench.engine.text_window import keep_for
 from lm_workbench.engine.tokens import TokenizedText, tokenize_many, tokenize_target
 
 GREEDY_MAX_TOKENS = 64
@@ -111,24 +117,25 @@ def _decoder_inputs(loaded: LoadedModel, tok: TokenizedText, target: str | None,
     return [start] + outputs[:-1], outputs, greedy
 
 
-def _fits(made: TokenizedText | None, window: int | None, model_window: int | None) -> bool:
-    """Whether an encoding made at the model's window is what tokenizing at ``window`` would give."""
+def _fits(made: TokenizedText | None, window: int | None, model_window: int | None, keep: str) -> bool:
+    """Whether an encoding made at the model's window is what tokenizing at ``window`` under ``keep`` gives."""
     if made is None:
         return False
-    if window is None or window == model_window:
+    if not made.truncated and (window is None or len(made.ids) <= window):
         return True
-    return not made.truncated and len(made.ids) <= window
+    expected = "start" if made.pair is not None else keep  # a pair always keeps its start
+    return made.keep == expected and (window is None or window == model_window)
 
 
 def _reuse_or_tokenize(loaded: LoadedModel, texts: Sequence[str], pairs: list[str | None], window: int | None,
-                       made: Sequence[TokenizedText | None] | None) -> list[TokenizedText]:
+                       made: Sequence[TokenizedText | None] | None, keep: str = "start") -> list[TokenizedText]:
     """The encodings already ``made`` where they fit the cap; the others tokenized (in one call)."""
     made = list(made) if made is not None else [None] * len(texts)
     model_window = loaded.info.max_positions
-    todo = [i for i, tok in enumerate(made) if not _fits(tok, window, model_window)]
+    todo = [i for i, tok in enumerate(made) if not _fits(tok, window, model_window, keep)]
     if todo:
         fresh = tokenize_many(loaded.tokenizer, [texts[i] for i in todo], [pairs[i] for i in todo],
-                              max_length=window)
+                              max_length=window, keep=keep)
         for i, tok in zip(todo, fresh):
             made[i] = tok
     return made
@@ -146,6 +153,7 @@ def encode_texts(
     max_batch_tokens: int = 8192,
     max_tokens: int | None = None,
     tokenized: Sequence[TokenizedText | None] | None = None,
+    keep: str = "start",
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Generator[Progress | Partial, None, list[Encoding]]:
     """Encode many texts; yields Progress (and Partial batches), returns Encodings in input order.
@@ -153,14 +161,15 @@ def encode_texts(
     ``max_tokens`` cuts each text shorter than the model's window (a view's cap); the tokens say so
     (``TokenizedText.truncated``, ``full_length``) as they do at the window. ``tokenized`` (one per text, or
     None) are encodings already made of these texts and pairs with this model (the window's, cut at the
-    model's window): they are used instead of tokenizing again wherever they fit the cap."""
+    model's window): they are used instead of tokenizing again wherever they fit the cap. ``keep``: where the
+    window sits on a longer text (``lm_workbench.engine.tokens``; corpora keep their start)."""
     n = len(texts)
     pairs = list(pairs) if pairs is not None else [None] * n
     targets = list(targets) if targets is not None else [None] * n
     window = loaded.info.max_positions
     if max_tokens is not None:
         window = min(window, max_tokens) if window else max_tokens
-    tokenized = _reuse_or_tokenize(loaded, texts, pairs, window, tokenized)
+    tokenized = _reuse_or_tokenize(loaded, texts, pairs, window, tokenized, keep)
     is_seq2seq = loaded.family is Family.ENCODER_DECODER
     yield Progress(0, n, "tokenized")
     if loaded.family is Family.BILM:
@@ -283,8 +292,9 @@ def encode(
     tokenized: TokenizedText | None = None,
     cancel: CancelToken = NEVER_CANCELLED,
 ) -> Encoding:
-    """Encode one text (and optional pair / decoder target), cut at ``max_tokens`` when given; ``tokenized``:
-    the encoding already made of this text and pair with this model (the window's), reused where it fits."""
+    """Encode one text (and optional pair / decoder target), cut at ``max_tokens`` when given, through the
+    window the rule of ``lm_workbench.engine.text_window`` places; ``tokenized``: the encoding already made of
+    this text and pair with this model (the window's), reused where it fits."""
     gen = encode_texts(loaded, [text], pairs=[pair], targets=[target], attentions=attentions, max_tokens=max_tokens,
-                       tokenized=[tokenized], cancel=cancel)
+                       tokenized=[tokenized], keep=keep_for(loaded), cancel=cancel)
     return run_to_completion(gen)[0]

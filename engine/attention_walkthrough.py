@@ -35,7 +35,8 @@ import torch
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
-from lm_workbench.engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.text_window import read_text
+from lm_workbench.engine.tokens import TokenizedText
 
 STAGES = ("query", "keys", "products", "scores", "scaled", "weights", "weighted", "output")
 """The stages in order, as ``AttentionWalkthrough`` fields (the panel shows one at a time)."""
@@ -148,8 +149,7 @@ def attention_walkthrough(loaded: LoadedModel, text: str | TokenizedText, pair: 
     """Every step of head ``head`` in layer ``layer`` for the token at ``query`` (see the module docstring)."""
     proj = _projections(loaded, layer)
     _check_index("head", head, proj.heads)
-    tok = text if isinstance(text, TokenizedText) else tokenize(loaded.tokenizer, text, pair,
-                                                                 max_length=loaded.info.max_positions)
+    tok = text if isinstance(text, TokenizedText) else read_text(loaded, text, pair)
     _check_index("query token", query, len(tok))
     cancel.check()
     device = loaded.device.torch_device

@@ -10,12 +10,14 @@ predict?":
 - encoder-decoders: the decoder's layers, fed as in ``encode`` (a target or
   the greedy output); T5 rescales by d_model^-0.5 before a tied head, BART
   adds ``final_logits_bias``.
-Row L therefore equals the model's own output distribution.
+Row L therefore equals the model's own output distribution. A text longer than the window is read through
+the window of ``lm_workbench.engine.text_window`` (a decoder's last, so its last column is the model's next
+token after the whole text); ``LensTable.notes`` says which tokens ("tokens a–b of n").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -26,6 +28,7 @@ from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.predictions import Candidate
+from lm_workbench.engine.text_window import window_notes
 
 _DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decoder.final_layer_norm")
 
@@ -37,9 +40,10 @@ class LensTable:
     tokens: list[str]  # the input tokens, one per position shown
     top: list[list[list[Candidate]]]  # [layer][position][rank]
     total_positions: int = 0  # the text's positions (more than shown when ``logit_lens(positions=...)`` cut)
+    notes: list[str] = field(default_factory=list)  # "tokens a–b of n" when the window cut the text
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "side": self.side,
             "tokens": self.tokens,
             "total_positions": self.total_positions or len(self.tokens),
@@ -50,6 +54,9 @@ class LensTable:
                 for i, (name, row) in enumerate(zip(self.layer_names, self.top))
             ],
         }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 def submodule(module: Any, dotted: str) -> Any:
@@ -162,6 +169,7 @@ class LensInput:
     hidden: torch.Tensor
     tokens: list[str]
     side: str
+    notes: list[str] = field(default_factory=list)  # which of the text's tokens were read, when cut
 
 
 def lens_input(loaded: LoadedModel, text: str, *, target: str | None = None, tokenized: Any = None) -> LensInput:
@@ -179,7 +187,7 @@ def lens_input(loaded: LoadedModel, text: str, *, target: str | None = None, tok
         hidden_np, tokens, side = enc.hidden_states, enc.tokens, "encoder" if loaded.family is Family.ENCODER else "decoder"
     param = next(loaded.model.parameters())
     hidden = torch.from_numpy(np.ascontiguousarray(hidden_np)).to(device=param.device, dtype=param.dtype)
-    return LensInput(hidden, list(tokens), side)
+    return LensInput(hidden, list(tokens), side, window_notes(enc.tokenized))
 
 
 def lens_table(loaded: LoadedModel, read: LensInput, *, k: int = 1, positions: int | None = None,
@@ -199,7 +207,7 @@ def lens_table(loaded: LoadedModel, read: LensInput, *, k: int = 1, positions: i
              for i, p in zip(ids[layer, pos], values[layer, pos])]
             for pos in range(ids.shape[1])] for layer in range(ids.shape[0])]
     layer_names = ["embeddings"] + [f"layer {i}" for i in range(1, ids.shape[0])]
-    return LensTable(read.side, layer_names, list(tokens), top, total_positions=total)
+    return LensTable(read.side, layer_names, list(tokens), top, total_positions=total, notes=list(read.notes))
 
 
 def logit_lens(loaded: LoadedModel, text: str, *, target: str | None = None, k: int = 1,

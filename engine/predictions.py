@@ -3,7 +3,9 @@
 Each function refuses a model whose checkpoint lacks the head it needs (the
 loader records that; a head transformers had to initialise at random never
 produces output here). Probabilities are a float32 softmax over the model's
-logits; top-k ties keep the lower token id first.
+logits; top-k ties keep the lower token id first. A text longer than the model's window is read through the
+window the rule of ``lm_workbench.engine.text_window`` picks (a decoder: its last window; fill-mask and
+infilling: the window around every mask), and the results say which tokens that was.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, run_to_completion
 from lm_workbench.engine.text_input import require_text
-from lm_workbench.engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.text_window import read_ids, read_text
+from lm_workbench.engine.tokens import TextWindow, TokenizedText, tokenize
 
 GENERIC_MASK = "[MASK]"
 
@@ -82,7 +85,7 @@ def fill_mask(loaded: LoadedModel, text: str, k: int = 5) -> tuple[TokenizedText
     if tokenizer.mask_token is None:
         raise MissingHeadError(f"the tokenizer of {info.spec} has no mask token")
     text = with_model_mask(text, tokenizer)
-    tok = tokenize(tokenizer, text, max_length=info.max_positions)
+    tok = read_text(loaded, text)  # the window holding every mask
     _require_tokens(tok)
     positions = [i for i, t in enumerate(tok.ids) if t == tokenizer.mask_token_id]
     if not positions:
@@ -106,34 +109,59 @@ def _require_lm(loaded: LoadedModel, family: Family, what: str) -> None:
 
 
 def prompt_ids(loaded: LoadedModel, text: str) -> list[int]:
-    """A decoder prompt: the text's tokens (BOS first where the tokenizer adds one)."""
+    """A decoder prompt: all the text's tokens (BOS first where the tokenizer adds one), not cut: what reads
+    them cuts them to its window (``next_token_from_ids`` to the last one), so nothing of the text is lost."""
     require_text(text)
-    tok = tokenize(loaded.tokenizer, text, max_length=loaded.info.max_positions)
+    tok = tokenize(loaded.tokenizer, text)
     _require_tokens(tok)
     return tok.ids
 
 
-def next_token_from_ids(loaded: LoadedModel, ids: Sequence[int], k: int = 5) -> list[Candidate]:
+@dataclass(frozen=True)
+class NextTokens:
+    """The top-k next tokens after a prompt, and which of its tokens the model read (its last window)."""
+
+    candidates: list[Candidate]
+    ids: list[int]  # the ids read: leading specials and the last text tokens that fit the window
+    window: TextWindow  # "tokens a–b of n" of the prompt's tokens (specials excluded)
+
+
+def next_tokens_from_ids(loaded: LoadedModel, ids: Sequence[int], k: int = 5) -> NextTokens:
+    """Top-k next tokens after prompt ids; a prompt longer than the window is read through its last window."""
     _require_lm(loaded, Family.DECODER, "next-token prediction")
-    window = loaded.info.max_positions
-    ids = list(ids)[-window:] if window else list(ids)
+    read, window = read_ids(loaded, ids)
     with torch.inference_mode():
-        logits = loaded.model(input_ids=torch.tensor([ids], device=loaded.device.torch_device)).logits[0, -1]
-    return top_k(logits, loaded.tokenizer, k)
+        logits = loaded.model(input_ids=torch.tensor([read], device=loaded.device.torch_device)).logits[0, -1]
+    return NextTokens(top_k(logits, loaded.tokenizer, k), read, window)
+
+
+def next_token_from_ids(loaded: LoadedModel, ids: Sequence[int], k: int = 5) -> list[Candidate]:
+    return next_tokens_from_ids(loaded, ids, k).candidates
+
+
+def next_tokens(loaded: LoadedModel, text: str, k: int = 5) -> NextTokens:
+    """Top-k next tokens after a text (decoders with an LM head), with the window read."""
+    _require_lm(loaded, Family.DECODER, "next-token prediction")
+    return next_tokens_from_ids(loaded, prompt_ids(loaded, text), k)
 
 
 def next_token(loaded: LoadedModel, text: str, k: int = 5) -> list[Candidate]:
     """Top-k next tokens after a text (decoders with an LM head)."""
-    _require_lm(loaded, Family.DECODER, "next-token prediction")
-    return next_token_from_ids(loaded, prompt_ids(loaded, text), k)
+    return next_tokens(loaded, text, k).candidates
 
 
 def continue_text(loaded: LoadedModel, ids: Sequence[int], max_new_tokens: int = 20,
                   sampling: SamplingConfig | None = None, cancel: CancelToken = NEVER_CANCELLED) -> list[int]:
-    """Generate after a prompt through the shared decoding function; returns the new ids."""
+    """Generate after a prompt through the shared decoding function; returns the new ids (at most as many as
+    the window has room for; a prompt that fills the window is refused, as ``generate`` refuses it)."""
     _require_lm(loaded, Family.DECODER, "generation")
+    window = loaded.info.max_positions
+    if window and len(ids) >= window:
+        raise WorkbenchError(f"the prompt is {len(ids)} tokens long and the model reads {window}: there is no "
+                             "room left to generate; shorten it")
+    budget = min(max_new_tokens, window - len(ids)) if window else max_new_tokens
     return run_to_completion(decode_job(loaded.model, loaded.family, list(ids), tokenizer=loaded.tokenizer,
-                                          max_new_tokens=max_new_tokens, sampling=sampling, cancel=cancel))
+                                          max_new_tokens=budget, sampling=sampling, cancel=cancel))
 
 
 @dataclass(frozen=True)
@@ -141,6 +169,7 @@ class Infilling:
     source_tokens: list[str]
     output_ids: list[int]
     text: str
+    window: TextWindow | None = None  # the encoder input's tokens read
 
 
 def infill(loaded: LoadedModel, text: str, max_new_tokens: int = 64,
@@ -156,10 +185,10 @@ def infill(loaded: LoadedModel, text: str, max_new_tokens: int = 64,
     if tokenizer.mask_token not in text:
         raise WorkbenchError(f"no mask token in the text: write {tokenizer.mask_token} (or {GENERIC_MASK}) "
                              "where a span is missing")
-    tok = tokenize(tokenizer, text, max_length=loaded.info.max_positions)
+    tok = read_text(loaded, text)  # the encoder input's window holding every mask
     _require_tokens(tok)
     out = run_to_completion(decode_job(loaded.model, loaded.family, tok.ids, tokenizer=tokenizer,
                                          max_new_tokens=max_new_tokens, cancel=cancel))
-    return Infilling(tok.tokens, out, tokenizer.decode(out, skip_special_tokens=True))
+    return Infilling(tok.tokens, out, tokenizer.decode(out, skip_special_tokens=True), tok.window)
 
 

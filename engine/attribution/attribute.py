@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Generator
 
 from lm_workbench.engine.attribution.grad_input import grad_input
@@ -46,13 +47,16 @@ def attribute_target_job(loaded: LoadedModel, chosen: Target, method: str = GRAD
     """Attribute a target already found (``targets``, ``classifier``, ``prompt``) with ``method``; a job."""
     check_method(method, chosen.contrast_id)
     if method == GRAD_INPUT:
-        return grad_input(loaded, chosen)
-    if method == INTEGRATED_GRADIENTS:
-        return (yield from integrated_gradients_job(loaded, chosen, steps, cancel))
-    if method == ROLLOUT:
-        return rollout_attribution(loaded, chosen)
-    assert method == FLOW
-    return (yield from flow_attribution_job(loaded, chosen, cancel))
+        result = grad_input(loaded, chosen)
+    elif method == INTEGRATED_GRADIENTS:
+        result = yield from integrated_gradients_job(loaded, chosen, steps, cancel)
+    elif method == ROLLOUT:
+        result = rollout_attribution(loaded, chosen)
+    else:
+        assert method == FLOW
+        result = yield from flow_attribution_job(loaded, chosen, cancel)
+    notes = chosen.site.notes  # which tokens of a text longer than the window were read
+    return replace(result, notes=tuple(notes)) if notes else result
 
 
 def attribute(loaded: LoadedModel, text: str, method: str = GRAD_INPUT, target: str | None = None,

@@ -19,7 +19,7 @@ import torch
 from lm_workbench.engine.attribution.targets import PredictionSite, Target, position_logits, word_embeddings
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family, detect_family
-from lm_workbench.engine.tokens import TokenizedText
+from lm_workbench.engine.tokens import TokenizedText, tokenize
 
 
 class ClassifierModel:
@@ -63,8 +63,10 @@ def classifier_site(model: ClassifierModel, text: str, text2: str | None = None)
     special = set(model.tokenizer.all_special_ids)
     n = len(ids)
     extra = {"token_type_ids": list(enc["token_type_ids"])} if "token_type_ids" in enc else {}
+    read = tokenize(model.tokenizer, text, text2, max_length=model.max_length)  # which tokens (as trained: the start)
     tok = TokenizedText(text, text2, ids, tokens, [(0, 0)] * n, [None] * n, list(enc.get("token_type_ids", [0] * n)),
-                        [i in special for i in ids], extra_inputs=extra)
+                        [i in special for i in ids], extra_inputs=extra, truncated=read.truncated,
+                        full_length=read.full_length, window=read.window, pair_window=read.pair_window)
     device = model.device.torch_device
     inputs = {"input_ids": torch.tensor([ids], device=device)}
     for name, values in extra.items():

@@ -21,7 +21,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from lm_workbench.engine.tokens import tokenize
+from lm_workbench.engine.text_window import read_text
 
 KIND_FAMILY = {"next-token": Family.DECODER, "mask": Family.ENCODER, "seq2seq": Family.ENCODER_DECODER}
 OTHER_MASKS = ("<mask>",)  # mask tokens a text written for model A may hold besides the generic [MASK]
@@ -68,7 +68,7 @@ def counterpart_site(loaded: Any, text: str, kind: str, mask_index: int = 0):
         raise WorkbenchError("model B's tokenizer has no mask token")
     for spelling in OTHER_MASKS:  # A's own mask token (RoBERTa's <mask>) is a mask for B too
         text = text.replace(spelling, GENERIC_MASK)
-    ids = tokenize(tokenizer, with_model_mask(text, tokenizer), max_length=loaded.info.max_positions).ids
+    ids = read_text(loaded, with_model_mask(text, tokenizer)).ids  # the window holding every mask
     masks = [i for i, t in enumerate(ids) if t == tokenizer.mask_token_id]
     if mask_index >= len(masks):
         raise WorkbenchError(f"model B finds {len(masks)} mask token(s) in the text, not mask {mask_index + 1}")

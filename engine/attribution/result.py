@@ -16,6 +16,9 @@ class Attribution:
     With a foil (``contrast``: "why X and not Y") the scores are of logit(X) − logit(Y); ``target_logit`` stays
     X's, ``contrast_logit`` is Y's, and integrated gradients' ``baseline_logit`` and ``completeness_gap`` refer to
     the difference: sum(scores) - (metric - baseline_logit) with metric = target_logit - contrast_logit.
+
+    ``notes`` (JSON ``notes``, only when there is one): which of the text's tokens the model read when the
+    text was longer than its window ("tokens a–b of n").
     """
 
     method: str
@@ -31,6 +34,7 @@ class Attribution:
     contrast: str | None = None  # the foil Y: the scores are of logit(X) - logit(Y)
     contrast_id: int | None = None
     contrast_logit: float | None = None
+    notes: tuple[str, ...] = ()  # "tokens a–b of n" when the text was longer than the window
 
     @property
     def metric(self) -> float:
@@ -45,4 +49,6 @@ class Attribution:
         if self.baseline_logit is not None:
             data["baseline_logit"] = self.baseline_logit
             data["completeness_gap"] = self.completeness_gap
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data

@@ -8,6 +8,9 @@
 - a fine-tuned sequence classifier (``classifier``) gives a label's logit (kind ``classifier``);
 - the target is the token a user names (``vocabulary_token``: one vocabulary token, else an error) or the
   model's top token at that position.
+- a text longer than the model's window is read through the window the rule of
+  ``lm_workbench.engine.text_window`` picks (a decoder: its last window; a masked LM or an encoder-decoder's
+  input: the window around the mask); ``PredictionSite.notes`` says which tokens that was;
 - ``site_from_ids`` takes the ids as given (a prompt template already filled, as prompt scoring reads it);
 - a target may carry a foil (``contrast``: "why X and not Y"): the explained quantity is then the logit
   difference logit(X) − logit(Y) (``target_metric``), by linearity of every gradient method the difference of
@@ -33,7 +36,8 @@ from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
 from lm_workbench.engine.text_input import require_text
-from lm_workbench.engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.text_window import read_ids, read_text, window_notes
+from lm_workbench.engine.tokens import TokenizedText
 
 LOGIT_BUDGET = 2**25  # floats of full-vocabulary logits one forward pass may hold (128 MB in float32)
 
@@ -51,6 +55,11 @@ class PredictionSite:
     @property
     def tokens(self) -> list[str]:
         return self.tokenized.tokens
+
+    @property
+    def notes(self) -> list[str]:
+        """"tokens a–b of n" when the window cut the text (else nothing)."""
+        return window_notes(self.tokenized)
 
 
 @dataclass(frozen=True)
@@ -131,7 +140,7 @@ def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution",
     family = loaded.family
     if family is Family.ENCODER:
         text = with_model_mask(text, loaded.tokenizer)
-    tok = tokenize(loaded.tokenizer, text, max_length=loaded.info.max_positions)
+    tok = read_text(loaded, text)  # the window holding the position (see the module)
     if all(tok.special):
         raise WorkbenchError("the text gives no tokens for this model (only special tokens are left)")
     inputs = _inputs(loaded, tok)
@@ -149,14 +158,19 @@ def prediction_site(loaded: LoadedModel, text: str, what: str = "attribution",
 
 def site_from_ids(loaded: LoadedModel, ids: list[int], position: int | None = None,
                   what: str = "attribution") -> PredictionSite:
-    """A site for token ids as given: decoders predict after the last id, masked LMs at ``position`` (the
-    mask's index), encoder-decoders their first output token."""
+    """A site for token ids as given: decoders predict after the last id (a prompt longer than the window:
+    through its last window), masked LMs at ``position`` (the mask's index), encoder-decoders their first
+    output token."""
     _check_head(loaded, what)
     ids = [int(i) for i in ids]
+    window = None
+    if loaded.family is Family.DECODER:  # a prompt kept whole (the Predictions view's): its last window
+        ids, window = read_ids(loaded, ids)
     tokens = [t if t is not None else str(i) for t, i in zip(loaded.tokenizer.convert_ids_to_tokens(ids), ids)]
     special = set(loaded.tokenizer.all_special_ids)
     n = len(ids)
-    tok = TokenizedText("", None, ids, tokens, [(0, 0)] * n, [None] * n, [0] * n, [i in special for i in ids])
+    tok = TokenizedText("", None, ids, tokens, [(0, 0)] * n, [None] * n, [0] * n, [i in special for i in ids],
+                        truncated=bool(window and window.cut), window=window)
     inputs = _inputs(loaded, tok)
     if loaded.family is Family.ENCODER_DECODER:
         return PredictionSite(tok, inputs, 0, "seq2seq", greedy_decoder_ids(loaded, inputs, 0))

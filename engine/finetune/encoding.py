@@ -11,6 +11,11 @@ One encoded example ("feature") is a dict of lists: ``input_ids``, ``attention_m
   question has none (SQuAD 2.0's unanswerable questions);
 - ``seq2seq``: ``labels``, the target's token ids.
 
+A row longer than ``max_length`` tokens is cut to it (the tokenizer's truncation: a text's end; a pair's
+longer side first; a tagged sentence's last words; a seq2seq source's or target's end) and counted:
+``encode_task_counted`` returns how many rows were cut, which the run's summary says in ``notes``
+(``cut_note``). QA cuts nothing: its contexts are read in overlapping windows.
+
 ``collate`` pads a list of features into a ``Batch`` whose ``inputs`` go to the model and whose
 ``labels`` (QA: start positions, end positions in ``extras``) go to its loss.
 """
@@ -83,6 +88,42 @@ def encode_pairs(tokenizer: Any, examples: Sequence[Seq2SeqExample], max_length:
         encoding = tokenizer(example.source, text_target=example.target, truncation=True, max_length=max_length)
         out.append(_inputs(encoding) | {"labels": list(encoding["labels"])})
     return out
+
+
+def _longer(tokenizer: Any, feature: Feature, max_length: int, *args: Any, **kwargs: Any) -> bool:
+    """Whether a feature cut at ``max_length`` (as long as that) came from a longer row (encoded again whole)."""
+    if len(feature["input_ids"]) < max_length and len(feature.get("labels") or ()) < max_length:
+        return False
+    whole = tokenizer(*args, **kwargs)
+    return len(whole["input_ids"]) > max_length or len(whole.get("labels") or ()) > max_length
+
+
+def rows_cut(task: str, tokenizer: Any, data: Sequence[Any], features: Sequence[Feature], max_length: int) -> int:
+    """How many rows of ``data`` (encoded as ``features``, one per row) are longer than ``max_length`` tokens
+    and were cut (QA: none; its contexts are windowed)."""
+    if task == "seq-cls":
+        return sum(_longer(tokenizer, f, max_length, e.text, e.text_pair) for e, f in zip(data, features))
+    if task == "token-cls":
+        return sum(_longer(tokenizer, f, max_length, list(e.words), is_split_into_words=True)
+                   for e, f in zip(data, features))
+    if task == "seq2seq":
+        return sum(_longer(tokenizer, f, max_length, e.source, text_target=e.target) for e, f in zip(data, features))
+    return 0
+
+
+def cut_note(cut: int, rows: int, max_length: int, role: str) -> str | None:
+    """The summary's line for ``cut`` of ``rows`` ``role`` rows cut to ``max_length`` tokens (None: none)."""
+    if not cut:
+        return None
+    return (f"{cut} of {rows} {role} rows were longer than {max_length} tokens (max length) and were cut to it: "
+            "the model saw only their first tokens")
+
+
+def encode_task_counted(task: str, tokenizer: Any, data: Sequence[Any], labels: Sequence[str],
+                        max_length: int) -> tuple[list[Feature], int]:
+    """``encode_task``'s features and how many rows were cut to ``max_length``."""
+    features = encode_task(task, tokenizer, data, labels, max_length)
+    return features, rows_cut(task, tokenizer, data, features, max_length)
 
 
 def encode_task(task: str, tokenizer: Any, data: Sequence[Any], labels: Sequence[str],

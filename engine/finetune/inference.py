@@ -72,6 +72,13 @@ def tag(model: Any, tokenizer: Any, sentences: Sequence[Sequence[str]], labels: 
     return out
 
 
+def words_read(tokenizer: Any, words: Sequence[str], max_length: int) -> int:
+    """How many of ``words`` (from the first) have a token inside ``max_length`` tokens (``tag`` reads those)."""
+    encoding = tokenizer(list(words), is_split_into_words=True, truncation=True, max_length=max_length)
+    seen = {w for w in encoding.word_ids() if w is not None}
+    return max(seen) + 1 if seen else 0
+
+
 NULL_THRESHOLD = 0.0  # SQuAD 2.0: "no answer" when the null score beats the best span by more than this
 
 

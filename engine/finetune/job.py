@@ -38,7 +38,7 @@ import torch
 
 from lm_workbench.engine.data.squad import any_unanswerable
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.encoding import batches_of, collate, encode_task, targets
+from lm_workbench.engine.finetune.encoding import batches_of, collate, cut_note, encode_task_counted, targets
 from lm_workbench.engine.finetune.footprint import training_state_bytes
 from lm_workbench.engine.finetune.names import SENTENCE_TASK
 from lm_workbench.engine.finetune.validation import ValidationReport, validate_task
@@ -276,8 +276,17 @@ def finetune_job(model: Any, tokenizer: Any, method: Any, method_config: Any, da
             for note in extra["notes"]:
                 yield Progress(0, 0, note)
         else:
-            train_features = encode_task(task, tokenizer, data.train, data.labels, settings.max_length)
-            validation_features = encode_task(task, tokenizer, data.validation, data.labels, settings.max_length)
+            train_features, train_cut = encode_task_counted(task, tokenizer, data.train, data.labels,
+                                                            settings.max_length)
+            validation_features, validation_cut = encode_task_counted(task, tokenizer, data.validation, data.labels,
+                                                                      settings.max_length)
+            notes = [n for n in (cut_note(train_cut, len(data.train), settings.max_length, "training"),
+                                 cut_note(validation_cut, len(data.validation), settings.max_length, "validation"))
+                     if n]
+            if notes:  # rows longer than the window: cut and counted (the summary's notes)
+                extra = {"notes": notes, "rows_cut": {"training": train_cut, "validation": validation_cut}}
+                for note in notes:
+                    yield Progress(0, 0, note)
         training_task = build_training_task(task, prepared, train_features, validation_features, pad_id,
                                             settings.batch_size)
 

@@ -6,7 +6,9 @@ reload builds a fresh task model on the base (``build_task_model``) and hands it
 ``load``, so its predictions equal the trained model's (the methods guarantee bit-identical logits).
 ``predict`` answers one input the way the task asks: a label with probabilities, a tag per word,
 an answer span in a context ("" when a SQuAD 2.0 model, manifest ``no_answer``, finds none), a
-generated text, or (a sentence encoder, given two texts) their cosine similarity.
+generated text, or (a sentence encoder, given two texts) their cosine similarity. An input longer than the
+run's maximum length is cut to it, as training cut its rows, and the answer's ``notes`` say so (a tagged
+word past the cut has no tag: ``tag`` and ``confidence`` are null).
 """
 
 from __future__ import annotations
@@ -104,12 +106,16 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
     model, tokenizer = tuned.model, tuned.tokenizer
     if task == "seq-cls":
         found = inference.classify(model, tokenizer, [(text, text2)], tuned.labels, max_length)[0]
-        return {"task": task, **found}
+        return _with_notes({"task": task, **found}, _cut_input(tokenizer, max_length, text, text2))
     if task == "token-cls":
         words = text.split()
         found = inference.tag(model, tokenizer, [words], tuned.labels, max_length)[0]
-        return {"task": task, "tokens": [{"word": w, "tag": t, "confidence": c}
-                                         for w, t, c in zip(words, found["tags"], found["confidences"])]}
+        read = inference.words_read(tokenizer, words, max_length)
+        tokens = [{"word": w, "tag": t, "confidence": c} if i < read else {"word": w, "tag": None, "confidence": None}
+                  for i, (w, t, c) in enumerate(zip(words, found["tags"], found["confidences"]))]
+        note = (f"the text is longer than the maximum length of {max_length} tokens: the model read its first "
+                f"{read} of {len(words)} words; the rest have no tag (null)") if read < len(words) else None
+        return _with_notes({"task": task, "tokens": tokens}, note)
     if task == "sentence-embedding":
         return similarity(tuned, text, text2)
     if task == "qa":
@@ -127,4 +133,18 @@ def predict(tuned: FineTunedModel, text: str, text2: str | None = None,
         answer = answer_prompts(model, tokenizer, template, [text], max_length=max_length,
                                 max_new_tokens=min(64, max_length))[0]
         return {"task": task, "answer": answer, "text": answer, "chat_template": template.source}
-    return {"task": task, **inference.generate(model, tokenizer, [text], max_length)[0]}
+    return _with_notes({"task": task, **inference.generate(model, tokenizer, [text], max_length)[0]},
+                       _cut_input(tokenizer, max_length, text))
+
+
+def _cut_input(tokenizer: Any, max_length: int, text: str, text2: str | None = None) -> str | None:
+    """The note for an input longer than ``max_length`` tokens (cut to it, as in training), else None."""
+    total = len(tokenizer(text, text2)["input_ids"])
+    if total <= max_length:
+        return None
+    return (f"the input is {total} tokens long (special tokens included) and the model reads {max_length} (the "
+            f"run's maximum length): it read the first {max_length}, the rest was cut off")
+
+
+def _with_notes(answer: dict[str, Any], note: str | None) -> dict[str, Any]:
+    return {**answer, "notes": [note]} if note else answer

@@ -49,6 +49,7 @@ class Ablation:
     heads: int
     ablated: list[str] = field(default_factory=list)  # what was taken out together ("1.0", "mlp 2")
     corpus_tokens: int | None = None
+    notes: list[str] = field(default_factory=list)  # "tokens a–b of n" (a text longer than the window), corpus cuts
 
     def to_dict(self) -> dict:
         data = {"how": self.how, "target": self.target, "contrast": self.contrast, "clean_metric": self.clean_metric,
@@ -58,6 +59,8 @@ class Ablation:
             data["ablated"] = self.ablated
         if self.corpus_tokens is not None:
             data["corpus_tokens"] = self.corpus_tokens
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data
 
 
@@ -146,7 +149,8 @@ def _result(setup: _Setup, clean: float, ablated, ablated_names: list[str]) -> A
     t = setup.target
     return Ablation(setup.how, t.token, t.id, t.contrast, t.contrast_id, t.site.position, clean, ablated,
                     [row.name for row in setup.parts.rows], setup.parts.heads, ablated_names,
-                    setup.replacements.tokens if setup.replacements is not None else None)
+                    setup.replacements.tokens if setup.replacements is not None else None,
+                    t.site.notes + (setup.replacements.notes if setup.replacements is not None else []))
 
 
 def ablate_job(loaded: LoadedModel, text: str, target: str | None = None, contrast: str | None = None, *,

@@ -4,12 +4,13 @@ Every line of the corpus runs through the model (an encoder-decoder's decoder re
 right, as in training); each site (a head row's output-projection input, an MLP's output) is kept at every
 token. Mean ablation replaces the site by its mean over all the corpus's tokens; resample ablation replaces
 the site at each position of the text by its value at one corpus token drawn uniformly (seeded; the same
-draws for every site, so a set of sites is replaced from the same tokens).
+draws for every site, so a set of sites is replaced from the same tokens). A line longer than the model's
+window is cut to its first window and counted (``Replacements.notes``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generator
 
 import torch
@@ -31,13 +32,16 @@ class Replacements:
     rows: list[torch.Tensor]
     mlps: list[torch.Tensor]
     tokens: int  # the corpus's tokens read
+    notes: list[str] = field(default_factory=list)  # lines cut to the window, counted
 
 
-def _encoded(loaded: LoadedModel, lines: list[str]) -> list[dict[str, torch.Tensor]]:
+def _encoded(loaded: LoadedModel, lines: list[str]) -> tuple[list[dict[str, torch.Tensor]], int]:
+    """The lines' model inputs (each cut to the window) and how many lines were cut."""
     device = loaded.device.torch_device
     limit = loaded.info.max_positions or 512
-    runs = []
+    runs, cut = [], 0
     for line in lines[:MAX_CORPUS_LINES]:
+        cut += len(loaded.tokenizer(line)["input_ids"]) > limit
         enc = loaded.tokenizer(line, truncation=True, max_length=limit, return_tensors="pt")
         inputs = {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
         if inputs["input_ids"].shape[1] == 0:
@@ -45,7 +49,7 @@ def _encoded(loaded: LoadedModel, lines: list[str]) -> list[dict[str, torch.Tens
         if loaded.family is Family.ENCODER_DECODER:
             inputs["decoder_input_ids"] = loaded.model.prepare_decoder_input_ids_from_labels(labels=inputs["input_ids"])
         runs.append(inputs)
-    return runs
+    return runs, cut
 
 
 def corpus_replacements_job(loaded: LoadedModel, parts: Anatomy, lines: list[str], how: str, positions: int,
@@ -55,7 +59,7 @@ def corpus_replacements_job(loaded: LoadedModel, parts: Anatomy, lines: list[str
     lines = [line.strip() for line in lines if line.strip()]
     if not lines:
         raise WorkbenchError(f"{how} ablation reads a corpus, and it has no text: give a file of lines (--corpus F)")
-    runs = _encoded(loaded, lines)
+    runs, cut = _encoded(loaded, lines)
     lengths = [int(r["input_ids"].shape[1]) for r in runs] if loaded.family is not Family.ENCODER_DECODER else \
         [int(r["decoder_input_ids"].shape[1]) for r in runs]
     total = sum(lengths)
@@ -93,4 +97,7 @@ def corpus_replacements_job(loaded: LoadedModel, parts: Anatomy, lines: list[str
     else:
         values = [torch.stack(column) for column in picked]
     n = len(projections)
-    return Replacements(how, values[:n], values[n:], total)
+    window = loaded.info.max_positions or 512
+    notes = [f"{cut} of {len(runs)} corpus lines were longer than the model's window of {window} tokens and were "
+             "cut to it"] if cut else []
+    return Replacements(how, values[:n], values[n:], total, notes)

@@ -56,6 +56,7 @@ class DirectLogitAttribution:
     tokens: list[str]
     norm_scale: float  # the final norm's frozen scale σ
     note: str = field(default="")
+    notes: list[str] = field(default_factory=list)  # "tokens a–b of n" when the text was longer than the window
 
     @property
     def parts_sum(self) -> float:
@@ -74,7 +75,7 @@ class DirectLogitAttribution:
                 "bias": self.bias, "total": self.total, "approximation_gap": self.approximation_gap,
                 "rows": self.rows, "target": self.target, "target_id": self.target_id, "contrast": self.contrast,
                 "contrast_id": self.contrast_id, "position": self.position, "tokens": self.tokens,
-                "norm_scale": self.norm_scale, "note": self.note}
+                "norm_scale": self.norm_scale, "note": self.note} | ({"notes": list(self.notes)} if self.notes else {})
 
 
 def _frozen_norm(norm: torch.nn.Module, r: torch.Tensor) -> tuple[float, torch.Tensor, torch.Tensor, bool]:
@@ -181,4 +182,4 @@ def split_target(loaded: LoadedModel, parts: Anatomy, chosen: Target) -> DirectL
     gap = total - (embed + sum(sum(row) for row in attn) + sum(mlp) + bias)
     return DirectLogitAttribution(parts.layers, parts.heads, [row.name for row in parts.rows], embed, attn, mlp, bias,
                                   total, gap, chosen.token, chosen.id, chosen.contrast, chosen.contrast_id, p,
-                                  site.tokens, sigma, FROZEN_NOTE.format(sigma=sigma))
+                                  site.tokens, sigma, FROZEN_NOTE.format(sigma=sigma), site.notes)

@@ -66,6 +66,9 @@ def subject_positions(site: PredictionSite, subject: str) -> list[int]:
     tok = site.tokenized
     positions = [i for i, ((a, b), special) in enumerate(zip(tok.offsets, tok.special))
                  if not special and b > a and a < end and b > start]
+    if not positions and tok.window_note:
+        raise WorkbenchError(f"the subject {words!r} lies outside the window the model reads of the clean text "
+                             f"({tok.window_note}): shorten the text or move the subject closer to the answer")
     if not positions:
         raise WorkbenchError(f"the subject {words!r} covers no token of the clean text")
     return positions

@@ -37,7 +37,7 @@ decoder's (``resid``, ``attn``, ``cross-attn``, ``mlp``) one per decoder token, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generator, Sequence
 
 import torch
@@ -103,6 +103,7 @@ class Patching:
     columns: str | None = None
     encoder_tokens: list[str] | None = None
     decoder_tokens: list[str] | None = None
+    notes: list[str] = field(default_factory=list)  # which tokens of a text longer than the window were read
 
     def to_dict(self) -> dict:
         data = {"site": self.site, "layers": self.layers, "tokens": self.tokens, "clean_metric": self.clean_metric,
@@ -116,6 +117,8 @@ class Patching:
             data["weak_contrast"] = True
         if self.noise is not None:
             data["noise"] = self.noise.to_dict()
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data
 
 
@@ -201,15 +204,19 @@ def check_family(loaded: LoadedModel, output_position: int, what: str = WHAT) ->
 def column_tokens(loaded: LoadedModel, site: str, clean_site: PredictionSite, corrupt_site: PredictionSite
                   ) -> dict:
     """The ``Patching`` fields that name the columns: ``tokens`` and ``corrupt_tokens`` (the patched positions'
-    tokens in each run), and for an encoder-decoder ``columns``, ``encoder_tokens`` and ``decoder_tokens``."""
+    tokens in each run), for an encoder-decoder ``columns``, ``encoder_tokens`` and ``decoder_tokens``, and
+    ``notes``: which tokens of a text longer than the window each run read ("clean text: tokens a–b of n")."""
+    notes = [f"clean text: {n}" for n in clean_site.notes]
+    if corrupt_site is not clean_site:
+        notes += [f"corrupted text: {n}" for n in corrupt_site.notes]
     if clean_site.kind != "seq2seq":
-        return {"tokens": clean_site.tokens, "corrupt_tokens": corrupt_site.tokens}
+        return {"tokens": clean_site.tokens, "corrupt_tokens": corrupt_site.tokens, "notes": notes}
     decoder = decoder_tokens(loaded, clean_site)
     encoder = site == BLOCK_INPUT or is_encoder_site(site)
     return {"tokens": clean_site.tokens if encoder else decoder,
             "corrupt_tokens": corrupt_site.tokens if encoder else decoder,
             "columns": "encoder" if encoder else "decoder", "encoder_tokens": clean_site.tokens,
-            "decoder_tokens": decoder}
+            "decoder_tokens": decoder, "notes": notes}
 
 
 def _runs(loaded: LoadedModel, clean: str, how: Corruption, answer: str, wrong: str | None, site: str,

@@ -245,7 +245,12 @@ def test_the_attention_view_says_what_it_cuts(tiny_models):
 
     cut = encode(gpt2, SENTENCE, attentions=True, max_tokens=6)
     assert len(cut.tokens) == 6 and cut.attentions.shape[-1] == 6
-    assert capped_note(cut).startswith(f"Showing the first 6 of {cut.tokenized.full_length} tokens")
+    n = cut.tokenized.full_length  # a decoder reads the last window (issue 42): the view says which tokens
+    assert capped_note(cut).startswith(f"Showing the last 6 of {n} tokens (tokens {n - 5}–{n} of {n}")
+    bert = load_model(str(tiny_models["bert"]))  # an encoder without a mask: the first window
+    first = encode(bert, SENTENCE, attentions=True, max_tokens=6)
+    assert first.tokens[0] == "[CLS]" and first.tokens[-1] == "[SEP]"
+    assert capped_note(first).startswith(f"Showing the first 6 of {first.tokenized.full_length} tokens (tokens 1–4 of")
     assert capped_note(encode(gpt2, "The cat.", attentions=True, max_tokens=6)) is None
 
 

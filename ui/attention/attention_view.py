@@ -53,9 +53,13 @@ def capped_note(encoding: Encoding) -> str | None:
     tok = encoding.tokenized
     if not tok.truncated:
         return None
-    return (f"Showing the first {len(tok.ids)} of {tok.full_length} tokens: every layer's and head's attention "
-            f"grows with the square of the length, so this view reads at most {MAX_TOKENS} tokens (or the "
-            "model's window). Shorten the text to see the rest.")
+    middle = tok.keep != "end" and tok.window is not None and tok.window.first > 1
+    which = f"{len(tok.ids)} of {tok.full_length} tokens around the masks" if middle else \
+        f"the {'last' if tok.keep == 'end' else 'first'} {len(tok.ids)} of {tok.full_length} tokens"
+    read = f" ({tok.window_note}, special tokens not counted)" if tok.window_note else ""
+    return (f"Showing {which}{read}: every layer's and head's "
+            f"attention grows with the square of the length, so this view reads at most {MAX_TOKENS} tokens (or "
+            "the model's window). Shorten the text to see the rest.")
 
 
 NO_ATTENTION_NOTICE = (

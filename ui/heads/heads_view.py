@@ -29,6 +29,7 @@ from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.reading import read_line
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
@@ -37,6 +38,12 @@ from lm_workbench.heads.state import HOWS, HeadsState
 
 HOW_NAMES = {"zero": "zero: the head's output set to 0", "mean": "mean over a corpus",
              "resample": "resample from a corpus (seeded)"}
+
+
+def _sweep_notes(notes: list[str]) -> list[str]:
+    """The sweep's lines: the window read ("tokens a–b of n") and what the corpus cut, each once."""
+    window = [n for n in notes if n.startswith("tokens ")]
+    return ([read_line(window)] if window else []) + [n[0].upper() + n[1:] + "." for n in notes if n not in window]
 
 
 def _shown(token: str | None) -> str:
@@ -280,7 +287,8 @@ class HeadsView(ModelView):
             f"Direct logit attribution of {metric} at token {dla.position}: the model gives <b>{dla.total:.3f}</b>; "
             f"the parts sum to <b>{dla.parts_sum:.3f}</b> (embeddings {dla.embed:+.3f}, biases {dla.bias:+.3f}); "
             f"residual (approximation gap) <b>{dla.approximation_gap:+.2e}</b>. Read through the final norm with its "
-            f"scale frozen at this run's (σ = {dla.norm_scale:.4g}).")
+            f"scale frozen at this run's (σ = {dla.norm_scale:.4g})."
+            + (f"<br>{html.escape(read_line(dla.notes))}" if read_line(dla.notes) else ""))
         self.dla_map.set_matrix(np.array(dla.attn, dtype=np.float64), _row_labels(dla.rows),
                                 [str(h) for h in range(dla.heads)],
                                 title=f"each head's direct share of {metric} (rows: layers, columns: heads)",
@@ -298,7 +306,7 @@ class HeadsView(ModelView):
         self.sweep_summary.setText(
             f"{metric}: clean <b>{sweep.clean_metric:.3f}</b>. Each cell: the metric with that head ablated "
             f"({sweep.how}{corpus}) minus the clean one; {self.state.rows_done()} of {self.state.rows_total} rows "
-            "done.")
+            "done." + "".join(f"<br>{html.escape(line)}" for line in _sweep_notes(sweep.notes)))
         self.sweep_map.set_matrix(np.array(self.state.change(), dtype=np.float64), _row_labels(sweep.rows),
                                   [str(h) for h in range(sweep.heads)],
                                   title=f"change of {metric} with the head ablated (rows: layers, columns: heads)",

@@ -25,6 +25,7 @@ from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.reading import read_line
 from lm_workbench.ui.widgets.cell_text import PlateDelegate, cell_ink
 from lm_workbench.ui.widgets.colormap import color_at, gradient_css
 from lm_workbench.ui.view_kit.view_context import ViewContext
@@ -248,11 +249,14 @@ class LensView(ModelView):
         if table is None:
             return
         self.notice.clear_message()
+        window = read_line(table.notes)  # a text longer than the model's window: the tokens it read
+        if window:
+            self.notice.show_message(window, "info")
         if table.total_positions > len(table.tokens):
             self.notice.show_message(
                 f"Showing the first {len(table.tokens)} of {table.total_positions} positions: each position is read "
                 f"through the output head at every layer, so this view reads at most {MAX_POSITIONS}. The model "
-                "still read the whole text; shorten it to see the rest.", "info")
+                f"still read all {table.total_positions}; shorten the text to see the rest." + (f" {window}" if window else ""), "info")
         side = "the decoder's" if table.side == "decoder" else "the encoder's"
         lens = "through its translator, " if table is self.tuned.state.both.tuned else ""
         self.caption.setText(f"Each cell: {side} top token at that position if the model stopped after that "

@@ -32,6 +32,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.reading import read_line
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
@@ -303,7 +304,8 @@ class PatchingView(QWidget):
                "one forward and one backward pass (Refine exactly runs the exact sweep).")
             + _noise_line(result.noise)
             # on a line of its own, in bold: a weak contrast makes every cell below doubtful
-            + (f"<br><b>{html.escape(result.note[0].upper() + result.note[1:])}.</b>" if result.note else ""))
+            + (f"<br><b>{html.escape(result.note[0].upper() + result.note[1:])}.</b>" if result.note else "")
+            + (f"<br>{html.escape(read_line(result.notes))}" if read_line(getattr(result, "notes", None)) else ""))
         stack = "" if columns is None else f"{columns} "
         self.heatmap.set_axes(f"{stack}layer", f"{stack}token")
         self.heatmap.set_matrix(np.array(self.state.matrix(), dtype=np.float64),

@@ -38,6 +38,7 @@ from lm_workbench.compare.jobs import predict_b
 from lm_workbench.predictions.jobs import (
     GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
 )
+from lm_workbench.reading import read_line
 
 MODES = {
     "encoder": "Fill-mask: write [MASK] where a word is missing; each mask gets the model's top k tokens.",
@@ -167,11 +168,18 @@ class PredictionsView(ModelView):
     def model_b_split(self) -> ModelBSplit:
         return self.ab
 
-    def _show_fill(self, result: tuple[list[str], list, list[int], str]) -> None:
-        tokens, preds, ids, self._fill_text = result
+    def _show_read(self, line: str | None) -> None:
+        """The window line ("tokens a–b of n") when the model read only part of the text, else no notice."""
+        if line:
+            self.notice.show_message(line, "info")
+        else:
+            self.notice.clear_message()
+
+    def _show_fill(self, result: tuple[list[str], list, list[int], str, str | None]) -> None:
+        tokens, preds, ids, self._fill_text, line = result
         self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]
         self.explain.clear()
-        self.notice.clear_message()
+        self._show_read(line)
         self.fill_page.set_predictions(tokens, preds)
         self.pages.setCurrentWidget(self.fill_page)
         self._explain_if_asked()
@@ -179,7 +187,7 @@ class PredictionsView(ModelView):
     def _show_next(self, result: dict) -> None:
         self._next = result  # (self._ids stay the ids Accept/Generate kept: the request's key must not change)
         self.explain.clear()
-        self.notice.clear_message()
+        self._show_read(result.get("read"))
         self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
         self.pages.setCurrentWidget(self.next_page)
         self._explain_if_asked()
@@ -188,7 +196,8 @@ class PredictionsView(ModelView):
         infilling, out_tokens = result
         self._infill_text = self._loaded_text
         self.explain.clear()
-        self.notice.clear_message()
+        window = infilling.window
+        self._show_read(read_line([window.note]) if window is not None and window.cut else None)
         self.infill_page.set_result(infilling.source_tokens, infilling.text, out_tokens)
         self.pages.setCurrentWidget(self.infill_page)
         self._explain_if_asked()

@@ -30,6 +30,7 @@ from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.token_strip import TokenStrip
 from lm_workbench.ui.widgets.wrapped_label import WrappedLabel
+from lm_workbench.reading import read_line
 
 METHOD_NAMES = {
     GRAD_INPUT: "gradient × input",
@@ -247,7 +248,8 @@ def _describe(explanation: Any) -> str:
         what = "difference" if result.contrast is not None else "logit"
         text += (f"; completeness gap {result.completeness_gap:+.2e} (scores sum to "
                  f"{sum(result.scores):.3f}, {what} − baseline {result.metric - result.baseline_logit:.3f})")
-    return text
+    window = read_line(getattr(result, "notes", ()))  # a text longer than the window: which tokens were read
+    return text + (f"<br>{html.escape(window)}" if window else "")
 
 
 def _show_in(strip: TokenStrip, explanation: Any) -> None:

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from lm_workbench.cli.common import add_model_options, drive_job, load_for, print_json
+from lm_workbench.cli.common import add_model_options, drive_job, load_for, note_window, print_json
 
 
 def register(sub: Any) -> None:
@@ -58,6 +58,7 @@ def cmd_attribute(args: argparse.Namespace) -> int:
         result, attention = drive_job(attribute_with_attention_job(
             loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer,
             contrast=args.contrast), quiet=True)
+    note_window(result.notes)
     if args.json:
         print_json(result.to_dict() if attention is None else result.to_dict() | {"attention": attention})
         return 0

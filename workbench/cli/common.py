@@ -151,6 +151,12 @@ def note(message: str) -> None:
     print(f"note: {message}", file=sys.stderr)
 
 
+def note_window(notes: Any) -> None:
+    """One ``note:`` line on stderr per "tokens a–b of n" note: the text was longer than the model's window."""
+    for line in notes or ():
+        note(f"the text is longer than the model's window: read {line}")
+
+
 # -- models ------------------------------------------------------------------------------------------------------
 
 def add_model_options(p: argparse.ArgumentParser) -> None:

@@ -257,6 +257,9 @@ def cmd_finetune(args: argparse.Namespace) -> int:
           f"{summary['total_parameters']:,} parameters trained ({summary['trainable_percent']:.2f}%), "
           f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown or 'loss only'}; saved in "
           f"{summary['out_dir']}")
+    if summary.get("rows_cut"):
+        for note in summary.get("notes", []):  # rows longer than the max length, cut and counted
+            print(note)
     sentence = summary.get("sentence")
     if sentence:  # the sentence-embedding task: its loss and pooling, what validation gave, where the model is
         print(f"{sentence['loss']} loss, {sentence['pooling']} pooling; " + "; ".join(sentence["notes"]))
@@ -287,12 +290,14 @@ def cmd_predict(args: argparse.Namespace) -> int:
         result = {"task": tuned.task, **answer(tuned.model, tuned.tokenizer, tuned.manifest, args.text)}
     else:
         result = predict(tuned, args.text, text2=args.text2, context=args.context)
+    for line in result.get("notes", []):  # an input longer than the run's maximum length was cut
+        print(f"note: {line}", file=sys.stderr)
     if args.json:
         print_json(result)
     elif result["task"] == "seq-cls":
         print(f"{result['label']} ({result['confidence']:.3f})")
     elif result["task"] == "token-cls":
-        print(" ".join(f"{t['word']}/{t['tag']}" for t in result["tokens"]))
+        print(" ".join(f"{t['word']}/{t['tag'] if t['tag'] is not None else '-'}" for t in result["tokens"]))
     elif result["task"] == "qa":
         print(f"{result['answer']!r} ({result['confidence']:.3f})")
     elif result["task"] == "sentence-embedding":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import UsageError, add_model_options, drive_job, load_for, print_json
+from lm_workbench.cli.common import UsageError, add_model_options, drive_job, load_for, note_window, print_json
 
 HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (checked by a test)
 
@@ -60,6 +60,7 @@ def cmd_dla(args: argparse.Namespace) -> int:
 
     loaded = load_for(args)
     result = direct_logit_attribution(loaded, args.text, args.target, args.contrast, args.output_position)
+    note_window(result.notes)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -105,6 +106,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     else:
         result = drive_job(ablate_job(loaded, args.text, args.target, args.contrast, heads=heads, mlps=mlps,
                                         **common), quiet=args.json)
+    note_window(result.notes)
     if args.json:
         print_json(result.to_dict())
         return 0

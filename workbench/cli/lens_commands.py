@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, positive_k, print_json
+from lm_workbench.cli.common import (
+    EXIT_INTERRUPTED, add_model_options, echo, load_for, note_window, positive_k, print_json,
+)
 
 SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
 
@@ -89,6 +91,7 @@ def cmd_lens(args: argparse.Namespace) -> int:
     if args.tuned is not None:
         return _tuned_lens(args)
     table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
+    note_window(table.notes)
     if args.json:
         print_json(table.to_dict())
     else:
@@ -115,6 +118,7 @@ def _tuned_lens(args: argparse.Namespace) -> int:
                              f"{args.model} --corpus FILE', or name its folder after --tuned")
     translators = load_translators(folder, count=loaded.info.layers, hidden=loaded.info.hidden_size)
     both = read_both(loaded, args.text, translators, target=args.target, k=k)
+    note_window(both.logit.notes)
     if args.json:
         print_json(both.logit.to_dict() | both.to_dict() | {"tuned_folder": str(folder)})
         return 0

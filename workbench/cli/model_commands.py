@@ -146,8 +146,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
     write_or_fail(out, lambda: np.savez(out, **arrays))
     if tok.truncation_message:
         note(tok.truncation_message)
-    summary = {"out": str(out), "tokens": len(tok), "truncated": tok.truncated,
-               "arrays": {k: list(v.shape) for k, v in arrays.items()}}
+    from lm_workbench.engine.text_window import window_notes, with_notes
+
+    summary = with_notes({"out": str(out), "tokens": len(tok), "truncated": tok.truncated,
+                          "arrays": {k: list(v.shape) for k, v in arrays.items()}}, window_notes(tok))
     if args.json:
         print_json(summary, indent=2)
     else:

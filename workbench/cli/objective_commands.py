@@ -76,8 +76,9 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     tokenizer = load_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)
     objective.check_requirements(tokenizer)
     ids, full = encode_text(tokenizer, args.text)
-    if full > len(ids):
-        note(f"the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window")
+    cut = f"the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window" if full > len(ids) else None
+    if cut:
+        note(cut)
 
     rng = np.random.default_rng(args.seed)
     first = first_preview(registry, objective.name, ids, tokenizer, rng, config)
@@ -87,6 +88,8 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
         previews = draw_previews(registry, objective.name, ids, tokenizer, rng, config, args.samples, [first])
         data["samples"] = args.samples
         data["rates"] = measure_rates(previews, special_mask(tokenizer))
+    if cut:  # a whole-text view of the first window: the JSON says so too (docs/data-formats.md)
+        data["notes"] = [cut]
     if args.json:
         print_json(data)
     else:

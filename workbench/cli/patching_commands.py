@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
-from lm_workbench.cli.common import add_model_options, drive_job, load_for, print_json
+from lm_workbench.cli.common import add_model_options, drive_job, load_for, note_window, print_json
 
 
 def register(sub: Any) -> None:
@@ -61,6 +61,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
                                       subject=args.subject, noise_scale=args.noise_scale,
                                       samples=args.noise_samples, seed=args.seed,
                                       output_position=args.output_position), quiet=True)
+    note_window(result.notes)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -109,6 +110,7 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
                "seed": args.seed, "output_position": args.output_position}
     approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong,
                                                 (args.site,), **options), quiet=True)[args.site]
+    note_window(approx.notes)
     data = {**approx.to_dict(), "method": METHOD}
     exact = comparison = None
     if args.compare_exact:

@@ -1,4 +1,9 @@
-"""``attention``, ``fill-mask`` and ``next-token``: what a model attends to and predicts."""
+"""``attention``, ``fill-mask`` and ``next-token``: what a model attends to and predicts.
+
+A text longer than the model's window is read through one window (``lm_workbench.engine.text_window``: a
+decoder's last, an encoder's around its masks); the JSON's ``notes`` (and a line on stderr) say which tokens
+("tokens a–b of n") whenever the window cut the text.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.wording import with_article
-from lm_workbench.cli.common import add_model_options, load_for, positive_k, print_json
+from lm_workbench.cli.common import add_model_options, load_for, note, note_window, positive_k, print_json
 
 
 def register(sub: Any) -> None:
@@ -39,10 +44,21 @@ def register(sub: Any) -> None:
     nxt.set_defaults(handler=cmd_next_token)
 
 
+def _read_notes(tok: Any) -> list[str]:
+    """The "tokens a–b of n" line when the window cut the text (also said on stderr), else nothing."""
+    from lm_workbench.engine.text_window import window_notes
+
+    notes = window_notes(tok)
+    if tok is not None and tok.truncated and tok.truncation_message:
+        note(tok.truncation_message)
+    return notes
+
+
 def cmd_attention(args: argparse.Namespace) -> int:
     from lm_workbench.engine.analysis import encode
     from lm_workbench.engine.attention import AttentionKind, attention_matrix, attention_side, hide_special
     from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.text_window import with_notes
 
     loaded = load_for(args)
     if loaded.info.family == "biLM":
@@ -57,12 +73,13 @@ def cmd_attention(args: argparse.Namespace) -> int:
     if args.hide_special:
         weights, q_keep, k_keep = hide_special(weights, side.query_special, side.key_special)
         queries, keys = [queries[i] for i in q_keep], [keys[i] for i in k_keep]
+    notes = _read_notes(result.tokenized)
     if args.json:
         data = {"tokens": queries, "weights": weights.tolist(), "layer": args.layer, "head": args.head,
                 "kind": args.kind}
         if keys != queries:
             data["key_tokens"] = keys
-        print_json(data)
+        print_json(with_notes(data, notes))
     else:
         width = max(len(t) for t in queries + keys)
         print(" " * width + " " + " ".join(f"{t[:6]:>6}" for t in keys))
@@ -73,11 +90,13 @@ def cmd_attention(args: argparse.Namespace) -> int:
 
 def cmd_fill_mask(args: argparse.Namespace) -> int:
     from lm_workbench.engine.predictions import fill_mask
+    from lm_workbench.engine.text_window import with_notes
 
     k = positive_k(args.k)
     tok, predictions = fill_mask(load_for(args), args.text, k)
+    notes = _read_notes(tok)
     if args.json:
-        print_json({"tokens": tok.tokens, "masks": [p.to_dict() for p in predictions]})
+        print_json(with_notes({"tokens": tok.tokens, "masks": [p.to_dict() for p in predictions]}, notes))
     else:
         for p in predictions:
             print(f"position {p.position}: " + ", ".join(f"{c.token} {c.prob:.3f}" for c in p.candidates))
@@ -85,12 +104,15 @@ def cmd_fill_mask(args: argparse.Namespace) -> int:
 
 
 def cmd_next_token(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.predictions import next_token
+    from lm_workbench.engine.predictions import next_tokens
+    from lm_workbench.engine.text_window import window_notes, with_notes
 
-    candidates = next_token(load_for(args), args.text, positive_k(args.k))
+    read = next_tokens(load_for(args), args.text, positive_k(args.k))
+    notes = window_notes(read.window)
+    note_window(notes)
     if args.json:
-        print_json({"candidates": [c.to_dict() for c in candidates]})
+        print_json(with_notes({"candidates": [c.to_dict() for c in read.candidates]}, notes))
     else:
-        for c in candidates:
+        for c in read.candidates:
             print(f"{c.prob:.4f}  {c.id:>6}  {c.token}")
     return 0

@@ -98,6 +98,9 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         summary.update(result.extra)
         summary["validation_categories"] = summary.pop("categories", {})
         summary["chat_template"] = _chat_template(data)["chat_template"]
+    elif (getattr(result, "extra", None) or {}).get("notes"):  # rows longer than the max length: cut and counted
+        summary["notes"] = list(summary.get("notes", [])) + list(result.extra["notes"])
+        summary["rows_cut"] = result.extra["rows_cut"]
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
     summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (lm_workbench.engine.preference.job)

@@ -15,7 +15,8 @@ from lm_workbench.engine.models.device import set_cpu_threads
 from lm_workbench.engine.models.loading import LoadedModel, load_model
 from lm_workbench.engine.models.sources import resolve_job
 from lm_workbench.engine.progress import CancelToken, Progress, relay
-from lm_workbench.engine.tokens import TokenizedText, tokenize
+from lm_workbench.engine.text_window import read_text
+from lm_workbench.engine.tokens import TokenizedText
 from lm_workbench.settings import Settings
 
 
@@ -76,5 +77,5 @@ def settle_heap() -> None:
 
 def tokenize_job(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
     cancel.check()
-    return tokenize(loaded.tokenizer, text, pair or None, max_length=loaded.info.max_positions)
+    return read_text(loaded, text, pair or None)  # the window every view of the text reads
 
