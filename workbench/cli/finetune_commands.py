@@ -239,6 +239,9 @@ def cmd_finetune(args: argparse.Namespace) -> int:
         print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled{where}; continue it with "
               f"--resume {summary['run_id']} (or --resume {spec.out_dir})", file=sys.stderr)
         return EXIT_INTERRUPTED
+    verdict = _verdict(summary)
+    if verdict:  # no step beat the untrained model, or the run ended below its start (issue 49.3)
+        note(verdict)
     if args.json:
         print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
         return 0
@@ -328,3 +331,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for note in summary["notes"]:
         print(f"  {note}")
     return 0
+
+
+def _verdict(summary: dict) -> str | None:
+    """The headline (best and final validation value) when the evaluations say the run did not improve on the
+    untrained model or ended below its start; None otherwise."""
+    from lm_workbench.finetune.state import RunResult
+
+    headline = RunResult(0, str(summary.get("method")), "", summary).best_text(str(summary.get("task")))
+    return headline if ("no step beat" in headline or "ended below" in headline) else None

@@ -33,6 +33,31 @@ MAIN_METRIC = PRIMARY_METRIC
 LOWER_IS_BETTER = {"loss", "validation_loss"}
 
 
+def validation_headline(name: str, history: list, best: float, *, lower_is_better: bool = False) -> str:
+    """``validation accuracy: best 0.6750 (step 0), final 0.3250; no step beat the untrained model (step 0), and
+    the run ended below its start`` from the run's evaluations ``history`` ([[step, {metric: value}], ...]); just
+    ``best validation accuracy 0.6750`` when the history does not have the metric (an older run)."""
+    points = [(int(step), float(values[name])) for step, values in history
+              if isinstance(values, dict) and values.get(name) is not None]
+    if not points:
+        return f"best validation {name} {best:.4f}"
+    better = (lambda a, b: a < b) if lower_is_better else (lambda a, b: a > b)
+    best_step, best_value = points[0]
+    for step, value in points[1:]:
+        if better(value, best_value):
+            best_step, best_value = step, value
+    final_step, final = points[-1]
+    text = f"validation {name}: best {best_value:.4f} (step {best_step}), final {final:.4f}"
+    said = []
+    start_step, start = points[0]
+    if start_step == 0 and len(points) > 1:
+        if best_step == 0:
+            said.append("no step beat the untrained model (step 0)")
+        if better(start, final):
+            said.append(f"the run ended below its start ({start:.4f} → {final:.4f})")
+    return text + ("; " + ", and ".join(said) if said else "")
+
+
 @dataclass
 class RunResult:
     """One finished run, read from its output folder."""
@@ -54,13 +79,19 @@ class RunResult:
         return name, (float(value) if value is not None else None)
 
     def best_text(self, task: str) -> str:
-        """``best validation f1 0.8123``, or ``validation mcc not defined (every gold label is 'pos'; …)``."""
+        """The run's headline: ``validation f1: best 0.8123 (step 40), final 0.8010``, with what the evaluations
+        say against the untrained model (step 0: "no step beat the untrained model", "it ended below its start"),
+        or ``validation mcc not defined (every gold label is 'pos'; …)``."""
         from lm_workbench.engine.maths.undefined import shown
 
         name, value = self.best(task)
         if not name:
             return "no validation metric"
-        return f"best validation {name} {shown(value, name, self.summary.get('notes') or [])}"
+        notes = self.summary.get("notes") or []
+        if value is None:
+            return f"best validation {name} {shown(value, name, notes)}"
+        return validation_headline(name, self.summary.get("history") or [], float(value),
+                                   lower_is_better=name in LOWER_IS_BETTER)
 
     def note_lines(self) -> list[str]:
         """The run's notes (the label rule's, what was dropped, each metric that is not defined and why)."""
