@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.model_dock], [DEFAULT.metrics.dock_start_w], Qt.Orientation.Horizontal)
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
+        self.status.follow_runs(self.run_services)  # the status bar names what the long-run lane runs
         self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
                                          status=self.status.say,
                                          show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))
