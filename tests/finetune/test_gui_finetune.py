@@ -249,7 +249,7 @@ def test_cancel_stops_the_run_and_the_queue(tab, qtbot, tmp_path):
     assert window.view_host.current_entry().id == "tokens"
     bar = window.status
     qtbot.waitUntil(lambda: f" of {steps:,}" in bar.long_run_label.text(), timeout=5000)
-    assert f"Fine-tuning run #{view.run_id} (" in bar.long_run_label.text() and bar.long_run_bar.isVisible()
+    assert f"Fine-tuning run #{view.run_id} · " in bar.long_run_label.text() and bar.long_run_bar.isVisible()
     assert bar.long_run_bar.maximum() == 1000 and bar.message() != "Ready"
     view.cancel_button.click()
     assert not view.cancel_button.isEnabled() and view.state.queue == []

@@ -52,14 +52,14 @@ def test_long_run_section_names_the_run_and_replaces_ready(qtbot):
     bar.show()
     assert bar.message() == READY and not bar.long_run_label.isVisible()
     title = run_title({"id": 3, "kind": "finetune", "name": "lora · seq-cls", "method": "lora"})
-    assert title == "Fine-tuning run #3 (lora · seq-cls)"
+    assert title == "Fine-tuning run #3 · lora · seq-cls"
     bar.set_long_run(describe_run(title, None), None)
-    assert bar.long_run_label.text() == "Fine-tuning run #3 (lora · seq-cls): waiting to start"
+    assert bar.long_run_label.text() == "Fine-tuning run #3 · lora · seq-cls: waiting to start"
     assert bar.long_run_bar.maximum() == 0 and bar.message() != READY
     progress = RunProgress("running", 10, 60, 42.0, None, None)
     assert describe_progress(progress) == "step 10 of 60 · about 0:42 left"
     bar.set_long_run(describe_run(title, progress), progress.fraction)
-    assert bar.long_run_label.text() == "Fine-tuning run #3 (lora · seq-cls): step 10 of 60 · about 0:42 left"
+    assert bar.long_run_label.text() == "Fine-tuning run #3 · lora · seq-cls: step 10 of 60 · about 0:42 left"
     assert (bar.long_run_bar.maximum(), bar.long_run_bar.value()) == (1000, 167)
     bar.set_context("tokens")  # another tab with nothing to say: no "Ready" while the run works
     assert bar.message() == "" and bar.long_run_label.isVisible()

@@ -4,7 +4,7 @@ Pre-training, fine-tuning (and a bench of them), merges and the runs browser's "
 through the window's ONE long-run lane; a view that follows its own run shows it in its own pane, but on any
 other tab the status bar said "Ready". ``LongRunWatch`` checks the lane every second (no lane, no work: a
 window that never trains starts nothing) and follows its running run with a ``RunFollower``, so the line
-reads "Fine-tune run #3 (lora …): step 10 of 60 · about 0:42 left" with a determinate bar once the run's
+reads "Fine-tuning run #3 · lora · seq-cls: step 10 of 60 · about 0:42 left" with a determinate bar once the run's
 loop has recorded its length. ``changed`` carries (text, fraction): text None when nothing runs, fraction
 None while the length is unknown.
 """
@@ -23,11 +23,11 @@ KIND_TITLES = {"pretrain": "Pre-training", "finetune": "Fine-tuning", "tuned-len
 
 
 def run_title(row: dict[str, Any]) -> str:
-    """"Fine-tuning run #3 (lora · seq-cls …)" from a run's store row."""
+    """"Fine-tuning run #3 · lora · seq-cls" from a run's store row."""
     kind = str(row.get("kind") or "run")
     title = KIND_TITLES.get(kind, kind[:1].upper() + kind[1:])
     name = row.get("name") or row.get("method")
-    return f"{title} run #{row['id']}" + (f" ({name})" if name else "")
+    return f"{title} run #{row['id']}" + (f" · {name}" if name else "")
 
 
 def describe_run(title: str, progress: RunProgress | None) -> str:
