@@ -89,7 +89,7 @@ class WheelGuard(QObject):
 def install_wheel_guard(app: QApplication | None = None) -> WheelGuard | None:
     """Install the guard on ``app`` (default: the running application) once; returns it (None without one).
 
-    Widgets polished before the guard was installed keep their focus policy; set it on them here too."""
+    The filter sees only widgets polished from now on: the ones that exist already get the focus policy here."""
     app = app or QApplication.instance()
     if app is None:
         return None
