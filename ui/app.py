@@ -34,10 +34,12 @@ def preset_views() -> dict[str, frozenset[str]]:
 
 
 def create_application(argv: list[str] | None = None):
-    """The ``QApplication`` (reused when one exists), named and themed."""
+    """The ``QApplication`` (reused when one exists), named, themed and with the wheel guard
+    (``ui/widgets/wheel_guard.py``)."""
     from PySide6.QtWidgets import QApplication
 
     from lm_workbench.ui.theme import apply_theme
+    from lm_workbench.ui.widgets.wheel_guard import install_wheel_guard
 
     app = QApplication.instance()
     if app is None:
@@ -46,6 +48,7 @@ def create_application(argv: list[str] | None = None):
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("LM Workbench")
     apply_theme(app)
+    install_wheel_guard(app)  # the wheel scrolls forms instead of changing the setting under the pointer
     return app
 
 

@@ -1,7 +1,8 @@
 """Contextual embeddings over a corpus: occurrences, their vectors per layer, maps and neighbours.
 
 Data side: ``corpus`` (reading files), ``demo_set`` (the built-in polysemy
-set), ``occurrences`` (finding words on the tokenizer's pre-tokenised words),
+set), ``occurrences`` (finding words: whole words, or runs between token boundaries in scripts
+written without spaces),
 ``representation`` (layer specs, scalar mix, pooling), ``extract`` (vectors
 per occurrence and layer) and ``activation_cache`` (float16 memory maps on
 disk). Math side: ``neighbours``, ``projection``, ``layer_sweep``,

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Union
 
 import numpy as np
 
+from lm_workbench.engine.embeddings.occurrences import MATCHING_VERSION
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.memory import format_bytes
 
@@ -69,7 +70,8 @@ def model_fingerprint(loaded: Any) -> str:
 def request_key(model: str, corpus: str, pooling: str, words: Iterable[str] | None) -> str:
     """The entry name for (model fingerprint, corpus hash, pooling, word filter)."""
     chosen = "*" if words is None else "\x1f".join(sorted(words))
-    text = "\x00".join([f"v{FORMAT_VERSION}", model, corpus, pooling, chosen])
+    # MATCHING_VERSION: how words are found; a change of that rule must not serve old occurrence lists
+    text = "\x00".join([f"v{FORMAT_VERSION}", model, corpus, pooling, chosen, f"m{MATCHING_VERSION}"])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 

@@ -5,9 +5,10 @@ memory as tensors:
 
 1. find the occurrences: tokenize each chunk of lines exactly as
    ``lm_workbench.engine.analysis.encode_texts`` will (same tokenizer call, same window),
-   match the chosen words on the tokenizer's pre-tokenised words, and count
-   lines longer than the window (truncated; occurrences past the window are
-   dropped and counted, never an error);
+   find the chosen words (``occurrences``: whole pre-tokenised words, or runs
+   of characters between token boundaries in scripts written without
+   spaces), and count lines longer than the window (truncated; occurrences
+   past the window are dropped and counted, never an error);
 2. encode only the lines that hold an occurrence with ``encode_texts``
    (``hidden_layers=`` the layers asked for, no attentions; progress and
    cancel between batches) and pool each word's subword vectors.
@@ -40,7 +41,9 @@ from lm_workbench.engine.embeddings.activation_cache import (
 )
 from lm_workbench.engine.embeddings.corpus import Corpus, require_lines
 from lm_workbench.engine.embeddings.names import WORD_POOLINGS
-from lm_workbench.engine.embeddings.occurrences import Occurrence, find_occurrences, normalise_words
+from lm_workbench.engine.embeddings.occurrences import (
+    HOW_WORDS_ARE_FOUND, Occurrence, find_occurrences, normalise_words, text_occurrences,
+)
 from lm_workbench.engine.embeddings.table import OccurrenceTable
 from lm_workbench.engine.errors import InsufficientMemoryError, WorkbenchError
 from lm_workbench.engine.models.families import Family
@@ -124,12 +127,17 @@ def _notices(scan_truncated: int, dropped: int, window: int | None) -> list[str]
 
 
 def _no_occurrences(corpus: Corpus, words: frozenset[str] | None) -> WorkbenchError:
+    """The refusal when nothing was found: what was looked for, where, how words are found, and (when a word
+    is in the text but never as a word) how often it appears as plain text."""
     if words is None:
         return WorkbenchError(f"the corpus ({corpus.source}) has no words to embed")
     listed = ", ".join(repr(w) for w in sorted(words))
-    return WorkbenchError(f"{listed} does not occur in the corpus ({len(corpus.lines)} lines of {corpus.source})"
-                          if len(words) == 1 else
-                          f"none of {listed} occurs in the corpus ({len(corpus.lines)} lines of {corpus.source})")
+    where = f"({len(corpus.lines)} lines of {corpus.source})"
+    head = (f"{listed} does not occur in the corpus {where}" if len(words) == 1 else
+            f"none of {listed} occurs in the corpus {where}")
+    inside = {w: text_occurrences(corpus.lines, w) for w in sorted(words)}
+    seen = [f"{w!r} appears {n} time(s) inside other words or tokens" for w, n in inside.items() if n]
+    return WorkbenchError(f"{head}: {HOW_WORDS_ARE_FOUND}" + (f" ({'; '.join(seen)})" if seen else ""))
 
 
 def _table(loaded: Any, corpus: Corpus, occurrences: list[Occurrence], vectors: dict, pooling: str,

@@ -1,6 +1,6 @@
 """What the training loop reports: step metrics, evaluations, checkpoints, and the final result.
 
-The loop yields these (besides ``lm_workbench.engine.progress.Progress`` every step) so the
+The loop yields these (``StepsPlanned`` first; besides ``lm_workbench.engine.progress.Progress`` every step) so the
 UI, the CLI and the tests consume the same stream. Under torchrun only rank 0
 yields the metric and checkpoint events; every rank yields ``Progress``.
 """
@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+@dataclass(frozen=True)
+class StepsPlanned:
+    """Once, before the first step (a resumed run: before its next one): the optimizer steps the run takes in
+    all (``total``) and those already done (``done``), so a front end can say "step k of n" from the start."""
+
+    total: int
+    done: int = 0
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,9 @@ from lm_workbench.engine.training.checkpoint import load_checkpoint, save_checkp
 from lm_workbench.engine.training.config import TrainingConfig
 from lm_workbench.engine.training.distributed import DistributedContext, setup_distributed, wrap_for_data_parallel
 from lm_workbench.engine.training.evaluation import Evaluation, validate
-from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, TrainingResult
+from lm_workbench.engine.training.events import (
+    CheckpointSaved, EvalMetrics, StepMetrics, StepsPlanned, TrainingResult,
+)
 from lm_workbench.engine.training.optimizer import build_adamw
 from lm_workbench.engine.training.precision import PrecisionPlan, choose_precision
 from lm_workbench.engine.training.allocator import page_faults, reuse_freed_memory
@@ -65,7 +67,7 @@ from lm_workbench.engine.training.speed import (
 )
 from lm_workbench.engine.training.task import TrainingTask
 
-Event = Progress | StepMetrics | EvalMetrics | CheckpointSaved
+Event = Progress | StepsPlanned | StepMetrics | EvalMetrics | CheckpointSaved
 
 
 class TrainableModules(nn.Module):
@@ -186,6 +188,8 @@ class _Run:
         if resume_from is not None:
             self._resume(Path(resume_from))
         self.wrapped = wrap_for_data_parallel(self.modules, ctx)
+        if ctx.is_main:
+            yield StepsPlanned(config.steps, self.step)
         if self.step == 0:
             yield from self._evaluate()
         window_tokens, window_time = 0, 0.0
@@ -215,7 +219,7 @@ class _Run:
             self.tally.tokens_seen += tokens
             self.tally.losses.append(loss)
             window_tokens, window_time = window_tokens + tokens, window_time + dt
-            yield Progress(self.step, config.steps, f"step {self.step}/{config.steps} · loss {loss:.4f}")
+            yield Progress(self.step, config.steps, f"step {self.step} of {config.steps} · loss {loss:.4f}")
             if self.step % config.log_every == 0 or self.step == config.steps:
                 extras = dict(zip(sorted(extras), ctx.all_reduce_mean([extras[k] for k in sorted(extras)])))
                 if ctx.is_main:

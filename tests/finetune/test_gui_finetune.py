@@ -250,6 +250,24 @@ def test_cancel_stops_the_run_and_the_queue(tab, qtbot, tmp_path):
     view.start_bench()
     qtbot.waitUntil(lambda: view.curves.point_count(view.run_id, "loss") > 0, timeout=RUN_TIMEOUT)
     assert view.run_method == "lora" and view.state.queue == ["bitfit"]  # in the check boxes' order
+    # Progress with its total (issue 49, item 7): 200 epochs of ceil(training rows / 16) steps, counted here
+    # from the run's own spec and data; a determinate bar; an estimate once two steps are logged; and the
+    # window's status bar names the run from any tab.
+    from lm_workbench.finetune.run import base_folder
+    from lm_workbench.finetune.spec import FineTuneSpec
+    from lm_workbench.finetune.task_data import read_task_data
+
+    spec = FineTuneSpec.from_dict(window.run_services.store.get_run(view.run_id)["params"])
+    steps = 200 * -(-len(read_task_data(spec, base_folder(spec.model)).train) // 16)
+    qtbot.waitUntil(lambda: "left" in view.status_label.text(), timeout=30000)
+    assert f" of {steps:,} · about " in view.status_label.text()
+    assert view.progress_bar.maximum() == 1000 and 0 < view.progress_bar.value() < 1000
+    window.show_view("tokens")
+    assert window.view_host.current_entry().id == "tokens"
+    bar = window.status
+    qtbot.waitUntil(lambda: f" of {steps:,}" in bar.long_run_label.text(), timeout=5000)
+    assert f"Fine-tuning run #{view.run_id} · " in bar.long_run_label.text() and bar.long_run_bar.isVisible()
+    assert bar.long_run_bar.maximum() == 1000 and bar.message() != "Ready"
     view.cancel_button.click()
     assert not view.cancel_button.isEnabled() and view.state.queue == []
     qtbot.waitUntil(lambda: view.status == "cancelled", timeout=60000)

@@ -127,7 +127,7 @@ def test_tiny_run_live_then_open_in_views(make_view, qtbot, tmp_path):
     assert list(item.yData) == logged and list(item.xData) == steps
     assert list(view.plot.items["validation_loss"].yData) == val and len(val) == 3  # steps 0, 10, 20
     assert view.plot.point_count("lr") == 10 and view.plot.point_count("tokens_per_s") == 10
-    assert view.progress_bar.value() == 1000 and "step 20 / 20" in view.eta_label.text()
+    assert view.progress_bar.value() == 1000 and "step 20 of 20" in view.eta_label.text()
     # The parameter count shown before training is the trained model's.
     from transformers import AutoModelForCausalLM
 

@@ -36,7 +36,7 @@ from lm_workbench.ui.finetune.results_panel import ResultsPanel
 from lm_workbench.ui.finetune.run_curves import FineTuneCurves
 from lm_workbench.ui.finetune.shift_plot import ShiftPlot
 from lm_workbench.ui.finetune.sts_table import StsTable
-from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress
+from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, describe_progress
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.fold import FoldSplitter
 from lm_workbench.ui.finetune.instruct_actions import InstructActions
@@ -439,7 +439,7 @@ class FineTuneView(InstructActions, QWidget):
         self.title_label.setText(f"Run #{run_id}: {spec.title()}{start}")
         self.status_label.setText("Starting a process: loading the model and reading the data come first…")
         self.progress_bar.setRange(0, 0)
-        self.follower.follow(run_id, 0)
+        self.follower.follow(run_id)  # its length comes from the run once its loop starts
         self._update_buttons()
         return run_id
 
@@ -452,8 +452,11 @@ class FineTuneView(InstructActions, QWidget):
         if run_id != self.run_id:
             return
         self.last_progress = progress
+        if progress.status == "running" and progress.determinate:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(int(progress.fraction * 1000))
         if progress.status == "running" and progress.step and not self._cancelling:
-            self.status_label.setText(f"Training {self.run_method}: step {progress.step}.")
+            self.status_label.setText(f"Training {self.run_method}: {describe_progress(progress)}.")
         self._update_buttons()
 
     def _ended(self, run_id: int, status: str) -> None:

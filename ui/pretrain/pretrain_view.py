@@ -11,6 +11,7 @@ the run has finished, "Open in views" loads its model in the main window.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.run_tracking.run_services import RunServices
 from lm_workbench.ui.pretrain import course
 from lm_workbench.ui.pretrain.live_plot import LivePlot
-from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, format_eta
+from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, describe_progress, format_eta
 from lm_workbench.ui.pretrain.pretrain_form import TrainingForm
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.view_kit.view_context import ViewContext
@@ -254,7 +255,7 @@ class TrainingView(QWidget):
             self.progress_bar.setValue(int(progress.fraction * 1000))
         parts = [STATUS_TEXT.get(progress.status, progress.status)]
         if progress.step:
-            parts.append(f"step {progress.step} / {progress.total}")
+            parts.append(describe_progress(replace(progress, eta_s=None)))
         if progress.tokens_per_s:
             parts.append(f"{progress.tokens_per_s:,.0f} tokens/s")
         if progress.eta_s is not None:

@@ -5,6 +5,12 @@ A ``QTimer`` (500 ms) reads only the rows written since the last tick
 that do not wait for the child process writing them. The follower emits what
 changed and stops polling once the run has a final status (after one last
 read, so the final numbers are in).
+
+The run's length is the one its loop recorded (the run's ``total_steps``,
+written when training starts: a fine-tuning run's length depends on its
+data), else the one the caller passed to ``follow``. ``describe_progress``
+is the one wording of where a run stands ("step 10 of 60 · about 0:42
+left"), for the views that follow runs and the window's status bar.
 """
 
 from __future__ import annotations
@@ -34,6 +40,21 @@ class RunProgress:
     @property
     def fraction(self) -> float:
         return min(1.0, self.step / self.total) if self.total > 0 else 0.0
+
+    @property
+    def determinate(self) -> bool:
+        """Whether a bar can show how far along it is (its length is known)."""
+        return self.total > 0
+
+
+def describe_progress(progress: RunProgress) -> str:
+    """"step 10 of 60 · about 0:42 left" (the step alone while the length is unknown; "" before a step)."""
+    if not progress.step:
+        return ""
+    parts = [f"step {progress.step:,} of {progress.total:,}" if progress.total > 0 else f"step {progress.step:,}"]
+    if progress.eta_s is not None:
+        parts.append(f"about {format_eta(progress.eta_s)} left")
+    return " · ".join(parts)
 
 
 def format_eta(seconds: float | None) -> str:
@@ -65,7 +86,9 @@ class RunFollower(QObject):
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
 
-    def follow(self, run_id: int, total_steps: int) -> None:
+    def follow(self, run_id: int, total_steps: int = 0) -> None:
+        """Poll ``run_id``; ``total_steps`` is its length when the caller knows it (0: read from the run once
+        its loop records it)."""
         self.run_id, self.total, self.last_rowid = run_id, int(total_steps), 0
         self._first = self._last = None
         self._tokens_per_s = None
@@ -86,6 +109,8 @@ class RunFollower(QObject):
             self.timer.stop()
             return
         status = str(row["status"])
+        if row.get("total_steps"):  # the loop's own count wins (a resumed or data-sized run)
+            self.total = int(row["total_steps"])
         new = self.services.reader.rows_after(run_id, self.last_rowid)
         if new:
             self.last_rowid = new[-1].rowid

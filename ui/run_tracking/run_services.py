@@ -57,6 +57,11 @@ class RunServices:
         return self._lane is not None
 
     @property
+    def running_run_id(self) -> int | None:
+        """The run the lane's child process runs now (None without a lane: asking starts none)."""
+        return self._lane.running_run_id if self._lane is not None and not self.closed else None
+
+    @property
     def store(self) -> Any:
         """A ``RunStore`` for reads and deletes on the Qt thread."""
         if self._store is None:

@@ -53,6 +53,7 @@ from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 from lm_workbench.ui.window.part_services import ActionServices, WindowCommands
 from lm_workbench.ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.widgets.wheel_guard import install_wheel_guard
 from lm_workbench.ui.window.actions import build_actions
 from lm_workbench.ui.window.geometry import place_on_screen, saved_geometry
 from lm_workbench.ui.workspace.controller import WorkspaceController
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True,
                  registry: ViewRegistry | None = None):
         super().__init__(parent)
+        install_wheel_guard()  # once per application (create_application installs it too)
         self.settings = settings if settings is not None else load_settings()
         self.persist = persist  # save the settings (recent models, geometry) on close
         self.session = ModelSession()  # the loaded model and tokens, and which load / tokenization is current
@@ -158,6 +160,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.model_dock], [DEFAULT.metrics.dock_start_w], Qt.Orientation.Horizontal)
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
+        self.status.follow_runs(self.run_services)  # the status bar names what the long-run lane runs
         self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
                                          status=self.status.say,
                                          show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))

@@ -12,9 +12,18 @@ until the job reports ``Progress``. Three kinds of message:
   message replaces it, a job's label shows over it while the job runs;
 - a running job's label and progress stay while it runs (they are everyone's) and are kept for no tab: when
   the job ends, the tab's own message comes back unless the view wrote a new one.
+
+A job that reports ``Progress`` with a total gets a determinate bar and, once its pace is measurable (a few
+seconds into the current phase), "about M:SS left" after its message; a report without a total (a phase
+that cannot be counted) makes the bar indeterminate again. A long run in the window's long-run lane
+(pre-training, fine-tuning, ... started from any tab) has a section of its own on the right
+(``set_long_run``, fed by ``lm_workbench.ui.run_tracking.run_watch.LongRunWatch``): what runs, "step k of n",
+the time left and its own bar; while one runs, a tab with nothing to say shows no "Ready".
 """
 
 from __future__ import annotations
+
+import time
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
@@ -22,9 +31,38 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWi
 from lm_workbench.engine.progress import Progress
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.run_tracking.run_follower import format_eta
+from lm_workbench.ui.widgets.elided_label import ElidedLabel
 
 SHOW_PROGRESS_AFTER_MS = 250
 READY = "Ready"
+ETA_AFTER_S = 3.0  # seconds into a phase before its pace is trusted
+ETA_MIN_FRACTION = 0.02  # ... and this much of it done
+
+
+class PhasePace:
+    """Time left in a job's current phase from its fraction done over time (a phase starts when the fraction
+    goes back or the total changes)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._origin: tuple[float, float] | None = None  # (time, fraction) where the phase's pace is measured
+        self._key: tuple[int, float] | None = None  # (total, last fraction)
+
+    def eta_s(self, progress: Progress, now: float) -> float | None:
+        if progress.total <= 0:
+            self.reset()
+            return None
+        fraction = progress.fraction
+        if self._key is None or progress.total != self._key[0] or fraction < self._key[1]:
+            self._origin = (now, fraction)
+        self._key = (progress.total, fraction)
+        t0, f0 = self._origin
+        if now - t0 < ETA_AFTER_S or fraction - f0 < ETA_MIN_FRACTION or fraction >= 1.0:
+            return None
+        return (now - t0) * (1.0 - fraction) / (fraction - f0)
 
 
 class JobStatusBar(QStatusBar):
@@ -44,7 +82,19 @@ class JobStatusBar(QStatusBar):
         self._cancel.setToolTip("Stop the running job (Esc)")
         self._cancel.setEnabled(False)
         self._cancel.clicked.connect(self.cancel_requested)
+        self._run_label = ElidedLabel()  # the long-run lane's run (set_long_run)
+        self._run_label.setObjectName("long_run")
+        theme.bind(self, lambda w, m: w._run_label.setContentsMargins(*m.status_margins))
+        self._run_bar = QProgressBar()
+        theme.bind(self, lambda w, m: w._run_bar.setFixedWidth(m.status_progress_w))
+        theme.bind(self, lambda w, m: w._run_bar.setMaximumHeight(m.status_progress_h))
+        self._run_bar.setTextVisible(False)
+        self._run_label.hide()
+        self._run_bar.hide()
+        self._pace = PhasePace()
         self.addWidget(self._message, 1)
+        self.addPermanentWidget(self._run_label, 1)
+        self.addPermanentWidget(self._run_bar)
         self.addPermanentWidget(self._progress)
         self.addPermanentWidget(self._cancel)
         self._reveal = QTimer(self)
@@ -68,6 +118,46 @@ class JobStatusBar(QStatusBar):
 
     def message(self) -> str:
         return self._message.text()
+
+    @property
+    def long_run_label(self) -> QLabel:
+        return self._run_label
+
+    @property
+    def long_run_bar(self) -> QProgressBar:
+        return self._run_bar
+
+    def follow_runs(self, services: object) -> None:
+        """Show what the long-run lane of ``services`` (a ``RunServices``) runs, from now on."""
+        from lm_workbench.ui.run_tracking.run_watch import LongRunWatch
+
+        self.run_watch = LongRunWatch(services, self)
+        self.run_watch.changed.connect(self.set_long_run)
+
+    def set_long_run(self, text: str | None, fraction: float | None = None) -> None:
+        """What the long-run lane runs (None: nothing) and how far along (None: not known yet)."""
+        if text is None:
+            self._run_label.hide()
+            self._run_bar.hide()
+            self._run_label.setText("")
+            if self._message.text() == "" and not self._busy:
+                self._show_own()
+            self._message.show()
+            return
+        self._run_label.setText(text)
+        if fraction is None:
+            self._run_bar.setRange(0, 0)
+        else:
+            self._run_bar.setRange(0, 1000)
+            self._run_bar.setValue(int(round(fraction * 1000)))
+        self._run_label.show()
+        self._run_bar.show()
+        if self._message.text() == READY:
+            self._show("")
+
+    def _ready(self) -> str:
+        """What a tab with nothing to say shows: "Ready", unless a long run is working."""
+        return "" if self._run_label.text() else READY
 
     def set_message(self, text: str, key: object = ...) -> None:
         """Show ``text`` (the current tab's); with ``key`` (a view's id), ``key``'s message, shown while it is
@@ -103,17 +193,19 @@ class JobStatusBar(QStatusBar):
         """The moment's message if it belongs to the current tab, else the tab's own last message."""
         self._from_job = False
         moment = self._moment if self._moment is not None and self._moment[0] == self._context else None
-        self._show(moment[1] if moment else self._messages.get(self._context, READY))
+        self._show(moment[1] if moment else self._messages.get(self._context, self._ready()))
 
     def _show(self, text: str) -> None:
         self._message.setText(text)
         self._message.setToolTip(text)
+        self._message.setVisible(bool(text) or not self._run_label.text())  # empty: the long run gets the room
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
         self._cancel.setEnabled(busy)
         if busy:
             self._progress.setRange(0, 0)  # indeterminate until a report comes
+            self._pace.reset()
             self._reveal.start()
         else:
             self._reveal.stop()
@@ -134,6 +226,10 @@ class JobStatusBar(QStatusBar):
         if progress.total > 0:
             self._progress.setRange(0, 1000)
             self._progress.setValue(int(progress.fraction * 1000))
+        elif progress.message:  # a phase that cannot be counted
+            self._progress.setRange(0, 0)
+        eta = self._pace.eta_s(progress, time.monotonic())
         if progress.message:
-            self._show(progress.message[:1].upper() + progress.message[1:] + "…")
+            text = progress.message[:1].upper() + progress.message[1:] + "…"
+            self._show(text + (f" about {format_eta(eta)} left" if eta is not None else ""))
             self._from_job = True

@@ -13,7 +13,8 @@ as a job generator, its events going to ``report``), and what a finished run lea
   finish its step and save a checkpoint before the run is marked cancelled;
 - ``record_outputs(ctx, summary)``: the final numbers at the last step, the artifacts, the provenance.
 
-``StoreReporter`` turns the training loop's events into run-store rows: ``loss, lr, grad_norm, tokens_per_s``
+``StoreReporter`` turns the training loop's events into run-store rows: the planned length (``StepsPlanned``,
+the run's ``total_steps``, what "step k of n" reads), ``loss, lr, grad_norm, tokens_per_s``
 per logged step, ``validation_loss, perplexity`` (and the objective's or task's own numbers) per evaluation,
 and each checkpoint as an artifact.
 """
@@ -53,12 +54,17 @@ class StoreReporter:
         self.ctx = ctx
         self.echo = echo
         self.checkpoints: list[tuple[int, str]] = []  # (step, path) of every checkpoint saved
+        self.total_steps: int | None = None  # the loop's planned steps, recorded on the run (``StepsPlanned``)
         self._last_progress = 0.0
 
     def __call__(self, event: Any) -> None:
-        from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics
+        from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, StepsPlanned
 
-        if isinstance(event, StepMetrics):
+        if isinstance(event, StepsPlanned):
+            if event.total != self.total_steps:
+                self.total_steps = int(event.total)
+                self.ctx.set_total_steps(self.total_steps)
+        elif isinstance(event, StepMetrics):
             values = {"loss": event.loss, "lr": event.lr, "grad_norm": event.grad_norm,
                       "tokens_per_s": event.tokens_per_s}
             values |= self._extras(event.extra, skip=values)

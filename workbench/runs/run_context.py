@@ -54,6 +54,10 @@ class RunContext:
         """Like ``log``, for names that are not identifiers (``"loss/train"``)."""
         self.store.log_metrics(self.run_id, step, metrics)
 
+    def set_total_steps(self, total: int) -> None:
+        """Record the run's planned length in optimizer steps (what "step k of n" and the time left read)."""
+        self.store.set_total_steps(self.run_id, total)
+
     def heartbeat(self) -> None:
         """Record that the job is alive (a background thread also does this)."""
         self.store.heartbeat(self.run_id)

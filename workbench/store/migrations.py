@@ -86,12 +86,25 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
     db.table("runs").create_index(["status"], index_name="idx_runs_status", if_not_exists=True)
 
 
+_RUNS_COLUMNS_2: dict[str, type] = {
+    "total_steps": int,  # the optimizer steps a training run takes in all, once its loop knows (else NULL)
+}
+
+
+def _m002_total_steps(db: sqlite_utils.Database) -> None:
+    """``runs.total_steps``: a long run's planned length, written when its loop starts, so a window following
+    it can say "step k of n" and estimate the time left (a fine-tuning run's length depends on its data)."""
+    _ensure_table(db, "runs", {**_RUNS_COLUMNS, **_RUNS_COLUMNS_2})
+
+
 TABLE_COLUMNS: dict[str, list[str]] = {  # what a damaged store's rows are copied by (lm_workbench.store.salvage)
-    "runs": list(_RUNS_COLUMNS), "metrics": list(_METRICS_COLUMNS), "artifacts": list(_ARTIFACTS_COLUMNS),
+    "runs": [*_RUNS_COLUMNS, *_RUNS_COLUMNS_2], "metrics": list(_METRICS_COLUMNS),
+    "artifacts": list(_ARTIFACTS_COLUMNS),
 }
 
 MIGRATIONS: list[Migration] = [
     _m001_initial,
+    _m002_total_steps,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

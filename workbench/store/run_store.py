@@ -288,6 +288,10 @@ class RunStore:
         self._update_run(run_id, {"status": "running", "started_at": now,
                                   "heartbeat_at": now, "pid": pid})
 
+    def set_total_steps(self, run_id: int, total: int) -> None:
+        """Record how many optimizer steps the run takes in all (its loop knows once it starts)."""
+        self._update_run(run_id, {"total_steps": int(total)})
+
     def heartbeat(self, run_id: int) -> None:
         """Record that the run's process is still alive."""
         self._update_run(run_id, {"heartbeat_at": time.time()})
