@@ -104,7 +104,7 @@ class RetrievalView(QWidget):
         body.setStretchFactor(1, 2)
         # whose hits and metrics these are: greyed with Run again when the query or a setting changed, cleared
         # when another model loads (issue 49.5)
-        self.hits_origin = ResultOriginLine(self.ab, self.hits_bm25, clear=self._clear_hits,
+        self.hits_origin = ResultOriginLine(self.hits_a, self.hits_b, self.hits_bm25, clear=self._clear_hits,
                                             run_again=lambda: self.search())
         self.metrics_origin = ResultOriginLine(self.metrics, clear=self._clear_evaluation,
                                                run_again=lambda: self.evaluate())
@@ -398,7 +398,8 @@ class RetrievalView(QWidget):
     def _corpus_summary(self) -> str:
         source = self.state.corpus_source
         corpus = "the demo corpus" if source == "demo" else Path(source).name or source
-        return f"{corpus}, {self.state.pooling} pooling"
+        pooling = "the model's own pooling" if self.state.pooling == "model" else f"{self.state.pooling} pooling"
+        return f"{corpus}, {pooling}"
 
     def _hits_summary(self, query: str) -> str:
         return f"query “{query}”, {self._corpus_summary()}, k {self.state.k}"

@@ -6,7 +6,7 @@ inputs changed, cleared when the model changed (issue 49.5; the rule: ``lm_workb
     line.check(ctx.loaded, current_key)  # inputs or model changed: greys, or calls ``clear``
 
 While the result is current the line names it ("From tiny-bert, query “dogs”, run 12."); once stale, the result
-widgets are drawn at low opacity and the line reads "Stale (the inputs changed): from <model>, <input>." beside a
+widgets are veiled in the window's colour (greyed) and the line reads "Stale (the inputs changed): from <model>, <input>." beside a
 Run again button; when the
 model changes, ``clear`` is called and the line hides. ``set_running(text)`` says what is computing instead.
 """
@@ -15,11 +15,39 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
-from PySide6.QtWidgets import QGraphicsOpacityEffect, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QWidget
 
 from lm_workbench.result_origin import CURRENT, GONE, STALE, ResultOrigin
 
-STALE_OPACITY = 0.4
+STALE_VEIL_ALPHA = 160  # of 255: how much of the window's colour lies over a stale result
+
+
+class StaleVeil(QWidget):
+    """A sheet of the window's colour over a stale result, so it reads greyed (text, tables, plots alike) while
+    the mouse and the wheel still reach it (it scrolls, its rows can be read). A child of the result, kept at
+    its size. (An opacity effect composites over black in ``QWidget.grab``: a screenshot showed it dark.)"""
+
+    def __init__(self, result: QWidget):
+        if isinstance(result, QSplitter):  # a splitter takes every child widget in as a pane
+            raise TypeError("veil a splitter's panes, not the splitter")
+        super().__init__(result)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setObjectName("staleVeil")
+        result.installEventFilter(self)
+        self.setGeometry(result.rect())
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(watched.rect())
+        return False
+
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        colour = QColor(self.palette().window().color())
+        colour.setAlpha(STALE_VEIL_ALPHA)
+        QPainter(self).fillRect(self.rect(), colour)
 
 
 class ResultOriginLine(QWidget):
@@ -32,7 +60,7 @@ class ResultOriginLine(QWidget):
         super().__init__(parent)
         self._stale_reason = stale_reason  # why a result is stale, as this view says it
         self.setObjectName("resultOrigin")
-        self._results = list(results)
+        self._veils = [StaleVeil(widget) for widget in results]
         self._clear = clear
         self.origin: ResultOrigin | None = None
         self._state = GONE
@@ -77,6 +105,10 @@ class ResultOriginLine(QWidget):
     def stale(self) -> bool:
         return self._state == STALE
 
+    def greyed(self, widget: QWidget) -> bool:
+        """Whether ``widget`` (one of the results) is drawn greyed now."""
+        return any(veil.parentWidget() is widget and not veil.isHidden() for veil in self._veils)
+
     def text(self) -> str:
         """What the line says ("" while hidden)."""
         return "" if self.isHidden() else self.label.text()
@@ -84,13 +116,10 @@ class ResultOriginLine(QWidget):
     # ------------------------------------------------------------ showing
     def _show(self, state: str) -> None:
         self._state = state
-        for widget in self._results:
+        for veil in self._veils:
+            veil.setVisible(state == STALE)
             if state == STALE:
-                effect = QGraphicsOpacityEffect(widget)
-                effect.setOpacity(STALE_OPACITY)
-                widget.setGraphicsEffect(effect)
-            elif widget.graphicsEffect() is not None:
-                widget.setGraphicsEffect(None)
+                veil.raise_()
         self.again_button.setEnabled(True)
         self.again_button.setVisible(self._has_again and state == STALE)
         if self.origin is None or state == GONE:
