@@ -212,7 +212,7 @@ class HeadsView(ModelView):
 
     def _sweep_key(self, text: str) -> tuple:
         """What an ablation map depends on besides the model: the text and the whole form."""
-        return tuple(sorted(self.state.request(text).items()))
+        return tuple(sorted((k, repr(v)) for k, v in self.state.request(text).items()))
 
     def _sweep_summary(self, text: str) -> str:
         request = self.state.request(text)
