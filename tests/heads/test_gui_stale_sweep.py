@@ -4,6 +4,8 @@ another model clears it."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -41,6 +43,11 @@ def test_sweep_named_stale_and_cleared(open_window, qtbot, tiny_models):
     assert origin.text().startswith("Stale (the inputs changed): from gpt2") and "The cat sat on the" in origin.text()
     assert origin.greyed(view.sweep_map) and origin.again_button.isVisible()
     np.testing.assert_array_equal(view.sweep_map.matrix(), shown)
+    shot = os.environ.get("LMW_STALE_SHOT")  # a look at it: LMW_STALE_SHOT=/tmp/stale.png
+    if shot:
+        window.resize(1024, 768)
+        qtbot.wait(50)
+        window.grab().save(shot)
     qtbot.mouseClick(origin.again_button, Qt.MouseButton.LeftButton)  # Run again: this text's sweep
     qtbot.waitUntil(lambda: not view.state.running and not origin.stale() and origin.text() != "", timeout=WAIT)
     assert "A dog ran to the" in origin.text() and not origin.greyed(view.sweep_map)

@@ -45,7 +45,7 @@ def test_the_heatmap_equals_the_engines_sweep(open_window, qtbot, tiny_models):
     assert origin.text().startswith("From gpt2, clean “The name of the”") and not origin.stale()
     shown = view.heatmap.matrix().copy()
     view.answer_edit.setText("Ġclass")
-    assert origin.stale() and origin.greyed(view.heatmap) and "answer 'Ġlist'" in origin.text()
+    assert origin.stale() and origin.greyed(view.heatmap) and f"answer “{display_label('Ġlist')}”" in origin.text()
     assert origin.again_button.isVisible()
     np.testing.assert_array_equal(view.heatmap.matrix(), shown)
     view.answer_edit.setText("Ġlist")  # back to its inputs: current again

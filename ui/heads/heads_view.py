@@ -217,7 +217,7 @@ class HeadsView(ModelView):
     def _sweep_summary(self, text: str) -> str:
         request = self.state.request(text)
         short = text if len(text) <= 40 else text[:39] + "…"
-        target = f", target {request['target']!r}" if request["target"] else ""
+        target = f", target “{display_label(request['target'])}”" if request["target"] else ""
         corpus = f" over {Path(request['corpus']).name}" if request["corpus"] and request["how"] != "zero" else ""
         return f"text “{short}”{target}, {request['how']} ablation{corpus}"
 

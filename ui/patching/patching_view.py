@@ -216,7 +216,8 @@ class PatchingView(QWidget):
     def _summary(self) -> str:
         st = self.state
         clean = st.clean if len(st.clean) <= 40 else st.clean[:39] + "…"
-        return f"clean “{clean}”, answer {st.answer!r}, site {st.site}" + (", fast" if st.fast else "")
+        return (f"clean “{clean}”, answer “{display_label(st.answer)}”, site {st.site}"
+                + (", fast" if st.fast else ""))
 
     def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
                    corrupt_by: str = "text", subject: str = "", fast: bool | None = None,
