@@ -178,7 +178,8 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     origin = view.run_origin
     assert len(view.state.results) == 1 and origin.stale() and origin.greyed(view.results)  # (lora: a new process)
     first = list(view.state.results)[0]
-    assert origin.text().startswith("Stale (another run started): from bert, full on ") and f"run {first}" in origin.text()
+    assert origin.text().startswith("Stale (another run started): from bert, full on ")
+    assert f"run {first}" in origin.text()
     qtbot.waitUntil(lambda: len(view.state.results) == 2 or bool(view.message_bar.text()), timeout=RUN_TIMEOUT)
     assert not view.message_bar.text()
     full_id, lora_id = list(view.state.results)

@@ -6,9 +6,9 @@ inputs changed, cleared when the model changed (issue 49.5; the rule: ``lm_workb
     line.check(ctx.loaded, current_key)  # inputs or model changed: greys, or calls ``clear``
 
 While the result is current the line names it ("From tiny-bert, query “dogs”, run 12."); once stale, the result
-widgets are veiled in the window's colour (greyed) and the line reads "Stale (the inputs changed): from <model>, <input>." beside a
-Run again button; when the
-model changes, ``clear`` is called and the line hides. ``set_running(text)`` says what is computing instead.
+widgets are veiled in the window's colour (greyed) and the line reads "Stale (the inputs changed): from <model>,
+<input>." beside a Run again button; when the model changes, ``clear`` is called and the line hides.
+``set_running(text)`` says what is computing instead.
 """
 
 from __future__ import annotations
@@ -98,6 +98,9 @@ class ResultOriginLine(QWidget):
 
     def set_running(self, text: str) -> None:
         """A new result is being computed: the line says ``text`` ("Ablating every head…"), no button."""
+        for veil in self._veils:  # what shows now is the new result coming in
+            veil.hide()
+        self._state = CURRENT
         self.label.setText(text)
         self.again_button.setVisible(False)
         self.setVisible(bool(text))
@@ -127,5 +130,6 @@ class ResultOriginLine(QWidget):
             self.setVisible(False)
             return
         what = self.origin.label()
-        self.label.setText(f"Stale ({self._stale_reason}): {what}." if state == STALE else what[0].upper() + what[1:] + ".")
+        stale = f"Stale ({self._stale_reason}): {what}."
+        self.label.setText(stale if state == STALE else what[0].upper() + what[1:] + ".")
         self.setVisible(True)
