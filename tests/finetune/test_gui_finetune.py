@@ -173,9 +173,17 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     assert view.state.bench == ["full", "lora"]
     assert view.start_bench() == ["full", "lora"]
     assert not view.start_button.isEnabled() and view.cancel_button.isEnabled()
+    # issue 49.5: while the second run trains, the first one's results stay greyed and named
+    qtbot.waitUntil(lambda: len(view.state.results) >= 1 or bool(view.message_bar.text()), timeout=RUN_TIMEOUT)
+    origin = view.run_origin
+    assert len(view.state.results) == 1 and origin.stale() and origin.greyed(view.results)  # (lora: a new process)
+    first = list(view.state.results)[0]
+    assert origin.text().startswith("Stale (another run started): from bert, full on ")
+    assert f"run {first}" in origin.text()
     qtbot.waitUntil(lambda: len(view.state.results) == 2 or bool(view.message_bar.text()), timeout=RUN_TIMEOUT)
     assert not view.message_bar.text()
     full_id, lora_id = list(view.state.results)
+    assert not origin.stale() and origin.text() == f"From bert, lora on {train.name} (seq-cls), run {lora_id}."
 
     # The curves hold exactly what each run logged (read independently from the store).
     store = RunStore(window.run_services.path)
@@ -239,6 +247,7 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
     view.open_button.click()
     merged = Path(f"{lora.out_dir}-merged") / "adapter"
     qtbot.waitUntil(lambda: window.loaded is not None and Path(window.loaded.info.folder) == merged, timeout=60000)
+    assert view.results.rows() == [] and origin.text() == "" and not origin.greyed(view.results)  # another model
 
 
 @pytest.mark.slow

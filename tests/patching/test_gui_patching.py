@@ -29,6 +29,8 @@ def test_the_heatmap_equals_the_engines_sweep(open_window, qtbot, tiny_models):
         lambda: partial_rows.append(view.state.layers_done()) if view.state.running else None)
     view.set_inputs(CLEAN, CORRUPT, "Ġlist", "Ġclass", "mlp")
     view.run_button.click()
+    origin = view.origin_line  # issue 49.5: while it runs the map says so, never "Press Run"
+    assert origin.text() == "Patching every layer and token…" and not view.heatmap.empty_hint.startswith("Press")
     qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
     expected = patch(load_model(folder), CLEAN, CORRUPT, "Ġlist", "Ġclass", "mlp")
     np.testing.assert_allclose(view.heatmap.matrix(), np.array(expected.effect), atol=1e-6)
@@ -39,6 +41,15 @@ def test_the_heatmap_equals_the_engines_sweep(open_window, qtbot, tiny_models):
     assert view.export_widget() is view.results and view.preset_state()[0]["site"] == "mlp"
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         view.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "patching.png"))
+    # another answer typed: the map stays, greyed and named by its own inputs, with Run again
+    assert origin.text().startswith("From gpt2, clean “The name of the”") and not origin.stale()
+    shown = view.heatmap.matrix().copy()
+    view.answer_edit.setText("Ġclass")
+    assert origin.stale() and origin.greyed(view.heatmap) and f"answer “{display_label('Ġlist')}”" in origin.text()
+    assert origin.again_button.isVisible()
+    np.testing.assert_array_equal(view.heatmap.matrix(), shown)
+    view.answer_edit.setText("Ġlist")  # back to its inputs: current again
+    assert not origin.stale() and not origin.greyed(view.heatmap)
     # a bad input is a one-line notice, not a crash
     view.set_inputs(CLEAN, "The cat sat on the mat", "Ġlist")
     view.run_button.click()

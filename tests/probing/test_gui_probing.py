@@ -63,6 +63,15 @@ def test_run_probe_and_sts_live_then_cancel_and_export(open_window, qtbot, tiny_
     assert rows[0] == ["layer", "accuracy", "control_accuracy", "selectivity", "majority", "sts_spearman"]
     assert len(rows) == 4 and float(rows[1][1]) == view.state.probe_layers[0][0]
 
+    # issue 49.5: another pooling greys the curves, named by their own task; back to [CLS], current again
+    origin = view.origin_line
+    assert origin.text() == "From bert, task small (token), STS data the demo pairs." and not origin.stale()
+    view.pooling_combo.setCurrentText("mean")
+    assert origin.stale() and origin.greyed(view.plots) and "small (token)" in origin.text()
+    assert origin.again_button.isVisible()
+    view.pooling_combo.setCurrentText("cls")
+    assert not origin.stale() and not origin.greyed(view.plots)
+
     # Cancel: the demo set, stopped right away; the tab is ready again and says so
     view.task_combo.setCurrentIndex(0)
     view.task_combo.activated.emit(0)

@@ -36,6 +36,8 @@ from lm_workbench.ui.finetune.results_panel import ResultsPanel
 from lm_workbench.ui.finetune.run_curves import FineTuneCurves
 from lm_workbench.ui.finetune.shift_plot import ShiftPlot
 from lm_workbench.ui.finetune.sts_table import StsTable
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
+from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, describe_progress
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.fold import FoldSplitter
@@ -105,6 +107,12 @@ class FineTuneView(InstructActions, QWidget):
         self.sts_table = StsTable()  # a sentence-embedding run's STS per layer, base beside trained
         self.sts_table.setVisible(False)
         self.instruct = InstructPanel()
+        # whose results these are (issue 49.5): the run's model, data and id; greyed once another run starts (its
+        # own results replace them), cleared when another model is loaded
+        self.run_origin = ResultOriginLine(self.results, self.sts_table, self.instruct.table,
+                                           self.instruct.scores_label, self.instruct.categories,
+                                           clear=self._clear_run_results, stale_reason="another run started")
+        self._origins: dict[int, ResultOrigin] = {}  # run id -> what it was trained from
         self._build_layout()
 
         self.start_button.clicked.connect(self.start_run)
@@ -166,6 +174,7 @@ class FineTuneView(InstructActions, QWidget):
 
     def _model_changed(self) -> None:
         self.state.set_counts({})
+        self.run_origin.check(self.ctx.loaded, self.run_id)  # another model: the old run's results are cleared
         self._update_buttons()
 
     def _build_layout(self) -> None:
@@ -200,6 +209,7 @@ class FineTuneView(InstructActions, QWidget):
         side.addWidget(self.message_bar)
         side.addWidget(self.title_label)
         side.addWidget(self.status_label)
+        side.addWidget(self.run_origin)
         buttons = QHBoxLayout()
         buttons.addWidget(self.form_button)
         buttons.addWidget(self.start_button)
@@ -433,6 +443,8 @@ class FineTuneView(InstructActions, QWidget):
         self.run_out[run_id] = spec.out_dir
         self._cancelling = False
         self.state.submitted(run_id, method_name)
+        self._origins[run_id] = ResultOrigin.of(loaded, run_id, self._run_summary(method_name), run_id)
+        self.run_origin.check(loaded, run_id)  # the previous run's results: greyed and named until this one's come
         for curves in (self.curves, self.bench.curves) if self._bench_running else (self.curves,):
             curves.add_run(run_id, method_name)
         start = f" from …/{Path(spec.model).name}" if spec.model != loaded.info.spec else ""  # a run's folder
@@ -472,6 +484,7 @@ class FineTuneView(InstructActions, QWidget):
             else:
                 self.state.add_result(result)
                 self.results.show_result(result)
+                self.run_origin.set_origin(self._origins.get(run_id))
                 if result.summary.get("task") == "instruct":
                     self.instruct.show_before_after(result.summary)
                 best = result.best_text(self.state.task)
@@ -496,6 +509,17 @@ class FineTuneView(InstructActions, QWidget):
             else:
                 self._bench_running = False
         self._update_buttons()
+
+    def _run_summary(self, method_name: str | None) -> str:
+        st = self.state
+        data = Path(st.train).name if st.train else "no training file"
+        return f"{method_name} on {data} ({st.task})"
+
+    def _clear_run_results(self) -> None:
+        self.results.show_result(None)
+        self.sts_table.show_rows([], "")
+        self.sts_table.setVisible(False)
+        self.instruct.clear_before_after()
 
     def compare_sts(self, result: Any) -> None:
         """A sentence run's STS table before/after on its validation pairs (off the Qt thread)."""

@@ -202,6 +202,13 @@ class InstructPanel(QWidget):
                 self.categories.setItem(r, c, QTableWidgetItem(text))
         self.categories.setVisible(bool(categories))
 
+    def clear_before_after(self) -> None:
+        """No run's answers (another model was loaded)."""
+        self.summary = None
+        self.table.setRowCount(0)
+        self.categories.setRowCount(0)
+        self.scores_label.setText("After a run: the held-out prompts answered by the base and by the tuned model.")
+
     def _fit_columns(self) -> None:
         """Columns sized to their contents, each at most about a quarter of the form's width."""
         self.table.resizeColumnsToContents()

@@ -32,10 +32,14 @@ from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.reading import read_line
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.output_position import OutputPositionRow
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
+from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
 from lm_workbench.heads.jobs import dla_job, sweep_job
 from lm_workbench.heads.state import HOWS, HeadsState
 
+SWEEP_HINT = "Press Ablate every head: how far the metric moves without each head shows here."
+SWEEP_RUNNING_HINT = "Ablating every head: each layer's row shows here as it is done."
 HOW_NAMES = {"zero": "zero: the head's output set to 0", "mean": "mean over a corpus",
              "resample": "resample from a corpus (seeded)"}
 
@@ -75,6 +79,7 @@ class HeadsView(ModelView):
         self.state = HeadsState()
         self._sweep_after = False  # a preset asked for the sweep once the split is shown
         self._shown_key: Any = None  # the inputs of the split shown
+        self._sweep_of: ResultOrigin | None = None  # the origin of the sweep running or last run
         self.target_edit = QLineEdit()
         self.target_edit.setPlaceholderText("the model's top token, or one vocabulary token (e.g. Ġlist)")
         self.contrast_edit = QLineEdit()
@@ -126,8 +131,11 @@ class HeadsView(ModelView):
         self.dla_map.set_axes("layer", "head")
         self.bars = LayerBars()
         self.sweep_summary = _summary_label()
-        self.sweep_map = HeadMap(empty_hint="Press Ablate every head: how far the metric moves without each "
-                                                "head shows here.")
+        self.sweep_map = HeadMap(empty_hint=SWEEP_HINT)
+        # whose ablation map this is: greyed with Run again once the text or the form changed, cleared with
+        # another model, "Ablating every head…" while a sweep runs (issue 49.5)
+        self.sweep_origin = ResultOriginLine(self.sweep_summary, self.sweep_map, clear=self.state.clear_sweep,
+                                             run_again=self.run_sweep)
         self.sweep_map.set_axes("layer", "head")
         self.hover_line = QLabel("")
         for heatmap in (self.dla_map, self.sweep_map):
@@ -139,6 +147,7 @@ class HeadsView(ModelView):
         left, right = QVBoxLayout(), QVBoxLayout()
         left.addWidget(self.dla_summary)
         left.addWidget(self.dla_map, 1)
+        right.addWidget(self.sweep_origin)
         right.addWidget(self.sweep_summary)
         right.addWidget(self.sweep_map, 1)
         columns.addLayout(left, 1)
@@ -168,6 +177,9 @@ class HeadsView(ModelView):
             self._shown_key = key
             self._split_shown(result)
 
+        if not self.state.running:
+            self.sweep_origin.check(loaded, self._sweep_key(inputs.text))
+
         return Computation(key, lambda cancel: dla_job(loaded, request, cancel), shown,
                            label="Direct logit attribution…")
 
@@ -195,6 +207,19 @@ class HeadsView(ModelView):
         self.corpus_browse.setEnabled(how != "zero")
         self.state.set_inputs(self.target_edit.text(), self.contrast_edit.text(), how, self.corpus_edit.text(),
                               self.output_spin.value())
+        if self.ctx is not None and not self.state.running:
+            self.sweep_origin.check(self.ctx.loaded, self._sweep_key(self._text()))
+
+    def _sweep_key(self, text: str) -> tuple:
+        """What an ablation map depends on besides the model: the text and the whole form."""
+        return tuple(sorted((k, repr(v)) for k, v in self.state.request(text).items()))
+
+    def _sweep_summary(self, text: str) -> str:
+        request = self.state.request(text)
+        short = text if len(text) <= 40 else text[:39] + "…"
+        target = f", target “{display_label(request['target'])}”" if request["target"] else ""
+        corpus = f" over {Path(request['corpus']).name}" if request["corpus"] and request["how"] != "zero" else ""
+        return f"text “{short}”{target}, {request['how']} ablation{corpus}"
 
     def browse_corpus(self, path: str | None = None) -> None:
         """Choose the ablation corpus in a file dialog (or take ``path``) and put it in the Corpus field."""
@@ -234,7 +259,10 @@ class HeadsView(ModelView):
         loaded = self._ready()
         if loaded is None:
             return
-        request = self.state.request(self._text())
+        text = self._text()
+        request = self.state.request(text)
+        self._sweep_of = ResultOrigin.of(loaded, self._sweep_key(text), self._sweep_summary(text))
+        self.sweep_origin.set_running("Ablating every head…")
         self.state.start()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -251,20 +279,24 @@ class HeadsView(ModelView):
 
     def _finished(self, result: Any) -> None:
         self.state.finish(result)
+        self.sweep_origin.set_origin(self._sweep_of)
         show_finished(self.progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
         self.state.stop()
+        self.sweep_origin.set_origin(self._sweep_of if self.state.sweep is not None else None)
         show_failure(self.notice, self.ctx, exc, tb, "The heads")
 
     def _cancelled(self) -> None:
         self.state.stop()
+        self.sweep_origin.set_origin(self._sweep_of if self.state.sweep is not None else None)
         show_cancelled(self.notice, self.state.rows_done(), "row")
 
     def _model_changed(self) -> None:
         self.cancel()
         self.state.stop()
         self.state.clear()
+        self.sweep_origin.set_origin(None)
         loaded = self.ctx.loaded if self.ctx is not None else None
         if loaded is not None:  # (none yet: a workspace's position waits for its model)
             self.output_row.show_for(self.form, loaded.info.family == "encoder-decoder")
@@ -274,6 +306,8 @@ class HeadsView(ModelView):
     def _show_running(self, running: bool) -> None:
         self.sweep_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.sweep_map.empty_hint = SWEEP_RUNNING_HINT if running else SWEEP_HINT  # never "Press…" while it ablates
+        self.sweep_map.update()
 
     def _show_dla(self) -> None:
         dla = self.state.dla

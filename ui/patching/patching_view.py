@@ -36,6 +36,8 @@ from lm_workbench.reading import read_line
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
+from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
 from lm_workbench.patching.state import CORRUPT_BY, PatchingState
 from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
@@ -56,6 +58,10 @@ def _noise_line(noise: Any) -> str:
     return (f" Corrupted by noise on <b>{html.escape(noise.subject)}</b> (tokens "
             f"{', '.join(map(str, noise.positions))}): std {noise.scale:g} × {noise.sigma:.4f}, the metric the mean "
             f"of {noise.samples} draws (seed {noise.seed}).")
+
+
+RUN_HINT = "Press Run: the recovered fraction of every layer and token shows here."
+RUNNING_HINT = "Patching: each layer's row shows here as it is done."
 
 
 class PatchingView(QWidget):
@@ -135,7 +141,7 @@ class PatchingView(QWidget):
         self.summary = QLabel("")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
-        self.heatmap = HeatmapView(empty_hint="Press Run: the recovered fraction of every layer and token shows here.")
+        self.heatmap = HeatmapView(empty_hint=RUN_HINT)
         self.heatmap.set_axes("layer", "token")
         self.hover_line = QLabel("")
         self.heatmap.hovered.connect(self.hover_line.setText)
@@ -153,6 +159,11 @@ class PatchingView(QWidget):
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.notice)
+        # whose map this is: greyed with Run again once the form changed, cleared with another model (issue 49.5)
+        self.origin_line = ResultOriginLine(self.summary, self.heatmap, self.comparison_line,
+                                            clear=self.state.clear, run_again=self.run)
+        self._origin: ResultOrigin | None = None  # the origin of the run under way or last run
+        layout.addWidget(self.origin_line)
         layout.addWidget(self.results, 1)
         self.state.events.result_changed.connect(self._show_result)
         self.state.events.running_changed.connect(self._show_running)
@@ -195,6 +206,18 @@ class PatchingView(QWidget):
                               str(self.corrupt_by_combo.currentData()), self.subject_edit.text(),
                               self.fast_check.isChecked(), self.output_spin.value())
         self.refine_button.setEnabled(self.state.can_refine())
+        if self.ctx is not None and not self.state.running:
+            self.origin_line.check(self.ctx.loaded, self._key())
+
+    def _key(self) -> tuple:
+        """What a patching map depends on besides the model: the whole form (Fast included)."""
+        return tuple(sorted((k, repr(v)) for k, v in self.state.request().items())) + (("fast", self.state.fast),)
+
+    def _summary(self) -> str:
+        st = self.state
+        clean = st.clean if len(st.clean) <= 40 else st.clean[:39] + "…"
+        return (f"clean “{clean}”, answer “{display_label(st.answer)}”, site {st.site}"
+                + (", fast" if st.fast else ""))
 
     def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
                    corrupt_by: str = "text", subject: str = "", fast: bool | None = None,
@@ -234,6 +257,9 @@ class PatchingView(QWidget):
             return
         self.notice.clear_message()
         request = self.state.request()
+        self._origin = ResultOrigin.of(loaded, self._key(), self._summary())
+        self.origin_line.set_running("Attribution patching…" if method == "attribution"
+                                     else "Patching every layer and token…")
         self.state.start(method)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -254,20 +280,24 @@ class PatchingView(QWidget):
 
     def _finished(self, result: Any) -> None:
         self.state.finish(result)
+        self.origin_line.set_origin(self._origin)
         show_finished(self.progress)
 
     def _failed(self, exc: BaseException, tb: str) -> None:
         self.state.stop()
+        self.origin_line.set_origin(self._origin if self.state.result is not None else None)
         show_failure(self.notice, self.ctx, exc, tb, "Patching")
 
     def _cancelled(self) -> None:
         self.state.stop()
+        self.origin_line.set_origin(self._origin if self.state.result is not None else None)
         show_cancelled(self.notice, self.state.layers_done(), "layer")
 
     def _model_changed(self) -> None:
         self.cancel()
         self.state.stop()
         self.state.clear()
+        self.origin_line.set_origin(None)
         self._show_family()
         self.refine_button.setEnabled(self.state.can_refine())
 
@@ -275,6 +305,8 @@ class PatchingView(QWidget):
     def _show_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.heatmap.empty_hint = RUNNING_HINT if running else RUN_HINT  # never "Press Run" while it runs
+        self.heatmap.update()
         self.refine_button.setEnabled(self.state.can_refine())
 
     def _show_result(self) -> None:

@@ -28,6 +28,8 @@ from lm_workbench.ui.probing.layer_plots import LayerPlots
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.export import export_csv, suggest_filename
 from lm_workbench.probing.state import DEMO, ProbingState
+from lm_workbench.result_origin import ResultOrigin
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 
 TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
 STS_DEMO = "Demo: 66 scored sentence pairs"
@@ -100,6 +102,10 @@ class ProbingView(QWidget):
         layout.addLayout(row)
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
+        # whose per-layer numbers these are: greyed with Run again when the task, kind, pooling or STS data
+        # changed, cleared with another model (issue 49.5)
+        self.origin_line = ResultOriginLine(self.plots, clear=self.state.clear_results, run_again=self.run)
+        layout.addWidget(self.origin_line)
         layout.addWidget(self.plots, 1)
 
         self.task_combo.activated.connect(self._task_activated)
@@ -112,7 +118,16 @@ class ProbingView(QWidget):
         self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
         self.state.events.mix_changed.connect(lambda: self.plots.show_mix(self.state))
         self.state.events.choices_changed.connect(self._sync_choices)
+        self.state.events.choices_changed.connect(self._check_origin)
+        self.ctx.model_changed.connect(lambda _loaded: self._check_origin())
         self.ctx.model_changed.connect(lambda _loaded: self.run_if_ready())
+
+    def _key(self) -> tuple:
+        st = self.state
+        return st.task, st.kind, st.pooling, st.sts_data
+
+    def _check_origin(self) -> None:
+        self.origin_line.check(self.ctx.loaded, self._key())
 
     # -- choices ---------------------------------------------------------------------------------------
     def choose_task_file(self, path: str | None = None, kind: str | None = None) -> None:
@@ -214,6 +229,10 @@ class ProbingView(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self._mix_label = self.state.task_label()
+        self._origin = ResultOrigin.of(loaded, self._key(), f"task {self._mix_label}, "
+                                       "STS data " + ("the demo pairs" if self.state.sts_data == DEMO
+                                                         else display_name(self.state.sts_data)))
+        self.origin_line.set_running("Probing every layer…")
         self.ctx.jobs.run(execute_each(runs, loaded, self.ctx.run_services.path), self._done,
                           step="sweep", label="Probing layers…", on_progress=self._progress,
                           on_partial=self._partial, on_error=self._failed, on_cancelled=self._cancelled)
@@ -238,6 +257,7 @@ class ProbingView(QWidget):
             self.state.add_sts_layer(value.layer, value.spearman)
 
     def _idle(self, text: str) -> None:
+        self.origin_line.set_origin(getattr(self, "_origin", None))
         self.progress.setFormat("%p%")
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)

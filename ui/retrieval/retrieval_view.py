@@ -24,11 +24,13 @@ from lm_workbench.engine.retrieval.names import BM25_METHODS, POOLINGS
 from lm_workbench.ui.retrieval.hit_list import HitList
 from lm_workbench.ui.retrieval.metrics_panel import MetricsPanel
 from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.retrieval import jobs
 from lm_workbench.retrieval.defaults import effective_pooling
 from lm_workbench.retrieval.state import RetrievalState
+from lm_workbench.result_origin import ResultOrigin, model_identity
 
 DEMO_ITEM = "Demo: 32 passages, 12 judged queries"
 CHOOSE_FILE = "Choose a file…"
@@ -100,6 +102,12 @@ class RetrievalView(QWidget):
         body.addWidget(self.metrics)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        # whose hits and metrics these are: greyed with Run again when the query or a setting changed, cleared
+        # when another model loads (issue 49.5)
+        self.hits_origin = ResultOriginLine(self.hits_a, self.hits_b, self.hits_bm25, clear=self._clear_hits,
+                                            run_again=lambda: self.search())
+        self.metrics_origin = ResultOriginLine(self.metrics, clear=self._clear_evaluation,
+                                               run_again=lambda: self.evaluate())
 
         row = FlowLayout()
         for widget in (labelled(QLabel("Corpus"), self.corpus_combo), labelled(QLabel("Pooling"), self.pooling_combo),
@@ -118,6 +126,8 @@ class RetrievalView(QWidget):
         layout.addLayout(bm25_row)
         layout.addLayout(query_row)
         layout.addWidget(self.summary)
+        layout.addWidget(self.hits_origin)
+        layout.addWidget(self.metrics_origin)
         layout.addWidget(body, 1)
 
         self.corpus_combo.activated.connect(self._corpus_activated)
@@ -126,6 +136,7 @@ class RetrievalView(QWidget):
         for spin in (self.k1_spin, self.b_spin):
             spin.valueChanged.connect(self._bm25_changed)
         self.method_combo.currentTextChanged.connect(self._bm25_changed)
+        self.query_edit.textChanged.connect(lambda _text: self._check_origins())
         self.index_button.clicked.connect(lambda: self.index())
         self.cancel_button.clicked.connect(self.cancel)
         self.search_button.clicked.connect(lambda: self.search())
@@ -145,10 +156,12 @@ class RetrievalView(QWidget):
     def _compared_changed(self, b: Any) -> None:
         self.state.set_index_b(None)
         self._update_titles()
+        self._check_origins()
         if b is not None and self.state.query:
             self.search(self.state.query)
 
     def _model_changed(self, _loaded: Any) -> None:
+        self._check_origins()  # another model: the old one's hits and metrics are cleared
         self._update_titles()
         if self.state.dense is not None:
             self.summary.setText("Another model is loaded: the next search indexes the corpus with it "
@@ -189,14 +202,17 @@ class RetrievalView(QWidget):
 
     def _pooling_changed(self, pooling: str) -> None:
         self.state.pooling = pooling
+        self._check_origins()
 
     def _k_changed(self, k: int) -> None:
         self.state.k = k
+        self._check_origins()
 
     def _bm25_changed(self, *_args: Any) -> None:
         self.state.set_bm25_params(round(self.k1_spin.value(), 3), round(self.b_spin.value(), 3),
                                    self.method_combo.currentText())
         self._update_titles()
+        self._check_origins()
 
     # -- jobs ----------------------------------------------------------------------------------------
     def _busy(self, label: str) -> None:
@@ -242,6 +258,7 @@ class RetrievalView(QWidget):
         """Read a corpus file, a BEIR folder or "demo" (a job), then ``then``."""
         def done(result: Any) -> None:
             corpus, beir = result
+            self.ctx.clear_message()  # an earlier refusal's line does not stand over a good corpus
             self.state.set_corpus(source, corpus, beir)
             self._idle(f"{len(corpus):,} passages from {Path(corpus.source).name}"
                        + (f", {len(beir.query_ids):,} judged queries" if beir is not None else "")
@@ -252,7 +269,16 @@ class RetrievalView(QWidget):
             if then is not None:
                 then()
 
-        self._run(lambda cancel: jobs.read_corpus(source, cancel), done, "Reading the corpus…")
+        def refused(exc: BaseException, tb: str) -> None:
+            # the refused corpus is the tab's corpus now (the combo names it): the previous one's index is
+            # dropped, so Search never answers from passages the combo does not show
+            self.state.set_corpus(source, None, None)
+            self._failed(exc, tb)
+
+        self._busy("Reading the corpus…")
+        self.ctx.jobs.run(lambda cancel: jobs.read_corpus(source, cancel), done, step="retrieval",
+                          label="Reading the corpus…", on_progress=self._progress, on_error=refused,
+                          on_cancelled=self._cancelled)
 
     def _pooling_a(self) -> str:
         return effective_pooling(self.ctx.loaded, self.state.pooling)
@@ -322,8 +348,11 @@ class RetrievalView(QWidget):
         loaded, b, k = self.ctx.loaded, self.ctx.compared, st.k
         dense, dense_b, bm25 = st.dense, st.dense_b if b is not None else None, st.bm25
 
+        origin = ResultOrigin.of(loaded, self._hits_key(query), self._hits_summary(query))
+
         def done(hits: dict) -> None:
             self.state.set_hits(query, hits)
+            self.hits_origin.set_origin(origin)
             self._idle(f"Top {k} of {len(dense.corpus):,} passages by cosine ({dense.mode} pooling), and BM25's.")
             if then is not None:
                 then()
@@ -345,18 +374,55 @@ class RetrievalView(QWidget):
         data, params, store = st.beir, st.bm25_params(), self.ctx.run_services.path
         pooling, pooling_b = st.dense.pooling, st.dense_b.pooling if b is not None and st.dense_b else None
 
+        origin_key, summary = self._metrics_key(), self._corpus_summary()
+
         def done(result: Any) -> None:
             (a_result, run_a), b_out = result
             self.state.set_evaluation(a_result, b_out[0] if b_out else None)
+            self.metrics_origin.set_origin(ResultOrigin.of(loaded, origin_key, summary, run_a))
             runs = f"run {run_a}" + (f" and {b_out[1]}" if b_out else "")
             self._idle(f"Evaluated {a_result.queries:,} judged queries (recorded: {runs}, see the Runs tab).")
 
         self._run(lambda cancel: jobs.evaluate(loaded, data, pooling, params, b, pooling_b, store, cancel),
                   done, "Evaluating…")
 
+    # -- whose results ------------------------------------------------------------------------------
+    def _metrics_key(self) -> tuple:
+        st = self.state
+        return (st.corpus_source, st.corpus.digest if st.corpus is not None else None, st.pooling,
+                (st.bm25_k1, st.bm25_b, st.bm25_method), model_identity(self.ctx.compared))
+
+    def _hits_key(self, query: str) -> tuple:
+        return self._metrics_key() + (query, self.state.k)
+
+    def _corpus_summary(self) -> str:
+        source = self.state.corpus_source
+        corpus = "the demo corpus" if source == "demo" else Path(source).name or source
+        pooling = "the model's own pooling" if self.state.pooling == "model" else f"{self.state.pooling} pooling"
+        return f"{corpus}, {pooling}"
+
+    def _hits_summary(self, query: str) -> str:
+        return f"query “{query}”, {self._corpus_summary()}, k {self.state.k}"
+
+    def _check_origins(self) -> None:
+        # grey the hits and metrics whose inputs changed; clear them when another model is loaded
+        self.hits_origin.check(self.ctx.loaded, self._hits_key(self.query_edit.text()))
+        self.metrics_origin.check(self.ctx.loaded, self._metrics_key())
+
+    def _clear_hits(self) -> None:
+        self.state.hits = {}
+        for hits in (self.hits_a, self.hits_b, self.hits_bm25):
+            hits.show_hits([], [])
+
+    def _clear_evaluation(self) -> None:
+        self.state.evaluation = self.state.evaluation_b = None
+        self.metrics.hide()
+
     # -- showing -------------------------------------------------------------------------------------
     def _corpus_changed(self, _corpus: Any) -> None:
         self._sync_corpus_combo()
+        self.hits_origin.set_origin(None)
+        self.metrics_origin.set_origin(None)
         for hits in (self.hits_a, self.hits_b, self.hits_bm25):
             hits.show_hits([], [])
         self.metrics.hide()

@@ -3,7 +3,7 @@ and ``format_count`` (22.7 M); no Qt, so any view may use it."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from lm_workbench.result_origin import short_model_name
 
 __all__ = ["format_count", "spec_label"]
 
@@ -18,10 +18,5 @@ def format_count(n: int) -> str:
 
 def spec_label(spec: str) -> str:
     """A short name for a spec: a folder's name (with its parent's for a run's ``model`` folder, so two course
-    models do not both read "model"), or the hub id / built-in name itself."""
-    if "/" in spec and (spec.startswith(("/", ".", "~")) or Path(spec).exists()):
-        path = Path(spec.rstrip("/"))
-        if path.name == "model" and path.parent.name:
-            return f"{path.parent.name}/{path.name}"
-        return path.name or spec
-    return spec
+    models do not both read "model"), or the hub id / built-in name itself (``lm_workbench.result_origin``'s rule)."""
+    return short_model_name(spec)

@@ -73,6 +73,11 @@ class HeadsState:
         self.events.dla_changed.emit()
         self.events.sweep_changed.emit()
 
+    def clear_sweep(self) -> None:
+        """The ablation map is gone (another model): the split stays."""
+        self.sweep, self.rows_total = None, 0
+        self.events.sweep_changed.emit()
+
     def start(self) -> None:
         self.sweep, self.rows_total, self.running = None, 0, True
         self.events.running_changed.emit(True)

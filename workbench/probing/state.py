@@ -118,6 +118,13 @@ class ProbingState:
 
         return "POS (demo)" if self.task == DEMO else f"{Path(self.task).stem} ({self.kind})"
 
+    def clear_results(self) -> None:
+        """Every layer's numbers and the mixes gone (another model was loaded)."""
+        self.mixes = {}
+        self.events.mix_changed.emit()
+        self.clear_probe()
+        self.clear_sts()
+
     def set_mix(self, label: str, weights: list[float], run_id: int | None = None) -> None:
         """The mix learned (so far, or finally with its run) for the task called ``label``; other tasks' stay."""
         self.mixes[label] = [float(w) for w in weights]
