@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.lectures.metrics.base import Metric, StepRun, metrics_of
+from lm_workbench.lectures.metrics.base import Metric, StepRun, int_arg, metrics_of
 
 OF = {"of": "contextual (the step's layer, default) or static (the input embeddings)"}
 
@@ -72,7 +72,7 @@ def _label_of(state: Any, row: int) -> str | None:
 
 def same_sense_first(run: StepRun, args: dict[str, Any]) -> float | None:
     """Of the first R neighbours (R: the other occurrences of the query's word, in other sentences, with its
-    label), the share with the query's label: 1.0 when the same sense comes first."""
+    label; or ``n`` when given), the share with the query's label: 1.0 when the same sense comes first."""
     state, row, found = _neighbours(run, args)
     label, t = _label_of(state, row), state.table
     if label is None:
@@ -80,6 +80,8 @@ def same_sense_first(run: StepRun, args: dict[str, Any]) -> float | None:
     line, word = t.occurrences[row].line, t.words[row]
     r = sum(1 for i, (w, lab) in enumerate(zip(t.words, t.labels))
             if i != row and w == word and lab == label and t.occurrences[i].line != line)
+    if "n" in args:
+        r = int_arg(args, "n")
     first = sorted(found, key=lambda n: -n.score)[:min(r, len(found))]
     return sum(t.labels[n.index] == label for n in first) / len(first) if first else None
 
@@ -106,7 +108,7 @@ def max_score(run: StepRun, args: dict[str, Any]) -> float | None:
 METRICS = metrics_of(
     "embeddings",
     Metric("same_sense_first", same_sense_first, "share of the first R neighbours with the query's sense "
-           "(R: its other same-sense occurrences)", OF),
+           "(R: its other same-sense occurrences, or n)", OF | {"n": "how many of the nearest (default R)"}),
     Metric("same_sense_share", same_sense_share, "share of the listed neighbours with the query's sense", OF),
     Metric("min_score", min_score, "the lowest cosine among the listed neighbours", OF),
     Metric("max_score", max_score, "the highest cosine among the listed neighbours", OF),
