@@ -37,6 +37,7 @@ class ClaimOutcome:
     step: int  # 1-based, as the caption bar counts
     claim: str  # the claim's text
     predicate: str  # metric op value, e.g. "effect(layer=0, token='class') > 0.5"
+    op: str  # the comparison: > >= < <= == != ~=
     status: str  # HOLDS, FAILS or CANNOT_RUN
     value: float | None = None  # the metric's value (None: not computed, or not computable)
     compared_to: float | None = None  # the other side: the claim's number, or the other metric's value
@@ -50,7 +51,7 @@ class ClaimOutcome:
 
     def to_json(self) -> dict[str, Any]:
         out = {"preset": self.preset, "step": self.step, "claim": self.claim, "value": self.value,
-               "holds": self.holds, "status": self.status, "predicate": self.predicate,
+               "holds": self.holds, "status": self.status, "predicate": self.predicate, "op": self.op,
                "compared_to": self.compared_to, "model": self.model}
         if self.reason:
             out["reason"] = self.reason
@@ -124,7 +125,7 @@ class _CannotRun(Exception):
 
 
 def evaluate_claim(steps: _Steps, index: int, claim: Claim) -> ClaimOutcome:
-    base = dict(preset=steps.preset.name, step=index + 1, claim=claim.text, predicate=claim.predicate())
+    base = dict(preset=steps.preset.name, step=index + 1, claim=claim.text, predicate=claim.predicate(), op=claim.op)
     model = ""
     try:
         run = steps.get(index)
