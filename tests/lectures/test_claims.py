@@ -201,6 +201,10 @@ def test_a_claim_comparing_with_a_step_that_cannot_run_cannot_run(tiny_models, f
                      "value": {"metric": "clean_metric", "step": 1}}]}]}, "cross.json")
     [outcome] = verify_presets([preset], course_models={}, default_model="minilm")
     assert outcome.status == CANNOT_RUN and outcome.reason.startswith("step 1, which this claim compares with")
+    absent = parse_preset({**preset.to_dict(), "model": str(tiny_models.root / "no-such-model")}, "absent.json")
+    outcomes = verify_presets([absent], course_models={"gpt2": gpt2}, default_model="minilm")
+    assert [o.status for o in outcomes] == [CANNOT_RUN] and "no-such-model is not on this machine" in \
+        outcomes[0].reason
 
 
 def test_verify_refuses_an_unknown_name_in_one_line(fresh_home, capsys):

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.lectures.availability import course_hint, missing_course_models, resolve_model, resolve_settings
+from lm_workbench.lectures.availability import (
+    course_hint, missing_course_models, present_here, resolve_model, resolve_settings,
+)
 from lm_workbench.lectures.claims import Claim, MetricRef, compare
 from lm_workbench.lectures.metrics import StepRun, metric_value
 from lm_workbench.lectures.schema import Preset, PresetError
@@ -105,19 +107,21 @@ class _Steps:
             model = resolve_model(step.model or self.preset.model, self.default_model, self.course_models)
         except PresetError as exc:
             return str(exc)
+        if not present_here(model, self.course_models):
+            return f"{model} is not on this machine (neither an existing folder nor a model in the local hub cache)"
         settings = resolve_settings(step.settings, self.preset, self.course_models)
         inputs = resolve_settings(step.inputs, self.preset, self.course_models)
         return StepRun(step.view, settings, inputs, model, self.loader, index=index, workdir=self.workdir,
                        earlier=lambda: [r for i in range(index) if isinstance(r := self.get(i), StepRun)])
 
 
-def _value(steps: _Steps, own: int, ref: MetricRef) -> tuple[float | None, StepRun]:
+def _value(steps: _Steps, own: int, ref: MetricRef) -> float | None:
     """The value of ``ref`` (on step ``own``, or the step it names); raises ``_CannotRun``."""
     index = own if ref.step is None else ref.step - 1
     run = steps.get(index)
     if isinstance(run, str):
         raise _CannotRun(run if index == own else f"step {index + 1}, which this claim compares with: {run}")
-    return metric_value(run, ref.name, ref.args), run
+    return metric_value(run, ref.name, ref.args)
 
 
 class _CannotRun(Exception):
@@ -130,11 +134,8 @@ def evaluate_claim(steps: _Steps, index: int, claim: Claim) -> ClaimOutcome:
     try:
         run = steps.get(index)
         model = run.model if isinstance(run, StepRun) else ""
-        value, _run = _value(steps, index, claim.metric)
-        if isinstance(claim.value, MetricRef):
-            other, _other = _value(steps, index, claim.value)
-        else:
-            other = float(claim.value)
+        value = _value(steps, index, claim.metric)
+        other = _value(steps, index, claim.value) if isinstance(claim.value, MetricRef) else float(claim.value)
     except _CannotRun as exc:
         return ClaimOutcome(**base, status=CANNOT_RUN, model=model, reason=str(exc))
     except WorkbenchError as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.lectures.metrics.base import Metric, StepRun, int_arg, metrics_of
+from lm_workbench.lectures.metrics.base import Metric, StepRun, finite, int_arg, metrics_of
 
 OF = {"of": "contextual (the step's layer, default) or static (the input embeddings)"}
 
@@ -97,12 +97,12 @@ def same_sense_share(run: StepRun, args: dict[str, Any]) -> float | None:
 
 def min_score(run: StepRun, args: dict[str, Any]) -> float | None:
     _s, _r, found = _neighbours(run, args)
-    return min(n.score for n in found) if found else None
+    return finite(min(n.score for n in found)) if found else None
 
 
 def max_score(run: StepRun, args: dict[str, Any]) -> float | None:
     _s, _r, found = _neighbours(run, args)
-    return max(n.score for n in found) if found else None
+    return finite(max(n.score for n in found)) if found else None
 
 
 METRICS = metrics_of(
