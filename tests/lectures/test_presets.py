@@ -36,7 +36,7 @@ def broken(path: str, value, *, delete: bool = False) -> dict:
 
 @pytest.mark.parametrize("path, value, delete, message", [
     ("format", "lm-workbench-preset/9", False, "format: 'lm-workbench-preset/9' is a newer preset format"),
-    ("format", "something", False, "format: must be 'lm-workbench-preset/1'"),
+    ("format", "something", False, "format: must be 'lm-workbench-preset/2' (or the older 'lm-workbench-preset/1')"),
     ("name", "Has Spaces", False, "name: must be lower-case letters"),
     ("title", None, True, "title: is missing"),
     ("steps", [], False, "steps: must be a non-empty list"),

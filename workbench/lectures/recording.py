@@ -37,6 +37,9 @@ class DraftStep:
     inputs: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     model: str | tuple[str, ...] | None = None  # the model it was recorded on (None: the preset's)
+    # the claims of a preset opened for editing, as JSON objects; a claim that compares with another step holds
+    # that ``DraftStep`` itself as its ``value["step"]``, so moving steps keeps it pointing at the same step
+    claims: list[dict[str, Any]] = field(default_factory=list, compare=False)
 
 
 def slug(title: str) -> str:
@@ -136,8 +139,8 @@ class LectureDraft:
 
     def retake(self, index: int, step: DraftStep) -> None:
         """Step ``index`` shows what ``step`` shows (a view's state taken again); its caption stays."""
-        old = self.steps[self._check(index)]
-        self.steps[index] = DraftStep(step.view, old.caption, step.inputs, step.settings, step.model)
+        old = self.steps[self._check(index)]  # changed in place: other steps' claims may point at it
+        old.view, old.inputs, old.settings, old.model = step.view, step.inputs, step.settings, step.model
         self._changed()
 
     def recaption(self, index: int, caption: str) -> None:
@@ -160,7 +163,11 @@ class LectureDraft:
         self._changed()
 
     def delete(self, index: int) -> DraftStep:
+        """Remove step ``index``; a claim of another step that compares with it goes too (it has nothing left to
+        compare with)."""
         step = self.steps.pop(self._check(index))
+        for other in self.steps:
+            other.claims = [c for c in other.claims if not _compares_with(c, step)]
         self._changed()
         return step
 
@@ -171,7 +178,7 @@ class LectureDraft:
         return next((s.model for s in self.steps if s.model is not None), DEFAULT)
 
     def to_dict(self) -> dict[str, Any]:
-        """The preset as JSON in ``lm-workbench-preset/1``, checked by the schema's own validator (a
+        """The preset as JSON in ``lm-workbench-preset/2``, checked by the schema's own validator (a
         ``PresetError`` names what is wrong: no steps, an empty caption)."""
         model = self.preset_model()
         steps = []
@@ -183,6 +190,8 @@ class LectureDraft:
                 step["settings"] = json_copy(s.settings)
             if s.model is not None and s.model != model:
                 step["model"] = s.model if isinstance(s.model, str) else list(s.model)
+            if s.claims:
+                step["claims"] = [self._claim_json(c) for c in s.claims]
             steps.append(step)
         title = self.title.strip() or FALLBACK_TITLE
         data: dict[str, Any] = {"format": FORMAT, "name": self.name or slug(title), "title": title,
@@ -192,6 +201,14 @@ class LectureDraft:
             del data["description"]
         parse_preset(data, f"the lecture {title!r}")
         return data
+
+    def _claim_json(self, claim: dict[str, Any]) -> dict[str, Any]:
+        """A claim as the file writes it: a step it compares with by its number now."""
+        value = claim.get("value")
+        if isinstance(value, dict) and isinstance(value.get("step"), DraftStep):
+            index = next(i for i, s in enumerate(self.steps) if s is value["step"])
+            claim = {**claim, "value": {**value, "step": index + 1}}
+        return json_copy(claim)
 
     def to_preset(self, source: str = "") -> Preset:
         """The draft as a ``Preset`` the lecture controller can run (``source``: the file, for ``file:``)."""
@@ -228,8 +245,23 @@ class LectureDraft:
         draft = cls(preset.title, preset.description, preset.model, preset.name)
         draft.steps = [DraftStep(s.view, s.caption, json_copy(s.inputs), json_copy(s.settings), s.model)
                        for s in preset.steps]
+        for step, source in zip(draft.steps, preset.steps):
+            step.claims = [_claim_draft(c.to_dict(), draft.steps) for c in source.claims]
         if path is not None:
             draft.path = Path(path)
         elif preset.source and Path(preset.source).is_file():
             draft.path = Path(preset.source)
         return draft
+
+
+def _claim_draft(claim: dict[str, Any], steps: list[DraftStep]) -> dict[str, Any]:
+    """A claim's JSON with the step it compares with (a number in the file) as that ``DraftStep``."""
+    value = claim.get("value")
+    if isinstance(value, dict) and isinstance(value.get("step"), int):
+        return {**claim, "value": {**value, "step": steps[value["step"] - 1]}}
+    return claim
+
+
+def _compares_with(claim: dict[str, Any], step: DraftStep) -> bool:
+    value = claim.get("value")
+    return isinstance(value, dict) and value.get("step") is step

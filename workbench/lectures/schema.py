@@ -1,31 +1,39 @@
-"""The lecture-preset schema ("lm-workbench-preset/1") and its validator.
+"""The lecture-preset schema ("lm-workbench-preset/2") and its validator.
 
 A preset is a JSON object::
 
-    {"format": "lm-workbench-preset/1", "name": "bert-masking", "title": "...", "description": "...",
+    {"format": "lm-workbench-preset/2", "name": "bert-masking", "title": "...", "description": "...",
      "model": "default" | "course:<family>" | a model spec | [candidates, first one present wins],
      "steps": [{"view": "masking_lab", "caption": "one line", "inputs": {"text": "...", "pair": "...",
                 "corpus": "demo" | {"lines": [...], "labels": [...], "label_name": "sense"}},
-                "settings": {...}, "model": "optional override"}]}
+                "settings": {...}, "model": "optional override",
+                "claims": [{"text": "...", "metric": "selected", "op": "~=", "value": 0.15, "tolerance": 0.01}]}]}
 
-Unknown keys are refused (a typo must not pass silently); every message names
-the file and the field, e.g. ``bank.json: steps[2].caption: must be one line``.
+Version 2 adds a step's ``claims`` (``lm_workbench.lectures.claims``: what the caption says the view shows, as
+a predicate over one of the view's metrics, ``lm_workbench.lectures.metrics``); version 1 files (no claims)
+are still read, and ``to_dict`` writes version 2. Unknown keys are refused (a typo must not pass silently);
+every message names the file and the field, e.g. ``bank.json: steps[2].caption: must be one line`` or
+``bank.json: steps[0].claims[1].metric: unknown metric 'ndgc' of the 'retrieval' view (metrics: ...)``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.lectures.claims import Claim, ClaimError, parse_claims
 
-FORMAT = "lm-workbench-preset/1"
+FORMAT = "lm-workbench-preset/2"  # what this version writes
+FORMAT_1 = "lm-workbench-preset/1"  # still read: no claims
+READ_FORMATS = (FORMAT_1, FORMAT)
 STEP_INPUTS = ("text", "pair", "corpus")
 MAX_CAPTION = 200
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _TOP_KEYS = {"format", "name", "title", "description", "model", "steps"}
-_STEP_KEYS = {"view", "caption", "inputs", "settings", "model"}
+_STEP_KEYS_1 = {"view", "caption", "inputs", "settings", "model"}
+_STEP_KEYS = _STEP_KEYS_1 | {"claims"}
 _CORPUS_KEYS = {"lines", "labels", "label_name", "source"}
 
 
@@ -40,6 +48,7 @@ class PresetStep:
     inputs: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     model: str | tuple[str, ...] | None = None  # None: the preset's model; a tuple: candidates in order
+    claims: tuple[Claim, ...] = ()  # what the caption says the view shows, checkable (``presets verify``)
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,8 @@ class Preset:
                 step["settings"] = s.settings
             if s.model is not None:
                 step["model"] = _model_json(s.model)
+            if s.claims:
+                step["claims"] = [c.to_dict() for c in s.claims]
             steps.append(step)
         return {"format": FORMAT, "name": self.name, "title": self.title, "description": self.description,
                 "model": _model_json(self.model), "steps": steps}
@@ -126,11 +137,13 @@ def _corpus(value: Any, source: str, where: str) -> Any:
     return value
 
 
-def _step(data: Any, index: int, source: str) -> PresetStep:
+def _step(data: Any, index: int, source: str, keys: set[str]) -> PresetStep:
     where = f"steps[{index}]"
     if not isinstance(data, dict):
         raise _fail(source, where, "must be an object")
-    _unknown(data, _STEP_KEYS, source, where)
+    if "claims" in data and "claims" not in keys:
+        raise _fail(source, where, f"claims need the format {FORMAT!r} (this file says {FORMAT_1!r})")
+    _unknown(data, keys, source, where)
     view = _text(data, "view", source, where)
     caption = _text(data, "caption", source, where, one_line=True)
     inputs = data.get("inputs", {})
@@ -156,10 +169,10 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
     if not isinstance(data, dict):
         raise _fail(source, "", "a preset must be a JSON object")
     fmt = data.get("format")
-    if fmt != FORMAT:
+    if fmt not in READ_FORMATS:
         if isinstance(fmt, str) and fmt.startswith("lm-workbench-preset/"):
             raise _fail(source, "format", f"{fmt!r} is a newer preset format than this version reads ({FORMAT})")
-        raise _fail(source, "format", f"must be {FORMAT!r}")
+        raise _fail(source, "format", f"must be {FORMAT!r} (or the older {FORMAT_1!r})")
     _unknown(data, _TOP_KEYS, source, "")
     name = _text(data, "name", source, "")
     if not NAME_PATTERN.match(name):
@@ -170,5 +183,24 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise _fail(source, "steps", "must be a non-empty list")
-    return Preset(name=name, title=title, description=description, model=model,
-                  steps=tuple(_step(s, i, source) for i, s in enumerate(steps)), source=source)
+    keys = _STEP_KEYS if fmt == FORMAT else _STEP_KEYS_1
+    parsed = [_step(s, i, source, keys) for i, s in enumerate(steps)]
+    parsed = [replace(step, claims=_claims(raw, i, parsed, source)) if isinstance(raw, dict) and "claims" in raw
+              else step for i, (step, raw) in enumerate(zip(parsed, steps))]
+    return Preset(name=name, title=title, description=description, model=model, steps=tuple(parsed), source=source)
+
+
+def _claims(raw: dict, index: int, steps: list[PresetStep], source: str) -> tuple[Claim, ...]:
+    """Step ``index``'s claims, checked against its view's metrics (and, for a claim that compares with another
+    step, that step's view's)."""
+    from lm_workbench.lectures.metrics import check_metric
+
+    def view_of(step: int | None) -> str | None:
+        if step is None:
+            return steps[index].view
+        return steps[step - 1].view if 1 <= step <= len(steps) else None
+
+    try:
+        return parse_claims(raw["claims"], f"steps[{index}].claims", view_of, check_metric)
+    except ClaimError as exc:
+        raise PresetError(f"{source}: {exc}") from None
