@@ -261,8 +261,8 @@ def cmd_finetune(args: argparse.Namespace) -> int:
           f"{summary['steps']} steps in {summary['wall_s']:.1f} s; validation {shown or 'loss only'}; saved in "
           f"{summary['out_dir']}")
     if summary.get("rows_cut"):
-        for note in summary.get("notes", []):  # rows longer than the max length, cut and counted
-            print(note)
+        for line in summary.get("notes", []):  # rows longer than the max length, cut and counted
+            print(line)
     sentence = summary.get("sentence")
     if sentence:  # the sentence-embedding task: its loss and pooling, what validation gave, where the model is
         print(f"{sentence['loss']} loss, {sentence['pooling']} pooling; " + "; ".join(sentence["notes"]))
