@@ -85,7 +85,7 @@ def test_offer_cancel_choice_resume_and_a_view_waiting(open_window, qtbot, fresh
     # lecture on the course BERT each say it is on its way ...
     dialog.choose(["bert"])
     assert dialog.total_label.text().startswith("Start builds 1 model(s): about ")
-    assert "an estimate from" in dialog.total_label.text()
+    assert "An estimate from" in dialog.total_label.text()
     dialog.start_button.click()
     assert builder.building and builder.state.families == ["bert"] and not dialog.start_button.isEnabled()
     assert dialog.model_label.text().startswith("Model 1 of 1 (BERT)")

@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout,
-    QWidget,
+    QCheckBox, QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+    QVBoxLayout, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -59,16 +59,14 @@ class CourseModelsDialog(QDialog):
         grid.setColumnStretch(2, 1)
         self.rebuild_check = QCheckBox("Build again the models already built at this version")
         self.rebuild_check.toggled.connect(lambda _on: self.refresh())
-        self.total_label = QLabel("")
-        self.total_label.setWordWrap(True)
+        self.total_label = QLabel("")  # two lines, unwrapped: the dialog grows to hold them
         self.total_label.setObjectName("summary")
 
         self.model_label = QLabel("")  # "Model 2 of 5 (GPT-2), step 120 of 300, about 0:40 left"
         self.model_label.setWordWrap(True)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
-        self.ran_label = QLabel("")  # what ran, after (or during) the build
-        self.ran_label.setWordWrap(True)
+        self.ran_label = QLabel("")  # what ran, a line each, after (or during) the build
         self.ran_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         progress_box = QGroupBox("Progress")
         progress = QVBoxLayout(progress_box)
@@ -143,17 +141,26 @@ class CourseModelsDialog(QDialog):
             estimate = self.estimates.get(family)
             self.estimate_labels[family].setText(f"about {format_duration(estimate.seconds)}" if estimate else "")
             self.state_labels[family].setText(self._family_state(family, plan))
-        if not building:
-            seconds = sum(self.estimates[f].seconds for f in plan.build if f in self.estimates)
-            sources = sorted({self.estimates[f].source for f in plan.build if f in self.estimates})
-            self.total_label.setText(
-                f"Start builds {len(plan.build)} model(s): about {format_duration(seconds)} in all, an estimate "
-                f"from {' and '.join(sources)}; a busy machine takes longer." if plan.build else
-                (plan.skipped_line() or "Tick the families to build."))
+        families = list(state.families) if building else list(plan.build)
+        seconds = sum(self.estimates[f].seconds for f in families if f in self.estimates)
+        sources = sorted({self.estimates[f].source for f in families if f in self.estimates})
+        verb = "Building" if building else "Start builds"
+        self.total_label.setText(
+            f"{verb} {len(families)} model(s): about {format_duration(seconds)} in all.\nAn estimate from "
+            f"{' and '.join(sources)}; a busy machine takes longer." if families else
+            (plan.skipped_line().replace(" skipped (", " skipped\n(") or "Tick the families to build."))
         line = builder.status_text().removeprefix("Course models: ").removeprefix("Course models ")
         self.model_label.setText(line[:1].upper() + line[1:] if state is not None else "Not started.")
         self.bar.setValue(int(builder.fraction() * 1000))
         self.ran_label.setText(self._ran_text())
+        self._grow()
+
+    def _grow(self) -> None:
+        """Taller when what ran needs more lines (a shown window keeps its size otherwise, cutting them)."""
+        self.layout().activate()
+        wanted = self.sizeHint().height()
+        if wanted > self.height():
+            self.resize(self.width(), wanted)
 
     def _family_state(self, family: str, plan: Any) -> str:
         state = self.builder.state

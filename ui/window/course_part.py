@@ -125,7 +125,7 @@ class CoursePart(QObject):
         self._load_when_built: tuple[str, str, int] | None = None  # (spec, family, load generation) asked for
         # while the build made it
         self.indicator = CourseIndicator(self.builder)
-        s.status_bar.insertPermanentWidget(0, self.indicator)  # left of the window's own job bar and Cancel
+        s.status_bar.insertPermanentWidget(1, self.indicator)  # after the message, before the job's bar and Cancel
         self.rebuild_line = RebuildLine()
         self.rebuild_line.button.clicked.connect(
             lambda: self.open_dialog([self.rebuild_line.family] if self.rebuild_line.family else None, rebuild=True))
