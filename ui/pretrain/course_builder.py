@@ -127,9 +127,12 @@ class CourseBuilder(QObject):
         self.changed.emit()
 
     def shutdown(self) -> None:
+        """The window is closing (the lane cancels the run that trains): stop quietly, leave no build current."""
         self.follower.stop()
+        self.blockSignals(True)
         if self.building:
             self._stop("cancelled")
+        set_current_build(None)
 
     # ---------------------------------------------------------------- internal
     def _submit_next(self) -> None:
