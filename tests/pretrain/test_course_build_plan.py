@@ -181,3 +181,27 @@ def test_the_recent_models_keep_one_entry_per_course_model(tmp_path_factory, for
     assert loaded.recent_models[0] == str(root / "gpt2" / "model") and str(root / "gpt2") not in loaded.recent_models
     assert loaded.offer_recent(str(root / "bart")) is False  # already there as bart/model
     assert len(loaded.recent_models) == len(set(loaded.recent_models))
+
+
+@pytest.mark.parametrize(("bundled", "here", "opens"), [
+    (None, COURSE_MODEL_VERSION, "here"),  # none bundled
+    (COURSE_MODEL_VERSION, COURSE_MODEL_VERSION, "bundle"),  # the bundle's wins, as before
+    ("none", COURSE_MODEL_VERSION, "here"),  # the bundle's is of an earlier version (no version): rebuilt here
+    ("none", "none", "bundle"),  # both older: the bundle's
+])
+def test_course_spec_opens_a_model_of_this_version_before_an_older_bundled_one(fresh_home, tmp_path, monkeypatch,
+                                                                              bundled, here, opens):
+    import sys
+
+    from lm_workbench.lectures.availability import installed_course_models
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "bundle"), raising=False)
+    folders = {}
+    for where, root, version in (("bundle", tmp_path / "bundle" / "course-models", bundled),
+                                 ("here", course_root(), here)):
+        if version is not None:
+            extra = {} if version == "none" else {"version": version}
+            folders[where] = install(root, "bert", card("bert", **extra))
+    assert resolve_course_spec("course:bert") == str(folders[opens])
+    assert installed_course_models() == {"bert": str(folders[opens])}  # what lecture presets open

@@ -237,6 +237,7 @@ class TrainingView(QWidget):
         self.course_run = run_id
         self.message_bar.show_info(course.COURSE_NOTE, source="course")
         self.follow(run_id, params)
+        self.run_submitted.emit(run_id)  # the runs browser lists it
 
     def shutdown(self) -> None:
         """The window is closing: stop polling and the form's worker."""

@@ -48,13 +48,11 @@ class PresetStatus:
 
 
 def installed_course_models() -> dict[str, str]:
-    """family -> folder of every course model on this machine (bundled ones win)."""
-    from lm_workbench.pretrain.course_models import installed_course_models as found
+    """family -> folder of every course model on this machine (``course:<family>``'s: bundled ones win unless one
+    built here is of this version and they are not)."""
+    from lm_workbench.pretrain.course_folders import course_models_here
 
-    models: dict[str, str] = {}
-    for folder in found():
-        models.setdefault(folder.name, str(folder))
-    return models
+    return {family: str(folder) for family, folder in course_models_here().items()}
 
 
 def course_hint(family: str) -> str:

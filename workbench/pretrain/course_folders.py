@@ -30,13 +30,13 @@ def resolve_course_spec(spec: str) -> str:
     if not spec.startswith(COURSE_PREFIX):
         return spec
     family = spec[len(COURSE_PREFIX):].strip()
-    for folder in installed_course_models():
-        if folder.name == family:
-            return str(folder)
+    if (folder := course_models_here().get(family)) is not None:
+        return str(folder)
     if (on_its_way := coming(family)) is not None:
         raise on_its_way
-    raise CourseModelMissing(family, f"the course {family} model is not pre-trained on this machine: build it in the Pre-train "
-                         f"tab (Course models) or with `lm-workbench course-models --families {family}`")
+    raise CourseModelMissing(family, f"the course {family} model is not pre-trained on this machine: build it in the "
+                                     f"Pre-train tab (Course models) or with `lm-workbench course-models --families "
+                                     f"{family}`")
 
 
 def installed_course_models() -> list[Path]:
@@ -52,6 +52,16 @@ def installed_course_models() -> list[Path]:
         if root.is_dir():
             found += sorted(p.parent.parent for p in root.glob("*/model/config.json"))  # opens as its model
     return found
+
+
+def course_models_here() -> dict[str, Path]:
+    """family -> the folder ``course:<family>`` opens: of the installed ones (``installed_course_models``), the
+    first built at this version, else the first (a bundle's older model gives way to one rebuilt here)."""
+    chosen: dict[str, Path] = {}
+    for folder in installed_course_models():
+        if folder.name not in chosen or (is_current(folder) and not is_current(chosen[folder.name])):
+            chosen[folder.name] = folder
+    return chosen
 
 
 @dataclass(frozen=True)
