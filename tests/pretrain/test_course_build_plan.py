@@ -55,7 +55,7 @@ def test_a_build_resumes_skipping_what_this_version_built(fresh_home, written, r
     line = rebuild_offer(folder)
     assert (line is not None) is offered
     if offered:
-        assert f"version {COURSE_MODEL_VERSION}" in line and "rebuild" in line and len(line.splitlines()) == 1
+        assert f"the lectures expect {COURSE_MODEL_VERSION}): rebuild it." in line and len(line.splitlines()) == 1
 
 
 def test_an_explicit_output_folder_is_planned_on_its_own(fresh_home, tmp_path):

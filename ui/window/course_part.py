@@ -44,7 +44,7 @@ class CourseServices:
     load_generation: Callable[[], int]  # changes with every load asked for (ModelSession.load_generation)
     notify: Callable[[str, str, str], None]  # text, level, source
     clear: Callable[[str], None]  # source
-    add_panel_section: Callable[[QWidget], None]  # the model panel's
+    add_panel_note: Callable[[QWidget], None]  # a line under the model panel's facts
 
 
 class CourseIndicator(QWidget):
@@ -129,7 +129,7 @@ class CoursePart(QObject):
         self.rebuild_line = RebuildLine()
         self.rebuild_line.button.clicked.connect(
             lambda: self.open_dialog([self.rebuild_line.family] if self.rebuild_line.family else None, rebuild=True))
-        s.add_panel_section(self.rebuild_line)
+        s.add_panel_note(self.rebuild_line)
         self.builder.arrived.connect(self._arrived)
         self.builder.ended.connect(self._ended)
 

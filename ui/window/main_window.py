@@ -158,7 +158,7 @@ class MainWindow(FolderDrop, QMainWindow):
             save_settings=self._save_settings if persist else lambda: None, status_bar=self.status,
             place_banner=lambda banner: column.insertWidget(1, banner), load=self.load_model,
             load_generation=lambda: self.session.load_generation, notify=self.message_bar.show_message,
-            clear=self.message_bar.clear, add_panel_section=self.model_panel.add_section))
+            clear=self.message_bar.clear, add_panel_note=self.model_panel.add_model_note))
         self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
                                          status=self.status.say,
                                          show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))

@@ -62,7 +62,8 @@ def rebuild_offer(folder: str | Path) -> str | None:
     version, now = card_version(card), current_version()
     if version >= now:
         return None
-    family = str(card.get("family") or Path(folder).name)
-    made = "records no version" if "version" not in card else f"is version {version}"
-    return (f"This course {family} model {made}; the lectures now expect version {now}: rebuild it "
-            "(Course models…) to see what they show.")
+    from lm_workbench.pretrain.course_build import family_name
+
+    family = family_name(str(card.get("family") or Path(folder).name))
+    made = "no version recorded" if "version" not in card else f"version {version}"
+    return f"A course {family} model of an earlier version ({made}; the lectures expect {now}): rebuild it."
