@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from lm_workbench.paths import runs_db_path
 from lm_workbench.store.run_store import RunStore
@@ -122,10 +123,13 @@ def test_offer_cancel_choice_resume_and_a_view_waiting(open_window, qtbot, fresh
     recent = window.settings.recent_models
     assert recent.count(str(folder / "model")) == 1 and str(folder) not in recent
     _offer_course_models(window.settings)  # what the next start adds: the bundled and built course models
+    assert str(folder) not in window.settings.recent_models
     window.register_model(str(folder))
-    assert [Path(r) for r in window.settings.recent_models].count(folder / "model") == 1
-    assert sum(1 for label in (window.model_panel.recent_list.item(i).text()
-                               for i in range(window.model_panel.recent_list.count())) if label == "bert/model") == 1
+    course_entries = [r for r in window.settings.recent_models if Path(r) in (folder, folder / "model")]
+    assert course_entries == [str(folder / "model")]  # not also "bert" (the report: "bart/model" and "bart")
+    shown = [window.model_panel.recent_list.item(i).data(Qt.ItemDataRole.UserRole)
+             for i in range(window.model_panel.recent_list.count())]
+    assert [r for r in shown if Path(r) in (folder, folder / "model")] == [str(folder / "model")]
 
     # A partial build resumes: BERT is skipped, said before Start.
     dialog.choose(["bert", "gpt2"])
