@@ -101,11 +101,9 @@ def report_start(window) -> None:
 def _offer_course_models(settings) -> None:
     """Course models shipped in the bundle or trained here appear in the recent models (after the user's own)."""
     from lm_workbench.pretrain.course_models import installed_course_models
-    from lm_workbench.settings import MAX_RECENT
 
     for folder in installed_course_models():
-        if str(folder) not in settings.recent_models and len(settings.recent_models) < MAX_RECENT:
-            settings.recent_models.append(str(folder))
+        settings.offer_recent(str(folder))  # "<family>" and "<family>/model" are one entry
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -138,6 +136,7 @@ def run(argv: list[str] | None = None) -> int:
     window.show()
     previous_hook = _install_excepthook(window)
     report_start(window)
+    window.course.offer_first_launch()  # once ever: build the course models in the background?
     window.load_model(_model_arg(argv) or settings.default_model)
     from lm_workbench.ui.window.startup_probe import attach, launch_time
 

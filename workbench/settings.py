@@ -28,6 +28,7 @@ SETTINGS_FILE = "settings.json"
 MAX_RECENT = 10
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+COURSE_OFFER_ANSWERS = ("", "build", "declined")  # the first launch's offer to build the course models
 WORDS_MODES = ("as-given", "split")  # an ELMo's words mode (lm_workbench.engine.elmo.words.WORDS_MODES)
 
 
@@ -109,6 +110,13 @@ class Settings:
         metadata={"help": "Workspace files opened or saved recently, newest first (at most 10)."},
     )
 
+    course_models_offer: str = field(
+        default="",
+        metadata={"help": "The answer to the first launch's offer to build the course models in the background: "
+                          "\"build\" or \"declined\"; empty: not asked yet (the window asks once).",
+                  "choices": COURSE_OFFER_ANSWERS},
+    )
+
     presentation_mode: bool = field(
         default=False,
         metadata={"help": "Open in presentation mode (F5): large fonts, high contrast, thick lines, "
@@ -121,6 +129,15 @@ class Settings:
         spec = _model_folder_of(str(spec))
         self.recent_models = [spec] + [m for m in self.recent_models if _model_folder_of(m) != spec]
         del self.recent_models[MAX_RECENT:]
+
+    def offer_recent(self, spec: str) -> bool:
+        """Append ``spec`` to ``recent_models`` (last: the user's own come first) unless it is there already, as
+        itself or as the same model folder, or the list is full; whether it was added."""
+        spec = _model_folder_of(str(spec))
+        if len(self.recent_models) >= MAX_RECENT or spec in {_model_folder_of(m) for m in self.recent_models}:
+            return False
+        self.recent_models.append(spec)
+        return True
 
     def add_recent_workspace(self, path: str) -> None:
         """Put ``path`` first in ``recent_workspaces``, removing an older copy; keep 10."""
@@ -191,6 +208,8 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
     if name in ("recent_models", "recent_workspaces"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return _INVALID
+        if name == "recent_models":  # a course model's folder and its model/ are one entry (issue 48)
+            value = [_model_folder_of(v) for v in value]
         deduped = list(dict.fromkeys(value))
         return deduped[:MAX_RECENT]
     if name == "model_words":

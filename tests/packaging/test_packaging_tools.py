@@ -69,3 +69,15 @@ def test_the_space_check_leaves_out_what_the_spec_leaves_out(tmp_path):
     check = [sys.executable, str(PACKAGING / "space_check.py"), str(tmp_path / "dist"), "--site-packages", str(site)]
     assert subprocess.run(check, capture_output=True, timeout=60).returncode == 0
     assert subprocess.run(check + ["--deb-only"], capture_output=True, timeout=60).returncode == 0  # no bundle yet
+
+
+def test_a_release_bundles_the_course_models_and_ci_leaves_them_out():
+    """Issue 48.4: packaging/build pre-trains (or reuses) the course models by default, has the flag that leaves them
+    out, and .ci/run passes it unless LM_WORKBENCH_COURSE_CACHE holds models built before."""
+    shown = subprocess.run(["bash", str(PACKAGING / "build"), "--help"], capture_output=True, text=True, timeout=30)
+    assert shown.returncode == 0 and "--without-course-models" in shown.stdout
+    assert "(default), --with-course-models" in shown.stdout and "LM_WORKBENCH_COURSE_CACHE" in shown.stdout
+    ci = (PACKAGING.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "scripts/package.sh --without-course-models" in ci
+    assert 'scripts/package.sh --with-course-models "$LM_WORKBENCH_COURSE_CACHE"' in ci
+    assert "\nbash scripts/package.sh\n" not in ci  # never the default (a pre-training) in CI

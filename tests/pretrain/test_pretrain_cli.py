@@ -18,6 +18,7 @@ from tests.support.pretrain_job_helpers import write_corpus
 from lm_workbench.cli.main import main
 from lm_workbench.cli.parser import build_parser
 from lm_workbench.cli.pretrain_commands import spec_from_args
+from lm_workbench.pretrain.course_cards import COURSE_MODEL_VERSION
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.store import RunStore
 from lm_workbench.paths import runs_db_path
@@ -192,6 +193,7 @@ def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_pa
     code, out, err = run_cli(capsys, "course-models", "--corpus", corpus, "--out", tmp_path / "course",
                              "--families", "gpt2", "--json")
     assert code == 0, err
+    assert "model 1 of 1: pre-training Tiny GPT-2 (clm)" in err and "(an estimate from " in err  # on stderr
     [model] = json.loads(out)["models"]
     assert model["family"] == "gpt2" and "tiny, for demonstrations" in model["name"]
     assert model["below_unigram_entropy"] == (model["validation_loss"] < model["unigram_entropy"]) is True
@@ -199,9 +201,33 @@ def test_course_models_are_saved_named_and_registered(fresh_home, corpus, tmp_pa
     assert model["model_dir"] == str(model_dir) and load_settings().recent_models[0] == str(model_dir)
     card = json.loads((model_dir / "workbench_model.json").read_text())
     assert card["display_name"] == model["name"] and card["tiny_for_demonstrations"] is True
+    assert card["version"] == model["version"] == COURSE_MODEL_VERSION and card["build_seconds"] > 0
     assert "tiny and meant for demonstrations" in (model_dir / "README.md").read_text()
     with RunStore(runs_db_path()) as store:
         assert store.get_run(model["run_id"])["name"] == model["name"]
+    # Run again (families as "a,b"): GPT-2 is built at this version, so it is skipped and said; nothing trains.
+    code, out, err = run_cli(capsys, "course-models", "--corpus", corpus, "--out", tmp_path / "course",
+                             "--families", "gpt2,gpt2", "--json")
+    assert code == 0 and json.loads(out) == {"models": [], "skipped": [{"family": "gpt2", "model_dir": str(model_dir)}]}
+    assert "GPT-2 is already built at this version: skipped (--rebuild builds them again)" in err
+    with RunStore(runs_db_path()) as store:
+        assert len(store.list_runs()) == 1
+
+
+@pytest.mark.parametrize(("argv", "families"), [
+    (["--families", "bert,gpt2"], ["bert", "gpt2"]),
+    (["--families", "bert", "t5"], ["bert", "t5"]),
+    (["--families", "BERT, elmo"], ["bert", "elmo"]),
+    ([], None),
+])
+def test_course_models_takes_families_comma_or_space_separated(argv, families):
+    args = build_parser().parse_args(["course-models", *argv])
+    assert ([f for group in args.families for f in group] if args.families else None) == families
+
+
+def test_an_unknown_course_family_is_refused_in_one_line(capsys):
+    code, out, err = run_cli(capsys, "course-models", "--families", "bert,gpt3")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "unknown family gpt3" in err
 
 
 def test_installed_course_models_are_found_in_a_bundle_and_in_the_data_folder(fresh_home, tmp_path, monkeypatch):

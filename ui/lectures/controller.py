@@ -13,6 +13,8 @@ scroll as usual otherwise. They go through the window's ``Clicker``
 so a step that opens the attention step-by-step panel steps through the panel
 first, then on to the next lecture step. It gets a ``LectureServices``
 (``lm_workbench.ui.lectures.services``: the views, the models, the text box, the notifier), not the window.
+While the window builds the course models, a step that needs one still to come says "building, 2 of 5 done"
+and opens when it arrives (the build's ``moved_on``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from lm_workbench.lectures.availability import (
 from lm_workbench.lectures.library import builtin_presets, load_preset_file, user_presets
 from lm_workbench.lectures.runner import PresetRunner
 from lm_workbench.lectures.schema import Preset
+from lm_workbench.pretrain.course_build import current_build, family_name
 
 if TYPE_CHECKING:
     from lm_workbench.ui.lectures.services import LectureServices
@@ -47,6 +50,7 @@ class LectureController(QObject):
         self.runner = PresetRunner()
         self.bar = LectureBar()
         self._pending: tuple[str, dict[str, Any], dict[str, Any]] | None = None  # waits for the model
+        self._waiting: tuple[str, ...] = ()  # course families the current step waits for (being built)
         self.step_opened_at = 0.0  # time.monotonic() when the current step was opened
         self._quiet = False  # resuming from a workspace: show the step's caption, leave the views as restored
         self._about_was_open = False  # the About panel's state when the lecture began
@@ -65,6 +69,8 @@ class LectureController(QObject):
         self.runner.events.step_changed.connect(lambda _index: self._open_step())
         self.runner.events.stopped.connect(self._stopped)
         services.models.ready.connect(lambda _loaded: self._apply_pending())
+        if services.course_moved_on is not None:
+            services.course_moved_on.connect(self.course_models_changed)
 
     def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
         action = QAction(text, self.services.owner)
@@ -95,7 +101,17 @@ class LectureController(QObject):
         return {e.id: e.preset_settings for e in self.services.views.entries()}
 
     def status(self, preset: Preset) -> PresetStatus:
-        return check_preset(preset, self.views(), installed_course_models())
+        build = current_build()
+        return check_preset(preset, self.views(), installed_course_models(), build.pending() if build else ())
+
+    def course_models_changed(self) -> None:
+        """The course-model build moved on: the running preset's availability is read again, and a step that
+        waited for a model opens now that it is here (or says why not, when the build stopped without it)."""
+        if not self.runner.active:
+            return
+        self.runner.status = self.status(self.runner.preset)
+        if self._waiting:
+            self._open_step()
 
     def install_menu(self, menu: QMenu) -> None:
         """The presets (unavailable ones greyed, with their reason), opening a file, recording, stepping."""
@@ -211,9 +227,20 @@ class LectureController(QObject):
         self.step_opened_at = time.monotonic()
         self.bar.show_step(runner.preset.title, runner.caption(), runner.index, runner.count(), status.available)
         self._pending = None
+        if self._waiting:  # the step that waited is open now (or another one is): its message goes
+            self._waiting = ()
+            s.notifier.clear(SOURCE)
         if not status.available or self._quiet:
             return
         course = installed_course_models()
+        if waiting := tuple(f for f in status.waiting if f not in course):
+            self._waiting = waiting
+            build = current_build()
+            names = " and ".join(f"the course {family_name(f)} model" for f in waiting)
+            s.notifier.show_message(f"Step {runner.index + 1} needs {names}, on its way ("
+                                    f"{build.progress_text() if build else 'the build has stopped'}): it opens "
+                                    "when it arrives.", "info", SOURCE)
+            return
         try:
             spec = resolve_model(step.model or runner.preset.model, s.settings.default_model, course)
             settings = resolve_settings(step.settings, runner.preset, course)

@@ -34,6 +34,7 @@ class LectureServices:
     about_expanded: Callable[[], bool]  # the About panel folds away while a lecture runs
     set_about_expanded: Callable[[bool], None]
     open_workspace: Callable[..., Any]  # (path=None): open a workspace file, asking for one when None
+    course_moved_on: Any = None  # SignalInstance: the course-model build moved on (a model arrived, it ended)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ takes the window down). A ``RunFollower`` polls the run store and feeds the
 live plot and the progress bar; Cancel asks the lane to stop the run (the
 job saves a checkpoint; after a grace period the lane terminates it). When
 the run has finished, "Open in views" loads its model in the main window.
-"Course models" queues the tiny demonstration models of every family.
+"Course models…" opens the window's Course models dialog (choose the families, see the estimate, Start); the
+tab follows each course model's run while the build goes on, and Cancel here cancels the build.
 """
 
 from __future__ import annotations
@@ -76,12 +77,11 @@ class TrainingView(QWidget):
         super().__init__(parent)
         self.services = ctx.run_services
         self.open_model = ctx.open_model
-        self.register_model = ctx.register_model  # course models become recent models
+        self.course_models = ctx.course_models  # the window's CoursePart (None: a view built on its own)
         self.run_id: int | None = None
         self.run_params: dict[str, Any] = {}
         self.last_progress: RunProgress | None = None
-        self.course_runs: list[int] = []  # queued course-model runs not yet followed
-        self._course_params: dict[int, dict[str, Any]] = {}
+        self.course_run: int | None = None  # the course model's run this tab follows
         self._cancelling = False
 
         self.form = TrainingForm()
@@ -117,6 +117,10 @@ class TrainingView(QWidget):
         self.cancel_button.clicked.connect(self.cancel_run)
         self.open_button.clicked.connect(self.open_in_views)
         self.course_button.clicked.connect(self.start_course_models)
+        if self.course_models is not None:
+            builder = self.course_models.builder
+            builder.run_started.connect(self._course_run_started)
+            builder.ended.connect(lambda _status: self.message_bar.clear("course"))  # what ran is in the dialog
 
         self.follower = RunFollower(self.services, self)
         self.follower.rows.connect(self._rows)
@@ -199,10 +203,10 @@ class TrainingView(QWidget):
     def cancel_run(self) -> None:
         if self.run_id is None or not self.services.has_lane:
             return
-        for queued in self.course_runs:
-            self.services.lane.cancel(queued)
-        self.course_runs = []
-        self.services.lane.cancel(self.run_id, grace_s=CANCEL_GRACE_S)
+        if self.run_id == self.course_run and self.course_models is not None:
+            self.course_models.builder.cancel()  # the model training now stops; the rest never start
+        else:
+            self.services.lane.cancel(self.run_id, grace_s=CANCEL_GRACE_S)
         self.status_label.setText("Cancelling: the run saves a checkpoint and stops…")
         self._cancelling = True
         self._update_buttons()
@@ -220,21 +224,21 @@ class TrainingView(QWidget):
         folder = model_folder(self.services, self.run_id, self.run_params)
         return folder if folder is not None and folder.is_dir() else None
 
-    def start_course_models(self) -> list[int]:
-        """Queue the course models (tiny models of every family); follow the first."""
-        try:
-            specs = course.course_specs()
-            ids = [submit_pretrain(self.services.lane, s) for s in specs]
-        except WorkbenchError as exc:
-            self.message_bar.show_error(str(exc), source="course")
-            return []
+    def start_course_models(self) -> Any:
+        """Open the Course models dialog (the window's); None for a tab built without a window."""
+        if self.course_models is None:
+            self.message_bar.show_error("Course models are built from the window's Pre-train tab.", source="course")
+            return None
+        return self.course_models.open_dialog()
+
+    def _course_run_started(self, run_id: int, params: dict[str, Any]) -> None:
+        """The course build started a model: follow it here unless a run of the user's own is being followed."""
+        if self.active and self.run_id != self.course_run:
+            return
+        self.course_run = run_id
         self.message_bar.show_info(course.COURSE_NOTE, source="course")
-        self._course_params = {i: s.to_dict() for i, s in zip(ids, specs)}
-        self.course_runs = ids[1:]
-        self.follow(ids[0], self._course_params[ids[0]])
-        for run_id in ids:
-            self.run_submitted.emit(run_id)
-        return ids
+        self.follow(run_id, params)
+        self.run_submitted.emit(run_id)  # the runs browser lists it
 
     def shutdown(self) -> None:
         """The window is closing: stop polling and the form's worker."""
@@ -273,21 +277,16 @@ class TrainingView(QWidget):
             folder = self.finished_model()
             self.status_label.setText(f"Finished. The model is in {folder}." if folder else "Finished.")
             self.speed_label.setText(describe_speed(run_summary(self.services, run_id)))
-            if folder is not None and run_id in self._course_params:
-                self.register_model(str(folder))  # course models become recent models
         elif status == "cancelled":
             self.status_label.setText("Cancelled. " + (error or "The last checkpoint is in the output folder."))
         else:
             self.status_label.setText(f"{STATUS_TEXT.get(status, status)}.")
             self.message_bar.show_error(f"Run #{run_id} {status}: {error or 'no message'}", source="run")
-        if self.course_runs:  # follow the next course model
-            next_id = self.course_runs.pop(0)
-            self.follow(next_id, self._course_params.get(next_id, {}))
         self._update_buttons()
 
     def _update_buttons(self) -> None:
         active = self.active
         self.start_button.setEnabled(self.form.ready and not active)
-        self.course_button.setEnabled(self.form.ready and not active)
+        self.course_button.setEnabled(self.course_models is not None)  # the dialog shows a build under way too
         self.cancel_button.setEnabled(active and self.run_id is not None and not self._cancelling)
         self.open_button.setEnabled(self.status == "finished" and self.finished_model() is not None)

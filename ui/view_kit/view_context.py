@@ -45,6 +45,7 @@ class Shell:
     compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
     tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
+    course_models: Any = None  # the window's lm_workbench.ui.window.course_part.CoursePart (its builder, dialog)
 
 
 class ViewContext(QObject):
@@ -98,6 +99,11 @@ class ViewContext(QObject):
     @property
     def run_services(self) -> Any:
         return self._shell.run_services
+
+    @property
+    def course_models(self) -> Any:
+        """The window's course models (``CoursePart``: ``builder``, ``open_dialog``), or None."""
+        return self._shell.course_models
 
     @property
     def clicker(self) -> Any:

@@ -19,8 +19,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from lm_workbench.engine.errors import MachineFault, WorkbenchError
@@ -29,6 +29,8 @@ from lm_workbench.engine.tokens import TokenizedText
 from lm_workbench.ui import theme
 from lm_workbench.ui.window.about_panel import AboutPanel
 from lm_workbench.ui.window.compare_controller import CompareController
+from lm_workbench.ui.window.course_part import CoursePart, CourseServices
+from lm_workbench.ui.pretrain.course_builder import CourseBuilder
 from lm_workbench.ui.lectures.clicker_keys import ClickerKeys
 from lm_workbench.ui.view_kit.job_bridge import JobBridge
 from lm_workbench.ui.lectures.audience_window import AudienceController
@@ -38,6 +40,7 @@ from lm_workbench.ui.window.model_panel import ModelPanel
 from lm_workbench.ui.view_kit.model_label import format_count, spec_label
 from lm_workbench.ui.window.presentation import PresentationMode
 from lm_workbench.ui.window.dock_scroll import vertically_scrolling
+from lm_workbench.ui.window.folder_drop import FolderDrop, folder_from_mime  # noqa: F401 (folder_from_mime: API)
 from lm_workbench.ui.window.presentation_fit import PresentationFit, window_frame
 from lm_workbench.ui.run_tracking.run_services import RunServices
 from lm_workbench.ui.window.status_bar import JobStatusBar
@@ -87,15 +90,7 @@ def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelTo
     return tokenize_job(loaded, text, pair, cancel)
 
 
-def folder_from_mime(mime: QMimeData) -> str | None:
-    """The first local folder among dropped URLs, if any."""
-    for url in mime.urls() if mime.hasUrls() else ():
-        if url.isLocalFile() and Path(url.toLocalFile()).is_dir():
-            return url.toLocalFile()
-    return None
-
-
-class MainWindow(QMainWindow):
+class MainWindow(FolderDrop, QMainWindow):
     model_ready = Signal(object)  # a model finished loading (the LoadedModel)
 
     def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *, persist: bool = True,
@@ -161,6 +156,12 @@ class MainWindow(QMainWindow):
 
         self.run_services = RunServices()  # ONE long-run lane, store and reader; made on first use
         self.status.follow_runs(self.run_services)  # the status bar names what the long-run lane runs
+        self.course = CoursePart(CourseServices(  # the course models: their build, dialog, offer, status line
+            owner=self, builder=CourseBuilder(self.run_services, self.register_model, self), settings=self.settings,
+            save_settings=self._save_settings if persist else lambda: None, status_bar=self.status,
+            place_banner=lambda banner: column.insertWidget(1, banner), load=self.load_model,
+            load_generation=lambda: self.session.load_generation, notify=self.message_bar.show_message,
+            clear=self.message_bar.clear, add_panel_note=self.model_panel.add_model_note))
         self.compare = CompareController(self.jobs, self.settings, a_loading=lambda: self.session.loading,
                                          status=self.status.say,
                                          show_error=lambda exc, tb: self.show_error(exc, tb, source="compare"))
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
                                                 self.presentation, self.status.say, self.actions_.view_menu,
                                                 parent=self)
         self.compare.compared_changed.connect(self.view_host.compared_changed)
+        self.course.builder.moved_on.connect(self.view_host.course_models_changed)  # views waiting for a model
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()
         self._view_changed(self.views.currentIndex())
@@ -215,7 +217,7 @@ class MainWindow(QMainWindow):
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
             persist=self.persist, clicker=self.clicker, compared=lambda: self.compare.loaded,
-            compare_with=self.compare.load, tokenized=lambda: self.tokenized,
+            compare_with=self.compare.load, tokenized=lambda: self.tokenized, course_models=self.course,
         )
 
     def _part_interfaces(self) -> None:
@@ -257,6 +259,7 @@ class MainWindow(QMainWindow):
             settings=self.settings, about_expanded=self.about_panel.is_expanded,
             set_about_expanded=self.about_panel.set_expanded,
             open_workspace=lambda path=None: self.workspaces.open(path),  # built after the lectures
+            course_moved_on=self.course.builder.moved_on,
         )
 
     def _workspace_services(self) -> WorkspaceServices:
@@ -336,7 +339,7 @@ class MainWindow(QMainWindow):
             lambda cancel: _load(spec, settings, cancel),
             name="load",
             on_done=lambda loaded: self._model_loaded(gen, loaded),
-            on_error=lambda exc, tb: self._load_ended(gen, f"could not load {spec}", exc, tb),
+            on_error=lambda exc, tb: self._load_ended(gen, f"could not load {spec}", exc, tb, spec=spec),
             on_cancelled=lambda: self._load_ended(gen, f"loading {spec} cancelled"),
             label=f"Loading {spec_label(spec)}…",
         )
@@ -385,6 +388,7 @@ class MainWindow(QMainWindow):
         settle_heap()  # on this (the GUI) thread: see its docstring
         info = loaded.info
         self.model_panel.set_info(info)
+        self.course.model_loaded(info.folder)  # a course model built by an earlier version: Rebuild…
         self.settings.add_recent(info.folder if info.source == "folder" else info.spec)
         self.model_panel.set_recent(self.settings.recent_models)
         self.compare.set_recent(self.settings.recent_models)
@@ -399,11 +403,15 @@ class MainWindow(QMainWindow):
         self.retokenize()
         self.model_ready.emit(loaded)
 
-    def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "") -> None:
+    def _load_ended(self, gen: int, what: str, exc: BaseException | None = None, tb: str = "", spec: str = "") -> None:
         if not self.session.end_load(gen):
             return
         self.compare.a_load_ended()
         self.model_panel.set_info(self.loaded.info if self.loaded is not None else None)
+        if self.course.load_failed(spec, exc):  # a course model the build is making: it loads when it arrives
+            self.status.say(f"{spec} loads when the course-model build has made it")
+            self.retokenize()
+            return
         if exc is not None:
             self.show_error(exc, tb, source="load", prefix=what[:1].upper() + what[1:])
         self.status.say(what[:1].upper() + what[1:] if exc is None else "Loading failed")
@@ -540,40 +548,6 @@ class MainWindow(QMainWindow):
         self.status.say(f"Copied a picture of {entry.title}")
         return True
 
-    # -------------------------------------------------------- drag and drop
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
-        if folder_from_mime(event.mimeData()):
-            event.acceptProposedAction()
-        else:
-            super().dragEnterEvent(event)
-
-    def dragMoveEvent(self, event) -> None:  # noqa: N802
-        if folder_from_mime(event.mimeData()):
-            event.acceptProposedAction()
-        else:
-            super().dragMoveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
-        folder = folder_from_mime(event.mimeData())
-        if folder is None:
-            super().dropEvent(event)
-            return
-        event.acceptProposedAction()
-        self.model_panel.model_edit.setText(folder)
-        self.load_model(folder)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        """Folders dropped on the text boxes load a model instead of pasting a path."""
-        kind = event.type()
-        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
-            if folder_from_mime(event.mimeData()):
-                if kind == QEvent.Type.Drop:
-                    self.dropEvent(event)
-                else:
-                    event.acceptProposedAction()
-                return True
-        return super().eventFilter(watched, event)
-
     # ---------------------------------------------------------------- close
     def _save_settings(self) -> None:
         try:
@@ -591,6 +565,7 @@ class MainWindow(QMainWindow):
         if self.presentation.is_on():  # the tokens are the application's: the next window starts from the default
             theme.set_tokens(DEFAULT)
         self.view_host.shutdown()
+        self.course.builder.shutdown()
         self.run_services.shutdown()  # cancels a running job, ends the lane's thread
         self.jobs.shutdown()
         super().closeEvent(event)

@@ -157,8 +157,14 @@ class ModelPanel(QWidget):
         layout.addWidget(self.precision_combo)
         layout.addWidget(self.words_check)
         layout.addWidget(info_box)
+        self._info_box = info_box
         layout.addWidget(recent_box)
         layout.addStretch(1)
+
+    def add_model_note(self, widget: QWidget) -> None:
+        """Add a line under the loaded model's facts (the course models' rebuild offer)."""
+        layout = self.layout()
+        layout.insertWidget(layout.indexOf(self._info_box) + 1, widget)
 
     def add_section(self, widget: QWidget) -> None:
         """Add a box under the recent models (the window's "Compare with…")."""

@@ -11,7 +11,10 @@ computes only while visible, once per pause, after tokenizing and never
 instead of it (a load or a tokenization in flight is left alone and calls
 back here when it ends). A newer request cancels the stale one, and whatever
 the stale job still reports (progress, partial results, result) is dropped.
-Other views run their own jobs through their context.
+A computation that needs a course model not built here (``CourseModelMissing``;
+"building, 2 of 5 done" while the window's build makes it) is asked again
+whenever a build starts or moves on (``course_models_changed``), so it says
+the model is on its way and computes once it arrives. Other views run their own jobs through their context.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.pretrain.course_build import CourseModelMissing
 from lm_workbench.ui.view_kit.view_abilities import ClosableView, ExportableView, PresetView
 from lm_workbench.ui.view_kit.view_context import Shell, ViewContext
 from lm_workbench.ui.view_kit.view_entry import ViewEntry
@@ -46,6 +50,7 @@ class ViewHost(QObject):
         self._contexts: dict[str, ViewContext] = {}
         self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
         self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
+        self._waiting: set[str] = set()  # views whose result waits for a course model being built
         for entry in registry:
             self._add(entry)
         tabs.currentChanged.connect(lambda _index: self.update())
@@ -147,6 +152,16 @@ class ViewHost(QObject):
             if self._entries[view_id].reads_text():
                 ctx.tokens_changed.emit(value)
 
+    def course_models_changed(self) -> None:
+        """A course-model build started or moved on (a model arrived, the build ended): views that lacked a course
+        model ask again (the current one now; the others when they are shown)."""
+        if not self._waiting:
+            return
+        for view_id in self._waiting:
+            self._shown.pop(view_id, None)
+        self._waiting.clear()
+        self.update()
+
     def text_ready(self) -> None:
         """The window finished tokenizing (or has nothing to tokenize): refresh the visible view."""
         self.update(upstream_done=True)
@@ -219,6 +234,8 @@ class ViewHost(QObject):
         def failed(exc: BaseException, tb: str) -> None:
             finish()
             self._shown[view_id] = comp.key  # the same input fails the same way: do not retry it
+            if isinstance(exc, CourseModelMissing):
+                self._waiting.add(view_id)  # ... unless a course-model build starts or moves on: asked again then
             if isinstance(exc, WorkbenchError) and not tb:
                 view.show_failure(str(exc))
             else:

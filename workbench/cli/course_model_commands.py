@@ -1,4 +1,9 @@
-"""``course-models``: pre-train the tiny BERT, GPT-2, BART, T5 and ELMo models the lectures demonstrate with."""
+"""``course-models``: pre-train the tiny BERT, GPT-2, BART, T5 and ELMo models the lectures demonstrate with.
+
+A build resumes: a family already built at this version (``COURSE_MODEL_VERSION`` in its card) in the output
+folder is skipped, and said; ``--rebuild`` builds it again. Each model is announced as "model k of n" with an
+estimate, its training lines prefixed "[k/n family]", on stderr (stdout keeps the result, JSON with ``--json``).
+"""
 
 from __future__ import annotations
 
@@ -9,26 +14,58 @@ from lm_workbench.cli.common import echo, print_json
 from lm_workbench.pretrain.spec import FAMILIES
 
 
+def _families(text: str) -> list[str]:
+    """``bert,gpt2`` (or one family) -> the families; an unknown one is a usage error."""
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown family {', '.join(unknown) or repr(text)}: choose from "
+                                         f"{', '.join(FAMILIES)}")
+    return names
+
+
 def register(sub: Any) -> None:
     """Add ``course-models`` to the CLI's subparsers."""
     course = sub.add_parser("course-models",
                             help="pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations")
     course.add_argument("--corpus", metavar="FILE", help="a text file (default: the English text of Python's docs)")
     course.add_argument("--out", metavar="DIR", help="where to save them (default: the data folder's course-models)")
-    course.add_argument("--families", nargs="+", choices=FAMILIES, help="only these families")
+    course.add_argument("--families", nargs="+", type=_families, metavar="FAMILY",
+                        help=f"only these families, comma- or space-separated ({', '.join(FAMILIES)})")
+    course.add_argument("--rebuild", action="store_true",
+                        help="build again the families already built at this version (default: skip them, so a "
+                             "build that stopped resumes)")
     course.add_argument("--json", action="store_true", help="print JSON")
     course.set_defaults(handler=cmd_course_models)
 
 
 def cmd_course_models(args: argparse.Namespace) -> int:
-    from lm_workbench.pretrain.course_models import train_course_models
+    from pathlib import Path
 
-    results = train_course_models(corpus=args.corpus, out_root=args.out, families=args.families,
-                                  echo=None if args.json else echo)
+    from lm_workbench.pretrain.course_folders import plan_build
+    from lm_workbench.pretrain.course_estimate import estimate_family, estimate_total, format_duration
+    from lm_workbench.pretrain.course_models import COURSE_SETTINGS, display_name, train_course_models
+
+    chosen = [f for group in args.families for f in group] if args.families else list(COURSE_SETTINGS)
+    plan = plan_build(chosen, Path(args.out) if args.out else None, rebuild=args.rebuild)
+    if plan.skipped:
+        echo(plan.skipped_line("--rebuild builds them again"))
+    if plan.build:
+        seconds, _ = estimate_total(list(plan.build))
+        echo(f"building {len(plan.build)} course model(s): about {format_duration(seconds)} in all (an estimate)")
+
+    def announce(k: int, n: int, family: str) -> None:
+        echo(f"model {k} of {n}: pre-training {display_name(family)}, {estimate_family(family).describe()}")
+
+    results = train_course_models(corpus=args.corpus, out_root=args.out, families=list(plan.build),
+                                  echo=None if args.json else echo, announce=announce) if plan.build else []
+    skipped = [{"family": f, "model_dir": str(Path(folder) / "model")} for f, folder in plan.skipped.items()]
     if args.json:
-        print_json({"models": results})
+        print_json({"models": results, "skipped": skipped})
     else:
         for r in results:
             print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
                   f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
+        for s in skipped:
+            print(f"{s['family']:<5} already built: {s['model_dir']}")
     return 0

@@ -57,7 +57,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     import numpy as np
 
     from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.models.tokenizer import load_tokenizer
+    from lm_workbench.models.spec_kinds import load_spec_tokenizer
     from lm_workbench.engine.plugin_api import config_from_strings
     from lm_workbench.engine.text_input import require_text
     from lm_workbench.masking_lab.preview import (
@@ -73,7 +73,7 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
     objective = registry.objective(args.objective)
     config = config_from_strings(objective.default_config(), args.set, objective.name)
     objective.check_config(config)
-    tokenizer = load_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)
+    tokenizer = load_spec_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)  # course:t5 too
     objective.check_requirements(tokenizer)
     ids, full = encode_text(tokenizer, args.text)
     cut = f"the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window" if full > len(ids) else None

@@ -10,6 +10,10 @@ to a course model. A preset is available when its model can be had and every ste
 registered; a step that is not (a setting its view cannot apply yet, a course
 model not trained yet) is shown with its reason instead of being run.
 
+While the window builds the course models, the families still to come are
+``coming``: a step that needs one of them is available and ``waiting`` for it
+(the window says "building, 2 of 5 done" and opens the step when it arrives).
+
 References inside settings and models are resolved here too:
 ``course:<family>`` -> that course model's folder, ``preset-data:<file>`` ->
 a file shipped with the built-in presets, ``file:<path>`` -> a path relative
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from lm_workbench.lectures.library import data_path
 from lm_workbench.lectures.schema import Preset, PresetError, PresetStep
@@ -33,6 +37,7 @@ DEFAULT = "default"
 class StepStatus:
     available: bool
     reason: str = ""
+    waiting: tuple[str, ...] = ()  # course families the step needs that the running build has yet to make
 
 
 @dataclass(frozen=True)
@@ -43,13 +48,11 @@ class PresetStatus:
 
 
 def installed_course_models() -> dict[str, str]:
-    """family -> folder of every course model on this machine (bundled ones win)."""
-    from lm_workbench.pretrain.course_models import installed_course_models as found
+    """family -> folder of every course model on this machine (``course:<family>``'s: bundled ones win unless one
+    built here is of this version and they are not)."""
+    from lm_workbench.pretrain.course_folders import course_models_here
 
-    models: dict[str, str] = {}
-    for folder in found():
-        models.setdefault(folder.name, str(folder))
-    return models
+    return {family: str(folder) for family, folder in course_models_here().items()}
 
 
 def course_hint(family: str) -> str:
@@ -123,8 +126,31 @@ def missing_course_models(value: Any, course_models: Mapping[str, str]) -> list[
     return sorted({s[len(COURSE):] for s in _strings(value) if s.startswith(COURSE)} - set(course_models))
 
 
+def with_coming(course_models: Mapping[str, str], coming: Collection[str]) -> dict[str, str]:
+    """``course_models`` plus the families the running build makes (folder "" until built)."""
+    return {**{family: "" for family in coming}, **course_models}
+
+
+def needed_families(step: PresetStep, preset_model: Any, course_models: Mapping[str, str]) -> list[str]:
+    """The course families ``step`` opens: named in its settings, or its model (a candidate list's first
+    present in ``course_models``) when that is a course model."""
+    families = {s[len(COURSE):] for s in _strings(step.settings) if s.startswith(COURSE)}
+    chosen = choose_model(step.model if step.model is not None else preset_model, course_models)
+    if chosen is not None and chosen.startswith(COURSE):
+        families.add(chosen[len(COURSE):])
+    return sorted(families)
+
+
 def step_status(step: PresetStep, views: Mapping[str, frozenset[str]] | None,
-                course_models: Mapping[str, str]) -> StepStatus:
+                course_models: Mapping[str, str], coming: Collection[str] = (),
+                preset_model: Any = None) -> StepStatus:
+    if coming:
+        status = step_status(step, views, with_coming(course_models, coming), preset_model=preset_model)
+        if not status.available:
+            return status
+        waiting = [f for f in needed_families(step, preset_model, with_coming(course_models, coming))
+                   if f not in course_models]
+        return StepStatus(True, "", tuple(waiting))
     if views is None:
         return StepStatus(False, "the window is not installed")
     if step.view not in views:
@@ -140,9 +166,11 @@ def step_status(step: PresetStep, views: Mapping[str, frozenset[str]] | None,
 
 
 def check_preset(preset: Preset, views: Mapping[str, frozenset[str]] | None,
-                 course_models: Mapping[str, str]) -> PresetStatus:
-    """What of ``preset`` can be shown, given the registered views (id -> the setting keys each applies)."""
-    steps = tuple(step_status(s, views, course_models) for s in preset.steps)
+                 course_models: Mapping[str, str], coming: Collection[str] = ()) -> PresetStatus:
+    """What of ``preset`` can be shown, given the registered views (id -> the setting keys each applies) and
+    the course families a running build will make (``coming``: their steps wait for them)."""
+    steps = tuple(step_status(s, views, course_models, coming, preset.model) for s in preset.steps)
+    course_models = with_coming(course_models, coming)
     if views is None:
         return PresetStatus(False, "the window is not installed", steps)
     absent = [s.view for s in preset.steps if s.view not in views]

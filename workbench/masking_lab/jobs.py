@@ -30,9 +30,11 @@ def discover_registry(settings: Any, cancel: CancelToken) -> Any:
 
 
 def load_other_tokenizer(spec: str, trust_remote_code: bool, cancel: CancelToken) -> Any:
-    from lm_workbench.engine.models.tokenizer import load_tokenizer
+    """Another model's tokenizer (``course:t5`` names this machine's course T5: ``CourseModelComing`` while the
+    window's build makes it, so the view says so and asks again when it arrives)."""
+    from lm_workbench.models.spec_kinds import load_spec_tokenizer
 
-    return load_tokenizer(spec, trust_remote_code=trust_remote_code)
+    return load_spec_tokenizer(spec, trust_remote_code=trust_remote_code)
 
 
 def corrupt(registry: Any, name: str, tokenizer: Any, text: str, config: Any, seed: int, loaded: Any,

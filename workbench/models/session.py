@@ -39,6 +39,11 @@ class ModelSession:
         self._load_started = time.monotonic()
         return self._load_gen
 
+    @property
+    def load_generation(self) -> int:
+        """The newest load's generation: it changes with every new load asked for."""
+        return self._load_gen
+
     def finish_load(self, gen: int, loaded: Any) -> bool:
         """The load ``gen`` produced ``loaded``; False (and nothing kept) when a newer load replaced it."""
         if gen != self._load_gen:

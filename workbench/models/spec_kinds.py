@@ -72,6 +72,15 @@ def rewrite_spec(spec: str) -> str:
     return spec
 
 
+def load_spec_tokenizer(spec: str, *, trust_remote_code: bool = False) -> Any:
+    """The fast tokenizer of ``spec`` after every kind's rewrite (``course:t5`` -> its folder, or
+    ``CourseModelComing`` while the window's build makes it): what a view or command that takes another model's
+    tokenizer loads. ``WorkbenchError`` with one line when it cannot be loaded."""
+    from lm_workbench.engine.models.tokenizer import load_tokenizer
+
+    return load_tokenizer(rewrite_spec(spec), trust_remote_code=trust_remote_code)
+
+
 def claiming_kind(spec: str) -> ModelSpecKind | None:
     """The kind that loads ``spec`` itself, or None when the engine's loader does."""
     for kind in spec_kinds():

@@ -12,8 +12,10 @@ the ELMo (lm_workbench.engine.elmo.presets' tiny biLM, its softmax over every wo
 corpus, so its loss compares fairly with the unigram entropy) adds a few more.
 
 Each lands in ``<data dir>/course-models/<family>`` (model in ``model/``,
-with a ``workbench_model.json`` that names it "tiny, for demonstrations" and a
-README saying what it is) and is added to the recent models. Before the first
+with a ``workbench_model.json`` that names it "tiny, for demonstrations", carries
+``COURSE_MODEL_VERSION`` and the build's seconds, and a README saying what it is)
+and is added to the recent models. A family already built at this version is
+skipped by a build that resumes (``lm_workbench.pretrain.course_folders.plan_build``). Before the first
 one trains, what all of them will write is estimated from their sizes
 (``estimated_bytes``) and a disk that will not hold it refuses with the numbers;
 each run checks its own exact size again before its first step.
@@ -27,6 +29,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lm_workbench.engine.progress import NEVER_CANCELLED
+from lm_workbench.pretrain.course_build import DISPLAY_NAMES
+from lm_workbench.pretrain.course_cards import CARD_FILE, COURSE_MODEL_VERSION  # noqa: F401 (re-exported: the version)
 from lm_workbench.pretrain.course_folders import (  # noqa: F401 (re-exported: where course models live)
     COURSE_PREFIX, course_root, installed_course_models, resolve_course_spec,
 )
@@ -47,8 +51,7 @@ COURSE_SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 }
 COMMON_TRAINING = {"eval_every": 0, "eval_batches": 8, "log_every": 50, "checkpoint_every": 0,
                    "keep_checkpoints": 1, "device": "cpu", "schedule": "linear"}
-DISPLAY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "bart": "BART", "t5": "T5", "elmo": "ELMo"}
-MODEL_CARD_FILE = "workbench_model.json"
+MODEL_CARD_FILE = CARD_FILE
 
 
 def display_name(family: str) -> str:
@@ -115,12 +118,17 @@ def _vocabulary_hash(model_dir: Path) -> str | None:
     return None
 
 
-def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: Path) -> None:
-    """Say what the model is, where a person and the window will see it."""
+def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: Path,
+                elapsed_s: float | None = None) -> None:
+    """Say what the model is, where a person and the window will see it; ``version`` is
+    ``COURSE_MODEL_VERSION``, ``build_seconds`` the build's wall time (what the next build's estimate reads)."""
     card = {"display_name": display_name(family), "tiny_for_demonstrations": True, "family": family,
+            "version": COURSE_MODEL_VERSION,
             "objective": summary["objective"], "corpus": str(corpus), "steps": summary["steps"],
             "validation_loss": summary["validation_loss"], "unigram_entropy": summary["unigram_entropy"],
-            "parameters": summary["parameters"], "vocabulary_sha256": _vocabulary_hash(model_dir)}
+            "parameters": summary["parameters"], "vocabulary_sha256": _vocabulary_hash(model_dir),
+            "build_seconds": None if elapsed_s is None else round(float(elapsed_s), 1),
+            "tokens_per_s": summary.get("tokens_per_s")}
     (model_dir / MODEL_CARD_FILE).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     (model_dir / "README.md").write_text(
         f"# {display_name(family)}\n\n"
@@ -133,13 +141,18 @@ def _write_card(model_dir: Path, family: str, summary: dict[str, Any], corpus: P
 
 def train_course_models(*, corpus: str | Path | None = None, out_root: str | Path | None = None,
                         families: list[str] | None = None, cancel: Any = NEVER_CANCELLED,
-                        echo: Callable[[str], None] | None = None, register: bool = True) -> list[dict[str, Any]]:
-    """Pre-train the course models (each a recorded ``pretrain`` run); return one result per family.
+                        echo: Callable[[str], None] | None = None, register: bool = True,
+                        announce: Callable[[int, int, str], None] | None = None) -> list[dict[str, Any]]:
+    """Pre-train the course models of ``families`` (each a recorded ``pretrain`` run, in order); one result per
+    family built.
 
     ``corpus`` None uses the Python-docs corpus (written into the course
     folder). Each result has the summary's numbers plus ``elapsed_s`` and
     ``below_unigram_entropy``. With ``register`` the model folders are added
-    to the recent models in the settings.
+    to the recent models in the settings. ``announce(k, n, family)`` is called as model k of n starts (the CLI
+    says "model 2 of 5: …" with its estimate) and ``echo`` gets the training's own lines, each prefixed
+    "[2/5 GPT-2] "; either may be None. Ctrl-C (or ``cancel``) stops the model that runs: the models not
+    started are not recorded.
     """
     from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
     from lm_workbench.pretrain.recording import run_recorded
@@ -153,24 +166,26 @@ def train_course_models(*, corpus: str | Path | None = None, out_root: str | Pat
     chosen = list(families or COURSE_SETTINGS)
     check_space(root, estimated_bytes(chosen, corpus_path), f"training {len(chosen)} course model(s)")
     results = []
-    for family in chosen:
+    for k, family in enumerate(chosen, 1):
         cancel.check()
         spec = course_spec(family, corpus_path, root)
-        if echo:
-            echo(f"pre-training {display_name(family)} ...")
+        if announce:
+            announce(k, len(chosen), family)
+        tag = f"[{k}/{len(chosen)} {DISPLAY_NAMES[family]}] "
         start = time.monotonic()
-        summary = run_recorded(spec, echo=echo)
+        summary = run_recorded(spec, echo=(lambda line, tag=tag: echo(tag + line)) if echo else None)
         if summary is None or summary.get("cancelled"):
             break
         elapsed = time.monotonic() - start
         model_dir = Path(summary["model_dir"])
-        _write_card(model_dir, family, summary, corpus_path)
+        _write_card(model_dir, family, summary, corpus_path, elapsed)
         results.append({"family": family, "objective": spec.objective, "name": display_name(family),
                         "run_id": summary["run_id"], "model_dir": str(model_dir),
                         "validation_loss": summary["validation_loss"], "unigram_entropy": summary["unigram_entropy"],
                         "below_unigram_entropy": bool(summary["validation_loss"] < summary["unigram_entropy"]),
                         "steps": summary["steps"], "parameters": summary["parameters"],
-                        "tokens_per_s": summary["tokens_per_s"], "elapsed_s": round(elapsed, 1)})
+                        "tokens_per_s": summary["tokens_per_s"], "elapsed_s": round(elapsed, 1),
+                        "version": COURSE_MODEL_VERSION})
     if register and results:
         settings = load_settings()
         for r in reversed(results):

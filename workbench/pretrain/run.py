@@ -77,11 +77,11 @@ def _tokenizer(spec: PretrainSpec, out_dir: Path, source_dir: Path | None, inher
     from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
 
     if inherit is not None and source_dir is None:
-        from lm_workbench.engine.models.tokenizer import load_tokenizer
+        from lm_workbench.models.spec_kinds import load_spec_tokenizer
 
         if dist.is_main:
             report(Progress(0, 0, f"using the tokenizer of {inherit}"))
-            load_tokenizer(inherit).save_pretrained(out_dir / "tokenizer")
+            load_spec_tokenizer(inherit).save_pretrained(out_dir / "tokenizer")  # course:<family> too
         dist.barrier()
         return AutoTokenizer.from_pretrained(out_dir / "tokenizer")
     if source_dir is not None:
