@@ -94,7 +94,7 @@ def tiny_models(tmp_path_factory) -> TinyModels:
 @pytest.fixture(scope="session")
 def minilm():
     """The real default model (all-MiniLM-L6-v2), loaded once."""
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     return load_model("minilm")
 

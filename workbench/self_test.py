@@ -43,10 +43,9 @@ def _settings(state: dict[str, Any]) -> str:
 
 
 def _load(state: dict[str, Any]) -> str:
-    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-    from lm_workbench.models.jobs import load_model_job
+    from lm_workbench.models.loader import load_model
 
-    state["loaded"] = loaded = run_to_completion(load_model_job(state["model"], state["settings"], NEVER_CANCELLED))
+    state["loaded"] = loaded = load_model(state["model"], settings=state["settings"])
     info = loaded.info
     return f"{state['model']}: {info.model_type}, {info.layers} layers, {info.parameters / 1e6:.1f}M parameters"
 

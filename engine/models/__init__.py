@@ -8,6 +8,7 @@
     memory.py     what a model needs before it loads, and what is free
     device.py     where and in what precision models run; CPU threads
     families.py   encoder, decoder, encoder-decoder, biLM, from a config
-    loading.py    ``load_model``: the model, its tokenizer and what we know about them (``LoadedModel``)
+    loading.py    ``load_source``: a resolved folder's model, its tokenizer and what we know about them
+                  (``LoadedModel``); users' specs of every kind load through ``lm_workbench.models.loader``
     tokenizer.py  a model's tokenizer only, fast (no weights)
 """

@@ -1,6 +1,7 @@
-"""One entry point to load a model for analysis: ``load_model(spec)``.
+"""Load a resolved model folder for analysis: ``load_source(source)``.
 
-It resolves the spec (default, folder, cache, hub), reads the config, detects
+A user's spec (any kind: ``course:<family>``, a run folder, an adapted encoder...) resolves in the one loader,
+``lm_workbench.models.loader.load_model``, which calls this with the folder it resolved. This reads the config, detects
 the family, estimates memory from the weight headers and refuses a model that
 does not fit, then loads weights (safetensors preferred; pickle only when the
 user allows it; remote code only when asked) with the head the family uses,
@@ -162,7 +163,7 @@ def _head_missing(model: Any, loading_info: dict) -> bool:
     return False
 
 
-def load_model(
+def load_source(
     spec: str | ResolvedSource,
     *,
     device: str = "auto",
@@ -173,7 +174,11 @@ def load_model(
     available: int | None = None,
     words: str | None = None,
 ) -> LoadedModel:
-    """Load a model for analysis. Raises ``WorkbenchError`` with one-line messages.
+    """Load a model folder for analysis. Raises ``WorkbenchError`` with one-line messages.
+
+    The engine's part of the one loader (``lm_workbench.models.loader.load_model``, which every caller uses):
+    ``spec`` is a ``ResolvedSource`` the loader resolved, or (engine tests, engine-internal helpers) a folder,
+    a cached hub id or ``minilm``, resolved here by ``lm_workbench.engine.models.sources`` alone.
 
     ``words`` is an ELMo's words mode ("as-given": whitespace-separated words as typed; "split": the
     workbench's word rule); None picks the folder's default (``lm_workbench.engine.elmo.checkpoint.default_words_mode``).

@@ -10,7 +10,7 @@ from lm_workbench.engine.attention import (
     AttentionKind, attention_matrix, attention_side, hide_special, lines_above,
 )
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 
 def test_hide_special_renormalises_rows_by_hand():

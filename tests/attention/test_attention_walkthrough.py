@@ -14,7 +14,7 @@ import torch
 
 from lm_workbench.engine.attention_walkthrough import STAGES, attention_walkthrough
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 pytestmark = pytest.mark.timeout(120)
 TEXT = "the bank raised interest rates"

@@ -238,7 +238,7 @@ def test_thirty_two_heads_fit_the_default_window_with_export_visible(open_window
 
 def test_the_attention_view_says_what_it_cuts(tiny_models):
     from lm_workbench.engine.analysis import encode
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.ui.attention.attention_view import capped_note
 
     gpt2 = load_model(str(tiny_models["gpt2"]))

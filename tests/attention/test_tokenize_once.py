@@ -9,7 +9,7 @@ import pytest
 
 import lm_workbench.engine.analysis as analysis
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.tokens import tokenize
 
 TEXT = "The bank raised interest rates because inflation rose."

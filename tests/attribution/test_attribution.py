@@ -10,7 +10,7 @@ import torch
 from lm_workbench.engine.attribution.attribute import attribute
 from lm_workbench.engine.attribution.rollout import attention_flow, rollout
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 PROMPT = "The cat sat on the"
 MASKED = "The cat [MASK] on the mat"

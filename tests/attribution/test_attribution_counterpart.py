@@ -13,7 +13,7 @@ import torch
 
 from lm_workbench.engine.attribution.attribute import attribute
 from lm_workbench.engine.attribution.counterpart import counterpart_job, same_token, target_word
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 

@@ -11,7 +11,7 @@ import torch
 
 from lm_workbench.engine.attribution.attribute import attribute, attribute_target_job
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import run_to_completion
 from tests.support.grad_reference import hooked_grad_input
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 from lm_workbench.attribution import run_models
 from lm_workbench.attribution.jobs import prediction_job, run_label_job

@@ -12,7 +12,7 @@ import torch
 
 from lm_workbench.engine.attribution.attribute import attribute
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.grad_reference import hooked_grad_input
 
 PROMPT = "The cat sat on the"

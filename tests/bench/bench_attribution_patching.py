@@ -52,7 +52,7 @@ def timed(call, repeats: int):
 def measure(name: str, folder: Path, lengths: list[int], repeats: int, device: str = "cpu") -> list[dict]:
     import torch
 
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.patching.attribution_patching import attribution_patch
     from lm_workbench.engine.patching.comparison import compare
     from lm_workbench.engine.patching.tracing import patch

@@ -185,7 +185,7 @@ def _spin(ms: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     from lm_workbench.engine.analysis import encode_texts
     from lm_workbench.engine.models.device import default_cpu_threads, set_cpu_threads
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.progress import run_to_completion
     from lm_workbench.lanes.interactive import InteractiveLane
 

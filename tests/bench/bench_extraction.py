@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from lm_workbench.engine.analysis import encode_texts, length_buckets
     from lm_workbench.engine.models.device import default_cpu_threads, set_cpu_threads
     from lm_workbench.engine.models.families import Family
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.progress import run_to_completion
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -42,7 +42,7 @@ TOKENS, HEADS, LAYER, GOAL_MS = 512, 12, 2, 100.0
 def real_side():
     from lm_workbench.engine.analysis import encode
     from lm_workbench.engine.attention import attention_side
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     loaded = load_model("minilm")
     text = " ".join(prose_sentences(200))

@@ -121,7 +121,7 @@ def main() -> int:
     torch.set_num_threads(args.threads)
 
     from lm_workbench.engine.embeddings.activation_cache import ActivationCache
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = build_model(Path(tmp) / "model", args.layers, args.hidden)

@@ -145,7 +145,7 @@ def main() -> None:
     import torch
 
     from lm_workbench.engine.data.tasks import read_classification
-    from lm_workbench.engine.models.loading import load_model, quiet_transformers
+    from lm_workbench.engine.models.loading import load_source as load_model, quiet_transformers
     from lm_workbench.engine.prompting.template import Template
     from lm_workbench.engine.prompting.verbalizer import Verbalizer
 

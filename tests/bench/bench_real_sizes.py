@@ -88,7 +88,7 @@ def measure(folder: str, precision: str, long: int) -> dict:
 
     from lm_workbench.engine.analysis import encode
     from lm_workbench.engine.logit_lens import logit_lens
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     def anon_mib() -> float:
         with open("/proc/self/status", encoding="ascii") as f:

@@ -80,7 +80,7 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     from lm_workbench.engine.models.default import default_model_folder
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.progress import run_to_completion
     from lm_workbench.engine.retrieval.corpus import corpus_from_lines
     from lm_workbench.engine.retrieval.encode import PassageEncoder

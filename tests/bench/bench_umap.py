@@ -47,7 +47,7 @@ GOAL_S = 60.0
 def minilm_token_vectors(n: int) -> np.ndarray:
     """[n, 384] last-layer MiniLM vectors of the prose sentences' tokens, specials left out."""
     from lm_workbench.engine.analysis import encode_texts
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.progress import run_to_completion
 
     loaded = load_model("minilm")

@@ -58,7 +58,7 @@ def measure(name: str, folder: Path, lengths: list[int], skip_ig: bool) -> list[
     import torch
 
     from lm_workbench.engine.attribution.attribute import attribute
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.patching.tracing import patch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))

@@ -11,7 +11,7 @@ from lm_workbench.engine.elmo.characters import batch_to_char_ids
 from lm_workbench.engine.embeddings.corpus import Corpus
 from lm_workbench.engine.embeddings.counterpart import compared_vectors_job, counterpart_representation
 from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import run_to_completion
 from tests.support.elmo_reference import tiny_elmo
 

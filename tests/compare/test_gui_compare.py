@@ -11,7 +11,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from lm_workbench.engine.compare.cka import layer_cka
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 
 TEXT = "The cat sat on the mat, unbelievably."

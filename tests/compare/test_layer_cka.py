@@ -9,7 +9,7 @@ import pytest
 
 from lm_workbench.engine.compare.cka import layer_cka
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.cka_reference import hsic_cka, word_means
 
 TEXTS = ["The cat sat on the mat.", "Dogs chase cats, don't they?", "A tokenizer splits unusual words."]

@@ -9,7 +9,7 @@ import torch
 
 from lm_workbench.engine.compare.cka import layer_cka
 from lm_workbench.engine.elmo.characters import batch_to_char_ids
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.cka_reference import hsic_cka, word_means
 from tests.support.elmo_reference import tiny_elmo
 

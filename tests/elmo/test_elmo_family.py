@@ -16,7 +16,7 @@ from lm_workbench.engine.elmo.config import ElmoConfig
 from lm_workbench.engine.elmo.words import split_words
 from lm_workbench.engine.embeddings.corpus import corpus_from_text
 from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import run_to_completion
 from tests.support.elmo_published import published_arrays, write_published
 from lm_workbench.cli.main import main

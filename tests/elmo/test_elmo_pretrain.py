@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.elmo_entry_point import bilm_registered  # noqa: F401 (fixture)
 from tests.support.pretrain_job_helpers import write_corpus
 from lm_workbench.cli.main import main

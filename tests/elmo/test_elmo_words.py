@@ -17,12 +17,12 @@ from lm_workbench.engine.elmo.bilm import ElmoModel
 from lm_workbench.engine.elmo.checkpoint import default_words_mode, save_elmo
 from lm_workbench.engine.elmo.config import ElmoConfig
 from lm_workbench.engine.elmo.words import WordTokenizer, words_of
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 from lm_workbench.engine.tokens import tokenize
 from tests.support.elmo_published import published_arrays, write_published
 from lm_workbench.cli.main import main
-from lm_workbench.models.jobs import load_model_job
+from lm_workbench.models.loader import load_model_job
 from lm_workbench.settings import Settings, load_settings, save_settings
 
 TEXT = "The U.S. economy grew 3.5% in Jan. 2020 ."

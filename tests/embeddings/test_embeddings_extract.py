@@ -111,7 +111,7 @@ def test_static_vectors_are_the_embedding_rows(minilm, minilm_folder):
 @pytest.mark.parametrize("kind", ["gpt2", "bart", "t5"])
 def test_decoders_and_encoder_decoders(tiny_models, kind):
     """Decoders: their own (left-context) states; encoder-decoders: the encoder's."""
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     folder = tiny_models[kind]
     loaded = load_model(str(folder))
@@ -242,7 +242,7 @@ def test_cancel_leaves_no_partial_cache_entry(minilm, tmp_path):
 
 
 def test_lines_longer_than_the_window_are_cut_and_counted(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     loaded = load_model(str(tiny_models["bert"]))  # window: 64 tokens
     long_line = "bank " + "the " * 100 + "bank"

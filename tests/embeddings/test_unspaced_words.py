@@ -74,7 +74,7 @@ def models(tiny_models, minilm):
     """kind -> (engine model, plain reference): MiniLM's WordPiece (a Han character per token, Thai runs one
     [UNK]) and a tiny byte-level GPT-2 (bytes of a character can merge with the next character's)."""
     from lm_workbench.engine.models.default import default_model_folder
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     return {"minilm": (minilm, Reference(default_model_folder())),
             "gpt2": (load_model(str(tiny_models["gpt2"])), Reference(tiny_models["gpt2"]))}

@@ -99,7 +99,7 @@ def test_an_adapter_run_opens_in_sts_with_the_pooling_it_trained(runs):
     from lm_workbench.engine.probing.readers import StsPairs
     from lm_workbench.engine.probing.sweep import sts_by_layer
     from lm_workbench.engine.progress import drive
-    from lm_workbench.runs.execute import load_model
+    from lm_workbench.models.loader import load_model
 
     found, pairs, _ = runs
     printed, out = found["houlsby"]

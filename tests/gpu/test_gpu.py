@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.reference import max_abs, plain_forward
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]

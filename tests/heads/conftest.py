@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import torch
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.dla import direct_logit_attribution
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 PROMPT = "The cat sat on the"
 

@@ -12,7 +12,7 @@ from lm_workbench.engine.analysis import encode
 from lm_workbench.engine.errors import (
     EmptyTextError, InsufficientMemoryError, ModelFormatError, ModelNotFoundError, TextEncodingError,
 )
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.text_input import read_text_file
 from tests.support.huge_model import sparse_huge_model
 

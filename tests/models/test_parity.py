@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lm_workbench.engine.analysis import encode, encode_texts, length_buckets
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import Progress, run_to_completion
 from tests.support.reference import max_abs, plain_forward
 

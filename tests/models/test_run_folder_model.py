@@ -8,7 +8,7 @@ import pytest
 
 from lm_workbench.engine.analysis import encode
 from lm_workbench.engine.errors import ModelFormatError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
 from tests.support.reference import max_abs, plain_forward
 from lm_workbench.cli.main import main

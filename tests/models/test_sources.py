@@ -8,7 +8,7 @@ import pytest
 
 from lm_workbench.engine.analysis import encode
 from lm_workbench.engine.errors import ModelNotFoundError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.models.sources import looks_like_path, resolve_model
 from tests.support.reference import max_abs, plain_forward
 

@@ -114,7 +114,7 @@ def test_check_requirements_explains_family_and_head(tiny_models):
 
 
 def test_check_requirements_on_a_loaded_model(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     loaded = load_model(str(tiny_models["gpt2"]))
     objective("clm").check_requirements(loaded.tokenizer, loaded)

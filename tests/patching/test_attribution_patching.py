@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.attribution_patching import attribution_patch
 from lm_workbench.engine.patching.comparison import compare
 from tests.support.attribution_patching_reference import ANSWER, CLEAN, CORRUPT, WRONG, by_hand

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.attribution_patching import attribution_patch
 from lm_workbench.engine.patching.tracing import patch, patching_job, restored_metric
 from lm_workbench.engine.progress import run_to_completion

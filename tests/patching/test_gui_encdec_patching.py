@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.names import ENCODER_DECODER_SITES, SITES
 
 pytestmark = pytest.mark.timeout(120)

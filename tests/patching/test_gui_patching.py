@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import patch
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.patching.state import PatchingState

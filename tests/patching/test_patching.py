@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import patch
 from tests.support.patching_rounding import effect_tolerance
 from lm_workbench.cli.main import main

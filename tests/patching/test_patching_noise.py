@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import patching_job
 from lm_workbench.engine.progress import run_to_completion
 from tests.support.patching_rounding import effect_tolerance

@@ -8,7 +8,7 @@ import torch
 
 from lm_workbench.engine.decoding import SamplingConfig, decode_job, filter_logits
 from lm_workbench.engine.models.families import Family
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import CancelToken, run_to_completion
 from lm_workbench.engine.errors import Cancelled
 

@@ -68,7 +68,7 @@ def test_explain_a_mask_by_rollout_and_say_why_not_for_flow_errors(open_window, 
     view.fill_page.tables[1].selectRow(0)  # the second mask
     _explain(qtbot, view, "rollout")
     from lm_workbench.engine.analysis import encode
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     loaded = load_model(folder)
     attentions = encode(loaded, text, attentions=True).attentions.astype(np.float64)

@@ -13,7 +13,7 @@ import torch
 
 import lm_workbench.engine.logit_lens as lens_module
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 TEXT = "The statement is true, and the cat sat on the mat while it rained outside."
 

@@ -5,7 +5,7 @@ headers on a random-weight BART at a real size."""
 from __future__ import annotations
 
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 
 def test_a_decoder_token_with_no_name_is_its_number(tiny_models, monkeypatch):

@@ -10,7 +10,7 @@ import transformers
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.objectives.api import HEADS
 from lm_workbench.engine.pretrain.architectures import (
     ENGINE_FAMILY, FAMILY_HEADS, PRESETS, ArchitectureSpec, build_config, build_model, count_parameters,

@@ -103,7 +103,7 @@ def test_word_vectors_are_the_mean_of_each_words_subwords(tiny_models):
     import torch
     import transformers as tf
 
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.probing.representations import word_vectors
     from lm_workbench.engine.progress import run_to_completion
 

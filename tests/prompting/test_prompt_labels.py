@@ -8,7 +8,7 @@ import pytest
 
 from lm_workbench.engine.data.tasks import read_classification
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.prompting.evaluate import (
     EvaluationSettings, PromptChoice, demonstration_labels, evaluate_prompts,
 )

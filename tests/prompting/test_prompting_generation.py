@@ -7,7 +7,7 @@ import torch
 
 from lm_workbench.engine.decoding import SamplingConfig
 from lm_workbench.engine.errors import Cancelled, MissingHeadError, WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import CancelToken, Partial, run_to_completion
 from lm_workbench.engine.prompting.generation import GeneratedToken, generate_job
 

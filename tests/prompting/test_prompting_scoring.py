@@ -11,7 +11,7 @@ import torch
 
 from lm_workbench.engine.data.tasks import read_classification
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.prompting.calibration import content_free_probs
 from lm_workbench.engine.prompting.evaluate import EvaluationSettings, PromptChoice, accuracy_vs_k, evaluate_prompts
 from lm_workbench.engine.prompting.fewshot import Demonstration

@@ -17,7 +17,7 @@ from tests.support.retrieval_reference import PASSAGES, QUERIES, brute_force_vec
 
 @pytest.fixture(scope="module")
 def tiny_bert(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     return load_model(str(tiny_models["bert"]))
 
@@ -72,7 +72,7 @@ def test_cancel_then_resume_from_the_cache(tiny_bert, tmp_path):
 
 
 def test_another_models_index_is_never_mixed(tiny_bert, tiny_models, tmp_path):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     gpt2 = load_model(str(tiny_models["gpt2"]))
     corpus = corpus_from_lines(PASSAGES[:5])

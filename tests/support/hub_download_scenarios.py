@@ -53,7 +53,7 @@ def main() -> None:
     from lm_workbench.engine.models.download import DownloadPlan, download_job
     from lm_workbench.engine.models.sources import cached_snapshot
     from lm_workbench.cli.main import main as cli
-    from lm_workbench.models.jobs import load_model_job
+    from lm_workbench.models.loader import load_model_job
     from lm_workbench.settings import Settings
 
     out: dict[str, Any] = {}

@@ -57,7 +57,7 @@ def test_buckets_cover_every_index_once_within_budget(lengths, batch_size, budge
 
 
 def test_batched_tokenization_equals_one_at_a_time(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
     from lm_workbench.engine.tokens import tokenize_many
 
     tokenizer = load_model(str(tiny_models["bert"])).tokenizer

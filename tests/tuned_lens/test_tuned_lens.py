@@ -26,7 +26,7 @@ TEXT = "The value of the object is returned when the function is called."
 
 @pytest.fixture(scope="module")
 def loaded(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     return load_model(str(tiny_models["gpt2"]))
 
@@ -103,7 +103,7 @@ def test_saved_translators_load_back_to_identical_outputs(loaded, trained, tmp_p
 
 
 def test_encoder_decoders_are_refused_with_one_line(tiny_models):
-    from lm_workbench.engine.models.loading import load_model
+    from lm_workbench.engine.models.loading import load_source as load_model
 
     t5 = load_model(str(tiny_models["t5"]))
     with pytest.raises(WorkbenchError, match="decoders and masked LMs"):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEd
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import spec_label
-from lm_workbench.compare.jobs import load_model_b
+from lm_workbench.models.loader import load_model_job
 from lm_workbench.compare.model_b import ModelB
 
 
@@ -118,7 +118,7 @@ class CompareController(QObject):
             return
         self.panel.field.setText(spec)
         settings = self._settings
-        self._bridge.run(lambda cancel: load_model_b(spec, settings, cancel), name="compare-load",
+        self._bridge.run(lambda cancel: load_model_job(spec, settings, cancel), name="compare-load",
                          on_done=lambda loaded: self._loaded(gen, loaded),
                          on_error=lambda exc, tb: self._ended(gen, exc, tb),
                          on_cancelled=lambda: self._ended(gen), label=f"Loading {spec_label(spec)} as model B…")

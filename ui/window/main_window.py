@@ -79,7 +79,7 @@ MAX_TEXT_FILE_BYTES = 2_000_000
 
 
 def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
-    from lm_workbench.models.jobs import load_model_job  # imports torch: on the worker thread
+    from lm_workbench.models.loader import load_model_job  # imports torch: on the worker thread
 
     return load_model_job(spec, settings, cancel)
 

@@ -203,12 +203,10 @@ def settings_for(args: argparse.Namespace) -> Any:
 
 
 def load_for(args: argparse.Namespace) -> Any:
-    """The ``LoadedModel`` that ``args.model`` names, loaded as the window's load job does."""
-    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-    from lm_workbench.models.jobs import load_model_job
+    """The ``LoadedModel`` that ``args.model`` names, through the one loader (as the window loads it)."""
+    from lm_workbench.models.loader import load_model
 
-    settings = settings_for(args)
-    return run_to_completion(load_model_job(args.model, settings, NEVER_CANCELLED))
+    return load_model(args.model, settings=settings_for(args))
 
 
 def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]:

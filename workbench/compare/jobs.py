@@ -1,6 +1,6 @@
 """Model B's jobs (each ``fn(..., cancel)``, run on the interactive lane; torch is imported there).
 
-``load_model_b`` loads B as A is loaded; ``layer_cka`` is the Compare tab's matrix; ``tokenize_b``,
+B loads through the one loader, as A does (``lm_workbench.models.loader.load_model_job``); ``layer_cka`` is the Compare tab's matrix; ``tokenize_b``,
 ``encode_b`` and ``predict_b`` are B's side of the Tokens, Attention and Predictions tabs, run after A's
 in A's job (``ui``'s ``paired``).
 """
@@ -14,13 +14,6 @@ KIND_NEEDS = {
     "decoder": ("next-token prediction", "decoder"),
     "encoder-decoder": ("infilling", "encoder-decoder"),
 }
-
-
-def load_model_b(spec: str, settings: Any, cancel: Any) -> Any:
-    """Model B's ``LoadedModel``: the same load job as model A's."""
-    from lm_workbench.models.jobs import load_model_job  # imports torch: on the worker thread
-
-    return load_model_job(spec, settings, cancel)
 
 
 def layer_cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:

@@ -74,7 +74,7 @@ def sts_before_after_job(loaded: Any, out_dir: str, pairs: list[tuple[str, str, 
         from lm_workbench.engine.probing.readers import StsPairs
         from lm_workbench.engine.probing.sweep import sts_by_layer
         from lm_workbench.engine.progress import Partial, Progress, relay
-        from lm_workbench.runs.execute import load_model
+        from lm_workbench.models.loader import load_model
 
         data = StsPairs([a for a, _, _ in pairs], [b for _, b, _ in pairs], [s for _, _, s in pairs], out_dir)
         quiet = lambda item: None if isinstance(item, Partial) else item  # noqa: E731

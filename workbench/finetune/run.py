@@ -62,10 +62,9 @@ def _check_file(path: str | None, flag: str) -> None:
 
 def base_folder(model: str) -> Path:
     """The folder of the base model ``model`` names ("" = the embedded default)."""
-    from lm_workbench.engine.models.sources import resolve_model
-    from lm_workbench.pretrain.course_folders import resolve_course_spec
+    from lm_workbench.models.loader import resolve_folder
 
-    return Path(resolve_model(resolve_course_spec(model or "minilm")).folder)
+    return resolve_folder(model or "minilm")
 
 
 def method_and_config(name: str, settings: dict[str, str], task: str) -> tuple[Any, Any]:

@@ -74,11 +74,9 @@ class ModelCache:
 
 
 def _load_model(spec: str) -> Any:
-    from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-    from lm_workbench.models.jobs import load_model_job
-    from lm_workbench.settings import load_settings
+    from lm_workbench.models.loader import load_model  # imports torch: only when a step needs a model
 
-    return run_to_completion(load_model_job(spec, load_settings(), NEVER_CANCELLED))
+    return load_model(spec)
 
 
 @dataclass

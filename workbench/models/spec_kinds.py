@@ -2,7 +2,7 @@
 cache, a hub id): ``course:<family>`` (pre-training's course models) and a sentence encoder trained with
 adapters, prefix or prompt tuning (fine-tuning's sentence output). Each registers through the entry-point group
 ``lm_workbench.model_specs`` (each entry names a ``ModelSpecKind``), as run kinds do, so the one model-loading
-job (``lm_workbench.models.jobs.load_model_job``) imports no area and no area loop forms through it. Light: no
+loader (``lm_workbench.models.loader``) imports no area and no area loop forms through it. Light: no
 torch.
 """
 

@@ -2,7 +2,7 @@
 
 The model is saved with ``save_pretrained`` (safetensors) together with its
 tokenizer (ELMo with ``lm_workbench.engine.elmo.checkpoint.save_elmo`` plus its word
-vocabulary, ``vocab.txt``), so ``lm_workbench.engine.models.loading.load_model`` and ``transformers``'
+vocabulary, ``vocab.txt``), so ``lm_workbench.models.loader.load_model`` and ``transformers``'
 ``AutoModelFor...from_pretrained`` open it like any downloaded checkpoint;
 ``load_model`` also opens the run's folder itself as that model. The
 objective's extra heads (e.g. SpanBERT's span-boundary head) are not part of

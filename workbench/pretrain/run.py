@@ -123,13 +123,13 @@ def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist:
 def _auxiliary_models(registry: Any, objective: Any, config: Any, wanted: dict[str, str], model: Any,
                       tokenizer: Any, device: str) -> dict[str, Any]:
     """The objective's frozen helper models (a distillation teacher), loaded and checked."""
-    from lm_workbench.engine.models.loading import load_model
     from lm_workbench.engine.objectives.api import freeze_auxiliary
+    from lm_workbench.models.loader import load_model
 
     record = registry.record(objective.name)
     aux: dict[str, Any] = {}
     for name, model_spec in wanted.items():
-        loaded = load_model(model_spec, device=device, precision="float32")
+        loaded = load_model(model_spec, device=device, precision="float32")  # course:<family> too
         check_teacher = getattr(objective, "check_teacher", None)
         if callable(check_teacher):
             with registry.guard(record, "check_teacher"):

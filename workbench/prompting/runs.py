@@ -15,7 +15,8 @@ from typing import Any, Generator
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, drive
 from lm_workbench.prompting.spec import PromptEvalSpec
-from lm_workbench.runs.execute import ComputedRun, execute_in_lane, load_model
+from lm_workbench.models.loader import load_model
+from lm_workbench.runs.execute import ComputedRun, execute_in_lane
 from lm_workbench.runs.kinds import RunKind, spec_command
 
 PROMPT_EVAL = RunKind(kind="prompt-eval", target="lm_workbench.prompting.runs:prompt_eval_lane_job",

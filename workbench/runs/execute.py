@@ -11,7 +11,7 @@ files, compute it and name its metrics). The window, the CLI and the long-run la
 - ``execute_in_lane(ctx, run)``: the long-run lane's job (so the runs browser can run one again): the model
   the spec names is loaded in the lane's child and the metrics go to the lane's run (``ctx``).
 
-``load_model(spec)`` loads a model headless, as the window's load job does, with the user's settings.
+A run's model loads through the one loader (``lm_workbench.models.loader.load_model``).
 """
 
 from __future__ import annotations
@@ -105,18 +105,12 @@ def execute_each(runs: dict[str, ComputedRun], loaded: Any, store_path: str | Pa
     return job
 
 
-def load_model(spec: str) -> Any:
-    """The ``LoadedModel`` that ``spec`` names, loaded with the user's settings (no window needed)."""
-    from lm_workbench.models.jobs import load_model_job
-    from lm_workbench.settings import load_settings
-
-    return drive(load_model_job(spec, load_settings(), NEVER_CANCELLED))
-
-
 def execute_in_lane(ctx: Any, run: ComputedRun) -> Any:
     """The long-run lane's job for ``run``: load its model, compute with the lane's cancel, log the metrics to
     the lane's run; returns the result."""
     inputs = run.read()
+    from lm_workbench.models.loader import load_model
+
     result = drive(run.compute(load_model(run.spec.model), inputs, ctx))
     for step, values in run.metrics(result).items():
         ctx.log_dict(step, _defined(values))

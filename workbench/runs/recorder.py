@@ -213,7 +213,7 @@ class LongRun:
     def load(self) -> Any:
         """The model the spec names (``spec.model``), loaded with the user's settings, unless one was given."""
         if self.loaded is None:
-            from lm_workbench.runs.execute import load_model
+            from lm_workbench.models.loader import load_model
 
             self.loaded = load_model(self.spec.model)
         return self.loaded
