@@ -101,14 +101,14 @@ def test_where_is_a_fact_plays_resid_attn_mlp(open_window, qtbot, course_models_
         step_to(qtbot, window, index, lambda: window.loaded is not None and view.state.result is not None
                 and not view.state.running and view.state.result.site == site)
         assert current(window) == "patching" and window.lectures.bar.text().startswith(f"Step {index + 1}/4: {site}")
-        assert view.preset_state()[0] == {k: first[k] for k in ("clean", "corrupt", "answer", "wrong")} | {
+        assert view.preset_state()[0] == {k: first[k] for k in ("clean", "corrupt", "target", "contrast")} | {
             "site": site, "corrupt_by": "text", "subject": ""}
         assert view.site_combo.currentData() == site and view.clean_edit.text() == first["clean"]
         if model is None:
             model, tokenizer = _tiny_gpt2(window)
         clean, corrupt = tokenizer(first["clean"])["input_ids"], tokenizer(first["corrupt"])["input_ids"]
         assert len(clean) == len(corrupt)
-        answer, wrong = (tokenizer(first[k])["input_ids"] for k in ("answer", "wrong"))
+        answer, wrong = (tokenizer(first[k])["input_ids"] for k in ("target", "contrast"))
         assert len(answer) == len(wrong) == 1  # one token each, as patching needs
         result = view.state.result
         with torch.no_grad():

@@ -18,7 +18,7 @@ import torch
 from lm_workbench.engine.errors import ModelNotFoundError
 from lm_workbench.models.loader import load_model, spec_kind
 from lm_workbench.settings import Settings
-from tests.models.test_sources import fake_hub_cache
+from tests.support.hub_cache import fake_hub_cache
 from tests.support.lecture_play import install_course_models
 
 pytestmark = pytest.mark.timeout(120)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from lm_workbench.engine.analysis import encode
 from lm_workbench.engine.errors import ModelNotFoundError
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.models.sources import looks_like_path, resolve_model
+from tests.support.hub_cache import fake_hub_cache
 from tests.support.reference import max_abs, plain_forward
 
 
@@ -20,16 +19,6 @@ from tests.support.reference import max_abs, plain_forward
 ])
 def test_path_or_hub_id(spec, is_path):
     assert looks_like_path(spec) is is_path
-
-
-def fake_hub_cache(root, repo_id, folder):
-    """The on-disk layout huggingface_hub writes: models--org--name/{refs/main, snapshots/<rev>/...}."""
-    revision = "0123456789abcdef0123456789abcdef01234567"
-    repo = root / ("models--" + repo_id.replace("/", "--"))
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    shutil.copytree(folder, repo / "snapshots" / revision)
-    return repo / "snapshots" / revision
 
 
 def test_cached_hub_id_loads_offline(tiny_models, tmp_path, monkeypatch):

@@ -58,9 +58,9 @@ def test_the_state_refines_only_the_same_inputs_on_the_same_model():
     assert state.comparison.disagreements[0].difference == -2.0 and not state.can_refine()
     state.start("attribution")
     state.finish(SimpleNamespace(layers=[0], tokens=["a", "b"], effect=[[0.0, 1.0]]))
-    state.set_inputs(answer="y")  # other inputs: nothing to refine
+    state.set_inputs(target="y")  # other inputs: nothing to refine
     assert not state.can_refine()
-    state.set_inputs(answer="x")
+    state.set_inputs(target="x")
     assert state.can_refine()
     state.clear()  # another model
     assert not state.can_refine() and state.result is None and state.approximate is None

@@ -39,7 +39,7 @@ from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
-from lm_workbench.patching.state import CORRUPT_BY, PatchingState
+from lm_workbench.patching.state import CORRUPT_BY, PatchingState, settings_in_new_form
 from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
@@ -65,7 +65,7 @@ RUNNING_HINT = "Patching: each layer's row shows here as it is done."
 
 
 class PatchingView(QWidget):
-    preset_settings = frozenset({"clean", "corrupt", "answer", "wrong", "site", "run", "corrupt_by", "subject",
+    preset_settings = frozenset({"clean", "corrupt", "target", "contrast", "answer", "wrong", "site", "run", "corrupt_by", "subject",
                                  "fast", "output_position"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
@@ -216,7 +216,7 @@ class PatchingView(QWidget):
     def _summary(self) -> str:
         st = self.state
         clean = st.clean if len(st.clean) <= 40 else st.clean[:39] + "…"
-        return (f"clean “{clean}”, answer “{display_label(st.answer)}”, site {st.site}"
+        return (f"clean “{clean}”, answer “{display_label(st.target)}”, site {st.site}"
                 + (", fast" if st.fast else ""))
 
     def set_inputs(self, clean: str, corrupt: str, answer: str, wrong: str = "", site: str = "resid",
@@ -366,17 +366,18 @@ class PatchingView(QWidget):
         return self.results
 
     def apply_preset_step(self, settings: dict, inputs: dict) -> None:
-        """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``answer``, ``wrong``, ``site``;
+        """A lecture step or a workspace: the form (``clean``, ``corrupt``, ``target``, ``contrast`` (older presets:
+        ``answer``, ``wrong``), ``site``;
         ``corrupt_by`` "noise" and ``subject`` for ROME's noise instead of a second text; ``fast`` true: attribution
         patching, absent: the exact sweep) and ``run`` (true:
         start the sweep now, on the loaded model)."""
-        s = self.state
+        s, settings = self.state, settings_in_new_form(settings)  # the old answer/wrong keys read as target/contrast
         if "site" in settings and settings["site"] not in ALL_SITES:
             raise ValueError(f"site must be one of {', '.join(ALL_SITES)}, not {settings['site']!r}")
         if "corrupt_by" in settings and settings["corrupt_by"] not in CORRUPT_BY:
             raise ValueError(f"corrupt_by must be one of {', '.join(CORRUPT_BY)}, not {settings['corrupt_by']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
-                        settings.get("answer", s.answer), settings.get("wrong", s.wrong), settings.get("site", s.site),
+                        settings.get("target", s.target), settings.get("contrast", s.contrast), settings.get("site", s.site),
                         settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject),
                         bool(settings.get("fast", False)),  # a step without ``fast``: the exact sweep
                         int(settings.get("output_position", 0)))

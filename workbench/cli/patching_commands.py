@@ -25,9 +25,9 @@ def register(sub: Any) -> None:
     pat.add_argument("--noise-samples", type=int, default=DEFAULT_NOISE_SAMPLES,
                      help=f"with --subject: noise draws averaged (default {DEFAULT_NOISE_SAMPLES})")
     pat.add_argument("--seed", type=int, default=0, help="with --subject: the noise's seed (default 0)")
-    pat.add_argument("--answer", "--target", dest="answer", required=True,
+    pat.add_argument("--answer", "--target", dest="target", required=True,
                      help="the clean answer, one vocabulary token (--target: the same, as dla and ablate name it)")
-    pat.add_argument("--wrong", "--contrast", dest="wrong",
+    pat.add_argument("--wrong", "--contrast", dest="contrast",
                      help="a wrong answer, one vocabulary token: the metric becomes logit(answer) - logit(wrong) "
                           "(default: logit(answer) alone; --contrast: the same)")
     pat.add_argument("--site", choices=ALL_SITES, default=DEFAULT_SITE,
@@ -57,7 +57,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
     if args.approx or args.compare_exact:
         return cmd_patch_approx(args)
     loaded = load_for(args)
-    result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site,
+    result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast, args.site,
                                       subject=args.subject, noise_scale=args.noise_scale,
                                       samples=args.noise_samples, seed=args.seed,
                                       output_position=args.output_position), quiet=True)
@@ -108,13 +108,13 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
     loaded = load_for(args)
     options = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
                "seed": args.seed, "output_position": args.output_position}
-    approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong,
+    approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast,
                                                 (args.site,), **options), quiet=True)[args.site]
     note_window(approx.notes)
     data = {**approx.to_dict(), "method": METHOD}
     exact = comparison = None
     if args.compare_exact:
-        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.answer, args.wrong, args.site, **options),
+        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast, args.site, **options),
                           quiet=True)
         comparison = compare(approx.effect, exact.effect, approx.tokens)
         data.update({"exact": exact.to_dict(), **comparison.to_dict()})

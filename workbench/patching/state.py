@@ -1,7 +1,8 @@
 """What the Patching tab shows, without Qt: the inputs of a sweep and its result, filled layer by layer.
 
 ``PatchingState`` holds the clean and corrupted texts (or, ``corrupt_by`` "noise", the subject whose word
-embeddings get ROME's noise instead of a second text), the answer and wrong tokens and the site; ``request()``
+embeddings get ROME's noise instead of a second text), the target and contrast tokens (the clean answer and an
+optional wrong one, as dla, ablate and ``patch --target/--contrast`` name them) and the site; ``request()``
 is what the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
@@ -27,14 +28,26 @@ from lm_workbench.observable import EventGroup
 
 DEFAULT_SITE = "resid"
 CORRUPT_BY = ("text", "noise")  # a second text, or noise on the subject's word embeddings (ROME)
+# Preset and workspace keys of the patching target before issue 43: read forever, written as the new ones.
+OLD_KEYS = {"answer": "target", "wrong": "contrast"}
+
+
+def settings_in_new_form(settings: dict[str, Any]) -> dict[str, Any]:
+    """A preset step's or workspace's patching settings with the old keys (``answer``, ``wrong``) read as
+    ``target`` and ``contrast``; a new key given beside its old one wins. The dict given is not changed."""
+    out = {k: v for k, v in settings.items() if k not in OLD_KEYS}
+    for old, new in OLD_KEYS.items():
+        if old in settings and new not in settings:
+            out[new] = settings[old]
+    return out
 
 
 class PatchingState:
     def __init__(self) -> None:
         self.clean = ""
         self.corrupt = ""
-        self.answer = ""
-        self.wrong = ""
+        self.target = ""  # the clean answer: one vocabulary token
+        self.contrast = ""  # a wrong answer (optional): the metric becomes logit(target) - logit(contrast)
         self.site = DEFAULT_SITE
         self.corrupt_by = "text"
         self.subject = ""
@@ -52,12 +65,12 @@ class PatchingState:
         self.events = EventGroup("inputs_changed", "result_changed", "running_changed")
 
     # ---------------------------------------------------------------- inputs
-    def set_inputs(self, clean: str | None = None, corrupt: str | None = None, answer: str | None = None,
-                   wrong: str | None = None, site: str | None = None, corrupt_by: str | None = None,
+    def set_inputs(self, clean: str | None = None, corrupt: str | None = None, target: str | None = None,
+                   contrast: str | None = None, site: str | None = None, corrupt_by: str | None = None,
                    subject: str | None = None, fast: bool | None = None, output_position: int | None = None) -> None:
         if corrupt_by is not None and corrupt_by not in CORRUPT_BY:
             raise ValueError(f"corrupt_by is one of {', '.join(CORRUPT_BY)}, not {corrupt_by!r}")
-        for name, value in (("clean", clean), ("corrupt", corrupt), ("answer", answer), ("wrong", wrong),
+        for name, value in (("clean", clean), ("corrupt", corrupt), ("target", target), ("contrast", contrast),
                             ("site", site), ("corrupt_by", corrupt_by), ("subject", subject)):
             if value is not None:
                 setattr(self, name, value)
@@ -87,15 +100,16 @@ class PatchingState:
             return "Name the subject: the words of the clean text whose embeddings get the noise."
         if self.corrupt_by == "text" and not self.corrupt.strip():
             return "Write the corrupted text (as many tokens as the clean one)."
-        if not self.answer:
+        if not self.target:
             return "Name the answer: one vocabulary token the clean text leads to."
         return None
 
     def request(self) -> dict[str, Any]:
-        """The keyword arguments of ``patching_job`` (besides the model and the cancel token)."""
+        """The keyword arguments of ``patching_job`` (besides the model and the cancel token; the engine names the
+        target ``answer`` and the contrast ``wrong``)."""
         noise = self.corrupt_by == "noise"
-        request = {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.answer,
-                   "wrong": self.wrong or None, "site": self.site, "subject": self.subject if noise else None}
+        request = {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.target,
+                   "wrong": self.contrast or None, "site": self.site, "subject": self.subject if noise else None}
         if self.encoder_decoder:
             request["output_position"] = self.output_position
         return request
@@ -154,9 +168,10 @@ class PatchingState:
             and self.approximate_request == self.request()
 
     def to_settings(self) -> dict[str, Any]:
-        """The form as a preset or workspace saves it; ``fast`` only when set (older presets mean the exact sweep)."""
-        settings: dict[str, Any] = {"clean": self.clean, "corrupt": self.corrupt, "answer": self.answer,
-                                    "wrong": self.wrong, "site": self.site, "corrupt_by": self.corrupt_by,
+        """The form as a preset or workspace saves it (``target``/``contrast``: the new form; the old ``answer``/
+        ``wrong`` are read by ``settings_in_new_form``); ``fast`` only when set (older presets mean the exact sweep)."""
+        settings: dict[str, Any] = {"clean": self.clean, "corrupt": self.corrupt, "target": self.target,
+                                    "contrast": self.contrast, "site": self.site, "corrupt_by": self.corrupt_by,
                                     "subject": self.subject}
         if self.fast:
             settings["fast"] = True

@@ -18,12 +18,12 @@ def _result(run: StepRun) -> Any:
     def build() -> Any:
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
         from lm_workbench.patching.jobs import patching_sweep
-        from lm_workbench.patching.state import PatchingState
+        from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
-        s, loaded = run.settings, run.loaded
+        s, loaded = settings_in_new_form(run.settings), run.loaded
         state = PatchingState()
         state.set_family(str(getattr(loaded.info.family, "value", loaded.info.family)))
-        state.set_inputs(s.get("clean", ""), s.get("corrupt", ""), s.get("answer", ""), s.get("wrong", ""),
+        state.set_inputs(s.get("clean", ""), s.get("corrupt", ""), s.get("target", ""), s.get("contrast", ""),
                          s.get("site", "resid"), s.get("corrupt_by", "text"), s.get("subject", ""), False,
                          int(s.get("output_position", 0)))
         return run_to_completion(patching_sweep(loaded, state.request(), NEVER_CANCELLED))

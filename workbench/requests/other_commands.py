@@ -1,0 +1,190 @@
+"""Requests of the commands that read no model or more than one (``compare``, ``corrupt``, ``pretrain``,
+``finetune``, ``presets verify``...): one frozen dataclass each, the CLI's arguments and defaults
+(``lm_workbench.requests.base`` says the rules). Each field's comment names its flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from lm_workbench.requests.base import Request
+
+
+@dataclass(frozen=True, kw_only=True)
+class GuiRequest(Request):
+    """``lm-workbench gui``: open the window (the default with no command)"""
+
+    COMMAND: ClassVar[str] = "gui"
+    model: str | None = None  # positional
+
+
+@dataclass(frozen=True, kw_only=True)
+class DownloadRequest(Request):
+    """``lm-workbench download``: fetch a hub model into the cache without loading it (size, progress, resume)"""
+
+    COMMAND: ClassVar[str] = "download"
+    repo_id: str  # positional
+    revision: str | None = None  # --revision
+    allow_pickle: bool | None = None  # --allow-pickle
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareRequest(Request):
+    """``lm-workbench compare``: how alike two models' layers are on the same words: layer x layer CKA"""
+
+    COMMAND: ClassVar[str] = "compare"
+    model_a: str  # positional
+    model_b: str  # positional
+    text: tuple[str, ...]  # --text
+    device: str | None = None  # --device
+    precision: str | None = None  # --precision
+    offline: bool | None = None  # --offline
+
+
+@dataclass(frozen=True, kw_only=True)
+class CorruptRequest(Request):
+    """``lm-workbench corrupt``: what a pre-training objective does to a text: inputs, labels, kinds"""
+
+    COMMAND: ClassVar[str] = "corrupt"
+    objective: str  # --objective
+    tokenizer: str  # --tokenizer
+    text: str  # --text
+    seed: int = 0  # --seed
+    samples: int | None = None  # --samples
+    set: tuple[str, ...] = ()  # --set
+    offline: bool | None = None  # --offline
+    trust_remote_code: bool | None = None  # --trust-remote-code
+
+
+@dataclass(frozen=True, kw_only=True)
+class PluginsListRequest(Request):
+    """``lm-workbench plugins list``: every plugin with its source, status and error"""
+
+    COMMAND: ClassVar[str] = "plugins list"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PretrainRequest(Request):
+    """``lm-workbench pretrain``: pre-train a BERT, GPT-2, BART, T5 or ELMo model from scratch on text files"""
+
+    COMMAND: ClassVar[str] = "pretrain"
+    family: str  # --family
+    objective: str  # --objective
+    corpus: tuple[str, ...]  # --corpus
+    out: str  # --out
+    preset: str = "tiny"  # --preset
+    layers: int | None = None  # --layers
+    hidden: int | None = None  # --hidden
+    heads: int | None = None  # --heads
+    intermediate: int | None = None  # --intermediate
+    seq_len: int = 128  # --seq-len
+    vocab_size: int = 8000  # --vocab-size
+    validation_fraction: float = 0.05  # --validation-fraction
+    steps: int | None = None  # --steps
+    batch_size: int | None = None  # --batch-size
+    lr: float | None = None  # --lr
+    seed: int | None = None  # --seed
+    checkpoint_every: int | None = None  # --checkpoint-every
+    device: str | None = None  # --device
+    train: tuple[str, ...] = ()  # --train
+    set: tuple[str, ...] = ()  # --set
+    resume: str | None = None  # --resume
+    name: str | None = None  # --name
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunsListRequest(Request):
+    """``lm-workbench runs list``: every run, newest first, with its final metrics"""
+
+    COMMAND: ClassVar[str] = "runs list"
+    kind: str | None = None  # --kind
+
+
+@dataclass(frozen=True, kw_only=True)
+class CourseModelsRequest(Request):
+    """``lm-workbench course-models``: pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations"""
+
+    COMMAND: ClassVar[str] = "course-models"
+    corpus: str | None = None  # --corpus
+    out: str | None = None  # --out
+    families: tuple[str, ...] | None = None  # --families
+    rebuild: bool = False  # --rebuild
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresetsListRequest(Request):
+    """``lm-workbench presets list``: the built-in presets (and --file ones) with their availability"""
+
+    COMMAND: ClassVar[str] = "presets list"
+    file: tuple[str, ...] = ()  # --file
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresetsCheckRequest(Request):
+    """``lm-workbench presets check``: validate a preset file and say whether it can be shown here"""
+
+    COMMAND: ClassVar[str] = "presets check"
+    file: str  # positional
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresetsVerifyRequest(Request):
+    """``lm-workbench presets verify``: evaluate the presets' claims on the models they name: holds / fails / cannot
+    run, with the numbers"""
+
+    COMMAND: ClassVar[str] = "presets verify"
+    presets: tuple[str, ...]  # positional
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinetuneRequest(Request):
+    """``lm-workbench finetune``: fine-tune a model on a task with a method (full, LoRA, adapters, ...)"""
+
+    COMMAND: ClassVar[str] = "finetune"
+    model: str = ""  # positional
+    task: str | None = None  # --task
+    train: str | None = None  # --train
+    validation: str | None = None  # --validation
+    method: str | None = None  # --method
+    epochs: float | None = None  # --epochs
+    out: str | None = None  # --out
+    lr: float | None = None  # --lr
+    batch_size: int | None = None  # --batch-size
+    max_length: int | None = None  # --max-length
+    seed: int | None = None  # --seed
+    text_columns: str | None = None  # --text-columns
+    loss: str | None = None  # --loss
+    pooling: str | None = None  # --pooling
+    margin: float | None = None  # --margin
+    template: str | None = None  # --template
+    beta: float | None = None  # --beta
+    tsv_quoting: str | None = None  # --tsv-quoting
+    keep_unseen_labels: bool | None = None  # --keep-unseen-labels
+    train_setting: tuple[str, ...] = ()  # --train-setting
+    resume: str | None = None  # --resume
+
+
+@dataclass(frozen=True, kw_only=True)
+class PredictRequest(Request):
+    """``lm-workbench predict``: a fine-tuned model's prediction for a text"""
+
+    COMMAND: ClassVar[str] = "predict"
+    folder: str  # positional
+    text: str  # --text
+    text2: str | None = None  # --text2
+    context: str | None = None  # --context
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinetuneMergeRequest(Request):
+    """``lm-workbench finetune-merge``: fold a LoRA/IA³ run into the base weights, or combine several runs into one
+    adapter (linear, TIES, DARE)"""
+
+    COMMAND: ClassVar[str] = "finetune-merge"
+    folders: tuple[str, ...]  # positional
+    how: str = "linear"  # --how
+    weights: str | None = None  # --weights
+    density: float = 0.5  # --density
+    seed: int = 0  # --seed
+    fold: bool = False  # --fold
+    out: str  # --out
