@@ -184,8 +184,9 @@ def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> N
                    help="let the model folder run its own code; only for sources you trust")
 
 
-def settings_for(args: argparse.Namespace) -> Any:
-    """The user's settings with this command line's model options applied (offline mode set at once)."""
+def settings_for(args: Any) -> Any:
+    """The user's settings with this command line's model options applied (offline mode set at once); ``args``
+    is the parsed command line or its typed request (``lm_workbench.requests``: the same names)."""
     from lm_workbench.models.network import apply_offline_mode
     from lm_workbench.settings import load_settings
 
@@ -202,8 +203,9 @@ def settings_for(args: argparse.Namespace) -> Any:
     return settings
 
 
-def load_for(args: argparse.Namespace) -> Any:
-    """The ``LoadedModel`` that ``args.model`` names, through the one loader (as the window loads it)."""
+def load_for(args: Any) -> Any:
+    """The ``LoadedModel`` that ``args.model`` names, through the one loader (as the window loads it); ``args``
+    is the parsed command line or its typed request."""
     from lm_workbench.models.loader import load_model
 
     return load_model(args.model, settings=settings_for(args))

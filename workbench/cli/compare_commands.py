@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import drive_job, load_for, print_json
+from lm_workbench.cli.common import drive_job, print_json, settings_for
 
 
 def register(sub: Any) -> None:
@@ -30,9 +30,13 @@ def register(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from lm_workbench.engine.compare.cka import layer_cka_job
+    from lm_workbench.models.loader import load_model
+    from lm_workbench.requests import request_of
 
-    loaded = [load_for(argparse.Namespace(**{**vars(args), "model": spec})) for spec in (args.model_a, args.model_b)]
-    result = drive_job(layer_cka_job(loaded[0], loaded[1], args.text), quiet=args.json)
+    request = request_of(args)  # a CompareRequest
+    settings = settings_for(request)
+    loaded = [load_model(spec, settings=settings) for spec in (request.model_a, request.model_b)]  # the one loader
+    result = drive_job(layer_cka_job(loaded[0], loaded[1], list(request.text)), quiet=args.json)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -52,15 +52,15 @@ def register(sub: Any) -> None:
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.patching.tracing import patching_job
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.patching.jobs import patching_sweep
+    from lm_workbench.requests import request_of
 
-    if args.approx or args.compare_exact:
+    request = request_of(args)  # a PatchRequest: what the Patching tab's jobs take too
+    if request.approx or request.compare_exact:
         return cmd_patch_approx(args)
-    loaded = load_for(args)
-    result = drive_job(patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast, args.site,
-                                      subject=args.subject, noise_scale=args.noise_scale,
-                                      samples=args.noise_samples, seed=args.seed,
-                                      output_position=args.output_position), quiet=True)
+    loaded = load_for(request)
+    result = drive_job(patching_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
     note_window(result.notes)
     if args.json:
         print_json(result.to_dict())
@@ -101,21 +101,20 @@ def _print_matrix(result) -> None:
 
 def cmd_patch_approx(args: argparse.Namespace) -> int:
     """``patch --approx [--compare-exact]``: attribution patching of ``--site``, optionally beside the exact sweep."""
-    from lm_workbench.engine.patching.attribution_patching import METHOD, attribution_patching_job
+    from lm_workbench.engine.patching.attribution_patching import METHOD
     from lm_workbench.engine.patching.comparison import compare
-    from lm_workbench.engine.patching.tracing import patching_job
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
+    from lm_workbench.requests import request_of
 
-    loaded = load_for(args)
-    options = {"subject": args.subject, "noise_scale": args.noise_scale, "samples": args.noise_samples,
-               "seed": args.seed, "output_position": args.output_position}
-    approx = drive_job(attribution_patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast,
-                                                (args.site,), **options), quiet=True)[args.site]
+    request = request_of(args)
+    loaded = load_for(request)
+    approx = drive_job(attribution_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
     note_window(approx.notes)
     data = {**approx.to_dict(), "method": METHOD}
     exact = comparison = None
-    if args.compare_exact:
-        exact = drive_job(patching_job(loaded, args.clean, args.corrupt, args.target, args.contrast, args.site, **options),
-                          quiet=True)
+    if request.compare_exact:
+        exact = drive_job(patching_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
         comparison = compare(approx.effect, exact.effect, approx.tokens)
         data.update({"exact": exact.to_dict(), **comparison.to_dict()})
     if args.json:

@@ -123,13 +123,18 @@ def _dataset(spec: PretrainSpec, tokenizer: Any, out_dir: Path, seed: int, dist:
 def _auxiliary_models(registry: Any, objective: Any, config: Any, wanted: dict[str, str], model: Any,
                       tokenizer: Any, device: str) -> dict[str, Any]:
     """The objective's frozen helper models (a distillation teacher), loaded and checked."""
+    import torch
+
     from lm_workbench.engine.objectives.api import freeze_auxiliary
     from lm_workbench.models.loader import load_model
+    from lm_workbench.settings import Settings
 
     record = registry.record(objective.name)
     aux: dict[str, Any] = {}
     for name, model_spec in wanted.items():
-        loaded = load_model(model_spec, device=device, precision="float32")  # course:<family> too
+        # course:<family> too; the safe defaults and this run's thread count, not the window's settings
+        loaded = load_model(model_spec, device=device, precision="float32",
+                            settings=Settings(cpu_threads=torch.get_num_threads()))
         check_teacher = getattr(objective, "check_teacher", None)
         if callable(check_teacher):
             with registry.guard(record, "check_teacher"):

@@ -18,7 +18,7 @@ from lm_workbench.lectures.metrics.base import Metric, StepRun, metrics_of
 
 def _setup(run: StepRun) -> dict[str, Any]:
     def build() -> dict[str, Any]:
-        from lm_workbench.engine.models.tokenizer import load_tokenizer
+        from lm_workbench.models.spec_kinds import load_spec_tokenizer
         from lm_workbench.engine.objectives.config_fields import validate_config
         from lm_workbench.extensions.registry import ObjectiveRegistry
         from lm_workbench.masking_lab.preview import encode_text, preview_for_seed
@@ -30,8 +30,8 @@ def _setup(run: StepRun) -> dict[str, Any]:
         objective = registry.objective(name)
         config = dataclasses.replace(objective.default_config(), **dict(run.settings.get("config") or {}))
         validate_config(config, objective.name)
-        tokenizer = load_tokenizer(str(run.settings.get("tokenizer") or run.model),
-                                   trust_remote_code=settings.trust_remote_code)
+        tokenizer = load_spec_tokenizer(str(run.settings.get("tokenizer") or run.model),
+                                        trust_remote_code=settings.trust_remote_code)
         objective.check_requirements(tokenizer)
         ids, _full = encode_text(tokenizer, run.text())
         seed = int(run.settings.get("seed", 0))
