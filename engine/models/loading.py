@@ -1,13 +1,12 @@
 """Load a resolved model folder for analysis: ``load_source(source)``.
 
-A user's spec (any kind: ``course:<family>``, a run folder, an adapted encoder...) resolves in the one loader,
-``lm_workbench.models.loader.load_model``, which calls this with the folder it resolved. This reads the config, detects
-the family, estimates memory from the weight headers and refuses a model that
-does not fit, then loads weights (safetensors preferred; pickle only when the
-user allows it; remote code only when asked) with the head the family uses,
-and records whether that head was really in the checkpoint — a head that
-``transformers`` had to initialise at random is reported as absent, so no view
-ever shows predictions from random weights.
+A user's spec (any kind: ``course:<family>``, a run folder, an adapted encoder...) resolves in the one
+loader, ``lm_workbench.models.loader.load_model``, which calls this with the folder it resolved. This reads
+the config, detects the family, estimates memory from the weight headers and refuses a model that does not fit,
+then loads weights (safetensors preferred; pickle only when the user allows it; remote code only when asked)
+with the head the family uses, and records whether that head was really in the checkpoint — a head that
+``transformers`` had to initialise at random is reported as absent, so no view ever shows predictions from
+random weights.
 """
 
 from __future__ import annotations

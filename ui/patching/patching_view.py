@@ -65,8 +65,8 @@ RUNNING_HINT = "Patching: each layer's row shows here as it is done."
 
 
 class PatchingView(QWidget):
-    preset_settings = frozenset({"clean", "corrupt", "target", "contrast", "answer", "wrong", "site", "run", "corrupt_by", "subject",
-                                 "fast", "output_position"})
+    preset_settings = frozenset({"clean", "corrupt", "target", "contrast", "answer", "wrong", "site", "run",
+                                 "corrupt_by", "subject", "fast", "output_position"})
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -377,7 +377,8 @@ class PatchingView(QWidget):
         if "corrupt_by" in settings and settings["corrupt_by"] not in CORRUPT_BY:
             raise ValueError(f"corrupt_by must be one of {', '.join(CORRUPT_BY)}, not {settings['corrupt_by']!r}")
         self.set_inputs(settings.get("clean", s.clean), settings.get("corrupt", s.corrupt),
-                        settings.get("target", s.target), settings.get("contrast", s.contrast), settings.get("site", s.site),
+                        settings.get("target", s.target), settings.get("contrast", s.contrast),
+                        settings.get("site", s.site),
                         settings.get("corrupt_by", s.corrupt_by), settings.get("subject", s.subject),
                         bool(settings.get("fast", False)),  # a step without ``fast``: the exact sweep
                         int(settings.get("output_position", 0)))

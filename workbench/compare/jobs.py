@@ -1,8 +1,8 @@
 """Model B's jobs (each ``fn(..., cancel)``, run on the interactive lane; torch is imported there).
 
-B loads through the one loader, as A does (``lm_workbench.models.loader.load_model_job``); ``layer_cka`` is the Compare tab's matrix; ``tokenize_b``,
-``encode_b`` and ``predict_b`` are B's side of the Tokens, Attention and Predictions tabs, run after A's
-in A's job (``ui``'s ``paired``).
+B loads through the one loader, as A does (``lm_workbench.models.loader.load_model_job``); ``layer_cka`` is the
+Compare tab's matrix; ``tokenize_b``, ``encode_b`` and ``predict_b`` are B's side of the Tokens, Attention and
+Predictions tabs, run after A's in A's job (``ui``'s ``paired``).
 """
 
 from __future__ import annotations
