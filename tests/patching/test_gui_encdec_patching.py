@@ -54,7 +54,7 @@ def test_a_cross_attention_sweep_on_a_tiny_bart(open_window, qtbot, tiny_models)
     view.set_inputs(CLEAN, CORRUPT, "Ġlist", "Ġclass")
     view.site_combo.setCurrentIndex(view.site_combo.findData("cross-attn"))
     view.output_spin.setValue(POSITION)
-    assert view.state.request()["site"] == "cross-attn" and view.state.request()["output_position"] == POSITION
+    assert view.state.request().site == "cross-attn" and view.state.request().output_position == POSITION
     view.run_button.click()
     qtbot.waitUntil(lambda: not view.state.running and view.state.result is not None, timeout=WAIT)
     assert view.progress.value() == view.progress.maximum()  # full, even when the sweep had nothing to do
@@ -83,11 +83,11 @@ def test_a_cross_attention_sweep_on_a_tiny_bart(open_window, qtbot, tiny_models)
     qtbot.waitUntil(lambda: view.site_combo.count() == len(SITES), timeout=WAIT)
     assert [view.site_combo.itemData(i) for i in range(view.site_combo.count())] == list(SITES)
     assert not view.output_spin.isVisibleTo(view) and view.state.site == "resid"
-    assert "output_position" not in view.state.request()
+    assert view.state.request().output_position == 0
     # a workspace or a preset restored while that model still loads: the site waits for a model that has it
     view.apply_preset_step({"site": "cross-attn", "output_position": 1}, {})
     assert view.state.site == "resid"
     window.load_model(folder)
     qtbot.waitUntil(lambda: view.site_combo.count() == len(ENCODER_DECODER_SITES), timeout=WAIT)
     assert view.site_combo.currentData() == view.state.site == "cross-attn"
-    assert view.state.request()["output_position"] == 1 and view.output_spin.isVisibleTo(view)
+    assert view.state.request().output_position == 1 and view.output_spin.isVisibleTo(view)

@@ -12,7 +12,9 @@ import pytest
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import patch
 from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.patching.jobs import engine_arguments
 from lm_workbench.patching.state import PatchingState
+from lm_workbench.requests import PatchRequest
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -101,12 +103,15 @@ def test_the_state_without_a_window():
     seen = []
     state.events.result_changed.connect(lambda: seen.append(state.layers_done()))
     state.set_inputs("a b", "a c", "x", "", "attn")
-    assert state.problem() is None and state.request() == {"clean": "a b", "corrupt": "a c", "answer": "x",
-                                                           "wrong": None, "site": "attn", "subject": None}
+    assert state.problem() is None and state.request() == PatchRequest(
+        model="", clean="a b", corrupt="a c", target="x", contrast=None, site="attn", subject=None)
+    assert engine_arguments(state.request()) == {  # the engine names the target answer, the contrast wrong
+        "clean": "a b", "corrupt": "a c", "answer": "x", "wrong": None, "site": "attn", "subject": None,
+        "noise_scale": 3.0, "samples": 10, "seed": 0, "output_position": 0}
     state.set_inputs(corrupt_by="noise")
     assert state.problem().startswith("Name the subject")
     state.set_inputs(subject="b")
-    assert state.request()["corrupt"] is None and state.request()["subject"] == "b"
+    assert state.request().corrupt is None and state.request().subject == "b"
     state.set_inputs(corrupt_by="text")
 
     class Fake:

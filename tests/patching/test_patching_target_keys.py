@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from lm_workbench.patching.jobs import engine_arguments
 from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
 BASE = {"clean": "The class is a", "corrupt": "The type is a", "site": "attn"}
@@ -32,8 +33,10 @@ def test_old_and_new_keys_read_alike_and_save_in_the_new_form(keys, target, cont
     assert saved["target"] == target and saved["contrast"] == contrast
     assert "answer" not in saved and "wrong" not in saved
     assert settings_in_new_form(saved) == saved  # the new form reads as itself
-    request = state.request()  # the engine's patching_job names them answer and wrong
-    assert request["answer"] == target and request["wrong"] == (contrast or None)
+    request = state.request()  # typed, as the CLI builds it; the engine's patching_job names them answer and wrong
+    assert (request.target, request.contrast) == (target, contrast or None)
+    engine = engine_arguments(request)
+    assert engine["answer"] == target and engine["wrong"] == (contrast or None)
 
 
 @pytest.mark.parametrize("keys,target,contrast", ROWS[:2])

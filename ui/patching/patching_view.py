@@ -211,7 +211,8 @@ class PatchingView(QWidget):
 
     def _key(self) -> tuple:
         """What a patching map depends on besides the model: the whole form (Fast included)."""
-        return tuple(sorted((k, repr(v)) for k, v in self.state.request().items())) + (("fast", self.state.fast),)
+        return tuple(sorted((k, repr(v)) for k, v in self.state.request().to_dict().items())) + (
+            ("fast", self.state.fast),)
 
     def _summary(self) -> str:
         st = self.state

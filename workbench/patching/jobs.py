@@ -1,8 +1,8 @@
 """Patching's jobs (the Patching tab's and ``lm-workbench patch``'s): the activation-patching sweep
 (``lm_workbench.engine.patching.tracing.patching_job``), one ``Partial`` per layer as it comes, and its fast
 gradient approximation (``lm_workbench.engine.patching.attribution_patching``); torch is imported on the worker
-thread. Each takes a ``PatchRequest`` (``lm_workbench.requests``: what the CLI builds) or the tab's request dict
-(``PatchingState.request()``: the engine's keyword arguments).
+thread. Each takes a ``PatchRequest`` (``lm_workbench.requests``: what the CLI and ``PatchingState.request()``
+build) or, for callers of the engine's own names, a dict of ``patching_job``'s keyword arguments.
 """
 
 from __future__ import annotations

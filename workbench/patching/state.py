@@ -3,7 +3,8 @@
 ``PatchingState`` holds the clean and corrupted texts (or, ``corrupt_by`` "noise", the subject whose word
 embeddings get ROME's noise instead of a second text), the target and contrast tokens (the clean answer and an
 optional wrong one, as dla, ablate and ``patch --target/--contrast`` name them) and the site; ``request()``
-is what the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
+is the typed ``PatchRequest`` (``lm_workbench.requests``, what ``lm-workbench patch`` builds too) that the
+tab's jobs (``lm_workbench.patching.jobs``) hand to the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
 ``result_changed`` (partial or whole), ``running_changed``.
@@ -25,6 +26,7 @@ from typing import Any
 
 from lm_workbench.engine.patching.names import SITES, sites_for
 from lm_workbench.observable import EventGroup
+from lm_workbench.requests import PatchRequest
 
 DEFAULT_SITE = "resid"
 CORRUPT_BY = ("text", "noise")  # a second text, or noise on the subject's word embeddings (ROME)
@@ -57,7 +59,7 @@ class PatchingState:
         self.output_position = 0
         self.method = "exact"  # what ``result`` is: "exact" (the sweep) or "attribution" (the approximation)
         self.approximate: Any = None  # the last attribution-patching result (an engine Patching)
-        self.approximate_request: dict[str, Any] | None = None  # the request it answered
+        self.approximate_request: PatchRequest | None = None  # the request it answered
         self.comparison: Any = None  # an engine Comparison of ``approximate`` and the exact result
         self.result: Any = None  # an engine Patching (partial while ``running``)
         self.layers_total = 0
@@ -104,15 +106,16 @@ class PatchingState:
             return "Name the answer: one vocabulary token the clean text leads to."
         return None
 
-    def request(self) -> dict[str, Any]:
-        """The keyword arguments of ``patching_job`` (besides the model and the cancel token; the engine names the
-        target ``answer`` and the contrast ``wrong``)."""
+    def request(self, model: str = "") -> PatchRequest:
+        """The form as the typed request ``lm-workbench patch`` builds (``model``: the loaded model's spec, when
+        the caller knows it; the job takes the loaded model itself). The noise's scale, draws and seed are the
+        CLI's defaults; ``output_position`` is 0 unless the model is an encoder-decoder; Fast is the view's
+        choice of job, not part of the request (an approximate result refines with the same request)."""
         noise = self.corrupt_by == "noise"
-        request = {"clean": self.clean, "corrupt": None if noise else self.corrupt, "answer": self.target,
-                   "wrong": self.contrast or None, "site": self.site, "subject": self.subject if noise else None}
-        if self.encoder_decoder:
-            request["output_position"] = self.output_position
-        return request
+        return PatchRequest(model=model, clean=self.clean, corrupt=None if noise else self.corrupt,
+                            subject=self.subject if noise else None, target=self.target,
+                            contrast=self.contrast or None, site=self.site,
+                            output_position=self.output_position if self.encoder_decoder else 0)
 
     # ---------------------------------------------------------------- result
     def start(self, method: str = "exact") -> None:

@@ -1,7 +1,7 @@
 """The Patching view's metrics: the activation-patching sweep of the step's form, as the heatmap shows it.
 
-The request is the view's (``PatchingState.request()`` after the step's ``clean``, ``corrupt``, ``answer``,
-``wrong``, ``site``, ``corrupt_by``, ``subject`` and ``output_position``), the sweep its job
+The request is the view's (``PatchingState.request()`` after the step's ``clean``, ``corrupt``, ``target``,
+``contrast`` (older presets: ``answer``, ``wrong``), ``site``, ``corrupt_by``, ``subject`` and ``output_position``), the sweep its job
 (``lm_workbench.patching.jobs.patching_sweep``, the exact one; ``fast`` steps are computed exactly too: a claim
 is about what patching shows, not about its gradient approximation). ``effect`` is the recovered fraction of
 the metric at one (layer, token) cell: 0 = the corrupted run's, 1 = the clean run's.
