@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from lm_workbench.engine.attribution.targets import (
+from lm_workbench.engine.logit_target import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
-from lm_workbench.engine.heads.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.anatomy.hooks import keeping_inputs, keeping_outputs
 from lm_workbench.engine.models.loading import LoadedModel
 
 WHAT = "direct logit attribution"

@@ -1,4 +1,6 @@
-"""The prediction an attribution explains, and its target logit as a function of the input word embeddings.
+"""Which logit at which position: the prediction an attribution, a patch or an ablation measures, and its target
+logit (or logit difference) as a function of the input word embeddings. Shared by attribution, patching,
+attribution patching and heads/ablation.
 
 - a decoder predicts the next token after the text: the position is the last token;
 - a masked LM fills the one mask token of the text: the position is the mask's;
@@ -80,11 +82,16 @@ class Target:
                       None if contrast_id is None else contrast)
 
 
+def logit_difference(logits: torch.Tensor, answer_id: int, contrast_id: int | None) -> torch.Tensor:
+    """[B] from [B, vocab] logits: logit(answer), or logit(answer) − logit(contrast) when a contrast is named."""
+    if contrast_id is None:
+        return logits[:, answer_id]
+    return logits[:, answer_id] - logits[:, contrast_id]
+
+
 def target_metric(logits: torch.Tensor, target: Target) -> torch.Tensor:
     """[B] the explained quantity from [B, vocab] logits: logit(X), or logit(X) − logit(Y) with a foil Y."""
-    if target.contrast_id is None:
-        return logits[:, target.id]
-    return logits[:, target.id] - logits[:, target.contrast_id]
+    return logit_difference(logits, target.id, target.contrast_id)
 
 
 def _article(word: str) -> str:
