@@ -32,6 +32,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from lm_workbench.engine.anatomy.lookup import submodule
+from lm_workbench.engine.anatomy.tables import BERT_QKV, FUSED_QKV, WALKTHROUGH
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
@@ -79,11 +81,12 @@ class _Projections:
 
 
 def _bert_family(base: Any, layer: int) -> _Projections | None:
-    layers = getattr(getattr(base, "encoder", None), "layer", None)
+    blocks_at, attn_at = WALKTHROUGH["bert"]
+    layers = submodule(base, blocks_at)
     if layers is None or not 0 <= layer < len(layers):
         return None
-    attn = getattr(getattr(layers[layer], "attention", None), "self", None)
-    if attn is None or not all(hasattr(attn, n) for n in ("query", "key", "value")):
+    attn = submodule(layers[layer], attn_at)
+    if attn is None or not all(hasattr(attn, n) for n in BERT_QKV):
         return None
     if getattr(base.config, "position_embedding_type", "absolute") not in (None, "absolute"):
         raise WorkbenchError("this BERT-family model adds relative position terms to its attention scores; "
@@ -95,17 +98,19 @@ def _bert_family(base: Any, layer: int) -> _Projections | None:
         def keep(name: str):
             return lambda _module, _inputs, output: store.__setitem__(name, output.detach())
 
-        return [getattr(attn, n).register_forward_hook(keep(n)) for n in ("query", "key", "value")]
+        return [getattr(attn, n).register_forward_hook(keep(n)) for n in BERT_QKV]
 
     return _Projections("bert", heads, bool(getattr(base.config, "is_decoder", False)), math.sqrt(d_k), hook)
 
 
 def _gpt2(base: Any, layer: int) -> _Projections | None:
-    blocks = getattr(base, "h", None)
+    blocks_at, attn_at = WALKTHROUGH["gpt2"]
+    blocks = submodule(base, blocks_at)
     if blocks is None or not 0 <= layer < len(blocks):
         return None
-    attn = getattr(blocks[layer], "attn", None)
-    if attn is None or not hasattr(attn, "c_attn") or getattr(attn, "is_cross_attention", False):
+    attn = submodule(blocks[layer], attn_at)
+    fused = getattr(attn, FUSED_QKV["gpt2"], None)
+    if attn is None or fused is None or getattr(attn, "is_cross_attention", False):
         return None
     config = base.config
     heads = config.num_attention_heads
@@ -119,7 +124,7 @@ def _gpt2(base: Any, layer: int) -> _Projections | None:
             q, k, v = output.detach().split(config.hidden_size, dim=-1)
             store.update(query=q, key=k, value=v)
 
-        return [attn.c_attn.register_forward_hook(keep)]
+        return [fused.register_forward_hook(keep)]
 
     return _Projections("gpt2", heads, True, divisor, hook)
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator
 import torch
 
 from lm_workbench.engine.anatomy import hooks, tables
+from lm_workbench.engine.anatomy.lookup import first_module, per_block, submodule
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 
@@ -60,7 +61,7 @@ def transformer_blocks(loaded: Any, what: str = "activation patching") -> list[t
         return stack_blocks(loaded, encoder=True, what=what)
     base = loaded.base_model
     for name in tables.BLOCK_LISTS:
-        blocks = tables.submodule(base, name)
+        blocks = submodule(base, name)
         if isinstance(blocks, torch.nn.ModuleList) and len(blocks):
             return list(blocks)
     raise WorkbenchError(f"{what} does not know where the blocks of {loaded.info.model_type} models are")
@@ -80,9 +81,9 @@ def layer_modules(loaded: Any, kind: str, stack: str | None = None) -> list[torc
     if kind == "resid":
         return blocks
     if _family(loaded) is Family.ENCODER_DECODER:
-        found = tables.per_block(blocks, tables.IN_BLOCK.get(kind, ()))
+        found = per_block(blocks, tables.IN_BLOCK.get(kind, ()))
     else:
-        found = tables.per_block(blocks, {"attn": tables.ATTENTION_OUTPUTS, "mlp": tables.MLP_OUTPUTS}.get(kind, ()))
+        found = per_block(blocks, {"attn": tables.ATTENTION_OUTPUTS, "mlp": tables.MLP_OUTPUTS}.get(kind, ()))
     if found is None:
         site = kind if stack != "encoder" else f"enc-{kind}"
         raise WorkbenchError(f"activation patching does not know the {site} output of {loaded.info.model_type} "
@@ -93,33 +94,33 @@ def layer_modules(loaded: Any, kind: str, stack: str | None = None) -> list[torc
 def _head_projections(loaded: Any, kind: str, stack: str | None) -> list[torch.nn.Module] | None:
     blocks = blocks_of(loaded, stack)
     if _family(loaded) is Family.ENCODER_DECODER:
-        return tables.per_block(blocks, tables.IN_BLOCK_PROJECTION.get(kind, ()))
+        return per_block(blocks, tables.IN_BLOCK_PROJECTION.get(kind, ()))
     paths = tuple(layout[1] for layout in tables.DECODER_HEAD_LAYOUTS) + (tables.ENCODER_HEAD_LAYOUT[1],
                                                                           "attention.out_lin")
-    return tables.per_block(blocks, paths)
+    return per_block(blocks, paths)
 
 
 def _pattern_modules(loaded: Any, kind: str, stack: str | None) -> list[torch.nn.Module] | None:
     blocks = blocks_of(loaded, stack)
     if _family(loaded) is Family.ENCODER_DECODER:
-        return tables.per_block(blocks, tables.STACK_PATTERN_MODULES.get(kind, ()))
-    return tables.per_block(blocks, tables.PATTERN_MODULES)
+        return per_block(blocks, tables.STACK_PATTERN_MODULES.get(kind, ()))
+    return per_block(blocks, tables.PATTERN_MODULES)
 
 
 def final_norm(loaded: Any, stack: str | None = None) -> torch.nn.Module | None:
     """The norm before the unembedding (a decoder-only model's, or an encoder-decoder stack's), or None."""
     if _family(loaded) is Family.ENCODER_DECODER:
         root = loaded.model.get_encoder() if stack == "encoder" else loaded.model.get_decoder()
-        return tables.first_module(root, tables.STACK_FINAL_NORMS)
+        return first_module(root, tables.STACK_FINAL_NORMS)
     if _family(loaded) is Family.DECODER:
-        return tables.first_module(loaded.base_model, tables.DECODER_FINAL_NORMS)
+        return first_module(loaded.base_model, tables.DECODER_FINAL_NORMS)
     return None
 
 
 def mlm_head(model: Any) -> Callable[[torch.Tensor], torch.Tensor] | None:
     """A masked LM's head as a function hidden [..., H] -> logits [..., vocab] (its transform and decoder), or
     None where the family is unknown."""
-    found = tables.first_module(model, tables.MLM_HEADS)
+    found = first_module(model, tables.MLM_HEADS)
     if found is not None:
         return found
     if hasattr(model, "vocab_projector"):  # DistilBERT

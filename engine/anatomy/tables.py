@@ -1,4 +1,5 @@
-"""Where each model family keeps its parts: the one table of attribute names (issue 43.2).
+"""Where each model family keeps its parts: the one table of attribute names (issue 43.2). No torch here:
+the fine-tuning names read these tables before any model is loaded.
 
 Every other module asks by role; only this package names a family's projections, sublayers and norms. Per
 stack, the candidates are tried in order and the first that every block has wins (so GPT-2 before Llama-style,
@@ -23,10 +24,6 @@ layer: the encoder's ``layer[1]``, the decoder's ``layer[2]``).
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import torch
 
 # --- decoder-only models and encoders (masked LMs): paths from ``loaded.base_model`` --------------------------
 BLOCK_LISTS = ("h", "layers", "encoder.layer", "transformer.layer", "decoder.layers", "gpt_neox.layers")
@@ -66,9 +63,7 @@ LORA_ROLE_ALIASES = {
 }
 # Which block sites a LoRA target name stands for, for the diagram (names from BERT, GPT-2, BART, T5, DistilBERT).
 LORA_SITES_OF_TARGET = {
-    "query": ("query",), "key": ("key",), "value": ("value",),
-    "q_proj": ("query",), "k_proj": ("key",), "v_proj": ("value",), "q": ("query",), "k": ("key",), "v": ("value",),
-    "q_lin": ("query",), "k_lin": ("key",), "v_lin": ("value",),
+    **{name: (role,) for role, aliases in LORA_ROLE_ALIASES.items() for name in (role, *aliases)},
     "c_attn": ("query", "key", "value"),
     "attention.output.dense": ("attention_output",), "out_proj": ("attention_output",), "o": ("attention_output",),
     "out_lin": ("attention_output",), "attn.c_proj": ("attention_output",),
@@ -85,6 +80,7 @@ FUSED_QKV = {"gpt2": "c_attn", "gpt_bigcode": "c_attn", "gpt_neox": "query_key_v
 FFN_OUT_TAILS = ("mlp.c_proj", "fc2", "DenseReluDense.wo", "down_proj", "ffn.lin2")
 BERT_FFN_OUT = "output.dense"
 BERT_ATTENTION_OUT = "attention.output.dense"
+FFN_OUT_NAMES = (BERT_FFN_OUT,) + FFN_OUT_TAILS  # for messages: every name ``ffn_out_layer_names`` knows
 
 
 def ffn_out_layer_names(names: list[str]) -> list[str]:
@@ -103,35 +99,9 @@ def is_norm_parameter(name: str) -> bool:
     return "LayerNorm" in name or "layer_norm" in name or name.endswith("norm.weight")
 
 
-def submodule(module: Any, dotted: str) -> Any:
-    """``module.a.b.c`` for ``"a.b.c"``, or None where a part is missing (architectures name their parts
-    differently: callers look for each known name in turn). A part ``-1`` is the last of a list."""
-    for part in dotted.split("."):
-        if part == "-1":
-            module = module[-1] if isinstance(module, torch.nn.ModuleList) and len(module) else None
-        else:
-            module = getattr(module, part, None)
-        if module is None:
-            return None
-    return module
-
-
-def first_module(root: Any, paths: tuple[str, ...]) -> torch.nn.Module | None:
-    """The first of ``paths`` under ``root`` that is a module, or None."""
-    for path in paths:
-        found = submodule(root, path)
-        if isinstance(found, torch.nn.Module):
-            return found
-    return None
-
-
-def per_block(blocks: list[torch.nn.Module], paths: tuple[str, ...]) -> list[torch.nn.Module] | None:
-    """For the first of ``paths`` that every block has, that module of each block; None if none fits."""
-    for path in paths:
-        modules = [submodule(block, path) for block in blocks]
-        if all(isinstance(m, torch.nn.Module) for m in modules):
-            return modules
-    return None
+# --- the attention walkthrough: (blocks, the attention module with its Q, K, V projections) --------------------
+WALKTHROUGH = {"bert": ("encoder.layer", "attention.self"), "gpt2": ("h", "attn")}
+BERT_QKV = ("query", "key", "value")  # BERT-family self-attention's three linear layers
 
 # --- hook_pattern: the module whose tuple output holds the attention probabilities, and where ------------------
 PATTERN_MODULES = ("attn", "self_attn", "attention.self", "attention")  # decoder-only models and encoders

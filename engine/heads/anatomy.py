@@ -23,7 +23,7 @@ import torch
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.anatomy import tables
 from lm_workbench.engine.anatomy.points import final_norm
-from lm_workbench.engine.anatomy.tables import submodule
+from lm_workbench.engine.anatomy.lookup import first_module, submodule
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 
@@ -76,7 +76,7 @@ def _in_features(module: torch.nn.Module) -> int:
 
 
 def _find(block: torch.nn.Module, names: tuple[str, ...]) -> torch.nn.Module | None:
-    return tables.first_module(block, names)
+    return first_module(block, names)
 
 
 def _name(loaded: LoadedModel) -> str:

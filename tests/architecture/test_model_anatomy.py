@@ -42,6 +42,14 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return ids
 
 
+def _is_torch_class(node: ast.Attribute) -> bool:
+    """``nn.LayerNorm`` / ``torch.nn.LayerNorm``: torch's class, not a family's attribute."""
+    value = node.value
+    return (isinstance(value, ast.Name) and value.id == "nn") or (
+        isinstance(value, ast.Attribute) and value.attr == "nn" and isinstance(value.value, ast.Name)
+        and value.value.id == "torch")
+
+
 def names_in_string(text: str) -> list[str]:
     """The family attribute names a string constant names (empty for prose or for other names)."""
     text = text.strip()
@@ -59,7 +67,7 @@ def names_in_source(source: str) -> list[str]:
     skip = _docstrings(tree)
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in TOKENS:
+        if isinstance(node, ast.Attribute) and node.attr in TOKENS and not _is_torch_class(node):
             found.append(node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             found += names_in_string(node.value)
@@ -89,6 +97,7 @@ def test_the_rule_catches_each_way_of_naming():
     code = '''
 """A docstring may say c_proj and attention.output.dense."""
 x = block.attn.c_proj  # an attribute read
+norm = torch.nn.LayerNorm(8)  # torch's class: not a family's attribute
 y = getattr(block, "ln_f")
 z = ("mlp.down_proj", "layer.1.EncDecAttention.o")
 w = submodule(base, "encoder.layer.0.attention.output.dense")
