@@ -21,7 +21,7 @@ from typing import Callable, Generator, Sequence
 
 import torch
 
-from lm_workbench.engine.logit_target import (
+from lm_workbench.engine.logit_target.target import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
 from lm_workbench.engine.errors import WorkbenchError

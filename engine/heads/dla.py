@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from lm_workbench.engine.logit_target import (
+from lm_workbench.engine.logit_target.target import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
 from lm_workbench.engine.errors import WorkbenchError

@@ -30,7 +30,7 @@ from typing import Generator
 import torch
 
 from lm_workbench.engine.anatomy.hooks import holding_outputs
-from lm_workbench.engine.logit_target import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
+from lm_workbench.engine.logit_target.target import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.patching.names import sites_for
 from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lm_workbench.engine.logit_target import PredictionSite, prediction_site, token_name
+from lm_workbench.engine.logit_target.target import PredictionSite, prediction_site, token_name
 from lm_workbench.engine.models.loading import LoadedModel
 
 

@@ -44,7 +44,7 @@ import torch
 
 from lm_workbench.engine.anatomy.hooks import recording, recording_inputs, replacing, replacing_input
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.logit_target import (
+from lm_workbench.engine.logit_target.target import (
     PredictionSite, logit_difference, position_logits, prediction_site, rows_per_pass, token_name, vocabulary_token,
     word_embeddings,
 )

@@ -32,7 +32,7 @@ from typing import Iterator
 
 import torch
 
-from lm_workbench.engine.attribution.names import MAX_OUTPUT_POSITION
+from lm_workbench.engine.logit_target.names import MAX_OUTPUT_POSITION
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
