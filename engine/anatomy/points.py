@@ -211,13 +211,17 @@ def resolve(loaded: Any, name: str) -> HookSite:
         raise WorkbenchError(f"no hook point is called {name!r}")
     stack, layer, point = match.group(1), match.group(2), match.group(3)
     two = _family(loaded) is Family.ENCODER_DECODER
+    if name == "unembed":  # one unembedding, also in an encoder-decoder (its decoder's)
+        module = loaded.model.get_output_embeddings()
+        if module is None:
+            raise WorkbenchError(f"{loaded.info.spec} has no output head: no hook point 'unembed'")
+        return HookSite(name, module, "output")
     if two != (stack is not None):
-        raise WorkbenchError(f"{name!r}: {'an encoder-decoder names its stack (encoder. or decoder.)' if two else 'this model has one stack: no encoder./decoder. prefix'}")
+        need = "an encoder-decoder names its stack (encoder. or decoder.)" if two else "this model has one stack"
+        raise WorkbenchError(f"{name!r}: {need}")
     if layer is None:
-        module = {"hook_embed": lambda: _embedding(loaded, stack), "ln_final": lambda: final_norm(loaded, stack),
-                  "unembed": lambda: loaded.model.get_output_embeddings()}.get(point, lambda: None)()
-        if point == "unembed" and stack is not None:
-            module = None
+        module = {"hook_embed": lambda: _embedding(loaded, stack),
+                  "ln_final": lambda: final_norm(loaded, stack)}.get(point, lambda: None)()
         if module is None:
             raise WorkbenchError(f"{loaded.info.model_type} models have no hook point {name!r}")
         return HookSite(name, module, "output")
