@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from lm_workbench.engine.analysis import encode
-from lm_workbench.engine.anatomy.points import final_norm, mlm_head
+from lm_workbench.engine.anatomy.points import final_norm, logits_bias, mlm_head
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
@@ -80,7 +80,7 @@ def _seq2seq_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
     scale = 1.0
     if config.model_type in ("t5", "mt5", "umt5") and getattr(config, "tie_word_embeddings", False):
         scale = config.d_model ** -0.5
-    bias = getattr(model, "final_logits_bias", None)
+    bias = logits_bias(model)
 
     def head(h: torch.Tensor) -> torch.Tensor:
         logits = lm_head(h * scale)

@@ -130,6 +130,12 @@ def mlm_head(model: Any) -> Callable[[torch.Tensor], torch.Tensor] | None:
     return None
 
 
+def logits_bias(model: Any) -> torch.Tensor | None:
+    """A bias added to the logits after the unembedding (BART's ``final_logits_bias`` [1, vocab]), or None."""
+    bias = getattr(model, tables.LOGITS_BIAS, None)
+    return bias if isinstance(bias, torch.Tensor) else None
+
+
 @dataclass(frozen=True)
 class HookSite:
     """A hook point resolved: ``module``'s ``at`` ("input" or "output"), element ``index`` of a tuple output."""

@@ -5,16 +5,12 @@ Every other module asks by role; only this package names a family's projections,
 stack, the candidates are tried in order and the first that every block has wins (so GPT-2 before Llama-style,
 BART before T5):
 
-=================  ===============  ==========================  =====================  ===================
-family             blocks           attention output (module)   MLP output (module)    final norm
-=================  ===============  ==========================  =====================  ===================
-GPT-2              ``h``            ``attn``                    ``mlp``                ``ln_f``
-Llama-style        ``layers``       ``self_attn``               ``mlp``                ``norm``
-BERT-style         ``encoder.layer`` ``attention.output.dense``  ``output.dense``       none (post-norm)
-DistilBERT         ``transformer.layer`` ``attention.out_lin``  ``ffn.lin2``           none (post-norm)
-BART (per stack)   ``layers``       ``self_attn``               ``fc2``                ``layer_norm`` (pre-norm only)
-T5 (per stack)     ``block``        ``layer.0.SelfAttention``   ``layer.-1.DenseReluDense`` ``final_layer_norm``
-=================  ===============  ==========================  =====================  ===================
+- GPT-2: blocks ``h``; attention output ``attn``; MLP output ``mlp``; final norm ``ln_f``;
+- Llama-style: ``layers``; ``self_attn``; ``mlp``; ``norm``;
+- BERT-style: ``encoder.layer``; ``attention.output.dense``; ``output.dense``; none (post-norm);
+- DistilBERT: ``transformer.layer``; ``attention.out_lin``; ``ffn.lin2``; none (post-norm);
+- BART (each stack): ``layers``; ``self_attn``; ``fc2``; ``layer_norm`` (pre-norm variants only);
+- T5 (each stack): ``block``; ``layer.0.SelfAttention``; ``layer.-1.DenseReluDense``; ``final_layer_norm``.
 
 The per-head projection (its input holds the heads, concatenated: TransformerLens's ``hook_z``) is GPT-2's
 ``attn.c_proj``, Llama's ``self_attn.o_proj``, BERT's ``attention.output.dense``, BART's ``out_proj`` and T5's
@@ -48,11 +44,11 @@ IN_BLOCK_PROJECTION = {  # the per-head projection inside the module above (its 
     "cross-attn": ("encoder_attn.out_proj", "layer.1.EncDecAttention.o"),
     "mlp": ("fc2", "layer.-1.DenseReluDense.wo"),
 }
-T5_DECODER_HEADS = ("layer.0.SelfAttention.o", "layer.1.EncDecAttention.o", "DenseReluDense.wo")
 STACK_FINAL_NORMS = ("final_layer_norm", "layer_norm")  # T5's, then pre-norm BART's
 
 # --- masked-LM heads (from the model, not its base) --------------------------------------------------------
 MLM_HEADS = ("cls", "lm_head", "predictions")
+LOGITS_BIAS = "final_logits_bias"  # BART: a bias added to the logits after the tied unembedding
 
 # --- fine-tuning: LoRA targets, the diagram's sites, IA³'s FFN matrix --------------------------------------
 # LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
