@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import torch
 
+from lm_workbench.engine.anatomy.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.anatomy.points import logits_bias
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
 from lm_workbench.engine.logit_target.target import (
     Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
 )
-from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
-from lm_workbench.engine.anatomy.hooks import keeping_inputs, keeping_outputs
-from lm_workbench.engine.anatomy.points import logits_bias
 from lm_workbench.engine.models.loading import LoadedModel
 
 WHAT = "direct logit attribution"

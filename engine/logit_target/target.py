@@ -32,8 +32,9 @@ from typing import Iterator
 
 import torch
 
-from lm_workbench.engine.logit_target.names import MAX_OUTPUT_POSITION
+from lm_workbench.engine.anatomy.hooks import replacing_inputs
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.logit_target.names import MAX_OUTPUT_POSITION
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
@@ -242,14 +243,8 @@ def _head_reads_only(loaded: LoadedModel, position: int) -> Iterator[bool]:
         yield False
         return
 
-    def hook(_module, args):
-        return (args[0][:, position:position + 1], *args[1:])
-
-    handle = head.register_forward_pre_hook(hook)
-    try:
+    with replacing_inputs({head: lambda hidden: hidden[:, position:position + 1]}):
         yield True
-    finally:
-        handle.remove()
 
 
 def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch.Tensor) -> torch.Tensor:
