@@ -34,6 +34,21 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 
 KINDS = ("resid", "attn", "mlp", "cross-attn")
+# activation patching's sites (lm_workbench.engine.patching.names) as hook points; "{stack}" is "" for a model
+# with one stack, "encoder." or "decoder." for an encoder-decoder
+SITE_POINTS = {
+    "resid": "{stack}blocks.{layer}.hook_resid_post", "attn": "{stack}blocks.{layer}.hook_attn_out",
+    "mlp": "{stack}blocks.{layer}.hook_mlp_out", "cross-attn": "decoder.blocks.{layer}.hook_cross_attn_out",
+    "enc-resid": "encoder.blocks.{layer}.hook_resid_post", "enc-attn": "encoder.blocks.{layer}.hook_attn_out",
+    "enc-mlp": "encoder.blocks.{layer}.hook_mlp_out",
+}
+
+
+def site_point(loaded: Any, site: str, layer: int) -> str:
+    """The hook point of patching's ``site`` at block ``layer`` (``resid`` at 2: ``blocks.2.hook_resid_post``;
+    an encoder-decoder's ``resid`` is its decoder's)."""
+    stack = "decoder." if _family(loaded) is Family.ENCODER_DECODER else ""
+    return SITE_POINTS[site].format(stack=stack, layer=layer)
 _BLOCK_POINTS = ("hook_resid_pre", "hook_resid_post", "attn.hook_z", "attn.hook_pattern", "hook_attn_out",
                  "hook_mlp_out")
 _CROSS_POINTS = ("cross_attn.hook_z", "cross_attn.hook_pattern", "hook_cross_attn_out")

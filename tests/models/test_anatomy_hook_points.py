@@ -12,7 +12,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lm_workbench.engine.anatomy.points import hook_points, resolve
+from lm_workbench.engine.anatomy.points import hook_points, resolve, site_point
+from lm_workbench.engine.heads.anatomy import anatomy
+from lm_workbench.engine.patching.names import sites_for
+from lm_workbench.engine.patching.sites import site_modules
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.loading import load_model
 
@@ -114,6 +117,18 @@ def test_what_the_hooks_keep_is_what_transformers_computes(family):
                 if stack == "decoder":
                     total = total + kept[point + "hook_cross_attn_out"][0]
                 torch.testing.assert_close(total, post, msg=point + "residual sum")
+
+
+def test_patching_sites_and_head_rows_are_hook_points(family):
+    """Patching's per-layer modules and Heads' per-head projections are the hook points' modules (one anatomy)."""
+    kind, loaded = family
+    for site in sites_for(loaded.family.value):
+        for layer, module in enumerate(site_modules(loaded, site)):
+            assert module is resolve(loaded, site_point(loaded, site, layer)).module, (site, layer)
+    prefix = "decoder." if FAMILIES[kind][0][0] else ""
+    for row in anatomy(loaded).rows:
+        point = f"{prefix}blocks.{row.layer}.{'cross_attn' if row.kind == 'cross' else 'attn'}.hook_z"
+        assert row.projection is resolve(loaded, point).module, point
 
 
 def test_replacing_a_point_changes_the_forward(family):
