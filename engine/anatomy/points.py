@@ -201,7 +201,11 @@ def _embedding(loaded: Any, stack: str | None) -> torch.nn.Module | None:
 
 
 def hook_points(loaded: Any) -> list[str]:
-    """Every hook point name of ``loaded`` that resolves, in forward order per stack (see the module doc)."""
+    """Every hook point name of ``loaded`` that resolves, in forward order per stack (see the module doc); a
+    one-line error for a model without transformer blocks (ELMo's LSTMs)."""
+    if _family(loaded) is Family.BILM:
+        raise WorkbenchError(f"{loaded.info.spec} is a biLM (ELMo: LSTMs, no attention): it has no transformer hook "
+                             "points")
     names = []
     for stack in _stacks(loaded):
         prefix = f"{stack}." if stack else ""

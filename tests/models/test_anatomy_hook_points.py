@@ -150,3 +150,14 @@ def test_an_unknown_point_is_a_one_line_error(tiny_models, name):
     with pytest.raises(WorkbenchError) as caught:
         resolve(loaded, name)
     assert "\n" not in str(caught.value)
+
+
+def test_elmo_has_no_hook_points_and_says_so(tmp_path):
+    """ELMo (the biLM family: LSTMs, no attention) gets a one-line refusal, not a stack trace."""
+    from tests.support.elmo_reference import tiny_elmo
+
+    _, folder = tiny_elmo(tmp_path / "elmo")
+    loaded = load_model(str(folder))
+    with pytest.raises(WorkbenchError) as caught:
+        hook_points(loaded)
+    assert "no transformer hook points" in str(caught.value) and "\n" not in str(caught.value)
