@@ -32,6 +32,9 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from lm_workbench.engine.anatomy.hooks import keeping_outputs
+from lm_workbench.engine.anatomy.lookup import submodule
+from lm_workbench.engine.anatomy.tables import BERT_QKV, FUSED_QKV, WALKTHROUGH
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
@@ -75,15 +78,17 @@ class _Projections:
     heads: int
     causal: bool
     divisor: float
-    hook: Callable[[dict[str, torch.Tensor]], list[Any]]  # registers hooks that fill the dict; returns handles
+    modules: list[torch.nn.Module]  # the projections whose outputs are kept
+    unpack: Callable[[list[torch.Tensor]], dict[str, torch.Tensor]]  # their outputs -> query, key, value [1, T, H]
 
 
 def _bert_family(base: Any, layer: int) -> _Projections | None:
-    layers = getattr(getattr(base, "encoder", None), "layer", None)
+    blocks_at, attn_at = WALKTHROUGH["bert"]
+    layers = submodule(base, blocks_at)
     if layers is None or not 0 <= layer < len(layers):
         return None
-    attn = getattr(getattr(layers[layer], "attention", None), "self", None)
-    if attn is None or not all(hasattr(attn, n) for n in ("query", "key", "value")):
+    attn = submodule(layers[layer], attn_at)
+    if attn is None or not all(hasattr(attn, n) for n in BERT_QKV):
         return None
     if getattr(base.config, "position_embedding_type", "absolute") not in (None, "absolute"):
         raise WorkbenchError("this BERT-family model adds relative position terms to its attention scores; "
@@ -91,21 +96,19 @@ def _bert_family(base: Any, layer: int) -> _Projections | None:
     heads = base.config.num_attention_heads
     d_k = attn.query.out_features // heads
 
-    def hook(store: dict[str, torch.Tensor]) -> list[Any]:
-        def keep(name: str):
-            return lambda _module, _inputs, output: store.__setitem__(name, output.detach())
-
-        return [getattr(attn, n).register_forward_hook(keep(n)) for n in ("query", "key", "value")]
-
-    return _Projections("bert", heads, bool(getattr(base.config, "is_decoder", False)), math.sqrt(d_k), hook)
+    modules = [getattr(attn, n) for n in BERT_QKV]
+    return _Projections("bert", heads, bool(getattr(base.config, "is_decoder", False)), math.sqrt(d_k), modules,
+                        lambda outputs: dict(zip(BERT_QKV, outputs)))
 
 
 def _gpt2(base: Any, layer: int) -> _Projections | None:
-    blocks = getattr(base, "h", None)
+    blocks_at, attn_at = WALKTHROUGH["gpt2"]
+    blocks = submodule(base, blocks_at)
     if blocks is None or not 0 <= layer < len(blocks):
         return None
-    attn = getattr(blocks[layer], "attn", None)
-    if attn is None or not hasattr(attn, "c_attn") or getattr(attn, "is_cross_attention", False):
+    attn = submodule(blocks[layer], attn_at)
+    fused = getattr(attn, FUSED_QKV["gpt2"], None)
+    if attn is None or fused is None or getattr(attn, "is_cross_attention", False):
         return None
     config = base.config
     heads = config.num_attention_heads
@@ -114,14 +117,10 @@ def _gpt2(base: Any, layer: int) -> _Projections | None:
     if getattr(config, "scale_attn_by_inverse_layer_idx", False):
         divisor *= layer + 1
 
-    def hook(store: dict[str, torch.Tensor]) -> list[Any]:
-        def keep(_module, _inputs, output):
-            q, k, v = output.detach().split(config.hidden_size, dim=-1)
-            store.update(query=q, key=k, value=v)
+    def unpack(outputs: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+        return dict(zip(BERT_QKV, outputs[0].split(config.hidden_size, dim=-1)))
 
-        return [attn.c_attn.register_forward_hook(keep)]
-
-    return _Projections("gpt2", heads, True, divisor, hook)
+    return _Projections("gpt2", heads, True, divisor, [fused], unpack)
 
 
 def _projections(loaded: LoadedModel, layer: int) -> _Projections:
@@ -156,14 +155,9 @@ def attention_walkthrough(loaded: LoadedModel, text: str | TokenizedText, pair: 
     ids = torch.tensor([tok.ids], dtype=torch.long, device=device)
     mask = torch.ones_like(ids)
     extra = {name: torch.tensor([values], dtype=torch.long, device=device) for name, values in tok.extra_inputs.items()}
-    store: dict[str, torch.Tensor] = {}
-    handles = proj.hook(store)
-    try:
-        with torch.inference_mode():
-            loaded.base_model(input_ids=ids, attention_mask=mask, **extra)
-    finally:
-        for handle in handles:
-            handle.remove()
+    with torch.inference_mode(), keeping_outputs(proj.modules) as kept:
+        loaded.base_model(input_ids=ids, attention_mask=mask, **extra)
+    store = proj.unpack([outputs[-1] for outputs in kept])
     cancel.check()
     d_k = store["query"].shape[-1] // proj.heads
     cols = slice(head * d_k, (head + 1) * d_k)

@@ -24,13 +24,12 @@ import numpy as np
 import torch
 
 from lm_workbench.engine.analysis import encode
+from lm_workbench.engine.anatomy.points import final_norm, logits_bias, mlm_head
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.predictions import Candidate
 from lm_workbench.engine.text_window import window_notes
-
-_DECODER_NORMS = ("ln_f", "norm", "final_layernorm", "final_layer_norm", "decoder.final_layer_norm")
 
 
 @dataclass
@@ -59,19 +58,8 @@ class LensTable:
         return data
 
 
-def submodule(module: Any, dotted: str) -> Any:
-    """``module.a.b.c`` for ``"a.b.c"``, or None where a part is missing (architectures name their parts
-    differently: the lens and patching look for each known name in turn)."""
-    for part in dotted.split("."):
-        module = getattr(module, part, None)
-        if module is None:
-            return None
-    return module
-
-
 def _decoder_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
-    base = loaded.base_model
-    norm = next((m for m in (submodule(base, n) for n in _DECODER_NORMS) if isinstance(m, torch.nn.Module)), None)
+    norm = final_norm(loaded)
     if norm is None:
         raise WorkbenchError(f"the logit lens does not know the final norm of {loaded.info.model_type} models")
     head = loaded.model.get_output_embeddings()
@@ -79,28 +67,20 @@ def _decoder_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
 
 
 def _mlm_head(loaded: LoadedModel) -> Callable:
-    model = loaded.model
-    for name in ("cls", "lm_head", "predictions"):
-        head = getattr(model, name, None)
-        if isinstance(head, torch.nn.Module):
-            return head
-    if hasattr(model, "vocab_projector"):  # DistilBERT
-        return lambda h: model.vocab_projector(model.vocab_layer_norm(model.activation(model.vocab_transform(h))))
-    if hasattr(model, "generator_lm_head"):  # ELECTRA generator
-        return lambda h: model.generator_lm_head(model.generator_predictions(h))
-    raise WorkbenchError(f"the logit lens does not know the MLM head of {loaded.info.model_type} models")
+    head = mlm_head(loaded.model)
+    if head is None:
+        raise WorkbenchError(f"the logit lens does not know the MLM head of {loaded.info.model_type} models")
+    return head
 
 
 def _seq2seq_head(loaded: LoadedModel) -> tuple[Callable | None, Callable]:
     model, config = loaded.model, loaded.config
-    decoder = model.get_decoder()
-    norm = next((m for m in (getattr(decoder, n, None) for n in ("final_layer_norm", "layer_norm"))
-                 if isinstance(m, torch.nn.Module)), None)
+    norm = final_norm(loaded, "decoder")
     lm_head = model.get_output_embeddings()
     scale = 1.0
     if config.model_type in ("t5", "mt5", "umt5") and getattr(config, "tie_word_embeddings", False):
         scale = config.d_model ** -0.5
-    bias = getattr(model, "final_logits_bias", None)
+    bias = logits_bias(model)
 
     def head(h: torch.Tensor) -> torch.Tensor:
         logits = lm_head(h * scale)

@@ -33,7 +33,8 @@ task model a bare encoder without a head) and ``CLASSIC_TASKS``: ``TASKS`` stays
 method supports the sentence, instruct or preference task only where its ``tasks`` names it; the loss-side speed
 levers: ``causal_lm_loss`` (the head and cross-entropy in chunks of rows), ``masked_lm_forward`` (the vocabulary
 head only at the labelled positions), ``linear_cross_entropy`` and ``loss_levers``/``LossLevers`` (the training
-loop switches them on for its steps; elsewhere the losses are computed the plain way).
+loop switches them on for its steps; elsewhere the losses are computed the plain way). ``ffn_out_layers`` and
+``FFN_OUT_NAMES``: each family's feed-forward second matrix, from the model anatomy's tables.
 """
 
 from lm_workbench.engine.api_version import API_VERSION, api_version_problem, parse_api_version
@@ -74,7 +75,9 @@ from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, ad
 from lm_workbench.engine.finetune.methods.counting import ParameterCount, count_parameters
 from lm_workbench.engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
 from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from lm_workbench.engine.finetune.methods.lora_targets import LoraTargets, resolve_lora_targets, weight_layers
+from lm_workbench.engine.finetune.methods.lora_targets import (
+    FFN_OUT_NAMES, LoraTargets, ffn_out_layers, resolve_lora_targets, weight_layers,
+)
 from lm_workbench.engine.finetune.methods.parallel_adapter import add_parallel_adapters, adapter_parameters, parallel_sites
 from lm_workbench.engine.finetune.methods.peft_bridge import load_peft, merge_peft, peft_task_type, save_peft, wrap_with_peft
 from lm_workbench.engine.finetune.methods.prefix_cache import supply_prefix
@@ -84,6 +87,7 @@ from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbali
 from lm_workbench.engine.scalar_mix.module import ScalarMix
 
 __all__ = [
+    "FFN_OUT_NAMES", "ffn_out_layers",
     "LossLevers", "MaskedLMOutput", "causal_lm_loss", "linear_cross_entropy", "loss_levers", "masked_lm_forward",
     "API_VERSION", "BILM", "BOS_ID", "Batch", "EOS_ID", "MAX_CHARACTERS_PER_TOKEN", "UNK_ID", "WORD_SPECIALS",
     "batch_to_char_ids", "build_word_vocabulary", "split_words",

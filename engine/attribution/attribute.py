@@ -12,8 +12,8 @@ from lm_workbench.engine.attribution.names import (
 )
 from lm_workbench.engine.attribution.result import Attribution
 from lm_workbench.engine.attribution.rollout import flow_attribution_job, rollout_attribution
-from lm_workbench.engine.attribution.targets import Target, prediction_site, resolve_target
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import Target, prediction_site, resolve_target
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 

@@ -16,8 +16,8 @@ from typing import Any, Iterator
 
 import torch
 
-from lm_workbench.engine.attribution.targets import PredictionSite, Target, position_logits, word_embeddings
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import PredictionSite, Target, position_logits, word_embeddings
 from lm_workbench.engine.models.families import Family, detect_family
 from lm_workbench.engine.tokens import TokenizedText, tokenize
 

@@ -16,8 +16,8 @@ from typing import Any, Generator
 
 from lm_workbench.engine.attribution.explain import Explanation, explain_job
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
-from lm_workbench.engine.attribution.targets import Target, prediction_site, resolve_target, site_from_ids, token_name
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import Target, prediction_site, resolve_target, site_from_ids, token_name
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress

@@ -18,11 +18,11 @@ import torch
 from lm_workbench.engine.attribution.attribute import attribute_target_job
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT
 from lm_workbench.engine.attribution.result import Attribution
-from lm_workbench.engine.attribution.targets import (
+from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import (
     PredictionSite, Target, prediction_site, resolve_target, second_choice, site_from_ids, token_name,
     vocabulary_token,
 )
-from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 
 

@@ -13,7 +13,7 @@ import torch
 
 from lm_workbench.engine.attribution.names import GRAD_INPUT
 from lm_workbench.engine.attribution.result import Attribution
-from lm_workbench.engine.attribution.targets import Target, position_logits, target_metric, word_embeddings
+from lm_workbench.engine.logit_target.target import Target, position_logits, target_metric, word_embeddings
 from lm_workbench.engine.models.loading import LoadedModel
 
 

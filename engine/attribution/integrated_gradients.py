@@ -24,8 +24,8 @@ import torch
 from lm_workbench.engine.attribution.grad_input import contrast_fields, embedding_gradient
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, INTEGRATED_GRADIENTS
 from lm_workbench.engine.attribution.result import Attribution
-from lm_workbench.engine.attribution.targets import Target, rows_per_pass, word_embeddings
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import Target, rows_per_pass, word_embeddings
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 

@@ -8,5 +8,5 @@ ROLLOUT = "rollout"
 FLOW = "flow"
 METHODS = (GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, FLOW)
 TARGET_FREE = (ROLLOUT, FLOW)  # read the attention only: the same scores for any target, so no contrast
-MAX_OUTPUT_POSITION = 256  # an encoder-decoder's output token explained, patched or split: at most this one
+from lm_workbench.engine.logit_target.names import MAX_OUTPUT_POSITION  # noqa: F401 (read by the window)
 DEFAULT_STEPS = 32  # integrated gradients: intervals along the straight path (the trapezoidal rule)

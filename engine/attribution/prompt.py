@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lm_workbench.engine.attribution.targets import Target, site_from_ids
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import Target, site_from_ids
 from lm_workbench.engine.models.loading import LoadedModel
 
 

@@ -24,8 +24,8 @@ import torch
 
 from lm_workbench.engine.attribution.names import FLOW, ROLLOUT
 from lm_workbench.engine.attribution.result import Attribution
-from lm_workbench.engine.attribution.targets import Target
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import Target
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, run_to_completion
 

@@ -6,6 +6,8 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 
 from __future__ import annotations
 
+from lm_workbench.engine.anatomy import tables
+
 TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding", "instruct", "preference")
 LABELLED_TASKS = ("seq-cls", "token-cls")  # their labels follow the label rule (lm_workbench.engine.data.labels)
 # What a method that declares no tasks supports (FineTuneMethod's default). The tasks added since (the sentence
@@ -42,22 +44,7 @@ PRIMARY_METRIC = {"seq-cls": "accuracy", "token-cls": "f1", "qa": "f1", "seq2seq
                   "preference": "preference_accuracy"}
 PRIMARY_METRIC[SENTENCE_TASK] = "spearman"  # of the validation pairs' cosines against their gold scores
 
-# LoRA's roles "query", "key" and "value" also find the other families' names for them (GPT-2's fused c_attn).
-LORA_ROLE_ALIASES = {
-    "query": ("q_proj", "q", "query_proj", "q_lin", "c_attn"),
-    "key": ("k_proj", "k", "key_proj", "k_lin", "c_attn"),
-    "value": ("v_proj", "v", "value_proj", "v_lin", "c_attn"),
-}
-
-# Which block sites a LoRA target name stands for, for the diagram (names from BERT, GPT-2, BART, T5, DistilBERT).
-LORA_SITES_OF_TARGET = {
-    **{name: (role,) for role, aliases in LORA_ROLE_ALIASES.items() for name in (role, *aliases)},
-    "c_attn": ("query", "key", "value"),
-    "attention.output.dense": ("attention_output",), "out_proj": ("attention_output",), "o": ("attention_output",),
-    "out_lin": ("attention_output",), "attn.c_proj": ("attention_output",),
-    "intermediate.dense": ("ffn_in",), "fc1": ("ffn_in",), "wi": ("ffn_in",), "c_fc": ("ffn_in",),
-    "lin1": ("ffn_in",),
-    "fc2": ("ffn_out",), "wo": ("ffn_out",), "mlp.c_proj": ("ffn_out",), "lin2": ("ffn_out",),
-    "output.dense": ("attention_output", "ffn_out"), "c_proj": ("attention_output", "ffn_out"),
-    "dense": ("attention_output", "ffn_in", "ffn_out"),
-}
+# LoRA's role aliases (GPT-2's fused c_attn, ...) and which block sites a target name stands for: the model
+# anatomy's tables, the one place that names each family's layers.
+LORA_ROLE_ALIASES = tables.LORA_ROLE_ALIASES
+LORA_SITES_OF_TARGET = tables.LORA_SITES_OF_TARGET

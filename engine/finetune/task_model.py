@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from lm_workbench.engine.anatomy.tables import is_norm_parameter
 from lm_workbench.engine.errors import WorkbenchError
 
 HEAD_CLASSES = {
@@ -134,7 +135,7 @@ def fix_missing_base_weights(model: Any, missing: Sequence[str]) -> list[str]:
             param = params[name]
             if name.endswith("bias"):
                 param.zero_()
-            elif "LayerNorm" in name or "layer_norm" in name or name.endswith("norm.weight"):
+            elif is_norm_parameter(name):
                 param.fill_(1.0)
             else:
                 param.copy_(torch.randn(param.shape, generator=generator, dtype=torch.float32).to(param.dtype) * std)

@@ -21,14 +21,14 @@ from typing import Callable, Generator, Sequence
 
 import torch
 
-from lm_workbench.engine.attribution.targets import (
-    Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
-)
+from lm_workbench.engine.anatomy.hooks import replacing_inputs, replacing_outputs
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.anatomy import Anatomy, HeadRow, anatomy
 from lm_workbench.engine.heads.corpus import Replacements, corpus_replacements_job
-from lm_workbench.engine.heads.hooks import replacing_inputs, replacing_outputs
 from lm_workbench.engine.heads.names import HOWS, ZERO, head_label
+from lm_workbench.engine.logit_target.target import (
+    Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
+)
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.logit_lens import submodule
+from lm_workbench.engine.anatomy import tables
+from lm_workbench.engine.anatomy.points import final_norm
+from lm_workbench.engine.anatomy.lookup import first_module, submodule
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 
@@ -74,11 +76,7 @@ def _in_features(module: torch.nn.Module) -> int:
 
 
 def _find(block: torch.nn.Module, names: tuple[str, ...]) -> torch.nn.Module | None:
-    for name in names:
-        found = submodule(block, name)
-        if isinstance(found, torch.nn.Module):
-            return found
-    return None
+    return first_module(block, names)
 
 
 def _name(loaded: LoadedModel) -> str:
@@ -90,8 +88,7 @@ def anatomy(loaded: LoadedModel, what: str = "this") -> Anatomy:
     heads = int(loaded.info.heads)
     base = loaded.base_model
     if loaded.family is Family.DECODER:
-        for blocks_at, attn, mlp, norm in (("h", "attn.c_proj", "mlp.c_proj", "ln_f"),
-                                           ("layers", "self_attn.o_proj", "mlp.down_proj", "norm")):
+        for blocks_at, attn, mlp, norm in tables.DECODER_HEAD_LAYOUTS:
             blocks = submodule(base, blocks_at)
             if isinstance(blocks, torch.nn.ModuleList) and len(blocks) and _find(blocks[0], (attn,)) is not None:
                 rows = [HeadRow(str(i), i, "self", submodule(b, attn), heads) for i, b in enumerate(blocks)]
@@ -100,35 +97,39 @@ def anatomy(loaded: LoadedModel, what: str = "this") -> Anatomy:
                     break
                 return Anatomy(rows, mlps, list(blocks), submodule(base, norm), True, "decoder")
     elif loaded.family is Family.ENCODER:
-        blocks = submodule(base, "encoder.layer")
+        blocks_at, attn, mlp = tables.ENCODER_HEAD_LAYOUT
+        blocks = submodule(base, blocks_at)
         if isinstance(blocks, torch.nn.ModuleList) and len(blocks):
-            rows = [HeadRow(str(i), i, "self", _find(b, ("attention.output.dense",)), heads)
-                    for i, b in enumerate(blocks)]
-            mlps = [_find(b, ("output.dense",)) for b in blocks]
+            rows = [HeadRow(str(i), i, "self", _find(b, (attn,)), heads) for i, b in enumerate(blocks)]
+            mlps = [_find(b, (mlp,)) for b in blocks]
             if all(r.projection is not None for r in rows) and all(m is not None for m in mlps):
                 return Anatomy(rows, mlps, list(blocks), None, False, "encoder")
     elif loaded.family is Family.ENCODER_DECODER:
         decoder = loaded.model.get_decoder()
-        t5 = submodule(decoder, "block")
+        bart_blocks, t5_blocks = tables.STACK_BLOCK_LISTS
+        (bart_self, t5_self), (bart_cross, t5_cross) = (tables.IN_BLOCK_PROJECTION["attn"],
+                                                        tables.IN_BLOCK_PROJECTION["cross-attn"])
+        bart_mlp, t5_mlp = tables.IN_BLOCK_PROJECTION["mlp"]
+        t5 = submodule(decoder, t5_blocks)
         if isinstance(t5, torch.nn.ModuleList) and len(t5):
             heads = int(getattr(loaded.config, "num_heads", heads))
             rows = []
             for i, b in enumerate(t5):
-                rows.append(HeadRow(f"{i} self", i, "self", submodule(b, "layer.0.SelfAttention.o"), heads))
-                rows.append(HeadRow(f"{i} cross", i, "cross", submodule(b, "layer.1.EncDecAttention.o"), heads))
-            mlps = [submodule(b, f"layer.{len(b.layer) - 1}.DenseReluDense.wo") for b in t5]
+                rows.append(HeadRow(f"{i} self", i, "self", submodule(b, t5_self), heads))
+                rows.append(HeadRow(f"{i} cross", i, "cross", submodule(b, t5_cross), heads))
+            mlps = [submodule(b, t5_mlp) for b in t5]
             if all(r.projection is not None for r in rows) and all(m is not None for m in mlps):
-                return Anatomy(rows, mlps, list(t5), submodule(decoder, "final_layer_norm"), True, "decoder")
-        bart = submodule(decoder, "layers")
-        if isinstance(bart, torch.nn.ModuleList) and len(bart) and _find(bart[0], ("encoder_attn.out_proj",)):
+                return Anatomy(rows, mlps, list(t5), final_norm(loaded, "decoder"), True, "decoder")
+        bart = submodule(decoder, bart_blocks)
+        if isinstance(bart, torch.nn.ModuleList) and len(bart) and _find(bart[0], (bart_cross,)):
             heads = int(getattr(loaded.config, "decoder_attention_heads", heads))
             rows = []
             for i, b in enumerate(bart):
-                rows.append(HeadRow(f"{i} self", i, "self", submodule(b, "self_attn.out_proj"), heads))
-                rows.append(HeadRow(f"{i} cross", i, "cross", submodule(b, "encoder_attn.out_proj"), heads))
+                rows.append(HeadRow(f"{i} self", i, "self", submodule(b, bart_self), heads))
+                rows.append(HeadRow(f"{i} cross", i, "cross", submodule(b, bart_cross), heads))
             pre = bool(getattr(loaded.config, "normalize_before", False))
-            return Anatomy(rows, [submodule(b, "fc2") for b in bart], list(bart),
-                           submodule(decoder, "layer_norm") if pre else None, pre, "decoder")
+            return Anatomy(rows, [submodule(b, bart_mlp) for b in bart], list(bart),
+                           final_norm(loaded, "decoder") if pre else None, pre, "decoder")
     raise WorkbenchError(f"{what} does not know where the heads of {loaded.info.model_type} models are (it "
                          "knows GPT-2, Llama-style decoders, BERT-style masked LMs, T5 and BART)")
 

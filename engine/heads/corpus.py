@@ -15,9 +15,9 @@ from typing import Generator
 
 import torch
 
+from lm_workbench.engine.anatomy.hooks import keeping_inputs, keeping_outputs
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.anatomy import Anatomy
-from lm_workbench.engine.heads.hooks import keeping_inputs, keeping_outputs
 from lm_workbench.engine.heads.names import MAX_CORPUS_LINES, MEAN, RESAMPLE
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel

@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from lm_workbench.engine.attribution.targets import (
-    Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
-)
+from lm_workbench.engine.anatomy.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.anatomy.points import logits_bias
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.anatomy import Anatomy, NotASum, anatomy, not_a_sum_note
-from lm_workbench.engine.heads.hooks import keeping_inputs, keeping_outputs
+from lm_workbench.engine.logit_target.target import (
+    Target, position_logits, prediction_site, resolve_target, target_metric, word_embeddings,
+)
 from lm_workbench.engine.models.loading import LoadedModel
 
 WHAT = "direct logit attribution"
@@ -119,7 +120,7 @@ def _head_direction(loaded: LoadedModel, target: Target, y: torch.Tensor, u: tor
     scale = float((u @ y) / (y @ y)) if float(y @ y) > 0 else 1.0
     direction = weight[target.id] - (weight[target.contrast_id] if target.contrast_id is not None else 0.0)
     constant = 0.0
-    for bias in (getattr(head, "bias", None), getattr(loaded.model, "final_logits_bias", None)):
+    for bias in (getattr(head, "bias", None), logits_bias(loaded.model)):
         if isinstance(bias, torch.Tensor):
             flat = bias.detach().double().reshape(-1)
             constant += float(flat[target.id] - (flat[target.contrast_id] if target.contrast_id is not None else 0.0))

@@ -25,12 +25,12 @@ run's decoder prefix; the gradient flows back from the decoder through the cross
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Generator, Iterator
+from typing import Generator
 
 import torch
 
-from lm_workbench.engine.attribution.targets import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
+from lm_workbench.engine.anatomy.hooks import holding_outputs
+from lm_workbench.engine.logit_target.target import position_logits, prediction_site, token_name, vocabulary_token, word_embeddings
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.patching.names import sites_for
 from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE
@@ -43,25 +43,6 @@ from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress,
 
 WHAT = "attribution patching"
 METHOD = "attribution"  # the CLI's ``method`` for this approximation
-
-
-@contextmanager
-def _keeping(modules: list[torch.nn.Module]) -> Iterator[list[torch.Tensor]]:
-    """Within the block, the yielded list holds each module's output tensor (its first element) of the last
-    forward pass, in ``modules``' order (hooks fire in execution order, which mixes the sites), undetached."""
-    kept: list = [None] * len(modules)
-
-    def keeper(index: int):
-        def keep(_module, _inputs, output):
-            kept[index] = output[0] if isinstance(output, tuple) else output
-        return keep
-
-    handles = [m.register_forward_hook(keeper(i)) for i, m in enumerate(modules)]
-    try:
-        yield kept
-    finally:
-        for handle in handles:
-            handle.remove()
 
 
 def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | None, answer: str,
@@ -86,14 +67,14 @@ def attribution_patching_job(loaded: LoadedModel, clean: str, corrupt: str | Non
     total = 2
     yield Progress(0, total, f"{WHAT}: the clean run")
     cancel.check()
-    with torch.no_grad(), _keeping(flat) as kept:
+    with torch.no_grad(), holding_outputs(flat) as kept:
         clean_logits = position_logits(loaded, clean_site, word_embeddings(loaded, clean_site))
     clean_outputs = [k.detach()[0] for k in kept]  # [modules] of [T, H], in ``flat``'s order
     clean_metric = float(_metric(clean_logits, answer_id, wrong_id)[0])
     yield Progress(1, total, f"{WHAT}: the corrupted run and one backward pass")
 
     cancel.check()
-    with torch.enable_grad(), _keeping(flat) as corrupt_outputs:  # no yield in here: grad mode is per thread
+    with torch.enable_grad(), holding_outputs(flat) as corrupt_outputs:  # no yield in here: grad mode is per thread
         embeddings = corrupt_embeddings.detach().clone().requires_grad_(True)
         logits = position_logits(loaded, corrupt_site, embeddings)
         metrics = _metric(logits, answer_id, wrong_id)  # [S]: one per noise draw (a second text: S = 1)

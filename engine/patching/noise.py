@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from lm_workbench.engine.attribution.targets import PredictionSite, input_embedding_module
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import PredictionSite, input_embedding_module
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.patching.names import DEFAULT_NOISE_SAMPLES as DEFAULT_SAMPLES
 from lm_workbench.engine.patching.names import DEFAULT_NOISE_SCALE as DEFAULT_SCALE

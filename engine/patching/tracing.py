@@ -42,18 +42,18 @@ from typing import Generator, Sequence
 
 import torch
 
-from lm_workbench.engine.attribution.targets import (
-    PredictionSite, position_logits, prediction_site, rows_per_pass, token_name, vocabulary_token, word_embeddings,
-)
+from lm_workbench.engine.anatomy.hooks import recording, recording_inputs, replacing, replacing_input
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.logit_target.target import (
+    PredictionSite, logit_difference, position_logits, prediction_site, rows_per_pass, token_name, vocabulary_token,
+    word_embeddings,
+)
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.patching.encoder_decoder import corrupted_site, decoder_tokens
 from lm_workbench.engine.patching.names import DEFAULT_SITE, is_encoder_site
 from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
-from lm_workbench.engine.patching.sites import (
-    check_site, recording, recording_inputs, replacing, replacing_input, site_modules, transformer_blocks,
-)
+from lm_workbench.engine.patching.sites import check_site, site_modules, transformer_blocks
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
 
 WHAT = "activation patching"
@@ -134,8 +134,7 @@ def _same_shape(clean: PredictionSite, corrupt: PredictionSite) -> None:
 
 def _metric(logits: torch.Tensor, answer_id: int, wrong_id: int | None) -> torch.Tensor:
     """[B] metric from [B, vocab] logits, in float64."""
-    logits = logits.double()
-    return logits[:, answer_id] - logits[:, wrong_id] if wrong_id is not None else logits[:, answer_id]
+    return logit_difference(logits.double(), answer_id, wrong_id)
 
 
 @dataclass(frozen=True)

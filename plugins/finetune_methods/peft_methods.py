@@ -13,25 +13,14 @@ from dataclasses import dataclass, field, replace
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
-    API_VERSION, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError,
-    merge_peft, peft_task_type, resolve_lora_targets, weight_layers, with_representation, wrap_with_peft,
+    API_VERSION, FFN_OUT_NAMES, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow,
+    WorkbenchError, ffn_out_layers, merge_peft, peft_task_type, resolve_lora_targets,
+    with_representation, wrap_with_peft,
 )
 from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 _TARGETS_HELP = ("Comma-separated names of the linear layers to adapt (as for LoRA): query,value, or "
                  "query,key,value,dense; query/key/value also find q_proj/q (BART, T5) and GPT-2's fused c_attn.")
-# The feed-forward block's second matrix, by family (its input is the FFN's inner activation IA³ rescales).
-FFN_OUT_TAILS = ("mlp.c_proj", "fc2", "DenseReluDense.wo", "down_proj", "ffn.lin2")
-
-
-def ffn_out_layers(model: nn.Module, exclude: tuple[str, ...] = ()) -> list[str]:
-    """The feed-forward blocks' second matrices (BERT's output.dense, GPT-2's mlp.c_proj, BART's fc2, ...)."""
-    names = []
-    for layer in weight_layers(model, exclude):
-        bert_ffn = layer.name.endswith(".output.dense") and not layer.name.endswith("attention.output.dense")
-        if bert_ffn or any(layer.name.endswith("." + tail) for tail in FFN_OUT_TAILS):
-            names.append(layer.name)
-    return names
 
 
 def target_sites(target_modules: str) -> tuple[str, ...]:
@@ -184,7 +173,7 @@ class IA3(_TargetedPeftMethod):
         ffn = ffn_out_layers(model, exclude) if config.feedforward else []
         if config.feedforward and not ffn:
             raise WorkbenchError(f"ia3 cannot attach to {type(model).__name__}: it has no feed-forward second matrix "
-                                 f"it knows ({', '.join(('output.dense',) + FFN_OUT_TAILS)}); set feedforward off")
+                                 f"it knows ({', '.join(FFN_OUT_NAMES)}); set feedforward off")
         names = sorted(set(targets.names) | set(ffn))
         peft_config = IA3Config(task_type=peft_task_type(task), target_modules=names, feedforward_modules=ffn,
                                 fan_in_fan_out=targets.fan_in_fan_out, modules_to_save=heads)

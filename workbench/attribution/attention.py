@@ -19,7 +19,7 @@ def attribute_with_attention_job(loaded: Any, text: str, method: str, target: st
     attention row of ``layer`` (negative: from the top) at the predicted position. A job."""
     from lm_workbench.engine.attribution.attribute import attribute_target_job, check_method
     from lm_workbench.engine.attribution.explain import attention_row
-    from lm_workbench.engine.attribution.targets import prediction_site, resolve_target
+    from lm_workbench.engine.logit_target.target import prediction_site, resolve_target
 
     check_method(method, contrast)
     site = prediction_site(loaded, text, "attribution", output_position)

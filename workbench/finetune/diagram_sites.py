@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# model_type -> the one matrix that computes queries, keys and values together
-FUSED_QKV = {"gpt2": "c_attn", "gpt_bigcode": "c_attn", "gpt_neox": "query_key_value", "falcon": "query_key_value",
-             "bloom": "query_key_value", "phi3": "qkv_proj"}
+from lm_workbench.engine.anatomy.tables import FUSED_QKV  # model_type -> the one matrix computing Q, K and V
+
 QKV = ("query", "key", "value")
 NO_HEAD_TASKS = {"sentence-embedding": "no task head: the sentence task trains the encoder and pools its output"}
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from torch import nn
 
+from lm_workbench.engine.anatomy.tables import FFN_OUT_NAMES, ffn_out_layer_names
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.methods.heads import is_under
 from lm_workbench.engine.finetune.names import LORA_ROLE_ALIASES
@@ -59,6 +60,15 @@ def weight_layers(model: nn.Module, exclude: tuple[str, ...] = ()) -> list[Targe
             d_in, d_out = module.weight.shape
             layers.append(TargetLayer(name, d_in, d_out, True))
     return layers
+
+
+def ffn_out_layers(model: nn.Module, exclude: tuple[str, ...] = ()) -> list[str]:
+    """The feed-forward blocks' second matrices (BERT's output.dense, GPT-2's mlp.c_proj, BART's fc2, ...) outside
+    ``exclude``; ``FFN_OUT_NAMES`` lists the names it knows."""
+    return ffn_out_layer_names([layer.name for layer in weight_layers(model, exclude)])
+
+
+__all__ = ["FFN_OUT_NAMES", "LoraTargets", "TargetLayer", "ffn_out_layers", "resolve_lora_targets", "weight_layers"]
 
 
 def resolve_lora_targets(model: nn.Module, requested: str, exclude: tuple[str, ...] = ()) -> LoraTargets:

@@ -21,7 +21,7 @@ from torch import nn
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.methods.bottleneck.layer import BottleneckAdapter
 from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
-from lm_workbench.engine.finetune.methods.parallel_sites import PARALLEL_SITES, ParallelSite, find_sites, missing_site_reason
+from lm_workbench.engine.anatomy.parallel_sites import PARALLEL_SITES, ParallelSite, find_sites, missing_site_reason
 
 ATTRIBUTE = "parallel_adapter"
 

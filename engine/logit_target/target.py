@@ -1,4 +1,6 @@
-"""The prediction an attribution explains, and its target logit as a function of the input word embeddings.
+"""Which logit at which position: the prediction an attribution, a patch or an ablation measures, and its target
+logit (or logit difference) as a function of the input word embeddings. Shared by attribution, patching,
+attribution patching and heads/ablation.
 
 - a decoder predicts the next token after the text: the position is the last token;
 - a masked LM fills the one mask token of the text: the position is the mask's;
@@ -30,8 +32,9 @@ from typing import Iterator
 
 import torch
 
-from lm_workbench.engine.attribution.names import MAX_OUTPUT_POSITION
+from lm_workbench.engine.anatomy.hooks import replacing_inputs
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
+from lm_workbench.engine.logit_target.names import MAX_OUTPUT_POSITION
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.models.loading import LoadedModel
 from lm_workbench.engine.predictions import GENERIC_MASK, with_model_mask
@@ -80,11 +83,16 @@ class Target:
                       None if contrast_id is None else contrast)
 
 
+def logit_difference(logits: torch.Tensor, answer_id: int, contrast_id: int | None) -> torch.Tensor:
+    """[B] from [B, vocab] logits: logit(answer), or logit(answer) − logit(contrast) when a contrast is named."""
+    if contrast_id is None:
+        return logits[:, answer_id]
+    return logits[:, answer_id] - logits[:, contrast_id]
+
+
 def target_metric(logits: torch.Tensor, target: Target) -> torch.Tensor:
     """[B] the explained quantity from [B, vocab] logits: logit(X), or logit(X) − logit(Y) with a foil Y."""
-    if target.contrast_id is None:
-        return logits[:, target.id]
-    return logits[:, target.id] - logits[:, target.contrast_id]
+    return logit_difference(logits, target.id, target.contrast_id)
 
 
 def _article(word: str) -> str:
@@ -235,14 +243,8 @@ def _head_reads_only(loaded: LoadedModel, position: int) -> Iterator[bool]:
         yield False
         return
 
-    def hook(_module, args):
-        return (args[0][:, position:position + 1], *args[1:])
-
-    handle = head.register_forward_pre_hook(hook)
-    try:
+    with replacing_inputs({head: lambda hidden: hidden[:, position:position + 1]}):
         yield True
-    finally:
-        handle.remove()
 
 
 def position_logits(loaded: LoadedModel, site: PredictionSite, embeddings: torch.Tensor) -> torch.Tensor:
