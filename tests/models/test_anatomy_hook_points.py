@@ -17,7 +17,7 @@ from lm_workbench.engine.heads.anatomy import anatomy
 from lm_workbench.engine.patching.names import sites_for
 from lm_workbench.engine.patching.sites import site_modules
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.engine.models.loading import load_source as load_model
 
 TEXT = "the cat sat on the mat"
 BLOCK_POINTS = ("hook_resid_pre", "hook_resid_post", "attn.hook_z", "attn.hook_pattern", "hook_attn_out",
