@@ -56,13 +56,16 @@ def keeping_inputs(modules: list[torch.nn.Module]) -> Iterator[list[list[torch.T
 
 
 @contextmanager
-def keeping_outputs(modules: list[torch.nn.Module]) -> Iterator[list[list[torch.Tensor]]]:
-    """Within the block, ``kept[i]`` collects a detached copy of module i's (first) output per call."""
+def keeping_outputs(modules: list[torch.nn.Module], index: int = 0) -> Iterator[list[list[torch.Tensor]]]:
+    """Within the block, ``kept[i]`` collects a detached copy of module i's (first) output per call; ``index``
+    picks another element of a tuple output (an attention's weights), skipped where it is not a tensor."""
     kept: list[list[torch.Tensor]] = [[] for _ in modules]
     with ExitStack() as stack:
         for i, module in enumerate(modules):
             def keep(_module, _args, output, i=i):
-                kept[i].append(first_output(output).detach().clone())
+                value = output[index] if isinstance(output, tuple) else output
+                if isinstance(value, torch.Tensor):
+                    kept[i].append(value.detach().clone())
 
             stack.callback(module.register_forward_hook(keep).remove)
         yield kept

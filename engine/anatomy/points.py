@@ -33,7 +33,16 @@ from lm_workbench.engine.anatomy.lookup import first_module, per_block, submodul
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 
-KINDS = ("resid", "attn", "mlp", "cross-attn")
+_BLOCK_POINTS = ("hook_resid_pre", "hook_resid_post", "attn.hook_z", "attn.hook_pattern", "hook_attn_out",
+                 "hook_mlp_out")
+_CROSS_POINTS = ("cross_attn.hook_z", "cross_attn.hook_pattern", "hook_cross_attn_out")
+_NAME = re.compile(r"^(?:(encoder|decoder)\.)?(?:blocks\.(\d+)\.)?([\w.]+)$")
+
+
+def _family(loaded: Any) -> Family:
+    return loaded.family
+
+
 # activation patching's sites (lm_workbench.engine.patching.names) as hook points; "{stack}" is "" for a model
 # with one stack, "encoder." or "decoder." for an encoder-decoder
 SITE_POINTS = {
@@ -49,14 +58,6 @@ def site_point(loaded: Any, site: str, layer: int) -> str:
     an encoder-decoder's ``resid`` is its decoder's)."""
     stack = "decoder." if _family(loaded) is Family.ENCODER_DECODER else ""
     return SITE_POINTS[site].format(stack=stack, layer=layer)
-_BLOCK_POINTS = ("hook_resid_pre", "hook_resid_post", "attn.hook_z", "attn.hook_pattern", "hook_attn_out",
-                 "hook_mlp_out")
-_CROSS_POINTS = ("cross_attn.hook_z", "cross_attn.hook_pattern", "hook_cross_attn_out")
-_NAME = re.compile(r"^(?:(encoder|decoder)\.)?(?:blocks\.(\d+)\.)?([\w.]+)$")
-
-
-def _family(loaded: Any) -> Family:
-    return loaded.family
 
 
 def stack_blocks(loaded: Any, encoder: bool, what: str = "activation patching") -> list[torch.nn.Module]:
@@ -163,22 +164,10 @@ class HookSite:
     @contextmanager
     def keep(self) -> Iterator[list[torch.Tensor]]:
         """Within the block, a detached copy of the value per call of the module."""
-        if self.at == "input":
-            with hooks.keeping_inputs([self.module]) as kept:
-                yield kept[0]
-            return
-        kept: list[torch.Tensor] = []
-
-        def keep(_module, _args, output):
-            value = output[self.index] if isinstance(output, tuple) else output
-            if isinstance(value, torch.Tensor):
-                kept.append(value.detach().clone())
-
-        handle = self.module.register_forward_hook(keep)
-        try:
-            yield kept
-        finally:
-            handle.remove()
+        tool = hooks.keeping_inputs([self.module]) if self.at == "input" else hooks.keeping_outputs([self.module],
+                                                                                                   self.index)
+        with tool as kept:
+            yield kept[0]
 
     def replace(self, change: Callable[[torch.Tensor], torch.Tensor]) -> Any:
         """Within the block, the value x is replaced by ``change(x)`` (first element of a tuple output)."""

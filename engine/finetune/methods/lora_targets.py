@@ -19,6 +19,8 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.methods.heads import is_under
 from lm_workbench.engine.finetune.names import LORA_ROLE_ALIASES
 
+__all__ = ["FFN_OUT_NAMES", "LoraTargets", "TargetLayer", "ffn_out_layers", "resolve_lora_targets", "weight_layers"]
+
 
 @dataclass(frozen=True)
 class TargetLayer:
@@ -66,9 +68,6 @@ def ffn_out_layers(model: nn.Module, exclude: tuple[str, ...] = ()) -> list[str]
     """The feed-forward blocks' second matrices (BERT's output.dense, GPT-2's mlp.c_proj, BART's fc2, ...) outside
     ``exclude``; ``FFN_OUT_NAMES`` lists the names it knows."""
     return ffn_out_layer_names([layer.name for layer in weight_layers(model, exclude)])
-
-
-__all__ = ["FFN_OUT_NAMES", "LoraTargets", "TargetLayer", "ffn_out_layers", "resolve_lora_targets", "weight_layers"]
 
 
 def resolve_lora_targets(model: nn.Module, requested: str, exclude: tuple[str, ...] = ()) -> LoraTargets:
