@@ -13,6 +13,8 @@ sentence, instruct and preference tasks (``SENTENCE_TASK``, ``CLASSIC_TASKS``) a
 import name: the API is ``lm_workbench.engine.plugin_api`` (it was ``engine.plugin_api``), so a plugin written for
 2.x imports a module that no longer exists and is refused with a line that says so. 3.1 adds the fine-tuning
 method's optional ``sizes_for(config, hidden)`` (the sizes a config takes on the loaded model, for the diagram).
+3.2 adds ``ffn_out_layers`` and ``FFN_OUT_NAMES`` (a family's feed-forward output layers, read from the one model
+anatomy, ``docs/model-anatomy.md``), for methods that scale or wrap them (IA3).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "3.1"
+API_VERSION = "3.2"
 # Where a plugin written for an older major version reads what changed (the Versions section).
 MIGRATION_DOC = "docs/writing-an-objective.md#versions"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
