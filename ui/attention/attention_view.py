@@ -31,7 +31,7 @@ from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, p
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.attention.head_view import HeadView
-from lm_workbench.engine.attention_grid import grid_values
+from lm_workbench.attention.for_views import grid_values
 from lm_workbench.ui.attention.model_grid import MEAN, ModelGrid
 from lm_workbench.ui.widgets.export import export_dialog, save_widget
 from lm_workbench.ui.widgets.heatmap import HeatmapView
@@ -41,8 +41,8 @@ from lm_workbench.compare.jobs import encode_b
 from lm_workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.analysis import Encoding
-    from lm_workbench.engine.attention import AttentionSide
+    from lm_workbench.attention.for_views import Encoding
+    from lm_workbench.attention.for_views import AttentionSide
 
 
 MAX_TOKENS = 512  # all attentions of a text: layers x heads x tokens^2 floats (a 1.1B Llama at 512: 0.7 GB)
@@ -287,7 +287,7 @@ class AttentionView(ModelView):
         return self._side
 
     def _set_kind(self) -> None:
-        from lm_workbench.engine.attention import attention_side
+        from lm_workbench.attention.for_views import attention_side
 
         enc = self._encoding
         if enc is None:
@@ -333,7 +333,7 @@ class AttentionView(ModelView):
         self.heatmap.set_matrix(matrix, queries, keys, f"{model}Layer {layer}, {what}")
 
     def _redraw_similarity(self) -> None:
-        from lm_workbench.engine.attention import token_similarity
+        from lm_workbench.attention.for_views import token_similarity
 
         if self._encoding is None:
             return
@@ -408,7 +408,7 @@ class AttentionView(ModelView):
 
     def current_matrix(self) -> tuple[np.ndarray | None, list[str], list[str]]:
         """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
-        from lm_workbench.engine.attention import attention_matrix, hide_special
+        from lm_workbench.attention.for_views import attention_matrix, hide_special
 
         if self._no_attention:
             tokens = self._encoding.tokens if self._encoding is not None else []

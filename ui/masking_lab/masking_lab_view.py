@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from lm_workbench.engine.objectives.config_fields import config_fields
+from lm_workbench.pretrain.for_views import config_fields
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 from lm_workbench.ui.widgets.notice import Notice

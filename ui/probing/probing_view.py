@@ -247,7 +247,7 @@ class ProbingView(QWidget):
             self.progress.setFormat(report.message)
 
     def _partial(self, value: Any) -> None:
-        from lm_workbench.engine.probing.sweep import LayerResult, StsLayer
+        from lm_workbench.probing.for_views import LayerResult, StsLayer
 
         if isinstance(value, list):  # the scalar mix's weights so far
             self.state.set_mix(self._mix_label, value)
@@ -381,7 +381,7 @@ class ProbingView(QWidget):
 
 def _read_line(what: str, result: Any) -> list[str]:
     """``Task file: read 1,498 rows, skipped 2 (first: line 17: ...)`` from a result's read report."""
-    from lm_workbench.engine.data.rows import ReadReport
+    from lm_workbench.probing.for_views import ReadReport
 
     read = getattr(result, "read", None)
     return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []

@@ -68,7 +68,7 @@ from lm_workbench.settings import Settings, load_settings, save_settings
 from lm_workbench.clicker import Clicker
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.models.loading import LoadedModel
+    from lm_workbench.models.for_views import LoadedModel
 
 log = logging.getLogger(__name__)
 
@@ -473,7 +473,7 @@ class MainWindow(FolderDrop, QMainWindow):
         """Put a UTF-8 text file's contents in the text box (a bad file shows an error)."""
         from PySide6.QtWidgets import QFileDialog
 
-        from lm_workbench.engine.text_input import read_text_file
+        from lm_workbench.models.for_views import read_text_file
 
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Open text file", "", "Text (*.txt *.md);;All files (*)")
