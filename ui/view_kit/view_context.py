@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from lm_workbench.ui.view_kit.view_identity import ViewIdentity
 from lm_workbench.ui.view_kit.view_jobs import ViewJobs
 
 if TYPE_CHECKING:
     from lm_workbench.ui.view_kit.job_bridge import JobBridge
-    from lm_workbench.ui.view_kit.view_entry import ViewEntry
     from lm_workbench.settings import Settings
 
 
@@ -55,7 +55,7 @@ class ViewContext(QObject):
     tokens_changed = Signal(object)  # the text box's TokenizedText, or a hint (str) when there are none
     compared_changed = Signal(object)  # model B (a LoadedModel) was loaded, or None: no longer comparing
 
-    def __init__(self, shell: Shell, entry: ViewEntry, parent: QObject | None = None):
+    def __init__(self, shell: Shell, entry: ViewIdentity, parent: QObject | None = None):
         super().__init__(parent)
         self._shell = shell
         self.entry = entry
