@@ -176,7 +176,7 @@ class AttentionView(ModelView):
 
     def _with_b(self, comp: Computation, inputs: Inputs) -> Computation:
         """``comp``, then model B's encoding of the same text when a model B is compared (A | B)."""
-        b = self.ctx.compared if self.ctx is not None else None
+        b = self.ctx.model_b if self.ctx is not None else None
         was = self.ab.comparing()
         self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
         comparing = self.ab.comparing()

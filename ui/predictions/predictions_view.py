@@ -106,7 +106,7 @@ class PredictionsView(ModelView):
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
         comp = self._computation_a(inputs)
-        b = self.ctx.compared if self.ctx is not None else None
+        b = self.ctx.model_b if self.ctx is not None else None
         names = spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None
         self.ab.set_models(*names)
         self.explain.set_models(*names)
@@ -245,7 +245,7 @@ class PredictionsView(ModelView):
             return
         request = {**request, **self.explain.foil_request()}  # "instead of": a foil, or the second choice
         loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
-        b, b_request = self.ctx.compared, self.model_b_request()
+        b, b_request = self.ctx.model_b, self.model_b_request()
         self.explain.set_busy(True)
         if b is not None and b_request is not None and self.explain.comparing():
             fn = prediction_in_a_and_b_job(loaded, request, b, b_request, method, layer)
