@@ -198,11 +198,11 @@ def test_hide_special_toggle_uses_the_grid_computed_off_the_gui_thread(make_wind
     view = window.view("attention")
     window.text_input.set_text(SENTENCE)
     _wait_encoded(qtbot, view, SENTENCE)
-    assert set(view._mosaics) == {("encoder", False), ("encoder", True)}
-    hidden, _t = view._mosaics[("encoder", True)]
+    assert set(view.state.mosaics) == {("encoder", False), ("encoder", True)}
+    hidden, _t = view.state.mosaics[("encoder", True)]
     expected, _ = grid_values(view.side(), hide=True)  # an independent recomputation
     assert np.allclose(hidden, expected)
-    plain, _ = view._mosaics[("encoder", False)]
+    plain, _ = view.state.mosaics[("encoder", False)]
     assert hidden.shape != plain.shape  # two special tokens fewer on each side
     assert np.allclose(plain, grid_values(view.side(), hide=False)[0])
 

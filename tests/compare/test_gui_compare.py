@@ -27,7 +27,7 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     qtbot.keyClicks(panel.field, gpt2)
     qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.compare.loaded is not None, timeout=WAIT)
-    assert window.view_host.context("tokens").compared is window.compare.loaded
+    assert window.view_host.context("tokens").model_b is window.compare.loaded
 
     tokens = window.view("tokens")
     own = lambda tok: tok.convert_ids_to_tokens(tok(TEXT)["input_ids"])  # noqa: E731  each model's own tokenizer
@@ -63,7 +63,7 @@ def test_compare_with_a_second_model_shows_a_and_b(open_window, tiny_models, qtb
     assert compare.heatmap.matrix().shape == (window.loaded.info.layers + 1, window.compare.loaded.info.layers + 1)
 
     qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
-    assert window.compare.loaded is None and window.view_host.context("tokens").compared is None
+    assert window.compare.loaded is None and window.view_host.context("tokens").model_b is None
     assert not tokens.split.comparing()
     qtbot.waitUntil(lambda: compare.heatmap.matrix() is None, timeout=WAIT)  # the Compare tab says how to compare
 

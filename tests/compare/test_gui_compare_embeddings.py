@@ -45,9 +45,9 @@ def test_neighbours_show_b_s_list_for_the_same_occurrence(open_window, tiny_mode
     panel = window.compare.panel
     qtbot.keyClicks(panel.field, str(tiny_models["gpt2"]))
     qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: view.state.compared is not None and view.neighbours.b_table.rowCount() > 0
+    qtbot.waitUntil(lambda: view.state.model_b is not None and view.neighbours.b_table.rowCount() > 0
                     and not view.busy(), timeout=WAIT)
-    compared = view.state.compared
+    compared = view.state.model_b
     table_b = compared.table
     b_row = int(compared.rows[query])
     mine, theirs = table_a.occurrences[query], table_b.occurrences[b_row]
@@ -86,4 +86,4 @@ def test_neighbours_show_b_s_list_for_the_same_occurrence(open_window, tiny_mode
 
     qtbot.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not view.neighbours.comparing(), timeout=WAIT)
-    assert view.state.compared is None and not view.neighbours.contextual_title.text().startswith("A: ")
+    assert view.state.model_b is None and not view.neighbours.contextual_title.text().startswith("A: ")

@@ -13,7 +13,7 @@ def _model(spec):
 
 def test_a_newer_load_or_stop_drops_an_older_result():
     state, seen = ModelB(), []
-    state.events.compared_changed.connect(seen.append)
+    state.events.model_b_changed.connect(seen.append)
     first = state.begin_load("a")
     second = state.begin_load("b")
     assert state.begin_load("b") is None and state.spec == "b"

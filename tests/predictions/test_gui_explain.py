@@ -122,11 +122,11 @@ def test_an_explanation_outlives_a_refresh_of_the_same_input(open_window, qtbot,
     window.text_input.set_text("The cat sat on the")
     qtbot.waitUntil(lambda: view.pages.currentWidget() is view.next_page and not view._busy, timeout=WAIT)
     _explain(qtbot, view, "grad-input")
-    shown = view._next
+    shown = view.state.next
     window.retokenize()
     qtbot.waitUntil(lambda: not window.jobs.busy and not window.loading, timeout=WAIT)
     qtbot.wait(100)
-    assert view._next is shown and view.explain.strip.isVisible()
+    assert view.state.next is shown and view.explain.strip.isVisible()
     view.accept(0)  # Accept keeps the exact ids: they are the request now
-    qtbot.waitUntil(lambda: view._next is not shown and not view._busy, timeout=WAIT)
+    qtbot.waitUntil(lambda: view.state.next is not shown and not view._busy, timeout=WAIT)
     assert view.ids()[:-1] == shown["ids"] and view.ids()[-1] == shown["candidates"][0].id

@@ -111,7 +111,7 @@ def test_offer_cancel_choice_resume_and_a_view_waiting(open_window, qtbot, fresh
     assert lectures.runner.index == 0 and window.view_host.current_entry().id == "predictions"
     assert "on its way" not in window.message_bar.text()
     window.show_view("masking_lab")
-    qtbot.waitUntil(lambda: "course:bert" in lab._tokenizers and lab.result is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: "course:bert" in lab.state.tokenizers and lab.result is not None, timeout=30_000)
     assert "on its way" not in lab.notice.text()
     lectures.runner.stop()
     assert runs() == [(display_name("bert"), "cancelled"), (display_name("bert"), "finished")]

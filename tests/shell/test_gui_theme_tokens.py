@@ -25,7 +25,7 @@ from lm_workbench.ui.runs.config_diff import ConfigDiff
 from lm_workbench.ui.tokens.token_view import TokenView
 from lm_workbench.ui.attention.head_view import HeadView
 from lm_workbench.ui.masking_lab.grid import PreviewGrid
-from lm_workbench.ui.masking_lab.rows import Cell, Row
+from lm_workbench.masking_lab.rows import Cell, Row
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.message_bar import MessageBar
 

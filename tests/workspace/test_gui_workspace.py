@@ -140,7 +140,7 @@ def test_compare_mode_round_trips(open_window, qtbot, tmp_path, tiny_models):
     path = window.workspaces.save(tmp_path / "ab.lmw")
     with zipfile.ZipFile(path) as zf:
         manifest = json.loads(zf.read("workspace.json"))
-    assert manifest["compared"] == str(tiny_models["llama"]) and manifest["model"] == str(tiny_models["gpt2"])
+    assert manifest["model_b"] == str(tiny_models["llama"]) and manifest["model"] == str(tiny_models["gpt2"])
 
     fresh = open_window(None, "predictions", about=False)
     fresh.workspaces.open(path)

@@ -17,7 +17,7 @@ def sample() -> Workspace:
                      views={"attention": {"settings": {"layer": 2, "heads": [3]}, "inputs": {}},
                             "embeddings": {"settings": {"k": 4}, "inputs": {"corpus": {"lines": ["a b"] * 500}}}},
                      preset={"name": "x", "step": 1, "definition": {"format": "lm-workbench-preset/1"}},
-                     compared="gpt2")
+                     model_b="gpt2")
 
 
 def test_round_trip_is_exact_and_holds_no_pickle(tmp_path):
@@ -27,6 +27,23 @@ def test_round_trip_is_exact_and_holds_no_pickle(tmp_path):
     with zipfile.ZipFile(path) as zf:
         assert sorted(zf.namelist()) == ["views/attention.json", "views/embeddings.json", MANIFEST]
         assert all(json.loads(zf.read(n)) is not None for n in zf.namelist())
+
+
+@pytest.mark.parametrize("key", ["model_b", "compared"])
+def test_model_b_is_written_as_model_b_and_read_under_either_key(tmp_path, key):
+    path = save_workspace(sample(), tmp_path / "s.lmw")
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(members[MANIFEST])
+    assert manifest["model_b"] == "gpt2" and "compared" not in manifest
+    manifest[key] = manifest.pop("model_b")  # "compared": the key older versions wrote
+    members[MANIFEST] = json.dumps(manifest).encode()
+    old = tmp_path / "old.lmw"
+    with zipfile.ZipFile(old, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    back = open_workspace(old)
+    assert back.model_b == "gpt2" and back.problems == []
 
 
 def test_bad_json_in_one_member_leaves_out_that_view_only(tmp_path):

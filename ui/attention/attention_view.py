@@ -31,7 +31,8 @@ from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, p
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.attention.head_view import HeadView
-from lm_workbench.engine.attention_grid import grid_values
+from lm_workbench.attention.for_views import grid_values
+from lm_workbench.attention.state import AttentionState
 from lm_workbench.ui.attention.model_grid import MEAN, ModelGrid
 from lm_workbench.ui.widgets.export import export_dialog, save_widget
 from lm_workbench.ui.widgets.heatmap import HeatmapView
@@ -41,8 +42,8 @@ from lm_workbench.compare.jobs import encode_b
 from lm_workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.analysis import Encoding
-    from lm_workbench.engine.attention import AttentionSide
+    from lm_workbench.attention.for_views import Encoding
+    from lm_workbench.attention.for_views import AttentionSide
 
 
 MAX_TOKENS = 512  # all attentions of a text: layers x heads x tokens^2 floats (a 1.1B Llama at 512: 0.7 GB)
@@ -75,13 +76,7 @@ class AttentionView(ModelView):
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
-        self._encoding: Encoding | None = None
-        self._mosaics: dict[tuple[str, bool], tuple[np.ndarray, int]] = {}  # (kind, hide specials) -> grid
-        self._side: AttentionSide | None = None
-        self._seq2seq = False
-        self._no_attention = False  # the loaded model has none (ELMo): token similarity instead
-        self._similarity: np.ndarray | None = None
-        self._preset: dict[str, Any] | None = None  # a preset step's selection, applied once attention is shown
+        self.state = AttentionState()
         self.controls = AttentionControls()
         self.notice = Notice()
         self.head_view = HeadView()
@@ -118,7 +113,7 @@ class AttentionView(ModelView):
         self.steps_split.addWidget(self.splitter)
         self.steps_split.addWidget(self.walkthrough_panel)
         self.steps_split.setChildrenCollapsible(False)
-        self._encoding_busy = False  # the host runs this view's encoding now (set_busy)
+        self.state.encoding_busy = False  # the host runs this view's encoding now (set_busy)
         self._sized = False
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
@@ -154,15 +149,14 @@ class AttentionView(ModelView):
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation:
         self._set_no_attention(inputs.loaded.info.family == "biLM")
-        if self._no_attention:
+        if self.state.no_attention:
             loaded, text, pair, tokens = inputs.loaded, inputs.text, inputs.pair, inputs.tokens
             return self._with_b(Computation(key=(inputs.model_key, text, pair, None),
                                             fn=lambda cancel: encode_states(loaded, text, pair, cancel, tokens),
                                             on_done=self.set_states, label="Computing token vectors…"), inputs)
         seq2seq = inputs.loaded.info.family == "encoder-decoder"
         self.controls.set_family(inputs.loaded.info.family)
-        if seq2seq != self._seq2seq:
-            self._seq2seq = seq2seq
+        if self.state.set_seq2seq(seq2seq):
             self.controls.set_seq2seq(seq2seq)
         target = self.controls.target() if seq2seq else None
         loaded, text, pair, tokens = inputs.loaded, inputs.text, inputs.pair, inputs.tokens
@@ -176,7 +170,7 @@ class AttentionView(ModelView):
 
     def _with_b(self, comp: Computation, inputs: Inputs) -> Computation:
         """``comp``, then model B's encoding of the same text when a model B is compared (A | B)."""
-        b = self.ctx.compared if self.ctx is not None else None
+        b = self.ctx.model_b if self.ctx is not None else None
         was = self.ab.comparing()
         self.ab.set_models(spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None)
         comparing = self.ab.comparing()
@@ -192,21 +186,18 @@ class AttentionView(ModelView):
         self._redraw()
 
     def _set_no_attention(self, on: bool) -> None:
-        if on == self._no_attention:
+        if not self.state.set_no_attention(on):
             return
-        self._no_attention = on
         self.controls.set_similarity_mode(on)
         self.ab.setVisible(not on)  # (A | B while comparing)
         self.grid.setVisible(not on)
-        if not on:
-            self._similarity = None
 
     def has_attention(self) -> bool:
-        return not self._no_attention
+        return not self.state.no_attention
 
     def set_states(self, encoding: Encoding) -> None:
         """Show a model with no attention: the notice, and the similarity matrix of the chosen layer."""
-        self._encoding, self._side, self._mosaics = encoding, None, {}
+        self.state.set_states(encoding)
         layers = encoding.hidden_states.shape[0]
         self.controls.set_shape(layers, 0)
         model = self.ctx.model_spec() if self.ctx is not None else "this model"
@@ -216,10 +207,10 @@ class AttentionView(ModelView):
 
     def similarity(self) -> np.ndarray | None:
         """The token-similarity matrix shown for a model with no attention (None otherwise)."""
-        return None if self._similarity is None else self._similarity.copy()
+        return None if self.state.similarity is None else self.state.similarity.copy()
 
     def show_hint(self, text: str) -> None:
-        self._encoding = self._side = self._similarity = None
+        self.state.clear()
         self.walkthrough_panel.set_walkthrough(None, "")
         self.notice.clear_message()
         self.head_view.show_hint(text)
@@ -232,9 +223,9 @@ class AttentionView(ModelView):
         self.notice.show_message(message, "warning")
 
     def set_busy(self, busy: bool) -> None:
-        self._encoding_busy = busy
+        self.state.encoding_busy = busy
         # nothing shown yet: say what is happening (or that it stopped)
-        if self._encoding is None and not self._no_attention:
+        if self.state.encoding is None and not self.state.no_attention:
             self.head_view.show_hint("Computing attention…" if busy else "The attention appears here once computed.")
 
     def model_b_split(self) -> ModelBSplit:
@@ -270,8 +261,7 @@ class AttentionView(ModelView):
 
     # ------------------------------------------------------------- results
     def set_encoding(self, encoding: Encoding, mosaics: dict | None = None) -> None:
-        self._encoding = encoding
-        self._mosaics = mosaics or {}
+        self.state.set_encoding(encoding, mosaics)
         self.notice.clear_message()
         capped = capped_note(encoding)
         if capped:
@@ -281,42 +271,40 @@ class AttentionView(ModelView):
             self._refresh_walkthrough()
 
     def encoding(self) -> Encoding | None:
-        return self._encoding
+        return self.state.encoding
 
     def side(self) -> AttentionSide | None:
-        return self._side
+        return self.state.side
 
     def _set_kind(self) -> None:
-        from lm_workbench.engine.attention import attention_side
-
-        enc = self._encoding
+        enc = self.state.encoding
         if enc is None:
             return
         try:
-            self._side = attention_side(enc, self.controls.kind())
+            self.state.choose_kind(self.controls.kind())
         except WorkbenchError as exc:
             self.show_failure(str(exc))
             return
-        layers, heads = self._side.weights.shape[:2]
+        layers, heads = self.state.side.weights.shape[:2]
         self.controls.set_shape(layers, heads)
         if enc.decoder is not None:
             source = "the model's own greedy output" if enc.decoder.from_greedy else "your target (teacher forcing)"
             self.controls.kind_note.setText(f"decoder side: {source}, {len(enc.decoder.tokens)} tokens")
-        self.head_view.set_side(self._side)
+        self.head_view.set_side(self.state.side)
         self._apply_preset_selection()
         self._update_grid()
         self._redraw()
 
     def _update_grid(self) -> None:
         hide = self.controls.hide_special.isChecked()
-        values = self._mosaics.get((str(self.controls.kind()), hide))
-        self.grid.set_side(self._side, hide=hide, values=values)
+        values = self.state.grid_values(self.controls.kind(), hide)
+        self.grid.set_side(self.state.side, hide=hide, values=values)
 
     def _redraw(self) -> None:
-        if self._no_attention:
+        if self.state.no_attention:
             self._redraw_similarity()
             return
-        if self._side is None:
+        if self.state.side is None:
             return
         c = self.controls
         layer, heads = c.layer_spin.value(), c.heads.heads()
@@ -333,15 +321,13 @@ class AttentionView(ModelView):
         self.heatmap.set_matrix(matrix, queries, keys, f"{model}Layer {layer}, {what}")
 
     def _redraw_similarity(self) -> None:
-        from lm_workbench.engine.attention import token_similarity
-
-        if self._encoding is None:
+        if self.state.encoding is None:
             return
         layer = self.controls.layer_spin.value()
-        self._similarity = token_similarity(self._encoding, layer)
-        tokens = self._encoding.tokens
-        self.heatmap.set_matrix(self._similarity, tokens, tokens, f"Layer {layer}: cosine similarity of token vectors",
-                                vmin=min(0.0, float(self._similarity.min(initial=0.0))))
+        self.state.similarity_at(layer)
+        tokens = self.state.encoding.tokens
+        self.heatmap.set_matrix(self.state.similarity, tokens, tokens, f"Layer {layer}: cosine similarity of token vectors",
+                                vmin=min(0.0, float(self.state.similarity.min(initial=0.0))))
 
     # ------------------------------------------------------------ presets
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
@@ -357,27 +343,26 @@ class AttentionView(ModelView):
             c.hide_special.setChecked(bool(settings["hide_special"]))
         if "threshold" in settings:
             c.threshold.setValue(float(settings["threshold"]))
-        self._preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
+        self.state.preset = {k: settings[k] for k in ("layer", "heads", "step_by_step") if k in settings}
         if "step_by_step" not in settings and self.walkthrough_panel.isVisible():
             self.close_walkthrough()
-        if self._side is not None:
+        if self.state.side is not None:
             self._apply_preset_selection()
             self._redraw()
 
     def _apply_preset_selection(self) -> None:
-        preset, self._preset = self._preset, None
-        if not preset or self._side is None:
+        preset = self.state.take_preset()
+        if not preset or self.state.side is None:
             return
-        layers, heads = self._side.weights.shape[:2]
+        layers, heads = self.state.shape()
         c = self.controls
+        layer, picked = self.state.preset_selection(preset, layers, heads, c.layer_spin.value())
         c.layer_spin.blockSignals(True)
-        c.layer_spin.setValue(min(int(preset.get("layer", c.layer_spin.value())), layers - 1))
+        c.layer_spin.setValue(layer)
         c.layer_spin.blockSignals(False)
-        chosen = preset.get("heads")
-        if chosen is not None:
-            picked = range(heads) if chosen == "all" else [h for h in chosen if 0 <= int(h) < heads]
+        if picked is not None:
             c.heads.blockSignals(True)
-            c.heads.set_heads(picked or range(heads))
+            c.heads.set_heads(picked)
             c.heads.blockSignals(False)
         steps = preset.get("step_by_step")
         if isinstance(steps, dict):
@@ -387,7 +372,7 @@ class AttentionView(ModelView):
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         c = self.controls
         heads = c.heads.heads()
-        every = self._side is not None and len(heads) == self._side.weights.shape[1]
+        every = self.state.every_head(heads)
         settings: dict[str, Any] = {"layer": c.layer_spin.value(), "heads": "all" if every else heads,
                                     "hide_special": c.hide_special.isChecked(), "threshold": c.threshold.value()}
         if self.walkthrough_panel.isVisible():
@@ -402,18 +387,18 @@ class AttentionView(ModelView):
         c.layer_spin.setValue(layer)
         c.layer_spin.blockSignals(False)
         c.heads.blockSignals(True)
-        c.heads.set_heads(range(self._side.weights.shape[1]) if head == MEAN else [head])
+        c.heads.set_heads(range(self.state.side.weights.shape[1]) if head == MEAN else [head])
         c.heads.blockSignals(False)
         self._redraw()
 
     def current_matrix(self) -> tuple[np.ndarray | None, list[str], list[str]]:
         """The heatmap's [queries, keys] matrix (the selected head, or the mean of several) and its tokens."""
-        from lm_workbench.engine.attention import attention_matrix, hide_special
+        from lm_workbench.attention.for_views import attention_matrix, hide_special
 
-        if self._no_attention:
-            tokens = self._encoding.tokens if self._encoding is not None else []
+        if self.state.no_attention:
+            tokens = self.state.encoding.tokens if self.state.encoding is not None else []
             return self.similarity(), list(tokens), list(tokens)
-        side, c = self._side, self.controls
+        side, c = self.state.side, self.controls
         heads = c.heads.heads()
         if side is None or not heads:
             return None, [], []
@@ -430,8 +415,8 @@ class AttentionView(ModelView):
         token with that text); None keeps the panel's choice (the first time: the layer and first head shown,
         the first token that is not special). PageDown/PageUp step through it while it is open.
         False (with a message) when there is nothing to step through."""
-        side, enc = self._side, self._encoding
-        if self._no_attention or side is None or enc is None or self.controls.kind() != "encoder":
+        side, enc = self.state.side, self.state.encoding
+        if self.state.no_attention or side is None or enc is None or self.controls.kind() != "encoder":
             if self.ctx is not None:
                 self.ctx.show_message("Step by step needs a model with self-attention and a sentence above "
                                       "(encoder or decoder-only; not the decoder or cross side).", "warning")
@@ -482,7 +467,7 @@ class AttentionView(ModelView):
 
     def _refresh_walkthrough(self) -> None:
         """New tokens (a new sentence or model): the panel's ranges, then its choice again."""
-        side, enc = self._side, self._encoding
+        side, enc = self.state.side, self.state.encoding
         if side is None or enc is None or self.controls.kind() != "encoder":
             self.walkthrough_panel.set_walkthrough(None, "No self-attention to step through here.")
             return
@@ -490,11 +475,11 @@ class AttentionView(ModelView):
         self._compute_walkthrough(*self.walkthrough_panel.choice())
 
     def _compute_walkthrough(self, layer: int, head: int, query: int) -> None:
-        if self.ctx is None or self._encoding is None or self.ctx.loaded is None:
+        if self.ctx is None or self.state.encoding is None or self.ctx.loaded is None:
             return
-        if self._encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
+        if self.state.encoding_busy:  # a new encoding is on its way: set_encoding asks again when it lands
             return
-        loaded, tokenized = self.ctx.loaded, self._encoding.tokenized
+        loaded, tokenized = self.ctx.loaded, self.state.encoding.tokenized
         self.ctx.jobs.run(lambda cancel: walkthrough_of(loaded, tokenized, layer, head, query, cancel),
                           self.walkthrough_panel.set_walkthrough, step="steps", label="Computing attention steps…",
                           on_error=lambda exc, tb: self._steps_failed(exc, tb), when_idle=True)
@@ -536,16 +521,16 @@ class AttentionView(ModelView):
 
     def export_tensor(self, path: str | Path | None = None) -> Path | None:
         """The full [layers, heads, queries, keys] tensor of the kind shown, as .npy."""
-        if self._no_attention:
+        if self.state.no_attention:
             if self.ctx is not None:
                 self.ctx.show_error(WorkbenchError("an LSTM has no attention tensor to export; "
                                                    "export the similarity matrix as CSV instead"))
             return None
-        if self._side is None:
+        if self.state.side is None:
             self._refuse("type a sentence first")
             return None
         path = path or self._ask("Export attention tensor", "attention", "npy", "NumPy array (*.npy)")
-        return self._saved(export_npy(path, self._side.weights)) if path else None
+        return self._saved(export_npy(path, self.state.side.weights)) if path else None
 
     def export_head_csv(self, path: str | Path | None = None) -> Path | None:
         """The heatmap's matrix as CSV: a row per query token, a column per key token."""

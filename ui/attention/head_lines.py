@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.attention import AttentionSide
+    from lm_workbench.attention.for_views import AttentionSide
 
 
 @dataclass
@@ -57,7 +57,7 @@ def _index(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def prepare_lines(side: AttentionSide, layer: int, heads: Sequence[int], *, hide: bool = False,
                   threshold: float = 0.01) -> HeadLines:
-    from lm_workbench.engine.attention import attention_matrix, hide_special, lines_above  # imports torch: not at start-up
+    from lm_workbench.attention.for_views import attention_matrix, hide_special, lines_above  # imports torch: not at start-up
 
     matrix = attention_matrix(side, layer, heads)  # [heads, Q, K]
     if hide:

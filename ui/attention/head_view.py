@@ -23,7 +23,7 @@ from lm_workbench.ui.attention.head_lines import HeadLines, prepare_lines
 from lm_workbench.ui.widgets.colormap import head_color
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.attention import AttentionSide
+    from lm_workbench.attention.for_views import AttentionSide
 
 MARGIN = 8.0
 HEADER = 26.0

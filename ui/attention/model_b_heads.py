@@ -24,7 +24,7 @@ class ModelBHeads:
         self.note = ""  # what B's title adds: the layer and heads shown
 
     def set_encoding(self, encoding: Any) -> None:
-        from lm_workbench.engine.attention import AttentionKind, attention_side
+        from lm_workbench.attention.for_views import AttentionKind, attention_side
 
         if encoding is None:
             self.side = None

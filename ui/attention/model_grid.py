@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPe
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from lm_workbench.ui import theme
-from lm_workbench.engine.attention_grid import THUMB
+from lm_workbench.attention.for_views import THUMB
 from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba
 
 GAP = 3.0

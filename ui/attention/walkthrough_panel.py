@@ -25,7 +25,7 @@ from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.attention.walkthrough_canvas import StepCanvas
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.attention_walkthrough import AttentionWalkthrough
+    from lm_workbench.attention.for_views import AttentionWalkthrough
 
 STEP_TITLES = (
     "the query vector q", "every key vector k", "q ⊙ k, elementwise", "q · k, the sum of each row",

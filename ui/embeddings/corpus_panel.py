@@ -29,7 +29,7 @@ NO_LABEL = "(auto: label or sense)"
 def header_columns(path: str | Path) -> list[str]:
     """Column names of a .tsv/.csv header or the keys of a .jsonl file's first object ([] otherwise), as the
     table reader will see them."""
-    from lm_workbench.engine.data.table import peek_header
+    from lm_workbench.embeddings.for_views import peek_header
 
     return peek_header(path)
 

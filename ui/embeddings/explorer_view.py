@@ -227,7 +227,7 @@ class EmbeddingExplorerView(QWidget):
         self.set_corpus(corpus)
 
     def use_text(self, text: str) -> None:
-        from lm_workbench.engine.embeddings.corpus import corpus_from_text
+        from lm_workbench.embeddings.for_views import corpus_from_text
 
         try:
             corpus = corpus_from_text(text)
@@ -305,7 +305,7 @@ class EmbeddingExplorerView(QWidget):
         st = self.state
         if st.table is None:
             return
-        from lm_workbench.engine.embeddings.projection import TSNE_SUBSAMPLE_ABOVE, ProjectionCache, projection_key, subsample
+        from lm_workbench.embeddings.for_views import TSNE_SUBSAMPLE_ABOVE, ProjectionCache, projection_key, subsample
 
         if self._projections is None:
             self._projections = ProjectionCache()
@@ -485,7 +485,7 @@ class EmbeddingExplorerView(QWidget):
         """A lecture step or a workspace: ``inputs["corpus"]`` ("demo" or lines, labels, label_name), and
         ``words``, ``layer`` (a layer spec: 6, static, mean:2-4), ``k``, ``same_word`` and ``query`` (the
         ``occurrence``-th occurrence of ``word``: its neighbours are listed once the map is shown)."""
-        from lm_workbench.engine.embeddings.corpus import Corpus
+        from lm_workbench.embeddings.for_views import Corpus
 
         if "k" in settings:
             self.neighbours.k_spin.setValue(int(settings["k"]))

@@ -10,7 +10,7 @@ nothing to export (the tab's notice says so) or the dialog was cancelled.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
@@ -19,29 +19,28 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui.widgets.export import export_dialog, save_widget
 from lm_workbench.export import export_csv, export_npy, suggest_filename
 
-if TYPE_CHECKING:
-    from lm_workbench.ui.embeddings.explorer_view import EmbeddingExplorerView
+from lm_workbench.ui.embeddings.explorer_parts import ExplorerParts
 
 COORD_HEADER = ["point", "occurrence", "line", "word_index", "word", "label", "x", "y", "representation", "sentence"]
 
 
-def _model(view: EmbeddingExplorerView) -> str:
+def _model(view: ExplorerParts) -> str:
     return view.ctx.model_spec()
 
 
-def _ask(view: EmbeddingExplorerView, title: str, stem: str, ext: str, pattern: str) -> Path | None:
+def _ask(view: ExplorerParts, title: str, stem: str, ext: str, pattern: str) -> Path | None:
     start = str(Path.home() / suggest_filename(stem, _model(view), ext))
     name, _ = QFileDialog.getSaveFileName(view, title, start, pattern)
     return Path(name) if name else None
 
 
-def _done(view: EmbeddingExplorerView, path: Path | None) -> Path | None:
+def _done(view: ExplorerParts, path: Path | None) -> Path | None:
     if path is not None:
         view.ctx.status(f"Saved {path}")
     return path
 
 
-def _guard(view: EmbeddingExplorerView, fn: Callable[[], Path | None]) -> Path | None:
+def _guard(view: ExplorerParts, fn: Callable[[], Path | None]) -> Path | None:
     try:
         return _done(view, fn())
     except (WorkbenchError, OSError) as exc:
@@ -49,11 +48,11 @@ def _guard(view: EmbeddingExplorerView, fn: Callable[[], Path | None]) -> Path |
         return None
 
 
-def _nothing(view: EmbeddingExplorerView, what: str) -> None:
+def _nothing(view: ExplorerParts, what: str) -> None:
     view.notice.show_message(f"Nothing to export yet: {what}", "info")
 
 
-def export_picture(view: EmbeddingExplorerView, widget: QWidget, stem: str, path: str | Path | None = None
+def export_picture(view: ExplorerParts, widget: QWidget, stem: str, path: str | Path | None = None
                    ) -> Path | None:
     if path is None:
         return _guard(view, lambda: export_dialog(view, widget, str(Path.home() / suggest_filename(
@@ -61,7 +60,7 @@ def export_picture(view: EmbeddingExplorerView, widget: QWidget, stem: str, path
     return _guard(view, lambda: save_widget(widget, path))
 
 
-def coordinates_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[Any]]]:
+def coordinates_table(view: ExplorerParts) -> tuple[list[str], list[list[Any]]]:
     st = view.state
     t, coords = st.table, st.coords
     rows = []
@@ -76,7 +75,7 @@ def coordinates_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list
     return COORD_HEADER, rows
 
 
-def export_coordinates(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+def export_coordinates(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     """The map's coordinates with each occurrence's metadata, as CSV."""
     if view.state.coords is None:
         _nothing(view, "embed a corpus first")
@@ -85,7 +84,7 @@ def export_coordinates(view: EmbeddingExplorerView, path: str | Path | None = No
     return _guard(view, lambda: export_csv(path, coordinates_table(view))) if path else None
 
 
-def export_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+def export_vectors(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     """The current representation's vectors [occurrences, hidden] as .npy (row i = occurrence i of the CSV)."""
     vectors = view.state.vectors
     if vectors is None:
@@ -95,7 +94,7 @@ def export_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) 
     return _guard(view, lambda: export_npy(path, np.asarray(vectors, dtype=np.float32))) if path else None
 
 
-def export_table(view: EmbeddingExplorerView, table: Callable[[], Any], stem: str, what: str,
+def export_table(view: ExplorerParts, table: Callable[[], Any], stem: str, what: str,
                  path: str | Path | None = None) -> Path | None:
     header, rows = table()
     if not rows:
@@ -105,7 +104,7 @@ def export_table(view: EmbeddingExplorerView, table: Callable[[], Any], stem: st
     return _guard(view, lambda: export_csv(path, (header, rows))) if path else None
 
 
-def neighbours_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[Any]]]:
+def neighbours_table(view: ExplorerParts) -> tuple[list[str], list[list[Any]]]:
     """Both neighbour lists in one table, with a column saying which."""
     header, contextual = view.neighbours.contextual.table()
     _, static = view.neighbours.static.table()
@@ -114,7 +113,7 @@ def neighbours_table(view: EmbeddingExplorerView) -> tuple[list[str], list[list[
     return ["representation", *header], rows
 
 
-def build_export_menu(view: EmbeddingExplorerView) -> QMenu:
+def build_export_menu(view: ExplorerParts) -> QMenu:
     menu = QMenu(view)
     menu.addAction("Map as PNG or SVG…", lambda: export_picture(view, view.map.figure, "embedding-map"))
     menu.addAction("Map coordinates + metadata (CSV)…", lambda: export_coordinates(view))
@@ -142,7 +141,7 @@ def build_export_menu(view: EmbeddingExplorerView) -> QMenu:
     return menu
 
 
-def _sentence_vectors(view: EmbeddingExplorerView, path: str | Path | None = None) -> Path | None:
+def _sentence_vectors(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     vectors = view.sentence_panel.vectors
     if vectors is None:
         _nothing(view, "compute sentence vectors first")

@@ -36,34 +36,34 @@ class ModelBNeighbours:
         self.ctx, self.state, self.panel, self.picker = ctx, state, panel, picker
         self._progress, self._refresh = progress, refresh
         self._done_for: tuple = ()  # weak references to the B and the A table B's vectors were made (or failed) for
-        ctx.compared_changed.connect(self._model_changed)
+        ctx.model_b_changed.connect(self._model_changed)
         ctx.jobs.finished.connect(lambda outcome: QTimer.singleShot(0, self.sync) if outcome == "done" else None)
-        state.events.compared_changed.connect(self._shown)
+        state.events.model_b_changed.connect(self._shown)
 
     def _model_changed(self, b: Any) -> None:
         self._done_for = ()
-        self.state.set_compared(None)
+        self.state.set_model_b(None)
         if b is None:
-            self.panel.set_compared(self._name_a(), None)
+            self.panel.set_model_b(self._name_a(), None)
         else:
             self.sync()
 
     def sync(self) -> None:
         """Start B's extraction or representation job when B lacks it, once A's vectors are shown and the
         tab runs nothing else (a job of A's that replaced B's leads here again when it ends)."""
-        b, st = self.ctx.compared, self.state
+        b, st = self.ctx.model_b, self.state
         if b is None or st.table is None or st.spec is None or st.corpus is None or self.ctx.jobs.busy():
             return
         table, spec_text = st.table, st.spec.text
         if not self._done(b, table):
-            self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "…",
+            self.panel.set_model_b(self._name_a(), spec_label(b.info.spec), "…",
                                     "Embedding the corpus with model B…")
             words, pooling = self.picker.words(), self.picker.pooling()
             self._run(lambda cancel: jobs.model_b_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
                       b, table, "Embedding the corpus with model B…")
-        elif st.compared is not None and st.compared.for_spec != spec_text:
-            compared = st.compared
-            self._run(lambda cancel: jobs.model_b_representation(compared, spec_text), b, table,
+        elif st.model_b is not None and st.model_b.for_spec != spec_text:
+            model_b = st.model_b
+            self._run(lambda cancel: jobs.model_b_representation(model_b, spec_text), b, table,
                       "Model B's representation…")
 
     def _done(self, b: Any, table: Any) -> bool:
@@ -73,34 +73,34 @@ class ModelBNeighbours:
     def _run(self, fn: Callable, b: Any, table: Any, label: str) -> None:
         def ready(result: Any) -> None:
             self._done_for = (weakref.ref(b), weakref.ref(table))
-            if b is self.ctx.compared and table is self.state.table:
-                self.state.set_compared(result)
+            if b is self.ctx.model_b and table is self.state.table:
+                self.state.set_model_b(result)
 
         def failed(exc: BaseException, tb: str) -> None:
             from lm_workbench.engine.errors import WorkbenchError
 
             self._done_for = (weakref.ref(b), weakref.ref(table))  # not retried until B or the table changes
             message = str(exc) if isinstance(exc, WorkbenchError) and not tb else "B's vectors could not be computed"
-            self.panel.set_compared(self._name_a(), spec_label(b.info.spec), "—", f"Model B: {message}")
+            self.panel.set_model_b(self._name_a(), spec_label(b.info.spec), "—", f"Model B: {message}")
             if tb and not isinstance(exc, WorkbenchError):
                 self.ctx.show_error(exc, tb)
 
         self.ctx.jobs.run(fn, ready, step="compare", label=label, on_progress=self._progress, on_error=failed,
                           when_idle=True)
 
-    def _shown(self, compared: Any) -> None:
-        b = self.ctx.compared
-        if compared is None or b is None:
+    def _shown(self, model_b: Any) -> None:
+        b = self.ctx.model_b
+        if model_b is None or b is None:
             if b is None:
-                self.panel.set_compared(self._name_a(), None)
+                self.panel.set_model_b(self._name_a(), None)
             return
-        self.panel.set_compared(self._name_a(), spec_label(b.info.spec), compared.spec.label, compared.note)
+        self.panel.set_model_b(self._name_a(), spec_label(b.info.spec), model_b.spec.label, model_b.note)
         self._refresh()
 
     def refresh(self, row: int, k: int, same_word: bool) -> None:
         """B's neighbours of A's occurrence ``row``, or why B has none."""
-        compared = self.state.compared
-        if compared is None or not self.panel.comparing():
+        model_b = self.state.model_b
+        if model_b is None or not self.panel.comparing():
             return
         neighbours, b_row = self.state.neighbours_b(row, k, same_word)
         why = ""
@@ -108,7 +108,7 @@ class ModelBNeighbours:
             word = self.state.table.occurrences[row].word
             why = (f"B's tokenizer does not read “{word}” here as one word over the same characters, so B has no "
                    "neighbours for it")
-        self.panel.show_b(neighbours, lambda r: describe_occurrence(compared.table, r), why)
+        self.panel.show_b(neighbours, lambda r: describe_occurrence(model_b.table, r), why)
 
     def _name_a(self) -> str:
         loaded = self.ctx.loaded

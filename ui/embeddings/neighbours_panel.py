@@ -9,7 +9,7 @@ ties: one shared rank written "=r" on a tinted row, never broken by corpus
 order (``lm_workbench.engine.embeddings.neighbours`` groups them).
 
 While a model B is compared, B's neighbours of the same occurrence (the same characters of the same line, in
-B's vectors for the same corpus) show under A's (``set_compared``, ``show_b``).
+B's vectors for the same corpus) show under A's (``set_model_b``, ``show_b``).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class NeighboursPanel(QWidget):
         title = f"Neighbours: {label}" if label else "Neighbours"
         self.contextual_title.setText(f"A: {self._name_a} · {title}" if self.comparing() else title)
 
-    def set_compared(self, name_a: str, name_b: str | None, label_b: str = "", note: str = "") -> None:
+    def set_model_b(self, name_a: str, name_b: str | None, label_b: str = "", note: str = "") -> None:
         """Show model B's neighbours (``name_b``, its representation ``label_b``) under A's, or hide them."""
         self._name_a, self._name_b = name_a, name_b
         self.b_box.setVisible(name_b is not None)

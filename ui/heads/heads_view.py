@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from lm_workbench.engine.progress import Progress
 from lm_workbench.ui import theme
 from lm_workbench.ui.heads.dla_plot import LayerBars
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
@@ -34,7 +33,7 @@ from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
-from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
+from lm_workbench.ui.view_kit.computing_view import ComputingView
 from lm_workbench.heads.jobs import dla_job, sweep_job
 from lm_workbench.heads.state import HOWS, HeadsState
 
@@ -69,7 +68,8 @@ class HeadMap(HeatmapView):
         return QSize(320, theme.current().metrics.layer_bars_min_h)
 
 
-class HeadsView(ModelView):
+class HeadsView(ComputingView, ModelView):
+    task_what, task_unit, task_origin_line, task_done_count = "The heads", "row", "sweep_origin", "rows_done"
     preset_settings = frozenset({"target", "contrast", "how", "corpus", "ablate", "output_position"})
     no_model_hint = "Load a model (left): which of its heads move the prediction shows here."
     empty_hint = "Type a text above: a prompt for a decoder, a text with one [MASK] for a masked LM."
@@ -79,7 +79,7 @@ class HeadsView(ModelView):
         self.state = HeadsState()
         self._sweep_after = False  # a preset asked for the sweep once the split is shown
         self._shown_key: Any = None  # the inputs of the split shown
-        self._sweep_of: ResultOrigin | None = None  # the origin of the sweep running or last run
+        self._task_origin: ResultOrigin | None = None  # the origin of the sweep running or last run
         self.target_edit = QLineEdit()
         self.target_edit.setPlaceholderText("the model's top token, or one vocabulary token (e.g. Ġlist)")
         self.contrast_edit = QLineEdit()
@@ -261,36 +261,11 @@ class HeadsView(ModelView):
             return
         text = self._text()
         request = self.state.request(text)
-        self._sweep_of = ResultOrigin.of(loaded, self._sweep_key(text), self._sweep_summary(text))
+        self._task_origin = ResultOrigin.of(loaded, self._sweep_key(text), self._sweep_summary(text))
         self.sweep_origin.set_running("Ablating every head…")
         self.state.start()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.ctx.jobs.run(lambda cancel: sweep_job(loaded, request, cancel), self._finished, step="sweep",
-                          label="Ablating every head…", on_progress=self._progress,
-                          on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
-
-    def cancel(self) -> None:
-        if self.ctx is not None:
-            self.ctx.jobs.cancel()
-
-    def _progress(self, progress: Progress) -> None:
-        show_progress(self.progress, progress)
-
-    def _finished(self, result: Any) -> None:
-        self.state.finish(result)
-        self.sweep_origin.set_origin(self._sweep_of)
-        show_finished(self.progress)
-
-    def _failed(self, exc: BaseException, tb: str) -> None:
-        self.state.stop()
-        self.sweep_origin.set_origin(self._sweep_of if self.state.sweep is not None else None)
-        show_failure(self.notice, self.ctx, exc, tb, "The heads")
-
-    def _cancelled(self) -> None:
-        self.state.stop()
-        self.sweep_origin.set_origin(self._sweep_of if self.state.sweep is not None else None)
-        show_cancelled(self.notice, self.state.rows_done(), "row")
+        self.start_task(lambda cancel: sweep_job(loaded, request, cancel), step="sweep",
+                        label="Ablating every head…")
 
     def _model_changed(self) -> None:
         self.cancel()

@@ -182,7 +182,7 @@ class LectureController(QObject):
 
     def _end_comparison(self) -> str | None:
         """A lecture shows one model: starting one ends a comparison with model B; what to say of it."""
-        b = self.services.models.compared()
+        b = self.services.models.model_b()
         if b is None:
             return None
         self.services.models.stop_comparing()

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.lectures.recorder_actions import RecorderActions
 
 if TYPE_CHECKING:
-    from lm_workbench.ui.lectures.recorder import LectureRecorder
     from lm_workbench.lectures.recording import LectureDraft
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -30,7 +30,7 @@ class RecorderPanel(QWidget):
     shown = Signal()
     closed = Signal()
 
-    def __init__(self, recorder: LectureRecorder, parent: QWidget):
+    def __init__(self, recorder: RecorderActions, parent: QWidget):
         super().__init__(parent, Qt.WindowType.Tool)
         self.setObjectName("lectureRecorder")
         self.recorder = recorder

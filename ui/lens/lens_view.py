@@ -188,7 +188,7 @@ class LensView(ModelView):
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
         comp = self._computation_a(inputs)
-        b = self.ctx.compared if self.ctx is not None else None
+        b = self.ctx.model_b if self.ctx is not None else None
         self.ab.set_models(spec_label(inputs.loaded.info.spec),
                            f"{spec_label(b.info.spec)} · logit lens" if b is not None else None)
         if comp is None or b is None:

@@ -1,6 +1,6 @@
 """The lab's preview, painted: rows of token cells coloured by what happened at each position.
 
-``PreviewGrid`` draws bands of rows (see ``lm_workbench.ui.masking_lab.rows``): the rows of
+``PreviewGrid`` draws bands of rows (see ``lm_workbench.masking_lab.rows``): the rows of
 one band share columns and wrap together to the widget's width; a cell's
 colour says its ``PositionKind`` (the theme's ``mask_kinds``), -100 labels are grey.
 Hovering a cell outlines it (and, for an input cell, the original position it
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import display_label
-from lm_workbench.ui.masking_lab.rows import IGNORED, Row
+from lm_workbench.masking_lab.rows import IGNORED, Row
 
 LEGEND_KINDS = ("unchanged", "masked", "random", "kept", "deleted", "inserted", "moved", "sentinel", IGNORED)
 LEGEND_NAMES = {IGNORED: "label&nbsp;−100&nbsp;(not&nbsp;scored)"}

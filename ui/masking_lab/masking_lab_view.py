@@ -22,13 +22,14 @@ from PySide6.QtWidgets import (
     QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from lm_workbench.engine.objectives.config_fields import config_fields
+from lm_workbench.pretrain.for_views import config_fields
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.masking_lab.grid import Legend, PreviewGrid
 from lm_workbench.ui.masking_lab.panels import ReconstructionPanel, StatsPanel
-from lm_workbench.ui.masking_lab.rows import build_rows, rows_table
+from lm_workbench.masking_lab.rows import rows_table
+from lm_workbench.masking_lab.state import MAX_SEED, MaskingLabState
 from lm_workbench.ui.widgets.config_form import ConfigForm
 from lm_workbench.ui.widgets.export import export_dialog
 from lm_workbench.ui.view_kit.view_context import ViewContext
@@ -37,8 +38,6 @@ from lm_workbench.export import export_csv, suggest_filename
 from lm_workbench.masking_lab import jobs
 
 MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
-PREFERRED = {"encoder": "mlm", "decoder": "clm", "encoder-decoder": "bart"}
-MAX_SEED = 2**31 - 1
 
 
 class MaskingLabView(ModelView):
@@ -47,14 +46,7 @@ class MaskingLabView(ModelView):
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
-        self.registry: Any = None
-        self._loaded: Any = None
-        self._tokenizers: dict[str, Any] = {}
-        self._family_key: Any = object()
-        self.result: dict[str, Any] | None = None
-        self.shown_key: Any = None
-        self.bands: list = []
-        self._preset: dict[str, Any] | None = None  # a preset step's settings not applied yet (see apply_preset_step)
+        self.state = MaskingLabState()
 
         self.tokenizer_combo = QComboBox()
         self.tokenizer_combo.addItems(["the loaded model's", "another model's:"])
@@ -142,16 +134,17 @@ class MaskingLabView(ModelView):
         self.seed_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
         self.resample_button.clicked.connect(self.resample)
         self.stats.draw_requested.connect(self.draw_samples)
+        self.state.events.result_changed.connect(self._show_result)
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
-        self._loaded = inputs.loaded
+        self.state.loaded = inputs.loaded
         if self.registry is None:
             settings = self.ctx.settings if self.ctx is not None else None
             return Computation(("lab-registry",), lambda cancel: jobs.discover_registry(settings, cancel),
                                self._registry_ready)
         spec = self.tokenizer_spec()
-        if spec is not None and spec not in self._tokenizers:
+        if spec is not None and spec not in self.state.tokenizers:
             trust = bool(getattr(self.ctx.settings if self.ctx else None, "trust_remote_code", False))
             return Computation(("lab-tokenizer", spec), lambda cancel: jobs.load_other_tokenizer(spec, trust, cancel),
                                lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
@@ -165,16 +158,15 @@ class MaskingLabView(ModelView):
         if config is None:
             return None  # the form shows why
         seed, text, loaded = self.seed_spin.value(), inputs.text, inputs.loaded
-        tokenizer = loaded.tokenizer if spec is None else self._tokenizers[spec]
+        tokenizer = self.state.tokenizer(spec)
         registry = self.registry
-        key = ("lab", inputs.model_key, text, spec, name, repr(config), seed)
+        key = self.state.request_key(inputs.model_key, text, spec, name, config, seed)
         return Computation(key, lambda cancel: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
                                                            spec is None, cancel), lambda r: self._show(key, r))
 
     def show_hint(self, text: str) -> None:
         self.notice.show_message(text, "info")
-        self.result, self.bands = None, []
-        self.grid.set_bands([])
+        self.state.clear()
 
     def show_failure(self, message: str) -> None:
         self.show_hint(message)
@@ -188,7 +180,7 @@ class MaskingLabView(ModelView):
         """A lecture step or a workspace: ``tokenizer`` (a model spec, or None for the loaded model's),
         ``objective``, ``config`` (field -> value), ``seed`` and ``samples`` (draw that many once shown).
         The objective and its settings wait until the objectives for the tokenizer are listed."""
-        self._preset = dict(settings)
+        self.state.preset = dict(settings)
         if "tokenizer" in settings:
             spec = settings["tokenizer"] or ""
             self.tokenizer_combo.blockSignals(True)
@@ -205,7 +197,7 @@ class MaskingLabView(ModelView):
         self.inputs_changed.emit()
 
     def _apply_preset_objective(self) -> None:
-        preset = self._preset
+        preset = self.state.preset
         if preset is None or not ("objective" in preset or "config" in preset):
             return
         name = preset.pop("objective", None) or self.objective_name()
@@ -258,50 +250,41 @@ class MaskingLabView(ModelView):
         self.tokenizer_edit.setEnabled(index == OTHER_TOKENIZER)
         self.inputs_changed.emit()
 
+    # the state's, by the names tests and the export read
+    registry = property(lambda self: self.state.registry)
+    result = property(lambda self: self.state.result)
+    shown_key = property(lambda self: self.state.shown_key)
+    bands = property(lambda self: self.state.bands)
+
     def _registry_ready(self, registry: Any) -> None:
-        self.registry = registry
+        self.state.registry = registry
         self.inputs_changed.emit()
 
     def _tokenizer_ready(self, spec: str, tokenizer: Any) -> None:
-        self._tokenizers[spec] = tokenizer
+        self.state.tokenizers[spec] = tokenizer
         self.inputs_changed.emit()
-
-    def _family(self) -> str | None:
-        if self.tokenizer_spec() is None and self._loaded is not None:
-            return str(self._loaded.info.family)
-        return None
 
     def _refresh_objectives(self) -> None:
         """List the objectives for the tokenizer's family (all, with a note, when it is unknown)."""
-        family = self._family()
-        if family == self._family_key:
+        family = self.state.family(self.tokenizer_spec())
+        if family == self.state.family_key:
             return
-        self._family_key = family
+        self.state.family_key = family
         current = self.objective_name()
+        choices = self.state.objective_choices(family)
         combo = self.objective_combo
         combo.blockSignals(True)
         combo.clear()
-        seen: set[str] = set()
-        for record in sorted(self.registry.records, key=lambda r: (r.status != "ok", r.name)):
-            if record.name in seen or (family and record.families and family not in record.families):
-                continue
-            seen.add(record.name)
-            label = record.name if record.status == "ok" else f"{record.name} ({record.status})"
-            combo.addItem(label, record.name)
-            if record.status != "ok":
+        for choice in choices:
+            combo.addItem(choice.label, choice.name)
+            if not choice.enabled:
                 combo.model().item(combo.count() - 1).setEnabled(False)
-                combo.setItemData(combo.count() - 1, record.error or "not enabled", Qt.ItemDataRole.ToolTipRole)
-        names = [combo.itemData(i) for i in range(combo.count()) if combo.model().item(i).isEnabled()]
-        pick = current if current in names else PREFERRED.get(family or "", "mlm")
-        pick = pick if pick in names else (names[0] if names else None)
+                combo.setItemData(combo.count() - 1, choice.reason, Qt.ItemDataRole.ToolTipRole)
+        pick = self.state.pick(current, choices, family)
         combo.setCurrentIndex(combo.findData(pick) if pick else -1)
         combo.blockSignals(False)
-        self._note_family(family)
+        self._family_note = self.state.family_note(family)
         self._objective_changed()
-
-    def _note_family(self, family: str | None) -> None:
-        self._family_note = (f"Objectives for {family} models." if family else
-                             "The family of this tokenizer's model is not known here: every objective is listed.")
 
     def _objective_changed(self, *_: Any) -> None:
         name = self.objective_name()
@@ -317,23 +300,23 @@ class MaskingLabView(ModelView):
 
     # ------------------------------------------------------------- results
     def _show(self, key: Any, result: dict[str, Any]) -> None:
-        stats_key = key[1:]
-        if getattr(self, "_stats_key", None) != stats_key:
+        if self.state.show(key, result):
             self.stats.clear()
-        self._stats_key = stats_key
-        self.result, self.shown_key = result, key
-        self.bands = build_rows(result)
-        self.grid.set_bands(self.bands)
+        samples = self.state.take_preset_samples()
+        if samples:
+            self.draw_samples(samples)
+
+    def _show_result(self) -> None:
+        self.grid.set_bands(self.state.bands)
+        if self.state.result is None:
+            return
         self.grid_scroll.setMinimumHeight(min(self.grid.minimumHeight() + 4, theme.current().metrics.lab_grid_max_h))
-        if result["full_length"] > len(result["ids"]):
-            self.notice.show_message(f"The text has {result['full_length']} tokens; only the first "
-                                     f"{len(result['ids'])} fit the tokenizer's window.", "info")
+        note = self.state.cut_note()
+        if note:
+            self.notice.show_message(note, "info")
         else:
             self.notice.clear_message()
-        self.model_panel.set_result(result)
-        samples = self._preset.pop("samples", None) if self._preset else None
-        if samples:
-            self.draw_samples(int(samples))
+        self.model_panel.set_result(self.state.result)
 
     def draw_samples(self, n: int) -> None:
         if self.ctx is None or self.result is None or self.registry is None:
@@ -342,10 +325,10 @@ class MaskingLabView(ModelView):
         if config is None:
             return
         spec, name, seed = self.tokenizer_spec(), self.objective_name(), self.seed_spin.value()
-        tokenizer = self._loaded.tokenizer if spec is None else self._tokenizers[spec]
+        tokenizer = self.state.tokenizer(spec)
         text, registry = self.ctx.current_text(), self.registry
         self.compute(Computation(
-            ("lab-stats", spec, name, repr(config), seed, n, text),
+            self.state.stats_request_key(spec, name, config, seed, n, text),
             lambda cancel: jobs.statistics(registry, name, tokenizer, text, config, seed, n, cancel),
             self.stats.set_rates, label=f"Drawing {n} samples…"))
 

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.patching.names import ALL_SITES
-from lm_workbench.engine.progress import Progress
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.heatmap import HeatmapView
@@ -38,7 +37,7 @@ from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
-from lm_workbench.ui.view_kit.sweep_feedback import show_cancelled, show_failure, show_finished, show_progress
+from lm_workbench.ui.view_kit.computing_view import ComputingView
 from lm_workbench.patching.state import CORRUPT_BY, PatchingState, settings_in_new_form
 from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
 
@@ -64,7 +63,8 @@ RUN_HINT = "Press Run: the recovered fraction of every layer and token shows her
 RUNNING_HINT = "Patching: each layer's row shows here as it is done."
 
 
-class PatchingView(QWidget):
+class PatchingView(ComputingView, QWidget):
+    task_what, task_unit, task_done_count = "Patching", "layer", "layers_done"
     preset_settings = frozenset({"clean", "corrupt", "target", "contrast", "answer", "wrong", "site", "run",
                                  "corrupt_by", "subject", "fast", "output_position"})
 
@@ -162,7 +162,7 @@ class PatchingView(QWidget):
         # whose map this is: greyed with Run again once the form changed, cleared with another model (issue 49.5)
         self.origin_line = ResultOriginLine(self.summary, self.heatmap, self.comparison_line,
                                             clear=self.state.clear, run_again=self.run)
-        self._origin: ResultOrigin | None = None  # the origin of the run under way or last run
+        self._task_origin: ResultOrigin | None = None  # the origin of the run under way or last run
         layout.addWidget(self.origin_line)
         layout.addWidget(self.results, 1)
         self.state.events.result_changed.connect(self._show_result)
@@ -258,41 +258,15 @@ class PatchingView(QWidget):
             return
         self.notice.clear_message()
         request = self.state.request()
-        self._origin = ResultOrigin.of(loaded, self._key(), self._summary())
+        self._task_origin = ResultOrigin.of(loaded, self._key(), self._summary())
         self.origin_line.set_running("Attribution patching…" if method == "attribution"
                                      else "Patching every layer and token…")
         self.state.start(method)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
         fast = method == "attribution"
         sweep = attribution_sweep if fast else patching_sweep
         label = ("Attribution patching: one forward and one backward pass…" if fast
                  else "Patching every layer and token…")
-        self.ctx.jobs.run(lambda cancel: sweep(loaded, request, cancel), self._finished, step="patching",
-                          label=label, on_progress=self._progress,
-                          on_partial=self.state.add_partial, on_error=self._failed, on_cancelled=self._cancelled)
-
-    def cancel(self) -> None:
-        if self.ctx is not None:
-            self.ctx.jobs.cancel()
-
-    def _progress(self, progress: Progress) -> None:
-        show_progress(self.progress, progress)
-
-    def _finished(self, result: Any) -> None:
-        self.state.finish(result)
-        self.origin_line.set_origin(self._origin)
-        show_finished(self.progress)
-
-    def _failed(self, exc: BaseException, tb: str) -> None:
-        self.state.stop()
-        self.origin_line.set_origin(self._origin if self.state.result is not None else None)
-        show_failure(self.notice, self.ctx, exc, tb, "Patching")
-
-    def _cancelled(self) -> None:
-        self.state.stop()
-        self.origin_line.set_origin(self._origin if self.state.result is not None else None)
-        show_cancelled(self.notice, self.state.layers_done(), "layer")
+        self.start_task(lambda cancel: sweep(loaded, request, cancel), step="patching", label=label)
 
     def _model_changed(self) -> None:
         self.cancel()

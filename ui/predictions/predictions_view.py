@@ -38,6 +38,7 @@ from lm_workbench.compare.jobs import predict_b
 from lm_workbench.predictions.jobs import (
     GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
 )
+from lm_workbench.predictions.state import PredictionsState
 from lm_workbench.reading import read_line
 
 MODES = {
@@ -58,10 +59,7 @@ class PredictionsView(ModelView):
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
-        self._loaded: Any = None
-        self._ids: list[int] | None = None  # decoder prompt ids, kept exactly across Accept/Generate
-        self._ids_text: str | None = None  # the text box content those ids belong to
-        self._next: dict | None = None
+        self.state = PredictionsState()
         self.mode_label = QLabel(MODES["encoder"])
         self.mode_label.setObjectName("summary")
         self.mode_label.setWordWrap(True)
@@ -93,20 +91,13 @@ class PredictionsView(ModelView):
         self.explain.explain_requested.connect(self.explain_selected)
         self.explain.cancel_requested.connect(self._cancel_explain)
         layout.addWidget(self.explain)
-        self._fill_ids: list[int] = []
-        self._fill_positions: list[int] = []
-        self._fill_text = ""
-        self._infill_text: str | None = None
-        self._loaded_text: str | None = None
-        self._busy = False  # a computation of the predictions is in flight
-        self._explain_pending = False  # a preset step asked to explain once the predictions are shown
         self.next_page.accept_requested.connect(self.accept)
         self.next_page.generate_requested.connect(self.generate)
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
         comp = self._computation_a(inputs)
-        b = self.ctx.compared if self.ctx is not None else None
+        b = self.ctx.model_b if self.ctx is not None else None
         names = spec_label(inputs.loaded.info.spec), spec_label(b.info.spec) if b is not None else None
         self.ab.set_models(*names)
         self.explain.set_models(*names)
@@ -124,38 +115,43 @@ class PredictionsView(ModelView):
             self.mode_label.setText("")
             self.show_hint(NOT_FOR_BILM)
             return None
-        if loaded is not self._loaded:
-            self._loaded, self._ids, self._ids_text = loaded, None, None
+        self.state.use_model(loaded)
         self.mode_label.setText(MODES.get(family, ""))
         self.k_spin.setEnabled(family != "encoder-decoder")
         key: tuple = (inputs.model_key, text, family)
         if family == "decoder":
-            ids = self._ids if text == self._ids_text else None
+            ids = self.state.prompt_ids(text)
             return Computation((*key, k, tuple(ids) if ids else None),
                                lambda cancel: next_tokens(loaded, text, ids, k, cancel), self._show_next)
         if family == "encoder-decoder":
-            self._loaded_text = text
+            self.state.asked_text = text
             return Computation(key, lambda cancel: infill_text(loaded, text, cancel), self._show_infill,
                                label="Infilling…")
         return Computation((*key, k), lambda cancel: fill_masks(loaded, text, k, cancel), self._show_fill)
 
+    # the state's, by the names tests read
+    _busy = property(lambda self: self.state.busy)
+    _loaded = property(lambda self: self.state.loaded)
+
     def set_busy(self, busy: bool) -> None:
-        self._busy = busy
+        self.state.busy = busy
 
     def show_hint(self, text: str) -> None:
+        self.state.show_nothing()
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(text, "info")
         self._drop_pending_explain()
 
     def show_failure(self, message: str) -> None:
+        self.state.show_nothing()
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(message, "warning")
         self._drop_pending_explain()
 
     def _drop_pending_explain(self) -> None:
         """No predictions to explain: an Explain waiting for them ends."""
-        if self._explain_pending:
-            self._explain_pending = False
+        if self.state.explain_pending:
+            self.state.explain_pending = False
             self.explain.clear()
             self.explain.set_busy(False)
 
@@ -176,8 +172,8 @@ class PredictionsView(ModelView):
             self.notice.clear_message()
 
     def _show_fill(self, result: tuple[list[str], list, list[int], str, str | None]) -> None:
-        tokens, preds, ids, self._fill_text, line = result
-        self._fill_ids, self._fill_positions = list(ids), [p.position for p in preds]
+        tokens, preds, ids, text, line = result
+        self.state.show_fill(ids, preds, text)
         self.explain.clear()
         self._show_read(line)
         self.fill_page.set_predictions(tokens, preds)
@@ -185,7 +181,7 @@ class PredictionsView(ModelView):
         self._explain_if_asked()
 
     def _show_next(self, result: dict) -> None:
-        self._next = result  # (self._ids stay the ids Accept/Generate kept: the request's key must not change)
+        self.state.show_next(result)
         self.explain.clear()
         self._show_read(result.get("read"))
         self.next_page.set_candidates(result["ids"], result["candidates"], result["tail"])
@@ -194,7 +190,7 @@ class PredictionsView(ModelView):
 
     def _show_infill(self, result: tuple[Any, list[str]]) -> None:
         infilling, out_tokens = result
-        self._infill_text = self._loaded_text
+        self.state.show_infill()
         self.explain.clear()
         window = infilling.window
         self._show_read(read_line([window.note]) if window is not None and window.cut else None)
@@ -203,49 +199,45 @@ class PredictionsView(ModelView):
         self._explain_if_asked()
 
     # ------------------------------------------------------------- explain
-    def explain_request(self) -> dict | None:
-        """What Explain would attribute now: the ids and the chosen token (None: nothing shown)."""
+    def _selection(self) -> tuple[int, int]:
+        """(mask index, candidate row) selected on the page shown (0, 0: the first mask's top candidate)."""
         page = self.pages.currentWidget()
-        if page is self.next_page and self._next:
+        if page is self.next_page:
             rows = self.next_page.table.selectionModel().selectedRows()
-            row = rows[0].row() if rows else 0
-            return {"ids": list(self._next["ids"]), "token_id": self._next["candidates"][row].id}
+            return 0, rows[0].row() if rows else 0
         if page is self.fill_page and self.fill_page.tables:
             index = next((i for i, t in enumerate(self.fill_page.tables) if t.selectionModel().hasSelection()), 0)
-            table = self.fill_page.tables[index]
-            rows = table.selectionModel().selectedRows()
-            candidates = table.model().candidates()
-            token = candidates[rows[0].row() if rows else 0].id if candidates else None
-            return {"ids": list(self._fill_ids), "position": self._fill_positions[index], "token_id": token}
-        if page is self.infill_page and self._infill_text is not None:
-            return {"text": self._infill_text}
-        return None
+            rows = self.fill_page.tables[index].selectionModel().selectedRows()
+            return index, rows[0].row() if rows else 0
+        return 0, 0
+
+    def _page_state(self) -> bool:
+        """The page shown is the state's result (not the empty page of a hint)."""
+        page = self.pages.currentWidget()
+        return {"next": self.next_page, "fill": self.fill_page, "infill": self.infill_page}.get(
+            self.state.shown) is page
+
+    def explain_request(self) -> dict | None:
+        """What Explain would attribute now: the ids and the chosen token (None: nothing shown)."""
+        return self.state.explain_request(*self._selection()) if self._page_state() else None
 
     def model_b_request(self) -> dict | None:
         """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
-        page = self.pages.currentWidget()
-        if page is self.next_page and self._next:
-            return {"text": self._next["text"], "kind": "next-token"}
-        if page is self.fill_page and self.fill_page.tables:
-            index = next((i for i, t in enumerate(self.fill_page.tables) if t.selectionModel().hasSelection()), 0)
-            return {"text": self._fill_text, "kind": "mask", "mask_index": index}
-        if page is self.infill_page and self._infill_text is not None:
-            return {"text": self._infill_text, "kind": "seq2seq"}
-        return None
+        return self.state.model_b_request(self._selection()[0]) if self._page_state() else None
 
     def explain_selected(self) -> None:
-        if self._busy:  # the predictions are being computed (A's, or A's and B's): explain what they show
-            self._explain_pending = True
+        if self.state.busy:  # the predictions are being computed (A's, or A's and B's): explain what they show
+            self.state.explain_pending = True
             self.explain.set_busy(True)
             self.explain.summary.setText("Explaining once the predictions are shown…")
             return
         request = self.explain_request()
-        if request is None or self.ctx is None or self._loaded is None:
+        if request is None or self.ctx is None or self.state.loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
         request = {**request, **self.explain.foil_request()}  # "instead of": a foil, or the second choice
-        loaded, method, layer = self._loaded, self.explain.method(), self.explain.layer()
-        b, b_request = self.ctx.compared, self.model_b_request()
+        loaded, method, layer = self.state.loaded, self.explain.method(), self.explain.layer()
+        b, b_request = self.ctx.model_b, self.model_b_request()
         self.explain.set_busy(True)
         if b is not None and b_request is not None and self.explain.comparing():
             fn = prediction_in_a_and_b_job(loaded, request, b, b_request, method, layer)
@@ -275,8 +267,8 @@ class PredictionsView(ModelView):
                 self.ctx.show_error(exc, tb)
 
     def _cancel_explain(self) -> None:
-        if self._explain_pending:  # waiting for the predictions: stop waiting, leave them computing
-            self._explain_pending = False
+        if self.state.explain_pending:  # waiting for the predictions: stop waiting, leave them computing
+            self.state.explain_pending = False
             self.explain.show_cancelled()
             return
         if self.ctx is not None:
@@ -304,8 +296,8 @@ class PredictionsView(ModelView):
         self.explain.set_contrast(str(settings.get("contrast") or ""))
         if settings.get("second_choice"):
             self.explain.ask_second_choice()
-        self._explain_pending = bool(settings.get("explain"))
-        if self._explain_pending:
+        self.state.explain_pending = bool(settings.get("explain"))
+        if self.state.explain_pending:
             QTimer.singleShot(0, self._explain_if_asked)  # after the host has asked for the step's predictions
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -317,35 +309,34 @@ class PredictionsView(ModelView):
         return (state | {"contrast": contrast} if contrast.strip() else state), {}
 
     def _explain_if_asked(self) -> None:
-        if self._explain_pending and not self._busy and self.explain_request() is not None:
-            self._explain_pending = False
+        if self.state.explain_pending and not self.state.busy and self.explain_request() is not None:
+            self.state.explain_pending = False
             self.explain_selected()
 
     # ----------------------------------------------------- decoder actions
     def ids(self) -> list[int]:
         """The decoder prompt ids the candidates were computed for."""
-        return list(self._next["ids"]) if self._next else []
+        return self.state.shown_ids()
 
     def candidates(self) -> list:
-        return list(self._next["candidates"]) if self._next else []
+        return self.state.candidates()
 
     def accept(self, row: int = 0) -> None:
         """Append candidate ``row`` to the prompt ids; the text box shows them decoded."""
-        if not self._next or not 0 <= row < len(self._next["candidates"]):
-            return
-        ids = self._next["ids"] + [self._next["candidates"][row].id]
-        self._set_prompt(ids, self._next["texts"][row])
+        accepted = self.state.accepted(row)
+        if accepted is not None:
+            self._set_prompt(*accepted)
 
     def generate(self) -> None:
-        if not self._next or self.ctx is None or self._loaded is None:
+        if not self.state.next or self.ctx is None or self.state.loaded is None:
             return
-        loaded, ids = self._loaded, list(self._next["ids"])
+        loaded, ids = self.state.loaded, self.state.shown_ids()
         self.compute(Computation(("generate", tuple(ids)), lambda cancel: generate_more(loaded, ids, cancel),
                                         lambda result: self._set_prompt(*result),
                                         label=f"Generating {GENERATE_TOKENS} tokens…"))
 
     def _set_prompt(self, ids: list[int], text: str) -> None:
-        self._ids, self._ids_text = list(ids), text
+        self.state.keep_prompt(ids, text)
         if self.ctx is not None:
             self.ctx.set_text(text)  # the pause after typing recomputes...
         self.inputs_changed.emit()  # ...or, if the text did not change (a special token), this does

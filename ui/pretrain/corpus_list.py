@@ -25,7 +25,7 @@ FILE_FILTER = "Text corpora (*.txt *.jsonl);;All files (*)"
 
 def python_docs_path() -> Path:
     """The built-in corpus as a file in the cache folder (written the first time)."""
-    from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+    from lm_workbench.pretrain.for_views import python_docs_corpus
     from lm_workbench.paths import cache_dir
 
     return Path(python_docs_corpus(cache_dir() / "corpora"))

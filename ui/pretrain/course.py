@@ -18,6 +18,6 @@ COURSE_NOTE = ("Building the course models (Course models… shows each, its est
 
 def default_steps() -> int:
     """``TrainingConfig``'s default number of steps (for a run that does not set it)."""
-    from lm_workbench.engine.training.config import TrainingConfig
+    from lm_workbench.pretrain.for_views import TrainingConfig
 
     return TrainingConfig().steps

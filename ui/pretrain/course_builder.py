@@ -89,7 +89,7 @@ class CourseBuilder(QObject):
     def start(self, families: list[str], *, rebuild: bool = False) -> BuildPlan:
         """Build ``families`` (those already built at this version skipped unless ``rebuild``); the plan. A disk
         that will not hold them raises ``NotEnoughSpace`` before anything is recorded."""
-        from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+        from lm_workbench.pretrain.for_views import python_docs_corpus
         from lm_workbench.pretrain.course_models import course_root, estimated_bytes
         from lm_workbench.runs.disk_space import check_space
 

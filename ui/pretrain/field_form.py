@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
-from lm_workbench.engine.objectives.config_fields import ConfigField
+from lm_workbench.pretrain.for_views import ConfigField
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.config_editors import editor_value, set_editor_value
 

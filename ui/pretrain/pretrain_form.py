@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.training.config import TrainingConfig, training_config_fields
+from lm_workbench.pretrain.for_views import TrainingConfig, training_config_fields
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.job_bridge import JobBridge
 from lm_workbench.ui.pretrain.corpus_list import CorpusList

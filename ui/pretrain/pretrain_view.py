@@ -34,6 +34,7 @@ from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
 from lm_workbench.pretrain.job import submit_pretrain
 from lm_workbench.pretrain.speed_text import describe_speed
+from lm_workbench.pretrain.state import PretrainRunState
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
 STATUS_TEXT = {
@@ -78,11 +79,7 @@ class TrainingView(QWidget):
         self.services = ctx.run_services
         self.open_model = ctx.open_model
         self.course_models = ctx.course_models  # the window's CoursePart (None: a view built on its own)
-        self.run_id: int | None = None
-        self.run_params: dict[str, Any] = {}
-        self.last_progress: RunProgress | None = None
-        self.course_run: int | None = None  # the course model's run this tab follows
-        self._cancelling = False
+        self.state = PretrainRunState()
 
         self.form = TrainingForm()
         self.form.ready_changed.connect(lambda ready: self._update_buttons())
@@ -164,13 +161,13 @@ class TrainingView(QWidget):
         super().showEvent(event)
 
     # ----------------------------------------------------------------- API
-    @property
-    def status(self) -> str | None:
-        return self.last_progress.status if self.last_progress is not None else None
-
-    @property
-    def active(self) -> bool:
-        return self.status in ("queued", "running") or (self.run_id is not None and self.last_progress is None)
+    # the state's, by the names the window and tests read
+    run_id = property(lambda self: self.state.run_id)
+    run_params = property(lambda self: self.state.run_params)
+    last_progress = property(lambda self: self.state.last_progress)
+    course_run = property(lambda self: self.state.course_run)
+    status = property(lambda self: self.state.status)
+    active = property(lambda self: self.state.active)
 
     def start_run(self) -> int | None:
         """Submit the form's run; its id, or None (with the reason shown) when the form is incomplete."""
@@ -187,11 +184,9 @@ class TrainingView(QWidget):
 
     def follow(self, run_id: int, params: dict[str, Any]) -> None:
         """Show ``run_id`` (a pre-training run) live in the plot and the progress bar."""
-        self.run_id, self.run_params, self.last_progress = run_id, dict(params), None
-        self._cancelling = False
+        self.state.follow(run_id, params)
         self.plot.start(run_id)
-        title = params.get("name") or f"{params.get('family')} {params.get('objective')} ({params.get('preset')})"
-        self.title_label.setText(f"Run #{run_id}: {title}")
+        self.title_label.setText(self.state.title(run_id, params))
         self.status_label.setText("Starting a process: training a tokenizer and packing the corpus come first…")
         self.speed_label.setText("")
         self.progress_bar.setRange(0, 0)
@@ -208,7 +203,7 @@ class TrainingView(QWidget):
         else:
             self.services.lane.cancel(self.run_id, grace_s=CANCEL_GRACE_S)
         self.status_label.setText("Cancelling: the run saves a checkpoint and stops…")
-        self._cancelling = True
+        self.state.cancelling = True
         self._update_buttons()
 
     def open_in_views(self) -> None:
@@ -233,9 +228,9 @@ class TrainingView(QWidget):
 
     def _course_run_started(self, run_id: int, params: dict[str, Any]) -> None:
         """The course build started a model: follow it here unless a run of the user's own is being followed."""
-        if self.active and self.run_id != self.course_run:
+        if not self.state.follows_course_build():
             return
-        self.course_run = run_id
+        self.state.course_run = run_id
         self.message_bar.show_info(course.COURSE_NOTE, source="course")
         self.follow(run_id, params)
         self.run_submitted.emit(run_id)  # the runs browser lists it
@@ -251,9 +246,8 @@ class TrainingView(QWidget):
             self.plot.add_rows(rows)
 
     def _progress(self, run_id: int, progress: RunProgress) -> None:
-        if run_id != self.run_id:
+        if not self.state.report(run_id, progress):
             return
-        self.last_progress = progress
         if progress.step > 0 or progress.status not in ("queued", "running"):
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(progress.fraction * 1000))
@@ -265,14 +259,14 @@ class TrainingView(QWidget):
         if progress.eta_s is not None:
             parts.append(f"about {format_eta(progress.eta_s)} left")
         self.eta_label.setText(" · ".join(parts))
-        if progress.status == "running" and progress.step and not self._cancelling:
+        if self.state.shows_training():
             self.status_label.setText("Training. The curves follow the run; Cancel keeps a checkpoint.")
         self._update_buttons()
 
     def _ended(self, run_id: int, status: str) -> None:
         if run_id != self.run_id:
             return
-        error = self.last_progress.error if self.last_progress is not None else None
+        error = self.state.last_error()
         if status == "finished":
             folder = self.finished_model()
             self.status_label.setText(f"Finished. The model is in {folder}." if folder else "Finished.")
@@ -288,5 +282,5 @@ class TrainingView(QWidget):
         active = self.active
         self.start_button.setEnabled(self.form.ready and not active)
         self.course_button.setEnabled(self.course_models is not None)  # the dialog shows a build under way too
-        self.cancel_button.setEnabled(active and self.run_id is not None and not self._cancelling)
+        self.cancel_button.setEnabled(self.state.can_cancel)
         self.open_button.setEnabled(self.status == "finished" and self.finished_model() is not None)

@@ -29,6 +29,7 @@ from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.export import export_csv, suggest_filename
 from lm_workbench.probing.state import DEMO, ProbingState
 from lm_workbench.result_origin import ResultOrigin
+from lm_workbench.ui.view_kit.computing_view import ComputingView
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 
 TASK_DEMO = "Demo: Universal POS tags (400 sentences)"
@@ -37,7 +38,7 @@ CHOOSE = "Choose a file…"
 FROM_CACHE = "From the datasets cache…"
 
 
-class ProbingView(QWidget):
+class ProbingView(ComputingView, QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx = ctx
@@ -233,12 +234,8 @@ class ProbingView(QWidget):
                                        "STS data " + ("the demo pairs" if self.state.sts_data == DEMO
                                                          else display_name(self.state.sts_data)))
         self.origin_line.set_running("Probing every layer…")
-        self.ctx.jobs.run(execute_each(runs, loaded, self.ctx.run_services.path), self._done,
-                          step="sweep", label="Probing layers…", on_progress=self._progress,
-                          on_partial=self._partial, on_error=self._failed, on_cancelled=self._cancelled)
-
-    def cancel(self) -> None:
-        self.ctx.jobs.cancel()
+        self.start_task(execute_each(runs, loaded, self.ctx.run_services.path), step="sweep",
+                        label="Probing layers…")
 
     def _progress(self, report: Progress) -> None:
         self.progress.setRange(0, max(1, report.total))
@@ -247,7 +244,7 @@ class ProbingView(QWidget):
             self.progress.setFormat(report.message)
 
     def _partial(self, value: Any) -> None:
-        from lm_workbench.engine.probing.sweep import LayerResult, StsLayer
+        from lm_workbench.probing.for_views import LayerResult, StsLayer
 
         if isinstance(value, list):  # the scalar mix's weights so far
             self.state.set_mix(self._mix_label, value)
@@ -298,6 +295,10 @@ class ProbingView(QWidget):
 
     def _cancelled(self) -> None:
         self._idle("Cancelled; the layers done so far are shown.")
+
+    # the task's hooks (ComputingView): this view's own handlers
+    on_task_progress, on_partial_result, on_done = _progress, _partial, _done
+    on_exception, on_cancelled = _failed, _cancelled
 
     # -- presets and workspaces ------------------------------------------------------------------------
     # what a lecture step or a workspace may set here (apply_preset_step takes them, preset_state reports them)
@@ -381,7 +382,7 @@ class ProbingView(QWidget):
 
 def _read_line(what: str, result: Any) -> list[str]:
     """``Task file: read 1,498 rows, skipped 2 (first: line 17: ...)`` from a result's read report."""
-    from lm_workbench.engine.data.rows import ReadReport
+    from lm_workbench.probing.for_views import ReadReport
 
     read = getattr(result, "read", None)
     return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []

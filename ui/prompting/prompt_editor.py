@@ -117,9 +117,9 @@ class PromptEditor(QWidget):
         """"pos: great → great · good → good" per label, in the loaded model's tokens."""
         if self._loaded is None:
             return "Load a model to see how its tokenizer splits each answer."
-        from lm_workbench.engine.prompting.scoring import answer_tokenizations, check_model_for
-        from lm_workbench.engine.prompting.template import Template
-        from lm_workbench.engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.prompting.for_views import answer_tokenizations, check_model_for
+        from lm_workbench.prompting.for_views import Template
+        from lm_workbench.prompting.for_views import Verbalizer
 
         s = self.state
         template = Template(s.template, s.mode) if not s.template_problems() else Template("It was [z]", s.mode)

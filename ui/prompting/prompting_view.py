@@ -40,7 +40,7 @@ PAGES = ("Score", "Evaluate", "Few-shot", "Generate")
 
 def mode_for(loaded: Any) -> str:
     """cloze for a masked LM, prefix for a left-to-right LM or an encoder-decoder."""
-    from lm_workbench.engine.models.families import Family
+    from lm_workbench.models.for_views import Family
 
     return "cloze" if loaded is None or loaded.family is Family.ENCODER else "prefix"
 
@@ -50,9 +50,9 @@ def model_note(loaded: Any, mode: str, n_labels: int | None) -> tuple[str, str]:
     for prompting to work ("" when none is needed)."""
     if loaded is None:
         return "Load a model: prompts are scored by the loaded model.", "info"
-    from lm_workbench.engine.prompting.model_check import small_model_note
-    from lm_workbench.engine.prompting.scoring import check_model_for
-    from lm_workbench.engine.prompting.template import Template
+    from lm_workbench.prompting.for_views import small_model_note
+    from lm_workbench.prompting.for_views import check_model_for
+    from lm_workbench.prompting.for_views import Template
 
     try:
         check_model_for(loaded, Template("[x] [z]", mode))
@@ -159,7 +159,7 @@ class PromptingView(QWidget):
         return text
 
     def _label_count(self) -> int | None:
-        from lm_workbench.engine.prompting.verbalizer import Verbalizer
+        from lm_workbench.prompting.for_views import Verbalizer
 
         try:
             return len(Verbalizer.parse(self.state.verbalizer).labels)
@@ -168,7 +168,7 @@ class PromptingView(QWidget):
 
     @staticmethod
     def _can_generate(loaded: Any) -> bool:
-        from lm_workbench.engine.models.families import Family
+        from lm_workbench.models.for_views import Family
 
         return loaded.family in (Family.DECODER, Family.ENCODER_DECODER)
 

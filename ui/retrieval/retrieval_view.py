@@ -146,14 +146,14 @@ class RetrievalView(QWidget):
         self.state.events.evaluation_changed.connect(self._show_evaluation)
         self.state.events.corpus_changed.connect(self._corpus_changed)
         self.ctx.model_changed.connect(self._model_changed)
-        self.ctx.compared_changed.connect(self._compared_changed)
+        self.ctx.model_b_changed.connect(self._model_b_changed)
         self._update_titles()
 
     # -- model B -------------------------------------------------------------------------------------
     def model_b_split(self) -> QWidget:
         return self.ab
 
-    def _compared_changed(self, b: Any) -> None:
+    def _model_b_changed(self, b: Any) -> None:
         self.state.set_index_b(None)
         self._update_titles()
         self._check_origins()
@@ -168,7 +168,7 @@ class RetrievalView(QWidget):
                                  "(from the cache when it was indexed before).")
 
     def _update_titles(self) -> None:
-        a, b = self.ctx.loaded, self.ctx.compared
+        a, b = self.ctx.loaded, self.ctx.model_b
         name_a = spec_label(a.info.spec) if a is not None else ""
         self.ab.set_models(name_a, spec_label(b.info.spec) if b is not None else None)
         self.hits_a.set_title("" if b is not None else f"Model: {name_a}" if name_a else "Model")  # B: the split's
@@ -306,7 +306,7 @@ class RetrievalView(QWidget):
                   "Indexing the corpus…")
 
     def _index_b(self, then: Callable[[], None] | None) -> None:
-        b, corpus = self.ctx.compared, self.state.corpus
+        b, corpus = self.ctx.model_b, self.state.corpus
         if b is None or self.state.index_for(b, effective_pooling(b, self.state.pooling), "b") is not None:
             if then is not None:
                 then()
@@ -323,7 +323,7 @@ class RetrievalView(QWidget):
 
     def _indexed(self) -> bool:
         """Whether A's index (and B's, when comparing) and BM25's are the current model's and pooling's."""
-        st, b = self.state, self.ctx.compared
+        st, b = self.state, self.ctx.model_b
         if st.corpus is None or st.bm25 is None or st.index_for(self.ctx.loaded, self._pooling_a()) is None:
             return False
         return b is None or st.index_for(b, effective_pooling(b, st.pooling), "b") is not None
@@ -345,7 +345,7 @@ class RetrievalView(QWidget):
             self.index(lambda: self.search(query, then))
             return
         st = self.state
-        loaded, b, k = self.ctx.loaded, self.ctx.compared, st.k
+        loaded, b, k = self.ctx.loaded, self.ctx.model_b, st.k
         dense, dense_b, bm25 = st.dense, st.dense_b if b is not None else None, st.bm25
 
         origin = ResultOrigin.of(loaded, self._hits_key(query), self._hits_summary(query))
@@ -370,7 +370,7 @@ class RetrievalView(QWidget):
         if not self._indexed():
             self.index(self.evaluate)
             return
-        loaded, b = self.ctx.loaded, self.ctx.compared
+        loaded, b = self.ctx.loaded, self.ctx.model_b
         data, params, store = st.beir, st.bm25_params(), self.ctx.run_services.path
         pooling, pooling_b = st.dense.pooling, st.dense_b.pooling if b is not None and st.dense_b else None
 
@@ -390,7 +390,7 @@ class RetrievalView(QWidget):
     def _metrics_key(self) -> tuple:
         st = self.state
         return (st.corpus_source, st.corpus.digest if st.corpus is not None else None, st.pooling,
-                (st.bm25_k1, st.bm25_b, st.bm25_method), model_identity(self.ctx.compared))
+                (st.bm25_k1, st.bm25_b, st.bm25_method), model_identity(self.ctx.model_b))
 
     def _hits_key(self, query: str) -> tuple:
         return self._metrics_key() + (query, self.state.k)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.merge_math import DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS
+from lm_workbench.finetune.for_views import DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS
 from lm_workbench.ui import theme
 from lm_workbench.finetune.merge_run import MergeSpec, default_out_dir
 

@@ -43,6 +43,7 @@ from lm_workbench.export import export_csv, suggest_filename
 from lm_workbench.faults import describe, user_line
 from lm_workbench.compare.model_b import run_model_folder
 from lm_workbench.runs.kinds import resume_params, run_kind
+from lm_workbench.runs.state import RunsState
 
 REFRESH_MS = 1000
 UNDO_S = 10
@@ -88,10 +89,7 @@ class RunsBrowser(QWidget):
         self.compare_with = ctx.compare_with  # load a finished run's model as model B
         self.jobs = ctx.jobs
         self.merge_dialog: Any = None  # the open Merge… dialog, if any
-        self.pending_delete: list[int] = []
-        self._runs: dict[int, dict[str, Any]] = {}
-        self._final_summaries: dict[int, dict[str, float]] = {}
-        self._notice_shown = False
+        self.state = RunsState()
         self.message_bar = MessageBar()
         self.model = RunTableModel(self)
         self.proxy = RunSortProxy(self)
@@ -236,32 +234,22 @@ class RunsBrowser(QWidget):
             return
         try:
             store, reader = self.services.store, self.services.reader
-            runs = [r for r in store.list_runs() if r["id"] not in self.pending_delete]
+            runs = self.state.visible(store.list_runs())
         except (OSError, sqlite3.Error, WorkbenchError) as exc:  # the store's fault: one line, polling stops
             self.refresh_timer.stop()
             log.warning("the Runs tab cannot read the run store", exc_info=exc)
             self.message_bar.show_error(user_line(exc), source="store")
             return
-        if store.notice and not self._notice_shown:  # set aside and rebuilt, or read-only: said once
-            self._notice_shown = True
+        if self.state.take_notice(store.notice):  # set aside and rebuilt, or read-only: said once
             self.message_bar.show_warning(store.notice, source="store")
         elif self.message_bar.source() == "store" and self.message_bar.level() == "error":
             self.message_bar.clear("store")
-        self._runs = {r["id"]: r for r in runs}
-        stale = [r["id"] for r in runs
-                 if r["id"] not in self._final_summaries or r["status"] in ("queued", "running")]
-        fresh = reader.summaries(stale) if stale else {}
         now = time.time()
-        rows = []
-        for run in runs:
-            summary = fresh.get(run["id"], self._final_summaries.get(run["id"], {}))
-            if run["status"] not in ("queued", "running"):
-                self._final_summaries[run["id"]] = summary
-            rows.append(table_row(run, summary, now))
+        rows = [table_row(run, summary, now) for run, summary in self.state.update(runs, reader.summaries)]
         selected = self.selected_run_ids()
         if self.model.set_runs(rows):
             self._fit_columns()
-            self.select_runs([i for i in selected if i in self._runs])
+            self.select_runs([i for i in selected if i in self.state.runs])
         else:
             self.overlay.update_data(reader)
             self._show_detail()
@@ -300,13 +288,13 @@ class RunsBrowser(QWidget):
         self._selection_changed()
 
     def run(self, run_id: int) -> dict[str, Any]:
-        return self._runs[run_id]
+        return self.state.runs[run_id]
 
     def _selection_changed(self) -> None:
         ids = self.selected_run_ids()
-        labels = [(i, self._runs[i].get("name") or self._runs[i].get("kind") or "") for i in ids if i in self._runs]
+        labels = [(i, self.state.runs[i].get("name") or self.state.runs[i].get("kind") or "") for i in ids if i in self.state.runs]
         self.overlay.set_runs(labels, self.services.reader)
-        pair = [self._runs[i] for i in ids[:2] if i in self._runs]
+        pair = [self.state.runs[i] for i in ids[:2] if i in self.state.runs]
         if len(pair) == 2:
             self.diff.show_pair(pair[0], pair[1])
         else:
@@ -316,13 +304,13 @@ class RunsBrowser(QWidget):
 
     def _show_detail(self) -> None:
         ids = self.selected_run_ids()
-        if not self._runs:
+        if not self.state.runs:
             self.detail.setText(NO_RUNS_HINT)
             return
-        if len(ids) != 1 or ids[0] not in self._runs:
+        if len(ids) != 1 or ids[0] not in self.state.runs:
             self.detail.setText(f"{len(ids)} runs selected." if ids else "")
             return
-        run = self._runs[ids[0]]
+        run = self.state.runs[ids[0]]
         text = f"Run #{run['id']} · {run['kind']} · {run['status']}"
         if run.get("error"):
             text += f" — {run['error']}"
@@ -334,7 +322,7 @@ class RunsBrowser(QWidget):
         self.again_button.setEnabled(one)
         self.resume_button.setEnabled(one and self._resume_params(ids[0]) is not None)
         self.cli_button.setEnabled(one)
-        self.compare_button.setEnabled(one and ids[0] in self._runs and run_model_folder(self._runs[ids[0]]) is not None)
+        self.compare_button.setEnabled(one and ids[0] in self.state.runs and run_model_folder(self.state.runs[ids[0]]) is not None)
         self.merge_button.setEnabled(bool(ids) and self._merge_folders(ids) is not None)
         self.delete_button.setEnabled(bool(ids))
 
@@ -343,7 +331,7 @@ class RunsBrowser(QWidget):
         """The output folders of the selected runs when every one is a finished fine-tuning (or merge) run."""
         folders = []
         for run_id in ids:
-            run = self._runs.get(run_id)
+            run = self.state.runs.get(run_id)
             out = (run.get("params") or {}).get("out_dir") if run else None
             if run is None or run["kind"] not in ("finetune", "finetune-merge") or run["status"] != "finished" \
                     or not out:
@@ -359,7 +347,7 @@ class RunsBrowser(QWidget):
         folders = self._merge_folders(ids) if ids else None
         if folders is None:
             return None
-        labels = [f"#{i} {self._runs[i].get('name') or ''} — {folder}" for i, folder in zip(ids, folders)]
+        labels = [f"#{i} {self.state.runs[i].get('name') or ''} — {folder}" for i, folder in zip(ids, folders)]
         dialog = MergeDialog(folders, labels, self)
         dialog.accepted.connect(lambda: self.start_merge(dialog))
         self.merge_dialog = dialog
@@ -403,7 +391,7 @@ class RunsBrowser(QWidget):
     def compare_selected(self) -> str | None:
         """Load the selected finished run's model as model B; its folder, or None."""
         ids = self.selected_run_ids()
-        folder = run_model_folder(self._runs[ids[0]]) if len(ids) == 1 and ids[0] in self._runs else None
+        folder = run_model_folder(self.state.runs[ids[0]]) if len(ids) == 1 and ids[0] in self.state.runs else None
         if folder is not None:
             self.compare_with(folder)
         return folder
@@ -411,7 +399,7 @@ class RunsBrowser(QWidget):
     def cli_command(self, run_id: int) -> str:
         """The command line that repeats a run: from its kind, else (an unknown kind, or settings this version
         cannot read) the one stored with it."""
-        run = self._runs[run_id]
+        run = self.state.runs[run_id]
         kind = run_kind(run["kind"])
         if kind is not None:
             try:
@@ -442,7 +430,7 @@ class RunsBrowser(QWidget):
         ids = self.selected_run_ids()
         if len(ids) != 1:
             return None
-        run = self._runs[ids[0]]
+        run = self.state.runs[ids[0]]
         kind = run_kind(run["kind"])
         if kind is None:
             self.message_bar.show_error(f"This version cannot run a {run['kind']!r} run again.", source="again")
@@ -462,7 +450,7 @@ class RunsBrowser(QWidget):
         return new_id
 
     def _resume_params(self, run_id: int) -> dict[str, Any] | None:
-        run = self._runs.get(run_id)
+        run = self.state.runs.get(run_id)
         kind = run_kind(run["kind"]) if run else None
         return resume_params(kind, run) if kind is not None else None
 
@@ -472,7 +460,7 @@ class RunsBrowser(QWidget):
         params = self._resume_params(ids[0]) if len(ids) == 1 else None
         if params is None:
             return None
-        run = self._runs[ids[0]]
+        run = self.state.runs[ids[0]]
         kind = run_kind(run["kind"])
         try:
             new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
@@ -491,15 +479,15 @@ class RunsBrowser(QWidget):
     def delete_selected(self) -> list[int]:
         """Hide the selected runs now; delete them from the store when Undo is not pressed in time."""
         ids = self.selected_run_ids()
-        active = [i for i in ids if self._runs[i]["status"] in ("queued", "running")]
-        if active:
-            self.message_bar.show_error(f"Run #{active[0]} is still {self._runs[active[0]]['status']}: cancel it "
+        active = self.state.first_active(ids)
+        if active is not None:
+            self.message_bar.show_error(f"Run #{active} is still {self.state.runs[active]['status']}: cancel it "
                                         "in the Pre-train tab first.", source="delete")
             return []
         if not ids:
             return []
         self.commit_deletes()  # an earlier deletion is final once another starts
-        self.pending_delete = ids
+        self.state.hide(ids)
         names = ", ".join(f"#{i}" for i in ids)
         self.undo_label.setText(f"Deleted run{'s' if len(ids) > 1 else ''} {names} (files on disk are kept).")
         self.undo_bar.show()
@@ -509,7 +497,7 @@ class RunsBrowser(QWidget):
 
     def undo_delete(self) -> None:
         self.undo_timer.stop()
-        restored, self.pending_delete = self.pending_delete, []
+        restored = self.state.undo()
         self.undo_bar.hide()
         self.refresh()
         self.select_runs(restored)
@@ -517,13 +505,13 @@ class RunsBrowser(QWidget):
     def commit_deletes(self) -> None:
         """Remove the hidden runs from the store now."""
         self.undo_timer.stop()
-        ids, self.pending_delete = self.pending_delete, []
+        ids = self.state.take_deletes()
         self.undo_bar.hide()
         if ids and not self.services.closed:
             try:
                 for run_id in ids:
                     self.services.store.delete_run(run_id)
-                    self._final_summaries.pop(run_id, None)
+                    self.state.forget(run_id)
             except (WorkbenchError, OSError, sqlite3.Error) as exc:  # a read-only or failing store
                 log.warning("could not delete runs %s", ids, exc_info=exc)
                 self.message_bar.show_error(f"Could not delete the runs: {user_line(exc)}", source="store")

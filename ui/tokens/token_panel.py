@@ -1,6 +1,6 @@
 """The Tokens tab: a one-line summary, a truncation banner and the token view.
 
-When a model B is compared (the model panel's "Compare with…") the text's tokens under B's tokenizer show
+The tab's state is a Qt-free ``lm_workbench.tokens.state.TokensState``; the panel draws it. When a model B is compared (the model panel's "Compare with…") the text's tokens under B's tokenizer show
 beside A's (A | B), tokenized off the Qt thread as the window tokenizes for A.
 """
 
@@ -16,6 +16,7 @@ from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.compare.jobs import tokenize_b
+from lm_workbench.tokens.state import TokensState
 
 
 def _swatch(colors: theme.Chip, label: str) -> str:
@@ -36,12 +37,15 @@ def legend() -> str:
 
 
 class TokenPanel(QWidget):
+    """A view of a ``lm_workbench.tokens.state.TokensState``: the panel writes the window's tokens into the state
+    and draws what the state's events say."""
+
     def __init__(self, ctx: ViewContext, parent: QWidget | None = None):
         super().__init__(parent)
+        self.state = TokensState()
         ctx.tokens_changed.connect(self.show_tokens)  # the window tokenizes the text box for every view
-        ctx.compared_changed.connect(lambda _b: self._update_b())
+        ctx.model_b_changed.connect(lambda _b: self._update_b())
         self.ctx = ctx
-        self._tt: TokenizedText | None = None  # A's tokens (B's are computed from its text and pair)
         self.view = TokenView()
         self.view_b = TokenView()  # model B's tokens of the same text, while comparing
         self.summary = QLabel()
@@ -71,33 +75,15 @@ class TokenPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
         layout.addWidget(self.split, 1)
+        self.state.events.tokens_changed.connect(self._show_tokens)
+        self.state.events.b_changed.connect(self._show_b)
         self.set_tokenized(None)
 
     def set_tokenized(self, tt: TokenizedText | None) -> None:
-        self.view.set_tokenized(tt)
-        self._tt = tt if tt is not None and len(tt) else None
-        self._update_b()
-        if tt is None or not len(tt):
-            self._counts = ""
-            self.summary.setText(legend())
-            self.banner.hide()
-            return
-        words = sum(1 for g in tt.word_groups() if not tt.special[g[0]])
-        special = sum(tt.special)
-        split = sum(1 for g in tt.word_groups() if len(g) > 1)
-        counts = f"<b>{len(tt)}</b> tokens &nbsp;·&nbsp; {words} words ({split} split into subwords)"
-        if special:
-            counts += f" &nbsp;·&nbsp; {special} special"
-        self._counts = counts
-        self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {legend()}")
-        message = tt.truncation_message
-        self.banner.setVisible(bool(message))
-        if message:
-            self.banner.setText("⚠ Truncated: " + message + ".")
+        self.state.set_tokenized(tt)
 
     def show_hint(self, text: str) -> None:
-        self.set_tokenized(None)
-        self.view.show_hint(text)
+        self.state.show_hint(text)
 
     def show_tokens(self, value: TokenizedText | str) -> None:
         """The window's tokens of the text box, or a hint (a str) when there are none."""
@@ -112,35 +98,62 @@ class TokenPanel(QWidget):
     def export_widget(self) -> QWidget:
         return self.split if self.split.comparing() else self.view
 
+    # ------------------------------------------------------------- showing
+    def _show_tokens(self) -> None:
+        st = self.state
+        if st.hint:
+            self.view.show_hint(st.hint)
+        else:
+            self.view.set_tokenized(st.tokenized)
+        self._show_summary()
+        banner = st.banner()
+        self.banner.setVisible(banner is not None)
+        if banner is not None:
+            self.banner.setText(banner)
+        self._update_b()
+
+    def _counts_html(self) -> str:
+        c = self.state.counts()
+        if c is None:
+            return ""
+        counts = f"<b>{c.tokens}</b> tokens &nbsp;·&nbsp; {c.words} words ({c.split} split into subwords)"
+        return counts + (f" &nbsp;·&nbsp; {c.special} special" if c.special else "")
+
     # -------------------------------------------------------------- model B
     def _update_b(self) -> None:
         """Model B's tokens of A's text (in the background), or the B column hidden when not comparing."""
-        b, a = self.ctx.compared, self.ctx.loaded
+        b, a = self.ctx.model_b, self.ctx.loaded
         self.split.set_models(spec_label(a.info.spec) if a is not None else "",
                               spec_label(b.info.spec) if b is not None else None)
         if b is None:
             self.view_b.show_hint("")
             return
-        tt = self._tt
-        if tt is None:
+        asked = self.state.b_request()
+        if asked is None:
             self.view_b.show_hint(self.view.hint() or "")
             return
-        text, pair = tt.text, tt.pair
+        text, pair = asked
         self.view_b.show_hint("Tokenizing with model B…")
-        self.ctx.jobs.run(lambda cancel: tokenize_b(b, text, pair, cancel), self._show_b, step="tokens-b",
+        self.ctx.jobs.run(lambda cancel: tokenize_b(b, text, pair, cancel), self.state.set_b, step="tokens-b",
                           when_idle=True, on_cancelled=self._update_b)
 
-    def _show_b(self, tt: TokenizedText) -> None:
+    def _show_b(self) -> None:
+        tt = self.state.tokenized_b
+        if tt is None:
+            return
         self.view_b.set_tokenized(tt)
-        b = self.ctx.compared
+        b = self.ctx.model_b
         if b is not None:
-            self.split.title_b.setText(f"B: {spec_label(b.info.spec)} · {len(tt)} tokens")
+            self.split.title_b.setText(self.state.b_title(spec_label(b.info.spec)))
 
     def _restyle(self) -> None:
         t = theme.current()
         padding = t.metrics.banner_padding
         self.banner.setStyleSheet(theme.banner_css("QLabel#truncationBanner", t.colours.warning, padding))
-        counts = getattr(self, "_counts", "")
+        self._show_summary()
+
+    def _show_summary(self) -> None:
+        counts = self._counts_html() if hasattr(self, "state") else ""
         self.summary.setText(f"{counts} &nbsp;&nbsp;&nbsp; {legend()}" if counts else legend())
 
     def banner_text(self) -> str | None:

@@ -6,7 +6,7 @@
 - ``ExportableView``: File > Export saves ``export_widget()`` instead of the whole tab.
 - ``ClosableView``: ``shutdown()`` stops the view's own threads or timers when the window closes.
 - ``ModelBView``: the view shows model B beside A while two models are compared (Compare): ``model_b_split()``
-  is its one B column (``lm_workbench.ui.widgets.model_b_split.ModelBSplit``), which it fills from ``ctx.compared``.
+  is its one B column (``lm_workbench.ui.widgets.model_b_split.ModelBSplit``), which it fills from ``ctx.model_b``.
 
 ``check_view_class`` runs when an entry is registered: a class with part of an ability (keys without
 ``apply_preset_step``, say) or a method whose name is a hook's misspelt (``apply_preset_steps``,

@@ -61,11 +61,11 @@ class Computation:
     on_partial: Callable[[Any], None] | None = None  # GUI thread, each ``Partial`` value it yields
 
 
-def paired(comp: Computation, compared: Any, fn_b: Callable[[CancelToken], Any],
+def paired(comp: Computation, model_b: Any, fn_b: Callable[[CancelToken], Any],
            on_done_b: Callable[[Any], None]) -> Computation:
     """``comp`` for model A followed, in the same job, by ``fn_b`` for model B (``compared``); B's result goes
     to ``on_done_b``. Without a model B, ``comp`` itself."""
-    if compared is None:
+    if model_b is None:
         return comp
 
     def both(cancel: CancelToken) -> Any:
@@ -82,7 +82,7 @@ def paired(comp: Computation, compared: Any, fn_b: Callable[[CancelToken], Any],
         comp.on_done(result[0])
         on_done_b(result[1])
 
-    return Computation(key=(comp.key, "B", id(compared), compared.info.spec), fn=both, on_done=done,
+    return Computation(key=(comp.key, "B", id(model_b), model_b.info.spec), fn=both, on_done=done,
                        label=comp.label, on_progress=comp.on_progress, on_partial=comp.on_partial)
 
 
@@ -101,7 +101,7 @@ class ModelView(QWidget):
     def attach(self, ctx: ViewContext, compute: Callable[[Computation], None]) -> None:
         """Called once by the host: the view's context and how to run a computation now."""
         self.ctx, self._compute = ctx, compute
-        ctx.compared_changed.connect(self.inputs_changed)  # model B came or went: ask again (the key says)
+        ctx.model_b_changed.connect(self.inputs_changed)  # model B came or went: ask again (the key says)
 
     def compute(self, comp: Computation) -> None:
         """Run ``comp`` now (e.g. on a button press); a newer request replaces it."""

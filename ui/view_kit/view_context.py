@@ -1,7 +1,7 @@
 """What a view may use of the window: the narrow ``ViewContext`` every view factory receives.
 
 A view never sees the window. Its context offers the loaded model and its
-changes (and model B, ``compared``, when comparing two models), the settings, jobs with progress, partial results and cancel
+changes (and model B, ``model_b``, when comparing two models), the settings, jobs with progress, partial results and cancel
 (``ctx.jobs``, a ``lm_workbench.ui.view_kit.view_jobs.ViewJobs`` of its own), messages and the
 status line, opening or registering a model, the long-run services (one
 lane, the run store) and, for views that declare the ``text`` input, the
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from lm_workbench.ui.view_kit.view_identity import ViewIdentity
 from lm_workbench.ui.view_kit.view_jobs import ViewJobs
 
 if TYPE_CHECKING:
     from lm_workbench.ui.view_kit.job_bridge import JobBridge
-    from lm_workbench.ui.view_kit.view_entry import ViewEntry
     from lm_workbench.settings import Settings
 
 
@@ -42,7 +42,7 @@ class Shell:
     set_text: Callable[[str], None]
     persist: bool = True  # settings changes are saved (False in tests)
     clicker: Any = None  # the window's lm_workbench.clicker.Clicker (Next/Previous), if any
-    compared: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
+    model_b: Callable[[], Any] = lambda: None  # model B (a LoadedModel) shown beside A, or None
     compare_with: Callable[[str], None] = lambda spec: None  # load a spec as model B
     tokenized: Callable[[], Any] = lambda: None  # the text box's TokenizedText with the loaded model, or None
     course_models: Any = None  # the window's lm_workbench.ui.window.course_part.CoursePart (its builder, dialog)
@@ -53,9 +53,9 @@ class ViewContext(QObject):
 
     model_changed = Signal(object)  # the newly loaded LoadedModel
     tokens_changed = Signal(object)  # the text box's TokenizedText, or a hint (str) when there are none
-    compared_changed = Signal(object)  # model B (a LoadedModel) was loaded, or None: no longer comparing
+    model_b_changed = Signal(object)  # model B (a LoadedModel) was loaded, or None: no longer comparing
 
-    def __init__(self, shell: Shell, entry: ViewEntry, parent: QObject | None = None):
+    def __init__(self, shell: Shell, entry: ViewIdentity, parent: QObject | None = None):
         super().__init__(parent)
         self._shell = shell
         self.entry = entry
@@ -76,9 +76,9 @@ class ViewContext(QObject):
         self._shell.open_model(spec)
 
     @property
-    def compared(self) -> Any:
+    def model_b(self) -> Any:
         """Model B (a ``LoadedModel``) that views show beside the loaded model on the same text, or None."""
-        return self._shell.compared()
+        return self._shell.model_b()
 
     def compare_with(self, spec: str) -> None:
         """Load ``spec`` as model B (a run's output: "Compare with this")."""

@@ -47,7 +47,7 @@ class LoadedModels:
     loading: Callable[[], bool]  # a load (A's or B's) is under way
     load: Callable[[str], None]  # load a spec as model A
     ready: SignalInstance  # emits the LoadedModel when A's load finishes
-    compared: Callable[[], Any]  # model B, a LoadedModel, or None
+    model_b: Callable[[], Any]  # model B, a LoadedModel, or None
     compare_with: Callable[[str], None]  # load a spec as model B (after A's load when one is under way)
     stop_comparing: Callable[[], None]
 

@@ -197,9 +197,9 @@ class AttributionPanel(QWidget):
         if explanation.attribution.contrast is not None:  # the second choice, written where it can be changed
             self.contrast_edit.setText(explanation.attribution.contrast)
 
-    def show_model_b(self, counterpart: Any) -> None:
+    def show_model_b(self, model_b: Any) -> None:
         """Show model B's side (an ``lm_workbench.engine.attribution.counterpart.Counterpart``) beside A's explanation."""
-        explanation, note = counterpart.explanation, counterpart.note
+        explanation, note = model_b.explanation, model_b.note
         if explanation is None:
             self.summary_b.setText(html.escape(note))
             self.strip_b.clear()

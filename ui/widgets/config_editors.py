@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
-from lm_workbench.engine.objectives.config_fields import ConfigField
+from lm_workbench.pretrain.for_views import ConfigField
 
 
 def editor_value(editor: QWidget, spec: ConfigField) -> Any:

@@ -23,7 +23,7 @@ class CachedDatasetDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        from lm_workbench.engine.data.hub_datasets import cached_datasets, datasets_cache
+        from lm_workbench.models.for_views import cached_datasets, datasets_cache
 
         self.setWindowTitle("From the datasets cache")
         self.tree = QTreeWidget()
@@ -74,7 +74,7 @@ def display_name(source: str) -> str:
     """How a chooser shows a data source: a file by its name, a dataset by its whole reference."""
     from pathlib import Path
 
-    from lm_workbench.engine.data.hub_datasets import looks_like_dataset
+    from lm_workbench.models.for_views import looks_like_dataset
 
     return source if looks_like_dataset(source) else Path(source).name
 

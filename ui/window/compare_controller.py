@@ -1,7 +1,7 @@
 """Model B beside model A: "Compare with…" in the model panel, its load off the Qt thread, "Stop comparing".
 
 ``CompareController`` owns the Qt-free ``lm_workbench.compare.model_b.ModelB`` and runs B's load on the
-window's interactive lane (the same load job as A's). It emits ``compared_changed`` (B's ``LoadedModel`` or
+window's interactive lane (the same load job as A's). It emits ``model_b_changed`` (B's ``LoadedModel`` or
 None), which the view host passes to every view's context. ``ComparePanel`` is its part of the model panel: a
 field for a hub id or folder with a Compare button, the recent models, what B is, and Stop comparing.
 """
@@ -81,7 +81,7 @@ class ComparePanel(QGroupBox):
 
 
 class CompareController(QObject):
-    compared_changed = Signal(object)  # model B (a LoadedModel) or None
+    model_b_changed = Signal(object)  # model B (a LoadedModel) or None
 
     def __init__(self, bridge: Any, settings: Any, *, a_loading: Callable[[], bool], status: Callable[[str], None],
                  show_error: Callable[[BaseException, str], None], parent: QObject | None = None):
@@ -94,7 +94,7 @@ class CompareController(QObject):
         self.panel.set_recent(settings.recent_models)
         self.panel.compare_requested.connect(self.load)
         self.panel.stop_requested.connect(self.stop)
-        self.state.events.compared_changed.connect(self.compared_changed.emit)
+        self.state.events.model_b_changed.connect(self.model_b_changed.emit)
         self.state.events.loading_changed.connect(lambda _spec: self._show_state())
 
     @property

@@ -68,7 +68,7 @@ from lm_workbench.settings import Settings, load_settings, save_settings
 from lm_workbench.clicker import Clicker
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.models.loading import LoadedModel
+    from lm_workbench.models.for_views import LoadedModel
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class MainWindow(FolderDrop, QMainWindow):
         self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
                                                 self.presentation, self.status.say, self.actions_.view_menu,
                                                 parent=self)
-        self.compare.compared_changed.connect(self.view_host.compared_changed)
+        self.compare.model_b_changed.connect(self.view_host.model_b_changed)
         self.course.builder.moved_on.connect(self.view_host.course_models_changed)  # views waiting for a model
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())
         self._connect()
@@ -216,7 +216,7 @@ class MainWindow(FolderDrop, QMainWindow):
             clear_message=self.message_bar.clear, status=self.status.set_message,  # keyed by the view
             open_model=self.open_model, register_model=self.register_model,
             text=self.text_input.text, set_text=lambda text: self.text_input.set_text(text, self.text_input.pair()),
-            persist=self.persist, clicker=self.clicker, compared=lambda: self.compare.loaded,
+            persist=self.persist, clicker=self.clicker, model_b=lambda: self.compare.loaded,
             compare_with=self.compare.load, tokenized=lambda: self.tokenized, course_models=self.course,
         )
 
@@ -230,7 +230,7 @@ class MainWindow(FolderDrop, QMainWindow):
         )
         self.loaded_models = LoadedModels(
             loaded=lambda: self.loaded, loading=lambda: self.loading, load=self.load_model, ready=self.model_ready,
-            compared=lambda: self.compare.loaded, compare_with=self.compare.load_after_a,
+            model_b=lambda: self.compare.loaded, compare_with=self.compare.load_after_a,
             stop_comparing=self.compare.stop,
         )
         self.text_box = TextBox(text=self.text_input.text, pair=self.text_input.pair, set_text=self.text_input.set_text)
@@ -473,7 +473,7 @@ class MainWindow(FolderDrop, QMainWindow):
         """Put a UTF-8 text file's contents in the text box (a bad file shows an error)."""
         from PySide6.QtWidgets import QFileDialog
 
-        from lm_workbench.engine.text_input import read_text_file
+        from lm_workbench.models.for_views import read_text_file
 
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Open text file", "", "Text (*.txt *.md);;All files (*)")

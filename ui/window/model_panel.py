@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
-from lm_workbench.engine.models.memory import format_bytes
+from lm_workbench.models.for_views import format_bytes
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import format_count, spec_label
 
 if TYPE_CHECKING:
-    from lm_workbench.engine.models.loading import ModelInfo
+    from lm_workbench.models.for_views import ModelInfo
 
 FIELDS = (
     ("model", "Model"),

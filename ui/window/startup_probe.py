@@ -46,7 +46,7 @@ def attach(window, app, launched: float) -> None:
         if window.loaded is not None and window.tokenized is not None:
             timer.stop()
             mark("tokens_shown_s")
-            from lm_workbench.engine.analysis import encode
+            from lm_workbench.models.for_views import encode
 
             encode(window.loaded, SENTENCE, attentions=True)
             mark("encoded_s")

@@ -141,10 +141,10 @@ class ViewHost(QObject):
         for ctx in self._contexts.values():
             ctx.model_changed.emit(loaded)
 
-    def compared_changed(self, compared: Any) -> None:
+    def model_b_changed(self, model_b: Any) -> None:
         """Tell every view that model B was loaded (or dropped: None)."""
         for ctx in self._contexts.values():
-            ctx.compared_changed.emit(compared)
+            ctx.model_b_changed.emit(model_b)
 
     def show_tokens(self, value: Any) -> None:
         """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them."""

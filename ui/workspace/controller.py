@@ -64,9 +64,9 @@ class WorkspaceController(QObject):
         loaded = s.models.loaded()
         if loaded is not None:
             ws.model = portable_spec(loaded.info.spec, loaded.info.folder, installed_course_models())
-        compared = s.models.compared()
-        if compared is not None:
-            ws.compared = portable_spec(compared.info.spec, compared.info.folder, installed_course_models())
+        model_b = s.models.model_b()
+        if model_b is not None:
+            ws.model_b = portable_spec(model_b.info.spec, model_b.info.folder, installed_course_models())
         current = s.views.current_entry()
         ws.current_view = current.id if current is not None else None
         for entry in s.views.entries():
@@ -136,7 +136,7 @@ class WorkspaceController(QObject):
                 problems.append(problem)
             elif loaded is None or spec not in (loaded.info.spec, loaded.info.folder):
                 s.models.load(spec)
-        problems += self._restore_compared(ws.compared, course)
+        problems += self._restore_model_b(ws.model_b, course)
         ids = {e.id: e for e in s.views.entries()}
         for view_id, state in ws.views.items():
             entry = ids.get(view_id)
@@ -165,7 +165,7 @@ class WorkspaceController(QObject):
             problems.append(f"the {ws.current_view!r} view is not in this version")
         return problems
 
-    def _restore_compared(self, spec: str | None, course: dict[str, str]) -> list[str]:
+    def _restore_model_b(self, spec: str | None, course: dict[str, str]) -> list[str]:
         """Compare with the workspace's model B (after model A's load), or stop comparing when it has none."""
         s = self.services
         if spec is None:
@@ -174,7 +174,7 @@ class WorkspaceController(QObject):
         local, problem = local_spec(spec, course)
         if problem:
             return [problem.replace("the workspace's model", "the workspace's model B", 1)]
-        b = s.models.compared()
+        b = s.models.model_b()
         if b is None or local not in (b.info.spec, b.info.folder):
             s.models.compare_with(local)
         return []

@@ -3,7 +3,7 @@
 The window shows model A (``lm_workbench.models.session.ModelSession``); "Compare with…" loads a model B beside it
 and the views that support it show A | B on the same text. ``ModelB`` keeps B's load bookkeeping as the
 session does A's (a generation per request, a newer request or "Stop comparing" drops an older one's result)
-and the CKA result shown for the pair. Events: ``compared_changed`` (B's ``LoadedModel`` or None),
+and the CKA result shown for the pair. Events: ``model_b_changed`` (B's ``LoadedModel`` or None),
 ``loading_changed`` (the spec being loaded or None). ``run_model_folder`` is the folder a finished run's
 model opens from (the Runs tab's "Compare with this").
 """
@@ -21,7 +21,7 @@ class ModelB:
         self.loaded: Any = None  # model B: lm_workbench.engine.models.loading.LoadedModel, or None
         self.loading_spec: str | None = None
         self._gen = 0
-        self.events = EventGroup("compared_changed", "loading_changed")
+        self.events = EventGroup("model_b_changed", "loading_changed")
 
     @property
     def loading(self) -> bool:
@@ -49,7 +49,7 @@ class ModelB:
         self.loading_spec = None
         self.loaded = loaded
         self.events.loading_changed.emit(None)
-        self.events.compared_changed.emit(loaded)
+        self.events.model_b_changed.emit(loaded)
         return True
 
     def end_load(self, gen: int) -> bool:
@@ -70,7 +70,7 @@ class ModelB:
         if was_loading:
             self.events.loading_changed.emit(None)
         if had:
-            self.events.compared_changed.emit(None)
+            self.events.model_b_changed.emit(None)
         return had
 
 

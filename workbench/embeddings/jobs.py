@@ -111,11 +111,11 @@ def model_b_vectors(loaded_b: Any, corpus: Any, words: Sequence[str] | None, poo
                                               cache=activation_cache(), cancel=cancel))
 
 
-def model_b_representation(compared: Any, spec_text: str) -> Any:
+def model_b_representation(model_b: Any, spec_text: str) -> Any:
     """``compared`` with B's representation read again for A's spec ``spec_text``."""
     from dataclasses import replace
 
     from lm_workbench.engine.embeddings.counterpart import counterpart_representation
 
-    spec, vectors, note = counterpart_representation(compared.table, spec_text)
-    return replace(compared, spec=spec, vectors=vectors, note=note, for_spec=spec_text)
+    spec, vectors, note = counterpart_representation(model_b.table, spec_text)
+    return replace(model_b, spec=spec, vectors=vectors, note=note, for_spec=spec_text)

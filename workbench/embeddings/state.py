@@ -14,7 +14,7 @@ Events (arguments in brackets):
   shows the same occurrences as before (the selection was kept).
 - ``selection_changed`` [points]: the selected map points (sorted, unique).
 - ``current_changed`` [point or None]: the clicked point.
-- ``compared_changed`` [compared or None]: model B's vectors for the same corpus (a ``ComparedVectors`` of
+- ``model_b_changed`` [model_b or None]: model B's vectors for the same corpus (a ``ComparedVectors`` of
   ``lm_workbench.engine.embeddings.counterpart``: B's table, the B row of each A occurrence, B's representation), or none.
 """
 
@@ -37,7 +37,7 @@ def _points(values: Any) -> np.ndarray:
 class EmbeddingsState:
     def __init__(self) -> None:
         self.events = EventGroup("corpus_changed", "table_changed", "representation_changed", "map_changed",
-                                 "selection_changed", "current_changed", "compared_changed")
+                                 "selection_changed", "current_changed", "model_b_changed")
         self.corpus: Any = None  # lm_workbench.engine.embeddings.corpus.Corpus
         self.table: Any = None  # lm_workbench.engine.embeddings.table.OccurrenceTable
         self.table_key: Hashable = None
@@ -50,7 +50,7 @@ class EmbeddingsState:
         self.current: int | None = None  # map point
         self._undo: list[np.ndarray] = []
         self._indexes: dict[str, Any] = {}
-        self.compared: Any = None  # model B's vectors, lined up with ``table``'s occurrences
+        self.model_b: Any = None  # model B's vectors, lined up with ``table``'s occurrences
 
     # -------------------------------------------------------------- stages
     def set_corpus(self, corpus: Any) -> None:
@@ -62,16 +62,16 @@ class EmbeddingsState:
         self.table, self.table_key = table, key
         self._indexes = {}
         self.map_key = None
-        self.set_compared(None)  # lined up with the old table
+        self.set_model_b(None)  # lined up with the old table
         self.events.table_changed.emit(table)
 
-    def set_compared(self, compared: Any) -> None:
+    def set_model_b(self, model_b: Any) -> None:
         """Model B's vectors for this table's corpus (None: not comparing)."""
-        if compared is None and self.compared is None:
+        if model_b is None and self.model_b is None:
             return
-        self.compared = compared
+        self.model_b = model_b
         self._indexes.pop("B", None)
-        self.events.compared_changed.emit(compared)
+        self.events.model_b_changed.emit(model_b)
 
     def set_representation(self, spec: Any, vectors: np.ndarray) -> None:
         """The neighbours' vectors changed (the map keeps its coordinates until recomputed)."""
@@ -180,7 +180,7 @@ class EmbeddingsState:
         and that B row; ([], None) when B has no occurrence over the same characters."""
         from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
 
-        b = self.compared
+        b = self.model_b
         b_row = int(b.rows[row]) if b is not None and row < len(b.rows) else -1
         if b_row < 0:
             return [], None

@@ -101,6 +101,10 @@ class HeadsState:
     def rows_done(self) -> int:
         return 0 if self.sweep is None else len(self.sweep.ablated_metric)
 
+    def has_result(self) -> bool:
+        """True when a sweep (finished or the rows a cancel kept) is there to show."""
+        return self.sweep is not None
+
     def change(self) -> list[list[float]]:
         """[rows][heads]: the metric with the head ablated minus the clean metric; NaN for rows not done yet."""
         if self.sweep is None:

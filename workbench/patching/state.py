@@ -157,6 +157,10 @@ class PatchingState:
     def layers_done(self) -> int:
         return 0 if self.result is None else len(self.result.effect)
 
+    def has_result(self) -> bool:
+        """True when a result (finished or the layers a cancel kept) is there to show."""
+        return self.result is not None
+
     def matrix(self) -> list[list[float]]:
         """[layers][tokens] effect; rows not computed yet are NaN."""
         if self.result is None:

@@ -27,7 +27,9 @@ MANIFEST = "workspace.json"
 VIEWS_FOLDER = "views/"
 SUFFIX = ".lmw"
 MAX_MEMBER_BYTES = 50_000_000
-_KNOWN = {"format", "version", "saved", "model", "text", "pair", "current_view", "preset", "compared"}
+_KNOWN = {"format", "version", "saved", "model", "text", "pair", "current_view", "preset", "model_b", "compared"}
+# Model B's key: written as "model_b"; "compared" (its name before) is read as well, forever.
+MODEL_B_KEYS = ("model_b", "compared")
 
 
 @dataclass
@@ -38,7 +40,7 @@ class Workspace:
     current_view: str | None = None
     views: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {"settings": {...}, "inputs": {...}}
     preset: dict[str, Any] | None = None  # {"name": ..., "step": i, "definition": {...}} while a lecture runs
-    compared: str | None = None  # model B's spec (as ``model``) while two models are compared
+    model_b: str | None = None  # model B's spec (as ``model``) while two models are compared
     problems: list[str] = field(default_factory=list)  # what could not be read (when opening)
 
 
@@ -48,7 +50,7 @@ def save_workspace(workspace: Workspace, path: str | Path) -> Path:
     path = Path(path)
     manifest = {"format": FORMAT, "version": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "model": workspace.model, "text": workspace.text, "pair": workspace.pair,
-                "current_view": workspace.current_view, "preset": workspace.preset, "compared": workspace.compared}
+                "current_view": workspace.current_view, "preset": workspace.preset, "model_b": workspace.model_b}
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with open(tmp, "wb") as fh:
@@ -145,7 +147,7 @@ def open_workspace(path: str | Path) -> Workspace:
                             f"{VERSION}): opened what this version knows"
                             + (f"; left out: {', '.join(extra)}" if extra else ""))
         ws.model = manifest.get("model") if isinstance(manifest.get("model"), str) else None
-        ws.compared = manifest.get("compared") if isinstance(manifest.get("compared"), str) else None
+        ws.model_b = next((manifest[k] for k in MODEL_B_KEYS if isinstance(manifest.get(k), str)), None)
         ws.text = manifest.get("text") if isinstance(manifest.get("text"), str) else ""
         ws.pair = manifest.get("pair") if isinstance(manifest.get("pair"), str) else None
         ws.current_view = manifest.get("current_view") if isinstance(manifest.get("current_view"), str) else None

@@ -1,0 +1,28 @@
+"""Lazy re-exports: a workbench module that hands the views a few engine names without importing the engine.
+
+A feature's ``for_views.py`` lists, name by name, what its views use from the engine (types, constants and the
+small pure functions a widget calls). The views import those names from the workbench module, so ``ui/`` depends
+on the engine only through its names, errors, progress and result types (``tests/architecture/
+test_ui_engine_imports.py``). The engine module is imported when a name is first read (PEP 562), never at the
+view's import: a view that imported torch lazily still does.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+
+def lazy_exports(table: dict[str, str], module_name: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving ``table`` (exported name -> engine module's dotted name).
+
+    Raises ``AttributeError`` for a name not in the table (as a plain module does).
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807
+        source = table.get(name)
+        if source is None:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(source), name)
+
+    return __getattr__
