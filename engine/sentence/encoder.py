@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from lm_workbench.engine.finetune.sentence.pooling import MODEL_INPUTS, trim_virtual
+from lm_workbench.engine.sentence.pooling import MODEL_INPUTS, trim_virtual
 
 
 def _inner_transformer(model: nn.Module) -> Any:
