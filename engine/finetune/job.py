@@ -8,8 +8,8 @@ then the loop's events (``Progress`` every step, ``StepMetrics``, ``EvalMetrics`
 (``ceil(epochs · ceil(train examples / (batch · processes)))``; QA counts context windows); the validation set is
 scored at step 0, after every epoch and at the end, each task by its own metrics.
 
-Checkpoints (every epoch, at most ``CHECKPOINT_EVERY_MAX`` steps apart, on cancel and at the end) carry
-the evaluations so far (``HISTORY_FILE``), so a run resumed from one (``resume_from``) ends with the
+Checkpoints (every epoch, at most ``run_types.CHECKPOINT_EVERY_MAX`` steps apart, on cancel and at the end) carry
+the evaluations so far (``run_state.HISTORY_FILE``), so a run resumed from one (``resume_from``) ends with the
 same numbers as an uninterrupted run. Under torchrun the loop shards the data and averages gradients;
 only rank 0 scores the validation set.
 
@@ -27,13 +27,11 @@ from typing import Any, Generator
 
 from lm_workbench.engine.finetune.lifecycle import run_tuning
 from lm_workbench.engine.finetune.names import SENTENCE_TASK
-from lm_workbench.engine.finetune.run_state import HISTORY_FILE, PeakMemory  # noqa: F401 (this module's names)
 from lm_workbench.engine.finetune.run_types import (  # noqa: F401 (this module's names, kept for its callers)
-    CHECKPOINT_EVERY_MAX, FineTuneData, FineTuneResult, FineTuneSettings, ParametersCounted, count_parameters,
-    training_config,
+    FineTuneData, FineTuneResult, FineTuneSettings, ParametersCounted, count_parameters, training_config,
 )
 from lm_workbench.engine.finetune.tasks.base import TuningTask
-from lm_workbench.engine.finetune.tasks.classic import ClassicTask, build_training_task  # noqa: F401
+from lm_workbench.engine.finetune.tasks.classic import ClassicTask
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
 
 # The tasks that fill in the lifecycle differently from the head tasks: task -> "module:class" (imported when used).

@@ -7,10 +7,10 @@ its B examples, then the second ones (then the third), into one padded forward p
 triplet margin, the scores' maximum (the cosine loss's target is score / max) and the notes a summary shows.
 
 Validation (``lm_workbench.engine.finetune.tasks.sentence``): on scored pairs, Spearman's rho of the pairs' cosines
-(``pair_cosines``) against their gold scores; on triplets there is no score to rank by. The loop's validation loss is computed only where the validation examples suit the loss (scored pairs for
-cosine and CoSENT, triplets for triplet and in-batch negatives); elsewhere it is not defined (None in the summary,
-with a note), and Spearman is the curve. Spearman's rho is None with a note when it is not defined (fewer than
-three pairs, or constant cosines or scores). In-batch losses (MNRL, CoSENT) train on batches that never hold a
+(``pair_cosines``) against their gold scores; on triplets there is no score to rank by. The loop's validation loss
+is computed only where the validation examples suit the loss (scored pairs for cosine and CoSENT, triplets for
+triplet and in-batch negatives); elsewhere it is not defined (None in the summary, with a note), and Spearman is
+the curve. In-batch losses (MNRL, CoSENT) train on batches that never hold a
 pair twice and never hold one pair alone (``lm_workbench.engine.sentence.batches``).
 """
 
