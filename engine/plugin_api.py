@@ -43,7 +43,7 @@ from lm_workbench.engine.elmo.words import BOS_ID, EOS_ID, UNK_ID, WORD_SPECIALS
 from lm_workbench.engine.errors import Cancelled, WorkbenchError
 from lm_workbench.engine.finetune.method_api import SITES, TASKS, Attachment, FineTuneMethod
 from lm_workbench.engine.finetune.names import CLASSIC_TASKS, SENTENCE_TASK
-from lm_workbench.engine.finetune.sentence.features import SentenceFeatureModel
+from lm_workbench.engine.finetune.methods.feature_sentence import SentenceFeatureModel
 from lm_workbench.engine.finetune.names import LORA_SITES_OF_TARGET
 from lm_workbench.engine.finetune.unified import UnifiedRow, representation_of, with_representation
 from lm_workbench.engine.models.families import Family
@@ -74,6 +74,7 @@ from lm_workbench.engine.finetune.methods.bitfit import BitFitConfig, apply_bitf
 from lm_workbench.engine.finetune.methods.bottleneck import BottleneckConfig, add_bottleneck_adapters
 from lm_workbench.engine.finetune.methods.counting import ParameterCount, count_parameters
 from lm_workbench.engine.finetune.methods.feature_based import FEATURE_TASKS, POOLINGS, FeatureBasedModel
+from lm_workbench.engine.sentence.names import pooling_name
 from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
 from lm_workbench.engine.finetune.methods.lora_targets import (
     FFN_OUT_NAMES, LoraTargets, ffn_out_layers, resolve_lora_targets, weight_layers,
@@ -103,7 +104,7 @@ __all__ = [
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
     # fine-tuning methods (2.1)
     "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",
-    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "ParameterCount", "SENTENCE_TASK", "SITES", "SentenceFeatureModel",
+    "LORA_SITES_OF_TARGET", "LoraTargets", "POOLINGS", "pooling_name", "ParameterCount", "SENTENCE_TASK", "SITES", "SentenceFeatureModel",
     "ScalarMix", "TASKS", "CLASSIC_TASKS", "add_bottleneck_adapters",
     "apply_bitfit", "check_architecture", "count_parameters", "head_prefixes", "is_under", "load_peft",
     "load_trained", "merge_peft", "peft_task_type", "read_adapter_config", "resolve_lora_targets", "save_peft",

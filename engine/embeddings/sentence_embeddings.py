@@ -1,13 +1,9 @@
 """Sentence vectors from token vectors, their similarities, and anisotropy.
 
-Pooling: the mean of all token vectors (special tokens included, as
-sentence-transformers does), the first token ([CLS]), the element-wise
-maximum over the tokens, or the model's own pooling when its folder declares
-one in the sentence-transformers format (``modules.json`` naming a Pooling
-module, whose ``config.json`` says the mode, and optionally a Normalize
-module) or is a sentence-embedding run's output folder (``finetune.json``
-names the pooling it trained). all-MiniLM-L6-v2 declares mean
-pooling followed by L2 normalisation.
+Pooling: the one implementation (``lm_workbench.engine.sentence.pooling``) with its one vocabulary
+(``lm_workbench.engine.sentence.names``); ``model`` is the pooling the model's folder declares, resolved in one
+place (``lm_workbench.engine.sentence.model_pooling``). all-MiniLM-L6-v2 declares mean pooling followed by L2
+normalisation. ``mean_pool`` ... ``last_pool`` are that pooling on numpy arrays.
 
 Anisotropy (Ethayarajh 2019): the mean cosine between occurrences of
 *different* words. Contextual vectors occupy a narrow cone, so even unrelated
@@ -17,7 +13,6 @@ layer so the layers are comparable.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Generator, Hashable, Mapping, Sequence
 
@@ -26,62 +21,40 @@ import numpy as np
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
-
-_ST_MODES = {  # sentence-transformers Pooling config flag -> our mode name
-    "pooling_mode_cls_token": "cls",
-    "pooling_mode_mean_tokens": "mean",
-    "pooling_mode_max_tokens": "max",
-    "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len",
-    "pooling_mode_lasttoken": "last",
-}
+from lm_workbench.engine.sentence.model_pooling import model_pooling  # noqa: F401 (this module's name for it, kept)
+from lm_workbench.engine.sentence.model_pooling import resolve_pooling as resolve
 
 
-def _mask(h: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-    """Mask [..., T] as float64 with a trailing axis (all ones when None)."""
-    if mask is None:
-        return np.ones(h.shape[:-1] + (1,), dtype=np.float64)
-    m = np.asarray(mask, dtype=np.float64)
-    if m.shape != h.shape[:-1]:
-        raise WorkbenchError(f"mask shape {m.shape} does not match token vectors {h.shape}")
-    return m[..., None]
+def pool_array(h: np.ndarray, mask: np.ndarray | None, mode: str) -> np.ndarray:
+    """``lm_workbench.engine.sentence.pooling.pool_array`` (the one pooling; torch is imported when it runs)."""
+    from lm_workbench.engine.sentence.pooling import pool_array as pooled
+
+    return pooled(h, mask, mode)
 
 
 def mean_pool(h: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Mean of the unmasked token vectors: h [..., T, H], mask [..., T] -> [..., H] float32."""
-    m = _mask(h, mask)
-    total = (np.asarray(h, dtype=np.float64) * m).sum(axis=-2)
-    return (total / np.maximum(m.sum(axis=-2), 1e-9)).astype(np.float32)
+    return pool_array(h, mask, "mean")
 
 
 def cls_pool(h: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """The first token's vector: h [..., T, H] -> [..., H] (the mask is not needed)."""
-    return np.asarray(h, dtype=np.float32)[..., 0, :]
+    return pool_array(h, None, "cls")
 
 
 def max_pool(h: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Element-wise maximum over unmasked tokens: [..., T, H] -> [..., H]."""
-    m = _mask(h, mask)
-    return np.where(m > 0, np.asarray(h, dtype=np.float32), -np.inf).max(axis=-2).astype(np.float32)
+    return pool_array(h, mask, "max")
 
 
 def mean_sqrt_len_pool(h: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Sum of unmasked token vectors over sqrt(count): [..., T, H] -> [..., H]."""
-    m = _mask(h, mask)
-    total = (np.asarray(h, dtype=np.float64) * m).sum(axis=-2)
-    return (total / np.sqrt(np.maximum(m.sum(axis=-2), 1e-9))).astype(np.float32)
+    return pool_array(h, mask, "mean_sqrt_len")
 
 
 def last_pool(h: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """The last unmasked token's vector: [T, H] -> [H] (one sequence)."""
-    h = np.asarray(h, dtype=np.float32)
-    if h.ndim != 2:
-        raise WorkbenchError("last-token pooling takes one sequence [T, H] at a time")
-    last = len(h) - 1 if mask is None else int(np.flatnonzero(np.asarray(mask))[-1])
-    return h[last]
-
-
-_POOLERS = {"mean": mean_pool, "cls": cls_pool, "max": max_pool, "mean_sqrt_len": mean_sqrt_len_pool,
-            "last": last_pool}
+    """The last unmasked token's vector: [..., T, H] -> [..., H]."""
+    return pool_array(h, mask, "last")
 
 
 def l2_normalise(v: np.ndarray) -> np.ndarray:
@@ -91,54 +64,9 @@ def l2_normalise(v: np.ndarray) -> np.ndarray:
     return v / np.where(norms > 0, norms, 1.0).astype(np.float32)
 
 
-def model_pooling(model_folder: str | Path) -> tuple[str, bool] | None:
-    """(mode, normalize) the folder's sentence-transformers config declares, or None.
-
-    mode is one of mean, cls, max, mean_sqrt_len, last.
-    """
-    folder = Path(model_folder)
-    modules_file = folder / "modules.json"
-    if not modules_file.is_file():
-        return _trained_pooling(folder)
-    try:
-        modules = json.loads(modules_file.read_text(encoding="utf-8"))
-        pooling = next((m for m in modules if str(m.get("type", "")).endswith(".Pooling")), None)
-        if pooling is None:
-            return None
-        config = json.loads((folder / pooling.get("path", "") / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, AttributeError, TypeError) as exc:
-        raise WorkbenchError(f"the pooling configuration in {folder} cannot be read: {exc}") from exc
-    modes = [mode for flag, mode in _ST_MODES.items() if config.get(flag)]
-    if len(modes) != 1:
-        raise WorkbenchError(f"{folder} declares pooling {modes or 'none'}; only one single mode is supported")
-    normalize = any(str(m.get("type", "")).endswith(".Normalize") for m in modules)
-    return modes[0], normalize
-
-
-def _trained_pooling(folder: Path) -> tuple[str, bool] | None:
-    """A sentence-embedding run's output folder (its ``finetune.json``): the pooling the run trained with."""
-    manifest = folder / "finetune.json"
-    if not manifest.is_file():
-        return None
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise WorkbenchError(f"cannot read {manifest}: {exc}") from exc
-    if data.get("task") != "sentence-embedding" or data.get("pooling") not in _POOLERS:
-        return None
-    return str(data["pooling"]), False
-
-
 def resolve_pooling(pooling: str, model_folder: str | Path | None) -> tuple[str, bool]:
-    """(mode, normalize) for a pooling choice: "mean", "cls" or the model's own ("model")."""
-    if pooling in ("mean", "cls", "max"):
-        return pooling, False
-    if pooling != "model":
-        raise WorkbenchError(f"unknown pooling {pooling!r}; choose one of {', '.join(SENTENCE_POOLINGS)}")
-    declared = model_pooling(model_folder) if model_folder is not None else None
-    if declared is None:
-        raise WorkbenchError("this model declares no pooling of its own; choose mean, cls or max pooling")
-    return declared
+    """(mode, normalize) for a sentence pooling choice (``SENTENCE_POOLINGS``; ``model``: the model's own)."""
+    return resolve(pooling, model_folder, SENTENCE_POOLINGS)
 
 
 def sentence_vectors_by_layer(loaded: Any, texts: Sequence[str], pooling: str = "mean",
@@ -154,7 +82,6 @@ def sentence_vectors_by_layer(loaded: Any, texts: Sequence[str], pooling: str = 
     if not texts:
         raise WorkbenchError("no sentences to embed")
     mode, normalize = resolve_pooling(pooling, getattr(loaded.info, "folder", None))
-    pool = _POOLERS[mode]
     layers = list(layers)
     top = int(loaded.info.layers)  # hidden states 0..top
     bad = [layer for layer in layers if not -(top + 1) <= int(layer) <= top]
@@ -164,7 +91,7 @@ def sentence_vectors_by_layer(loaded: Any, texts: Sequence[str], pooling: str = 
                                  lambda report: None if isinstance(report, Partial) else report)
     out: dict[int, np.ndarray] = {}
     for j, layer in enumerate(layers):
-        rows = [pool(enc.hidden_states[j]) for enc in encodings]  # each [H], from [T, H]
+        rows = [pool_array(enc.hidden_states[j], None, mode) for enc in encodings]  # each [H], from [T, H]
         vecs = np.stack(rows).astype(np.float32)  # [n, H]
         out[layer] = l2_normalise(vecs) if normalize else vecs
     return out

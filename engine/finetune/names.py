@@ -7,6 +7,9 @@ transformers, peft, numpy and Qt); the engine modules that act on them import th
 from __future__ import annotations
 
 from lm_workbench.engine.anatomy import tables
+from lm_workbench.engine.sentence.names import (  # noqa: F401 (fine-tuning's names for them)
+    MNRL_SCALE, SENTENCE_LOSSES, TRAIN_POOLINGS, TRIPLET_MARGIN,
+)
 
 TASKS = ("seq-cls", "token-cls", "qa", "seq2seq", "sentence-embedding", "instruct", "preference")
 LABELLED_TASKS = ("seq-cls", "token-cls")  # their labels follow the label rule (lm_workbench.engine.data.labels)
@@ -19,11 +22,8 @@ SENTENCE_TASK = "sentence-embedding"
 # The tasks the plugin API's ``TASKS`` names (API 2.2 and before): the classic four, so a method that declares "all
 # tasks" with it gains none of the newer tasks.
 HEAD_TASKS = CLASSIC_TASKS
-# The sentence task's losses (lm_workbench.engine.finetune.sentence.losses) and poolings.
-SENTENCE_LOSSES = ("triplet", "cosine", "cosent", "mnrl")
-SENTENCE_TRAIN_POOLINGS = ("mean", "cls", "max")
-TRIPLET_MARGIN = 1.0  # ε of the triplet loss, as in the S-BERT paper (Reimers & Gurevych 2019: Euclidean, ε = 1)
-MNRL_SCALE = 20.0  # the cosine scale of the in-batch-negatives loss (sentence-transformers' default)
+# The sentence task's losses and poolings: sentence encoders' own names (lm_workbench.engine.sentence.names).
+SENTENCE_TRAIN_POOLINGS = TRAIN_POOLINGS
 
 # Places in a transformer block (and around it) a method can attach to; the diagram draws these boxes.
 SITES = (

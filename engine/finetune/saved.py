@@ -86,7 +86,7 @@ def load_finetuned(folder: str | Path, method: Any) -> FineTunedModel:
 
 def similarity(tuned: FineTunedModel, text: str, text2: str | None) -> dict[str, Any]:
     """A sentence encoder's answer: the cosine similarity of the two texts' pooled vectors (the run's pooling)."""
-    from lm_workbench.engine.finetune.sentence.training import pair_cosines
+    from lm_workbench.engine.sentence.training import pair_cosines
 
     if not text2 or not text2.strip():
         raise WorkbenchError("a sentence-embedding model compares two texts: give the second with --text2")

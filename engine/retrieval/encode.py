@@ -1,5 +1,5 @@
-"""Passages to unit vectors: the model's last hidden layer, pooled (mean / CLS / max, or the model's own
-declared pooling), L2-normalised, float32.
+"""Passages to unit vectors: the model's last hidden layer, pooled (``lm_workbench.engine.sentence.pooling``: mean /
+CLS / max, or the model's own declared pooling), L2-normalised, float32.
 
 One ``PassageEncoder`` per (model, pooling). ``encode(texts)`` tokenizes the texts at once with the fast
 tokenizer, sorts them by token count so a batch pads little (sentence-transformers sorts by characters), and
@@ -19,29 +19,17 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
-from lm_workbench.engine.embeddings.sentence_embeddings import model_pooling
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.retrieval.names import POOLINGS
-
-SUPPORTED_MODES = ("mean", "cls", "max")
+from lm_workbench.engine.sentence.model_pooling import resolve_pooling
 BATCH_SIZE = 32
 MAX_BATCH_TOKENS = 16384  # a batch of short passages may hold more than BATCH_SIZE of them
 
 
 def resolve_mode(pooling: str, model_folder: str | Path | None) -> str:
-    """mean, cls or max for a pooling choice; "model" reads the folder's sentence-transformers Pooling."""
-    if pooling in SUPPORTED_MODES:
-        return pooling
-    if pooling != "model":
-        raise WorkbenchError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
-    declared = model_pooling(model_folder) if model_folder is not None else None
-    if declared is None:
-        raise WorkbenchError("this model declares no pooling of its own (no sentence-transformers modules.json); "
-                             "choose mean, cls or max pooling")
-    mode = declared[0]
-    if mode not in SUPPORTED_MODES:
-        raise WorkbenchError(f"this model declares {mode} pooling; retrieval offers {', '.join(SUPPORTED_MODES)}")
-    return mode
+    """The pooling mode for a choice of ``POOLINGS``: a mode as it is; "model" reads the folder's declaration
+    (``lm_workbench.engine.sentence.model_pooling``: a sentence-transformers Pooling, or a run's ``finetune.json``)."""
+    return resolve_pooling(pooling, model_folder, POOLINGS)[0]
 
 
 def st_max_seq_length(folder: str | Path | None) -> int | None:
@@ -138,6 +126,8 @@ class PassageEncoder:
         before each batch) and returns (vectors, truncated)."""
         import torch
 
+        from lm_workbench.engine.sentence.pooling import pool
+
         ids, truncated = self.tokenize(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         device = self.loaded.device.torch_device
@@ -160,16 +150,3 @@ class PassageEncoder:
             yield done
         return out, truncated
 
-
-def pool(hidden: Any, mask: Any, mode: str) -> Any:
-    """[B, T, H] hidden states and [B, T] mask -> [B, H] (torch): the same rules as
-    ``lm_workbench.engine.embeddings.sentence_embeddings`` (mean over every unmasked token, specials included; the first
-    token; the element-wise maximum over unmasked tokens)."""
-    if mode == "cls":
-        return hidden[:, 0]
-    m = mask.unsqueeze(-1).to(hidden.dtype)
-    if mode == "mean":
-        return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
-    if mode == "max":
-        return hidden.masked_fill(m == 0, float("-inf")).max(1).values
-    raise WorkbenchError(f"unknown pooling mode {mode!r}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-# How a passage's token vectors become one vector: the three poolers, or the model's own declared pooling
-# (a sentence-transformers folder's Pooling module; all-MiniLM-L6-v2: mean).
-POOLINGS = ("mean", "cls", "max", "model")
+from lm_workbench.engine.sentence.names import RETRIEVAL_POOLINGS
+
+# How a passage's token vectors become one vector (the one vocabulary, lm_workbench.engine.sentence.names): three
+# poolings, or the model's own declared pooling (a sentence-transformers folder's Pooling module; MiniLM: mean).
+POOLINGS = RETRIEVAL_POOLINGS
 # The fixed metric keys of ``retrieval-eval`` and the metrics table, in order.
 METRIC_KEYS = ("ndcg@10", "mrr@10", "recall@1", "recall@10", "recall@100")
 EVAL_DEPTH = 100  # retrieval-eval ranks at least this deep (Recall@100)

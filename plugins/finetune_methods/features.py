@@ -8,7 +8,7 @@ from torch import nn
 
 from lm_workbench.engine.plugin_api import (
     API_VERSION, FEATURE_TASKS, POOLINGS, SENTENCE_TASK, Attachment, FeatureBasedModel, FineTuneMethod,
-    SentenceFeatureModel, UnifiedRow,
+    SentenceFeatureModel, UnifiedRow, pooling_name,
 )
 from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
@@ -21,6 +21,9 @@ class FeaturesConfig:
         "a left-to-right model such as GPT-2)."), "choices": POOLINGS})
     dropout: float = field(default=0.1, metadata={"help": "Dropout on the mixed vectors before the head.",
                                                   "min": 0.0, "max": 0.9})
+
+    def __post_init__(self) -> None:
+        self.pooling = pooling_name(self.pooling)  # "first" (a saved run's or an old preset's) is "cls"
 
 
 class FeatureBased(TrainedTensorsIO, FineTuneMethod):

@@ -184,7 +184,7 @@ def _read_retrieval_table(path):
 
 
 def _read_sentence_pairs(path):
-    from lm_workbench.engine.finetune.sentence.data import read_sentence_data
+    from lm_workbench.engine.sentence.data import read_sentence_data
 
     return [e.anchor for e in read_sentence_data(path)]
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.sentence.data import SCORED, TRIPLETS, ScoredPair, Triplet, read_sentence_data
+from lm_workbench.engine.sentence.data import SCORED, TRIPLETS, ScoredPair, Triplet, read_sentence_data
 
 STSB_HEADER = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
 

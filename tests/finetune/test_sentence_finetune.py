@@ -78,7 +78,7 @@ def test_spearman_per_epoch_is_the_curve(runs):
 def test_sentence_transformers_opens_the_folder_with_the_same_embeddings(runs, method):
     from sentence_transformers import SentenceTransformer
 
-    from lm_workbench.engine.finetune.sentence.training import embed
+    from lm_workbench.engine.sentence.training import embed
     from lm_workbench.finetune.run import open_output
 
     found, pairs, _ = runs

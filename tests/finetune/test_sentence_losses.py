@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from lm_workbench.engine.embeddings.sentence_embeddings import cls_pool, max_pool, mean_pool
-from lm_workbench.engine.finetune.sentence.losses import cosent_loss, cosine_loss, mnrl_loss, sentence_loss, triplet_loss
-from lm_workbench.engine.finetune.sentence.pooling import pool
+from lm_workbench.engine.sentence.losses import cosent_loss, cosine_loss, mnrl_loss, sentence_loss, triplet_loss
+from lm_workbench.engine.sentence.pooling import pool
 
 RNG = np.random.default_rng(32)
 A, P, N = (RNG.normal(size=(5, 4)) for _ in range(3))

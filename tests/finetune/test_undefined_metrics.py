@@ -14,8 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from lm_workbench.cli.main import main
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.sentence import batches
-from lm_workbench.engine.finetune.sentence.losses import cosent_loss, mnrl_loss
+from lm_workbench.engine.sentence import batches
+from lm_workbench.engine.sentence.losses import cosent_loss, mnrl_loss
 from lm_workbench.engine.maths import metrics, undefined
 from lm_workbench.engine.probing.sts import spearman
 from lm_workbench.engine.retrieval.metrics import evaluate_rankings

@@ -145,7 +145,7 @@ def save_sentence_model(out_dir: Path, method: Any, model: Any, tokenizer: Any, 
     ``pooling``, ``loss``, ``margin`` and where the folder is (or why there is none)."""
     import copy
 
-    from lm_workbench.engine.finetune.sentence.st_folder import write_st_folder
+    from lm_workbench.engine.sentence.st_folder import write_st_folder
 
     folder = out_dir / ST_FOLDER
     shutil.rmtree(folder, ignore_errors=True)

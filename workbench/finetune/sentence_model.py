@@ -3,7 +3,7 @@
 A run whose method folds into the weights (full, BitFit, LoRA) saved a sentence-transformers folder as
 ``OUT/model``, so ``OUT`` opens through ``lm_workbench.engine.models.sources`` like any run folder. One whose method cannot fold
 (adapters, prefix, prompt tuning) has only its adapter: ``load_sentence_output`` rebuilds it on its base
-(``open``-ed as ``predict`` does) and wraps it (``lm_workbench.engine.finetune.sentence.encoder``), with the pooling the run
+(``open``-ed as ``predict`` does) and wraps it (``lm_workbench.engine.sentence.encoder``), with the pooling the run
 trained as the model's own (``finetune.json``'s ``pooling``).
 """
 
@@ -36,7 +36,7 @@ def is_sentence_output(spec: str) -> bool:
 def load_sentence_output(spec: str, settings: Any, cancel: CancelToken) -> Generator[Progress, None, Any]:
     """The ``LoadedModel`` of the run in folder ``spec`` (its base plus what its method trained)."""
     from lm_workbench.engine.finetune.saved import load_finetuned, read_manifest
-    from lm_workbench.engine.finetune.sentence.encoder import loaded_encoder
+    from lm_workbench.engine.sentence.encoder import loaded_encoder
     from lm_workbench.finetune.methods import finetune_method
 
     folder = Path(spec).expanduser()

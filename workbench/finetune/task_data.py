@@ -46,7 +46,7 @@ def _read(spec: FineTuneSpec, path: str) -> tuple[list[Any], Any]:
 
     columns = _columns(spec)
     if spec.task == "sentence-embedding":
-        from lm_workbench.engine.finetune.sentence.data import read_sentence_data
+        from lm_workbench.engine.sentence.data import read_sentence_data
 
         read = read_sentence_data(path, columns or None, tsv_quoting=spec.tsv_quoting)
         return list(read), read.report
@@ -146,9 +146,9 @@ def sentence_setup(spec: FineTuneSpec, data: FineTuneData, base: Any = None) -> 
     """The sentence task's loss (by the data unless chosen), pooling and margin, checked against the data, with
     the notes the summary shows (what the validation gives, negatives left out)."""
     from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
-    from lm_workbench.engine.finetune.sentence.batches import check_in_batch, scores_vary
-    from lm_workbench.engine.finetune.sentence.data import ScoredPair
-    from lm_workbench.engine.finetune.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
+    from lm_workbench.engine.sentence.batches import check_in_batch, scores_vary
+    from lm_workbench.engine.sentence.data import ScoredPair
+    from lm_workbench.engine.sentence.training import SentenceSetup, check_setup, default_loss, suits_loss
     from lm_workbench.engine.maths.undefined import note as undefined_note
 
     loss = spec.loss or default_loss(data.train)

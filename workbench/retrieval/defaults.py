@@ -15,13 +15,13 @@ def index_cache_root() -> Path:
 
 def default_pooling(loaded: Any) -> str:
     """The model's own pooling when its folder declares one (a sentence-transformers model), else mean."""
-    from lm_workbench.engine.embeddings.sentence_embeddings import model_pooling
+    from lm_workbench.engine.sentence.model_pooling import model_pooling
 
     try:
         declared = model_pooling(loaded.info.folder)
     except Exception:  # noqa: BLE001 - an unreadable declaration: fall back to mean pooling
         declared = None
-    return "model" if declared is not None and declared[0] in ("mean", "cls", "max") else "mean"
+    return "model" if declared is not None else "mean"  # any declared mode pools (lm_workbench.engine.sentence.pooling)
 
 
 def effective_pooling(loaded: Any, choice: str) -> str:

@@ -15,30 +15,20 @@ from torch.nn import functional as F
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.sentence.names import FEATURE_POOLINGS, pooling_name
+from lm_workbench.engine.sentence.pooling import pool
 
 FEATURE_TASKS = ("seq-cls", "token-cls", "qa")
-POOLINGS = ("first", "mean", "last")
+POOLINGS = FEATURE_POOLINGS  # the sequence head's input: cls (old name: first), mean or last (the one pooling)
 _BACKBONE_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "position_ids", "inputs_embeds")
-
-
-def _pool(mixed: torch.Tensor, mask: torch.Tensor | None, pooling: str) -> torch.Tensor:
-    """[B, T, H] -> [B, H]: the first token, the mean over real tokens, or the last real token."""
-    if pooling == "first":
-        return mixed[:, 0]
-    if mask is None:
-        mask = torch.ones(mixed.shape[:2], dtype=torch.long, device=mixed.device)
-    if pooling == "mean":
-        weights = mask.to(mixed.dtype).unsqueeze(-1)
-        return (mixed * weights).sum(1) / weights.sum(1).clamp(min=1.0)
-    last = mask.long().sum(1).clamp(min=1) - 1  # right padding
-    return mixed[torch.arange(mixed.shape[0], device=mixed.device), last]
 
 
 class FeatureBasedModel(nn.Module):
     """``backbone`` (frozen) -> hidden states [embeddings, layer 1..L] -> ``mix`` -> dropout -> ``head``."""
 
-    def __init__(self, task_model: nn.Module, task: str, pooling: str = "first", dropout: float = 0.1):
+    def __init__(self, task_model: nn.Module, task: str, pooling: str = "cls", dropout: float = 0.1):
         super().__init__()
+        pooling = pooling_name(pooling)  # "first", the old name of "cls", is read as it
         if task not in FEATURE_TASKS:
             raise WorkbenchError(f"the feature-based method supports {', '.join(FEATURE_TASKS)}, not {task}")
         if pooling not in POOLINGS:
@@ -83,7 +73,7 @@ class FeatureBasedModel(nn.Module):
 
         mixed = self.dropout(self._features(inputs))
         if self.task == "seq-cls":
-            logits = self.head(_pool(mixed, inputs.get("attention_mask"), self.pooling))
+            logits = self.head(pool(mixed, inputs.get("attention_mask"), self.pooling))
             loss = None
             if labels is not None:
                 loss = (F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype)) if logits.shape[-1] == 1

@@ -6,15 +6,12 @@ its B examples, then the second ones (then the third), into one padded forward p
 (``losses.sentence_loss``). ``SentenceSetup`` is what the task needs besides the data: the loss, the pooling, the
 triplet margin, the scores' maximum (the cosine loss's target is score / max) and the notes a summary shows.
 
-Validation: on scored pairs, Spearman's rho (``lm_workbench.engine.probing.sts.spearman``) of the pairs' cosines against their
-gold scores, over the whole set at once, with each pair as a row (``sentence1``, ``sentence2``, ``gold`` score, ``predicted`` cosine; ``correct`` None:
-a cosine is not right or wrong). On
-triplets there is no score to rank by: the loop's validation loss is the curve, and ``metrics`` is empty.
-The loop's validation loss is computed only where the validation examples suit the loss (scored pairs for
-cosine and CoSENT, triplets for triplet and in-batch negatives); elsewhere it is not defined (None in the summary,
-with a note), and Spearman is the curve. Spearman's rho is None with a note when it is not defined (fewer than
-three pairs, or constant cosines or scores). In-batch losses (MNRL, CoSENT) train on batches that never hold a
-pair twice and never hold one pair alone (``lm_workbench.engine.finetune.sentence.batches``).
+Validation (``lm_workbench.engine.finetune.tasks.sentence``): on scored pairs, Spearman's rho of the pairs' cosines
+(``pair_cosines``) against their gold scores; on triplets there is no score to rank by. The loop's validation loss
+is computed only where the validation examples suit the loss (scored pairs for cosine and CoSENT, triplets for
+triplet and in-batch negatives); elsewhere it is not defined (None in the summary, with a note), and Spearman is
+the curve. In-batch losses (MNRL, CoSENT) train on batches that never hold a
+pair twice and never hold one pair alone (``lm_workbench.engine.sentence.batches``).
 """
 
 from __future__ import annotations
@@ -25,10 +22,10 @@ from typing import Any, Sequence
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.names import TRIPLET_MARGIN
-from lm_workbench.engine.finetune.sentence.data import ScoredPair, Triplet
-from lm_workbench.engine.finetune.sentence.losses import sentence_loss
-from lm_workbench.engine.finetune.sentence.pooling import sentence_vectors
+from lm_workbench.engine.sentence.names import TRIPLET_MARGIN
+from lm_workbench.engine.sentence.data import ScoredPair, Triplet
+from lm_workbench.engine.sentence.losses import sentence_loss
+from lm_workbench.engine.sentence.pooling import sentence_vectors
 from lm_workbench.engine.objectives.batching import Batch, pad_rows
 from lm_workbench.engine.training.task import TrainingTask
 
@@ -117,7 +114,7 @@ def build_sentence_task(model: Any, train: list[dict], validation: list[dict], p
                         setup: SentenceSetup, validation_suits: bool) -> TrainingTask:
     """The loop's task; for an in-batch loss a validation batch of one is dropped and counted
     (``batches.validation_chunks``)."""
-    from lm_workbench.engine.finetune.sentence.batches import validation_chunks
+    from lm_workbench.engine.sentence.batches import validation_chunks
 
     val_batches = []
     if validation_suits:
@@ -169,25 +166,6 @@ def pair_cosines(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], p
     row = {t: i for i, t in enumerate(texts)}
     vectors = torch.nn.functional.normalize(embed(model, tokenizer, texts, pooling, max_length, batch_size), dim=-1)
     return [float(vectors[row[a]] @ vectors[row[b]]) for a, b in pairs]
-
-
-def validate_sentences(model: Any, tokenizer: Any, data: Sequence[Any], setup: SentenceSetup, max_length: int,
-                       batch_size: int = 32) -> Any:
-    """The validation report: Spearman on scored pairs (rows: gold score, predicted cosine); nothing on triplets."""
-    from lm_workbench.engine.finetune.validation import ValidationReport
-    from lm_workbench.engine.probing.sts import spearman
-
-    if not data or not isinstance(data[0], ScoredPair):
-        return ValidationReport({}, [], rows_scored=0)
-    cosines = pair_cosines(model, tokenizer, [(e.first, e.second) for e in data], setup.pooling, max_length,
-                           batch_size)
-    gold = [e.score for e in data]
-    notes: list[str] = []
-    rho = spearman(cosines, gold, notes)
-    rows = [{"index": i, "text": f"{e.first}  ⟷  {e.second}", "sentence1": e.first, "sentence2": e.second,
-             "gold": e.score, "predicted": round(c, 4), "correct": None, "confidence": c}
-            for i, (e, c) in enumerate(zip(data, cosines))]
-    return ValidationReport({"spearman": rho}, rows, rows_scored=len(data), notes=notes)
 
 
 def check_setup(setup: SentenceSetup, train: Sequence[Any], is_decoder: bool) -> None:

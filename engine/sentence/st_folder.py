@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lm_workbench.engine.sentence.names import ST_POOLING_FLAGS, pooling_name
+
 POOLING_FOLDER = "1_Pooling"
-MODES = {"mean": "pooling_mode_mean_tokens", "cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}
 
 
 def _write(path: Path, data: Any) -> None:
@@ -35,10 +36,9 @@ def write_st_folder(model: Any, tokenizer: Any, folder: str | Path, *, pooling: 
     tokenizer.save_pretrained(str(folder))
     (folder / POOLING_FOLDER).mkdir(exist_ok=True)
     width = int(model.config.hidden_size)
-    flags = {flag: mode == pooling for mode, flag in MODES.items()}
+    flags = {flag: mode == pooling_name(pooling) for mode, flag in ST_POOLING_FLAGS.items()}
     _write(folder / POOLING_FOLDER / "config.json", {
-        "word_embedding_dimension": width, **flags, "pooling_mode_mean_sqrt_len_tokens": False,
-        "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False, "include_prompt": True})
+        "word_embedding_dimension": width, **flags, "pooling_mode_weightedmean_tokens": False, "include_prompt": True})
     _write(folder / "modules.json", [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": POOLING_FOLDER, "type": "sentence_transformers.models.Pooling"}])

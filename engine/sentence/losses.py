@@ -18,7 +18,7 @@ import torch
 from torch.nn import functional as F
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.names import MNRL_SCALE, SENTENCE_LOSSES, TRIPLET_MARGIN
+from lm_workbench.engine.sentence.names import MNRL_SCALE, SENTENCE_LOSSES, TRIPLET_MARGIN
 
 COSENT_SCALE = 20.0
 

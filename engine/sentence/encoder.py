@@ -3,7 +3,7 @@ the analysis views use: ``SentenceEncoder`` wraps the method's adapted model so 
 transformers encoder (``last_hidden_state``, ``hidden_states``, ``attentions`` for the real tokens only: prompt
 tuning's virtual tokens and prefix tuning's extra keys are cut off), and ``loaded_encoder`` makes the
 ``LoadedModel`` STS, Retrieval and Compare read. Its folder is the run's output folder, whose ``finetune.json``
-names the pooling the run trained (``lm_workbench.engine.embeddings.sentence_embeddings.model_pooling`` reads it).
+names the pooling the run trained (``lm_workbench.engine.sentence.model_pooling`` reads it).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from lm_workbench.engine.finetune.sentence.pooling import MODEL_INPUTS, trim_virtual
+from lm_workbench.engine.sentence.pooling import MODEL_INPUTS, trim_virtual
 
 
 def _inner_transformer(model: nn.Module) -> Any:
