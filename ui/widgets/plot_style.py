@@ -37,7 +37,7 @@ def restyle_axes(root: QWidget) -> int:
             item.setTextPen(pg.mkPen(ink))
             item.setStyle(tickFont=font)
             if item.orientation in ("left", "right"):
-                item.tickSpacing = _FittingSpacing(item)  # the instance's own: pyqtgraph calls self.tickSpacing
+                item.tickSpacing = FittingSpacing(item)  # the instance's own: pyqtgraph calls self.tickSpacing
             item.label.setFont(font)
             if item.label.isVisible() and item.labelText:
                 item.setLabel(item.labelText, item.labelUnits or None, item.labelUnitPrefix or None,
@@ -54,7 +54,7 @@ def _restyle_legend(legend, point_size: float) -> None:
     legend.updateSize()
 
 
-class _FittingSpacing:
+class FittingSpacing:
     """pyqtgraph's tick spacing for a vertical axis, its major interval widened (1, 2, 5, 10 × 10^k) until
     neighbouring numbers stand 1.5 lines of their font apart: fewer numbers on a short axis, never overlapping
     ones (on an axis too short for two, one)."""
