@@ -104,13 +104,14 @@ def test_a_step_visited_again_reuses_its_recorded_evaluation(open_window, qtbot,
                         and view.metrics_origin.origin is not None
                         and view.metrics_origin.origin.matches(window.loaded, view._metrics_key()), timeout=WAIT)
 
+    before = len(runs())  # (other tests' runs, when they share the store)
     visit("mean")
     first = view.state.evaluation.model.mean["ndcg@10"]
     visit("cls")
-    assert len(runs()) == 2
+    assert len(runs()) == before + 2
     visit("mean")  # step 1 again
-    assert len(runs()) == 2  # nothing new recorded ...
+    assert len(runs()) == before + 2  # nothing new recorded ...
     assert view.state.evaluation.model.mean["ndcg@10"] == first  # ... and step 1's numbers are back
     assert "not recorded twice" in view.summary.text()
     view.evaluate_button.click()  # Evaluate pressed by hand: a new run, as asked
-    qtbot.waitUntil(lambda: len(runs()) == 3 and not window.jobs.busy, timeout=WAIT)
+    qtbot.waitUntil(lambda: len(runs()) == before + 3 and not window.jobs.busy, timeout=WAIT)
