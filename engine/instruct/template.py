@@ -83,7 +83,7 @@ def resolve_template(tokenizer: Any, choice: str = "auto") -> ChatTemplate:
         if isinstance(own, str) and own.strip():
             return ChatTemplate(own, "tokenizer")
         return ChatTemplate(PLAIN_TEMPLATE, "plain",
-                            "--template auto: the model has no chat template, so the plain template is used")
+                            "Auto template: the model has no chat template of its own, so the plain template is used")
     if choice == "plain":
         return ChatTemplate(PLAIN_TEMPLATE, "plain")
     path = Path(choice).expanduser()

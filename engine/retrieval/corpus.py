@@ -37,6 +37,7 @@ class Corpus:
     texts: list[str]
     source: str
     report: ReadReport = field(default_factory=lambda: ReadReport("corpus", unit="passages"))
+    titles: list[str] | None = None  # a table's title column, one per passage ("" for none); texts begin with it
     _digest: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -109,9 +110,10 @@ def _read_table_file(path: Path, tsv_quoting: str = "auto") -> Corpus:
     title_col = table.first_column(TITLE_COLUMNS)
     report = table.report
     report.unit = "passages"
-    ids, texts, seen = [], [], set()
+    ids, texts, titles, seen = [], [], [], set()
     for row in table.rows:
-        text = beir_document(row.get(title_col) if title_col else None, row.get(text_col))
+        title = (row.get(title_col) or "").strip() if title_col else ""
+        text = beir_document(title, row.get(text_col))
         pid = (row.get(id_col) or "").strip() if id_col else str(row.line)
         if not text:
             report.skip(row.line, "empty passage")
@@ -123,10 +125,11 @@ def _read_table_file(path: Path, tsv_quoting: str = "auto") -> Corpus:
             seen.add(pid)
             ids.append(pid)
             texts.append(text)
+            titles.append(title)
     report.rows_read = len(texts)
     if not texts:
         report.require_rows("passages")
-    return Corpus(ids, texts, str(path), report)
+    return Corpus(ids, texts, str(path), report, titles if any(titles) else None)
 
 
 def read_corpus(path: str | Path, *, tsv_quoting: str = "auto") -> Corpus:

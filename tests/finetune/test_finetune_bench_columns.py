@@ -128,7 +128,7 @@ def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path
     panel = BenchPanel(state, finetune_methods())
     qtbot.addWidget(panel)
     panel._show_results()
-    headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
+    headers = [panel.table.horizontalHeaderItem(c).text().replace("\n", " ") for c in range(panel.table.columnCount())]
     assert headers[4:] == ["Tokens/s", "Train state MB (est.)", "Checkpoint MB", "Forgetting"]
     assert panel.export_columns(tmp_path / "columns.png").read_bytes()[:4] == b"\x89PNG"
     exported = panel.export_table(tmp_path / "bench.csv").read_text(encoding="utf-8").splitlines()

@@ -221,7 +221,7 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
         assert float(cell[1]) == pytest.approx(summary["trainable_percent"], abs=1e-4)
         assert float(cell[2]) == pytest.approx(summary["best_validation"]["accuracy"], abs=1e-4)
     assert float(cells[0][1]) == pytest.approx(100.0) and float(cells[1][1]) < 100.0
-    assert view.bench.table.horizontalHeaderItem(2).text() == "Best accuracy"
+    assert view.bench.table.horizontalHeaderItem(2).text().replace("\n", " ") == "Best accuracy"
     table = view.bench.export_table(tmp_path / "bench.csv")
     exported = list(csv.DictReader(table.open(encoding="utf-8")))
     assert [r["method"] for r in exported] == ["full", "lora"] and exported[1]["run_id"] == str(lora_id)

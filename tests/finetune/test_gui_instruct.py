@@ -8,6 +8,7 @@ trained cell against the masking lab's theme colour for a scored position.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import torch
 from lm_workbench.engine.finetune.demo import DATA, demo_path
 from lm_workbench.ui import theme
 from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+from tests.lectures.conftest import restore_style  # noqa: F401  (the F5 test puts the style back)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -94,3 +96,59 @@ def test_lecture_steps_show_the_page_and_the_table(tab, qtbot):
     assert shown["before (greedy)"] == "x" and shown["after (greedy)"] == "list" and shown["reference"] == "list"
     assert "exact match 0.00 before → 1.00 after" in view.instruct.scores_label.text()
     assert view.instruct.categories.item(0, 0).text() == "first" and view.instruct.categories.item(0, 3).text() == "1.00"
+
+
+def test_data_and_trained_steps_show_two_screens_with_f5(open_window, qtbot, tiny_models, fresh_home, restore_style):
+    """instruction-tuning steps 1 and 2 showed the same screen and the six categories never appeared; with F5 the
+    tokens-per-batch line lay below the fold (issue 49.11). At 1024 × 768 with F5: step 1 (``show: data``) shows
+    the Demonstration data page with every category of the shipped file (read here) and a prompt and answer of
+    each, wrapped, not cut; step 2 (``show: trained``) shows the other page, with the batch line in sight and no
+    empty token chip."""
+    torch.set_num_threads(1)
+    builtin = builtin_views()
+    window = open_window(str(tiny_models["gpt2"]), "finetune", registry=ViewRegistry([builtin.get("finetune")]),
+                         size=(1024, 768), about=False)
+    window.presentation.screen_height = lambda: 768
+    window.presentation.set_on(True)
+    view = window.view("finetune")
+    view.ensure_methods()
+    view.apply_preset_step({"task": "instruct", "method": "full", "template": "auto", "show": "data"}, {})
+    qtbot.waitUntil(lambda: view.instruct.preview is not None and not window.jobs.busy, timeout=60000)
+    page = view.instruct
+    assert page.pages.currentWidget() is page.data_page
+    records = [json.loads(line) for line in demo_path("instruct").read_text(encoding="utf-8").splitlines()]
+    wanted = {}
+    for r in records:
+        wanted[r["category"]] = wanted.get(r["category"], 0) + 1
+    assert len(wanted) == 6
+    text = page.data_label.text()
+    assert f"{len(records):,} demonstrations in 6 categories" in text
+    assert all(f"{name} ({n})" in text for name, n in wanted.items())
+    shown = {page.samples.item(r, 0).text() for r in range(page.samples.rowCount())}
+    assert shown == set(wanted)
+    first = next(r for r in records)
+    prompts = [page.samples.item(r, 1).text() for r in range(page.samples.rowCount())]
+    assert first["instruction"] in prompts[0] and page.samples.item(0, 2).text() == first["output"]
+    for r in range(page.samples.rowCount()):  # every prompt whole: its row as tall as its wrapped text
+        assert page.samples.rowHeight(r) >= page.samples.sizeHintForRow(r)
+    data_screen = window.grab().toImage()
+    shots = os.environ.get("LM_WORKBENCH_SHOTS")
+    if shots:
+        data_screen.save(os.path.join(shots, "instruct-data-f5-1024x768.png"))
+
+    view.apply_preset_step({"task": "instruct", "show": "trained"}, {})
+    qtbot.wait(50)
+    assert page.pages.currentWidget() is page.trained_page
+    assert window.grab().toImage() != data_screen  # another screen
+    label = page.batch_label
+    scroller = window.view_host._scrollers["finetune"]
+    from PySide6.QtCore import QPoint, QRect
+
+    viewport = scroller.viewport()
+    rect = QRect(label.mapTo(viewport, QPoint(0, 0)), label.size()).intersected(viewport.rect())
+    assert label.isVisible() and rect.height() == label.height() > 0  # the batch line in sight, whole
+    if shots:
+        window.grab().save(os.path.join(shots, "instruct-trained-f5-1024x768.png"))
+    from lm_workbench.ui.finetune.trained_tokens import _short
+
+    assert all(_short(t).strip() for t in page.tokens.tokens)  # newline and space tokens are visible chips

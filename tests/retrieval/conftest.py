@@ -14,3 +14,6 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+from tests.lectures.conftest import restore_style  # noqa: E402,F401  (F5 tests put the style back)

@@ -67,3 +67,31 @@ def test_a_theme_change_restyles_the_curves_and_titles(curves):
     fonts = PRESENTATION.fonts
     assert curves.plots["top"].titleLabel.opts["size"] == f"{fonts.pt(fonts.live_plot_title_delta):g}pt"
     assert all(plot.getAxis("left").minimumWidth() == PRESENTATION.metrics.plot_axis_w for plot in curves.plots.values())
+
+
+def test_a_single_point_gets_a_step_axis_and_short_panels_spaced_numbers(curves, qtbot):
+    """Pre-train's charts (issue 49, cosmetic): one point gave an x axis "step (×0.001)" from −400 to 400, and a
+    short panel wrote 0.6 over 0.4. One point: one step either side, no SI prefix; more points: auto range again.
+    A short panel's numbers stand at least 1.5 lines of their font apart."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication
+
+    curves.resize(600, 400)
+    curves.show()
+    curves.add_run(1, "run")
+    curves.add_rows(1, rows(1, [3.0]))  # one point, at step 2
+    QApplication.processEvents()
+    low, high = curves.bottom.viewRange()[0]
+    assert (low, high) == pytest.approx((1.0, 3.0))
+    axis = curves.bottom.getAxis("bottom")
+    assert axis.autoSIPrefix is False and "×" not in axis.labelString()
+    curves.add_rows(1, [MetricRow(2, 4, "loss", 2.5, 101.0), MetricRow(3, 6, "loss", 2.0, 102.0)])
+    qtbot.waitUntil(lambda: curves.bottom.viewRange()[0][1] >= 6.0, timeout=2000)
+    low, high = curves.bottom.viewRange()[0]
+    assert low <= 2.0 and high - low < 10  # auto range over the data (steps 2 to 6) again
+    left = curves.plots["top"].getAxis("left")
+    line = QFontMetrics(left.style["tickFont"] or QApplication.font()).height()
+    size = 5 * line  # a panel five lines high, values 0..1
+    assert type(left).tickSpacing(left, 0.0, 1.0, size)[0][0] * size < 1.5 * line  # pyqtgraph's own: crowded
+    major = left.tickSpacing(0.0, 1.0, size)[0][0]
+    assert major / 1.0 * size >= 1.5 * line

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from lm_workbench.engine.finetune.footprint import CPU_ESTIMATE, CUDA_PEAK
+from lm_workbench.ui.widgets.header_lines import fit_header_labels, wrap_header_labels
 
 HEADERS = ("Method", "Trainable %", "Best {metric}", "Time (s)", "Tokens/s", "{memory}", "Checkpoint MB",
            "Forgetting")
@@ -58,6 +59,7 @@ class BenchTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().setVisible(False)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        wrap_header_labels(self)  # a title too long for its column takes two lines, never cut
         self._height_limit = 1 << 16
 
     def set_height_limit(self, pixels: int) -> None:
@@ -77,6 +79,7 @@ class BenchTable(QTableWidget):
         self.setHorizontalHeaderLabels([h.format(metric=metric, memory=memory) for h in HEADERS])
         for column, tip in enumerate(TOOLTIPS):
             self.horizontalHeaderItem(column).setToolTip(tip)
+        fit_header_labels(self)
 
     def show_rows(self, rows: list[dict[str, Any]]) -> None:
         self._set_headers(next((r["best_metric"] for r in rows if r.get("best_metric")), "validation"),

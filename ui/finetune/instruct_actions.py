@@ -61,11 +61,14 @@ class InstructActions:
         return str(path)
 
     def _show_instruct(self, show: str) -> None:
-        """``data`` / ``trained``: the Instruct page with the template and the coloured tokens; ``before_after``:
+        """``data``: the Instruct page's Demonstration data (categories, prompts and answers); ``trained``: its
+        What is trained (the template and the coloured tokens); ``before_after``:
         the form's method trains (unless an instruct run already finished) and the page shows the table."""
         self.tabs.setCurrentWidget(self.instruct)
         self.form_button.setChecked(False)
-        if show in ("data", "trained"):
+        if show in ("data", "trained"):  # two screens: the categories and examples; the tokens the loss covers
+            self.instruct.pages.setCurrentWidget(self.instruct.data_page if show == "data"
+                                                 else self.instruct.trained_page)
             if self.instruct.preview is None:
                 self.preview_instruct()
             return

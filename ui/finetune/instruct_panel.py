@@ -1,6 +1,8 @@
 """The Fine-tune tab's "Instruct" page: what instruction tuning trains on, and the model before and after.
 
-"What is trained": the chat template (its source, and the note when ``auto`` fell back to plain) in an editable
+"Demonstration data": how many examples each category has and a few prompts of each with the answers we want
+(a lecture's first instruct step; issue 49.11: it showed the same page as the next). "What is trained": the chat
+template (its source, and the note when ``auto`` fell back to plain) in an editable
 box ("Use this template" saves the text to a file and makes it the form's ``--template``), one training example
 (chosen by its number) as token cells coloured trained / not trained (``TrainedTokens``) with its counts, and the
 trained tokens of each batch in file order. "Answers before/after": after a run, the held-out prompts answered by
@@ -27,6 +29,11 @@ BEFORE_AFTER_COLUMNS = ("prompt", "reference", "before_greedy", "after_greedy", 
 HEADERS = ("prompt", "reference", "before (greedy)", "after (greedy)", "before (sampled)", "after (sampled)",
            "category")
 TEMPLATE_CHOICES = ("auto", "plain")
+
+
+def shown_text(text: str) -> tuple[str, int]:
+    """``text`` without U+FFFD (a sampled answer cut inside a character decodes to "�"), and how many there were."""
+    return text.replace("\ufffd", ""), text.count("\ufffd")
 
 
 class InstructPanel(QWidget):
@@ -73,6 +80,19 @@ class InstructPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size
+        self.data_label = QLabel("Choose the instruct task, load a decoder or an encoder-decoder, and press "
+                                 "Show what is trained: the training file's categories and examples appear here.")
+        self.data_label.setObjectName("summary")
+        self.data_label.setWordWrap(True)
+        self.samples = QTableWidget(0, 3)
+        self.samples.setHorizontalHeaderLabels(("category", "prompt", "answer we want"))
+        self.samples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.samples.setWordWrap(True)  # a prompt wraps, never cut (issue 49.11)
+        self.samples.verticalHeader().setVisible(False)
+        header = self.samples.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.categories = QTableWidget(0, 5)
         self.categories.setHorizontalHeaderLabels(("category", "prompts", "exact match before", "after",
                                                    "ROUGE-L after"))
@@ -107,13 +127,18 @@ class InstructPanel(QWidget):
         pick.addWidget(self.example_spin)
         pick.addWidget(self.example_label, 1)
         column.addLayout(pick)
+        column.addWidget(self.batch_label)  # above the tokens: in sight with F5 (issue 49.11)
         column.addWidget(self.legend)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(self.tokens)
         column.addWidget(scroll, 2)
-        column.addWidget(self.batch_label)
+        data = QWidget()
+        data_column = QVBoxLayout(data)
+        theme.bind(data_column, lambda w, m: w.setContentsMargins(*m.panel_margins))
+        data_column.addWidget(self.data_label)
+        data_column.addWidget(self.samples, 1)
         bottom = QWidget()
         lower = QVBoxLayout(bottom)
         theme.bind(lower, lambda w, m: w.setContentsMargins(*m.panel_margins))
@@ -121,6 +146,8 @@ class InstructPanel(QWidget):
         lower.addWidget(self.table, 3)
         lower.addWidget(self.categories, 1)
         self.pages = QTabWidget()
+        self.data_page, self.trained_page, self.answers_page = data, top, bottom
+        self.pages.addTab(data, "Demonstration data")
         self.pages.addTab(top, "What is trained")
         self.pages.addTab(bottom, "Answers before/after")
         layout = QVBoxLayout(self)
@@ -161,6 +188,27 @@ class InstructPanel(QWidget):
         self.batch_label.setText(
             f"Trained tokens per batch of {preview.batch_size} (file order): {shown}; mean {mean:.1f}. One pass: "
             f"{preview.trained_tokens:,} of {preview.total_tokens:,} tokens trained ({share:.1f}%).{notes}")
+        self.show_data(preview)
+
+    def show_data(self, preview: Any) -> None:
+        """The Demonstration data page: the categories with their counts, a few prompts and answers of each."""
+        counts = getattr(preview, "category_counts", {}) or {}
+        named = {name: n for name, n in counts.items() if name}
+        total = sum(counts.values())
+        if named:
+            listed = ", ".join(f"{name} ({n})" for name, n in named.items())
+            self.data_label.setText(f"{total:,} demonstrations in {len(named)} categories: {listed}. A prompt and "
+                                    f"the answer we want, written through the chat template (What is trained).")
+        else:
+            self.data_label.setText(f"{total:,} demonstrations (the file names no categories).")
+        samples = getattr(preview, "samples", []) or []
+        self.samples.setRowCount(len(samples))
+        for r, cells in enumerate(samples):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text or "—")
+                item.setToolTip(text)
+                self.samples.setItem(r, c, item)
+        self.samples.resizeRowsToContents()
 
     def show_example(self, index: int) -> None:
         if self.preview is None or not self.preview.examples:
@@ -175,14 +223,16 @@ class InstructPanel(QWidget):
     # ------------------------------------------------------------------ before / after
     def show_before_after(self, summary: dict[str, Any]) -> None:
         self.summary = summary
-        self.pages.setCurrentIndex(1)
+        self.pages.setCurrentWidget(self.answers_page)
         table = summary.get("before_after") or {}
         rows = table.get("rows") or []
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, key in enumerate(BEFORE_AFTER_COLUMNS):
-                item = QTableWidgetItem(str(row.get(key) or ""))
-                item.setToolTip(str(row.get(key) or ""))
+                text, dropped = shown_text(str(row.get(key) or ""))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text + (f"\n({dropped} piece(s) of a character cut by sampling, not UTF-8 text, "
+                                        f"left out)" if dropped else ""))
                 self.table.setItem(r, c, item)
         self._fit_columns()
         before, after = table.get("before") or {}, table.get("after") or {}
@@ -214,3 +264,4 @@ class InstructPanel(QWidget):
         self.table.resizeColumnsToContents()
         for c in range(self.table.columnCount()):
             self.table.setColumnWidth(c, min(self.table.columnWidth(c), theme.current().metrics.finetune_form_w * 11 // 40))
+        self.table.resizeRowsToContents()  # a long prompt wraps onto more lines, not cut (issue 49.11)

@@ -62,6 +62,9 @@ class ResultsPanel(QWidget):
         splitter.addWidget(self.table)
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([1, 3])  # shares, scaled to the width
+        splitter.setChildrenCollapsible(False)
+        # a readable matrix at any width: it got ~70 px in the 1280 split layout (issue 49, cosmetic)
+        theme.bind(self.confusion, lambda w, _m: w.setMinimumWidth(w.fontMetrics().height() * 13))
         self.data_note = QLabel()  # what reading the data files kept and skipped
         self.data_note.setObjectName("summary")
         self.data_note.setWordWrap(True)

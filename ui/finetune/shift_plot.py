@@ -7,9 +7,11 @@ keeps the small changes of parameter-efficient methods visible.
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.plot_style import range_clear_of_legend
 
 BAR_WIDTH = 0.6  # in layers (data units), not pixels
 
@@ -21,7 +23,7 @@ class ShiftPlot(QWidget):
         self.plot = self.graphics.addPlot()
         self.plot.setLabel("bottom", "layer (0 = embeddings)")
         self.plot.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.plot.addLegend(offset=(-1, 1))  # the top right corner
+        self.legend = self.plot.addLegend(offset=(-1, 1), colCount=2)  # one row at the top right: room is kept
         self.cka_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, name="1 − linear CKA")
         self.plot.addItem(self.cka_bars)
         self.cosine_curve = self.plot.plot(name="1 − mean cosine")
@@ -35,7 +37,7 @@ class ShiftPlot(QWidget):
     def _apply_tokens(self) -> None:
         c, f, m = theme.current().colours, theme.current().fonts, theme.current().metrics
         self.graphics.setBackground(c.base_bg)
-        self.plot.setTitle("How far each layer moved from the base model (0 = unchanged)",
+        self.plot.setTitle("How far each layer moved (0 = unchanged)",  # the longer title was clipped
                            size=f"{f.pt(f.live_plot_title_delta):g}pt", color=c.label_ink)
         self.plot.getAxis("left").setWidth(m.plot_axis_w)
         self.legend.setLabelTextColor(c.plot_legend_ink)
@@ -52,4 +54,16 @@ class ShiftPlot(QWidget):
         self.cka_bars.setOpts(x=layers, height=[1.0 - r[1] for r in rows])
         self.cosine_curve.setData(layers, [1.0 - r[2] for r in rows])
         self.plot.getAxis("bottom").setTicks([[(layer, str(layer)) for layer in layers]])
-        self.plot.enableAutoRange()
+        self.plot.enableAutoRange(x=True)
+        heights = [0.0] + [1.0 - r[1] for r in rows] + [1.0 - r[2] for r in rows]
+        self._span = (min(heights), max(heights + [1e-6]))
+        self._fit_y()
+        QTimer.singleShot(0, self, self._fit_y)  # again once the legend has laid out its new entries
+
+    def _fit_y(self) -> None:
+        if getattr(self, "_span", None) is not None:
+            range_clear_of_legend(self.plot, *self._span)  # the legend's row above the bars
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_y()

@@ -24,8 +24,11 @@ MARGIN = 6
 MAX_CELL_TEXT = 18
 
 
+_WHITESPACE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "↵"})  # decoded tokens: visible, not empty chips
+
+
 def _short(text: str) -> str:
-    text = display_label(text) if text else ""
+    text = display_label(text.translate(_WHITESPACE)) if text else ""
     return text if len(text) <= MAX_CELL_TEXT else text[: MAX_CELL_TEXT - 1] + "…"
 
 

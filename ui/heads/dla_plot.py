@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.plot_style import range_clear_of_legend
 
 BAR = 0.38  # each of a layer's two bars, in layer units
 
@@ -34,11 +35,13 @@ class LayerBars(QWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("left", "direct share (logits)")
+        item.setLabel("left", "logits")  # "direct share (logits)" was longer than a short chart's height: clipped
         item.getAxis("left").enableAutoSIPrefix(False)
-        item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])  # top right: the embeddings bar is left
+        # one row at the top right, above the bars: the y range leaves it room (it covered the bars before)
+        item.addLegend(offset=(-10, 5), labelTextColor=s["legend"], colCount=3)
         self._items: list[Any] = []
         self._shown: Any = None
+        self._span: tuple[float, float] | None = None  # the bars' lowest and highest value
         self.heights: dict[str, list[float]] = {}  # what the bars show (tests read it)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -54,7 +57,7 @@ class LayerBars(QWidget):
             item.removeItem(old)
         if item.legend is not None:
             item.legend.clear()
-        self._items, self._shown, self.heights = [], None, {}
+        self._items, self._shown, self.heights, self._span = [], None, {}, None
 
     def show_dla(self, dla: Any) -> None:
         self.clear()
@@ -76,9 +79,21 @@ class LayerBars(QWidget):
             self._items.append(bars)
             if item.legend is not None:
                 item.legend.addItem(bars, name)
+        values = [0.0, *attn, *dla.mlp, dla.embed, dla.bias]
+        self._span = (min(values), max(values))
+        self._fit_y()
+        QTimer.singleShot(0, self, self._fit_y)  # again once the legend has laid out its new entries
         ticks = [(0.0, "embed")] + [(float(i + 1), str(i)) for i in range(layers)] + [(layers + 1.0, "bias")]
         item.getAxis("bottom").setTicks([ticks])
         item.setLabel("bottom", "layer")
+
+    def _fit_y(self) -> None:
+        if self._span is not None:
+            range_clear_of_legend(self.plot.getPlotItem(), *self._span)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (the legend's share of the height changed)
+        super().resizeEvent(event)
+        self._fit_y()
 
     def _restyle(self) -> None:
         s = style()

@@ -57,11 +57,14 @@ class StartPage(QDialog):
         open_workspace = QPushButton("Open workspace…")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         layout = QVBoxLayout(self)
-        for title, widget in (("Lecture presets", self.presets), ("Recent workspaces", self.workspaces)):
+        # the presets take the height; the workspaces' box is as tall as its rows (two at least): five preset rows
+        # stood above an empty box before (issue 49, cosmetic)
+        for title, widget, stretch in (("Lecture presets", self.presets, 1), ("Recent workspaces", self.workspaces, 0)):
             heading = QLabel(title)
             heading.setObjectName("sectionTitle")
             layout.addWidget(heading)
-            layout.addWidget(widget, 1)
+            layout.addWidget(widget, stretch)
+        self._fit_workspaces()
         row = QHBoxLayout()
         row.addWidget(open_preset)
         row.addWidget(open_workspace)
@@ -73,6 +76,12 @@ class StartPage(QDialog):
         open_preset.clicked.connect(lambda: self._then(services.open_preset_file()))
         open_workspace.clicked.connect(lambda: self._then(services.open_workspace()))
         buttons.rejected.connect(self.reject)
+
+    def _fit_workspaces(self) -> None:
+        rows = max(2, min(6, self.workspaces.count()))
+        row = max([self.workspaces.sizeHintForRow(r) for r in range(self.workspaces.count())] or [0])
+        row = max(row, self.workspaces.fontMetrics().lineSpacing() + 6)
+        self.workspaces.setMaximumHeight(rows * row + 2 * self.workspaces.frameWidth() + 6)
 
     def _then(self, done: object) -> None:
         if done:

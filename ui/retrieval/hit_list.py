@@ -7,10 +7,13 @@ import html
 import re
 from typing import Any, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
+
+
+ROOM_LINES = 16  # a list's least height, in lines of its font: three passages of three or four lines
 
 
 def highlight_html(text: str, words: Sequence[str]) -> str:
@@ -30,6 +33,17 @@ def highlight_html(text: str, words: Sequence[str]) -> str:
     return "".join(out)
 
 
+def passage_html(hit: Any, words: Sequence[str]) -> str:
+    """The passage with its title (when the corpus has titles) set apart in bold, not run into the text
+    ("Dogs Dogs are…" read as one sentence; issue 49, cosmetic)."""
+    title = getattr(hit, "title", "") or ""
+    text = hit.text
+    if title and text.startswith(title):
+        rest = text[len(title):].strip()
+        return (f"<b>{highlight_html(title, words)}</b>" + (f" — {highlight_html(rest, words)}" if rest else ""))
+    return highlight_html(text, words)
+
+
 class HitList(QWidget):
     def __init__(self, title: str = "", parent: QWidget | None = None):
         super().__init__(parent)
@@ -45,6 +59,17 @@ class HitList(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.browser, 1)
         theme.follow(self, self._restyle)
+        # room for about three passages of a few lines each at any type size (issue 49.6: one passage per list
+        # at 1024 × 768 with F5); the tab scrolls when the window is shorter
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        self.browser.setMinimumHeight(self.browser.fontMetrics().lineSpacing() * ROOM_LINES + 8)
+
+    def changeEvent(self, event: QEvent) -> None:  # F5 on and off: room for the new type size
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_height()
 
     def _restyle(self) -> None:
         if self.hits:
@@ -61,7 +86,7 @@ class HitList(QWidget):
         for h in self.hits:
             rows.append(f"<tr><td align='right'>{h.rank}.</td><td align='right'><b>{h.score:.3f}</b></td>"
                         f"<td style='color:{c.muted_ink}'>{html.escape(h.id)}</td>"
-                        f"<td>{highlight_html(h.text, self.words)}</td></tr>")
+                        f"<td>{passage_html(h, self.words)}</td></tr>")
         self.browser.setHtml("<table cellspacing='0' cellpadding='3'>" + "".join(rows) + "</table>" if rows else "")
 
     def show_text(self, text: str) -> None:

@@ -21,10 +21,12 @@ from PySide6.QtWidgets import (
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import Progress
 from lm_workbench.engine.retrieval.names import BM25_METHODS, POOLINGS
+from lm_workbench.ui import theme
 from lm_workbench.ui.retrieval.hit_list import HitList
 from lm_workbench.ui.retrieval.metrics_panel import MetricsPanel
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
+from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.retrieval import jobs
@@ -43,6 +45,9 @@ class RetrievalView(QWidget):
         self.ctx = ctx
         self.state = RetrievalState()
         self._then: Callable[[], None] | None = None  # what to do once the indexing under way ends
+        # evaluations this session recorded, by model specs and inputs: a lecture step visited again shows its
+        # evaluation without recording another run (issue 49.11)
+        self._evaluations: dict[tuple, tuple] = {}
 
         self.corpus_combo = QComboBox()
         self.corpus_combo.addItems([DEMO_ITEM, CHOOSE_FILE, CHOOSE_BEIR])
@@ -65,6 +70,9 @@ class RetrievalView(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setTextVisible(True)
+        # wide enough for its longest message at any type size ("Indexing…" was clipped; issue 49, cosmetic)
+        theme.bind(self.progress, lambda w, _m: w.setMinimumWidth(
+            w.fontMetrics().horizontalAdvance("Indexing model B… 100%") + 24))
         self.k1_spin = QDoubleSpinBox()
         self.k1_spin.setRange(0.0, 10.0)
         self.k1_spin.setSingleStep(0.1)
@@ -93,15 +101,19 @@ class RetrievalView(QWidget):
         results = QSplitter(Qt.Orientation.Horizontal)
         results.addWidget(self.ab)
         results.addWidget(self.hits_bm25)
-        results.setStretchFactor(0, 2)
+        results.setStretchFactor(0, 1)  # equal widths: BM25's passages wrap no more than the model's
         results.setStretchFactor(1, 1)
+        results.setChildrenCollapsible(False)
         self.metrics = MetricsPanel(self.search_for)
         self.metrics.hide()
+        # the lists and the evaluation each keep their least height (three passages; every metric and eight
+        # queries): the tab's page scrolls instead of squeezing them (issue 49.6)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(results)
         body.addWidget(self.metrics)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        body.setChildrenCollapsible(False)
         # whose hits and metrics these are: greyed with Run again when the query or a setting changed, cleared
         # when another model loads (issue 49.5)
         self.hits_origin = ResultOriginLine(self.hits_a, self.hits_b, self.hits_bm25, clear=self._clear_hits,
@@ -220,10 +232,12 @@ class RetrievalView(QWidget):
         self.cancel_button.setEnabled(True)
         self.summary.setText(label)
 
-    def _idle(self, text: str | None = None) -> None:
+    def _idle(self, text: str | None = None, *, done: bool = False) -> None:
         self.index_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setFormat("%p%")
+        if done:  # a finished job's bar stands full, not at 0 % (issue 49, cosmetic)
+            self.progress.setValue(self.progress.maximum())
         if text is not None:
             self.summary.setText(text)
 
@@ -299,7 +313,7 @@ class RetrievalView(QWidget):
             self.state.set_index(dense, bm25)
             notes = "; ".join(dense.notes)
             self._idle(f"Indexed {len(corpus):,} passages with {spec_label(dense.model)} ({dense.mode} pooling, "
-                       f"window {dense.window} tokens) and BM25." + (f" {notes}." if notes else ""))
+                       f"window {dense.window} tokens) and BM25." + (f" {notes}." if notes else ""), done=True)
             self._index_b(then)
 
         self._run(lambda cancel: jobs.index_with_bm25(loaded, corpus, pooling, params, cancel), done,
@@ -315,7 +329,7 @@ class RetrievalView(QWidget):
 
         def done(dense_b: Any) -> None:
             self.state.set_index_b(dense_b)
-            self._idle()
+            self._idle(done=True)
             if then is not None:
                 then()
 
@@ -353,7 +367,8 @@ class RetrievalView(QWidget):
         def done(hits: dict) -> None:
             self.state.set_hits(query, hits)
             self.hits_origin.set_origin(origin)
-            self._idle(f"Top {k} of {len(dense.corpus):,} passages by cosine ({dense.mode} pooling), and BM25's.")
+            self._idle(f"Top {k} of {len(dense.corpus):,} passages by cosine ({dense.mode} pooling), and BM25's.",
+                       done=True)
             if then is not None:
                 then()
 
@@ -376,15 +391,42 @@ class RetrievalView(QWidget):
 
         origin_key, summary = self._metrics_key(), self._corpus_summary()
 
+        cache_key = self._evaluation_key()
+
         def done(result: Any) -> None:
             (a_result, run_a), b_out = result
+            self._evaluations[cache_key] = (a_result, run_a, b_out)
             self.state.set_evaluation(a_result, b_out[0] if b_out else None)
             self.metrics_origin.set_origin(ResultOrigin.of(loaded, origin_key, summary, run_a))
             runs = f"run {run_a}" + (f" and {b_out[1]}" if b_out else "")
-            self._idle(f"Evaluated {a_result.queries:,} judged queries (recorded: {runs}, see the Runs tab).")
+            self._idle(f"Evaluated {a_result.queries:,} judged queries (recorded: {runs}, see the Runs tab).",
+                       done=True)
+            scroll_into_view(self.metrics)  # below the fold with F5: the tab scrolls to the metrics
 
         self._run(lambda cancel: jobs.evaluate(loaded, data, pooling, params, b, pooling_b, store, cancel),
                   done, "Evaluating…")
+
+    def _evaluation_key(self) -> tuple:
+        """The models' specs and the evaluation's inputs (the model objects may be loaded again between steps)."""
+        a, b = self.ctx.loaded, self.ctx.compared
+        return ((str(a.info.spec) if a is not None else None, str(b.info.spec) if b is not None else None)
+                + self._metrics_key()[:-1])
+
+    def evaluate_or_reuse(self) -> None:
+        """A lecture step's evaluation: the one this session recorded for the same models and inputs when there is
+        one (no second run recorded for a step visited again), else ``evaluate``."""
+        cached = self._evaluations.get(self._evaluation_key()) if self.state.corpus is not None else None
+        if cached is None or not self._indexed():
+            self.evaluate()
+            return
+        a_result, run_a, b_out = cached
+        self.state.set_evaluation(a_result, b_out[0] if b_out else None)
+        self.metrics_origin.set_origin(ResultOrigin.of(self.ctx.loaded, self._metrics_key(), self._corpus_summary(),
+                                                       run_a))
+        runs = f"run {run_a}" + (f" and {b_out[1]}" if b_out else "")
+        self._idle(f"Evaluated {a_result.queries:,} judged queries (recorded before: {runs}; shown again, not "
+                   f"recorded twice).", done=True)
+        scroll_into_view(self.metrics)
 
     # -- whose results ------------------------------------------------------------------------------
     def _metrics_key(self) -> tuple:
@@ -473,9 +515,9 @@ class RetrievalView(QWidget):
             if self.ctx.loaded is None:
                 return
             if query:
-                self.search(query, self.evaluate if evaluate else None)
+                self.search(query, self.evaluate_or_reuse if evaluate else None)
             elif evaluate:
-                self.evaluate()
+                self.evaluate_or_reuse()
 
         corpus = settings.get("corpus", inputs.get("corpus") if isinstance(inputs.get("corpus"), str) else None)
         if corpus is not None and (str(corpus) != self.state.corpus_source or self.state.corpus is None):

@@ -37,7 +37,7 @@ def restyle_axes(root: QWidget) -> int:
             item.setTextPen(pg.mkPen(ink))
             item.setStyle(tickFont=font)
             if item.orientation in ("left", "right"):
-                item.tickSpacing = _FittingSpacing(item)  # the instance's own: pyqtgraph calls self.tickSpacing
+                item.tickSpacing = FittingSpacing(item)  # the instance's own: pyqtgraph calls self.tickSpacing
             item.label.setFont(font)
             if item.label.isVisible() and item.labelText:
                 item.setLabel(item.labelText, item.labelUnits or None, item.labelUnitPrefix or None,
@@ -54,7 +54,7 @@ def _restyle_legend(legend, point_size: float) -> None:
     legend.updateSize()
 
 
-class _FittingSpacing:
+class FittingSpacing:
     """pyqtgraph's tick spacing for a vertical axis, its major interval widened (1, 2, 5, 10 × 10^k) until
     neighbouring numbers stand 1.5 lines of their font apart: fewer numbers on a short axis, never overlapping
     ones (on an axis too short for two, one)."""
@@ -97,3 +97,16 @@ def next_nice_interval(interval: float) -> float:
         if step > mantissa + 1e-9:
             return step * power
     return 20.0 * power
+
+
+def range_clear_of_legend(plot_item, low: float, high: float) -> None:
+    """Set ``plot_item``'s y range to show ``low``..``high`` with room above for its legend (a row at the top):
+    the legend's height in pixels, as a share of the view's, is left free above ``high`` (issue 49: legends
+    covered the Heads chart's and the layer-shift chart's bars). Call again after a resize or a font change."""
+    legend, view = plot_item.legend, plot_item.getViewBox()
+    span = max(high - low, 1e-9)
+    share = 0.25
+    if legend is not None and view.height() > 0:
+        bottom = legend.mapRectToItem(view, legend.boundingRect()).bottom()  # from the view's top, in pixels
+        share = min(0.75, max(0.0, bottom + 6) / view.height())
+    plot_item.setYRange(low, high + span * share / (1.0 - share), padding=0)

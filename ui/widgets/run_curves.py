@@ -23,6 +23,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.plot_style import FittingSpacing
 from lm_workbench.store.metrics_reader import MetricRow
 from lm_workbench.ui.run_tracking.series import RunSeries, ema
 
@@ -171,6 +172,22 @@ class RunCurves(QWidget):
             self._item((run_id, name, RAW), panel, look).setData(x, y)
             y = ema(y, self.smoothing)
         self._item((run_id, name), panel, look).setData(x, y)
+        self._fit_single_x()
+
+    def _fit_single_x(self) -> None:
+        """With every curve at one x (a run's first point), an x range of one step around it: pyqtgraph's own
+        was −400 to 400 with "step (×0.001)" (issue 49, cosmetic); once a curve spans more, auto range again."""
+        xs = [item.xData for item in self.items.values() if item.xData is not None and len(item.xData)]
+        if not xs:
+            return
+        low, high = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
+        if high == low:
+            self.bottom.setXRange(low - 1.0, high + 1.0, padding=0)
+            self._x_pinned = True
+        elif getattr(self, "_x_pinned", False):
+            self._x_pinned = False
+            for plot in self.plots.values():
+                plot.enableAutoRange(x=True)
 
     def set_log_y(self, on: bool) -> None:
         self.log_y = on
@@ -264,7 +281,11 @@ class RunCurves(QWidget):
         c, f, m = theme.current().colours, theme.current().fonts, theme.current().metrics
         self.graphics.setBackground(c.base_bg)
         for plot in self.plots.values():
-            plot.getAxis("left").setWidth(m.plot_axis_w)
+            axis = plot.getAxis("left")
+            axis.setWidth(m.plot_axis_w)
+            # numbers spaced for their font on a short panel ("0.6" over "0.4" before; issue 49, cosmetic)
+            axis.tickSpacing = FittingSpacing(axis)
+            plot.getAxis("bottom").enableAutoSIPrefix(False)  # "step", never "step (×0.001)"
         self.retitle()
         if self.legend is not None:
             self.legend.setOffset((-m.plot_legend_margin, m.plot_legend_margin))  # the top right corner

@@ -135,6 +135,7 @@ class ModelPanel(QWidget):
             value = QLabel("—")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            value.setWordWrap(True)  # "encoder-decoder (bart)" wraps in a narrow dock, not cut (issue 49)
             self._values[key] = value
             name = QLabel(label)
             name.setStyleSheet(f"color: {theme.current().colours.muted_ink};")

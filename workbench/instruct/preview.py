@@ -6,7 +6,8 @@ every record as training will (``lm_workbench.engine.instruct.encoding``); it re
 text and where it came from (and the note when ``auto`` fell back to plain), the first ``EXAMPLES_SHOWN``
 examples as tokens with a trained / not-trained flag each, the trained and total tokens of each batch of
 ``batch_size`` examples in file order (training shuffles them; the counts per batch vary around the same mean),
-and what was skipped or cut. An encoder-decoder's tokens are its encoder input (none trained) and its target
+and what was skipped or cut; and the demonstration data itself: how many examples each category has and
+``SAMPLES_PER_CATEGORY`` prompts with their answers from each. An encoder-decoder's tokens are its encoder input (none trained) and its target
 (all trained), shown one after the other.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 EXAMPLES_SHOWN = 200
+SAMPLES_PER_CATEGORY = 2
 
 
 @dataclass
@@ -43,6 +45,10 @@ class InstructPreview:
     total_tokens: int = 0
     notes: list[str] = field(default_factory=list)
     batch_size: int = 16
+    # the demonstration data: examples per category over the whole file (first-seen order; "" = none given)
+    # and up to SAMPLES_PER_CATEGORY (category, prompt, answer) of each, for the Data page
+    category_counts: dict[str, int] = field(default_factory=dict)
+    samples: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def _tokens(tokenizer: Any, ids: list[int]) -> list[str]:
@@ -63,6 +69,14 @@ def build_preview(tokenizer: Any, train: str, template_choice: str, max_length: 
     if data.report.rows_skipped:
         out.notes.append(f"{train}: {data.report.summary()}")
     out.notes += encoded.notes("training")
+    taken: dict[str, int] = {}
+    for example in data:
+        name = example.category or ""
+        out.category_counts[name] = out.category_counts.get(name, 0) + 1
+        if taken.get(name, 0) < SAMPLES_PER_CATEGORY:
+            taken[name] = taken.get(name, 0) + 1
+            out.samples.append((name, example.prompt_text, example.reference))
+    out.samples.sort(key=lambda s: list(out.category_counts).index(s[0]))  # grouped by category
     for item, source in list(zip(encoded.encoded, encoded.sources))[:EXAMPLES_SHOWN]:
         example = data[source]
         if encoder_decoder:

@@ -76,13 +76,16 @@ class Hit:
     id: str
     score: float
     text: str
+    title: str = ""  # the passage's title when the corpus has titles (``text`` then begins with it)
 
     def to_json(self) -> dict:
         return {"id": self.id, "score": self.score, "text": self.text}
 
 
 def hits(corpus: Any, idx: Any, scores: Any) -> list[Hit]:
-    return [Hit(r, int(i), corpus.ids[int(i)], float(s), corpus.texts[int(i)])
+    titles = getattr(corpus, "titles", None) or []
+    return [Hit(r, int(i), corpus.ids[int(i)], float(s), corpus.texts[int(i)],
+                titles[int(i)] if int(i) < len(titles) else "")
             for r, (i, s) in enumerate(zip(idx, scores), start=1)]
 
 
