@@ -107,6 +107,21 @@ def fresh_home(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
+def restore_style(qapp):
+    """The application's palette, font, style sheet and theme tokens as they were before the test (F5 tests)."""
+    from lm_workbench.ui import theme
+    from lm_workbench.ui.theme_tokens import DEFAULT
+
+    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
+    yield
+    theme.set_tokens(DEFAULT)
+    qapp.setPalette(palette)
+    qapp.setFont(font)
+    qapp.setStyleSheet(sheet)
+    qapp.setProperty("systemFontPt", None)
+
+
+@pytest.fixture
 def open_window(qtbot):
     """``open_window(spec=None, view=None, *, settings=None, persist=False, size=(1280, 800), about=True,
     registry=None)``: a shown main window; with ``spec``, that model loaded; with ``view``, the view

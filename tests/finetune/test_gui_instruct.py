@@ -17,7 +17,6 @@ import torch
 from lm_workbench.engine.finetune.demo import DATA, demo_path
 from lm_workbench.ui import theme
 from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
-from tests.lectures.conftest import restore_style  # noqa: F401  (the F5 test puts the style back)
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -16,4 +16,3 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
-from tests.lectures.conftest import restore_style  # noqa: E402,F401  (F5 tests put the style back)

@@ -408,7 +408,7 @@ class RetrievalView(QWidget):
 
     def _evaluation_key(self) -> tuple:
         """The models' specs and the evaluation's inputs (the model objects may be loaded again between steps)."""
-        a, b = self.ctx.loaded, self.ctx.compared
+        a, b = self.ctx.loaded, self.ctx.model_b
         return ((str(a.info.spec) if a is not None else None, str(b.info.spec) if b is not None else None)
                 + self._metrics_key()[:-1])
 
