@@ -3,7 +3,7 @@
 - BERT: masked-token accuracy (15% of the non-special tokens replaced by [MASK], seeded) against the unigram
   baseline (always guessing the training set's most frequent token) on the same positions.
 - BART: the decoder reads its encoder. Each held-out example is noised as in training (the ``bart``
-  objective's default noising, seeded); the reconstruction loss of the original with the encoder given that
+  objective with the course settings, ``COURSE_OBJECTIVE_CONFIG``, seeded; 8 draws of each); the reconstruction loss of the original with the encoder given that
   noised input is compared with the loss of the same labels with another example's noised input
   (``drop`` = 1 - true / other; the issue asks for at least 0.2).
 - T5: the span targets of each held-out example scored with its own corrupted input, against another
@@ -29,21 +29,32 @@ import torch.nn.functional as F
 IGNORE = -100
 
 
-def _validation(model_dir: Path, family: str) -> list[list[int]]:
-    """The held-out examples the run packed (its ``data/<family>-*`` folder beside ``model/``)."""
-    from lm_workbench.engine.pretrain.example_set import ExampleSet
-
-    folders = sorted((model_dir.parent / "data").glob(f"{family}-*"))
-    folders = [f for f in folders if (f / "stats.json").is_file()]
+def _data_folder(model_dir: Path, family: str) -> Path:
+    """The packed data of the run (``data/<family>-*`` beside ``model/``) made with the model's own tokenizer
+    (its ``vocab_size`` in ``stats.json`` equal; the newest when several are)."""
+    config = json.loads((model_dir / "config.json").read_text())
+    folders = [f for f in (model_dir.parent / "data").glob(f"{family}-*") if (f / "stats.json").is_file()]
     if not folders:
         raise RuntimeError(f"no packed data beside {model_dir}")
-    return [list(map(int, ex)) for ex in ExampleSet(folders[-1], "validation")]
+    from transformers import AutoTokenizer
+
+    size = len(AutoTokenizer.from_pretrained(model_dir))
+    matching = [f for f in folders if json.loads((f / "stats.json").read_text())["vocab_size"] == size] or folders
+    del config
+    return max(matching, key=lambda f: f.stat().st_mtime)
+
+
+def _validation(model_dir: Path, family: str) -> list[list[int]]:
+    """The held-out examples the run packed."""
+    from lm_workbench.engine.pretrain.example_set import ExampleSet
+
+    return [list(map(int, ex)) for ex in ExampleSet(_data_folder(model_dir, family), "validation")]
 
 
 def _train_counts(model_dir: Path, family: str, size: int) -> np.ndarray:
     from lm_workbench.engine.pretrain.example_set import ExampleSet
 
-    folder = [f for f in sorted((model_dir.parent / "data").glob(f"{family}-*")) if (f / "stats.json").is_file()][-1]
+    folder = _data_folder(model_dir, family)
     counts = np.zeros(size, dtype=np.int64)
     for ex in ExampleSet(folder, "train"):
         np.add.at(counts, np.asarray(ex, dtype=np.int64), 1)
@@ -55,12 +66,12 @@ def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
     return torch.tensor([r + [value] * (width - len(r)) for r in rows], dtype=torch.long)
 
 
-def bert_quality(model_dir: Path, limit: int = 400, seed: int = 0) -> dict[str, Any]:
+def bert_quality(model_dir: Path, limit: int = 400, seed: int = 0, draws: int = 20) -> dict[str, Any]:
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
-    examples = _validation(model_dir, "bert")[:limit]
+    examples = (_validation(model_dir, "bert")[:limit]) * draws  # each held-out example masked ``draws`` times
     special = set(tok.all_special_ids)
     counts = _train_counts(model_dir, "bert", len(tok))
     counts[list(special)] = 0
@@ -103,7 +114,7 @@ def _seq2seq_losses(model: Any, inputs: list[list[int]], labels: list[list[int]]
     return (nll.sum(1) / scored.sum(1).clamp(min=1)).numpy()
 
 
-def seq2seq_quality(model_dir: Path, family: str, limit: int = 256, seed: int = 0) -> dict[str, Any]:
+def seq2seq_quality(model_dir: Path, family: str, limit: int = 256, seed: int = 0, draws: int = 8) -> dict[str, Any]:
     """The drop in reconstruction loss from another example's input to the example's own (see the module)."""
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
@@ -113,21 +124,26 @@ def seq2seq_quality(model_dir: Path, family: str, limit: int = 256, seed: int = 
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForSeq2SeqLM.from_pretrained(model_dir).eval()
+    from lm_workbench.engine.objectives.config_fields import config_from_strings
+    from lm_workbench.pretrain.course_models import COURSE_OBJECTIVE_CONFIG
+
     objective = BART() if family == "bart" else T5SpanCorruption()
-    config = objective.default_config()
+    settings = [f"{k}={v}" for k, v in COURSE_OBJECTIVE_CONFIG.get(family, {}).items()]
+    config = config_from_strings(objective.default_config(), settings, objective.name)
     info = vocab_info(tok)
     rng = np.random.default_rng(seed)
-    examples = [e for e in _validation(model_dir, family) if len(e) >= 8][:limit]
+    held_out = [e for e in _validation(model_dir, family) if len(e) >= 8][:limit]
+    examples = held_out * draws  # each held-out example noised ``draws`` times
     previews = [objective.corrupt(np.asarray(e, dtype=np.int64), info, rng, config) for e in examples]
     own_in = [p.input_ids for p in previews]
     labels = [p.labels for p in previews]
-    other_in = own_in[1:] + own_in[:1]  # each example's labels with the next example's input
+    other_in = own_in[1:] + own_in[:1]  # each example's labels with the next one's input (another example)
     true_loss, other_loss = [], []
     for s in range(0, len(examples), 32):
         true_loss.append(_seq2seq_losses(model, own_in[s:s + 32], labels[s:s + 32], tok.pad_token_id))
         other_loss.append(_seq2seq_losses(model, other_in[s:s + 32], labels[s:s + 32], tok.pad_token_id))
     t, o = float(np.concatenate(true_loss).mean()), float(np.concatenate(other_loss).mean())
-    return {"loss_true_input": t, "loss_other_input": o, "drop": 1 - t / o, "examples": len(examples),
+    return {"loss_true_input": t, "loss_other_input": o, "drop": 1 - t / o, "examples": len(held_out),
             "holds": 1 - t / o >= 0.2}
 
 
