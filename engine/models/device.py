@@ -73,7 +73,7 @@ def _env_threads() -> int | None:
     return value if value > 0 else None
 
 
-def busy_cores(seconds: float = 0.25) -> float | None:
+def busy_cores(seconds: float = 0.1) -> float | None:
     """How many cores other processes keep busy: the machine's non-idle CPU time over ``seconds`` (from
     ``/proc/stat``; this process waits meanwhile) divided by the time; None where ``/proc/stat`` is absent."""
     import time

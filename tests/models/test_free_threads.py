@@ -43,7 +43,7 @@ def test_free_threads_formula(cores, busy, cap):
 
 
 def test_unknown_load_keeps_the_cap(monkeypatch):
-    monkeypatch.setattr(device, "busy_cores", lambda seconds=0.25: None)
+    monkeypatch.setattr(device, "busy_cores", lambda seconds=0.1: None)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert device.free_cpu_threads() == 1
     monkeypatch.delenv("OMP_NUM_THREADS")
