@@ -16,7 +16,6 @@ a blank line), so the corpus has document and sentence boundaries for objectives
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
@@ -101,4 +100,7 @@ def python_docs_corpus(dest: Path) -> Path:
     return target
 
 
-__all__ = ["PYTHON_DOCS_FILENAME", "PYTHON_DOCS_SHA256", "SHIPPED", "prose_paragraphs", "python_docs_corpus", "python_docs_text"]
+__all__ = [
+    "PYTHON_DOCS_FILENAME", "PYTHON_DOCS_SHA256", "SHIPPED", "prose_paragraphs", "python_docs_corpus",
+    "python_docs_text",
+]

@@ -32,7 +32,6 @@ IGNORE = -100
 def _data_folder(model_dir: Path, family: str) -> Path:
     """The packed data of the run (``data/<family>-*`` beside ``model/``) made with the model's own tokenizer
     (its ``vocab_size`` in ``stats.json`` equal; the newest when several are)."""
-    config = json.loads((model_dir / "config.json").read_text())
     folders = [f for f in (model_dir.parent / "data").glob(f"{family}-*") if (f / "stats.json").is_file()]
     if not folders:
         raise RuntimeError(f"no packed data beside {model_dir}")
@@ -40,7 +39,6 @@ def _data_folder(model_dir: Path, family: str) -> Path:
 
     size = len(AutoTokenizer.from_pretrained(model_dir))
     matching = [f for f in folders if json.loads((f / "stats.json").read_text())["vocab_size"] == size] or folders
-    del config
     return max(matching, key=lambda f: f.stat().st_mtime)
 
 
