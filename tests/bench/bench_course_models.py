@@ -107,7 +107,8 @@ def main() -> int:
             busy.wait()
     total_wall = sum(r["wall_s"] for r in rows)
     total_cpu = sum(r["cpu_s"] for r in rows)
-    print(f"\n{'family':7} {'wall s':>7} {'CPU s':>7} {'budget':>7} {'others':>7} {'val loss':>9} {'unigram':>8}  signal")
+    print(f"\n{'family':7} {'wall s':>7} {'CPU s':>7} {'budget':>7} {'others':>7} {'val loss':>9} "
+          f"{'unigram':>8}  signal")
     for r in rows:
         signal = r.get("signal", {})
         shown = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in signal.items() if k != "claims"}

@@ -3,7 +3,8 @@
 - BERT: masked-token accuracy (15% of the non-special tokens replaced by [MASK], seeded) against the unigram
   baseline (always guessing the training set's most frequent token) on the same positions.
 - BART: the decoder reads its encoder. Each held-out example is noised as in training (the ``bart``
-  objective with the course settings, ``COURSE_OBJECTIVE_CONFIG``, seeded; 8 draws of each); the reconstruction loss of the original with the encoder given that
+  objective with the course settings, ``COURSE_OBJECTIVE_CONFIG``, seeded; 8 draws of each); the
+  reconstruction loss of the original with the encoder given that
   noised input is compared with the loss of the same labels with another example's noised input
   (``drop`` = 1 - true / other; the issue asks for at least 0.2).
 - T5: the span targets of each held-out example scored with its own corrupted input, against another
