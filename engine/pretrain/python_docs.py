@@ -1,12 +1,17 @@
-"""A corpus present on every machine: the English prose of Python's own documentation.
+"""The course corpus: one fixed English text shipped in the package, the same on every machine.
 
-The standard library ships the reference topics ``pydoc`` shows
-(``pydoc_data.topics``, about 0.47 MB). Their text mixes prose with code,
-grammar rules and headings; ``prose_paragraphs`` keeps the paragraphs that
-read as sentences (mostly letters, ending with a full stop, question or
-exclamation mark) and joins each into one line. Each topic becomes one
-document, so the corpus has document and sentence boundaries for objectives
-that need them.
+It is the English prose of the reference topics ``pydoc`` shows (``pydoc_data.topics``) as Python 3.11.7
+ships them, extracted once by ``prose_paragraphs`` and saved as ``data/python-docs.txt`` (about 0.3 MB,
+47,000 words, 1,300 paragraphs; SHA-256 in ``PYTHON_DOCS_SHA256``). Its source is the Python documentation,
+Copyright (c) 2001 Python Software Foundation, under the PSF License Agreement (version 2), a permissive licence
+that allows copying and redistribution with the copyright notice; the notice is in
+``packaging/licenses/README.txt``. Earlier versions read ``pydoc_data`` of the running Python, which changes
+with the Python version (issue 48); the shipped file does not.
+
+``prose_paragraphs`` keeps the paragraphs that read as sentences (mostly letters, ending with a full stop,
+question or exclamation mark) and joins each into one line; each topic is one document (documents separated by
+a blank line), so the corpus has document and sentence boundaries for objectives that need them.
+``python_docs_text(source="pydoc")`` re-extracts it from the running Python (how the file was made).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 PYTHON_DOCS_FILENAME = "python-docs.txt"
+SHIPPED = Path(__file__).resolve().parent / "data" / PYTHON_DOCS_FILENAME
+PYTHON_DOCS_SHA256 = "3aaa644c1a0ed890249121f2f8887dd24afacac6b6b25469f772bcb2df4752e8"
 _UNDERLINE = re.compile(r"^([*=\-^~#\"'`+_.])\1{2,}$")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 _MIN_WORDS = 6
@@ -49,8 +56,15 @@ def prose_paragraphs(text: str) -> list[str]:
     return paragraphs
 
 
-def python_docs_text() -> str:
-    """The corpus text: one document per topic (sorted by name), documents separated by a blank line."""
+def python_docs_text(source: str = "shipped") -> str:
+    """The corpus text: one document per topic (sorted by name), documents separated by a blank line.
+
+    ``source`` "shipped" (the default) reads the file in the package (Python 3.11.7's topics, fixed);
+    "pydoc" extracts the same from the running Python's ``pydoc_data`` (which differs between versions)."""
+    if source == "shipped":
+        return SHIPPED.read_bytes().decode("utf-8")
+    if source != "pydoc":
+        raise ValueError(f"source must be 'shipped' or 'pydoc', not {source!r}")
     from pydoc_data.topics import topics
 
     documents = []
@@ -86,4 +100,7 @@ def python_docs_corpus(dest: Path) -> Path:
     return target
 
 
-__all__ = ["PYTHON_DOCS_FILENAME", "prose_paragraphs", "python_docs_corpus", "python_docs_text"]
+__all__ = [
+    "PYTHON_DOCS_FILENAME", "PYTHON_DOCS_SHA256", "SHIPPED", "prose_paragraphs", "python_docs_corpus",
+    "python_docs_text",
+]

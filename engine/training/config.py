@@ -57,7 +57,8 @@ class TrainingConfig:
                                 "AVX512-BF16 or AMX; fp32 elsewhere, and the run says so) or fp16 (CUDA only).",
                         choices=PRECISIONS)
     device: str = _f("auto", "Where to train: auto (CUDA if present), cpu or cuda.", choices=DEVICES)
-    threads: int | None = _f(None, "CPU threads for torch, process-wide (empty: leave as is).", min=1)
+    threads: int | None = _f(None, "CPU threads for torch, process-wide (empty: the cores other processes leave "
+                                   "free, at most OMP_NUM_THREADS).", min=1)
     compile: str = _f("auto", "torch.compile the model's body: auto (only for runs long enough to pay back the "
                               "compile time, and where a compiler is found), on or off. A failed compile falls "
                               "back to eager and says so.", choices=COMPILE_CHOICES)

@@ -46,7 +46,7 @@ import torch
 from torch import nn
 
 from lm_workbench.engine.errors import Cancelled, WorkbenchError
-from lm_workbench.engine.models.device import set_cpu_threads
+from lm_workbench.engine.models.device import free_cpu_threads, set_cpu_threads
 from lm_workbench.engine.objectives.levers import LossLevers, loss_levers
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
 from lm_workbench.engine.training.checkpoint import load_checkpoint, save_checkpoint
@@ -148,6 +148,8 @@ class _Run:
         self.checkpoint_dir, self.cancel = checkpoint_dir, cancel
         if config.threads:
             set_cpu_threads(config.threads)
+        elif device.type == "cpu":  # leave as many cores as other processes use to them (issue 48)
+            set_cpu_threads(free_cpu_threads())
         self.plan: PrecisionPlan = choose_precision(config.precision, device)
         torch.manual_seed(config.seed + ctx.rank)
         random.seed(config.seed + ctx.rank)

@@ -228,3 +228,24 @@ def test_editing_a_preset_keeps_its_claims_and_what_they_compare_with():
     draft.delete(2)  # a claim comparing with a deleted step goes with it; the others stay
     texts = [c["text"] for s in draft.to_dict()["steps"] for c in s.get("claims", [])]
     assert texts == [preset.steps[1].claims[1].text, preset.steps[2].claims[0].text]
+
+
+def test_a_fill_mask_step_computes_its_top_probability(tiny_models):
+    """The predictions metric on an MLM (fill-mask returns five values since the window line: the metric's
+    unpacking of four raised ValueError and ended `presets verify`), against plain transformers' softmax."""
+    from transformers import AutoModelForMaskedLM
+
+    from lm_workbench.lectures.metrics import StepRun, metric_value
+    from lm_workbench.lectures.verify import ModelCache
+
+    bert = str(tiny_models["bert"])
+    tok = AutoTokenizer.from_pretrained(bert)
+    text = f"The cat {tok.mask_token} on the mat."
+    run = StepRun("predictions", {}, {"text": text}, bert, ModelCache())
+    got = metric_value(run, "top_probability", {})
+    model = AutoModelForMaskedLM.from_pretrained(bert).eval()
+    enc = tok(text, return_tensors="pt")
+    with torch.no_grad():
+        logits = model(**enc).logits[0]
+    position = int((enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0])
+    assert got == pytest.approx(float(torch.softmax(logits[position].float(), -1).max()), abs=1e-5)

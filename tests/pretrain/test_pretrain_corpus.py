@@ -101,6 +101,25 @@ def test_python_docs_corpus_is_prose_and_idempotent(tmp_path):
     assert explicit.read_bytes() == path.read_bytes()
 
 
+def test_the_course_corpus_is_the_shipped_file_whatever_the_python(tmp_path, monkeypatch):
+    """Issue 48: one fixed text, the same on every machine; the running Python's pydoc_data is not read (a
+    different Python's topics would change it), and the file's bytes are the recorded hash."""
+    import hashlib
+    import sys
+    import types
+
+    from lm_workbench.engine.pretrain import python_docs
+
+    shipped = python_docs.SHIPPED.read_bytes()
+    assert hashlib.sha256(shipped).hexdigest() == python_docs.PYTHON_DOCS_SHA256
+    assert 200_000 < len(shipped) < 2_000_000  # modest: the wheel carries it
+    other = types.ModuleType("pydoc_data.topics")
+    other.topics = {"x": "A different Python documents different things in its topics today."}
+    monkeypatch.setitem(sys.modules, "pydoc_data.topics", other)
+    assert python_docs.python_docs_text("pydoc") != shipped.decode("utf-8")  # the stand-in Python differs
+    assert python_docs_corpus(tmp_path).read_bytes() == shipped  # the course corpus does not
+
+
 def test_corpus_spec_defaults():
     spec = CorpusSpec(paths=["a.txt"])
     assert (spec.validation_fraction, spec.seed) == (0.05, 0)
