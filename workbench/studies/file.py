@@ -117,6 +117,11 @@ def demo_value(value: Any) -> Any:
         return str(STS_DEMO)
     if name == "pos":
         return str(POS_DEMO)
+    if name == "corpus":  # the course models' corpus (written once into the cache folder)
+        from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
+        from lm_workbench.paths import cache_dir
+
+        return str(python_docs_corpus(cache_dir() / "studies"))
     from lm_workbench.engine.finetune.demo import demo_path
 
     return str(demo_path(name))
@@ -320,6 +325,8 @@ def _columns(where: _Where, columns: Any) -> list[dict[str, Any]]:
         _check_keys(where, col, COLUMN_KEYS, f"column {col.get('name', '?') if isinstance(col, dict) else '?'}")
         if not col.get("name") or not col.get("metric"):
             raise where.error("columns", "each column needs a name and a metric")
+        if "step" in col and not isinstance(col["step"], int):
+            raise where.error("step", f"column {col['name']}: step is a whole number (a layer, for per-layer runs)")
         if col.get("reduce", "last") not in REDUCES:
             raise where.error(col["reduce"], f"column {col['name']}: reduce must be one of {', '.join(REDUCES)}")
         out.append({"reduce": "last", **col})

@@ -11,7 +11,7 @@ FIGURES = ("bars", "lines", "pareto", "none")
 TOP_KEYS = ("format", "name", "title", "description", "caption", "scale_note", "vars", "scales", "seeds", "cells",
             "sweep", "columns", "rows", "figure", "published", "notes")
 CELL_KEYS = ("id", "row", "kind", "settings", "seeds", "needs", "note")
-COLUMN_KEYS = ("name", "metric", "reduce", "cell", "kind", "scale", "unit")
+COLUMN_KEYS = ("name", "metric", "reduce", "step", "cell", "kind", "scale", "unit")
 SWEEP_KEYS = ("kind", "settings", "grid", "random", "row", "id")
 PUBLISHED_KEYS = ("source", "units", "columns", "values", "note")
 FIGURE_KEYS = ("type", "x", "y", "title")

@@ -3,7 +3,7 @@ spread), each cell's status, and the published values beside.
 
 A column takes ``metric`` from the row's cells (those of ``cell``, a cell id, when named; else of ``kind``; else
 every cell of the row that logged it), reduced over the run's steps (``reduce``: ``last``, ``max``, ``min``,
-``first``, ``mean``); ``scale`` multiplies (a unit: Spearman x 100 as the papers print it). ``wall_s`` falls back
+``first``, ``mean``; ``step``: the value at one step, a layer of a per-layer run); ``scale`` multiplies (a unit: Spearman x 100 as the papers print it). ``wall_s`` falls back
 to the run's own start and end. A value that cannot be computed is ``null`` with a note; a cell whose run was
 deleted is ``missing``. Local values are never adjusted toward the published ones.
 """
@@ -34,9 +34,10 @@ def reduce_values(values: list[float], how: str) -> float | None:
 
 def run_value(store: Any, run_id: int, column: dict[str, Any]) -> float | None:
     """The column's value for one run (None when the run did not log it)."""
-    rows = store.metrics(run_id, column["metric"])
-    values = [r["value"] for r in sorted(rows, key=lambda r: r["step"])]
-    value = reduce_values(values, column.get("reduce", "last"))
+    rows = sorted(store.metrics(run_id, column["metric"]), key=lambda r: r["step"])
+    if column.get("step") is not None:  # one step: a layer of a per-layer run
+        rows = [r for r in rows if r["step"] == column["step"]]
+    value = reduce_values([r["value"] for r in rows], column.get("reduce", "last"))
     if value is None and column["metric"] == "wall_s":
         run = store.get_run(run_id)
         if run.get("started_at") and run.get("finished_at"):
