@@ -320,7 +320,7 @@ class RunsBrowser(QWidget):
         return self._runs[run_id]
 
     def show_run(self, run_id: int) -> None:
-        """Select one run (a study cell's, from the Studies list), reading the store first."""
+        """Show one run (a study cell's, chosen in the Studies list) selected, after reading the store."""
         self.refresh()
         self.select_runs([run_id])
         row = self.model.row_of(run_id)
