@@ -123,21 +123,21 @@ def test_bilstm_learns_the_demo_set():
     assert result.curve[-1][1] < result.curve[0][1]  # the training loss fell
 
 
-@pytest.mark.slow
-def test_a_builtin_study_fills_every_cell_at_tiny_scale(tmp_path, tiny_models, fresh_home):
+def test_a_builtin_study_fills_every_cell_at_tiny_scale(tmp_path, tiny_models, fresh_home, capsys):
     """Four paradigms at tiny scale, its course BERT pointed at the tiny test BERT (as a user points a study at
     their own model), through the CLI with --json."""
-    import subprocess
-    import sys
+    from lm_workbench.cli.main import main
 
-    out = subprocess.run([sys.executable, "-m", "lm_workbench", "study", "run", "four-paradigms", "--scale", "tiny",
-                          "--set", f"bert={tiny_models['bert']}", "--out", str(tmp_path / "fp"), "--json"],
-                         capture_output=True, text=True, timeout=240)
-    assert out.returncode == 0, out.stderr[-2000:]
-    table = json.loads(out.stdout)
+    code = main(["study", "run", "four-paradigms", "--scale", "tiny", "--set", f"bert={tiny_models['bert']}",
+                 "--out", str(tmp_path / "fp"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err[-2000:]
+    table = json.loads(out)
     assert table["name"] == "four-paradigms" and len(table["rows"]) == 6
     for row in table["rows"]:
         assert row["status"] == "done", row
         assert row["local"]["accuracy"] is not None and 0 <= row["local"]["accuracy"] <= 1
         assert row["local"]["time s"] is not None
-    assert "cost" in table and table["cost"]["to_run"] == 6
+    trained = {r["row"]: r["local"]["trained parameters"] for r in table["rows"]}
+    assert trained["pre-train + fine-tune (LoRA)"] < trained["pre-train + fine-tune (full)"]
+    assert table["cost"]["to_run"] == 6 and "cell 6 of 6" in err

@@ -9,6 +9,7 @@ key in its provenance (``study_key``), so any later study finds it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -57,12 +58,21 @@ def data_hashes(settings: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def key_parts(kind: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """What the key is made of (also written beside the cell, so a user can see why it was or was not reused)."""
+@functools.lru_cache(maxsize=1)
+def _versions() -> tuple[tuple[str, Any], ...]:
+    """The package versions in the key (read once per process: a process does not change its packages)."""
     from lm_workbench.runs.provenance import package_versions
 
-    versions = package_versions(("torch", "transformers", "tokenizers", "peft", "numpy", "scikit-learn",
-                                 "lm-workbench"))
+    return tuple(sorted(package_versions(KEY_PACKAGES).items()))
+
+
+KEY_PACKAGES = ("torch", "transformers", "tokenizers", "peft", "numpy", "scikit-learn", "lm-workbench")
+
+
+def key_parts(kind: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """What the key is made of: the kind, the canonical settings, the model's fingerprint, the data files' hashes
+    and the package versions."""
+    versions = dict(_versions())
     return {"kind": kind, "settings": canonical_settings(settings), "model": model_fingerprint(settings.get("model")),
             "data": data_hashes(settings), "versions": versions}
 
