@@ -124,3 +124,24 @@ def test_every_builtin_study_reads_at_both_scales(tmp_path):
             assert study.cells and study.columns
             if study.published:
                 assert study.published["source"]
+
+
+@pytest.mark.parametrize("values,expect,holds", [
+    ([0.5, 0.6, 0.7], "increasing", True), ([0.5, 0.5, 0.7], "increasing", False),
+    ([3.0, 2.0, 1.0], "decreasing", True), ([0.5, None, 0.7], "increasing", None),
+])
+def test_a_trend_says_whether_it_reappears_at_this_scale(values, expect, holds):
+    from lm_workbench.studies.table import check_trend
+
+    rows = [{"row": f"r{i}", "local": {"acc": v}} for i, v in enumerate(values)]
+    trend = check_trend({"claim": "c", "column": "acc", "rows": ["r0", "r1", "r2"], "expect": expect}, rows)
+    assert trend["holds"] is holds and trend["values"] == values
+    assert trend["said"] == {True: "holds here", False: "does not reappear at this scale",
+                             None: "not yet known (a value is missing)"}[holds]
+
+
+def test_a_trend_over_an_unknown_row_is_refused(tmp_path):
+    cells = [{"id": "a", "row": "A", "kind": "tfidf-lr", "settings": {"train": "demo"}}]
+    path = write(tmp_path, base(cells=cells, trends=[{"column": "accuracy", "rows": ["A", "Q"], "expect": "increasing"}]))
+    with pytest.raises(WorkbenchError, match="the trend's row 'Q' is not a row"):
+        load_study(path, out_dir=tmp_path / "o")

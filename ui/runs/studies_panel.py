@@ -330,6 +330,7 @@ class StudiesPanel(QWidget):
             lines.append(f"Published: {pub.get('source')} ({pub.get('units') or 'as printed'}).")
         if table.get("scale_note"):
             lines.append(f"Scale: {table['scale_note']}")
+        lines += [f"Trend: {t['claim'] or t['column']}: {t['said']}." for t in table.get("trends") or []]
         lines += [f"Note: {n}" for n in table.get("notes") or []]
         self.notes.setText("\n".join(lines))
 

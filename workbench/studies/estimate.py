@@ -2,7 +2,7 @@
 
 A cell already finished (resume) or with a reusable run costs nothing. Otherwise its time is the median wall
 time of this store's finished runs of the same kind with the same settings (seed and output folder aside), else
-of the same kind, else a rough default per kind (said: ``basis``).
+of the same kind, else a rough default per kind and scale (said: ``basis``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from lm_workbench.studies.file import Study
 
 DEFAULT_S = {"tfidf-lr": 2.0, "bilstm": 15.0, "sts": 10.0, "probe": 30.0, "prompt-eval": 30.0, "finetune": 90.0,
              "pretrain": 180.0, "retrieval-eval": 30.0, "scalar-mix": 60.0, "tuned-lens": 120.0}
+TINY_S = {"tfidf-lr": 1.0, "bilstm": 5.0, "sts": 5.0, "probe": 10.0, "prompt-eval": 8.0, "finetune": 10.0,
+          "pretrain": 15.0, "retrieval-eval": 10.0, "scalar-mix": 15.0, "tuned-lens": 20.0}  # a few steps each
 FALLBACK_S = 60.0
 
 
@@ -61,8 +63,9 @@ def estimate(study: Study, store: Any, out_dir: str | Path | None = None) -> dic
             seconds += statistics.median(kind_walls)
             basis[cell.id] = f"{len(kind_walls)} earlier {cell.kind} run(s)"
         else:
-            seconds += DEFAULT_S.get(cell.kind, FALLBACK_S)
-            basis[cell.id] = f"a rough default for {cell.kind}"
+            defaults = TINY_S if study.scale == "tiny" else DEFAULT_S
+            seconds += defaults.get(cell.kind, FALLBACK_S)
+            basis[cell.id] = f"a rough default for {cell.kind} at {study.scale} scale (no earlier run to go by)"
     skipped = len(study.cells) - to_run
     text = (f"{len(study.cells)} cell(s): {to_run} run(s) to make" + (f", {skipped} done or reused" if skipped else "")
             + f"; about {human_seconds(seconds)} on this machine")

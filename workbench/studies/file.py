@@ -18,6 +18,7 @@ from typing import Any
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.studies.names import (
     CELL_KEYS, COLUMN_KEYS, DEFAULT_SCALE, FIGURE_KEYS, FIGURES, FORMAT, PUBLISHED_KEYS, REDUCES, SWEEP_KEYS, TOP_KEYS,
+    TREND_EXPECT, TREND_KEYS,
 )
 from lm_workbench.studies.sweep import expand_sweep, set_dotted
 
@@ -62,12 +63,13 @@ class Study:
     scale_note: str = ""
     notes: list[str] = field(default_factory=list)
     vars: dict[str, Any] = field(default_factory=dict)
+    trends: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "scale": self.scale, "source": self.source,
                 "description": self.description, "caption": self.caption, "scale_note": self.scale_note,
                 "rows": self.rows, "columns": self.columns, "figure": self.figure, "published": self.published,
-                "notes": self.notes, "vars": self.vars, "cells": [c.to_json() for c in self.cells]}
+                "notes": self.notes, "vars": self.vars, "trends": self.trends, "cells": [c.to_json() for c in self.cells]}
 
 
 def line_of(text: str, needle: str, after: int = 0) -> int:
@@ -216,13 +218,15 @@ def load_study(source: str | Path, *, scale: str = DEFAULT_SCALE, sets: dict[str
     published = data.get("published")
     if published is not None:
         _check_published(where, published, rows, names)
+    trends = _trends(where, data.get("trends") or [], rows, names)
     notes = list(data.get("notes") or [])
     if chosen.get("note"):
         notes.append(chosen["note"])
     return Study(name=str(data.get("name") or path.stem), title=str(data.get("title") or path.stem), scale=scale,
                  source=str(path), cells=cells, rows=rows, columns=columns, figure=figure, published=published,
                  description=str(data.get("description") or ""), caption=str(data.get("caption") or ""),
-                 scale_note=str(data.get("scale_note") or ""), notes=notes, vars=variables)
+                 scale_note=str(data.get("scale_note") or ""), notes=notes, vars=variables,
+                 trends=trends)
 
 
 def _raw_cells(where: _Where, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -354,3 +358,26 @@ def _check_published(where: _Where, published: Any, rows: list[str], names: list
             if key not in pub_columns:
                 raise where.error(key, f"the published value {key!r} (row {row}) is not a published column "
                                        f"({', '.join(pub_columns)})")
+
+
+def _trends(where: _Where, trends: Any, rows: list[str], names: list[str]) -> list[dict[str, Any]]:
+    """The trends the table checks: ``{claim, column, rows, expect}`` (the column's values over ``rows``, in that
+    order, ``increasing`` or ``decreasing``)."""
+    if not isinstance(trends, list):
+        raise where.error("trends", "trends must be a list of {claim, column, rows, expect}")
+    out = []
+    for trend in trends:
+        _check_keys(where, trend, TREND_KEYS, "a trend")
+        if trend.get("column") not in names:
+            raise where.error(str(trend.get("column")), f"the trend's column {trend.get('column')!r} is not a column "
+                                                        f"({', '.join(names)})")
+        if trend.get("expect") not in TREND_EXPECT:
+            raise where.error("expect", f"a trend's expect is one of {', '.join(TREND_EXPECT)}")
+        for row in trend.get("rows") or []:
+            if row not in rows:
+                raise where.error(row, f"the trend's row {row!r} is not a row of the table")
+        if len(trend.get("rows") or []) < 2:
+            raise where.error("trends", "a trend compares at least two rows")
+        out.append({"claim": str(trend.get("claim") or ""), "column": trend["column"], "rows": list(trend["rows"]),
+                    "expect": trend["expect"]})
+    return out

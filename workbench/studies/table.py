@@ -97,8 +97,25 @@ def build_table(study: Study, state: dict[str, Any], store: Any) -> dict[str, An
                          "status": _row_status(statuses), "published": dict(pub_values.get(row) or {})})
     return {"name": study.name, "title": study.title, "scale": study.scale, "caption": study.caption,
             "scale_note": study.scale_note, "columns": [c["name"] for c in study.columns],
+            "trends": [check_trend(t, rows_out) for t in study.trends],
             "units": {c["name"]: c.get("unit") for c in study.columns},
             "rows": rows_out, "published": _published_meta(published) if published else None, "notes": notes}
+
+
+def check_trend(trend: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether the local values of ``trend["column"]`` over its rows go the way the published claim says:
+    ``holds`` True, False (the trend does not reappear at this scale), or None while a value is missing."""
+    by_row = {r["row"]: r["local"].get(trend["column"]) for r in rows}
+    values = [by_row.get(row) for row in trend["rows"]]
+    holds: bool | None = None
+    if all(v is not None for v in values):
+        pairs = list(zip(values, values[1:]))
+        holds = all(b > a for a, b in pairs) if trend["expect"] == "increasing" else all(b < a for a, b in pairs)
+    if holds is None:
+        said = "not yet known (a value is missing)"
+    else:
+        said = "holds here" if holds else "does not reappear at this scale"
+    return {**trend, "values": values, "holds": holds, "said": said}
 
 
 def _row_status(statuses: list[str]) -> str:
@@ -144,5 +161,9 @@ def format_table(table: dict[str, Any]) -> str:
         out.append(f"scale: {table['scale_note']}")
     if table.get("caption"):
         out.append(table["caption"])
+    for trend in table.get("trends") or []:
+        shown = ", ".join("-" if v is None else f"{v:.4g}" for v in trend["values"])
+        out.append(f"trend: {trend['claim'] or trend['column']} ({trend['column']} {trend['expect']} over "
+                   f"{' < '.join(trend['rows'])}: {shown}): {trend['said']}")
     out += [f"note: {n}" for n in table.get("notes") or []]
     return "\n".join(out)
