@@ -35,6 +35,7 @@ from lm_workbench.ui.runs.column_fit import fit_widths
 from lm_workbench.ui.runs.config_diff import ConfigDiff
 from lm_workbench.ui.runs.curve_overlay import CurveOverlay
 from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
+from lm_workbench.ui.runs.studies_panel import StudiesPanel
 from lm_workbench.ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.view_kit.view_context import ViewContext
@@ -117,6 +118,8 @@ class RunsBrowser(QWidget):
         self.detail.setObjectName("summary")
         self.overlay = CurveOverlay()
         self.diff = ConfigDiff()
+        self.studies = StudiesPanel(self.services)  # the Studies list beside the runs (lm_workbench.studies)
+        self.studies.open_run.connect(self.show_run)
 
         self.again_button = QPushButton("Run again")
         self.again_button.setToolTip("Queue a new run with the selected run's settings (a new output folder)")
@@ -198,13 +201,24 @@ class RunsBrowser(QWidget):
         splitter.setStretchFactor(1, 3)
         self._splitters = (splitter, bottom)
         self._sized = False
+        runs = QWidget()
+        runs_layout = QVBoxLayout(runs)
+        runs_layout.setContentsMargins(0, 0, 0, 0)
+        theme.bind(runs_layout, lambda w, m: w.setSpacing(m.section_spacing))
+        runs_layout.addLayout(buttons)
+        runs_layout.addWidget(splitter, 1)
+        beside = FoldSplitter()  # the Studies list beside the runs, under each other where both do not fit
+        beside.addWidget(self.studies)
+        beside.addWidget(runs)
+        beside.setStretchFactor(0, 2)
+        beside.setStretchFactor(1, 3)
+        self._beside = beside
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         layout.addWidget(self.message_bar)
         layout.addWidget(self.undo_bar)
-        layout.addLayout(buttons)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(beside, 1)
 
     # --------------------------------------------------------------- timing
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
@@ -214,6 +228,8 @@ class RunsBrowser(QWidget):
             vertical, horizontal = self._splitters
             vertical.setSizes([int(self.height() * 0.4), int(self.height() * 0.6)])
             horizontal.setSizes([int(self.width() * 0.6), int(self.width() * 0.4)])
+            if self._beside.orientation() == Qt.Orientation.Horizontal:  # the Studies list: 45% of the width
+                self._beside.setSizes([int(self.width() * 0.45), int(self.width() * 0.55)])
         if not self.services.closed:
             self.refresh()
             self.refresh_timer.start()
@@ -225,6 +241,7 @@ class RunsBrowser(QWidget):
     def shutdown(self) -> None:
         """The window is closing: stop polling and carry out pending deletions."""
         self.refresh_timer.stop()
+        self.studies.shutdown()
         self.commit_deletes()
 
     # ----------------------------------------------------------------- data
@@ -289,6 +306,14 @@ class RunsBrowser(QWidget):
 
     def run(self, run_id: int) -> dict[str, Any]:
         return self.state.runs[run_id]
+
+    def show_run(self, run_id: int) -> None:
+        """Show one run (a study cell's, chosen in the Studies list) selected, after reading the store."""
+        self.refresh()
+        self.select_runs([run_id])
+        row = self.model.row_of(run_id)
+        if row >= 0:
+            self.table.scrollTo(self.proxy.mapFromSource(self.model.index(row, 0)))
 
     def _selection_changed(self) -> None:
         ids = self.selected_run_ids()

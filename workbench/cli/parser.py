@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from lm_workbench.cli import (
     attribution_commands,
+    baseline_commands,
     compare_commands,
     course_model_commands,
     embedding_commands,
@@ -29,6 +30,7 @@ from lm_workbench.cli import (
     retrieval_commands,
     runs_commands,
     scalar_mix_commands,
+    study_commands,
 )
 from lm_workbench.cli.common import PROG, OneLineParser
 
@@ -52,6 +54,8 @@ COMMAND_MODULES = (
     lecture_commands,
     finetune_commands,
     retrieval_commands,
+    baseline_commands,
+    study_commands,
 )
 
 

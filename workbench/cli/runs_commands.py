@@ -16,6 +16,11 @@ def register(sub: Any) -> None:
     listing = actions.add_parser("list", help="every run, newest first, with its final metrics")
     listing.add_argument("--kind", help="only runs of this kind (e.g. pretrain)")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    diff = actions.add_parser("diff", help="two runs' settings side by side, the differences marked")
+    diff.add_argument("a", type=int, help="a run id")
+    diff.add_argument("b", type=int, help="another run id")
+    diff.add_argument("--all", action="store_true", help="also list the settings that agree")
+    diff.add_argument("--json", action="store_true", help="print JSON: {a, b, settings: [{setting, a, b, differs}]}")
     runs.set_defaults(handler=cmd_runs)
 
 
@@ -31,6 +36,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from lm_workbench.paths import runs_db_path
     from lm_workbench.store import RunStore
 
+    if getattr(args, "runs_command", "list") == "diff":
+        return cmd_runs_diff(args)
+
     with RunStore(runs_db_path()) as store:
         runs = store.list_runs(kind=args.kind)
         for run in runs:
@@ -43,4 +51,42 @@ def cmd_runs(args: argparse.Namespace) -> int:
         shown = ", ".join(f"{k} {metrics[k]:.4g}" for k in ("loss", "validation_loss") if k in metrics)
         print(f"{run['id']:>5}  {run['kind']:<10} {run['status']:<11} {run.get('model') or '':<14} "
               f"{run.get('method') or '':<12} {shown}")
+    return 0
+
+
+def cmd_runs_diff(args: argparse.Namespace) -> int:
+    """``runs diff A B``: the settings of two runs, the differing ones marked (the Runs tab's config diff)."""
+    import json
+
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.runs.params_diff import diff_params
+    from lm_workbench.store import RunStore
+
+    with RunStore(runs_db_path()) as store:
+        runs = []
+        for run_id in (args.a, args.b):
+            try:
+                runs.append(store.get_run(run_id))
+            except KeyError:
+                raise WorkbenchError(f"no run #{run_id} in {store.path}") from None
+    rows = diff_params(runs[0].get("params") or {}, runs[1].get("params") or {})
+    if args.json:
+        print_json({"a": {"id": runs[0]["id"], "kind": runs[0]["kind"], "name": runs[0].get("name")},
+                    "b": {"id": runs[1]["id"], "kind": runs[1]["kind"], "name": runs[1].get("name")},
+                    "differences": sum(1 for r in rows if r["differs"]), "settings": rows})
+        return 0
+    print(f"A: run #{runs[0]['id']} ({runs[0]['kind']}) {runs[0].get('name') or ''}")
+    print(f"B: run #{runs[1]['id']} ({runs[1]['kind']}) {runs[1].get('name') or ''}")
+    shown = [r for r in rows if r["differs"] or args.all]
+    width = max([len(r["setting"]) for r in shown] + [7])
+
+    def text(value: object, absent: bool) -> str:
+        return "(absent)" if absent else value if isinstance(value, str) else json.dumps(value, default=str)
+
+    for r in shown:
+        mark = "*" if r["differs"] else " "
+        print(f"{mark} {r['setting']:<{width}}  {text(r['a'], r['only'] == 'b')}  |  {text(r['b'], r['only'] == 'a')}")
+    if not any(r["differs"] for r in rows):
+        print("the two runs' settings are the same")
     return 0

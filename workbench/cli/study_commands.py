@@ -1,0 +1,129 @@
+"""``study list|run|table``: studies (a declared grid of runs, a table and a figure, published values beside).
+
+``run FILE_OR_NAME [--scale tiny|lecture] [--out DIR] [--set NAME=VALUE]... [--yes] [--estimate] [--json]`` states
+the cost first, then runs the cells (Ctrl-C cancels; the same command resumes at the first unfinished cell);
+``--json`` prints ``{name, rows: [...], published: ...}``. ``table`` prints a study's table from what has run
+(``--export DIR``: table, figure and each cell's settings as one folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lm_workbench.cli.common import echo, print_json
+from lm_workbench.engine.errors import WorkbenchError
+
+
+def _study_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("study", metavar="FILE_OR_NAME", help="a study file (JSON) or a built-in study's name")
+    p.add_argument("--scale", default="lecture", choices=("tiny", "lecture"),
+                   help="the study's scale (default: lecture)")
+    p.add_argument("--out", help="the study's folder (state, table, cells' outputs); default: in the data folder")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="set one of the study's variables (a model, a data file); repeatable")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(sub: Any) -> None:
+    """Add ``study`` to the CLI's subparsers."""
+    study = sub.add_parser("study", help="studies: a grid of runs filling a table, published values beside")
+    actions = study.add_subparsers(dest="study_command", metavar="ACTION")
+    actions.required = True
+    listing = actions.add_parser("list", help="the built-in studies")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    run = actions.add_parser("run", help="run a study's cells (resumes; reuses identical runs)")
+    _study_options(run)
+    run.add_argument("--yes", action="store_true", help="run a study over the cell limit")
+    run.add_argument("--estimate", action="store_true", help="state the cost and stop")
+    table = actions.add_parser("table", help="a study's table from the runs made so far")
+    _study_options(table)
+    table.add_argument("--export", metavar="DIR", help="also write the table, figure and cells to DIR")
+    study.set_defaults(handler=cmd_study)
+
+
+def _sets(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise WorkbenchError(f"--set takes NAME=VALUE, not {pair!r}")
+        out[key.strip()] = value
+    return out
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    if args.study_command == "list":
+        return _list(args)
+    from lm_workbench.studies.kind import StudySpec
+
+    spec = StudySpec(study=args.study, scale=args.scale, out_dir=args.out, sets=_sets(args.set),
+                     yes=bool(getattr(args, "yes", False))).checked()
+    if args.study_command == "run":
+        return _run(spec, args)
+    return _table(spec, args)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from lm_workbench.studies.catalogue import catalogue
+
+    studies = catalogue()
+    if args.json:
+        print_json({"studies": studies})
+        return 0
+    for s in studies:
+        print(f"{s['name']:<24} {s['title']} ({', '.join(s['scales'])}; {s['cells']} cells at lecture scale)")
+    return 0
+
+
+def _run(spec: Any, args: argparse.Namespace) -> int:
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
+    from lm_workbench.studies.estimate import estimate
+    from lm_workbench.studies.kind import StudyRun
+
+    study, out = spec.load()
+    with RunStore(runs_db_path()) as store:
+        cost = estimate(study, store, out)
+    if args.estimate:
+        print_json(cost) if args.json else print(cost["text"])
+        return 0
+    echo(f"{study.title} ({study.scale} scale): {cost['text']}")
+
+    def said(event: Any) -> None:
+        if event.message and event.status != "running":
+            echo(event.message)
+
+    summary = StudyRun(spec.__class__(**{**spec.to_dict(), "out_dir": str(out)}), on_event=said).in_process()
+    if summary is None:
+        return 0
+    if summary.get("cancelled"):
+        echo(f"cancelled; run the same command again to resume at the first unfinished cell ({out})")
+        return 130
+    table = summary["table"]
+    if args.json:
+        print_json({**table, "run_id": summary.get("run_id"), "out_dir": str(out), "cost": cost})
+    else:
+        from lm_workbench.studies.table import format_table
+
+        print(format_table(table))
+    return 0
+
+
+def _table(spec: Any, args: argparse.Namespace) -> int:
+    from lm_workbench.paths import runs_db_path
+    from lm_workbench.store import RunStore
+    from lm_workbench.studies.runner import load_state
+    from lm_workbench.studies.table import build_table, format_table
+
+    study, out = spec.load()
+    state = load_state(study, out)
+    with RunStore(runs_db_path()) as store:
+        table = build_table(study, state.cells, store)
+        if args.export:
+            from lm_workbench.studies.export import export_study
+
+            folder = export_study(study, table, state.cells, store, args.export)
+            echo(f"exported the study to {folder}")
+    print_json(table) if args.json else print(format_table(table))
+    return 0
