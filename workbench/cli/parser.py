@@ -16,6 +16,7 @@ from lm_workbench.cli import (
     embedding_commands,
     finetune_commands,
     gui_commands,
+    guide_commands,
     heads_commands,
     lecture_commands,
     lens_commands,
@@ -50,6 +51,7 @@ COMMAND_MODULES = (
     scalar_mix_commands,
     prompt_commands,
     lecture_commands,
+    guide_commands,
     finetune_commands,
     retrieval_commands,
 )

@@ -52,7 +52,10 @@ class Question:
 
 
 def _fmt(value: float | None) -> str:
-    return "null" if value is None else f"{value:.4g}"
+    """A number as a student reads it: whole numbers in full (74,498), others to 4 significant digits."""
+    if value is None:
+        return "null"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:.4g}"
 
 
 def _ranked(values: list[float], labels: list[str], n: int = 3) -> str:
@@ -279,4 +282,4 @@ def expected(run: StepRun, exercise: Any) -> Expected:
         return Expected(int(value), f"layer {int(value)}", f"{exercise.question} = {int(value)} on this model")
     if exercise.kind == "click-token":
         return Expected(int(value), f"position {int(value)}", f"{exercise.question} = {int(value)} on this model")
-    return Expected(float(finite(value)), f"{value:.6g}", f"{exercise.question} = {value:.6g} on this model")
+    return Expected(float(finite(value)), _fmt(value), f"{exercise.question} = {_fmt(value)} on this model")

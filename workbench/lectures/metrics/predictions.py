@@ -35,7 +35,7 @@ def _predictions(run: StepRun) -> dict[str, Any]:
         if family == "encoder-decoder":
             result, _tokens = infill_text(loaded, text, NEVER_CANCELLED)
             return {"candidates": [], "request": {"text": text}, "output": result}
-        _tokens, preds, ids, _text = fill_masks(loaded, text, TOP_K, NEVER_CANCELLED)
+        _tokens, preds, ids, _text, _line = fill_masks(loaded, text, TOP_K, NEVER_CANCELLED)
         if not preds:
             raise WorkbenchError("the text has no mask token to fill")
         cands = preds[0].candidates
