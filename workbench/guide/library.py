@@ -23,6 +23,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.guide.page import FORMAT, GuideError, Page, parse_page, read_header
 
 GROUP = "lm_workbench.guides"
+FRONTENDS_GROUP = "lm_workbench.frontends"  # the window's entry point (the CLI's too): its views and their settings
 BUILTIN = "builtin"  # the built-in guide's name
 DATA_PACKAGE = "lm_workbench.guide"
 USER_FOLDER = "guides"  # in the data folder
@@ -57,9 +58,16 @@ class Guide:
 def window_views() -> Mapping[str, frozenset[str]] | None:
     """The installed window's views (id -> setting keys; cached), or None when no window is installed."""
     if "views" not in _VIEWS:
-        from lm_workbench.cli.common import frontend_attribute
+        import importlib
+        from importlib.metadata import entry_points
 
-        views = frontend_attribute("preset_views")
+        views = None
+        found = [ep for ep in entry_points(group=FRONTENDS_GROUP) if ep.name == "gui"]
+        if found:
+            try:
+                views = getattr(importlib.import_module(found[0].module), "preset_views", None)
+            except ImportError:
+                views = None
         _VIEWS["views"] = views() if callable(views) else None
     return _VIEWS["views"]
 
