@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDockWidget
 from lm_workbench.ui.theme_tokens import DEFAULT
 
 GUIDE_VIEW = "guide"
-PANEL_SHARE = 0.34  # of the window's width, when the page panel first opens
+PANEL_SHARE = 0.3  # of the window's width, when the page panel first opens
 
 
 def install_guide(window: Any) -> QDockWidget | None:
@@ -27,19 +27,19 @@ def install_guide(window: Any) -> QDockWidget | None:
     dock = QDockWidget("Guide page", window)
     dock.setObjectName("guideDock")
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    dock.setWidget(view.panel)
+    lectures = window.lectures
+    view.bind(GuideDriver(start=lectures.start, runner=lectures.runner, status=lectures.status,
+                          show_panel=lambda on: show_panel(on)))
+    dock.setWidget(view.panel)  # after bind, which takes the panel out of the Guide tab
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     dock.hide()
     sized = []
 
     def show_panel(on: bool) -> None:
         dock.setVisible(on)
-        if on and not sized:  # the first time: a third of the window, the view keeps the rest
+        if on and not sized:  # the first time: 30 % of the window, the view keeps the rest
             sized.append(True)
             width = max(DEFAULT.metrics.dock_start_w, int(window.width() * PANEL_SHARE))
             window.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
 
-    lectures = window.lectures
-    view.bind(GuideDriver(start=lectures.start, runner=lectures.runner, status=lectures.status,
-                          show_panel=show_panel))
     return dock
