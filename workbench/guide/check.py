@@ -72,15 +72,33 @@ def page_model(page: Page, course_models: Mapping[str, str] | None = None, defau
     return resolve_model(page.step.model or page.model, default_model, course)
 
 
+RUNS_KEPT = 8  # computed steps kept: pages that set up the same step (a probe sweep) share its computation
+_RUNS: dict[str, StepRun] = {}
+
+
 def page_run(page: Page, spec: str, loader: Callable[[str], Any],
              course_models: Mapping[str, str] | None = None) -> StepRun:
+    """The page's step on ``spec``; the same step on the same loaded model is computed once (the last
+    ``RUNS_KEPT`` are kept), so two pages on one probe sweep train it once."""
+    import json
+
     from lm_workbench.lectures.availability import installed_course_models, resolve_settings
 
     course = installed_course_models() if course_models is None else course_models
     preset = _preset(page)
     settings = resolve_settings(page.step.settings, preset, course)
     inputs = resolve_settings(page.step.inputs, preset, course)
-    return StepRun(page.view, settings, inputs, spec, loader)
+    key = json.dumps([page.view, settings, inputs, spec, id(loader(spec))], sort_keys=True, default=str)
+    run = _RUNS.pop(key, None) or StepRun(page.view, settings, inputs, spec, loader)
+    _RUNS[key] = run  # the newest last
+    while len(_RUNS) > RUNS_KEPT:
+        _RUNS.pop(next(iter(_RUNS)))
+    return run
+
+
+def forget_runs() -> None:
+    """Drop the kept steps (another model was loaded: they hold the old one)."""
+    _RUNS.clear()
 
 
 def needs_problem(page: Page, loaded: Any) -> str:

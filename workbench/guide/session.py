@@ -91,7 +91,10 @@ class GuideSession:
 
     def forget_model(self) -> None:
         """Another model was loaded: answers are computed again on it."""
+        from lm_workbench.guide.check import forget_runs
+
         self._expected.clear()
+        forget_runs()
 
     def answer(self, text: str, expected: Expected) -> Feedback:
         """Judge ``text`` against ``expected`` (the current page's answer on the loaded model) and record the try;
