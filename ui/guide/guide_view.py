@@ -78,7 +78,16 @@ class GuideView(QWidget):
         self.panel.build_requested.connect(self._build)
         self.panel.open_model_requested.connect(self._open_model)
         ctx.model_changed.connect(lambda _loaded: self._model_changed())
-        self.load()
+        self._loaded = False  # the guides are read when the tab is first shown or a page first opens
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        self.ensure_loaded()
+        super().showEvent(event)
+
+    def ensure_loaded(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            self.load()
 
     # ---------------------------------------------------------------- setup
     def bind(self, driver: GuideDriver) -> None:
@@ -150,6 +159,7 @@ class GuideView(QWidget):
     # ---------------------------------------------------------------- pages
     def open_page(self, index: int) -> bool:
         """Show page ``index`` and set up its view (through the lecture runner when the window lent one)."""
+        self.ensure_loaded()
         s = self.session
         if s is None or not 0 <= index < len(s.guide.pages):
             return False
@@ -239,9 +249,11 @@ class GuideView(QWidget):
             self.panel.answers.setup(ex.kind, layers=layers, heads=heads)
 
     def _model_changed(self) -> None:
+        """Another model: answers are computed again; the page shown says whether this model can answer it."""
         if self.session is not None:
             self.session.forget_model()
-            self._show_page()
+            if self.panel.isVisible():
+                self._show_page()
 
     # -------------------------------------------------------------- answers
     def _compute(self, then: Callable[[Any], None]) -> None:
@@ -311,6 +323,7 @@ class GuideView(QWidget):
 
     def export_csv(self, path: str | None = None) -> str | None:
         """Write this user's progress in the guide as CSV (asks where when ``path`` is None)."""
+        self.ensure_loaded()
         if self.session is None:
             return None
         if path is None:
@@ -323,6 +336,7 @@ class GuideView(QWidget):
         return str(written)
 
     def reset_progress(self, confirm: bool = True) -> bool:
+        self.ensure_loaded()
         if self.session is None:
             return False
         if confirm and QMessageBox.question(
