@@ -8,9 +8,11 @@ a number or a token's text).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
+)
 
-PER_ROW = 8  # layer and token buttons per row
+PER_ROW = 4  # layer and token buttons per row (the panel is narrow: a third of a 1024-wide window)
 MAX_HEAD_GRID = 24  # layers or heads beyond this: type the head instead of clicking
 
 
@@ -55,6 +57,8 @@ class AnswerBox(QWidget):
     def _button(self, label: str, answer: str, row: int, column: int, tip: str = "") -> None:
         button = QPushButton(label)
         button.setObjectName(f"guideCell:{answer}")
+        button.setMinimumWidth(0)  # a long token is cut rather than widening the panel (its tooltip has it whole)
+        button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         button.setToolTip(tip or label)
         button.clicked.connect(lambda _checked=False, a=answer: self.answered.emit(a))
         self._grid.addWidget(button, row, column)

@@ -30,6 +30,7 @@ class PagePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("guidePagePanel")
+        self.setMinimumWidth(0)
         column = QVBoxLayout(self)
         self.where = _label("guideWhere")
         self.title = _label("guideTitle")
@@ -41,6 +42,7 @@ class PagePanel(QWidget):
         self.body = QTextBrowser()
         self.body.setObjectName("guideBody")
         self.body.setOpenExternalLinks(False)
+        self.body.setMinimumWidth(0)
         self.problem = _label("guideProblem")
         problem_row = QWidget()
         row = QHBoxLayout(problem_row)
