@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 import torch
 
 from lm_workbench.cli.main import main

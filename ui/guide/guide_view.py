@@ -305,6 +305,11 @@ class GuideView(QWidget):
             return
         self.panel.show_feedback(feedback.text, feedback.correct)
 
+    def shutdown(self) -> None:
+        """The window closes: the time on the current page is counted."""
+        if self.session is not None:
+            self.session.close()
+
     # ------------------------------------------------------------- actions
     def _build(self) -> None:
         course = self.ctx.course_models

@@ -136,8 +136,10 @@ def _option(value: str, source: str, line: int) -> Option:
     return Option(label.strip(), metric.strip(), args)
 
 
-def read_header(text: str, source: str, keys: set[str] | None = None) -> tuple[dict[str, tuple[int, str]], dict[str, list[tuple[int, str]]], str,
-                                                 int]:
+Header = tuple[dict[str, tuple[int, str]], dict[str, list[tuple[int, str]]], str, int]
+
+
+def read_header(text: str, source: str, keys: set[str] | None = None) -> Header:
     """(single keys -> (line, value), repeated keys -> [(line, value)], the body, the separator's line);
     ``keys``: the single keys allowed (default: a page's)."""
     allowed = _SINGLE if keys is None else keys
@@ -161,7 +163,8 @@ def read_header(text: str, source: str, keys: set[str] | None = None) -> tuple[d
                 raise _fail(source, number, f"{key}: given twice (first on line {single[key][0]})")
             single[key] = (number, value.strip())
         else:
-            raise _fail(source, number, f"unknown key {key!r} (keys: {', '.join(sorted(allowed | (_MULTI if keys is None else set())))})")
+            known = sorted(allowed | (_MULTI if keys is None else set()))
+            raise _fail(source, number, f"unknown key {key!r} (keys: {', '.join(known)})")
     raise _fail(source, len(lines) or 1, "no --- line before the page's text")
 
 
@@ -172,7 +175,7 @@ def parse_page(text: str, source: str, views: Mapping[str, frozenset[str]] | Non
     with no window installed: the views with metrics); ``check_question(view, exercise, family)`` says what is
     wrong with an exercise's question ("" when fine); ``find_step(preset, n)`` a built-in preset's step n."""
     from lm_workbench.lectures.metrics import REGISTRY
-    from lm_workbench.lectures.schema import PresetError, PresetStep, parse_preset
+    from lm_workbench.lectures.schema import PresetError, parse_preset
 
     single, multi, body, separator = read_header(text, source)
 
@@ -189,7 +192,8 @@ def parse_page(text: str, source: str, views: Mapping[str, frozenset[str]] | Non
     line, fmt = get("format")
     if fmt != FORMAT:
         newer = fmt.startswith("lm-workbench-guide/")
-        raise _fail(source, line, f"format: {fmt!r} is {'a newer format than this version reads' if newer else 'not a guide page'} ({FORMAT})")
+        what = "a newer format than this version reads" if newer else "not a guide page"
+        raise _fail(source, line, f"format: {fmt!r} is {what} ({FORMAT})")
     line, page_id = get("id")
     if not ID_PATTERN.match(page_id):
         raise _fail(source, line, "id: lower-case letters, digits and dashes (at most 64)")
@@ -311,7 +315,8 @@ def _exercise(single: dict[str, tuple[int, str]], multi: dict[str, list[tuple[in
             raise _fail(source, tline, f"tolerance: a number at least 0 (or a percentage), not {raw!r}")
     elif kind == "number":
         raise _fail(source, line, "tolerance: a number exercise states its tolerance (e.g. 'tolerance: 0.01')")
-    exercise = Exercise(kind=kind, ask=single["ask"][1], question=single.get("question", (0, "options"))[1], args=args, options=options,
+    exercise = Exercise(kind=kind, ask=single["ask"][1], question=single.get("question", (0, "options"))[1], args=args,
+                        options=options,
                         pick=pick[1], tolerance=tolerance, relative=relative,
                         hints=tuple(v for _n, v in multi["hint"] if v))
     problem = check_question(view, exercise, " ".join(needs))

@@ -236,7 +236,7 @@ def check_question(view: str, exercise: Any, needs: str = "") -> str:
         return ""
     question = QUESTIONS.get((view, exercise.question))
     if question is not None:
-        if question.kind != exercise.kind and not (question.kind == "number" and exercise.kind == "number"):
+        if question.kind != exercise.kind:
             return f"question: {view}'s {exercise.question} answers a {question.kind} exercise, not {exercise.kind}"
         unknown = sorted(set(exercise.args) - set(question.args))
         if unknown:
@@ -248,7 +248,8 @@ def check_question(view: str, exercise: Any, needs: str = "") -> str:
     if view in REGISTRY and exercise.question in REGISTRY[view].metrics:
         wanted = INDEX_METRICS.get(exercise.question, "number")
         if exercise.kind not in (wanted, "number"):
-            return f"question: the metric {exercise.question} answers a {wanted} or number exercise, not {exercise.kind}"
+            return (f"question: the metric {exercise.question} answers a {wanted} or number exercise, not "
+                    f"{exercise.kind}")
         problem = check_metric(view, exercise.question, dict(exercise.args))
         return f"question: {problem}" if problem else ""
     own = sorted(q.name for (v, _n), q in QUESTIONS.items() if v == view)
