@@ -122,7 +122,10 @@ def answer_of(page: Page, spec: str, loader: Callable[[str], Any],
     """The right answer to ``page``'s exercise on the model ``spec`` now; ``Unanswerable`` says why not."""
     if page.exercise is None:
         raise Unanswerable(f"the page {page.id!r} has no exercise")
-    run = page_run(page, spec, loader, course_models)
+    try:
+        run = page_run(page, spec, loader, course_models)
+    except WorkbenchError as exc:  # a course model the page's settings name (a tokenizer) is not built here
+        raise Unanswerable(f"this page cannot be set up here: {exc}") from None
     problem = needs_problem(page, run.loaded)
     if problem:
         raise Unanswerable(problem)
