@@ -30,6 +30,8 @@ def test_five_pages_wrong_then_right_and_the_csv(open_window, qtbot, fresh_home,
         view.open_page(index)
         qtbot.waitUntil(lambda: window.view_host.current_entry().id == page.view, timeout=20000)
         assert window.guide_dock.isVisible() and view.panel.title.text() == page.title
+        if page_id == "static-vs-contextual":  # "-1": the last layer, in the view as in the claim metric
+            assert window.view_host.preset_state("embeddings")[0]["layer"] == str(window.loaded.info.layers)
         if page_id == "tokens-first":  # by hand: the tokenizer's own count
             right = str(len(tokenizer(page.step.inputs["text"])["input_ids"]))
         elif page_id == "nsp-sentence-pairs":

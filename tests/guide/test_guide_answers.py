@@ -137,3 +137,10 @@ def test_guide_check_on_the_command_line(tiny_models, model_cache, capsys, fresh
     assert shown["exercise"]["kind"] == "token" and "expected" not in json.dumps(shown)
     assert main(["guide", "list", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["pages"]) >= 24
+
+
+def test_a_page_whose_course_model_is_not_built_says_how_to_build_it(tiny_models, model_cache):
+    result = check_answer(builtin_guide().page("t5-sentinels"), "4", str(tiny_models["bert"]), model_cache,
+                          course_models={})
+    assert result.correct is None and result.expected is None
+    assert "lm-workbench course-models --families t5" in result.explanation
