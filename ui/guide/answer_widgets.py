@@ -87,6 +87,7 @@ class AnswerBox(QWidget):
         elif kind == "choose":
             for i, label in enumerate(options):
                 self._button(label, label, i, 0)
+        self.set_enabled(True)  # a new exercise (or model) may be answered again
         self._grid_host.setVisible(bool(self.buttons))
         self._typed.setVisible(typed or not self.buttons)
         self.edit.setPlaceholderText(placeholder or {"number": "a number", "token": "a token",

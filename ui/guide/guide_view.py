@@ -256,8 +256,10 @@ class GuideView(QWidget):
                 self._show_page()
 
     # -------------------------------------------------------------- answers
-    def _compute(self, then: Callable[[Any], None]) -> None:
-        """The current page's expected answer on the loaded model (computed once per page and model)."""
+    def _compute(self, then: Callable[[Any], None], retries: int = 3) -> None:
+        """The current page's expected answer on the loaded model (computed once per page and model); a job that
+        another view's newer job cancels is asked again when the lane is idle (``retries`` times: Esc still
+        stops it)."""
         from lm_workbench.guide.check import answer_of
         from lm_workbench.lectures.availability import installed_course_models
 
@@ -269,23 +271,34 @@ class GuideView(QWidget):
             return
         course = installed_course_models()
 
+        def current() -> bool:  # still this page on this model (another load or page makes it stale)
+            return s.page.id == page.id and self.ctx.loaded is loaded
+
         def done(exp: Any) -> None:
             s.remember(page.id, spec, exp)
-            if s.page.id == page.id:
+            if current():
                 then(exp)
 
         def failed(exc: BaseException, tb: str) -> None:
-            if s.page.id != page.id:
+            if not current():
                 return
             if isinstance(exc, WorkbenchError):
                 self.panel.show_problem(str(exc), open_model=self._model_name())
+                self.panel.show_feedback("", None)
                 self.panel.answers.set_enabled(False)
             else:
+                self.panel.show_feedback("The answer could not be computed (see the message above).", None)
                 self.ctx.show_error(exc, tb)
+
+        def cancelled() -> None:  # another view's newer job took the lane: ask again once it is idle
+            if current() and retries > 0:
+                self._compute(then, retries - 1)
+            elif current():
+                self.panel.show_feedback("Cancelled: answer again to check.", None)
 
         self.panel.answers.set_enabled(True)
         self.ctx.jobs.run(lambda cancel: answer_of(page, spec, lambda _spec: loaded, course), done, step="guide",
-                          label=LABEL, on_error=failed, when_idle=True)
+                          label=LABEL, on_error=failed, on_cancelled=cancelled, when_idle=True)
 
     def answer(self, text: str) -> None:
         """Check the student's ``text`` against the answer computed on the loaded model."""
