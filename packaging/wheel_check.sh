@@ -57,5 +57,6 @@ else
 fi
 [ -d "$SITE/lm_workbench/engine" ] && [ -d "$SITE/lm_workbench/ui" ] && [ -d "$SITE/lm_workbench/plugins" ] \
   && [ -f "$SITE/lm_workbench/lectures/data/01-static-vs-contextual.json" ] \
-  || fail "lm_workbench/ lacks engine/, ui/, plugins/ or the lecture data"
+  && [ -f "$SITE/lm_workbench/guide/data/builtin/guide.txt" ] && [ -f "$SITE/lm_workbench/guide/data/builtin/01-tokens.page" ] \
+  || fail "lm_workbench/ lacks engine/, ui/, plugins/, the lecture data or the built-in guide"
 echo "wheel check passed"

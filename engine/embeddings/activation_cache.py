@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,12 @@ NPY_HEADER_BYTES = 128  # each .npy file's header
 FORMAT_VERSION = 1
 OCCURRENCE_COLUMNS = ("line", "word_index", "token_start", "token_end", "char_start", "char_end")
 LayerKey = Union[int, str]  # a layer number or "static"
+
+
+def _writer() -> str:
+    """What makes a temporary file this writer's own: the process and the thread (two threads of one process,
+    a view's job and a Guide check say, may fill the same entry at once; each renames its own file)."""
+    return f"{os.getpid()}-{threading.get_ident()}"
 
 
 def layer_file(layer: LayerKey) -> str:
@@ -95,7 +102,7 @@ class PendingWrite:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.occurrences = occurrences
         self.layers = layers
-        self._tmp = {layer: self.folder / f"{layer_file(layer)}.tmp-{os.getpid()}" for layer in layers}
+        self._tmp = {layer: self.folder / f"{layer_file(layer)}.tmp-{_writer()}" for layer in layers}
         self.arrays: dict[LayerKey, np.ndarray] = {
             layer: np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(len(occurrences), hidden))
             for layer, path in self._tmp.items()
@@ -124,7 +131,7 @@ class PendingWrite:
 
 
 def _atomic_save(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
+    tmp = path.with_name(path.name + f".tmp-{_writer()}")
     with tmp.open("wb") as f:
         np.save(f, array)
     os.replace(tmp, path)
@@ -237,7 +244,7 @@ class ActivationCache:
 
     def _write_meta(self, key: str, meta: dict) -> None:
         path = self.folder / key / "meta.json"
-        tmp = path.with_name(f"meta.json.tmp-{os.getpid()}")
+        tmp = path.with_name(f"meta.json.tmp-{_writer()}")
         try:
             tmp.write_text(json.dumps(meta), "utf-8")
             os.replace(tmp, path)

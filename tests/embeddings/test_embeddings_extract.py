@@ -273,3 +273,30 @@ def test_progress_is_reported(minilm):
     assert progress[-1].done == progress[-1].total == len(table)
     # every word: BERT's pre-tokenizer splits on whitespace and punctuation
     assert len(table) == sum(len(re.findall(r"\w+|[^\w\s]", t)) for t in TEXTS)
+
+
+def test_two_threads_filling_one_cache_entry_each_rename_their_own_files(tmp_path):
+    """A view's job and a Guide check (two threads of one process) may extract the same corpus at once: each
+    writer's temporary files are its own, so neither renames the other's away (it raised FileNotFoundError)."""
+    import threading
+
+    cache = ActivationCache(tmp_path / "cache")
+    occurrences = np.zeros((2, 3), dtype=np.int64)
+    writers = []
+
+    def begin(value: float) -> None:
+        w = cache.begin_write("k", {}, occurrences, ["static", 1], 4)
+        for array in w.arrays.values():
+            array[:] = value
+        writers.append(w)
+
+    threads = [threading.Thread(target=begin, args=(v,)) for v in (1.0, 2.0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({tuple(sorted(map(str, w._tmp.values()))) for w in writers}) == 2
+    for w in writers:
+        w.commit()  # the second one replaces the first's complete files with its own
+    assert cache.cached_layers("k") == {"static", "1"}
+    assert not list((tmp_path / "cache" / "k").glob("*.tmp-*"))

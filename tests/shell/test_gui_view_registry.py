@@ -116,7 +116,7 @@ def test_registry_refuses_clashes_and_unknown_inputs():
     registry = builtin_views()
     assert registry.ids() == ["tokens", "attention", "predictions", "lens", "patching", "heads", "masking_lab",
                               "embeddings", "probing", "prompting", "pretrain", "finetune", "runs", "compare",
-                              "retrieval"]
+                              "retrieval", "guide"]
     with pytest.raises(ValueError, match="registered already"):
         registry.register(ViewEntry("tokens", "T", "", EchoView))
     with pytest.raises(ValueError, match="shortcut Ctrl\\+R is taken"):

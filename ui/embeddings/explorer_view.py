@@ -532,6 +532,8 @@ class EmbeddingExplorerView(QWidget):
                 p.end_spin.setValue(b)
             else:
                 layer = int(spec)
+                if layer < 0:  # from the end, as parse_layer_spec (and a lecture claim's metric) reads it: -1 the last
+                    layer += p.num_layers + 1
                 p.set_kind("layer")
                 p.layer_spin.setValue(layer)
         except ValueError:

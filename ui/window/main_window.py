@@ -59,6 +59,7 @@ from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.wheel_guard import install_wheel_guard
 from lm_workbench.ui.window.actions import build_actions
 from lm_workbench.ui.window.geometry import place_on_screen, saved_geometry
+from lm_workbench.ui.window.guide_part import install_guide
 from lm_workbench.ui.workspace.controller import WorkspaceController
 from lm_workbench.ui.workspace.services import WorkspaceServices
 from lm_workbench.export import suggest_filename
@@ -174,6 +175,7 @@ class MainWindow(FolderDrop, QMainWindow):
         self.actions_ = build_actions(self._action_services(), self.view_host.entries())
         self.lectures = LectureController(self._lecture_services())  # the caption bar, Lectures menu, PageUp/Down
         column.insertWidget(1, self.lectures.bar)
+        self.guide_dock = install_guide(self)  # the Guide's page panel beside the views; pages open as lecture steps
         self.lectures.install_menu(self.menuBar().addMenu("&Lectures"))
         self.workspaces = WorkspaceController(self._workspace_services())  # File > Save / Open workspace
         self.workspaces.install_menu(next(a.menu() for a in self.menuBar().actions() if a.text() == "&File"))

@@ -65,6 +65,7 @@ def builtin_views() -> ViewRegistry:
     from lm_workbench.ui.compare.entry import ENTRY as compare
     from lm_workbench.ui.embeddings.entry import ENTRY as embeddings
     from lm_workbench.ui.finetune.entry import ENTRY as finetune
+    from lm_workbench.ui.guide.entry import ENTRY as guide
     from lm_workbench.ui.heads.entry import ENTRY as heads
     from lm_workbench.ui.lens.entry import ENTRY as lens
     from lm_workbench.ui.masking_lab.entry import ENTRY as masking_lab
@@ -78,4 +79,4 @@ def builtin_views() -> ViewRegistry:
     from lm_workbench.ui.tokens.entry import ENTRY as tokens
 
     return ViewRegistry([tokens, attention, predictions, lens, patching, heads, masking_lab, embeddings, probing,
-                         prompting, pretrain, finetune, runs, compare, retrieval])
+                         prompting, pretrain, finetune, runs, compare, retrieval, guide])
