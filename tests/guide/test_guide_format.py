@@ -15,7 +15,7 @@ from lm_workbench.guide.library import GROUP, all_guides, load_guide, load_page_
 from lm_workbench.guide.page import FORMAT, GuideError
 from lm_workbench.guide.progress import CSV_COLUMNS, Progress
 from lm_workbench.guide.questions import Expected
-from lm_workbench.guide.session import GuideSession
+from lm_workbench.guide.state import GuideState
 
 VIEWS = {"attention": frozenset({"layer", "heads", "hide_special"}), "tokens": frozenset(),
          "finetune": frozenset({"task", "method", "show"})}
@@ -149,7 +149,7 @@ def _guide(tmp_path: Path, text: str = GOOD):
 def test_hints_come_one_per_wrong_try_and_the_answer_after_three(tmp_path):
     guide = _guide(tmp_path)
     progress = Progress(tmp_path / "progress", user="student")
-    session = GuideSession(guide, progress, clock=iter(range(0, 1000, 10)).__next__)
+    session = GuideState(guide, progress, clock=iter(range(0, 1000, 10)).__next__)
     exp = Expected(2, "'cat' (position 2)", "row of weights", (2,), tokens=("[CLS]", "the", "cat", "sat"))
     first = session.answer("1", exp)
     assert (first.correct, first.hint, first.reveal) == (False, "first hint", False)
@@ -168,7 +168,7 @@ def test_hints_come_one_per_wrong_try_and_the_answer_after_three(tmp_path):
 def test_progress_resumes_survives_a_changed_page_exports_csv_and_resets(tmp_path):
     guide = _guide(tmp_path)
     clock = iter([0, 30, 95]).__next__
-    session = GuideSession(guide, Progress(tmp_path / "p", user="ann"), clock=clock)
+    session = GuideState(guide, Progress(tmp_path / "p", user="ann"), clock=clock)
     session.answer("2", Expected(2, "2", "why", (2,), tokens=("a", "b", "c")))
     session.go(1)  # 30 s on page 1
     session.close()  # 65 s on page 2

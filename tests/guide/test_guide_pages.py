@@ -117,14 +117,13 @@ def _patching_best(loaded, page, settings, inputs):
     from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
     from lm_workbench.patching.jobs import patching_sweep
 
-    request = {"clean": settings["clean"], "corrupt": settings["corrupt"], "answer": settings["answer"],
-               "wrong": settings["wrong"], "site": settings.get("site", "resid")}
-    from lm_workbench.patching.state import PatchingState
+    from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
+    settings = settings_in_new_form(settings)  # presets written before target/contrast say answer/wrong
     state = PatchingState()
     state.set_family(loaded.info.family)
-    state.set_inputs(request["clean"], request["corrupt"], request["answer"], request["wrong"], request["site"],
-                     "text", "", False, 0)
+    state.set_inputs(settings["clean"], settings["corrupt"], settings["target"], settings["contrast"],
+                     settings.get("site", "resid"), "text", "", False, 0)
     r = run_to_completion(patching_sweep(loaded, state.request(), NEVER_CANCELLED))
     column = next(i for i, t in enumerate(r.tokens) if t.lstrip("Ġ▁").lower() == page.exercise.args["token"])
     values = [row[column] for row in r.effect]

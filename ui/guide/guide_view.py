@@ -1,6 +1,6 @@
 """The Guide tab: the guide's pages in lecture order with the student's progress, and the page panel's logic.
 
-Opening a page runs the guide as a lecture preset (``GuideSession.as_preset``: one step per page) through the
+Opening a page runs the guide as a lecture preset (``GuideState.as_preset``: one step per page) through the
 window's lecture machinery, which the window hands over as a ``GuideDriver`` (``bind``): the page's view becomes
 current with its model, text and settings, exactly as a lecture step opens, and PageDown / PageUp step through the
 pages. The page's text and exercise show in the ``PagePanel``, which the window docks beside the views. An answer
@@ -117,13 +117,13 @@ class GuideView(QWidget):
 
     def _guide_chosen(self, index: int) -> None:
         from lm_workbench.guide.progress import Progress
-        from lm_workbench.guide.session import GuideSession
+        from lm_workbench.guide.state import GuideState
 
         if not 0 <= index < len(self.guides):
             return
         if self.session is not None:
             self.session.close()
-        self.session = GuideSession(self.guides[index], Progress())
+        self.session = GuideState(self.guides[index], Progress())
         self._preset = self.session.as_preset()
         self.session.events.page_changed.connect(lambda _i: self._show_page())
         self.session.events.progress_changed.connect(self._fill_pages)

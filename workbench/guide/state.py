@@ -1,4 +1,4 @@
-"""``GuideSession``: one student working through one guide (no Qt): the current page, answers and feedback.
+"""``GuideState``: one student working through one guide (no Qt): the current page, answers and feedback.
 
 The window's Guide tab and its page panel are views of this object. ``as_preset()`` is the guide as a lecture
 preset (one step per page, each with its page's model and title as caption), which the window's lecture
@@ -35,7 +35,7 @@ class Feedback:
     hint: str = ""
 
 
-class GuideSession:
+class GuideState:
     def __init__(self, guide: Guide, progress: Progress, clock: Callable[[], float] = time.monotonic) -> None:
         self.events = EventGroup("page_changed", "answered", "progress_changed")
         self.guide, self.progress = guide, progress
