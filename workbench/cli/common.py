@@ -20,6 +20,7 @@ names. ``LM_WORKBENCH_DEBUG=1`` lets the traceback through instead.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import logging
 import os
@@ -136,9 +137,45 @@ def write_or_fail(out: Path, write: Callable[[], T]) -> T:
 
 # -- output ------------------------------------------------------------------------------------------------------
 
+# The Python API (``lm_workbench.api``) runs a command's handler in-process: it hands the model it already holds
+# (``using_loaded``) and takes the --json payload as an object instead of text (``capturing_json``).
+_PRELOADED: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar("preloaded", default=None)
+_CAPTURED: contextvars.ContextVar[list | None] = contextvars.ContextVar("captured", default=None)
+
+
 def print_json(data: Any, *, indent: int | None = None) -> None:
-    """``data`` as JSON on stdout (values JSON cannot hold are written as text)."""
+    """``data`` as JSON on stdout (values JSON cannot hold are written as text); under ``capturing_json`` the
+    payload is kept (as JSON would read it back) instead of printed."""
+    captured = _CAPTURED.get()
+    if captured is not None:
+        captured.append(json.loads(json.dumps(data, default=str)))
+        return
     print(json.dumps(data, indent=indent, default=str))
+
+
+class capturing_json:  # noqa: N801 - used as a context manager
+    """Within the block, ``print_json`` appends its payloads to the list the block gets (nothing is printed)."""
+
+    def __enter__(self) -> list:
+        self._kept: list = []
+        self._token = _CAPTURED.set(self._kept)
+        return self._kept
+
+    def __exit__(self, *exc: Any) -> None:
+        _CAPTURED.reset(self._token)
+
+
+class using_loaded:  # noqa: N801 - used as a context manager
+    """Within the block, ``load_for`` returns ``loaded`` for the spec ``spec`` instead of loading it again."""
+
+    def __init__(self, spec: str, loaded: Any):
+        self._value = (spec, loaded) if loaded is not None else None
+
+    def __enter__(self) -> None:
+        self._token = _PRELOADED.set(self._value)
+
+    def __exit__(self, *exc: Any) -> None:
+        _PRELOADED.reset(self._token)
 
 
 def echo(line: str) -> None:
@@ -208,6 +245,10 @@ def load_for(args: Any) -> Any:
     is the parsed command line or its typed request."""
     from lm_workbench.models.loader import load_model
 
+    preloaded = _PRELOADED.get()
+    if preloaded is not None and preloaded[0] == args.model:  # the Python API's model: already loaded
+        settings_for(args)  # threads and offline mode as a load would set them
+        return preloaded[1]
     return load_model(args.model, settings=settings_for(args))
 
 
