@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 INK, FRAME, BAR = "#3b4350", "#c3c8cf", "#3a78d6"  # the window's label ink, frame and accent
-HEAT = "Blues"
+HEAT, SIGNED = "Blues", "RdBu_r"
 
 
 def _figure(width: float = 6.0, height: float = 4.0) -> Any:
@@ -21,7 +21,7 @@ def _figure(width: float = 6.0, height: float = 4.0) -> Any:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
-        from lm_workbench.api.results import NOTEBOOK_EXTRA
+        from lm_workbench.api.shapes import NOTEBOOK_EXTRA
 
         raise ImportError(f"plot() needs matplotlib: {NOTEBOOK_EXTRA}") from exc
     fig = Figure(figsize=(width, height))
@@ -31,10 +31,18 @@ def _figure(width: float = 6.0, height: float = 4.0) -> Any:
 
 def _heatmap(matrix: Any, rows: list[str] | None, cols: list[str] | None, title: str, xlabel: str,
              ylabel: str) -> Any:
-    n, m = matrix.shape
+    n, m = matrix.shape if matrix.ndim == 2 else (1, matrix.shape[0])
     fig = _figure(max(4.0, 0.35 * m + 2), max(3.0, 0.3 * n + 1.5))
     ax = fig.add_subplot()
-    image = ax.imshow(matrix, cmap=HEAT, vmin=0.0, vmax=max(1e-12, float(matrix.max())), aspect="auto")
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+        n, m = matrix.shape
+    low, high = float(matrix.min()), float(matrix.max())
+    if low < 0:  # signed values (logit contributions, effects): a diverging map centred on 0
+        edge = max(abs(low), abs(high), 1e-12)
+        image = ax.imshow(matrix, cmap=SIGNED, vmin=-edge, vmax=edge, aspect="auto")
+    else:
+        image = ax.imshow(matrix, cmap=HEAT, vmin=0.0, vmax=max(1e-12, high), aspect="auto")
     fig.colorbar(image, ax=ax)
     if rows and len(rows) == n:
         ax.set_yticks(range(n), rows, fontsize=8)
@@ -65,7 +73,7 @@ def _bars(labels: list[str], values: list[float], title: str, xlabel: str) -> An
 
 def figure_of(result: Any) -> Any:
     """A matplotlib ``Figure`` of ``result`` (``lm_workbench.api.results.Result``)."""
-    from lm_workbench.api.results import ARRAYS
+    from lm_workbench.api.shapes import ARRAYS
     from lm_workbench.engine.errors import WorkbenchError
 
     data, command = result.to_dict(), result.command
@@ -73,6 +81,15 @@ def figure_of(result: Any) -> Any:
         title = f"{data['kind']} attention, layer {data['layer']}, head {data['head']}"
         return _heatmap(result.weights, data["tokens"], data.get("key_tokens", data["tokens"]), title,
                         "key (attended to)", "query")
+    if command == "patch":
+        return _heatmap(result.effect, [str(layer) for layer in data["layers"]], data["tokens"],
+                        f"activation patching ({data['site']}): restored fraction", "position", "layer")
+    if command == "dla":
+        return _heatmap(result.attn, None, None, f"direct logit attribution of {data['target']!r}: heads", "head",
+                        "layer")
+    if command == "attribute":
+        return _bars(data["tokens"], data["scores"], f"attribution ({data['method']}) of {data['target']!r}",
+                     "score")
     if command == "compare":
         return _heatmap(result.cka, None, None, "linear CKA, layer × layer", "model B layer", "model A layer")
     if command == "next-token":

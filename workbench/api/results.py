@@ -16,45 +16,35 @@ import io
 from pathlib import Path
 from typing import Any, Callable
 
-# command -> fields that are matrices (read as numpy arrays)
-ARRAYS: dict[str, tuple[str, ...]] = {
-    "attention": ("weights",),  # [queries, keys], rows sum to 1
-    "compare": ("cka",),  # [layers of A, layers of B], linear CKA in [0, 1]
-}
-# command -> the key of its table (a list of rows) for to_pandas(); a nested table is flattened
-TABLES: dict[str, str] = {
-    "next-token": "candidates", "fill-mask": "masks", "retrieve": "results", "runs list": "runs",
-    "plugins list": "plugins", "presets list": "presets", "neighbours": "neighbours", "ablate": "components",
-    "dla": "components", "probe": "layers", "sts": "layers", "lens": "rows", "attribute": "tokens",
-}
-NOTEBOOK_EXTRA = "pip install 'lm-workbench[notebook]'"
+from lm_workbench.api.shapes import ARRAYS, NOTEBOOK_EXTRA, TABLES
+
 
 
 class Result:
     """A command's result. ``command`` is the command as typed (``"fill-mask"``); ``exit_code`` what the CLI would
     exit with (130 for a long run stopped by Ctrl-C: it was marked cancelled and can be resumed)."""
 
-    def __init__(self, command: str, data: dict[str, Any], *, exit_code: int = 0, file: bytes | None = None):
+    def __init__(self, command: str, data: Any, *, exit_code: int = 0, file: bytes | None = None):
         self.command = command
         self.exit_code = exit_code
         self._data = data
         self._file = file
 
     # -- the data ------------------------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """The command's ``--json`` payload (a copy)."""
+    def to_dict(self) -> Any:
+        """The command's ``--json`` payload (a copy): a dict (a list for ``presets list``)."""
         return copy.deepcopy(self._data)
 
     def keys(self) -> list[str]:
-        """The payload's keys, in the CLI's order."""
-        return list(self._data)
+        """The payload's keys, in the CLI's order (none when the payload is a list)."""
+        return list(self._data) if isinstance(self._data, dict) else []
 
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
 
     def __getattr__(self, name: str) -> Any:
         data = self.__dict__.get("_data")
-        if data is None or name.startswith("_") or name not in data:
+        if not isinstance(data, dict) or name.startswith("_") or name not in data:
             raise AttributeError(f"{type(self).__name__} of {self.__dict__.get('command')!r} has no field {name!r}"
                                  f" (fields: {', '.join(data or ())})")
         value = data[name]
@@ -65,9 +55,11 @@ class Result:
         return copy.deepcopy(value)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._data))
+        return sorted(set(super().__dir__()) | set(self.keys()))
 
     def __repr__(self) -> str:
+        if isinstance(self._data, list):
+            return f"<{self.command} result: {len(self._data)} rows>"
         shown = ", ".join(f"{k}={_short(v)}" for k, v in list(self._data.items())[:6])
         return f"<{self.command} result: {shown}{', …' if len(self._data) > 6 else ''}>"
 
@@ -82,14 +74,19 @@ class Result:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - pandas is in the [notebook] extra
             raise ImportError(f"to_pandas() needs pandas: {NOTEBOOK_EXTRA}") from exc
-        if self.command in ARRAYS and self.command not in TABLES:
+        if isinstance(self._data, list):  # a payload that is a list of rows (presets list)
+            return pd.DataFrame(_flatten(self._data))
+        key = TABLES.get(self.command)
+        if isinstance(key, tuple):
+            return pd.DataFrame({name: self._data[name] for name in key})
+        if self.command in ARRAYS and key is None:
             name = ARRAYS[self.command][0]
             matrix = getattr(self, name)
             rows = self._data.get("tokens")
             cols = self._data.get("key_tokens", rows)
             return pd.DataFrame(matrix, index=_labels(rows, len(matrix)),
                                 columns=_labels(cols, matrix.shape[1] if matrix.ndim > 1 else 1))
-        key = TABLES.get(self.command) or _first_table(self._data)
+        key = key or _first_table(self._data)
         if key is None or not isinstance(self._data.get(key), list):
             raise WorkbenchError(f"the {self.command} result has no table (fields: {', '.join(self._data)})")
         return pd.DataFrame(_flatten(self._data[key]))
