@@ -42,7 +42,8 @@ def _inputs(loaded: Any, text: str, target: str | None) -> dict[str, Any]:
             start = loaded.model.config.decoder_start_token_id
             inputs["decoder_input_ids"] = torch.tensor([[start]], device=device)
         else:
-            inputs["decoder_input_ids"] = loaded.tokenizer(text_target=target, return_tensors="pt")["input_ids"].to(device)
+            target_ids = loaded.tokenizer(text_target=target, return_tensors="pt")["input_ids"]
+            inputs["decoder_input_ids"] = target_ids.to(device)
     return inputs
 
 

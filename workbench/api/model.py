@@ -23,7 +23,8 @@ class Model(ModelCommands):
 
     def __repr__(self) -> str:
         info = self.loaded.info
-        return f"<lm_workbench.Model {self.spec!r}: {info.family}, {info.layers} layers, {info.parameters:,} parameters>"
+        return (f"<lm_workbench.Model {self.spec!r}: {info.family}, {info.layers} layers, "
+                f"{info.parameters:,} parameters>")
 
     @property
     def model(self) -> Any:

@@ -147,6 +147,54 @@ class EncodeResult(Result):
         return out
 
 
+class RunResult(Result):
+    """A recorded long run's result (``finetune``, ``pretrain``, ``tuned-lens``): it is in the run store (the
+    window's Runs tab lists it, ``lw.runs()`` too). ``run_id``; ``folder`` (its output folder); ``cancelled``
+    (Ctrl-C or Jupyter's interrupt stopped it: a checkpoint was saved and ``resume=`` continues it)."""
+
+    @property
+    def run_id(self) -> int | None:
+        return self._data.get("run_id") if isinstance(self._data, dict) else None
+
+    @property
+    def folder(self) -> str | None:
+        return self._data.get("out_dir") or self._data.get("out") if isinstance(self._data, dict) else None
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self._data.get("cancelled")) if isinstance(self._data, dict) else False
+
+    def curves(self) -> Any:
+        """The run's logged metrics as a ``pandas.DataFrame``: one row per step, one column per metric (loss,
+        lr, validation_loss, ...), from the run store."""
+        import pandas as pd
+
+        from lm_workbench.paths import runs_db_path
+        from lm_workbench.store import RunStore
+
+        with RunStore(runs_db_path()) as store:
+            rows = store.metrics(int(self.run_id))
+        if not rows:
+            return pd.DataFrame()
+        table = pd.DataFrame(rows).pivot_table(index="step", columns="name", values="value", aggfunc="last")
+        table.columns.name = None
+        return table
+
+    def predict(self, text: str, *, text2: str | None = None, context: str | None = None) -> Result:
+        """``lm-workbench predict FOLDER --text ...`` on this (fine-tuning) run's folder."""
+        from lm_workbench.api.functions import predict
+
+        return predict(self.folder, text=text, text2=text2, context=context)
+
+    def model(self, **options: Any) -> Any:
+        """The run's model, loaded (``lw.load(folder, **options)``): a pre-training run's, a fine-tuning run that
+        trained every weight; a run that saved only an adapter fails with the loader's line (merge it first:
+        ``lw.finetune_merge``)."""
+        from lm_workbench.api.model import load
+
+        return load(self.folder, **options)
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "…"
@@ -179,7 +227,7 @@ def _flatten(rows: list[Any]) -> list[dict[str, Any]]:
     return flat
 
 
-RESULTS: dict[str, Callable[..., Result]] = {}
+RESULTS: dict[str, Callable[..., Result]] = {"finetune": RunResult, "pretrain": RunResult, "tuned-lens": RunResult}
 
 
 def result_for(command: str, data: dict[str, Any], *, exit_code: int = 0, file: bytes | None = None) -> Result:

@@ -131,9 +131,11 @@ def _run(request: Request, loaded: Any) -> Any:
     from lm_workbench.cli.common import capturing_json, using_loaded
     from lm_workbench.requests import request_of
 
+    from lm_workbench.api.progress import progress_bar
+
     args = parse(request)
     spec = getattr(request, "model", None)
-    with using_loaded(spec, loaded):
+    with using_loaded(spec, loaded), progress_bar():
         own = commands.COMPUTED.get(request.COMMAND)
         if own is not None:
             from lm_workbench.cli.common import load_for

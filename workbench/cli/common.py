@@ -96,10 +96,14 @@ def drive_job(steps: Any, quiet: bool = False) -> Any:
     """Run a job generator to its end and return its result; its progress messages go to stderr unless
     ``quiet`` (partial results, meant for a window, are passed over)."""
     from lm_workbench.engine.progress import Progress, iter_with_progress
+    from lm_workbench.runs.recorder import PROGRESS_OBSERVER
 
+    observer = PROGRESS_OBSERVER.get()  # the Python API's progress bar
     last = None
     for report in iter_with_progress(steps):
         if isinstance(report, Progress):
+            if observer is not None:
+                observer(report)
             if not quiet and report.message:
                 echo(report.message)
             continue
@@ -151,6 +155,14 @@ def print_json(data: Any, *, indent: int | None = None) -> None:
         captured.append(json.loads(json.dumps(data, default=str)))
         return
     print(json.dumps(data, indent=indent, default=str))
+
+
+def keep_cancelled(summary: dict[str, Any]) -> None:
+    """A cancelled long run's summary (run id, steps, checkpoint): under ``capturing_json`` kept as the payload
+    (the Python API's result says ``cancelled``); the CLI prints its line on stderr instead."""
+    captured = _CAPTURED.get()
+    if captured is not None:
+        captured.append(json.loads(json.dumps(summary, default=str)))
 
 
 class capturing_json:  # noqa: N801 - used as a context manager

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lm_workbench.cli.common import (
-    EXIT_INTERRUPTED, add_model_options, echo, load_for, note_window, positive_k, print_json,
+    EXIT_INTERRUPTED, add_model_options, echo, keep_cancelled, load_for, note_window, positive_k, print_json,
 )
 
 SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
@@ -69,6 +69,7 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
     loaded = load_for(args)
     summary = run_recorded(spec, loaded, echo=echo)
     if summary.get("cancelled"):
+        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
               f"{summary.get('checkpoint')}", file=sys.stderr)
         return EXIT_INTERRUPTED
