@@ -73,3 +73,11 @@ def test_public_names_resolve_and_version():
         assert callable(getattr(lw, name))
         assert inspect.signature(getattr(lw, name)) == inspect.signature(getattr(api.functions, name))
     assert issubclass(api.ArgumentError, api.WorkbenchError)
+
+
+def test_the_docs_page_names_every_public_name():
+    text = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    named = {**MODEL_METHODS, **FUNCTIONS}
+    missing = [name for name in named.values() if f".{name}(" not in text]
+    assert missing == [], f"docs/python-api.md does not show: {missing}"
+    assert "deprecation" in text.lower() and api.API_VERSION in text

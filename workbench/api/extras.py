@@ -10,7 +10,7 @@ from typing import Any
 def self_test(model: str = "minilm") -> Any:
     """``lm-workbench --self-test MODEL``: load the model, encode a sentence, list plugins, write and read a
     run. A result with ``ok`` (bool), ``exit_code`` and ``lines`` (what the CLI prints)."""
-    from lm_workbench.api.results import result_for
+    from lm_workbench.command_results.results import result_for
     from lm_workbench.self_test import run_self_test
 
     printed = io.StringIO()

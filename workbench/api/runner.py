@@ -3,7 +3,7 @@
 A call becomes its typed request (``lm_workbench.requests``), the request becomes the command line that says the
 same (``argv_of``), and the CLI's own parser reads it back: the CLI's defaults, type conversions and choices apply,
 and a bad value fails with the CLI's one line (``ArgumentError``, a ``WorkbenchError``). Then the command's code
-runs in-process: a command the API computes itself (``lm_workbench.api.commands``: its CLI handler calls the same
+runs in-process: a command computed in ``lm_workbench.command_results.compute`` (its CLI handler calls the same
 function) returns its result object; any other runs its CLI handler with the model the API already holds
 (``lm_workbench.cli.common.using_loaded``) and its ``--json`` payload taken as an object
 (``capturing_json``), so the result's ``to_dict()`` is the command's ``--json`` by construction. Light: the parser
@@ -100,7 +100,7 @@ def parse(request: Request) -> argparse.Namespace:
 
 def run(request: Request, loaded: Any = None) -> Any:
     """``request`` run in-process as ``lm-workbench`` runs it, on ``loaded`` (a ``LoadedModel`` for the request's
-    model spec, or None: the command loads what it names); its result object (``lm_workbench.api.results``).
+    model spec, or None: the command loads what it names); its result object (``lm_workbench.command_results.results``).
     A command that writes a file (``FILE_OUTPUTS``) with ``out`` None writes it to a temporary folder and keeps
     its bytes (``save`` writes them; ``to_dict()['out']`` is None). Errors: the command's ``WorkbenchError`` (the
     CLI's line), ``ArgumentError`` for a refused argument."""
@@ -126,8 +126,8 @@ def run(request: Request, loaded: Any = None) -> Any:
 
 
 def _run(request: Request, loaded: Any) -> Any:
-    from lm_workbench.api import commands
-    from lm_workbench.api.results import result_for
+    from lm_workbench.command_results import compute
+    from lm_workbench.command_results.results import result_for
     from lm_workbench.cli.common import capturing_json, using_loaded
     from lm_workbench.requests import request_of
 
@@ -136,7 +136,7 @@ def _run(request: Request, loaded: Any) -> Any:
     args = parse(request)
     spec = getattr(request, "model", None)
     with using_loaded(spec, loaded), progress_bar():
-        own = commands.COMPUTED.get(request.COMMAND)
+        own = compute.COMPUTED.get(request.COMMAND)
         if own is not None:
             from lm_workbench.cli.common import load_for
 

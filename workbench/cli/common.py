@@ -27,8 +27,11 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, NoReturn, TextIO, TypeVar
+from typing import Any, Callable, NoReturn, TextIO
 
+from lm_workbench.command_results.checks import (  # noqa: F401 - shared with the Python API; the CLI's names
+    note, note_window, output_file, positive_k, write_or_fail,
+)
 from lm_workbench.engine.errors import WorkbenchError
 
 PROG = "lm-workbench"
@@ -39,7 +42,6 @@ DEBUG_ENV = "LM_WORKBENCH_DEBUG"  # set: a fault's or a bug's traceback is print
 log = logging.getLogger(__name__)
 
 Handler = Callable[[argparse.Namespace], int]
-T = TypeVar("T")
 
 
 class UsageError(Exception):
@@ -111,32 +113,7 @@ def drive_job(steps: Any, quiet: bool = False) -> Any:
     return last
 
 
-# -- argument checks ---------------------------------------------------------------------------------------------
-
-def positive_k(k: int) -> int:
-    """``--k``, checked: at least 1."""
-    if k < 1:
-        raise WorkbenchError(f"--k must be at least 1, not {k}")
-    return k
-
-
-def output_file(path: str, suffix: str, what: str, *, ignore_case: bool = False) -> Path:
-    """``--out``, checked before any work: it ends in ``suffix`` (``what``: "an .npz file") and its folder exists."""
-    out = Path(path)
-    found = out.suffix.lower() if ignore_case else out.suffix
-    if found != suffix:
-        raise WorkbenchError(f"--out must name {what}, not {out.name!r}")
-    if not out.parent.exists():
-        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
-    return out
-
-
-def write_or_fail(out: Path, write: Callable[[], T]) -> T:
-    """``write()``; an ``OSError`` becomes a one-line ``cannot write <out>`` error."""
-    try:
-        return write()
-    except OSError as exc:
-        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+# -- argument checks: --k, --out and notes are lm_workbench.command_results.checks (imported above)
 
 
 # -- output ------------------------------------------------------------------------------------------------------
@@ -195,15 +172,8 @@ def echo(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def note(message: str) -> None:
-    """``note: <message>`` on stderr: something the user should know about a result."""
-    print(f"note: {message}", file=sys.stderr)
 
 
-def note_window(notes: Any) -> None:
-    """One ``note:`` line on stderr per "tokens a–b of n" note: the text was longer than the model's window."""
-    for line in notes or ():
-        note(f"the text is longer than the model's window: read {line}")
 
 
 # -- models ------------------------------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from lm_workbench.api.commands import info
+    from lm_workbench.command_results.compute import info
     from lm_workbench.requests import request_of
 
     ordered = info(request_of(args), load_for(args)).to_dict()
@@ -98,7 +98,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    from lm_workbench.api.commands import encode
+    from lm_workbench.command_results.compute import encode
     from lm_workbench.engine.text_input import read_text_file, require_text
     from lm_workbench.requests import request_of
 

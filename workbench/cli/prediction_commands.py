@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_attention(args: argparse.Namespace) -> int:
-    from lm_workbench.api.commands import attention
+    from lm_workbench.command_results.compute import attention
     from lm_workbench.requests import request_of
 
     data = attention(request_of(args), load_for(args)).to_dict()
@@ -60,7 +60,7 @@ def cmd_attention(args: argparse.Namespace) -> int:
 
 
 def cmd_fill_mask(args: argparse.Namespace) -> int:
-    from lm_workbench.api.commands import fill_mask
+    from lm_workbench.command_results.compute import fill_mask
     from lm_workbench.requests import request_of
 
     positive_k(args.k)  # before the model loads
@@ -75,7 +75,7 @@ def cmd_fill_mask(args: argparse.Namespace) -> int:
 
 
 def cmd_next_token(args: argparse.Namespace) -> int:
-    from lm_workbench.api.commands import next_token
+    from lm_workbench.command_results.compute import next_token
     from lm_workbench.requests import request_of
 
     positive_k(args.k)  # before the model loads

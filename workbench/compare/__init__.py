@@ -6,6 +6,6 @@ Explain's pair is ``lm_workbench.attribution.jobs.prediction_in_a_and_b_job``; t
 ``lm_workbench.lens.lens_jobs.logit_lens_of_b``.
 """
 
-from lm_workbench.api.callable_packages import make_callable as _make_callable
+from lm_workbench.callable_packages import make_callable as _make_callable
 
 _make_callable(__name__)  # lm_workbench.compare(...) is the public API's function (lm_workbench.api)

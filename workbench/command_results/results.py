@@ -16,7 +16,7 @@ import io
 from pathlib import Path
 from typing import Any, Callable
 
-from lm_workbench.api.shapes import ARRAYS, NOTEBOOK_EXTRA, TABLES
+from lm_workbench.command_results.shapes import ARRAYS, NOTEBOOK_EXTRA, TABLES
 
 
 
@@ -95,7 +95,7 @@ class Result:
     def plot(self) -> Any:
         """A matplotlib ``Figure`` of the result (Agg backend; no window). ``WorkbenchError`` for a result with
         nothing to draw; ``ImportError`` (naming the extra) without matplotlib."""
-        from lm_workbench.api.figures import figure_of
+        from lm_workbench.command_results.figures import figure_of
 
         return figure_of(self)
 
@@ -140,7 +140,7 @@ class EncodeResult(Result):
     def save(self, path: str | Path) -> Path:
         import numpy as np
 
-        from lm_workbench.cli.common import output_file, write_or_fail
+        from lm_workbench.command_results.checks import output_file, write_or_fail
 
         out = output_file(str(path), ".npz", "an .npz file")
         write_or_fail(out, lambda: np.savez(out, **self.arrays))
@@ -182,17 +182,21 @@ class RunResult(Result):
 
     def predict(self, text: str, *, text2: str | None = None, context: str | None = None) -> Result:
         """``lm-workbench predict FOLDER --text ...`` on this (fine-tuning) run's folder."""
-        from lm_workbench.api.functions import predict
-
-        return predict(self.folder, text=text, text2=text2, context=context)
+        return _public().predict(self.folder, text=text, text2=text2, context=context)
 
     def model(self, **options: Any) -> Any:
         """The run's model, loaded (``lw.load(folder, **options)``): a pre-training run's, a fine-tuning run that
         trained every weight; a run that saved only an adapter fails with the loader's line (merge it first:
         ``lw.finetune_merge``)."""
-        from lm_workbench.api.model import load
+        return _public().load(self.folder, **options)
 
-        return load(self.folder, **options)
+
+def _public() -> Any:
+    """The public facade (``lm_workbench.api``), bound when a run's shortcut is called: results are made by the
+    runner, which the facade's functions call, so a static import here would be a loop."""
+    import importlib
+
+    return importlib.import_module("lm_workbench.api")
 
 
 def _short(value: Any) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from lm_workbench.api.results import EncodeResult, Result, result_for
+from lm_workbench.command_results.results import EncodeResult, Result, result_for
 
 INFO_KEYS = ("family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head")
 
@@ -36,7 +36,7 @@ def encode(request: Any, loaded: Any) -> EncodeResult:
     a model that is not an encoder-decoder, an ``out`` that is not an .npz file in a folder that exists."""
     import numpy as np
 
-    from lm_workbench.cli.common import note, output_file
+    from lm_workbench.command_results.checks import note, output_file
     from lm_workbench.engine.analysis import encode as encode_text
     from lm_workbench.engine.errors import WorkbenchError
     from lm_workbench.engine.text_input import read_text_file, require_text
@@ -83,7 +83,7 @@ def encode(request: Any, loaded: Any) -> EncodeResult:
 
 def _read_notes(tok: Any) -> list[str]:
     """The "tokens a–b of n" line when the window cut the text (also said on stderr), else nothing."""
-    from lm_workbench.cli.common import note
+    from lm_workbench.command_results.checks import note
     from lm_workbench.engine.text_window import window_notes
 
     notes = window_notes(tok)
@@ -127,7 +127,7 @@ def attention(request: Any, loaded: Any) -> Result:
 def fill_mask(request: Any, loaded: Any) -> Result:
     """The top-``k`` tokens for every mask: ``masks`` (per mask its ``position`` and ``candidates``: token, id,
     prob). Errors: ``k`` < 1, a model without an MLM head, a text without a mask."""
-    from lm_workbench.cli.common import positive_k
+    from lm_workbench.command_results.checks import positive_k
     from lm_workbench.engine.predictions import fill_mask as fill
     from lm_workbench.engine.text_window import with_notes
 
@@ -140,7 +140,7 @@ def fill_mask(request: Any, loaded: Any) -> Result:
 def next_token(request: Any, loaded: Any) -> Result:
     """The top-``k`` next tokens after the text: ``candidates`` (token, id, prob). Errors: ``k`` < 1, a model
     that is not a decoder (or encoder-decoder)."""
-    from lm_workbench.cli.common import note_window, positive_k
+    from lm_workbench.command_results.checks import note_window, positive_k
     from lm_workbench.engine.predictions import next_tokens
     from lm_workbench.engine.text_window import window_notes, with_notes
 

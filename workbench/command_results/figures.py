@@ -21,7 +21,7 @@ def _figure(width: float = 6.0, height: float = 4.0) -> Any:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
-        from lm_workbench.api.shapes import NOTEBOOK_EXTRA
+        from lm_workbench.command_results.shapes import NOTEBOOK_EXTRA
 
         raise ImportError(f"plot() needs matplotlib: {NOTEBOOK_EXTRA}") from exc
     fig = Figure(figsize=(width, height))
@@ -72,8 +72,8 @@ def _bars(labels: list[str], values: list[float], title: str, xlabel: str) -> An
 
 
 def figure_of(result: Any) -> Any:
-    """A matplotlib ``Figure`` of ``result`` (``lm_workbench.api.results.Result``)."""
-    from lm_workbench.api.shapes import ARRAYS
+    """A matplotlib ``Figure`` of ``result`` (``lm_workbench.command_results.results.Result``)."""
+    from lm_workbench.command_results.shapes import ARRAYS
     from lm_workbench.engine.errors import WorkbenchError
 
     data, command = result.to_dict(), result.command
