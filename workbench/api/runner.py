@@ -126,7 +126,7 @@ def run(request: Request, loaded: Any = None) -> Any:
 
 
 def _run(request: Request, loaded: Any) -> Any:
-    from lm_workbench.command_results import compute
+    from lm_workbench.command_results.computed import computed_for
     from lm_workbench.command_results.results import result_for
     from lm_workbench.cli.common import capturing_json, using_loaded
     from lm_workbench.requests import request_of
@@ -136,7 +136,7 @@ def _run(request: Request, loaded: Any) -> Any:
     args = parse(request)
     spec = getattr(request, "model", None)
     with using_loaded(spec, loaded), progress_bar():
-        own = compute.COMPUTED.get(request.COMMAND)
+        own = computed_for(request)
         if own is not None:
             from lm_workbench.cli.common import load_for
 

@@ -96,21 +96,10 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
 
 def drive_job(steps: Any, quiet: bool = False) -> Any:
     """Run a job generator to its end and return its result; its progress messages go to stderr unless
-    ``quiet`` (partial results, meant for a window, are passed over)."""
-    from lm_workbench.engine.progress import Progress, iter_with_progress
-    from lm_workbench.runs.recorder import PROGRESS_OBSERVER
+    ``quiet`` (partial results, meant for a window, are passed over; the Python API's bar sees the progress)."""
+    from lm_workbench.command_results.driving import drive_quietly
 
-    observer = PROGRESS_OBSERVER.get()  # the Python API's progress bar
-    last = None
-    for report in iter_with_progress(steps):
-        if isinstance(report, Progress):
-            if observer is not None:
-                observer(report)
-            if not quiet and report.message:
-                echo(report.message)
-            continue
-        last = report
-    return last
+    return drive_quietly(steps, quiet=quiet)
 
 
 # -- argument checks: --k, --out and notes are lm_workbench.command_results.checks (imported above)

@@ -87,14 +87,16 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
 
 
 def cmd_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.command_results.compute_why import lens
+    from lm_workbench.requests import request_of
 
     if args.tuned is not None:
         return _tuned_lens(args)
-    table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
-    note_window(table.notes)
+    positive_k(args.k)  # before the model loads
+    computed = lens(request_of(args), load_for(args))
+    table = computed.engine_result
     if args.json:
-        print_json(table.to_dict())
+        print_json(computed.to_dict())
     else:
         width = max(len(n) for n in table.layer_names)
         print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))

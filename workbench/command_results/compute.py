@@ -1,13 +1,13 @@
 """The commands the API computes itself, and the CLI handlers call: ``info``, ``encode``, ``attention``,
 ``fill-mask``, ``next-token``. Each takes the command's typed request and the ``LoadedModel`` and returns its
 result object, whose ``to_dict()`` is what ``--json`` prints; the handler prints it (JSON or its table). Errors:
-``WorkbenchError`` with the CLI's line. The other commands run their CLI handler in-process
-(``lm_workbench.api.runner``) until they move here.
+``WorkbenchError`` with the CLI's line. The registry of the computed commands is
+``lm_workbench.command_results.computed``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from lm_workbench.command_results.results import EncodeResult, Result, result_for
 
@@ -19,7 +19,7 @@ def info(request: Any, loaded: Any) -> Result:
     CLI's order: ``INFO_KEYS`` first)."""
     data = loaded.info.to_dict()
     ordered = {k: data[k] for k in INFO_KEYS} | {k: v for k, v in data.items() if k not in INFO_KEYS}
-    return result_for("info", _as_json(ordered))
+    return result_for("info", as_json(ordered))
 
 
 def _fixed_width(strings: list[str]) -> Any:
@@ -73,7 +73,7 @@ def encode(request: Any, loaded: Any) -> EncodeResult:
             arrays["cross_attentions"] = dec.cross_attentions.astype(np.float32)
     summary = with_notes({"out": None if out is None else str(out), "tokens": len(tok), "truncated": tok.truncated,
                           "arrays": {k: list(v.shape) for k, v in arrays.items()}}, window_notes(tok))
-    encoded = EncodeResult(_as_json(summary), arrays)
+    encoded = EncodeResult(as_json(summary), arrays)
     if out is not None:
         encoded.save(out)
     if tok.truncation_message:
@@ -121,7 +121,7 @@ def attention(request: Any, loaded: Any) -> Result:
             "kind": request.kind}
     if keys != queries:
         data["key_tokens"] = keys
-    return result_for("attention", _as_json(with_notes(data, notes)))
+    return result_for("attention", as_json(with_notes(data, notes)))
 
 
 def fill_mask(request: Any, loaded: Any) -> Result:
@@ -133,7 +133,7 @@ def fill_mask(request: Any, loaded: Any) -> Result:
 
     tok, predictions = fill(loaded, request.text, positive_k(request.k))
     notes = _read_notes(tok)
-    return result_for("fill-mask", _as_json(with_notes({"tokens": tok.tokens,
+    return result_for("fill-mask", as_json(with_notes({"tokens": tok.tokens,
                                                          "masks": [p.to_dict() for p in predictions]}, notes)))
 
 
@@ -147,17 +147,12 @@ def next_token(request: Any, loaded: Any) -> Result:
     read = next_tokens(loaded, request.text, positive_k(request.k))
     notes = window_notes(read.window)
     note_window(notes)
-    return result_for("next-token", _as_json(with_notes({"candidates": [c.to_dict() for c in read.candidates]},
+    return result_for("next-token", as_json(with_notes({"candidates": [c.to_dict() for c in read.candidates]},
                                                         notes)))
 
 
-def _as_json(data: Any) -> Any:
+def as_json(data: Any) -> Any:
     """``data`` as ``--json`` prints it and JSON reads it back (tuples as lists, other values as text)."""
     import json
 
     return json.loads(json.dumps(data, default=str))
-
-
-COMPUTED: dict[str, Callable[[Any, Any], Result]] = {
-    "info": info, "encode": encode, "attention": attention, "fill-mask": fill_mask, "next-token": next_token,
-}

@@ -24,11 +24,13 @@ class Result:
     """A command's result. ``command`` is the command as typed (``"fill-mask"``); ``exit_code`` what the CLI would
     exit with (130 for a long run stopped by Ctrl-C: it was marked cancelled and can be resumed)."""
 
-    def __init__(self, command: str, data: Any, *, exit_code: int = 0, file: bytes | None = None):
+    def __init__(self, command: str, data: Any, *, exit_code: int = 0, file: bytes | None = None,
+                 engine_result: Any = None):
         self.command = command
         self.exit_code = exit_code
         self._data = data
         self._file = file
+        self.engine_result = engine_result  # the engine's own result object, when computed here (the CLI's text)
 
     # -- the data ------------------------------------------------------------------------------------------------
     def to_dict(self) -> Any:
@@ -234,6 +236,8 @@ def _flatten(rows: list[Any]) -> list[dict[str, Any]]:
 RESULTS: dict[str, Callable[..., Result]] = {"finetune": RunResult, "pretrain": RunResult, "tuned-lens": RunResult}
 
 
-def result_for(command: str, data: dict[str, Any], *, exit_code: int = 0, file: bytes | None = None) -> Result:
-    """The result object of ``command`` holding its ``--json`` payload ``data``."""
-    return RESULTS.get(command, Result)(command, data, exit_code=exit_code, file=file)
+def result_for(command: str, data: Any, *, exit_code: int = 0, file: bytes | None = None,
+               engine_result: Any = None) -> Result:
+    """The result object of ``command`` holding its ``--json`` payload ``data`` (and the engine's result object
+    it was made from, when there is one)."""
+    return RESULTS.get(command, Result)(command, data, exit_code=exit_code, file=file, engine_result=engine_result)
