@@ -27,6 +27,8 @@ ONE_MODEL = [
     ("gpt2", "lens", ["--text", TEXT, "--k", "2"], "lens", {"text": TEXT, "k": 2}),
     ("gpt2", "dla", ["--text", TEXT, "--target", " the"], "dla", {"text": TEXT, "target": " the"}),
     ("gpt2", "attribute", ["--text", TEXT], "attribute", {"text": TEXT}),
+    ("gpt2", "ablate", ["--text", TEXT, "--target", " the", "--heads", "0.0,1.1"], "ablate",
+     {"text": TEXT, "target": " the", "heads": "0.0,1.1"}),
     ("gpt2", "generate", ["--text", TEXT, "--greedy", "--max-new-tokens", "3"], "generate",
      {"text": TEXT, "greedy": True, "max_new_tokens": 3}),
     ("gpt2", "patch", ["--clean", "the name of the cat", "--corrupt", "the name of the dog", "--target", " is"],
@@ -66,6 +68,18 @@ def test_encode_saves_the_file_the_cli_writes(capsys, tiny_models, models, tmp_p
     for name in cli.files:
         np.testing.assert_array_equal(cli[name], api[name])
     assert result.arrays["hidden_states"].shape == tuple(summary["arrays"]["hidden_states"])
+
+
+def test_project_saves_the_csv_the_cli_writes(capsys, tiny_models, models, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat\nthe dog sat on the log\na cat and a dog\nthe cat is here\n",
+                      encoding="utf-8")
+    cli_out = tmp_path / "cli.csv"
+    summary = _cli(capsys, "project", str(tiny_models["bert"]), "--offline", "--corpus", str(corpus), "--layer", "1",
+                   "--word", "cat", "--word", "dog", "--out", str(cli_out))
+    result = models["bert"].project(corpus=str(corpus), layer="1", word=["cat", "dog"])
+    assert result.to_dict() == summary | {"out": None} and summary["points"] == 5
+    assert result.save(tmp_path / "api.csv").read_bytes() == cli_out.read_bytes()
 
 
 def test_other_commands_give_the_clis_json(capsys, fresh_home):

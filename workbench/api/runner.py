@@ -13,7 +13,11 @@ and the handlers are imported when a call runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
+import tempfile
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -23,6 +27,14 @@ from lm_workbench.requests import PRESENTATION, Request
 class ArgumentError(WorkbenchError):
     """An argument the command does not take (a value outside its choices, a missing required one): the CLI's
     own one-line message (``lm-workbench COMMAND`` would exit with code 2 on it)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    """The CLI's parser, built once per process (building it takes ~0.1 s; parsing reuses it)."""
+    from lm_workbench.cli.parser import build_parser
+
+    return build_parser()
 
 
 def _leaf(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
@@ -50,10 +62,8 @@ def _words(value: Any) -> list[str]:
 
 def argv_of(request: Request, *, as_json: bool = True) -> list[str]:
     """The ``lm-workbench`` command line that asks for ``request`` (with ``--json`` where the command has it)."""
-    from lm_workbench.cli.parser import build_parser
-
     words = request.COMMAND.split()
-    leaf = _leaf(build_parser(), words)
+    leaf = _leaf(_parser(), words)
     options: list[str] = []
     positionals: list[str] = []
     names = {f.name for f in fields(request)}
@@ -90,30 +100,27 @@ def argv_of(request: Request, *, as_json: bool = True) -> list[str]:
 def parse(request: Request) -> argparse.Namespace:
     """The CLI's parse of ``request``'s command line; ``ArgumentError`` with the CLI's line when it refuses it."""
     from lm_workbench.cli.common import UsageError
-    from lm_workbench.cli.parser import build_parser
 
     try:
-        return build_parser().parse_args(argv_of(request))
+        return _parser().parse_args(argv_of(request))
     except UsageError as exc:
         raise ArgumentError(str(exc)) from None
 
 
 def run(request: Request, loaded: Any = None) -> Any:
     """``request`` run in-process as ``lm-workbench`` runs it, on ``loaded`` (a ``LoadedModel`` for the request's
-    model spec, or None: the command loads what it names); its result object (``lm_workbench.command_results.results``).
-    A command that writes a file (``FILE_OUTPUTS``) with ``out`` None writes it to a temporary folder and keeps
-    its bytes (``save`` writes them; ``to_dict()['out']`` is None). Errors: the command's ``WorkbenchError`` (the
-    CLI's line), ``ArgumentError`` for a refused argument."""
-    import dataclasses
-    import tempfile
-    from pathlib import Path
-
+    model spec, or None: the command loads what it names); its result object
+    (``lm_workbench.command_results.results``). A command that writes a file (``FILE_OUTPUTS``) with ``out`` None
+    writes nothing when computed here (``encode``: the result keeps its arrays), else writes it to a temporary
+    folder and keeps its bytes (``save`` writes them); ``to_dict()['out']`` is None. Errors: the command's
+    ``WorkbenchError`` (the CLI's line), ``ArgumentError`` for a refused argument."""
     from lm_workbench.api.naming import FILE_OUTPUTS
+    from lm_workbench.command_results.computed import computed_for
 
     suffix = FILE_OUTPUTS.get(request.COMMAND)
-    if suffix is None:
+    if suffix is None or computed_for(request) is not None:
         return _run(request, loaded)
-    if getattr(request, "out", None) is not None:
+    if request.out is not None:
         result = _run(request, loaded)
         result._file = Path(request.out).read_bytes()
         return result
@@ -126,25 +133,24 @@ def run(request: Request, loaded: Any = None) -> Any:
 
 
 def _run(request: Request, loaded: Any) -> Any:
+    from lm_workbench.api.naming import FILE_OUTPUTS
+    from lm_workbench.api.progress import progress_bar
+    from lm_workbench.cli.common import capturing_json, load_for, using_loaded
     from lm_workbench.command_results.computed import computed_for
     from lm_workbench.command_results.results import result_for
-    from lm_workbench.cli.common import capturing_json, using_loaded
     from lm_workbench.requests import request_of
 
-    from lm_workbench.api.progress import progress_bar
-
-    args = parse(request)
-    spec = getattr(request, "model", None)
-    with using_loaded(spec, loaded), progress_bar():
+    unwritten = request.COMMAND in FILE_OUTPUTS and request.out is None  # the parser requires --out: a stand-in
+    args = parse(dataclasses.replace(request, out=f"unwritten{FILE_OUTPUTS[request.COMMAND]}") if unwritten
+                 else request)
+    with using_loaded(getattr(request, "model", None), loaded), progress_bar():
         own = computed_for(request)
         if own is not None:
-            from lm_workbench.cli.common import load_for
-
-            return own(request_of(args), load_for(args))
+            parsed = request_of(args)
+            return own(dataclasses.replace(parsed, out=None) if unwritten else parsed, load_for(args))
         with capturing_json() as payloads:
             code = args.handler(args)
-    data = payloads[-1] if payloads else {}
-    return result_for(request.COMMAND, data, exit_code=code)
+    return result_for(request.COMMAND, payloads[-1] if payloads else {}, exit_code=code)
 
 
 def call(cls: type[Request], arguments: dict[str, Any], loaded: Any = None) -> Any:
