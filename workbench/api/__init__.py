@@ -24,6 +24,7 @@ API_VERSION = "1.0"
 _NAMES = {
     "load": "lm_workbench.api.model", "Model": "lm_workbench.api.model",
     "Result": "lm_workbench.command_results.results", "EncodeResult": "lm_workbench.command_results.results",
+    "RunResult": "lm_workbench.command_results.results",
     "ArgumentError": "lm_workbench.api.runner", "WorkbenchError": "lm_workbench.engine.errors",
     "self_test": "lm_workbench.api.extras",
     **{name: "lm_workbench.api.functions" for name in (
