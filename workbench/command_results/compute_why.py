@@ -105,3 +105,43 @@ def ablate(request: Any, loaded: Any, *, quiet: bool = True) -> Result:
     result = drive_quietly(steps, quiet=quiet)
     note_window(result.notes)
     return result_for("ablate", as_json(result.to_dict()), engine_result=result)
+
+
+def sampling_of(request: Any) -> Any:
+    """``generate``'s sampling (a ``SamplingConfig``), or None for greedy decoding; ``--greedy`` with a sampling
+    option is refused."""
+    from lm_workbench.engine.decoding import SamplingConfig
+
+    flags = [f for f, v in (("--temperature", request.temperature), ("--top-k", request.top_k),
+                            ("--top-p", request.top_p)) if v is not None]
+    if request.greedy and flags:
+        raise WorkbenchError(f"--greedy takes no {flags[0]}: choose greedy decoding or sampling")
+    if not flags:
+        return None
+    return SamplingConfig(temperature=1.0 if request.temperature is None else request.temperature,
+                          top_k=request.top_k or 0, top_p=1.0 if request.top_p is None else request.top_p,
+                          seed=request.seed)
+
+
+def check_generate(request: Any) -> Any:
+    """``generate``'s checks before the model loads (without ``--chat``, which its CLI handler runs); the
+    sampling."""
+    sampling = sampling_of(request)
+    if request.max_new_tokens < 1:
+        raise WorkbenchError(f"--max-new-tokens must be at least 1, not {request.max_new_tokens}")
+    if request.template and not request.chat:
+        raise WorkbenchError("--template goes with --chat")
+    return sampling
+
+
+def generate(request: Any, loaded: Any) -> Result:
+    """Text generated after the prompt (greedy, or sampled with temperature / top-k / top-p; Holtzman et al.
+    2020): ``text``, its ``tokens`` with their probabilities, ``stopped_by``."""
+    from lm_workbench.command_results.driving import drive_quietly
+    from lm_workbench.engine.prompting.generation import check_generation, generate_job
+
+    sampling = check_generate(request)
+    check_generation(loaded, request.max_new_tokens, sampling)
+    result = drive_quietly(generate_job(loaded, request.text, max_new_tokens=request.max_new_tokens,
+                                        sampling=sampling, stop=request.stop))
+    return result_for("generate", as_json(result.to_dict()), engine_result=result)

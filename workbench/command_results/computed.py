@@ -10,12 +10,14 @@ from lm_workbench.command_results import compute, compute_why
 COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "info": compute.info, "encode": compute.encode, "attention": compute.attention, "fill-mask": compute.fill_mask,
     "next-token": compute.next_token, "lens": compute_why.lens, "dla": compute_why.dla,
-    "attribute": compute_why.attribute, "ablate": compute_why.ablate,
+    "attribute": compute_why.attribute, "ablate": compute_why.ablate, "generate": compute_why.generate,
 }
 
 
 def computed_for(request: Any) -> Callable[[Any, Any], Any] | None:
-    """The function that computes ``request`` (None: its CLI handler does; ``lens --tuned`` is the handler's)."""
+    """The function that computes ``request`` (None: its CLI handler does; ``lens --tuned`` and ``generate --chat`` are the handler's)."""
     if request.COMMAND == "lens" and getattr(request, "tuned", None) is not None:
+        return None
+    if request.COMMAND == "generate" and request.chat:  # a chat template, or an instruct run's: the handler's
         return None
     return COMPUTED.get(request.COMMAND)
