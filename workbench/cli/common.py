@@ -20,6 +20,7 @@ names. ``LM_WORKBENCH_DEBUG=1`` lets the traceback through instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import contextvars
 import json
 import logging
@@ -27,7 +28,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, NoReturn, TextIO
+from typing import Any, Callable, Iterator, NoReturn, TextIO
 
 from lm_workbench.command_results.checks import (  # noqa: F401 - shared with the Python API; the CLI's names
     note, note_window, output_file, positive_k, write_or_fail,
@@ -102,10 +103,8 @@ def drive_job(steps: Any, quiet: bool = False) -> Any:
     return drive_quietly(steps, quiet=quiet)
 
 
-# -- argument checks: --k, --out and notes are lm_workbench.command_results.checks (imported above)
-
-
 # -- output ------------------------------------------------------------------------------------------------------
+# (the argument checks --k and --out, and note/note_window: lm_workbench.command_results.checks, imported above)
 
 # The Python API (``lm_workbench.api``) runs a command's handler in-process: it hands the model it already holds
 # (``using_loaded``) and takes the --json payload as an object instead of text (``capturing_json``).
@@ -131,38 +130,30 @@ def keep_cancelled(summary: dict[str, Any]) -> None:
         captured.append(json.loads(json.dumps(summary, default=str)))
 
 
-class capturing_json:  # noqa: N801 - used as a context manager
+@contextlib.contextmanager
+def capturing_json() -> Iterator[list]:
     """Within the block, ``print_json`` appends its payloads to the list the block gets (nothing is printed)."""
-
-    def __enter__(self) -> list:
-        self._kept: list = []
-        self._token = _CAPTURED.set(self._kept)
-        return self._kept
-
-    def __exit__(self, *exc: Any) -> None:
-        _CAPTURED.reset(self._token)
+    kept: list = []
+    token = _CAPTURED.set(kept)
+    try:
+        yield kept
+    finally:
+        _CAPTURED.reset(token)
 
 
-class using_loaded:  # noqa: N801 - used as a context manager
+@contextlib.contextmanager
+def using_loaded(spec: str | None, loaded: Any) -> Iterator[None]:
     """Within the block, ``load_for`` returns ``loaded`` for the spec ``spec`` instead of loading it again."""
-
-    def __init__(self, spec: str, loaded: Any):
-        self._value = (spec, loaded) if loaded is not None else None
-
-    def __enter__(self) -> None:
-        self._token = _PRELOADED.set(self._value)
-
-    def __exit__(self, *exc: Any) -> None:
-        _PRELOADED.reset(self._token)
+    token = _PRELOADED.set((spec, loaded) if loaded is not None else None)
+    try:
+        yield
+    finally:
+        _PRELOADED.reset(token)
 
 
 def echo(line: str) -> None:
     """A progress line on stderr, flushed at once (stdout stays for the result)."""
     print(line, file=sys.stderr, flush=True)
-
-
-
-
 
 
 # -- models ------------------------------------------------------------------------------------------------------
