@@ -145,3 +145,16 @@ def generate(request: Any, loaded: Any) -> Result:
     result = drive_quietly(generate_job(loaded, request.text, max_new_tokens=request.max_new_tokens,
                                         sampling=sampling, stop=request.stop))
     return result_for("generate", as_json(result.to_dict()), engine_result=result)
+
+
+def patch(request: Any, loaded: Any) -> Result:
+    """Activation patching (causal tracing; Meng et al. 2022): each layer's activation at each position restored
+    from the clean run into the corrupted one; ``effect`` [layers, positions], the recovered fraction of the
+    metric. ``approx``/``compare_exact`` (attribution patching) stay in the CLI's handler."""
+    from lm_workbench.command_results.driving import drive_quietly
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.patching.jobs import patching_sweep
+
+    result = drive_quietly(patching_sweep(loaded, request, NEVER_CANCELLED))
+    note_window(result.notes)
+    return result_for("patch", as_json(result.to_dict()), engine_result=result)
