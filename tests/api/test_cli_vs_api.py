@@ -114,5 +114,9 @@ def test_refusals_are_the_clis_lines(capsys, tiny_models, models):
     with pytest.raises(lw.WorkbenchError) as raised:
         models["bert"].attention(TEXT, layer=0, head=0, kind="cross")
     assert " ".join(str(raised.value).split()) == line.replace(str(tiny_models["bert"]), models["bert"].spec)
-    with pytest.raises(lw.WorkbenchError):
+    with pytest.raises(lw.WorkbenchError, match="does not exist"):
         lw.load(str(tiny_models["bert"]) + "-missing", offline=True)
+    with pytest.raises(lw.ArgumentError, match="disagree"):  # dtype is precision's alias
+        lw.load(str(tiny_models["bert"]), dtype="float16", precision="float32")
+    with pytest.raises(lw.ArgumentError, match="invalid choice: 'float8'"):
+        lw.load(str(tiny_models["bert"]), dtype="torch.float8")
