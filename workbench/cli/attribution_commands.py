@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from lm_workbench.cli.common import add_model_options, drive_job, load_for, note_window, print_json
+from lm_workbench.cli.common import add_model_options, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -42,26 +42,16 @@ def register(sub: Any) -> None:
 
 
 def cmd_attribute(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.attribution.attribute import check_method
+    from lm_workbench.command_results.compute_why import attribute, check_attribute
+    from lm_workbench.requests import request_of
 
-    check_method(args.method, args.contrast)  # rollout and flow refuse a contrast before the model loads
-    loaded = load_for(args)
-    attention = None
-    if args.attention_layer is None:
-        from lm_workbench.engine.attribution.attribute import attribute_job
-
-        result = drive_job(attribute_job(loaded, args.text, args.method, args.target, args.steps,
-                                           output_position=args.output_position, contrast=args.contrast), quiet=True)
-    else:
-        from lm_workbench.attribution.attention import attribute_with_attention_job
-
-        result, attention = drive_job(attribute_with_attention_job(
-            loaded, args.text, args.method, args.target, args.steps, args.output_position, args.attention_layer,
-            contrast=args.contrast), quiet=True)
-    note_window(result.notes)
+    request = request_of(args)
+    check_attribute(request)  # rollout and flow refuse a contrast before the model loads
+    computed = attribute(request, load_for(args))
     if args.json:
-        print_json(result.to_dict() if attention is None else result.to_dict() | {"attention": attention})
+        print_json(computed.to_dict())
         return 0
+    result, attention = computed.engine_result
     print(f"{result.method}: target {result.target!r} (id {result.target_id}) at position {result.position}, "
           f"logit {result.target_logit:.4f}")
     if result.contrast_id is not None:

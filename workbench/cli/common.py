@@ -20,14 +20,19 @@ names. ``LM_WORKBENCH_DEBUG=1`` lets the traceback through instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import json
 import logging
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, NoReturn, TextIO, TypeVar
+from typing import Any, Callable, Iterator, NoReturn, TextIO
 
+from lm_workbench.command_results.checks import (  # noqa: F401 - shared with the Python API; the CLI's names
+    note, note_window, output_file, positive_k, write_or_fail,
+)
 from lm_workbench.engine.errors import WorkbenchError
 
 PROG = "lm-workbench"
@@ -38,7 +43,6 @@ DEBUG_ENV = "LM_WORKBENCH_DEBUG"  # set: a fault's or a bug's traceback is print
 log = logging.getLogger(__name__)
 
 Handler = Callable[[argparse.Namespace], int]
-T = TypeVar("T")
 
 
 class UsageError(Exception):
@@ -93,68 +97,63 @@ def run_reporting_errors(func: Callable[..., int], *args: Any) -> int:
 
 def drive_job(steps: Any, quiet: bool = False) -> Any:
     """Run a job generator to its end and return its result; its progress messages go to stderr unless
-    ``quiet`` (partial results, meant for a window, are passed over)."""
-    from lm_workbench.engine.progress import Progress, iter_with_progress
+    ``quiet`` (partial results, meant for a window, are passed over; the Python API's bar sees the progress)."""
+    from lm_workbench.command_results.driving import drive_quietly
 
-    last = None
-    for report in iter_with_progress(steps):
-        if isinstance(report, Progress):
-            if not quiet and report.message:
-                echo(report.message)
-            continue
-        last = report
-    return last
-
-
-# -- argument checks ---------------------------------------------------------------------------------------------
-
-def positive_k(k: int) -> int:
-    """``--k``, checked: at least 1."""
-    if k < 1:
-        raise WorkbenchError(f"--k must be at least 1, not {k}")
-    return k
-
-
-def output_file(path: str, suffix: str, what: str, *, ignore_case: bool = False) -> Path:
-    """``--out``, checked before any work: it ends in ``suffix`` (``what``: "an .npz file") and its folder exists."""
-    out = Path(path)
-    found = out.suffix.lower() if ignore_case else out.suffix
-    if found != suffix:
-        raise WorkbenchError(f"--out must name {what}, not {out.name!r}")
-    if not out.parent.exists():
-        raise WorkbenchError(f"the folder for --out does not exist: {out.parent}")
-    return out
-
-
-def write_or_fail(out: Path, write: Callable[[], T]) -> T:
-    """``write()``; an ``OSError`` becomes a one-line ``cannot write <out>`` error."""
-    try:
-        return write()
-    except OSError as exc:
-        raise WorkbenchError(f"cannot write {out}: {exc.strerror}") from None
+    return drive_quietly(steps, quiet=quiet)
 
 
 # -- output ------------------------------------------------------------------------------------------------------
+# (the argument checks --k and --out, and note/note_window: lm_workbench.command_results.checks, imported above)
+
+# The Python API (``lm_workbench.api``) runs a command's handler in-process: it hands the model it already holds
+# (``using_loaded``) and takes the --json payload as an object instead of text (``capturing_json``).
+_PRELOADED: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar("preloaded", default=None)
+_CAPTURED: contextvars.ContextVar[list | None] = contextvars.ContextVar("captured", default=None)
+
 
 def print_json(data: Any, *, indent: int | None = None) -> None:
-    """``data`` as JSON on stdout (values JSON cannot hold are written as text)."""
+    """``data`` as JSON on stdout (values JSON cannot hold are written as text); under ``capturing_json`` the
+    payload is kept (as JSON would read it back) instead of printed."""
+    captured = _CAPTURED.get()
+    if captured is not None:
+        captured.append(json.loads(json.dumps(data, default=str)))
+        return
     print(json.dumps(data, indent=indent, default=str))
+
+
+def keep_cancelled(summary: dict[str, Any]) -> None:
+    """A cancelled long run's summary (run id, steps, checkpoint): under ``capturing_json`` kept as the payload
+    (the Python API's result says ``cancelled``); the CLI prints its line on stderr instead."""
+    captured = _CAPTURED.get()
+    if captured is not None:
+        captured.append(json.loads(json.dumps(summary, default=str)))
+
+
+@contextlib.contextmanager
+def capturing_json() -> Iterator[list]:
+    """Within the block, ``print_json`` appends its payloads to the list the block gets (nothing is printed)."""
+    kept: list = []
+    token = _CAPTURED.set(kept)
+    try:
+        yield kept
+    finally:
+        _CAPTURED.reset(token)
+
+
+@contextlib.contextmanager
+def using_loaded(spec: str | None, loaded: Any) -> Iterator[None]:
+    """Within the block, ``load_for`` returns ``loaded`` for the spec ``spec`` instead of loading it again."""
+    token = _PRELOADED.set((spec, loaded) if loaded is not None else None)
+    try:
+        yield
+    finally:
+        _PRELOADED.reset(token)
 
 
 def echo(line: str) -> None:
     """A progress line on stderr, flushed at once (stdout stays for the result)."""
     print(line, file=sys.stderr, flush=True)
-
-
-def note(message: str) -> None:
-    """``note: <message>`` on stderr: something the user should know about a result."""
-    print(f"note: {message}", file=sys.stderr)
-
-
-def note_window(notes: Any) -> None:
-    """One ``note:`` line on stderr per "tokens a–b of n" note: the text was longer than the model's window."""
-    for line in notes or ():
-        note(f"the text is longer than the model's window: read {line}")
 
 
 # -- models ------------------------------------------------------------------------------------------------------
@@ -208,6 +207,10 @@ def load_for(args: Any) -> Any:
     is the parsed command line or its typed request."""
     from lm_workbench.models.loader import load_model
 
+    preloaded = _PRELOADED.get()
+    if preloaded is not None and preloaded[0] == args.model:  # the Python API's model: already loaded
+        settings_for(args)  # threads and offline mode as a load would set them
+        return preloaded[1]
     return load_model(args.model, settings=settings_for(args))
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
 from lm_workbench.cli.common import (
-    EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, note, print_json, say_read,
+    EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, keep_cancelled, note, print_json, say_read,
 )
 
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
@@ -235,6 +235,7 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     if summary is None:  # a rank other than 0 under torchrun: rank 0 reports
         return 0
     if summary.get("cancelled"):
+        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
         where = f" at step {summary['steps']}" if summary.get("steps") is not None else ""
         print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled{where}; continue it with "
               f"--resume {summary['run_id']} (or --resume {spec.out_dir})", file=sys.stderr)

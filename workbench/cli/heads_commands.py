@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import UsageError, add_model_options, drive_job, load_for, note_window, print_json
+from lm_workbench.cli.common import add_model_options, load_for, print_json
 
 HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (checked by a test)
 
@@ -56,14 +56,14 @@ def register(sub: Any) -> None:
 
 
 def cmd_dla(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.heads.dla import direct_logit_attribution
+    from lm_workbench.command_results.compute_why import dla
+    from lm_workbench.requests import request_of
 
-    loaded = load_for(args)
-    result = direct_logit_attribution(loaded, args.text, args.target, args.contrast, args.output_position)
-    note_window(result.notes)
+    computed = dla(request_of(args), load_for(args))
     if args.json:
-        print_json(result.to_dict())
+        print_json(computed.to_dict())
         return 0
+    result = computed.engine_result
     metric = f"logit({result.target})" + (f" - logit({result.contrast})" if result.contrast else "")
     print(f"{metric} at position {result.position}: {result.total:.4f}; {result.note}")
     print(f"embeddings {result.embed:+.4f}, biases {result.bias:+.4f}, approximation gap "
@@ -79,37 +79,16 @@ def cmd_dla(args: argparse.Namespace) -> int:
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.heads.names import parse_heads, parse_layers
+    from lm_workbench.command_results.compute_why import ablate, check_ablate
+    from lm_workbench.requests import request_of
 
-    if not args.heads and not args.all_heads and not args.mlps:
-        raise UsageError("name what to ablate: --heads L.H,..., --all-heads or --mlps L,...")
-    if args.all_heads and args.mlps:
-        raise UsageError("--all-heads sweeps the heads one at a time: it takes no --mlps")
-    if args.how != "zero" and not args.corpus:
-        raise UsageError(f"--how {args.how} reads a corpus: name one with --corpus F (a text file, one text a line)")
-    try:
-        heads = parse_heads(args.heads) if args.heads else []
-        mlps = parse_layers(args.mlps) if args.mlps else []
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    corpus = None
-    if args.how != "zero":
-        from lm_workbench.heads.corpus_file import read_corpus
-
-        corpus = read_corpus(args.corpus)
-    from lm_workbench.engine.heads.ablation import ablate_job, head_sweep_job
-
-    loaded = load_for(args)
-    common = dict(how=args.how, corpus=corpus, output_position=args.output_position, seed=args.seed)
-    if args.all_heads:
-        result = drive_job(head_sweep_job(loaded, args.text, args.target, args.contrast, **common), quiet=args.json)
-    else:
-        result = drive_job(ablate_job(loaded, args.text, args.target, args.contrast, heads=heads, mlps=mlps,
-                                        **common), quiet=args.json)
-    note_window(result.notes)
+    request = request_of(args)
+    check_ablate(request)  # before the model loads
+    computed = ablate(request, load_for(args), quiet=args.json)
     if args.json:
-        print_json(result.to_dict())
+        print_json(computed.to_dict())
         return 0
+    result = computed.engine_result
     metric = f"logit({result.target})" + (f" - logit({result.contrast})" if result.contrast else "")
     print(f"{metric} at position {result.position}: clean {result.clean_metric:.4f} ({args.how} ablation)")
     if args.all_heads:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lm_workbench.cli.common import (
-    EXIT_INTERRUPTED, add_model_options, echo, load_for, note_window, positive_k, print_json,
+    EXIT_INTERRUPTED, add_model_options, echo, keep_cancelled, load_for, note_window, positive_k, print_json,
 )
 
 SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
@@ -69,6 +69,7 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
     loaded = load_for(args)
     summary = run_recorded(spec, loaded, echo=echo)
     if summary.get("cancelled"):
+        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
               f"{summary.get('checkpoint')}", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -86,14 +87,16 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
 
 
 def cmd_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.command_results.compute_why import lens
+    from lm_workbench.requests import request_of
 
     if args.tuned is not None:
         return _tuned_lens(args)
-    table = logit_lens(load_for(args), args.text, target=args.target, k=positive_k(args.k))
-    note_window(table.notes)
+    positive_k(args.k)  # before the model loads
+    computed = lens(request_of(args), load_for(args))
+    table = computed.engine_result
     if args.json:
-        print_json(table.to_dict())
+        print_json(computed.to_dict())
     else:
         width = max(len(n) for n in table.layer_names)
         print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))

@@ -12,13 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.engine.wording import with_article
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.cli.common import (
-    add_model_options, load_for, note, output_file, print_json, settings_for, write_or_fail,
-)
-
-INFO_KEYS = ("family", "layers", "heads", "hidden_size", "parameters", "vocab_size", "has_mlm_head", "has_lm_head")
+from lm_workbench.cli.common import add_model_options, load_for, output_file, print_json, settings_for
 
 
 def register(sub: Any) -> None:
@@ -89,9 +84,10 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    loaded = load_for(args)
-    data = loaded.info.to_dict()
-    ordered = {k: data[k] for k in INFO_KEYS} | {k: v for k, v in data.items() if k not in INFO_KEYS}
+    from lm_workbench.command_results.compute import info
+    from lm_workbench.requests import request_of
+
+    ordered = info(request_of(args), load_for(args)).to_dict()
     if args.json:
         print_json(ordered, indent=2)
     else:
@@ -101,57 +97,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fixed_width(strings: list[str]) -> Any:
-    """Tokens as a fixed-width unicode array (readable with allow_pickle=False)."""
-    import numpy as np
-
-    width = max([1] + [len(s) for s in strings])
-    return np.array(strings, dtype=f"<U{width}")
-
-
 def cmd_encode(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from lm_workbench.engine.analysis import encode
-    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.command_results.compute import encode
     from lm_workbench.engine.text_input import read_text_file, require_text
+    from lm_workbench.requests import request_of
 
-    text = read_text_file(args.text_file) if args.text_file else args.text
-    require_text(text)
+    require_text(read_text_file(args.text_file) if args.text_file else args.text)  # before the model loads
     out = output_file(args.out, ".npz", "an .npz file")
-    loaded = load_for(args)
-    if args.target and loaded.info.family != "encoder-decoder":
-        raise WorkbenchError(f"--target is for encoder-decoders; {args.model} is {with_article(loaded.info.family)}")
-    result = encode(loaded, text, pair=args.pair, target=args.target, attentions=not args.no_attentions)
-    tok = result.tokenized
-    arrays: dict[str, Any] = {
-        "tokens": _fixed_width(tok.tokens),
-        "ids": np.asarray(tok.ids, dtype=np.int64),
-        "offsets": np.asarray(tok.offsets, dtype=np.int64).reshape(-1, 2),
-        "word_ids": np.asarray([-1 if w is None else w for w in tok.word_ids], dtype=np.int64),
-        "segment_ids": np.asarray([-1 if s is None else s for s in tok.segments], dtype=np.int64),
-        "hidden_states": result.hidden_states.astype(np.float32),
-        "truncated": np.asarray(tok.truncated),
-    }
-    if result.attentions is not None:
-        arrays["attentions"] = result.attentions.astype(np.float32)
-    if result.decoder is not None:
-        dec = result.decoder
-        arrays["decoder_tokens"] = _fixed_width(dec.tokens)
-        arrays["decoder_ids"] = np.asarray(dec.ids, dtype=np.int64)
-        arrays["decoder_hidden_states"] = dec.hidden_states.astype(np.float32)
-        if dec.attentions is not None:
-            arrays["decoder_attentions"] = dec.attentions.astype(np.float32)
-            arrays["cross_attentions"] = dec.cross_attentions.astype(np.float32)
-    write_or_fail(out, lambda: np.savez(out, **arrays))
-    if tok.truncation_message:
-        note(tok.truncation_message)
-    from lm_workbench.engine.text_window import window_notes, with_notes
-
-    summary = with_notes({"out": str(out), "tokens": len(tok), "truncated": tok.truncated,
-                          "arrays": {k: list(v.shape) for k, v in arrays.items()}}, window_notes(tok))
+    result = encode(request_of(args), load_for(args))
     if args.json:
-        print_json(summary, indent=2)
+        print_json(result.to_dict(), indent=2)
     else:
-        print(f"wrote {out}: {len(tok)} tokens, " + ", ".join(f"{k} {tuple(v.shape)}" for k, v in arrays.items()))
+        print(f"wrote {out}: {result.tokens} tokens, " + ", ".join(f"{k} {tuple(v.shape)}"
+                                                                  for k, v in result.arrays.items()))
     return 0

@@ -52,19 +52,17 @@ def register(sub: Any) -> None:
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.patching.jobs import patching_sweep
+    from lm_workbench.command_results.compute_why import patch
     from lm_workbench.requests import request_of
 
     request = request_of(args)  # a PatchRequest: what the Patching tab's jobs take too
     if request.approx or request.compare_exact:
         return cmd_patch_approx(args)
-    loaded = load_for(request)
-    result = drive_job(patching_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
-    note_window(result.notes)
+    computed = patch(request, load_for(request))
     if args.json:
-        print_json(result.to_dict())
+        print_json(computed.to_dict())
         return 0
+    result = computed.engine_result
     metric = f"logit({result.answer})"
     if result.wrong is not None:
         metric += f" - logit({result.wrong})"

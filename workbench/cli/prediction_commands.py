@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.engine.wording import with_article
-from lm_workbench.cli.common import add_model_options, load_for, note, note_window, positive_k, print_json
+from lm_workbench.cli.common import add_model_options, load_for, positive_k, print_json
 
 
 def register(sub: Any) -> None:
@@ -44,43 +43,15 @@ def register(sub: Any) -> None:
     nxt.set_defaults(handler=cmd_next_token)
 
 
-def _read_notes(tok: Any) -> list[str]:
-    """The "tokens a–b of n" line when the window cut the text (also said on stderr), else nothing."""
-    from lm_workbench.engine.text_window import window_notes
-
-    notes = window_notes(tok)
-    if tok is not None and tok.truncated and tok.truncation_message:
-        note(tok.truncation_message)
-    return notes
-
-
 def cmd_attention(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.analysis import encode
-    from lm_workbench.engine.attention import AttentionKind, attention_matrix, attention_side, hide_special
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.text_window import with_notes
+    from lm_workbench.command_results.compute import attention
+    from lm_workbench.requests import request_of
 
-    loaded = load_for(args)
-    if loaded.info.family == "biLM":
-        raise WorkbenchError(f"{args.model} is an LSTM language model (ELMo): it has no attention; "
-                             "'encode' gives its layers")
-    if args.kind != "encoder" and loaded.info.family != "encoder-decoder":
-        raise WorkbenchError(f"--kind {args.kind} is for encoder-decoders; {args.model} is {with_article(loaded.info.family)}")
-    result = encode(loaded, args.text, pair=args.pair, target=args.target, attentions=True)
-    side = attention_side(result, AttentionKind(args.kind))
-    weights = attention_matrix(side, args.layer, [args.head])[0]
-    queries, keys = side.query_tokens, side.key_tokens
-    if args.hide_special:
-        weights, q_keep, k_keep = hide_special(weights, side.query_special, side.key_special)
-        queries, keys = [queries[i] for i in q_keep], [keys[i] for i in k_keep]
-    notes = _read_notes(result.tokenized)
+    data = attention(request_of(args), load_for(args)).to_dict()
     if args.json:
-        data = {"tokens": queries, "weights": weights.tolist(), "layer": args.layer, "head": args.head,
-                "kind": args.kind}
-        if keys != queries:
-            data["key_tokens"] = keys
-        print_json(with_notes(data, notes))
+        print_json(data)
     else:
+        queries, keys, weights = data["tokens"], data.get("key_tokens", data["tokens"]), data["weights"]
         width = max(len(t) for t in queries + keys)
         print(" " * width + " " + " ".join(f"{t[:6]:>6}" for t in keys))
         for token, row in zip(queries, weights):
@@ -89,30 +60,29 @@ def cmd_attention(args: argparse.Namespace) -> int:
 
 
 def cmd_fill_mask(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.predictions import fill_mask
-    from lm_workbench.engine.text_window import with_notes
+    from lm_workbench.command_results.compute import fill_mask
+    from lm_workbench.requests import request_of
 
-    k = positive_k(args.k)
-    tok, predictions = fill_mask(load_for(args), args.text, k)
-    notes = _read_notes(tok)
+    positive_k(args.k)  # before the model loads
+    data = fill_mask(request_of(args), load_for(args)).to_dict()
     if args.json:
-        print_json(with_notes({"tokens": tok.tokens, "masks": [p.to_dict() for p in predictions]}, notes))
+        print_json(data)
     else:
-        for p in predictions:
-            print(f"position {p.position}: " + ", ".join(f"{c.token} {c.prob:.3f}" for c in p.candidates))
+        for p in data["masks"]:
+            print(f"position {p['position']}: " + ", ".join(f"{c['token']} {c['prob']:.3f}"
+                                                             for c in p["candidates"]))
     return 0
 
 
 def cmd_next_token(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.predictions import next_tokens
-    from lm_workbench.engine.text_window import window_notes, with_notes
+    from lm_workbench.command_results.compute import next_token
+    from lm_workbench.requests import request_of
 
-    read = next_tokens(load_for(args), args.text, positive_k(args.k))
-    notes = window_notes(read.window)
-    note_window(notes)
+    positive_k(args.k)  # before the model loads
+    data = next_token(request_of(args), load_for(args)).to_dict()
     if args.json:
-        print_json(with_notes({"candidates": [c.to_dict() for c in read.candidates]}, notes))
+        print_json(data)
     else:
-        for c in read.candidates:
-            print(f"{c.prob:.4f}  {c.id:>6}  {c.token}")
+        for c in data["candidates"]:
+            print(f"{c['prob']:.4f}  {c['id']:>6}  {c['token']}")
     return 0

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import EXIT_INTERRUPTED, echo, print_json
+from lm_workbench.cli.common import EXIT_INTERRUPTED, echo, keep_cancelled, print_json
 from lm_workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
 
 SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s")
@@ -107,6 +107,7 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
     if summary is None:  # a non-zero rank under torchrun: rank 0 reports
         return 0
     if summary.get("cancelled"):
+        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
               f"{summary.get('checkpoint')}; continue with --resume {spec.out_dir}", file=sys.stderr)
         return EXIT_INTERRUPTED

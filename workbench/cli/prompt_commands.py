@@ -29,7 +29,7 @@ from typing import Any
 
 from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, drive_job, execute_recorded, load_for, note, print_json,
+    add_model_options, add_tsv_quoting_option, execute_recorded, load_for, note, print_json,
 )
 
 
@@ -148,40 +148,23 @@ def _chat(args: argparse.Namespace, sampling: Any) -> int:
 
 
 def _sampling(args: argparse.Namespace) -> Any:
-    from lm_workbench.engine.decoding import SamplingConfig
-    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.command_results.compute_why import sampling_of
 
-    sampling_flags = [f for f, v in (("--temperature", args.temperature), ("--top-k", args.top_k),
-                                     ("--top-p", args.top_p)) if v is not None]
-    if args.greedy and sampling_flags:
-        raise WorkbenchError(f"--greedy takes no {sampling_flags[0]}: choose greedy decoding or sampling")
-    if not sampling_flags:
-        return None
-    return SamplingConfig(temperature=1.0 if args.temperature is None else args.temperature,
-                          top_k=args.top_k or 0, top_p=1.0 if args.top_p is None else args.top_p, seed=args.seed)
+    return sampling_of(args)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.prompting.generation import Generation, check_generation, generate_job
+    from lm_workbench.command_results.compute_why import check_generate, generate
+    from lm_workbench.requests import request_of
 
-    sampling = _sampling(args)
-    if args.max_new_tokens < 1:
-        from lm_workbench.engine.errors import WorkbenchError
-
-        raise WorkbenchError(f"--max-new-tokens must be at least 1, not {args.max_new_tokens}")
+    request = request_of(args)
+    sampling = check_generate(request)  # before the model loads
     if args.chat:
         return _chat(args, sampling)
-    if args.template:
-        from lm_workbench.engine.errors import WorkbenchError
-
-        raise WorkbenchError("--template goes with --chat")
-    loaded = load_for(args)
-    check_generation(loaded, args.max_new_tokens, sampling)
-    result = drive_job(generate_job(loaded, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling,
-                                      stop=args.stop), quiet=True)
-    assert isinstance(result, Generation)
+    computed = generate(request, load_for(args))
     if args.json:
-        print_json(result.to_dict())
+        print_json(computed.to_dict())
         return 0
+    result = computed.engine_result
     print(args.text + result.text)
     return 0

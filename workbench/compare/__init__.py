@@ -5,3 +5,7 @@ of A and B, and B's side of the paired views (its tokens, its encoding with atte
 Explain's pair is ``lm_workbench.attribution.jobs.prediction_in_a_and_b_job``; the lens's B table is
 ``lm_workbench.lens.lens_jobs.logit_lens_of_b``.
 """
+
+from lm_workbench.callable_packages import make_callable as _make_callable
+
+_make_callable(__name__)  # lm_workbench.compare(...) is the public API's function (lm_workbench.api)

@@ -13,3 +13,7 @@ Where things are: ``spec.FineTuneSpec`` (the run), ``methods.finetune_methods()`
 each summary), ``state.FineTuneState`` (the tab's
 Qt-free state), and ``lm_workbench.engine.finetune.names.PRIMARY_METRIC`` (the metric a comparison ranks by, per task).
 """
+
+from lm_workbench.callable_packages import make_callable as _make_callable
+
+_make_callable(__name__)  # lm_workbench.finetune(...) is the public API's function (lm_workbench.api)

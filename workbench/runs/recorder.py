@@ -21,6 +21,7 @@ and each checkpoint as an artifact.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import signal
 import threading
@@ -47,6 +48,12 @@ def _number(value: Any) -> float | None:
         return None
 
 
+# Who else sees a run's events as they come (the Python API's progress bar: ``lm_workbench.api.progress``); the
+# store's records do not depend on it.
+PROGRESS_OBSERVER: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
+    "progress_observer", default=None)
+
+
 class StoreReporter:
     """Records the loop's events for one run; ``echo`` (optional) also gets a line per event."""
 
@@ -59,6 +66,10 @@ class StoreReporter:
 
     def __call__(self, event: Any) -> None:
         from lm_workbench.engine.training.events import CheckpointSaved, EvalMetrics, StepMetrics, StepsPlanned
+
+        observer = PROGRESS_OBSERVER.get()
+        if observer is not None:  # the Python API's progress bar
+            observer(event)
 
         if isinstance(event, StepsPlanned):
             if event.total != self.total_steps:

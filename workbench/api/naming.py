@@ -1,0 +1,42 @@
+"""Which command is which API name: ``Model`` methods for the commands that read one model, ``lm_workbench``
+functions for the rest; the names are the CLI's with underscores for hyphens (``fill-mask`` -> ``fill_mask``,
+``runs list`` -> ``runs``). Light: no torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from lm_workbench.requests import ModelRequest
+
+# the options of ModelRequest that say how to load a model: ``lw.load``'s, not a method's
+LOAD_OPTIONS = tuple(f.name for f in dataclasses.fields(ModelRequest))
+MODEL_METHODS = {command: command.replace("-", "_") for command in (
+    "info", "encode", "attention", "fill-mask", "next-token", "lens", "tuned-lens", "attribute", "patch", "dla",
+    "ablate", "neighbours", "project", "probe", "sts", "scalar-mix", "prompt-eval", "generate", "finetune",
+    "retrieve", "retrieval-eval")}
+FUNCTIONS = {
+    "compare": "compare", "corrupt": "corrupt", "pretrain": "pretrain", "course-models": "course_models",
+    "finetune": "finetune", "finetune-merge": "finetune_merge", "predict": "predict", "runs list": "runs",
+    "download": "download", "presets list": "presets", "presets check": "presets_check",
+    "presets verify": "presets_verify", "plugins list": "plugins", "gui": "gui",
+}
+# arguments given by position (the CLI's positionals, and a method's text)
+POSITIONAL = {
+    "compare": ("model_a", "model_b"), "finetune": ("model",), "finetune-merge": ("folders",),
+    "predict": ("folder",), "download": ("repo_id",), "presets check": ("file",), "presets verify": ("presets",),
+    "gui": ("model",), **{command: ("text",) for command in (
+        "encode", "attention", "fill-mask", "next-token", "lens", "attribute", "dla", "ablate", "generate")},
+}
+FILE_OUTPUTS = {"encode": ".npz", "project": ".csv"}  # --out optional in the API: the result keeps the data
+
+
+def api_name(command: str) -> str:
+    """The API's name of ``command``."""
+    return MODEL_METHODS.get(command) or FUNCTIONS[command]
+
+
+def model_fields(cls: Any) -> list[dataclasses.Field]:
+    """A one-model command's fields without the load options (and ``finetune``'s model, the method's model)."""
+    return [f for f in dataclasses.fields(cls) if f.name not in LOAD_OPTIONS]

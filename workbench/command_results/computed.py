@@ -1,0 +1,27 @@
+"""Which commands are computed here (``compute``, ``compute_why``) rather than in their CLI handler: the Python
+API runs these directly on the model it holds, and their CLI handlers call the same functions."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from lm_workbench.command_results import compute, compute_why
+
+COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
+    "info": compute.info, "encode": compute.encode, "attention": compute.attention, "fill-mask": compute.fill_mask,
+    "next-token": compute.next_token, "lens": compute_why.lens, "dla": compute_why.dla,
+    "attribute": compute_why.attribute, "ablate": compute_why.ablate, "generate": compute_why.generate,
+    "patch": compute_why.patch,
+}
+
+
+def computed_for(request: Any) -> Callable[[Any, Any], Any] | None:
+    """The function that computes ``request`` (None: its CLI handler does; ``lens --tuned``, ``patch --approx``
+    and ``generate --chat`` are the handler's)."""
+    if request.COMMAND == "lens" and getattr(request, "tuned", None) is not None:
+        return None
+    if request.COMMAND == "patch" and (request.approx or request.compare_exact):  # attribution patching
+        return None
+    if request.COMMAND == "generate" and request.chat:  # a chat template, or an instruct run's: the handler's
+        return None
+    return COMPUTED.get(request.COMMAND)
