@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.api.naming import FUNCTIONS as _FUNCTIONS
+
 API_VERSION = "1.0"
 
 _NAMES = {
@@ -27,9 +29,7 @@ _NAMES = {
     "RunResult": "lm_workbench.command_results.results",
     "ArgumentError": "lm_workbench.api.runner", "WorkbenchError": "lm_workbench.engine.errors",
     "self_test": "lm_workbench.api.extras",
-    **{name: "lm_workbench.api.functions" for name in (
-        "compare", "corrupt", "pretrain", "course_models", "finetune", "finetune_merge", "predict", "runs",
-        "download", "presets", "presets_check", "presets_verify", "plugins", "gui")},
+    **{name: "lm_workbench.api.functions" for name in dict.fromkeys(_FUNCTIONS.values())},  # one per command
 }
 
 __all__ = ["API_VERSION", *_NAMES]

@@ -283,6 +283,182 @@ def gui(
     })
 
 
+def study(
+        study: str,
+        *,
+        scale: str = "lecture",
+        out: str | None = None,
+        set: tuple[str, ...] = (),
+        yes: bool = False,
+        estimate: bool = False,
+) -> Any:
+    """``lm-workbench study run``: run a study's cells (resumes; reuses identical runs)."""
+    return _call(_requests.StudyRunRequest, {
+        "study": study,
+        "scale": scale,
+        "out": out,
+        "set": set,
+        "yes": yes,
+        "estimate": estimate,
+    })
+
+
+def study_list() -> Any:
+    """``lm-workbench study list``: the built-in studies."""
+    return _call(_requests.StudyListRequest, {
+    })
+
+
+def study_table(
+        study: str,
+        *,
+        scale: str = "lecture",
+        out: str | None = None,
+        set: tuple[str, ...] = (),
+        export: str | None = None,
+) -> Any:
+    """``lm-workbench study table``: a study's table from the runs made so far."""
+    return _call(_requests.StudyTableRequest, {
+        "study": study,
+        "scale": scale,
+        "out": out,
+        "set": set,
+        "export": export,
+    })
+
+
+def runs_diff(
+        a: int,
+        b: int,
+        *,
+        all: bool = False,
+) -> Any:
+    """``lm-workbench runs diff``: two runs" settings side by side, the differences marked."""
+    return _call(_requests.RunsDiffRequest, {
+        "a": a,
+        "b": b,
+        "all": all,
+    })
+
+
+def guide_list(
+        *,
+        guide: str | None = None,
+) -> Any:
+    """``lm-workbench guide list``: the guide's pages in order."""
+    return _call(_requests.GuideListRequest, {
+        "guide": guide,
+    })
+
+
+def guide_show(
+        page: str,
+        *,
+        guide: str | None = None,
+) -> Any:
+    """``lm-workbench guide show``: one page: its text, view settings and exercise."""
+    return _call(_requests.GuideShowRequest, {
+        "page": page,
+        "guide": guide,
+    })
+
+
+def guide_check(
+        page: str,
+        *,
+        answer: str,
+        model: str | None = None,
+        guide: str | None = None,
+) -> Any:
+    """``lm-workbench guide check``: check an answer to a page's exercise against a model."""
+    return _call(_requests.GuideCheckRequest, {
+        "page": page,
+        "answer": answer,
+        "model": model,
+        "guide": guide,
+    })
+
+
+def guide_progress(
+        *,
+        csv: str | None = None,
+        reset: bool = False,
+        guide: str | None = None,
+) -> Any:
+    """``lm-workbench guide progress``: this OS user's progress; --csv exports it, --reset forgets it."""
+    return _call(_requests.GuideProgressRequest, {
+        "csv": csv,
+        "reset": reset,
+        "guide": guide,
+    })
+
+
+def baseline_tfidf_lr(
+        *,
+        train: str,
+        validation: str | None = None,
+        validation_fraction: float = 0.2,
+        seed: int = 0,
+        text_column: str | None = None,
+        label_column: str | None = None,
+        tsv_quoting: str = "auto",
+        vectorizer: str = "{}",
+        classifier: str = "{}",
+) -> Any:
+    """``lm-workbench baseline tfidf-lr``: TF-IDF features + logistic regression (scikit-learn)."""
+    return _call(_requests.BaselineTfidfLrRequest, {
+        "train": train,
+        "validation": validation,
+        "validation_fraction": validation_fraction,
+        "seed": seed,
+        "text_column": text_column,
+        "label_column": label_column,
+        "tsv_quoting": tsv_quoting,
+        "vectorizer": vectorizer,
+        "classifier": classifier,
+    })
+
+
+def baseline_bilstm(
+        *,
+        train: str,
+        validation: str | None = None,
+        validation_fraction: float = 0.2,
+        seed: int = 0,
+        text_column: str | None = None,
+        label_column: str | None = None,
+        tsv_quoting: str = "auto",
+        embedding: int = 64,
+        hidden: int = 64,
+        layers: int = 1,
+        dropout: float = 0.1,
+        epochs: int = 8,
+        batch_size: int = 32,
+        lr: float = 0.005,
+        min_count: int = 1,
+        max_length: int = 64,
+) -> Any:
+    """``lm-workbench baseline bilstm``: a BiLSTM sentence classifier trained from scratch."""
+    return _call(_requests.BaselineBilstmRequest, {
+        "train": train,
+        "validation": validation,
+        "validation_fraction": validation_fraction,
+        "seed": seed,
+        "text_column": text_column,
+        "label_column": label_column,
+        "tsv_quoting": tsv_quoting,
+        "embedding": embedding,
+        "hidden": hidden,
+        "layers": layers,
+        "dropout": dropout,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "lr": lr,
+        "min_count": min_count,
+        "max_length": max_length,
+    })
+
+
 __all__ = [
     "compare",
     "corrupt",
@@ -298,4 +474,14 @@ __all__ = [
     "presets_verify",
     "plugins",
     "gui",
+    "study",
+    "study_list",
+    "study_table",
+    "runs_diff",
+    "guide_list",
+    "guide_show",
+    "guide_check",
+    "guide_progress",
+    "baseline_tfidf_lr",
+    "baseline_bilstm",
 ]

@@ -21,12 +21,16 @@ FUNCTIONS = {
     "finetune": "finetune", "finetune-merge": "finetune_merge", "predict": "predict", "runs list": "runs",
     "download": "download", "presets list": "presets", "presets check": "presets_check",
     "presets verify": "presets_verify", "plugins list": "plugins", "gui": "gui",
+    "study run": "study", "study list": "study_list", "study table": "study_table", "runs diff": "runs_diff",
+    "guide list": "guide_list", "guide show": "guide_show", "guide check": "guide_check",
+    "guide progress": "guide_progress", "baseline tfidf-lr": "baseline_tfidf_lr", "baseline bilstm": "baseline_bilstm",
 }
 # arguments given by position (the CLI's positionals, and a method's text)
 POSITIONAL = {
     "compare": ("model_a", "model_b"), "finetune": ("model",), "finetune-merge": ("folders",),
     "predict": ("folder",), "download": ("repo_id",), "presets check": ("file",), "presets verify": ("presets",),
-    "gui": ("model",), **{command: ("text",) for command in (
+    "gui": ("model",), "study run": ("study",), "study table": ("study",), "runs diff": ("a", "b"),
+    "guide show": ("page",), "guide check": ("page",), **{command: ("text",) for command in (
         "encode", "attention", "fill-mask", "next-token", "lens", "attribute", "dla", "ablate", "generate")},
 }
 FILE_OUTPUTS = {"encode": ".npz", "project": ".csv"}  # --out optional in the API: the result keeps the data
