@@ -86,6 +86,11 @@ def test_other_commands_give_the_clis_json(capsys, fresh_home):
     assert lw.plugins().to_dict() == _cli(capsys, "plugins", "list")
     assert lw.runs().to_dict() == _cli(capsys, "runs", "list")
     assert lw.presets().to_dict() == _cli(capsys, "presets", "list")
+    assert lw.study_list().to_dict() == _cli(capsys, "study", "list")
+    guide = lw.guide_list().to_dict()
+    assert guide == _cli(capsys, "guide", "list") and len(guide["pages"]) >= 24
+    assert lw.guide_show("attention-not-explanation").to_dict() == _cli(capsys, "guide", "show",
+                                                                        "attention-not-explanation")
 
 
 def test_results_as_tables_and_figures(models):
