@@ -11,7 +11,7 @@ from transformers import AutoModel
 from lm_workbench.attention.jobs import encode_attention
 from lm_workbench.attention.state import AttentionState
 from lm_workbench.engine.attention_grid import grid_values
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.models.loader import load_model
 from lm_workbench.engine.progress import CancelToken
 
 

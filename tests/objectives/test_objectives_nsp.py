@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -27,11 +29,18 @@ def config(**changes):
     return cfg
 
 
-def docs_with_sentences(tok, rng, n_docs):
-    """Documents of 2-6 sentences, each ending with ".", "!" or "?"; returns ids and the sentence boundaries."""
+@functools.lru_cache(maxsize=None)
+def _words_and_finals(tok) -> tuple[np.ndarray, list[int]]:
+    """The ordinary ids that do not end a sentence, and the ids of ".", "!" and "?" (once per tokenizer)."""
     finals = [tok.convert_tokens_to_ids(t) for t in (".", "!", "?")]
     tokens = tok.convert_ids_to_tokens(list(range(len(tok))))
     pool = np.array([i for i in ordinary_ids(tok) if not tokens[i].lstrip("#").endswith((".", "!", "?"))])
+    return pool, finals
+
+
+def docs_with_sentences(tok, rng, n_docs):
+    """Documents of 2-6 sentences, each ending with ".", "!" or "?"; returns ids and the sentence boundaries."""
+    pool, finals = _words_and_finals(tok)
     docs, bounds = [], []
     for _ in range(n_docs):
         content, ends = [], []
