@@ -170,7 +170,9 @@ class FoldSplitter(QSplitter):
             if inner.property("_fold_watched") is None:
                 inner.setProperty("_fold_watched", True)
                 inner.installEventFilter(self)
-        elif event.type() == QEvent.Type.LayoutRequest:
+        elif event.type() == QEvent.Type.LayoutRequest and (isinstance(watched, QScrollArea)
+                                                             or watched.parent() is not self):
+            # (a scroll area's content; a pane's own layout requests are not watched: watched for show and hide)
             if self.orientation() == Qt.Orientation.Vertical:
                 self.updateGeometry()  # the content grew or shrank: so does the folded page
                 QTimer.singleShot(0, self._share)
