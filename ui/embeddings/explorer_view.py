@@ -43,6 +43,9 @@ from lm_workbench.ui.embeddings.representation_picker import RepresentationPicke
 from lm_workbench.ui.embeddings.scatter_map import ScatterMap
 from lm_workbench.ui.embeddings.sentence_panel import SentencePanel
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.embeddings.map_origin import MapOrigin
+from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
+from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.widgets.fold import ColumnScroll
 from lm_workbench.embeddings import jobs
 from lm_workbench.embeddings.state import COLOUR_BY, EmbeddingsState
@@ -53,7 +56,7 @@ SELECTION_HEADER = ["#", "word", "label", "line", "sentence"]
 MAX_SELECTION_ROWS = 2000
 
 
-class EmbeddingExplorerView(QWidget):
+class EmbeddingExplorerView(MapOrigin, QWidget):
     def __init__(self, ctx: ViewContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx = ctx
@@ -110,6 +113,10 @@ class EmbeddingExplorerView(QWidget):
         theme.bind(right, lambda w, m: (w.setContentsMargins(m.row_spacing, 0, 0, 0), w.setSpacing(m.row_spacing)))
         right.addWidget(self.notice)
         right.addWidget(self.strip)
+        # whose map this is; greyed with Run again once the corpus, words or representation changed, cleared with
+        # another model (issue 49.5)
+        self.map_origin = ResultOriginLine(map_box, clear=self.clear_results, run_again=self.run_again)
+        right.addWidget(self.map_origin)
         right.addWidget(self.splitter, 1)
         self.outer_splitter = QSplitter(Qt.Orientation.Horizontal)  # controls | map and panels
         self.outer_splitter.addWidget(left)
@@ -169,7 +176,7 @@ class EmbeddingExplorerView(QWidget):
         self.sweep_panel.compute_requested.connect(self.run_sweep)
         self.sentence_panel.compute_requested.connect(self.run_sentences)
         self.strip.cancel_requested.connect(self.cancel)
-        self.ctx.model_changed.connect(lambda _loaded: self._check_model())
+        self._connect_origin()
         self.ctx.jobs.started.connect(self._jobs_started)
         self.ctx.jobs.finished.connect(lambda _outcome: self.strip.finish())
         events = self.state.events
@@ -251,6 +258,7 @@ class EmbeddingExplorerView(QWidget):
         skipped = f" ({read.summary()})" if said else ""
         self.corpus_panel.set_summary(f"{len(corpus):,} texts from {corpus.source}{labels}{skipped}.")
         self.notice.clear_message()
+        self.check_origin()  # another corpus: the map is stale until it is embedded and mapped again
         self.embed()
 
     # ---------------------------------------------------------- extraction
@@ -267,7 +275,7 @@ class EmbeddingExplorerView(QWidget):
         words, pooling = self.picker.words(), self.picker.pooling()
         key = (id(loaded), id(corpus), tuple(words or ()), pooling)
         self._run("extract", lambda cancel: jobs.extract(loaded, corpus, words, pooling, cancel),
-                  lambda table: self.state.set_table(key, table), "Embedding the corpus…")
+                  lambda table: self.state.set_table(key, table, loaded), "Embedding the corpus…")
 
     def _table_changed(self, table: Any) -> None:
         self.notice.clear_message()
@@ -327,10 +335,11 @@ class EmbeddingExplorerView(QWidget):
         if key == st.map_key:
             return
         table, cache = st.table, self._projections
+        origin = ResultOrigin.of(st.table_model, self.map_inputs(), self._map_summary())
 
         def ready(result: tuple) -> None:
             if table is st.table:
-                st.set_map(key, *result)
+                st.set_map(key, *result, origin=origin)
 
         self._run("map", lambda cancel: jobs.project_map(table, spec_text, method, params, seed, rows, cache, key,
                                                           cancel),
@@ -368,6 +377,8 @@ class EmbeddingExplorerView(QWidget):
         self.refresh_neighbours()
         self._apply_preset_query()
         self.ctx.status(f"Map of {len(st.map_rows):,} occurrences, {st.spec.label}")
+        self.map_origin.set_origin(st.map_origin)
+        self.check_origin()  # the inputs changed while it was computed: stale at once
 
     def colour_labels(self) -> list[str]:
         return self.state.colour_labels(self.colour_combo.currentData() or "word")

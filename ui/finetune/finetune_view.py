@@ -379,8 +379,7 @@ class FineTuneView(InstructActions, QWidget):
         if show == "margin":  # preference tuning: the DPO run's loss, reward margin and accuracy; before/after
             self.tabs.setCurrentIndex(0)
             self.form_button.setChecked(False)
-            done = any(r.summary.get("task") == "preference" for r in self.state.results.values())
-            if not done and not self.active:
+            if not self.show_last_run("preference") and not self.active:
                 self.start_run()
             return
         if show not in ("parameters", "curves"):
@@ -443,7 +442,7 @@ class FineTuneView(InstructActions, QWidget):
         self.run_out[run_id] = spec.out_dir
         self._cancelling = False
         self.state.submitted(run_id, method_name)
-        self._origins[run_id] = ResultOrigin.of(loaded, run_id, self._run_summary(method_name), run_id)
+        self.remember_origin(run_id, loaded, method_name)
         self.run_origin.check(loaded, run_id)  # the previous run's results: greyed and named until this one's come
         for curves in (self.curves, self.bench.curves) if self._bench_running else (self.curves,):
             curves.add_run(run_id, method_name)
@@ -483,10 +482,7 @@ class FineTuneView(InstructActions, QWidget):
                                             source="run")
             else:
                 self.state.add_result(result)
-                self.results.show_result(result)
-                self.run_origin.set_origin(self._origins.get(run_id))
-                if result.summary.get("task") == "instruct":
-                    self.instruct.show_before_after(result.summary)
+                self.show_finished(result)
                 best = result.best_text(self.state.task)
                 self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
                                           f"…/{Path(result.out_dir).name}.")

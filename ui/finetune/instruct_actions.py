@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Any
+
+from lm_workbench.result_origin import GONE, ResultOrigin
 from lm_workbench.runs.summary import default_out_dir
 from lm_workbench.instruct.preview import preview_job
 
@@ -72,8 +75,29 @@ class InstructActions:
             if self.instruct.preview is None:
                 self.preview_instruct()
             return
-        last = self.state.last_result()
-        if last is not None and last.summary.get("task") == "instruct":
-            self.instruct.show_before_after(last.summary)
-        elif not self.active:
+        if not self.show_last_run("instruct") and not self.active:
             self.start_run()
+
+    # ------------------------------------------------------ finished runs, named (issue 49.5)
+    def remember_origin(self, run_id: int, loaded: Any, method_name: str | None) -> None:
+        """What run ``run_id`` is trained from (the loaded model, the form's data and task): its results name it."""
+        self._origins[run_id] = ResultOrigin.of(loaded, run_id, self._run_summary(method_name), run_id)
+
+    def show_finished(self, result: Any) -> None:
+        """Show a finished run's results (the results table, an instruct run's answers), named by its origin line."""
+        self.results.show_result(result)
+        self.run_origin.set_origin(self._origins.get(result.run_id))
+        if result.summary.get("task") == "instruct":
+            self.instruct.show_before_after(result.summary)
+
+    def show_last_run(self, task: str) -> bool:
+        """Show this tab's last finished run of ``task`` again, named (a lecture step returned to: the DPO step
+        showed the instruct run's answers unnamed, and the instruct step trained again after a DPO run); False when
+        there is none for the loaded model (another model's runs are gone)."""
+        for result in reversed(list(self.state.results.values())):
+            origin = self._origins.get(result.run_id)
+            if result.summary.get("task") == task and origin is not None \
+                    and origin.state(self.ctx.loaded, result.run_id) != GONE:
+                self.show_finished(result)
+                return True
+        return False

@@ -49,9 +49,11 @@ class FineTuneCurves(RunCurves):
 
     def _titles(self) -> dict[str, str]:
         if self.task == "preference":
-            return {"loss": "DPO loss: training (line) and held-out pairs (dots)",
-                    "margin": "Reward margin β·(chosen − rejected log-ratio): training (line), held-out (dots)",
-                    "metric": "DPO reward accuracy: pairs that tuning moved towards the chosen answer (positive "
+            # <wbr>: where a title breaks on a narrow panel (unbroken, the widest pushed the panels, and the
+            # legend in their top right corner, past the tab's right edge: issue 49, cosmetic)
+            return {"loss": "DPO loss: training (line)<wbr> and held-out pairs (dots)",
+                    "margin": "Reward margin β·(chosen − rejected log-ratio):<wbr> training (line), held-out (dots)",
+                    "metric": "DPO reward accuracy: pairs that tuning moved towards the chosen answer<wbr> (positive "
                               "margin; 0 at step 0). Not the note's 'preferred before → after'"}
         return {"loss": "Loss: training (line) and validation (dots)", "metric": f"Validation {self.metric_name}"}
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.header_lines import FULL_TITLE, HeaderTitles
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -97,6 +98,7 @@ class RunTableModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.rows: list[dict[str, Any]] = []
+        self.titles = HeaderTitles()  # a title too wide for its column shows on two lines (``wrap_header_labels``)
 
     # ------------------------------------------------------------- Qt API
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
@@ -109,10 +111,20 @@ class RunTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            return self.titles.shown(section, COLUMNS[section].title)
+        if role == FULL_TITLE:
             return COLUMNS[section].title
         if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section].tip or None
+            return COLUMNS[section].tip or COLUMNS[section].title
         return None
+
+    def setHeaderData(self, section: int, orientation: Qt.Orientation, value: Any,  # noqa: N802
+                      role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """The text a title shows (``wrap_header_labels`` breaks a title too wide for its column)."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS) \
+                or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return False
+        return self.titles.set(self, section, str(value))
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

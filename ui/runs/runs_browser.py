@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
 from lm_workbench.ui.runs.column_fit import fit_widths
+from lm_workbench.ui.widgets.header_lines import wrap_header_labels
 from lm_workbench.ui.runs.config_diff import ConfigDiff
 from lm_workbench.ui.runs.curve_overlay import CurveOverlay
 from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
@@ -109,6 +110,7 @@ class RunsBrowser(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.resizeColumnsToContents()  # the headers, before any run arrives
+        wrap_header_labels(self.table)  # a title too wide for its capped column breaks onto two lines
         theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size, not the old one
         self.table.viewport().installEventFilter(self)  # a resized table fits its columns again
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())

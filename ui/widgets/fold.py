@@ -157,16 +157,22 @@ class FoldSplitter(QSplitter):
     def childEvent(self, event) -> None:  # noqa: N802
         super().childEvent(event)
         child = event.child()
-        if event.added() and isinstance(child, QScrollArea):
-            child.installEventFilter(self)  # its content is set later: watched from its first layout on
+        if event.added() and isinstance(child, QWidget):
+            # a pane shown or hidden (Fine-tune's Form button): fold or unfold for the panes now shown. A scroll
+            # area's content is set later: it is watched from its first layout on (below)
+            child.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if isinstance(watched, QScrollArea) and watched.widget() is not None:
+        if event.type() in (QEvent.Type.ShowToParent, QEvent.Type.HideToParent) and watched.parent() is self:
+            QTimer.singleShot(0, self, self._pane_toggled)
+        elif isinstance(watched, QScrollArea) and watched.widget() is not None:
             inner = watched.widget()
             if inner.property("_fold_watched") is None:
                 inner.setProperty("_fold_watched", True)
                 inner.installEventFilter(self)
-        elif event.type() == QEvent.Type.LayoutRequest:
+        elif event.type() == QEvent.Type.LayoutRequest and (isinstance(watched, QScrollArea)
+                                                             or watched.parent() is not self):
+            # (a scroll area's content; a pane's own layout requests are not watched: watched for show and hide)
             if self.orientation() == Qt.Orientation.Vertical:
                 self.updateGeometry()  # the content grew or shrank: so does the folded page
                 QTimer.singleShot(0, self._share)
@@ -193,14 +199,30 @@ class FoldSplitter(QSplitter):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        fold = event.size().width() < self.side_by_side_width()
+        self._refold(event.size().width())
+
+    def _refold(self, width: int | None = None) -> None:
+        """Fold (one above the other) while the panes shown do not fit side by side at ``width`` (the splitter's
+        own by default), else unfold. With one pane shown either way looks the same: the orientation is kept,
+        so a pane hidden and shown again comes back where it was (issue 49: Fine-tune's results turned from
+        stacked to side by side, over the form, when Form was toggled)."""
+        if len(self._kids()) < 2:
+            return
+        fold = (self.width() if width is None else width) < self.side_by_side_width()
         wanted = Qt.Orientation.Vertical if fold else Qt.Orientation.Horizontal
         if wanted != self.orientation():
             self.setOrientation(wanted)
             self.updateGeometry()
-            QTimer.singleShot(0, self._share)
+            QTimer.singleShot(0, self, self._share)
         elif wanted == Qt.Orientation.Horizontal:
             self._fit_minimums()
+
+    def _pane_toggled(self) -> None:
+        turned = self.orientation()
+        self._refold()
+        if self.orientation() == turned and turned == Qt.Orientation.Vertical and len(self._kids()) > 1:
+            self.updateGeometry()  # folded and a pane shown again: each its height again
+            self._share()
 
     def _fit_minimums(self) -> None:
         """Side by side, no child narrower than it needs (QSplitter keeps a width given before a child's need

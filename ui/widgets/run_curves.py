@@ -18,12 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Hashable, Iterable, Mapping, Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
-from lm_workbench.ui.widgets.plot_style import FittingSpacing
+from lm_workbench.ui.widgets.plot_style import FittingSpacing, range_clear_of_legend
 from lm_workbench.store.metrics_reader import MetricRow
 from lm_workbench.ui.run_tracking.series import RunSeries, ema
 
@@ -50,6 +51,10 @@ Route = Callable[[str], "tuple[str, CurveLook] | None"]
 
 
 _PYQTGRAPH_TITLE_H = 30  # the title row's height PlotItem.setTitle fixes
+
+
+def _close(a, b) -> bool:
+    return all(abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
 
 
 class RunCurves(QWidget):
@@ -80,6 +85,8 @@ class RunCurves(QWidget):
             self.plots[key] = plot
         self.bottom = self.plots[panels[-1][0]]
         self.legend = self.plots[legend_panel].addLegend() if legend_panel else None
+        self.legend_panel = legend_panel
+        self._legend_range: tuple[float, float] | None = None  # the y range last set to clear the legend
         self.series: dict[int, RunSeries] = {}
         self.labels: dict[int, str] = {}
         self.order: list[int] = []
@@ -173,6 +180,33 @@ class RunCurves(QWidget):
             y = ema(y, self.smoothing)
         self._item((run_id, name), panel, look).setData(x, y)
         self._fit_single_x()
+        if panel == self.legend_panel:
+            self._clear_of_legend()
+            QTimer.singleShot(0, self, self._clear_of_legend)  # again once the legend has laid out a new entry
+
+    def _clear_of_legend(self) -> None:
+        """The legend panel's y range: its curves with room above them for the legend in the top right corner
+        (issue 49, cosmetic: DPO's legend covered its loss lines). Left alone once the reader zoomed."""
+        if self.legend is None:
+            return
+        plot = self.plots[self.legend_panel]
+        view = plot.getViewBox()
+        if self._legend_range is not None and not _close(view.viewRange()[1], self._legend_range):
+            return  # zoomed or panned by hand since
+        ys = [item.yData for item in self.items.values()
+              if item in plot.items and item.yData is not None and len(item.yData)]
+        if self.log_y:
+            ys = [np.log10(y[y > 0]) for y in ys]
+        ys = [y[np.isfinite(y)] for y in ys]
+        ys = [y for y in ys if len(y)]
+        if not ys or not self.legend.items:
+            self._legend_range = None
+            plot.enableAutoRange(y=True)
+            return
+        low, high = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
+        pad = (high - low) * 0.05 if high > low else max(abs(high) * 0.05, 0.05)
+        range_clear_of_legend(plot, low - pad, high + pad)
+        self._legend_range = tuple(view.viewRange()[1])
 
     def _fit_single_x(self) -> None:
         """With every curve at one x (a run's first point), an x range of one step around it: pyqtgraph's own
@@ -226,6 +260,9 @@ class RunCurves(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
+        if self._legend_range is not None:
+            self._legend_range = None  # a new height: the room the legend needs changes
+            QTimer.singleShot(0, self, self._clear_of_legend)
         if any("<wbr>" in title for title in self.titles().values()):
             QTimer.singleShot(0, self.retitle)  # once the panels have their new widths
 
@@ -244,8 +281,10 @@ class RunCurves(QWidget):
                 if item in plot.items:
                     plot.removeItem(item)
         self.items = {}
+        self._legend_range = None
         if self.legend is not None:
             self.legend.clear()
+            self.plots[self.legend_panel].enableAutoRange(y=True)
 
     # ---------------------------------------------------------------- styles
     def _colour(self, run_id: int, look: CurveLook) -> str:

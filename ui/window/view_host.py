@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWid
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.pretrain.course_build import CourseModelMissing
+from lm_workbench.result_origin import model_identity, short_model_name
 from lm_workbench.ui.view_kit.view_abilities import ClosableView, ExportableView, PresetView
 from lm_workbench.ui.view_kit.view_context import Shell, ViewContext
 from lm_workbench.ui.view_kit.view_entry import ViewEntry
@@ -49,6 +50,7 @@ class ViewHost(QObject):
         self._scrollers: dict[str, QScrollArea] = {}  # what the tab widget holds: the page, scrolled when too big
         self._contexts: dict[str, ViewContext] = {}
         self._shown: dict[str, Hashable] = {}  # view id -> key of the result it shows
+        self._shown_model: dict[str, Any] = {}  # view id -> model_identity of the model that result came from
         self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
         self._waiting: set[str] = set()  # views whose result waits for a course model being built
         for entry in registry:
@@ -205,6 +207,11 @@ class ViewHost(QObject):
             return  # already running
         if self._shown.get(entry.id, _NOTHING) == comp.key and pending is _NOTHING:
             return  # shown (a pending request for other inputs would overwrite it: then run again)
+        if self._shown_model.get(entry.id, model_identity(loaded)) != model_identity(loaded):
+            # the result shown is another model's (the view was hidden while a model loaded): cleared now, not
+            # left up under the new model's name while its own computes (issue 49.5)
+            self._shown_model.pop(entry.id, None)
+            view.show_hint(f"Computing with {short_model_name(str(loaded.info.spec))}…")
         self.run(view, comp)
 
     def _window_tokens(self, loaded: Any, text: str, pair: str | None) -> Any:
@@ -219,6 +226,7 @@ class ViewHost(QObject):
         """Run ``comp`` for ``view`` now (a newer request replaces it)."""
         view_id = view.ctx.entry.id
         self._pending[view_id] = comp.key
+        model = model_identity(self._shell.loaded())
         view.set_busy(True)
 
         def finish() -> None:
@@ -228,12 +236,14 @@ class ViewHost(QObject):
         def done(value: Any) -> None:
             finish()
             self._shown[view_id] = comp.key
+            self._shown_model[view_id] = model
             view.ctx.clear_message()
             comp.on_done(value)
 
         def failed(exc: BaseException, tb: str) -> None:
             finish()
             self._shown[view_id] = comp.key  # the same input fails the same way: do not retry it
+            self._shown_model.pop(view_id, None)  # the view shows the failure, no result
             if isinstance(exc, CourseModelMissing):
                 self._waiting.add(view_id)  # ... unless a course-model build starts or moves on: asked again then
             if isinstance(exc, WorkbenchError) and not tb:
@@ -247,6 +257,7 @@ class ViewHost(QObject):
 
     def _forget(self, view_id: str) -> None:
         self._shown.pop(view_id, None)
+        self._shown_model.pop(view_id, None)
         if self._pending.pop(view_id, None) is not None:
             self._contexts[view_id].jobs.cancel()
 

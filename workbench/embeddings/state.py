@@ -14,6 +14,7 @@ Events (arguments in brackets):
   shows the same occurrences as before (the selection was kept).
 - ``selection_changed`` [points]: the selected map points (sorted, unique).
 - ``current_changed`` [point or None]: the clicked point.
+- ``results_cleared`` []: the table, the map and the selection are gone (another model: issue 49.5).
 - ``model_b_changed`` [model_b or None]: model B's vectors for the same corpus (a ``ComparedVectors`` of
   ``lm_workbench.engine.embeddings.counterpart``: B's table, the B row of each A occurrence, B's representation), or none.
 """
@@ -37,15 +38,19 @@ def _points(values: Any) -> np.ndarray:
 class EmbeddingsState:
     def __init__(self) -> None:
         self.events = EventGroup("corpus_changed", "table_changed", "representation_changed", "map_changed",
-                                 "selection_changed", "current_changed", "model_b_changed")
+                                 "selection_changed", "current_changed", "model_b_changed", "results_cleared")
         self.corpus: Any = None  # lm_workbench.engine.embeddings.corpus.Corpus
         self.table: Any = None  # lm_workbench.engine.embeddings.table.OccurrenceTable
         self.table_key: Hashable = None
+        self.table_model: Any = None  # the LoadedModel whose vectors ``table`` holds
         self.spec: Any = None  # lm_workbench.engine.embeddings.representation.LayerSpec of ``vectors``
         self.vectors: np.ndarray | None = None  # [n, H] of the current representation
         self.map_rows = np.zeros(0, dtype=np.int64)  # occurrence of each map point
         self.coords: np.ndarray | None = None  # [m, 2]
         self.map_key: Hashable = None
+        # what the map was computed from (lm_workbench.result_origin.ResultOrigin): model, corpus, words, pooling,
+        # representation and method; the view greys the map when they change and clears it with another model
+        self.map_origin: Any = None
         self.selection = np.zeros(0, dtype=np.int64)  # map points
         self.current: int | None = None  # map point
         self._undo: list[np.ndarray] = []
@@ -57,9 +62,10 @@ class EmbeddingsState:
         self.corpus = corpus
         self.events.corpus_changed.emit(corpus)
 
-    def set_table(self, key: Hashable, table: Any) -> None:
-        """New occurrence vectors: the map and the neighbour indexes are out of date."""
-        self.table, self.table_key = table, key
+    def set_table(self, key: Hashable, table: Any, model: Any = None) -> None:
+        """New occurrence vectors (of ``model``, a ``LoadedModel``): the map and the neighbour indexes are out of
+        date."""
+        self.table, self.table_key, self.table_model = table, key, model
         self._indexes = {}
         self.map_key = None
         self.set_model_b(None)  # lined up with the old table
@@ -79,9 +85,12 @@ class EmbeddingsState:
         self._indexes.pop("contextual", None)
         self.events.representation_changed.emit(spec)
 
-    def set_map(self, key: Hashable, spec: Any, vectors: np.ndarray, rows: np.ndarray, coords: np.ndarray) -> bool:
-        """New map coordinates; keeps the selection when the same occurrences are shown. Returns that."""
+    def set_map(self, key: Hashable, spec: Any, vectors: np.ndarray, rows: np.ndarray, coords: np.ndarray,
+                origin: Any = None) -> bool:
+        """New map coordinates (computed from ``origin``, a ``ResultOrigin``); keeps the selection when the same
+        occurrences are shown. Returns that."""
         rows = np.asarray(rows, dtype=np.int64)
+        self.map_origin = origin
         same_points = self.coords is not None and np.array_equal(rows, self.map_rows)
         self.spec, self.vectors = spec, vectors
         self._indexes.pop("contextual", None)
@@ -92,6 +101,19 @@ class EmbeddingsState:
             self.current = None
         self.events.map_changed.emit(same_points)
         return same_points
+
+    def clear_results(self) -> None:
+        """Forget the table, the map, the selection and model B's vectors (the corpus stays): the model they came
+        from is gone."""
+        self.table = self.table_key = self.table_model = None
+        self.spec, self.vectors, self.coords, self.map_key, self.map_origin = None, None, None, None, None
+        self.map_rows = np.zeros(0, dtype=np.int64)
+        self.selection = np.zeros(0, dtype=np.int64)
+        self.current = None
+        self._undo.clear()
+        self._indexes = {}
+        self.model_b = None
+        self.events.results_cleared.emit()
 
     # ----------------------------------------------------------- selection
     def select(self, points: Any, *, undoable: bool = True) -> None:
