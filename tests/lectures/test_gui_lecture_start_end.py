@@ -42,5 +42,5 @@ def test_starting_a_lecture_ends_a_comparison_and_says_so(open_window, qtbot, ti
     preset = Preset("one-step", "One step", "One step on the tiny BERT", bert,
                     (PresetStep("tokens", "Only", inputs={"text": "a sentence"}),))
     assert window.lectures.start(preset)
-    assert window.compare.loaded is None and window.view_host.context("tokens").compared is None
+    assert window.compare.loaded is None and window.view_host.context("tokens").model_b is None
     assert "ends the comparison with model B" in window.status.message() and gpt2 in window.status.message()
