@@ -42,7 +42,7 @@ def collect_closed_windows(request):
     The application has one window for its whole life; a test session makes
     dozens. Their garbage holds Qt objects, and a collection that happens to
     run on a worker thread would destroy them there, which can deadlock
-    against the event loop (see ``lm_workbench.models.jobs.settle_heap``).
+    against the event loop (see ``lm_workbench.models.view_tasks.settle_heap``).
     """
     yield
     if "qtbot" in request.fixturenames:

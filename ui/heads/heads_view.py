@@ -2,9 +2,9 @@
 
 The form writes a ``lm_workbench.heads.state.HeadsState`` (target, "instead of", how heads are ablated, the corpus
 file). Like Predictions, the view computes from the text box as the host asks (``computation``):
-``lm_workbench.heads.jobs.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
+``lm_workbench.heads.view_tasks.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
 biases) and, above them, the model's own metric, the parts' sum and the residual; a post-norm model gets the one
-line saying why there is no split. "Ablate every head" runs ``lm_workbench.heads.jobs.sweep_job`` through the view's
+line saying why there is no split. "Ablate every head" runs ``lm_workbench.heads.view_tasks.sweep_job`` through the view's
 jobs (progress, Cancel) and fills the second heatmap (ablated − clean) row by row. Both heatmaps and the chart
 are what File ▸ Export saves.
 """
@@ -34,7 +34,7 @@ from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.computing_view import ComputingView
-from lm_workbench.heads.jobs import dla_job, sweep_job
+from lm_workbench.heads.view_tasks import dla_job, sweep_job
 from lm_workbench.heads.state import HOWS, HeadsState
 
 SWEEP_HINT = "Press Ablate every head: how far the metric moves without each head shows here."

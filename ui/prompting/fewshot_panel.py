@@ -26,7 +26,7 @@ from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, s
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.export import suggest_filename
 from lm_workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
-from lm_workbench.prompting.jobs import build_prompt_job
+from lm_workbench.prompting.view_tasks import build_prompt_job
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
 

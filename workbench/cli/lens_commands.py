@@ -62,7 +62,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_tuned_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.lens.job import run_recorded
+    from lm_workbench.lens.runs import run_recorded
 
     spec = spec_from_args(args)
     spec.check()

@@ -2,7 +2,7 @@
 ablates every head (filled row by row).
 
 ``HeadsState`` holds the target and foil ("instead of"), how heads are ablated, the corpus file mean and
-resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``lm_workbench.heads.jobs`` takes. ``dla`` is the engine's
+resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``lm_workbench.heads.view_tasks`` takes. ``dla`` is the engine's
 ``DirectLogitAttribution`` (or None) and ``dla_note`` the one line a post-norm model gets instead; ``sweep`` the
 engine's ``Ablation`` (partial while ``running``), ``change()`` its [rows][heads] ablated − clean with NaN for
 rows not done yet. Events: ``inputs_changed``, ``dla_changed``, ``sweep_changed``, ``running_changed``.
@@ -63,7 +63,7 @@ class HeadsState:
 
     # ---------------------------------------------------------------- results
     def set_dla(self, result: tuple[str, Any]) -> None:
-        """``lm_workbench.heads.jobs.dla_job``'s ("dla", result) or ("note", line)."""
+        """``lm_workbench.heads.view_tasks.dla_job``'s ("dla", result) or ("note", line)."""
         kind, value = result
         self.dla, self.dla_note = (value, "") if kind == "dla" else (None, value)
         self.events.dla_changed.emit()

@@ -1,6 +1,6 @@
 """The Prompting tab's jobs (``fn(cancel)`` for the view's job bridge): scoring one input through the prompt,
 choosing the few-shot demonstrations for it, generating a continuation. Explain's job is
-``lm_workbench.attribution.jobs.prompt_label_job``."""
+``lm_workbench.attribution.view_tasks.prompt_label_job``."""
 
 from __future__ import annotations
 

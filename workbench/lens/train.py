@@ -2,7 +2,7 @@
 
 ``tuned_lens_job(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
 (``run_recorded``, in this process, Ctrl-C cancels), the Lens view (``window_job``, on the window's
-interactive lane, its Cancel) and the long-run lane (``lm_workbench.lens.job``). It yields ``Progress``;
+interactive lane, its Cancel) and the long-run lane (``lm_workbench.lens.runs``). It yields ``Progress``;
 the loop's metric and checkpoint events go to ``report`` (a ``StoreReporter``: loss per logged step,
 validation loss per evaluation, each checkpoint). Output folder::
 
