@@ -171,7 +171,7 @@ class FewShotPanel(QWidget):
             return
         if not self._has_data():
             return
-        from lm_workbench.prompting.evaluation_job import accuracy_vs_k_job
+        from lm_workbench.prompting.view_tasks import accuracy_vs_k_job
 
         try:
             ks = parse_ks(self.ks_edit.text())
