@@ -168,7 +168,7 @@ NEWEST_LANE = (
     "tests/prompting/test_prompting_scoring.py", "tests/prompting/test_prompting_generation.py",
     "tests/attribution/test_attribution.py", "tests/attribution/test_attribution_families.py",
     "tests/patching/test_patching.py", "tests/patching/test_patching_noise.py",
-    "tests/tuned_lens/test_tuned_lens.py", "tests/compare/test_layer_cka.py", "tests/compare/test_layer_cka_elmo.py",
+    "tests/lens/test_tuned_lens.py", "tests/compare/test_layer_cka.py", "tests/compare/test_layer_cka_elmo.py",
     "tests/models/test_parity.py", "tests/models/test_bad_input.py", "tests/elmo/test_elmo_family.py",
     "tests/pretrain/test_pretrain_families.py", "tests/pretrain/test_training_loop.py",
     "tests/finetune/test_finetune_methods_reload.py", "tests/finetune/test_finetune_methods_counts.py",

@@ -86,7 +86,7 @@ def cmd_tuned_lens(args: argparse.Namespace) -> int:
 
 
 def cmd_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.engine.lens.logit import logit_lens
 
     if args.tuned is not None:
         return _tuned_lens(args)
@@ -106,8 +106,8 @@ def cmd_lens(args: argparse.Namespace) -> int:
 def _tuned_lens(args: argparse.Namespace) -> int:
     """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
     from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.tuned_lens.lens import read_both
-    from lm_workbench.engine.tuned_lens.translators import load_translators
+    from lm_workbench.engine.lens.tuned.lens import read_both
+    from lm_workbench.engine.lens.tuned.translators import load_translators
     from lm_workbench.lens.files import find_translators
 
     k = positive_k(args.k)
