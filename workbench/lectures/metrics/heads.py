@@ -12,7 +12,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.lectures.metrics.base import Metric, StepRun, finite, index_in, int_arg, metrics_of
 
 
-def _request(run: StepRun) -> dict[str, Any]:
+def _request(run: StepRun) -> Any:
     from lm_workbench.heads.state import HeadsState
 
     s = run.settings
