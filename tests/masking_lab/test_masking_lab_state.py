@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.models.loader import load_model
 from lm_workbench.extensions.registry import ObjectiveRegistry
 from lm_workbench.masking_lab import view_tasks
 from lm_workbench.masking_lab.state import MaskingLabState, ObjectiveChoice

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lm_workbench.engine.models.loading import load_model
+from lm_workbench.models.loader import load_model
 from lm_workbench.engine.progress import CancelToken
 from lm_workbench.predictions import view_tasks
 from lm_workbench.predictions.state import PredictionsState
