@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from pathlib import Path
@@ -34,6 +35,11 @@ def _files() -> list[tuple[Path, str]]:
     return found
 
 
+@functools.cache
+def _tree(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _entry_points() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     return project["entry-points"]["lm_workbench.run_kinds"]
@@ -54,7 +60,7 @@ def test_registered_run_kinds_live_in_runs_modules():
 def test_every_run_kind_and_lane_target_is_in_a_runs_module():
     offenders = []
     for path, module in _files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         name = module.rsplit(".", 1)[-1]
         if _run_kind_calls(tree) and not RUNS.match(name):
             offenders.append(f"{module} builds a RunKind")
@@ -86,7 +92,7 @@ def test_runs_and_view_tasks_modules_hold_their_role():
     ui_imports: set[str] = set()
     for path, module in _files():
         if module.startswith("lm_workbench.ui."):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(_tree(path)):
                 if isinstance(node, ast.ImportFrom) and node.module:
                     ui_imports.add(node.module)
                     ui_imports.update(f"{node.module}.{alias.name}" for alias in node.names)
@@ -122,7 +128,7 @@ def test_ui_takes_short_tasks_from_view_tasks_only():
     for path, module in _files():
         if not module.startswith("lm_workbench.ui."):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lm_workbench."):
                 imported = {alias.name for alias in node.names}
                 offenders += [f"{module} imports {node.module}:{n}" for n in imported if n.endswith("_lane_job")]
