@@ -42,7 +42,7 @@ def collect_closed_windows(request):
     The application has one window for its whole life; a test session makes
     dozens. Their garbage holds Qt objects, and a collection that happens to
     run on a worker thread would destroy them there, which can deadlock
-    against the event loop (see ``lm_workbench.models.jobs.settle_heap``).
+    against the event loop (see ``lm_workbench.models.view_tasks.settle_heap``).
     """
     yield
     if "qtbot" in request.fixturenames:
@@ -189,7 +189,7 @@ NEWEST_LANE = (
     "tests/prompting/test_prompting_scoring.py", "tests/prompting/test_prompting_generation.py",
     "tests/attribution/test_attribution.py", "tests/attribution/test_attribution_families.py",
     "tests/patching/test_patching.py", "tests/patching/test_patching_noise.py",
-    "tests/tuned_lens/test_tuned_lens.py", "tests/compare/test_layer_cka.py", "tests/compare/test_layer_cka_elmo.py",
+    "tests/lens/test_tuned_lens.py", "tests/compare/test_layer_cka.py", "tests/compare/test_layer_cka_elmo.py",
     "tests/models/test_parity.py", "tests/models/test_bad_input.py", "tests/elmo/test_elmo_family.py",
     "tests/pretrain/test_pretrain_families.py", "tests/pretrain/test_training_loop.py",
     "tests/finetune/test_finetune_methods_reload.py", "tests/finetune/test_finetune_methods_counts.py",

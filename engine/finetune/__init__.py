@@ -1,4 +1,4 @@
-"""Fine-tuning: subword-label alignment, encoding, the task model, the run (``job.py``, on the one training
+"""Fine-tuning: subword-label alignment, encoding, the task model, the run (``train.py``, on the one training
 loop), validation, inference, the method API and offline demo sets; merging runs (``merging``, ``merge_math``: exact
 linear task arithmetic, peft's factor-wise linear, TIES and DARE, and folding into W₀) and what a method
 costs (``footprint``: checkpoint bytes, training-state memory; ``forgetting``: the base's LM loss before/after

@@ -1,6 +1,6 @@
 """What the fine-tuning job does differently for the instruct task: encoding, validation, before/after.
 
-``lm_workbench.engine.finetune.job.finetune_job`` calls these when ``data.task == "instruct"`` (``data.template`` is the
+``lm_workbench.engine.finetune.train.finetune_job`` calls these when ``data.task == "instruct"`` (``data.template`` is the
 ``ChatTemplate``):
 
 - ``encode_sets``: both sets as features (``lm_workbench.engine.instruct.encoding``), what was skipped or cut, and the

@@ -1,5 +1,5 @@
 """Preference tuning (DPO) in the one lifecycle (``lm_workbench.engine.finetune.lifecycle``); see
-``lm_workbench.engine.preference.job`` for what it reports.
+``lm_workbench.engine.preference.train`` for what it reports.
 
 Before the first step the reference model (``lm_workbench.engine.preference.reference``: a frozen copy, or LoRA's
 disabled adapter) scores every training and validation pair once, in fixed batches: π_ref never changes, so its

@@ -79,7 +79,7 @@ def test_plugins_import_only_the_plugin_api():
 def test_core_imports_no_qt_at_runtime():
     """Importing the CLI and engine pulls in no Qt module (not only statically)."""
     code = (
-        "import sys, lm_workbench.cli.main, lm_workbench.cli.parser, lm_workbench.models.jobs, "
+        "import sys, lm_workbench.cli.main, lm_workbench.cli.parser, lm_workbench.models.view_tasks, "
         "lm_workbench.engine.analysis;"
         "bad=[m for m in sys.modules if m.split('.')[0] in ('PySide6','pyqtgraph','superqt')"
         " or m.startswith('lm_workbench.ui')];"

@@ -4,7 +4,7 @@ A worker job is a function the job bridge calls with the cancel token: its signa
 parameter. ``ui/`` defines none at module level (nested functions included): a view passes a workbench
 function to its job bridge (``lambda cancel: workbench_job(..., cancel)``). The exceptions are named below:
 ``paired`` (the view toolkit's combinator that runs B's job after A's) and the window's lazy adapters to
-``lm_workbench.models.jobs`` and ``lm_workbench.extensions.discovery`` (they import torch only on the worker thread).
+``lm_workbench.models.view_tasks`` and ``lm_workbench.extensions.discovery`` (they import torch only on the worker thread).
 Whatever the function, nothing under ``ui/`` that takes a cancel token imports the engine's compute code.
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADER = {"engine/models/loading.py"}
-TRAINING_HEADS = {  # a task head on the base folder fine-tuning resolved through the loader (workbench/finetune/run.py)
+TRAINING_HEADS = {  # a task head on the base folder fine-tuning resolved through the loader (workbench/finetune/train.py)
     "engine/finetune/task_model.py",
     "engine/finetune/forgetting.py",
 }

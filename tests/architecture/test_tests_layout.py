@@ -25,3 +25,19 @@ def test_no_test_module_imports_another():
             offenders += [f"{own} imports {name}" for name in names
                           if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_") and name != own]
     assert not offenders, offenders
+
+
+# Folders that test across areas rather than one package's code.
+CROSS_CUTTING = {"architecture", "bench", "faults", "gpu", "newest", "packaging", "plugins", "support"}
+
+
+def test_test_folders_are_named_after_their_package():
+    """Each area's tests sit in a folder named after the package they test (``ui/window/`` -> ``tests/window/``,
+    the lenses' ``workbench/lens/`` and ``engine/lens/`` -> ``tests/lens/``), so a newcomer finds them by name."""
+    root = TESTS.parent
+    packages = {p.name for folder in ("engine", "workbench", "ui", "plugins") for p in (root / folder).iterdir()
+                if p.is_dir() and (p / "__init__.py").is_file()}
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert "window" in folders and "lens" in folders
+    strays = sorted(folders - packages - CROSS_CUTTING)
+    assert strays == [], f"test folders named after no package of engine/, workbench/, ui/ or plugins/: {strays}"

@@ -12,7 +12,7 @@ import grimp
 from tests.support.source_tree import import_graph
 
 VIEW_KIT_PARTS = {"lm_workbench.ui.view_kit.view_base", "lm_workbench.ui.view_kit.view_context", "lm_workbench.ui.view_kit.view_entry",
-                  "lm_workbench.ui.view_kit.view_abilities", "lm_workbench.ui.view_kit.job_bridge", "lm_workbench.ui.view_kit.view_jobs",
+                  "lm_workbench.ui.view_kit.view_abilities", "lm_workbench.ui.view_kit.job_bridge", "lm_workbench.ui.view_kit.view_task_runner",
                   "lm_workbench.ui.view_kit.window_parts"}
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 from transformers import AutoModel
 
-from lm_workbench.attention.jobs import encode_attention
+from lm_workbench.attention.view_tasks import encode_attention
 from lm_workbench.attention.state import AttentionState
 from lm_workbench.engine.attention_grid import grid_values
 from lm_workbench.models.loader import load_model

@@ -1,4 +1,4 @@
-"""lm_workbench.attribution.jobs: the one Explain job builder the views run gives the engine's explanation, and the
+"""lm_workbench.attribution.view_tasks: the one Explain job builder the views run gives the engine's explanation, and the
 fine-tuned run's model is opened once for a run's rows (``run_models``)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 from lm_workbench.attribution import run_models
-from lm_workbench.attribution.jobs import prediction_job, run_label_job
+from lm_workbench.attribution.view_tasks import prediction_job, run_label_job
 
 
 def test_prediction_job_is_the_engines_explanation(tiny_models):
@@ -25,7 +25,7 @@ def test_prediction_job_is_the_engines_explanation(tiny_models):
 
 def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
     import lm_workbench.engine.attribution.classifier as classifier
-    import lm_workbench.finetune.run as finetune_run
+    import lm_workbench.finetune.train as finetune_run
 
     opened = []
 
@@ -46,7 +46,7 @@ def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
         return model
         yield  # a job: a generator
 
-    monkeypatch.setattr("lm_workbench.attribution.jobs.explain_steps_for", explain)
+    monkeypatch.setattr("lm_workbench.attribution.view_tasks.explain_steps_for", explain)
     cache = run_models.RunModels()
     for folder in ("a", "a", "b", "a"):
         run_to_completion(run_label_job(folder, {"text": "x"}, "grad-input", -1, models=cache)(NEVER_CANCELLED))

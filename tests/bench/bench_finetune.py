@@ -6,7 +6,7 @@ all-MiniLM-L6-v2 with a new 2-class head, AdamW (lr 1e-3, weight decay 0.01), li
 clipping at 1.0, float32, the same thread count, on the same examples: chunks of the Python docs'
 prose, each exactly ``--seq-len`` tokens (so padding cannot favour either), random labels.
 
-  workbench  ``lm_workbench.engine.finetune.job.finetune_job`` with the ``lora`` plugin (the job the CLI and the
+  workbench  ``lm_workbench.engine.finetune.train.finetune_job`` with the ``lora`` plugin (the job the CLI and the
              window run: the method's ``apply``, the one training loop, its batches); evaluation
              only at the start and the end, outside the timed steps
   plain      ``peft.get_peft_model`` + ``torch.optim.AdamW`` + ``LambdaLR``, batches sliced from
@@ -25,7 +25,7 @@ LoRA / full <= 0.6.
 Methods (``--only methods``; not part of the default run). Every fine-tuning method registered (or
 ``--methods a,b``) trains MiniLM on SST-2-shaped data (a sentence and a binary label: the shipped
 sentiment demo, 400 rows: the first ``--train-rows`` for training, the last ``--validation-rows`` for validation) through the real run
-(``lm_workbench.finetune.run.run_finetune``), one after another in this process, each with its own
+(``lm_workbench.finetune.train.run_finetune``), one after another in this process, each with its own
 default learning rate. The row per method is the Fine-tune tab's bench row (``FineTuneState``):
 trainable %, best validation accuracy, wall time, tokens/s, training memory (CUDA
 ``max_memory_allocated`` on a GPU; on the CPU the counted parameter + gradient + AdamW-state bytes,
@@ -79,7 +79,7 @@ def examples(tokenizer, n: int, seq_len: int):
 
 
 def settings(args, lr: float, steps: int, train_size: int):
-    from lm_workbench.engine.finetune.job import FineTuneSettings
+    from lm_workbench.engine.finetune.train import FineTuneSettings
 
     return FineTuneSettings(epochs=steps * args.batch / train_size, batch_size=args.batch, lr=lr,
                             max_length=args.seq_len, seed=0,
@@ -90,7 +90,7 @@ def settings(args, lr: float, steps: int, train_size: int):
 def workbench_times(args, folder, tokenizer, data) -> list[float]:
     import torch
 
-    from lm_workbench.engine.finetune.job import FineTuneData, finetune_job
+    from lm_workbench.engine.finetune.train import FineTuneData, finetune_job
     from lm_workbench.engine.finetune.task_model import build_task_model
     from lm_workbench.engine.progress import Progress
     from lm_workbench.finetune.methods import finetune_method
@@ -159,7 +159,7 @@ def memory_child(args) -> None:
     """One method's peak training memory over the post-load baseline, as JSON on stdout."""
     import torch
 
-    from lm_workbench.engine.finetune.job import FineTuneData, finetune_job
+    from lm_workbench.engine.finetune.train import FineTuneData, finetune_job
     from lm_workbench.engine.models.default import default_model_folder
     from lm_workbench.engine.progress import Progress
     from lm_workbench.finetune.methods import finetune_method
@@ -243,7 +243,7 @@ def methods_part(args, result: dict) -> None:
 
     from lm_workbench.engine.finetune.demo import demo_path
     from lm_workbench.finetune.methods import finetune_methods
-    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.train import run_finetune
     from lm_workbench.finetune.spec import FineTuneSpec
     from lm_workbench.finetune.state import BENCH_COLUMNS, read_result
 

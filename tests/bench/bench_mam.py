@@ -4,7 +4,7 @@ Issue 49.3: MAM on MiniLM learned less than LoRA and Houlsby adapters (GLUE SST-
 0.765 against 0.814 and 0.828) and unlearned in one epoch on the demo set at its old defaults (lr 1e-3). This
 script sweeps MAM's learning rate (``--lrs``) and the initial standard deviation of its parallel adapter's
 up-projection (``init_scale``, ``--init-scales``; 0 = zeros) and runs LoRA and Houlsby adapters at their own
-default learning rates on the same rows, through the real run (``lm_workbench.finetune.run.run_finetune``, the
+default learning rates on the same rows, through the real run (``lm_workbench.finetune.train.run_finetune``, the
 path the CLI and the window take). Every configuration runs with each seed of ``--seeds``.
 
 Data of SST-2's shape: one sentence and a binary sentiment label. GLUE is not shipped; the shipped demo
@@ -51,7 +51,7 @@ def accuracies(summary: dict) -> tuple[float | None, float | None, float | None]
 
 def one_run(args, tmp: Path, train: Path, validation: Path, method: str, lr: float | None,
             method_config: dict[str, str], seed: int) -> dict:
-    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.train import run_finetune
     from lm_workbench.finetune.state import read_result
 
     out = tmp / f"{method}-{lr}-{'-'.join(method_config.values()) or 'default'}-{seed}"

@@ -87,7 +87,7 @@ def measure(folder: str, precision: str, long: int) -> dict:
     import torch
 
     from lm_workbench.engine.analysis import encode
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.engine.lens.logit import logit_lens
     from lm_workbench.engine.models.loading import load_source as load_model
 
     def anon_mib() -> float:

@@ -40,7 +40,7 @@ GOAL = 0.05
 def overhead(epochs: int, repeats: int) -> dict:
     from lm_workbench.baselines.runs import BiLSTMRun
     from lm_workbench.baselines.spec import BiLSTMSpec
-    from lm_workbench.studies.kind import StudyRun, StudySpec
+    from lm_workbench.studies.runs import StudyRun, StudySpec
 
     settings = {"train": "demo", "epochs": epochs}
     direct, study = [], []
@@ -62,7 +62,7 @@ def overhead(epochs: int, repeats: int) -> dict:
 
 
 def studies(names: list[str], scale: str) -> dict:
-    from lm_workbench.studies.kind import StudyRun, StudySpec
+    from lm_workbench.studies.runs import StudyRun, StudySpec
     from lm_workbench.studies.table import format_table
 
     out = {}

@@ -60,9 +60,9 @@ def _finetune(args):
 
 def _retrieve(args):
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.retrieval import jobs
+    from lm_workbench.retrieval import view_tasks
 
-    return jobs.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)[0].texts  # as cmd_retrieve reads it
+    return view_tasks.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)[0].texts  # as cmd_retrieve reads it
 
 
 LABELLED = {"sentence": [SAID, OTHER], "label": ["positive", "negative"]}

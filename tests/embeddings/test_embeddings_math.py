@@ -290,7 +290,7 @@ def test_the_embeddings_tab_sweeps_only_occurrences_their_line_was_written_for()
     another word's occurrence in that line, as the engine's table sweep does."""
     from types import SimpleNamespace
 
-    from lm_workbench.embeddings.jobs import sweep as tab_sweep
+    from lm_workbench.embeddings.view_tasks import sweep as tab_sweep
 
     rng = np.random.default_rng(0)
     words = ["bank"] * 6 + ["play"] * 6 + ["bank"]  # the last "bank" sits in a line written for "play"

@@ -3,7 +3,7 @@ file was there when the run started, so this is the machine's fault, not bad inp
 
 from __future__ import annotations
 
-import lm_workbench.pretrain.run as pretrain_run
+import lm_workbench.pretrain.train as pretrain_run
 from tests.support.pretrain_corpus import write_corpus
 from lm_workbench.cli.main import main
 from lm_workbench.paths import runs_db_path

@@ -16,7 +16,7 @@ import time
 import pytest
 import torch
 
-from lm_workbench.engine.finetune.job import FineTuneData, FineTuneSettings, finetune_job
+from lm_workbench.engine.finetune.train import FineTuneData, FineTuneSettings, finetune_job
 from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
 from lm_workbench.engine.models.default import default_model_folder
 from tests.support.finetune_generated_task import LABELS, generated_examples

@@ -93,7 +93,7 @@ def test_a_base_without_an_lm_head_says_so(tiny_models):
 def test_a_run_summary_and_its_bench_row_carry_the_columns(tiny_models, tmp_path, qtbot):
     from tests.support.finetune_runs import lora_spec, sentiment_files
     from lm_workbench.ui.finetune.bench_table import bench_cells, memory_header
-    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.train import run_finetune
     from lm_workbench.finetune.state import read_result
 
     spec = dataclasses.replace(lora_spec(tiny_models["bert"], sentiment_files(tmp_path / "data"), tmp_path / "run",

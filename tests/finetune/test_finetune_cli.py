@@ -103,7 +103,7 @@ def test_predict_says_what_the_trained_model_said(lora_run, capsys):
 
 
 def test_merged_lora_predicts_within_1e_5(lora_run, tmp_path, capsys):
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     _, out, _ = lora_run
     merged = tmp_path / "merged"
@@ -158,10 +158,10 @@ def test_bad_input_is_exit_2_one_line_and_no_run(case, message, tmp_path, fresh_
 
 def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     """``submit_finetune`` queues the spec with the job target; the lane's child entry point runs it."""
-    from lm_workbench.finetune.job import submit_finetune
+    from lm_workbench.finetune.runs import submit_finetune
     from lm_workbench.finetune.spec import FineTuneSpec
     from lm_workbench.runs.run_context import run_in_child
-    from lm_workbench.finetune.job import FINETUNE
+    from lm_workbench.finetune.runs import FINETUNE
     from lm_workbench.store import RunStore
 
     class QueueOnly:  # what submit_finetune hands a LongRunLane, recorded in a real store
@@ -180,7 +180,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
         lane = QueueOnly(store)
         run_id = submit_finetune(lane, spec)
         target, kwargs = lane.submitted[0]
-    assert target == FINETUNE.target == "lm_workbench.finetune.job:finetune_lane_job"
+    assert target == FINETUNE.target == "lm_workbench.finetune.runs:finetune_lane_job"
     previous = torch.get_num_threads()
     run_in_child(str(db), run_id, target, kwargs, threading.Event())
     torch.set_num_threads(previous)
@@ -201,7 +201,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
     with RunStore(db) as store:
         before = {row["name"]: row["value"] for row in store.metrics(run_id) if row["step"] == 0}
     assert before["trainable_parameters"] == summary["trainable_parameters"]  # known before the first step
-    from lm_workbench.finetune.run import parameter_counts
+    from lm_workbench.finetune.train import parameter_counts
 
     assert parameter_counts(spec) == (summary["trainable_parameters"], summary["total_parameters"])
 
@@ -209,7 +209,7 @@ def test_the_lane_job_records_a_finetune_run(tmp_path, tiny_models):
 def test_a_cancelled_job_ends_cancelled_without_outputs(tmp_path, tiny_models):
     from lm_workbench.finetune.spec import FineTuneSpec
     from lm_workbench.runs.run_context import run_in_child
-    from lm_workbench.finetune.job import FINETUNE
+    from lm_workbench.finetune.runs import FINETUNE
     from lm_workbench.runs.kinds import resume_params
     from lm_workbench.store import RunStore
 

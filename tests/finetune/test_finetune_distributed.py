@@ -22,7 +22,7 @@ from safetensors.torch import load_file
 
 from tests.support.finetune_runs import lora_spec, sentiment_files, without_dropout
 from tests.support.tiny_models import build_tiny_model
-from lm_workbench.finetune.run import run_finetune
+from lm_workbench.finetune.train import run_finetune
 
 ROOT = Path(__file__).resolve().parents[2]
 TORCHRUN = Path(sys.executable).with_name("torchrun")

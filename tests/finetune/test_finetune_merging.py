@@ -35,7 +35,7 @@ LABELS = ["negative", "positive"]
 
 
 def _run(spec):
-    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.train import run_finetune
 
     run_finetune(spec)
     return Path(spec.out_dir)
@@ -434,7 +434,7 @@ def test_a_merge_run_copies_as_its_command_line_and_runs_again():
     import shlex
 
     from lm_workbench.cli.parser import build_parser
-    from lm_workbench.finetune.merge_run import MergeSpec
+    from lm_workbench.finetune.merge_runs import MergeSpec
     from lm_workbench.runs.kinds import run_kind
     from lm_workbench.runs.run_context import resolve_target
 

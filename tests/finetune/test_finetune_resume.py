@@ -23,7 +23,7 @@ from lm_workbench.engine.progress import CancelToken, Progress
 from tests.support.finetune_runs import lora_spec, sentiment_files
 from tests.support.tiny_models import build_tiny_model
 from lm_workbench.cli.main import main
-from lm_workbench.finetune.run import resume_spec, run_finetune
+from lm_workbench.finetune.train import resume_spec, run_finetune
 
 ROOT = Path(__file__).resolve().parents[2]
 

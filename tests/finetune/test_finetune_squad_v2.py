@@ -214,7 +214,7 @@ def test_finetune_cli_on_squad_v2_reports_the_split_and_rows_scored(tmp_path, fr
     rows = [json.loads(line) for line in (out / "validation_predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and {r["gold"] for r in rows} >= {""}  # an unanswerable question's gold is ""
     from lm_workbench.engine.finetune.saved import predict
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     tuned = open_output(out)  # the reloaded model may say "no answer" too, as validation did
     for row in rows:

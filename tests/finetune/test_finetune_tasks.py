@@ -11,7 +11,7 @@ import torch
 
 from lm_workbench.engine.finetune.demo import demo_path
 from lm_workbench.engine.finetune.saved import predict
-from lm_workbench.finetune.run import open_output, run_finetune
+from lm_workbench.finetune.train import open_output, run_finetune
 from lm_workbench.finetune.spec import FineTuneSpec
 
 

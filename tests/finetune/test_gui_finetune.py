@@ -262,7 +262,7 @@ def test_cancel_stops_the_run_and_the_queue(tab, qtbot, tmp_path):
     # Progress with its total (issue 49, item 7): 200 epochs of ceil(training rows / 16) steps, counted here
     # from the run's own spec and data; a determinate bar; an estimate once two steps are logged; and the
     # window's status bar names the run from any tab.
-    from lm_workbench.finetune.run import base_folder
+    from lm_workbench.finetune.train import base_folder
     from lm_workbench.finetune.spec import FineTuneSpec
     from lm_workbench.finetune.task_data import read_task_data
 

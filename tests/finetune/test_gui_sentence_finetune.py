@@ -13,7 +13,7 @@ import torch
 
 from lm_workbench.engine.finetune.demo import demo_path
 from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
-from lm_workbench.finetune.run import run_finetune
+from lm_workbench.finetune.train import run_finetune
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -93,7 +93,7 @@ def test_the_reported_metrics_are_the_formula_on_the_saved_model_and_its_base(dp
     from lm_workbench.engine.preference.data import PreferencePair
     from lm_workbench.engine.preference.encoding import collate_pairs, encode_pairs
     from lm_workbench.engine.preference.logprobs import model_logprobs
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     printed, out, home, train, validation = dpo_run
     tokenizer = load_task_tokenizer(tiny_models["gpt2"])
@@ -248,7 +248,7 @@ def test_the_fine_tune_tab_offers_the_task_and_shows_a_runs_curves_and_before_af
 
 def test_predict_answers_greedily_through_the_runs_template(dpo_run, tiny_models):
     from tests.support.preference_reference import hand_ids
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     printed, out, home, *_ = dpo_run
     code, text, err = _cli(["predict", str(out), "--text", "What colour is snow?", "--json"], home)

@@ -219,7 +219,7 @@ def test_a_cli_run_on_bart_learns_the_pairs_and_says_it_has_no_template(bart_run
 
 
 def test_the_saved_bart_reopens_and_its_metrics_are_the_formula_by_hand(bart_run, tiny_models):
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     printed, out, home, train, validation = bart_run
     tuned = open_output(out)  # as a seq2seq run's output: the base rebuilt, the method's weights loaded

@@ -79,7 +79,7 @@ def test_sentence_transformers_opens_the_folder_with_the_same_embeddings(runs, m
     from sentence_transformers import SentenceTransformer
 
     from lm_workbench.engine.sentence.training import embed
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     found, pairs, _ = runs
     printed, out = found[method]

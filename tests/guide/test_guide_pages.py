@@ -94,14 +94,14 @@ def _most_attended(loaded, page, settings, inputs):
 
 
 def _lens_first_layer(loaded, page, settings, inputs):
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.engine.lens.logit import logit_lens
 
     column = [row[-1][0].token for row in logit_lens(loaded, inputs["text"]).top]
     return column.index(column[-1])
 
 
 def _explain_top(loaded, page, settings, inputs):
-    from lm_workbench.attribution.jobs import prediction_job
+    from lm_workbench.attribution.view_tasks import prediction_job
     from lm_workbench.engine.predictions import next_tokens_from_ids, prompt_ids
     from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 
@@ -115,7 +115,7 @@ def _explain_top(loaded, page, settings, inputs):
 
 def _patching_best(loaded, page, settings, inputs):
     from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-    from lm_workbench.patching.jobs import patching_sweep
+    from lm_workbench.patching.view_tasks import patching_sweep
 
     from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
@@ -166,7 +166,7 @@ def _probe(field: str):
 
 def _mix_top(loaded, page, settings, inputs):
     from lm_workbench.engine.progress import run_to_completion
-    from lm_workbench.probing.scalar_mix_run import ScalarMixRun
+    from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
     from lm_workbench.probing.spec import ScalarMixSpec
     from lm_workbench.probing.state import ProbingState
 

@@ -135,7 +135,7 @@ def test_an_encoder_decoder_s_output_position_in_the_tab(open_window, qtbot, tin
     text = "translate: the cat sat"
     window.text_input.set_text(text)
     view.output_spin.setValue(1)
-    qtbot.waitUntil(lambda: view.state.dla is not None and view.state.request(text)["output_position"] == 1
+    qtbot.waitUntil(lambda: view.state.dla is not None and view.state.request(text).output_position == 1
                     and view.state.dla.position == 1, timeout=WAIT)
     model = tf.AutoModelForSeq2SeqLM.from_pretrained(folder).eval()
     tok = tf.AutoTokenizer.from_pretrained(folder)

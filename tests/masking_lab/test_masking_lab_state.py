@@ -8,7 +8,7 @@ import pytest
 
 from lm_workbench.models.loader import load_model
 from lm_workbench.extensions.registry import ObjectiveRegistry
-from lm_workbench.masking_lab import jobs
+from lm_workbench.masking_lab import view_tasks
 from lm_workbench.masking_lab.state import MaskingLabState, ObjectiveChoice
 from lm_workbench.engine.progress import CancelToken
 
@@ -49,7 +49,7 @@ def test_a_preview_is_kept_with_its_rows_and_stale_statistics_are_said(registry,
     assert state.family(None) == str(loaded.info.family) and state.family("gpt2") is None
     config = registry.objective("mlm").default_config()
     key = state.request_key(("m", 1), "the bank is closed", None, "mlm", config, 3)
-    result = jobs.corrupt(registry, "mlm", state.tokenizer(None), "the bank is closed", config, 3, loaded, True,
+    result = view_tasks.corrupt(registry, "mlm", state.tokenizer(None), "the bank is closed", config, 3, loaded, True,
                           CancelToken())
     assert state.show(key, result) is True  # first preview: no statistics of these inputs yet
     assert state.show(key, result) is False

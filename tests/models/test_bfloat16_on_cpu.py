@@ -8,7 +8,7 @@ import json
 import numpy as np
 import torch
 
-from lm_workbench.engine.logit_lens import logit_lens
+from lm_workbench.engine.lens.logit import logit_lens
 from lm_workbench.engine.predictions import fill_mask
 from lm_workbench.cli.main import main
 

@@ -19,7 +19,7 @@ TEXT = "The small dog walks to the old house."
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A real (tiny) pre-training run's output folder: two steps of a 2-layer GPT-2."""
-    from lm_workbench.pretrain.run import run_pretrain
+    from lm_workbench.pretrain.train import run_pretrain
     from lm_workbench.pretrain.spec import PretrainSpec
 
     root = tmp_path_factory.mktemp("run-folder")

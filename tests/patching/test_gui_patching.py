@@ -12,7 +12,7 @@ import pytest
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import patch
 from lm_workbench.ui.widgets.token_layout import display_label
-from lm_workbench.patching.jobs import engine_arguments
+from lm_workbench.patching.view_tasks import engine_arguments
 from lm_workbench.patching.state import PatchingState
 from lm_workbench.requests import PatchRequest
 

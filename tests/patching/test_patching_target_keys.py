@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lm_workbench.patching.jobs import engine_arguments
+from lm_workbench.patching.view_tasks import engine_arguments
 from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
 BASE = {"clean": "The class is a", "corrupt": "The type is a", "site": "attn"}

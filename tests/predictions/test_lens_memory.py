@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-import lm_workbench.engine.logit_lens as lens_module
+import lm_workbench.engine.lens.logit as lens_module
 from lm_workbench.engine.analysis import encode
 from lm_workbench.engine.models.loading import load_source as load_model
 

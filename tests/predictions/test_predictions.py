@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from lm_workbench.engine.errors import MissingHeadError, WorkbenchError
-from lm_workbench.engine.logit_lens import logit_lens
+from lm_workbench.engine.lens.logit import logit_lens
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.predictions import fill_mask, infill, next_token
 from lm_workbench.cli.main import main

@@ -8,7 +8,7 @@ import torch
 
 from lm_workbench.models.loader import load_model
 from lm_workbench.engine.progress import CancelToken
-from lm_workbench.predictions import jobs
+from lm_workbench.predictions import view_tasks
 from lm_workbench.predictions.state import PredictionsState
 
 
@@ -23,7 +23,7 @@ def test_next_token_requests_follow_the_chosen_candidate(gpt2):
     state.events.shown_changed.connect(seen.append)
     state.use_model(gpt2)
     assert state.prompt_ids(text) is None and state.explain_request() is None
-    state.show_next(jobs.next_tokens(gpt2, text, state.prompt_ids(text), 3, CancelToken()))
+    state.show_next(view_tasks.next_tokens(gpt2, text, state.prompt_ids(text), 3, CancelToken()))
     ids = gpt2.tokenizer(text)["input_ids"]
     with torch.no_grad():  # the reference: the model's own logits at the last position
         order = torch.argsort(gpt2.model(torch.tensor([ids])).logits[0, -1], descending=True).tolist()
@@ -44,7 +44,7 @@ def test_next_token_requests_follow_the_chosen_candidate(gpt2):
 def test_fill_mask_requests_name_the_mask_and_its_candidate(tiny_models):
     bert = load_model(str(tiny_models["bert"]))
     text = "the [MASK] is closed and the [MASK] opens"
-    tokens, preds, ids, text_back, _ = jobs.fill_masks(bert, text, 2, CancelToken())
+    tokens, preds, ids, text_back, _ = view_tasks.fill_masks(bert, text, 2, CancelToken())
     state = PredictionsState()
     state.show_fill(ids, preds, text_back)
     enc = bert.tokenizer(text)["input_ids"]

@@ -20,7 +20,7 @@ from lm_workbench.engine.attribution.attribute import attribute
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.heads.ablation import ablate
 from lm_workbench.engine.heads.dla import direct_logit_attribution
-from lm_workbench.engine.logit_lens import logit_lens
+from lm_workbench.engine.lens.logit import logit_lens
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.patching.tracing import restored_metric
 from lm_workbench.engine.predictions import fill_mask, infill, next_tokens

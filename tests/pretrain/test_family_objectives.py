@@ -9,7 +9,7 @@ from lm_workbench.engine.pretrain.architectures import ENGINE_FAMILY
 from lm_workbench.engine.pretrain.tokenizer_training import FAMILIES as TOKENIZER_FAMILIES
 from lm_workbench.engine.pretrain.tokenizer_training import train_tokenizer
 from lm_workbench.pretrain import family_objectives as names
-from lm_workbench.pretrain.run import check_objective
+from lm_workbench.pretrain.train import check_objective
 from lm_workbench.pretrain.spec import PretrainSpec
 
 TEXTS = ["the cat sat on the mat", "a dog ran in the park", "birds sing in the morning light"] * 40

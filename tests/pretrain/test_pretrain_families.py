@@ -21,7 +21,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import NEVER_CANCELLED
 from tests.support.pretrain_job_helpers import AUTO_CLASS, corpus_unigram_entropy, fresh_text_loss, tiny_spec_dict, write_corpus
-from lm_workbench.pretrain.run import run_pretrain
+from lm_workbench.pretrain.train import run_pretrain
 from lm_workbench.pretrain.spec import PretrainSpec
 
 

@@ -23,8 +23,8 @@ from transformers import AutoTokenizer
 from lm_workbench.engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
 from lm_workbench.engine.training.checkpoint import checkpoint_step, latest_checkpoint, load_checkpoint
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
-from lm_workbench.lanes.long_runs import LongRunLane
-from lm_workbench.pretrain.job import submit_pretrain
+from lm_workbench.lanes.long_run_lane import LongRunLane
+from lm_workbench.pretrain.runs import submit_pretrain
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.runs.kinds import run_kind
 from lm_workbench.startup import recover_interrupted_runs

@@ -115,7 +115,7 @@ def test_check_space_refuses_with_the_numbers(tmp_path, monkeypatch):
 def test_the_course_models_are_refused_before_any_trains(fresh_home, tmp_path, monkeypatch):
     import transformers as tf
 
-    import lm_workbench.pretrain.recording as recording
+    import lm_workbench.pretrain.runs as recording
     from lm_workbench.pretrain import course_models
 
     corpus = tmp_path / "corpus.txt"

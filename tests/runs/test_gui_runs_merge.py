@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture
 def two_runs(tiny_models, tmp_path, fresh_home):
     """Two finished LoRA runs (seeds 1 and 2, two steps each) recorded in a fresh run store; their ids and folders."""
-    from lm_workbench.finetune.run import run_finetune
+    from lm_workbench.finetune.train import run_finetune
 
     data = sentiment_files(tmp_path / "data")
     store = RunStore(runs_db_path())

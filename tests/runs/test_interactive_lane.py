@@ -129,7 +129,7 @@ def test_model_load_freezes_its_objects_for_the_collector(tiny_models):
     import gc
 
     from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-    from lm_workbench.models.jobs import settle_heap
+    from lm_workbench.models.view_tasks import settle_heap
     from lm_workbench.models.loader import load_model_job
     from lm_workbench.settings import Settings
 

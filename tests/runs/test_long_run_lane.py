@@ -11,7 +11,7 @@ import time
 import pytest
 
 from lm_workbench.engine.errors import Cancelled
-from lm_workbench.lanes.long_runs import LongRunLane
+from lm_workbench.lanes.long_run_lane import LongRunLane
 from lm_workbench.runs.run_context import HeartbeatThread, RunContext, resolve_target
 from lm_workbench.store import RunStore
 

@@ -103,7 +103,7 @@ def test_bad_input_is_refused_in_one_line_naming_line_and_key(tmp_path, what, ex
 
 
 def test_a_sweep_over_the_limit_needs_yes(tmp_path):
-    from lm_workbench.studies.kind import StudySpec
+    from lm_workbench.studies.runs import StudySpec
 
     sweep = {"kind": "tfidf-lr", "settings": {"train": "demo"}, "grid": {"seed": {"range": [0, SWEEP_LIMIT, 1]}}}
     path = write(tmp_path, base(sweep=sweep))

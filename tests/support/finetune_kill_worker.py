@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 
-from lm_workbench.finetune.job import run_recorded
+from lm_workbench.finetune.runs import run_recorded
 from lm_workbench.finetune.spec import FineTuneSpec
 
 

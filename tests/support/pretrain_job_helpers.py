@@ -71,8 +71,8 @@ def fresh_text_loss(family: str, model: Any, tokenizer: Any, max_length: int, n_
 
 def main(argv: list[str]) -> None:
     """Submit one pre-training job on a fresh lane, then idle until killed."""
-    from lm_workbench.lanes.long_runs import LongRunLane
-    from lm_workbench.pretrain.job import submit_pretrain
+    from lm_workbench.lanes.long_run_lane import LongRunLane
+    from lm_workbench.pretrain.runs import submit_pretrain
     from lm_workbench.pretrain.spec import PretrainSpec
 
     store, spec_json = argv

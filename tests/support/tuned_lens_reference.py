@@ -1,4 +1,4 @@
-"""Independent computations for the tuned-lens tests (tests/tuned_lens): plain transformers and torch, none of the engine's code."""
+"""Independent computations for the tuned-lens tests (tests/lens): plain transformers and torch, none of the engine's code."""
 
 from __future__ import annotations
 

@@ -37,8 +37,8 @@ from lm_workbench.ui.attention.model_grid import MEAN, ModelGrid
 from lm_workbench.ui.widgets.export import export_dialog, save_widget
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.view_kit.view_context import ViewContext
-from lm_workbench.attention.jobs import walkthrough_of, encode_attention, encode_states
-from lm_workbench.compare.jobs import encode_b
+from lm_workbench.attention.view_tasks import walkthrough_of, encode_attention, encode_states
+from lm_workbench.compare.view_tasks import encode_b
 from lm_workbench.export import export_csv, export_npy, suggest_filename
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The Compare tab: the layer × layer linear CKA between model A and model B on the text box's words.
 
-A ``ModelView`` of a ``lm_workbench.compare.cka_state.CkaState``: with a model B compared (``ctx.model_b``) it runs ``lm_workbench.compare.jobs.layer_cka``
+A ``ModelView`` of a ``lm_workbench.compare.cka_state.CkaState``: with a model B compared (``ctx.model_b``) it runs ``lm_workbench.compare.view_tasks.layer_cka``
 on the text (each non-empty line one text) and shows the matrix as a heatmap, rows A's layers, columns B's;
 without one it says how to load one.
 """
@@ -17,7 +17,7 @@ from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.compare.cka_state import CkaState
-from lm_workbench.compare.jobs import layer_cka
+from lm_workbench.compare.view_tasks import layer_cka
 
 class CompareView(ModelView):
     no_model_hint = "Load a model (left), then Compare with… a second one."

@@ -47,7 +47,7 @@ from lm_workbench.ui.embeddings.map_origin import MapOrigin
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.widgets.fold import ColumnScroll
-from lm_workbench.embeddings import jobs
+from lm_workbench.embeddings import view_tasks
 from lm_workbench.embeddings.state import COLOUR_BY, EmbeddingsState
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
 
     # -------------------------------------------------------------- corpus
     def use_demo(self) -> None:
-        self._run("corpus", jobs.demo_corpus, self._demo_ready, "Loading the demo set…")
+        self._run("corpus", view_tasks.demo_corpus, self._demo_ready, "Loading the demo set…")
 
     def _demo_ready(self, result: tuple[Any, list[str]]) -> None:
         corpus, words = result
@@ -244,7 +244,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
         self.set_corpus(corpus)
 
     def open_corpus(self, path: str, text_column: str | None = None, label_column: str | None = None) -> None:
-        self._run("corpus", lambda cancel: jobs.read_corpus_file(path, text_column, label_column, cancel),
+        self._run("corpus", lambda cancel: view_tasks.read_corpus_file(path, text_column, label_column, cancel),
                   self.set_corpus, "Reading the corpus…")
 
     def set_corpus(self, corpus: Any) -> None:
@@ -274,7 +274,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
         self._check_model()
         words, pooling = self.picker.words(), self.picker.pooling()
         key = (id(loaded), id(corpus), tuple(words or ()), pooling)
-        self._run("extract", lambda cancel: jobs.extract(loaded, corpus, words, pooling, cancel),
+        self._run("extract", lambda cancel: view_tasks.extract(loaded, corpus, words, pooling, cancel),
                   lambda table: self.state.set_table(key, table, loaded), "Embedding the corpus…")
 
     def _table_changed(self, table: Any) -> None:
@@ -341,7 +341,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
             if table is st.table:
                 st.set_map(key, *result, origin=origin)
 
-        self._run("map", lambda cancel: jobs.project_map(table, spec_text, method, params, seed, rows, cache, key,
+        self._run("map", lambda cancel: view_tasks.project_map(table, spec_text, method, params, seed, rows, cache, key,
                                                           cancel),
                   ready, f"Computing the map ({method.upper()})…")
 
@@ -356,7 +356,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
             if table is st.table:
                 st.set_representation(*result)
 
-        self._run("representation", lambda cancel: jobs.representation(table, spec_text), ready,
+        self._run("representation", lambda cancel: view_tasks.representation(table, spec_text), ready,
                   "Computing the representation…")
 
     def _representation_changed(self, spec: Any) -> None:
@@ -469,7 +469,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
             self.sweep_panel.clear("Embed a corpus with labels first (try the demo set).")
             return
         word = self.sweep_panel.word()
-        self._run("sweep", lambda cancel: jobs.sweep(table, word, cancel),
+        self._run("sweep", lambda cancel: view_tasks.sweep(table, word, cancel),
                   lambda result: self.sweep_panel.set_scores(
                       result[0], f"{word or 'all words'}, {result[1]} labelled occurrences"),
                   "Sweeping the layers…")
@@ -484,7 +484,7 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
             return
         pooling, layer, table = self.sentence_panel.pooling(), self.sentence_panel.layer_spin.value(), self.state.table
         what = f"{self.sentence_panel.pooling_combo.currentText()}, layer {layer}"
-        self._run("sentences", lambda cancel: jobs.sentences(loaded, texts, pooling, layer, table, cancel),
+        self._run("sentences", lambda cancel: view_tasks.sentences(loaded, texts, pooling, layer, table, cancel),
                   lambda r: self.sentence_panel.set_result(texts, r[0], r[1], r[2], what),
                   "Embedding sentences…")
 

@@ -1,7 +1,7 @@
 """Model B's side of the Embeddings tab's Neighbours (the model panel's "Compare with…"): A | B.
 
 While a model B is compared, B embeds the tab's corpus as A did (every layer, the same words and pooling,
-``lm_workbench.embeddings.jobs.model_b_vectors``) and the Neighbours list B's nearest occurrences to the same
+``lm_workbench.embeddings.view_tasks.model_b_vectors``) and the Neighbours list B's nearest occurrences to the same
 occurrence under A's (``EmbeddingsState.neighbours_b``). The tab runs one job at a time, so B's work follows
 A's: each time one of the tab's jobs ends well, ``sync`` starts what B still lacks (its vectors for this
 table, or its representation for A's current one). A B that cannot embed says why under its title once,
@@ -18,7 +18,7 @@ from PySide6.QtCore import QTimer
 from lm_workbench.ui.embeddings.neighbours_panel import NeighboursPanel
 from lm_workbench.ui.embeddings.occurrence_list import context_html, context_plain
 from lm_workbench.ui.view_kit.model_label import spec_label
-from lm_workbench.embeddings import jobs
+from lm_workbench.embeddings import view_tasks
 from lm_workbench.embeddings.state import EmbeddingsState
 
 
@@ -59,11 +59,11 @@ class ModelBNeighbours:
             self.panel.set_model_b(self._name_a(), spec_label(b.info.spec), "…",
                                     "Embedding the corpus with model B…")
             words, pooling = self.picker.words(), self.picker.pooling()
-            self._run(lambda cancel: jobs.model_b_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
+            self._run(lambda cancel: view_tasks.model_b_vectors(b, st.corpus, words, pooling, table, spec_text, cancel),
                       b, table, "Embedding the corpus with model B…")
         elif st.model_b is not None and st.model_b.for_spec != spec_text:
             model_b = st.model_b
-            self._run(lambda cancel: jobs.model_b_representation(model_b, spec_text), b, table,
+            self._run(lambda cancel: view_tasks.model_b_representation(model_b, spec_text), b, table,
                       "Model B's representation…")
 
     def _done(self, b: Any, table: Any) -> bool:

@@ -10,7 +10,7 @@ row in He et al.'s unified view (``unified_for(config)``, formula typeset); "All
 opens the table of every method's row (exportable). The number
 and share of trainable parameters are counted off the Qt thread whenever
 the model, the task, the training file, the method or its config change
-(``lm_workbench.finetune.run.parameter_counts``: the method applied to the task
+(``lm_workbench.finetune.train.parameter_counts``: the method applied to the task
 model the run would train, after the run's own checks, so a bad file or
 setting shows here before Start).
 """
@@ -36,7 +36,7 @@ from lm_workbench.ui.finetune.unified_row import UnifiedRowLabel
 from lm_workbench.ui.widgets.config_form import ConfigForm
 from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset
 from lm_workbench.finetune.state import FineTuneState
-from lm_workbench.finetune.jobs import count_job
+from lm_workbench.finetune.view_tasks import count_job
 
 TASK_TITLES = {
     "seq-cls": "Sentence classification",

@@ -45,8 +45,8 @@ from lm_workbench.ui.finetune.instruct_actions import InstructActions
 from lm_workbench.finetune.state import FineTuneState, read_result
 from lm_workbench.runs.resume import resumable_checkpoint
 from lm_workbench.runs.summary import default_out_dir
-from lm_workbench.attribution.jobs import run_label_job
-from lm_workbench.finetune.jobs import bench_count_job, merge_job, shift_job, sts_before_after_job
+from lm_workbench.attribution.view_tasks import run_label_job
+from lm_workbench.finetune.view_tasks import bench_count_job, merge_job, shift_job, sts_before_after_job
 
 CANCEL_GRACE_S = 10.0
 INSTRUCT_SHOWS = ("data", "trained", "before_after")  # a lecture step's ``show`` for the instruct task
@@ -416,7 +416,7 @@ class FineTuneView(InstructActions, QWidget):
 
     # ------------------------------------------------------------ internal
     def _submit(self, method_name: str | None) -> int | None:
-        from lm_workbench.finetune.job import submit_finetune
+        from lm_workbench.finetune.runs import submit_finetune
 
         loaded, method = self.ctx.loaded, self.methods.get(method_name or "")
         try:

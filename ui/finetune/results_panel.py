@@ -7,7 +7,7 @@ so the most confident mistakes are on top; wrong rows are tinted. Above it, a pr
 model preferred the chosen answer on the held-out pairs before and after tuning, and per category. Clicking a
 header sorts by that column. For a sequence classifier, Explain under the table
 (``lm_workbench.ui.widgets.attribution_panel``) attributes the selected row's predicted label to
-its input tokens (``lm_workbench.attribution.jobs.run_label_job``: the run's model reloaded
+its input tokens (``lm_workbench.attribution.view_tasks.run_label_job``: the run's model reloaded
 from its output folder) with the raw attention of a layer.
 """
 

@@ -2,9 +2,9 @@
 
 The form writes a ``lm_workbench.heads.state.HeadsState`` (target, "instead of", how heads are ablated, the corpus
 file). Like Predictions, the view computes from the text box as the host asks (``computation``):
-``lm_workbench.heads.jobs.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
+``lm_workbench.heads.view_tasks.dla_job`` (one forward pass), shown as the layer × head heatmap of each head's direct share of the metric, the per-layer bar chart (heads summed, MLP, embeddings,
 biases) and, above them, the model's own metric, the parts' sum and the residual; a post-norm model gets the one
-line saying why there is no split. "Ablate every head" runs ``lm_workbench.heads.jobs.sweep_job`` through the view's
+line saying why there is no split. "Ablate every head" runs ``lm_workbench.heads.view_tasks.sweep_job`` through the view's
 jobs (progress, Cancel) and fills the second heatmap (ablated − clean) row by row. Both heatmaps and the chart
 are what File ▸ Export saves.
 """
@@ -12,6 +12,7 @@ are what File ▸ Export saves.
 from __future__ import annotations
 
 import html
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from lm_workbench.ui.view_kit.output_position import OutputPositionRow
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.computing_view import ComputingView
-from lm_workbench.heads.jobs import dla_job, sweep_job
+from lm_workbench.heads.view_tasks import dla_job, sweep_job
 from lm_workbench.heads.state import HOWS, HeadsState
 
 SWEEP_HINT = "Press Ablate every head: how far the metric moves without each head shows here."
@@ -170,8 +171,8 @@ class HeadsView(ComputingView, ModelView):
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
-        loaded, request = inputs.loaded, self.state.request(inputs.text)
-        key = (inputs.model_key, inputs.text, request["target"], request["contrast"], request["output_position"])
+        loaded, request = inputs.loaded, self.state.dla_request(inputs.text)
+        key = (inputs.model_key, inputs.text, request.target, request.contrast, request.output_position)
 
         def shown(result: Any) -> None:
             self._shown_key = key
@@ -212,14 +213,14 @@ class HeadsView(ComputingView, ModelView):
 
     def _sweep_key(self, text: str) -> tuple:
         """What an ablation map depends on besides the model: the text and the whole form."""
-        return tuple(sorted((k, repr(v)) for k, v in self.state.request(text).items()))
+        return tuple(sorted((k, repr(v)) for k, v in asdict(self.state.request(text)).items()))
 
     def _sweep_summary(self, text: str) -> str:
         request = self.state.request(text)
         short = text if len(text) <= 40 else text[:39] + "…"
-        target = f", target “{display_label(request['target'])}”" if request["target"] else ""
-        corpus = f" over {Path(request['corpus']).name}" if request["corpus"] and request["how"] != "zero" else ""
-        return f"text “{short}”{target}, {request['how']} ablation{corpus}"
+        target = f", target “{display_label(request.target)}”" if request.target else ""
+        corpus = f" over {Path(request.corpus).name}" if request.corpus and request.how != "zero" else ""
+        return f"text “{short}”{target}, {request.how} ablation{corpus}"
 
     def browse_corpus(self, path: str | None = None) -> None:
         """Choose the ablation corpus in a file dialog (or take ``path``) and put it in the Corpus field."""
@@ -335,9 +336,9 @@ class HeadsView(ComputingView, ModelView):
                         settings.get("how", s.how), settings.get("corpus", s.corpus),
                         int(settings.get("output_position", 0)))
         loaded = self.ctx.loaded if self.ctx is not None else None
-        request = self.state.request(self._text())
-        key = ((id(loaded), loaded.info.spec) if loaded is not None else None, request["text"], request["target"],
-               request["contrast"], request["output_position"])
+        request = self.state.dla_request(self._text())
+        key = ((id(loaded), loaded.info.spec) if loaded is not None else None, request.text, request.target,
+               request.contrast, request.output_position)
         if settings.get("ablate") and key == self._shown_key:  # the split shown is this one's: no new one comes
             self.run_sweep()
             return

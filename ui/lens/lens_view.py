@@ -31,7 +31,7 @@ from lm_workbench.ui.widgets.colormap import color_at, gradient_css
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.lens.lens_columns import LensColumns
 from lm_workbench.ui.lens.tuned_panel import KlChart, TunedLensControls
-from lm_workbench.lens.lens_jobs import MAX_POSITIONS, logit_lens_of_b, read_lenses
+from lm_workbench.lens.view_tasks import MAX_POSITIONS, logit_lens_of_b, read_lenses
 
 TARGET_DEBOUNCE_MS = 400
 

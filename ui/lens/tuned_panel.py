@@ -2,7 +2,7 @@
 
 ``TunedLensControls`` holds the Qt-free ``lm_workbench.lens.state.TunedLensState``. The switch is enabled
 when the loaded model has translators; "Train tuned lens" starts the recorded run
-(``lm_workbench.lens.job.window_job``) through the view's jobs, with progress and Cancel, on the corpus
+(``lm_workbench.lens.runs.window_job``) through the view's jobs, with progress and Cancel, on the corpus
 chosen with "Corpus…" (the Python documentation by default). ``KlChart`` draws the KL to the final
 distribution per layer for both lenses (pyqtgraph; colours and sizes from the theme tokens).
 """
@@ -161,7 +161,7 @@ class TunedLensControls(QWidget):
 
     # -- training ---------------------------------------------------------------------------------------------
     def start_training(self) -> None:
-        from lm_workbench.lens.job import window_job
+        from lm_workbench.lens.runs import window_job
 
         ctx = self.view.ctx
         loaded = ctx.loaded if ctx is not None else None

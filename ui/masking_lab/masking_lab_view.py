@@ -35,7 +35,7 @@ from lm_workbench.ui.widgets.export import export_dialog
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.fold import ColumnScroll, FoldRow
 from lm_workbench.export import export_csv, suggest_filename
-from lm_workbench.masking_lab import jobs
+from lm_workbench.masking_lab import view_tasks
 
 MODEL_TOKENIZER, OTHER_TOKENIZER = 0, 1
 
@@ -141,12 +141,12 @@ class MaskingLabView(ModelView):
         self.state.loaded = inputs.loaded
         if self.registry is None:
             settings = self.ctx.settings if self.ctx is not None else None
-            return Computation(("lab-registry",), lambda cancel: jobs.discover_registry(settings, cancel),
+            return Computation(("lab-registry",), lambda cancel: view_tasks.discover_registry(settings, cancel),
                                self._registry_ready)
         spec = self.tokenizer_spec()
         if spec is not None and spec not in self.state.tokenizers:
             trust = bool(getattr(self.ctx.settings if self.ctx else None, "trust_remote_code", False))
-            return Computation(("lab-tokenizer", spec), lambda cancel: jobs.load_other_tokenizer(spec, trust, cancel),
+            return Computation(("lab-tokenizer", spec), lambda cancel: view_tasks.load_other_tokenizer(spec, trust, cancel),
                                lambda tok: self._tokenizer_ready(spec, tok), label=f"Loading the tokenizer of {spec}…")
         self._refresh_objectives()
         self._apply_preset_objective()
@@ -161,7 +161,7 @@ class MaskingLabView(ModelView):
         tokenizer = self.state.tokenizer(spec)
         registry = self.registry
         key = self.state.request_key(inputs.model_key, text, spec, name, config, seed)
-        return Computation(key, lambda cancel: jobs.corrupt(registry, name, tokenizer, text, config, seed, loaded,
+        return Computation(key, lambda cancel: view_tasks.corrupt(registry, name, tokenizer, text, config, seed, loaded,
                                                            spec is None, cancel), lambda r: self._show(key, r))
 
     def show_hint(self, text: str) -> None:
@@ -329,7 +329,7 @@ class MaskingLabView(ModelView):
         text, registry = self.ctx.current_text(), self.registry
         self.compute(Computation(
             self.state.stats_request_key(spec, name, config, seed, n, text),
-            lambda cancel: jobs.statistics(registry, name, tokenizer, text, config, seed, n, cancel),
+            lambda cancel: view_tasks.statistics(registry, name, tokenizer, text, config, seed, n, cancel),
             self.stats.set_rates, label=f"Drawing {n} samples…"))
 
     # -------------------------------------------------------------- export

@@ -1,11 +1,11 @@
 """The Patching tab: activation patching (causal tracing) as a layers × tokens heatmap.
 
-The form writes a ``lm_workbench.patching.state.PatchingState``; Run starts ``lm_workbench.patching.jobs.patching_sweep``
+The form writes a ``lm_workbench.patching.state.PatchingState``; Run starts ``lm_workbench.patching.view_tasks.patching_sweep``
 (the engine's ``patching_job``) through the view's jobs (progress, Cancel), and each layer's
 ``Partial`` fills the heatmap's next row as it comes. The heatmap (``lm_workbench.ui.widgets.heatmap.HeatmapView``, signed:
 the diverging colormap) and the clean and corrupted predictions above it are what File ▸ Export saves.
 
-"Fast (gradient)" runs attribution patching instead (``lm_workbench.patching.jobs.attribution_sweep``: one forward
+"Fast (gradient)" runs attribution patching instead (``lm_workbench.patching.view_tasks.attribution_sweep``: one forward
 and one backward pass) and shows its approximate heatmap; "Refine exactly" then runs the exact sweep and the line
 under the heatmap gives the two matrices' correlation and their 5 largest disagreements.
 
@@ -39,7 +39,7 @@ from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.computing_view import ComputingView
 from lm_workbench.patching.state import CORRUPT_BY, PatchingState, settings_in_new_form
-from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
+from lm_workbench.patching.view_tasks import attribution_sweep, patching_sweep
 
 SITE_NAMES = {"resid": "resid: a block's output", "attn": "attn: its attention's output",
               "mlp": "mlp: its MLP's output"}

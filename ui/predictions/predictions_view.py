@@ -33,9 +33,9 @@ from lm_workbench.ui.predictions.model_b_predictions import ModelBPredictions
 from lm_workbench.ui.predictions.predictions_pages import FillMaskPage, InfillPage, NextTokenPage
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
-from lm_workbench.attribution.jobs import prediction_in_a_and_b_job, prediction_job
-from lm_workbench.compare.jobs import predict_b
-from lm_workbench.predictions.jobs import (
+from lm_workbench.attribution.view_tasks import prediction_in_a_and_b_job, prediction_job
+from lm_workbench.compare.view_tasks import predict_b
+from lm_workbench.predictions.view_tasks import (
     GENERATE_TOKENS, INFILL_MAX_TOKENS, fill_masks, generate_more, infill_text, next_tokens,
 )
 from lm_workbench.predictions.state import PredictionsState

@@ -136,7 +136,7 @@ class CourseBuilder(QObject):
 
     # ---------------------------------------------------------------- internal
     def _submit_next(self) -> None:
-        from lm_workbench.pretrain.course_job import submit_course_model
+        from lm_workbench.pretrain.course_runs import submit_course_model
         from lm_workbench.pretrain.course_models import course_root, course_spec
 
         state = self.state

@@ -31,7 +31,7 @@ from lm_workbench.ui.widgets.config_form import ConfigForm
 from lm_workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIVE, fits_family, missing_tokens
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.runs.summary import default_out_dir
-from lm_workbench.pretrain.form_jobs import count_architecture, discover_choices
+from lm_workbench.pretrain.view_tasks import count_architecture, discover_choices
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
                  "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}

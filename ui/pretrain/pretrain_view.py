@@ -32,7 +32,7 @@ from lm_workbench.ui.pretrain.pretrain_form import TrainingForm
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
-from lm_workbench.pretrain.job import submit_pretrain
+from lm_workbench.pretrain.runs import submit_pretrain
 from lm_workbench.pretrain.speed_text import describe_speed
 from lm_workbench.pretrain.state import PretrainRunState
 

@@ -205,7 +205,7 @@ class ProbingView(ComputingView, QWidget):
             self.ctx.show_message("Tick Probe, STS, Scalar mix or several.", "info")
             return
         from lm_workbench.probing.runs import ProbeRun, StsRun
-        from lm_workbench.probing.scalar_mix_run import ScalarMixRun
+        from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
         from lm_workbench.probing.spec import ScalarMixSpec
         from lm_workbench.runs.execute import execute_each
 

@@ -165,7 +165,7 @@ class EvaluatePanel(QWidget):
         if not self.state.rows and not self._prompt_valid:
             self.ctx.show_message("Fix the template first: its problems are shown under it.", "info")
             return
-        from lm_workbench.prompting.evaluation_job import evaluation_job
+        from lm_workbench.prompting.view_tasks import evaluation_job
 
         try:
             job = evaluation_job(loaded, self.state, self.ctx.run_services.path)

@@ -26,7 +26,7 @@ from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, s
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.export import suggest_filename
 from lm_workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
-from lm_workbench.prompting.jobs import build_prompt_job
+from lm_workbench.prompting.view_tasks import build_prompt_job
 
 SEPARATORS = {"blank line": "\n\n", "new line": "\n", "space": " "}
 
@@ -171,7 +171,7 @@ class FewShotPanel(QWidget):
             return
         if not self._has_data():
             return
-        from lm_workbench.prompting.evaluation_job import accuracy_vs_k_job
+        from lm_workbench.prompting.view_tasks import accuracy_vs_k_job
 
         try:
             ks = parse_ks(self.ks_edit.text())

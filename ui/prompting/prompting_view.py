@@ -30,8 +30,8 @@ from lm_workbench.ui.prompting.generate_panel import GeneratePanel
 from lm_workbench.ui.prompting.prompt_editor import PromptEditor
 from lm_workbench.ui.prompting.prompt_sets import PromptSetBar
 from lm_workbench.ui.prompting.score_panel import ScorePanel
-from lm_workbench.prompting.jobs import generation_job, scoring_job
-from lm_workbench.attribution.jobs import prompt_label_job
+from lm_workbench.prompting.view_tasks import generation_job, scoring_job
+from lm_workbench.attribution.view_tasks import prompt_label_job
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.prompting.state import PromptingState
 

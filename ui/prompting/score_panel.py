@@ -7,7 +7,7 @@ the labels). Right: the model's own top-k at the answer position, the words
 it would have put there. Above them, Explain (``lm_workbench.ui.widgets.attribution_panel``):
 the selected label's score (the predicted label's when none is selected)
 attributed to the filled prompt's tokens, with the raw attention of a layer
-(``lm_workbench.attribution.jobs.prompt_label_job``).
+(``lm_workbench.attribution.view_tasks.prompt_label_job``).
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ class HitList(QWidget):
         self.title.setText(title)
 
     def show_hits(self, hits: Sequence[Any], words: Sequence[str]) -> None:
-        """``hits`` (``lm_workbench.retrieval.jobs.Hit``) best first, ``words`` highlighted."""
+        """``hits`` (``lm_workbench.retrieval.view_tasks.Hit``) best first, ``words`` highlighted."""
         self.hits, self.words = list(hits), list(words)
         c = theme.current().colours
         rows = []

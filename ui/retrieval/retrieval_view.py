@@ -3,7 +3,7 @@ the top k passages with their cosines beside BM25's top k, model B's beside A's 
 BEIR folder (or the demo), the metrics of the model against BM25 with the per-query wins and losses.
 
 What the tab shows lives in a ``lm_workbench.retrieval.state.RetrievalState``; every job is a
-``lm_workbench.retrieval.jobs`` function run through ``ctx.jobs``. A search whose index is not the current
+``lm_workbench.retrieval.view_tasks`` function run through ``ctx.jobs``. A search whose index is not the current
 model's (another model was loaded, the pooling changed) indexes again first, from the cache when it can.
 """
 
@@ -29,7 +29,7 @@ from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
-from lm_workbench.retrieval import jobs
+from lm_workbench.retrieval import view_tasks
 from lm_workbench.retrieval.defaults import effective_pooling
 from lm_workbench.retrieval.state import RetrievalState
 from lm_workbench.result_origin import ResultOrigin, model_identity
@@ -290,7 +290,7 @@ class RetrievalView(QWidget):
             self._failed(exc, tb)
 
         self._busy("Reading the corpus…")
-        self.ctx.jobs.run(lambda cancel: jobs.read_corpus(source, cancel), done, step="retrieval",
+        self.ctx.jobs.run(lambda cancel: view_tasks.read_corpus(source, cancel), done, step="retrieval",
                           label="Reading the corpus…", on_progress=self._progress, on_error=refused,
                           on_cancelled=self._cancelled)
 
@@ -316,7 +316,7 @@ class RetrievalView(QWidget):
                        f"window {dense.window} tokens) and BM25." + (f" {notes}." if notes else ""), done=True)
             self._index_b(then)
 
-        self._run(lambda cancel: jobs.index_with_bm25(loaded, corpus, pooling, params, cancel), done,
+        self._run(lambda cancel: view_tasks.index_with_bm25(loaded, corpus, pooling, params, cancel), done,
                   "Indexing the corpus…")
 
     def _index_b(self, then: Callable[[], None] | None) -> None:
@@ -333,7 +333,7 @@ class RetrievalView(QWidget):
             if then is not None:
                 then()
 
-        self._run(lambda cancel: jobs.index_b(b, corpus, choice, cancel), done, "Indexing the corpus with model B…")
+        self._run(lambda cancel: view_tasks.index_b(b, corpus, choice, cancel), done, "Indexing the corpus with model B…")
 
     def _indexed(self) -> bool:
         """Whether A's index (and B's, when comparing) and BM25's are the current model's and pooling's."""
@@ -372,7 +372,7 @@ class RetrievalView(QWidget):
             if then is not None:
                 then()
 
-        self._run(lambda cancel: jobs.search_all(loaded, dense, bm25, b, dense_b, query, k, cancel), done,
+        self._run(lambda cancel: view_tasks.search_all(loaded, dense, bm25, b, dense_b, query, k, cancel), done,
                   "Searching…")
 
     def evaluate(self, *_args: Any) -> None:
@@ -403,7 +403,7 @@ class RetrievalView(QWidget):
                        done=True)
             scroll_into_view(self.metrics)  # below the fold with F5: the tab scrolls to the metrics
 
-        self._run(lambda cancel: jobs.evaluate(loaded, data, pooling, params, b, pooling_b, store, cancel),
+        self._run(lambda cancel: view_tasks.evaluate(loaded, data, pooling, params, b, pooling_b, store, cancel),
                   done, "Evaluating…")
 
     def _evaluation_key(self) -> tuple:
@@ -471,7 +471,7 @@ class RetrievalView(QWidget):
         self.evaluate_button.setEnabled(self.state.beir is not None)
 
     def _show_hits(self) -> None:
-        words = jobs.query_words(self.state.query)
+        words = view_tasks.query_words(self.state.query)
         self.hits_a.show_hits(self.state.hits.get("a", []), words)
         self.hits_bm25.show_hits(self.state.hits.get("bm25", []), words)
         if self.state.query and not self.state.hits.get("bm25"):

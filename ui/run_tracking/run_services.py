@@ -47,7 +47,7 @@ class RunServices:
         if self.closed:
             raise RuntimeError("the window is closing: no new runs")
         if self._lane is None:
-            from lm_workbench.lanes.long_runs import LongRunLane
+            from lm_workbench.lanes.long_run_lane import LongRunLane
 
             self._lane = LongRunLane(self.path)
         return self._lane

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.finetune.for_views import DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS
 from lm_workbench.ui import theme
-from lm_workbench.finetune.merge_run import MergeSpec, default_out_dir
+from lm_workbench.finetune.merge_runs import MergeSpec, default_out_dir
 
 HOW_HELP = {
     "linear": "Exactly Σ w·ΔW, negative weights too: LoRA's factors are concatenated (rank Σ r), IA³'s vectors "

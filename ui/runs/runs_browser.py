@@ -382,7 +382,7 @@ class RunsBrowser(QWidget):
         return dialog
 
     def start_merge(self, dialog: Any) -> None:
-        from lm_workbench.finetune.merge_run import MergeRun
+        from lm_workbench.finetune.merge_runs import MergeRun
 
         try:
             spec = dialog.spec()

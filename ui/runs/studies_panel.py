@@ -1,7 +1,7 @@
 """The Runs tab's Studies list: built-in and user studies, the cost before Start, the live table and figure, and
 one click (a double-click on a row) to a cell's run.
 
-Start queues the study as a ``study`` run on the window's long-run lane (``lm_workbench.studies.kind``), so it
+Start queues the study as a ``study`` run on the window's long-run lane (``lm_workbench.studies.runs``), so it
 is recorded, cancellable and resumable like any long run; the panel polls the study's state file and the run
 store every second and fills the table and the figure as cells finish. "Cell k of n" and the running cell's own
 "step s of t" come from the store. The cost (runs to make, time on this machine) is computed off the Qt thread
@@ -170,7 +170,7 @@ class StudiesPanel(QWidget):
 
     def choose(self) -> None:
         """Read the chosen study at the chosen scale; state its cost (off the Qt thread) and show its table."""
-        from lm_workbench.studies.kind import StudySpec
+        from lm_workbench.studies.runs import StudySpec
 
         item = self.list.currentItem()
         if item is None:
@@ -224,7 +224,7 @@ class StudiesPanel(QWidget):
     # ---------------------------------------------------------------- running
     def start(self) -> int | None:
         """Queue the chosen study on the long-run lane; its run id."""
-        from lm_workbench.studies.kind import STUDY
+        from lm_workbench.studies.runs import STUDY
 
         if self.spec is None:
             return None

@@ -15,7 +15,7 @@ from lm_workbench.ui.tokens.token_view import TokenView
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
-from lm_workbench.compare.jobs import tokenize_b
+from lm_workbench.compare.view_tasks import tokenize_b
 from lm_workbench.tokens.state import TokensState
 
 

@@ -2,7 +2,7 @@
 
 A view never sees the window. Its context offers the loaded model and its
 changes (and model B, ``model_b``, when comparing two models), the settings, jobs with progress, partial results and cancel
-(``ctx.jobs``, a ``lm_workbench.ui.view_kit.view_jobs.ViewJobs`` of its own), messages and the
+(``ctx.jobs``, a ``lm_workbench.ui.view_kit.view_task_runner.ViewJobs`` of its own), messages and the
 status line, opening or registering a model, the long-run services (one
 lane, the run store) and, for views that declare the ``text`` input, the
 text box. ``Shell`` is the window's side of that contract: the few callables
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from lm_workbench.ui.view_kit.view_identity import ViewIdentity
-from lm_workbench.ui.view_kit.view_jobs import ViewJobs
+from lm_workbench.ui.view_kit.view_task_runner import ViewJobs
 
 if TYPE_CHECKING:
     from lm_workbench.ui.view_kit.job_bridge import JobBridge

@@ -2,7 +2,7 @@
 Explain and Cancel, a line saying what was explained, and the token heat strip (``token_strip.TokenStrip``).
 
 The panel computes nothing: it emits ``explain_requested`` and the view runs one of
-``lm_workbench.attribution.jobs`` through its job mechanism, then calls ``show_explanation``
+``lm_workbench.attribution.view_tasks`` through its job mechanism, then calls ``show_explanation``
 (or ``show_error``). Methods are named as the engine names them (``lm_workbench.engine.attribution.names``).
 
 "instead of" (empty by default: nothing changes) names a foil Y: the strip then explains logit(X) − logit(Y),

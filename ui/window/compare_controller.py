@@ -150,7 +150,7 @@ class CompareController(QObject):
         self.panel.set_recent(specs)
 
     def _loaded(self, gen: int, loaded: Any) -> None:
-        from lm_workbench.models.jobs import settle_heap  # torch is imported by now
+        from lm_workbench.models.view_tasks import settle_heap  # torch is imported by now
 
         if self.state.finish_load(gen, loaded):
             settle_heap()

@@ -86,7 +86,7 @@ def _load(spec: str, settings: Settings, cancel: CancelToken) -> Any:
 
 
 def _tokenize(loaded: LoadedModel, text: str, pair: str | None, cancel: CancelToken) -> TokenizedText:
-    from lm_workbench.models.jobs import tokenize_job
+    from lm_workbench.models.view_tasks import tokenize_job
 
     return tokenize_job(loaded, text, pair, cancel)
 
@@ -385,7 +385,7 @@ class MainWindow(FolderDrop, QMainWindow):
         if not self.session.finish_load(gen, loaded):
             return
         self.compare.a_load_ended()
-        from lm_workbench.models.jobs import settle_heap  # torch is imported by now
+        from lm_workbench.models.view_tasks import settle_heap  # torch is imported by now
 
         settle_heap()  # on this (the GUI) thread: see its docstring
         info = loaded.info

@@ -20,7 +20,7 @@ class RunModels:
         """The ``ClassifierModel`` of the run in ``out_dir``, opened once (on the worker thread)."""
         if self._out_dir != out_dir or self._model is None:
             from lm_workbench.engine.attribution.classifier import ClassifierModel
-            from lm_workbench.finetune.run import open_output
+            from lm_workbench.finetune.train import open_output
 
             self._model = None
             self._model = ClassifierModel(open_output(out_dir), f"the run in …/{Path(out_dir).name}")

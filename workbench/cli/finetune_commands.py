@@ -171,7 +171,7 @@ RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("
 def _resumed_spec(args: argparse.Namespace) -> Any:
     """``--resume RUN_OR_DIR``: the run's own spec; any other run setting on the line is refused."""
     from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.finetune.run import resume_spec
+    from lm_workbench.finetune.train import resume_spec
 
     given = [flag for name, flag in RUN_SETTINGS if getattr(args, name, None) not in (None, "", [])]
     given += [f"--{dest[len(OPTION_PREFIX):].replace('__', '-').replace('_', '-')}" for dest, value in
@@ -219,7 +219,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
-    from lm_workbench.finetune.job import run_recorded
+    from lm_workbench.finetune.runs import run_recorded
 
     from lm_workbench.engine.maths import undefined
 
@@ -285,7 +285,7 @@ def _say_instruct(summary: dict[str, Any]) -> None:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from lm_workbench.engine.finetune.saved import predict
-    from lm_workbench.finetune.run import open_output
+    from lm_workbench.finetune.train import open_output
 
     tuned = open_output(args.folder)
     if tuned.task == "preference":  # the tuned language model answers through the run's chat template

@@ -62,7 +62,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_tuned_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.lens.job import run_recorded
+    from lm_workbench.lens.runs import run_recorded
 
     spec = spec_from_args(args)
     spec.check()
@@ -109,8 +109,8 @@ def cmd_lens(args: argparse.Namespace) -> int:
 def _tuned_lens(args: argparse.Namespace) -> int:
     """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
     from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.tuned_lens.lens import read_both
-    from lm_workbench.engine.tuned_lens.translators import load_translators
+    from lm_workbench.engine.lens.tuned.lens import read_both
+    from lm_workbench.engine.lens.tuned.translators import load_translators
     from lm_workbench.lens.files import find_translators
 
     k = positive_k(args.k)

@@ -102,7 +102,7 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
     from lm_workbench.engine.patching.attribution_patching import METHOD
     from lm_workbench.engine.patching.comparison import compare
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.patching.jobs import attribution_sweep, patching_sweep
+    from lm_workbench.patching.view_tasks import attribution_sweep, patching_sweep
     from lm_workbench.requests import request_of
 
     request = request_of(args)

@@ -100,7 +100,7 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 
 
 def cmd_pretrain(args: argparse.Namespace) -> int:
-    from lm_workbench.pretrain.recording import run_recorded
+    from lm_workbench.pretrain.runs import run_recorded
 
     spec = spec_from_args(args)
     summary = run_recorded(spec, echo=None if args.json else echo)

@@ -90,18 +90,18 @@ def _pooling(args: argparse.Namespace, loaded: Any) -> str:
 def cmd_retrieve(args: argparse.Namespace) -> int:
     from lm_workbench.engine.errors import WorkbenchError
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.retrieval import jobs
+    from lm_workbench.retrieval import view_tasks
 
     k = positive_k(args.k)
     if not args.query.strip():
         raise WorkbenchError("--query is empty")
-    corpus, _ = jobs.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)
+    corpus, _ = view_tasks.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)
     loaded = load_for(args)
     pooling = _pooling(args, loaded)
-    dense = _drive(jobs.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
+    dense = _drive(view_tasks.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
     for line in dense.notes:
         note(line)
-    results = jobs.search(loaded, dense, args.query, k, NEVER_CANCELLED)
+    results = view_tasks.search(loaded, dense, args.query, k, NEVER_CANCELLED)
     say_read(corpus.report, args)  # after the search: a refusal stays one line
     if args.json:
         print_json({"query": args.query, "results": [h.to_json() for h in results], "pooling": pooling})

@@ -46,7 +46,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from lm_workbench.probing.scalar_mix_run import ScalarMixRun
+    from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
 
     mix, run_id, _ = execute_recorded(ScalarMixRun(spec_from_args(args)), args)
     if args.json:

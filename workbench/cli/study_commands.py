@@ -55,7 +55,7 @@ def _sets(pairs: list[str]) -> dict[str, str]:
 def cmd_study(args: argparse.Namespace) -> int:
     if args.study_command == "list":
         return _list(args)
-    from lm_workbench.studies.kind import StudySpec
+    from lm_workbench.studies.runs import StudySpec
 
     spec = StudySpec(study=args.study, scale=args.scale, out_dir=args.out, sets=_sets(args.set),
                      yes=bool(getattr(args, "yes", False))).checked()
@@ -80,7 +80,7 @@ def _run(spec: Any, args: argparse.Namespace) -> int:
     from lm_workbench.paths import runs_db_path
     from lm_workbench.store import RunStore
     from lm_workbench.studies.estimate import estimate
-    from lm_workbench.studies.kind import StudyRun
+    from lm_workbench.studies.runs import StudyRun
 
     study, out = spec.load()
     with RunStore(runs_db_path()) as store:

@@ -17,7 +17,7 @@ from lm_workbench.engine.errors import WorkbenchError
 
 def lens(request: Any, loaded: Any) -> Result:
     """The logit lens: every layer's top-``k`` tokens at every position (Nostalgebraist 2020)."""
-    from lm_workbench.engine.logit_lens import logit_lens
+    from lm_workbench.engine.lens.logit import logit_lens
 
     table = logit_lens(loaded, request.text, target=request.target, k=positive_k(request.k))
     note_window(table.notes)
@@ -153,7 +153,7 @@ def patch(request: Any, loaded: Any) -> Result:
     metric. ``approx``/``compare_exact`` (attribution patching) stay in the CLI's handler."""
     from lm_workbench.command_results.driving import drive_quietly
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.patching.jobs import patching_sweep
+    from lm_workbench.patching.view_tasks import patching_sweep
 
     result = drive_quietly(patching_sweep(loaded, request, NEVER_CANCELLED))
     note_window(result.notes)

@@ -1,9 +1,9 @@
 """Compare: a model B beside model A (the model panel's "Compare with…", the Runs tab's "Compare with this").
 
-``model_b``: which model B is and its load bookkeeping (Qt-free); ``jobs``: B's load, the layer × layer CKA
+``model_b``: which model B is and its load bookkeeping (Qt-free); ``view_tasks``: B's load, the layer × layer CKA
 of A and B, and B's side of the paired views (its tokens, its encoding with attentions, its predictions).
-Explain's pair is ``lm_workbench.attribution.jobs.prediction_in_a_and_b_job``; the lens's B table is
-``lm_workbench.lens.lens_jobs.logit_lens_of_b``.
+Explain's pair is ``lm_workbench.attribution.view_tasks.prediction_in_a_and_b_job``; the lens's B table is
+``lm_workbench.lens.view_tasks.logit_lens_of_b``.
 """
 
 from lm_workbench.callable_packages import make_callable as _make_callable

@@ -103,7 +103,7 @@ def save_outputs(*, spec: Any, out_dir: Path, base_folder: Path, method: Any, me
         summary["rows_cut"] = result.extra["rows_cut"]
     if report.squad is not None:  # QA: the official SQuAD 2.0 scorer's result (fractions, totals)
         summary["squad"] = {k: finite(v) if isinstance(v, float) else v for k, v in report.squad.items()}
-    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (lm_workbench.engine.preference.job)
+    summary.update(getattr(result, "summary_extra", {}))  # preference: train, before, after (lm_workbench.engine.preference.train)
     summary["notes"] = run_notes(data, result) + [n for n in summary.get("notes", []) if isinstance(n, str)]
     summary["summary_path"] = str(out_dir / SUMMARY_FILE)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.finetune.job import FineTuneData
+from lm_workbench.engine.finetune.train import FineTuneData
 from lm_workbench.engine.finetune.names import LABELLED_TASKS
 from lm_workbench.finetune.spec import FineTuneSpec
 

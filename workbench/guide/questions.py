@@ -176,7 +176,7 @@ def top_position(run: StepRun, args: dict[str, Any]) -> Expected:
 def token_count(run: StepRun, args: dict[str, Any]) -> Expected:
     """How many tokens the model reads the step's text as (special tokens included), as the Tokens view lists."""
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.models.jobs import tokenize_job
+    from lm_workbench.models.view_tasks import tokenize_job
 
     tt = run.once("tokens", lambda: tokenize_job(run.loaded, run.text(), run.inputs.get("pair") or None,
                                                  NEVER_CANCELLED))
@@ -187,7 +187,7 @@ def token_count(run: StepRun, args: dict[str, Any]) -> Expected:
 def lens_first_layer(run: StepRun, args: dict[str, Any]) -> Expected:
     """The first layer whose logit-lens top token at the last position is the model's own final one."""
     from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.lens.lens_jobs import read_lenses
+    from lm_workbench.lens.view_tasks import read_lenses
 
     both = run.once("lens", lambda: read_lenses(run.loaded, run.text(), None, None, NEVER_CANCELLED))
     table = both.logit

@@ -2,7 +2,7 @@
 ablates every head (filled row by row).
 
 ``HeadsState`` holds the target and foil ("instead of"), how heads are ablated, the corpus file mean and
-resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``lm_workbench.heads.jobs`` takes. ``dla`` is the engine's
+resample read, and for an encoder-decoder the decoder's output position explained (Explain's and Patching's); ``request(text)`` is what ``lm_workbench.heads.view_tasks`` takes. ``dla`` is the engine's
 ``DirectLogitAttribution`` (or None) and ``dla_note`` the one line a post-norm model gets instead; ``sweep`` the
 engine's ``Ablation`` (partial while ``running``), ``change()`` its [rows][heads] ablated − clean with NaN for
 rows not done yet. Events: ``inputs_changed``, ``dla_changed``, ``sweep_changed``, ``running_changed``.
@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from lm_workbench.observable import EventGroup
+from lm_workbench.requests import AblateRequest, DlaRequest
 
 HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (a test checks they agree)
 
@@ -54,16 +55,24 @@ class HeadsState:
             return f"{self.how.capitalize()} ablation reads a corpus: name a text file (one text a line)."
         return None
 
-    def request(self, text: str) -> dict[str, Any]:
-        """The keyword arguments of the jobs (besides the model and the cancel token)."""
+    def request(self, text: str, model: str = "") -> AblateRequest:
+        """The whole form as the typed request ``lm-workbench ablate --all-heads`` builds (``model``: the loaded
+        model's spec, when the caller knows it; the tasks take the loaded model itself). The view's target may be
+        empty (None: the model's own prediction), which the CLI's required ``--target`` does not allow."""
         # tokens as typed: " list" (a word after a space) and "list" are different tokens
-        return {"text": text, "target": self.target if self.target.strip() else None,
-                "contrast": self.contrast if self.contrast.strip() else None,
-                "how": self.how, "corpus": self.corpus.strip() or None, "output_position": self.output_position}
+        return AblateRequest(model=model, text=text, target=self.target if self.target.strip() else None,
+                             contrast=self.contrast if self.contrast.strip() else None, all_heads=True,
+                             how=self.how, corpus=self.corpus.strip() or None, output_position=self.output_position)
+
+    def dla_request(self, text: str, model: str = "") -> DlaRequest:
+        """The split's typed request, as ``lm-workbench dla`` builds it (the form's target, contrast, position)."""
+        ablate = self.request(text, model)
+        return DlaRequest(model=model, text=text, target=ablate.target, contrast=ablate.contrast,
+                          output_position=ablate.output_position)
 
     # ---------------------------------------------------------------- results
     def set_dla(self, result: tuple[str, Any]) -> None:
-        """``lm_workbench.heads.jobs.dla_job``'s ("dla", result) or ("note", line)."""
+        """``lm_workbench.heads.view_tasks.dla_job``'s ("dla", result) or ("note", line)."""
         kind, value = result
         self.dla, self.dla_note = (value, "") if kind == "dla" else (None, value)
         self.events.dla_changed.emit()

@@ -1,7 +1,7 @@
 """``generate --chat``: a prompt answered through a chat template, by a model or by an instruct run's model.
 
 ``open_chat_model(spec, load)``: an instruct output folder (``finetune.json`` with task ``instruct``) is
-reloaded on its base with its method (``lm_workbench.finetune.run.open_output``: a LoRA or prefix run's adapter on a
+reloaded on its base with its method (``lm_workbench.finetune.train.open_output``: a LoRA or prefix run's adapter on a
 fresh base) and answers with the chat template stored with the run; any other model is loaded by ``load`` (the
 CLI's ``load_for``) and uses ``--template`` (auto: its own chat template, else the plain one, said in ``note``).
 ``chat_reply`` renders the prompt as one user turn with the generation prompt and generates (greedy, or sampled
@@ -44,7 +44,7 @@ def open_chat_model(spec: str, load: Callable[[], Any], template_choice: str | N
 
     manifest = instruct_manifest(spec)
     if manifest is not None:
-        from lm_workbench.finetune.run import open_output
+        from lm_workbench.finetune.train import open_output
 
         tuned = open_output(spec)
         saved = manifest.get("chat_template") or {}

@@ -18,7 +18,7 @@ from lm_workbench.paths import data_dir
 
 FOLDER = "tuned_lens"
 INDEX = "index.json"
-WEIGHTS_FILE = "translators.safetensors"  # lm_workbench.engine.tuned_lens.translators.WEIGHTS_FILE (no torch here)
+WEIGHTS_FILE = "translators.safetensors"  # lm_workbench.engine.lens.tuned.translators.WEIGHTS_FILE (no torch here)
 
 
 def _store() -> Path:

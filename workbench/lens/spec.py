@@ -17,7 +17,7 @@ CONFIG_FLAGS = {"steps": "--steps", "batch_size": "--batch-size", "seq_len": "--
 @dataclass
 class TunedLensSpec(RunSpec):
     """One tuned-lens training: the model, the corpus files, where the translators go and the settings
-    (``lm_workbench.engine.tuned_lens.config.TunedLensConfig`` fields; absent ones keep their defaults).
+    (``lm_workbench.engine.lens.tuned.config.TunedLensConfig`` fields; absent ones keep their defaults).
 
     ``out_dir`` None: next to the model (``lm_workbench.lens.files.default_out_dir``)."""
 
@@ -39,7 +39,7 @@ class TunedLensSpec(RunSpec):
 
     def config(self) -> Any:
         """The ``TunedLensConfig`` these settings make (checked)."""
-        from lm_workbench.engine.tuned_lens.config import TunedLensConfig
+        from lm_workbench.engine.lens.tuned.config import TunedLensConfig
 
         return TunedLensConfig.from_dict(dict(self.settings))
 

@@ -25,7 +25,7 @@ class TunedLensState:
         self.model_folder: str | None = None
         self.folder: Path | None = None  # the loaded model's translators, if any
         self.mode = "logit"
-        self.both: Any = None  # lm_workbench.engine.tuned_lens.lens.BothLenses of the text shown
+        self.both: Any = None  # lm_workbench.engine.lens.tuned.lens.BothLenses of the text shown
         self.corpus: str | None = None  # None: the English text of Python's documentation
         self.steps = DEFAULT_STEPS
         self.training = False

@@ -4,7 +4,7 @@
 embeddings get ROME's noise instead of a second text), the target and contrast tokens (the clean answer and an
 optional wrong one, as dla, ablate and ``patch --target/--contrast`` name them) and the site; ``request()``
 is the typed ``PatchRequest`` (``lm_workbench.requests``, what ``lm-workbench patch`` builds too) that the
-tab's jobs (``lm_workbench.patching.jobs``) hand to the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
+tab's jobs (``lm_workbench.patching.view_tasks``) hand to the engine's ``lm_workbench.engine.patching.tracing.patching_job`` takes. While a sweep runs, ``add_partial``
 keeps the layers done so far (the engine's ``Partial`` values), ``finish`` the whole result; ``matrix()`` is
 the [layers, tokens] effect with NaN for rows not computed yet. Events: ``inputs_changed``,
 ``result_changed`` (partial or whole), ``running_changed``.

@@ -165,7 +165,7 @@ def train_course_models(*, corpus: str | Path | None = None, out_root: str | Pat
     started are not recorded.
     """
     from lm_workbench.engine.pretrain.python_docs import python_docs_corpus
-    from lm_workbench.pretrain.recording import run_recorded
+    from lm_workbench.pretrain.runs import run_recorded
     from lm_workbench.settings import load_settings, save_settings
 
     from lm_workbench.runs.disk_space import check_space

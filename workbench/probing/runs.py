@@ -13,7 +13,7 @@ from typing import Any, Generator
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
-from lm_workbench.embeddings.jobs import activation_cache
+from lm_workbench.embeddings.view_tasks import activation_cache
 from lm_workbench.probing.spec import ProbeSpec, StsSpec
 from lm_workbench.runs.execute import ComputedRun, execute_in_lane
 from lm_workbench.runs.kinds import RunKind, spec_command

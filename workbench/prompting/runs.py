@@ -1,7 +1,7 @@
 """Prompt evaluations as runs: reading the labelled data, computing, and what a ``prompt-eval`` run records.
 
 ``PromptEvalRun`` is the ``ComputedRun`` of a ``PromptEvalSpec``: the CLI, the Prompting view (one run per row
-of its comparison, ``lm_workbench.prompting.evaluation_job``) and the long-run job all record it through
+of its comparison, ``lm_workbench.prompting.view_tasks``) and the long-run job all record it through
 ``lm_workbench.runs.execute``: one metrics row per prompt (step = the prompt's index), and the whole result as
 a JSON artifact.
 """

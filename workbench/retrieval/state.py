@@ -34,7 +34,7 @@ class RetrievalState:
         self.dense_b: Any = None  # B's DenseIndex
         self.bm25: Any = None  # Bm25Index
         self.query = ""
-        self.hits: dict[str, list] = {}  # "a" / "bm25" / "b" -> list of lm_workbench.retrieval.jobs.Hit
+        self.hits: dict[str, list] = {}  # "a" / "bm25" / "b" -> list of lm_workbench.retrieval.view_tasks.Hit
         self.evaluation: Any = None  # A's EvalResult (with BM25's)
         self.evaluation_b: Any = None  # B's EvalResult, or None
 

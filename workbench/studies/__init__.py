@@ -6,5 +6,5 @@ published values beside the local ones (issue 45). See docs/studies.md.
 - ``runner``: the queue (progress, Cancel, resume, reuse of identical cells, a failed cell marked);
 - ``table``: the table (mean and spread over seeds) with the published values beside;
 - ``figure`` / ``export``: PNG/SVG and CSV, and a whole study as one folder;
-- ``kind``: the ``study`` run kind (it links its cells).
+- ``runs``: the ``study`` run kind (it links its cells).
 """

@@ -1,7 +1,7 @@
 """The Embeddings view's metrics: the query occurrence's nearest neighbours, as the Neighbours panel lists them.
 
 The step's corpus (its lines and sense labels, or ``"demo"``) is embedded with the view's job
-(``lm_workbench.embeddings.jobs.extract``: every layer and the static baseline, mean-pooled words), the
+(``lm_workbench.embeddings.view_tasks.extract``: every layer and the static baseline, mean-pooled words), the
 representation is the step's ``layer`` spec, and the neighbours of the ``query`` occurrence come from the
 view's own ``EmbeddingsState.neighbours`` (k nearest by cosine, never from the query's sentence, ties kept
 whole; ``same_word``: only occurrences of the query's word). ``of``: ``"contextual"`` (the layer spec, the
@@ -20,23 +20,23 @@ OF = {"of": "contextual (the step's layer, default) or static (the input embeddi
 
 def _state(run: StepRun) -> Any:
     def build() -> Any:
-        from lm_workbench.embeddings import jobs
+        from lm_workbench.embeddings import view_tasks
         from lm_workbench.embeddings.state import EmbeddingsState
         from lm_workbench.engine.embeddings.corpus import Corpus
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 
         corpus_in = run.inputs.get("corpus")
         if corpus_in is None or corpus_in == "demo":
-            corpus, _words = jobs.demo_corpus(NEVER_CANCELLED)
+            corpus, _words = view_tasks.demo_corpus(NEVER_CANCELLED)
         else:
             corpus = Corpus(lines=list(corpus_in["lines"]), labels=corpus_in.get("labels"),
                             source=corpus_in.get("source", "lecture preset"), label_name=corpus_in.get("label_name"))
         words = list(run.settings.get("words") or []) or None
-        table = run_to_completion(jobs.extract(run.loaded, corpus, words, "mean", NEVER_CANCELLED))
+        table = run_to_completion(view_tasks.extract(run.loaded, corpus, words, "mean", NEVER_CANCELLED))
         state = EmbeddingsState()
         state.set_corpus(corpus)
         state.set_table(("claims", id(table)), table)
-        spec, vectors = jobs.representation(table, str(run.settings.get("layer", table.num_layers)))
+        spec, vectors = view_tasks.representation(table, str(run.settings.get("layer", table.num_layers)))
         state.set_representation(spec, vectors)
         return state
 

@@ -3,9 +3,9 @@ before/after of an instruct or preference run.
 
 The form is the view's (``FineTuneState`` with the step's ``task``, ``epochs``, ``seed``, ``method``, ``lr``
 and ``template``; the task's demo file and, where the demo has one, its held-out file). Counts are the bench's
-(``lm_workbench.finetune.run.parameter_counts``: the method applied, nothing trained); the instruct page is
+(``lm_workbench.finetune.train.parameter_counts``: the method applied, nothing trained); the instruct page is
 ``lm_workbench.instruct.preview.build_preview`` with the model's tokenizer; a run is
-``lm_workbench.finetune.run.run_finetune`` of the form's spec (the function the view's run process calls), into
+``lm_workbench.finetune.train.run_finetune`` of the form's spec (the function the view's run process calls), into
 a folder under the verify's work folder, not recorded in the run store. ``start: last_run`` starts a
 preference run from the output of the preset's last earlier instruct or preference step, as the view starts
 from its last run.
@@ -45,7 +45,7 @@ def _state(run: StepRun, method: str | None = None) -> Any:
 
 def _counts(run: StepRun, method: str) -> tuple[int, int]:
     def build() -> tuple[int, int]:
-        from lm_workbench.finetune.run import parameter_counts
+        from lm_workbench.finetune.train import parameter_counts
 
         return parameter_counts(_state(run).spec(run.model, out_dir="", method=method))
 
@@ -97,7 +97,7 @@ def _trained(run: StepRun) -> dict[str, Any]:
     """The run's summary (trained once per step)."""
 
     def build() -> dict[str, Any]:
-        from lm_workbench.finetune.run import run_finetune
+        from lm_workbench.finetune.train import run_finetune
 
         state = _state(run)
         if run.settings.get("show") not in TRAINING_SHOWS:

@@ -1,6 +1,6 @@
 """The Heads view's metrics: direct logit attribution of the step's prediction, and the sweep that ablates every
 head (``zero``, ``mean`` or ``resample``, as the step's ``how`` says), from the view's jobs
-(``lm_workbench.heads.jobs``) on the request ``HeadsState.request(text)`` makes. ``change`` is ablated − clean
+(``lm_workbench.heads.view_tasks``) on the request ``HeadsState.request(text)`` makes. ``change`` is ablated − clean
 for one head, as the map shows it (blue: negative, the difference drops without that head).
 """
 
@@ -12,7 +12,7 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.lectures.metrics.base import Metric, StepRun, finite, index_in, int_arg, metrics_of
 
 
-def _request(run: StepRun) -> dict[str, Any]:
+def _request(run: StepRun) -> Any:
     from lm_workbench.heads.state import HeadsState
 
     s = run.settings
@@ -28,7 +28,7 @@ def _request(run: StepRun) -> dict[str, Any]:
 def _dla(run: StepRun) -> Any:
     def build() -> Any:
         from lm_workbench.engine.progress import NEVER_CANCELLED
-        from lm_workbench.heads.jobs import dla_job
+        from lm_workbench.heads.view_tasks import dla_job
 
         kind, value = dla_job(run.loaded, _request(run), NEVER_CANCELLED)
         if kind != "dla":
@@ -41,7 +41,7 @@ def _dla(run: StepRun) -> Any:
 def _changes(run: StepRun) -> list[list[float]]:
     def build() -> list[list[float]]:
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-        from lm_workbench.heads.jobs import sweep_job
+        from lm_workbench.heads.view_tasks import sweep_job
 
         sweep = run_to_completion(sweep_job(run.loaded, _request(run), NEVER_CANCELLED))
         return [[v - sweep.clean_metric for v in row] for row in sweep.ablated_metric]

@@ -2,7 +2,7 @@
 
 The request is the view's (``PatchingState.request()`` after the step's ``clean``, ``corrupt``, ``target``,
 ``contrast`` (older presets: ``answer``, ``wrong``), ``site``, ``corrupt_by``, ``subject`` and ``output_position``), the sweep its job
-(``lm_workbench.patching.jobs.patching_sweep``, the exact one; ``fast`` steps are computed exactly too: a claim
+(``lm_workbench.patching.view_tasks.patching_sweep``, the exact one; ``fast`` steps are computed exactly too: a claim
 is about what patching shows, not about its gradient approximation). ``effect`` is the recovered fraction of
 the metric at one (layer, token) cell: 0 = the corrupted run's, 1 = the clean run's.
 """
@@ -17,7 +17,7 @@ from lm_workbench.lectures.metrics.base import Metric, StepRun, finite, index_in
 def _result(run: StepRun) -> Any:
     def build() -> Any:
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
-        from lm_workbench.patching.jobs import patching_sweep
+        from lm_workbench.patching.view_tasks import patching_sweep
         from lm_workbench.patching.state import PatchingState, settings_in_new_form
 
         s, loaded = settings_in_new_form(run.settings), run.loaded

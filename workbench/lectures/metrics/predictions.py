@@ -1,8 +1,8 @@
 """The Predictions view's metrics: its predictions for the step's text and Explain's attribution of the top one.
 
-The predictions are the view's jobs (``lm_workbench.predictions.jobs``): a decoder's next token after the text,
+The predictions are the view's jobs (``lm_workbench.predictions.view_tasks``): a decoder's next token after the text,
 a masked LM's top tokens at each mask (the first mask is explained), an encoder-decoder's output (its first
-token is explained); top k = 5 as the view shows. Explain is ``lm_workbench.attribution.jobs.prediction_job``
+token is explained); top k = 5 as the view shows. Explain is ``lm_workbench.attribution.view_tasks.prediction_job``
 with the step's ``method`` (default grad-input), ``layer`` (the attention row under the tokens; default -1, the
 last) and foil (``contrast``, or ``second_choice``: the model's runner-up), for the top prediction.
 """
@@ -22,7 +22,7 @@ def _predictions(run: StepRun) -> dict[str, Any]:
 
     def build() -> dict[str, Any]:
         from lm_workbench.engine.progress import NEVER_CANCELLED
-        from lm_workbench.predictions.jobs import fill_masks, infill_text, next_tokens
+        from lm_workbench.predictions.view_tasks import fill_masks, infill_text, next_tokens
 
         loaded, text = run.loaded, run.text()
         family = str(getattr(loaded.info.family, "value", loaded.info.family))
@@ -47,7 +47,7 @@ def _predictions(run: StepRun) -> dict[str, Any]:
 
 def _explanation(run: StepRun) -> Any:
     def build() -> Any:
-        from lm_workbench.attribution.jobs import prediction_job
+        from lm_workbench.attribution.view_tasks import prediction_job
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 
         request = dict(_predictions(run)["request"])

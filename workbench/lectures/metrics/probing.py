@@ -35,7 +35,7 @@ def _compute(run: StepRun, which: str) -> Any:
     def build() -> Any:
         from lm_workbench.engine.progress import run_to_completion
         from lm_workbench.probing.runs import ProbeRun, StsRun
-        from lm_workbench.probing.scalar_mix_run import ScalarMixRun
+        from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
         from lm_workbench.probing.spec import ScalarMixSpec
 
         state = _state(run)

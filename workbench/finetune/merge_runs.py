@@ -3,7 +3,7 @@
 The Runs tab's Merge… runs ``MergeRun(spec).window_job(store)`` (progress and Cancel in the window, the
 result recorded in the run store, so it is listed beside the runs it came from and "Copy as CLI command"
 gives the ``lm-workbench finetune-merge`` line); the long-run lane target
-``lm_workbench.finetune.merge_run:merge_lane_job`` serves "Run again". The work itself is
+``lm_workbench.finetune.merge_runs:merge_lane_job`` serves "Run again". The work itself is
 ``lm_workbench.engine.finetune.merging.merge_runs``; ``lm-workbench finetune-merge`` drives it unrecorded, as before.
 """
 
@@ -71,7 +71,7 @@ class MergeSpec(RunSpec):
         return parts + ["--out", self.out_dir]
 
 
-FINETUNE_MERGE = RunKind(kind=KIND, target="lm_workbench.finetune.merge_run:merge_lane_job", title="Merge",
+FINETUNE_MERGE = RunKind(kind=KIND, target="lm_workbench.finetune.merge_runs:merge_lane_job", title="Merge",
                          command=spec_command(MergeSpec))
 
 

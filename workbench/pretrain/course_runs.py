@@ -1,4 +1,4 @@
-"""One course model as a long-run lane job: ``"lm_workbench.pretrain.course_job:course_lane_job"``.
+"""One course model as a long-run lane job: ``"lm_workbench.pretrain.course_runs:course_lane_job"``.
 
 The window's course build (``lm_workbench.ui.pretrain.course_builder``) submits one family at a time, so a
 Cancel leaves only what ran in the run store. The job is a recorded ``pretrain`` run like any other (the runs
@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.pretrain.recording import PretrainRun
+from lm_workbench.pretrain.runs import PretrainRun
 from lm_workbench.pretrain.spec import PretrainSpec
 
-TARGET = "lm_workbench.pretrain.course_job:course_lane_job"
+TARGET = "lm_workbench.pretrain.course_runs:course_lane_job"
 
 
 class CourseModelRun(PretrainRun):

@@ -2,7 +2,7 @@
 
 ``fill_masks`` (a masked LM's top k per mask), ``next_tokens`` (a decoder's top k after kept prompt ids),
 ``generate_more`` (greedy continuation of those ids), ``infill_text`` (an encoder-decoder's output). Explain's
-jobs are ``lm_workbench.attribution.jobs``; model B's side is ``lm_workbench.compare.jobs.predict_b``.
+jobs are ``lm_workbench.attribution.view_tasks``; model B's side is ``lm_workbench.compare.view_tasks.predict_b``.
 """
 
 from __future__ import annotations

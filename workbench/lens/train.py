@@ -2,11 +2,11 @@
 
 ``tuned_lens_job(spec, loaded, cancel=..., report=...)`` is the job generator every front end drives: the CLI
 (``run_recorded``, in this process, Ctrl-C cancels), the Lens view (``window_job``, on the window's
-interactive lane, its Cancel) and the long-run lane (``lm_workbench.lens.job``). It yields ``Progress``;
+interactive lane, its Cancel) and the long-run lane (``lm_workbench.lens.runs``). It yields ``Progress``;
 the loop's metric and checkpoint events go to ``report`` (a ``StoreReporter``: loss per logged step,
 validation loss per evaluation, each checkpoint). Output folder::
 
-    out_dir/translators.safetensors, out_dir/tuned_lens.json   the translators (lm_workbench.engine.tuned_lens.translators)
+    out_dir/translators.safetensors, out_dir/tuned_lens.json   the translators (lm_workbench.engine.lens.tuned.translators)
     out_dir/summary.json                                        the numbers below
     out_dir/checkpoints/step-XXXXXXXX/                          while training; removed when it finishes
 
@@ -40,7 +40,7 @@ def resolved(spec: TunedLensSpec, loaded: Any) -> TunedLensSpec:
     for path in spec.corpus:
         if not Path(path).is_file():
             raise WorkbenchError(f"corpus file {path} does not exist")
-    from lm_workbench.engine.tuned_lens.lens import check_tunable
+    from lm_workbench.engine.lens.tuned.lens import check_tunable
 
     check_tunable(loaded)
     return replace(spec, out_dir=str(spec.out_dir or default_out_dir(loaded.info.folder)))
@@ -61,8 +61,8 @@ def tuned_lens_job(spec: TunedLensSpec, loaded: Any, *, cancel: CancelToken = NE
               report: Callable[[Any], None] = lambda event: None) -> Generator[Any, None, dict[str, Any]]:
     """Train and save the tuned lens ``spec`` describes on ``loaded``; returns the summary."""
     from lm_workbench.engine.pretrain.corpus import corpus_lines
-    from lm_workbench.engine.tuned_lens.train import corpus_windows, train_tuned_lens
-    from lm_workbench.engine.tuned_lens.translators import save_translators
+    from lm_workbench.engine.lens.tuned.train import corpus_windows, train_tuned_lens
+    from lm_workbench.engine.lens.tuned.translators import save_translators
 
     spec = resolved(spec, loaded)
     config = spec.config()

@@ -4,7 +4,7 @@ The same function serves the long-run job (in its child process) and ``lm-workbe
 In order: ``preflight`` checks everything cheap (the spec, the files and their columns, the method,
 its settings and tasks, the base model's fitness for the task) so mistakes fail in a second and
 leave no failed run behind; then the base is loaded as the task's model (head seeded by the spec's
-seed), the method applied and trained by the one loop (``lm_workbench.engine.finetune.job``), and the output
+seed), the method applied and trained by the one loop (``lm_workbench.engine.finetune.train``), and the output
 folder written (``lm_workbench.finetune.outputs``). Training checkpoints go to ``out_dir/checkpoints``
 with the spec beside them (``SPEC_FILE``) and stay there until the outputs are written: a cancelled,
 failed or killed run is continued by ``resume_spec`` (``lm-workbench finetune --resume RUN_OR_DIR``,
@@ -20,7 +20,7 @@ resume from (``fault_keeping_checkpoints``).
 
 ``open_output(folder)`` reloads a finished run's model for ``predict``; ``merge_output`` folds a
 LoRA (IA³, DoRA) run into the base weights as a new output folder whose method is ``full``
-(``lm_workbench.engine.finetune.merging``; several runs combined: ``lm_workbench.finetune.merge_run``).
+(``lm_workbench.engine.finetune.merging``; several runs combined: ``lm_workbench.finetune.merge_runs``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Preflight:
     method: Any
     method_config: Any
     base_folder: Path
-    data: Any  # lm_workbench.engine.finetune.job.FineTuneData
+    data: Any  # lm_workbench.engine.finetune.train.FineTuneData
     lr: float
     start: Any = None  # a preference run's ``preference_start.StartingPoint``
 
@@ -192,7 +192,7 @@ def instruct_template(folder: Path, choice: str, data: Any) -> Any:
 
 def check_space_for(spec: FineTuneSpec, counted: Any, model: Any, tokenizer: Any, train_size: int) -> None:
     """Refuse (``NotEnoughSpace``) when the checkpoints and the outputs will not fit in ``spec.out_dir``."""
-    from lm_workbench.engine.finetune.job import FineTuneSettings, training_config
+    from lm_workbench.engine.finetune.train import FineTuneSettings, training_config
     from lm_workbench.engine.training.distributed import env_world_size
     from lm_workbench.runs import disk_space as space
 
@@ -229,7 +229,7 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
                   run_id: int | None) -> dict[str, Any]:
     import torch
 
-    from lm_workbench.engine.finetune.job import FineTuneSettings, ParametersCounted, finetune_job
+    from lm_workbench.engine.finetune.train import FineTuneSettings, ParametersCounted, finetune_job
     from lm_workbench.engine.finetune.task_model import build_task_model, load_task_tokenizer
     from lm_workbench.finetune.outputs import save_outputs
 
@@ -259,7 +259,7 @@ def _run_finetune(spec: FineTuneSpec, checked: Preflight, cancel: Any, report: C
         report(event)
 
     if spec.task == "preference":
-        from lm_workbench.engine.preference.job import preference_job
+        from lm_workbench.engine.preference.train import preference_job
         from lm_workbench.finetune.preference_start import run_template
 
         encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
@@ -302,7 +302,7 @@ def parameter_counts(spec: FineTuneSpec) -> tuple[int, int]:
     seconds: the base is loaded and the method applied; run it off the GUI thread)."""
     import torch
 
-    from lm_workbench.engine.finetune.job import count_parameters
+    from lm_workbench.engine.finetune.train import count_parameters
     from lm_workbench.engine.finetune.task_model import build_task_model
 
     checked = preflight(spec)

@@ -25,12 +25,12 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.logit_lens import lens_readout
+from lm_workbench.engine.lens.logit import lens_readout
 from lm_workbench.engine.objectives.batching import Batch
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress
-from lm_workbench.engine.tuned_lens.config import TunedLensConfig
-from lm_workbench.engine.tuned_lens.lens import check_tunable, kl_per_layer, translators_for
-from lm_workbench.engine.tuned_lens.translators import Translators
+from lm_workbench.engine.lens.tuned.config import TunedLensConfig
+from lm_workbench.engine.lens.tuned.lens import check_tunable, kl_per_layer, translators_for
+from lm_workbench.engine.lens.tuned.translators import Translators
 
 
 def corpus_windows(tokenizer: Any, lines: Iterable[str], seq_len: int, max_windows: int | None = None

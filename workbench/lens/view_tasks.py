@@ -13,10 +13,10 @@ MAX_POSITIONS = 256  # positions read through the head: layers x positions x voc
 
 
 def read_lenses(loaded: Any, text: str, target: str | None, tuned: str | None, cancel: Any, tokens: Any = None) -> Any:
-    """Both lenses (``lm_workbench.engine.tuned_lens.lens.BothLenses``); the tuned one only with a translators folder;
+    """Both lenses (``lm_workbench.engine.lens.tuned.lens.BothLenses``); the tuned one only with a translators folder;
     ``tokens``: the window's encoding of ``text``, reused."""
-    from lm_workbench.engine.tuned_lens.lens import read_both  # imports torch: on the worker thread
-    from lm_workbench.engine.tuned_lens.translators import load_translators
+    from lm_workbench.engine.lens.tuned.lens import read_both  # imports torch: on the worker thread
+    from lm_workbench.engine.lens.tuned.translators import load_translators
 
     cancel.check()
     translators = None if tuned is None else load_translators(tuned, count=loaded.info.layers,
@@ -27,7 +27,7 @@ def read_lenses(loaded: Any, text: str, target: str | None, tuned: str | None, c
 def logit_lens_of_b(loaded: Any, text: str, cancel: Any) -> Any:
     """Model B's logit-lens table (its own greedy output for an encoder-decoder), or a one-line reason."""
     from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.logit_lens import logit_lens  # imports torch: on the worker thread
+    from lm_workbench.engine.lens.logit import logit_lens  # imports torch: on the worker thread
 
     if loaded.info.family == "biLM":
         return "Model B is ELMo (a pair of LSTM language models): the logit lens has no output head to read."

@@ -25,7 +25,7 @@ def layer_cka(a: Any, b: Any, texts: list[str], cancel: Any) -> Any:
 
 def tokenize_b(loaded: Any, text: str, pair: str | None, cancel: Any) -> Any:
     """The text's tokens under B's tokenizer, as the window tokenizes for A."""
-    from lm_workbench.models.jobs import tokenize_job  # on the worker thread
+    from lm_workbench.models.view_tasks import tokenize_job  # on the worker thread
 
     return tokenize_job(loaded, text, pair, cancel)
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any, Generator
 
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken
-from lm_workbench.embeddings.jobs import activation_cache
+from lm_workbench.embeddings.view_tasks import activation_cache
 from lm_workbench.probing.runs import read_probe_task
 from lm_workbench.probing.spec import ScalarMixSpec
 from lm_workbench.runs.execute import ComputedRun, execute_in_lane
 from lm_workbench.runs.kinds import RunKind, spec_command
 
 KIND = "scalar-mix"
-SCALAR_MIX = RunKind(kind=KIND, target="lm_workbench.probing.scalar_mix_run:scalar_mix_lane_job",
+SCALAR_MIX = RunKind(kind=KIND, target="lm_workbench.probing.scalar_mix_runs:scalar_mix_lane_job",
                      title="Scalar mix of the layers", command=spec_command(ScalarMixSpec))
 
 

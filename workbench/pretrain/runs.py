@@ -1,7 +1,8 @@
-"""A pre-training run as a ``LongRun`` (``lm_workbench.runs.recorder``): its columns, its body and what it leaves.
+"""A pre-training run as a ``LongRun`` (``lm_workbench.runs.recorder``): its run kind, its long-run lane target
+(``"lm_workbench.pretrain.runs:pretrain_lane_job"``), its columns, its body and what it leaves.
 
 The recorder records it the same way from every front end: the CLI and torchrun (``run_recorded``: in this
-process, Ctrl-C as cancel; only rank 0 touches the store), the long-run lane (``lm_workbench.pretrain.job``) and
+process, Ctrl-C as cancel; only rank 0 touches the store), the long-run lane (``pretrain_lane_job``, queued by ``submit_pretrain``) and
 the runs browser's "run again" and resume. The loop's events become rows through the recorder's
 ``StoreReporter``: ``loss, lr, grad_norm, tokens_per_s`` per logged step, ``validation_loss, perplexity`` (+
 ``masked_accuracy`` for encoders) per evaluation, plus the objective's own numbers; at the end the final
@@ -24,7 +25,7 @@ def _pretrain_command(params: dict[str, Any]) -> str:
     return PretrainSpec.from_dict(params).cli_command()
 
 
-PRETRAIN = RunKind(kind=KIND, target="lm_workbench.pretrain.job:pretrain_lane_job", title="Pre-training",
+PRETRAIN = RunKind(kind=KIND, target="lm_workbench.pretrain.runs:pretrain_lane_job", title="Pre-training",
                    command=_pretrain_command, resumable=True)
 
 
@@ -37,12 +38,12 @@ class PretrainRun(LongRun):
         return {"name": spec.title(), "model": f"{spec.family}-{spec.preset}", "method": spec.objective}
 
     def preflight(self) -> None:
-        from lm_workbench.pretrain.run import preflight
+        from lm_workbench.pretrain.train import preflight
 
         preflight(self.spec)
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        from lm_workbench.pretrain.run import run_pretrain
+        from lm_workbench.pretrain.train import run_pretrain
 
         return run_pretrain(self.spec, cancel=ctx, report=report, run_id=ctx.run_id)
 
@@ -90,3 +91,16 @@ def run_recorded(spec: PretrainSpec, *, echo: Callable[[str], None] | None = Non
     Ctrl-C: the loop saves a checkpoint first; the summary then has ``cancelled: True``."""
     return PretrainRun(spec).in_process(echo=echo, store_path=store_path)
 
+
+
+# The long-run lane's pre-training target. It runs in the lane's spawned child (so an out-of-memory error or a crash
+# never takes the window down), with the run's ``RunContext``; ``PretrainRun`` records it: metrics and checkpoints
+# as the loop reports them, the context's cancel flag as the loop's cancel token (the loop saves a checkpoint, then
+# ``Cancelled`` marks the run cancelled), the final numbers, files and provenance.
+pretrain_lane_job = PretrainRun.lane_job
+
+
+def submit_pretrain(lane: Any, spec: PretrainSpec) -> int:
+    """Queue ``spec`` on a ``LongRunLane``; returns the run id (the columns the runs browser shows). The spec is
+    checked first (cheap)."""
+    return PretrainRun(spec).submit(lane, PRETRAIN.target)

@@ -2,7 +2,7 @@
 
 ``kl_per_layer(loaded, hidden)``: for hidden states [L+1, T, H], the mean over positions of
 ``KL(p_L || p_l) = sum_v p_L(v) (log p_L(v) - log p_l(v))``, where ``p_l`` is entry ``l`` read through the
-output head (``lm_workbench.engine.logit_lens.lens_readout``: the final norm, then the head) and ``p_L`` the model's own
+output head (``lm_workbench.engine.lens.logit.lens_readout``: the final norm, then the head) and ``p_L`` the model's own
 output distribution; the last entry is 0 by construction. Translating the hidden states first
 (``Translators.translate_stack``) gives the tuned lens's KL. Computed ``POSITIONS_PER_CHUNK`` positions at a
 time; the logits in the model's precision, the softmax and the KL in float64.
@@ -20,9 +20,9 @@ import numpy as np
 import torch
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.logit_lens import POSITIONS_PER_CHUNK, LensTable, lens_input, lens_readout, lens_table
+from lm_workbench.engine.lens.logit import POSITIONS_PER_CHUNK, LensTable, lens_input, lens_readout, lens_table
 from lm_workbench.engine.models.families import Family
-from lm_workbench.engine.tuned_lens.translators import Translators
+from lm_workbench.engine.lens.tuned.translators import Translators
 
 
 def check_tunable(loaded: Any) -> None:

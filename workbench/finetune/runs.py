@@ -1,7 +1,7 @@
 """Fine-tuning as a recorded run: ``FineTuneRun``, a ``LongRun`` (``lm_workbench.runs.recorder``).
 
 The recorder records it the same way from every front end: the long-run lane's job ``finetune_lane_job`` (target
-``"lm_workbench.finetune.job:finetune_lane_job"``, in the lane's spawned child), ``submit_finetune(lane, spec)`` (queue
+``"lm_workbench.finetune.runs:finetune_lane_job"``, in the lane's spawned child), ``submit_finetune(lane, spec)`` (queue
 it; returns the run id) and ``run_recorded(spec)`` (the CLI's way: in this process, a heartbeat, Ctrl-C as
 cancel; under torchrun only rank 0 records). The job's events become run-store metrics through
 ``FineTuneReporter``: ``trainable_parameters, total_parameters, trainable_percent`` at step 0 before training;
@@ -28,7 +28,7 @@ def _finetune_command(params: dict[str, Any]) -> str:
     return FineTuneSpec.from_dict(params).cli_command()
 
 
-FINETUNE = RunKind(kind=KIND, target="lm_workbench.finetune.job:finetune_lane_job", title="Fine-tuning",
+FINETUNE = RunKind(kind=KIND, target="lm_workbench.finetune.runs:finetune_lane_job", title="Fine-tuning",
                    command=_finetune_command, resumable=True)
 
 
@@ -40,7 +40,7 @@ class FineTuneReporter(StoreReporter):
     """``StoreReporter`` plus the trainable/total parameter counts, logged at step 0 before training."""
 
     def __call__(self, event: Any) -> None:
-        from lm_workbench.engine.finetune.job import ParametersCounted
+        from lm_workbench.engine.finetune.train import ParametersCounted
 
         if isinstance(event, ParametersCounted):
             self.ctx.log_dict(0, {"trainable_parameters": float(event.trainable),
@@ -74,7 +74,7 @@ class FineTuneRun(LongRun):
         return {"name": self.spec.title(), "model": model_label(self.spec), "method": self.spec.method}
 
     def preflight(self) -> None:
-        from lm_workbench.finetune.run import preflight
+        from lm_workbench.finetune.train import preflight
 
         checked = preflight(self.spec)
         if self.on_read is not None:
@@ -85,7 +85,7 @@ class FineTuneRun(LongRun):
                 self.on_note(line)
 
     def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        from lm_workbench.finetune.run import run_finetune
+        from lm_workbench.finetune.train import run_finetune
 
         return run_finetune(self.spec, cancel=ctx, report=report, run_id=ctx.run_id)
 

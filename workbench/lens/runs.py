@@ -21,7 +21,7 @@ from typing import Any, Callable, Generator
 from lm_workbench.engine.progress import CancelToken, drive
 from lm_workbench.runs.kinds import RunKind
 from lm_workbench.runs.recorder import LongRun
-from lm_workbench.lens.run import KIND, resolved, tuned_lens_job
+from lm_workbench.lens.train import KIND, resolved, tuned_lens_job
 from lm_workbench.lens.spec import TunedLensSpec
 
 
@@ -29,7 +29,7 @@ def _tuned_lens_command(params: dict[str, Any]) -> str:
     return TunedLensSpec.from_dict(params).cli_command()
 
 
-TUNED_LENS = RunKind(kind=KIND, target="lm_workbench.lens.job:tuned_lens_lane_job", title="Tuned lens",
+TUNED_LENS = RunKind(kind=KIND, target="lm_workbench.lens.runs:tuned_lens_lane_job", title="Tuned lens",
                      command=_tuned_lens_command)
 
 

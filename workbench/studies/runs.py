@@ -70,7 +70,7 @@ class StudySpec(RunSpec):
         return parts
 
 
-STUDY = RunKind(kind="study", target="lm_workbench.studies.kind:study_lane_job", title="Study",
+STUDY = RunKind(kind="study", target="lm_workbench.studies.runs:study_lane_job", title="Study",
                 command=spec_command(StudySpec))
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any, Generator
 
 from lm_workbench.engine.progress import CancelToken
+from lm_workbench.requests import AblateRequest, DlaRequest
 
 
-def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
+def dla_job(loaded: Any, request: DlaRequest | AblateRequest, cancel: CancelToken) -> Any:
     """``("dla", lm_workbench.engine.heads.dla.direct_logit_attribution(...))`` of ``request`` (text, target, contrast,
     output_position), or ``("note", line)``: a post-norm model's one line saying why there is no split (its
     heads can still be ablated); other refusals (no LM head, a target of two tokens) are raised."""
@@ -17,18 +18,17 @@ def dla_job(loaded: Any, request: dict, cancel: CancelToken) -> Any:
 
     cancel.check()
     try:
-        return "dla", direct_logit_attribution(loaded, request["text"], request.get("target"),
-                                               request.get("contrast"), request.get("output_position", 0))
+        return "dla", direct_logit_attribution(loaded, request.text, request.target, request.contrast,
+                                               request.output_position)
     except NotASum as exc:
         return "note", str(exc)
 
 
-def sweep_job(loaded: Any, request: dict, cancel: CancelToken) -> Generator[Any, None, Any]:
+def sweep_job(loaded: Any, request: AblateRequest, cancel: CancelToken) -> Generator[Any, None, Any]:
     """``lm_workbench.engine.heads.ablation.head_sweep_job`` of ``request`` (text, target, contrast, how, corpus file)."""
     from lm_workbench.engine.heads.ablation import head_sweep_job
     from lm_workbench.heads.corpus_file import read_corpus
 
-    corpus = read_corpus(request["corpus"]) if request.get("how", "zero") != "zero" else None
-    return (yield from head_sweep_job(loaded, request["text"], request.get("target"), request.get("contrast"),
-                                        how=request.get("how", "zero"), corpus=corpus,
-                                        output_position=request.get("output_position", 0), cancel=cancel))
+    corpus = read_corpus(request.corpus) if request.how != "zero" and request.corpus else None
+    return (yield from head_sweep_job(loaded, request.text, request.target, request.contrast, how=request.how,
+                                        corpus=corpus, output_position=request.output_position, cancel=cancel))

@@ -15,10 +15,10 @@ import torch
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import drive
-from lm_workbench.engine.tuned_lens.config import TunedLensConfig
-from lm_workbench.engine.tuned_lens.lens import read_both, translators_for
-from lm_workbench.engine.tuned_lens.train import corpus_kl, corpus_windows, train_tuned_lens
-from lm_workbench.engine.tuned_lens.translators import load_translators, save_translators
+from lm_workbench.engine.lens.tuned.config import TunedLensConfig
+from lm_workbench.engine.lens.tuned.lens import read_both, translators_for
+from lm_workbench.engine.lens.tuned.train import corpus_kl, corpus_windows, train_tuned_lens
+from lm_workbench.engine.lens.tuned.translators import load_translators, save_translators
 from tests.support.tuned_lens_reference import corpus_file, reference_kl
 
 TEXT = "The value of the object is returned when the function is called."

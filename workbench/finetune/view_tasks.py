@@ -13,7 +13,7 @@ def shift_job(loaded: Any, out_dir: str, texts: list[str], max_length: int):
 
     def job(cancel: Any):
         from lm_workbench.engine.finetune.layer_shift import layer_shift
-        from lm_workbench.finetune.run import open_output
+        from lm_workbench.finetune.train import open_output
 
         tuned = open_output(out_dir).model
         cancel.check()
@@ -27,7 +27,7 @@ def merge_job(out_dir: str):
     """Merge a LoRA run into the base weights (a ``full`` output folder beside it); returns its model folder."""
 
     def job(cancel: Any):
-        from lm_workbench.finetune.run import merge_output
+        from lm_workbench.finetune.train import merge_output
 
         merged = merge_output(out_dir, f"{out_dir}-merged")
         return str(Path(merged) / "adapter")
@@ -40,7 +40,7 @@ def bench_count_job(specs: list[Any]):
 
     def job(cancel: Any):
         from lm_workbench.engine.progress import Progress
-        from lm_workbench.finetune.run import parameter_counts
+        from lm_workbench.finetune.train import parameter_counts
 
         counts = {}
         for i, spec in enumerate(specs):
@@ -57,7 +57,7 @@ def count_job(spec: Any):
 
     def job(cancel: Any):
         from lm_workbench.engine.finetune.methods.counting import ParameterCount
-        from lm_workbench.finetune.run import parameter_counts
+        from lm_workbench.finetune.train import parameter_counts
 
         trainable, total = parameter_counts(spec)
         return ParameterCount(trainable=trainable, total=total)
