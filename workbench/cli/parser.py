@@ -28,6 +28,7 @@ from lm_workbench.cli import (
     prompt_commands,
     retrieval_commands,
     runs_commands,
+    sae_commands,
     scalar_mix_commands,
 )
 from lm_workbench.cli.common import PROG, OneLineParser
@@ -52,6 +53,7 @@ COMMAND_MODULES = (
     lecture_commands,
     finetune_commands,
     retrieval_commands,
+    sae_commands,
 )
 
 
