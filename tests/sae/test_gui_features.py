@@ -1,0 +1,61 @@
+"""The Features tab with the real widgets on the tiny GPT-2: the token × feature strip equals the SAE's formula
+on the hidden states of a plain forward pass; Show feature fills the contexts, histogram and logit effect; Steer
+shows steered beside unsteered; a screenshot is written when LM_WORKBENCH_SHOTS names a folder."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from lm_workbench.engine.sae.files import save_sae
+from lm_workbench.engine.sae.kinds import SparseAutoencoder
+from lm_workbench.runs.provenance import fingerprint_model_folder
+from tests.support.tiny_models import corpus_lines
+
+pytestmark = pytest.mark.timeout(120)
+
+WAIT = 30000
+TEXT = "The cat sat on the mat"
+
+
+def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
+    import transformers as tf
+
+    folder = str(tiny_models["gpt2"])
+    sae = SparseAutoencoder("standard", 32, 64, seed=3)
+    with torch.no_grad():
+        sae.b_enc.fill_(0.05)  # some features fire on every token
+    save_sae(tmp_path / "sae", sae, hook_name="blocks.0.hook_resid_post", model_name=folder,
+             fingerprint=fingerprint_model_folder(folder))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(corpus_lines(30)), encoding="utf-8")
+    window = open_window(folder, "features")
+    view = window.view("features")
+    window.text_input.set_text(TEXT)
+    view.set_inputs(str(tmp_path / "sae"), str(corpus), 0, 6.0)
+    qtbot.waitUntil(lambda: view.state.strip is not None, timeout=WAIT)
+
+    model = tf.AutoModelForCausalLM.from_pretrained(folder).eval()
+    tok = tf.AutoTokenizer.from_pretrained(folder)
+    with torch.no_grad():
+        hidden = model(**tok(TEXT, return_tensors="pt"), output_hidden_states=True).hidden_states[1][0]
+        f = torch.relu((hidden - sae.b_dec) @ sae.W_enc + sae.b_enc)
+    strip = view.state.strip
+    order = f.max(0).values.argsort(descending=True)[: len(strip["features"])].tolist()
+    assert strip["features"] == order
+    np.testing.assert_allclose(view.strip_map.matrix(), f[:, order].numpy(), atol=1e-5)
+
+    view.show_button.click()
+    qtbot.waitUntil(lambda: view.state.feature_view is not None, timeout=WAIT)
+    stats = view.state.feature_view["stats"]
+    assert stats.feature == order[0] and stats.contexts and stats.contexts[0].activation == stats.max_activation
+    assert "promotes" in view.contexts.text() and sum(stats.histogram) > 0
+
+    view.steer_button.click()
+    qtbot.waitUntil(lambda: view.state.steering is not None, timeout=WAIT)
+    assert "unsteered" in view.steering.text() and view.state.steering.strength == 6.0
+    if os.environ.get("LM_WORKBENCH_SHOTS"):
+        window.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "features.png"))

@@ -1,0 +1,60 @@
+"""The Features view's jobs (worker thread; each ``fn(cancel)``): the features on the text, one feature's
+contexts and logit effect over a corpus, steering with a feature beside the unsteered model. SAEs are loaded
+once per (folder, model) and kept."""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+from lm_workbench.engine.progress import CancelToken, Progress
+
+_CACHE: dict[tuple[str, int], tuple[Any, Any, list[str]]] = {}
+
+
+def checked_sae(loaded: Any, folder: str) -> tuple[Any, Any, list[str]]:
+    """(SaeFile, HookSite, notes) for ``folder`` on ``loaded`` (``lm_workbench.sae.reading.load_checked_sae``)."""
+    from lm_workbench.sae.reading import load_checked_sae
+
+    key = (str(folder), id(loaded))
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = load_checked_sae(loaded, folder)
+    return _CACHE[key]
+
+
+def text_features_job(loaded: Any, folder: str, text: str, cancel: CancelToken) -> Any:
+    """The engine's ``TextFeatures`` of ``text`` (and the SAE's notes)."""
+    from lm_workbench.engine.sae.features import features_on_text
+
+    file, site, notes = checked_sae(loaded, folder)
+    cancel.check()
+    return features_on_text(loaded, site, file.sae, text), file.hook_name, notes
+
+
+def feature_job(loaded: Any, folder: str, corpus: str, feature: int, cancel: CancelToken,
+                max_tokens: int = 20000) -> Generator[Progress, None, dict[str, Any]]:
+    """One feature's ``FeatureStats`` (top contexts, histogram, density) and logit effect."""
+    from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.engine.sae.activations import read_corpus
+    from lm_workbench.engine.sae.features import feature_stats, logit_effect, top_contexts
+
+    file, site, notes = checked_sae(loaded, folder)
+    if not 0 <= feature < file.sae.d_sae:
+        raise WorkbenchError(f"feature {feature} is out of range: the SAE has 0..{file.sae.d_sae - 1}")
+    lines = read_corpus(corpus)
+    found = yield from top_contexts(loaded, site, file.sae, lines, n=8, max_tokens=max_tokens, cancel=cancel)
+    effect, more = logit_effect(loaded, file.sae, feature)
+    return {"stats": feature_stats(loaded, site, file.sae, found, feature), "effect": effect,
+            "notes": notes + more, "tokens": found.tokens}
+
+
+def steer_job(loaded: Any, folder: str, feature: int, text: str, strength: float, cancel: CancelToken) -> Any:
+    """Steered beside unsteered predictions (and 12 generated tokens where the family generates)."""
+    from lm_workbench.engine.models.families import Family
+    from lm_workbench.engine.steering.apply import steer
+    from lm_workbench.engine.steering.vectors import feature_direction
+
+    file, site, _notes = checked_sae(loaded, folder)
+    cancel.check()
+    generate = 0 if loaded.family is Family.ENCODER else 12
+    return steer(loaded, text, site, feature_direction(file.sae, feature), strength, k=5, generate_tokens=generate)

@@ -1,0 +1,66 @@
+"""What the Features tab shows, without Qt: the SAE folder and corpus named, the feature chosen, the steering
+strength, and the results (the text's features, the feature's view, the steering). Events: ``inputs_changed``,
+``strip_changed``, ``feature_changed``, ``steer_changed``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lm_workbench.observable import EventGroup
+
+
+class FeaturesState:
+    def __init__(self) -> None:
+        self.sae_dir = ""
+        self.corpus = ""
+        self.feature = 0
+        self.strength = 8.0
+        self.strip: dict[str, Any] | None = None  # TextFeatures.strip(): tokens, features, values
+        self.site = ""
+        self.notes: list[str] = []
+        self.feature_view: dict[str, Any] | None = None
+        self.steering: Any = None
+        self.events = EventGroup("inputs_changed", "strip_changed", "feature_changed", "steer_changed")
+
+    def set_inputs(self, sae_dir: str | None = None, corpus: str | None = None, feature: int | None = None,
+                   strength: float | None = None) -> None:
+        if feature is not None and int(feature) < 0:
+            raise ValueError(f"feature is at least 0, not {feature}")
+        for name, value in (("sae_dir", sae_dir), ("corpus", corpus), ("feature", feature),
+                            ("strength", strength)):
+            if value is not None:
+                setattr(self, name, value)
+        self.events.inputs_changed.emit()
+
+    def problem(self, text: str, *, corpus: bool = False) -> str | None:
+        """Why a computation cannot start yet (None: it can)."""
+        if not self.sae_dir.strip():
+            return "Name an SAE folder (cfg.json + sae_weights.safetensors): lm-workbench sae train makes one."
+        if not text.strip():
+            return "Type a text above."
+        if corpus and not self.corpus.strip():
+            return "A feature's top contexts read a corpus: name a text file (one text a line)."
+        return None
+
+    def set_strip(self, result: Any) -> None:
+        features, site, notes = result
+        self.strip, self.site, self.notes = features.strip(20), site, list(notes)
+        if self.strip["features"] and self.feature not in self.strip["features"]:
+            self.feature = int(self.strip["features"][0])  # the strongest, until the user picks another
+        self.events.strip_changed.emit()
+
+    def set_feature_view(self, view: dict[str, Any] | None) -> None:
+        self.feature_view = view
+        self.events.feature_changed.emit()
+
+    def set_steering(self, result: Any) -> None:
+        self.steering = result
+        self.events.steer_changed.emit()
+
+    def clear(self) -> None:
+        self.strip = None
+        self.feature_view = None
+        self.steering = None
+        self.events.strip_changed.emit()
+        self.events.feature_changed.emit()
+        self.events.steer_changed.emit()
