@@ -7,7 +7,7 @@ keys: ``architecture`` (``standard``, ``topk``, ``jumprelu``), ``d_in``, ``d_sae
 ``reshape_activations`` (``none``), ``k`` (topk), and ``metadata`` with ``model_name``, ``hook_name``,
 ``hook_head_index``, ``context_size``, ``prepend_bos``; for older (v5) files a top-level ``hook_name`` and
 ``model_name`` are read as well and written too. The workbench's own facts go under ``lm_workbench``:
-``model_fingerprint`` (``lm_workbench.runs.provenance.fingerprint_model_folder`` of the model's folder),
+``model_fingerprint`` (the workbench's provenance fingerprint of the model's folder, given by the caller),
 ``norm_scaling_factor``, ``sparsity`` and the kind's sparsity name, ``l1_coefficient``/``l0_coefficient``.
 
 A steering vector file is safetensors with one tensor ``vector`` [d] and string metadata ``site``,
@@ -127,16 +127,6 @@ def check_fits(file: SaeFile, loaded: Any, width: int, fingerprint: str | None) 
         return [f"the SAE {file.folder.name} carries no model fingerprint (a SAELens file): the site and width "
                 "match, the model itself is not checked"]
     return []
-
-
-def model_fingerprint(loaded: Any) -> str | None:
-    """The provenance fingerprint of ``loaded``'s folder (config and safetensors headers), or None."""
-    from lm_workbench.runs.provenance import fingerprint_model_folder
-
-    try:
-        return fingerprint_model_folder(loaded.info.folder)
-    except (FileNotFoundError, OSError, TypeError):
-        return None
 
 
 def save_vector(path: str | Path, vector: torch.Tensor, *, site: str, model_name: str, fingerprint: str | None,

@@ -222,10 +222,10 @@ def cmd_sae_show(args: argparse.Namespace) -> int:
 
 
 def cmd_steer(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.sae.files import model_fingerprint, save_vector
+    from lm_workbench.engine.sae.files import save_vector
     from lm_workbench.engine.steering.apply import steer
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import steering_vector
+    from lm_workbench.sae.reading import model_fingerprint, steering_vector
 
     request = request_of(args)
     if request.generate < 0:

@@ -10,6 +10,16 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.sae.run import resolve_site
 
 
+def model_fingerprint(loaded: Any) -> str | None:
+    """The provenance fingerprint of ``loaded``'s folder (its config and safetensors headers), or None."""
+    from lm_workbench.runs.provenance import fingerprint_model_folder
+
+    try:
+        return fingerprint_model_folder(loaded.info.folder)
+    except (FileNotFoundError, OSError, TypeError):
+        return None
+
+
 def site_width(loaded: Any, site: Any) -> int:
     """The width of ``site``'s activations, from one short forward."""
     from lm_workbench.engine.sae.activations import site_activations
@@ -21,7 +31,7 @@ def site_width(loaded: Any, site: Any) -> int:
 def load_checked_sae(loaded: Any, folder: str) -> tuple[Any, Any, list[str]]:
     """(``SaeFile``, its ``HookSite`` in ``loaded``, notes); one-line errors for a site the model lacks, a width
     that differs, or another model's fingerprint."""
-    from lm_workbench.engine.sae.files import check_fits, load_sae, model_fingerprint
+    from lm_workbench.engine.sae.files import check_fits, load_sae
 
     file = load_sae(folder)
     try:
@@ -45,7 +55,7 @@ def steering_vector(loaded: Any, site_name: str, *, vector: str | None = None, f
                     pairs: str | None = None) -> tuple[Any, Any, str, list[str]]:
     """(HookSite, vector [d], how it was made, notes) for exactly one of ``vector`` (a file), ``feature``
     (``SAE_DIR:IDX``) or ``pairs`` (a pairs file)."""
-    from lm_workbench.engine.sae.files import load_vector, model_fingerprint
+    from lm_workbench.engine.sae.files import load_vector
     from lm_workbench.engine.steering.vectors import contrastive_direction, feature_direction, read_pairs
 
     given = [name for name, value in (("--vector", vector), ("--feature", feature), ("--pairs", pairs)) if value]

@@ -52,7 +52,8 @@ def sae_train_job(spec: SaeTrainSpec, loaded: Any, *, cancel: Any = NEVER_CANCEL
                   report: Any = None) -> Generator[Any, None, dict[str, Any]]:
     """Train and save; the loop's metric and checkpoint events go to ``report``; returns the summary."""
     from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.engine.sae.files import model_fingerprint, save_sae
+    from lm_workbench.engine.sae.files import save_sae
+    from lm_workbench.sae.reading import model_fingerprint
     from lm_workbench.engine.sae.train import CHECKPOINT, train_sae
 
     spec = resolved(spec, loaded)

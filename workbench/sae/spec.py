@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.runs.spec import RunSpec
 
-KINDS = ("standard", "topk", "jumprelu")  # engine.sae.kinds.KINDS, without importing torch
+KINDS = ("standard", "topk", "jumprelu")  # lm_workbench.engine.sae.kinds.KINDS, without importing torch
 FLAGS = {"kind": "--kind", "expansion": "--expansion", "sparsity": "--sparsity", "steps": "--steps",
          "batch": "--batch", "lr": "--lr", "buffer_tokens": "--buffer-tokens", "context": "--context",
          "seed": "--seed", "checkpoint_every": "--checkpoint-every"}
