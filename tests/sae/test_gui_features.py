@@ -31,7 +31,7 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
     save_sae(tmp_path / "sae", sae, hook_name="blocks.0.hook_resid_post", model_name=folder,
              fingerprint=fingerprint_model_folder(folder))
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text("\n".join(corpus_lines(30)), encoding="utf-8")
+    corpus.write_text("\n".join(corpus_lines(12)), encoding="utf-8")
     window = open_window(folder, "features")
     view = window.view("features")
     window.text_input.set_text(TEXT)

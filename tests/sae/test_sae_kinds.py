@@ -52,7 +52,7 @@ def test_forward_and_loss_follow_the_formulas(kind, sparsity):
     assert torch.allclose(sae.encode(x), f, atol=1e-6)
     assert torch.allclose(sae(x), recon, atol=1e-5)
     loss = sae.loss(x)
-    assert float(loss.total) == pytest.approx(float(total), rel=1e-5)
+    assert float(loss.total.detach()) == pytest.approx(float(total), rel=1e-5)
     assert float(loss.mse) == pytest.approx(float(mse), rel=1e-5)
     assert float(loss.l0) == pytest.approx(float((f > 0).float().sum(1).mean()))
     if kind == "topk":
