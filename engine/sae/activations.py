@@ -46,14 +46,30 @@ def encode(loaded: Any, texts: list[str], context: int = DEFAULT_CONTEXT) -> dic
     return batch
 
 
+class _Stop(Exception):
+    """Raised by a hook once the site's value is kept: the rest of the forward pass is not needed."""
+
+
+def _stop(_module: Any, _args: Any, _output: Any) -> None:
+    raise _Stop()
+
+
 @torch.no_grad()
-def site_activations(loaded: Any, site: Any, texts: list[str], context: int = DEFAULT_CONTEXT
+def site_activations(loaded: Any, site: Any, texts: list[str], context: int = DEFAULT_CONTEXT, *, stop: bool = True
                      ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
     """One forward of ``texts`` with ``site`` (a ``HookSite``) kept: (activations [B, T, d] float32, the token
-    mask [B, T] bool, the inputs)."""
+    mask [B, T] bool, the inputs). With ``stop`` the forward pass ends at the site's module (the blocks after it
+    do not run)."""
     batch = encode(loaded, texts, context)
     with site.keep() as kept:
-        loaded.model(**batch)
+        handle = site.module.register_forward_hook(_stop) if stop else None
+        try:
+            loaded.model(**batch)
+        except _Stop:
+            pass  # the site was reached: the layers after it need not run
+        finally:
+            if handle is not None:
+                handle.remove()
     if not kept:
         raise WorkbenchError(f"the forward pass never reached {site.name}")
     acts = kept[0].float()

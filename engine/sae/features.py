@@ -5,7 +5,8 @@ activation histogram and density), its logit effect, and search by token.
   (by their largest activation on the text);
 - ``top_contexts``: for every feature at once, its ``n`` largest activations over the corpus with each one's
   text, position and the window's per-token activations; the density (share of tokens where the feature is > 0)
-  and a histogram of its nonzero activations (``BINS`` bins from 0 to its maximum);
+  and a histogram of its nonzero activations on ``BINS`` log-spaced bins (``EDGES``: 1e-3 to 1e3, four a decade;
+  values outside go to the first or last bin), all in one pass over the corpus;
 - ``logit_effect``: W_U · W_dec[i] [vocab], the decoder direction read through the unembedding (no final norm),
   its top promoted and suppressed tokens; ``null`` with a note where the site is not the residual width or the
   model has no head;
@@ -23,7 +24,8 @@ import torch
 from lm_workbench.engine.progress import NEVER_CANCELLED, Progress
 from lm_workbench.engine.sae.activations import DEFAULT_CONTEXT, encode, site_activations
 
-BINS = 20
+EDGES = [10 ** (e / 4) for e in range(-12, 13)]  # 1e-3 .. 1e3, four bins a decade
+BINS = len(EDGES) - 1
 
 
 @dataclass
@@ -82,7 +84,7 @@ class CorpusFeatures:
     where: torch.Tensor  # [n, d_sae, 2] (line, position) of each
     density: torch.Tensor  # [d_sae]
     maxima: torch.Tensor  # [d_sae]
-    histograms: torch.Tensor  # [d_sae, BINS] over [0, 1] of activation / feature max
+    histograms: torch.Tensor  # [d_sae, BINS] nonzero activations on the log-spaced ``EDGES``
     tokens: int
     lines: list[str]
 
@@ -91,53 +93,36 @@ class CorpusFeatures:
 def top_contexts(loaded: Any, site: Any, sae: Any, lines: list[str], *, n: int = 10, max_tokens: int = 100_000,
                  chunk_texts: int = 16, context: int = DEFAULT_CONTEXT, cancel: Any = NEVER_CANCELLED
                  ) -> Generator[Progress, None, CorpusFeatures]:
-    """Two passes over ≈``max_tokens`` tokens: top-``n`` activations of every feature (and density, maxima),
-    then the histograms, relative to each feature's maximum."""
+    """One pass over ≈``max_tokens`` tokens: top-``n`` activations of every feature, density, maxima and the
+    histograms."""
     d = sae.d_sae
-    best = torch.full((n, d), -1.0)
-    where = torch.zeros((n, d, 2), dtype=torch.long)
+    best = torch.full((d, n), -1.0)
+    where = torch.zeros((d, n, 2), dtype=torch.long)
     active = torch.zeros(d)
     maxima = torch.zeros(d)
-    seen, line = 0, 0
-
-    def chunks():
-        nonlocal seen, line
-        while seen < max_tokens and line < len(lines):
-            cancel.check()
-            texts = lines[line:line + chunk_texts]
-            acts, mask, _ = site_activations(loaded, site, texts, context)
-            f = sae.encode(acts.float())  # [B, T, d]
-            f = f * mask[..., None]
-            yield line, f, mask
-            line += len(texts)
-            seen += int(mask.sum())
-
-    for start, f, mask in chunks():
-        b, t, _ = f.shape
-        flat = f.reshape(b * t, d)
-        active += (flat > 0).float().sum(0)
-        maxima = torch.maximum(maxima, flat.max(0).values)
-        k = min(n, b * t)
-        values, index = flat.topk(k, dim=0)  # [k, d]
-        loc = torch.stack([start + index // t, index % t], -1)
-        merged = torch.cat([best, values])
-        merged_where = torch.cat([where, loc])
-        top, order = merged.topk(n, dim=0)
-        best = top
-        where = torch.gather(merged_where, 0, order[..., None].expand(-1, -1, 2))
-        yield Progress(min(seen, max_tokens), max_tokens, f"top contexts: {seen} tokens")
-    used_lines = line
     histograms = torch.zeros(d, BINS)
-    line, seen_total = 0, seen
-    seen = 0
-    for _start, f, mask in chunks():
-        rows = f[mask]  # [N, d]
-        scaled = rows / maxima.clamp_min(1e-12)
-        bins = (scaled * BINS).long().clamp(0, BINS - 1)
-        nonzero = (rows > 0).float()
-        histograms.scatter_add_(1, bins.t(), nonzero.t())
-    return CorpusFeatures(best.clamp_min(0), where, active / max(seen_total, 1), maxima, histograms, seen_total,
-                          lines[:used_lines])
+    edges = torch.tensor(EDGES[1:-1])
+    seen, line = 0, 0
+    while seen < max_tokens and line < len(lines):
+        cancel.check()
+        texts = lines[line:line + chunk_texts]
+        acts, mask, _ = site_activations(loaded, site, texts, context)
+        b, t = mask.shape
+        flat = (sae.encode(acts.float()) * mask[..., None]).reshape(b * t, d).t().contiguous()  # [d, B·T]
+        nonzero = flat > 0
+        active += nonzero.float().sum(1)
+        maxima = torch.maximum(maxima, flat.max(1).values)
+        histograms.scatter_add_(1, torch.bucketize(flat, edges), nonzero.float())
+        values, index = flat.topk(min(n, b * t), dim=1)  # [d, k]
+        loc = torch.stack([line + index // t, index % t], -1)
+        merged, merged_where = torch.cat([best, values], 1), torch.cat([where, loc], 1)
+        best, order = merged.topk(n, dim=1)
+        where = torch.gather(merged_where, 1, order[..., None].expand(-1, -1, 2))
+        line += len(texts)
+        seen += int(mask.sum())
+        yield Progress(min(seen, max_tokens), max_tokens, f"top contexts: {seen} tokens")
+    return CorpusFeatures(best.t().clamp_min(0).contiguous(), where.transpose(0, 1).contiguous(),
+                          active / max(seen, 1), maxima, histograms, seen, lines[:line])
 
 
 @torch.no_grad()
@@ -146,9 +131,8 @@ def feature_stats(loaded: Any, site: Any, sae: Any, corpus: CorpusFeatures, feat
     """One feature's view: its top contexts (a window of ±``window`` tokens around each peak, every token's
     activation), its density and its histogram."""
     maximum = float(corpus.maxima[feature])
-    edges = [maximum * i / BINS for i in range(BINS + 1)]
     stats = FeatureStats(feature, float(corpus.density[feature]), maximum,
-                         [int(v) for v in corpus.histograms[feature].tolist()], edges)
+                         [int(v) for v in corpus.histograms[feature].tolist()], list(EDGES))
     for rank in range(corpus.values.shape[0]):
         value = float(corpus.values[rank, feature])
         if value <= 0:

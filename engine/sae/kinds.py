@@ -39,6 +39,7 @@ class Loss:
     mse: torch.Tensor
     sparsity: torch.Tensor
     l0: torch.Tensor
+    fired: torch.Tensor  # [d_sae] bool: features > 0 on some row of the batch
 
 
 class _Step(torch.autograd.Function):
@@ -147,7 +148,7 @@ class SparseAutoencoder(nn.Module):
             sparsity = torch.zeros((), dtype=x.dtype)
         else:
             sparsity = self.sparsity * _Step.apply(pre, self.threshold, self.bandwidth).sum(-1).mean()
-        return Loss(mse + sparsity, mse.detach(), sparsity.detach(), l0.detach())
+        return Loss(mse + sparsity, mse.detach(), sparsity.detach(), l0.detach(), (f > 0).any(0).detach())
 
     @torch.no_grad()
     def normalise_decoder(self) -> None:

@@ -71,6 +71,18 @@ def _checkpoint(out_dir: Path, sae, optimizer, step: int, stream: ActivationStre
     return path
 
 
+def sae_step(sae: SparseAutoencoder, optimizer: Any, x: torch.Tensor) -> tuple[Any, torch.Tensor]:
+    """One optimizer step on a batch x [N, d_in]: the loss, backward, the decoder's parallel gradient removed and
+    its rows renormalised (unit-norm kinds); returns (the ``Loss``, which features fired [d_sae] bool)."""
+    out = sae.loss(x)
+    optimizer.zero_grad(set_to_none=True)
+    out.total.backward()
+    sae.remove_parallel_gradient()
+    optimizer.step()
+    sae.normalise_decoder()
+    return out, out.fired
+
+
 def train_sae(loaded: Any, site: Any, lines: list[str], config: SaeTrainConfig, *, out_dir: str | Path | None = None,
               resume: bool = False, cancel: Any = NEVER_CANCELLED) -> Generator[Any, None, SaeTrainResult]:
     """Train an SAE on ``site`` (a ``HookSite``) of ``loaded`` over ``lines``. With ``resume`` and a checkpoint
@@ -118,15 +130,8 @@ def train_sae(loaded: Any, site: Any, lines: list[str], config: SaeTrainConfig, 
         while step < config.steps:
             cancel.check()
             x = next(stream)
-            out = sae.loss(x)
-            optimizer.zero_grad(set_to_none=True)
-            out.total.backward()
-            sae.remove_parallel_gradient()
-            optimizer.step()
-            sae.normalise_decoder()
+            out, fired = sae_step(sae, optimizer, x)
             step += 1
-            with torch.no_grad():
-                fired = (sae.encode(x) > 0).any(0)
             last_fired[fired] = step
             tokens_since += len(x)
             if step % config.log_every == 0 or step == config.steps:

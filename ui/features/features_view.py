@@ -77,7 +77,7 @@ class FeaturesView(ModelView):
         self.histogram = pg.PlotWidget()
         self.histogram.setMinimumHeight(100)
         self.histogram.setMaximumHeight(220)
-        self.histogram.setLabel("bottom", "activation")
+        self.histogram.setLabel("bottom", "log10 activation")
         self.histogram.setLabel("left", "tokens")
         self.steering = QLabel("")
         self.steering.setWordWrap(True)
@@ -222,10 +222,10 @@ class FeaturesView(ModelView):
             lines.append("suppresses: " + ", ".join(_e(repr(e["token"])) for e in effect["suppressed"][:8]))
         lines += [_e(n) for n in view["notes"]]
         self.contexts.setText("<br>".join(lines))
-        edges = stats.bin_edges
-        if stats.histogram and edges[-1] > 0:
-            width = edges[1] - edges[0]
-            self.histogram.addItem(pg.BarGraphItem(x=[e + width / 2 for e in edges[:-1]], height=stats.histogram,
+        edges = np.log10(np.asarray(stats.bin_edges))  # log-spaced bins: even widths in log10
+        if sum(stats.histogram):
+            width = float(edges[1] - edges[0])
+            self.histogram.addItem(pg.BarGraphItem(x=edges[:-1] + width / 2, height=stats.histogram,
                                                    width=width * 0.9, brush="#ff8c00"))
 
     def _show_steering(self) -> None:
