@@ -89,6 +89,15 @@ class CorpusFeatures:
     lines: list[str]
 
 
+def _length_sorted_chunks(lines: list[str], size: int, block: int = 256) -> Any:
+    """Chunks of ``size`` line numbers: the corpus in blocks of ``block`` lines, each block's lines sorted by length
+    (less padding per forward pass), so the first chunks still read the corpus's start."""
+    for start in range(0, len(lines), block):
+        order = sorted(range(start, min(start + block, len(lines))), key=lambda i: len(lines[i]))
+        for i in range(0, len(order), size):
+            yield order[i:i + size]
+
+
 @torch.no_grad()
 def top_contexts(loaded: Any, site: Any, sae: Any, lines: list[str], *, n: int = 10, max_tokens: int = 100_000,
                  chunk_texts: int = 16, context: int = DEFAULT_CONTEXT, cancel: Any = NEVER_CANCELLED
@@ -103,9 +112,11 @@ def top_contexts(loaded: Any, site: Any, sae: Any, lines: list[str], *, n: int =
     histograms = torch.zeros(d, BINS)
     edges = torch.tensor(EDGES[1:-1])
     seen, line = 0, 0
-    while seen < max_tokens and line < len(lines):
+    for chunk in _length_sorted_chunks(lines, chunk_texts):
+        if seen >= max_tokens:
+            break
         cancel.check()
-        texts = lines[line:line + chunk_texts]
+        texts = [lines[i] for i in chunk]
         acts, mask, _ = site_activations(loaded, site, texts, context)
         b, t = mask.shape
         flat = (sae.encode(acts.float()) * mask[..., None]).reshape(b * t, d).t().contiguous()  # [d, B·T]
@@ -114,11 +125,11 @@ def top_contexts(loaded: Any, site: Any, sae: Any, lines: list[str], *, n: int =
         maxima = torch.maximum(maxima, flat.max(1).values)
         histograms.scatter_add_(1, torch.bucketize(flat, edges), nonzero.float())
         values, index = flat.topk(min(n, b * t), dim=1)  # [d, k]
-        loc = torch.stack([line + index // t, index % t], -1)
+        loc = torch.stack([torch.tensor(chunk)[index // t], index % t], -1)
         merged, merged_where = torch.cat([best, values], 1), torch.cat([where, loc], 1)
         best, order = merged.topk(n, dim=1)
         where = torch.gather(merged_where, 1, order[..., None].expand(-1, -1, 2))
-        line += len(texts)
+        line = max(line, max(chunk) + 1)
         seen += int(mask.sum())
         yield Progress(min(seen, max_tokens), max_tokens, f"top contexts: {seen} tokens")
     return CorpusFeatures(best.t().clamp_min(0).contiguous(), where.transpose(0, 1).contiguous(),
