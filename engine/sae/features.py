@@ -166,7 +166,7 @@ def unembedding(loaded: Any) -> torch.Tensor | None:
 
 @torch.no_grad()
 def logit_effect(loaded: Any, sae: Any, feature: int, k: int = 10) -> tuple[dict[str, Any] | None, list[str]]:
-    """({promoted, suppressed: [{token, value}]}, notes), or (None, notes) where it is not defined."""
+    """({promoted, suppressed: [{token, id, value}]}, notes), or (None, notes) where it is not defined."""
     w_u = unembedding(loaded)
     if w_u is None:
         return None, ["logit_effect not defined: no LM head"]
@@ -175,8 +175,8 @@ def logit_effect(loaded: Any, sae: Any, feature: int, k: int = 10) -> tuple[dict
     effect = w_u @ sae.W_dec[feature].detach().float()
     up, down = effect.topk(k), (-effect).topk(k)
     word = loaded.tokenizer.decode
-    return {"promoted": [{"token": word([int(i)]), "value": float(v)} for v, i in zip(*up)],
-            "suppressed": [{"token": word([int(i)]), "value": -float(v)} for v, i in zip(*down)]}, []
+    return {"promoted": [{"token": word([int(i)]), "id": int(i), "value": float(v)} for v, i in zip(*up)],
+            "suppressed": [{"token": word([int(i)]), "id": int(i), "value": -float(v)} for v, i in zip(*down)]}, []
 
 
 @torch.no_grad()

@@ -50,13 +50,15 @@ def concept_ids(loaded: Any, words: list[str]) -> list[int]:
 
 
 def steering_grid(loaded: Any, text: str, layers: list[int], strengths: list[float],
-                  vector_at: Callable[[int], tuple[Any, torch.Tensor]], concept: list[str], *,
+                  vector_at: Callable[[int], tuple[Any, torch.Tensor]], concept: list[str] | list[int], *,
                   generate_tokens: int = 0, cancel: Any = NEVER_CANCELLED) -> Generator[Progress, None, SteeringGrid]:
-    """The grid; ``vector_at(layer)`` gives (HookSite, vector [d]) of a layer."""
+    """The grid; ``vector_at(layer)`` gives (HookSite, vector [d]) of a layer; ``concept`` words (their first token
+    after a space) or token ids."""
     batch, position, _ = inputs(loaded, text)
-    ids = concept_ids(loaded, concept) if concept else []
+    ids = [int(c) for c in concept] if concept and isinstance(concept[0], int) else concept_ids(loaded, concept)
     clean = read_logits(loaded, batch, position)
-    grid = SteeringGrid(list(layers), [float(s) for s in strengths], list(concept), [])
+    words = [loaded.tokenizer.decode([i]) for i in ids]
+    grid = SteeringGrid(list(layers), [float(s) for s in strengths], words, [])
     total = len(layers) * len(strengths)
     for layer in layers:
         site, vector = vector_at(layer)

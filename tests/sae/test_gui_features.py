@@ -32,7 +32,7 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
              fingerprint=fingerprint_model_folder(folder))
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(corpus_lines(12)), encoding="utf-8")
-    window = open_window(folder, "features")
+    window = open_window(folder, "features", about=False)
     view = window.view("features")
     window.text_input.set_text(TEXT)
     view.set_inputs(str(tmp_path / "sae"), str(corpus), 0, 6.0)
@@ -57,5 +57,12 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
     view.steer_button.click()
     qtbot.waitUntil(lambda: view.state.steering is not None, timeout=WAIT)
     assert "unsteered" in view.steering.text() and view.state.steering.strength == 6.0
+    view.grid_button.click()
+    qtbot.waitUntil(lambda: view.state.grid is not None, timeout=WAIT)
+    shown = view.grid_map.matrix()
+    assert shown.shape == (2, 6)  # every block x the strengths
+    zero = view.state.grid.strengths.index(0.0)
+    np.testing.assert_allclose(shown[:, zero], 0.0, atol=1e-5)  # no vector, no gain
+    assert np.isfinite(shown).all() and np.abs(shown).max() > 0
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         window.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "features.png"))

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from lm_workbench.engine.progress import Progress
-from lm_workbench.sae.jobs import feature_job, steer_job, text_features_job
+from lm_workbench.sae.jobs import feature_job, grid_job, steer_job, text_features_job
 from lm_workbench.sae.state import FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -55,6 +55,9 @@ class FeaturesView(ModelView):
         self.strength_spin.setValue(self.state.strength)
         self.show_button = QPushButton("Show feature")
         self.steer_button = QPushButton("Steer")
+        self.grid_button = QPushButton("Layer grid")
+        self.grid_button.setToolTip("Steer at the same site of every layer, at several strengths: the concept score "
+                                    "(logit gain of the feature's top promoted tokens) and KL per cell")
         self.cancel_button = QPushButton("Cancel")
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
@@ -66,7 +69,7 @@ class FeaturesView(ModelView):
         for label, widget in (("Feature", self.feature_spin), ("Strength", self.strength_spin)):
             row.addWidget(QLabel(label))
             row.addWidget(widget)
-        for widget in (self.show_button, self.steer_button, self.cancel_button):
+        for widget in (self.show_button, self.steer_button, self.grid_button, self.cancel_button):
             row.addWidget(widget)
         row.addWidget(self.progress, 1)
         self.strip_map = HeatmapView(empty_hint="The features active on the text show here, strongest first.")
@@ -76,7 +79,7 @@ class FeaturesView(ModelView):
         self.contexts.setWordWrap(True)
         self.histogram = pg.PlotWidget()
         self.histogram.setMinimumHeight(100)
-        self.histogram.setMaximumHeight(220)
+        self.histogram.setMaximumHeight(160)
         self.histogram.setLabel("bottom", "log10 activation")
         self.histogram.setLabel("left", "tokens")
         self.steering = QLabel("")
@@ -84,11 +87,18 @@ class FeaturesView(ModelView):
         right = QVBoxLayout()
         right.addWidget(self.contexts)
         right.addWidget(self.histogram, 1)
+        right.addWidget(self.steering)
         columns = QHBoxLayout()
         left = QVBoxLayout()
         left.addWidget(self.strip_line)
         left.addWidget(self.strip_map, 1)
-        left.addWidget(self.steering)
+        self.grid_map = HeatmapView(empty_hint="Layer grid: where steering with the feature works, and where it "
+                                               "breaks the model.")
+        self.grid_map.set_axes("layer", "strength")
+        self.grid_line = QLabel("")
+        self.grid_line.setWordWrap(True)
+        left.addWidget(self.grid_line)
+        left.addWidget(self.grid_map, 1)
         columns.addLayout(left, 1)
         columns.addLayout(right, 1)
         layout = QVBoxLayout(self)
@@ -104,10 +114,12 @@ class FeaturesView(ModelView):
         self.strength_spin.valueChanged.connect(self._read_form)
         self.show_button.clicked.connect(self.show_feature)
         self.steer_button.clicked.connect(self.steer)
+        self.grid_button.clicked.connect(self.run_grid)
         self.cancel_button.clicked.connect(self.cancel)
         self.state.events.strip_changed.connect(self._show_strip)
         self.state.events.feature_changed.connect(self._show_feature)
         self.state.events.steer_changed.connect(self._show_steering)
+        self.state.events.grid_changed.connect(self._show_grid)
 
     # ------------------------------------------------------------ form
     def _read_form(self) -> None:
@@ -176,6 +188,20 @@ class FeaturesView(ModelView):
         self.ctx.jobs.run(lambda cancel: steer_job(loaded, folder, feature, text, strength, cancel),
                           self.state.set_steering, step="steer", label="Steering…", on_error=self._failed)
 
+    def run_grid(self) -> None:
+        loaded = self._ready()
+        if loaded is None:
+            return
+        s, text = self.state, self._text()
+        folder, feature, strength = s.sae_dir, s.feature, s.strength
+        self.ctx.jobs.run(lambda cancel: grid_job(loaded, folder, feature, text, strength, cancel),
+                          self._grid_done, step="grid", label="Steering grid…", on_progress=self._progress,
+                          on_error=self._failed, on_cancelled=lambda: None)
+
+    def _grid_done(self, grid: Any) -> None:
+        show_finished(self.progress)
+        self.state.set_grid(grid)
+
     def cancel(self) -> None:
         if self.ctx is not None:
             self.ctx.jobs.cancel()
@@ -240,3 +266,16 @@ class FeaturesView(ModelView):
             cells.append(f"<td valign='top'><b>{name}</b><br>{top}{gen}</td>")
         self.steering.setText(f"Steering at {_e(result.site)} × {result.strength:g}, predictions of "
                               f"{_e(result.position)}; KL {result.kl:.4f} nats<table><tr>{''.join(cells)}</tr></table>")
+
+    def _show_grid(self) -> None:
+        grid = self.state.grid
+        if grid is None:
+            self.grid_map.set_matrix(None)
+            self.grid_line.setText("")
+            return
+        scores, kls = self.state.grid_matrix()
+        self.grid_map.set_matrix(np.asarray(scores), [str(l) for l in grid.layers],
+                                 [f"{s:g}" for s in grid.strengths], title="concept score (logit gain)", signed=True)
+        worst = np.nanmax(np.asarray(kls)) if np.isfinite(np.asarray(kls)).any() else float("nan")
+        self.grid_line.setText(f"Concept tokens {', '.join(repr(w) for w in grid.concept_tokens)}; largest KL to the "
+                               f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))

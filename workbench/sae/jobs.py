@@ -58,3 +58,41 @@ def steer_job(loaded: Any, folder: str, feature: int, text: str, strength: float
     cancel.check()
     generate = 0 if loaded.family is Family.ENCODER else 12
     return steer(loaded, text, site, feature_direction(file.sae, feature), strength, k=5, generate_tokens=generate)
+
+
+GRID_STRENGTHS = (-1.0, 0.0, 0.5, 1.0, 2.0, 4.0)  # multiples of the form's strength
+
+
+def grid_sites(loaded: Any, hook_name: str) -> tuple[list[int], str]:
+    """(every block index, the site's name with ``{layer}`` for its block) for a per-block site, e.g.
+    ``blocks.{layer}.hook_resid_post``; a one-line error for a site outside the blocks."""
+    import re
+
+    from lm_workbench.engine.anatomy.points import blocks_of
+    from lm_workbench.engine.errors import WorkbenchError
+
+    match = re.match(r"^((?:encoder|decoder)\.)?blocks\.(\d+)\.(.+)$", hook_name)
+    if not match:
+        raise WorkbenchError(f"a layer grid needs a per-block site, not {hook_name}")
+    stack = (match.group(1) or "").rstrip(".") or None
+    return list(range(len(blocks_of(loaded, stack)))), f"{match.group(1) or ''}blocks.{{layer}}.{match.group(3)}"
+
+
+def grid_job(loaded: Any, folder: str, feature: int, text: str, strength: float, cancel: CancelToken
+             ) -> Generator[Progress, None, Any]:
+    """The layer × strength grid of steering with the feature's direction at the same site of every block, the
+    concept tokens its logit effect promotes most (three); strengths ``GRID_STRENGTHS`` × ``strength``."""
+    from lm_workbench.engine.anatomy.points import resolve
+    from lm_workbench.engine.sae.features import logit_effect
+    from lm_workbench.engine.steering.grid import steering_grid
+    from lm_workbench.engine.steering.vectors import feature_direction
+
+    file, _site, _notes = checked_sae(loaded, folder)
+    layers, template = grid_sites(loaded, file.hook_name)
+    direction = feature_direction(file.sae, feature)
+    effect, _ = logit_effect(loaded, file.sae, feature, k=3)
+    concept = [e["id"] for e in effect["promoted"]] if effect else []
+    strengths = [m * strength for m in GRID_STRENGTHS]
+    return (yield from steering_grid(loaded, text, layers, strengths,
+                                     lambda layer: (resolve(loaded, template.format(layer=layer)), direction),
+                                     concept, cancel=cancel))

@@ -1,6 +1,6 @@
 """What the Features tab shows, without Qt: the SAE folder and corpus named, the feature chosen, the steering
 strength, and the results (the text's features, the feature's view, the steering). Events: ``inputs_changed``,
-``strip_changed``, ``feature_changed``, ``steer_changed``."""
+``strip_changed``, ``feature_changed``, ``steer_changed``, ``grid_changed``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ class FeaturesState:
         self.notes: list[str] = []
         self.feature_view: dict[str, Any] | None = None
         self.steering: Any = None
-        self.events = EventGroup("inputs_changed", "strip_changed", "feature_changed", "steer_changed")
+        self.grid: Any = None  # the engine's SteeringGrid
+        self.events = EventGroup("inputs_changed", "strip_changed", "feature_changed", "steer_changed",
+                                 "grid_changed")
 
     def set_inputs(self, sae_dir: str | None = None, corpus: str | None = None, feature: int | None = None,
                    strength: float | None = None) -> None:
@@ -57,10 +59,30 @@ class FeaturesState:
         self.steering = result
         self.events.steer_changed.emit()
 
+    def set_grid(self, grid: Any) -> None:
+        self.grid = grid
+        self.events.grid_changed.emit()
+
+    def grid_matrix(self) -> tuple[list[list[float]], list[list[float]]]:
+        """([layers][strengths] concept scores, the same of KL), NaN where a cell is not defined."""
+        grid = self.grid
+        index = {(c.layer, c.strength): c for c in grid.cells}
+        nan = float("nan")
+
+        def value(cell: Any, name: str) -> float:
+            found = None if cell is None else getattr(cell, name)
+            return nan if found is None else float(found)
+
+        scores = [[value(index.get((l, s)), "concept_score") for s in grid.strengths] for l in grid.layers]
+        kls = [[value(index.get((l, s)), "kl") for s in grid.strengths] for l in grid.layers]
+        return scores, kls
+
     def clear(self) -> None:
         self.strip = None
         self.feature_view = None
         self.steering = None
+        self.grid = None
+        self.events.grid_changed.emit()
         self.events.strip_changed.emit()
         self.events.feature_changed.emit()
         self.events.steer_changed.emit()
