@@ -34,13 +34,16 @@ def read_corpus(path: str | Path) -> list[str]:
 
 
 def encode(loaded: Any, texts: list[str], context: int = DEFAULT_CONTEXT) -> dict[str, torch.Tensor]:
-    """The model's inputs for ``texts`` (padded, truncated to ``context`` tokens), on its device; an
+    """The model's inputs for ``texts`` (truncated to ``context`` tokens, padded on the right), on its device; an
     encoder-decoder's also carry ``labels`` (the text; padding -100) so its decoder runs on the text."""
     tok = loaded.tokenizer
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token or tok.unk_token
-    batch = tok(texts, return_tensors="pt", padding=True, truncation=True, max_length=context)
-    batch = {k: v.to(loaded.device.torch_device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
+    rows = tok(list(texts), truncation=True, max_length=context)["input_ids"]  # padded here: the tokenizer of a
+    width = max(1, max(len(r) for r in rows))  # decoder may have no pad token, and is not changed
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    ids = torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.long)
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows], dtype=torch.long)
+    device = loaded.device.torch_device
+    batch = {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
     if loaded.family is Family.ENCODER_DECODER:
         batch["labels"] = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
     return batch
