@@ -22,11 +22,14 @@ DEFAULT_CONTEXT = 64
 
 
 def read_corpus(path: str | Path) -> list[str]:
-    """The non-empty lines of a UTF-8 text file; a one-line error for a missing or empty file."""
+    """The non-empty lines of a UTF-8 text file (the one checked reader, ``lm_workbench.engine.text_input``); a
+    one-line error for a missing, empty or not-text file."""
+    from lm_workbench.engine.text_input import read_text_file
+
     file = Path(path)
     if not file.is_file():
         raise WorkbenchError(f"corpus not found: {file}")
-    lines = [line.strip() for line in file.read_text(encoding="utf-8", errors="replace").splitlines()]
+    lines = [line.strip() for line in read_text_file(file).splitlines()]
     lines = [line for line in lines if line]
     if not lines:
         raise WorkbenchError(f"corpus {file} has no text")

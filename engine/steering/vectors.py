@@ -51,7 +51,9 @@ def read_pairs(path: str | Path) -> tuple[list[str], list[str]]:
     file = Path(path)
     if not file.is_file():
         raise WorkbenchError(f"pairs file not found: {file}")
-    text = file.read_text(encoding="utf-8")
+    from lm_workbench.engine.text_input import read_text_file
+
+    text = read_text_file(file)
     if file.suffix.lower() == ".json":
         try:
             data = json.loads(text)

@@ -143,6 +143,7 @@ def test_eval_matches_an_independent_computation_from_the_saved_weights(trained,
      "blocks are 0..1"),
     (["sae", "train", "{gpt2}", "--corpus", "{tmp}/c.txt", "--out", "{tmp}/o", "--batch", "64", "--buffer-tokens",
       "32"], "must hold at least one batch"),
+    (["sae", "eval", "{tmp}/nowhere", "--model", "{gpt2}", "--corpus", "{tmp}/bin.txt"], "not UTF-8 text"),
     (["steer", "{gpt2}", "--text", "a b", "--site", "blocks.0.hook_resid_post", "--strength", "1"],
      "exactly one of --vector"),
     (["steer", "{gpt2}", "--text", "a b", "--site", "blocks.0.cross_attn.hook_z", "--strength", "1", "--pairs",
@@ -158,6 +159,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_models, capsys, argv, s
     (tmp_path / "c.txt").write_text("one line of text\n")
     (tmp_path / "p.tsv").write_text("good\tbad\n")
     (tmp_path / "bad.tsv").write_text("no tab here\n")
+    (tmp_path / "bin.txt").write_bytes(b"text\x00\x7fbinary\n")
     argv = [a.format(tmp=tmp_path, gpt2=tiny_models["gpt2"]) for a in argv]
     code, _, err = _cli(capsys, *argv)
     assert code == 2

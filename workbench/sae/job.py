@@ -47,7 +47,7 @@ class SaeTrainRun(LongRun):
     def provenance(self, summary: dict[str, Any]) -> dict[str, Any]:
         from lm_workbench.runs.provenance import collect_provenance
 
-        return collect_provenance(device="cpu", dtype="float32", seed=self.spec.seed,
+        return collect_provenance(device=str(self.load().info.device), dtype="float32", seed=self.spec.seed,
                                   model_folder=summary.get("model_folder"), data_files=[self.spec.corpus],
                                   cli_command=self.spec.cli_command())
 
