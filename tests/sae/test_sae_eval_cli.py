@@ -164,3 +164,26 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, tiny_models, capsys, argv, s
     code, _, err = _cli(capsys, *argv)
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and re.search(says, err), err
+
+
+def test_steer_json_keys_and_a_saved_vector_steers_the_same(tmp_path, tiny_models, capsys):
+    gpt2 = str(tiny_models["gpt2"])
+    (tmp_path / "pairs.json").write_text(json.dumps({"positive": ["I love it", "so good"],
+                                                     "negative": ["I hate it", "so bad"]}))
+    args = ["steer", gpt2, "--text", "The cat sat", "--site", "blocks.1.hook_resid_post", "--strength", "3",
+            "--generate", "3", "--json"]
+    code, out, _ = _cli(capsys, *args, "--pairs", str(tmp_path / "pairs.json"), "--save-vector",
+                        str(tmp_path / "v.safetensors"))
+    assert code == 0
+    first = json.loads(out)
+    assert {"steered", "unsteered"} <= set(first)
+    for side in ("steered", "unsteered"):
+        assert set(first[side]) == {"top", "generation"} and len(first[side]["top"]) == 5
+        assert set(first[side]["top"][0]) == {"token", "id", "probability"} and first[side]["generation"]
+    code, out, _ = _cli(capsys, *args, "--vector", str(tmp_path / "v.safetensors"))
+    assert code == 0
+    again = json.loads(out)
+    assert again["steered"] == first["steered"] and again["kl"] == pytest.approx(first["kl"])
+    code, _, err = _cli(capsys, *[a if a != "blocks.1.hook_resid_post" else "blocks.0.hook_resid_post" for a in args],
+                        "--vector", str(tmp_path / "v.safetensors"))
+    assert code == 2 and "was made at blocks.1.hook_resid_post" in err
