@@ -57,6 +57,14 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
     view.steer_button.click()
     qtbot.waitUntil(lambda: view.state.steering is not None, timeout=WAIT)
     assert "unsteered" in view.steering.text() and view.state.steering.strength == 6.0
+    view.search_edit.setText(" the")
+    view.search_edit.returnPressed.emit()
+    qtbot.waitUntil(lambda: view.state.search is not None, timeout=WAIT)
+    the = tok(" the", add_special_tokens=False)["input_ids"][0]
+    best = int((sae.W_dec @ model.get_output_embeddings().weight[the]).argmax())
+    assert view.state.search["promoting"][0][0] == best and view.state.search["firing"] is not None
+    assert f"{best} (" in view.search_line.text()
+
     view.grid_button.click()
     qtbot.waitUntil(lambda: view.state.grid is not None, timeout=WAIT)
     shown = view.grid_map.matrix()

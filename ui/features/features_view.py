@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from lm_workbench.engine.progress import Progress
-from lm_workbench.sae.jobs import feature_job, grid_job, steer_job, text_features_job
+from lm_workbench.sae.jobs import feature_job, grid_job, search_job, steer_job, text_features_job
 from lm_workbench.sae.state import FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -59,12 +59,17 @@ class FeaturesView(ModelView):
         self.grid_button.setToolTip("Steer at the same site of every layer, at several strengths: the concept score "
                                     "(logit gain of the feature's top promoted tokens) and KL per cell")
         self.cancel_button = QPushButton("Cancel")
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("search features by a token they promote or fire on (Enter)")
+        self.search_line = QLabel("")
+        self.search_line.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.notice = Notice()
         form = QFormLayout()
         form.addRow("SAE", self.sae_edit)
         form.addRow("Corpus", self.corpus_edit)
+        form.addRow("Search", self.search_edit)
         row = QHBoxLayout()
         for label, widget in (("Feature", self.feature_spin), ("Strength", self.strength_spin)):
             row.addWidget(QLabel(label))
@@ -105,6 +110,7 @@ class FeaturesView(ModelView):
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
         layout.addLayout(form)
         layout.addLayout(row)
+        layout.addWidget(self.search_line)
         layout.addWidget(self.notice)
         layout.addLayout(columns, 1)
         self.sae_edit.editingFinished.connect(self._read_form)
@@ -115,11 +121,13 @@ class FeaturesView(ModelView):
         self.show_button.clicked.connect(self.show_feature)
         self.steer_button.clicked.connect(self.steer)
         self.grid_button.clicked.connect(self.run_grid)
+        self.search_edit.returnPressed.connect(self.search)
         self.cancel_button.clicked.connect(self.cancel)
         self.state.events.strip_changed.connect(self._show_strip)
         self.state.events.feature_changed.connect(self._show_feature)
         self.state.events.steer_changed.connect(self._show_steering)
         self.state.events.grid_changed.connect(self._show_grid)
+        self.state.events.search_changed.connect(lambda: self.search_line.setText(self.state.search_line()))
 
     # ------------------------------------------------------------ form
     def _read_form(self) -> None:
@@ -187,6 +195,15 @@ class FeaturesView(ModelView):
         folder, feature, strength = s.sae_dir, s.feature, s.strength
         self.ctx.jobs.run(lambda cancel: steer_job(loaded, folder, feature, text, strength, cancel),
                           self.state.set_steering, step="steer", label="Steering…", on_error=self._failed)
+
+    def search(self) -> None:
+        loaded, token = self._ready(), self.search_edit.text()
+        if loaded is None or not token.strip():
+            return
+        folder = self.state.sae_dir
+        corpus = (self.state.feature_view or {}).get("corpus")
+        self.ctx.jobs.run(lambda cancel: search_job(loaded, folder, token, corpus, cancel), self.state.set_search,
+                          step="search", label="Searching features…", on_error=self._failed)
 
     def run_grid(self) -> None:
         loaded = self._ready()

@@ -45,7 +45,19 @@ def feature_job(loaded: Any, folder: str, corpus: str, feature: int, cancel: Can
     found = yield from top_contexts(loaded, site, file.sae, lines, n=8, max_tokens=max_tokens, cancel=cancel)
     effect, more = logit_effect(loaded, file.sae, feature)
     return {"stats": feature_stats(loaded, site, file.sae, found, feature), "effect": effect,
-            "notes": notes + more, "tokens": found.tokens}
+            "notes": notes + more, "tokens": found.tokens, "corpus": found}
+
+
+def search_job(loaded: Any, folder: str, token: str, corpus: Any, cancel: CancelToken) -> dict[str, Any]:
+    """Features by a token: those whose logit effect promotes it most (``promoting``: [(feature, effect)]) and,
+    when a corpus was read (``corpus``: the last feature view's ``CorpusFeatures``), those whose strongest context
+    peaks on it (``firing``)."""
+    from lm_workbench.engine.sae.features import firing_on, promoting
+
+    file, _site, _notes = checked_sae(loaded, folder)
+    cancel.check()
+    return {"token": token, "promoting": promoting(loaded, file.sae, token),
+            "firing": None if corpus is None else firing_on(loaded, corpus, token)}
 
 
 def steer_job(loaded: Any, folder: str, feature: int, text: str, strength: float, cancel: CancelToken) -> Any:

@@ -1,6 +1,6 @@
 """What the Features tab shows, without Qt: the SAE folder and corpus named, the feature chosen, the steering
 strength, and the results (the text's features, the feature's view, the steering). Events: ``inputs_changed``,
-``strip_changed``, ``feature_changed``, ``steer_changed``, ``grid_changed``."""
+``strip_changed``, ``feature_changed``, ``steer_changed``, ``grid_changed``, ``search_changed``."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ class FeaturesState:
         self.feature_view: dict[str, Any] | None = None
         self.steering: Any = None
         self.grid: Any = None  # the engine's SteeringGrid
+        self.search: dict[str, Any] | None = None  # search_job's result
         self.events = EventGroup("inputs_changed", "strip_changed", "feature_changed", "steer_changed",
-                                 "grid_changed")
+                                 "grid_changed", "search_changed")
 
     def set_inputs(self, sae_dir: str | None = None, corpus: str | None = None, feature: int | None = None,
                    strength: float | None = None) -> None:
@@ -58,6 +59,21 @@ class FeaturesState:
     def set_steering(self, result: Any) -> None:
         self.steering = result
         self.events.steer_changed.emit()
+
+    def set_search(self, found: dict[str, Any] | None) -> None:
+        self.search = found
+        self.events.search_changed.emit()
+
+    def search_line(self) -> str:
+        """The search's result as one line of text."""
+        found = self.search
+        if not found:
+            return ""
+        line = f"Promote {found['token']!r}: " + (", ".join(f"{f} ({v:+.3f})" for f, v in found["promoting"])
+                                                  or "no logit effect (no LM head)")
+        if found["firing"] is None:
+            return line + f"; fire on {found['token']!r}: press Show feature first (it reads the corpus)"
+        return line + f"; fire on {found['token']!r}: " + (", ".join(map(str, found["firing"])) or "none")
 
     def set_grid(self, grid: Any) -> None:
         self.grid = grid
