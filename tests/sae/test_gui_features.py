@@ -72,5 +72,27 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
     zero = view.state.grid.strengths.index(0.0)
     np.testing.assert_allclose(shown[:, zero], 0.0, atol=1e-5)  # no vector, no gain
     assert np.isfinite(shown).all() and np.abs(shown).max() > 0
+    # model B: the same text's features in B's SAE (a tiny Llama), beside A's
+    from PySide6.QtCore import Qt
+
+    llama = str(tiny_models["llama"])
+    sae_b = SparseAutoencoder("topk", 32, 40, 5, seed=8)
+    save_sae(tmp_path / "sae_b", sae_b, hook_name="blocks.0.hook_resid_post", model_name=llama,
+             fingerprint=fingerprint_model_folder(llama))
+    qtbot.keyClicks(window.compare.panel.field, llama)
+    qtbot.mouseClick(window.compare.panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.compare.loaded is not None, timeout=WAIT)
+    view.set_inputs(str(tmp_path / "sae"), str(corpus), 0, 6.0, sae_dir_b=str(tmp_path / "sae_b"))
+    qtbot.waitUntil(lambda: view.state.strip_b is not None, timeout=WAIT)
+    b_model = tf.AutoModelForCausalLM.from_pretrained(llama).eval()
+    b_tok = tf.AutoTokenizer.from_pretrained(llama)
+    with torch.no_grad():
+        hidden_b = b_model(**b_tok(TEXT, return_tensors="pt"), output_hidden_states=True).hidden_states[1][0]
+        pre = (hidden_b - sae_b.b_dec) @ sae_b.W_enc + sae_b.b_enc
+        values, index = pre.topk(5, dim=-1)
+        f_b = torch.zeros_like(pre).scatter(-1, index, values.clamp(min=0))
+    strip_b = view.state.strip_b
+    np.testing.assert_allclose(view.strip_b_map.matrix(), f_b[:, strip_b["features"]].numpy(), atol=1e-5)
+    assert view.strip_b_map.isVisible() and view.state.site_b == "blocks.0.hook_resid_post"
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         window.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "features.png"))

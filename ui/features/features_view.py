@@ -18,7 +18,7 @@ from lm_workbench.sae.jobs import feature_job, grid_job, search_job, steer_job, 
 from lm_workbench.sae.state import FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
-from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
@@ -46,6 +46,8 @@ class FeaturesView(ModelView):
         self.state = FeaturesState()
         self.sae_edit = QLineEdit()
         self.sae_edit.setPlaceholderText("an SAE folder (cfg.json + sae_weights.safetensors)")
+        self.sae_b_edit = QLineEdit()
+        self.sae_b_edit.setPlaceholderText("comparing: model B's SAE folder, for the same text's features in B")
         self.corpus_edit = QLineEdit()
         self.corpus_edit.setPlaceholderText("top contexts: a text file, one text a line")
         self.feature_spin = QSpinBox()
@@ -68,6 +70,7 @@ class FeaturesView(ModelView):
         self.notice = Notice()
         form = QFormLayout()
         form.addRow("SAE", self.sae_edit)
+        form.addRow("SAE (B)", self.sae_b_edit)
         form.addRow("Corpus", self.corpus_edit)
         form.addRow("Search", self.search_edit)
         row = QHBoxLayout()
@@ -97,6 +100,10 @@ class FeaturesView(ModelView):
         left = QVBoxLayout()
         left.addWidget(self.strip_line)
         left.addWidget(self.strip_map, 1)
+        self.strip_b_map = HeatmapView(empty_hint="Model B's features on the same text show here.")
+        self.strip_b_map.set_axes("token", "feature")
+        self.strip_b_map.setVisible(False)
+        left.addWidget(self.strip_b_map, 1)
         self.grid_map = HeatmapView(empty_hint="Layer grid: where steering with the feature works, and where it "
                                                "breaks the model.")
         self.grid_map.set_axes("layer", "strength")
@@ -115,6 +122,8 @@ class FeaturesView(ModelView):
         layout.addLayout(columns, 1)
         self.sae_edit.editingFinished.connect(self._read_form)
         self.sae_edit.editingFinished.connect(self.inputs_changed)
+        self.sae_b_edit.editingFinished.connect(self._read_form)
+        self.sae_b_edit.editingFinished.connect(self.inputs_changed)
         self.corpus_edit.editingFinished.connect(self._read_form)
         self.feature_spin.valueChanged.connect(self._read_form)
         self.strength_spin.valueChanged.connect(self._read_form)
@@ -132,11 +141,13 @@ class FeaturesView(ModelView):
     # ------------------------------------------------------------ form
     def _read_form(self) -> None:
         self.state.set_inputs(self.sae_edit.text().strip(), self.corpus_edit.text().strip(), self.feature_spin.value(),
-                              self.strength_spin.value())
+                              self.strength_spin.value(), self.sae_b_edit.text().strip())
 
-    def set_inputs(self, sae_dir: str = "", corpus: str = "", feature: int = 0, strength: float = 8.0) -> None:
+    def set_inputs(self, sae_dir: str = "", corpus: str = "", feature: int = 0, strength: float = 8.0,
+                   sae_dir_b: str = "") -> None:
         """Fill the form (what a user types; tests and presets call it)."""
         self.sae_edit.setText(sae_dir)
+        self.sae_b_edit.setText(sae_dir_b)
         self.corpus_edit.setText(corpus)
         self.feature_spin.setValue(feature)
         self.strength_spin.setValue(strength)
@@ -153,9 +164,15 @@ class FeaturesView(ModelView):
             self.notice.show_message(problem, "info")
             return None
         loaded, folder, text = inputs.loaded, self.state.sae_dir, inputs.text
-        return Computation((inputs.model_key, folder, text), lambda cancel: text_features_job(loaded, folder, text,
+        comp = Computation((inputs.model_key, folder, text), lambda cancel: text_features_job(loaded, folder, text,
                                                                                               cancel),
                            self._strip_done, label="SAE features…")
+        b, folder_b = self.ctx.compared if self.ctx is not None else None, self.state.sae_dir_b
+        if b is None or not folder_b:
+            self.state.set_strip_b(None)
+            return comp
+        comp.key = (comp.key, folder_b)
+        return paired(comp, b, lambda cancel: text_features_job(b, folder_b, text, cancel), self.state.set_strip_b)
 
     def _strip_done(self, result: Any) -> None:
         self.notice.clear_message()
@@ -242,6 +259,11 @@ class FeaturesView(ModelView):
             return
         self.strip_map.set_matrix(np.asarray(strip["values"]), strip["tokens"],
                                   [str(f) for f in strip["features"]], title=f"SAE features at {self.state.site}")
+        b = self.state.strip_b
+        self.strip_b_map.setVisible(b is not None)
+        if b is not None:
+            self.strip_b_map.set_matrix(np.asarray(b["values"]) if b["features"] else None, b["tokens"],
+                                        [str(f) for f in b["features"]], title=f"B: SAE features at {self.state.site_b}")
         self.strip_line.setText(f"{len(strip['features'])} strongest features at {self.state.site}; feature "
                                 f"{self.state.feature} chosen")
         self.feature_spin.blockSignals(True)

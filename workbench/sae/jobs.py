@@ -17,7 +17,8 @@ def checked_sae(loaded: Any, folder: str) -> tuple[Any, Any, list[str]]:
 
     key = (str(folder), id(loaded))
     if key not in _CACHE:
-        _CACHE.clear()
+        while len(_CACHE) >= 4:  # model A's and model B's SAEs, and a few before them
+            _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = load_checked_sae(loaded, folder)
     return _CACHE[key]
 

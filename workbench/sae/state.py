@@ -12,6 +12,9 @@ from lm_workbench.observable import EventGroup
 class FeaturesState:
     def __init__(self) -> None:
         self.sae_dir = ""
+        self.sae_dir_b = ""  # model B's SAE (when comparing): the same text's features in B
+        self.strip_b: dict[str, Any] | None = None
+        self.site_b = ""
         self.corpus = ""
         self.feature = 0
         self.strength = 8.0
@@ -26,11 +29,11 @@ class FeaturesState:
                                  "grid_changed", "search_changed")
 
     def set_inputs(self, sae_dir: str | None = None, corpus: str | None = None, feature: int | None = None,
-                   strength: float | None = None) -> None:
+                   strength: float | None = None, sae_dir_b: str | None = None) -> None:
         if feature is not None and int(feature) < 0:
             raise ValueError(f"feature is at least 0, not {feature}")
         for name, value in (("sae_dir", sae_dir), ("corpus", corpus), ("feature", feature),
-                            ("strength", strength)):
+                            ("strength", strength), ("sae_dir_b", sae_dir_b)):
             if value is not None:
                 setattr(self, name, value)
         self.events.inputs_changed.emit()
@@ -50,6 +53,15 @@ class FeaturesState:
         self.strip, self.site, self.notes = features.strip(20), site, list(notes)
         if self.strip["features"] and self.feature not in self.strip["features"]:
             self.feature = int(self.strip["features"][0])  # the strongest, until the user picks another
+        self.events.strip_changed.emit()
+
+    def set_strip_b(self, result: Any) -> None:
+        """Model B's features on the same text (``None``: not comparing, or no SAE named for B)."""
+        if result is None:
+            self.strip_b, self.site_b = None, ""
+        else:
+            features, site, _notes = result
+            self.strip_b, self.site_b = features.strip(20), site
         self.events.strip_changed.emit()
 
     def set_feature_view(self, view: dict[str, Any] | None) -> None:
@@ -95,6 +107,7 @@ class FeaturesState:
 
     def clear(self) -> None:
         self.strip = None
+        self.strip_b = None
         self.feature_view = None
         self.steering = None
         self.grid = None
