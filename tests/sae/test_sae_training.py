@@ -59,3 +59,44 @@ def test_an_encoder_without_a_head_gets_null_and_the_note(minilm):
     assert result.ce_loss_recovered is None and result.kl is None
     assert "ce_loss_recovered not defined: no LM head" in result.notes
     assert result.l0 == pytest.approx(16.0) and result.tokens > 0
+
+
+def test_an_encoders_ce_is_the_masked_lm_loss_on_masked_positions(tiny_models):
+    """BERT: the masked inputs are the engine's (its documented rule), every loss is computed here from plain
+    forwards with a hand-written splice hook, text by text without padding."""
+    import torch.nn.functional as F
+
+    from lm_workbench.engine.sae.activations import encode
+    from lm_workbench.engine.sae.evaluate import masked
+
+    loaded = load_source(str(tiny_models["bert"]))
+    lines = corpus_lines(6)
+    sae = SparseAutoencoder("standard", 32, 64, seed=5)
+    result = drive(evaluate_sae(loaded, resolve(loaded, "blocks.0.hook_resid_post"), sae, lines, max_tokens=10**6))
+    batch = masked(loaded, encode(loaded, lines), seed=0)
+    model, block = loaded.model, loaded.model.bert.encoder.layer[0]
+    sums, kl, n = {"clean": 0.0, "spliced": 0.0, "zero": 0.0}, 0.0, 0
+    for row in range(len(lines)):
+        keep = batch["attention_mask"][row].bool()
+        ids, labels = batch["input_ids"][row][keep][None], batch["labels"][row][keep]
+        logits = {}
+        with torch.no_grad():
+            for name, change in (("clean", None), ("spliced", lambda h: sae(h)), ("zero", torch.zeros_like)):
+                handle = block.register_forward_hook(
+                    lambda m, a, o, change=change: (change(o[0]), *o[1:]) if isinstance(o, tuple) else change(o)
+                ) if change else None
+                logits[name] = model(input_ids=ids).logits[0][labels != -100]
+                if handle:
+                    handle.remove()
+        target = labels[labels != -100]
+        for name in sums:
+            sums[name] += float(F.cross_entropy(logits[name], target, reduction="sum"))
+        p, q = logits["clean"].log_softmax(-1), logits["spliced"].log_softmax(-1)
+        kl += float((p.exp() * (p - q)).sum())
+        n += len(target)
+    assert n >= len(lines)  # at least one masked token per text
+    assert result.ce_clean == pytest.approx(sums["clean"] / n, abs=1e-4)
+    assert result.ce_spliced == pytest.approx(sums["spliced"] / n, abs=1e-4)
+    assert result.ce_zero == pytest.approx(sums["zero"] / n, abs=1e-4)
+    assert result.kl == pytest.approx(kl / n, rel=1e-3, abs=1e-6)
+    assert any("masked-LM" in note for note in result.notes)
