@@ -105,17 +105,25 @@ def _positive(value: int, flag: str) -> int:
     return value
 
 
-def cmd_sae_train(args: argparse.Namespace) -> int:
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """The ``SaeTrainSpec`` a ``sae train`` command line describes (through its typed request)."""
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.job import run_recorded
     from lm_workbench.sae.spec import SaeTrainSpec
 
     request = request_of(args)
-    spec = SaeTrainSpec(model=request.model, corpus=request.corpus, out=request.out, site=request.site,
+    return SaeTrainSpec(model=request.model, corpus=request.corpus, out=request.out, site=request.site,
                         kind=request.kind, expansion=request.expansion, sparsity=request.sparsity,
                         steps=request.steps, batch=request.batch, lr=request.lr, buffer_tokens=request.buffer_tokens,
                         context=request.context, seed=request.seed, checkpoint_every=request.checkpoint_every,
                         resume=request.resume, name=request.name)
+
+
+def cmd_sae_train(args: argparse.Namespace) -> int:
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.job import run_recorded
+
+    request = request_of(args)
+    spec = spec_from_args(args)
     spec.check()
     if not Path(spec.corpus).is_file():
         raise WorkbenchError(f"corpus not found: {spec.corpus}")
