@@ -233,7 +233,8 @@ def cmd_steer(args: argparse.Namespace) -> int:
     from lm_workbench.engine.sae.files import save_vector
     from lm_workbench.engine.steering.apply import steer
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import model_fingerprint, steering_vector
+    from lm_workbench.sae.reading import steering_vector
+    from lm_workbench.sae.sites import model_fingerprint
 
     request = request_of(args)
     if request.generate < 0:

@@ -7,25 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.sae.run import resolve_site
-
-
-def model_fingerprint(loaded: Any) -> str | None:
-    """The provenance fingerprint of ``loaded``'s folder (its config and safetensors headers), or None."""
-    from lm_workbench.runs.provenance import fingerprint_model_folder
-
-    try:
-        return fingerprint_model_folder(loaded.info.folder)
-    except (FileNotFoundError, OSError, TypeError):
-        return None
-
-
-def site_width(loaded: Any, site: Any) -> int:
-    """The width of ``site``'s activations, from one short forward."""
-    from lm_workbench.engine.sae.activations import site_activations
-
-    acts, _, _ = site_activations(loaded, site, ["The width of this site."])
-    return int(acts.shape[-1])
+from lm_workbench.sae.sites import model_fingerprint, resolve_site, site_width
 
 
 def load_checked_sae(loaded: Any, folder: str) -> tuple[Any, Any, list[str]]:

@@ -12,31 +12,11 @@ from typing import Any, Generator
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, Progress
+from lm_workbench.sae.sites import default_site, resolve_site
 from lm_workbench.sae.spec import SaeTrainSpec
 
 KIND = "sae"
 SUMMARY = "summary.json"
-
-
-def default_site(loaded: Any) -> str:
-    """The middle block's ``hook_resid_post`` (an encoder-decoder's: its decoder's)."""
-    from lm_workbench.engine.anatomy.points import blocks_of
-    from lm_workbench.engine.models.families import Family
-
-    stack = "decoder" if loaded.family is Family.ENCODER_DECODER else None
-    prefix = "decoder." if stack else ""
-    return f"{prefix}blocks.{len(blocks_of(loaded, stack)) // 2}.hook_resid_post"
-
-
-def resolve_site(loaded: Any, name: str) -> Any:
-    """The ``HookSite`` of ``name``, or a one-line error naming the model's points of that kind."""
-    from lm_workbench.engine.anatomy.points import hook_points, resolve
-
-    try:
-        return resolve(loaded, name)
-    except WorkbenchError as exc:
-        known = [p for p in hook_points(loaded) if "hook_pattern" not in p][:6]
-        raise WorkbenchError(f"{exc} (sites of {loaded.info.spec}: {', '.join(known)}, ...)") from None
 
 
 def resolved(spec: SaeTrainSpec, loaded: Any) -> SaeTrainSpec:
@@ -53,7 +33,7 @@ def sae_train_job(spec: SaeTrainSpec, loaded: Any, *, cancel: Any = NEVER_CANCEL
     """Train and save; the loop's metric and checkpoint events go to ``report``; returns the summary."""
     from lm_workbench.engine.sae.activations import read_corpus
     from lm_workbench.engine.sae.files import save_sae
-    from lm_workbench.sae.reading import model_fingerprint
+    from lm_workbench.sae.sites import model_fingerprint
     from lm_workbench.engine.sae.train import CHECKPOINT, train_sae
 
     spec = resolved(spec, loaded)
