@@ -3,7 +3,7 @@
 - ``feature_direction``: an SAE feature's decoder row W_dec[i] scaled to unit norm (strength is then in the
   site's own units);
 - ``contrastive_direction``: contrastive activation addition's direction, the mean of the site's activation at
-  each positive prompt's last token minus the same mean over the negative prompts (not normalised: strength 1
+  each positive prompt's last non-special token minus the same mean over the negative prompts (not normalised: strength 1
   adds the mean difference itself).
 """
 
@@ -31,13 +31,17 @@ def feature_direction(sae: Any, index: int) -> torch.Tensor:
 
 
 def last_token_activation(loaded: Any, site: Any, text: str) -> torch.Tensor:
-    """The site's activation [d] at the last token of ``text`` (one text per forward: no padding)."""
-    acts, mask, _ = site_activations(loaded, site, [text])
-    return acts[0, int(mask[0].nonzero()[-1])]
+    """The site's activation [d] at the last token of ``text`` that is not a special token (an encoder's [SEP],
+    a T5's </s>; the last token when every one is special). One text per forward: no padding."""
+    acts, mask, batch = site_activations(loaded, site, [text])
+    special = set(loaded.tokenizer.all_special_ids)
+    ids = batch["input_ids"][0][mask[0]].tolist()
+    plain = [i for i, token in enumerate(ids) if token not in special]
+    return acts[0, plain[-1] if plain else len(ids) - 1]
 
 
 def contrastive_direction(loaded: Any, site: Any, positives: list[str], negatives: list[str]) -> torch.Tensor:
-    """mean_p act(p) - mean_n act(n) [d], each act the site's activation at the prompt's last token."""
+    """mean_p act(p) - mean_n act(n) [d], each act the site's activation at the prompt's last non-special token."""
     if not positives or not negatives:
         raise WorkbenchError("contrastive steering needs at least one positive and one negative prompt")
     pos = torch.stack([last_token_activation(loaded, site, t) for t in positives]).mean(0)

@@ -63,6 +63,21 @@ def test_steering_equals_a_hand_written_hook_adding_the_vector(models, kind):
     assert result.steered.top != result.unsteered.top  # the vector changed the prediction
 
 
+def test_an_encoders_contrastive_direction_reads_the_last_word_not_sep(models):
+    loaded = models["bert"]
+    tok, model = loaded.tokenizer, loaded.model
+
+    def last_word(text):
+        batch = tok(text, return_tensors="pt")
+        with torch.no_grad():
+            hidden = model(**batch, output_hidden_states=True).hidden_states[1][0]
+        assert batch["input_ids"][0, -1] == tok.sep_token_id
+        return hidden[-2]  # the token before [SEP]
+
+    got = contrastive_direction(loaded, resolve(loaded, "blocks.0.hook_resid_post"), ["good"], ["bad"])
+    assert torch.allclose(got, last_word("good") - last_word("bad"), atol=1e-5)
+
+
 def test_the_contrastive_direction_is_the_mean_difference(models):
     loaded = models["gpt2"]
     tok, model = loaded.tokenizer, loaded.model

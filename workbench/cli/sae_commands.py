@@ -90,7 +90,7 @@ def register(sub: Any) -> None:
     steer.add_argument("--feature", help="SAE_DIR:IDX: a feature's unit decoder direction")
     steer.add_argument("--pairs", help="contrastive pairs: lines 'positive<TAB>negative' or JSON "
                                        "{\"positive\": [...], \"negative\": [...]}: mean activation difference at "
-                                       "the last token")
+                                       "the last non-special token")
     steer.add_argument("--strength", type=float, required=True, help="the multiple of the vector added")
     steer.add_argument("--generate", type=int, default=0, help="also generate N tokens greedily, each side")
     steer.add_argument("--top", type=int, default=5, help="top predictions per side (default 5)")
