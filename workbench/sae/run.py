@@ -33,8 +33,8 @@ def sae_train_job(spec: SaeTrainSpec, loaded: Any, *, cancel: Any = NEVER_CANCEL
     """Train and save; the loop's metric and checkpoint events go to ``report``; returns the summary."""
     from lm_workbench.engine.sae.activations import read_corpus
     from lm_workbench.engine.sae.files import save_sae
-    from lm_workbench.sae.sites import model_fingerprint
     from lm_workbench.engine.sae.train import CHECKPOINT, train_sae
+    from lm_workbench.sae.sites import model_fingerprint
 
     spec = resolved(spec, loaded)
     site = resolve_site(loaded, spec.site)
