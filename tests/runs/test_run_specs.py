@@ -10,13 +10,14 @@ import pytest
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.cli import finetune_commands, pretrain_commands, probing_commands, prompt_commands
-from lm_workbench.cli import retrieval_commands, scalar_mix_commands
+from lm_workbench.cli import retrieval_commands, sae_commands, scalar_mix_commands
 from lm_workbench.cli.parser import build_parser
 from lm_workbench.finetune.spec import FineTuneSpec
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.probing.spec import ProbeSpec, ScalarMixSpec, StsSpec
 from lm_workbench.prompting.spec import PromptEvalSpec
 from lm_workbench.retrieval.spec import RetrievalEvalSpec
+from lm_workbench.sae.spec import SaeTrainSpec
 from lm_workbench.runs.kinds import run_kind
 from lm_workbench.runs.spec import RunSpec
 
@@ -41,6 +42,10 @@ SPECS = {
                                    selection="balanced", calibrate=True, multi_token="pll", length_normalise=True,
                                    limit=10),
                     prompt_commands.spec_from_args),
+    "sae": (SaeTrainSpec(model="some/model", corpus="my corpus.txt", out="sae dir", site="blocks.1.hook_mlp_out",
+                         kind="jumprelu", expansion=4, sparsity=0.01, steps=30, batch=64, lr=0.002, buffer_tokens=512,
+                         context=32, seed=2, checkpoint_every=10, resume=True, name="an SAE"),
+            sae_commands.spec_from_args),
     "retrieval-eval": (RetrievalEvalSpec("minilm", "my beir folder", "dev", 20, "max", True, 1.2, 0.5, "bm25+"),
                        retrieval_commands.eval_spec_from_args),
 }
@@ -81,7 +86,7 @@ def test_the_command_line_parses_back_to_the_same_spec(name):
     assert from_args(args) == spec
 
 
-@pytest.mark.parametrize("kind", ["pretrain", "finetune", "probe", "sts", "scalar-mix", "prompt-eval"])
+@pytest.mark.parametrize("kind", ["pretrain", "finetune", "probe", "sts", "scalar-mix", "prompt-eval", "sae"])
 def test_a_stored_run_copies_as_its_spec_command_line(kind):
     spec, _ = SPECS[kind]
     assert run_kind(kind).cli_command(spec.to_dict()) == spec.cli_command()

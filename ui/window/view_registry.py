@@ -64,6 +64,7 @@ def builtin_views() -> ViewRegistry:
     from lm_workbench.ui.attention.entry import ENTRY as attention
     from lm_workbench.ui.compare.entry import ENTRY as compare
     from lm_workbench.ui.embeddings.entry import ENTRY as embeddings
+    from lm_workbench.ui.features.entry import ENTRY as features
     from lm_workbench.ui.finetune.entry import ENTRY as finetune
     from lm_workbench.ui.guide.entry import ENTRY as guide
     from lm_workbench.ui.heads.entry import ENTRY as heads
@@ -78,5 +79,5 @@ def builtin_views() -> ViewRegistry:
     from lm_workbench.ui.runs.entry import ENTRY as runs
     from lm_workbench.ui.tokens.entry import ENTRY as tokens
 
-    return ViewRegistry([tokens, attention, predictions, lens, patching, heads, masking_lab, embeddings, probing,
-                         prompting, pretrain, finetune, runs, compare, retrieval, guide])
+    return ViewRegistry([tokens, attention, predictions, lens, patching, heads, features, masking_lab, embeddings,
+                         probing, prompting, pretrain, finetune, runs, compare, retrieval, guide])

@@ -459,6 +459,76 @@ def baseline_bilstm(
     })
 
 
+def sae_eval(
+        sae_dir: str,
+        *,
+        model: str,
+        device: str | None = None,
+        precision: str | None = None,
+        offline: bool | None = None,
+        corpus: str,
+        max_tokens: int = 4096,
+) -> Any:
+    """``lm-workbench sae eval``: L0, explained variance, MSE, CE loss recovered, KL, dead and dense fractions."""
+    return _call(_requests.SaeEvalRequest, {
+        "sae_dir": sae_dir,
+        "model": model,
+        "device": device,
+        "precision": precision,
+        "offline": offline,
+        "corpus": corpus,
+        "max_tokens": max_tokens,
+    })
+
+
+def sae_features(
+        sae_dir: str,
+        *,
+        model: str,
+        device: str | None = None,
+        precision: str | None = None,
+        offline: bool | None = None,
+        text: str,
+        top: int = 10,
+) -> Any:
+    """``lm-workbench sae features``: the features active on a text, strongest first."""
+    return _call(_requests.SaeFeaturesRequest, {
+        "sae_dir": sae_dir,
+        "model": model,
+        "device": device,
+        "precision": precision,
+        "offline": offline,
+        "text": text,
+        "top": top,
+    })
+
+
+def sae_show(
+        sae_dir: str,
+        *,
+        model: str,
+        device: str | None = None,
+        precision: str | None = None,
+        offline: bool | None = None,
+        feature: int,
+        corpus: str,
+        contexts: int = 10,
+        max_tokens: int = 20000,
+) -> Any:
+    """``lm-workbench sae show``: one feature's top contexts, histogram, density and logit effect."""
+    return _call(_requests.SaeShowRequest, {
+        "sae_dir": sae_dir,
+        "model": model,
+        "device": device,
+        "precision": precision,
+        "offline": offline,
+        "feature": feature,
+        "corpus": corpus,
+        "contexts": contexts,
+        "max_tokens": max_tokens,
+    })
+
+
 __all__ = [
     "compare",
     "corrupt",
@@ -484,4 +554,7 @@ __all__ = [
     "guide_progress",
     "baseline_tfidf_lr",
     "baseline_bilstm",
+    "sae_eval",
+    "sae_features",
+    "sae_show",
 ]

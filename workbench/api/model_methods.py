@@ -514,3 +514,67 @@ class ModelCommands:
             "bm25_method": bm25_method,
             "keep_identical_ids": keep_identical_ids,
         })
+
+    def sae_train(
+            self,
+            *,
+            corpus: str,
+            out: str,
+            site: str | None = None,
+            kind: str = "topk",
+            expansion: int = 8,
+            sparsity: float | None = None,
+            steps: int = 200,
+            batch: int = 256,
+            lr: float = 0.001,
+            buffer_tokens: int = 4096,
+            context: int = 64,
+            seed: int = 0,
+            checkpoint_every: int = 100,
+            resume: bool = False,
+            name: str | None = None,
+    ) -> Any:
+        """``lm-workbench sae train``: train an SAE on a site's activations over a corpus (a recorded run)."""
+        return self._run(_requests.SaeTrainRequest, {
+            "corpus": corpus,
+            "out": out,
+            "site": site,
+            "kind": kind,
+            "expansion": expansion,
+            "sparsity": sparsity,
+            "steps": steps,
+            "batch": batch,
+            "lr": lr,
+            "buffer_tokens": buffer_tokens,
+            "context": context,
+            "seed": seed,
+            "checkpoint_every": checkpoint_every,
+            "resume": resume,
+            "name": name,
+        })
+
+    def steer(
+            self,
+            *,
+            text: str,
+            site: str,
+            strength: float,
+            vector: str | None = None,
+            feature: str | None = None,
+            pairs: str | None = None,
+            generate: int = 0,
+            top: int = 5,
+            save_vector: str | None = None,
+    ) -> Any:
+        """``lm-workbench steer``: steered beside unsteered predictions (and generations)."""
+        return self._run(_requests.SteerRequest, {
+            "text": text,
+            "site": site,
+            "strength": strength,
+            "vector": vector,
+            "feature": feature,
+            "pairs": pairs,
+            "generate": generate,
+            "top": top,
+            "save_vector": save_vector,
+        })

@@ -12,10 +12,10 @@ from lm_workbench.requests import ModelRequest
 
 # the options of ModelRequest that say how to load a model: ``lw.load``'s, not a method's
 LOAD_OPTIONS = tuple(f.name for f in dataclasses.fields(ModelRequest))
-MODEL_METHODS = {command: command.replace("-", "_") for command in (
+MODEL_METHODS = {command: command.replace("-", "_").replace(" ", "_") for command in (
     "info", "encode", "attention", "fill-mask", "next-token", "lens", "tuned-lens", "attribute", "patch", "dla",
     "ablate", "neighbours", "project", "probe", "sts", "scalar-mix", "prompt-eval", "generate", "finetune",
-    "retrieve", "retrieval-eval")}
+    "retrieve", "retrieval-eval", "sae train", "steer")}
 FUNCTIONS = {
     "compare": "compare", "corrupt": "corrupt", "pretrain": "pretrain", "course-models": "course_models",
     "finetune": "finetune", "finetune-merge": "finetune_merge", "predict": "predict", "runs list": "runs",
@@ -24,13 +24,15 @@ FUNCTIONS = {
     "study run": "study", "study list": "study_list", "study table": "study_table", "runs diff": "runs_diff",
     "guide list": "guide_list", "guide show": "guide_show", "guide check": "guide_check",
     "guide progress": "guide_progress", "baseline tfidf-lr": "baseline_tfidf_lr", "baseline bilstm": "baseline_bilstm",
+    "sae eval": "sae_eval", "sae features": "sae_features", "sae show": "sae_show",
 }
 # arguments given by position (the CLI's positionals, and a method's text)
 POSITIONAL = {
     "compare": ("model_a", "model_b"), "finetune": ("model",), "finetune-merge": ("folders",),
     "predict": ("folder",), "download": ("repo_id",), "presets check": ("file",), "presets verify": ("presets",),
     "gui": ("model",), "study run": ("study",), "study table": ("study",), "runs diff": ("a", "b"),
-    "guide show": ("page",), "guide check": ("page",), **{command: ("text",) for command in (
+    "guide show": ("page",), "guide check": ("page",), "sae eval": ("sae_dir",), "sae features": ("sae_dir",),
+    "sae show": ("sae_dir",), **{command: ("text",) for command in (
         "encode", "attention", "fill-mask", "next-token", "lens", "attribute", "dla", "ablate", "generate")},
 }
 FILE_OUTPUTS = {"encode": ".npz", "project": ".csv"}  # --out optional in the API: the result keeps the data

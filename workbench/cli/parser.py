@@ -30,6 +30,7 @@ from lm_workbench.cli import (
     prompt_commands,
     retrieval_commands,
     runs_commands,
+    sae_commands,
     scalar_mix_commands,
     study_commands,
 )
@@ -58,6 +59,7 @@ COMMAND_MODULES = (
     retrieval_commands,
     baseline_commands,
     study_commands,
+    sae_commands,
 )
 
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 import argparse
 import inspect
 
-from lm_workbench.requests import course_commands, model_commands, other_commands
+from lm_workbench.requests import course_commands, model_commands, other_commands, sae_commands
 from lm_workbench.requests.base import PRESENTATION, ModelRequest, Request
 from lm_workbench.requests.model_commands import *  # noqa: F403 - every request class by name
 from lm_workbench.requests.other_commands import *  # noqa: F403
 from lm_workbench.requests.course_commands import *  # noqa: F403
+from lm_workbench.requests.sae_commands import *  # noqa: F403
 
 REQUESTS: dict[str, type[Request]] = {
     cls.COMMAND: cls
-    for module in (model_commands, other_commands, course_commands)
+    for module in (model_commands, other_commands, course_commands, sae_commands)
     for _, cls in inspect.getmembers(module, inspect.isclass)
     if issubclass(cls, Request) and cls.COMMAND
 }

@@ -1,0 +1,320 @@
+"""The Features tab: the form writes a ``lm_workbench.sae.state.FeaturesState``; the view computes the text's
+features as the host asks (``lm_workbench.sae.view_tasks.text_features_job``: the token × feature strip), and on its
+buttons one feature's view (``feature_job``: contexts, histogram, logit effect; progress, Cancel) and steering
+(``steer_job``: steered beside unsteered)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from lm_workbench.engine.progress import Progress
+from lm_workbench.sae.view_tasks import feature_job, grid_job, search_job, steer_job, text_features_job
+from lm_workbench.sae.state import FeaturesState
+from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
+from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
+from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.notice import Notice
+
+
+def _e(text: str) -> str:
+    return html.escape(text).replace(" ", "&nbsp;") or "&nbsp;"
+
+
+def shaded(tokens: list[str], values: list[float], top: float) -> str:
+    """Tokens as HTML, each with a background as strong as its activation relative to ``top``."""
+    out = []
+    for token, value in zip(tokens, values):
+        alpha = 0.0 if top <= 0 else max(0.0, min(1.0, value / top))
+        out.append(f"<span style='background-color: rgba(255,140,0,{alpha:.2f})'>{_e(token)}</span>")
+    return "".join(out)
+
+
+class FeaturesView(ModelView):
+    no_model_hint = "Load a model (left): the features of an SAE trained on it show here."
+    empty_hint = "Type a text above, and name an SAE folder."
+
+    def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
+        super().__init__(ctx, parent)
+        self.state = FeaturesState()
+        self.sae_edit = QLineEdit()
+        self.sae_edit.setPlaceholderText("an SAE folder (cfg.json + sae_weights.safetensors)")
+        self.sae_b_edit = QLineEdit()
+        self.sae_b_edit.setPlaceholderText("comparing: model B's SAE folder, for the same text's features in B")
+        self.corpus_edit = QLineEdit()
+        self.corpus_edit.setPlaceholderText("top contexts: a text file, one text a line")
+        self.feature_spin = QSpinBox()
+        self.feature_spin.setRange(0, 1_000_000)
+        self.strength_spin = QDoubleSpinBox()
+        self.strength_spin.setRange(-1e4, 1e4)
+        self.strength_spin.setValue(self.state.strength)
+        self.show_button = QPushButton("Show feature")
+        self.steer_button = QPushButton("Steer")
+        self.grid_button = QPushButton("Layer grid")
+        self.grid_button.setToolTip("Steer at the same site of every layer, at several strengths: the concept score "
+                                    "(logit gain of the feature's top promoted tokens) and KL per cell")
+        self.cancel_button = QPushButton("Cancel")
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("search features by a token they promote or fire on (Enter)")
+        self.search_line = QLabel("")
+        self.search_line.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.notice = Notice()
+        form = QFormLayout()
+        form.addRow("SAE", self.sae_edit)
+        form.addRow("SAE (B)", self.sae_b_edit)
+        form.addRow("Corpus", self.corpus_edit)
+        form.addRow("Search", self.search_edit)
+        row = QHBoxLayout()
+        for label, widget in (("Feature", self.feature_spin), ("Strength", self.strength_spin)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget)
+        for widget in (self.show_button, self.steer_button, self.grid_button, self.cancel_button):
+            row.addWidget(widget)
+        row.addWidget(self.progress, 1)
+        self.strip_map = HeatmapView(empty_hint="The features active on the text show here, strongest first.")
+        self.strip_map.set_axes("token", "feature")
+        self.strip_line = QLabel("")
+        self.contexts = QLabel("")
+        self.contexts.setWordWrap(True)
+        self.histogram = pg.PlotWidget()
+        self.histogram.setMinimumHeight(100)
+        self.histogram.setMaximumHeight(160)
+        self.histogram.setLabel("bottom", "log10 activation")
+        self.histogram.setLabel("left", "tokens")
+        self.steering = QLabel("")
+        self.steering.setWordWrap(True)
+        right = QVBoxLayout()
+        right.addWidget(self.contexts)
+        right.addWidget(self.histogram, 1)
+        right.addWidget(self.steering)
+        columns = QHBoxLayout()
+        left = QVBoxLayout()
+        left.addWidget(self.strip_line)
+        left.addWidget(self.strip_map, 1)
+        self.strip_b_map = HeatmapView(empty_hint="Model B's features on the same text show here.")
+        self.strip_b_map.set_axes("token", "feature")
+        self.strip_b_map.setVisible(False)
+        left.addWidget(self.strip_b_map, 1)
+        self.grid_map = HeatmapView(empty_hint="Layer grid: where steering with the feature works, and where it "
+                                               "breaks the model.")
+        self.grid_map.set_axes("layer", "strength")
+        self.grid_line = QLabel("")
+        self.grid_line.setWordWrap(True)
+        left.addWidget(self.grid_line)
+        left.addWidget(self.grid_map, 1)
+        columns.addLayout(left, 1)
+        columns.addLayout(right, 1)
+        layout = QVBoxLayout(self)
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
+        layout.addLayout(form)
+        layout.addLayout(row)
+        layout.addWidget(self.search_line)
+        layout.addWidget(self.notice)
+        layout.addLayout(columns, 1)
+        self.sae_edit.editingFinished.connect(self._read_form)
+        self.sae_edit.editingFinished.connect(self.inputs_changed)
+        self.sae_b_edit.editingFinished.connect(self._read_form)
+        self.sae_b_edit.editingFinished.connect(self.inputs_changed)
+        self.corpus_edit.editingFinished.connect(self._read_form)
+        self.feature_spin.valueChanged.connect(self._read_form)
+        self.strength_spin.valueChanged.connect(self._read_form)
+        self.show_button.clicked.connect(self.show_feature)
+        self.steer_button.clicked.connect(self.steer)
+        self.grid_button.clicked.connect(self.run_grid)
+        self.search_edit.returnPressed.connect(self.search)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.state.events.strip_changed.connect(self._show_strip)
+        self.state.events.feature_changed.connect(self._show_feature)
+        self.state.events.steer_changed.connect(self._show_steering)
+        self.state.events.grid_changed.connect(self._show_grid)
+        self.state.events.search_changed.connect(lambda: self.search_line.setText(self.state.search_line()))
+
+    # ------------------------------------------------------------ form
+    def _read_form(self) -> None:
+        self.state.set_inputs(self.sae_edit.text().strip(), self.corpus_edit.text().strip(), self.feature_spin.value(),
+                              self.strength_spin.value(), self.sae_b_edit.text().strip())
+
+    def set_inputs(self, sae_dir: str = "", corpus: str = "", feature: int = 0, strength: float = 8.0,
+                   sae_dir_b: str = "") -> None:
+        """Fill the form (what a user types; tests and presets call it)."""
+        self.sae_edit.setText(sae_dir)
+        self.sae_b_edit.setText(sae_dir_b)
+        self.corpus_edit.setText(corpus)
+        self.feature_spin.setValue(feature)
+        self.strength_spin.setValue(strength)
+        self._read_form()
+        self.inputs_changed.emit()
+
+    def _text(self) -> str:
+        return self.ctx.current_text() if self.ctx is not None else ""
+
+    # ------------------------------------------------------------ host
+    def computation(self, inputs: Inputs) -> Computation | None:
+        problem = self.state.problem(inputs.text)
+        if problem:
+            self.notice.show_message(problem, "info")
+            return None
+        loaded, folder, text = inputs.loaded, self.state.sae_dir, inputs.text
+        comp = Computation((inputs.model_key, folder, text), lambda cancel: text_features_job(loaded, folder, text,
+                                                                                              cancel),
+                           self._strip_done, label="SAE features…")
+        b, folder_b = self.ctx.compared if self.ctx is not None else None, self.state.sae_dir_b
+        if b is None or not folder_b:
+            self.state.set_strip_b(None)
+            return comp
+        comp.key = (comp.key, folder_b)
+        return paired(comp, b, lambda cancel: text_features_job(b, folder_b, text, cancel), self.state.set_strip_b)
+
+    def _strip_done(self, result: Any) -> None:
+        self.notice.clear_message()
+        self.state.set_strip(result)
+
+    def show_hint(self, text: str) -> None:
+        self.state.clear()
+        self.notice.show_message(text, "info")
+
+    def show_failure(self, message: str) -> None:
+        self.notice.show_message(message, "warning")
+
+    # ------------------------------------------------------------ jobs
+    def _ready(self, corpus: bool = False) -> Any:
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        problem = "Load a model (left) first." if loaded is None else self.state.problem(self._text(), corpus=corpus)
+        if problem:
+            self.notice.show_message(problem, "info")
+            return None
+        return loaded
+
+    def show_feature(self) -> None:
+        loaded = self._ready(corpus=True)
+        if loaded is None:
+            return
+        s = self.state
+        folder, corpus, feature = s.sae_dir, s.corpus, s.feature
+        self.ctx.jobs.run(lambda cancel: feature_job(loaded, folder, corpus, feature, cancel),
+                          self._feature_done, step="feature", label=f"Feature {feature}: top contexts…",
+                          on_progress=self._progress, on_error=self._failed, on_cancelled=lambda: None)
+
+    def steer(self) -> None:
+        loaded = self._ready()
+        if loaded is None:
+            return
+        s, text = self.state, self._text()
+        folder, feature, strength = s.sae_dir, s.feature, s.strength
+        self.ctx.jobs.run(lambda cancel: steer_job(loaded, folder, feature, text, strength, cancel),
+                          self.state.set_steering, step="steer", label="Steering…", on_error=self._failed)
+
+    def search(self) -> None:
+        loaded, token = self._ready(), self.search_edit.text()
+        if loaded is None or not token.strip():
+            return
+        folder = self.state.sae_dir
+        corpus = (self.state.feature_view or {}).get("corpus")
+        self.ctx.jobs.run(lambda cancel: search_job(loaded, folder, token, corpus, cancel), self.state.set_search,
+                          step="search", label="Searching features…", on_error=self._failed)
+
+    def run_grid(self) -> None:
+        loaded = self._ready()
+        if loaded is None:
+            return
+        s, text = self.state, self._text()
+        folder, feature, strength = s.sae_dir, s.feature, s.strength
+        self.ctx.jobs.run(lambda cancel: grid_job(loaded, folder, feature, text, strength, cancel),
+                          self._grid_done, step="grid", label="Steering grid…", on_progress=self._progress,
+                          on_error=self._failed, on_cancelled=lambda: None)
+
+    def _grid_done(self, grid: Any) -> None:
+        show_finished(self.progress)
+        self.state.set_grid(grid)
+
+    def cancel(self) -> None:
+        if self.ctx is not None:
+            self.ctx.jobs.cancel()
+
+    def _progress(self, progress: Progress) -> None:
+        show_progress(self.progress, progress)
+
+    def _feature_done(self, result: Any) -> None:
+        show_finished(self.progress)
+        self.state.set_feature_view(result)
+
+    def _failed(self, exc: BaseException, tb: str) -> None:
+        show_failure(self.notice, self.ctx, exc, tb, "The features")
+
+    # ------------------------------------------------------------ show
+    def _show_strip(self) -> None:
+        strip = self.state.strip
+        if not strip or not strip["features"]:
+            self.strip_map.set_matrix(None)
+            self.strip_line.setText("No feature is active on this text." if strip else "")
+            return
+        self.strip_map.set_matrix(np.asarray(strip["values"]), strip["tokens"],
+                                  [str(f) for f in strip["features"]], title=f"SAE features at {self.state.site}")
+        b = self.state.strip_b
+        self.strip_b_map.setVisible(b is not None)
+        if b is not None:
+            self.strip_b_map.set_matrix(np.asarray(b["values"]) if b["features"] else None, b["tokens"],
+                                        [str(f) for f in b["features"]], title=f"B: SAE features at {self.state.site_b}")
+        self.strip_line.setText(f"{len(strip['features'])} strongest features at {self.state.site}; feature "
+                                f"{self.state.feature} chosen")
+        self.feature_spin.blockSignals(True)
+        self.feature_spin.setValue(self.state.feature)
+        self.feature_spin.blockSignals(False)
+
+    def _show_feature(self) -> None:
+        view = self.state.feature_view
+        self.histogram.clear()
+        if view is None:
+            self.contexts.setText("")
+            return
+        stats = view["stats"]
+        lines = [f"<b>Feature {stats.feature}</b>: density {stats.density:.4f} over {view['tokens']} tokens, "
+                 f"max activation {stats.max_activation:.3f}"]
+        for ctx in stats.contexts:
+            lines.append(f"{ctx.activation:.3f}&nbsp;&nbsp;" + shaded(ctx.tokens, ctx.values, stats.max_activation))
+        effect = view["effect"]
+        if effect:
+            lines.append("promotes: " + ", ".join(_e(repr(e["token"])) for e in effect["promoted"][:8]))
+            lines.append("suppresses: " + ", ".join(_e(repr(e["token"])) for e in effect["suppressed"][:8]))
+        lines += [_e(n) for n in view["notes"]]
+        self.contexts.setText("<br>".join(lines))
+        edges = np.log10(np.asarray(stats.bin_edges))  # log-spaced bins: even widths in log10
+        if sum(stats.histogram):
+            width = float(edges[1] - edges[0])
+            self.histogram.addItem(pg.BarGraphItem(x=edges[:-1] + width / 2, height=stats.histogram,
+                                                   width=width * 0.9, brush="#ff8c00"))
+
+    def _show_steering(self) -> None:
+        result = self.state.steering
+        if result is None:
+            self.steering.setText("")
+            return
+        cells = []
+        for name, side in (("unsteered", result.unsteered), ("steered", result.steered)):
+            top = "<br>".join(f"{_e(repr(c['token']))} {c['probability']:.3f}" for c in side.top)
+            gen = f"<br><i>{_e(side.generation)}</i>" if side.generation else ""
+            cells.append(f"<td valign='top'><b>{name}</b><br>{top}{gen}</td>")
+        self.steering.setText(f"Steering at {_e(result.site)} × {result.strength:g}, predictions of "
+                              f"{_e(result.position)}; KL {result.kl:.4f} nats<table><tr>{''.join(cells)}</tr></table>")
+
+    def _show_grid(self) -> None:
+        grid = self.state.grid
+        if grid is None:
+            self.grid_map.set_matrix(None)
+            self.grid_line.setText("")
+            return
+        scores, kls = self.state.grid_matrix()
+        self.grid_map.set_matrix(np.asarray(scores), [str(l) for l in grid.layers],
+                                 [f"{s:g}" for s in grid.strengths], title="concept score (logit gain)", signed=True)
+        worst = np.nanmax(np.asarray(kls)) if np.isfinite(np.asarray(kls)).any() else float("nan")
+        self.grid_line.setText(f"Concept tokens {', '.join(repr(w) for w in grid.concept_tokens)}; largest KL to the "
+                               f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))

@@ -1,0 +1,264 @@
+"""``sae train|eval|features|show`` and ``steer``: sparse autoencoders and steering vectors (issue 47;
+docs/sae-and-steering.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from lm_workbench.cli.common import (EXIT_INTERRUPTED, add_model_options, drive_job, echo, load_for, note,
+                                     print_json)
+from lm_workbench.engine.errors import WorkbenchError
+
+EVAL_KEYS = ("l0", "explained_variance", "mse", "ce_loss_recovered", "kl", "dead_fraction", "dense_fraction")
+
+
+def _model_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, help="the model the SAE reads (any spec the model box takes)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], help="where to run (default: settings, auto)")
+    p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
+                   help="weights' number format (default: settings, auto)")
+    p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
+
+
+def register(sub: Any) -> None:
+    """Add ``sae`` (train, eval, features, show) and ``steer``."""
+    sae = sub.add_parser("sae", help="sparse autoencoders: train one on a hook point, evaluate it, read its features")
+    actions = sae.add_subparsers(dest="sae_action", metavar="ACTION", required=True)
+
+    train = actions.add_parser("train", help="train an SAE on a site's activations over a corpus (a recorded run)")
+    add_model_options(train)
+    train.add_argument("--site", help="the hook point (docs/model-anatomy.md), e.g. blocks.2.hook_resid_post "
+                                      "(default: the middle block's hook_resid_post; encoder-decoders: the decoder's)")
+    train.add_argument("--corpus", required=True, help="a UTF-8 text file, one text per line")
+    train.add_argument("--out", required=True, help="the SAE folder to write (SAELens v6 layout)")
+    train.add_argument("--kind", choices=["standard", "topk", "jumprelu"], default="topk",
+                       help="standard: ReLU + L1; topk: the k largest; jumprelu: per-feature thresholds + L0 "
+                            "(default topk)")
+    train.add_argument("--expansion", type=int, default=8, help="d_sae = expansion x the site's width (default 8)")
+    train.add_argument("--sparsity", type=float,
+                       help="the kind's setting: standard the L1 coefficient (default 5), topk k (default 32), "
+                            "jumprelu the L0 coefficient (default 0.001)")
+    train.add_argument("--steps", type=int, default=200, help="optimizer steps (default 200)")
+    train.add_argument("--batch", type=int, default=256, help="activations (tokens) per step (default 256)")
+    train.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (default 0.001)")
+    train.add_argument("--buffer-tokens", type=int, default=4096,
+                       help="the shuffled activation buffer, in tokens (memory: tokens x width x 4 bytes; default "
+                            "4096)")
+    train.add_argument("--context", type=int, default=64, help="tokens per text at most (default 64)")
+    train.add_argument("--seed", type=int, default=0, help="the seed (default 0)")
+    train.add_argument("--checkpoint-every", type=int, default=100, help="steps between checkpoints (default 100)")
+    train.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+    train.add_argument("--name", help="the run's name in the runs browser")
+    train.add_argument("--json", action="store_true", help="print JSON")
+    train.set_defaults(handler=cmd_sae_train)
+
+    ev = actions.add_parser("eval", help="L0, explained variance, MSE, CE loss recovered, KL, dead and dense fractions")
+    ev.add_argument("sae_dir", help="an SAE folder (cfg.json + sae_weights.safetensors)")
+    _model_flag(ev)
+    ev.add_argument("--corpus", required=True, help="a UTF-8 text file, one text per line")
+    ev.add_argument("--max-tokens", type=int, default=4096, help="tokens evaluated at most (default 4096)")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.set_defaults(handler=cmd_sae_eval)
+
+    feats = actions.add_parser("features", help="the features active on a text, strongest first (token x feature)")
+    feats.add_argument("sae_dir", help="an SAE folder")
+    _model_flag(feats)
+    feats.add_argument("--text", required=True, help="the text")
+    feats.add_argument("--top", type=int, default=10, help="features shown (default 10)")
+    feats.add_argument("--json", action="store_true", help="print JSON")
+    feats.set_defaults(handler=cmd_sae_features)
+
+    show = actions.add_parser("show", help="one feature: top contexts, histogram, density, logit effect")
+    show.add_argument("sae_dir", help="an SAE folder")
+    _model_flag(show)
+    show.add_argument("--feature", type=int, required=True, help="the feature's number")
+    show.add_argument("--corpus", required=True, help="a UTF-8 text file, one text per line")
+    show.add_argument("--contexts", type=int, default=10, help="top contexts (default 10)")
+    show.add_argument("--max-tokens", type=int, default=20000, help="corpus tokens read at most (default 20000)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=cmd_sae_show)
+
+    steer = sub.add_parser("steer", help="add a vector at a site while the model predicts (and generates): steered "
+                                         "beside unsteered")
+    add_model_options(steer)
+    steer.add_argument("--text", required=True, help="the text (encoders: with one [MASK])")
+    steer.add_argument("--site", required=True, help="the hook point, e.g. blocks.1.hook_resid_post")
+    steer.add_argument("--vector", help="a steering vector file (safetensors: 'vector' + its site)")
+    steer.add_argument("--feature", help="SAE_DIR:IDX: a feature's unit decoder direction")
+    steer.add_argument("--pairs", help="contrastive pairs: lines 'positive<TAB>negative' or JSON "
+                                       "{\"positive\": [...], \"negative\": [...]}: mean activation difference at "
+                                       "the last non-special token")
+    steer.add_argument("--strength", type=float, required=True, help="the multiple of the vector added")
+    steer.add_argument("--generate", type=int, default=0, help="also generate N tokens greedily, each side")
+    steer.add_argument("--top", type=int, default=5, help="top predictions per side (default 5)")
+    steer.add_argument("--save-vector", help="write the vector used (safetensors, with its site and provenance)")
+    steer.add_argument("--json", action="store_true", help="print JSON")
+    steer.set_defaults(handler=cmd_steer)
+
+
+def _positive(value: int, flag: str) -> int:
+    if value < 1:
+        raise WorkbenchError(f"{flag} must be at least 1, not {value}")
+    return value
+
+
+def spec_from_args(args: argparse.Namespace) -> Any:
+    """The ``SaeTrainSpec`` a ``sae train`` command line describes (through its typed request)."""
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.spec import SaeTrainSpec
+
+    request = request_of(args)
+    return SaeTrainSpec(model=request.model, corpus=request.corpus, out=request.out, site=request.site,
+                        kind=request.kind, expansion=request.expansion, sparsity=request.sparsity,
+                        steps=request.steps, batch=request.batch, lr=request.lr, buffer_tokens=request.buffer_tokens,
+                        context=request.context, seed=request.seed, checkpoint_every=request.checkpoint_every,
+                        resume=request.resume, name=request.name)
+
+
+def cmd_sae_train(args: argparse.Namespace) -> int:
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.runs import run_recorded
+
+    request = request_of(args)
+    spec = spec_from_args(args)
+    spec.check()
+    if not Path(spec.corpus).is_file():
+        raise WorkbenchError(f"corpus not found: {spec.corpus}")
+    loaded = load_for(request)
+    summary = run_recorded(spec, loaded, echo=None if args.json else echo)
+    if summary.get("cancelled"):
+        print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint in {spec.out} (continue "
+              "with --resume)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    for line in summary["notes"]:
+        note(line)
+    if args.json:
+        print_json(summary)
+        return 0
+    final = summary["final"]
+    print(f"run {summary['run_id']}: {summary['kind']} SAE {summary['d_in']} -> {summary['d_sae']} on "
+          f"{summary['site']}, {summary['steps']} steps; saved in {summary['out_dir']}")
+    print(f"final MSE {final.get('mse', float('nan')):.4f}, L0 {final.get('l0', float('nan')):.1f}, dead fraction "
+          f"{final.get('dead_fraction', float('nan')):.3f}; activations scaled by {summary['scaling_factor']:.4f} "
+          f"(mean norm -> sqrt(d)); buffer {summary['buffer_tokens']} tokens = {summary['buffer_bytes'] / 2**20:.1f} "
+          "MiB in memory")
+    return 0
+
+
+def cmd_sae_eval(args: argparse.Namespace) -> int:
+    from lm_workbench.engine.sae.activations import read_corpus
+    from lm_workbench.engine.sae.evaluate import evaluate_sae
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.reading import load_checked_sae
+
+    request = request_of(args)
+    lines = read_corpus(request.corpus)
+    loaded = load_for(request)
+    file, site, notes = load_checked_sae(loaded, request.sae_dir)
+    result = drive_job(evaluate_sae(loaded, site, file.sae, lines, max_tokens=_positive(request.max_tokens,
+                                                                                         "--max-tokens")),
+                       quiet=args.json)
+    data = {key: getattr(result, key) for key in EVAL_KEYS}
+    data |= {"ce_clean": result.ce_clean, "ce_spliced": result.ce_spliced, "ce_zero": result.ce_zero,
+             "tokens": result.tokens, "site": file.hook_name, "loss": result.loss or None,
+             "notes": notes + result.notes}
+    if args.json:
+        print_json(data)
+        return 0
+    from lm_workbench.engine.maths.undefined import shown
+
+    for key in EVAL_KEYS:
+        print(f"{key:>20}  {shown(data[key], key, data['notes'])}")
+    for line in data["notes"]:
+        note(line)
+    return 0
+
+
+def cmd_sae_features(args: argparse.Namespace) -> int:
+    from lm_workbench.engine.sae.features import features_on_text
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.reading import load_checked_sae
+
+    request = request_of(args)
+    loaded = load_for(request)
+    file, site, notes = load_checked_sae(loaded, request.sae_dir)
+    found = features_on_text(loaded, site, file.sae, request.text)
+    strip = found.strip(_positive(request.top, "--top"))
+    if args.json:
+        print_json({**strip, "site": file.hook_name, "notes": notes})
+        return 0
+    print("feature  " + " ".join(f"{t[:7]:>7}" for t in strip["tokens"]))
+    for column, feature in enumerate(strip["features"]):
+        print(f"{feature:>7}  " + " ".join(f"{row[column]:7.3f}" for row in strip["values"]))
+    return 0
+
+
+def cmd_sae_show(args: argparse.Namespace) -> int:
+    from lm_workbench.engine.sae.activations import read_corpus
+    from lm_workbench.engine.sae.features import feature_stats, logit_effect, top_contexts
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.reading import load_checked_sae
+
+    request = request_of(args)
+    lines = read_corpus(request.corpus)
+    loaded = load_for(request)
+    file, site, notes = load_checked_sae(loaded, request.sae_dir)
+    if not 0 <= request.feature < file.sae.d_sae:
+        raise WorkbenchError(f"--feature {request.feature} is out of range: the SAE has 0..{file.sae.d_sae - 1}")
+    corpus = drive_job(top_contexts(loaded, site, file.sae, lines, n=_positive(request.contexts, "--contexts"),
+                                    max_tokens=_positive(request.max_tokens, "--max-tokens")), quiet=args.json)
+    stats = feature_stats(loaded, site, file.sae, corpus, request.feature)
+    effect, more = logit_effect(loaded, file.sae, request.feature)
+    data = {**stats.to_dict(), "logit_effect": effect, "tokens_read": corpus.tokens, "notes": notes + more}
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"feature {stats.feature}: density {stats.density:.4f}, max activation {stats.max_activation:.4f} over "
+          f"{corpus.tokens} tokens")
+    for ctx in stats.contexts:
+        words = "".join(f"[{t}]" if i == ctx.peak else t for i, t in enumerate(ctx.tokens))
+        print(f"  {ctx.activation:8.4f}  {words!r}")
+    if effect:
+        print("promotes: " + ", ".join(repr(e["token"]) for e in effect["promoted"]))
+        print("suppresses: " + ", ".join(repr(e["token"]) for e in effect["suppressed"]))
+    for line in data["notes"]:
+        note(line)
+    return 0
+
+
+def cmd_steer(args: argparse.Namespace) -> int:
+    from lm_workbench.engine.sae.files import save_vector
+    from lm_workbench.engine.steering.apply import steer
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.reading import steering_vector
+    from lm_workbench.sae.sites import model_fingerprint
+
+    request = request_of(args)
+    if request.generate < 0:
+        raise WorkbenchError(f"--generate must not be negative, not {request.generate}")
+    loaded = load_for(request)
+    site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
+                                               pairs=request.pairs)
+    result = steer(loaded, request.text, site, vector, request.strength, k=_positive(request.top, "--top"),
+                   generate_tokens=request.generate)
+    if request.save_vector:
+        save_vector(request.save_vector, vector, site=request.site, model_name=loaded.info.spec,
+                    fingerprint=model_fingerprint(loaded), how=how)
+    data = result.to_dict()
+    data["vector"] = how
+    data["notes"] = notes + result.notes
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"{how} x {request.strength:g} at {request.site}; predictions of {result.position}; KL(unsteered || "
+          f"steered) {result.kl:.4f} nats")
+    for name, side in (("unsteered", result.unsteered), ("steered", result.steered)):
+        print(f"{name:>10}: " + ", ".join(f"{c['token']!r} {c['probability']:.3f}" for c in side.top))
+        if side.generation is not None:
+            print(f"{'':>10}  generates {side.generation!r}")
+    for line in data["notes"]:
+        note(line)
+    return 0
