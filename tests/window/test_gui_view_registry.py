@@ -114,7 +114,7 @@ def test_one_entry_adds_a_computed_view_with_progress_partials_and_stale_results
 
 def test_registry_refuses_clashes_and_unknown_inputs():
     registry = builtin_views()
-    assert registry.ids() == ["tokens", "attention", "predictions", "lens", "patching", "heads", "masking_lab",
+    assert registry.ids() == ["tokens", "attention", "predictions", "lens", "patching", "heads", "features", "masking_lab",
                               "embeddings", "probing", "prompting", "pretrain", "finetune", "runs", "compare",
                               "retrieval", "guide"]
     with pytest.raises(ValueError, match="registered already"):
