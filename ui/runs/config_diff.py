@@ -14,23 +14,10 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from lm_workbench.runs.params_diff import flatten
 from lm_workbench.ui import theme
 
 MISSING = object()
-
-
-def flatten(params: Any, prefix: str = "") -> dict[str, Any]:
-    """``{"training": {"lr": 1e-3}}`` -> ``{"training.lr": 1e-3}``; lists and scalars are leaves."""
-    if not isinstance(params, dict):
-        return {prefix or "value": params}
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        name = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, dict) and value:
-            out.update(flatten(value, name))
-        else:
-            out[name] = value
-    return out
 
 
 def cell_text(value: Any) -> str:
