@@ -283,7 +283,7 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
         head = objective.requirements(config).head
         torch.manual_seed(training.seed)
         model = build_model(model_config, head)
-        init_output_prior(model, data.train)  # BART: else its encoder collapses (engine.pretrain.output_prior)
+        init_output_prior(model, data.train)  # BART: else its encoder collapses (see output_prior)
         with registry.guard(record, "build_heads"):
             heads = dict(objective.build_heads(config, model_config) or {})
         aux = _auxiliary_models(registry, objective, config, aux_specs, model, tokenizer, str(device))
