@@ -9,7 +9,9 @@ corpus's unigram entropy (a model that learnt nothing but word frequencies),
 which is enough to open them in every view. Each family's own signal is measured by
 ``tests/bench/bench_course_models.py`` (issue 48): BERT's masked-token accuracy above the unigram guess (holds),
 a GPT-2 of 4 layers for layer-wise lessons (holds), ELMo layers that differ in what they probe (holds), the BART
-and T5 decoders reading their encoders (not yet: see tests/bench/README.md). The settings below were sized so all five together take under 10 minutes on 2 quiet CPU cores
+decoder reading its encoder (holds since its logits bias starts at the unigram prior,
+``lm_workbench.engine.pretrain.output_prior``), the T5 decoder likewise (not yet 20%: see tests/bench/README.md).
+The settings below were sized so all five together take under 10 minutes on 2 quiet CPU cores
 (the ELMo is lm_workbench.engine.elmo.presets' tiny biLM, its softmax over every word of the corpus, so its loss
 compares fairly with the unigram entropy).
 
@@ -52,9 +54,9 @@ COURSE_SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
              {"steps": 300, "batch_size": 32, "lr": 5e-3, "warmup_steps": 30}),
 }
 # Objective settings that differ from the objective's defaults. BART: text infilling alone (30%, Poisson(3)
-# spans; Lewis et al.'s best single noising) without sentence permutation. Measured (tests/bench/README.md): this
-# alone does NOT make the course BART read its encoder; its post-norm encoder collapses to one output for every
-# input during training, with or without permutation (issue 48 item 2a is still open).
+# spans; Lewis et al.'s best single noising) without sentence permutation. What makes the course BART read its
+# encoder is not this but its logits bias starting at the unigram prior (every BART pre-training run does it:
+# lm_workbench.engine.pretrain.output_prior); without it the encoder collapsed to one output for every input.
 COURSE_OBJECTIVE_CONFIG: dict[str, dict[str, str]] = {
     "bart": {"sentence_permutation": "0", "text_infilling": "0.3"},
 }

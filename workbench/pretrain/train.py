@@ -252,6 +252,7 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
 
     from lm_workbench.engine.models.loading import quiet_transformers
     from lm_workbench.engine.pretrain.architectures import ArchitectureSpec, build_config, build_model
+    from lm_workbench.engine.pretrain.output_prior import init_output_prior
     from lm_workbench.engine.pretrain.sampler import ExampleSampler
     from lm_workbench.engine.training.distributed import setup_distributed
     from lm_workbench.engine.training.loop import train
@@ -282,6 +283,7 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
         head = objective.requirements(config).head
         torch.manual_seed(training.seed)
         model = build_model(model_config, head)
+        init_output_prior(model, data.train)  # BART: else its encoder collapses (see output_prior)
         with registry.guard(record, "build_heads"):
             heads = dict(objective.build_heads(config, model_config) or {})
         aux = _auxiliary_models(registry, objective, config, aux_specs, model, tokenizer, str(device))
