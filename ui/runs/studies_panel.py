@@ -191,7 +191,9 @@ class StudiesPanel(QWidget):
         from lm_workbench.studies.runner import load_state
 
         if not load_state(self.study, self.out_dir).done():
-            name = study if item is not None else f'"{study}"'
+            from lm_workbench.studies.file import builtin_names
+
+            name = study if study in builtin_names() else f'"{study}"'
             self.progress.setText(f"No cell of this study has run yet at the {scale} scale: press Start (its cost "
                                   f"is above), or run `lm-workbench study run {name} --scale {scale}`.")
         return True
