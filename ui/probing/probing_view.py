@@ -105,7 +105,7 @@ class ProbingView(ComputingView, QWidget):
         layout.addWidget(self.summary)
         # whose per-layer numbers these are: greyed with Run again when the task, kind, pooling or STS data
         # changed, cleared with another model (issue 49.5)
-        self.origin_line = ResultOriginLine(self.plots, clear=self.state.clear_results, run_again=self.run)
+        self.origin_line = ResultOriginLine(self.plots, clear=self.state.clear_results, run_again=lambda: self.run())
         layout.addWidget(self.origin_line)
         layout.addWidget(self.plots, 1)
 
@@ -113,7 +113,7 @@ class ProbingView(ComputingView, QWidget):
         self.sts_combo.activated.connect(self._sts_activated)
         self.kind_combo.currentTextChanged.connect(self.state.set_kind)
         self.pooling_combo.currentTextChanged.connect(self.state.set_pooling)
-        self.run_button.clicked.connect(self.run)
+        self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.cancel)
         self.state.events.probe_changed.connect(lambda: self.plots.show_probe(self.state))
         self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
@@ -196,7 +196,10 @@ class ProbingView(ComputingView, QWidget):
         self.kind_combo.setEnabled(self.state.task != DEMO)
 
     # -- running ---------------------------------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, reuse: bool = False) -> None:
+        """Probe every layer (and STS, the scalar mix, as ticked) on the loaded model, each recorded as a run.
+        ``reuse`` (a lecture step or guide page that starts the run): a probe or STS sweep recorded before for the
+        same model, settings and data is shown from the store, not computed or recorded again."""
         loaded = self.ctx.loaded
         if loaded is None:
             self.ctx.show_message("Load a model first: probing runs on the loaded model.", "info")
@@ -234,7 +237,7 @@ class ProbingView(ComputingView, QWidget):
                                        "STS data " + ("the demo pairs" if self.state.sts_data == DEMO
                                                          else display_name(self.state.sts_data)))
         self.origin_line.set_running("Probing every layer…")
-        self.start_task(execute_each(runs, loaded, self.ctx.run_services.path), step="sweep",
+        self.start_task(execute_each(runs, loaded, self.ctx.run_services.path, reuse=reuse), step="sweep",
                         label="Probing layers…")
 
     def _progress(self, report: Progress) -> None:
@@ -273,7 +276,7 @@ class ProbingView(ComputingView, QWidget):
             best = max(range(len(result.layers)), key=lambda i: result.selectivity[i])
             parts.append(f"Most selective layer {result.layers[best]} (accuracy {result.accuracy[best]:.1%}, "
                          f"control {result.control_accuracy[best]:.1%}; majority class {result.majority:.1%}; "
-                         f"{result.rows_scored:,} held-out rows scored); run {run_id}")
+                         f"{result.rows_scored:,} held-out rows scored); {_run_said(result, run_id)}")
             parts += _read_line("Task file", result) + list(getattr(result, "notes", []))
         if "sts" in out:
             result, run_id = out["sts"]
@@ -281,7 +284,8 @@ class ProbingView(ComputingView, QWidget):
             finite = [(r, k) for k, r in zip(result.layers, result.spearman) if r is not None and r == r]
             if finite:
                 rho, layer = max(finite)
-                parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); run {run_id}")
+                parts.append(f"STS: best Spearman {rho:.3f} at layer {layer} ({result.pairs} pairs); "
+                             f"{_run_said(result, run_id)}")
             parts += self.state.sts_undefined_lines()
             parts += _read_line("STS file", result)
         self._idle(". ".join(parts) + ".")
@@ -340,7 +344,7 @@ class ProbingView(ComputingView, QWidget):
         if getattr(self, "_run_when_loaded", False) and self.ctx.loaded is not None:
             self._run_when_loaded = False
             self.cancel()
-            self.run()
+            self.run(reuse=True)
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         st = self.state
@@ -386,3 +390,10 @@ def _read_line(what: str, result: Any) -> list[str]:
 
     read = getattr(result, "read", None)
     return [f"{what}: {ReadReport.from_json('', read).summary()}"] if read else []
+
+
+def _run_said(result: Any, run_id: int) -> str:
+    """"run N", or that run N was recorded before and is shown again (not computed twice)."""
+    if getattr(result, "reused_run", None) is not None:
+        return f"run {run_id} (recorded before for this model, settings and data: shown again, not recomputed)"
+    return f"run {run_id}"

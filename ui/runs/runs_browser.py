@@ -240,6 +240,22 @@ class RunsBrowser(QWidget):
         self.refresh_timer.stop()
         super().hideEvent(event)
 
+    # what a lecture step or a workspace may set here: a study whose table the Studies list shows
+    preset_settings = frozenset({"study", "scale"})
+
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """``{"study": name or file, "scale": "tiny" | "lecture"}``: choose the study in the Studies list and show
+        its table from the runs made so far (or say how to run it)."""
+        if settings.get("study"):
+            self.studies.show_study(str(settings["study"]), str(settings.get("scale") or "lecture"))
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The chosen study and scale (nothing when no study is chosen)."""
+        item = self.studies.list.currentItem()
+        if item is None or self.studies.study is None:
+            return {}, {}
+        return {"study": item.data(Qt.ItemDataRole.UserRole), "scale": self.studies.scale.currentText()}, {}
+
     def shutdown(self) -> None:
         """The window is closing: stop polling and carry out pending deletions."""
         self.refresh_timer.stop()

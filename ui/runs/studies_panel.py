@@ -168,6 +168,36 @@ class StudiesPanel(QWidget):
         self.list.addItem(item)
         self.list.setCurrentItem(item)
 
+    def show_study(self, study: str, scale: str = "lecture") -> bool:
+        """Choose ``study`` (a built-in's name or a study file) at ``scale`` and show its table from the runs made
+        so far (a lecture step's ``{"study": ..., "scale": ...}``); with no finished cell, say how to run it.
+        False (said in the panel) when it cannot be read."""
+        self.scale.blockSignals(True)
+        self.scale.setCurrentText(scale)
+        self.scale.blockSignals(False)
+        item = next((self.list.item(i) for i in range(self.list.count())
+                     if self.list.item(i).data(Qt.ItemDataRole.UserRole) == study), None)
+        if item is None and (Path(study).suffix == ".json" or Path(study).is_file()):
+            self.open_file(study)  # adds it, chooses it
+        elif item is None:
+            self.about.setText(f"No study named {study!r} here.")
+            return False
+        elif self.list.currentItem() is item:
+            self.choose()
+        else:
+            self.list.setCurrentItem(item)
+        if self.study is None:
+            return False
+        from lm_workbench.studies.runner import load_state
+
+        if not load_state(self.study, self.out_dir).done():
+            from lm_workbench.studies.file import builtin_names
+
+            name = study if study in builtin_names() else f'"{study}"'
+            self.progress.setText(f"No cell of this study has run yet at the {scale} scale: press Start (its cost "
+                                  f"is above), or run `lm-workbench study run {name} --scale {scale}`.")
+        return True
+
     def choose(self) -> None:
         """Read the chosen study at the chosen scale; state its cost (off the Qt thread) and show its table."""
         from lm_workbench.studies.runs import StudySpec

@@ -160,8 +160,30 @@ def _step(data: Any, index: int, source: str, keys: set[str]) -> PresetStep:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise _fail(source, f"{where}.settings", "must be an object")
+    if view == "runs":
+        _study_settings(settings, source, f"{where}.settings")
     model = _model(data, source, where) if "model" in data else None
     return PresetStep(view=view, caption=caption, inputs=dict(inputs), settings=dict(settings), model=model)
+
+
+def _study_settings(settings: dict, source: str, where: str) -> None:
+    """A Runs step's ``study`` (a built-in study's name, or a study file: ``file:``/``preset-data:`` or a path
+    ending ``.json``) and ``scale`` (``tiny`` or ``lecture``): an unknown study is refused naming the step."""
+    from lm_workbench.studies.file import builtin_names
+    from lm_workbench.studies.names import SCALES
+
+    if "scale" in settings and "study" not in settings:
+        raise _fail(source, f"{where}.scale", "needs a study")
+    if "study" not in settings:
+        return
+    study = settings["study"]
+    if not isinstance(study, str) or not study.strip():
+        raise _fail(source, f"{where}.study", "must be a study's name or file")
+    is_file = study.startswith(("file:", "preset-data:")) or study.endswith(".json")
+    if not is_file and study not in builtin_names():
+        raise _fail(source, f"{where}.study", f"unknown study {study!r} (built-in: {', '.join(builtin_names())})")
+    if settings.get("scale", "lecture") not in SCALES:
+        raise _fail(source, f"{where}.scale", f"must be one of {', '.join(SCALES)}, not {settings['scale']!r}")
 
 
 def parse_preset(data: Any, source: str = "preset") -> Preset:

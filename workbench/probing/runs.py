@@ -73,6 +73,16 @@ class ProbeRun(ComputedRun):
     def columns(self) -> dict[str, str]:
         return {"name": f"{self.kind} {self.spec.task}", "model": self.spec.model, "method": self.spec.kind}
 
+    recallable = True  # a guide page or lecture step visited again recalls the recorded sweep
+
+    def to_record(self, result: Any) -> dict[str, Any]:
+        return _record(result)
+
+    def from_record(self, record: dict[str, Any]) -> Any:
+        from lm_workbench.engine.probing.sweep import ProbeResult
+
+        return ProbeResult(**record)
+
 
 class StsRun(ComputedRun):
     """Spearman's rho per layer (an ``StsResult``)."""
@@ -97,6 +107,30 @@ class StsRun(ComputedRun):
 
     def columns(self) -> dict[str, str]:
         return {"name": f"{self.kind} {self.spec.data}", "model": self.spec.model, "method": self.spec.pooling}
+
+    recallable = True
+
+    def to_record(self, result: Any) -> dict[str, Any]:
+        return _record(result)
+
+    def from_record(self, record: dict[str, Any]) -> Any:
+        from lm_workbench.engine.probing.sweep import StsResult
+
+        return StsResult(**record)
+
+
+def _record(result: Any) -> dict[str, Any]:
+    """A result dataclass's fields as JSON (NaN as null: the store's JSON has no NaN)."""
+    from dataclasses import fields
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, float) and value != value:
+            return None
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return {f.name: clean(getattr(result, f.name)) for f in fields(result)}
 
 
 def probe_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:

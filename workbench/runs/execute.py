@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Generator
 
-from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, drive
+from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Progress, drive
 
 
 class ComputedRun:
@@ -54,6 +54,16 @@ class ComputedRun:
     def record_files(self, store: Any, run_id: int, result: Any) -> None:
         """Write and register the run's own files (none by default)."""
 
+    recallable: ClassVar[bool] = False  # True: ``to_record`` / ``from_record`` rebuild a result (``runs.recall``)
+
+    def to_record(self, result: Any) -> dict[str, Any]:
+        """A JSON object from which ``from_record`` rebuilds ``result`` (kinds that are ``recallable``)."""
+        raise NotImplementedError
+
+    def from_record(self, record: dict[str, Any]) -> Any:
+        """The result ``to_record`` wrote (TypeError, ValueError or KeyError: a record it cannot read)."""
+        raise NotImplementedError
+
 
 def _defined(values: dict[str, float]) -> dict[str, float]:
     """The values that are numbers (None or NaN, e.g. Spearman's rho of a layer whose vectors are all alike, left
@@ -81,25 +91,42 @@ def record(store: Any, run: ComputedRun, result: Any, loaded: Any) -> int:
 
 
 def execute(run: ComputedRun, loaded: Any, store_path: str | Path, *, inputs: Any = None,
-            cancel: CancelToken = NEVER_CANCELLED) -> Generator[Any, None, tuple[Any, int]]:
-    """Read (unless ``inputs`` were read already), compute and record ``run``; returns (result, run id)."""
+            cancel: CancelToken = NEVER_CANCELLED, reuse: bool = False) -> Generator[Any, None, tuple[Any, int]]:
+    """Read (unless ``inputs`` were read already), compute and record ``run``; returns (result, run id).
+
+    ``reuse``: a run of a ``recallable`` kind whose identical computation (``lm_workbench.runs.recall``: same kind,
+    settings, model and data) is recorded already is not computed again: its result comes back from the store
+    (``result.reused_run`` is that run's id) and nothing new is recorded; one computed afresh is recorded with
+    its key, so the next visit reuses it."""
+    from lm_workbench.runs.recall import recall, recall_key, remember
     from lm_workbench.store import RunStore
 
+    key = recall_key(run) if reuse else None
+    if key is not None:
+        with RunStore(store_path) as store:
+            found = recall(store, run, key)
+        if found is not None:
+            yield Progress(1, 1, f"Reusing run #{found[1]} (the same model, settings and data)")
+            return found
     if inputs is None:
         inputs = run.read()
     result = yield from run.compute(loaded, inputs, cancel)
     with RunStore(store_path) as store:
-        return result, record(store, run, result, loaded)
+        run_id = record(store, run, result, loaded)
+        if key is not None:
+            remember(store, run, run_id, key, result)
+        return result, run_id
 
 
-def execute_each(runs: dict[str, ComputedRun], loaded: Any, store_path: str | Path
+def execute_each(runs: dict[str, ComputedRun], loaded: Any, store_path: str | Path, *, reuse: bool = False
                  ) -> Callable[[CancelToken], Generator[Any, None, dict[str, tuple[Any, int]]]]:
-    """A window job, ``fn(cancel)``: ``execute`` each run in turn; returns ``{name: (result, run id)}``."""
+    """A window job, ``fn(cancel)``: ``execute`` each run in turn (``reuse``: recorded ones recalled); returns
+    ``{name: (result, run id)}``."""
 
     def job(cancel: CancelToken) -> Generator[Any, None, dict[str, tuple[Any, int]]]:
         out: dict[str, tuple[Any, int]] = {}
         for name, run in runs.items():
-            out[name] = yield from execute(run, loaded, store_path, cancel=cancel)
+            out[name] = yield from execute(run, loaded, store_path, cancel=cancel, reuse=reuse)
         return out
 
     return job

@@ -35,7 +35,7 @@ def _loose(settings: dict[str, Any]) -> str:
 
 def estimate(study: Study, store: Any, out_dir: str | Path | None = None) -> dict[str, Any]:
     """``{cells, to_run, skipped, seconds, basis: {cell: "..."}, text}``."""
-    from lm_workbench.studies.reuse import find_reusable, reuse_key
+    from lm_workbench.runs.reuse import find_reusable, reuse_key
     from lm_workbench.studies.runner import DONE, load_state
 
     state = load_state(study, Path(out_dir)) if out_dir is not None else None

@@ -15,8 +15,6 @@ COLUMN_KEYS = ("name", "metric", "reduce", "step", "cell", "kind", "scale", "uni
 SWEEP_KEYS = ("kind", "settings", "grid", "random", "row", "id")
 PUBLISHED_KEYS = ("source", "units", "columns", "values", "note")
 FIGURE_KEYS = ("type", "x", "y", "title")
-# Settings left out of a cell's reuse key: where it writes, not what it computes.
-NOT_IN_KEY = ("out_dir", "resume", "name")
 # What the run records about its time and size when the run kind does not log it (read from the run's row).
 RUN_FIELDS = ("wall_s",)
 TREND_KEYS = ("claim", "column", "rows", "expect")

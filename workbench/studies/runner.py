@@ -5,7 +5,7 @@ each cell ("cell 3 of 12") and returns the ``StudyState``. For each cell, in ord
 
 - *resume*: a cell the state file (``<out_dir>/study-state.json``) lists as finished, whose run is still in the
   store and whose reuse key is unchanged, is skipped (said: ``resumed``);
-- *reuse*: a finished run anywhere in the store with the same reuse key (``lm_workbench.studies.reuse``) stands
+- *reuse*: a finished run anywhere in the store with the same reuse key (``lm_workbench.runs.reuse``) stands
   for the cell, not recomputed (said: ``reused``);
 - otherwise the cell runs as its kind's long-run job (``RunKind.target(ctx, **settings)``), recorded in the store
   (``recorded_run``) with the study's cancel flag; its key goes into its provenance.
@@ -120,7 +120,7 @@ def run_cells(study: Study, store: Any, out_dir: Path, cancel_event: Any, *, stu
               ) -> Generator[CellEvent, None, StudyState]:
     """Run the study's cells (see the module docstring); returns the state (also on disk)."""
     from lm_workbench.runs.run_context import failure_note
-    from lm_workbench.studies.reuse import find_reusable, mark_key, reuse_key
+    from lm_workbench.runs.reuse import find_reusable, mark_key, reuse_key
 
     out_dir = Path(out_dir)
     state = load_state(study, out_dir)

@@ -1,10 +1,10 @@
-"""A cell's reuse key: what makes two runs the same computation.
+"""A run's reuse key: what makes two runs the same computation (a study's cells, a guide page's sweep).
 
 The key is a sha256 over the run kind, its canonical settings (sorted JSON, without where it writes:
 ``out_dir``, ``resume``, ``name``), the provenance fingerprint of its model (``fingerprint_model_folder`` of the
 folder its model spec names; the spec itself for a hub id not on disk), the hash of each data file its settings
 name, and the package versions (``lm_workbench.runs.provenance.package_versions``). A finished run carries its
-key in its provenance (``study_key``), so any later study finds it.
+key in its provenance (``study_key``), so any later study (or a view's recalled sweep, ``runs.recall``) finds it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.studies.names import NOT_IN_KEY
+NOT_IN_KEY = ("out_dir", "resume", "name")  # settings that say where a run writes, not what it computes
 
 KEY_FIELD = "study_key"
 
