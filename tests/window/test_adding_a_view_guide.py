@@ -152,4 +152,4 @@ def test_the_built_in_views_declare_their_abilities_on_their_classes():
     for entry in registry:
         assert entry.preset_settings == getattr(entry.view_class(), "preset_settings", frozenset())
     closable = {e.id for e in registry if "shutdown" in vars(e.view_class())}
-    assert closable == {"finetune", "runs", "pretrain", "patching", "heads"}
+    assert closable == {"finetune", "runs", "pretrain", "patching", "heads", "guide"}
