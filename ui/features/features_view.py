@@ -157,6 +157,47 @@ class FeaturesView(ModelView):
     def _text(self) -> str:
         return self.ctx.current_text() if self.ctx is not None else ""
 
+    # ------------------------------------------------------------ lecture steps
+    preset_settings = frozenset({"sae", "corpus", "feature", "strength", "show"})
+    SHOWS = ("strip", "feature", "steer", "grid")
+
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``sae`` (a folder, or a training recipe: trained once with progress and
+        kept, ``lm_workbench.sae.preset_sae``), ``corpus``, ``feature`` (absent: the strongest on the text),
+        ``strength`` and ``show`` (``strip``, ``feature``: its contexts, ``steer``, ``grid``: the layer grid)."""
+        from lm_workbench.sae.preset_sae import check_recipe
+
+        show = settings.get("show", "strip")
+        if show not in self.SHOWS:
+            raise ValueError(f"show must be one of {', '.join(self.SHOWS)}, not {show!r}")
+        recipe = settings.get("sae", self.state.sae_dir)
+        problem = check_recipe(recipe) if recipe else ""
+        if problem:
+            raise ValueError(problem)
+        corpus = str(settings.get("corpus", self.state.corpus))
+        strength = float(settings.get("strength", self.state.strength))
+        feature = settings.get("feature")
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        if loaded is None or not recipe:
+            self.set_inputs(recipe if isinstance(recipe, str) else "", corpus,
+                            int(feature if feature is not None else self.state.feature), strength)
+            return
+        text = self._text()
+        self.ctx.jobs.run(lambda cancel: _lecture_sae(loaded, recipe, text, feature, cancel),
+                          lambda found: self._lecture_ready(found, corpus, strength, show), step="feature",
+                          label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress,
+                          on_error=self._failed, on_cancelled=lambda: None)
+
+    def _lecture_ready(self, found: tuple[str, int], corpus: str, strength: float, show: str) -> None:
+        show_finished(self.progress)
+        folder, feature = found
+        self.set_inputs(folder, corpus, feature, strength, self.state.sae_dir_b)
+        {"feature": self.show_feature, "steer": self.steer, "grid": self.run_grid}.get(show, lambda: None)()
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        s = self.state
+        return {"sae": s.sae_dir, "corpus": s.corpus, "feature": s.feature, "strength": s.strength}, {}
+
     # ------------------------------------------------------------ host
     def computation(self, inputs: Inputs) -> Computation | None:
         problem = self.state.problem(inputs.text)
@@ -318,3 +359,14 @@ class FeaturesView(ModelView):
         worst = np.nanmax(np.asarray(kls)) if np.isfinite(np.asarray(kls)).any() else float("nan")
         self.grid_line.setText(f"Concept tokens {', '.join(repr(w) for w in grid.concept_tokens)}; largest KL to the "
                                f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))
+
+
+def _lecture_sae(loaded: Any, recipe: Any, text: str, feature: Any, cancel: Any) -> Any:
+    """(the SAE folder, the feature: the step's, else the strongest on ``text``), training the SAE if needed."""
+    from lm_workbench.sae.preset_sae import ensure_sae
+
+    folder = yield from ensure_sae(loaded, recipe, cancel=cancel)
+    if feature is not None:
+        return folder, int(feature)
+    features, _site, _notes = text_features_job(loaded, folder, text, cancel)
+    return folder, int(features.order[0]) if features.order else 0
