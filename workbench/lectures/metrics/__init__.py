@@ -1,8 +1,8 @@
 """The metrics lecture claims read, per view id: what each view's computed result offers (no Qt; cheap to import).
 
 ``REGISTRY`` maps a view id to its ``ViewMetrics`` (one module per view: ``embeddings``, ``masking``,
-``attention``, ``predictions``, ``patching``, ``heads``, ``probing``, ``retrieval``, ``finetune``, ``features``). Each metric
-computes its step the way the view does, through the same workbench and engine functions (the heavy imports
+``attention``, ``predictions``, ``patching``, ``heads``, ``probing``, ``retrieval``, ``finetune``, ``features``).
+Each metric computes its step the way the view does, through the same workbench and engine functions (the heavy imports
 happen inside them). ``check_metric`` is what the preset schema asks about a claim's metric; ``metric_value``
 reads one metric of a computed ``StepRun``. The Guide's exercises and the studies' steps use the same registry.
 """
