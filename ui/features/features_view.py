@@ -44,6 +44,10 @@ class FeaturesView(ModelView):
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
         self.state = FeaturesState()
+        self._recipe: dict[str, Any] | None = None  # a lecture step's SAE recipe, until its folder is known
+        self._lecture_step = 0  # counts lecture steps applied: each one computes its strip again
+        self._pick_strongest = False  # a lecture step that names no feature: the strongest on its text
+        self._after_strip: Any = None  # what a lecture step shows once its strip is shown
         self.sae_edit = QLineEdit()
         self.sae_edit.setPlaceholderText("an SAE folder (cfg.json + sae_weights.safetensors)")
         self.sae_b_edit = QLineEdit()
@@ -164,7 +168,8 @@ class FeaturesView(ModelView):
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``sae`` (a folder, or a training recipe: trained once with progress and
         kept, ``lm_workbench.sae.preset_sae``), ``corpus``, ``feature`` (absent: the strongest on the text),
-        ``strength`` and ``show`` (``strip``, ``feature``: its contexts, ``steer``, ``grid``: the layer grid)."""
+        ``strength`` and ``show`` (``strip``, ``feature``: its contexts, ``steer``, ``grid``: the layer grid), run
+        once the strip is shown."""
         from lm_workbench.sae.preset_sae import check_recipe
 
         show = settings.get("show", "strip")
@@ -174,25 +179,23 @@ class FeaturesView(ModelView):
         problem = check_recipe(recipe) if recipe else ""
         if problem:
             raise ValueError(problem)
-        corpus = str(settings.get("corpus", self.state.corpus))
-        strength = float(settings.get("strength", self.state.strength))
         feature = settings.get("feature")
-        loaded = self.ctx.loaded if self.ctx is not None else None
-        if loaded is None or not recipe:
-            self.set_inputs(recipe if isinstance(recipe, str) else "", corpus,
-                            int(feature if feature is not None else self.state.feature), strength)
-            return
-        text = self._text()
-        self.ctx.jobs.run(lambda cancel: _lecture_sae(loaded, recipe, text, feature, cancel),
-                          lambda found: self._lecture_ready(found, corpus, strength, show), step="feature",
-                          label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress,
-                          on_error=self._failed, on_cancelled=lambda: None)
+        self._recipe = recipe if isinstance(recipe, dict) else None
+        self._lecture_step += 1
+        self._pick_strongest = feature is None
+        self._after_strip = {"feature": self.show_feature, "steer": self.steer, "grid": self.run_grid}.get(show)
+        folder = "" if self._recipe is not None else str(recipe or "")
+        self.set_inputs(folder, str(settings.get("corpus", self.state.corpus)),
+                        int(feature if feature is not None else self.state.feature),
+                        float(settings.get("strength", self.state.strength)), self.state.sae_dir_b)
 
-    def _lecture_ready(self, found: tuple[str, int], corpus: str, strength: float, show: str) -> None:
-        show_finished(self.progress)
-        folder, feature = found
-        self.set_inputs(folder, corpus, feature, strength, self.state.sae_dir_b)
-        {"feature": self.show_feature, "steer": self.steer, "grid": self.run_grid}.get(show, lambda: None)()
+    def _lecture_strip_done(self, result: Any) -> None:
+        """The recipe's SAE is made: name its folder in the form, then show the strip as usual."""
+        *strip, folder = result
+        self._recipe = None
+        self.sae_edit.setText(folder)
+        self.state.sae_dir = folder
+        self._strip_done(tuple(strip))
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         s = self.state
@@ -200,6 +203,12 @@ class FeaturesView(ModelView):
 
     # ------------------------------------------------------------ host
     def computation(self, inputs: Inputs) -> Computation | None:
+        recipe = self._recipe
+        if recipe is not None and inputs.text.strip():  # a lecture step's SAE, trained first where not kept yet
+            loaded, text = inputs.loaded, inputs.text
+            return Computation((inputs.model_key, repr(recipe), text, self._lecture_step),
+                               lambda cancel: _lecture_strip(loaded, recipe, text, cancel), self._lecture_strip_done,
+                               label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress)
         problem = self.state.problem(inputs.text)
         if problem:
             self.notice.show_message(problem, "info")
@@ -208,7 +217,7 @@ class FeaturesView(ModelView):
         comp = Computation((inputs.model_key, folder, text), lambda cancel: text_features_job(loaded, folder, text,
                                                                                               cancel),
                            self._strip_done, label="SAE features…")
-        b, folder_b = self.ctx.compared if self.ctx is not None else None, self.state.sae_dir_b
+        b, folder_b = self.ctx.model_b if self.ctx is not None else None, self.state.sae_dir_b
         if b is None or not folder_b:
             self.state.set_strip_b(None)
             return comp
@@ -217,7 +226,13 @@ class FeaturesView(ModelView):
 
     def _strip_done(self, result: Any) -> None:
         self.notice.clear_message()
+        if self._pick_strongest and result[0].order:
+            self.state.feature = int(result[0].order[0])
+        self._pick_strongest = False
         self.state.set_strip(result)
+        action, self._after_strip = self._after_strip, None
+        if action is not None:
+            action()
 
     def show_hint(self, text: str) -> None:
         self.state.clear()
@@ -361,12 +376,10 @@ class FeaturesView(ModelView):
                                f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))
 
 
-def _lecture_sae(loaded: Any, recipe: Any, text: str, feature: Any, cancel: Any) -> Any:
-    """(the SAE folder, the feature: the step's, else the strongest on ``text``), training the SAE if needed."""
+
+def _lecture_strip(loaded: Any, recipe: Any, text: str, cancel: Any) -> Any:
+    """(the text's features, the site, notes, the SAE folder), training the recipe's SAE first if not kept."""
     from lm_workbench.sae.preset_sae import ensure_sae
 
     folder = yield from ensure_sae(loaded, recipe, cancel=cancel)
-    if feature is not None:
-        return folder, int(feature)
-    features, _site, _notes = text_features_job(loaded, folder, text, cancel)
-    return folder, int(features.order[0]) if features.order else 0
+    return (*text_features_job(loaded, folder, text, cancel), folder)
