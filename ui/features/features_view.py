@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from lm_workbench.engine.progress import Progress
-from lm_workbench.sae.view_tasks import feature_job, grid_job, search_job, steer_job, text_features_job
+from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, search_job, steer_job,
+                                         text_features_job)
 from lm_workbench.sae.state import FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -207,7 +208,7 @@ class FeaturesView(ModelView):
         if recipe is not None and inputs.text.strip():  # a lecture step's SAE, trained first where not kept yet
             loaded, text = inputs.loaded, inputs.text
             return Computation((inputs.model_key, repr(recipe), text, self._lecture_step),
-                               lambda cancel: _lecture_strip(loaded, recipe, text, cancel), self._lecture_strip_done,
+                               lambda cancel: lecture_strip_job(loaded, recipe, text, cancel), self._lecture_strip_done,
                                label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress)
         problem = self.state.problem(inputs.text)
         if problem:
@@ -374,12 +375,3 @@ class FeaturesView(ModelView):
         worst = np.nanmax(np.asarray(kls)) if np.isfinite(np.asarray(kls)).any() else float("nan")
         self.grid_line.setText(f"Concept tokens {', '.join(repr(w) for w in grid.concept_tokens)}; largest KL to the "
                                f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))
-
-
-
-def _lecture_strip(loaded: Any, recipe: Any, text: str, cancel: Any) -> Any:
-    """(the text's features, the site, notes, the SAE folder), training the recipe's SAE first if not kept."""
-    from lm_workbench.sae.preset_sae import ensure_sae
-
-    folder = yield from ensure_sae(loaded, recipe, cancel=cancel)
-    return (*text_features_job(loaded, folder, text, cancel), folder)
