@@ -5,8 +5,9 @@ keys of ``sae train`` (``site``, ``kind``, ``expansion``, ``sparsity``, ``steps`
 ``buffer_tokens``, ``context``, ``seed``) and ``corpus`` (a file, or ``"training-corpus"``: the corpus the course
 model was pre-trained on, named on its card). The SAE is trained once per (model fingerprint, recipe) into
 ``<data folder>/saes/<fingerprint>-<recipe hash>/`` (seeds fixed, so every machine gets the same SAE from the same
-model) and read from there afterwards. The window trains it as a recorded run (kind ``sae``, with progress and
-Cancel); ``presets verify`` trains it without recording (as it records nothing).
+model) and read from there afterwards. The window (the Features view's lecture step, with progress and Cancel) and
+``presets verify`` train it the same way; neither records it in the run store (``summary.json`` in the folder keeps
+the curves).
 """
 
 from __future__ import annotations
