@@ -134,7 +134,8 @@ def test_builtin_presets_are_valid_and_cover_the_lectures():
     names = [p.name for p in builtin_presets()]
     assert names == ["static-vs-contextual", "bert-masking", "bart-t5-noising", "attention-pair", "cloze-vs-prefix",
                      "lora-vs-full", "scalar-mix-pos-vs-sense", "attention-not-explanation", "where-is-a-fact",
-                     "which-heads-move-the-answer", "why-not-the-other-word", "why-sbert", "instruction-tuning"]
+                     "which-heads-move-the-answer", "why-not-the-other-word", "why-sbert", "instruction-tuning",
+                     "features-and-steering"]
 
 
 def test_presets_list_json(capsys, tmp_path, monkeypatch):

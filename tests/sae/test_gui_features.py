@@ -96,3 +96,32 @@ def test_the_features_tab(open_window, qtbot, tiny_models, tmp_path):
     assert view.strip_b_map.isVisible() and view.state.site_b == "blocks.0.hook_resid_post"
     if os.environ.get("LM_WORKBENCH_SHOTS"):
         window.grab().save(os.path.join(os.environ["LM_WORKBENCH_SHOTS"], "features.png"))
+
+
+def test_a_lecture_step_trains_its_sae_once_and_opens_the_grid(open_window, qtbot, tiny_models, tmp_path):
+    """A step's SAE recipe: trained in the background (progress), kept in the data folder, the strongest feature
+    on the text chosen, then the step's ``show`` (the grid) run."""
+    from lm_workbench.paths import data_dir
+
+    folder = str(tiny_models["gpt2"])
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(corpus_lines(40)), encoding="utf-8")
+    recipe = {"site": "blocks.0.hook_resid_post", "kind": "topk", "sparsity": 4, "expansion": 2, "steps": 4,
+              "batch": 64, "buffer_tokens": 256, "seed": 0, "corpus": str(corpus)}
+    window = open_window(folder, "features", about=False)
+    view = window.view("features")
+    window.text_input.set_text(TEXT)
+    view.apply_preset_step({"sae": recipe, "corpus": str(corpus), "strength": 2.0, "show": "grid"}, {})
+    qtbot.waitUntil(lambda: view.state.grid is not None, timeout=WAIT)
+    [kept] = list((data_dir() / "saes").iterdir())
+    assert view.state.sae_dir == str(kept) and view.state.strength == 2.0
+    qtbot.waitUntil(lambda: view.state.strip is not None, timeout=WAIT)
+    assert view.state.feature == view.state.strip["features"][0]
+    assert view.state.grid.strengths == [-2.0, 0.0, 1.0, 2.0, 4.0, 8.0]
+    stamp = (kept / "sae_weights.safetensors").stat().st_mtime_ns
+    view.apply_preset_step({"sae": recipe, "corpus": str(corpus), "strength": 2.0, "show": "feature"}, {})
+    qtbot.waitUntil(lambda: view.state.feature_view is not None, timeout=WAIT)  # the next step: the same SAE, kept
+    assert (kept / "sae_weights.safetensors").stat().st_mtime_ns == stamp
+    assert view.state.feature_view["stats"].feature == view.state.strip["features"][0]
+    with pytest.raises(ValueError, match="show must be one of"):
+        view.apply_preset_step({"show": "everything"}, {})

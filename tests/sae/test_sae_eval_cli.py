@@ -187,3 +187,97 @@ def test_steer_json_keys_and_a_saved_vector_steers_the_same(tmp_path, tiny_model
     code, _, err = _cli(capsys, *[a if a != "blocks.1.hook_resid_post" else "blocks.0.hook_resid_post" for a in args],
                         "--vector", str(tmp_path / "v.safetensors"))
     assert code == 2 and "was made at blocks.1.hook_resid_post" in err
+
+
+def _engine_grid(gpt2, layers, strengths, vector_at, concept, generate):
+    """The grid from the engine's ``steering_grid`` called directly, as rows of the CLI's JSON."""
+    from lm_workbench.engine.progress import drive
+    from lm_workbench.engine.steering.grid import steering_grid
+
+    grid = drive(steering_grid(gpt2, "The cat sat", layers, strengths, vector_at, concept,
+                               generate_tokens=generate))
+    return [{"layer": c.layer, "strength": c.strength, "concept_score": c.concept_score, "kl": c.kl,
+             "top_token": c.top_token, "text": c.generation} for c in grid.cells]
+
+
+def _same_rows(got, expected):
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected):
+        assert (row["layer"], row["strength"], row["top_token"], row["text"]) == \
+            (want["layer"], want["strength"], want["top_token"], want["text"])
+        assert row["concept_score"] == pytest.approx(want["concept_score"], abs=1e-5)
+        assert row["kl"] == pytest.approx(want["kl"], abs=1e-6)
+
+
+def test_steer_grid_with_a_feature_equals_the_engine_grid(trained, tiny_models, capsys):
+    """``steer --grid --feature``: the feature's unit decoder row (read here from the saved weights) at every block."""
+    from lm_workbench.engine.anatomy.points import resolve
+    from lm_workbench.engine.models.loading import load_source
+
+    root, _ = trained
+    weights = load_file(str(root / "sae" / "sae_weights.safetensors"))
+    direction = weights["W_dec"][3] / weights["W_dec"][3].norm()
+    code, out, _ = _cli(capsys, "steer", str(tiny_models["gpt2"]), "--text", "The cat sat", "--site",
+                        "blocks.0.hook_resid_post", "--feature", f"{root / 'sae'}:3", "--strength", "2", "--grid",
+                        "--grid-strengths", "0", "2", "8", "--concept", "the,a", "--generate", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["layers"] == [0, 1] and data["strengths"] == [0.0, 2.0, 8.0]
+    assert data["site"] == "blocks.{layer}.hook_resid_post"
+    gpt2 = load_source(str(tiny_models["gpt2"]))
+    expected = _engine_grid(gpt2, [0, 1], [0.0, 2.0, 8.0],
+                            lambda layer: (resolve(gpt2, f"blocks.{layer}.hook_resid_post"), direction),
+                            ["the", "a"], 2)
+    _same_rows(data["grid"], expected)
+    assert all(row["text"] for row in data["grid"])
+
+
+def test_steer_grid_with_pairs_takes_each_blocks_own_direction(tmp_path, tiny_models, capsys):
+    """Contrastive pairs are averaged again at each block's site (the mean difference computed here)."""
+    from lm_workbench.engine.anatomy.points import resolve
+    from lm_workbench.engine.models.loading import load_source
+    from transformers import AutoTokenizer, GPT2LMHeadModel
+
+    folder = str(tiny_models["gpt2"])
+    (tmp_path / "pairs.tsv").write_text("I love it\tI hate it\nso good\tso bad\n")
+    code, out, _ = _cli(capsys, "steer", folder, "--text", "The cat sat", "--site", "blocks.1.hook_resid_post",
+                        "--pairs", str(tmp_path / "pairs.tsv"), "--strength", "1", "--grid", "--grid-layers", "-1",
+                        "0", "--concept", "the", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["layers"] == [1, 0] and data["strengths"] == [-1.0, 0.0, 0.5, 1.0, 2.0, 4.0]
+    tok, model = AutoTokenizer.from_pretrained(folder), GPT2LMHeadModel.from_pretrained(folder).eval()
+
+    def last(text, layer):  # the block's output (hidden_states[-1] would carry the final norm)
+        seen = []
+        handle = model.transformer.h[layer].register_forward_hook(lambda m, a, out: seen.append((out[0] if isinstance(out, tuple) else out)[0, -1]))
+        try:
+            with torch.no_grad():
+                model(**tok(text, return_tensors="pt"))
+        finally:
+            handle.remove()
+        return seen[0]
+
+    gpt2 = load_source(folder)
+    vectors = {layer: torch.stack([last(t, layer) for t in ("I love it", "so good")]).mean(0)
+               - torch.stack([last(t, layer) for t in ("I hate it", "so bad")]).mean(0) for layer in (0, 1)}
+    expected = _engine_grid(gpt2, [1, 0], data["strengths"],
+                            lambda layer: (resolve(gpt2, f"blocks.{layer}.hook_resid_post"), vectors[layer]),
+                            ["the"], 0)
+    _same_rows(data["grid"], expected)
+    assert all(row["text"] is None for row in data["grid"])
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--grid", "--grid-layers", "5"], "--grid-layers 5: .* has blocks 0-1"),
+    (["--concept", "the"], "go with --grid"),
+    (["--grid", "--save-vector", "{tmp}/v.safetensors"], "does not go with --grid"),
+])
+def test_steer_grid_bad_input_is_one_line(tmp_path, tiny_models, capsys, extra, says):
+    import re
+
+    (tmp_path / "p.tsv").write_text("good\tbad\n")
+    code, _, err = _cli(capsys, "steer", str(tiny_models["gpt2"]), "--text", "a b", "--site",
+                        "blocks.0.hook_resid_post", "--strength", "1", "--pairs", str(tmp_path / "p.tsv"),
+                        *[a.format(tmp=tmp_path) for a in extra])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(says, err), err

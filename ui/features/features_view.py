@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from lm_workbench.engine.progress import Progress
-from lm_workbench.sae.view_tasks import feature_job, grid_job, search_job, steer_job, text_features_job
+from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, search_job, steer_job,
+                                         text_features_job)
 from lm_workbench.sae.state import FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -44,6 +45,10 @@ class FeaturesView(ModelView):
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
         self.state = FeaturesState()
+        self._recipe: dict[str, Any] | None = None  # a lecture step's SAE recipe, until its folder is known
+        self._lecture_step = 0  # counts lecture steps applied: each one computes its strip again
+        self._pick_strongest = False  # a lecture step that names no feature: the strongest on its text
+        self._after_strip: Any = None  # what a lecture step shows once its strip is shown
         self.sae_edit = QLineEdit()
         self.sae_edit.setPlaceholderText("an SAE folder (cfg.json + sae_weights.safetensors)")
         self.sae_b_edit = QLineEdit()
@@ -157,8 +162,54 @@ class FeaturesView(ModelView):
     def _text(self) -> str:
         return self.ctx.current_text() if self.ctx is not None else ""
 
+    # ------------------------------------------------------------ lecture steps
+    preset_settings = frozenset({"sae", "corpus", "feature", "strength", "show"})
+    SHOWS = ("strip", "feature", "steer", "grid")
+
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """A lecture step or a workspace: ``sae`` (a folder, or a training recipe: trained once with progress and
+        kept, ``lm_workbench.sae.preset_sae``), ``corpus``, ``feature`` (absent: the strongest on the text),
+        ``strength`` and ``show`` (``strip``, ``feature``: its contexts, ``steer``, ``grid``: the layer grid), run
+        once the strip is shown."""
+        from lm_workbench.sae.preset_sae import check_recipe
+
+        show = settings.get("show", "strip")
+        if show not in self.SHOWS:
+            raise ValueError(f"show must be one of {', '.join(self.SHOWS)}, not {show!r}")
+        recipe = settings.get("sae", self.state.sae_dir)
+        problem = check_recipe(recipe) if recipe else ""
+        if problem:
+            raise ValueError(problem)
+        feature = settings.get("feature")
+        self._recipe = recipe if isinstance(recipe, dict) else None
+        self._lecture_step += 1
+        self._pick_strongest = feature is None
+        self._after_strip = {"feature": self.show_feature, "steer": self.steer, "grid": self.run_grid}.get(show)
+        folder = "" if self._recipe is not None else str(recipe or "")
+        self.set_inputs(folder, str(settings.get("corpus", self.state.corpus)),
+                        int(feature if feature is not None else self.state.feature),
+                        float(settings.get("strength", self.state.strength)), self.state.sae_dir_b)
+
+    def _lecture_strip_done(self, result: Any) -> None:
+        """The recipe's SAE is made: name its folder in the form, then show the strip as usual."""
+        *strip, folder = result
+        self._recipe = None
+        self.sae_edit.setText(folder)
+        self.state.sae_dir = folder
+        self._strip_done(tuple(strip))
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        s = self.state
+        return {"sae": s.sae_dir, "corpus": s.corpus, "feature": s.feature, "strength": s.strength}, {}
+
     # ------------------------------------------------------------ host
     def computation(self, inputs: Inputs) -> Computation | None:
+        recipe = self._recipe
+        if recipe is not None and inputs.text.strip():  # a lecture step's SAE, trained first where not kept yet
+            loaded, text = inputs.loaded, inputs.text
+            return Computation((inputs.model_key, repr(recipe), text, self._lecture_step),
+                               lambda cancel: lecture_strip_job(loaded, recipe, text, cancel), self._lecture_strip_done,
+                               label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress)
         problem = self.state.problem(inputs.text)
         if problem:
             self.notice.show_message(problem, "info")
@@ -167,7 +218,7 @@ class FeaturesView(ModelView):
         comp = Computation((inputs.model_key, folder, text), lambda cancel: text_features_job(loaded, folder, text,
                                                                                               cancel),
                            self._strip_done, label="SAE features…")
-        b, folder_b = self.ctx.compared if self.ctx is not None else None, self.state.sae_dir_b
+        b, folder_b = self.ctx.model_b if self.ctx is not None else None, self.state.sae_dir_b
         if b is None or not folder_b:
             self.state.set_strip_b(None)
             return comp
@@ -176,7 +227,13 @@ class FeaturesView(ModelView):
 
     def _strip_done(self, result: Any) -> None:
         self.notice.clear_message()
+        if self._pick_strongest and result[0].order:
+            self.state.feature = int(result[0].order[0])
+        self._pick_strongest = False
         self.state.set_strip(result)
+        action, self._after_strip = self._after_strip, None
+        if action is not None:
+            action()
 
     def show_hint(self, text: str) -> None:
         self.state.clear()

@@ -565,6 +565,10 @@ class ModelCommands:
             generate: int = 0,
             top: int = 5,
             save_vector: str | None = None,
+            grid: bool = False,
+            grid_layers: tuple[int, ...] | None = None,
+            grid_strengths: tuple[float, ...] | None = None,
+            concept: str | None = None,
     ) -> Any:
         """``lm-workbench steer``: steered beside unsteered predictions (and generations)."""
         return self._run(_requests.SteerRequest, {
@@ -577,4 +581,8 @@ class ModelCommands:
             "generate": generate,
             "top": top,
             "save_vector": save_vector,
+            "grid": grid,
+            "grid_layers": grid_layers,
+            "grid_strengths": grid_strengths,
+            "concept": concept,
         })

@@ -95,6 +95,14 @@ def register(sub: Any) -> None:
     steer.add_argument("--generate", type=int, default=0, help="also generate N tokens greedily, each side")
     steer.add_argument("--top", type=int, default=5, help="top predictions per side (default 5)")
     steer.add_argument("--save-vector", help="write the vector used (safetensors, with its site and provenance)")
+    steer.add_argument("--grid", action="store_true",
+                       help="a layer x strength grid: the direction at the same site of every block, each cell's "
+                            "concept score and KL to the unsteered model")
+    steer.add_argument("--grid-layers", type=int, nargs="+", help="the grid's blocks (default: every block)")
+    steer.add_argument("--grid-strengths", type=float, nargs="+",
+                       help="the grid's strengths (default: -1, 0, 0.5, 1, 2, 4 x --strength)")
+    steer.add_argument("--concept", help="comma-separated words whose logit gain is the concept score (default "
+                                         "with --feature: the 3 tokens it promotes most)")
     steer.add_argument("--json", action="store_true", help="print JSON")
     steer.set_defaults(handler=cmd_steer)
 
@@ -240,6 +248,10 @@ def cmd_steer(args: argparse.Namespace) -> int:
     if request.generate < 0:
         raise WorkbenchError(f"--generate must not be negative, not {request.generate}")
     loaded = load_for(request)
+    if request.grid:
+        return _print_grid(loaded, request, args.json)
+    if request.grid_layers or request.grid_strengths or request.concept:
+        raise WorkbenchError("--grid-layers, --grid-strengths and --concept go with --grid")
     site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
                                                pairs=request.pairs)
     result = steer(loaded, request.text, site, vector, request.strength, k=_positive(request.top, "--top"),
@@ -259,6 +271,27 @@ def cmd_steer(args: argparse.Namespace) -> int:
         print(f"{name:>10}: " + ", ".join(f"{c['token']!r} {c['probability']:.3f}" for c in side.top))
         if side.generation is not None:
             print(f"{'':>10}  generates {side.generation!r}")
+    for line in data["notes"]:
+        note(line)
+    return 0
+
+
+def _print_grid(loaded: Any, request: Any, as_json: bool) -> int:
+    from lm_workbench.sae.grid import command_grid
+
+    if request.save_vector:
+        raise WorkbenchError("--save-vector does not go with --grid (save the vector with a plain steer)")
+    data = drive_job(command_grid(loaded, request), quiet=as_json)
+    if as_json:
+        print_json(data)
+        return 0
+    print(f"{data['vector']} at {data['site']}; concept tokens {data['concept_tokens']}")
+    print(f"{'layer':>5} {'strength':>9} {'concept':>9} {'KL':>9}  top / text")
+    for row in data["grid"]:
+        score = "-" if row["concept_score"] is None else f"{row['concept_score']:.3f}"
+        kl = "-" if row["kl"] is None else f"{row['kl']:.4f}"
+        print(f"{row['layer']:>5} {row['strength']:>9g} {score:>9} {kl:>9}  {row['top_token']!r}"
+              + (f" {row['text']!r}" if row["text"] is not None else ""))
     for line in data["notes"]:
         note(line)
     return 0

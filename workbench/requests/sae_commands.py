@@ -82,3 +82,7 @@ class SteerRequest(ModelRequest):
     generate: int = 0  # --generate
     top: int = 5  # --top
     save_vector: str | None = None  # --save-vector
+    grid: bool = False  # --grid
+    grid_layers: tuple[int, ...] | None = None  # --grid-layers
+    grid_strengths: tuple[float, ...] | None = None  # --grid-strengths
+    concept: str | None = None  # --concept

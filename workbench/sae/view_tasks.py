@@ -109,3 +109,12 @@ def grid_job(loaded: Any, folder: str, feature: int, text: str, strength: float,
     return (yield from steering_grid(loaded, text, layers, strengths,
                                      lambda layer: (resolve(loaded, template.format(layer=layer)), direction),
                                      concept, cancel=cancel))
+
+
+def lecture_strip_job(loaded: Any, recipe: Any, text: str, cancel: CancelToken) -> Generator[Progress, None, Any]:
+    """A lecture step's strip: (the text's features, the site, notes, the SAE folder), training the step's SAE
+    recipe first where it is not kept yet (``lm_workbench.sae.preset_sae``)."""
+    from lm_workbench.sae.preset_sae import ensure_sae
+
+    folder = yield from ensure_sae(loaded, recipe, cancel=cancel)
+    return (*text_features_job(loaded, folder, text, cancel), folder)

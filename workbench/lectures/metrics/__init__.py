@@ -1,8 +1,8 @@
 """The metrics lecture claims read, per view id: what each view's computed result offers (no Qt; cheap to import).
 
 ``REGISTRY`` maps a view id to its ``ViewMetrics`` (one module per view: ``embeddings``, ``masking``,
-``attention``, ``predictions``, ``patching``, ``heads``, ``probing``, ``retrieval``, ``finetune``). Each metric
-computes its step the way the view does, through the same workbench and engine functions (the heavy imports
+``attention``, ``predictions``, ``patching``, ``heads``, ``probing``, ``retrieval``, ``finetune``, ``features``).
+Each metric computes its step the way the view does, through the same workbench and engine functions (the heavy imports
 happen inside them). ``check_metric`` is what the preset schema asks about a claim's metric; ``metric_value``
 reads one metric of a computed ``StepRun``. The Guide's exercises and the studies' steps use the same registry.
 """
@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench.lectures.metrics import (
-    attention, embeddings, finetune, heads, masking, patching, predictions, probing, retrieval,
+    attention, embeddings, features, finetune, heads, masking, patching, predictions, probing, retrieval,
 )
 from lm_workbench.lectures.metrics.base import Metric, StepRun, ViewMetrics
 
 REGISTRY: dict[str, ViewMetrics] = {m.view: m for m in (
     embeddings.METRICS, masking.METRICS, attention.METRICS, predictions.METRICS, patching.METRICS, heads.METRICS,
-    probing.METRICS, retrieval.METRICS, finetune.METRICS)}
+    probing.METRICS, retrieval.METRICS, finetune.METRICS, features.METRICS)}
 
 __all__ = ["REGISTRY", "Metric", "StepRun", "ViewMetrics", "check_metric", "metric_value", "view_metrics"]
 
