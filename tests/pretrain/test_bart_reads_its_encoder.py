@@ -22,7 +22,7 @@ import transformers
 
 from lm_workbench.engine.pretrain.output_prior import init_output_prior
 from lm_workbench.engine.progress import NEVER_CANCELLED
-from lm_workbench.pretrain.run import run_pretrain
+from lm_workbench.pretrain.train import run_pretrain
 from lm_workbench.pretrain.spec import PretrainSpec
 from tests.support.pretrain_job_helpers import tiny_spec_dict, write_corpus
 
