@@ -147,6 +147,7 @@ class Colours:
     neighbour_tie_bg: str = "#fff3cf"
     word_highlight_bg: str = "#ffe08a"  # the word in an occurrence's context
     text_highlight_bg: str = "#fff3b0"  # the characters a token covers, in its tooltip
+    feature_activation: str = "#ff8c00"  # Features: a token shaded by a feature's activation; the histogram's bars
     # Fine-tune: the attachment diagram (boxes of a transformer block; the method's sites stand out).
     diagram_box: Chip = Chip("#f4f6f9", "#c3c8cf", "#3b4350")
     diagram_site: Chip = Chip("#ffe2b3", "#d9731a", "#4d2a00")  # where the method adds modules
@@ -264,6 +265,10 @@ class Metrics:
     layer_plot_min_h: int = 220
     layer_bars_min_h: int = 140  # the Heads tab's per-layer bars, under its two maps
     sentence_list_min_w: int = 120
+    feature_histogram_min_h: int = 100  # the Features tab's activation histogram
+    feature_histogram_max_h: int = 160
+    study_list_min_w: int = 150  # the Runs tab's Studies list
+    study_figure_min: int = 160  # its figure, each side
     smooth_slider_w: int = 120
     prob_column_w: int = 150
     min_column_w: int = 36

@@ -14,7 +14,9 @@ from lm_workbench.cli.parser import COMMAND_MODULES, build_parser
 COMMANDS = ["gui", "download", "info", "encode", "attention", "fill-mask", "next-token", "lens", "tuned-lens", "attribute",
             "patch", "dla", "ablate", "compare", "corrupt", "plugins", "neighbours", "project", "pretrain", "runs",
             "course-models", "probe", "sts", "scalar-mix", "prompt-eval", "generate", "presets", "finetune", "predict",
-            "finetune-merge", "retrieve", "retrieval-eval"]
+            "finetune-merge", "retrieve", "retrieval-eval",
+            # this round's, after the earlier ones (whose names and order are the contract)
+            "guide", "baseline", "study", "sae", "steer"]
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -32,9 +33,10 @@ def _e(text: str) -> str:
 def shaded(tokens: list[str], values: list[float], top: float) -> str:
     """Tokens as HTML, each with a background as strong as its activation relative to ``top``."""
     out = []
+    red, green, blue, _ = QColor(theme.current().colours.feature_activation).getRgb()
     for token, value in zip(tokens, values):
         alpha = 0.0 if top <= 0 else max(0.0, min(1.0, value / top))
-        out.append(f"<span style='background-color: rgba(255,140,0,{alpha:.2f})'>{_e(token)}</span>")
+        out.append(f"<span style='background-color: rgba({red},{green},{blue},{alpha:.2f})'>{_e(token)}</span>")
     return "".join(out)
 
 
@@ -91,8 +93,8 @@ class FeaturesView(ModelView):
         self.contexts = QLabel("")
         self.contexts.setWordWrap(True)
         self.histogram = pg.PlotWidget()
-        self.histogram.setMinimumHeight(100)
-        self.histogram.setMaximumHeight(160)
+        theme.bind(self.histogram, lambda w, m: (w.setMinimumHeight(m.feature_histogram_min_h),
+                                                 w.setMaximumHeight(m.feature_histogram_max_h)))
         self.histogram.setLabel("bottom", "log10 activation")
         self.histogram.setLabel("left", "tokens")
         self.steering = QLabel("")
@@ -348,7 +350,8 @@ class FeaturesView(ModelView):
         if sum(stats.histogram):
             width = float(edges[1] - edges[0])
             self.histogram.addItem(pg.BarGraphItem(x=edges[:-1] + width / 2, height=stats.histogram,
-                                                   width=width * 0.9, brush="#ff8c00"))
+                                                   width=width * 0.9,
+                                                   brush=theme.current().colours.feature_activation))
 
     def _show_steering(self) -> None:
         result = self.state.steering

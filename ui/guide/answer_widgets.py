@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
 
+from lm_workbench.ui import theme
+
 PER_ROW = 4  # layer and token buttons per row (the panel is narrow: a third of a 1024-wide window)
 MAX_HEAD_GRID = 24  # layers or heads beyond this: type the head instead of clicking
 
@@ -26,7 +28,7 @@ class AnswerBox(QWidget):
         self._grid_host = QWidget()
         self._grid = QGridLayout(self._grid_host)
         self._grid.setContentsMargins(0, 0, 0, 0)
-        self._grid.setSpacing(2)
+        theme.bind(self._grid, lambda w, m: w.setSpacing(m.tight_spacing))
         self._column.addWidget(self._grid_host)
         row = QWidget()
         line = QHBoxLayout(row)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui import theme
 from lm_workbench.faults import user_line
 
 REFRESH_MS = 1000
@@ -62,7 +63,7 @@ class StudiesPanel(QWidget):
 
         self.list = QListWidget()
         self.list.setObjectName("studiesList")
-        self.list.setMinimumWidth(150)
+        theme.bind(self.list, lambda w, m: w.setMinimumWidth(m.study_list_min_w))
         self.list.currentItemChanged.connect(lambda *_: self.choose())
         self.scale = QComboBox()
         self.scale.addItems(["tiny", "lecture"])
@@ -94,8 +95,7 @@ class StudiesPanel(QWidget):
         self.table.setToolTip("Double-click a row to select its run in the runs table")
         self.figure = QLabel()
         self.figure.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.figure.setMinimumHeight(160)
-        self.figure.setMinimumWidth(160)
+        theme.bind(self.figure, lambda w, m: (w.setMinimumHeight(m.study_figure_min), w.setMinimumWidth(m.study_figure_min)))
         self._pixmap: Any = None
         self.notes = QLabel("")
         self.notes.setWordWrap(True)

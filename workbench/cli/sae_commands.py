@@ -27,6 +27,7 @@ def register(sub: Any) -> None:
     """Add ``sae`` (train, eval, features, show) and ``steer``."""
     sae = sub.add_parser("sae", help="sparse autoencoders: train one on a hook point, evaluate it, read its features")
     actions = sae.add_subparsers(dest="sae_action", metavar="ACTION", required=True)
+    sae.set_defaults(handler=cmd_sae)  # each action binds its own handler too; this one dispatches by name
 
     train = actions.add_parser("train", help="train an SAE on a site's activations over a corpus (a recorded run)")
     add_model_options(train)
@@ -295,3 +296,9 @@ def _print_grid(loaded: Any, request: Any, as_json: bool) -> int:
     for line in data["notes"]:
         note(line)
     return 0
+
+
+def cmd_sae(args: argparse.Namespace) -> int:
+    """``lm-workbench sae ACTION``: the action's handler."""
+    handlers = {"train": cmd_sae_train, "eval": cmd_sae_eval, "features": cmd_sae_features, "show": cmd_sae_show}
+    return handlers[args.sae_action](args)

@@ -17,17 +17,17 @@ from typing import Any
 from lm_workbench.studies.file import Cell, Study
 
 
-def reduce_values(values: list[float], how: str) -> float | None:
+def reduce_values(values: list[float], reduction: str) -> float | None:
     finite = [v for v in values if v is not None and math.isfinite(v)]
     if not finite:
         return None
-    if how == "max":
+    if reduction == "max":
         return max(finite)
-    if how == "min":
+    if reduction == "min":
         return min(finite)
-    if how == "first":
+    if reduction == "first":
         return finite[0]
-    if how == "mean":
+    if reduction == "mean":
         return sum(finite) / len(finite)
     return finite[-1]
 
