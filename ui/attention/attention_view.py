@@ -177,7 +177,7 @@ class AttentionView(ModelView):
         self.grid_title.setText(f"A: {spec_label(inputs.loaded.info.spec)}")
         self.grid_title.setVisible(comparing)
         if comparing != was and self._sized:
-            QTimer.singleShot(0, self._size_splitter)  # two head views need the width to show both columns
+            QTimer.singleShot(0, self, self._size_splitter)  # two head views need the width to show both columns
         text, pair = inputs.text, inputs.pair
         return paired(comp, b, lambda cancel: encode_b(b, text, pair, MAX_TOKENS, cancel), self._show_b)
 
@@ -238,11 +238,11 @@ class AttentionView(ModelView):
         super().showEvent(event)
         if not self._sized:  # once the layout has given the splitter its width (after this event)
             self._sized = True
-            QTimer.singleShot(0, self._size_splitter)
+            QTimer.singleShot(0, self, self._size_splitter)
 
     def _resize_after_tokens(self) -> None:
         if self._sized:
-            QTimer.singleShot(0, self._size_splitter)
+            QTimer.singleShot(0, self, self._size_splitter)
 
     def _size_splitter(self) -> None:
         """Head view, grid, heatmap: 36 / 28 / 36 % of the width to start with; comparing, the two head views

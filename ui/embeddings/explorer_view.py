@@ -591,8 +591,8 @@ class EmbeddingExplorerView(MapOrigin, QWidget):
         super().showEvent(event)
         if not self._sized:
             self._sized = True
-            QTimer.singleShot(0, self._initial_sizes)  # once laid out: the splitter knows its width
-        QTimer.singleShot(0, self._check_model)
+            QTimer.singleShot(0, self, self._initial_sizes)  # once laid out: the splitter knows its width
+        QTimer.singleShot(0, self, self._check_model)
 
     def _initial_sizes(self) -> None:
         """The controls at their natural width (they can be dragged away), then map 60 %, side panels 40 %."""

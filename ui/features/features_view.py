@@ -33,10 +33,11 @@ def _e(text: str) -> str:
 def shaded(tokens: list[str], values: list[float], top: float) -> str:
     """Tokens as HTML, each with a background as strong as its activation relative to ``top``."""
     out = []
-    red, green, blue, _ = QColor(theme.current().colours.feature_activation).getRgb()
+    colour = QColor(theme.current().colours.feature_activation)
     for token, value in zip(tokens, values):
         alpha = 0.0 if top <= 0 else max(0.0, min(1.0, value / top))
-        out.append(f"<span style='background-color: rgba({red},{green},{blue},{alpha:.2f})'>{_e(token)}</span>")
+        colour.setAlphaF(alpha)
+        out.append(f"<span style='background-color: {colour.name(QColor.NameFormat.HexArgb)}'>{_e(token)}</span>")
     return "".join(out)
 
 
@@ -80,13 +81,17 @@ class FeaturesView(ModelView):
         form.addRow("SAE (B)", self.sae_b_edit)
         form.addRow("Corpus", self.corpus_edit)
         form.addRow("Search", self.search_edit)
-        row = QHBoxLayout()
+        row = QVBoxLayout()  # two rows: they fit 1024 px with F5's type
+        numbers, buttons = QHBoxLayout(), QHBoxLayout()
         for label, widget in (("Feature", self.feature_spin), ("Strength", self.strength_spin)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget)
+            numbers.addWidget(QLabel(label))
+            numbers.addWidget(widget)
+        numbers.addWidget(self.progress, 1)
         for widget in (self.show_button, self.steer_button, self.grid_button, self.cancel_button):
-            row.addWidget(widget)
-        row.addWidget(self.progress, 1)
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        row.addLayout(numbers)
+        row.addLayout(buttons)
         self.strip_map = HeatmapView(empty_hint="The features active on the text show here, strongest first.")
         self.strip_map.set_axes("token", "feature")
         self.strip_line = QLabel("")

@@ -290,6 +290,9 @@ class PredictionsView(ModelView):
             self.explain.set_method(str(settings["method"]))
         if "layer" in settings:
             layer = int(settings["layer"])
+            loaded = self.ctx.loaded if self.ctx is not None else None
+            if loaded is not None and layer >= 0:  # clamped to the model's last layer, as Attention does
+                layer = min(layer, loaded.info.layers - 1)
             spin = self.explain.layer_spin
             spin.setMaximum(max(spin.maximum(), layer))  # the model's count is known after an explanation
             spin.setValue(layer)
@@ -298,7 +301,7 @@ class PredictionsView(ModelView):
             self.explain.ask_second_choice()
         self.state.explain_pending = bool(settings.get("explain"))
         if self.state.explain_pending:
-            QTimer.singleShot(0, self._explain_if_asked)  # after the host has asked for the step's predictions
+            QTimer.singleShot(0, self, self._explain_if_asked)  # after the host has asked for the step's predictions
 
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The Explain method and layer, whether an explanation is shown (it is recomputed) and the "instead of"

@@ -303,7 +303,7 @@ class RunsBrowser(QWidget):
 
     def eventFilter(self, watched: Any, event: Any) -> bool:
         if watched is self.table.viewport() and event.type() == event.Type.Resize:
-            QTimer.singleShot(0, self._fit_columns)
+            QTimer.singleShot(0, self, self._fit_columns)
         return super().eventFilter(watched, event)
 
     def selected_run_ids(self) -> list[int]:

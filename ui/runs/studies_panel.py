@@ -63,6 +63,9 @@ class StudiesPanel(QWidget):
 
         self.list = QListWidget()
         self.list.setObjectName("studiesList")
+        self.list.setWordWrap(True)  # a long title wraps in a narrow column (1024 with F5) instead of scrolling sideways
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
         theme.bind(self.list, lambda w, m: w.setMinimumWidth(m.study_list_min_w))
         self.list.currentItemChanged.connect(lambda *_: self.choose())
         self.scale = QComboBox()

@@ -137,7 +137,7 @@ class ViewJobs(QObject):
 
     def _bridge_busy_changed(self, busy: bool) -> None:
         if not busy and self._queued is not None:
-            QTimer.singleShot(0, self._run_queued)  # after the handlers of the job that just ended
+            QTimer.singleShot(0, self, self._run_queued)  # after the handlers of the job that just ended
 
     def _run_queued(self) -> None:
         if self._queued is None or self._bridge.closed:

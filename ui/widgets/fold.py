@@ -175,9 +175,9 @@ class FoldSplitter(QSplitter):
             # (a scroll area's content; a pane's own layout requests are not watched: watched for show and hide)
             if self.orientation() == Qt.Orientation.Vertical:
                 self.updateGeometry()  # the content grew or shrank: so does the folded page
-                QTimer.singleShot(0, self._share)
+                QTimer.singleShot(0, self, self._share)
             else:  # side by side: a column whose content grew wider (F5's type) gets that width
-                QTimer.singleShot(0, self._fit_minimums)
+                QTimer.singleShot(0, self, self._fit_minimums)  # with self: dropped if the splitter is deleted first
         return False
 
     def _kids(self) -> list[QWidget]:
