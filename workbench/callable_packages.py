@@ -1,4 +1,4 @@
-"""Four public API names are also internal subpackages of ``lm_workbench`` (``compare``, ``finetune``,
+"""Five public API names are also internal subpackages of ``lm_workbench`` (``compare``, ``finetune``, ``plugins``,
 ``pretrain``, ``runs``): once one is imported, Python binds ``lm_workbench.<name>`` to the package, so
 ``lw.runs()`` would find a module. Each of these packages calls ``make_callable(__name__)`` first: the package
 stays a package (its submodules import as before) and calling it calls the API function of its name

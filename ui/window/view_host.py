@@ -184,6 +184,13 @@ class ViewHost(QObject):
         bridge = self._shell.bridge
         if not isinstance(view, ModelView) or bridge.closed:
             return
+        now = self._shell.loaded()
+        if now is not None and self._shown_model.get(entry.id, model_identity(now)) != model_identity(now):
+            # the result shown is another model's (the view was hidden while a model loaded): cleared at once, also
+            # while the load settles, not left up under the new model's name while its own computes (issue 49.5)
+            self._shown_model.pop(entry.id, None)
+            self._shown.pop(entry.id, None)
+            view.show_hint(f"Computing with {short_model_name(str(now.info.spec))}…")
         if self._settling():
             return  # the load's end or the typing pause comes back here
         if not upstream_done and bridge.current_name in _UPSTREAM_JOBS:
