@@ -5,6 +5,7 @@ BiLSTM learns the demo set); a built-in study's table fills every cell on a tiny
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import pytest
@@ -99,7 +100,7 @@ def test_tfidf_baseline_equals_scikit_learn_called_directly():
 
     spec = TfidfSpec(train="demo", seed=4, vectorizer={"ngram_range": [1, 1], "min_df": 2},
                      classifier={"C": 0.5})
-    xs, ys, tx, ty = read_split(spec)
+    xs, ys, tx, ty, _notes = read_split(spec)
     ours = fit_tfidf_lr(xs, ys, tx, ty, vectorizer=spec.vectorizer, classifier=spec.classifier, seed=spec.seed)
     vec = TfidfVectorizer(ngram_range=(1, 1), min_df=2, sublinear_tf=True)
     clf = LogisticRegression(C=0.5, max_iter=1000, random_state=4).fit(vec.fit_transform(xs), ys)
@@ -116,7 +117,7 @@ def test_bilstm_learns_the_demo_set():
     from lm_workbench.engine.progress import drive as run
 
     spec = BiLSTMSpec(train="demo", epochs=4, embedding=32, hidden=32)
-    xs, ys, tx, ty = read_split(spec)
+    xs, ys, tx, ty, _notes = read_split(spec)
     result = run(train_bilstm(xs, ys, tx, ty, config=spec.config(), seed=0))
     majority = max(ty.count(y) for y in set(ty)) / len(ty)
     assert result.accuracy >= majority + 0.25, (result.accuracy, majority)
@@ -141,3 +142,38 @@ def test_a_builtin_study_fills_every_cell_at_tiny_scale(tmp_path, tiny_models, f
     trained = {r["row"]: r["local"]["trained parameters"] for r in table["rows"]}
     assert trained["pre-train + fine-tune (LoRA)"] < trained["pre-train + fine-tune (full)"]
     assert table["cost"]["to_run"] == 6 and "cell 6 of 6" in err
+
+
+@pytest.mark.parametrize("validation, keep, expected", [
+    # the reported case: a validation label training never shows was scored as an error, silently
+    ("text,label\ngood,pos\nbad,neutral\n", False, "never shows: 'neutral' (1)"),
+    ("text,label\ngood,pos\nbad,neutral\n", True, (["good"], ["pos"], "1 validation example(s) left out")),
+    ("text,label\ngood,pos\nawful,neg\n", False, (["good", "awful"], ["pos", "neg"], None)),
+])
+def test_the_baselines_follow_the_label_rule(tmp_path, validation, keep, expected):
+    from lm_workbench.baselines.runs import read_split
+    from lm_workbench.baselines.spec import TfidfSpec
+    from lm_workbench.engine.errors import WorkbenchError
+
+    train = tmp_path / "train.csv"  # as Excel writes it: a BOM, quoted cells with commas and doubled quotes
+    train.write_text('\ufefftext,label\n"Great, really great",pos\n"Awful ""bad""",neg\nfine,pos\nugly,neg\n',
+                     encoding="utf-8")
+    val = tmp_path / "val.csv"
+    val.write_text(validation, encoding="utf-8")
+    spec = TfidfSpec(train=str(train), validation=str(val), keep_unseen_labels=keep)
+    if isinstance(expected, str):
+        with pytest.raises(WorkbenchError, match=re.escape(expected)):
+            read_split(spec)
+        return
+    xs, ys, tx, ty, notes = read_split(spec)
+    assert xs[:2] == ["Great, really great", 'Awful "bad"'] and ys == ["pos", "neg", "pos", "neg"]
+    assert (tx, ty) == expected[:2]
+    assert any(expected[2] in n for n in notes) if expected[2] else not any("left out" in n for n in notes)
+
+
+def test_a_held_out_share_keeps_every_class():
+    from lm_workbench.baselines.runs import read_split
+    from lm_workbench.baselines.spec import TfidfSpec
+
+    xs, ys, tx, ty, _notes = read_split(TfidfSpec(train="demo", validation_fraction=0.1, seed=3))
+    assert set(ty) == set(ys) and len(tx) == round(0.1 * (len(xs) + len(tx)))

@@ -402,6 +402,7 @@ def baseline_tfidf_lr(
         text_column: str | None = None,
         label_column: str | None = None,
         tsv_quoting: str = "auto",
+        keep_unseen_labels: bool = False,
         vectorizer: str = "{}",
         classifier: str = "{}",
 ) -> Any:
@@ -414,6 +415,7 @@ def baseline_tfidf_lr(
         "text_column": text_column,
         "label_column": label_column,
         "tsv_quoting": tsv_quoting,
+        "keep_unseen_labels": keep_unseen_labels,
         "vectorizer": vectorizer,
         "classifier": classifier,
     })
@@ -428,6 +430,7 @@ def baseline_bilstm(
         text_column: str | None = None,
         label_column: str | None = None,
         tsv_quoting: str = "auto",
+        keep_unseen_labels: bool = False,
         embedding: int = 64,
         hidden: int = 64,
         layers: int = 1,
@@ -447,6 +450,7 @@ def baseline_bilstm(
         "text_column": text_column,
         "label_column": label_column,
         "tsv_quoting": tsv_quoting,
+        "keep_unseen_labels": keep_unseen_labels,
         "embedding": embedding,
         "hidden": hidden,
         "layers": layers,

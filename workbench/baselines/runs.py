@@ -30,9 +30,12 @@ def resolve_data(path: str) -> str:
     return path
 
 
-def read_split(spec: BaselineSpec) -> tuple[list[str], list[str], list[str], list[str]]:
-    """(train texts, train labels, test texts, test labels): ``validation`` when named, else a held-out share of
-    the training rows (shuffled with the seed)."""
+def read_split(spec: BaselineSpec) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
+    """(train texts, train labels, test texts, test labels, notes) by the label rule
+    (``lm_workbench.engine.data.labels``), as fine-tuning and probing split: ``validation`` when named (a label it
+    has that training lacks is refused in one line, or left out with ``keep_unseen_labels``, said), else a
+    stratified held-out share of the training rows (seeded); training needs two classes."""
+    from lm_workbench.engine.data.labels import require_classes, stratified_holdout, unseen_labels
     from lm_workbench.engine.probing.readers import read_sentence_task
 
     def read(path: str) -> Any:
@@ -40,15 +43,17 @@ def read_split(spec: BaselineSpec) -> tuple[list[str], list[str], list[str], lis
                                   tsv_quoting=spec.tsv_quoting)
 
     train = read(spec.train)
+    texts, labels = list(train.texts), list(train.labels)
     if spec.validation:
         test = read(spec.validation)
-        return list(train.texts), list(train.labels), list(test.texts), list(test.labels)
-    order = list(range(len(train.texts)))
-    random.Random(spec.seed).shuffle(order)
-    cut = max(1, int(round(len(order) * spec.validation_fraction)))
-    held, kept = order[:cut], order[cut:]
-    return ([train.texts[i] for i in kept], [train.labels[i] for i in kept],
-            [train.texts[i] for i in held], [train.labels[i] for i in held])
+        require_classes(labels)
+        check = unseen_labels(labels, list(test.labels), split="validation", keep=spec.keep_unseen_labels)
+        return (texts, labels, [test.texts[i] for i in check.kept], [test.labels[i] for i in check.kept],
+                list(check.notes))
+    split = stratified_holdout(labels, spec.validation_fraction, spec.seed)
+    (xs, tx), (ys, ty) = split.take(texts), split.take(labels)
+    require_classes(ys)
+    return xs, ys, tx, ty, list(split.notes)
 
 
 class BaselineRun(LongRun):
@@ -98,11 +103,12 @@ class TfidfRun(BaselineRun):
         from lm_workbench.engine.baselines.tfidf import fit_tfidf_lr
 
         ctx.store.set_total_steps(ctx.run_id, 1)
-        xs, ys, tx, ty = read_split(self.spec)
+        xs, ys, tx, ty, notes = read_split(self.spec)
         ctx.check()
         result = fit_tfidf_lr(xs, ys, tx, ty, vectorizer=self.spec.vectorizer, classifier=self.spec.classifier,
                               seed=self.spec.seed)
-        return {**result.to_json(), "steps": 1}
+        out = result.to_json()
+        return {**out, "notes": notes + list(out.get("notes") or []), "steps": 1}
 
 
 class BiLSTMRun(BaselineRun):
@@ -114,12 +120,13 @@ class BiLSTMRun(BaselineRun):
         from lm_workbench.engine.progress import drive
 
         ctx.store.set_total_steps(ctx.run_id, int(self.spec.epochs))
-        xs, ys, tx, ty = read_split(self.spec)
+        xs, ys, tx, ty, notes = read_split(self.spec)
         result = drive(train_bilstm(xs, ys, tx, ty, config=self.spec.config(), seed=self.spec.seed, cancel=ctx),
                        report)
         for epoch, loss in result.curve:
             ctx.log_dict(epoch, {"loss": loss})
-        return {**result.to_json(), "steps": int(self.spec.epochs)}
+        out = result.to_json()
+        return {**out, "notes": notes + list(out.get("notes") or []), "steps": int(self.spec.epochs)}
 
 
 tfidf_lane_job = TfidfRun.lane_job

@@ -26,6 +26,7 @@ class BaselineSpec(RunSpec):
     text_column: str | None = None
     label_column: str | None = None
     tsv_quoting: str = "auto"
+    keep_unseen_labels: bool = False  # the label rule (lm_workbench.engine.data.labels): refuse, or leave out
 
     COMMAND: ClassVar[str] = ""
     REQUIRED: ClassVar[tuple[str, ...]] = ("train",)
@@ -48,6 +49,8 @@ class BaselineSpec(RunSpec):
                 parts += [flag, value]
         if self.tsv_quoting != "auto":
             parts += ["--tsv-quoting", self.tsv_quoting]
+        if self.keep_unseen_labels:
+            parts += ["--keep-unseen-labels"]
         return parts
 
 

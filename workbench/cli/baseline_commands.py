@@ -19,6 +19,8 @@ def _data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text-column")
     p.add_argument("--label-column")
     p.add_argument("--tsv-quoting", default="auto")
+    p.add_argument("--keep-unseen-labels", action="store_true",
+                   help="leave out validation rows whose label training never shows (default: refuse them)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

@@ -102,6 +102,7 @@ class BaselineTfidfLrRequest(Request):
     text_column: str | None = None  # --text-column
     label_column: str | None = None  # --label-column
     tsv_quoting: str = "auto"  # --tsv-quoting
+    keep_unseen_labels: bool = False  # --keep-unseen-labels
     vectorizer: str = "{}"  # --vectorizer
     classifier: str = "{}"  # --classifier
 
@@ -118,6 +119,7 @@ class BaselineBilstmRequest(Request):
     text_column: str | None = None  # --text-column
     label_column: str | None = None  # --label-column
     tsv_quoting: str = "auto"  # --tsv-quoting
+    keep_unseen_labels: bool = False  # --keep-unseen-labels
     embedding: int = 64  # --embedding
     hidden: int = 64  # --hidden
     layers: int = 1  # --layers
