@@ -48,6 +48,18 @@ def read_text(loaded: Any, text: str, pair: str | None = None, *, max_tokens: in
     return tokenize(loaded.tokenizer, text, pair, max_length=window_of(loaded, max_tokens), keep=keep_for(loaded))
 
 
+def model_inputs(loaded: Any, tok: TokenizedText) -> dict[str, Any]:
+    """A read text as the model's inputs: ``input_ids`` [1, n] (and its extra inputs, e.g. ``token_type_ids``)
+    on ``loaded``'s device."""
+    import torch
+
+    device = loaded.device.torch_device
+    inputs = {"input_ids": torch.tensor([tok.ids], device=device)}
+    for name, values in tok.extra_inputs.items():
+        inputs[name] = torch.tensor([values], device=device)
+    return inputs
+
+
 def read_ids(loaded: Any, ids: Sequence[int]) -> tuple[list[int], TextWindow]:
     """A decoder prompt's ids (leading specials, text, generated tokens) cut to the model's last window."""
     return cut_ids(loaded.tokenizer, ids, loaded.info.max_positions, "end")

@@ -116,11 +116,9 @@ def _check_head(loaded: LoadedModel, what: str) -> None:
 
 
 def _inputs(loaded: LoadedModel, tok: TokenizedText) -> dict[str, torch.Tensor]:
-    device = loaded.device.torch_device
-    inputs = {"input_ids": torch.tensor([tok.ids], device=device)}
-    for name, values in tok.extra_inputs.items():
-        inputs[name] = torch.tensor([values], device=device)
-    return inputs
+    from lm_workbench.engine.text_window import model_inputs
+
+    return model_inputs(loaded, tok)
 
 
 

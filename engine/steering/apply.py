@@ -41,29 +41,34 @@ class SteerResult:
         return asdict(self)
 
 
-def inputs(loaded: Any, text: str) -> tuple[dict[str, torch.Tensor], int, str]:
-    """(model inputs, the position whose logits are read, what that position is)."""
+def inputs(loaded: Any, text: str) -> tuple[dict[str, torch.Tensor], int, str, list[str]]:
+    """(model inputs, the position whose logits are read, what that position is, notes): the text read through the
+    window rule (``lm_workbench.engine.text_window``: a decoder its last window, an encoder the window holding
+    its mask), so the answer is about the position asked; a cut is said in the notes."""
+    from lm_workbench.engine.text_window import model_inputs, read_text, window_notes
+
     tok = loaded.tokenizer
     device = loaded.device.torch_device
     if loaded.family is Family.ENCODER:
         if not (loaded.info.has_mlm_head and tok.mask_token):
             raise WorkbenchError(f"{loaded.info.spec} has no masked-LM head: it makes no predictions to steer")
-        text = text.replace("[MASK]", tok.mask_token)
-        batch = tok(text, return_tensors="pt")
+        read = read_text(loaded, text.replace("[MASK]", tok.mask_token))
+        batch = model_inputs(loaded, read)
         where = (batch["input_ids"][0] == tok.mask_token_id).nonzero()
         if len(where) != 1:
             raise WorkbenchError(f"an encoder's text needs exactly one {tok.mask_token} (found {len(where)})")
-        return {k: v.to(device) for k, v in batch.items()}, int(where[0]), "the masked token"
+        return batch, int(where[0]), "the masked token", window_notes(read)
     if not loaded.info.has_lm_head:
         raise WorkbenchError(f"{loaded.info.spec} has no LM head: it makes no predictions to steer")
-    batch = {k: v.to(device) for k, v in tok(text, return_tensors="pt").items()}
-    if batch["input_ids"].shape[1] == 0:
+    read = read_text(loaded, text)
+    if not read.ids:
         raise WorkbenchError("the text has no tokens")
+    batch = model_inputs(loaded, read)
     if loaded.family is Family.ENCODER_DECODER:
         start = loaded.model.config.decoder_start_token_id
         batch["decoder_input_ids"] = torch.tensor([[start]], device=device)
-        return batch, 0, "the first output token"
-    return batch, batch["input_ids"].shape[1] - 1, "the next token after the text"
+        return batch, 0, "the first output token", window_notes(read)
+    return batch, batch["input_ids"].shape[1] - 1, "the next token after the text", window_notes(read)
 
 
 def adding(site: Any, vector: torch.Tensor, strength: float, width_check: bool = True) -> Any:
@@ -93,8 +98,13 @@ def read_logits(loaded: Any, batch: dict[str, torch.Tensor], position: int, cont
 
 @torch.no_grad()
 def generate(loaded: Any, text: str, tokens: int, context: Any = None) -> str:
+    """Greedy ``tokens`` more tokens after the text read through the window rule (a decoder keeps room for them)."""
+    from lm_workbench.engine.text_window import model_inputs, read_text
+
     tok = loaded.tokenizer
-    batch = {k: v.to(loaded.device.torch_device) for k, v in tok(text, return_tensors="pt").items()}
+    room = None if loaded.family is not Family.DECODER or not loaded.info.max_positions else max(
+        1, loaded.info.max_positions - tokens)
+    batch = model_inputs(loaded, read_text(loaded, text, max_tokens=room))
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     with context if context is not None else nullcontext():
         out = loaded.model.generate(**batch, max_new_tokens=tokens, do_sample=False, pad_token_id=pad)
@@ -112,8 +122,7 @@ def kl(p_logits: torch.Tensor, q_logits: torch.Tensor) -> float:
 def steer(loaded: Any, text: str, site: Any, vector: torch.Tensor, strength: float, *, k: int = 5,
           generate_tokens: int = 0) -> SteerResult:
     """Steered and unsteered top-``k`` predictions (and greedy generations of ``generate_tokens``)."""
-    batch, position, where = inputs(loaded, text)
-    notes: list[str] = []
+    batch, position, where, notes = inputs(loaded, text)
     clean = read_logits(loaded, batch, position)
     steered = read_logits(loaded, batch, position, adding(site, vector, strength))
     if not torch.isfinite(steered).all():

@@ -54,11 +54,12 @@ def steering_grid(loaded: Any, text: str, layers: list[int], strengths: list[flo
                   generate_tokens: int = 0, cancel: Any = NEVER_CANCELLED) -> Generator[Progress, None, SteeringGrid]:
     """The grid; ``vector_at(layer)`` gives (HookSite, vector [d]) of a layer; ``concept`` words (their first token
     after a space) or token ids."""
-    batch, position, _ = inputs(loaded, text)
+    batch, position, _, window = inputs(loaded, text)
     ids = [int(c) for c in concept] if concept and isinstance(concept[0], int) else concept_ids(loaded, concept)
     clean = read_logits(loaded, batch, position)
     words = [loaded.tokenizer.decode([i]) for i in ids]
     grid = SteeringGrid(list(layers), [float(s) for s in strengths], words, [])
+    grid.notes.extend(window)  # the window line when the text was longer than the model's window
     total = len(layers) * len(strengths)
     for layer in layers:
         site, vector = vector_at(layer)

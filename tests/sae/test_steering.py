@@ -115,3 +115,25 @@ def test_the_grid_scores_each_cell_by_its_definition(models):
     assert zero.concept_score == pytest.approx(0.0, abs=1e-5) and zero.kl == pytest.approx(0.0, abs=1e-6)
     broken = [c for c in grid.cells if c.strength == float("inf")]
     assert all(c.kl is None and c.concept_score is None for c in broken) and len(grid.notes) == 2
+
+
+@pytest.mark.parametrize("kind, filler, tail", [
+    # the reported case: a decoder's text longer than its window raised IndexError; it reads the last window
+    ("gpt2", "the dog ran far away. ", "The cat sat"),
+    ("bert", "the dog ran far away. ", "the cat [MASK] on the mat"),
+])
+def test_a_text_longer_than_the_window_steers_the_window_holding_the_position(models, kind, filler, tail):
+    from tests.support.tiny_models import WINDOW
+
+    loaded = models[kind]
+    site = resolve(loaded, CASES[kind][1])
+    vector = torch.randn(loaded.info.hidden_size, generator=torch.Generator().manual_seed(1))
+    text = filler * WINDOW + tail if kind == "gpt2" else tail + " " + filler * WINDOW
+    result = steer(loaded, text, site, vector, 2.0, k=3)
+    assert any(note.startswith("tokens ") and " of " in note for note in result.notes), result.notes
+    ids = loaded.tokenizer(text.replace("[MASK]", loaded.tokenizer.mask_token or "[MASK]"))["input_ids"]
+    assert len(ids) > WINDOW  # the text is longer than the window
+    if kind == "gpt2":  # the last window: the same prediction as the window's text alone
+        window_text = loaded.tokenizer.decode(ids[-WINDOW:])
+        alone = steer(loaded, window_text, site, vector, 2.0, k=3)
+        assert [c["id"] for c in result.steered.top] == [c["id"] for c in alone.steered.top]

@@ -34,9 +34,15 @@ def _site(loaded: Any, name: str, known: list[str]) -> Any:
 def _inputs(loaded: Any, text: str, target: str | None) -> dict[str, Any]:
     import torch
 
+    import warnings
+
+    from lm_workbench.engine.text_window import model_inputs, read_text, window_notes
+
     device = next(loaded.model.parameters()).device
-    batch = loaded.tokenizer(text, return_tensors="pt")
-    inputs = {k: v.to(device) for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+    read = read_text(loaded, text)  # a text longer than the window: the window rule, said (as every command does)
+    for note in window_notes(read):
+        warnings.warn(note, stacklevel=3)
+    inputs = {k: v.to(device) for k, v in model_inputs(loaded, read).items()}
     if loaded.info.family == "encoder-decoder":
         if target is None:
             start = loaded.model.config.decoder_start_token_id
