@@ -77,8 +77,10 @@ def load_sae(folder: str | Path) -> SaeFile:
     root = Path(folder)
     if not (root / CFG).is_file() or not (root / WEIGHTS).is_file():
         raise WorkbenchError(f"{root} is no SAE folder: it needs {CFG} and {WEIGHTS} (SAELens's layout)")
+    from lm_workbench.engine.text_input import read_text_file
+
     try:
-        cfg = json.loads((root / CFG).read_text(encoding="utf-8"))
+        cfg = json.loads(read_text_file(root / CFG))
     except ValueError as exc:
         raise WorkbenchError(f"{root / CFG} is not JSON: {exc}") from None
     meta = cfg.get("metadata") or {}

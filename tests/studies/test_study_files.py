@@ -145,3 +145,18 @@ def test_a_trend_over_an_unknown_row_is_refused(tmp_path):
     path = write(tmp_path, base(cells=cells, trends=[{"column": "accuracy", "rows": ["A", "Q"], "expect": "increasing"}]))
     with pytest.raises(WorkbenchError, match="the trend's row 'Q' is not a row"):
         load_study(path, out_dir=tmp_path / "o")
+
+
+@pytest.mark.parametrize("content, said", [
+    (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)), "not UTF-8 text"),  # the reported case: a binary file
+    (b"", "not JSON"),
+    ("\ufeff{\"format\": 3}".encode(), "format"),  # a BOM is read past (an editor wrote it); the format is checked
+])
+def test_a_file_that_is_no_study_is_refused_in_one_line(tmp_path, content, said):
+    from lm_workbench.engine.errors import WorkbenchError
+
+    path = tmp_path / "study.json"
+    path.write_bytes(content)
+    with pytest.raises(WorkbenchError, match=said) as caught:
+        load_study(path)
+    assert "\n" not in str(caught.value)

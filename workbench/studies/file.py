@@ -161,10 +161,9 @@ def _check_keys(where: _Where, block: Any, allowed: tuple[str, ...], what: str) 
 
 
 def read_json(path: Path) -> tuple[str, dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise WorkbenchError(f"cannot read the study file {path}: {exc.strerror}") from None
+    from lm_workbench.engine.text_input import read_text_file
+
+    text = read_text_file(path)  # the one checked reader: missing, unreadable, binary or not UTF-8 in one line
     try:
         data = json.loads(text)
     except ValueError as exc:
