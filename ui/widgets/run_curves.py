@@ -172,6 +172,10 @@ class RunCurves(QWidget):
         start = self.series[run_id].start_time or 0.0
         x = series.times - start if self.x_axis == X_TIME else series.steps
         y = series.values
+        finite = np.isfinite(y)  # a value that could not be computed (stored as null) is no point: a series with none
+        x, y = x[finite], y[finite]  # drew an all-NaN curve, which crashed pyqtgraph's painting (the Runs tab)
+        if not len(y):
+            return
         if self.log_y:
             keep = y > 0  # a log axis cannot show zero or negative values
             x, y = x[keep], y[keep]

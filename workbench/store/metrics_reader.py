@@ -10,6 +10,7 @@ millisecond or two and can run on the Qt thread.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,8 @@ class MetricsReader:
         cur = self._conn.execute(
             "SELECT rowid, step, name, value, time FROM metrics WHERE run_id = ? AND rowid > ? "
             "ORDER BY rowid LIMIT ?", [run_id, after_rowid, limit])
-        return [MetricRow(int(r[0]), int(r[1] or 0), str(r[2]), float(r[3]), float(r[4] or 0.0))
+        return [MetricRow(int(r[0]), int(r[1] or 0), str(r[2]), math.nan if r[3] is None else float(r[3]),
+                          float(r[4] or 0.0))  # a NULL value: not computable there (NaN in, NULL stored)
                 for r in cur.fetchall()]
 
     def summaries(self, run_ids: list[int] | None = None) -> dict[int, dict[str, float]]:
@@ -61,6 +63,8 @@ class MetricsReader:
             f"(SELECT run_id, name, MAX(rowid) AS last FROM metrics {where} GROUP BY run_id, name) l "
             "ON m.rowid = l.last", args)
         for run_id, name, value in cur.fetchall():
+            if value is None:  # not computable at its last step (NaN is stored as NULL): no number to show
+                continue
             out.setdefault(int(run_id), {})[str(name)] = float(value)
         cur = self._conn.execute(f"SELECT run_id, MAX(step) FROM metrics {where} GROUP BY run_id", args)
         for run_id, steps in cur.fetchall():
