@@ -101,6 +101,8 @@ class FeaturesView(ModelView):
         theme.bind(self.histogram, lambda w, m: (w.setMinimumHeight(m.feature_histogram_min_h),
                                                  w.setMaximumHeight(m.feature_histogram_max_h)))
         self.histogram.setLabel("bottom", "log10 activation")
+        theme.follow(self.histogram, self._restyle_histogram)
+        self._restyle_histogram()
         self.histogram.setLabel("left", "tokens")
         self.steering = QLabel("")
         self.steering.setWordWrap(True)
@@ -149,6 +151,15 @@ class FeaturesView(ModelView):
         self.state.events.steer_changed.connect(self._show_steering)
         self.state.events.grid_changed.connect(self._show_grid)
         self.state.events.search_changed.connect(lambda: self.search_line.setText(self.state.search_line()))
+
+    def _restyle_histogram(self) -> None:
+        """The histogram in the theme's plot colours (pyqtgraph's own black background stood out)."""
+        c = theme.current().colours
+        self.histogram.setBackground(c.base_bg)
+        for side in ("left", "bottom"):
+            axis = self.histogram.getAxis(side)
+            axis.setPen(c.plot_axis_ink)
+            axis.setTextPen(c.plot_axis_ink)
 
     # ------------------------------------------------------------ form
     def _read_form(self) -> None:

@@ -209,11 +209,11 @@ class RunsBrowser(QWidget):
         theme.bind(runs_layout, lambda w, m: w.setSpacing(m.section_spacing))
         runs_layout.addLayout(buttons)
         runs_layout.addWidget(splitter, 1)
-        beside = FoldSplitter()  # the Studies list beside the runs, under each other where both do not fit
+        beside = FoldSplitter()  # the Studies beside the runs, under them where both do not fit (1024 px): the runs
+        beside.addWidget(runs)  # are the tab's main content, first in view
         beside.addWidget(self.studies)
-        beside.addWidget(runs)
-        beside.setStretchFactor(0, 2)
-        beside.setStretchFactor(1, 3)
+        beside.setStretchFactor(0, 3)
+        beside.setStretchFactor(1, 1)
         self._beside = beside
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
@@ -230,8 +230,8 @@ class RunsBrowser(QWidget):
             vertical, horizontal = self._splitters
             vertical.setSizes([int(self.height() * 0.4), int(self.height() * 0.6)])
             horizontal.setSizes([int(self.width() * 0.6), int(self.width() * 0.4)])
-            if self._beside.orientation() == Qt.Orientation.Horizontal:  # the Studies list: 45% of the width
-                self._beside.setSizes([int(self.width() * 0.45), int(self.width() * 0.55)])
+            if self._beside.orientation() == Qt.Orientation.Horizontal:  # the Studies: 30% of the width, right
+                self._beside.setSizes([int(self.width() * 0.7), int(self.width() * 0.3)])
         if not self.services.closed:
             self.refresh()
             self.refresh_timer.start()
