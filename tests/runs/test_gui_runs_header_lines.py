@@ -35,7 +35,8 @@ def test_runs_titles_are_whole_in_narrow_columns(fresh_home, open_window, qtbot)
     header, model = browser.table.horizontalHeader(), browser.table.model()
     method = next(c for c in range(model.columnCount()) if "Objective" in str(
         model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)))
-    qtbot.waitUntil(lambda: all(_lines_fit(header, model, c) for c in range(model.columnCount())), timeout=10000)  # relayout timers: slow on a loaded 2-core runner
+    # the header's relayout runs on timers: slow on a loaded 2-core runner
+    qtbot.waitUntil(lambda: all(_lines_fit(header, model, c) for c in range(model.columnCount())), timeout=10000)
     title = str(model.headerData(method, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole))
     assert title.replace("\n", " ") == "Objective / method"
     shots = os.environ.get("LMW_SHOTS")
