@@ -25,6 +25,23 @@ def test_the_widest_columns_are_capped_at_one_width(widths, available, expected)
         assert sum(fitted) <= available < sum(min(w, cap + 1) for w in widths)
 
 
+@pytest.mark.parametrize("widths, available, floors, expected", [
+    ([40, 100, 300], 300, [48, 48, 48], [40, 100, 160]),  # floors below the cap: as one floor
+    ([40, 200, 300], 300, [48, 150, 48], [40, 150, 110]),  # the title needs 150: the other column gives more
+    ([100, 100, 100], 120, [48, 90, 48], [48, 90, 48]),  # every one at its floor: the table scrolls
+    ([30, 100, 300], 200, [60, 48, 48], [30, 85, 85]),  # a column narrower than its floor is never widened
+])
+def test_no_column_is_capped_below_its_own_floor(widths, available, floors, expected):
+    fitted = fit_widths(widths, available, floors)
+    assert fitted == expected
+    assert all(f >= min(w, fl) for f, w, fl in zip(fitted, widths, floors))
+
+
+def test_one_floor_per_column_or_an_error():
+    with pytest.raises(ValueError, match="2 floors for 3 columns"):
+        fit_widths([10, 20, 30], 20, [48, 48])
+
+
 @pytest.mark.timeout(60)
 def test_the_runs_tab_does_not_scroll_sideways_with_a_long_model_path(fresh_home, open_window, qtbot):
     store = RunStore(runs_db_path())

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
 from lm_workbench.ui.runs.column_fit import fit_widths
-from lm_workbench.ui.widgets.header_lines import wrap_header_labels
+from lm_workbench.ui.widgets.header_lines import title_floors, wrap_header_labels
 from lm_workbench.ui.runs.config_diff import ConfigDiff
 from lm_workbench.ui.runs.curve_overlay import CurveOverlay
 from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
@@ -291,11 +291,15 @@ class RunsBrowser(QWidget):
         self._update_buttons()
 
     def _fit_columns(self) -> None:
-        """Columns sized to their contents, the widest capped so the table never scrolls sideways."""
+        """Columns sized to their contents, the widest capped so the table does not scroll sideways, none
+        narrower than its title needs on two lines (a cut title, "jective / meth", says nothing)."""
         self.table.resizeColumnsToContents()
         header = self.table.horizontalHeader()
         widths = [header.sectionSize(i) for i in range(header.count())]
-        for i, width in enumerate(fit_widths(widths, self.table.viewport().width())):
+        floors = title_floors(self.table)
+        if len(floors) != len(widths):
+            floors = [48] * len(widths)
+        for i, width in enumerate(fit_widths(widths, self.table.viewport().width(), floors)):
             if width != widths[i]:
                 header.resizeSection(i, width)
         header.setStretchLastSection(False)  # sized to its contents above: let it take the room left again

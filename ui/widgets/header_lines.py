@@ -63,6 +63,22 @@ def _fit_model_header(view: QTableView) -> None:
             model.setHeaderData(column, horizontal, text, Qt.ItemDataRole.DisplayRole)
 
 
+def title_floors(table: QTableView, least: int = 48) -> list[int]:
+    """Per column, the width in pixels its title needs on two lines (its longer line and the margins; at least
+    ``least``): narrower, the title would be cut whatever ``fit_header_labels`` does."""
+    header, model = table.horizontalHeader(), table.model()
+    if model is None:
+        return []
+    metrics, horizontal = header.fontMetrics(), Qt.Orientation.Horizontal
+    floors = []
+    for column in range(model.columnCount()):
+        full = model.headerData(column, horizontal, FULL_TITLE) or str(
+            model.headerData(column, horizontal, Qt.ItemDataRole.DisplayRole) or "").replace("\n", " ")
+        need = max((metrics.horizontalAdvance(line) for line in two_lines(full).split("\n")), default=0)
+        floors.append(max(least, need + HEADER_MARGIN))
+    return floors
+
+
 def fit_header_labels(table: QTableView) -> None:
     """Each column title on one line when it fits its column, else on two."""
     if not isinstance(table, QTableWidget):
