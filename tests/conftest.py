@@ -8,7 +8,9 @@ folder so no test touches the user's settings or run store.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -16,6 +18,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["LM_WORKBENCH_HOME"] = tempfile.mkdtemp(prefix="lmwb-test-home-")
+atexit.register(shutil.rmtree, os.environ["LM_WORKBENCH_HOME"], True)  # one per pytest process: 700 were left in /tmp
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import threading  # noqa: E402
