@@ -120,7 +120,7 @@ def test_the_finetune_parser_has_one_option_per_setting_of_each_method_once_it_p
     from lm_workbench.finetune.methods import finetune_methods
 
     parser = dict(_leaves(build_parser()))["finetune"]
-    assert _dynamic(parser) == []  # building the parser imports no method plugin
+    assert _dynamic(parser) == []  # none before the first parse: building the parser reads no method plugin
     parser.parse_known_args([])
     expected = {f"--{name}-{f.name.replace('_', '-')}" for name, method in finetune_methods().items()
                 for f in dataclasses.fields(method.Config)}
