@@ -41,10 +41,11 @@ def _parameters(command: str, names: list[dataclasses.Field], positional: tuple[
     for field in names:
         required = field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         default = None if field.name == "out" and command in FILE_OUTPUTS else field.default
+        typed = field.metadata.get("api_type", field.type)  # what the API takes where it is wider than the field
         if required and not (field.name == "out" and command in FILE_OUTPUTS):
-            piece = f"{field.name}: {field.type}"
+            piece = f"{field.name}: {typed}"
         else:
-            kind = f"{field.type} | None" if default is None and "None" not in str(field.type) else field.type
+            kind = f"{typed} | None" if default is None and "None" not in str(typed) else typed
             piece = f"{field.name}: {kind} = {_literal(default)}"
         if field.name not in positional and not star:
             params.append("*")
@@ -69,6 +70,8 @@ def _doc(cls: type, command: str) -> str:
     import textwrap
 
     text = " ".join((cls.__doc__ or "").split())
+    if hasattr(cls, "api_doc"):  # what the arguments' own docs cannot say (finetune: each method's settings)
+        text += ". " + " ".join(cls.api_doc().split()).removesuffix(".")
     if command in FILE_OUTPUTS:
         text += f". ``out`` None keeps the data (``save(path)`` writes the CLI's {FILE_OUTPUTS[command]} file)"
     return "\n        ".join(textwrap.wrap(text + ".", 108))

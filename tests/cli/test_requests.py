@@ -12,7 +12,12 @@ import dataclasses
 import pytest
 
 from lm_workbench.cli.parser import build_parser
-from lm_workbench.requests import PRESENTATION, REQUESTS, PatchRequest, request_of
+from lm_workbench.finetune.method_settings import OPTION_PREFIX
+from lm_workbench.requests import PRESENTATION, REQUESTS, FinetuneRequest, PatchRequest, request_of
+
+# A command whose parser adds options when it first parses (``finetune``: one ``--<method>-<setting>`` per field of
+# each method's Config, so that other commands never import the method plugins) -> the one field holding them all.
+DYNAMIC = {"finetune": "method_settings"}
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
@@ -25,13 +30,19 @@ def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """dest -> action of every option that says what a command computes (not how it prints)."""
+    """dest -> action of every option that says what a command computes (not how it prints); the options added
+    when the command parses (``_dynamic``) are left out."""
     found: dict[str, argparse.Action] = {}
     for action in parser._actions:
-        if isinstance(action, argparse._HelpAction) or action.dest in PRESENTATION:
+        if isinstance(action, argparse._HelpAction) or action.dest in PRESENTATION or action in _dynamic(parser):
             continue
         found.setdefault(action.dest, action)
     return found
+
+
+def _dynamic(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The method options of the ``finetune`` parser (there once it has parsed a line)."""
+    return [a for a in parser._actions if a.dest.startswith(OPTION_PREFIX)]
 
 
 COMMANDS = dict(_leaves(build_parser()))
@@ -43,9 +54,16 @@ def test_every_command_has_a_request_and_every_request_a_command():
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_the_request_has_the_parsers_options_and_defaults(command):
-    cls, options = REQUESTS[command], _options(COMMANDS[command])
+    parser = COMMANDS[command]
+    if command in DYNAMIC:
+        parser.parse_known_args([])  # as the CLI does: the first parse adds the options made when it parses
+    cls, options, dynamic = REQUESTS[command], _options(parser), _dynamic(parser)
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    assert bool(dynamic) is (command in DYNAMIC), f"{command}: options added when parsing, and no field for them"
+    if dynamic:  # all of them one field, given when any is given: none is required, each defaults to not given
+        field = fields.pop(DYNAMIC[command])
+        assert field.default == () and all(a.default is None and not a.required for a in dynamic), command
     assert set(fields) == set(options), f"{command}: fields and the parser's options differ"
     for name, action in options.items():
         field = fields[name]
@@ -72,6 +90,12 @@ ROWS = [
     (["presets", "verify", "a.json", "b.json"], {"presets": ("a.json", "b.json")}),
     (["fill-mask", "minilm", "--text", "a [MASK]", "--k", "3", "--precision", "float32"],
      {"text": "a [MASK]", "k": 3, "precision": "float32", "threads": None}),
+    # a method's settings: (setting, value as typed) pairs sorted by setting; none given: ()
+    (["finetune", "--method", "lora", "--lora-rank", "4", "--lora-alpha=8", "--lora-target-modules", "query,key"],
+     {"method": "lora", "method_settings": (("alpha", "8"), ("rank", "4"), ("target_modules", "query,key"))}),
+    (["finetune", "--method", "houlsby", "--houlsby-reduction-factor", "4", "--houlsby-train-layer-norms", "false"],
+     {"method_settings": (("reduction_factor", "4"), ("train_layer_norms", "false"))}),
+    (["finetune", "--method", "lora", "--epochs", "1"], {"method_settings": (), "epochs": 1.0}),
 ]
 
 
@@ -90,3 +114,22 @@ def test_a_request_is_built_from_keyword_arguments_with_the_cli_defaults():
         ["patch", "minilm", "--clean", "a b", "--corrupt", "a c", "--target", " x"]))
     with pytest.raises(TypeError):
         PatchRequest("minilm", "a b")  # keyword-only: the API names every argument
+
+
+def test_the_finetune_parser_has_one_option_per_setting_of_each_method_once_it_parses():
+    from lm_workbench.finetune.methods import finetune_methods
+
+    parser = dict(_leaves(build_parser()))["finetune"]
+    assert _dynamic(parser) == []  # none before the first parse: building the parser reads no method plugin
+    parser.parse_known_args([])
+    expected = {f"--{name}-{f.name.replace('_', '-')}" for name, method in finetune_methods().items()
+                for f in dataclasses.fields(method.Config)}
+    assert "--lora-rank" in expected and "--houlsby-reduction-factor" in expected
+    assert {o for a in _dynamic(parser) for o in a.option_strings} == expected
+
+
+def test_a_finetune_request_takes_its_method_settings_as_a_mapping():
+    request = FinetuneRequest(method="lora", method_settings={"rank": "4", "target-modules": "query,key"})
+    assert request.method_settings == (("rank", "4"), ("target_modules", "query,key"))
+    assert request == request_of(build_parser().parse_args(
+        ["finetune", "--method", "lora", "--lora-target-modules", "query,key", "--lora-rank", "4"]))

@@ -94,6 +94,7 @@ def argv_of(request: Request, *, as_json: bool = True) -> list[str]:
             options += [flag, *_words(value)]
         else:
             options.append(f"{flag}={value}")
+    options += request.extra_argv()  # options the parser adds when it parses (finetune's method settings)
     return [*words, *positionals, *options, *(["--json"] if has_json and as_json else [])]
 
 

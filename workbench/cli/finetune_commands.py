@@ -26,6 +26,7 @@ from typing import Any
 
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
+from lm_workbench.finetune.method_settings import OPTION_PREFIX
 from lm_workbench.cli.common import (
     EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, keep_cancelled, note, print_json, say_read,
 )
@@ -33,31 +34,27 @@ from lm_workbench.cli.common import (
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
 SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
 SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
-OPTION_PREFIX = "method_option__"
 
 
 class FinetuneParser(OneLineParser):
-    """The ``finetune`` parser: adds every method's ``--<method>-<setting>`` options the first time it parses."""
+    """The ``finetune`` parser: adds every method's ``--<method>-<setting>`` options the first time it parses, and
+    refuses a ``--<method>-<x>`` that names no setting of that method with one line naming the nearest setting
+    (``lm_workbench.finetune.method_settings``: the same check the Python API's ``method_settings`` goes through;
+    no abbreviation of a setting is taken)."""
 
-    methods_added = False
+    method_fields: Any = None
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        if not self.methods_added:
-            self.methods_added = True
-            add_method_options(self)
-        return super().parse_known_args(args, namespace)
+        from lm_workbench.finetune.method_settings import add_method_options, first_unknown_option, method_fields
 
-
-def add_method_options(parser: argparse.ArgumentParser) -> None:
-    """One option per field of each working method's ``Config`` (built-ins and enabled folder plugins)."""
-    from lm_workbench.engine.objectives.config_fields import config_fields
-    from lm_workbench.finetune.methods import finetune_methods
-
-    group = parser.add_argument_group("method settings (each for its own --method)")
-    for name, method in finetune_methods().items():
-        for f in config_fields(method.Config):
-            group.add_argument(f"--{name}-{f.name.replace('_', '-')}", dest=f"{OPTION_PREFIX}{name}__{f.name}",
-                               metavar=f.kind.upper(), help=f"{f.help} (default {f.default})")
+        if self.method_fields is None:
+            self.method_fields = method_fields()
+            add_method_options(self, self.method_fields)
+        words = list(sys.argv[1:] if args is None else args)
+        line = first_unknown_option(words, self._option_string_actions, self.method_fields)
+        if line is not None:
+            self.error(line)
+        return super().parse_known_args(words, namespace)
 
 
 def register(sub: Any) -> None:
@@ -185,6 +182,7 @@ def _resumed_spec(args: argparse.Namespace) -> Any:
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``FineTuneSpec`` a ``finetune`` command line describes."""
     from lm_workbench.engine.errors import WorkbenchError
+    from lm_workbench.finetune.method_settings import method_config_of, settings_of
     from lm_workbench.finetune.spec import FineTuneSpec
 
     if getattr(args, "resume", None):
@@ -192,15 +190,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     missing = [flag for name, flag in REQUIRED if not getattr(args, name, None)]
     if missing:
         raise WorkbenchError(f"the following arguments are required: {', '.join(missing)} (or --resume RUN_OR_DIR)")
-    method_config: dict[str, str] = {}
-    for dest, value in sorted(vars(args).items()):
-        if not dest.startswith(OPTION_PREFIX) or value is None:
-            continue
-        method, _, field = dest[len(OPTION_PREFIX):].partition("__")
-        if method != args.method:
-            raise WorkbenchError(f"--{method}-{field.replace('_', '-')} is a setting of --method {method}, "
-                                 f"not of {args.method}")
-        method_config[field] = value
+    # the method's settings, the one path of the CLI's --<method>-<setting> and the API's method_settings
+    method_config = method_config_of(args.method, settings_of(args))
     columns = [c.strip() for c in args.text_columns.split(",")] if args.text_columns else None
     defaults = FineTuneSpec(model="", task=args.task, train="", method=args.method, out_dir="")
 

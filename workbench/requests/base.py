@@ -4,7 +4,9 @@ the model spec and the model options every such command takes), and the builder 
 A request holds a command's arguments exactly as the CLI takes them: field names are the flags' names with
 underscores (``--noise-scale`` -> ``noise_scale``; a positional keeps its name), defaults are the CLI's defaults
 (None where the CLI leaves a choice to the user's settings: ``device``, ``precision``...), a repeatable or
-many-valued option is a tuple. How the CLI prints (``--json``, ``--progress``) is not part of a request
+many-valued option is a tuple; the options a command's parser adds only when it parses are one field
+(``finetune``'s ``--<method>-<setting>``: ``method_settings``, ``(setting, value)`` pairs; ``extra_argv`` gives
+them back as options). How the CLI prints (``--json``, ``--progress``) is not part of a request
 (``PRESENTATION``). Requests are frozen and keyword-only, so the Python API builds them from keyword arguments
 and a view's state from its form. Light: no torch.
 """
@@ -32,6 +34,11 @@ class Request:
         attribute of its name, lists made tuples. ``AttributeError`` when the parser has no such option (the
         request and the parser disagree: ``tests/cli/test_requests.py`` catches that first)."""
         return cls(**{f.name: _frozen(getattr(args, f.name)) for f in fields(cls)})
+
+    def extra_argv(self) -> list[str]:
+        """Command-line words for what no option of the parser built up front names (a command's options added
+        when it is parsed: ``finetune``'s ``--<method>-<setting>``); none for most commands."""
+        return []
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (tuples kept)."""

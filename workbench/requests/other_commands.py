@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+import argparse
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
-from lm_workbench.requests.base import Request
+from lm_workbench.requests.base import Request, _frozen
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,6 +147,10 @@ class FinetuneRequest(Request):
     train: str | None = None  # --train
     validation: str | None = None  # --validation
     method: str | None = None  # --method
+    # --<method>-<setting> (--lora-rank 4: ("rank", "4")), one option per field of each method's Config, added
+    # when finetune is parsed: (setting, value) pairs sorted by setting; a mapping ({"rank": 4}) is taken too
+    method_settings: tuple[tuple[str, Any], ...] = field(
+        default=(), metadata={"api_type": "dict[str, Any] | tuple[tuple[str, Any], ...]"})
     epochs: float | None = None  # --epochs
     out: str | None = None  # --out
     lr: float | None = None  # --lr
@@ -162,6 +167,38 @@ class FinetuneRequest(Request):
     keep_unseen_labels: bool | None = None  # --keep-unseen-labels
     train_setting: tuple[str, ...] = ()  # --train-setting
     resume: str | None = None  # --resume
+
+    def __post_init__(self) -> None:
+        from lm_workbench.finetune.method_settings import normalised
+
+        object.__setattr__(self, "method_settings", normalised(self.method_settings))
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> "FinetuneRequest":
+        """The request of a parsed ``finetune`` line: its ``--<method>-<setting>`` options become
+        ``method_settings`` (``WorkbenchError`` for a setting of another method than ``--method``, the CLI's line)."""
+        from lm_workbench.finetune.method_settings import settings_of
+
+        given = {f.name: _frozen(getattr(args, f.name)) for f in fields(cls) if f.name != "method_settings"}
+        return cls(**given, method_settings=settings_of(args))
+
+    @classmethod
+    def api_doc(cls) -> str:
+        """What the Python API's ``finetune`` says of ``method_settings``, with the built-in methods' settings."""
+        from lm_workbench.finetune.method_settings import builtin_method_fields, settings_doc
+
+        return ("``method_settings``: the method's own settings, setting name -> value, as the CLI's "
+                "``--<method>-<setting>`` options give them (``lm-workbench finetune --help`` lists them), e.g. "
+                "``method=\"lora\", method_settings={\"rank\": 4, \"alpha\": 8}`` is ``--method lora --lora-rank 4 "
+                "--lora-alpha 8``; refused with the CLI's line when a name is no setting of the method (the nearest "
+                "one named, or the methods it belongs to) or a value has the wrong type or is out of range. The "
+                "built-in methods' settings, name (kind, default): " + settings_doc(builtin_method_fields()))
+
+    def extra_argv(self) -> list[str]:
+        """``method_settings`` as the CLI's options of ``method`` (``["--lora-rank=4"]``)."""
+        from lm_workbench.finetune.method_settings import setting_words
+
+        return setting_words(self.method, self.method_settings)
 
 
 @dataclass(frozen=True, kw_only=True)
