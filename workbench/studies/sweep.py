@@ -3,9 +3,9 @@
 A sweep block (in a study file)::
 
     {"kind": "finetune", "settings": {...the base settings...},
-     "grid": {"lr": [1e-4, 3e-4], "method_config.r": {"range": [4, 16, 4]}},
+     "grid": {"lr": [1e-4, 3e-4], "method_config.rank": {"range": [4, 16, 4]}},
      "random": {"n": 6, "seed": 0, "space": {"training.warmup": [0, 10], "epochs": {"low": 1, "high": 3, "int": true}}},
-     "row": "lr={lr} r={method_config.r}"}
+     "row": "lr={lr} r={method_config.rank}"}
 
 ``grid`` values are lists or ``{"range": [start, stop, step]}`` (``stop`` included when a step lands on it);
 ``random`` draws ``n`` points from ``space`` with its own ``seed`` (a list: one of its values; ``{"low", "high"}``:
