@@ -46,6 +46,13 @@ def broken(path: str, value, *, delete: bool = False) -> dict:
     ("steps.0.inputs", {"corpus": {"lines": ["a", "b"], "labels": ["x"]}}, False,
      "steps[0].inputs.corpus.labels: must be a list of 2 strings"),
     ("steps.1.extra", 1, False, "steps[1]: unknown key(s) extra"),
+    # a Features step's SAE recipe is checked when the file is read, not when the step plays
+    ("steps.1", {"view": "features", "caption": "c", "settings": {"sae": {"site": "blocks.0.hook_resid_post",
+     "sparsty": 1, "corpus": "training-corpus"}}}, False, "steps[1].settings.sae: unknown key(s) sparsty"),
+    ("steps.1", {"view": "features", "caption": "c", "settings": {"sae": {"site": "blocks.0.hook_resid_post"}}},
+     False, "steps[1].settings.sae: a training recipe needs a corpus"),
+    ("steps.1", {"view": "features", "caption": "c", "settings": {"sae": 3}}, False,
+     "steps[1].settings.sae: a folder or a training recipe (object), not int"),
 ])
 def test_schema_errors_name_the_file_and_the_field(path, value, delete, message):
     with pytest.raises(PresetError) as err:

@@ -162,8 +162,20 @@ def _step(data: Any, index: int, source: str, keys: set[str]) -> PresetStep:
         raise _fail(source, f"{where}.settings", "must be an object")
     if view == "runs":
         _study_settings(settings, source, f"{where}.settings")
+    if view == "features" and "sae" in settings:
+        _sae_setting(settings["sae"], source, f"{where}.settings.sae")
     model = _model(data, source, where) if "model" in data else None
     return PresetStep(view=view, caption=caption, inputs=dict(inputs), settings=dict(settings), model=model)
+
+
+def _sae_setting(value: Any, source: str, where: str) -> None:
+    """A Features step's ``sae``: a folder, or a training recipe with ``sae train``'s keys and a corpus
+    (``lm_workbench.sae.preset_sae``); an unknown key is refused here, naming the step, not when the step plays."""
+    from lm_workbench.sae.preset_sae import check_recipe
+
+    problem = check_recipe(value)
+    if problem:
+        raise _fail(source, where, problem.removeprefix("sae: "))
 
 
 def _study_settings(settings: dict, source: str, where: str) -> None:
