@@ -5,9 +5,10 @@ keys of ``sae train`` (``site``, ``kind``, ``expansion``, ``sparsity``, ``steps`
 ``buffer_tokens``, ``context``, ``seed``) and ``corpus`` (a file, or ``"training-corpus"``: the corpus the course
 model was pre-trained on, named on its card). The SAE is trained once per (model fingerprint, recipe) into
 ``<data folder>/saes/<fingerprint>-<recipe hash>/`` (seeds fixed, so every machine gets the same SAE from the same
-model) and read from there afterwards. The window (the Features view's lecture step, with progress and Cancel) and
-``presets verify`` train it the same way; neither records it in the run store (``summary.json`` in the folder keeps
-the curves).
+model) and read from there afterwards. The window (the Features view's lecture step, with progress and Cancel)
+records that training in the run store as an ``sae`` run (its curves in the Runs tab, the folder its artifact);
+``presets verify`` trains it the same way without recording it, as it computes every other claim
+(``summary.json`` in the folder keeps the curves either way).
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def sae_folder(loaded: Any, recipe: dict[str, Any]) -> Path:
 
 
 def is_made(folder: Path) -> bool:
-    return (folder / "cfg.json").is_file() and (folder / "sae_weights.safetensors").is_file()
+    """The training finished: its weights and then its ``summary.json`` (written last) are there."""
+    return all((folder / name).is_file() for name in ("cfg.json", "sae_weights.safetensors", "summary.json"))
 
 
 def training_spec(loaded: Any, recipe: dict[str, Any], out: Path) -> Any:
@@ -76,10 +78,11 @@ def training_spec(loaded: Any, recipe: dict[str, Any], out: Path) -> Any:
                         name=f"lecture SAE {fields.get('site') or ''}".strip(), **fields)
 
 
-def ensure_sae(loaded: Any, recipe: str | dict[str, Any], *, cancel: Any = NEVER_CANCELLED
-               ) -> Generator[Progress, None, str]:
-    """The SAE folder of ``recipe`` on ``loaded``: a folder as it is, a recipe's kept SAE, or trained now (not
-    recorded; the window records it through ``lm_workbench.sae.runs``). A training that stops leaves nothing."""
+def ensure_sae(loaded: Any, recipe: str | dict[str, Any], *, cancel: Any = NEVER_CANCELLED,
+               store_path: Any = None) -> Generator[Progress, None, str]:
+    """The SAE folder of ``recipe`` on ``loaded``: a folder as it is, a recipe's kept SAE, or trained now;
+    recorded as an ``sae`` run in the store at ``store_path`` when one is given (the window), else not (``presets
+    verify``). A training that stops leaves no folder (a recorded one is marked cancelled); raises ``Cancelled``."""
     problem = check_recipe(recipe)
     if problem:
         raise WorkbenchError(problem)
@@ -90,6 +93,8 @@ def ensure_sae(loaded: Any, recipe: str | dict[str, Any], *, cancel: Any = NEVER
         return str(folder)
     from lm_workbench.sae.train import sae_train_job
 
+    if store_path is not None:
+        return (yield from _recorded_training(loaded, recipe, folder, cancel, store_path))
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
@@ -98,4 +103,24 @@ def ensure_sae(loaded: Any, recipe: str | dict[str, Any], *, cancel: Any = NEVER
         partial.rename(folder)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+    return str(folder)
+
+
+def _recorded_training(loaded: Any, recipe: dict[str, Any], folder: Path, cancel: Any, store_path: Any
+                       ) -> Generator[Progress, None, str]:
+    """Train ``recipe`` into ``folder`` as a recorded ``sae`` run (``lm_workbench.sae.runs``): the run's artifact
+    is the kept folder itself (``is_made`` tells a finished one by the summary written last)."""
+    from lm_workbench.engine.errors import Cancelled
+    from lm_workbench.sae.runs import SaeTrainRun
+
+    shutil.rmtree(folder, ignore_errors=True)  # a training that stopped before: start again
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    summary = None
+    try:
+        summary = yield from SaeTrainRun(training_spec(loaded, recipe, folder), loaded).window_job(store_path)(cancel)
+    finally:
+        if summary is None or not is_made(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+    if summary is None:
+        raise Cancelled()
     return str(folder)

@@ -113,8 +113,9 @@ def grid_job(loaded: Any, folder: str, feature: int, text: str, strength: float,
 
 def lecture_strip_job(loaded: Any, recipe: Any, text: str, cancel: CancelToken) -> Generator[Progress, None, Any]:
     """A lecture step's strip: (the text's features, the site, notes, the SAE folder), training the step's SAE
-    recipe first where it is not kept yet (``lm_workbench.sae.preset_sae``)."""
+    recipe first where it is not kept yet (``lm_workbench.sae.preset_sae``), recorded as an ``sae`` run."""
+    from lm_workbench.paths import runs_db_path
     from lm_workbench.sae.preset_sae import ensure_sae
 
-    folder = yield from ensure_sae(loaded, recipe, cancel=cancel)
+    folder = yield from ensure_sae(loaded, recipe, cancel=cancel, store_path=runs_db_path())
     return (*text_features_job(loaded, folder, text, cancel), folder)
