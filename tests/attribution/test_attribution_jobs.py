@@ -8,6 +8,7 @@ import pytest
 from lm_workbench.engine.models.loading import load_source as load_model
 from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 from lm_workbench.attribution import run_models
+from lm_workbench.attribution.targets import LabelTarget, PredictionTarget
 from lm_workbench.attribution.view_tasks import prediction_job, run_label_job
 
 
@@ -16,7 +17,7 @@ def test_prediction_job_is_the_engines_explanation(tiny_models):
 
     loaded = load_model(str(tiny_models["gpt2"]))
     ids = loaded.tokenizer("The cat sat on the")["input_ids"]
-    got = run_to_completion(prediction_job(loaded, {"ids": ids}, "grad-input", -1)(NEVER_CANCELLED))
+    got = run_to_completion(prediction_job(loaded, PredictionTarget(ids=tuple(ids)), "grad-input", -1)(NEVER_CANCELLED))
     want = run_to_completion(explain_job(loaded, prediction_target(loaded, ids=ids), "grad-input", layer=-1))
     assert got.attribution.target_id == want.attribution.target_id and got.layer == want.layer == 1
     assert got.attribution.scores == pytest.approx(want.attribution.scores, abs=1e-6)
@@ -49,7 +50,7 @@ def test_run_label_job_opens_the_run_once_per_folder(monkeypatch):
     monkeypatch.setattr("lm_workbench.attribution.view_tasks.explain_steps_for", explain)
     cache = run_models.RunModels()
     for folder in ("a", "a", "b", "a"):
-        run_to_completion(run_label_job(folder, {"text": "x"}, "grad-input", -1, models=cache)(NEVER_CANCELLED))
+        run_to_completion(run_label_job(folder, LabelTarget(text="x"), "grad-input", -1, models=cache)(NEVER_CANCELLED))
     assert seen == ["a", "a", "b", "a"] and opened == ["a", "b", "a"]  # the last run's model kept, one at a time
 
 

@@ -101,14 +101,15 @@ def _lens_first_layer(loaded, page, settings, inputs):
 
 
 def _explain_top(loaded, page, settings, inputs):
+    from lm_workbench.attribution.targets import PredictionTarget
     from lm_workbench.attribution.view_tasks import prediction_job
     from lm_workbench.engine.predictions import next_tokens_from_ids, prompt_ids
     from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 
     ids = prompt_ids(loaded, inputs["text"])
     top = next_tokens_from_ids(loaded, ids, 5).candidates[0]
-    job = prediction_job(loaded, {"ids": ids, "token_id": top.id}, settings.get("method", "grad-input"),
-                         int(settings.get("layer", -1)))
+    job = prediction_job(loaded, PredictionTarget(ids=tuple(ids), token_id=top.id),
+                         settings.get("method", "grad-input"), int(settings.get("layer", -1)))
     scores = list(run_to_completion(job(NEVER_CANCELLED)).attribution.scores)
     return scores.index(max(scores))
 

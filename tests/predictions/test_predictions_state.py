@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from lm_workbench.attribution.targets import ModelBPrediction, PredictionTarget
 from lm_workbench.models.loader import load_model
 from lm_workbench.engine.progress import CancelToken
 from lm_workbench.predictions import view_tasks
@@ -28,8 +29,8 @@ def test_next_token_requests_follow_the_chosen_candidate(gpt2):
     with torch.no_grad():  # the reference: the model's own logits at the last position
         order = torch.argsort(gpt2.model(torch.tensor([ids])).logits[0, -1], descending=True).tolist()
     assert seen == ["next"]
-    assert state.explain_request(row=1) == {"ids": ids, "token_id": order[1]}
-    assert state.model_b_request() == {"text": text, "kind": "next-token"}
+    assert state.explain_request(row=1) == PredictionTarget(ids=tuple(ids), token_id=order[1])
+    assert state.model_b_request() == ModelBPrediction(text=text, kind="next-token")
     accepted_ids, accepted_text = state.accepted(0)
     assert accepted_ids == ids + [order[0]]
     assert state.accepted(3) is None and state.accepted(-1) is None
@@ -52,8 +53,9 @@ def test_fill_mask_requests_name_the_mask_and_its_candidate(tiny_models):
     with torch.no_grad():
         logits = bert.model(torch.tensor([enc])).logits[0]
     second = torch.argsort(logits[masks[1]], descending=True).tolist()
-    assert state.explain_request(index=1, row=1) == {"ids": enc, "position": masks[1], "token_id": second[1]}
-    assert state.model_b_request(1) == {"text": text, "kind": "mask", "mask_index": 1}
+    assert state.explain_request(index=1, row=1) == PredictionTarget(ids=tuple(enc), position=masks[1],
+                                                                     token_id=second[1])
+    assert state.model_b_request(1) == ModelBPrediction(text=text, kind="mask", mask_index=1)
 
 
 def test_pending_explain_waits_for_shown_predictions_and_an_idle_view():
@@ -65,6 +67,6 @@ def test_pending_explain_waits_for_shown_predictions_and_an_idle_view():
     state.busy = True
     assert not state.should_explain_now()
     state.busy = False
-    assert state.should_explain_now() and state.explain_request() == {"text": "Hello <extra_id_0> world"}
+    assert state.should_explain_now() and state.explain_request() == PredictionTarget(text="Hello <extra_id_0> world")
     state.show_nothing()
     assert state.explain_request() is None and state.model_b_request() is None

@@ -313,7 +313,7 @@ class FineTuneView(InstructActions, QWidget):
         if request is None or result is None:
             panel.show_error("Select a row of the predictions table: Explain attributes its predicted label.")
             return
-        request = {**request, **panel.foil_request()}  # "instead of": another label, or the second one
+        request = request.with_foil(panel.foil_request())  # "instead of": another label, or the second one
         panel.set_busy(True)
         self.ctx.jobs.run(run_label_job(result.out_dir, request, panel.method(), panel.layer()),
                           panel.show_explanation, step="explain", label="Explaining the label…",

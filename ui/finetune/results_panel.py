@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from lm_workbench.attribution.targets import LabelTarget
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.attribution_panel import AttributionPanel
 from lm_workbench.ui.widgets.heatmap import HeatmapView
@@ -114,7 +115,7 @@ class ResultsPanel(QWidget):
         """Whether the shown run is a sequence classifier (whose labels Explain attributes)."""
         return self.result is not None and self.result.summary.get("task") == "seq-cls"
 
-    def explain_request(self) -> dict[str, Any] | None:
+    def explain_request(self) -> LabelTarget | None:
         """What Explain attributes: the selected row's text, pair and predicted label (None: no row selected)."""
         rows = self.table.selectionModel().selectedRows()
         if not rows or not self.explainable():
@@ -122,8 +123,8 @@ class ResultsPanel(QWidget):
         row = self._shown[int(self.table.item(rows[0].row(), 0).data(ROW_ROLE))]
         text = row.get("text")
         pair = row.get("text_pair")
-        return {"text": str(text), "text2": str(pair) if pair else None,
-                "label": str(row["predicted"]) if row.get("predicted") is not None else None}
+        return LabelTarget(text=str(text), text2=str(pair) if pair else None,
+                           label=str(row["predicted"]) if row.get("predicted") is not None else None)
 
     def rows(self) -> list[list[str]]:
         """The table as shown (its current order), for tests and export."""

@@ -23,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
 
+from lm_workbench.attribution.targets import ModelBPrediction, PredictionTarget
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
@@ -217,11 +218,11 @@ class PredictionsView(ModelView):
         return {"next": self.next_page, "fill": self.fill_page, "infill": self.infill_page}.get(
             self.state.shown) is page
 
-    def explain_request(self) -> dict | None:
+    def explain_request(self) -> PredictionTarget | None:
         """What Explain would attribute now: the ids and the chosen token (None: nothing shown)."""
         return self.state.explain_request(*self._selection()) if self._page_state() else None
 
-    def model_b_request(self) -> dict | None:
+    def model_b_request(self) -> ModelBPrediction | None:
         """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
         return self.state.model_b_request(self._selection()[0]) if self._page_state() else None
 
@@ -235,7 +236,7 @@ class PredictionsView(ModelView):
         if request is None or self.ctx is None or self.state.loaded is None:
             self.explain.show_error("Nothing to explain yet: wait for the predictions.")
             return
-        request = {**request, **self.explain.foil_request()}  # "instead of": a foil, or the second choice
+        request = request.with_foil(self.explain.foil_request())  # "instead of": a foil, or the second choice
         loaded, method, layer = self.state.loaded, self.explain.method(), self.explain.layer()
         b, b_request = self.ctx.model_b, self.model_b_request()
         self.explain.set_busy(True)

@@ -223,9 +223,8 @@ class PromptingView(QWidget):
                 panel.show_error("The explanation could not be computed (see the message above).")
                 self.ctx.show_error(exc, tb)
 
-        foil = panel.foil_request()
-        self._run(prompt_label_job(loaded, scored, label, panel.method(), panel.layer(), foil.get("contrast"),
-                                   foil.get("second_choice", False)), explained,
+        self._run(prompt_label_job(loaded, scored, label, panel.method(), panel.layer(), panel.foil_request()),
+                  explained,
                   "Explaining the label's score…", on_cancelled=panel.show_cancelled, on_error=failed)
 
     def generate(self) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
+from lm_workbench.attribution.targets import Foil
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
@@ -118,14 +119,13 @@ class AttributionPanel(QWidget):
         text = self.contrast_edit.text()  # as typed: " list" and "list" are different tokens
         return text if text.strip() and self.contrast_edit.isEnabled() else None
 
-    def foil_request(self) -> dict:
-        """What the views add to their request: ``{"contrast": Y}``, ``{"second_choice": True}`` (the one click,
-        once) or nothing."""
+    def foil_request(self) -> Foil:
+        """The foil the views put in their request: a typed ``contrast``, the ``second_choice`` (the one click,
+        once) or none."""
         if self._second_choice:
             self._second_choice = False
-            return {"second_choice": True}
-        contrast = self.contrast()
-        return {"contrast": contrast} if contrast is not None else {}
+            return Foil(second_choice=True)
+        return Foil(contrast=self.contrast())
 
     def set_contrast(self, text: str) -> None:
         self.contrast_edit.setText(text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.attribution.targets import ModelBPrediction, PredictionTarget
 from lm_workbench.observable import EventGroup
 
 SHOWN = ("", "fill", "next", "infill")
@@ -73,27 +74,27 @@ class PredictionsState:
         self.events.shown_changed.emit(what)
 
     # -------------------------------------------------------------- explain
-    def explain_request(self, index: int = 0, row: int = 0) -> dict | None:
+    def explain_request(self, index: int = 0, row: int = 0) -> PredictionTarget | None:
         """What Explain would attribute: for next tokens candidate ``row``; for masks, mask ``index``'s candidate
         ``row``; for an infilling its text. None: nothing shown to explain."""
         if self.shown == "next" and self.next:
-            return {"ids": list(self.next["ids"]), "token_id": self.next["candidates"][row].id}
+            return PredictionTarget(ids=tuple(self.next["ids"]), token_id=self.next["candidates"][row].id)
         if self.shown == "fill" and self.fill_positions:
             candidates = self.fill_candidates[index]
             token = candidates[row].id if candidates else None
-            return {"ids": list(self.fill_ids), "position": self.fill_positions[index], "token_id": token}
+            return PredictionTarget(ids=tuple(self.fill_ids), position=self.fill_positions[index], token_id=token)
         if self.shown == "infill" and self.infill_text is not None:
-            return {"text": self.infill_text}
+            return PredictionTarget(text=self.infill_text)
         return None
 
-    def model_b_request(self, index: int = 0) -> dict | None:
+    def model_b_request(self, index: int = 0) -> ModelBPrediction | None:
         """Where model B makes the prediction Explain explains: the text, its kind and (masked LMs) which mask."""
         if self.shown == "next" and self.next:
-            return {"text": self.next["text"], "kind": "next-token"}
+            return ModelBPrediction(text=self.next["text"], kind="next-token")
         if self.shown == "fill" and self.fill_positions:
-            return {"text": self.fill_text, "kind": "mask", "mask_index": index}
+            return ModelBPrediction(text=self.fill_text, kind="mask", mask_index=index)
         if self.shown == "infill" and self.infill_text is not None:
-            return {"text": self.infill_text, "kind": "seq2seq"}
+            return ModelBPrediction(text=self.infill_text, kind="seq2seq")
         return None
 
     def should_explain_now(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.attribution.targets import PredictionTarget
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.lectures.metrics.base import Metric, StepRun, finite, metrics_of, token_index
 
@@ -31,16 +32,16 @@ def _predictions(run: StepRun) -> dict[str, Any]:
         if family == "decoder":
             shown = next_tokens(loaded, text, None, TOP_K, NEVER_CANCELLED)
             cands = shown["candidates"]
-            return {"candidates": cands, "request": {"ids": list(shown["ids"]), "token_id": cands[0].id}}
+            return {"candidates": cands, "request": PredictionTarget(ids=tuple(shown["ids"]), token_id=cands[0].id)}
         if family == "encoder-decoder":
             result, _tokens = infill_text(loaded, text, NEVER_CANCELLED)
-            return {"candidates": [], "request": {"text": text}, "output": result}
+            return {"candidates": [], "request": PredictionTarget(text=text), "output": result}
         _tokens, preds, ids, _text, _window = fill_masks(loaded, text, TOP_K, NEVER_CANCELLED)
         if not preds:
             raise WorkbenchError("the text has no mask token to fill")
         cands = preds[0].candidates
-        return {"candidates": cands, "request": {"ids": list(ids), "position": preds[0].position,
-                                                  "token_id": cands[0].id if cands else None}}
+        return {"candidates": cands, "request": PredictionTarget(ids=tuple(ids), position=preds[0].position,
+                                                                 token_id=cands[0].id if cands else None)}
 
     return run.once("predictions", build)
 
@@ -50,11 +51,13 @@ def _explanation(run: StepRun) -> Any:
         from lm_workbench.attribution.view_tasks import prediction_job
         from lm_workbench.engine.progress import NEVER_CANCELLED, run_to_completion
 
-        request = dict(_predictions(run)["request"])
+        from lm_workbench.attribution.targets import Foil
+
+        request = _predictions(run)["request"]
         if run.settings.get("second_choice"):
-            request["second_choice"] = True
+            request = request.with_foil(Foil(second_choice=True))
         elif str(run.settings.get("contrast") or "").strip():
-            request["contrast"] = str(run.settings["contrast"])
+            request = request.with_foil(Foil(contrast=str(run.settings["contrast"])))
         method = str(run.settings.get("method", "grad-input"))
         layer = int(run.settings.get("layer", -1))
         return run_to_completion(prediction_job(run.loaded, request, method, layer)(NEVER_CANCELLED))
