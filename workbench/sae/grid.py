@@ -5,7 +5,7 @@ computed again at each block's site."""
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from typing import Any, Callable, Generator
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, Progress
@@ -18,6 +18,20 @@ def grid_rows(grid: Any) -> list[dict[str, Any]]:
              "top_token": c.top_token, "text": c.generation} for c in grid.cells]
 
 
+def contrastive_at(loaded: Any, template: str, positives: list[str], negatives: list[str]
+                   ) -> Callable[[int], tuple[Any, Any]]:
+    """``vector_at`` for ``steering_grid``: the pairs' contrastive direction computed again at each block's own
+    site (``template`` with ``{layer}``, e.g. ``blocks.{layer}.hook_resid_post``)."""
+    from lm_workbench.engine.anatomy.points import resolve
+    from lm_workbench.engine.steering.vectors import contrastive_direction
+
+    def vector_at(layer: int) -> tuple[Any, Any]:
+        at = resolve(loaded, template.format(layer=layer))
+        return at, contrastive_direction(loaded, at, positives, negatives)
+
+    return vector_at
+
+
 def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Generator[Progress, None, dict]:
     """``{grid: [...], layers, strengths, concept_tokens, site, vector, notes}`` for a ``SteerRequest`` with
     ``grid``; layers default to every block, strengths to ``GRID_STRENGTHS`` × ``strength``, the concept tokens
@@ -25,7 +39,7 @@ def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Ge
     from lm_workbench.engine.anatomy.points import resolve
     from lm_workbench.engine.sae.features import logit_effect
     from lm_workbench.engine.steering.grid import steering_grid
-    from lm_workbench.engine.steering.vectors import contrastive_direction, read_pairs
+    from lm_workbench.engine.steering.vectors import read_pairs
     from lm_workbench.sae.reading import load_checked_sae, parse_feature, steering_vector
     from lm_workbench.sae.view_tasks import GRID_STRENGTHS, grid_sites
 
@@ -46,11 +60,7 @@ def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Ge
         effect, _ = logit_effect(loaded, file.sae, index, k=3)
         concept = [e["id"] for e in effect["promoted"]] if effect else []
     if request.pairs:
-        positives, negatives = read_pairs(request.pairs)
-
-        def vector_at(layer: int) -> tuple[Any, Any]:
-            at = resolve(loaded, template.format(layer=layer))
-            return at, contrastive_direction(loaded, at, positives, negatives)
+        vector_at = contrastive_at(loaded, template, *read_pairs(request.pairs))
     else:
         def vector_at(layer: int) -> tuple[Any, Any]:
             return resolve(loaded, template.format(layer=layer)), vector
