@@ -4,7 +4,9 @@
   site's own units);
 - ``contrastive_direction``: contrastive activation addition's direction, the mean of the site's activation at
   each positive prompt's last non-special token minus the same mean over the negative prompts (not normalised: strength 1
-  adds the mean difference itself).
+  adds the mean difference itself);
+- ``read_pairs`` / ``parse_pairs``: the pairs of a file (``steer --pairs``), or of text typed in the Features tab in
+  the same line format: one reader for both.
 """
 
 from __future__ import annotations

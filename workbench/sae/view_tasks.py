@@ -189,7 +189,8 @@ def pairs_grid_job(loaded: Any, given: tuple[str, str], site_name: str, text: st
     if not words:
         words = promoted_ids(loaded, text, site, contrastive_direction(loaded, site, positives, negatives),
                              strength or 1.0)
-        notes.append(f"concept tokens: the three the direction at {site_name} promotes most")
+        notes.append(f"(No concept words given: the concept tokens are the three the direction at {site_name} × "
+                     f"{strength or 1.0:g} promotes most.)")
     grid = yield from steering_grid(loaded, text, layers, [m * strength for m in GRID_STRENGTHS],
                                     contrastive_at(loaded, template, positives, negatives), words, cancel=cancel)
     grid.notes[:0] = notes
