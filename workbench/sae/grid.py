@@ -5,7 +5,7 @@ computed again at each block's site."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generator
+from typing import Any, Generator
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, Progress
@@ -18,20 +18,6 @@ def grid_rows(grid: Any) -> list[dict[str, Any]]:
              "top_token": c.top_token, "text": c.generation} for c in grid.cells]
 
 
-def contrastive_at(loaded: Any, template: str, positives: list[str], negatives: list[str]
-                   ) -> Callable[[int], tuple[Any, Any]]:
-    """``vector_at`` for ``steering_grid``: the pairs' contrastive direction computed again at each block's own
-    site (``template`` with ``{layer}``, e.g. ``blocks.{layer}.hook_resid_post``)."""
-    from lm_workbench.engine.anatomy.points import resolve
-    from lm_workbench.engine.steering.vectors import contrastive_direction
-
-    def vector_at(layer: int) -> tuple[Any, Any]:
-        at = resolve(loaded, template.format(layer=layer))
-        return at, contrastive_direction(loaded, at, positives, negatives)
-
-    return vector_at
-
-
 def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Generator[Progress, None, dict]:
     """``{grid: [...], layers, strengths, concept_tokens, site, vector, notes}`` for a ``SteerRequest`` with
     ``grid``; layers default to every block, strengths to ``GRID_STRENGTHS`` × ``strength``, the concept tokens
@@ -41,7 +27,7 @@ def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Ge
     from lm_workbench.engine.steering.grid import steering_grid
     from lm_workbench.engine.steering.vectors import read_pairs
     from lm_workbench.sae.reading import load_checked_sae, parse_feature, steering_vector
-    from lm_workbench.sae.view_tasks import GRID_STRENGTHS, grid_sites
+    from lm_workbench.sae.view_tasks import GRID_STRENGTHS, contrastive_at, grid_sites
 
     site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
                                                pairs=request.pairs)

@@ -4,7 +4,7 @@ model, and the layer grid of either. SAEs are loaded once per (folder, model) an
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from typing import Any, Callable, Generator
 
 from lm_workbench.engine.progress import CancelToken, Progress
 
@@ -91,6 +91,20 @@ def grid_sites(loaded: Any, hook_name: str) -> tuple[list[int], str]:
     return list(range(len(blocks_of(loaded, stack)))), f"{match.group(1) or ''}blocks.{{layer}}.{match.group(3)}"
 
 
+def contrastive_at(loaded: Any, template: str, positives: list[str], negatives: list[str]
+                   ) -> Callable[[int], tuple[Any, Any]]:
+    """``vector_at`` for ``steering_grid``: the pairs' contrastive direction computed again at each block's own
+    site (``template`` with ``{layer}``, e.g. ``blocks.{layer}.hook_resid_post``)."""
+    from lm_workbench.engine.anatomy.points import resolve
+    from lm_workbench.engine.steering.vectors import contrastive_direction
+
+    def vector_at(layer: int) -> tuple[Any, Any]:
+        at = resolve(loaded, template.format(layer=layer))
+        return at, contrastive_direction(loaded, at, positives, negatives)
+
+    return vector_at
+
+
 def grid_job(loaded: Any, folder: str, feature: int, text: str, strength: float, cancel: CancelToken
              ) -> Generator[Progress, None, Any]:
     """The layer × strength grid of steering with the feature's direction at the same site of every block, the
@@ -171,13 +185,12 @@ def promoted_ids(loaded: Any, text: str, site: Any, vector: Any, strength: float
 def pairs_grid_job(loaded: Any, given: tuple[str, str], site_name: str, text: str, strength: float, concept: str,
                    cancel: CancelToken) -> Generator[Progress, None, tuple[Any, str]]:
     """(``SteeringGrid``, the direction in words): as ``steer --pairs --grid``: the pairs averaged again at the
-    same site of every block (``lm_workbench.sae.grid.contrastive_at``), strengths ``GRID_STRENGTHS`` ×
+    same site of every block (``contrastive_at``), strengths ``GRID_STRENGTHS`` ×
     ``strength``; the concept tokens are ``concept``'s comma-separated words or, when it is empty, the three
     tokens the direction at ``site_name`` × ``strength`` promotes most (said in the grid's notes)."""
     from lm_workbench.engine.steering.apply import inputs
     from lm_workbench.engine.steering.grid import steering_grid
     from lm_workbench.engine.steering.vectors import contrastive_direction
-    from lm_workbench.sae.grid import contrastive_at
     from lm_workbench.sae.sites import resolve_site
 
     site = resolve_site(loaded, site_name)
