@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from lm_workbench.engine.progress import Progress
 from lm_workbench.result_origin import short_model_name
 from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, pairs_grid_job, pairs_steer_job,
                                          search_job, steer_job, steering_sites, text_features_job)
-from lm_workbench.sae.state import FEATURE, PAIRS, PAIRS_HINT, FeaturesState
+from lm_workbench.sae.state import PAIRS, PAIRS_HINT, FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.features.pairs_form import DIRECTIONS, PairsForm
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -372,7 +373,7 @@ class FeaturesView(ModelView):
     def _about(self, loaded: Any, text: str, direction: str = "") -> dict[str, Any]:
         s = self.state
         if not direction:
-            direction = f"feature {s.feature} of {s.sae_dir.rstrip('/').rsplit('/', 1)[-1]}"
+            direction = f"feature {s.feature} of {Path(s.sae_dir).name}"
         return {"model": short_model_name(str(loaded.info.spec)), "text": text, "direction": direction}
 
     def _current(self, loaded: Any) -> bool:
