@@ -4,7 +4,9 @@
   site's own units);
 - ``contrastive_direction``: contrastive activation addition's direction, the mean of the site's activation at
   each positive prompt's last non-special token minus the same mean over the negative prompts (not normalised: strength 1
-  adds the mean difference itself).
+  adds the mean difference itself);
+- ``read_pairs`` / ``parse_pairs``: the pairs of a file (``steer --pairs``), or of text typed in the Features tab in
+  the same line format: one reader for both.
 """
 
 from __future__ import annotations
@@ -50,20 +52,28 @@ def contrastive_direction(loaded: Any, site: Any, positives: list[str], negative
 
 
 def read_pairs(path: str | Path) -> tuple[list[str], list[str]]:
-    """(positives, negatives) from a pairs file: JSON ``{"positive": [...], "negative": [...]}``, or text lines
-    ``positive<TAB>negative`` (one pair a line). A one-line error for anything else."""
+    """(positives, negatives) from a pairs file: JSON ``{"positive": [...], "negative": [...]}`` (a ``.json``
+    file), or text lines ``positive<TAB>negative`` (one pair a line; ``parse_pairs``). A one-line error for a
+    missing or unreadable file and for anything else."""
     file = Path(path)
     if not file.is_file():
         raise WorkbenchError(f"pairs file not found: {file}")
     from lm_workbench.engine.text_input import read_text_file
 
-    text = read_text_file(file)
-    if file.suffix.lower() == ".json":
+    return parse_pairs(read_text_file(file), str(file), as_json=file.suffix.lower() == ".json")
+
+
+def parse_pairs(text: str, source: str, *, as_json: bool = False) -> tuple[list[str], list[str]]:
+    """(positives, negatives) from a pairs file's text (or pairs typed in a window in the same line format):
+    ``as_json`` ``{"positive": [...], "negative": [...]}``, else lines ``positive<TAB>negative`` (blank lines
+    skipped, each side stripped). A one-line error naming ``source`` (and the line) otherwise, or with no pairs."""
+    if as_json:
         try:
             data = json.loads(text)
             pos, neg = list(map(str, data["positive"])), list(map(str, data["negative"]))
         except (ValueError, KeyError, TypeError):
-            raise WorkbenchError(f"{file}: a JSON pairs file is {{\"positive\": [...], \"negative\": [...]}}") from None
+            raise WorkbenchError(f"{source}: a JSON pairs file is {{\"positive\": [...], \"negative\": [...]}}"
+                                 ) from None
     else:
         pos, neg = [], []
         for number, line in enumerate(text.splitlines(), 1):
@@ -71,9 +81,9 @@ def read_pairs(path: str | Path) -> tuple[list[str], list[str]]:
                 continue
             parts = line.split("\t")
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                raise WorkbenchError(f"{file} line {number}: a pair is 'positive<TAB>negative'")
+                raise WorkbenchError(f"{source} line {number}: a pair is 'positive<TAB>negative'")
             pos.append(parts[0].strip())
             neg.append(parts[1].strip())
     if not pos or not neg:
-        raise WorkbenchError(f"{file} has no pairs")
+        raise WorkbenchError(f"{source} has no pairs")
     return pos, neg

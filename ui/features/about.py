@@ -20,4 +20,11 @@ strength that breaks the model (NaN) stops with a message. <b>Layer grid</b> ste
 layer and several strengths: each cell's concept score (the logit gain of the tokens the feature promotes most)
 and the largest KL to the unsteered model show where steering works and where it breaks the model.
 <b>Search</b> finds features by a token they promote or fire on.</p>
+<p><b>No SAE? Steer with contrastive pairs.</b> Set <b>Direction</b> to <i>Contrastive pairs</i>, type pairs one a
+line as <code>positive&lt;Tab&gt;negative</code> (e.g. <i>I love this film</i> ⇥ <i>I hate this film</i>) or name a
+pairs file (the same lines, or JSON, as <code>lm-workbench steer --pairs</code> reads), and pick a <b>Site</b> (the
+middle block's <code>hook_resid_post</code> at first). The direction is the mean over the pairs of the site's
+activation at the positive prompt's last token minus at the negative's (contrastive activation addition), added
+× strength; <b>Layer grid</b> averages the pairs again at each block's own site, scoring the <b>Concept</b> words
+(empty: the three tokens the direction promotes most).</p>
 """

@@ -1,24 +1,32 @@
 """The Features tab: the form writes a ``lm_workbench.sae.state.FeaturesState``; the view computes the text's
 features as the host asks (``lm_workbench.sae.view_tasks.text_features_job``: the token × feature strip), and on its
 buttons one feature's view (``feature_job``: contexts, histogram, logit effect; progress, Cancel) and steering
-(``steer_job``: steered beside unsteered)."""
+(``steer_job``: steered beside unsteered) and its layer grid (``grid_job``). The direction is an SAE feature's or,
+with no SAE at all, contrastive pairs' (typed or a file, at a chosen site: ``pairs_form``; ``pairs_steer_job``,
+``pairs_grid_job``, as ``steer --pairs [--grid]``)."""
 
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import Progress
-from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, search_job, steer_job,
-                                         text_features_job)
-from lm_workbench.sae.state import FeaturesState
+from lm_workbench.result_origin import short_model_name
+from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, pairs_grid_job, pairs_steer_job,
+                                         search_job, steer_job, steering_sites, text_features_job)
+from lm_workbench.sae.state import PAIRS, PAIRS_HINT, FeaturesState
 from lm_workbench.ui import theme
+from lm_workbench.ui.features.pairs_form import DIRECTIONS, PairsForm
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.view_kit.view_context import ViewContext
@@ -28,6 +36,12 @@ from lm_workbench.ui.widgets.notice import Notice
 
 def _e(text: str) -> str:
     return html.escape(text).replace(" ", "&nbsp;") or "&nbsp;"
+
+
+def _breakable(text: str, run: int = 12) -> str:
+    """``text`` with a zero-width space in each ``run`` characters without a space: a generation such as
+    "itheritherither…" wraps in its column instead of running past the view's edge."""
+    return re.sub(rf"(\S{{{run}}})(?=\S)", "\\1\u200b", text)
 
 
 def shaded(tokens: list[str], values: list[float], top: float) -> str:
@@ -43,7 +57,7 @@ def shaded(tokens: list[str], values: list[float], top: float) -> str:
 
 class FeaturesView(ModelView):
     no_model_hint = "Load a model (left): the features of an SAE trained on it show here."
-    empty_hint = "Type a text above, and name an SAE folder."
+    empty_hint = "Type a text above, and name an SAE folder (or steer with contrastive pairs: Direction)."
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
@@ -76,15 +90,26 @@ class FeaturesView(ModelView):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.notice = Notice()
-        form = QFormLayout()
+        self.sae_box = QWidget()  # the SAE's rows; in pairs mode the pairs form stands in their place
+        form = QFormLayout(self.sae_box)
+        form.setContentsMargins(0, 0, 0, 0)
         form.addRow("SAE", self.sae_edit)
         form.addRow("SAE (B)", self.sae_b_edit)
         form.addRow("Corpus", self.corpus_edit)
         form.addRow("Search", self.search_edit)
+        self.pairs_form = PairsForm()
+        self.pairs_form.setVisible(False)
+        self.direction_combo = QComboBox()
+        for shown, kind in DIRECTIONS:
+            self.direction_combo.addItem(shown, kind)
+        self.direction_combo.setToolTip("Steer with an SAE feature's decoder direction, or with contrastive pairs' "
+                                        "mean activation difference (no SAE needed)")
+        self.feature_label = QLabel("Feature")
         row = QVBoxLayout()  # two rows: they fit 1024 px with F5's type
         numbers, buttons = QHBoxLayout(), QHBoxLayout()
-        for label, widget in (("Feature", self.feature_spin), ("Strength", self.strength_spin)):
-            numbers.addWidget(QLabel(label))
+        for label, widget in ((QLabel("Direction"), self.direction_combo), (self.feature_label, self.feature_spin),
+                              (QLabel("Strength"), self.strength_spin)):
+            numbers.addWidget(label)
             numbers.addWidget(widget)
         numbers.addWidget(self.progress, 1)
         for widget in (self.show_button, self.steer_button, self.grid_button, self.cancel_button):
@@ -106,6 +131,8 @@ class FeaturesView(ModelView):
         self.histogram.setLabel("left", "tokens")
         self.steering = QLabel("")
         self.steering.setWordWrap(True)
+        self.steering.setTextFormat(Qt.TextFormat.RichText)
+        self.steering.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         right = QVBoxLayout()
         right.addWidget(self.contexts)
         right.addWidget(self.histogram, 1)
@@ -123,13 +150,15 @@ class FeaturesView(ModelView):
         self.grid_map.set_axes("layer", "strength")
         self.grid_line = QLabel("")
         self.grid_line.setWordWrap(True)
+        self.grid_line.setTextFormat(Qt.TextFormat.RichText)
         left.addWidget(self.grid_line)
         left.addWidget(self.grid_map, 1)
         columns.addLayout(left, 1)
         columns.addLayout(right, 1)
         layout = QVBoxLayout(self)
         theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        layout.addLayout(form)
+        layout.addWidget(self.sae_box)
+        layout.addWidget(self.pairs_form)
         layout.addLayout(row)
         layout.addWidget(self.search_line)
         layout.addWidget(self.notice)
@@ -141,6 +170,8 @@ class FeaturesView(ModelView):
         self.corpus_edit.editingFinished.connect(self._read_form)
         self.feature_spin.valueChanged.connect(self._read_form)
         self.strength_spin.valueChanged.connect(self._read_form)
+        self.direction_combo.currentIndexChanged.connect(self._direction_changed)
+        self.pairs_form.changed.connect(lambda: self.state.set_pairs(**self.pairs_form.values()))
         self.show_button.clicked.connect(self.show_feature)
         self.steer_button.clicked.connect(self.steer)
         self.grid_button.clicked.connect(self.run_grid)
@@ -176,6 +207,53 @@ class FeaturesView(ModelView):
         self.strength_spin.setValue(strength)
         self._read_form()
         self.inputs_changed.emit()
+
+    def set_pairs(self, text: str | None = None, file: str | None = None, site: str | None = None,
+                  concept: str | None = None) -> None:
+        """Steer with contrastive pairs: the direction chosen and the pairs form filled (what a user types)."""
+        self.direction_combo.setCurrentIndex([kind for _, kind in DIRECTIONS].index(PAIRS))
+        self.pairs_form.set_values(text, file, site, concept)
+
+    def _direction_changed(self) -> None:
+        """SAE feature or contrastive pairs: the form's rows and the buttons that apply, and the host asked again
+        (its hint says what the mode needs)."""
+        kind = self.direction_combo.currentData()
+        self.notice.clear_message()
+        self.state.set_pairs(direction=kind, **self.pairs_form.values())
+        pairs = kind == PAIRS
+        self.sae_box.setVisible(not pairs)
+        self.pairs_form.setVisible(pairs)
+        self.search_line.setVisible(not pairs)
+        for widget in (self.feature_label, self.feature_spin, self.strip_line, self.strip_map, self.contexts,
+                       self.histogram):  # an SAE's: the steering and the grid get their room
+            widget.setVisible(not pairs)
+        self.strip_b_map.setVisible(not pairs and self.state.strip_b is not None)
+        self.show_button.setEnabled(not pairs)  # a feature's contexts need an SAE
+        self.grid_button.setToolTip("Steer at the same site of every layer, at several strengths: the concept score "
+                                    + ("(logit gain of the concept words) and KL per cell; the pairs are averaged "
+                                       "again at each block's site" if pairs else
+                                       "(logit gain of the feature's top promoted tokens) and KL per cell"))
+        self.inputs_changed.emit()
+
+    def attach(self, ctx: ViewContext, compute: Any) -> None:
+        super().attach(ctx, compute)
+        ctx.model_changed.connect(self._model_changed)
+        if ctx.loaded is not None:
+            self._model_changed(ctx.loaded)
+
+    def _model_changed(self, loaded: Any) -> None:
+        """A new model: no result of the last one stays up (also in pairs mode, where the host computes no strip),
+        and the site chooser lists the new model's hook points."""
+        self.state.clear()
+        if loaded is None:
+            self.state.set_sites([], "", "Load a model (left) first.")
+        else:
+            try:
+                sites, default = steering_sites(loaded)
+                self.state.set_sites(sites, default)
+            except WorkbenchError as exc:
+                self.state.set_sites([], "", f"{exc}: it cannot be steered")
+        self.pairs_form.set_sites(self.state.sites, self.state.pairs_site)
 
     def _text(self) -> str:
         return self.ctx.current_text() if self.ctx is not None else ""
@@ -228,6 +306,10 @@ class FeaturesView(ModelView):
             return Computation((inputs.model_key, repr(recipe), text, self._lecture_step),
                                lambda cancel: lecture_strip_job(loaded, recipe, text, cancel), self._lecture_strip_done,
                                label="The lecture's SAE (trained once, then kept)…", on_progress=self._progress)
+        if self.state.direction == PAIRS and not self.state.sae_dir.strip():  # no strip to compute without an SAE
+            if self.notice.level() != "warning" or not self.notice.text():  # a refusal stays up until the next try
+                self.notice.show_message(self.state.sites_problem or PAIRS_HINT, "info")
+            return None
         problem = self.state.problem(inputs.text)
         if problem:
             self.notice.show_message(problem, "info")
@@ -279,14 +361,52 @@ class FeaturesView(ModelView):
                           self._feature_done, step="feature", label=f"Feature {feature}: top contexts…",
                           on_progress=self._progress, on_error=self._failed, on_cancelled=lambda: None)
 
+    def _ready_pairs(self) -> Any:
+        """The loaded model when steering with pairs can start; else None and the reason in the message area."""
+        loaded = self.ctx.loaded if self.ctx is not None else None
+        problem = "Load a model (left) first." if loaded is None else self.state.pairs_problem(self._text())
+        if problem:
+            self.notice.show_message(problem, "warning")
+            return None
+        return loaded
+
+    def _about(self, loaded: Any, text: str, direction: str = "") -> dict[str, Any]:
+        s = self.state
+        if not direction:
+            direction = f"feature {s.feature} of {Path(s.sae_dir).name}"
+        return {"model": short_model_name(str(loaded.info.spec)), "text": text, "direction": direction}
+
+    def _current(self, loaded: Any) -> bool:
+        """A result is of the model loaded now (one computed for a model since replaced is dropped)."""
+        return self.ctx is not None and self.ctx.loaded is loaded
+
     def steer(self) -> None:
+        if self.state.direction == PAIRS:
+            return self._steer_pairs()
         loaded = self._ready()
         if loaded is None:
             return
         s, text = self.state, self._text()
         folder, feature, strength = s.sae_dir, s.feature, s.strength
+        about = self._about(loaded, text)
         self.ctx.jobs.run(lambda cancel: steer_job(loaded, folder, feature, text, strength, cancel),
-                          self.state.set_steering, step="steer", label="Steering…", on_error=self._failed)
+                          lambda r: self._steered(loaded, r, about), step="steer", label="Steering…",
+                          on_error=self._failed)
+
+    def _steer_pairs(self) -> None:
+        loaded = self._ready_pairs()
+        if loaded is None:
+            return
+        s, text = self.state, self._text()
+        given, site, strength = s.pairs_given(), s.pairs_site, s.strength
+        self.ctx.jobs.run(lambda cancel: pairs_steer_job(loaded, given, site, text, strength, cancel),
+                          lambda r: self._steered(loaded, r[0], self._about(loaded, text, r[1])), step="steer",
+                          label="Steering with pairs…", on_error=self._failed)
+
+    def _steered(self, loaded: Any, result: Any, about: dict[str, Any]) -> None:
+        if self._current(loaded):
+            self.notice.clear_message()
+            self.state.set_steering(result, about)
 
     def search(self) -> None:
         loaded, token = self._ready(), self.search_edit.text()
@@ -298,18 +418,27 @@ class FeaturesView(ModelView):
                           step="search", label="Searching features…", on_error=self._failed)
 
     def run_grid(self) -> None:
-        loaded = self._ready()
+        s, text = self.state, self._text()
+        loaded = self._ready_pairs() if s.direction == PAIRS else self._ready()
         if loaded is None:
             return
-        s, text = self.state, self._text()
-        folder, feature, strength = s.sae_dir, s.feature, s.strength
-        self.ctx.jobs.run(lambda cancel: grid_job(loaded, folder, feature, text, strength, cancel),
-                          self._grid_done, step="grid", label="Steering grid…", on_progress=self._progress,
+        strength = s.strength
+        if s.direction == PAIRS:
+            given, site, concept = s.pairs_given(), s.pairs_site, s.concept
+            job = lambda cancel: pairs_grid_job(loaded, given, site, text, strength, concept, cancel)  # noqa: E731
+            done = lambda r: self._grid_done(loaded, r[0], self._about(loaded, text, r[1]))  # noqa: E731
+        else:
+            folder, feature, about = s.sae_dir, s.feature, self._about(loaded, text)
+            job = lambda cancel: grid_job(loaded, folder, feature, text, strength, cancel)  # noqa: E731
+            done = lambda grid: self._grid_done(loaded, grid, about)  # noqa: E731
+        self.ctx.jobs.run(job, done, step="grid", label="Steering grid…", on_progress=self._progress,
                           on_error=self._failed, on_cancelled=lambda: None)
 
-    def _grid_done(self, grid: Any) -> None:
+    def _grid_done(self, loaded: Any, grid: Any, about: dict[str, Any]) -> None:
         show_finished(self.progress)
-        self.state.set_grid(grid)
+        if self._current(loaded):
+            self.notice.clear_message()
+            self.state.set_grid(grid, about)
 
     def cancel(self) -> None:
         if self.ctx is not None:
@@ -335,7 +464,7 @@ class FeaturesView(ModelView):
         self.strip_map.set_matrix(np.asarray(strip["values"]), strip["tokens"],
                                   [str(f) for f in strip["features"]], title=f"SAE features at {self.state.site}")
         b = self.state.strip_b
-        self.strip_b_map.setVisible(b is not None)
+        self.strip_b_map.setVisible(b is not None and self.state.direction != PAIRS)
         if b is not None:
             self.strip_b_map.set_matrix(np.asarray(b["values"]) if b["features"] else None, b["tokens"],
                                         [str(f) for f in b["features"]], title=f"B: SAE features at {self.state.site_b}")
@@ -377,10 +506,10 @@ class FeaturesView(ModelView):
         cells = []
         for name, side in (("unsteered", result.unsteered), ("steered", result.steered)):
             top = "<br>".join(f"{_e(repr(c['token']))} {c['probability']:.3f}" for c in side.top)
-            gen = f"<br><i>{_e(side.generation)}</i>" if side.generation else ""
+            gen = f"<br><i>{html.escape(_breakable(side.generation))}</i>" if side.generation else ""
             cells.append(f"<td valign='top'><b>{name}</b><br>{top}{gen}</td>")
-        self.steering.setText(f"Steering at {_e(result.site)} × {result.strength:g}, predictions of "
-                              f"{_e(result.position)}; KL {result.kl:.4f} nats<table><tr>{''.join(cells)}</tr></table>")
+        notes = "".join(f"<br>{html.escape(n)}" for n in result.notes)
+        self.steering.setText(f"{html.escape(self.state.steer_line())}<table><tr>{''.join(cells)}</tr></table>{notes}")
 
     def _show_grid(self) -> None:
         grid = self.state.grid
@@ -392,5 +521,8 @@ class FeaturesView(ModelView):
         self.grid_map.set_matrix(np.asarray(scores), [str(l) for l in grid.layers],
                                  [f"{s:g}" for s in grid.strengths], title="concept score (logit gain)", signed=True)
         worst = np.nanmax(np.asarray(kls)) if np.isfinite(np.asarray(kls)).any() else float("nan")
-        self.grid_line.setText(f"Concept tokens {', '.join(repr(w) for w in grid.concept_tokens)}; largest KL to the "
-                               f"unsteered model {worst:.3f} nats. " + " ".join(_e(n) for n in grid.notes))
+        about = self.state.grid_about or {}
+        head = f"{about['model']}: {about['direction']} at every block. " if about else ""
+        words = ", ".join(repr(w) for w in grid.concept_tokens)
+        self.grid_line.setText(html.escape(f"{head}Concept tokens {words}; largest KL to the unsteered model "
+                                           f"{worst:.3f} nats. " + " ".join(grid.notes)))

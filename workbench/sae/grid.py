@@ -25,9 +25,9 @@ def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Ge
     from lm_workbench.engine.anatomy.points import resolve
     from lm_workbench.engine.sae.features import logit_effect
     from lm_workbench.engine.steering.grid import steering_grid
-    from lm_workbench.engine.steering.vectors import contrastive_direction, read_pairs
+    from lm_workbench.engine.steering.vectors import read_pairs
     from lm_workbench.sae.reading import load_checked_sae, parse_feature, steering_vector
-    from lm_workbench.sae.view_tasks import GRID_STRENGTHS, grid_sites
+    from lm_workbench.sae.view_tasks import GRID_STRENGTHS, contrastive_at, grid_sites
 
     site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
                                                pairs=request.pairs)
@@ -46,11 +46,7 @@ def command_grid(loaded: Any, request: Any, cancel: Any = NEVER_CANCELLED) -> Ge
         effect, _ = logit_effect(loaded, file.sae, index, k=3)
         concept = [e["id"] for e in effect["promoted"]] if effect else []
     if request.pairs:
-        positives, negatives = read_pairs(request.pairs)
-
-        def vector_at(layer: int) -> tuple[Any, Any]:
-            at = resolve(loaded, template.format(layer=layer))
-            return at, contrastive_direction(loaded, at, positives, negatives)
+        vector_at = contrastive_at(loaded, template, *read_pairs(request.pairs))
     else:
         def vector_at(layer: int) -> tuple[Any, Any]:
             return resolve(loaded, template.format(layer=layer)), vector
