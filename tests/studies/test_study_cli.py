@@ -53,6 +53,13 @@ def test_study_list_names_the_seven_builtin_studies(capsys, fresh_home):
     names = {s["name"] for s in json.loads(out)["studies"]}
     assert code == 0 and names == {"four-paradigms", "bigger-is-better", "mlm-vs-left-to-right", "is-nsp-needed",
                                    "why-sbert", "elmo-layers", "what-peft-trains"}
+    # the count is what a run at lecture scale would run, sweeps and seeds expanded (it said 0 for a sweep-only study)
+    studies = {s["name"]: s for s in json.loads(out)["studies"]}
+    for name, study in studies.items():
+        code, estimate, _ = run_cli(capsys, "study", "run", name, "--scale", "lecture", "--estimate", "--yes",
+                                    "--json", "--out", str(fresh_home / name))
+        assert code == 0 and study["cells"] == json.loads(estimate)["cells"], name
+    assert studies["what-peft-trains"]["cells"] == 9  # its sweep's nine methods
 
 
 def flat(d, prefix=""):

@@ -2,7 +2,9 @@
 
 A cell already finished (resume) or with a reusable run costs nothing. Otherwise its time is the median wall
 time of this store's finished runs of the same kind with the same settings (seed and output folder aside), else
-of the same kind, else a rough default per kind and scale (said: ``basis``).
+of the same kind on the same model, scaled by the work (epochs or steps) when both say it, else a rough default
+per kind and scale (said: ``basis``). Runs of another model are no guide: a tiny model's fine-tuning told "about
+46 s" for MiniLM's 3 epochs that take many minutes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,25 @@ def _wall(run: dict[str, Any]) -> float | None:
     if run.get("started_at") and run.get("finished_at"):
         return float(run["finished_at"]) - float(run["started_at"])
     return None
+
+
+def _work(settings: dict[str, Any]) -> tuple[str, float] | None:
+    """How much a run trains: ("epochs", n) or ("steps", n) (``training.`` too); None when it does not say."""
+    training = settings.get("training") if isinstance(settings.get("training"), dict) else {}
+    for unit in ("epochs", "steps"):
+        for value in (settings.get(unit), training.get(unit)):
+            try:
+                if value is not None and float(value) > 0:
+                    return unit, float(value)
+            except (TypeError, ValueError):
+                continue
+    return None
+
+
+def _work_ratio(cell: dict[str, Any], earlier: dict[str, Any]) -> float:
+    """The cell's work over an earlier run's, when both count it in the same unit (else 1)."""
+    a, b = _work(cell), _work(earlier)
+    return a[1] / b[1] if a is not None and b is not None and a[0] == b[0] else 1.0
 
 
 def _loose(settings: dict[str, Any]) -> str:
@@ -55,13 +76,16 @@ def estimate(study: Study, store: Any, out_dir: str | Path | None = None) -> dic
         to_run += 1
         same = [w for r in by_kind.get(cell.kind, []) if isinstance(r.get("params"), dict)
                 and _loose(r["params"]) == _loose(cell.settings) and (w := _wall(r)) is not None]
-        kind_walls = [w for r in by_kind.get(cell.kind, []) if (w := _wall(r)) is not None]
+        model = cell.settings.get("model")
+        kind_walls = [w * _work_ratio(cell.settings, r["params"]) for r in by_kind.get(cell.kind, [])
+                      if isinstance(r.get("params"), dict) and model is not None and r["params"].get("model") == model
+                      and (w := _wall(r)) is not None]
         if same:
             seconds += statistics.median(same)
             basis[cell.id] = f"{len(same)} earlier run(s) with these settings"
         elif kind_walls:
             seconds += statistics.median(kind_walls)
-            basis[cell.id] = f"{len(kind_walls)} earlier {cell.kind} run(s)"
+            basis[cell.id] = f"{len(kind_walls)} earlier {cell.kind} run(s) of {model}, scaled by epochs or steps"
         else:
             defaults = TINY_S if study.scale == "tiny" else DEFAULT_S
             seconds += defaults.get(cell.kind, FALLBACK_S)
