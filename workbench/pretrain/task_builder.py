@@ -44,6 +44,16 @@ def masked_accuracy(model: Any, heads: dict, batch: Any) -> dict[str, float]:
     return {"masked_accuracy": float(correct.float().mean())}
 
 
+def validation_chunks(n: int, batch_size: int) -> list[list[int]]:
+    """Example indices 0..n-1 in batches of ``batch_size``; a last batch of one example joins the one before (an
+    objective that pairs examples, next-sentence prediction, cannot make a batch of one: a validation set of
+    ``k * batch_size + 1`` examples failed every such run)."""
+    chunks = [list(range(start, min(n, start + batch_size))) for start in range(0, n, batch_size)]
+    if len(chunks) >= 2 and len(chunks[-1]) == 1:
+        chunks[-2].extend(chunks.pop())
+    return chunks
+
+
 def build_task(*, registry: Any, objective_name: str, objective_config: Any, tokenizer: Any, model: Any,
                heads: dict, aux: dict, train_set: Any, validation_set: Any, batch_size: int,
                eval_batches: int, seed: int, encoder: bool) -> TrainingTask:
@@ -65,8 +75,7 @@ def build_task(*, registry: Any, objective_name: str, objective_config: Any, tok
         if not cached:
             rng = np.random.default_rng([seed, VALIDATION_SEED])
             n = min(len(validation_set), eval_batches * batch_size)
-            for start in range(0, n, batch_size):
-                indices = list(range(start, min(n, start + batch_size)))
+            for indices in validation_chunks(n, batch_size):
                 ids = [validation_set[i] for i in indices]
                 cached.append(registry.make_batch(objective_name, ids, tokenizer, rng, objective_config,
                                                   example_ids=indices))

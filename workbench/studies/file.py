@@ -328,6 +328,10 @@ def _columns(where: _Where, columns: Any) -> list[dict[str, Any]]:
         _check_keys(where, col, COLUMN_KEYS, f"column {col.get('name', '?') if isinstance(col, dict) else '?'}")
         if not col.get("name") or not col.get("metric"):
             raise where.error("columns", "each column needs a name and a metric")
+        cell = col.get("cell")
+        if cell is not None and not (isinstance(cell, str) or (isinstance(cell, list) and cell
+                                                               and all(isinstance(c, str) for c in cell))):
+            raise where.error("cell", f"column {col['name']}: cell is a cell's id or a list of ids")
         if "step" in col and not isinstance(col["step"], int):
             raise where.error("step", f"column {col['name']}: step is a whole number (a layer, for per-layer runs)")
         if col.get("reduce", "last") not in REDUCES:

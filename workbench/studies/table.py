@@ -49,8 +49,9 @@ def run_value(store: Any, run_id: int, column: dict[str, Any]) -> float | None:
 
 def _cells_for(study: Study, row: str, column: dict[str, Any]) -> list[Cell]:
     cells = [c for c in study.cells if c.row == row]
-    if column.get("cell"):
-        return [c for c in cells if c.group == column["cell"]]
+    if column.get("cell"):  # one cell's id, or a list (one per row: each arm's own cell)
+        wanted = column["cell"]
+        return [c for c in cells if c.group in ([wanted] if isinstance(wanted, str) else wanted)]
     if column.get("kind"):
         return [c for c in cells if c.kind == column["kind"]]
     return cells
