@@ -78,7 +78,9 @@ def index_corpus_job(loaded: Any, corpus: Corpus, pooling: str = "mean", cache_r
     started = time.perf_counter()
     encoded = 0
     chunks = -(-n // chunk_size)
-    yield Progress(0, n, f"indexing {n:,} passages ({encoder.mode} pooling)")
+    used = (f"{encoder.mode} pooling" if encoder.pooling == encoder.mode
+            else f"{encoder.pooling} pooling: {encoder.mode}")  # "model" asked, the model's own (mean) used
+    yield Progress(0, n, f"indexing {n:,} passages ({used})")
     for c in range(chunks):
         lo, hi = c * chunk_size, min(n, (c + 1) * chunk_size)
         found = cache.read(c) if cache is not None and cache.done(c) else None
