@@ -121,9 +121,20 @@ class LayerSweepPanel(QWidget):
         if best is not None:
             text += f" Best accuracy {best.accuracy:.1%} at layer {best.layer}"
             if static is not None:
-                text += f"; static baseline {static.accuracy:.1%}"
+                text += (f"; static baseline {static.accuracy:.1%}" if np.isfinite(static.accuracy)
+                         else "; the static baseline is undefined")
             text += "."
+        elif self.scores:  # every layer's accuracy undefined: said, never a nan% or an empty curve unexplained
+            text += (" No accuracy can be computed: no occurrence has another occurrence of a sense to be compared "
+                     "with (the sweep needs at least two occurrences of a sense, in different sentences).")
+        if self.scores and not np.isfinite(sil).any():
+            text += " The silhouette is undefined: it needs at least two senses and more occurrences than senses."
         self.summary.setText(text)
 
     def table(self) -> tuple[list[str], list[list[Any]]]:
-        return ["layer", "accuracy", "silhouette"], [[s.layer, s.accuracy, s.silhouette] for s in self.scores]
+        """The plotted scores as rows; an undefined value (nan) is None, an empty cell in CSV."""
+        def defined(value: float) -> float | None:
+            return float(value) if np.isfinite(value) else None
+
+        return ["layer", "accuracy", "silhouette"], [[s.layer, defined(s.accuracy), defined(s.silhouette)]
+                                                     for s in self.scores]
