@@ -21,8 +21,8 @@ import hashlib
 import json
 import os
 import shutil
-import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Union
@@ -41,9 +41,10 @@ LayerKey = Union[int, str]  # a layer number or "static"
 
 
 def _writer() -> str:
-    """What makes a temporary file this writer's own: the process and the thread (two threads of one process,
-    a view's job and a Guide check say, may fill the same entry at once; each renames its own file)."""
-    return f"{os.getpid()}-{threading.get_ident()}"
+    """What makes a temporary file this writer's own: the process and a fresh random token (two threads of one
+    process, a view's job and a Guide check say, may fill the same entry at once; each renames its own file; a
+    thread's ident is not enough: Python reuses it once a thread has ended, while its writer may still be open)."""
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
 def layer_file(layer: LayerKey) -> str:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ class IndexCache:
                 self.discarded = True
         self.folder.mkdir(parents=True, exist_ok=True)
         if not meta_file.is_file():
-            _write_atomic(meta_file, json.dumps(self.meta, indent=1).encode("utf-8"))
+            meta = json.dumps(self.meta, indent=1).encode("utf-8")
+            _write_atomic(meta_file, lambda fh: fh.write(meta))
 
     def chunks(self) -> int:
         return -(-int(self.meta["passages"]) // self.chunk_size)
@@ -98,13 +100,20 @@ class IndexCache:
         return vectors, truncated
 
     def write(self, i: int, vectors: np.ndarray, truncated: int) -> None:
-        tmp = self.chunk_path(i).with_suffix(".tmp.npy")
-        np.save(tmp, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
-        os.replace(tmp, self.chunk_path(i))
-        _write_atomic(self.truncated_path(i), str(int(truncated)).encode("ascii"))
+        array = np.ascontiguousarray(vectors, dtype=np.float32)
+        _write_atomic(self.chunk_path(i), lambda fh: np.save(fh, array, allow_pickle=False))
+        _write_atomic(self.truncated_path(i), lambda fh: fh.write(str(int(truncated)).encode("ascii")))
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _write_atomic(path: Path, write: Any) -> None:
+    """``write(file)`` into a temporary file of this writer's own in ``path``'s folder, then renamed into place:
+    two writers of one chunk (the window and the CLI indexing the same corpus, or two threads) never rename each
+    other's half-written file (a fixed ``.tmp`` name was shared); a failed write leaves no temporary file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
