@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-import sqlite_utils
-from sqlite_utils.db import ForeignKey
+from lm_workbench.store.sqlite_lib import ForeignKey, sqlite_utils
 
 Migration = Callable[[sqlite_utils.Database], None]
 

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import sqlite_utils
+from lm_workbench.store.sqlite_lib import sqlite_utils
 
 from lm_workbench.engine.errors import MachineFault
 from lm_workbench.notices import announce
