@@ -92,10 +92,12 @@ def test_a_page_asking_for_the_tuned_lens_trains_once_then_loads_the_recorded_ru
     model or a deleted folder train again (``tests/runs/test_view_run_reuse.py``).
     The training starts after the page's text is read (a newer job in the window would cancel it)."""
     from lm_workbench.store import RunStore
+    from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 
     folder = tmp_path / "gpt2"
     shutil.copytree(tiny_models["gpt2"], folder)
-    window = open_window(str(folder), "lens")
+    builtin = builtin_views()
+    window = open_window(str(folder), "lens", registry=ViewRegistry([builtin.get("tokens"), builtin.get("lens")]))
     view = window.view("lens")
     controls, state = view.tuned, view.tuned.state
     state.corpus = str(corpus_file(tmp_path, lines=120))
