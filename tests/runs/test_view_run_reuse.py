@@ -80,6 +80,8 @@ VISITS = [
     ("the output folder deleted", "delete", "gpt2", 6, True),
     ("another corpus (its hash is in the key)", "other corpus", "gpt2", 6, True),
     ("another model", None, "llama", 6, True),
+    ("the Train button: trains even when a run is recorded", "button", "llama", 6, True),
+    ("a page after the button: reuses the button's run", None, "llama", 6, False),
 ]
 
 
@@ -103,7 +105,8 @@ def test_a_tuned_lens_visited_again_is_loaded_not_trained(tiny_models, fresh_hom
         runs_before = _runs(store_path, KIND)
         spec = TunedLensSpec(model=loaded[model].info.spec, corpus=[str(corpus)],
                              settings={"steps": steps, "batch_size": 2, "seq_len": 16, "validation_windows": 4})
-        summary = drive(window_job(spec.checked(), loaded[model], store_path, reuse=True)(NEVER_CANCELLED))
+        job = window_job(spec.checked(), loaded[model], store_path, reuse=before != "button")
+        summary = drive(job(NEVER_CANCELLED))
         runs_after = _runs(store_path, KIND)
         translators = tmp_path / model / "tuned_lens" / "translators.safetensors"
         assert translators.is_file(), label

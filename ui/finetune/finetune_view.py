@@ -488,8 +488,7 @@ class FineTuneView(InstructActions, RecordedRuns, QWidget):
                 self.show_finished(result)
                 best = result.best_text(self.state.task)
                 self.status_label.setText(f"Finished {self.run_method}{self.reused_note(run_id)}: {best}; the output "
-                                          f"is in "
-                                          f"…/{Path(result.out_dir).name}.")
+                                          f"is in …/{Path(result.out_dir).name}.")
                 self.status_label.setToolTip(result.out_dir)
                 if result.summary.get("task") == SENTENCE_TASK:
                     self.compare_sts(result)

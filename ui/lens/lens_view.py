@@ -208,10 +208,11 @@ class LensView(ModelView):
         if not self._tuned_asked or ctx is None or ctx.loaded is None or ctx.jobs.busy():
             return
         self.tuned.set_model(ctx.loaded)
-        if self.tuned.state.training or not self.tuned.train_button.isEnabled():
-            return  # training already, or a model the tuned lens cannot read (the view says why)
+        if self.tuned.state.training:
+            return
         self._tuned_asked = False
-        self.tuned.start_training(reuse=True)
+        if self.tuned.train_button.isEnabled():  # else a model the tuned lens cannot read (the view says why)
+            self.tuned.start_training(reuse=True)
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics

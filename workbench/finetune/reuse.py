@@ -35,6 +35,8 @@ def recorded_finetune(store: Any, spec: FineTuneSpec, key: str | None = None) ->
     for found in store.list_runs(kind=KIND, status="finished", recover=False):
         prov = found.get("provenance")
         out_dir = (found.get("params") or {}).get("out_dir")
-        if isinstance(prov, dict) and prov.get(KEY_FIELD) == key and out_dir and (Path(out_dir) / SUMMARY_FILE).is_file():
+        if not (isinstance(prov, dict) and prov.get(KEY_FIELD) == key and out_dir):
+            continue
+        if (Path(out_dir) / SUMMARY_FILE).is_file():  # each run writes its own folder: still there, still its own
             return int(found["id"]), str(out_dir)
     return None

@@ -21,7 +21,6 @@ from lm_workbench.lens.train import SUMMARY_FILE
 ARTIFACT = "tuned lens"  # the artifact naming the run's translators folder (TunedLensRun.artifacts)
 
 
-
 def recorded_summary(store: Any, found: dict[str, Any], spec: TunedLensSpec) -> dict[str, Any] | None:
     """The summary run ``found`` wrote (a dict, as its window job returned it) when its folder still holds its
     translators, else None; the folder is noted again as the model's tuned lens (``files.remember``)."""

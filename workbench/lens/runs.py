@@ -96,13 +96,10 @@ def window_job(spec: TunedLensSpec, loaded: Any, store_path: Any, *, reuse: bool
 
     ``reuse`` (a guide page or lecture step that trains on open): a finished run with the same reuse key whose
     translators are still there is shown instead (its summary, with ``reused_run``; nothing trained or recorded);
-    one trained afresh carries the key (``lm_workbench.runs.long_reuse``)."""
-    run = TunedLensRun(spec, loaded)
-    if not reuse:
-        return run.window_job(store_path)
+    every finished run carries the key (``lm_workbench.runs.long_reuse``), so the next visit finds it."""
     from lm_workbench.runs.long_reuse import reusing_window_job
 
-    return reusing_window_job(run, store_path)
+    return reusing_window_job(TunedLensRun(spec, loaded), store_path, reuse=reuse)
 
 
 tuned_lens_lane_job = TunedLensRun.lane_job

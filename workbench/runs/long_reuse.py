@@ -32,9 +32,11 @@ def recalled_run(store: Any, run: Any, key: str) -> dict[str, Any] | None:
     return None
 
 
-def reusing_window_job(run: Any, store_path: Any) -> Callable[[CancelToken], Generator[Any, None, Any]]:
-    """A window job, ``fn(cancel)``: a recorded run with ``run``'s key and its output there (its summary), else
-    ``run`` trained and recorded with its key (its summary; None when cancelled)."""
+def reusing_window_job(run: Any, store_path: Any, *, reuse: bool = True
+                       ) -> Callable[[CancelToken], Generator[Any, None, Any]]:
+    """A window job, ``fn(cancel)``: (``reuse``) a recorded run with ``run``'s key and its output there (its
+    summary), else ``run`` trained and recorded with its key (its summary; None when cancelled). Without ``reuse``
+    (a Train button) it always trains, and still records the key."""
     from lm_workbench.runs.reuse import mark_key, reuse_key
 
     key = reuse_key(run.kind, run.spec.to_dict())
@@ -42,8 +44,10 @@ def reusing_window_job(run: Any, store_path: Any) -> Callable[[CancelToken], Gen
     def job(cancel: CancelToken) -> Generator[Any, None, Any]:
         from lm_workbench.store import RunStore
 
-        with RunStore(store_path) as store:
-            found = recalled_run(store, run, key)
+        found = None
+        if reuse:
+            with RunStore(store_path) as store:
+                found = recalled_run(store, run, key)
         if found is not None:
             yield Progress(1, 1, f"Reusing run #{found['run_id']} (the same model, settings and data)")
             return found
