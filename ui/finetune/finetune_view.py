@@ -42,7 +42,7 @@ from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, 
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.fold import FoldSplitter
 from lm_workbench.ui.finetune.instruct_actions import InstructActions
-from lm_workbench.ui.finetune.recorded_runs import RecordedRuns
+from lm_workbench.ui.finetune.reused_results import RecordedRuns
 from lm_workbench.finetune.state import FineTuneState, read_result
 from lm_workbench.runs.resume import resumable_checkpoint
 from lm_workbench.runs.summary import default_out_dir
