@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from lm_workbench.engine.objectives.config_fields import config_fields
 from lm_workbench.engine.finetune.methods.counting import count_parameters
 from lm_workbench.ui import theme
 from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+from lm_workbench.finetune.reuse import recorded_finetune
 from lm_workbench.store.run_store import RunStore
 
 pytestmark = pytest.mark.timeout(240)
@@ -197,6 +199,26 @@ def test_bench_of_two_real_runs_fills_curves_results_table_and_before_after(tab,
         assert view.curves.point_count(lora_id, "loss") == len(store.metrics(lora_id, "loss"))
     finally:
         store.close()
+
+    # A lecture step or guide page showing the bench again in a later session: the runs recorded for the same model,
+    # settings and data are shown (curves from the store, results from their folders); nothing trains or is recorded
+    with RunStore(window.run_services.path) as store:
+        recorded = sorted(r["id"] for r in store.list_runs(kind="finetune", recover=False))
+    view.state.results.clear()
+    assert view.start_bench(reuse=True) == ["full", "lora"]
+    qtbot.waitUntil(lambda: len(view.state.results) == 2 and not view.active, timeout=10000)
+    assert "recorded before" in view.status_label.text() and list(view.state.results) == [full_id, lora_id]
+    with RunStore(window.run_services.path) as store:
+        assert sorted(r["id"] for r in store.list_runs(kind="finetune", recover=False)) == recorded
+        loss = store.metrics(lora_id, "loss")
+        assert view.bench.curves.data(lora_id, "loss") == ([r["step"] for r in loss], [r["value"] for r in loss])
+        spec = view.state.spec(window.loaded.info.spec, "", method="full")  # another seed, a folder gone: none
+        assert recorded_finetune(store, spec) == (full_id, view.state.results[full_id].out_dir)
+        assert recorded_finetune(store, replace(spec, seed=spec.seed + 1)) is None
+        folder = Path(view.state.results[full_id].out_dir)
+        folder.rename(folder.with_name(folder.name + "-moved"))
+        assert recorded_finetune(store, spec) is None
+        folder.with_name(folder.name + "-moved").rename(folder)
 
     # The last run's confusion matrix and predictions, errors first, as its output folder has them.
     lora = view.state.results[lora_id]

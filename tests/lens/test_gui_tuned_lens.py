@@ -83,3 +83,37 @@ def test_a_result_line_goes_when_another_model_loads(open_window, qtbot, tiny_mo
     qtbot.waitUntil(lambda: window.loaded.info.model_type == "gpt2" and controls.state.model_folder is not None
                     and "gpt2" in controls.state.model_folder, timeout=WAIT)
     assert controls.status.text() == ""
+
+
+def test_a_page_asking_for_the_tuned_lens_trains_once_then_loads_the_recorded_run(open_window, qtbot, tiny_models,
+                                                                                 fresh_home, tmp_path):
+    """A guide page or lecture step with ``"tuned": true``: the first visit trains (one recorded run) and shows the
+    tuned lens; the next visit loads that run's translators (no new run, the line says so); other settings, another
+    model or a deleted folder train again (``tests/runs/test_view_run_reuse.py``).
+    The training starts after the page's text is read (a newer job in the window would cancel it)."""
+    from lm_workbench.store import RunStore
+    from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
+
+    folder = tmp_path / "gpt2"
+    shutil.copytree(tiny_models["gpt2"], folder)
+    builtin = builtin_views()
+    window = open_window(str(folder), "lens", registry=ViewRegistry([builtin.get("tokens"), builtin.get("lens")]))
+    view = window.view("lens")
+    controls, state = view.tuned, view.tuned.state
+    state.corpus = str(corpus_file(tmp_path, lines=120))
+
+    def visit(steps):
+        window.view_host.apply_preset_step("lens", {"tuned": False}, {})
+        window.text_input.set_text(f"{TEXT} {steps}")  # a page's text, then its settings (as a lecture step)
+        window.view_host.apply_preset_step("lens", {"tuned": True, "tuned_steps": steps}, {})
+        qtbot.waitUntil(lambda: state.mode == "tuned" and not state.training and state.both is not None
+                        and state.both.tuned is not None and not view.ctx.jobs.busy(), timeout=WAIT)
+        with RunStore(view.ctx.run_services.path) as store:
+            return sorted((r["id"], r["status"]) for r in store.list_runs(kind="tuned-lens", recover=False))
+
+    first = visit(4)
+    assert [status for _, status in first] == ["finished"] and "recorded before" not in controls.status.text()
+    shown = list(view.kl_chart.curve_data()["tuned"])
+    window.text_input.set_text(TEXT)
+    assert visit(4) == first and "recorded before" in controls.status.text()  # loaded, not trained
+    assert view.kl_chart.curve_data()["tuned"] == shown and view.preset_state()[0] == {"tuned": True, "tuned_steps": 4}

@@ -49,3 +49,30 @@ def test_a_second_visit_reuses_the_recorded_sweep(open_window, qtbot, tiny_model
 
     view.run()  # the Run button: a fresh run even for settings that ran before
     qtbot.waitUntil(lambda: len(probe_runs()) == 3 and view.run_button.isEnabled(), timeout=60000)
+
+
+def test_a_scalar_mix_step_visited_again_shows_the_recorded_mix(open_window, qtbot, tiny_models, fresh_home, tmp_path):
+    """The ELMo scalar-mix page (``"mix": true, "run": true``): trained and recorded once, then shown again."""
+    window = open_window(str(tiny_models["bert"]), "probing", registry=_registry())
+    view, store = window.view("probing"), window.run_services.store
+    task = _task(tmp_path, "a.conllu", 30)
+    page = {"task": task, "kind": "token", "probe": False, "sts": False, "mix": True, "mix_steps": 3, "run": True}
+
+    def visit(settings):
+        view.state.mix_run_ids.clear()
+        window.view_host.apply_preset_step("probing", settings, {})
+        qtbot.waitUntil(lambda: bool(view.state.mix_run_ids) and view.run_button.isEnabled(), timeout=60000)
+        (run_id,) = view.state.mix_run_ids.values()
+        return run_id, dict(view.state.mixes)
+
+    def mix_runs():
+        return sorted(r["id"] for r in store.list_runs(kind="scalar-mix", recover=False))
+
+    first, mixes = visit(page)
+    assert mix_runs() == [first] and "recorded before" not in view.summary.text()
+    recorded = {m["step"]: m["value"] for m in store.metrics(first, "weight")}
+    assert list(mixes.values()) == [[recorded[k] for k in sorted(recorded)]]
+    again, shown = visit(page)
+    assert again == first and mix_runs() == [first] and shown == mixes and "recorded before" in view.summary.text()
+    other, _ = visit({**page, "mix_steps": 4})  # another setting: trained and recorded
+    assert other != first and mix_runs() == sorted([first, other])

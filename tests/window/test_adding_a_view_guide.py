@@ -148,7 +148,7 @@ def test_the_built_in_views_declare_their_abilities_on_their_classes():
     registry = builtin_views()
     keys = {e.id: e.preset_settings for e in registry if e.preset_settings}
     assert set(keys) == {"attention", "masking_lab", "embeddings", "probing", "prompting", "finetune", "patching",
-                         "predictions", "retrieval", "heads", "runs", "features"}
+                         "predictions", "retrieval", "heads", "runs", "features", "lens"}
     for entry in registry:
         assert entry.preset_settings == getattr(entry.view_class(), "preset_settings", frozenset())
     closable = {e.id for e in registry if "shutdown" in vars(e.view_class())}

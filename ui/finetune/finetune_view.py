@@ -42,6 +42,7 @@ from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, 
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.fold import FoldSplitter
 from lm_workbench.ui.finetune.instruct_actions import InstructActions
+from lm_workbench.ui.finetune.reused_results import RecordedRuns
 from lm_workbench.finetune.state import FineTuneState, read_result
 from lm_workbench.runs.resume import resumable_checkpoint
 from lm_workbench.runs.summary import default_out_dir
@@ -55,7 +56,7 @@ SHIFT_TEXTS = 64  # validation texts the before/after comparison reads
 SHIFT_HINT = "Finish a run, then compare the base and the tuned model layer by layer."
 
 
-class FineTuneView(InstructActions, QWidget):
+class FineTuneView(InstructActions, RecordedRuns, QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
@@ -115,7 +116,7 @@ class FineTuneView(InstructActions, QWidget):
         self._origins: dict[int, ResultOrigin] = {}  # run id -> what it was trained from
         self._build_layout()
 
-        self.start_button.clicked.connect(self.start_run)
+        self.start_button.clicked.connect(lambda: self.start_run())
         self.cancel_button.clicked.connect(self.cancel_run)
         self.form_button.toggled.connect(self.form_scroll.setVisible)
         self.shift_button.clicked.connect(self.compare_layers)
@@ -164,7 +165,7 @@ class FineTuneView(InstructActions, QWidget):
         self._bench = BenchPanel(self.state, self._methods)
         self.bench_page.layout().addWidget(self._bench)
         self._bench.count_button.clicked.connect(self.count_bench)
-        self._bench.run_button.clicked.connect(self.start_bench)
+        self._bench.run_button.clicked.connect(lambda: self.start_bench())
         self._bench.csv_button.clicked.connect(lambda: self._export(self._bench.export_table))
         self._bench.picture_button.clicked.connect(lambda: self._export(self._bench.export_picture))
         if self.method_problems and not self._methods:
@@ -240,15 +241,18 @@ class FineTuneView(InstructActions, QWidget):
     def active(self) -> bool:
         return self.run_id is not None and self.status not in ("finished", "failed", "cancelled", "interrupted")
 
-    def start_run(self) -> int | None:
-        """Submit the form's run; its id, or None with the reason shown."""
+    def start_run(self, reuse: bool = False) -> int | None:
+        """Submit the form's run; its id, or None with the reason shown. ``reuse`` (a lecture step or guide page):
+        the run recorded for the same model, settings and data is shown instead (``RecordedRuns``)."""
+        self._reuse = reuse
         self._bench_running = False
         self.state.clear_queue()
         self.curves.clear(self.state.task)
         return self._submit(self.state.method)
 
-    def start_bench(self) -> list[str]:
-        """Queue the ticked methods and start the first; returns the queue."""
+    def start_bench(self, reuse: bool = False) -> list[str]:
+        """Queue the ticked methods and start the first; returns the queue (``reuse``: as ``start_run``'s)."""
+        self._reuse = reuse
         if not self.state.bench:
             self.message_bar.show_error("Tick at least one method for the bench.", source="bench")
             return []
@@ -380,7 +384,7 @@ class FineTuneView(InstructActions, QWidget):
             self.tabs.setCurrentIndex(0)
             self.form_button.setChecked(False)
             if not self.show_last_run("preference") and not self.active:
-                self.start_run()
+                self.start_run(reuse=True)
             return
         if show not in ("parameters", "curves"):
             raise ValueError(f"show must be parameters, curves, margin, {', '.join(INSTRUCT_SHOWS)}, not {show!r}")
@@ -390,7 +394,7 @@ class FineTuneView(InstructActions, QWidget):
             if not all(m in self.state.counts for m in self.state.bench):
                 self.count_bench()
         elif not self.state.has_bench_results(self.state.bench) and not self.active:
-            self.start_bench()
+            self.start_bench(reuse=True)
 
     def start_from_last_run(self, on: bool = True) -> str:
         """Preference tuning starts from the output folder of this tab's last finished instruct or preference run
@@ -416,8 +420,6 @@ class FineTuneView(InstructActions, QWidget):
 
     # ------------------------------------------------------------ internal
     def _submit(self, method_name: str | None) -> int | None:
-        from lm_workbench.finetune.runs import submit_finetune
-
         loaded, method = self.ctx.loaded, self.methods.get(method_name or "")
         try:
             if loaded is None:
@@ -433,7 +435,7 @@ class FineTuneView(InstructActions, QWidget):
                 raise WorkbenchError(f"fix the {method_name} settings: {self.form.config_form.error()}")
             out_dir = str(default_out_dir("finetune", method_name, time_first=True))
             spec = self.state.spec(self._start_model(loaded), out_dir, method=method_name)
-            run_id = submit_finetune(self.services.lane, spec)
+            run_id, spec = self.submit_or_recall(spec)
         except WorkbenchError as exc:
             self.message_bar.show_error(str(exc), source="start")
             return None
@@ -481,11 +483,12 @@ class FineTuneView(InstructActions, QWidget):
                 self.message_bar.show_error(f"Run #{run_id} finished but its results cannot be read: {exc}",
                                             source="run")
             else:
+                self.remember_key(run_id)
                 self.state.add_result(result)
                 self.show_finished(result)
                 best = result.best_text(self.state.task)
-                self.status_label.setText(f"Finished {self.run_method}: {best}; the output is in "
-                                          f"…/{Path(result.out_dir).name}.")
+                self.status_label.setText(f"Finished {self.run_method}{self.reused_note(run_id)}: {best}; the output "
+                                          f"is in …/{Path(result.out_dir).name}.")
                 self.status_label.setToolTip(result.out_dir)
                 if result.summary.get("task") == SENTENCE_TASK:
                     self.compare_sts(result)

@@ -76,7 +76,7 @@ class InstructActions:
                 self.preview_instruct()
             return
         if not self.show_last_run("instruct") and not self.active:
-            self.start_run()
+            self.start_run(reuse=True)
 
     # ------------------------------------------------------ finished runs, named (issue 49.5)
     def remember_origin(self, run_id: int, loaded: Any, method_name: str | None) -> None:

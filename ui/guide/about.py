@@ -10,4 +10,7 @@ function the view uses, so an exercise holds for any model of the right family. 
 third shows the answer and why. Your progress is kept for your user account in the data folder; a teacher
 can export it as CSV or reset it. Teachers write their own guides as folders of page files
 (see docs/guide.md).</p>
+<p>A page whose view trains or sweeps (probing with the control task, ELMo's scalar mix, the tuned lens,
+fine-tuning) records its run the first time, with progress; opened again with the same model, settings and data
+it shows that recorded run at once instead of computing it again (the view says which run).</p>
 """

@@ -23,7 +23,9 @@ unfair to early layers. The tuned lens learns one affine translator per layer,
 untrained tuned lens <i>is</i> the logit lens), by minimising
 KL(p<sub>L</sub> &#8214; p<sub>l</sub>) to the model's own output over a corpus, the model frozen. "Train tuned
 lens" fits them (a recorded run, saved next to the model); the switch then shows either lens, and the chart
-below the grid gives each layer's KL to the output for both.</p>
+below the grid gives each layer's KL to the output for both. A guide page or lecture step that asks for the
+tuned lens trains it once; visited again with the same model, steps and corpus it loads that recorded run
+(while its translators are still there) instead of training again.</p>
 <p class="ref">nostalgebraist, <i>interpreting GPT: the logit lens</i>, LessWrong, 2020
 (<a href="https://www.lesswrong.com/posts/AcKRB8wDpdaN6v6ru/interpreting-gpt-the-logit-lens">lesswrong.com</a>);
 Belrose et al., <i>Eliciting Latent Predictions from Transformers with the Tuned Lens</i>, 2023

@@ -136,6 +136,7 @@ class LensView(ModelView):
 
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
+        self._tuned_asked, self._asked = False, 0  # a page's "tuned": true, not started yet; how many asked so far
         self.caption = QLabel("Each cell: the top token if the model stopped after that layer, and its probability.")
         self.caption.setObjectName("summary")
         self.caption.setWordWrap(True)
@@ -169,13 +170,49 @@ class LensView(ModelView):
         theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         self.tuned = TunedLensControls(self)  # the logit | tuned switch and training (lm_workbench.ui.lens.tuned_panel)
         self.tuned.mode_changed.connect(lambda _mode: self._show_table())
-        self.tuned.trained.connect(self.inputs_changed)
+        self.tuned.ended.connect(self.inputs_changed)  # trained, cancelled or failed: the reading it held back
         self.kl_chart = KlChart()
         layout.addLayout(top)
         layout.addWidget(self.tuned)
         layout.addWidget(self.notice)
         layout.addWidget(self.ab, 1)
         layout.addWidget(self.kl_chart)
+
+    # ------------------------------------------------------ presets and workspaces
+    # what a guide page, a lecture step or a workspace may set here
+    preset_settings = frozenset({"tuned", "tuned_steps"})
+
+    def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
+        """``tuned_steps``: the training steps of the tuned lens; ``tuned`` true: show the tuned lens, training it
+        on the loaded model first (with progress) unless the run recorded for the same model, steps and corpus
+        still has its translators: that one is loaded (``lm_workbench.lens.runs.window_job(reuse=True)``); false:
+        the logit lens. It starts once the text's logit lens is shown again (one job at a time in a window)."""
+        if "tuned_steps" in settings:
+            self.tuned.steps.setValue(int(settings["tuned_steps"]))
+        if "tuned" in settings:
+            self._tuned_asked = bool(settings["tuned"])
+            if not self._tuned_asked:
+                self.tuned.set_mode("logit")
+                return
+            # read the text again first (the host runs it once the page's model and text have settled; any newer
+            # job in the window would cancel the training), then train or recall the tuned lens from ``_show``
+            self._asked += 1
+            self.inputs_changed.emit()
+
+    def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        return {"tuned": self.tuned.state.mode == "tuned", "tuned_steps": self.tuned.state.steps}, {}
+
+    def _tuned_if_asked(self) -> None:
+        """Start (or recall) the tuned lens a page asked for, once a model is loaded and the view is idle."""
+        ctx = self.ctx
+        if not self._tuned_asked or ctx is None or ctx.loaded is None or ctx.jobs.busy():
+            return
+        self.tuned.set_model(ctx.loaded)
+        if self.tuned.state.training:
+            return
+        self._tuned_asked = False
+        if self.tuned.train_button.isEnabled():  # else a model the tuned lens cannot read (the view says why)
+            self.tuned.start_training(reuse=True)
 
     def _apply_tokens(self) -> None:
         c, m = theme.current().colours, theme.current().metrics
@@ -187,6 +224,8 @@ class LensView(ModelView):
 
     # ------------------------------------------------------ host interface
     def computation(self, inputs: Inputs) -> Computation | None:
+        if self.tuned.state.training:
+            return None  # the tuned lens trains on this view's jobs: the reading would replace it; asked again after
         comp = self._computation_a(inputs)
         b = self.ctx.model_b if self.ctx is not None else None
         self.ab.set_models(spec_label(inputs.loaded.info.spec),
@@ -221,13 +260,14 @@ class LensView(ModelView):
         tokens = inputs.tokens if inputs.pair is None else None  # the lens reads the text alone
         key = self.tuned.state.folder_key()
         tuned = key[0] if key is not None else None
-        return Computation((inputs.model_key, text, target, key),
+        return Computation((inputs.model_key, text, target, key, self._asked),
                            lambda cancel: read_lenses(loaded, text, target, tuned, cancel, tokens),
                            self._show, label="Computing the logit lens…")
 
     def show_hint(self, text: str) -> None:
         self._clear()
         self.notice.show_message(text, "info")
+        self._tuned_if_asked()
 
     def show_failure(self, message: str) -> None:
         self._clear()
@@ -242,6 +282,7 @@ class LensView(ModelView):
         self.tuned.state.show(both)
         self.kl_chart.show_curves(self.tuned.state.kl_curves())
         self._show_table()
+        self._tuned_if_asked()
 
     def _show_table(self) -> None:
         """The grid and its caption for the lens the switch names."""

@@ -88,6 +88,7 @@ class TunedLensControls(QWidget):
 
     mode_changed = Signal(str)
     trained = Signal()
+    ended = Signal()  # a training ended (trained, cancelled or failed)
 
     def __init__(self, view: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -160,7 +161,10 @@ class TunedLensControls(QWidget):
             self.status.setText(f"corpus: {Path(path).name}")
 
     # -- training ---------------------------------------------------------------------------------------------
-    def start_training(self) -> None:
+    def start_training(self, reuse: bool = False) -> None:
+        """Train the tuned lens on the loaded model (a recorded run, with progress and Cancel). ``reuse`` (a guide
+        page or lecture step that asks for the tuned lens): the run recorded for the same model, settings and
+        corpus is loaded instead when its translators are still there (nothing trained or recorded)."""
         from lm_workbench.lens.runs import window_job
 
         ctx = self.view.ctx
@@ -177,7 +181,8 @@ class TunedLensControls(QWidget):
         self.progress.setRange(0, 0)
         self.status.setText("training the tuned lens…")
         self._sync()
-        ctx.jobs.run(window_job(spec, loaded, ctx.run_services.path), self._done, label="Training the tuned lens…",
+        ctx.jobs.run(window_job(spec, loaded, ctx.run_services.path, reuse=reuse), self._done,
+                     label="Training the tuned lens…",
                      on_progress=self._progress, on_error=self._failed, on_cancelled=self._cancelled)
 
     def cancel_training(self) -> None:
@@ -196,11 +201,15 @@ class TunedLensControls(QWidget):
         self.train_button.setEnabled(self.state.model_folder is not None)
         self.status.setText(text)
         self._sync()
+        self.ended.emit()
 
     def _done(self, summary: dict[str, Any]) -> None:
         self.state.trained(summary)
         mean = summary["mean_kl"]
-        self._ended(f"run {summary['run_id']}: mean KL {mean['logit']:.3g} (logit) -> {mean['tuned_after']:.3g} "
+        said = f"run {summary['run_id']}"
+        if summary.get("reused_run") is not None:  # a guide page visited again: loaded, not trained
+            said += " (recorded before for this model, settings and corpus: loaded again, not retrained)"
+        self._ended(f"{said}: mean KL {mean['logit']:.3g} (logit) -> {mean['tuned_after']:.3g} "
                     f"(tuned) on held-out text")
         self.trained.emit()
         self.mode_changed.emit(self.state.mode)

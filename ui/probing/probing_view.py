@@ -198,8 +198,8 @@ class ProbingView(ComputingView, QWidget):
     # -- running ---------------------------------------------------------------------------------------
     def run(self, reuse: bool = False) -> None:
         """Probe every layer (and STS, the scalar mix, as ticked) on the loaded model, each recorded as a run.
-        ``reuse`` (a lecture step or guide page that starts the run): a probe or STS sweep recorded before for the
-        same model, settings and data is shown from the store, not computed or recorded again."""
+        ``reuse`` (a lecture step or guide page that starts the run): a probe or STS sweep or a scalar mix recorded
+        before for the same model, settings and data is shown from the store, not computed or recorded again."""
         loaded = self.ctx.loaded
         if loaded is None:
             self.ctx.show_message("Load a model first: probing runs on the loaded model.", "info")
@@ -269,7 +269,7 @@ class ProbingView(ComputingView, QWidget):
             learned, run_id = out["mix"]
             self.state.set_mix(self._mix_label, learned.result.weights, run_id)
             parts.append(f"Scalar mix: expected layer {learned.result.expected_layer:.2f}, held-out accuracy "
-                         f"{learned.result.accuracy:.1%}; run {run_id}")
+                         f"{learned.result.accuracy:.1%}; {_run_said(learned, run_id)}")
         if "probe" in out:
             result, run_id = out["probe"]
             self.state.finish_probe(result, run_id)

@@ -3,8 +3,10 @@
 
 - ``run_recorded(spec, loaded, echo=...)``: the CLI's way, in this process (heartbeat, Ctrl-C cancels; the loop
   saves a checkpoint first);
-- ``window_job(spec, loaded, store_path)``: the Lens view's job for ``ctx.jobs.run``, on the model already
-  loaded (Cancel lets the loop finish its step and save a checkpoint; the run is recorded as cancelled);
+- ``window_job(spec, loaded, store_path, reuse=...)``: the Lens view's job for ``ctx.jobs.run``, on the model
+  already loaded (Cancel lets the loop finish its step and save a checkpoint; the run is recorded as cancelled);
+  ``reuse`` (a guide page or lecture step): the run recorded for the same key is shown if its translators are
+  still there (``lm_workbench.lens.reuse``);
 - ``tuned_lens_lane_job(ctx, **spec)``: the long-run lane's target (the runs browser's "run again"): loads the
   model the spec names in the lane's child.
 
@@ -73,6 +75,13 @@ class TunedLensRun(LongRun):
     def finished_summary(self, run_id: int, summary: dict[str, Any]) -> dict[str, Any]:
         return {"run_id": run_id, **summary}
 
+    def recalled(self, store: Any, found: dict[str, Any]) -> dict[str, Any] | None:
+        """The summary of the finished run ``found`` (its key matched) when its translators are still where it
+        wrote them, or None (deleted, or overwritten by a later training: the folder's summary is another run's)."""
+        from lm_workbench.lens.reuse import recorded_summary
+
+        return recorded_summary(store, found, self.spec)
+
 
 def run_recorded(spec: TunedLensSpec, loaded: Any, *, echo: Callable[[str], None] | None = None,
                  on_event: Callable[[Any], None] | None = None, store_path: Any = None) -> dict[str, Any]:
@@ -81,10 +90,16 @@ def run_recorded(spec: TunedLensSpec, loaded: Any, *, echo: Callable[[str], None
     return TunedLensRun(spec, loaded, on_event).in_process(echo=echo, store_path=store_path)
 
 
-def window_job(spec: TunedLensSpec, loaded: Any, store_path: Any
+def window_job(spec: TunedLensSpec, loaded: Any, store_path: Any, *, reuse: bool = False
                ) -> Callable[[CancelToken], Generator[Any, None, dict[str, Any]]]:
-    """A window job, ``fn(cancel)``: the run recorded in the store at ``store_path``; returns the summary."""
-    return TunedLensRun(spec, loaded).window_job(store_path)
+    """A window job, ``fn(cancel)``: the run recorded in the store at ``store_path``; returns the summary.
+
+    ``reuse`` (a guide page or lecture step that trains on open): a finished run with the same reuse key whose
+    translators are still there is shown instead (its summary, with ``reused_run``; nothing trained or recorded);
+    every finished run carries the key (``lm_workbench.runs.long_reuse``), so the next visit finds it."""
+    from lm_workbench.runs.long_reuse import reusing_window_job
+
+    return reusing_window_job(TunedLensRun(spec, loaded), store_path, reuse=reuse)
 
 
 tuned_lens_lane_job = TunedLensRun.lane_job

@@ -49,6 +49,41 @@ class ScalarMixRun(ComputedRun):
     def columns(self) -> dict[str, str]:
         return {"name": f"scalar mix {self.spec.task}", "model": self.spec.model, "method": self.spec.kind}
 
+    recallable = True  # a guide page or lecture step visited again recalls the recorded mix
+
+    def to_record(self, result: Any) -> dict[str, Any]:
+        """The ``TaskMix`` as JSON (NaN as null: the store's JSON has no NaN; the curve's pairs as lists)."""
+        r = result.result
+        return {"kind": result.kind, "layers": [int(k) for k in result.layers], "labels": list(result.labels),
+                "notes": list(result.notes),
+                "result": {"weights": [_number(w) for w in r.weights], "gamma": _number(r.gamma),
+                           "expected_layer": _number(r.expected_layer), "accuracy": _number(r.accuracy),
+                           "validation_loss": _number(r.validation_loss), "steps": int(r.steps),
+                           "curve": [[int(step), _number(acc)] for step, acc in r.curve]}}
+
+    def from_record(self, record: dict[str, Any]) -> Any:
+        from lm_workbench.engine.scalar_mix.tasks import TaskMix
+        from lm_workbench.engine.scalar_mix.training import ScalarMixResult
+
+        r = dict(record["result"])
+        r["curve"] = [(int(step), _float(acc)) for step, acc in r.get("curve", [])]
+        for name in ("gamma", "expected_layer", "accuracy", "validation_loss"):
+            r[name] = _float(r[name])
+        r["weights"] = [_float(w) for w in r["weights"]]
+        return TaskMix(kind=record["kind"], layers=[int(k) for k in record["layers"]], labels=list(record["labels"]),
+                       result=ScalarMixResult(**r), notes=list(record.get("notes", [])))
+
+
+def _number(value: Any) -> float | None:
+    """A float for JSON (None for NaN)."""
+    value = float(value)
+    return None if value != value else value
+
+
+def _float(value: Any) -> float:
+    """A recorded number back (null: NaN)."""
+    return float("nan") if value is None else float(value)
+
 
 def scalar_mix_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
     """The long-run lane's scalar-mix job (the runs browser's "run again"): the mix's weights per layer."""

@@ -19,6 +19,8 @@ from typing import Iterable
 
 CHUNK = 1 << 20  # 1 MiB
 PACKAGES = ("torch", "transformers", "tokenizers", "peft", "numpy", "lm-workbench")
+# sub-folders the workbench writes into a model's folder (lm_workbench.lens.files.FOLDER): not part of the model
+BESIDE_THE_MODEL = frozenset({"tuned_lens"})
 _MAX_HEADER = 100 * 1024 * 1024  # the safetensors format caps its header at 100 MB
 
 
@@ -49,7 +51,9 @@ def fingerprint_model_folder(path: str | Path) -> str:
     The headers hold every tensor's name, dtype, shape and byte offsets, so the
     fingerprint changes with the architecture or the layout while reading only
     kilobytes of a multi-GB checkpoint. Files are taken in sorted order, and
-    each file's name is hashed too. Raises FileNotFoundError for a missing folder.
+    each file's name is hashed too. What the workbench itself keeps in a model's folder (``BESIDE_THE_MODEL``: the
+    tuned lens's translators) is left out, so training a tuned lens does not make the model another one. Raises
+    FileNotFoundError for a missing folder.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -60,6 +64,8 @@ def fingerprint_model_folder(path: str | Path) -> str:
         digest.update(b"config.json\0")
         digest.update(config.read_bytes())
     for weights in sorted(folder.rglob("*.safetensors")):
+        if BESIDE_THE_MODEL.intersection(weights.relative_to(folder).parts[:-1]):
+            continue  # the workbench's own files kept in the model's folder, not the model
         digest.update(b"\0" + weights.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(_safetensors_header(weights))
     return digest.hexdigest()

@@ -43,18 +43,23 @@ def model_fingerprint(spec: Any) -> str | None:
 
 
 def data_hashes(settings: dict[str, Any]) -> dict[str, str]:
-    """{setting: sha256} of each setting that names a file on disk."""
+    """{setting: sha256} of each setting that names a file on disk, or a list of files (a tuned lens's
+    ``corpus``: one hash over them, in order)."""
     from lm_workbench.runs.provenance import hash_files
 
     out = {}
     for key, value in sorted(settings.items()):
-        if isinstance(value, str) and key != "model" and len(value) < 4096:
-            try:
-                path = Path(value)
-                if path.is_file():
-                    out[key] = hash_files([path])
-            except OSError:
-                continue
+        if key == "model":
+            continue
+        names = value if isinstance(value, list) and value else [value]
+        if not all(isinstance(v, str) and len(v) < 4096 for v in names):
+            continue
+        try:
+            paths = [Path(v) for v in names]
+            if all(path.is_file() for path in paths):
+                out[key] = hash_files(paths)
+        except OSError:
+            continue
     return out
 
 
