@@ -105,3 +105,25 @@ def test_probe_and_scalar_mix_run_over_an_elmo(elmo_dir, tmp_path, capsys, fresh
                  "--json"]) == 0
     mix = json.loads(capsys.readouterr()[0])
     assert mix["layers"] == [0, 1, 2] and sum(mix["weights"]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_api_caches_an_elmos_layers_and_refuses_to_replace_them(elmo_dir):
+    import lm_workbench as lw
+    from lm_workbench.engine.elmo.checkpoint import load_elmo
+    from lm_workbench.engine.errors import WorkbenchError
+
+    m = lw.load(str(elmo_dir))
+    names = m.hook_names()
+    assert names == ["hook_embed", "blocks.0.hook_resid_post", "blocks.1.hook_resid_post"]
+    logits, cache = m.run_with_cache(TEXT)
+    direct = _direct_layers(load_elmo(elmo_dir), [w for w, _, _ in split_words(TEXT)])  # the biLM called directly
+    assert logits is None and list(cache) == names
+    for layer, name in enumerate(names):
+        assert tuple(cache[name].shape) == (1, *direct[layer].shape)
+        np.testing.assert_allclose(cache[name][0].numpy(), direct[layer], atol=1e-6)
+    _, one = m.run_with_cache(TEXT, names="blocks.1.hook_resid_post")
+    assert list(one) == ["blocks.1.hook_resid_post"]
+    with pytest.raises(WorkbenchError, match="nearest: blocks.1.hook_resid_post"):
+        m.run_with_cache(TEXT, names=["blocks.1.hook_resid_pst"])
+    with pytest.raises(WorkbenchError, match="can be read .* not replaced"):
+        m.run_with_hooks(TEXT, hooks=[("hook_embed", lambda v, n: v)])

@@ -14,11 +14,40 @@ from typing import Any, Callable, Iterable
 from lm_workbench.engine.errors import WorkbenchError
 
 
+def _is_elmo(loaded: Any) -> bool:
+    from lm_workbench.engine.models.families import Family
+
+    return getattr(loaded, "family", None) is Family.BILM
+
+
+def elmo_names(loaded: Any) -> list[str]:
+    """An ELMo's points, the layers its views show: ``hook_embed`` (layer 0, the character CNN's token vector
+    ``[x; x]``) and ``blocks.{l}.hook_resid_post`` (biLSTM layer l + 1, ``[forward; backward]``)."""
+    layers = int(loaded.model.config.n_layers)
+    return ["hook_embed"] + [f"blocks.{layer}.hook_resid_post" for layer in range(layers)]
+
+
 def hook_names(loaded: Any) -> list[str]:
-    """Every hook point name of ``loaded``, in forward order per stack."""
+    """Every hook point name of ``loaded``, in forward order per stack (an ELMo's: ``elmo_names``)."""
     from lm_workbench.engine.anatomy.points import hook_points
 
-    return hook_points(loaded)
+    return elmo_names(loaded) if _is_elmo(loaded) else hook_points(loaded)
+
+
+def _elmo_cache(loaded: Any, text: str, wanted: list[str]) -> tuple[None, dict[str, Any]]:
+    """An ELMo's layers for ``text`` (its words as the model's ``words`` setting splits them), read from the
+    biLM's own forward (``ElmoModel.forward``'s layers, as every ELMo view reads them): no logits (a biLM's
+    softmax predicts the next and the previous word, not one distribution per position)."""
+    import torch
+
+    from lm_workbench.engine.analysis import encode
+
+    known = elmo_names(loaded)
+    for name in wanted:
+        if name not in known:
+            _site(loaded, name, known)  # the one-line error with the nearest names
+    hidden = encode(loaded, text, attentions=False).hidden_states  # [layers + 1, words, 2P]
+    return None, {name: torch.from_numpy(hidden[known.index(name)]).unsqueeze(0) for name in wanted}
 
 
 def _site(loaded: Any, name: str, known: list[str]) -> Any:
@@ -71,6 +100,8 @@ def run_with_cache(loaded: Any, text: str, *, names: Iterable[str] | None = None
     last value."""
     known = hook_names(loaded)
     wanted = list(known if names is None else ([names] if isinstance(names, str) else names))
+    if _is_elmo(loaded):
+        return _elmo_cache(loaded, text, wanted)
     sites = [_site(loaded, name, known) for name in wanted]
     kept: dict[str, list] = {}
     with ExitStack() as stack:
@@ -85,6 +116,9 @@ def run_with_hooks(loaded: Any, text: str, *, hooks: Iterable[tuple[str, Callabl
     """The logits with ``hooks`` applied; see ``Model.run_with_hooks``."""
     import torch
 
+    if _is_elmo(loaded):
+        raise WorkbenchError(f"{loaded.info.spec} is an ELMo: its layers can be read (m.run_with_cache), not "
+                             "replaced (its biLSTMs run both directions in one loop, with no hook point between)")
     known = hook_names(loaded)
     pairs = list(hooks)
     sites = [(_site(loaded, name, known), fn) for name, fn in pairs]

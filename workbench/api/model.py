@@ -55,7 +55,10 @@ class Model(ModelCommands):
         """``(logits, cache)``: the model's logits (torch, [1, tokens, vocab]; an encoder-decoder's decoder's)
         and ``cache[name]``, each named hook point's value (torch, detached; ``[1, tokens, hidden]``, a pattern
         ``[1, heads, queries, keys]``) for ``names`` (default: every hook point). ``target``: an
-        encoder-decoder's decoder text (default: its start token). Errors: an unknown name (the nearest named)."""
+        encoder-decoder's decoder text (default: its start token). An ELMo: its layers as its views show them
+        (``hook_embed``: the character CNN's ``[x; x]``, ``blocks.{l}.hook_resid_post``: biLSTM layer l + 1,
+        ``[forward; backward]``, ``[1, words, 2 × projection]``) and no logits (None). Errors: an unknown name
+        (the nearest named)."""
         from lm_workbench.api.hooking import run_with_cache
 
         return run_with_cache(self.loaded, text, names=names, target=target)
@@ -63,7 +66,8 @@ class Model(ModelCommands):
     def run_with_hooks(self, text: str, *, hooks: Any = (), target: str | None = None) -> Any:
         """The logits (torch, [1, tokens, vocab]) with ``hooks``, ``[(name, fn)]``, applied: ``fn(value, name)``
         sees the hook point's value and may return a replacement (None keeps it). The hooks are removed when the
-        call ends, also when a hook raises (``WorkbenchError`` naming the hook)."""
+        call ends, also when a hook raises (``WorkbenchError`` naming the hook). An ELMo's layers are read, not
+        replaced: a ``WorkbenchError`` says so."""
         from lm_workbench.api.hooking import run_with_hooks
 
         return run_with_hooks(self.loaded, text, hooks=hooks, target=target)
