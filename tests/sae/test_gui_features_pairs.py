@@ -144,3 +144,31 @@ def test_steering_with_typed_pairs(open_window, qtbot, tiny_models, tmp_path):
     qtbot.waitUntil(lambda: window.loaded is not None and "llama" in str(window.loaded.info.spec), timeout=WAIT)
     assert view.state.steering is None and view.state.grid is None and view.steering.text() == ""
     assert view.grid_map.matrix() is None and form.site_combo.currentText() == SITE
+
+
+def test_a_lecture_step_or_workspace_steers_with_pairs(open_window, qtbot, tiny_models):
+    """``direction: pairs`` in a step's settings: the pairs (a list, as a preset file writes them), site and
+    strength applied and Steer run; ``preset_state`` gives back what a workspace keeps, and applying it again
+    restores the mode; a step without ``direction`` returns to the SAE feature."""
+    folder = str(tiny_models["gpt2"])
+    window = open_window(folder, "features", about=False, size=(1024, 768))
+    view = window.view("features")
+    window.text_input.set_text(TEXT)
+    qtbot.waitUntil(lambda: window.tokenized is not None and window.tokenized.text == TEXT, timeout=WAIT)
+    view.apply_preset_step({"direction": "pairs", "pairs": [list(p) for p in PAIRS], "site": SITE,
+                            "strength": STRENGTH, "show": "steer"}, {})
+    qtbot.waitUntil(lambda: view.state.steering is not None or view.notice.level() == "warning", timeout=WAIT)
+    assert view.state.steering is not None, view.notice.text()
+    assert view.pairs_form.isVisible() and view.pairs_form.site_combo.currentText() == SITE
+    assert f"× 4 at {SITE}" in view.state.steer_line() and "2 pairs" in view.state.steer_line()
+    settings, _ = view.preset_state()
+    assert {k: settings[k] for k in ("direction", "pairs_file", "site", "concept", "strength")} == {
+        "direction": "pairs", "pairs_file": "", "site": SITE, "concept": "", "strength": STRENGTH}
+    assert settings["pairs"].strip() == "\n".join(f"{p}\t{n}" for p, n in PAIRS)
+    view.apply_preset_step({"strength": 2.0}, {})  # a step of the SAE kind: the feature direction again
+    assert view.direction_combo.currentData() == "feature" and not view.pairs_form.isVisible()
+    view.apply_preset_step(settings, {})  # the workspace's pairs come back
+    assert view.direction_combo.currentData() == "pairs" and view.state.pairs_site == SITE
+    assert view.state.pairs_text.strip() == "\n".join(f"{p}\t{n}" for p, n in PAIRS)
+    with pytest.raises(ValueError, match="pairs is lines"):
+        view.apply_preset_step({"direction": "pairs", "pairs": ["no tab here"]}, {})

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
@@ -24,7 +24,7 @@ from lm_workbench.engine.progress import Progress
 from lm_workbench.result_origin import short_model_name
 from lm_workbench.sae.view_tasks import (feature_job, grid_job, lecture_strip_job, pairs_grid_job, pairs_steer_job,
                                          search_job, steer_job, steering_sites, text_features_job)
-from lm_workbench.sae.state import PAIRS, PAIRS_HINT, FeaturesState
+from lm_workbench.sae.state import FEATURE, PAIRS, PAIRS_HINT, FeaturesState
 from lm_workbench.ui import theme
 from lm_workbench.ui.features.pairs_form import DIRECTIONS, PairsForm
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
@@ -259,19 +259,29 @@ class FeaturesView(ModelView):
         return self.ctx.current_text() if self.ctx is not None else ""
 
     # ------------------------------------------------------------ lecture steps
-    preset_settings = frozenset({"sae", "corpus", "feature", "strength", "show"})
+    preset_settings = frozenset({"sae", "corpus", "feature", "strength", "show", "direction", "pairs",
+                                 "pairs_file", "site", "concept"})
     SHOWS = ("strip", "feature", "steer", "grid")
 
     def apply_preset_step(self, settings: dict[str, Any], inputs: dict[str, Any]) -> None:
         """A lecture step or a workspace: ``sae`` (a folder, or a training recipe: trained once with progress and
         kept, ``lm_workbench.sae.preset_sae``), ``corpus``, ``feature`` (absent: the strongest on the text),
         ``strength`` and ``show`` (``strip``, ``feature``: its contexts, ``steer``, ``grid``: the layer grid), run
-        once the strip is shown."""
+        once the strip is shown. ``direction: pairs`` steers with contrastive pairs instead: ``pairs`` (lines
+        ``positive<TAB>negative``, or a list of [positive, negative]), ``pairs_file``, ``site``, ``concept``; its
+        ``show`` is ``steer`` or ``grid``, run at once (there is no strip without an SAE)."""
         from lm_workbench.sae.preset_sae import check_recipe
 
         show = settings.get("show", "strip")
         if show not in self.SHOWS:
             raise ValueError(f"show must be one of {', '.join(self.SHOWS)}, not {show!r}")
+        if settings.get("direction", FEATURE) == PAIRS:
+            self._apply_pairs_step(settings, show)
+            return
+        if "direction" in settings and settings["direction"] != FEATURE:
+            raise ValueError(f"direction is {FEATURE!r} or {PAIRS!r}, not {settings['direction']!r}")
+        if self.state.direction == PAIRS:
+            self.direction_combo.setCurrentIndex([kind for _, kind in DIRECTIONS].index(FEATURE))
         recipe = settings.get("sae", self.state.sae_dir)
         problem = check_recipe(recipe) if recipe else ""
         if problem:
@@ -294,8 +304,26 @@ class FeaturesView(ModelView):
         self.state.sae_dir = folder
         self._strip_done(tuple(strip))
 
+    def _apply_pairs_step(self, settings: dict[str, Any], show: str) -> None:
+        pairs = settings.get("pairs")
+        if isinstance(pairs, list):
+            if not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+                raise ValueError("pairs is lines 'positive<TAB>negative' or a list of [positive, negative]")
+            pairs = "\n".join(f"{a}\t{b}" for a, b in pairs)
+        self._recipe, self._after_strip = None, None
+        self.strength_spin.setValue(float(settings.get("strength", self.state.strength)))
+        self._read_form()
+        self.set_pairs(None if pairs is None else str(pairs), settings.get("pairs_file"), settings.get("site"),
+                       settings.get("concept"))
+        run = {"steer": self.steer, "grid": self.run_grid}.get(show)
+        if run is not None:
+            QTimer.singleShot(0, self, run)  # once the step's text is in the box
+
     def preset_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         s = self.state
+        if s.direction == PAIRS:  # a workspace keeps the pairs mode as the user left it
+            return {"direction": PAIRS, "pairs": s.pairs_text, "pairs_file": s.pairs_file, "site": s.pairs_site,
+                    "concept": s.concept, "strength": s.strength}, {}
         return {"sae": s.sae_dir, "corpus": s.corpus, "feature": s.feature, "strength": s.strength}, {}
 
     # ------------------------------------------------------------ host
