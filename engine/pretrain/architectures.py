@@ -10,8 +10,13 @@ take the preset's value).
 ELMo (family ``elmo``) has its own sizes, ``ELMO_PRESETS``: ``tiny`` (a test
 and demo size) and ``course`` (lm_workbench.engine.elmo's course biLM); ``layers`` edits
 the LSTM layers per direction, ``hidden`` the projection width and
-``intermediate`` the LSTM cell size; it has no attention heads. Its softmax
+``intermediate`` the LSTM cell size; it has no attention heads and no dropout setting. Its softmax
 covers the first ``vocab_size`` words of the word vocabulary.
+
+``dropout`` (None: the family's own default, 0.1 in BERT, GPT-2, BART and T5) sets every dropout probability
+of a transformer family's config (``DROPOUT_FIELDS``): hidden states, attention weights and, where the family
+has one, the feed-forward activation. T5 1.1 pre-trains with dropout off ("a quality win"; re-enabled for
+fine-tuning), and so does the course T5 (``lm_workbench.pretrain.course_models``).
 
 ``count_parameters`` builds the model on PyTorch's "meta" device: the same
 code as ``build_model``, so the count is exact (tied embeddings counted once),
@@ -31,6 +36,13 @@ from lm_workbench.engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
 
 PRESETS = TRANSFORMER_SIZES  # name -> (layers, hidden)
 HEAD_DIM = 64
+# The config fields ``ArchitectureSpec.dropout`` sets, per family (every dropout probability the model has).
+DROPOUT_FIELDS = {
+    "bert": ("hidden_dropout_prob", "attention_probs_dropout_prob"),
+    "gpt2": ("resid_pdrop", "embd_pdrop", "attn_pdrop"),
+    "bart": ("dropout", "attention_dropout", "activation_dropout"),
+    "t5": ("dropout_rate",),
+}
 ENGINE_FAMILY = {
     "bert": Family.ENCODER, "gpt2": Family.DECODER, "bart": Family.ENCODER_DECODER, "t5": Family.ENCODER_DECODER,
     "elmo": Family.BILM,
@@ -59,6 +71,7 @@ class ArchitectureSpec:
     heads: int | None = None
     intermediate: int | None = None
     max_positions: int = 512
+    dropout: float | None = None
 
     def resolved(self) -> "ArchitectureSpec":
         """A copy with every number concrete and checked; ``WorkbenchError`` names a bad one."""
@@ -79,6 +92,9 @@ class ArchitectureSpec:
                 raise WorkbenchError(f"{name} must be a positive whole number, not {value!r}")
         if hidden % heads:
             raise WorkbenchError(f"hidden size {hidden} is not divisible by {heads} attention heads")
+        if self.dropout is not None and (isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float))
+                                         or not 0.0 <= float(self.dropout) < 1.0):
+            raise WorkbenchError(f"dropout must be a probability from 0 up to (not including) 1, not {self.dropout!r}")
         return replace(self, layers=layers, hidden=hidden, heads=heads, intermediate=intermediate)
 
     def _resolved_elmo(self) -> "ArchitectureSpec":
@@ -88,6 +104,8 @@ class ArchitectureSpec:
             raise WorkbenchError(f"unknown ELMo preset {self.preset!r}; choose one of {', '.join(ELMO_PRESETS)}")
         if self.heads is not None:
             raise WorkbenchError("ELMo has no attention heads: leave heads unset")
+        if self.dropout is not None:
+            raise WorkbenchError("ELMo has no dropout setting: leave dropout unset")
         base = ELMO_PRESETS[self.preset]
         layers = self.layers if self.layers is not None else base.n_layers
         hidden = self.hidden if self.hidden is not None else base.projection_dim
@@ -112,10 +130,18 @@ def _elmo_config(spec: ArchitectureSpec, vocab_size: int) -> Any:
 
 
 def _config(spec: ArchitectureSpec, vocab_size: int, ids: dict[str, int | None]) -> Any:
-    """The family's transformers config for concrete numbers and special-token ids."""
+    """The family's transformers config for concrete numbers, special-token ids and dropout."""
+    s = spec.resolved()
+    config = _family_config(s, vocab_size, ids)
+    if s.dropout is not None:
+        for name in DROPOUT_FIELDS[s.family]:
+            setattr(config, name, float(s.dropout))
+    return config
+
+
+def _family_config(s: ArchitectureSpec, vocab_size: int, ids: dict[str, int | None]) -> Any:
     import transformers as tf
 
-    s = spec.resolved()
     if vocab_size < 1:
         raise WorkbenchError(f"vocabulary size must be positive, not {vocab_size}")
     if s.family == "bert":
@@ -223,10 +249,10 @@ def count_parameters(spec: ArchitectureSpec, vocab_size: int, head: str) -> int:
     """The exact parameter count of ``build_model(build_config(spec, tok), head)`` for a ``vocab_size`` vocabulary."""
     r = spec.resolved()
     numbers = (r.family, r.preset, r.layers, r.hidden, r.heads, r.intermediate, r.max_positions)
-    return _count(numbers, int(vocab_size), head)
+    return _count(numbers, int(vocab_size), head)  # dropout changes no parameter
 
 
 __all__ = [
-    "ArchitectureSpec", "DEFAULT_HEAD", "ENGINE_FAMILY", "FAMILY_HEADS", "HEAD_DIM", "PRESETS", "build_config",
-    "build_model", "count_parameters", "model_class",
+    "ArchitectureSpec", "DEFAULT_HEAD", "DROPOUT_FIELDS", "ENGINE_FAMILY", "FAMILY_HEADS", "HEAD_DIM", "PRESETS",
+    "build_config", "build_model", "count_parameters", "model_class",
 ]

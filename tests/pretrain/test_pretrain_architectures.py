@@ -117,6 +117,9 @@ def test_elmo_sizes_and_exact_parameter_count():
     (ArchitectureSpec("elmo", hidden=256, intermediate=128), "cannot be wider"),
     (ArchitectureSpec("bert", hidden=100, heads=3), "not divisible"),
     (ArchitectureSpec("gpt2", layers=0), "layers must be"),
+    (ArchitectureSpec("elmo", dropout=0.0), "no dropout setting"),
+    (ArchitectureSpec("t5", dropout=1.0), "dropout must be"),
+    (ArchitectureSpec("bert", dropout=-0.1), "dropout must be"),
 ])
 def test_bad_specs(spec, words):
     with pytest.raises(WorkbenchError, match=words):
@@ -129,3 +132,30 @@ def test_head_must_fit_the_family(tokenizers):
         build_model(config, "mlm")
     with pytest.raises(WorkbenchError, match="cannot have"):
         count_parameters(ArchitectureSpec("t5"), 1000, "causal-lm")
+
+
+@pytest.mark.parametrize("family, head", [(f, h) for f, h in CLASSES if h != "pretraining-nsp"])
+def test_dropout_sets_every_dropout_of_the_model(tokenizers, family, head):
+    """``dropout=0`` leaves no dropout anywhere: in training mode two forward passes (different random states)
+    give the eval-mode output exactly; the family's default and ``dropout=0.3`` do not. The parameter count is
+    the same (dropout has no weights)."""
+    tok = tokenizers[family]
+    ids = torch.tensor([tok("the cat sees a dog and the dog sees a cat")["input_ids"]])
+    kwargs = {"labels": ids} if family in ("bart", "t5") else {}
+
+    def logits(dropout, train, seed):
+        spec = ArchitectureSpec(family, "tiny", layers=1, hidden=64, max_positions=48, dropout=dropout)
+        torch.manual_seed(0)
+        model = build_model(build_config(spec, tok), head).train(train)
+        assert count_parameters(spec, len(tok), head) == sum(p.numel() for p in model.parameters())
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            return model(input_ids=ids, **kwargs).logits
+
+    for dropout in (None, 0.0, 0.3):
+        reference = logits(dropout, train=False, seed=0)
+        first, second = logits(dropout, train=True, seed=1), logits(dropout, train=True, seed=2)
+        if dropout == 0.0:
+            assert torch.equal(first, reference) and torch.equal(second, reference)
+        else:
+            assert not torch.allclose(first, reference) and not torch.allclose(first, second)

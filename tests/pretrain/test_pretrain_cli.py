@@ -105,6 +105,8 @@ def test_pretrain_json_runs_list_and_resume(fresh_home, corpus, tmp_path, capsys
     (["--family", "elmo", "--objective", "mlm", "--corpus", "{corpus}"], "mlm is for encoder models"),
     (["--family", "elmo", "--objective", "bilm", "--corpus", "{corpus}", "--preset", "base"],
      "unknown preset .base. for elmo"),
+    (["--family", "elmo", "--objective", "bilm", "--corpus", "{corpus}", "--dropout", "0"], "ELMo has no dropout"),
+    (["--family", "t5", "--objective", "t5-span", "--corpus", "{corpus}", "--dropout", "1.5"], "dropout must be"),
 ])
 def test_bad_input_exits_2_with_one_line(fresh_home, corpus, tmp_path, capsys, argv, words):
     import re
@@ -119,7 +121,8 @@ def test_bad_input_exits_2_with_one_line(fresh_home, corpus, tmp_path, capsys, a
 
 def test_cli_command_round_trips_through_the_parser(tmp_path):
     spec = PretrainSpec(family="bert", objective="mlm", corpus=[str(tmp_path / "a b.txt"), "c.jsonl"],
-                        out_dir=str(tmp_path / "out dir"), preset="mini", layers=3, heads=2, max_positions=96,
+                        out_dir=str(tmp_path / "out dir"), preset="mini", layers=3, heads=2, dropout=0.05,
+                        max_positions=96,
                         vocab_size=3000, objective_config={"mask_rate": "0.2", "masking": "static"},
                         training={"steps": 50, "lr": 0.001, "warmup_steps": 4, "threads": None, "schedule": "cosine"},
                         validation_fraction=0.1, resume=str(tmp_path / "old"), name="my run")

@@ -25,7 +25,8 @@ from lm_workbench.runs.spec import RunSpec
 # CLI function that builds a spec from that command's parsed arguments.
 SPECS = {
     "pretrain": (PretrainSpec(family="gpt2", objective="clm", corpus=["my corpus.txt", "b.jsonl"], out_dir="out dir",
-                              preset="mini", layers=3, hidden=96, heads=2, max_positions=64, vocab_size=500,
+                              preset="mini", layers=3, hidden=96, heads=2, dropout=0.0, max_positions=64,
+                              vocab_size=500,
                               objective_config={"span": "3"}, training={"steps": 7, "lr": 0.002, "eval_every": 5},
                               validation_fraction=0.1, name="a run"),
                  pretrain_commands.spec_from_args),

@@ -33,6 +33,8 @@ def register(sub: Any) -> None:
                           "elmo: tiny or course")
     for name in ("layers", "hidden", "heads", "intermediate"):
         pre.add_argument(f"--{name}", type=int, help=f"override the preset's {name}")
+    pre.add_argument("--dropout", type=float, metavar="P",
+                     help="every dropout probability of the model (default: the family's, 0.1; not for elmo)")
     pre.add_argument("--seq-len", type=int, default=128, help="sequence length = max positions (default 128)")
     pre.add_argument("--vocab-size", type=int, default=8000, help="tokenizer vocabulary size (default 8000)")
     pre.add_argument("--validation-fraction", type=float, default=0.05,
@@ -79,7 +81,7 @@ def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
     return PretrainSpec(
         family=args.family, objective=args.objective, corpus=[str(Path(p)) for p in args.corpus],
         out_dir=str(Path(args.out)), preset=args.preset, layers=args.layers, hidden=args.hidden,
-        heads=args.heads, intermediate=args.intermediate, max_positions=args.seq_len,
+        heads=args.heads, intermediate=args.intermediate, dropout=args.dropout, max_positions=args.seq_len,
         vocab_size=args.vocab_size, objective_config=config, training=training,
         validation_fraction=args.validation_fraction, resume=args.resume, name=args.name)
 

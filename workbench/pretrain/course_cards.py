@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 CARD_FILE = "workbench_model.json"
-COURSE_MODEL_VERSION = 4
+COURSE_MODEL_VERSION = 5
 """The course models' format and claims version, written as the card's ``version``: raise it whenever
 ``COURSE_SETTINGS``, the corpus or the card change what a course model shows or says (the lecture claims it must
 hold). A model whose card has no ``version`` (an earlier build, which recorded none: version 1) or an older one

@@ -35,6 +35,7 @@ class PretrainSpec(RunSpec):
     """One pre-training run: family, objective, corpus, architecture, training settings, where to write.
 
     ``max_positions`` is also the sequence length examples are packed to.
+    ``dropout`` sets every dropout probability of the model (None: the family's default; ELMo has none).
     ``objective_config`` holds the objective's settings as strings (parsed by
     ``lm_workbench.engine.plugin_api.config_from_strings``); ``training`` holds
     ``lm_workbench.engine.training.config.TrainingConfig`` fields (absent ones keep their
@@ -51,6 +52,7 @@ class PretrainSpec(RunSpec):
     hidden: int | None = None
     heads: int | None = None
     intermediate: int | None = None
+    dropout: float | None = None
     max_positions: int = 128
     vocab_size: int = 8000
     objective_config: dict[str, str] = field(default_factory=dict)
@@ -95,6 +97,12 @@ class PretrainSpec(RunSpec):
             value = getattr(self, name)
             if value is not None and int(value) < 1:
                 raise WorkbenchError(f"{name} must be at least 1, not {value}")
+        if self.dropout is not None:
+            if self.family == "elmo":
+                raise WorkbenchError("ELMo has no dropout setting: leave dropout unset")
+            if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) \
+                    or not 0.0 <= float(self.dropout) < 1.0:
+                raise WorkbenchError(f"dropout must be from 0 up to (not including) 1, not {self.dropout!r}")
         if self.max_positions < 8:
             raise WorkbenchError(f"the sequence length (max_positions) must be at least 8, not {self.max_positions}")
         if self.vocab_size < 50:
@@ -110,6 +118,8 @@ class PretrainSpec(RunSpec):
             value = getattr(self, name)
             if value is not None:
                 args += [f"--{name}", str(value)]
+        if self.dropout is not None:
+            args += ["--dropout", repr(float(self.dropout))]
         args += ["--seq-len", str(self.max_positions), "--vocab-size", str(self.vocab_size)]
         if self.validation_fraction != 0.05:
             args += ["--validation-fraction", repr(float(self.validation_fraction))]

@@ -278,7 +278,8 @@ def _run_pretrain(spec: PretrainSpec, training: Any, registry: Any, objective: A
             raise WorkbenchError("the corpus is too small: it gives no training or no validation examples")
 
         arch = ArchitectureSpec(family=spec.family, preset=spec.preset, layers=spec.layers, hidden=spec.hidden,
-                                heads=spec.heads, intermediate=spec.intermediate, max_positions=spec.max_positions)
+                                heads=spec.heads, intermediate=spec.intermediate, max_positions=spec.max_positions,
+                                dropout=spec.dropout)
         model_config = build_config(arch, tokenizer, softmax_size=spec.vocab_size)
         head = objective.requirements(config).head
         torch.manual_seed(training.seed)
