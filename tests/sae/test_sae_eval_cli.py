@@ -281,3 +281,36 @@ def test_steer_grid_bad_input_is_one_line(tmp_path, tiny_models, capsys, extra, 
                         "blocks.0.hook_resid_post", "--strength", "1", "--pairs", str(tmp_path / "p.tsv"),
                         *[a.format(tmp=tmp_path) for a in extra])
     assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(says, err), err
+
+
+def test_sae_search_lists_the_features_promoting_a_token_as_the_saved_weights_say(trained, tiny_models, capsys):
+    """``sae search``: the features whose logit effect on the token is largest equal W_dec @ W_U[token] computed
+    here from the saved weights and the model's own unembedding; with --corpus, a feature whose strongest context
+    (``sae show``) peaks on the token is among those said to fire on it; a token of several pieces is searched by
+    its first, said."""
+    import json as _json
+
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer, GPT2LMHeadModel
+
+    root, _db = trained
+    gpt2, sae, corpus = str(tiny_models["gpt2"]), str(root / "sae"), str(root / "corpus.txt")
+    tok, model = AutoTokenizer.from_pretrained(gpt2), GPT2LMHeadModel.from_pretrained(gpt2)
+    code, out, _ = _cli(capsys, "sae", "show", sae, "--model", gpt2, "--feature", "0", "--corpus", corpus,
+                        "--contexts", "1", "--json")
+    [ctx] = _json.loads(out)["contexts"]
+    text = ctx["tokens"][ctx["peak"]]  # the token feature 0 fires on most
+    code, out, err = _cli(capsys, "sae", "search", sae, "--model", gpt2, "--token", text, "--corpus", corpus,
+                          "--top", "3", "--json")
+    assert code == 0, err
+    data = _json.loads(out)
+    token_id = tok(text, add_special_tokens=False)["input_ids"][0]
+    w_dec = load_file(str(root / "sae" / "sae_weights.safetensors"))["W_dec"].float()
+    values, index = (w_dec @ model.get_output_embeddings().weight.detach()[token_id]).topk(3)
+    assert [p["feature"] for p in data["promoting"]] == index.tolist()
+    assert [p["effect"] for p in data["promoting"]] == pytest.approx(values.tolist(), rel=1e-5)
+    assert data["token_id"] == token_id
+    assert data["firing"][0] == 0  # feature 0 peaks on it (and is the first feature looked at)
+    code, out, _ = _cli(capsys, "sae", "search", sae, "--model", gpt2, "--token", "Zq xv", "--json")
+    data = _json.loads(out)
+    assert code == 0 and data["firing"] is None and any("searched by its first" in n for n in data["notes"])

@@ -69,6 +69,7 @@ def pretrain(
         hidden: int | None = None,
         heads: int | None = None,
         intermediate: int | None = None,
+        dropout: float | None = None,
         seq_len: int = 128,
         vocab_size: int = 8000,
         validation_fraction: float = 0.05,
@@ -94,6 +95,7 @@ def pretrain(
         "hidden": hidden,
         "heads": heads,
         "intermediate": intermediate,
+        "dropout": dropout,
         "seq_len": seq_len,
         "vocab_size": vocab_size,
         "validation_fraction": validation_fraction,
@@ -556,6 +558,32 @@ def sae_show(
     })
 
 
+def sae_search(
+        sae_dir: str,
+        *,
+        model: str,
+        device: str | None = None,
+        precision: str | None = None,
+        offline: bool | None = None,
+        token: str,
+        corpus: str | None = None,
+        top: int = 10,
+        max_tokens: int = 20000,
+) -> Any:
+    """``lm-workbench sae search``: features by a token: those promoting it most, and those firing on it."""
+    return _call(_requests.SaeSearchRequest, {
+        "sae_dir": sae_dir,
+        "model": model,
+        "device": device,
+        "precision": precision,
+        "offline": offline,
+        "token": token,
+        "corpus": corpus,
+        "top": top,
+        "max_tokens": max_tokens,
+    })
+
+
 __all__ = [
     "compare",
     "corrupt",
@@ -584,4 +612,5 @@ __all__ = [
     "sae_eval",
     "sae_features",
     "sae_show",
+    "sae_search",
 ]

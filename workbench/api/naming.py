@@ -24,7 +24,7 @@ FUNCTIONS = {
     "study run": "study", "study list": "study_list", "study table": "study_table", "runs diff": "runs_diff",
     "guide list": "guide_list", "guide show": "guide_show", "guide check": "guide_check",
     "guide progress": "guide_progress", "baseline tfidf-lr": "baseline_tfidf_lr", "baseline bilstm": "baseline_bilstm",
-    "sae eval": "sae_eval", "sae features": "sae_features", "sae show": "sae_show",
+    "sae eval": "sae_eval", "sae features": "sae_features", "sae show": "sae_show", "sae search": "sae_search",
 }
 # arguments given by position (the CLI's positionals, and a method's text)
 POSITIONAL = {
@@ -32,7 +32,7 @@ POSITIONAL = {
     "predict": ("folder",), "download": ("repo_id",), "presets check": ("file",), "presets verify": ("presets",),
     "gui": ("model",), "study run": ("study",), "study table": ("study",), "runs diff": ("a", "b"),
     "guide show": ("page",), "guide check": ("page",), "sae eval": ("sae_dir",), "sae features": ("sae_dir",),
-    "sae show": ("sae_dir",), **{command: ("text",) for command in (
+    "sae show": ("sae_dir",), "sae search": ("sae_dir",), **{command: ("text",) for command in (
         "encode", "attention", "fill-mask", "next-token", "lens", "attribute", "dla", "ablate", "generate")},
 }
 FILE_OUTPUTS = {"encode": ".npz", "project": ".csv"}  # --out optional in the API: the result keeps the data

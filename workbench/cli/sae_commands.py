@@ -24,7 +24,7 @@ def _model_flag(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add ``sae`` (train, eval, features, show) and ``steer``."""
+    """Add ``sae`` (train, eval, features, show, search) and ``steer``."""
     sae = sub.add_parser("sae", help="sparse autoencoders: train one on a hook point, evaluate it, read its features")
     actions = sae.add_subparsers(dest="sae_action", metavar="ACTION", required=True)
     sae.set_defaults(handler=cmd_sae)  # each action binds its own handler too; this one dispatches by name
@@ -81,6 +81,19 @@ def register(sub: Any) -> None:
     show.add_argument("--max-tokens", type=int, default=20000, help="corpus tokens read at most (default 20000)")
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=cmd_sae_show)
+
+    search = actions.add_parser("search", help="features by a token: those whose logit effect promotes it most, and "
+                                               "(with --corpus) those whose strongest context peaks on it")
+    search.add_argument("sae_dir", help="an SAE folder")
+    _model_flag(search)
+    search.add_argument("--token", required=True, help="the token, as typed (' list' and 'list' differ); a text of "
+                                                       "several tokens is searched by its first (said)")
+    search.add_argument("--corpus", help="a UTF-8 text file, one text per line: also list the features firing on the "
+                                         "token")
+    search.add_argument("--top", type=int, default=10, help="features listed per kind (default 10)")
+    search.add_argument("--max-tokens", type=int, default=20000, help="corpus tokens read at most (default 20000)")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(handler=cmd_sae_search)
 
     steer = sub.add_parser("steer", help="add a vector at a site while the model predicts (and generates): steered "
                                          "beside unsteered")
@@ -238,6 +251,47 @@ def cmd_sae_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sae_search(args: argparse.Namespace) -> int:
+    from lm_workbench.engine.sae.activations import read_corpus
+    from lm_workbench.engine.sae.features import firing_on, promoting, top_contexts
+    from lm_workbench.requests import request_of
+    from lm_workbench.sae.reading import load_checked_sae
+
+    request = request_of(args)
+    if not request.token:
+        raise WorkbenchError("--token is empty: name a token")
+    top = _positive(request.top, "--top")
+    lines = read_corpus(request.corpus) if request.corpus else None
+    loaded = load_for(request)
+    file, site, notes = load_checked_sae(loaded, request.sae_dir)
+    ids = loaded.tokenizer(request.token, add_special_tokens=False)["input_ids"]
+    if not ids:
+        raise WorkbenchError(f"--token {request.token!r} is no token for this model")
+    pieces = loaded.tokenizer.convert_ids_to_tokens(ids)
+    if len(ids) > 1:
+        notes = notes + [f"{request.token!r} is {len(ids)} tokens for this model ({' '.join(pieces)}): searched by "
+                         f"its first, {pieces[0]!r}"]
+    found = promoting(loaded, file.sae, request.token, k=top)
+    if not found:
+        notes = notes + ["the model's unembedding does not read the SAE's site's width: no logit effect"]
+    firing = None
+    if lines is not None:
+        corpus = drive_job(top_contexts(loaded, site, file.sae, lines, n=1,
+                                        max_tokens=_positive(request.max_tokens, "--max-tokens")), quiet=args.json)
+        firing = firing_on(loaded, corpus, request.token, k=top)
+    data = {"token": request.token, "token_id": int(ids[0]), "site": file.hook_name,
+            "promoting": [{"feature": f, "effect": e} for f, e in found], "firing": firing, "notes": notes}
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"promoting {pieces[0]!r}: " + (", ".join(f"{f} ({e:+.3f})" for f, e in found) or "none"))
+    if firing is not None:
+        print(f"firing on {request.token!r}: " + (", ".join(map(str, firing)) or "none in the corpus read"))
+    for line in notes:
+        note(line)
+    return 0
+
+
 def cmd_steer(args: argparse.Namespace) -> int:
     from lm_workbench.engine.sae.files import save_vector
     from lm_workbench.engine.steering.apply import steer
@@ -300,5 +354,6 @@ def _print_grid(loaded: Any, request: Any, as_json: bool) -> int:
 
 def cmd_sae(args: argparse.Namespace) -> int:
     """``lm-workbench sae ACTION``: the action's handler."""
-    handlers = {"train": cmd_sae_train, "eval": cmd_sae_eval, "features": cmd_sae_features, "show": cmd_sae_show}
+    handlers = {"train": cmd_sae_train, "eval": cmd_sae_eval, "features": cmd_sae_features, "show": cmd_sae_show,
+                "search": cmd_sae_search}
     return handlers[args.sae_action](args)

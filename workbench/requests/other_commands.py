@@ -78,6 +78,7 @@ class PretrainRequest(Request):
     hidden: int | None = None  # --hidden
     heads: int | None = None  # --heads
     intermediate: int | None = None  # --intermediate
+    dropout: float | None = None  # --dropout
     seq_len: int = 128  # --seq-len
     vocab_size: int = 8000  # --vocab-size
     validation_fraction: float = 0.05  # --validation-fraction

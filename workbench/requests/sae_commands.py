@@ -1,4 +1,4 @@
-"""Requests of ``sae train|eval|features|show`` and ``steer`` (issue 47); rules: ``lm_workbench.requests.base``."""
+"""Requests of ``sae train|eval|features|show|search`` and ``steer`` (issue 47); rules: ``lm_workbench.requests.base``."""
 
 from __future__ import annotations
 
@@ -65,6 +65,17 @@ class SaeShowRequest(_SaeReadRequest):
     feature: int  # --feature
     corpus: str  # --corpus
     contexts: int = 10  # --contexts
+    max_tokens: int = 20000  # --max-tokens
+
+
+@dataclass(frozen=True, kw_only=True)
+class SaeSearchRequest(_SaeReadRequest):
+    """``lm-workbench sae search``: features by a token: those promoting it most, and those firing on it"""
+
+    COMMAND: ClassVar[str] = "sae search"
+    token: str  # --token
+    corpus: str | None = None  # --corpus
+    top: int = 10  # --top
     max_tokens: int = 20000  # --max-tokens
 
 
