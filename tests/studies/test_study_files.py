@@ -140,6 +140,23 @@ def test_a_trend_says_whether_it_reappears_at_this_scale(values, expect, holds):
                              None: "not yet known (a value is missing)"}[holds]
 
 
+@pytest.mark.parametrize("values,margin,holds,said", [
+    ([0.4, 0.5], 0.22, None, "too close to tell"),  # the reported case: mlm-vs-left-to-right said "holds here"
+    ([0.4, 0.7], 0.22, True, "holds here"),
+    ([0.7, 0.4], 0.22, False, "does not reappear"),
+    ([0.5, 0.4], 0.22, None, "too close to tell"),  # the other way, but within what 40 examples resolve
+    ([0.5, 0.5], 0.0, False, "does not reappear"),  # no margin: equal is no increase
+    ([0.4, 0.5], 0.0, True, "holds here"),
+])
+def test_a_trend_step_within_its_margin_is_too_close_to_tell(values, margin, holds, said):
+    from lm_workbench.studies.table import check_trend
+
+    rows = [{"row": f"r{i}", "local": {"acc": v}} for i, v in enumerate(values)]
+    trend = check_trend({"claim": "c", "column": "acc", "rows": ["r0", "r1"], "expect": "increasing",
+                         "margin": margin}, rows)
+    assert trend["holds"] is holds and said in trend["said"]
+
+
 def test_a_trend_over_an_unknown_row_is_refused(tmp_path):
     cells = [{"id": "a", "row": "A", "kind": "tfidf-lr", "settings": {"train": "demo"}}]
     path = write(tmp_path, base(cells=cells, trends=[{"column": "accuracy", "rows": ["A", "Q"], "expect": "increasing"}]))

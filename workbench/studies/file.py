@@ -364,8 +364,9 @@ def _check_published(where: _Where, published: Any, rows: list[str], names: list
 
 
 def _trends(where: _Where, trends: Any, rows: list[str], names: list[str]) -> list[dict[str, Any]]:
-    """The trends the table checks: ``{claim, column, rows, expect}`` (the column's values over ``rows``, in that
-    order, ``increasing`` or ``decreasing``)."""
+    """The trends the table checks: ``{claim, column, rows, expect, margin}`` (the column's values over ``rows``, in
+    that order, ``increasing`` or ``decreasing``, each step by more than ``margin``: what the held-out set can
+    resolve, default 0)."""
     if not isinstance(trends, list):
         raise where.error("trends", "trends must be a list of {claim, column, rows, expect}")
     out = []
@@ -381,6 +382,9 @@ def _trends(where: _Where, trends: Any, rows: list[str], names: list[str]) -> li
                 raise where.error(row, f"the trend's row {row!r} is not a row of the table")
         if len(trend.get("rows") or []) < 2:
             raise where.error("trends", "a trend compares at least two rows")
+        margin = trend.get("margin", 0)
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
+            raise where.error("margin", "a trend's margin is a number >= 0 (in the column's unit)")
         out.append({"claim": str(trend.get("claim") or ""), "column": trend["column"], "rows": list(trend["rows"]),
-                    "expect": trend["expect"]})
+                    "expect": trend["expect"], "margin": float(margin)})
     return out

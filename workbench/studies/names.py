@@ -17,5 +17,5 @@ PUBLISHED_KEYS = ("source", "units", "columns", "values", "note")
 FIGURE_KEYS = ("type", "x", "y", "title")
 # What the run records about its time and size when the run kind does not log it (read from the run's row).
 RUN_FIELDS = ("wall_s",)
-TREND_KEYS = ("claim", "column", "rows", "expect")
+TREND_KEYS = ("claim", "column", "rows", "expect", "margin")
 TREND_EXPECT = ("increasing", "decreasing")

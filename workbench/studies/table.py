@@ -104,19 +104,25 @@ def build_table(study: Study, state: dict[str, Any], store: Any) -> dict[str, An
 
 
 def check_trend(trend: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Whether the local values of ``trend["column"]`` over its rows go the way the published claim says:
-    ``holds`` True, False (the trend does not reappear at this scale), or None while a value is missing."""
+    """Whether the local values of ``trend["column"]`` over its rows go the way the published claim says, each step
+    by more than the trend's ``margin`` (what the held-out set can resolve): ``holds`` True, False (a step goes the
+    other way by more than the margin: the trend does not reappear at this scale), or None while a value is missing
+    or a step is within the margin (too close to tell: 0.4 against 0.5 on 40 examples is no ordering)."""
     by_row = {r["row"]: r["local"].get(trend["column"]) for r in rows}
     values = [by_row.get(row) for row in trend["rows"]]
+    margin = float(trend.get("margin") or 0.0)
     holds: bool | None = None
+    said = "not yet known (a value is missing)"
     if all(v is not None for v in values):
-        pairs = list(zip(values, values[1:]))
-        holds = all(b > a for a, b in pairs) if trend["expect"] == "increasing" else all(b < a for a, b in pairs)
-    if holds is None:
-        said = "not yet known (a value is missing)"
-    else:
-        said = "holds here" if holds else "does not reappear at this scale"
-    return {**trend, "values": values, "holds": holds, "said": said}
+        sign = 1.0 if trend["expect"] == "increasing" else -1.0
+        steps = [sign * (b - a) for a, b in zip(values, values[1:])]
+        if any(step < -margin or (margin == 0 and step <= 0) for step in steps):
+            holds, said = False, "does not reappear at this scale"
+        elif all(step > margin for step in steps):
+            holds, said = True, "holds here"
+        else:
+            said = f"too close to tell at this scale (a step within the margin, {margin:g})"
+    return {**trend, "margin": margin, "values": values, "holds": holds, "said": said}
 
 
 def _row_status(statuses: list[str]) -> str:
