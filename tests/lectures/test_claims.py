@@ -223,11 +223,11 @@ def test_editing_a_preset_keeps_its_claims_and_what_they_compare_with():
     draft.move(0, 2)  # the mean-pooling step goes last: the claims that compare with it follow it
     steps = draft.to_dict()["steps"]
     assert steps[2]["caption"] == preset.steps[0].caption
-    assert [c["value"] for c in steps[0]["claims"]][0] == {"metric": "ndcg", "step": 3}
-    assert parse_preset(draft.to_dict(), "x").steps[1].claims[1].value.step == 3
+    assert [c["value"] for c in steps[0]["claims"]][0] == {"metric": "ndcg", "step": 2}  # MiniLM's step, now 2nd
+    assert parse_preset(draft.to_dict(), "x").steps[1].claims[1].value.step == 3  # the mean-pooling step, now 3rd
     draft.delete(2)  # a claim comparing with a deleted step goes with it; the others stay
     texts = [c["text"] for s in draft.to_dict()["steps"] for c in s.get("claims", [])]
-    assert texts == [preset.steps[1].claims[1].text, preset.steps[2].claims[0].text]
+    assert texts == [preset.steps[1].claims[0].text, preset.steps[1].claims[1].text, preset.steps[2].claims[0].text]
 
 
 def test_a_fill_mask_step_computes_its_top_probability(tiny_models):
