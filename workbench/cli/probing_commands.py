@@ -61,15 +61,6 @@ def register(sub: Any) -> None:
     st.set_defaults(handler=cmd_sts)
 
 
-def _strict(value: Any) -> Any:
-    """NaN (e.g. Spearman's rho of a layer whose vectors are all alike) as null: strict JSON."""
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, list):
-        return [_strict(v) for v in value]
-    return value
-
-
 def probe_spec_from_args(args: argparse.Namespace) -> Any:
     """The checked ``ProbeSpec`` of a ``probe`` command line."""
     from lm_workbench.probing.spec import ProbeSpec
@@ -86,7 +77,7 @@ def sts_spec_from_args(args: argparse.Namespace) -> Any:
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from lm_workbench.engine.probing.sweep import ProbeResult
-    from lm_workbench.probing.runs import ProbeRun
+    from lm_workbench.probing.runs import ProbeRun, nan_as_null
 
     result, run_id, _ = execute_recorded(ProbeRun(probe_spec_from_args(args)), args)
     assert isinstance(result, ProbeResult)
@@ -95,7 +86,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     for line in result.notes:
         note(line)
     if args.json:
-        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        print_json({k: nan_as_null(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
     print(f"{'layer':>5} {'accuracy':>9} {'control':>8} {'selectivity':>11}")
     for layer, a, c, s in zip(result.layers, result.accuracy, result.control_accuracy, result.selectivity):
@@ -107,14 +98,14 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_sts(args: argparse.Namespace) -> int:
     from lm_workbench.engine.probing.sweep import StsResult
-    from lm_workbench.probing.runs import StsRun
+    from lm_workbench.probing.runs import StsRun, nan_as_null
 
     result, run_id, _ = execute_recorded(StsRun(sts_spec_from_args(args)), args)
     assert isinstance(result, StsResult)
     for line in result.notes:
         note(line)
     if args.json:
-        print_json({k: _strict(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        print_json({k: nan_as_null(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
         return 0
     print(f"{'layer':>5} {'spearman':>9}   ({result.pooling} pooling, {result.pairs} pairs)")
     for layer, rho in zip(result.layers, result.spearman):

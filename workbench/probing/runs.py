@@ -119,18 +119,21 @@ class StsRun(ComputedRun):
         return StsResult(**record)
 
 
+def nan_as_null(value: Any) -> Any:
+    """``value`` with every NaN (in it or in its lists) as None: strict JSON has no NaN (e.g. Spearman's rho of a
+    layer whose vectors are all alike); the store's record and the CLI's ``--json`` both write through it."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, list):
+        return [nan_as_null(v) for v in value]
+    return value
+
+
 def _record(result: Any) -> dict[str, Any]:
-    """A result dataclass's fields as JSON (NaN as null: the store's JSON has no NaN)."""
+    """A result dataclass's fields as JSON (NaN as null)."""
     from dataclasses import fields
 
-    def clean(value: Any) -> Any:
-        if isinstance(value, float) and value != value:
-            return None
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
-
-    return {f.name: clean(getattr(result, f.name)) for f in fields(result)}
+    return {f.name: nan_as_null(getattr(result, f.name)) for f in fields(result)}
 
 
 def probe_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:
