@@ -161,12 +161,16 @@ def test_a_lecture_step_or_workspace_steers_with_pairs(open_window, qtbot, tiny_
     assert view.state.steering is not None, view.notice.text()
     assert view.pairs_form.isVisible() and view.pairs_form.site_combo.currentText() == SITE
     assert f"× 4 at {SITE}" in view.state.steer_line() and "2 pairs" in view.state.steer_line()
+    assert "pairs' direction" in view.grid_map.empty_hint  # the empty grid does not speak of an SAE feature
+    shown = view.steering.text()  # each continuation on its own named line (side by side they ran together)
+    assert "<b>unsteered continues:</b>" in shown and "<b>steered continues:</b>" in shown
     settings, _ = view.preset_state()
     assert {k: settings[k] for k in ("direction", "pairs_file", "site", "concept", "strength")} == {
         "direction": "pairs", "pairs_file": "", "site": SITE, "concept": "", "strength": STRENGTH}
     assert settings["pairs"].strip() == "\n".join(f"{p}\t{n}" for p, n in PAIRS)
     view.apply_preset_step({"strength": 2.0}, {})  # a step of the SAE kind: the feature direction again
     assert view.direction_combo.currentData() == "feature" and not view.pairs_form.isVisible()
+    assert "the feature works" in view.grid_map.empty_hint
     view.apply_preset_step(settings, {})  # the workspace's pairs come back
     assert view.direction_combo.currentData() == "pairs" and view.state.pairs_site == SITE
     assert view.state.pairs_text.strip() == "\n".join(f"{p}\t{n}" for p, n in PAIRS)

@@ -145,8 +145,7 @@ class FeaturesView(ModelView):
         self.strip_b_map.set_axes("token", "feature")
         self.strip_b_map.setVisible(False)
         left.addWidget(self.strip_b_map, 1)
-        self.grid_map = HeatmapView(empty_hint="Layer grid: where steering with the feature works, and where it "
-                                               "breaks the model.")
+        self.grid_map = HeatmapView(empty_hint=self.GRID_HINTS[FEATURE])
         self.grid_map.set_axes("layer", "strength")
         self.grid_line = QLabel("")
         self.grid_line.setWordWrap(True)
@@ -214,6 +213,9 @@ class FeaturesView(ModelView):
         self.direction_combo.setCurrentIndex([kind for _, kind in DIRECTIONS].index(PAIRS))
         self.pairs_form.set_values(text, file, site, concept)
 
+    GRID_HINTS = {FEATURE: "Layer grid: where steering with the feature works, and where it breaks the model.",
+                  PAIRS: "Layer grid: where steering with the pairs' direction works, and where it breaks the model."}
+
     def _direction_changed(self) -> None:
         """SAE feature or contrastive pairs: the form's rows and the buttons that apply, and the host asked again
         (its hint says what the mode needs)."""
@@ -221,6 +223,8 @@ class FeaturesView(ModelView):
         self.notice.clear_message()
         self.state.set_pairs(direction=kind, **self.pairs_form.values())
         pairs = kind == PAIRS
+        self.grid_map.empty_hint = self.GRID_HINTS[kind]  # the empty grid says whose direction it will steer with
+        self.grid_map.update()
         self.sae_box.setVisible(not pairs)
         self.pairs_form.setVisible(pairs)
         self.search_line.setVisible(not pairs)
@@ -532,12 +536,16 @@ class FeaturesView(ModelView):
             self.steering.setText("")
             return
         cells = []
-        for name, side in (("unsteered", result.unsteered), ("steered", result.steered)):
+        sides = (("unsteered", result.unsteered), ("steered", result.steered))
+        for name, side in sides:
             top = "<br>".join(f"{_e(repr(c['token']))} {c['probability']:.3f}" for c in side.top)
-            gen = f"<br><i>{html.escape(_breakable(side.generation))}</i>" if side.generation else ""
-            cells.append(f"<td valign='top'><b>{name}</b><br>{top}{gen}</td>")
+            cells.append(f"<td valign='top' style='padding-right:24px'><b>{name}</b><br>{top}</td>")
+        # the continuations each on a line of its own, named: side by side in two narrow columns they ran together
+        gens = "".join(f"<br><b>{name} continues:</b> <i>{html.escape(_breakable(side.generation))}</i>"
+                       for name, side in sides if side.generation)
         notes = "".join(f"<br>{html.escape(n)}" for n in result.notes)
-        self.steering.setText(f"{html.escape(self.state.steer_line())}<table><tr>{''.join(cells)}</tr></table>{notes}")
+        self.steering.setText(f"{html.escape(self.state.steer_line())}<table><tr>{''.join(cells)}</tr></table>"
+                              f"{gens}{notes}")
 
     def _show_grid(self) -> None:
         grid = self.state.grid
