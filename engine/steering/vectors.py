@@ -75,11 +75,16 @@ def parse_pairs(text: str, source: str, *, as_json: bool = False) -> tuple[list[
             raise WorkbenchError(f"{source}: a JSON pairs file is {{\"positive\": [...], \"negative\": [...]}}"
                                  ) from None
     else:
+        from lm_workbench.engine.data.tsv_quoting import decide, rows
+
+        def broken(number: int, reason: str) -> None:
+            raise WorkbenchError(f"{source} line {number}: {reason}")
+
+        # quoted as the project's other TSV files are read (lm_workbench.engine.data.tsv_quoting): pandas' and
+        # Excel's "She said ""wow""" is read as She said "wow" (it kept its quotes); GLUE-style quotes stay text
+        lines = text.splitlines(keepends=True)
         pos, neg = [], []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            parts = line.split("\t")
+        for number, parts in rows(lines, decide(lines, "auto"), source, broken):
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
                 raise WorkbenchError(f"{source} line {number}: a pair is 'positive<TAB>negative'")
             pos.append(parts[0].strip())

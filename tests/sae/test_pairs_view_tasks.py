@@ -66,3 +66,23 @@ def test_a_model_that_cannot_be_steered_is_refused_in_one_line(tiny_models, tmp_
         with pytest.raises(WorkbenchError, match=message.replace("[", r"\[").replace("]", r"\]")):
             drive(pairs_grid_job(loaded, ("typed", TYPED), "blocks.0.hook_resid_post", text, 4.0, "",
                                  NEVER_CANCELLED))
+
+
+@pytest.mark.parametrize("writer, expected", [
+    # pandas: a field holding a quote is written quoted, its quotes doubled; read back as typed
+    ("pandas", (['She said "wow"', "fine"], ["She said nothing", 'a "so-so" day'])),
+    # a GLUE-style file: a stray quote is text, kept as it stands
+    ("literal", (['"Yes," she said', "fine"], ["no", "bad"])),
+])
+def test_a_pairs_file_is_read_as_the_tool_that_wrote_it_meant(tmp_path, writer, expected):
+    import pandas as pd
+
+    from lm_workbench.engine.steering.vectors import read_pairs
+
+    path = tmp_path / "pairs.tsv"
+    if writer == "pandas":
+        pd.DataFrame({"p": expected[0], "n": expected[1]}).to_csv(path, sep="\t", header=False, index=False)
+        assert '""wow""' in path.read_text(encoding="utf-8")  # the quoting this test is about
+    else:
+        path.write_text("".join(f"{p}\t{n}\n" for p, n in zip(*expected)), encoding="utf-8")
+    assert read_pairs(path) == expected
