@@ -77,8 +77,6 @@ def test_a_model_that_cannot_be_steered_is_refused_in_one_line(tiny_models, tmp_
 def test_a_pairs_file_is_read_as_the_tool_that_wrote_it_meant(tmp_path, writer, expected):
     import pandas as pd
 
-    from lm_workbench.engine.steering.vectors import read_pairs
-
     path = tmp_path / "pairs.tsv"
     if writer == "pandas":
         pd.DataFrame({"p": expected[0], "n": expected[1]}).to_csv(path, sep="\t", header=False, index=False)
