@@ -284,6 +284,7 @@ class Metrics:
     section_spacing: int = 6  # sections of a view
     group_spacing: int = 8  # groups of controls side by side
     wide_spacing: int = 10
+    rich_column_gap: int = 24  # between side-by-side columns of a rich-text table (steering's two sides)
     view_margins: tuple[int, int, int, int] = (8, 8, 8, 4)  # around a tab's contents
     panel_margins: tuple[int, int, int, int] = (4, 4, 4, 4)
     group_margins: tuple[int, int, int, int] = (8, 4, 8, 8)  # inside a group box

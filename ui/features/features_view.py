@@ -535,11 +535,11 @@ class FeaturesView(ModelView):
         if result is None:
             self.steering.setText("")
             return
-        cells = []
+        cells, gap = [], theme.current().metrics.rich_column_gap
         sides = (("unsteered", result.unsteered), ("steered", result.steered))
         for name, side in sides:
             top = "<br>".join(f"{_e(repr(c['token']))} {c['probability']:.3f}" for c in side.top)
-            cells.append(f"<td valign='top' style='padding-right:24px'><b>{name}</b><br>{top}</td>")
+            cells.append(f"<td valign='top' style='padding-right:{gap}px'><b>{name}</b><br>{top}</td>")
         # the continuations each on a line of its own, named: side by side in two narrow columns they ran together
         gens = "".join(f"<br><b>{name} continues:</b> <i>{html.escape(_breakable(side.generation))}</i>"
                        for name, side in sides if side.generation)
