@@ -26,6 +26,21 @@ FUNCTIONS = {
     "guide progress": "guide_progress", "baseline tfidf-lr": "baseline_tfidf_lr", "baseline bilstm": "baseline_bilstm",
     "sae eval": "sae_eval", "sae features": "sae_features", "sae show": "sae_show", "sae search": "sae_search",
 }
+# the generated files, one per group of commands (a file per group keeps each small: scripts/generate_api.py)
+MODEL_METHOD_GROUPS = {
+    "reading": ("info", "encode", "attention", "fill-mask", "next-token", "neighbours", "project", "scalar-mix",
+                "generate"),
+    "interpreting": ("lens", "tuned-lens", "attribute", "patch", "dla", "ablate", "sae train", "steer"),
+    "evaluating": ("probe", "sts", "prompt-eval", "finetune", "retrieve", "retrieval-eval"),
+}
+FUNCTION_GROUPS = {
+    "training": ("pretrain", "course-models", "corrupt", "finetune", "finetune-merge", "predict",
+                 "baseline tfidf-lr", "baseline bilstm"),
+    "store": ("compare", "runs list", "runs diff", "download", "presets list", "presets check", "presets verify",
+              "plugins list", "gui"),
+    "studies": ("study run", "study list", "study table", "guide list", "guide show", "guide check",
+                "guide progress", "sae eval", "sae features", "sae show", "sae search"),
+}
 # arguments given by position (the CLI's positionals, and a method's text)
 POSITIONAL = {
     "compare": ("model_a", "model_b"), "finetune": ("model",), "finetune-merge": ("folders",),
