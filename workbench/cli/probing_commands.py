@@ -26,9 +26,10 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
-    add_model_options, add_task_column_options, add_tsv_quoting_option, execute_recorded, note, print_json,
-    task_columns,
+    add_model_options, add_task_column_options, add_tsv_quoting_option, load_for, print_json, say_read,
 )
+from lm_workbench.command_results.compute_layers import probe_spec as probe_spec_from_args  # noqa: F401 - its name here
+from lm_workbench.command_results.compute_layers import sts_spec as sts_spec_from_args  # noqa: F401
 
 POOLING_HELP = ("sentence vectors: mean of the tokens, the first token (cls), the model's declared pooling (model; a "
                 "sentence-embedding run: the pooling it trained) or the element-wise maximum (max)")
@@ -61,54 +62,49 @@ def register(sub: Any) -> None:
     st.set_defaults(handler=cmd_sts)
 
 
-def probe_spec_from_args(args: argparse.Namespace) -> Any:
-    """The checked ``ProbeSpec`` of a ``probe`` command line."""
-    from lm_workbench.probing.spec import ProbeSpec
-
-    return ProbeSpec(args.model, args.task, args.kind, args.pooling, args.seed, **task_columns(args)).checked()
-
-
-def sts_spec_from_args(args: argparse.Namespace) -> Any:
-    """The checked ``StsSpec`` of an ``sts`` command line."""
-    from lm_workbench.probing.spec import StsSpec
-
-    return StsSpec(args.model, args.data, args.pooling, args.columns, args.tsv_quoting).checked()
+def _read_then_load(run: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """The run's file read (a bad file fails before the model loads; said unless --json), then the model."""
+    inputs = run.read()
+    say_read(getattr(inputs, "report", None), args)
+    return inputs, load_for(args)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.probing.sweep import ProbeResult
-    from lm_workbench.probing.runs import ProbeRun, nan_as_null
+    from lm_workbench.command_results.compute_layers import probe
+    from lm_workbench.probing.runs import ProbeRun
+    from lm_workbench.requests import request_of
 
-    result, run_id, _ = execute_recorded(ProbeRun(probe_spec_from_args(args)), args)
-    assert isinstance(result, ProbeResult)
-    if result.left_out:
-        note(f"{result.left_out} word(s) beyond the model's window were left out")
-    for line in result.notes:
-        note(line)
+    run = ProbeRun(probe_spec_from_args(args))
+    inputs, loaded = _read_then_load(run, args)
+    data = probe(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
-        print_json({k: nan_as_null(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        print_json(data)
         return 0
     print(f"{'layer':>5} {'accuracy':>9} {'control':>8} {'selectivity':>11}")
-    for layer, a, c, s in zip(result.layers, result.accuracy, result.control_accuracy, result.selectivity):
-        print(f"{layer:>5} {a:>9.3f} {c:>8.3f} {s:>11.3f}")
-    print(f"majority class: {result.majority:.3f}; {result.train_size} training and {result.test_size} held-out "
-          f"rows (scored); run {run_id}")
+    for layer, a, c, s in zip(data["layers"], data["accuracy"], data["control_accuracy"], data["selectivity"]):
+        print(f"{layer:>5} {_score(a, 9)} {_score(c, 8)} {_score(s, 11)}")
+    print(f"majority class: {data['majority']:.3f}; {data['train_size']} training and {data['test_size']} held-out "
+          f"rows (scored); run {data['run_id']}")
     return 0
 
 
-def cmd_sts(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.probing.sweep import StsResult
-    from lm_workbench.probing.runs import StsRun, nan_as_null
+def _score(value: Any, width: int) -> str:
+    return f"{'not defined':>{width}}" if value is None else f"{value:>{width}.3f}"
 
-    result, run_id, _ = execute_recorded(StsRun(sts_spec_from_args(args)), args)
-    assert isinstance(result, StsResult)
-    for line in result.notes:
-        note(line)
+
+def cmd_sts(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_layers import sts
+    from lm_workbench.probing.runs import StsRun
+    from lm_workbench.requests import request_of
+
+    run = StsRun(sts_spec_from_args(args))
+    inputs, loaded = _read_then_load(run, args)
+    data = sts(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
-        print_json({k: nan_as_null(v) for k, v in {**result.to_json(), "run_id": run_id}.items()})
+        print_json(data)
         return 0
-    print(f"{'layer':>5} {'spearman':>9}   ({result.pooling} pooling, {result.pairs} pairs)")
-    for layer, rho in zip(result.layers, result.spearman):
-        print(f"{layer:>5} {'not defined' if rho is None else format(rho, '9.3f'):>9}")
-    print(f"run {run_id}")
+    print(f"{'layer':>5} {'spearman':>9}   ({data['pooling']} pooling, {data['pairs']} pairs)")
+    for layer, rho in zip(data["layers"], data["spearman"]):
+        print(f"{layer:>5} {_score(rho, 9)}")
+    print(f"run {data['run_id']}")
     return 0

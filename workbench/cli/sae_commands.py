@@ -293,53 +293,32 @@ def cmd_sae_search(args: argparse.Namespace) -> int:
 
 
 def cmd_steer(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.sae.files import save_vector
-    from lm_workbench.engine.steering.apply import steer
+    from lm_workbench.command_results.compute_steer import check_steer, steer
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import steering_vector
-    from lm_workbench.sae.sites import model_fingerprint
 
     request = request_of(args)
-    if request.generate < 0:
-        raise WorkbenchError(f"--generate must not be negative, not {request.generate}")
-    loaded = load_for(request)
-    if request.grid:
-        return _print_grid(loaded, request, args.json)
-    if request.grid_layers or request.grid_strengths or request.concept:
-        raise WorkbenchError("--grid-layers, --grid-strengths and --concept go with --grid")
-    site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
-                                               pairs=request.pairs)
-    result = steer(loaded, request.text, site, vector, request.strength, k=_positive(request.top, "--top"),
-                   generate_tokens=request.generate)
-    if request.save_vector:
-        save_vector(request.save_vector, vector, site=request.site, model_name=loaded.info.spec,
-                    fingerprint=model_fingerprint(loaded), how=how)
+    check_steer(request)  # before the model loads
+    result = steer(request, load_for(request), quiet=args.json)
     data = result.to_dict()
-    data["vector"] = how
-    data["notes"] = notes + result.notes
     if args.json:
         print_json(data)
         return 0
-    print(f"{how} x {request.strength:g} at {request.site}; predictions of {result.position}; KL(unsteered || "
-          f"steered) {result.kl:.4f} nats")
-    for name, side in (("unsteered", result.unsteered), ("steered", result.steered)):
-        print(f"{name:>10}: " + ", ".join(f"{c['token']!r} {c['probability']:.3f}" for c in side.top))
-        if side.generation is not None:
-            print(f"{'':>10}  generates {side.generation!r}")
+    if request.grid:
+        _print_grid(data)
+        return 0
+    print(f"{data['vector']} x {request.strength:g} at {request.site}; predictions of {data['position']}; "
+          f"KL(unsteered || steered) {data['kl']:.4f} nats")
+    for name in ("unsteered", "steered"):
+        side = data[name]
+        print(f"{name:>10}: " + ", ".join(f"{c['token']!r} {c['probability']:.3f}" for c in side["top"]))
+        if side.get("generation") is not None:
+            print(f"{'':>10}  generates {side['generation']!r}")
     for line in data["notes"]:
         note(line)
     return 0
 
 
-def _print_grid(loaded: Any, request: Any, as_json: bool) -> int:
-    from lm_workbench.sae.grid import command_grid
-
-    if request.save_vector:
-        raise WorkbenchError("--save-vector does not go with --grid (save the vector with a plain steer)")
-    data = drive_job(command_grid(loaded, request), quiet=as_json)
-    if as_json:
-        print_json(data)
-        return 0
+def _print_grid(data: dict[str, Any]) -> None:
     print(f"{data['vector']} at {data['site']}; concept tokens {data['concept_tokens']}")
     print(f"{'layer':>5} {'strength':>9} {'concept':>9} {'KL':>9}  top / text")
     for row in data["grid"]:
@@ -349,7 +328,6 @@ def _print_grid(loaded: Any, request: Any, as_json: bool) -> int:
               + (f" {row['text']!r}" if row["text"] is not None else ""))
     for line in data["notes"]:
         note(line)
-    return 0
 
 
 def cmd_sae(args: argparse.Namespace) -> int:

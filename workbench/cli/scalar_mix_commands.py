@@ -19,7 +19,8 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
-from lm_workbench.cli.common import add_model_options, add_task_column_options, execute_recorded, print_json, task_columns
+from lm_workbench.cli.common import add_model_options, add_task_column_options, load_for, print_json, say_read
+from lm_workbench.command_results.compute_layers import scalar_mix_spec as spec_from_args  # noqa: F401 - its name here
 
 
 def register(sub: Any) -> None:
@@ -37,24 +38,21 @@ def register(sub: Any) -> None:
     sm.set_defaults(handler=cmd_scalar_mix)
 
 
-def spec_from_args(args: argparse.Namespace) -> Any:
-    """The checked ``ScalarMixSpec`` of a ``scalar-mix`` command line."""
-    from lm_workbench.probing.spec import ScalarMixSpec
-
-    return ScalarMixSpec(args.model, args.task, args.kind, args.pooling, args.seed, args.steps,
-                         **task_columns(args)).checked()
-
-
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_layers import scalar_mix
     from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
+    from lm_workbench.requests import request_of
 
-    mix, run_id, _ = execute_recorded(ScalarMixRun(spec_from_args(args)), args)
+    run = ScalarMixRun(spec_from_args(args))
+    inputs = run.read()  # a bad file fails before the model loads
+    say_read(getattr(inputs, "report", None), args)
+    data = scalar_mix(request_of(args), load_for(args), run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
-        print_json({**mix.to_json(), "run_id": run_id})
+        print_json(data)
         return 0
     print(f"{'layer':>5} {'weight':>7}")
-    for layer, weight in zip(mix.layers, mix.result.weights):
+    for layer, weight in zip(data["layers"], data["weights"]):
         print(f"{layer:>5} {weight:>7.3f} {'#' * round(weight * 40)}")
-    r = mix.result
-    print(f"gamma {r.gamma:.3f}; expected layer {r.expected_layer:.2f}; held-out accuracy {r.accuracy:.3f}; run {run_id}")
+    print(f"gamma {data['gamma']:.3f}; expected layer {data['expected_layer']:.2f}; held-out accuracy "
+          f"{data['accuracy']:.3f}; run {data['run_id']}")
     return 0
