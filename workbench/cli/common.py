@@ -214,18 +214,13 @@ def load_for(args: Any) -> Any:
     return load_model(args.model, settings=settings_for(args))
 
 
-def execute_recorded(run: Any, args: argparse.Namespace) -> tuple[Any, int, Any]:
-    """A computed run (``lm_workbench.runs.execute.ComputedRun``) from the command line: its files read (a bad
-    file fails before the model loads), the model ``args`` name loaded, the steps run with their progress on
-    stderr (unless ``--json``) and the result recorded in the run store; (result, run id, loaded model)."""
-    from lm_workbench.paths import runs_db_path
-    from lm_workbench.runs.execute import execute
-
+def read_then_load(run: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """A computed run's (``lm_workbench.runs.execute.ComputedRun``) files read (a bad file fails before the model
+    loads; what was read said unless --json), then the model ``args`` name loaded: (inputs, loaded model). The run
+    itself is executed and recorded by the command's function in ``lm_workbench.command_results.compute_runs``."""
     inputs = run.read()
     say_read(getattr(inputs, "report", None), args)
-    loaded = load_for(args)
-    result, run_id = drive_job(execute(run, loaded, runs_db_path(), inputs=inputs), quiet=args.json)
-    return result, run_id, loaded
+    return inputs, load_for(args)
 
 
 def add_tsv_quoting_option(p: argparse.ArgumentParser, default: str | None = "auto") -> None:

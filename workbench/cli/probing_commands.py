@@ -26,10 +26,10 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
-    add_model_options, add_task_column_options, add_tsv_quoting_option, load_for, print_json, say_read,
+    add_model_options, add_task_column_options, add_tsv_quoting_option, print_json, read_then_load,
 )
-from lm_workbench.command_results.compute_layers import probe_spec as probe_spec_from_args  # noqa: F401 - its name here
-from lm_workbench.command_results.compute_layers import sts_spec as sts_spec_from_args  # noqa: F401
+from lm_workbench.command_results.compute_runs import probe_spec as probe_spec_from_args  # noqa: F401 - its name here
+from lm_workbench.command_results.compute_runs import sts_spec as sts_spec_from_args  # noqa: F401
 
 POOLING_HELP = ("sentence vectors: mean of the tokens, the first token (cls), the model's declared pooling (model; a "
                 "sentence-embedding run: the pooling it trained) or the element-wise maximum (max)")
@@ -62,20 +62,13 @@ def register(sub: Any) -> None:
     st.set_defaults(handler=cmd_sts)
 
 
-def _read_then_load(run: Any, args: argparse.Namespace) -> tuple[Any, Any]:
-    """The run's file read (a bad file fails before the model loads; said unless --json), then the model."""
-    inputs = run.read()
-    say_read(getattr(inputs, "report", None), args)
-    return inputs, load_for(args)
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_layers import probe
+    from lm_workbench.command_results.compute_runs import probe
     from lm_workbench.probing.runs import ProbeRun
     from lm_workbench.requests import request_of
 
     run = ProbeRun(probe_spec_from_args(args))
-    inputs, loaded = _read_then_load(run, args)
+    inputs, loaded = read_then_load(run, args)
     data = probe(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
         print_json(data)
@@ -93,12 +86,12 @@ def _score(value: Any, width: int) -> str:
 
 
 def cmd_sts(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_layers import sts
+    from lm_workbench.command_results.compute_runs import sts
     from lm_workbench.probing.runs import StsRun
     from lm_workbench.requests import request_of
 
     run = StsRun(sts_spec_from_args(args))
-    inputs, loaded = _read_then_load(run, args)
+    inputs, loaded = read_then_load(run, args)
     data = sts(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
         print_json(data)

@@ -29,8 +29,9 @@ from typing import Any
 
 from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, execute_recorded, load_for, note, print_json,
+    add_model_options, add_tsv_quoting_option, load_for, note, print_json, read_then_load,
 )
+from lm_workbench.command_results.compute_runs import prompt_eval_spec as spec_from_args  # noqa: F401 - its name here
 
 
 def register(sub: Any) -> None:
@@ -80,42 +81,18 @@ def register(sub: Any) -> None:
     gen.set_defaults(handler=cmd_generate)
 
 
-def spec_from_args(args: argparse.Namespace) -> Any:
-    """The checked ``PromptEvalSpec`` of a ``prompt-eval`` command line."""
-    from lm_workbench.prompting.spec import PromptEvalSpec
-
-    return PromptEvalSpec(args.model, args.template, args.verbalizer, args.data, mode=args.mode, k_shot=args.k_shot,
-                          seed=args.seed, selection=args.selection, calibrate=args.calibrate,
-                          multi_token=args.multi_token, length_normalise=args.length_normalise,
-                          limit=args.limit, tsv_quoting=args.tsv_quoting,
-                          keep_unseen_labels=args.keep_unseen_labels).checked()
-
-
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.prompting.evaluate import EvaluationResult
-    from lm_workbench.engine.prompting.model_check import small_model_note
+    from lm_workbench.command_results.compute_runs import prompt_eval
     from lm_workbench.prompting.runs import PromptEvalRun
+    from lm_workbench.requests import request_of
 
-    result, run_id, loaded = execute_recorded(PromptEvalRun(spec_from_args(args)), args)
-    assert isinstance(result, EvaluationResult)
-    first = result.prompts[0]
-    small = small_model_note(loaded, len(first.labels))
-    for line in result.notes:
-        note(line)
-    for evaluation in result.prompts:
-        if evaluation.dropped:
-            dropped = sorted({d + 1 for ds in evaluation.dropped.values() for d in ds})
-            note(f"{evaluation.name}: demonstration(s) {', '.join(map(str, dropped))} (example numbers in the data) "
-                 f"did not fit the model's window for {len(evaluation.dropped)} example(s) and were left out there")
+    run = PromptEvalRun(spec_from_args(args))
+    inputs, loaded = read_then_load(run, args)
+    computed = prompt_eval(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json)
     if args.json:
-        out: dict[str, Any] = {"labels": first.labels, "accuracy": first.raw.accuracy,
-                               "macro_f1": first.raw.macro_f1, "confusion_matrix": first.raw.confusion}
-        if first.calibrated is not None:
-            out |= {"calibrated_accuracy": first.calibrated.accuracy,
-                    "calibrated_macro_f1": first.calibrated.macro_f1,
-                    "calibrated_confusion_matrix": first.calibrated.confusion, "p_cf": first.p_cf}
-        print_json(out | result.to_dict() | {"small_model": small, "run_id": run_id})
+        print_json(computed.to_dict())
         return 0
+    result, small = computed.engine_result, computed["small_model"]
     if small:
         note(small)
     print(f"{'prompt':<8} {'accuracy':>9} {'macro-F1':>9}" + (f" {'calibrated':>10}" if args.calibrate else ""))
@@ -124,7 +101,7 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
         if evaluation.calibrated is not None:
             line += f" {evaluation.calibrated.accuracy:>10.3f}"
         print(line)
-    print(f"{len(result.examples)} examples, {args.k_shot}-shot; run {run_id}")
+    print(f"{len(result.examples)} examples, {args.k_shot}-shot; run {computed['run_id']}")
     return 0
 
 

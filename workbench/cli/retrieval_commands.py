@@ -28,9 +28,10 @@ from typing import Any
 
 from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
 from lm_workbench.cli.common import (
-    StderrProgress, add_model_options, add_tsv_quoting_option, execute_recorded, load_for, note, positive_k,
-    print_json, say_read, wants_progress,
+    StderrProgress, add_model_options, add_tsv_quoting_option, load_for, note, positive_k, print_json,
+    read_then_load, say_read, wants_progress,
 )
+from lm_workbench.command_results.compute_runs import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
 
 SHOWN_CHARS = 200  # of a passage in the text output (--json gives it whole)
 POOLING_HELP = ("passage vectors: mean of the tokens, the first token (cls), the element-wise max, or the model's "
@@ -113,27 +114,19 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
-def eval_spec_from_args(args: argparse.Namespace) -> Any:
-    """The checked ``RetrievalEvalSpec`` of a ``retrieval-eval`` command line."""
-    from lm_workbench.retrieval.spec import RetrievalEvalSpec
-
-    return RetrievalEvalSpec(args.model, args.data, args.split, positive_k(args.k), args.pooling, args.bm25,
-                             args.bm25_k1, args.bm25_b, args.bm25_method, args.keep_identical_ids).checked()
-
-
 def cmd_retrieval_eval(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.retrieval.evaluate import EvalResult
+    from lm_workbench.command_results.compute_runs import retrieval_eval
+    from lm_workbench.requests import request_of
     from lm_workbench.retrieval.runs import RetrievalEvalRun
 
-    result, run_id, _ = execute_recorded(RetrievalEvalRun(eval_spec_from_args(args)), args)
-    assert isinstance(result, EvalResult)
-    pooling = result.pooling
-    for line in result.notes:
-        note(line)
+    run = RetrievalEvalRun(eval_spec_from_args(args))
+    inputs, loaded = read_then_load(run, args)
+    computed = retrieval_eval(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json)
     if args.json:
-        print_json({**result.to_json(), "run_id": run_id})
+        print_json(computed.to_dict())
         return 0
-    print(f"{result.queries:,} queries, {result.documents:,} documents, split {result.split}, {pooling} pooling")
+    result = computed.engine_result
+    print(f"{result.queries:,} queries, {result.documents:,} documents, split {result.split}, {result.pooling} pooling")
     print(f"{'metric':<11} {'model':>7}" + (f" {'BM25':>7}" if result.bm25 else ""))
     for key in METRIC_KEYS:
         line = f"{key:<11} {result.model.mean[key]:>7.4f}"
@@ -144,5 +137,5 @@ def cmd_retrieval_eval(args: argparse.Namespace) -> int:
         c = result.counts()
         print(f"per query (nDCG@10): the model wins {c['wins']}, loses {c['losses']}, ties {c['ties']} "
               f"({result.bm25_params.label()})")
-    print(f"run {run_id}")
+    print(f"run {computed['run_id']}")
     return 0

@@ -19,8 +19,8 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
-from lm_workbench.cli.common import add_model_options, add_task_column_options, load_for, print_json, say_read
-from lm_workbench.command_results.compute_layers import scalar_mix_spec as spec_from_args  # noqa: F401 - its name here
+from lm_workbench.cli.common import add_model_options, add_task_column_options, print_json, read_then_load
+from lm_workbench.command_results.compute_runs import scalar_mix_spec as spec_from_args  # noqa: F401 - its name here
 
 
 def register(sub: Any) -> None:
@@ -39,14 +39,13 @@ def register(sub: Any) -> None:
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_layers import scalar_mix
+    from lm_workbench.command_results.compute_runs import scalar_mix
     from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
     from lm_workbench.requests import request_of
 
     run = ScalarMixRun(spec_from_args(args))
-    inputs = run.read()  # a bad file fails before the model loads
-    say_read(getattr(inputs, "report", None), args)
-    data = scalar_mix(request_of(args), load_for(args), run=run, inputs=inputs, quiet=args.json).to_dict()
+    inputs, loaded = read_then_load(run, args)
+    data = scalar_mix(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
     if args.json:
         print_json(data)
         return 0

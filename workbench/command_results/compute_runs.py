@@ -1,6 +1,8 @@
-"""The layer-wise recorded runs computed for both front ends: ``probe`` (a linear probe per layer against a
+"""The recorded evaluation runs computed for both front ends: ``probe`` (a linear probe per layer against a
 control task, Hewitt & Liang 2019), ``sts`` (Spearman's rho of cosine similarities per layer, Reimers & Gurevych
-2019) and ``scalar-mix`` (ELMo's softmax-normalised layer weights and gamma, Peters et al. 2018). Each reads its
+2019), ``scalar-mix`` (ELMo's softmax-normalised layer weights and gamma, Peters et al. 2018), ``prompt-eval``
+(cloze prompts with a verbalizer, zero- or few-shot, with contextual calibration, Zhao et al. 2021) and
+``retrieval-eval`` (nDCG@10, MRR@10, recall@k against BM25, BEIR's measures). Each reads its
 file, runs on the loaded model, records the run in the store and returns a result whose ``to_dict()`` is the
 ``--json`` payload (``run_id`` included; an undefined score is null, never NaN). The CLI's handler reads the file
 before the model loads (``inputs``) and prints the result; the Python API returns it. Errors: ``WorkbenchError``
@@ -44,6 +46,27 @@ def scalar_mix_spec(request: Any) -> Any:
 
     return ScalarMixSpec(request.model, request.task, request.kind, request.pooling, request.seed, request.steps,
                          **_task_columns(request)).checked()
+
+
+def prompt_eval_spec(request: Any) -> Any:
+    """The checked ``PromptEvalSpec`` of a ``prompt-eval`` request (or command line)."""
+    from lm_workbench.prompting.spec import PromptEvalSpec
+
+    return PromptEvalSpec(request.model, request.template, request.verbalizer, request.data, mode=request.mode,
+                          k_shot=request.k_shot, seed=request.seed, selection=request.selection,
+                          calibrate=request.calibrate, multi_token=request.multi_token,
+                          length_normalise=request.length_normalise, limit=request.limit,
+                          tsv_quoting=request.tsv_quoting, keep_unseen_labels=request.keep_unseen_labels).checked()
+
+
+def retrieval_eval_spec(request: Any) -> Any:
+    """The checked ``RetrievalEvalSpec`` of a ``retrieval-eval`` request (or command line)."""
+    from lm_workbench.command_results.checks import positive_k
+    from lm_workbench.retrieval.spec import RetrievalEvalSpec
+
+    return RetrievalEvalSpec(request.model, request.data, request.split, positive_k(request.k), request.pooling,
+                             request.bm25, request.bm25_k1, request.bm25_b, request.bm25_method,
+                             request.keep_identical_ids).checked()
 
 
 def say_read(report: Any, quiet: bool) -> None:
@@ -97,3 +120,41 @@ def scalar_mix(request: Any, loaded: Any, *, run: Any = None, inputs: Any = None
 
     mix, run_id = _recorded(run or ScalarMixRun(scalar_mix_spec(request)), loaded, inputs, quiet)
     return result_for("scalar-mix", as_json({**mix.to_json(), "run_id": run_id}), engine_result=mix)
+
+
+def prompt_eval(request: Any, loaded: Any, *, run: Any = None, inputs: Any = None, quiet: bool = True) -> Result:
+    """The first prompt's ``labels``, ``accuracy``, ``macro_f1`` (fractions) and ``confusion_matrix`` [gold,
+    predicted] (with ``calibrate``: the calibrated ones and ``p_cf``), every prompt's evaluation
+    (``EvaluationResult.to_dict``), ``small_model`` (a note when the model is too small to read, else null) and
+    ``run_id``. Demonstrations that did not fit the window are said on stderr."""
+    from lm_workbench.engine.prompting.model_check import small_model_note
+    from lm_workbench.prompting.runs import PromptEvalRun
+
+    result, run_id = _recorded(run or PromptEvalRun(prompt_eval_spec(request)), loaded, inputs, quiet)
+    first = result.prompts[0]
+    small = small_model_note(loaded, len(first.labels))
+    for line in result.notes:
+        note(line)
+    for evaluation in result.prompts:
+        if evaluation.dropped:
+            dropped = sorted({d + 1 for ds in evaluation.dropped.values() for d in ds})
+            note(f"{evaluation.name}: demonstration(s) {', '.join(map(str, dropped))} (example numbers in the data) "
+                 f"did not fit the model's window for {len(evaluation.dropped)} example(s) and were left out there")
+    data: dict[str, Any] = {"labels": first.labels, "accuracy": first.raw.accuracy, "macro_f1": first.raw.macro_f1,
+                            "confusion_matrix": first.raw.confusion}
+    if first.calibrated is not None:
+        data |= {"calibrated_accuracy": first.calibrated.accuracy, "calibrated_macro_f1": first.calibrated.macro_f1,
+                 "calibrated_confusion_matrix": first.calibrated.confusion, "p_cf": first.p_cf}
+    data |= result.to_dict() | {"small_model": small, "run_id": run_id}
+    return result_for("prompt-eval", as_json(data), engine_result=result)
+
+
+def retrieval_eval(request: Any, loaded: Any, *, run: Any = None, inputs: Any = None, quiet: bool = True) -> Result:
+    """The model's (and with ``bm25`` BM25's) mean ``ndcg@10``, ``mrr@10``, ``recall@k`` over the queries, per-query
+    scores, ``pooling``, ``run_id`` (``EvalResult.to_json``)."""
+    from lm_workbench.retrieval.runs import RetrievalEvalRun
+
+    result, run_id = _recorded(run or RetrievalEvalRun(retrieval_eval_spec(request)), loaded, inputs, quiet)
+    for line in result.notes:
+        note(line)
+    return result_for("retrieval-eval", as_json({**result.to_json(), "run_id": run_id}), engine_result=result)
