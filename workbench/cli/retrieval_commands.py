@@ -28,7 +28,7 @@ from typing import Any
 
 from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
 from lm_workbench.cli.common import (
-    StderrProgress, add_model_options, add_tsv_quoting_option, load_for, note, positive_k, print_json,
+    StderrProgress, add_model_options, add_tsv_quoting_option, load_for, print_json,
     read_then_load, say_read, wants_progress,
 )
 from lm_workbench.command_results.compute_runs import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
@@ -71,44 +71,28 @@ def register(sub: Any) -> None:
     ev.set_defaults(handler=cmd_retrieval_eval)
 
 
-def _drive(steps: Any, args: argparse.Namespace) -> Any:
-    from lm_workbench.engine.progress import drive
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_runs import check_retrieve, read_retrieval_corpus, retrieve
+    from lm_workbench.requests import request_of
 
+    request = request_of(args)
+    check_retrieve(request)
+    corpus = read_retrieval_corpus(request)  # a bad file fails before the model loads
     bar = StderrProgress() if wants_progress(args) else None
     try:
-        return drive(steps, bar)
+        computed = retrieve(request, load_for(args), corpus=corpus, listener=bar)
     finally:
         if bar is not None:
             bar.close()
-
-
-def _pooling(args: argparse.Namespace, loaded: Any) -> str:
-    from lm_workbench.retrieval.defaults import default_pooling
-
-    return args.pooling or default_pooling(loaded)
-
-
-def cmd_retrieve(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.retrieval import view_tasks
-
-    k = positive_k(args.k)
-    if not args.query.strip():
-        raise WorkbenchError("--query is empty")
-    corpus, _ = view_tasks.read_corpus(args.corpus, NEVER_CANCELLED, args.tsv_quoting)
-    loaded = load_for(args)
-    pooling = _pooling(args, loaded)
-    dense = _drive(view_tasks.index(loaded, corpus, pooling, NEVER_CANCELLED), args)
-    for line in dense.notes:
-        note(line)
-    results = view_tasks.search(loaded, dense, args.query, k, NEVER_CANCELLED)
-    say_read(corpus.report, args)  # after the search: a refusal stays one line
+    if not (corpus.report.rows_skipped or corpus.report.notes):
+        say_read(corpus.report, args)  # after the search: a refusal stays one line
+    data = computed.to_dict()
     if args.json:
-        print_json({"query": args.query, "results": [h.to_json() for h in results], "pooling": pooling})
+        print_json(data)
         return 0
-    print(f"{len(results)} of {len(corpus):,} passages for {args.query!r} ({pooling} pooling, cosine):")
-    for h in results:
+    hits = computed.engine_result[1]
+    print(f"{len(hits)} of {len(corpus):,} passages for {args.query!r} ({data['pooling']} pooling, cosine):")
+    for h in hits:
         text = h.text if len(h.text) <= SHOWN_CHARS else h.text[:SHOWN_CHARS].rstrip() + "…"
         print(f"{h.rank:>3}. {h.score:7.4f}  [{h.id}] {text}")
     return 0

@@ -2,7 +2,8 @@
 control task, Hewitt & Liang 2019), ``sts`` (Spearman's rho of cosine similarities per layer, Reimers & Gurevych
 2019), ``scalar-mix`` (ELMo's softmax-normalised layer weights and gamma, Peters et al. 2018), ``prompt-eval``
 (cloze prompts with a verbalizer, zero- or few-shot, with contextual calibration, Zhao et al. 2021) and
-``retrieval-eval`` (nDCG@10, MRR@10, recall@k against BM25, BEIR's measures). Each reads its
+``retrieval-eval`` (nDCG@10, MRR@10, recall@k against BM25, BEIR's measures), and ``retrieve`` (not recorded).
+Each reads its
 file, runs on the loaded model, records the run in the store and returns a result whose ``to_dict()`` is the
 ``--json`` payload (``run_id`` included; an undefined score is null, never NaN). The CLI's handler reads the file
 before the model loads (``inputs``) and prints the result; the Python API returns it. Errors: ``WorkbenchError``
@@ -158,3 +159,41 @@ def retrieval_eval(request: Any, loaded: Any, *, run: Any = None, inputs: Any = 
     for line in result.notes:
         note(line)
     return result_for("retrieval-eval", as_json({**result.to_json(), "run_id": run_id}), engine_result=result)
+
+
+def check_retrieve(request: Any) -> None:
+    """``k`` at least 1 and a query that is not empty (before the model loads)."""
+    from lm_workbench.command_results.checks import positive_k
+    from lm_workbench.engine.errors import WorkbenchError
+
+    positive_k(request.k)
+    if not request.query.strip():
+        raise WorkbenchError("--query is empty")
+
+
+def read_retrieval_corpus(request: Any) -> Any:
+    """The passages ``request.corpus`` names (a file or a built-in name), read."""
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.retrieval import view_tasks
+
+    return view_tasks.read_corpus(request.corpus, NEVER_CANCELLED, request.tsv_quoting)[0]
+
+
+def retrieve(request: Any, loaded: Any, *, corpus: Any = None, listener: Any = None) -> Result:
+    """The ``k`` passages nearest the query by cosine of pooled vectors (dense retrieval, Karpukhin et al. 2020):
+    ``query``, ``results`` (rank, id, score in [-1, 1], text), ``pooling`` (the request's, else the model's
+    default). Not a recorded run. ``corpus``: already read; ``listener``: the indexing's progress too."""
+    from lm_workbench.engine.progress import NEVER_CANCELLED
+    from lm_workbench.retrieval import view_tasks
+    from lm_workbench.retrieval.defaults import default_pooling
+
+    check_retrieve(request)
+    corpus = corpus if corpus is not None else read_retrieval_corpus(request)
+    pooling = request.pooling or default_pooling(loaded)
+    dense = drive_quietly(view_tasks.index(loaded, corpus, pooling, NEVER_CANCELLED), listener=listener)
+    for line in dense.notes:
+        note(line)
+    hits = view_tasks.search(loaded, dense, request.query, request.k, NEVER_CANCELLED)
+    say_read(corpus.report, True)  # rows skipped or changed: said (the CLI says the rest after the search)
+    data = {"query": request.query, "results": [h.to_json() for h in hits], "pooling": pooling}
+    return result_for("retrieve", as_json(data), engine_result=(corpus, hits))

@@ -14,7 +14,7 @@ COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "attribute": compute_why.attribute, "ablate": compute_why.ablate, "generate": compute_why.generate,
     "patch": compute_why.patch, "steer": compute_steer.steer, "probe": compute_runs.probe,
     "sts": compute_runs.sts, "scalar-mix": compute_runs.scalar_mix, "prompt-eval": compute_runs.prompt_eval,
-    "retrieval-eval": compute_runs.retrieval_eval,
+    "retrieval-eval": compute_runs.retrieval_eval, "retrieve": compute_runs.retrieve,
 }
 
 

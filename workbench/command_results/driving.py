@@ -7,8 +7,9 @@ import sys
 from typing import Any
 
 
-def drive_quietly(steps: Any, quiet: bool = True) -> Any:
-    """The job's result; partial results (meant for a window) are passed over."""
+def drive_quietly(steps: Any, quiet: bool = True, listener: Any = None) -> Any:
+    """The job's result; partial results (meant for a window) are passed over. ``listener``: called with each
+    ``Progress`` too (the CLI's in-place bar, ``StderrProgress``)."""
     from lm_workbench.engine.progress import Progress, iter_with_progress
     from lm_workbench.runs.recorder import PROGRESS_OBSERVER
 
@@ -18,6 +19,8 @@ def drive_quietly(steps: Any, quiet: bool = True) -> Any:
         if isinstance(report, Progress):
             if observer is not None:
                 observer(report)
+            if listener is not None:
+                listener(report)
             if not quiet and report.message:
                 print(report.message, file=sys.stderr, flush=True)
             continue
