@@ -31,17 +31,10 @@ computation to about 1e-3); by default they are computed in float32.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
-from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, load_for, note, output_file, positive_k, print_json, say_read,
-    write_or_fail,
-)
-
-DEMO_CORPUS = "demo"
+from lm_workbench.cli.common import add_model_options, add_tsv_quoting_option, load_for, output_file, print_json, say_read
 
 
 def _add_corpus_options(p: argparse.ArgumentParser) -> None:
@@ -82,78 +75,25 @@ def register(sub: Any) -> None:
 
 
 def _read_corpus(args: argparse.Namespace) -> Any:
-    from lm_workbench.engine.embeddings.corpus import read_corpus
-    from lm_workbench.engine.embeddings.demo_set import demo_corpus
-    from lm_workbench.engine.progress import run_to_completion
+    from lm_workbench.command_results.compute_embeddings import read_corpus
 
-    if args.corpus == DEMO_CORPUS and not Path(args.corpus).exists():
-        return demo_corpus()
-    return run_to_completion(read_corpus(args.corpus, text_column=args.text_column,
-                                         label_column=args.label_column, tsv_quoting=args.tsv_quoting))
-
-
-def _check_word(word: str) -> str:
-    if not word.strip() or len(word.split()) != 1:
-        raise WorkbenchError(f"--word takes one word, not {word!r}")
-    return word.strip()
-
-
-def _cache(args: argparse.Namespace) -> Any:
-    if not args.cache:
-        return None
-    from lm_workbench.engine.embeddings.activation_cache import ActivationCache
-    from lm_workbench.paths import cache_dir
-
-    return ActivationCache(cache_dir() / "activations")
-
-
-def _extract(args: argparse.Namespace, words: list[str] | None) -> tuple[Any, Any, Any]:
-    """(corpus, table, layer spec): validates the cheap things before loading the model."""
-    from lm_workbench.engine.embeddings.extract import extract_occurrence_vectors
-    from lm_workbench.engine.embeddings.representation import parse_layer_spec
-    from lm_workbench.engine.progress import run_to_completion
-
-    corpus = _read_corpus(args)
-    loaded = load_for(args)
-    spec = parse_layer_spec(args.layer, loaded.info.layers)
-    table = run_to_completion(extract_occurrence_vectors(
-        loaded, corpus, words=words, layers=spec.layers_needed, pooling=args.pooling, cache=_cache(args)))
-    for notice in table.notices:
-        note(notice)
-    return corpus, table, spec
-
-
-def neighbours_report(table: Any, vectors: Any, k: int) -> dict:
-    """The ``neighbours`` JSON for every occurrence in ``table`` (neighbours never on the same line)."""
-    import numpy as np
-
-    from lm_workbench.engine.embeddings.neighbours import NeighbourIndex
-
-    index = NeighbourIndex(vectors)
-    lines = np.asarray([o.line for o in table.occurrences])  # [n] corpus line of each row
-    source_line = table.line_numbers
-    out = []
-    for i, occ in enumerate(table.occurrences):
-        found = index.query(i, k, exclude=lines == occ.line)
-        out.append({
-            "line": source_line[occ.line],
-            "word_index": occ.word_index,
-            "neighbours": [{"line": source_line[table.occurrences[nb.index].line],
-                            "word_index": table.occurrences[nb.index].word_index,
-                            "score": float(nb.score)} for nb in found],
-        })
-    return {"occurrences": out}
+    return read_corpus(args)
 
 
 def cmd_neighbours(args: argparse.Namespace) -> int:
-    positive_k(args.k)
-    word = _check_word(args.word)
-    corpus, table, spec = _extract(args, [word])
-    report = neighbours_report(table, table.vectors_for(spec), args.k)
+    from lm_workbench.command_results.compute_embeddings import check_neighbours, neighbours
+    from lm_workbench.requests import request_of
+
+    request = request_of(args)
+    word = check_neighbours(request)
+    corpus = _read_corpus(args)  # a bad file fails before the model loads
+    computed = neighbours(request, load_for(args), corpus=corpus)
     say_read(corpus.report, args)  # after the answer is known: a refusal stays one line
+    report = computed.to_dict()
     if args.json:
         print_json(report)
         return 0
+    _, table, spec = computed.engine_result
     text_of = dict(zip(corpus.line_numbers, corpus.lines))
     print(f"{len(table)} occurrences of {word!r}, {spec.label}, {args.k} nearest in other lines:")
     for entry in report["occurrences"]:
@@ -164,45 +104,19 @@ def cmd_neighbours(args: argparse.Namespace) -> int:
     return 0
 
 
-def _param_value(text: str) -> Any:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _parse_params(pairs: list[str]) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise WorkbenchError(f"--set takes KEY=VALUE, not {pair!r}")
-        params[key.strip()] = _param_value(value.strip())
-    return params
-
-
 def cmd_project(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.embeddings.projection import project
-    from lm_workbench.engine.progress import run_to_completion
-    from lm_workbench.export import export_csv
+    from lm_workbench.command_results.compute_embeddings import check_project, project
+    from lm_workbench.requests import request_of
 
-    out = output_file(args.out, ".csv", "a .csv file", ignore_case=True)
-    words = [_check_word(w) for w in args.word] if args.word else None
-    params = _parse_params(args.set)
-    corpus, table, spec = _extract(args, words)
-    coords = run_to_completion(project(table.vectors_for(spec), args.method, seed=args.seed, params=params))
+    request = request_of(args)
+    output_file(args.out, ".csv", "a .csv file", ignore_case=True)
+    check_project(request)
+    corpus = _read_corpus(args)  # a bad file fails before the model loads
+    computed = project(request, load_for(args), corpus=corpus)
     say_read(corpus.report, args)  # after the map is made: a refusal stays one line
-    labels = table.labels or [None] * len(table)
-    rows = [[table.line_numbers[o.line], o.word_index, o.word, "" if label is None else label,
-             float(x), float(y)] for o, label, (x, y) in zip(table.occurrences, labels, coords)]
-    write_or_fail(out, lambda: export_csv(out, (["line", "word_index", "word", "label", "x", "y"], rows)))
-    summary = {"out": str(out), "points": len(rows), "method": args.method, "seed": args.seed,
-               "layer": spec.text, "truncated_lines": table.truncated_lines}
+    summary = computed.to_dict()
     if args.json:
         print_json(summary)
     else:
-        print(f"wrote {out}: {len(rows)} points, {args.method}, {spec.label}")
+        print(f"wrote {summary['out']}: {summary['points']} points, {args.method}, {computed.engine_result[2].label}")
     return 0
-

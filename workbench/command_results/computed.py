@@ -1,12 +1,12 @@
-"""Which commands are computed here (``compute``, ``compute_why``, ``compute_runs``, ``compute_steer``) rather
-than in their CLI handler: the Python API runs these directly on the model it holds, and their CLI handlers call
-the same functions."""
+"""Which commands are computed here (``compute``, ``compute_why``, ``compute_runs``, ``compute_steer``,
+``compute_embeddings``) rather than in their CLI handler: the Python API runs these directly on the model it
+holds, and their CLI handlers call the same functions."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from lm_workbench.command_results import compute, compute_runs, compute_steer, compute_why
+from lm_workbench.command_results import compute, compute_embeddings, compute_runs, compute_steer, compute_why
 
 COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "info": compute.info, "encode": compute.encode, "attention": compute.attention, "fill-mask": compute.fill_mask,
@@ -15,6 +15,7 @@ COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "patch": compute_why.patch, "steer": compute_steer.steer, "probe": compute_runs.probe,
     "sts": compute_runs.sts, "scalar-mix": compute_runs.scalar_mix, "prompt-eval": compute_runs.prompt_eval,
     "retrieval-eval": compute_runs.retrieval_eval, "retrieve": compute_runs.retrieve,
+    "neighbours": compute_embeddings.neighbours, "project": compute_embeddings.project,
 }
 
 
