@@ -71,10 +71,21 @@ def preset_keys(cls: type) -> frozenset[str]:
         else frozenset()
 
 
+_CHECKED: set[tuple[str, type]] = set()  # classes that passed: every window registers the same ones again
+
+
 def check_view_class(view_id: str, cls: Any) -> None:
-    """Refuse a view class whose optional hooks are incomplete or misspelt (``ValueError`` naming them)."""
+    """Refuse a view class whose optional hooks are incomplete or misspelt (``ValueError`` naming them). A class
+    that passed is not checked again (the typo search took a fifth of opening a window)."""
     if not isinstance(cls, type):
         raise ValueError(f"view {view_id!r}: its view must be a class that takes the ViewContext, not {cls!r}")
+    if (view_id, cls) in _CHECKED:
+        return
+    _check(view_id, cls)
+    _CHECKED.add((view_id, cls))
+
+
+def _check(view_id: str, cls: type) -> None:
     names = own_names(cls)
     for name in sorted(names - HOOKS):
         close = [hook for hook in sorted(HOOKS) if typo_distance(name, hook) <= MAX_TYPOS]

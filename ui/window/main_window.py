@@ -56,6 +56,7 @@ from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 from lm_workbench.ui.window.part_services import ActionServices, WindowCommands
 from lm_workbench.ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
 from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.widgets.plot_style import restyle_axes
 from lm_workbench.ui.widgets.wheel_guard import install_wheel_guard
 from lm_workbench.ui.window.actions import build_actions
 from lm_workbench.ui.window.geometry import place_on_screen, saved_geometry
@@ -186,6 +187,7 @@ class MainWindow(FolderDrop, QMainWindow):
         self.presentation_fit = PresentationFit(window_frame(self, self.model_dock), self.about_panel,
                                                 self.presentation, self.status.say, self.actions_.view_menu,
                                                 parent=self)
+        self.view_host.on_created = lambda view: restyle_axes(view) if self.presentation_fit.restyled else None
         self.compare.model_b_changed.connect(self.view_host.model_b_changed)
         self.course.builder.moved_on.connect(self.view_host.course_models_changed)  # views waiting for a model
         self.compare.state.events.loading_changed.connect(lambda spec: spec is None and self.retokenize())

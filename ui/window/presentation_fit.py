@@ -93,10 +93,15 @@ class PresentationFit(QObject):
         if view_menu is not None:
             view_menu.insertAction(frame.dock_action, self.menu_action)
         self._watched = None
+        self.restyled = False  # the window's plots were restyled (F5 on or off): a view made later is too
         if presentation.is_on():  # the window opens presenting: fold what the default layout shows
             self.folded = Folded(True, DEFAULT.metrics.dock_start_w, True, about.is_expanded())
             self._fold()
-            frame.restyle()
+            self._restyle()
+
+    def _restyle(self) -> None:
+        self.restyled = True
+        self._frame.restyle()
 
     def screen_height(self) -> int | None:
         """The available height of the screen the window is on (None before it has one)."""
@@ -110,7 +115,7 @@ class PresentationFit(QObject):
     def refit(self) -> None:
         """The presentation tokens for the window's screen now (moved to another screen)."""
         self._presentation.refit()
-        self._frame.restyle()
+        self._restyle()
 
     # ------------------------------------------------------------ on / off
     def _remember(self, on: bool) -> None:
@@ -121,7 +126,7 @@ class PresentationFit(QObject):
                                  self._about.is_expanded())
 
     def _toggled(self, on: bool) -> None:
-        self._frame.restyle()
+        self._restyle()
         if on:
             self._fold()
         else:

@@ -1,7 +1,9 @@
 """Builds the window's tabs from the view registry and runs what the visible view needs.
 
 Each ``ViewEntry`` becomes a tab: the host makes the view's ``ViewContext``
-(never the window) and calls the entry's view class with it. What a view can do besides (presets, export,
+(never the window) and calls the entry's view class with it when the view is first shown or asked for (a
+preset step, a workspace, an export, ``window.view(id)``); a view made then is told the loaded model, model B and
+the text box's tokens, as the views made earlier were. What a view can do besides (presets, export,
 shutdown) is checked with ``isinstance`` against ``lm_workbench.ui.view_kit.view_abilities``. A view that is a
 ``ModelView`` (it computes from the text box) is driven by the host: the main
 window tokenizes after each pause in typing and then calls ``text_ready``;
@@ -53,14 +55,44 @@ class ViewHost(QObject):
         self._shown_model: dict[str, Any] = {}  # view id -> model_identity of the model that result came from
         self._pending: dict[str, Hashable] = {}  # view id -> key of the request running for it
         self._waiting: set[str] = set()  # views whose result waits for a course model being built
+        self._tokens: Any = _NOTHING  # the last value show_tokens gave the views (replayed to a view made later)
+        self.on_created: Callable[[QWidget], None] | None = None  # the window's restyle of a view made later
         for entry in registry:
             self._add(entry)
-        tabs.currentChanged.connect(lambda _index: self.update())
+        current = self.current_entry()
+        if current is not None:
+            self._create(current.id)
+        tabs.currentChanged.connect(lambda _index: self._show_current())
 
-    def _add(self, entry: ViewEntry) -> QWidget:
+    def _add(self, entry: ViewEntry) -> None:
+        """The view's tab, its context and an empty scroller: the view itself is made when it is first shown or
+        asked for (``widget``), so opening the window builds one view, not every one (0.8 of its 1.0 s)."""
         ctx = ViewContext(self._shell, entry, parent=self)
+        self._entries[entry.id], self._contexts[entry.id] = entry, ctx
+        # A view wider or taller than the window (presentation mode's 20 pt on a 1080p screen) scrolls
+        # inside its tab instead of pushing the window past the screen's edge.
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setObjectName(entry.id)  # the status bar keeps each view's messages by it
+        self._scrollers[entry.id] = scroller
+        self._tabs.addTab(scroller, entry.title)
+
+    def _show_current(self) -> None:
+        entry = self.current_entry()
+        if entry is not None:
+            self._create(entry.id)
+        self.update()
+
+    def _create(self, view_id: str) -> QWidget:
+        """The view of ``view_id``, made now if it was not yet: placed in its tab, then told what the views made
+        earlier were told (the loaded model, model B, the text box's tokens), so it starts where they are."""
+        widget = self._widgets.get(view_id)
+        if widget is not None:
+            return widget
+        entry, ctx = self._entries[view_id], self._contexts[view_id]
         widget = entry.create(ctx)
-        self._entries[entry.id], self._widgets[entry.id], self._contexts[entry.id] = entry, widget, ctx
+        self._widgets[view_id] = widget
         if isinstance(widget, ModelView):
             widget.attach(ctx, lambda comp, view=widget: self.run(view, comp))
             widget.inputs_changed.connect(self.update)
@@ -69,21 +101,27 @@ class ViewHost(QObject):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(widget, 1)
-        self._pages[entry.id] = page
-        # A view wider or taller than the window (presentation mode's 20 pt on a 1080p screen) scrolls
-        # inside its tab instead of pushing the window past the screen's edge.
-        scroller = QScrollArea()
-        scroller.setWidget(page)
-        scroller.setWidgetResizable(True)
-        scroller.setFrameShape(QFrame.Shape.NoFrame)
-        scroller.setObjectName(entry.id)  # the status bar keeps each view's messages by it
-        self._scrollers[entry.id] = scroller
-        self._tabs.addTab(scroller, entry.title)
+        self._pages[view_id] = page
+        self._scrollers[view_id].setWidget(page)
+        if self.on_created is not None:
+            self.on_created(widget)
+        loaded, model_b = self._shell.loaded(), self._shell.model_b()
+        if loaded is not None:
+            ctx.model_changed.emit(loaded)
+        if model_b is not None:
+            ctx.model_b_changed.emit(model_b)
+        if entry.reads_text() and self._tokens is not _NOTHING:
+            ctx.tokens_changed.emit(self._tokens)
         return widget
+
+    def created(self, view_id: str) -> bool:
+        """Whether the view of ``view_id`` has been made (shown or asked for) yet."""
+        return view_id in self._widgets
 
     # --------------------------------------------------------------- views
     def widget(self, view_id: str) -> QWidget:
-        return self._widgets[view_id]
+        """The view of ``view_id`` (made now if it was not yet)."""
+        return self._create(view_id)
 
     def context(self, view_id: str) -> ViewContext:
         return self._contexts[view_id]
@@ -110,6 +148,7 @@ class ViewHost(QObject):
         if entry is None or not entry.reads_text():
             text_box.hide()
             return
+        self._create(entry.id)
         column = self._pages[entry.id].layout()
         if column.indexOf(text_box) != 0:
             column.insertWidget(0, text_box)
@@ -122,7 +161,7 @@ class ViewHost(QObject):
         unknown = sorted(set(settings) - entry.preset_settings)
         if unknown:
             raise ValueError(f"the {view_id!r} view cannot apply {', '.join(unknown)}")
-        view = self._widgets[view_id]
+        view = self._create(view_id)
         if isinstance(view, PresetView):
             view.apply_preset_step(dict(settings), dict(inputs))
         self.update()
@@ -130,29 +169,33 @@ class ViewHost(QObject):
     def preset_state(self, view_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """(settings, inputs) that ``apply_preset_step`` takes to show the view as it is now, or None for a view
         with nothing of its own to keep."""
-        view = self._widgets[view_id]
+        if not self._entries[view_id].preset_settings:
+            return None
+        view = self._create(view_id)
         return view.preset_state() if isinstance(view, PresetView) and view.preset_settings else None
 
     def export_widget(self, view_id: str) -> QWidget:
-        widget = self._widgets[view_id]
+        widget = self._create(view_id)
         return widget.export_widget() if isinstance(widget, ExportableView) else widget
 
     # ------------------------------------------------------ window's events
     def model_loaded(self, loaded: Any) -> None:
-        """Tell every view about a newly loaded model."""
-        for ctx in self._contexts.values():
-            ctx.model_changed.emit(loaded)
+        """Tell every view made so far about a newly loaded model (one made later is told when it is made)."""
+        for view_id in list(self._widgets):
+            self._contexts[view_id].model_changed.emit(loaded)
 
     def model_b_changed(self, model_b: Any) -> None:
-        """Tell every view that model B was loaded (or dropped: None)."""
-        for ctx in self._contexts.values():
-            ctx.model_b_changed.emit(model_b)
+        """Tell every view made so far that model B was loaded (or dropped: None)."""
+        for view_id in list(self._widgets):
+            self._contexts[view_id].model_b_changed.emit(model_b)
 
     def show_tokens(self, value: Any) -> None:
-        """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them."""
-        for view_id, ctx in self._contexts.items():
+        """The text box's tokens (a ``TokenizedText``) or a hint, for the views that show them (kept for a view
+        made later)."""
+        self._tokens = value
+        for view_id in list(self._widgets):
             if self._entries[view_id].reads_text():
-                ctx.tokens_changed.emit(value)
+                self._contexts[view_id].tokens_changed.emit(value)
 
     def course_models_changed(self) -> None:
         """A course-model build started or moved on (a model arrived, the build ended): views that lacked a course
@@ -172,7 +215,7 @@ class ViewHost(QObject):
         """Cancel the views' jobs and let views that own threads or timers stop them."""
         for view_id, ctx in self._contexts.items():
             ctx.jobs.cancel()
-            view = self._widgets[view_id]
+            view = self._widgets.get(view_id)
             if isinstance(view, ClosableView):
                 view.shutdown()
 
