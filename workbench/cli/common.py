@@ -217,7 +217,8 @@ def load_for(args: Any) -> Any:
 def read_then_load(run: Any, args: argparse.Namespace) -> tuple[Any, Any]:
     """A computed run's (``lm_workbench.runs.execute.ComputedRun``) files read (a bad file fails before the model
     loads; what was read said unless --json), then the model ``args`` name loaded: (inputs, loaded model). The run
-    itself is executed and recorded by the command's function in ``lm_workbench.command_results.compute_runs``."""
+    itself is executed and recorded by the command's function in
+    ``lm_workbench.command_results.compute_evaluations``."""
     inputs = run.read()
     say_read(getattr(inputs, "report", None), args)
     return inputs, load_for(args)

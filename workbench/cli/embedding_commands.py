@@ -34,7 +34,9 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
-from lm_workbench.cli.common import add_model_options, add_tsv_quoting_option, load_for, output_file, print_json, say_read
+from lm_workbench.cli.common import (
+    add_model_options, add_tsv_quoting_option, load_for, output_file, print_json, say_read,
+)
 
 
 def _add_corpus_options(p: argparse.ArgumentParser) -> None:

@@ -28,8 +28,10 @@ from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
     add_model_options, add_task_column_options, add_tsv_quoting_option, print_json, read_then_load,
 )
-from lm_workbench.command_results.compute_runs import probe_spec as probe_spec_from_args  # noqa: F401 - its name here
-from lm_workbench.command_results.compute_runs import sts_spec as sts_spec_from_args  # noqa: F401
+from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
+    probe_spec as probe_spec_from_args,
+)
+from lm_workbench.command_results.compute_evaluations import sts_spec as sts_spec_from_args  # noqa: F401
 
 POOLING_HELP = ("sentence vectors: mean of the tokens, the first token (cls), the model's declared pooling (model; a "
                 "sentence-embedding run: the pooling it trained) or the element-wise maximum (max)")
@@ -63,7 +65,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import probe
+    from lm_workbench.command_results.compute_evaluations import probe
     from lm_workbench.probing.runs import ProbeRun
     from lm_workbench.requests import request_of
 
@@ -86,7 +88,7 @@ def _score(value: Any, width: int) -> str:
 
 
 def cmd_sts(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import sts
+    from lm_workbench.command_results.compute_evaluations import sts
     from lm_workbench.probing.runs import StsRun
     from lm_workbench.requests import request_of
 

@@ -31,7 +31,9 @@ from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from lm_workbench.cli.common import (
     add_model_options, add_tsv_quoting_option, load_for, note, print_json, read_then_load,
 )
-from lm_workbench.command_results.compute_runs import prompt_eval_spec as spec_from_args  # noqa: F401 - its name here
+from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
+    prompt_eval_spec as spec_from_args,
+)
 
 
 def register(sub: Any) -> None:
@@ -82,7 +84,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import prompt_eval
+    from lm_workbench.command_results.compute_evaluations import prompt_eval
     from lm_workbench.prompting.runs import PromptEvalRun
     from lm_workbench.requests import request_of
 

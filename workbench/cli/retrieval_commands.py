@@ -31,7 +31,7 @@ from lm_workbench.cli.common import (
     StderrProgress, add_model_options, add_tsv_quoting_option, load_for, print_json,
     read_then_load, say_read, wants_progress,
 )
-from lm_workbench.command_results.compute_runs import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
+from lm_workbench.command_results.compute_evaluations import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
 
 SHOWN_CHARS = 200  # of a passage in the text output (--json gives it whole)
 POOLING_HELP = ("passage vectors: mean of the tokens, the first token (cls), the element-wise max, or the model's "
@@ -72,7 +72,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import check_retrieve, read_retrieval_corpus, retrieve
+    from lm_workbench.command_results.compute_evaluations import check_retrieve, read_retrieval_corpus, retrieve
     from lm_workbench.requests import request_of
 
     request = request_of(args)
@@ -99,7 +99,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def cmd_retrieval_eval(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import retrieval_eval
+    from lm_workbench.command_results.compute_evaluations import retrieval_eval
     from lm_workbench.requests import request_of
     from lm_workbench.retrieval.runs import RetrievalEvalRun
 

@@ -20,7 +20,9 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import add_model_options, add_task_column_options, print_json, read_then_load
-from lm_workbench.command_results.compute_runs import scalar_mix_spec as spec_from_args  # noqa: F401 - its name here
+from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
+    scalar_mix_spec as spec_from_args,
+)
 
 
 def register(sub: Any) -> None:
@@ -39,7 +41,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_runs import scalar_mix
+    from lm_workbench.command_results.compute_evaluations import scalar_mix
     from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
     from lm_workbench.requests import request_of
 

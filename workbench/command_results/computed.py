@@ -1,4 +1,4 @@
-"""Which commands are computed here (``compute``, ``compute_why``, ``compute_runs``, ``compute_steer``,
+"""Which commands are computed here (``compute``, ``compute_why``, ``compute_evaluations``, ``compute_steer``,
 ``compute_embeddings``) rather than in their CLI handler: the Python API runs these directly on the model it
 holds, and their CLI handlers call the same functions."""
 
@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from lm_workbench.command_results import compute, compute_embeddings, compute_runs, compute_steer, compute_why
+from lm_workbench.command_results import compute, compute_embeddings, compute_evaluations, compute_steer, compute_why
 
 COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "info": compute.info, "encode": compute.encode, "attention": compute.attention, "fill-mask": compute.fill_mask,
     "next-token": compute.next_token, "lens": compute_why.lens, "dla": compute_why.dla,
     "attribute": compute_why.attribute, "ablate": compute_why.ablate, "generate": compute_why.generate,
-    "patch": compute_why.patch, "steer": compute_steer.steer, "probe": compute_runs.probe,
-    "sts": compute_runs.sts, "scalar-mix": compute_runs.scalar_mix, "prompt-eval": compute_runs.prompt_eval,
-    "retrieval-eval": compute_runs.retrieval_eval, "retrieve": compute_runs.retrieve,
-    "neighbours": compute_embeddings.neighbours, "project": compute_embeddings.project,
+    "patch": compute_why.patch, "steer": compute_steer.steer, "probe": compute_evaluations.probe,
+    "sts": compute_evaluations.sts, "scalar-mix": compute_evaluations.scalar_mix,
+    "prompt-eval": compute_evaluations.prompt_eval, "retrieval-eval": compute_evaluations.retrieval_eval,
+    "retrieve": compute_evaluations.retrieve, "neighbours": compute_embeddings.neighbours,
+    "project": compute_embeddings.project,
 }
 
 
