@@ -55,9 +55,17 @@ def test_the_generated_files_are_what_the_generator_writes_now():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     folder = ROOT / "workbench" / "api"
-    assert (folder / "model_methods.py").read_text(encoding="utf-8") == module.model_methods(), \
-        "run scripts/generate_api.py"
-    assert (folder / "functions.py").read_text(encoding="utf-8") == module.functions(), "run scripts/generate_api.py"
+    for name, text in module.generated_files().items():
+        assert (folder / name).read_text(encoding="utf-8") == text, f"{name}: run scripts/generate_api.py"
+    assert not module.stale_files(folder), "a group's file no longer generated: run scripts/generate_api.py"
+
+
+def test_every_command_is_in_one_group_of_generated_files():
+    from lm_workbench.api.naming import FUNCTION_GROUPS, MODEL_METHOD_GROUPS
+
+    for groups, names in ((MODEL_METHOD_GROUPS, MODEL_METHODS), (FUNCTION_GROUPS, FUNCTIONS)):
+        grouped = [command for commands in groups.values() for command in commands]
+        assert sorted(grouped) == sorted(names), "each command in exactly one group"
 
 
 def test_public_names_resolve_and_version():

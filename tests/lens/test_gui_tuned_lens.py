@@ -62,9 +62,20 @@ def test_train_switch_and_chart(open_window, qtbot, tiny_models, fresh_home, tmp
     controls.steps.setValue(100_000)  # Cancel stops it; the run is recorded as cancelled
     qtbot.mouseClick(controls.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: controls.progress.maximum() == 100_000 and controls.progress.value() > 0, timeout=WAIT)
+    window.text_input.set_text(TEXT + " Again.")  # typing while it trains: the tokenizing waits, the training goes on
+    qtbot.waitUntil(lambda: not window.text_input.pending(), timeout=WAIT)  # the typing pause is over
+    qtbot.wait(500)  # the tokenizing is asked for now: it used to cancel the training here
+    assert state.training, controls.status.text()
+    before = controls.progress.value()
+    qtbot.waitUntil(lambda: controls.progress.value() > before, timeout=WAIT)
+    assert state.training and window.tokenized.text == TEXT
     qtbot.mouseClick(controls.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not state.training, timeout=WAIT)
     assert "cancelled" in controls.status.text()
+    # then the text typed meanwhile is read: its tokens, and the lens of it
+    qtbot.waitUntil(lambda: window.tokenized is not None and window.tokenized.text.endswith("Again."), timeout=WAIT)
+    qtbot.waitUntil(lambda: view.model.table() is not None and "Again" in "".join(view.model.table().tokens),
+                    timeout=WAIT)
     with RunStore(view.ctx.run_services.path) as store:
         runs = store.list_runs(kind="tuned-lens")
     assert sorted(r["status"] for r in runs) == ["cancelled", "finished"]

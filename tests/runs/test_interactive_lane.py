@@ -55,6 +55,22 @@ def test_new_submission_cancels_the_running_one(lane):
     assert first.wait(5) and first.state is JobState.CANCELLED and cancelled.is_set()
 
 
+def test_a_kept_job_is_waited_for_not_cancelled_and_stops_when_asked(lane):
+    """A view's own long job (training the tuned lens) keeps running when the window asks for more (typing: the
+    tokenizing); the newest request waits behind it, an older waiting one is replaced; cancel(job) stops it."""
+    started = threading.Event()
+    kept = lane.submit(slow_job(1000, 0.01, started), name="training", keep=True)
+    assert started.wait(5)
+    older = lane.submit(lambda cancel: "older", name="tokenize")
+    newer = lane.submit(lambda cancel: "newer", name="tokenize")
+    assert older.wait(5) and older.state is JobState.CANCELLED  # replaced while waiting, never run
+    time.sleep(0.1)
+    assert kept.state is JobState.RUNNING and newer.state is JobState.PENDING
+    lane.cancel(kept)
+    assert kept.wait(5) and kept.state is JobState.CANCELLED
+    assert newer.wait(5) and newer.result == "newer"  # it ran once the kept job ended
+
+
 def test_waiting_job_is_replaced_not_run(lane):
     started = threading.Event()
     release = threading.Event()

@@ -183,7 +183,8 @@ class TunedLensControls(QWidget):
         self._sync()
         ctx.jobs.run(window_job(spec, loaded, ctx.run_services.path, reuse=reuse), self._done,
                      label="Training the tuned lens…",
-                     on_progress=self._progress, on_error=self._failed, on_cancelled=self._cancelled)
+                     on_progress=self._progress, on_error=self._failed, on_cancelled=self._cancelled,
+                     keep=True)  # typing meanwhile waits for it (its reading is held back) instead of cancelling it
 
     def cancel_training(self) -> None:
         if self.state.training and self.view.ctx is not None:

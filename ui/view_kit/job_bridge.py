@@ -58,6 +58,7 @@ class JobBridge(QObject):
         self._lane = InteractiveLane(name=lane_name)
         self._keys = itertools.count(1)
         self._handlers: dict[int, _Handlers] = {}
+        self._jobs: dict[int, Any] = {}  # key -> the lane's Job, until it has ended
         self._latest: int | None = None
         self._closed = False
         queued = Qt.ConnectionType.QueuedConnection
@@ -80,6 +81,7 @@ class JobBridge(QObject):
         on_cancelled: Callable[[], None] | None = None,
         on_partial: Callable[[Any], None] | None = None,
         label: str | None = None,
+        keep: bool = False,
     ) -> int:
         """Submit ``fn(cancel)`` (a value or a generator); returns the job's key.
 
@@ -88,7 +90,8 @@ class JobBridge(QObject):
         ``Partial`` it yields, then one of ``on_done``, ``on_error`` or
         ``on_cancelled``. Without ``on_error`` the ``error`` signal reports the
         failure. ``label`` is what the status bar says while the job runs; None
-        keeps the job quiet (quick jobs such as tokenizing).
+        keeps the job quiet (quick jobs such as tokenizing). ``keep``: later jobs wait behind this one instead of
+        cancelling it (``cancel_job(key)`` stops it).
         """
         if self._closed:
             raise RuntimeError("the job bridge is shut down")
@@ -96,9 +99,10 @@ class JobBridge(QObject):
         was_busy = self.busy
         self._handlers[key] = _Handlers(name, label, on_done, on_error, on_progress, on_cancelled, on_partial)
         self._latest = key
-        self._lane.submit(
+        self._jobs[key] = self._lane.submit(
             fn,
             name=name,
+            keep=keep,
             on_progress=lambda p, k=key: self._w_progress.emit(k, p),
             on_partial=lambda v, k=key: self._w_partial.emit(k, v),
             on_done=lambda v, k=key: self._w_done.emit(k, v),
@@ -127,6 +131,12 @@ class JobBridge(QObject):
         tokenizer must not wait for one whose result has come already (its "finally" is a separate event)."""
         h = self._handlers.get(self._latest) if self._latest is not None else None
         return h.name if h and not h.ended else None
+
+    def cancel_job(self, key: int) -> None:
+        """Ask the job ``key`` (running or waiting) to stop at its next step; the others go on."""
+        job = self._jobs.get(key)
+        if job is not None and not self._closed:
+            self._lane.cancel(job)
 
     def cancel(self) -> None:
         """Ask the running (and any waiting) job to stop at its next step."""
@@ -194,6 +204,7 @@ class JobBridge(QObject):
             h.on_cancelled()
 
     def _on_finally(self, key: int) -> None:
+        self._jobs.pop(key, None)
         if self._closed or self._handlers.pop(key, None) is None:
             return
         if not self._handlers:

@@ -44,6 +44,7 @@ class ViewJobs(QObject):
         self._gen = 0
         self._key: int | None = None  # the bridge's key of our newest job
         self._running = False
+        self._kept = False  # our newest job was submitted with keep (later jobs wait behind it)
         self._queued: Callable[[], None] | None = None
         bridge.busy_changed.connect(self._bridge_busy_changed)
 
@@ -60,9 +61,14 @@ class ViewJobs(QObject):
         on_error: ErrorHandler | None = None,
         on_cancelled: Callable[[], None] | None = None,
         when_idle: bool = False,
+        keep: bool = False,
     ) -> None:
-        """Run ``fn`` for this view (replacing its stale job); handlers run on the Qt thread."""
-        submit = lambda: self._submit(fn, on_done, step, label, on_progress, on_partial, on_error, on_cancelled)  # noqa: E731
+        """Run ``fn`` for this view (replacing its stale job); handlers run on the Qt thread. ``keep``: a long job
+        of the view's own (training the tuned lens) that later jobs of the window wait behind instead of
+        cancelling it; ``cancel`` still stops it."""
+        def submit() -> None:
+            self._submit(fn, on_done, step, label, on_progress, on_partial, on_error, on_cancelled, keep)
+
         if when_idle and self._bridge.busy and not self.owns_lane():
             self._queued = submit  # a newer request of ours replaces it; runs once the lane is idle
             return
@@ -74,6 +80,8 @@ class ViewJobs(QObject):
         self._queued = None
         if self.owns_lane():
             self._bridge.cancel()
+        elif self._kept and self._running and self._key is not None:  # a kept job with later ones waiting behind
+            self._bridge.cancel_job(self._key)
 
     def busy(self) -> bool:
         """True while a request of this view runs or waits for the lane."""
@@ -87,9 +95,10 @@ class ViewJobs(QObject):
         return self._gen
 
     # ------------------------------------------------------------ internal
-    def _submit(self, fn, on_done, step, label, on_progress, on_partial, on_error, on_cancelled) -> None:
+    def _submit(self, fn, on_done, step, label, on_progress, on_partial, on_error, on_cancelled, keep=False) -> None:
         if self._bridge.closed:
             return
+        self._kept = keep
         self._gen += 1
         gen = self._gen
         started = time.monotonic()
@@ -132,7 +141,7 @@ class ViewJobs(QObject):
             fn, name=f"{self._name}-{step}", on_done=done, on_error=failed,
             on_progress=(lambda p: live() and on_progress(p)) if on_progress is not None else None,
             on_partial=(lambda v: live() and on_partial(v)) if on_partial is not None else None,
-            on_cancelled=cancelled, label=label)
+            on_cancelled=cancelled, label=label, keep=keep)
         self.started.emit(label or "")
 
     def _bridge_busy_changed(self, busy: bool) -> None:

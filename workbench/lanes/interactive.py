@@ -5,7 +5,9 @@ A job is a function of a ``CancelToken`` that returns a value or a generator
 ``Partial`` and return their result). One job runs at a time; submitting a
 new one cancels the running one (it stops at its next yield or
 ``cancel.check()``) and replaces any job still waiting, because in an
-interactive view only the latest request matters.
+interactive view only the latest request matters. A job submitted with ``keep=True`` (a view's own long job,
+such as training the tuned lens) is the exception: a newer submission waits behind it instead of cancelling it
+(the newest waiting one still replaces the older); ``cancel(job)`` or ``cancel_current`` stops it.
 
 Callbacks run on the worker thread. The Qt layer wraps them in signals, so
 no widget is touched off the GUI thread; the CLI and tests use them as is.
@@ -56,6 +58,7 @@ class Job:
     result: Any = None
     error: BaseException | None = None
     _finished: threading.Event = field(default_factory=threading.Event)
+    keep: bool = False  # a newer submission waits behind it instead of cancelling it
 
     def cancel(self) -> None:
         self.cancel_token.cancel()
@@ -89,8 +92,9 @@ class InteractiveLane:
         self._thread.start()
 
     # ----------------------------------------------------------------- API
-    def submit(self, fn: Callable[[CancelToken], Any], *, name: str = "job", **callbacks: Any) -> Job:
-        job = Job(next(self._ids), name, fn, JobCallbacks(**callbacks))
+    def submit(self, fn: Callable[[CancelToken], Any], *, name: str = "job", keep: bool = False,
+               **callbacks: Any) -> Job:
+        job = Job(next(self._ids), name, fn, JobCallbacks(**callbacks), keep=keep)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the lane is shut down")
@@ -101,11 +105,15 @@ class InteractiveLane:
                 _call(stale.callbacks.on_cancelled)
                 _call(stale.callbacks.on_finally)
                 stale._finished.set()
-            if self._current is not None:
+            if self._current is not None and not self._current.keep:
                 self._current.cancel_token.cancel()
             self._pending = job
             self._lock.notify_all()
         return job
+
+    def cancel(self, job: Job) -> None:
+        """Stop ``job`` (running or waiting) at its next step; other jobs are left alone."""
+        job.cancel_token.cancel()
 
     def cancel_current(self) -> None:
         with self._lock:
