@@ -55,6 +55,16 @@ def collect_closed_windows(request):
 
 
 @pytest.fixture(autouse=True)
+def no_leaked_notices():
+    """A notice a test announced with no one listening (``lm_workbench.notices``: a read-only run store, say) is
+    dropped after it, not printed by the next test's in-process CLI as that command's own warning."""
+    yield
+    from lm_workbench.notices import take_notices
+
+    take_notices()
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_threads():
     """Fail a test that leaves a thread of its own running (as napari does for QThreads)."""
     before = set(threading.enumerate())
