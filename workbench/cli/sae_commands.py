@@ -8,11 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import (EXIT_INTERRUPTED, add_model_options, drive_job, echo, load_for, note,
-                                     print_json)
+from lm_workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, note, print_json
 from lm_workbench.engine.errors import WorkbenchError
 
-EVAL_KEYS = ("l0", "explained_variance", "mse", "ce_loss_recovered", "kl", "dead_fraction", "dense_fraction")
 
 
 def _model_flag(p: argparse.ArgumentParser) -> None:
@@ -121,12 +119,6 @@ def register(sub: Any) -> None:
     steer.set_defaults(handler=cmd_steer)
 
 
-def _positive(value: int, flag: str) -> int:
-    if value < 1:
-        raise WorkbenchError(f"{flag} must be at least 1, not {value}")
-    return value
-
-
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The ``SaeTrainSpec`` a ``sae train`` command line describes (through its typed request)."""
     from lm_workbench.requests import request_of
@@ -171,27 +163,17 @@ def cmd_sae_train(args: argparse.Namespace) -> int:
 
 
 def cmd_sae_eval(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_sae import EVAL_KEYS, sae_eval
+    from lm_workbench.engine.maths.undefined import shown
     from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.engine.sae.evaluate import evaluate_sae
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import load_checked_sae
 
     request = request_of(args)
-    lines = read_corpus(request.corpus)
-    loaded = load_for(request)
-    file, site, notes = load_checked_sae(loaded, request.sae_dir)
-    result = drive_job(evaluate_sae(loaded, site, file.sae, lines, max_tokens=_positive(request.max_tokens,
-                                                                                         "--max-tokens")),
-                       quiet=args.json)
-    data = {key: getattr(result, key) for key in EVAL_KEYS}
-    data |= {"ce_clean": result.ce_clean, "ce_spliced": result.ce_spliced, "ce_zero": result.ce_zero,
-             "tokens": result.tokens, "site": file.hook_name, "loss": result.loss or None,
-             "notes": notes + result.notes}
+    lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
+    data = sae_eval(request, load_for(request), lines=lines, quiet=args.json).to_dict()
     if args.json:
         print_json(data)
         return 0
-    from lm_workbench.engine.maths.undefined import shown
-
     for key in EVAL_KEYS:
         print(f"{key:>20}  {shown(data[key], key, data['notes'])}")
     for line in data["notes"]:
@@ -200,49 +182,39 @@ def cmd_sae_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_sae_features(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.sae.features import features_on_text
+    from lm_workbench.command_results.compute_sae import sae_features
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import load_checked_sae
 
     request = request_of(args)
-    loaded = load_for(request)
-    file, site, notes = load_checked_sae(loaded, request.sae_dir)
-    found = features_on_text(loaded, site, file.sae, request.text)
-    strip = found.strip(_positive(request.top, "--top"))
+    data = sae_features(request, load_for(request)).to_dict()
     if args.json:
-        print_json({**strip, "site": file.hook_name, "notes": notes})
+        print_json(data)
         return 0
-    print("feature  " + " ".join(f"{t[:7]:>7}" for t in strip["tokens"]))
-    for column, feature in enumerate(strip["features"]):
-        print(f"{feature:>7}  " + " ".join(f"{row[column]:7.3f}" for row in strip["values"]))
+    print("feature  " + " ".join(f"{t[:7]:>7}" for t in data["tokens"]))
+    for column, feature in enumerate(data["features"]):
+        print(f"{feature:>7}  " + " ".join(f"{row[column]:7.3f}" for row in data["values"]))
     return 0
 
 
 def cmd_sae_show(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_sae import sae_show
     from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.engine.sae.features import feature_stats, logit_effect, top_contexts
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import load_checked_sae
 
     request = request_of(args)
-    lines = read_corpus(request.corpus)
-    loaded = load_for(request)
-    file, site, notes = load_checked_sae(loaded, request.sae_dir)
-    if not 0 <= request.feature < file.sae.d_sae:
-        raise WorkbenchError(f"--feature {request.feature} is out of range: the SAE has 0..{file.sae.d_sae - 1}")
-    corpus = drive_job(top_contexts(loaded, site, file.sae, lines, n=_positive(request.contexts, "--contexts"),
-                                    max_tokens=_positive(request.max_tokens, "--max-tokens")), quiet=args.json)
-    stats = feature_stats(loaded, site, file.sae, corpus, request.feature)
-    effect, more = logit_effect(loaded, file.sae, request.feature)
-    data = {**stats.to_dict(), "logit_effect": effect, "tokens_read": corpus.tokens, "notes": notes + more}
+    lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
+    computed = sae_show(request, load_for(request), lines=lines, quiet=args.json)
+    data = computed.to_dict()
     if args.json:
         print_json(data)
         return 0
+    stats, corpus = computed.engine_result
     print(f"feature {stats.feature}: density {stats.density:.4f}, max activation {stats.max_activation:.4f} over "
           f"{corpus.tokens} tokens")
     for ctx in stats.contexts:
         words = "".join(f"[{t}]" if i == ctx.peak else t for i, t in enumerate(ctx.tokens))
         print(f"  {ctx.activation:8.4f}  {words!r}")
+    effect = data["logit_effect"]
     if effect:
         print("promotes: " + ", ".join(repr(e["token"]) for e in effect["promoted"]))
         print("suppresses: " + ", ".join(repr(e["token"]) for e in effect["suppressed"]))
@@ -252,42 +224,24 @@ def cmd_sae_show(args: argparse.Namespace) -> int:
 
 
 def cmd_sae_search(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_sae import check_sae_search, sae_search
     from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.engine.sae.features import firing_on, promoting, top_contexts
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.reading import load_checked_sae
 
     request = request_of(args)
-    if not request.token:
-        raise WorkbenchError("--token is empty: name a token")
-    top = _positive(request.top, "--top")
+    check_sae_search(request)  # before the model loads
     lines = read_corpus(request.corpus) if request.corpus else None
-    loaded = load_for(request)
-    file, site, notes = load_checked_sae(loaded, request.sae_dir)
-    ids = loaded.tokenizer(request.token, add_special_tokens=False)["input_ids"]
-    if not ids:
-        raise WorkbenchError(f"--token {request.token!r} is no token for this model")
-    pieces = loaded.tokenizer.convert_ids_to_tokens(ids)
-    if len(ids) > 1:
-        notes = notes + [f"{request.token!r} is {len(ids)} tokens for this model ({' '.join(pieces)}): searched by "
-                         f"its first, {pieces[0]!r}"]
-    found = promoting(loaded, file.sae, request.token, k=top)
-    if not found:
-        notes = notes + ["the model's unembedding does not read the SAE's site's width: no logit effect"]
-    firing = None
-    if lines is not None:
-        corpus = drive_job(top_contexts(loaded, site, file.sae, lines, n=1,
-                                        max_tokens=_positive(request.max_tokens, "--max-tokens")), quiet=args.json)
-        firing = firing_on(loaded, corpus, request.token, k=top)
-    data = {"token": request.token, "token_id": int(ids[0]), "site": file.hook_name,
-            "promoting": [{"feature": f, "effect": e} for f, e in found], "firing": firing, "notes": notes}
+    computed = sae_search(request, load_for(request), lines=lines, quiet=args.json)
+    data = computed.to_dict()
     if args.json:
         print_json(data)
         return 0
-    print(f"promoting {pieces[0]!r}: " + (", ".join(f"{f} ({e:+.3f})" for f, e in found) or "none"))
-    if firing is not None:
-        print(f"firing on {request.token!r}: " + (", ".join(map(str, firing)) or "none in the corpus read"))
-    for line in notes:
+    first = computed.engine_result[0]
+    found = [(p["feature"], p["effect"]) for p in data["promoting"]]
+    print(f"promoting {first!r}: " + (", ".join(f"{f} ({e:+.3f})" for f, e in found) or "none"))
+    if data["firing"] is not None:
+        print(f"firing on {request.token!r}: " + (", ".join(map(str, data["firing"])) or "none in the corpus read"))
+    for line in data["notes"]:
         note(line)
     return 0
 

@@ -1,12 +1,14 @@
 """Which commands are computed here (``compute``, ``compute_why``, ``compute_evaluations``, ``compute_steer``,
-``compute_embeddings``) rather than in their CLI handler: the Python API runs these directly on the model it
-holds, and their CLI handlers call the same functions."""
+``compute_embeddings``, ``compute_sae``) rather than in their CLI handler: the Python API runs these directly on the
+model it holds, and their CLI handlers call the same functions."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from lm_workbench.command_results import compute, compute_embeddings, compute_evaluations, compute_steer, compute_why
+from lm_workbench.command_results import (
+    compute, compute_embeddings, compute_evaluations, compute_sae, compute_steer, compute_why,
+)
 
 COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "info": compute.info, "encode": compute.encode, "attention": compute.attention, "fill-mask": compute.fill_mask,
@@ -16,7 +18,8 @@ COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "sts": compute_evaluations.sts, "scalar-mix": compute_evaluations.scalar_mix,
     "prompt-eval": compute_evaluations.prompt_eval, "retrieval-eval": compute_evaluations.retrieval_eval,
     "retrieve": compute_evaluations.retrieve, "neighbours": compute_embeddings.neighbours,
-    "project": compute_embeddings.project,
+    "project": compute_embeddings.project, "sae eval": compute_sae.sae_eval, "sae features": compute_sae.sae_features,
+    "sae show": compute_sae.sae_show, "sae search": compute_sae.sae_search,
 }
 
 
