@@ -137,7 +137,7 @@ def _run(request: Request, loaded: Any) -> Any:
     from lm_workbench.api.naming import FILE_OUTPUTS
     from lm_workbench.api.progress import progress_bar
     from lm_workbench.cli.common import capturing_json, load_for, using_loaded
-    from lm_workbench.command_results.computed import computed_for
+    from lm_workbench.command_results.computed import MODELLESS, computed_for
     from lm_workbench.command_results.results import result_for
     from lm_workbench.requests import request_of
 
@@ -148,7 +148,8 @@ def _run(request: Request, loaded: Any) -> Any:
         own = computed_for(request)
         if own is not None:
             parsed = request_of(args)
-            return own(dataclasses.replace(parsed, out=None) if unwritten else parsed, load_for(args))
+            model = None if request.COMMAND in MODELLESS else load_for(args)
+            return own(dataclasses.replace(parsed, out=None) if unwritten else parsed, model)
         with capturing_json() as payloads:
             code = args.handler(args)
     return result_for(request.COMMAND, payloads[-1] if payloads else {}, exit_code=code)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, echo, print_json
+from lm_workbench.cli.common import EXIT_OK, echo, print_json
 
 
 def register(sub: Any) -> None:
@@ -49,21 +49,16 @@ def cmd_guide(args: argparse.Namespace) -> int:
     return handlers.get(args.guide_action, cmd_list)(args)
 
 
-def _guide(args: argparse.Namespace) -> Any:
-    from lm_workbench.guide.library import find_guide
-
-    return find_guide(args.guide)  # a GuideError (bad page: file and line): one line, exit 2
-
-
 def cmd_list(args: argparse.Namespace) -> int:
-    guide = _guide(args)
-    rows = [{"number": i, "id": p.id, "lecture": p.lecture, "title": p.title, "view": p.view,
-             "model": p.model if isinstance(p.model, str) else list(p.model),
-             "exercise": p.exercise.kind if p.exercise else None} for i, p in enumerate(guide.pages, start=1)]
+    from lm_workbench.command_results.compute_guide import guide_list
+    from lm_workbench.requests import request_of
+
+    data = guide_list(request_of(args)).to_dict()
     if args.json:
-        print_json({"guide": guide.name, "title": guide.title, "pages": rows}, indent=1)
+        print_json(data, indent=1)
         return EXIT_OK
-    echo(f"{guide.title} ({guide.name}, {len(rows)} pages)")
+    rows = data["pages"]
+    echo(f"{data['title']} ({data['guide']}, {len(rows)} pages)")
     for r in rows:
         echo(f"{r['number']:>3}  L{r['lecture']}  {r['id']:<30} {r['view']:<12} {r['exercise'] or '-':<12} "
              f"{r['title']}")
@@ -71,8 +66,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    page = _guide(args).page(args.page)
-    data = page.to_json()
+    from lm_workbench.command_results.compute_guide import guide_show
+    from lm_workbench.requests import request_of
+
+    computed = guide_show(request_of(args))
+    data, page = computed.to_dict(), computed.engine_result
     if args.json:
         print_json(data, indent=1)
         return EXIT_OK
@@ -91,48 +89,35 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import sys
 
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.guide.check import check_answer, page_model
-    from lm_workbench.lectures.availability import installed_course_models, resolve_model
-    from lm_workbench.lectures.verify import ModelCache
-    from lm_workbench.settings import load_settings
+    from lm_workbench.command_results.compute_guide import guide_check
+    from lm_workbench.requests import request_of
 
-    page = _guide(args).page(args.page)
-    if page.exercise is None:
-        raise WorkbenchError(f"the page {page.id!r} has no exercise")
-    course, default = installed_course_models(), load_settings().default_model
-    spec = resolve_model(args.model, default, course) if args.model else page_model(page, course, default)
-    result = check_answer(page, args.answer, spec, ModelCache(), course_models=course)
+    computed = guide_check(request_of(args))
+    result, spec = computed.engine_result
     if args.json:
-        print_json(result.to_json(), indent=1)
+        print_json(computed.to_dict(), indent=1)
     elif result.correct is None:
         print(f"lm-workbench: {result.explanation}", file=sys.stderr)
     else:
         echo(f"{'right' if result.correct else 'wrong'}: the answer on {spec} is {result.shown}")
         echo(f"why: {result.explanation}")
-    if result.correct is None:
-        return EXIT_USAGE
-    return EXIT_OK if result.correct else EXIT_FAILURE
+    return computed.exit_code
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from lm_workbench.guide.progress import Progress
+    from lm_workbench.command_results.compute_guide import guide_progress
+    from lm_workbench.requests import request_of
 
-    guide, progress = _guide(args), Progress()
-    if args.reset:
-        progress.reset(guide.name)
-        echo(f"forgot {progress.user}'s progress in {guide.name}")
-        return EXIT_OK
-    if args.csv:
-        path = progress.export_csv(guide, args.csv)
-        echo(f"wrote {len(guide.pages)} rows to {path}")
-        return EXIT_OK
-    rows = progress.rows(guide)
+    data = guide_progress(request_of(args)).to_dict()
     if args.json:
-        print_json({"user": progress.user, "guide": guide.name, "pages": rows}, indent=1)
-        return EXIT_OK
-    for r in rows:
-        mark = "right" if r["answered"] else ("tried" if r["attempts"] else "-")
-        echo(f"{r['number']:>3}  {r['page']:<30} {mark:<6} attempts {r['attempts']:<3} {r['seconds']:>7.0f} s"
-             + ("  (page changed since)" if r["changed"] else ""))
+        print_json(data, indent=1)
+    elif "reset" in data:
+        echo(f"forgot {data['user']}'s progress in {data['guide']}")
+    elif "csv" in data:
+        echo(f"wrote {data['rows']} rows to {data['csv']}")
+    else:
+        for r in data["pages"]:
+            mark = "right" if r["answered"] else ("tried" if r["attempts"] else "-")
+            echo(f"{r['number']:>3}  {r['page']:<30} {mark:<6} attempts {r['attempts']:<3} {r['seconds']:>7.0f} s"
+                 + ("  (page changed since)" if r["changed"] else ""))
     return EXIT_OK
