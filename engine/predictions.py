@@ -102,8 +102,8 @@ def fill_mask(loaded: LoadedModel, text: str, k: int = 5) -> tuple[TokenizedText
 def _require_lm(loaded: LoadedModel, family: Family, what: str) -> None:
     info = loaded.info
     if loaded.family is not family:
-        raise MissingHeadError(f"{what} needs a {family.value} model with an LM head; {info.spec} is "
-                               f"{'an' if loaded.family.value[0] in 'ae' else 'a'} {loaded.family.value}")
+        raise MissingHeadError(f"{what} needs {with_article(family.value)} model with an LM head; {info.spec} is "
+                               f"{with_article(loaded.family.value)}")
     if not info.has_lm_head:
         raise MissingHeadError(f"{what} needs an LM head, and the checkpoint of {info.spec} has none")
 

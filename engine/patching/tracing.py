@@ -55,6 +55,7 @@ from lm_workbench.engine.patching.names import DEFAULT_SITE, is_encoder_site
 from lm_workbench.engine.patching.noise import DEFAULT_SAMPLES, DEFAULT_SCALE, Noise, embedding_sigma, noised, subject_positions
 from lm_workbench.engine.patching.sites import check_site, site_modules, transformer_blocks
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, run_to_completion
+from lm_workbench.engine.wording import with_article
 
 WHAT = "activation patching"
 BLOCK_INPUT = "input"  # restored_metric only: the residual stream entering block l
@@ -196,7 +197,7 @@ def check_family(loaded: LoadedModel, output_position: int, what: str = WHAT) ->
                              f"{loaded.family.value} model, which it does not cover")
     if output_position and loaded.family is not Family.ENCODER_DECODER:
         raise WorkbenchError(f"the output position is an encoder-decoder's (BART, T5) output token; "
-                             f"{loaded.info.spec} is a {loaded.family.value} model, read at "
+                             f"{loaded.info.spec} is {with_article(loaded.family.value)} model, read at "
                              + ("its last token" if loaded.family is Family.DECODER else "its mask"))
 
 

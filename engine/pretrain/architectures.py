@@ -33,6 +33,7 @@ from typing import Any
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.models.families import Family
 from lm_workbench.engine.pretrain.names import FAMILIES, TRANSFORMER_SIZES
+from lm_workbench.engine.wording import with_article
 
 PRESETS = TRANSFORMER_SIZES  # name -> (layers, hidden)
 HEAD_DIM = 64
@@ -182,14 +183,14 @@ def build_config(spec: ArchitectureSpec, tokenizer: Any, softmax_size: int | Non
     ids = {"pad": tokenizer.pad_token_id, "bos": tokenizer.bos_token_id, "eos": tokenizer.eos_token_id}
     family = spec.family
     if family in ("gpt2", "bart", "t5") and ids["eos"] is None:
-        raise WorkbenchError(f"a {family} model needs a tokenizer with an end-of-sequence token")
+        raise WorkbenchError(f"{with_article(family)} model needs a tokenizer with an end-of-sequence token")
     if family == "gpt2" and ids["bos"] is None:
         ids["bos"] = ids["eos"]
     if family == "bart" and ids["bos"] is None:
         raise WorkbenchError("a bart model needs a tokenizer with a beginning-of-sequence token (<s>)")
     if ids["pad"] is None:
         if family != "gpt2":
-            raise WorkbenchError(f"a {family} model needs a tokenizer with a padding token")
+            raise WorkbenchError(f"{with_article(family)} model needs a tokenizer with a padding token")
         ids["pad"] = ids["eos"]
     config = _config(spec, len(tokenizer), ids)
     if family == "t5":  # informative only: T5 has no position table (lm_workbench.engine.models.families.max_positions reads it)
@@ -211,7 +212,7 @@ def model_class(family: str, head: str) -> Any:
     name = _MODEL_CLASS.get((family, head))
     if name is None:
         heads = ", ".join(FAMILY_HEADS.get(family, ()))
-        raise WorkbenchError(f"a {family} model cannot have a {head!r} head; it takes {heads or 'none'}")
+        raise WorkbenchError(f"{with_article(family)} model cannot have a {head!r} head; it takes {heads or 'none'}")
     return getattr(transformers, name)
 
 

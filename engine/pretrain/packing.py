@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.wording import with_article
 
 Emit = Callable[[list[int]], None]
 
@@ -106,7 +107,7 @@ def family_packer(family: str, tokenizer, emit: Emit, seq_len: int, keep_documen
     def need(name: str) -> int:
         value = getattr(tokenizer, f"{name}_token_id", None)
         if not isinstance(value, int):
-            raise WorkbenchError(f"a {family} dataset needs a tokenizer with a {name} token")
+            raise WorkbenchError(f"{with_article(family)} dataset needs a tokenizer with a {name} token")
         return value
 
     if family == "gpt2":

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.pretrain.for_views import TrainingConfig, training_config_fields
+from lm_workbench.pretrain.for_views import TrainingConfig, training_config_fields, with_article
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.job_bridge import JobBridge
 from lm_workbench.ui.pretrain.corpus_list import CorpusList
@@ -396,7 +396,9 @@ class TrainingForm(QWidget):
         except Exception as exc:  # a broken plugin: say so in the tooltip
             return str(exc)
         missing = missing_tokens(self.family(), needs)
-        return f"needs {', '.join(missing)}, which a {self.family()} tokenizer does not have" if missing else ""
+        if not missing:
+            return ""
+        return f"needs {', '.join(missing)}, which {with_article(self.family())} tokenizer does not have"
 
     def _objective_changed(self, *_: Any) -> None:
         name = self.objective_name()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.engine.wording import with_article
+
 KIND_NEEDS = {
     "encoder": ("fill-mask", "encoder"),
     "decoder": ("next-token prediction", "decoder"),
@@ -48,8 +50,8 @@ def predict_b(loaded: Any, kind: str, text: str, k: int, max_tokens: int, cancel
     what, needs = KIND_NEEDS[kind]
     family = loaded.info.family
     if family != needs:
-        return "why", f"Model B cannot do {what}: that needs {'an' if needs[0] in 'ae' else 'a'} {needs} model, " \
-                      f"and B is {'ELMo (a biLM)' if family == 'biLM' else f'a {family}'}."
+        return "why", f"Model B cannot do {what}: that needs {with_article(needs)} model, " \
+                      f"and B is {'ELMo (a biLM)' if family == 'biLM' else with_article(family)}."
     try:
         if kind == "encoder":
             tt, preds = fill_mask(loaded, text, k)

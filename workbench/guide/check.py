@@ -16,6 +16,8 @@ A tie accepts each tied answer. Hints come one per wrong try; the answer is show
 
 from __future__ import annotations
 
+from lm_workbench.engine.wording import with_article
+
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -109,7 +111,8 @@ def needs_problem(page: Page, loaded: Any) -> str:
     families = [n for n in page.needs if n in FAMILIES]
     offer = f"open {page.model if isinstance(page.model, str) else page.model[0]} (the page's model) to answer it"
     if families and family not in families:
-        return f"this page asks about a {' or '.join(families)} model; {info.spec} is a {family}: {offer}"
+        return (f"this page asks about {with_article(' or '.join(families))} model; {info.spec} is "
+                f"{with_article(family)}: {offer}")
     if "mlm" in page.needs and not info.has_mlm_head:
         return f"{info.spec} has no masked-LM head (its predictions would be noise): {offer}"
     if "lm" in page.needs and not (info.has_lm_head or info.has_mlm_head):

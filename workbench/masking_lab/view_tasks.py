@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench.engine.progress import CancelToken
+from lm_workbench.engine.wording import with_article
 from lm_workbench.masking_lab.preview import (
     configured_rates, encode_text, preview_for_seed, preview_json, sample_rates, tokens_of,
 )
@@ -64,7 +65,8 @@ def reconstruct(loaded: Any, objective: Any, preview: Any, tokenizer: Any, model
     head = objective.requires.head
     if head in ("mlm", "pretraining-nsp"):
         if info.family != "encoder":
-            return None, f"{name} is an {info.family} model: {objective.name} is reconstructed by an encoder with an MLM head."
+            return None, (f"{name} is {with_article(info.family)} model: {objective.name} is reconstructed by an encoder "
+                          "with an MLM head.")
         if not info.has_mlm_head:
             return None, f"{name} has no MLM head (its checkpoint was saved without one): no predictions to show."
         return _mlm_predictions(loaded, preview, tokenizer), None

@@ -46,5 +46,5 @@ def objective_misfit(family: str, objective: str, objective_families: Iterable[s
         return f"{objective} is for {' or '.join(allowed)} models; {with_article(family)} model is {kind}"
     missing = missing_tokens(family, tokens)
     if missing:
-        return f"{objective} needs {', '.join(missing)}, which a {family} tokenizer does not have"
+        return f"{objective} needs {', '.join(missing)}, which {with_article(family)} tokenizer does not have"
     return ""

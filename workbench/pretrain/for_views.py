@@ -1,5 +1,5 @@
 """What the pre-training views and config forms use from the engine: the training config, its fields and
-the Python-docs corpus (see lm_workbench.lazy_exports)."""
+the Python-docs corpus, the article rule for a family's name (see lm_workbench.lazy_exports)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ FOR_VIEWS = {
     "ConfigField": _E + "objectives.config_fields",
     "config_fields": _E + "objectives.config_fields",
     "python_docs_corpus": _E + "pretrain.python_docs",
+    "with_article": _E + "wording",
 }
 __all__ = sorted(FOR_VIEWS)
 __getattr__ = lazy_exports(FOR_VIEWS, __name__)

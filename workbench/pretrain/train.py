@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import NEVER_CANCELLED, Progress, drive
+from lm_workbench.engine.wording import with_article
 from lm_workbench.pretrain.family_objectives import missing_tokens
 from lm_workbench.pretrain.outputs import HEADS_FILE, save_outputs
 from lm_workbench.pretrain.spec import PretrainSpec
@@ -93,7 +94,7 @@ def _tokenizer(spec: PretrainSpec, out_dir: Path, source_dir: Path | None, inher
         return AutoTokenizer.from_pretrained(folder)
     folder = out_dir / "tokenizer"
     if dist.is_main:
-        report(Progress(0, 0, f"training a {spec.family} tokenizer ({spec.vocab_size} tokens)"))
+        report(Progress(0, 0, f"training {with_article(spec.family)} tokenizer ({spec.vocab_size} tokens)"))
         train_tokenizer(spec.family, corpus_lines(spec.corpus), folder, vocab_size=spec.vocab_size,
                         num_sentinels=num_sentinels_for(spec.vocab_size), model_max_length=spec.max_positions)
     dist.barrier()
@@ -167,10 +168,12 @@ def check_objective(spec: PretrainSpec, registry: Any = None) -> tuple[Any, Any,
         objective.check_config(config)
     family = ENGINE_FAMILY[spec.family]
     with registry.guard(record, "checking its requirements"):
-        objective.check_requirements(None, {"family": family.value, "spec": f"a {spec.family} model"}, config)
+        objective.check_requirements(None, {"family": family.value, "spec": f"{with_article(spec.family)} model"},
+                                     config)
         missing = missing_tokens(spec.family, objective.requirements(config).tokens)
     if missing:
-        raise WorkbenchError(f"{objective.name} needs {', '.join(missing)}, which a {spec.family} tokenizer "
+        raise WorkbenchError(f"{objective.name} needs {', '.join(missing)}, which {with_article(spec.family)} "
+                             "tokenizer "
                              "does not have")
     return registry, objective, config
 
