@@ -98,13 +98,17 @@ def cmd_corrupt(args: argparse.Namespace) -> int:
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
-    from lm_workbench.extensions.registry import ObjectiveRegistry
-    from lm_workbench.settings import load_settings
+    from lm_workbench.command_results.compute_store import plugins_list
+    from lm_workbench.requests import request_of
 
-    registry = ObjectiveRegistry.discover(load_settings())
+    computed = plugins_list(request_of(args))
     if args.json:
-        print_json({"plugins": registry.to_dicts()})
+        print_json(computed.to_dict())
         return 0
+    for r in computed.engine_result.records:
+        line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
+        print(line + (f"  ({r.error})" if r.error else ""))
+    return 0
     for r in registry.records:
         line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
         print(line + (f"  ({r.error})" if r.error else ""))

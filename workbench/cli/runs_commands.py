@@ -24,29 +24,17 @@ def register(sub: Any) -> None:
     runs.set_defaults(handler=cmd_runs)
 
 
-def _final_metrics(store: Any, run_id: int) -> dict[str, float]:
-    """The last value of each metric a run logged."""
-    last: dict[str, float] = {}
-    for row in store.metrics(run_id):
-        last[row["name"]] = row["value"]  # ordered by name then step: the last one wins
-    return last
-
-
 def cmd_runs(args: argparse.Namespace) -> int:
-    from lm_workbench.paths import runs_db_path
-    from lm_workbench.store import RunStore
+    from lm_workbench.command_results.compute_store import runs_list
+    from lm_workbench.requests import request_of
 
     if getattr(args, "runs_command", "list") == "diff":
         return cmd_runs_diff(args)
-
-    with RunStore(runs_db_path()) as store:
-        runs = store.list_runs(kind=args.kind)
-        for run in runs:
-            run["final_metrics"] = _final_metrics(store, run["id"])
+    data = runs_list(request_of(args)).to_dict()
     if args.json:
-        print_json({"runs": runs})
+        print_json(data)
         return 0
-    for run in runs:
+    for run in data["runs"]:
         metrics = run["final_metrics"]
         shown = ", ".join(f"{k} {metrics[k]:.4g}" for k in ("loss", "validation_loss") if k in metrics)
         print(f"{run['id']:>5}  {run['kind']:<10} {run['status']:<11} {run.get('model') or '':<14} "
@@ -58,26 +46,16 @@ def cmd_runs_diff(args: argparse.Namespace) -> int:
     """``runs diff A B``: the settings of two runs, the differing ones marked (the Runs tab's config diff)."""
     import json
 
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.paths import runs_db_path
-    from lm_workbench.runs.params_diff import diff_params
-    from lm_workbench.store import RunStore
+    from lm_workbench.command_results.compute_store import runs_diff
+    from lm_workbench.requests import request_of
 
-    with RunStore(runs_db_path()) as store:
-        runs = []
-        for run_id in (args.a, args.b):
-            try:
-                runs.append(store.get_run(run_id))
-            except KeyError:
-                raise WorkbenchError(f"no run #{run_id} in {store.path}") from None
-    rows = diff_params(runs[0].get("params") or {}, runs[1].get("params") or {})
+    data = runs_diff(request_of(args)).to_dict()
     if args.json:
-        print_json({"a": {"id": runs[0]["id"], "kind": runs[0]["kind"], "name": runs[0].get("name")},
-                    "b": {"id": runs[1]["id"], "kind": runs[1]["kind"], "name": runs[1].get("name")},
-                    "differences": sum(1 for r in rows if r["differs"]), "settings": rows})
+        print_json(data)
         return 0
-    print(f"A: run #{runs[0]['id']} ({runs[0]['kind']}) {runs[0].get('name') or ''}")
-    print(f"B: run #{runs[1]['id']} ({runs[1]['kind']}) {runs[1].get('name') or ''}")
+    a, b, rows = data["a"], data["b"], data["settings"]
+    print(f"A: run #{a['id']} ({a['kind']}) {a.get('name') or ''}")
+    print(f"B: run #{b['id']} ({b['kind']}) {b.get('name') or ''}")
     shown = [r for r in rows if r["differs"] or args.all]
     width = max([len(r["setting"]) for r in shown] + [7])
 
