@@ -12,7 +12,6 @@ import argparse
 from typing import Any
 
 from lm_workbench.cli.common import echo, print_json
-from lm_workbench.engine.errors import WorkbenchError
 
 
 def _study_options(p: argparse.ArgumentParser) -> None:
@@ -43,13 +42,9 @@ def register(sub: Any) -> None:
 
 
 def _sets(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise WorkbenchError(f"--set takes NAME=VALUE, not {pair!r}")
-        out[key.strip()] = value
-    return out
+    from lm_workbench.command_results.compute_studies import study_sets
+
+    return study_sets(pairs)
 
 
 def cmd_study(args: argparse.Namespace) -> int:
@@ -61,17 +56,18 @@ def cmd_study(args: argparse.Namespace) -> int:
                      yes=bool(getattr(args, "yes", False))).checked()
     if args.study_command == "run":
         return _run(spec, args)
-    return _table(spec, args)
+    return _table(args)
 
 
 def _list(args: argparse.Namespace) -> int:
-    from lm_workbench.studies.catalogue import catalogue
+    from lm_workbench.command_results.compute_studies import study_list
+    from lm_workbench.requests import request_of
 
-    studies = catalogue()
+    data = study_list(request_of(args)).to_dict()
     if args.json:
-        print_json({"studies": studies})
+        print_json(data)
         return 0
-    for s in studies:
+    for s in data["studies"]:
         print(f"{s['name']:<24} {s['title']} ({', '.join(s['scales'])}; {s['cells']} cells at lecture scale)")
     return 0
 
@@ -110,20 +106,14 @@ def _run(spec: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(spec: Any, args: argparse.Namespace) -> int:
-    from lm_workbench.paths import runs_db_path
-    from lm_workbench.store import RunStore
-    from lm_workbench.studies.runner import load_state
-    from lm_workbench.studies.table import build_table, format_table
+def _table(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_studies import study_table
+    from lm_workbench.requests import request_of
+    from lm_workbench.studies.table import format_table
 
-    study, out = spec.load()
-    state = load_state(study, out)
-    with RunStore(runs_db_path()) as store:
-        table = build_table(study, state.cells, store)
-        if args.export:
-            from lm_workbench.studies.export import export_study
-
-            folder = export_study(study, table, state.cells, store, args.export)
-            echo(f"exported the study to {folder}")
-    print_json(table) if args.json else print(format_table(table))
+    computed = study_table(request_of(args))
+    table, folder = computed.engine_result
+    if folder is not None:
+        echo(f"exported the study to {folder}")
+    print_json(computed.to_dict()) if args.json else print(format_table(table))
     return 0

@@ -1,6 +1,7 @@
 """Which commands are computed here (``compute``, ``compute_why``, ``compute_evaluations``, ``compute_steer``,
-``compute_embeddings``, ``compute_sae``, ``compute_guide``, ``compute_store``) rather than in their CLI handler: the
-Python API runs these directly on the model it holds, and their CLI handlers call the same functions."""
+``compute_embeddings``, ``compute_sae``, ``compute_guide``, ``compute_store``, ``compute_studies``) rather than in
+their CLI handler: the Python API runs these directly on the model it holds, and their CLI handlers call the same
+functions."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, Callable
 
 from lm_workbench.command_results import (
     compute, compute_embeddings, compute_evaluations, compute_guide, compute_sae, compute_steer, compute_store,
-    compute_why,
+    compute_studies, compute_why,
 )
 
 COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
@@ -24,11 +25,12 @@ COMPUTED: dict[str, Callable[[Any, Any], Any]] = {
     "guide list": compute_guide.guide_list, "guide show": compute_guide.guide_show,
     "guide check": compute_guide.guide_check, "guide progress": compute_guide.guide_progress,
     "runs list": compute_store.runs_list, "runs diff": compute_store.runs_diff,
-    "plugins list": compute_store.plugins_list,
+    "plugins list": compute_store.plugins_list, "study list": compute_studies.study_list,
+    "study table": compute_studies.study_table,
 }
 # computed commands that read no loaded model (called with None; ``guide check`` loads the model it names itself)
 MODELLESS = frozenset({"guide list", "guide show", "guide check", "guide progress", "runs list", "runs diff",
-                       "plugins list"})
+                       "plugins list", "study list", "study table"})
 
 
 def computed_for(request: Any) -> Callable[[Any, Any], Any] | None:
