@@ -69,7 +69,8 @@ def test_merge_selected_runs_as_a_recorded_job(open_window, qtbot, two_runs, tmp
     dialog.out.setText(str(out))
     dialog.grab().save("/work/coord/shots/peft-merge-dialog.png") if Path("/work/coord/shots").is_dir() else None
     dialog.ok_button.click()
-    qtbot.waitUntil(lambda: "into" in browser.message_bar.text(), timeout=60000)
+    # the job's own progress says "merged into …" first: wait for the result's line ("Run #k: …")
+    qtbot.waitUntil(lambda: browser.message_bar.text().startswith(("Run #", "Could not")), timeout=60000)
     said = browser.message_bar.text()
     assert "combined (ties, weights 0.4, 0.6)" in said and "heads" in said
     summary = json.loads((out / "merge.json").read_text(encoding="utf-8"))
