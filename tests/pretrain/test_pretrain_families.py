@@ -26,9 +26,10 @@ from lm_workbench.pretrain.spec import PretrainSpec
 
 
 # What it takes to pass the bar in 300 steps. MLM scores only 15% of the tokens, so BERT needs a wider
-# model and larger batches than the generative objectives, which score (almost) every token.
+# model and larger batches than the generative objectives, which score (almost) every token. Width 96 learns as well
+# as 128 here (validation loss 0.447 vs 0.460 of the initial; the bar is 0.6) in two thirds of the time (23 vs 35 s).
 SETTINGS = {
-    "bert": ({"hidden": 128}, {"batch_size": 48, "lr": 3e-3}),
+    "bert": ({"hidden": 96}, {"batch_size": 48, "lr": 3e-3}),
     "gpt2": ({}, {"batch_size": 8, "lr": 5e-3}),
     "bart": ({}, {"batch_size": 8, "lr": 5e-3}),
     "t5": ({}, {"batch_size": 8, "lr": 5e-3}),
