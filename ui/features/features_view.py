@@ -372,6 +372,8 @@ class FeaturesView(ModelView):
         self.notice.show_message(text, "info")
 
     def show_failure(self, message: str) -> None:
+        self.state.strip = None  # the features of an earlier model or text never stay under the failure
+        self.state.set_strip_b(None)  # (emits strip_changed: both strips redrawn empty)
         self.notice.show_message(message, "warning")
 
     # ------------------------------------------------------------ jobs

@@ -277,6 +277,8 @@ class LensView(ModelView):
         self.tuned.state.clear()
         self.model.set_table(None)
         self.kl_chart.show_curves({})
+        self.ab.show_b_reason("")  # B's side goes with A's result (it is computed in the same job)
+        self.model_b.set_table(None)
 
     def _show(self, both: Any) -> None:
         self.tuned.state.show(both)

@@ -142,12 +142,19 @@ class PredictionsView(ModelView):
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(text, "info")
         self._drop_pending_explain()
+        self._clear_b()
 
     def show_failure(self, message: str) -> None:
         self.state.show_nothing()
         self.pages.setCurrentWidget(self.empty_page)
         self.notice.show_message(message, "warning")
         self._drop_pending_explain()
+        self._clear_b()
+
+    def _clear_b(self) -> None:
+        """B's side goes with A's result: a line or predictions of an earlier model or text never stay beside a
+        hint or a failure (B's answer to the new input comes with A's, in the same job)."""
+        self._show_b(("why", ""))
 
     def _drop_pending_explain(self) -> None:
         """No predictions to explain: an Explain waiting for them ends."""
