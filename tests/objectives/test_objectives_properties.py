@@ -9,10 +9,11 @@ the same batch and different seeds give different ones.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lm_workbench.engine.plugin_api import PositionKind as K
@@ -185,6 +186,9 @@ bart_configs = st.fixed_dictionaries({
 
 @given(raw=st.lists(picks, min_size=1, max_size=3), stops=st.lists(st.integers(0, 60), max_size=6),
        seed=seeds, settings=bart_configs)
+@example(raw=[[0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], stops=[], seed=0,  # a 0.1 deletion of 2 or 4 tokens deletes none
+         settings={"sentence_permutation": 0.0, "token_masking": 0.0, "token_deletion": 0.1, "text_infilling": 0.0,
+                   "document_rotation": False})
 def test_bart(tiny_models, raw, stops, seed, settings):
     tok = tokenizer_for(tiny_models, "bart")
     obj = objective("bart")
@@ -234,10 +238,21 @@ def test_bart(tiny_models, raw, stops, seed, settings):
             if not settings["sentence_permutation"]:  # a rotation of the content
                 body, moved = o[1:-1], p.input_ids[1:-1]
                 assert any(body[k:] + body[:k] == moved for k in range(len(body)))
-    # Sentence permutation alone may have nothing to do (one sentence, or 0.5 of two sentences moves one).
-    only_permutation = not any(v for k, v in settings.items() if k != "sentence_permutation")
-    if sum(len(r) for r in raw) >= 10 and not only_permutation:
+    # Another seed must change the batch only where the seed has room to: the noise counts are fixed by the rates
+    # (a 0.1 deletion of 2 or 4 tokens deletes none), so a noise of k of m tokens must have at least 10 ways to fall
+    # (else five other seeds may all pick the same ones); a rotation needs 10 places to start. Sentence permutation
+    # alone may have nothing to do (one sentence, or 0.5 of two sentences moves one).
+    lengths = [len(d) - 2 for d in docs]
+    varies = any(_ways(m, settings[k]) >= 10 for k in ("token_masking", "token_deletion", "text_infilling")
+                 for m in lengths) or (settings["document_rotation"] and max(lengths) >= 10)
+    if varies:
         assert_deterministic_and_seed_dependent(obj, tok, docs, seed, config)
+
+
+def _ways(m: int, rate: float) -> int:
+    """How many ways BART's noise of ``rate`` can fall on ``m`` content tokens (its count is round(rate * m))."""
+    k = int(np.floor(rate * m + 0.5))
+    return math.comb(m, k) if 0 < k < m else 1
 
 
 @given(raw=st.lists(picks, min_size=1, max_size=3), seed=seeds)
