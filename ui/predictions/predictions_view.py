@@ -45,8 +45,20 @@ from lm_workbench.reading import read_line
 MODES = {
     "encoder": "Fill-mask: write [MASK] where a word is missing; each mask gets the model's top k tokens.",
     "decoder": "Next token: the model's top k continuations of the text. Accept one to append it.",
-    "encoder-decoder": "Infilling: write <mask> (or [MASK]) where a span is missing; the model writes the text back.",
 }
+
+
+def mode_line(loaded: Any) -> str:
+    """What the view does with the loaded model, in its own terms: an encoder-decoder's line names its tokenizer's
+    mask token, or says it has none (T5's span corruption uses sentinels: infilling cannot be asked here)."""
+    family = loaded.info.family
+    if family != "encoder-decoder":
+        return MODES.get(family, "")
+    mask = loaded.tokenizer.mask_token
+    if mask is None:
+        return ("Infilling needs a mask token, and this model's tokenizer has none (T5-style models use sentinel "
+                "tokens: the Masking lab shows them).")
+    return f"Infilling: write {mask} (or [MASK]) where a span is missing; the model writes the text back."
 
 
 NOT_FOR_BILM = ("Predictions are not available for ELMo: this view reads a masked-LM, causal-LM or "
@@ -117,7 +129,7 @@ class PredictionsView(ModelView):
             self.show_hint(NOT_FOR_BILM)
             return None
         self.state.use_model(loaded)
-        self.mode_label.setText(MODES.get(family, ""))
+        self.mode_label.setText(mode_line(loaded))
         self.k_spin.setEnabled(family != "encoder-decoder")
         key: tuple = (inputs.model_key, text, family)
         if family == "decoder":
