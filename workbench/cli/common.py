@@ -256,10 +256,9 @@ def task_columns(args: argparse.Namespace) -> dict[str, Any]:
 def say_read(report: Any, args: argparse.Namespace) -> None:
     """``note: read N rows, skipped K (first: line L: reason)`` on stderr: always when rows were skipped or
     changed, else unless the command prints --json. ``report`` is a data reader's ``ReadReport`` (or None)."""
-    if report is None:
-        return
-    if report.rows_skipped or report.notes or not getattr(args, "json", False):
-        note(f"{Path(report.source).name}: {report.summary()}")
+    from lm_workbench.command_results.checks import say_read_report
+
+    say_read_report(report, bool(getattr(args, "json", False)))
 
 
 def frontend_attribute(name: str) -> Any:

@@ -12,11 +12,16 @@ from lm_workbench.engine.errors import WorkbenchError
 T = TypeVar("T")
 
 
+def positive(value: int, flag: str) -> int:
+    """``value`` of the option ``flag``, checked: at least 1."""
+    if value < 1:
+        raise WorkbenchError(f"{flag} must be at least 1, not {value}")
+    return value
+
+
 def positive_k(k: int) -> int:
     """``--k``, checked: at least 1."""
-    if k < 1:
-        raise WorkbenchError(f"--k must be at least 1, not {k}")
-    return k
+    return positive(k, "--k")
 
 
 def output_file(path: str, suffix: str, what: str, *, ignore_case: bool = False) -> Path:
@@ -41,6 +46,13 @@ def write_or_fail(out: Path, write: Callable[[], T]) -> T:
 def note(message: str) -> None:
     """``note: <message>`` on stderr: something the user should know about a result."""
     print(f"note: {message}", file=sys.stderr)
+
+
+def say_read_report(report: Any, quiet: bool) -> None:
+    """``note: <file>: read N rows, skipped K (first: line L: reason)`` on stderr: always when rows were skipped or
+    changed, else unless ``quiet`` (the command prints --json). ``report``: a data reader's ``ReadReport`` or None."""
+    if report is not None and (report.rows_skipped or report.notes or not quiet):
+        note(f"{Path(report.source).name}: {report.summary()}")
 
 
 def note_window(notes: Any) -> None:

@@ -12,10 +12,9 @@ with the CLI's line (a file that cannot be read, a task the model cannot do).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from lm_workbench.command_results.checks import note
+from lm_workbench.command_results.checks import note, say_read_report
 from lm_workbench.command_results.compute import as_json
 from lm_workbench.command_results.driving import drive_quietly
 from lm_workbench.command_results.results import Result, result_for
@@ -70,20 +69,13 @@ def retrieval_eval_spec(request: Any) -> Any:
                              request.keep_identical_ids).checked()
 
 
-def say_read(report: Any, quiet: bool) -> None:
-    """``note: <file>: read N rows, skipped K ...`` on stderr: always when rows were skipped or changed, else
-    unless ``quiet`` (the command prints --json). ``report``: a data reader's ``ReadReport`` (or None)."""
-    if report is not None and (report.rows_skipped or report.notes or not quiet):
-        note(f"{Path(report.source).name}: {report.summary()}")
-
-
 def _recorded(run: Any, loaded: Any, inputs: Any, quiet: bool) -> tuple[Any, int]:
     from lm_workbench.paths import runs_db_path
     from lm_workbench.runs.execute import execute
 
     if inputs is None:
         inputs = run.read()
-        say_read(getattr(inputs, "report", None), True)
+        say_read_report(getattr(inputs, "report", None), True)
     return drive_quietly(execute(run, loaded, runs_db_path(), inputs=inputs), quiet=quiet)
 
 
@@ -194,6 +186,6 @@ def retrieve(request: Any, loaded: Any, *, corpus: Any = None, listener: Any = N
     for line in dense.notes:
         note(line)
     hits = view_tasks.search(loaded, dense, request.query, request.k, NEVER_CANCELLED)
-    say_read(corpus.report, True)  # rows skipped or changed: said (the CLI says the rest after the search)
+    say_read_report(corpus.report, True)  # rows skipped or changed: said (the CLI says the rest after the search)
     data = {"query": request.query, "results": [h.to_json() for h in hits], "pooling": pooling}
     return result_for("retrieve", as_json(data), engine_result=(corpus, hits))

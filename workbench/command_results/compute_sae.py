@@ -10,19 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.command_results.checks import positive
 from lm_workbench.command_results.compute import as_json
 from lm_workbench.command_results.driving import drive_quietly
 from lm_workbench.command_results.results import Result, result_for
 from lm_workbench.engine.errors import WorkbenchError
 
 EVAL_KEYS = ("l0", "explained_variance", "mse", "ce_loss_recovered", "kl", "dead_fraction", "dense_fraction")
-
-
-def positive(value: int, flag: str) -> int:
-    """``value`` of ``flag``, checked: at least 1."""
-    if value < 1:
-        raise WorkbenchError(f"{flag} must be at least 1, not {value}")
-    return value
 
 
 def _lines(request: Any, lines: Any) -> Any:

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from lm_workbench.command_results.checks import positive
 from lm_workbench.command_results.compute import as_json
 from lm_workbench.command_results.driving import drive_quietly
 from lm_workbench.command_results.results import Result, result_for
 from lm_workbench.engine.errors import WorkbenchError
-
-
-def _positive(value: int, flag: str) -> int:
-    if value < 1:
-        raise WorkbenchError(f"{flag} must be at least 1, not {value}")
-    return value
 
 
 def check_steer(request: Any) -> None:
@@ -50,7 +45,7 @@ def steer(request: Any, loaded: Any, *, quiet: bool = True) -> Result:
 
     site, vector, how, notes = steering_vector(loaded, request.site, vector=request.vector, feature=request.feature,
                                                pairs=request.pairs)
-    steered = steer_model(loaded, request.text, site, vector, request.strength, k=_positive(request.top, "--top"),
+    steered = steer_model(loaded, request.text, site, vector, request.strength, k=positive(request.top, "--top"),
                           generate_tokens=request.generate)
     if request.save_vector:
         save_vector(request.save_vector, vector, site=request.site, model_name=loaded.info.spec,
