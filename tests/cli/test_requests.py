@@ -14,19 +14,11 @@ import pytest
 from lm_workbench.cli.parser import build_parser
 from lm_workbench.finetune.method_settings import OPTION_PREFIX
 from lm_workbench.requests import PRESENTATION, REQUESTS, FinetuneRequest, PatchRequest, request_of
+from tests.support.cli_tree import command_parsers
 
 # A command whose parser adds options when it first parses (``finetune``: one ``--<method>-<setting>`` per field of
 # each method's Config, so that other commands never import the method plugins) -> the one field holding them all.
 DYNAMIC = {"finetune": "method_settings"}
-
-
-def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
-    sub = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not sub:
-        yield " ".join(prefix), parser
-        return
-    for name, child in sub[0].choices.items():
-        yield from _leaves(child, prefix + (name,))
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
@@ -45,7 +37,7 @@ def _dynamic(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     return [a for a in parser._actions if a.dest.startswith(OPTION_PREFIX)]
 
 
-COMMANDS = dict(_leaves(build_parser()))
+COMMANDS = command_parsers()
 
 
 def test_every_command_has_a_request_and_every_request_a_command():
@@ -119,7 +111,7 @@ def test_a_request_is_built_from_keyword_arguments_with_the_cli_defaults():
 def test_the_finetune_parser_has_one_option_per_setting_of_each_method_once_it_parses():
     from lm_workbench.finetune.methods import finetune_methods
 
-    parser = dict(_leaves(build_parser()))["finetune"]
+    parser = command_parsers()["finetune"]
     assert _dynamic(parser) == []  # none before the first parse: building the parser reads no method plugin
     parser.parse_known_args([])
     expected = {f"--{name}-{f.name.replace('_', '-')}" for name, method in finetune_methods().items()

@@ -129,10 +129,10 @@ def test_guides_from_the_users_folder_and_entry_points_and_a_broken_one_named(fr
 
 
 def test_the_cli_refuses_a_broken_guide_with_its_file_and_line(tmp_path, capsys, monkeypatch):
+    from lm_workbench import frontends
     from lm_workbench.cli.main import main
-    from lm_workbench.guide import library
 
-    monkeypatch.setattr(library, "_VIEWS", {"views": VIEWS})
+    monkeypatch.setattr(frontends, "_VIEWS", {"views": VIEWS})
     folder = _folder(tmp_path, "bad", {"01-a.page": _swap("question", "question: nope")})
     assert main(["guide", "list", "--guide", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

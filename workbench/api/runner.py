@@ -3,11 +3,12 @@
 A call becomes its typed request (``lm_workbench.requests``), the request becomes the command line that says the
 same (``argv_of``), and the CLI's own parser reads it back: the CLI's defaults, type conversions and choices apply,
 and a bad value fails with the CLI's one line (``ArgumentError``, a ``WorkbenchError``). Then the command's code
-runs in-process: a command computed in ``lm_workbench.command_results.compute`` (its CLI handler calls the same
-function) returns its result object; any other runs its CLI handler with the model the API already holds
+runs in-process: a command computed in ``lm_workbench.command_results`` (its CLI handler calls the same function)
+returns its result object; any other runs its CLI handler with the model the API already holds
 (``lm_workbench.cli.common.using_loaded``) and its ``--json`` payload taken as an object
 (``capturing_json``), so the result's ``to_dict()`` is the command's ``--json`` by construction. Light: the parser
-and the handlers are imported when a call runs.
+and the handlers are imported when a call runs. Every command but ``gui`` is computed (``computed_for``); only
+``lens --tuned``, ``patch --approx`` and ``generate --chat`` still run their handler.
 """
 
 from __future__ import annotations

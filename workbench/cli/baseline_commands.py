@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from lm_workbench.cli.common import echo, print_json
-from lm_workbench.engine.errors import WorkbenchError
 
 
 def _data_options(p: argparse.ArgumentParser) -> None:
@@ -42,30 +40,11 @@ def register(sub: Any) -> None:
     base.set_defaults(handler=cmd_baseline)
 
 
-def _json_option(text: str, flag: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise WorkbenchError(f"{flag} must be a JSON object: {exc}") from None
-    if not isinstance(value, dict):
-        raise WorkbenchError(f"{flag} must be a JSON object, not {text!r}")
-    return value
-
-
 def cmd_baseline(args: argparse.Namespace) -> int:
-    from lm_workbench.baselines.runs import BiLSTMRun, TfidfRun
-    from lm_workbench.baselines.spec import BiLSTMSpec, TfidfSpec
+    from lm_workbench.command_results.compute_course import baseline
+    from lm_workbench.requests import request_of
 
-    common = dict(train=args.train, validation=args.validation, validation_fraction=args.validation_fraction,
-                  seed=args.seed, text_column=args.text_column, label_column=args.label_column,
-                  tsv_quoting=args.tsv_quoting)
-    if args.baseline_kind == "tfidf-lr":
-        run: Any = TfidfRun(TfidfSpec(**common, vectorizer=_json_option(args.vectorizer, "--vectorizer"),
-                                      classifier=_json_option(args.classifier, "--classifier")))
-    else:
-        net = {k: getattr(args, k) for k in BiLSTMSpec.NET}
-        run = BiLSTMRun(BiLSTMSpec(**common, **net))
-    summary = run.in_process(echo=None if args.json else echo)
+    summary = baseline(request_of(args), echo=None if args.json else echo).to_dict()
     if args.json:
         print_json(summary)
     elif summary and not summary.get("cancelled"):

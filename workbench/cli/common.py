@@ -27,17 +27,18 @@ import logging
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn, TextIO
 
 from lm_workbench.command_results.checks import (  # noqa: F401 - shared with the Python API; the CLI's names
     note, note_window, output_file, positive_k, write_or_fail,
 )
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.command_results.options import settings_for  # noqa: F401 - the CLI's name
+from lm_workbench.command_results.results import EXIT_INTERRUPTED
+from lm_workbench.frontends import FRONTENDS_GROUP, frontend_attribute  # noqa: F401 - the CLI's names
 
 PROG = "lm-workbench"
-FRONTENDS_GROUP = "lm_workbench.frontends"  # the window registers itself here (name "gui")
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 DEBUG_ENV = "LM_WORKBENCH_DEBUG"  # set: a fault's or a bug's traceback is printed, not only logged
 
 log = logging.getLogger(__name__)
@@ -122,14 +123,6 @@ def print_json(data: Any, *, indent: int | None = None) -> None:
     print(json.dumps(data, indent=indent, default=str))
 
 
-def keep_cancelled(summary: dict[str, Any]) -> None:
-    """A cancelled long run's summary (run id, steps, checkpoint): under ``capturing_json`` kept as the payload
-    (the Python API's result says ``cancelled``); the CLI prints its line on stderr instead."""
-    captured = _CAPTURED.get()
-    if captured is not None:
-        captured.append(json.loads(json.dumps(summary, default=str)))
-
-
 @contextlib.contextmanager
 def capturing_json() -> Iterator[list]:
     """Within the block, ``print_json`` appends its payloads to the list the block gets (nothing is printed)."""
@@ -181,25 +174,6 @@ def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> N
                        help="allow pickle (.bin) weights; only for sources you trust")
     p.add_argument("--trust-remote-code", action="store_true", default=None,
                    help="let the model folder run its own code; only for sources you trust")
-
-
-def settings_for(args: Any) -> Any:
-    """The user's settings with this command line's model options applied (offline mode set at once); ``args``
-    is the parsed command line or its typed request (``lm_workbench.requests``: the same names)."""
-    from lm_workbench.models.network import apply_offline_mode
-    from lm_workbench.settings import load_settings
-
-    settings = load_settings()
-    for flag, field in (("device", "device"), ("precision", "precision"), ("threads", "cpu_threads"),
-                        ("offline", "offline"), ("allow_pickle", "allow_pickle_weights"),
-                        ("trust_remote_code", "trust_remote_code")):
-        value = getattr(args, flag, None)
-        if value is not None:
-            setattr(settings, field, value)
-    if getattr(args, "words", None) is not None:  # this command line's choice for this model (never saved)
-        settings.set_words(args.model, args.words)
-    apply_offline_mode(settings.offline)  # before the engine imports the hub client
-    return settings
 
 
 def load_for(args: Any) -> Any:
@@ -259,22 +233,6 @@ def say_read(report: Any, args: argparse.Namespace) -> None:
     from lm_workbench.command_results.checks import say_read_report
 
     say_read_report(report, bool(getattr(args, "json", False)))
-
-
-def frontend_attribute(name: str) -> Any:
-    """``name`` from the module of the installed window (the ``gui`` front-end entry point), or None when no
-    window is installed or it has no such attribute; this core package never imports the Qt layer itself."""
-    import importlib
-    from importlib.metadata import entry_points
-
-    found = [ep for ep in entry_points(group=FRONTENDS_GROUP) if ep.name == "gui"]
-    if not found:
-        return None
-    try:
-        module = importlib.import_module(found[0].module)
-    except ImportError:
-        return None
-    return getattr(module, name, None)
 
 
 # -- progress on stderr (downloads) ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import drive_job, print_json, settings_for
+from lm_workbench.cli.common import print_json
 
 
 def register(sub: Any) -> None:
@@ -29,19 +29,16 @@ def register(sub: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.compare.cka import layer_cka_job
-    from lm_workbench.models.loader import load_model
+    from lm_workbench.command_results.compute_models import compare
     from lm_workbench.requests import request_of
 
-    request = request_of(args)  # a CompareRequest
-    settings = settings_for(request)
-    loaded = [load_model(spec, settings=settings) for spec in (request.model_a, request.model_b)]  # the one loader
-    result = drive_job(layer_cka_job(loaded[0], loaded[1], list(request.text)), quiet=args.json)
+    result = compare(request_of(args), quiet=args.json)
     if args.json:
         print_json(result.to_dict())
         return 0
-    print(f"linear CKA on {len(result.words)} words; rows: {result.model_a} layers, columns: {result.model_b} layers")
-    print("      " + "".join(f"{b:>7}" for b in result.layers_b))
-    for a, row in zip(result.layers_a, result.cka):
+    cka = result.engine_result
+    print(f"linear CKA on {len(cka.words)} words; rows: {cka.model_a} layers, columns: {cka.model_b} layers")
+    print("      " + "".join(f"{b:>7}" for b in cka.layers_b))
+    for a, row in zip(cka.layers_a, cka.cka):
         print(f"{a:>6}" + "".join(f"{v:7.3f}" for v in row))
     return 0

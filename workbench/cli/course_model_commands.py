@@ -40,32 +40,16 @@ def register(sub: Any) -> None:
 
 
 def cmd_course_models(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from lm_workbench.command_results.compute_course import course_models
+    from lm_workbench.requests import request_of
 
-    from lm_workbench.pretrain.course_folders import plan_build
-    from lm_workbench.pretrain.course_estimate import estimate_family, estimate_total, format_duration
-    from lm_workbench.pretrain.course_models import COURSE_SETTINGS, display_name, train_course_models
-
-    chosen = [f for group in args.families for f in group] if args.families else list(COURSE_SETTINGS)
-    plan = plan_build(chosen, Path(args.out) if args.out else None, rebuild=args.rebuild)
-    if plan.skipped:
-        echo(plan.skipped_line("--rebuild builds them again"))
-    if plan.build:
-        seconds, _ = estimate_total(list(plan.build))
-        echo(f"building {len(plan.build)} course model(s): about {format_duration(seconds)} in all (an estimate)")
-
-    def announce(k: int, n: int, family: str) -> None:
-        echo(f"model {k} of {n}: pre-training {display_name(family)}, {estimate_family(family).describe()}")
-
-    results = train_course_models(corpus=args.corpus, out_root=args.out, families=list(plan.build),
-                                  echo=None if args.json else echo, announce=announce) if plan.build else []
-    skipped = [{"family": f, "model_dir": str(Path(folder) / "model")} for f, folder in plan.skipped.items()]
+    data = course_models(request_of(args), echo=None if args.json else echo, say=echo).to_dict()
     if args.json:
-        print_json({"models": results, "skipped": skipped})
-    else:
-        for r in results:
-            print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
-                  f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
-        for s in skipped:
-            print(f"{s['family']:<5} already built: {s['model_dir']}")
+        print_json(data)
+        return 0
+    for r in data["models"]:
+        print(f"{r['family']:<5} {r['objective']:<8} validation {r['validation_loss']:.3f} < unigram entropy "
+              f"{r['unigram_entropy']:.3f}: {r['below_unigram_entropy']}; {r['elapsed_s']:.0f} s; {r['model_dir']}")
+    for s in data["skipped"]:
+        print(f"{s['family']:<5} already built: {s['model_dir']}")
     return 0

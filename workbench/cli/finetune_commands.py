@@ -26,14 +26,11 @@ from typing import Any
 
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
-from lm_workbench.finetune.method_settings import OPTION_PREFIX
 from lm_workbench.cli.common import (
-    EXIT_INTERRUPTED, OneLineParser, add_tsv_quoting_option, echo, keep_cancelled, note, print_json, say_read,
+    OneLineParser, add_tsv_quoting_option, echo, note, print_json,
 )
 
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
-SUMMARY_KEYS = ("run_id", "trainable_parameters", "total_parameters", "validation")
-SPEC_TRAINING_FIELDS = ("steps", "batch_size", "lr", "seed")  # the spec's own options (or epochs) set these
 
 
 class FinetuneParser(OneLineParser):
@@ -139,103 +136,35 @@ def register(sub: Any) -> None:
     mg.set_defaults(handler=cmd_merge)
 
 
-def _training_settings(items: list[str]) -> dict[str, Any]:
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.training.config import training_config_fields
-    from lm_workbench.pretrain.spec import parse_training_assignments
-
-    kinds = {"int": int, "float": float, "str": str, "bool": bool}
-    types: dict[str, Any] = {}
-    for f in training_config_fields():
-        if f.name not in SPEC_TRAINING_FIELDS:
-            types[f.name] = (kinds[f.kind], type(None)) if f.default is None else kinds[f.kind]
-    for item in items:
-        key = str(item).partition("=")[0].strip()
-        if key in SPEC_TRAINING_FIELDS:
-            raise WorkbenchError(f"set {key} with --{key.replace('_', '-')} (or --epochs), not --train-setting")
-    return parse_training_assignments(items, types)
-
-
-REQUIRED = (("task", "--task"), ("train", "--train"), ("method", "--method"), ("out", "--out"))
-RUN_SETTINGS = (("model", "MODEL"), ("task", "--task"), ("train", "--train"), ("validation", "--validation"),
-                ("method", "--method"), ("epochs", "--epochs"), ("out", "--out"), ("lr", "--lr"),
-                ("batch_size", "--batch-size"), ("max_length", "--max-length"), ("seed", "--seed"),
-                ("text_columns", "--text-columns"), ("train_setting", "--train-setting"), ("loss", "--loss"),
-                ("pooling", "--pooling"), ("margin", "--margin"), ("template", "--template"),
-                ("beta", "--beta"), ("tsv_quoting", "--tsv-quoting"), ("keep_unseen_labels", "--keep-unseen-labels"))
-
-
-def _resumed_spec(args: argparse.Namespace) -> Any:
-    """``--resume RUN_OR_DIR``: the run's own spec; any other run setting on the line is refused."""
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.finetune.train import resume_spec
-
-    given = [flag for name, flag in RUN_SETTINGS if getattr(args, name, None) not in (None, "", [])]
-    given += [f"--{dest[len(OPTION_PREFIX):].replace('__', '-').replace('_', '-')}" for dest, value in
-              vars(args).items() if dest.startswith(OPTION_PREFIX) and value is not None]
-    if given:
-        raise WorkbenchError(f"--resume continues the run with the settings it was started with; "
-                             f"leave out {', '.join(given)}")
-    return resume_spec(args.resume)
-
-
 def spec_from_args(args: argparse.Namespace) -> Any:
-    """The ``FineTuneSpec`` a ``finetune`` command line describes."""
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.finetune.method_settings import method_config_of, settings_of
-    from lm_workbench.finetune.spec import FineTuneSpec
+    """The ``FineTuneSpec`` a ``finetune`` command line describes (``compute_training.finetune_spec``)."""
+    from lm_workbench.command_results.compute_training import finetune_spec
 
-    if getattr(args, "resume", None):
-        return _resumed_spec(args)
-    missing = [flag for name, flag in REQUIRED if not getattr(args, name, None)]
-    if missing:
-        raise WorkbenchError(f"the following arguments are required: {', '.join(missing)} (or --resume RUN_OR_DIR)")
-    # the method's settings, the one path of the CLI's --<method>-<setting> and the API's method_settings
-    method_config = method_config_of(args.method, settings_of(args))
-    columns = [c.strip() for c in args.text_columns.split(",")] if args.text_columns else None
-    defaults = FineTuneSpec(model="", task=args.task, train="", method=args.method, out_dir="")
-
-    def chosen(name: str) -> Any:
-        value = getattr(args, name)
-        return getattr(defaults, name) if value is None else value
-
-    return FineTuneSpec(model=args.model or "", task=args.task, train=str(Path(args.train)),
-                        validation=str(Path(args.validation)) if args.validation else None, method=args.method,
-                        out_dir=str(Path(args.out)), method_config=method_config, epochs=chosen("epochs"),
-                        lr=args.lr, batch_size=chosen("batch_size"), max_length=chosen("max_length"),
-                        seed=chosen("seed"), text_columns=columns, training=_training_settings(args.train_setting),
-                        loss=args.loss, pooling=args.pooling, margin=args.margin, template=args.template or "auto",
-                        beta=getattr(args, "beta", None), tsv_quoting=args.tsv_quoting or "auto",
-                        keep_unseen_labels=bool(args.keep_unseen_labels))
+    return finetune_spec(args)
 
 
 def cmd_finetune(args: argparse.Namespace) -> int:
-    from lm_workbench.finetune.runs import run_recorded
-
+    from lm_workbench.command_results.compute_training import finetune
     from lm_workbench.engine.maths import undefined
 
-    spec = spec_from_args(args)
     said: list[str] = []  # notes printed before training (the label rule's), not printed again after it
 
     def early_note(line: str) -> None:
         said.append(line)
         note(line)
 
-    summary = run_recorded(spec, echo=None if args.json else echo, on_read=lambda report: say_read(report, args),
-                           on_note=early_note)
+    result = finetune(args, echo=None if args.json else echo, quiet=args.json, on_note=early_note)
+    summary = result.to_dict()
     if summary is None:  # a rank other than 0 under torchrun: rank 0 reports
         return 0
-    if summary.get("cancelled"):
-        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
+    if result.cancelled:
         where = f" at step {summary['steps']}" if summary.get("steps") is not None else ""
         print(f"{Path(sys.argv[0]).name}: fine-tuning run {summary['run_id']} cancelled{where}; continue it with "
-              f"--resume {summary['run_id']} (or --resume {spec.out_dir})", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    verdict = _verdict(summary)
-    if verdict:  # no step beat the untrained model, or the run ended below its start (issue 49.3)
-        note(verdict)
+              f"--resume {summary['run_id']} (or --resume {summary['out_dir']})",
+              file=sys.stderr)
+        return result.exit_code
     if args.json:
-        print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
+        print_json(summary)
         return 0
     notes = summary.get("notes") or []
     for line in notes:
@@ -266,8 +195,8 @@ def _say_instruct(summary: dict[str, Any]) -> None:
     """The instruct run's counts, what was skipped or cut, and the before/after scores, before the run line."""
     print(f"trained tokens {summary['trained_tokens']:,} of {summary['total_tokens']:,} in one pass "
           f"({summary['examples']} examples; the loss covers the answers only)")
-    for note in summary.get("notes", []):
-        print(note)
+    for line in summary.get("notes", []):
+        print(line)
     table = summary.get("before_after") or {}
     if table:
         print(f"held-out exact match {table['before']['exact_match']:.3f} before, {table['after']['exact_match']:.3f} "
@@ -275,18 +204,10 @@ def _say_instruct(summary: dict[str, Any]) -> None:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.finetune.saved import predict
-    from lm_workbench.finetune.train import open_output
+    from lm_workbench.command_results.compute_models import predict
+    from lm_workbench.requests import request_of
 
-    tuned = open_output(args.folder)
-    if tuned.task == "preference":  # the tuned language model answers through the run's chat template
-        from lm_workbench.engine.preference.answer import answer
-
-        result = {"task": tuned.task, **answer(tuned.model, tuned.tokenizer, tuned.manifest, args.text)}
-    else:
-        result = predict(tuned, args.text, text2=args.text2, context=args.context)
-    for line in result.get("notes", []):  # an input longer than the run's maximum length was cut
-        print(f"note: {line}", file=sys.stderr)
+    result = predict(request_of(args)).to_dict()
     if args.json:
         print_json(result)
     elif result["task"] == "seq-cls":
@@ -305,11 +226,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.finetune.merging import merge_runs
-    from lm_workbench.engine.progress import drive
+    from lm_workbench.command_results.compute_models import finetune_merge
+    from lm_workbench.requests import request_of
 
-    summary = drive(merge_runs(args.folders, args.out, how=args.how, weights=args.weights, density=args.density,
-                               seed=args.seed, fold=args.fold))
+    summary = finetune_merge(request_of(args)).to_dict()
     if args.json:
         print_json(summary)
         return 0
@@ -320,15 +240,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print(f"combined {len(summary['sources'])} runs ({summary['how']}, weights {weights}) into "
               f"{summary['out_dir']}" + (" (folded into the base weights)" if summary["folded"] else
                                          f" (a {summary['method']} adapter; it opens in predict)"))
-    for note in summary["notes"]:
-        print(f"  {note}")
+    for line in summary["notes"]:
+        print(f"  {line}")
     return 0
-
-
-def _verdict(summary: dict) -> str | None:
-    """The headline (best and final validation value) when the evaluations say the run did not improve on the
-    untrained model or ended below its start; None otherwise."""
-    from lm_workbench.finetune.state import RunResult
-
-    headline = RunResult(0, str(summary.get("method")), "", summary).best_text(str(summary.get("task")))
-    return headline if ("no step beat" in headline or "ended below" in headline) else None

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import echo, frontend_attribute, print_json
+from lm_workbench.cli.common import echo, print_json
 
 
 def register(sub: Any) -> None:
@@ -55,27 +55,6 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return handlers.get(args.presets_action, cmd_presets_list)(args)
 
 
-def _views() -> dict[str, frozenset[str]] | None:
-    """The installed window's views (id -> setting keys each applies), or None with no window installed."""
-    views = frontend_attribute("preset_views")
-    return views() if callable(views) else None
-
-
-def describe(preset: Any, views: Any, course_models: Any) -> dict[str, Any]:
-    from lm_workbench.lectures.availability import check_preset
-
-    status = check_preset(preset, views, course_models)
-    row: dict[str, Any] = {"name": preset.name, "title": preset.title, "model": preset.model,
-                           "steps": len(preset.steps), "available": status.available}
-    if not status.available:
-        row["reason"] = status.reason
-    row["step_captions"] = [s.caption for s in preset.steps]
-    row["steps_available"] = [s.available for s in status.steps]
-    row["step_reasons"] = [s.reason for s in status.steps]
-    row["step_claims"] = [len(s.claims) for s in preset.steps]
-    return row
-
-
 def _print(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         print_json(rows, indent=1)
@@ -86,52 +65,24 @@ def _print(rows: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def cmd_presets_list(args: argparse.Namespace) -> int:
-    from lm_workbench.lectures.availability import installed_course_models
-    from lm_workbench.lectures.library import builtin_presets, load_preset_file
+    from lm_workbench.command_results.compute_presets import presets_list
+    from lm_workbench.requests import request_of
 
-    presets = builtin_presets() + [load_preset_file(f) for f in args.file]
-    views, course = _views(), installed_course_models()
-    _print([describe(p, views, course) for p in presets], args.json)
+    _print(presets_list(request_of(args)).to_dict(), args.json)
     return 0
 
 
 def cmd_presets_check(args: argparse.Namespace) -> int:
-    from lm_workbench.lectures.availability import installed_course_models
-    from lm_workbench.lectures.library import load_preset_file
+    from lm_workbench.command_results.compute_presets import presets_check
+    from lm_workbench.requests import request_of
 
-    preset = load_preset_file(args.file)  # a PresetError: one line, exit 2
-    row = describe(preset, _views(), installed_course_models())
+    row = presets_check(request_of(args)).to_dict()
     if args.json:
         print_json(row, indent=1)
     else:
         echo(f"{args.file}: a valid preset ({row['steps']} steps)")
         _print([row], False)
     return 0
-
-
-def _named_presets(names: list[str]) -> list[Any]:
-    """The presets ``names`` name: a file, else a built-in preset, else one in the user's presets folder."""
-    from pathlib import Path
-
-    from lm_workbench.lectures.library import builtin_presets, load_preset_file, user_presets
-    from lm_workbench.lectures.schema import PresetError
-
-    if not names:
-        return builtin_presets()
-    builtin = {p.name: p for p in builtin_presets()}
-    out = []
-    for name in names:
-        if Path(name).is_file():
-            out.append(load_preset_file(name))
-        elif name in builtin:
-            out.append(builtin[name])
-        else:
-            own = {p.name: p for p in user_presets()[0]}
-            if name not in own:
-                raise PresetError(f"{name}: neither a preset file nor a preset's name (built-in: "
-                                  f"{', '.join(builtin)})")
-            out.append(own[name])
-    return out
 
 
 def _outcome_line(o: Any) -> str:
@@ -147,19 +98,19 @@ def _outcome_line(o: Any) -> str:
 
 
 def cmd_presets_verify(args: argparse.Namespace) -> int:
-    from lm_workbench.cli.common import EXIT_FAILURE, EXIT_OK, note
-    from lm_workbench.lectures.verify import CANNOT_RUN, FAILS, HOLDS, verify_presets
+    from lm_workbench.cli.common import note
+    from lm_workbench.command_results.compute_presets import presets_verify
+    from lm_workbench.requests import request_of
 
-    presets = _named_presets(list(args.presets))  # a bad file or name: one line, exit 2, before any model loads
-    notes = [f"{p.name}: no step carries a claim" for p in presets if not any(s.claims for s in p.steps)]
     show = None if args.json else (lambda o: print(_outcome_line(o), flush=True))
-    outcomes = verify_presets(presets, on_outcome=show)
-    counts = {k: sum(o.status == k for o in outcomes) for k in (HOLDS, FAILS, CANNOT_RUN)}
+    result = presets_verify(request_of(args), on_outcome=show)
+    data = result.to_dict()
     if args.json:
-        print_json({"claims": [o.to_json() for o in outcomes], "counts": counts, "notes": notes}, indent=1)
+        print_json(data, indent=1)
     else:
-        for line in notes:
+        counts = data["counts"]
+        for line in data["notes"]:
             note(line)
-        print(f"{len(outcomes)} claims: {counts[HOLDS]} hold, {counts[FAILS]} fail, {counts[CANNOT_RUN]} cannot run "
-              "here")
-    return EXIT_FAILURE if counts[FAILS] else EXIT_OK
+        print(f"{len(data['claims'])} claims: {counts['holds']} hold, {counts['fails']} fail, "
+              f"{counts['cannot run']} cannot run here")
+    return result.exit_code

@@ -16,11 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from lm_workbench.cli.common import (
-    EXIT_INTERRUPTED, add_model_options, echo, keep_cancelled, load_for, note_window, positive_k, print_json,
+    add_model_options, echo, load_for, note_window, positive_k, print_json,
 )
-
-SUMMARY_KEYS = ("run_id", "model", "out_dir", "steps", "layers", "kl", "mean_kl")
-
 
 def register(sub: Any) -> None:
     """Add ``lens`` and ``tuned-lens`` to the CLI's subparsers."""
@@ -53,28 +50,24 @@ def register(sub: Any) -> None:
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:
-    """The ``TunedLensSpec`` a ``tuned-lens`` command line describes."""
-    from lm_workbench.lens.spec import CONFIG_FLAGS, TunedLensSpec
+    """The checked ``TunedLensSpec`` a ``tuned-lens`` command line describes (``compute_training.tuned_lens_spec``)."""
+    from lm_workbench.command_results.compute_training import tuned_lens_spec
 
-    settings = {key: getattr(args, key) for key in CONFIG_FLAGS if getattr(args, key, None) is not None}
-    return TunedLensSpec(model=args.model, corpus=list(args.corpus), out_dir=args.out, settings=settings,
-                         name=args.name)
+    return tuned_lens_spec(args)
 
 
 def cmd_tuned_lens(args: argparse.Namespace) -> int:
-    from lm_workbench.lens.runs import run_recorded
+    from lm_workbench.command_results.compute_training import tuned_lens
 
-    spec = spec_from_args(args)
-    spec.check()
-    loaded = load_for(args)
-    summary = run_recorded(spec, loaded, echo=echo)
-    if summary.get("cancelled"):
-        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
+    spec = spec_from_args(args)  # a bad setting fails before the model loads
+    result = tuned_lens(args, load_for(args), spec=spec, echo=echo)
+    summary = result.to_dict()
+    if result.cancelled:
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
               f"{summary.get('checkpoint')}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return result.exit_code
     if args.json:
-        print_json({k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS})
+        print_json(summary)
         return 0
     width = max(len(n) for n in summary["layers"])
     print(f"run {summary['run_id']}: {summary['steps']} steps; translators in {summary['out_dir']}")

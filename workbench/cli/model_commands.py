@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.cli.common import add_model_options, load_for, output_file, print_json, settings_for
+from lm_workbench.cli.common import add_model_options, load_for, output_file, print_json
 
 
 def register(sub: Any) -> None:
@@ -46,40 +45,21 @@ def register(sub: Any) -> None:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    from lm_workbench.engine.models.download import DownloadPlan, download_job
-    from lm_workbench.engine.progress import Progress
     from lm_workbench.cli.common import StderrProgress, wants_progress
+    from lm_workbench.command_results.compute_models import download
+    from lm_workbench.requests import request_of
 
-    settings = settings_for(args)
-    if settings.offline:
-        raise WorkbenchError("offline mode is on (settings, --offline or HF_HUB_OFFLINE): turn it off to download")
     shown = StderrProgress() if wants_progress(args) else None
-    plan: DownloadPlan | None = None
-    steps = download_job(args.repo_id, revision=args.revision, allow_pickle=settings.allow_pickle_weights)
     try:
-        while True:
-            try:
-                event = next(steps)
-            except StopIteration as stop:
-                folder = stop.value
-                break
-            if isinstance(event, DownloadPlan):
-                plan = event
-                event = Progress(0, max(plan.total_bytes, 1), f"downloading {plan.describe()}")
-            if shown is not None:
-                shown(event)
+        summary = download(request_of(args), listener=shown).to_dict()
     finally:
-        steps.close()
         if shown is not None:
             shown.close()
-    assert plan is not None  # the first event
-    summary = {"repo_id": args.repo_id, "revision": plan.revision, "commit": plan.commit, "folder": str(folder),
-               "files": len(plan.files), "bytes": plan.total_bytes}
     if args.json:
         print_json(summary, indent=2)
     else:
-        print(f"downloaded {args.repo_id} at {plan.commit[:12]}: {len(plan.files)} files, "
-              f"{plan.total_bytes / 2**20:.1f} MB, in {folder}")
+        print(f"downloaded {summary['repo_id']} at {summary['commit'][:12]}: {summary['files']} files, "
+              f"{summary['bytes'] / 2**20:.1f} MB, in {summary['folder']}")
     return 0
 
 

@@ -10,10 +10,9 @@ plugin with its status.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
-from lm_workbench.cli.common import add_source_options, note, print_json, settings_for
+from lm_workbench.cli.common import add_source_options, print_json
 
 
 def register(sub: Any) -> None:
@@ -54,42 +53,10 @@ def _print_table(data: dict[str, Any]) -> None:
 
 
 def cmd_corrupt(args: argparse.Namespace) -> int:
-    import numpy as np
+    from lm_workbench.command_results.compute_models import corrupt
+    from lm_workbench.requests import request_of
 
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.models.spec_kinds import load_spec_tokenizer
-    from lm_workbench.engine.plugin_api import config_from_strings
-    from lm_workbench.engine.text_input import require_text
-    from lm_workbench.masking_lab.preview import (
-        draw_previews, encode_text, first_preview, measure_rates, preview_json, special_mask,
-    )
-    from lm_workbench.extensions.registry import ObjectiveRegistry
-
-    require_text(args.text)
-    if args.samples is not None and args.samples < 1:
-        raise WorkbenchError(f"--samples must be at least 1, not {args.samples}")
-    settings = settings_for(args)
-    registry = ObjectiveRegistry.discover(settings)
-    objective = registry.objective(args.objective)
-    config = config_from_strings(objective.default_config(), args.set, objective.name)
-    objective.check_config(config)
-    tokenizer = load_spec_tokenizer(args.tokenizer, trust_remote_code=settings.trust_remote_code)  # course:t5 too
-    objective.check_requirements(tokenizer)
-    ids, full = encode_text(tokenizer, args.text)
-    cut = f"the text has {full} tokens; only the first {len(ids)} fit the tokenizer's window" if full > len(ids) else None
-    if cut:
-        note(cut)
-
-    rng = np.random.default_rng(args.seed)
-    first = first_preview(registry, objective.name, ids, tokenizer, rng, config)
-    data = {"objective": objective.name, "seed": args.seed, "config": dataclasses.asdict(config)}
-    data |= preview_json(first, tokenizer)
-    if args.samples:
-        previews = draw_previews(registry, objective.name, ids, tokenizer, rng, config, args.samples, [first])
-        data["samples"] = args.samples
-        data["rates"] = measure_rates(previews, special_mask(tokenizer))
-    if cut:  # a whole-text view of the first window: the JSON says so too (docs/data-formats.md)
-        data["notes"] = [cut]
+    data = corrupt(request_of(args)).to_dict()
     if args.json:
         print_json(data)
     else:
@@ -106,10 +73,6 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         print_json(computed.to_dict())
         return 0
     for r in computed.engine_result.records:
-        line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
-        print(line + (f"  ({r.error})" if r.error else ""))
-    return 0
-    for r in registry.records:
         line = f"{r.name:<16} {r.version:<10} {r.source:<12} {r.status:<9} {', '.join(r.families)}"
         print(line + (f"  ({r.error})" if r.error else ""))
     return 0

@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import EXIT_INTERRUPTED, echo, keep_cancelled, print_json
+from lm_workbench.cli.common import echo, print_json
 from lm_workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
 
-SUMMARY_KEYS = ("run_id", "first_loss", "final_loss", "validation_loss", "tokens_per_s")
 
 
 def register(sub: Any) -> None:
@@ -56,41 +55,13 @@ def register(sub: Any) -> None:
 
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:
-    """The ``PretrainSpec`` a ``pretrain`` command line describes (training values typed, not yet validated)."""
-    from lm_workbench.engine.training.config import training_config_fields
-    from lm_workbench.pretrain.spec import TRAINING_FLAGS, parse_training_assignments
+    """The ``PretrainSpec`` a ``pretrain`` command line describes (``compute_training.pretrain_spec``)."""
+    from lm_workbench.command_results.compute_training import pretrain_spec
 
-    kinds = {"int": int, "float": float, "str": str, "bool": bool}
-    field_types: dict[str, Any] = {}
-    for f in training_config_fields():
-        kind = kinds[f.kind]
-        field_types[f.name] = (kind, type(None)) if f.default is None else kind
-    training = parse_training_assignments(args.train, field_types)
-    for key in TRAINING_FLAGS:
-        value = getattr(args, key, None)
-        if value is not None:
-            training[key] = value
-    config: dict[str, str] = {}
-    for item in args.set:
-        key, sep, value = str(item).partition("=")
-        if not sep or not key.strip():
-            from lm_workbench.engine.errors import WorkbenchError
-
-            raise WorkbenchError(f"an objective setting must look like key=value, not {item!r}")
-        config[key.strip()] = value
-    return PretrainSpec(
-        family=args.family, objective=args.objective, corpus=[str(Path(p)) for p in args.corpus],
-        out_dir=str(Path(args.out)), preset=args.preset, layers=args.layers, hidden=args.hidden,
-        heads=args.heads, intermediate=args.intermediate, dropout=args.dropout, max_positions=args.seq_len,
-        vocab_size=args.vocab_size, objective_config=config, training=training,
-        validation_fraction=args.validation_fraction, resume=args.resume, name=args.name)
+    return pretrain_spec(args)
 
 
-def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        ordered = {k: summary.get(k) for k in SUMMARY_KEYS} | {k: v for k, v in summary.items() if k not in SUMMARY_KEYS}
-        print_json(ordered)
-        return
+def _print_summary(summary: dict[str, Any]) -> None:
     print(f"run {summary['run_id']}: {summary['steps']} steps, loss {summary['first_loss']:.4f} -> "
           f"{summary['final_loss']:.4f}, validation {summary['validation_loss']:.4f} "
           f"(unigram entropy {summary.get('unigram_entropy', float('nan')):.4f}), "
@@ -102,16 +73,18 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 
 
 def cmd_pretrain(args: argparse.Namespace) -> int:
-    from lm_workbench.pretrain.runs import run_recorded
+    from lm_workbench.command_results.compute_training import pretrain
 
-    spec = spec_from_args(args)
-    summary = run_recorded(spec, echo=None if args.json else echo)
+    result = pretrain(args, echo=None if args.json else echo)
+    summary = result.to_dict()
     if summary is None:  # a non-zero rank under torchrun: rank 0 reports
         return 0
-    if summary.get("cancelled"):
-        keep_cancelled(summary)  # the Python API's result (the CLI says it on stderr)
+    if result.cancelled:
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint saved in "
-              f"{summary.get('checkpoint')}; continue with --resume {spec.out_dir}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    _print_summary(summary, args.json)
+              f"{summary.get('checkpoint')}; continue with --resume {Path(args.out)}", file=sys.stderr)
+        return result.exit_code
+    if args.json:
+        print_json(summary)
+    else:
+        _print_summary(summary)
     return 0

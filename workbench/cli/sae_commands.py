@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import EXIT_INTERRUPTED, add_model_options, echo, load_for, note, print_json
-from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.cli.common import add_model_options, echo, load_for, note, print_json
 
 
 
@@ -120,35 +119,25 @@ def register(sub: Any) -> None:
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:
-    """The ``SaeTrainSpec`` a ``sae train`` command line describes (through its typed request)."""
+    """The ``SaeTrainSpec`` a ``sae train`` command line describes (``compute_training.sae_train_spec``)."""
+    from lm_workbench.command_results.compute_training import sae_train_spec
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.spec import SaeTrainSpec
 
-    request = request_of(args)
-    return SaeTrainSpec(model=request.model, corpus=request.corpus, out=request.out, site=request.site,
-                        kind=request.kind, expansion=request.expansion, sparsity=request.sparsity,
-                        steps=request.steps, batch=request.batch, lr=request.lr, buffer_tokens=request.buffer_tokens,
-                        context=request.context, seed=request.seed, checkpoint_every=request.checkpoint_every,
-                        resume=request.resume, name=request.name)
+    return sae_train_spec(request_of(args))
 
 
 def cmd_sae_train(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_training import checked_sae_train, sae_train
     from lm_workbench.requests import request_of
-    from lm_workbench.sae.runs import run_recorded
 
     request = request_of(args)
-    spec = spec_from_args(args)
-    spec.check()
-    if not Path(spec.corpus).is_file():
-        raise WorkbenchError(f"corpus not found: {spec.corpus}")
-    loaded = load_for(request)
-    summary = run_recorded(spec, loaded, echo=None if args.json else echo)
+    spec = checked_sae_train(spec_from_args(args))  # a bad setting or a missing corpus fails before the model loads
+    result = sae_train(request, load_for(request), spec=spec, echo=None if args.json else echo)
+    summary = result.to_dict()
     if summary.get("cancelled"):
         print(f"{Path(sys.argv[0]).name}: cancelled at step {summary['steps']}; checkpoint in {spec.out} (continue "
               "with --resume)", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    for line in summary["notes"]:
-        note(line)
+        return result.exit_code
     if args.json:
         print_json(summary)
         return 0

@@ -41,22 +41,9 @@ def register(sub: Any) -> None:
     study.set_defaults(handler=cmd_study)
 
 
-def _sets(pairs: list[str]) -> dict[str, str]:
-    from lm_workbench.command_results.compute_studies import study_sets
-
-    return study_sets(pairs)
-
-
 def cmd_study(args: argparse.Namespace) -> int:
-    if args.study_command == "list":
-        return _list(args)
-    from lm_workbench.studies.runs import StudySpec
-
-    spec = StudySpec(study=args.study, scale=args.scale, out_dir=args.out, sets=_sets(args.set),
-                     yes=bool(getattr(args, "yes", False))).checked()
-    if args.study_command == "run":
-        return _run(spec, args)
-    return _table(args)
+    handlers = {"list": _list, "run": _run}
+    return handlers.get(args.study_command, _table)(args)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -72,37 +59,20 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(spec: Any, args: argparse.Namespace) -> int:
-    from lm_workbench.paths import runs_db_path
-    from lm_workbench.store import RunStore
-    from lm_workbench.studies.estimate import estimate
-    from lm_workbench.studies.runs import StudyRun
+def _run(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_studies import study_run
+    from lm_workbench.requests import request_of
 
-    study, out = spec.load()
-    with RunStore(runs_db_path()) as store:
-        cost = estimate(study, store, out)
+    result = study_run(request_of(args), echo=echo)
+    data = result.to_dict()
+    if data is None or result.exit_code:  # another torchrun rank; cancelled (said on stderr)
+        return result.exit_code
     if args.estimate:
-        print_json(cost) if args.json else print(cost["text"])
-        return 0
-    echo(f"{study.title} ({study.scale} scale): {cost['text']}")
-
-    def said(event: Any) -> None:
-        if event.message and event.status != "running":
-            echo(event.message)
-
-    summary = StudyRun(spec.__class__(**{**spec.to_dict(), "out_dir": str(out)}), on_event=said).in_process()
-    if summary is None:
-        return 0
-    if summary.get("cancelled"):
-        echo(f"cancelled; run the same command again to resume at the first unfinished cell ({out})")
-        return 130
-    table = summary["table"]
-    if args.json:
-        print_json({**table, "run_id": summary.get("run_id"), "out_dir": str(out), "cost": cost})
+        print_json(data) if args.json else print(data["text"])
     else:
         from lm_workbench.studies.table import format_table
 
-        print(format_table(table))
+        print_json(data) if args.json else print(format_table(result.engine_result))
     return 0
 
 

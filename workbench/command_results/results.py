@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from lm_workbench.command_results.shapes import ARRAYS, NOTEBOOK_EXTRA, TABLES
 
+EXIT_INTERRUPTED = 130  # a cancelled long run's exit code (the CLI's, and the result's ``exit_code``)
 
 
 class Result:

@@ -20,16 +20,15 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.frontends import window_views
 from lm_workbench.guide.page import FORMAT, GuideError, Page, parse_page, read_header
 
 GROUP = "lm_workbench.guides"
-FRONTENDS_GROUP = "lm_workbench.frontends"  # the window's entry point (the CLI's too): its views and their settings
 BUILTIN = "builtin"  # the built-in guide's name
 DATA_PACKAGE = "lm_workbench.guide"
 USER_FOLDER = "guides"  # in the data folder
 MANIFEST = "guide.txt"
 MAX_PAGE_BYTES = 200_000
-_VIEWS: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -53,23 +52,6 @@ class Guide:
 
     def index(self, page_id: str) -> int:
         return next(i for i, p in enumerate(self.pages) if p.id == page_id)
-
-
-def window_views() -> Mapping[str, frozenset[str]] | None:
-    """The installed window's views (id -> setting keys; cached), or None when no window is installed."""
-    if "views" not in _VIEWS:
-        import importlib
-        from importlib.metadata import entry_points
-
-        views = None
-        found = [ep for ep in entry_points(group=FRONTENDS_GROUP) if ep.name == "gui"]
-        if found:
-            try:
-                views = getattr(importlib.import_module(found[0].module), "preset_views", None)
-            except ImportError:
-                views = None
-        _VIEWS["views"] = views() if callable(views) else None
-    return _VIEWS["views"]
 
 
 def _find_step(name: str, number: int) -> tuple[Any, Any]:
@@ -139,7 +121,7 @@ def builtin_folder() -> Path:
 
 
 def builtin_guide(views: Mapping[str, frozenset[str]] | None = None) -> Guide:
-    return load_guide(builtin_folder(), "built-in", views, label=f"built-in guide")
+    return load_guide(builtin_folder(), "built-in", views, label="built-in guide")
 
 
 def user_guides_folder() -> Path:
