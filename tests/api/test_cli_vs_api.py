@@ -33,6 +33,13 @@ ONE_MODEL = [
      {"text": TEXT, "greedy": True, "max_new_tokens": 3}),
     ("gpt2", "patch", ["--clean", "the name of the cat", "--corrupt", "the name of the dog", "--target", " is"],
      "patch", {"clean": "the name of the cat", "corrupt": "the name of the dog", "target": " is"}),
+    # the options that once ran another path of their command: attribution patching, a chat template
+    ("gpt2", "patch", ["--clean", "the name of the cat", "--corrupt", "the name of the dog", "--target", " is",
+                       "--approx", "--compare-exact"], "patch",
+     {"clean": "the name of the cat", "corrupt": "the name of the dog", "target": " is", "approx": True,
+      "compare_exact": True}),
+    ("gpt2", "generate", ["--text", TEXT, "--chat", "--template", "plain", "--max-new-tokens", "3"], "generate",
+     {"text": TEXT, "chat": True, "template": "plain", "max_new_tokens": 3}),
 ]
 
 

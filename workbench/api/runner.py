@@ -1,14 +1,12 @@
-"""How the Python API runs a command: the same parse, the same handler, the same checks as ``lm-workbench``.
+"""How the Python API runs a command: the same parse, the same function, the same checks as ``lm-workbench``.
 
 A call becomes its typed request (``lm_workbench.requests``), the request becomes the command line that says the
 same (``argv_of``), and the CLI's own parser reads it back: the CLI's defaults, type conversions and choices apply,
 and a bad value fails with the CLI's one line (``ArgumentError``, a ``WorkbenchError``). Then the command's code
-runs in-process: a command computed in ``lm_workbench.command_results`` (its CLI handler calls the same function)
-returns its result object; any other runs its CLI handler with the model the API already holds
-(``lm_workbench.cli.common.using_loaded``) and its ``--json`` payload taken as an object
-(``capturing_json``), so the result's ``to_dict()`` is the command's ``--json`` by construction. Light: the parser
-and the handlers are imported when a call runs. Every command but ``gui`` is computed (``computed_for``); only
-``lens --tuned``, ``patch --approx`` and ``generate --chat`` still run their handler.
+runs in-process: every command but ``gui`` is computed in ``lm_workbench.command_results`` (``computed_for``), on
+the model the API already holds (``lm_workbench.cli.common.using_loaded``), and returns its result object; the
+CLI's handler calls the same function and prints that result's ``to_dict()`` as its ``--json``, so the two are one
+code path. Light: the parser and the computing modules are imported when a call runs.
 """
 
 from __future__ import annotations
@@ -16,9 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import tempfile
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -112,32 +108,13 @@ def parse(request: Request) -> argparse.Namespace:
 def run(request: Request, loaded: Any = None) -> Any:
     """``request`` run in-process as ``lm-workbench`` runs it, on ``loaded`` (a ``LoadedModel`` for the request's
     model spec, or None: the command loads what it names); its result object
-    (``lm_workbench.command_results.results``). A command that writes a file (``FILE_OUTPUTS``) with ``out`` None
-    writes nothing when computed here (``encode``: the result keeps its arrays), else writes it to a temporary
-    folder and keeps its bytes (``save`` writes them); ``to_dict()['out']`` is None. Errors: the command's
+    (``lm_workbench.command_results.results``). A command that writes a file (``FILE_OUTPUTS``: ``encode``,
+    ``project``) with ``out`` None writes nothing: the result keeps the data and ``save`` writes the CLI's file.
+    ``gui`` runs its CLI handler (it opens the window; the result holds its exit code). Errors: the command's
     ``WorkbenchError`` (the CLI's line), ``ArgumentError`` for a refused argument."""
     from lm_workbench.api.naming import FILE_OUTPUTS
-    from lm_workbench.command_results.computed import computed_for
-
-    suffix = FILE_OUTPUTS.get(request.COMMAND)
-    if suffix is None or computed_for(request) is not None:
-        return _run(request, loaded)
-    if request.out is not None:
-        result = _run(request, loaded)
-        result._file = Path(request.out).read_bytes()
-        return result
-    with tempfile.TemporaryDirectory(prefix="lm-workbench-") as folder:
-        temp = Path(folder) / f"out{suffix}"
-        result = _run(dataclasses.replace(request, out=str(temp)), loaded)
-        result._file = temp.read_bytes() if temp.exists() else None
-    result._data["out"] = None
-    return result
-
-
-def _run(request: Request, loaded: Any) -> Any:
-    from lm_workbench.api.naming import FILE_OUTPUTS
     from lm_workbench.api.progress import progress_bar
-    from lm_workbench.cli.common import capturing_json, load_for, using_loaded
+    from lm_workbench.cli.common import load_for, using_loaded
     from lm_workbench.command_results.computed import MODELLESS, computed_for
     from lm_workbench.command_results.results import result_for
     from lm_workbench.requests import request_of
@@ -145,15 +122,13 @@ def _run(request: Request, loaded: Any) -> Any:
     unwritten = request.COMMAND in FILE_OUTPUTS and request.out is None  # the parser requires --out: a stand-in
     args = parse(dataclasses.replace(request, out=f"unwritten{FILE_OUTPUTS[request.COMMAND]}") if unwritten
                  else request)
+    own = computed_for(request)
+    if own is None:  # gui: the window
+        return result_for(request.COMMAND, {}, exit_code=args.handler(args))
     with using_loaded(getattr(request, "model", None), loaded), progress_bar():
-        own = computed_for(request)
-        if own is not None:
-            parsed = request_of(args)
-            model = None if request.COMMAND in MODELLESS else load_for(args)
-            return own(dataclasses.replace(parsed, out=None) if unwritten else parsed, model)
-        with capturing_json() as payloads:
-            code = args.handler(args)
-    return result_for(request.COMMAND, payloads[-1] if payloads else {}, exit_code=code)
+        parsed = request_of(args)
+        model = None if request.COMMAND in MODELLESS else load_for(args)
+        return own(dataclasses.replace(parsed, out=None) if unwritten else parsed, model)
 
 
 def call(cls: type[Request], arguments: dict[str, Any], loaded: Any = None) -> Any:

@@ -107,31 +107,14 @@ def drive_job(steps: Any, quiet: bool = False) -> Any:
 # -- output ------------------------------------------------------------------------------------------------------
 # (the argument checks --k and --out, and note/note_window: lm_workbench.command_results.checks, imported above)
 
-# The Python API (``lm_workbench.api``) runs a command's handler in-process: it hands the model it already holds
-# (``using_loaded``) and takes the --json payload as an object instead of text (``capturing_json``).
+# The Python API (``lm_workbench.api``) computes a command in-process on the model it already holds
+# (``using_loaded``).
 _PRELOADED: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar("preloaded", default=None)
-_CAPTURED: contextvars.ContextVar[list | None] = contextvars.ContextVar("captured", default=None)
 
 
 def print_json(data: Any, *, indent: int | None = None) -> None:
-    """``data`` as JSON on stdout (values JSON cannot hold are written as text); under ``capturing_json`` the
-    payload is kept (as JSON would read it back) instead of printed."""
-    captured = _CAPTURED.get()
-    if captured is not None:
-        captured.append(json.loads(json.dumps(data, default=str)))
-        return
+    """``data`` as JSON on stdout (values JSON cannot hold are written as text)."""
     print(json.dumps(data, indent=indent, default=str))
-
-
-@contextlib.contextmanager
-def capturing_json() -> Iterator[list]:
-    """Within the block, ``print_json`` appends its payloads to the list the block gets (nothing is printed)."""
-    kept: list = []
-    token = _CAPTURED.set(kept)
-    try:
-        yield kept
-    finally:
-        _CAPTURED.reset(token)
 
 
 @contextlib.contextmanager

@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import (
-    add_model_options, echo, load_for, note_window, positive_k, print_json,
-)
+from lm_workbench.cli.common import add_model_options, echo, load_for, positive_k, print_json
+
 
 def register(sub: Any) -> None:
     """Add ``lens`` and ``tuned-lens`` to the CLI's subparsers."""
@@ -83,46 +82,22 @@ def cmd_lens(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_why import lens
     from lm_workbench.requests import request_of
 
-    if args.tuned is not None:
-        return _tuned_lens(args)
     positive_k(args.k)  # before the model loads
     computed = lens(request_of(args), load_for(args))
-    table = computed.engine_result
     if args.json:
         print_json(computed.to_dict())
+    elif args.tuned is not None:
+        both = computed.engine_result
+        tuned = both.tuned
+        width = max(len(n) for n in tuned.layer_names)
+        print(f"{'':>{width}}  KL logit  KL tuned  tuned lens top tokens")
+        for i, (name, row) in enumerate(zip(tuned.layer_names, tuned.top)):
+            tops = " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row)
+            print(f"{name:>{width}}  {both.kl_logit[i]:8.4f}  {both.kl_tuned[i]:8.4f}  {tops}")
     else:
+        table = computed.engine_result
         width = max(len(n) for n in table.layer_names)
         print(" " * width + "  " + " ".join(f"{t[:10]:>12}" for t in table.tokens))
         for name, row in zip(table.layer_names, table.top):
             print(f"{name:>{width}}  " + " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row))
-    return 0
-
-
-
-def _tuned_lens(args: argparse.Namespace) -> int:
-    """``lens --tuned``: the logit lens's table and keys, plus the tuned lens's table and both KL curves."""
-    from lm_workbench.engine.errors import WorkbenchError
-    from lm_workbench.engine.lens.tuned.lens import read_both
-    from lm_workbench.engine.lens.tuned.translators import load_translators
-    from lm_workbench.lens.files import find_translators
-
-    k = positive_k(args.k)
-    loaded = load_for(args)
-    folder = args.tuned or find_translators(loaded.info.folder)
-    if folder is None:
-        raise WorkbenchError(f"no tuned lens for {args.model} yet: train one with 'lm-workbench tuned-lens "
-                             f"{args.model} --corpus FILE', or name its folder after --tuned")
-    translators = load_translators(folder, count=loaded.info.layers, hidden=loaded.info.hidden_size)
-    both = read_both(loaded, args.text, translators, target=args.target, k=k)
-    note_window(both.logit.notes)
-    if args.json:
-        print_json(both.logit.to_dict() | both.to_dict() | {"tuned_folder": str(folder)})
-        return 0
-    tuned = both.tuned
-    assert tuned is not None
-    width = max(len(n) for n in tuned.layer_names)
-    print(f"{'':>{width}}  KL logit  KL tuned  tuned lens top tokens")
-    for i, (name, row) in enumerate(zip(tuned.layer_names, tuned.top)):
-        tops = " ".join(f"{c[0].token[:6]:>6} {c[0].prob:.2f}" for c in row)
-        print(f"{name:>{width}}  {both.kl_logit[i]:8.4f}  {both.kl_tuned[i]:8.4f}  {tops}")
     return 0

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
-from lm_workbench.cli.common import add_model_options, drive_job, load_for, note_window, print_json
+from lm_workbench.cli.common import add_model_options, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -56,11 +56,12 @@ def cmd_patch(args: argparse.Namespace) -> int:
     from lm_workbench.requests import request_of
 
     request = request_of(args)  # a PatchRequest: what the Patching tab's jobs take too
-    if request.approx or request.compare_exact:
-        return cmd_patch_approx(args)
     computed = patch(request, load_for(request))
     if args.json:
         print_json(computed.to_dict())
+        return 0
+    if request.approx or request.compare_exact:
+        _print_approx(*computed.engine_result)
         return 0
     result = computed.engine_result
     metric = f"logit({result.answer})"
@@ -97,27 +98,8 @@ def _print_matrix(result) -> None:
         print(f"{layer:>5} " + " ".join(f"{v:7.3f}" for v in row))
 
 
-def cmd_patch_approx(args: argparse.Namespace) -> int:
-    """``patch --approx [--compare-exact]``: attribution patching of ``--site``, optionally beside the exact sweep."""
-    from lm_workbench.engine.patching.attribution_patching import METHOD
-    from lm_workbench.engine.patching.comparison import compare
-    from lm_workbench.engine.progress import NEVER_CANCELLED
-    from lm_workbench.patching.view_tasks import attribution_sweep, patching_sweep
-    from lm_workbench.requests import request_of
-
-    request = request_of(args)
-    loaded = load_for(request)
-    approx = drive_job(attribution_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
-    note_window(approx.notes)
-    data = {**approx.to_dict(), "method": METHOD}
-    exact = comparison = None
-    if request.compare_exact:
-        exact = drive_job(patching_sweep(loaded, request, NEVER_CANCELLED), quiet=True)
-        comparison = compare(approx.effect, exact.effect, approx.tokens)
-        data.update({"exact": exact.to_dict(), **comparison.to_dict()})
-    if args.json:
-        print_json(data)
-        return 0
+def _print_approx(approx: Any, exact: Any, comparison: Any) -> None:
+    """``patch --approx [--compare-exact]``'s table: attribution patching of ``--site``, the exact sweep beside."""
     metric = f"logit({approx.answer})" + (f" - logit({approx.wrong})" if approx.wrong is not None else "")
     print(f"metric {metric} at {_where(approx)}: clean {approx.clean_metric:.4f}, corrupted "
           f"{approx.corrupt_metric:.4f}")
@@ -133,4 +115,3 @@ def cmd_patch_approx(args: argparse.Namespace) -> int:
         print(f"Pearson r {r}; largest disagreements: " + "; ".join(
             f"layer {d.layer} token {d.position} ({d.token}) {d.approximate:.3f} vs {d.exact:.3f}"
             for d in comparison.disagreements))
-    return 0

@@ -107,43 +107,18 @@ def cmd_prompt_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _chat(args: argparse.Namespace, sampling: Any) -> int:
-    """``generate --chat``: the text answered through a chat template (``lm_workbench.instruct.chat``)."""
-    from lm_workbench.instruct.chat import chat_reply, open_chat_model
-
-    if args.stop:
-        from lm_workbench.engine.errors import WorkbenchError
-
-        raise WorkbenchError("--stop does not go with --chat (the answer ends at the model's end token)")
-    chat = open_chat_model(args.model, lambda: load_for(args), args.template)
-    reply = chat_reply(chat, args.text, max_new_tokens=args.max_new_tokens, sampling=sampling)
-    if args.json:
-        print_json(reply)
-        return 0
-    if reply["note"]:
-        print(reply["note"], file=sys.stderr)
-    print(reply["text"])
-    return 0
-
-
-def _sampling(args: argparse.Namespace) -> Any:
-    from lm_workbench.command_results.compute_why import sampling_of
-
-    return sampling_of(args)
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_why import check_generate, generate
+    from lm_workbench.command_results.compute_why import generate
     from lm_workbench.requests import request_of
 
-    request = request_of(args)
-    sampling = check_generate(request)  # before the model loads
-    if args.chat:
-        return _chat(args, sampling)
-    computed = generate(request, load_for(args))
+    computed = generate(request_of(args), None, load=lambda: load_for(args))  # checks before the model loads
+    data = computed.to_dict()
     if args.json:
-        print_json(computed.to_dict())
-        return 0
-    result = computed.engine_result
-    print(args.text + result.text)
+        print_json(data)
+    elif args.chat:
+        if data["note"]:
+            print(data["note"], file=sys.stderr)
+        print(data["text"])
+    else:
+        print(args.text + data["text"])
     return 0

@@ -46,12 +46,5 @@ MODELLESS = frozenset({
 
 
 def computed_for(request: Any) -> Callable[[Any, Any], Any] | None:
-    """The function that computes ``request`` (None: its CLI handler does; ``lens --tuned``, ``patch --approx``
-    and ``generate --chat`` are the handler's)."""
-    if request.COMMAND == "lens" and getattr(request, "tuned", None) is not None:
-        return None
-    if request.COMMAND == "patch" and (request.approx or request.compare_exact):  # attribution patching
-        return None
-    if request.COMMAND == "generate" and request.chat:  # a chat template, or an instruct run's: the handler's
-        return None
+    """The function that computes ``request`` (None for ``gui``, which opens the window)."""
     return COMPUTED.get(request.COMMAND)
