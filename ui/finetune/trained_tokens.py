@@ -10,61 +10,37 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
-from lm_workbench.ui.widgets.hover import HoverTips
-from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.chip_canvas import MARGIN, ChipCanvas, ChipLegend, legend_html, short_label
 
 TRAINED, NOT_TRAINED = "masked", "ignored"  # the masking lab's chips (theme tokens ``mask_kinds``)
 GAP = 3
-MARGIN = 6
-MAX_CELL_TEXT = 18
-
-
 _WHITESPACE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "↵"})  # decoded tokens: visible, not empty chips
+LEGEND = ((TRAINED, "trained (the loss is computed here)"),
+          (NOT_TRAINED, "not trained (label −100: prompt, template, other turns)"))
 
 
 def _short(text: str) -> str:
-    text = display_label(text.translate(_WHITESPACE)) if text else ""
-    return text if len(text) <= MAX_CELL_TEXT else text[: MAX_CELL_TEXT - 1] + "…"
+    return short_label(text.translate(_WHITESPACE)) if text else ""
 
 
-def legend_html() -> str:
-    chips = theme.current().colours.mask_kinds
-    parts = []
-    for kind, name in ((TRAINED, "trained (the loss is computed here)"),
-                       (NOT_TRAINED, "not trained (label −100: prompt, template, other turns)")):
-        fill, _border, ink = chips.get(kind)
-        parts.append(f'<span style="background:{fill}; color:{ink};">&nbsp;{name}&nbsp;</span>')
-    return "&nbsp; ".join(parts)
-
-
-class TrainedLegend(QLabel):
+class TrainedLegend(ChipLegend):
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.RichText)
-        self.setWordWrap(True)
-        self.setText(legend_html())
-        theme.follow(self, lambda: self.setText(legend_html()))
+        super().__init__(lambda: legend_html(LEGEND), parent)
 
 
-class TrainedTokens(HoverTips, QWidget):
+class TrainedTokens(ChipCanvas):
     """Token cells in reading order, wrapped; see the module docstring. One paint, not a widget per cell."""
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setMouseTracking(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.tokens: list[str] = []
         self.trained: list[bool] = []
         self._cells: list[QRect] = []
-        self._height = 2 * MARGIN
-        self._laid_out_for = -1
-        self.setMinimumHeight(theme.current().metrics.mask_cell_h + 2 * MARGIN)
-        theme.follow(self, lambda: (self._relayout(self.width()), self.update()))
+        super().__init__(parent)
 
     def set_tokens(self, tokens: Sequence[str], trained: Sequence[bool]) -> None:
         self.tokens, self.trained = list(tokens), [bool(t) for t in trained]
@@ -87,27 +63,10 @@ class TrainedTokens(HoverTips, QWidget):
                 x, y = MARGIN, y + cell_h + GAP
             self._cells.append(QRect(x, y, w, cell_h))
             x += w + GAP
-        self._height = (y + cell_h + MARGIN) if self.tokens else cell_h + 2 * MARGIN
-        self._laid_out_for = width
-        if self.minimumHeight() != self._height:
-            self.setMinimumHeight(self._height)
-            self.updateGeometry()
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(480, self._height)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        if event.size().width() != self._laid_out_for:
-            self._relayout(event.size().width())
-        super().resizeEvent(event)
+        self._laid_out(width, (y + cell_h + MARGIN) if self.tokens else cell_h + 2 * MARGIN)
 
     def paintEvent(self, event) -> None:  # noqa: N802
-        if self._laid_out_for != self.width():
-            self._relayout(self.width())
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        c, m = theme.current().colours, theme.current().metrics
-        painter.fillRect(self.rect(), QColor(c.base_bg))
+        painter, c, m = self._begin_paint()
         hover = self.hovered_part()
         for i, rect in enumerate(self._cells):
             fill, border, ink = c.mask_kinds.get(TRAINED if self.trained[i] else NOT_TRAINED)

@@ -9,13 +9,12 @@ came from) and shows its token, id, kind and label as a tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPen
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
-from lm_workbench.ui.widgets.hover import HoverTips
-from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.chip_canvas import MARGIN, ChipCanvas, ChipLegend, legend_html, short_label as _short
 from lm_workbench.masking_lab.rows import IGNORED, Row
 
 LEGEND_KINDS = ("unchanged", "masked", "random", "kept", "deleted", "inserted", "moved", "sentinel", IGNORED)
@@ -23,52 +22,25 @@ LEGEND_NAMES = {IGNORED: "label&nbsp;−100&nbsp;(not&nbsp;scored)"}
 
 GAP = 3
 LINE_GAP = 12
-MARGIN = 6
-MAX_CELL_TEXT = 18
 
 
-def _short(text: str) -> str:
-    text = display_label(text) if text else ""
-    return text if len(text) <= MAX_CELL_TEXT else text[: MAX_CELL_TEXT - 1] + "…"
-
-
-def legend_html() -> str:
-    parts = []
-    for kind in LEGEND_KINDS:
-        fill, border, ink = theme.current().colours.mask_kinds.get(kind)
-        parts.append(f'<span style="background:{fill}; color:{ink};">&nbsp;{LEGEND_NAMES.get(kind, kind)}&nbsp;</span>')
-    return "&nbsp; ".join(parts)
-
-
-class Legend(QLabel):
+class Legend(ChipLegend):
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.RichText)
-        self.setWordWrap(True)
-        self.setText(legend_html())
-        theme.follow(self, self._apply_tokens)
-
-    def _apply_tokens(self) -> None:
-        self.setText(legend_html())
+        super().__init__(lambda: legend_html((kind, LEGEND_NAMES.get(kind, kind)) for kind in LEGEND_KINDS), parent)
 
 
-class PreviewGrid(HoverTips, QWidget):
+class PreviewGrid(ChipCanvas):
     """Bands of rows of cells; see the module docstring. Not one widget per cell: one paint."""
 
+    HINT_WIDTH = 640
+
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setMouseTracking(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.bands: list[list[Row]] = []
         self._cells: list[tuple[QRect, str, int]] = []  # rect, row name, index
         self._titles: list[tuple[QRect, str]] = []
         self._rules: list[int] = []
-        self._height = 2 * MARGIN
-        self._laid_out_for = -1
-        font = QFont(self.font())
-        self.cell_font = font
-        self.setMinimumHeight(theme.current().metrics.mask_cell_h + 2 * MARGIN)
-        theme.follow(self, self._apply_tokens)
+        super().__init__(parent)
+        self.cell_font = QFont(self.font())
 
     def _apply_tokens(self) -> None:
         self.cell_font = QFont(self.font())
@@ -122,28 +94,11 @@ class PreviewGrid(HoverTips, QWidget):
                 start = end
                 if n == 0:
                     break
-        self._height = max(y + MARGIN - LINE_GAP, cell_h + 2 * MARGIN)
-        self._laid_out_for = width
-        if self.minimumHeight() != self._height:
-            self.setMinimumHeight(self._height)
-            self.updateGeometry()
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(640, self._height)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        if event.size().width() != self._laid_out_for:
-            self._relayout(event.size().width())
-        super().resizeEvent(event)
+        self._laid_out(width, max(y + MARGIN - LINE_GAP, cell_h + 2 * MARGIN))
 
     # -------------------------------------------------------------- painting
     def paintEvent(self, event) -> None:  # noqa: N802
-        if self._laid_out_for != self.width():
-            self._relayout(self.width())
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        c, m = theme.current().colours, theme.current().metrics
-        painter.fillRect(self.rect(), QColor(c.base_bg))
+        painter, c, m = self._begin_paint()
         painter.setPen(QColor(c.hint_ink))
         for rect, title in self._titles:
             painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), title)
