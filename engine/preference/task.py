@@ -9,6 +9,7 @@ off, so at step 0 the policy is the reference: loss log 2, every margin 0.
 
 from __future__ import annotations
 
+import functools
 import dataclasses
 from typing import Any, Generator, Sequence
 
@@ -92,7 +93,7 @@ class PreferenceTask(TuningTask):
         yield Progress(0, 0, f"scoring {len(train_pairs.pairs) + len(validation_pairs.pairs):,} pairs with the "
                              f"reference model ({reference.description})")
         model.to(self.device)
-        reference_of = lambda inputs, labels: reference.logprobs(inputs, labels, self.encoder_decoder)  # noqa: E731
+        reference_of = functools.partial(reference.logprobs, encoder_decoder=self.encoder_decoder)
         self.train_reference = score_pairs(reference_of, train_pairs, pad_id, self.score_batch, self.device)
         self.validation_reference = score_pairs(reference_of, validation_pairs, pad_id, self.score_batch, self.device)
         del reference, reference_of  # π_ref's numbers are all that is needed now (a frozen copy's memory is freed)

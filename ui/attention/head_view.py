@@ -21,6 +21,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.attention.head_lines import HeadLines, prepare_lines
 from lm_workbench.ui.widgets.colormap import head_color
+from lm_workbench.ui.widgets.canvas import on_base
 
 if TYPE_CHECKING:
     from lm_workbench.attention.for_views import AttentionSide
@@ -73,9 +74,7 @@ class HeadView(QWidget):
         self._hint = "Type a sentence above to see where each token looks."
         self._col = 80.0
         self.setMouseTracking(True)
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        on_base(self, vertical=QSizePolicy.Policy.Preferred)
         self._set_fonts()
         theme.follow(self, self._apply_tokens)
 

@@ -12,6 +12,7 @@ cell emits ``cell_clicked(layer, head)`` (head -1: the mean).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -19,8 +20,12 @@ from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPe
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from lm_workbench.ui import theme
-from lm_workbench.attention.for_views import THUMB
+from lm_workbench.attention.for_views import THUMB, grid_values
 from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba
+from lm_workbench.ui.widgets.canvas import on_base
+
+if TYPE_CHECKING:
+    from lm_workbench.attention.for_views import AttentionSide
 
 GAP = 3.0
 MEAN_GAP = 10.0
@@ -36,9 +41,7 @@ class ModelGrid(QWidget):
         self._shape = (0, 0)  # layers, heads
         self._thumb = THUMB
         self._selected: tuple[int, list[int]] = (0, [])
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        on_base(self)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self._values: np.ndarray | None = None  # the mosaic's values in [0, 1]
         self._small = theme.sized_font(self.font(), theme.current().fonts.small_delta)

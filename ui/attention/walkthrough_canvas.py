@@ -20,6 +20,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.cell_text import draw_cell_text
 from lm_workbench.ui.widgets.colormap import color_at
+from lm_workbench.ui.widgets.canvas import on_base, small_font
 
 
 class StepCanvas(QWidget):
@@ -31,15 +32,12 @@ class StepCanvas(QWidget):
         self._highlight: int | None = None
         self._greyed: np.ndarray | None = None
         self._span = 1.0
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        on_base(self)
         self._set_font()
         theme.follow(self, self._apply_tokens)
 
     def _set_font(self) -> None:
-        self._font = theme.sized_font(self.font(), theme.current().fonts.small_delta)
-        self._fm = QFontMetricsF(self._font)
+        self._font, self._fm = small_font(self)
 
     def _apply_tokens(self) -> None:
         self._set_font()

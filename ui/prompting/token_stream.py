@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.canvas import on_base
 
 PAD_X, PAD_Y, GAP, MARGIN, BAR_H, RADIUS = 5.0, 3.0, 3.0, 6.0, 3.0, 4.0
 
@@ -37,11 +38,7 @@ class TokenStream(HoverTips, QWidget):
         self._rects: list[QRectF] = []
         self._hint = hint
         self.setMouseTracking(True)
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
+        on_base(self, QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred, height_for_width=True)
 
     # ----------------------------------------------------------------- API
     def set_tokens(self, tokens: list[StreamToken]) -> None:

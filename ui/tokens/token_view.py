@@ -19,6 +19,7 @@ from lm_workbench.engine.tokens import TokenizedText
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import TokenLayout, layout_tokens
+from lm_workbench.ui.widgets.canvas import on_base
 
 RADIUS = 6.0
 
@@ -37,11 +38,7 @@ class TokenView(HoverTips, QWidget):
         self._layout: TokenLayout | None = None
         self._position: dict[int, tuple[int, int, int]] = {}  # token -> (word no., subword no., subwords)
         self.setMouseTracking(True)
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
+        on_base(self, QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred, height_for_width=True)
         self._set_fonts()
         theme.follow(self, self._apply_tokens)
 

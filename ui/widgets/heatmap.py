@@ -19,6 +19,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba, to_rgba_signed
+from lm_workbench.ui.widgets.canvas import on_base, small_font
 
 MARGIN = 6.0
 LEGEND_W = 54.0
@@ -42,15 +43,12 @@ class HeatmapView(HoverTips, QWidget):
         self._signed = False
         self._axes = ("query", "key")  # what rows and columns are, for the hover line
         self.setMouseTracking(True)
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        on_base(self)
         self._set_font()
         theme.follow(self, self._apply_tokens)
 
     def _set_font(self) -> None:
-        self._font = theme.sized_font(self.font(), theme.current().fonts.small_delta)
-        self._fm = QFontMetricsF(self._font)
+        self._font, self._fm = small_font(self)
 
     def _apply_tokens(self) -> None:
         self._set_font()

@@ -21,6 +21,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.colormap import color_at, signed_color
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import display_label
+from lm_workbench.ui.widgets.canvas import on_base
 
 
 class TokenStrip(HoverTips, QWidget):
@@ -38,9 +39,7 @@ class TokenStrip(HoverTips, QWidget):
         self._attention_title = ""
         self._rects: list[QRectF] = []
         self.setMouseTracking(True)
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.Base)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        on_base(self, vertical=QSizePolicy.Policy.Minimum)
         self._set_font()
         theme.follow(self, self._apply_tokens)
 
