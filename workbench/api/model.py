@@ -37,11 +37,13 @@ class Model(ModelCommands):
         return self.loaded.tokenizer
 
     def _run(self, cls: type, arguments: dict[str, Any]) -> Any:
+        """``cls``'s command on this model: ``arguments`` are a generated method's parameters (its ``locals()``,
+        ``self`` among them), over the load options that the request takes and the model's spec."""
         from lm_workbench.api.runner import call
 
         names = {f.name for f in dataclasses.fields(cls)}
         given = {k: v for k, v in self.options.items() if k in names} | {"model": self.spec}
-        return call(cls, given | arguments, self.loaded)
+        return call(cls, given | {k: v for k, v in arguments.items() if k != "self"}, self.loaded)
 
     # -- hooks (the anatomy's hook points, TransformerLens's names) ----------------------------------------------
     def hook_names(self) -> list[str]:
