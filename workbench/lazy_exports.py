@@ -1,7 +1,7 @@
 """Lazy re-exports: a workbench module that hands the views a few engine names without importing the engine.
 
-A feature's ``for_views.py`` lists, name by name, what its views use from the engine (types, constants and the
-small pure functions a widget calls). The views import those names from the workbench module, so ``ui/`` depends
+A feature's ``for_views.py`` lists, engine module by module (``engine_names``), what its views use from the
+engine (types, constants and the small pure functions a widget calls). The views import those names from the workbench module, so ``ui/`` depends
 on the engine only through its names, errors, progress and result types (``tests/architecture/
 test_ui_engine_imports.py``). The engine module is imported when a name is first read (PEP 562), never at the
 view's import: a view that imported torch lazily still does.
@@ -26,3 +26,9 @@ def lazy_exports(table: dict[str, str], module_name: str) -> Callable[[str], Any
         return getattr(importlib.import_module(source), name)
 
     return __getattr__
+
+
+def engine_names(by_module: dict[str, str]) -> dict[str, str]:
+    """The table ``lazy_exports`` serves, from engine module (dotted, below ``lm_workbench.engine``) -> the names
+    taken from it, space-separated: ``{"attention_grid": "grid_values THUMB"}``."""
+    return {name: f"lm_workbench.engine.{module}" for module, names in by_module.items() for name in names.split()}

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from lm_workbench.lazy_exports import lazy_exports
+from lm_workbench.lazy_exports import engine_names, lazy_exports
 
-_E = "lm_workbench.engine."
-FOR_VIEWS = {
-    "LayerResult": _E + "probing.sweep",
-    "StsLayer": _E + "probing.sweep",
-    "ReadReport": _E + "data.rows",
-}
+FOR_VIEWS = engine_names({
+    "probing.sweep": "LayerResult StsLayer",
+    "data.rows": "ReadReport",
+})
 __all__ = sorted(FOR_VIEWS)
 __getattr__ = lazy_exports(FOR_VIEWS, __name__)
