@@ -91,10 +91,9 @@ class GuideProgressRequest(Request):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BaselineTfidfLrRequest(Request):
-    """``lm-workbench baseline tfidf-lr``: TF-IDF features + logistic regression (scikit-learn)"""
+class _BaselineRequest(Request):
+    """The labelled sentence file both baselines read, and how it is split."""
 
-    COMMAND: ClassVar[str] = "baseline tfidf-lr"
     train: str  # --train
     validation: str | None = None  # --validation
     validation_fraction: float = 0.2  # --validation-fraction
@@ -103,23 +102,22 @@ class BaselineTfidfLrRequest(Request):
     label_column: str | None = None  # --label-column
     tsv_quoting: str = "auto"  # --tsv-quoting
     keep_unseen_labels: bool = False  # --keep-unseen-labels
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineTfidfLrRequest(_BaselineRequest):
+    """``lm-workbench baseline tfidf-lr``: TF-IDF features + logistic regression (scikit-learn)"""
+
+    COMMAND: ClassVar[str] = "baseline tfidf-lr"
     vectorizer: str = "{}"  # --vectorizer
     classifier: str = "{}"  # --classifier
 
 
 @dataclass(frozen=True, kw_only=True)
-class BaselineBilstmRequest(Request):
+class BaselineBilstmRequest(_BaselineRequest):
     """``lm-workbench baseline bilstm``: a BiLSTM sentence classifier trained from scratch"""
 
     COMMAND: ClassVar[str] = "baseline bilstm"
-    train: str  # --train
-    validation: str | None = None  # --validation
-    validation_fraction: float = 0.2  # --validation-fraction
-    seed: int = 0  # --seed
-    text_column: str | None = None  # --text-column
-    label_column: str | None = None  # --label-column
-    tsv_quoting: str = "auto"  # --tsv-quoting
-    keep_unseen_labels: bool = False  # --keep-unseen-labels
     embedding: int = 64  # --embedding
     hidden: int = 64  # --hidden
     layers: int = 1  # --layers

@@ -156,10 +156,9 @@ class AblateRequest(ModelRequest):
 
 
 @dataclass(frozen=True, kw_only=True)
-class NeighboursRequest(ModelRequest):
-    """``lm-workbench neighbours``: nearest occurrences of a word across a corpus (contextual embeddings)"""
+class _OccurrencesRequest(ModelRequest):
+    """The corpus whose word occurrences ``neighbours`` and ``project`` embed, and how."""
 
-    COMMAND: ClassVar[str] = "neighbours"
     corpus: str  # --corpus
     text_column: str | None = None  # --text-column
     label_column: str | None = None  # --label-column
@@ -167,22 +166,22 @@ class NeighboursRequest(ModelRequest):
     layer: str  # --layer
     pooling: str = "mean"  # --pooling
     cache: bool = False  # --cache
+
+
+@dataclass(frozen=True, kw_only=True)
+class NeighboursRequest(_OccurrencesRequest):
+    """``lm-workbench neighbours``: nearest occurrences of a word across a corpus (contextual embeddings)"""
+
+    COMMAND: ClassVar[str] = "neighbours"
     word: str  # --word
     k: int = 5  # --k
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProjectRequest(ModelRequest):
+class ProjectRequest(_OccurrencesRequest):
     """``lm-workbench project``: a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV"""
 
     COMMAND: ClassVar[str] = "project"
-    corpus: str  # --corpus
-    text_column: str | None = None  # --text-column
-    label_column: str | None = None  # --label-column
-    tsv_quoting: str = "auto"  # --tsv-quoting
-    layer: str  # --layer
-    pooling: str = "mean"  # --pooling
-    cache: bool = False  # --cache
     word: tuple[str, ...] | None = None  # --word
     method: str = "pca"  # --method
     seed: int = 0  # --seed
