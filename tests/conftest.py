@@ -3,7 +3,10 @@
 The environment is fixed here, before any test module imports the hub
 client or Qt: ``HF_HUB_OFFLINE`` (the hub reads it once, at import),
 ``QT_QPA_PLATFORM=offscreen``, and ``LM_WORKBENCH_HOME`` pointing to a fresh
-folder so no test touches the user's settings or run store.
+folder so no test touches the user's settings or run store. The suite runs on the CPU on every machine: a
+GPU is hidden (``CUDA_VISIBLE_DEVICES=""``) unless ``LM_WORKBENCH_TEST_GPU=1`` asks for it, as
+``scripts/gpu-checks.sh`` does for the ``gpu``-marked tests. On a GPU machine the CPU tests trained on CUDA
+by the "auto" device (seen on an H200: three training-loop tests compared a CUDA run with their CPU reference).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["LM_WORKBENCH_HOME"] = tempfile.mkdtemp(prefix="lmwb-test-home-")
 atexit.register(shutil.rmtree, os.environ["LM_WORKBENCH_HOME"], True)  # one per pytest process: 700 were left in /tmp
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("LM_WORKBENCH_TEST_GPU") != "1":  # before torch is imported: it reads this when CUDA starts
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 import threading  # noqa: E402
 import time  # noqa: E402

@@ -18,6 +18,7 @@ import torch
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.logit_target.target import PredictionSite, Target, position_logits, word_embeddings
+from lm_workbench.engine.models.attention_switch import attention_switched
 from lm_workbench.engine.models.families import Family, detect_family
 from lm_workbench.engine.tokens import TokenizedText, tokenize
 
@@ -42,15 +43,11 @@ class ClassifierModel:
     def attention_implementation(self, name: str) -> Iterator[None]:
         inner = getattr(self.model, "base_model", self.model)
         inner = getattr(inner, "model", inner) if not hasattr(inner, "set_attn_implementation") else inner
-        current = getattr(self.model.config, "_attn_implementation", None) or "eager"
-        if current == name or not hasattr(inner, "set_attn_implementation"):
+        if not hasattr(inner, "set_attn_implementation"):
             yield
             return
-        inner.set_attn_implementation(name)
-        try:
+        with attention_switched(self.model, name, inner=inner):
             yield
-        finally:
-            inner.set_attn_implementation(current)
 
 
 def classifier_site(model: ClassifierModel, text: str, text2: str | None = None) -> PredictionSite:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from lm_workbench.engine.errors import InsufficientMemoryError, ModelFormatError, WorkbenchError
+from lm_workbench.engine.models.attention_switch import attention_switched
 from lm_workbench.engine.models.device import DeviceChoice, choose_device
 from lm_workbench.engine.models.families import (
     Family, detect_family, hidden_size, max_positions, num_decoder_layers, num_heads, num_layers,
@@ -97,21 +98,14 @@ class LoadedModel:
         """Run a block with another attention implementation (``eager`` for attentions).
 
         transformers 5's fast paths (sdpa) return no attention weights, so calls
-        that need them switch to eager for their duration only.
+        that need them switch to eager for their duration only (``attention_switch``: every config in the
+        model, an encoder-decoder's stacks' copies included).
         """
         if self.family is Family.BILM:  # an LSTM has no attention to switch
             yield
             return
-        with self._attn_lock:
-            current = getattr(self.model.config, "_attn_implementation", None) or "eager"
-            if current == name:
-                yield
-                return
-            self.model.set_attn_implementation(name)
-            try:
-                yield
-            finally:
-                self.model.set_attn_implementation(current)
+        with self._attn_lock, attention_switched(self.model, name):
+            yield
 
 
 def _read_config(folder: Path, trust_remote_code: bool) -> Any:

@@ -1,6 +1,10 @@
-"""CUDA paths (skipped without a GPU): parity on CUDA and bf16 top-k agreement."""
+"""CUDA paths (skipped without a GPU): parity on CUDA and bf16 top-k agreement; the defaults pick the GPU and bf16;
+pre-training and fine-tuning through the public API train there and record their runs. ``scripts/gpu-checks.sh``
+runs these with the MFU benchmark on a machine that has one."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -39,3 +43,33 @@ def test_bf16_top_k_agrees_with_float32(tiny_models):
     k = 5
     overlap = [len(set(np.argsort(-x)[:k]) & set(np.argsort(-y)[:k])) / k for x, y in zip(a, b)]
     assert float(np.mean(overlap)) >= 0.8
+
+
+def test_the_defaults_pick_the_gpu_and_bf16(tiny_models):
+    loaded = load_model(str(tiny_models["gpt2"]))  # device and precision "auto", as the window and the CLI load
+    assert loaded.info.device.startswith("cuda")
+    assert loaded.info.dtype == ("bfloat16" if torch.cuda.is_bf16_supported() else "float16")
+
+
+def test_pretraining_through_the_api_trains_on_the_gpu_in_bf16(tmp_path):
+    import lm_workbench as lw
+    from tests.support.tiny_models import corpus_lines
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(corpus_lines(400)), encoding="utf-8")
+    run = lw.pretrain(family="gpt2", objective="clm", corpus=[str(corpus)], out=str(tmp_path / "run"), steps=8,
+                      batch_size=8, vocab_size=1000, seq_len=64, device="cuda", train=("precision=bf16",))
+    assert run["device"].startswith("cuda") and run["precision"] == "bf16" and run["speed"]["bf16"] is True
+    assert math.isfinite(run["final_loss"]) and math.isfinite(run["validation_loss"])
+    losses = run.curves()["loss"].dropna()  # the run store's curve, as the Runs tab draws it
+    assert losses.index[-1] == 8 and losses.iloc[-1] == pytest.approx(run["final_loss"])
+
+
+def test_fine_tuning_through_the_api_uses_the_gpu_when_present(tiny_models, tmp_path):
+    import lm_workbench as lw
+    from lm_workbench.engine.finetune.demo import demo_path
+
+    run = lw.finetune(model=str(tiny_models["bert"]), task="seq-cls", train=str(demo_path("seq-cls")),
+                      method="lora", out=str(tmp_path / "ft"), epochs=1)
+    assert run["device"].startswith("cuda")
+    assert math.isfinite(run["final_loss"]) and run.run_id is not None
