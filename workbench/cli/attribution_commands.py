@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from lm_workbench.cli.common import add_model_options, load_for, print_json
+from lm_workbench.cli.common import add_model_options, on_model
 
 
 def register(sub: Any) -> None:
@@ -47,9 +47,8 @@ def cmd_attribute(args: argparse.Namespace) -> int:
 
     request = request_of(args)
     check_attribute(request)  # rollout and flow refuse a contrast before the model loads
-    computed = attribute(request, load_for(args))
-    if args.json:
-        print_json(computed.to_dict())
+    computed = on_model(args, attribute, request)
+    if computed is None:
         return 0
     result, attention = computed.engine_result
     print(f"{result.method}: target {result.target!r} (id {result.target_id}) at position {result.position}, "

@@ -171,14 +171,33 @@ def load_for(args: Any) -> Any:
     return load_model(args.model, settings=settings_for(args))
 
 
-def read_then_load(run: Any, args: argparse.Namespace) -> tuple[Any, Any]:
-    """A computed run's (``lm_workbench.runs.execute.ComputedRun``) files read (a bad file fails before the model
-    loads; what was read said unless --json), then the model ``args`` name loaded: (inputs, loaded model). The run
-    itself is executed and recorded by the command's function in
-    ``lm_workbench.command_results.compute_evaluations``."""
+def on_model(args: argparse.Namespace, compute: Callable[..., Any], request: Any = None, **options: Any) -> Any:
+    """``compute`` (a command's function in ``lm_workbench.command_results``) on the request this command line
+    makes (or ``request``, already checked) and the model it names. With --json the result is printed and None
+    returned; else the result, for the handler to print its table."""
+    from lm_workbench.requests import request_of
+
+    result = compute(request_of(args) if request is None else request, load_for(args), **options)
+    if args.json:
+        print_json(result.to_dict())
+        return None
+    return result
+
+
+def evaluated(run: Any, args: argparse.Namespace, compute: Callable[..., Any]) -> Any:
+    """A recorded evaluation: ``run``'s files read (a bad file fails before the model loads; what was read said
+    unless --json), the model ``args`` name loaded, then ``compute`` (its function in
+    ``lm_workbench.command_results.compute_evaluations``, which executes and records the run). With --json the
+    result is printed and None returned; else the result, for the handler to print its table."""
+    from lm_workbench.requests import request_of
+
     inputs = run.read()
     say_read(getattr(inputs, "report", None), args)
-    return inputs, load_for(args)
+    result = compute(request_of(args), load_for(args), run=run, inputs=inputs, quiet=args.json)
+    if args.json:
+        print_json(result.to_dict())
+        return None
+    return result
 
 
 def add_tsv_quoting_option(p: argparse.ArgumentParser, default: str | None = "auto") -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, load_for, print_json
+from lm_workbench.cli.common import add_model_options, on_model
 
 HOWS = ("zero", "mean", "resample")  # lm_workbench.engine.heads.names.HOWS (checked by a test)
 
@@ -57,11 +57,9 @@ def register(sub: Any) -> None:
 
 def cmd_dla(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_why import dla
-    from lm_workbench.requests import request_of
 
-    computed = dla(request_of(args), load_for(args))
-    if args.json:
-        print_json(computed.to_dict())
+    computed = on_model(args, dla)
+    if computed is None:
         return 0
     result = computed.engine_result
     metric = f"logit({result.target})" + (f" - logit({result.contrast})" if result.contrast else "")
@@ -84,9 +82,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
     request = request_of(args)
     check_ablate(request)  # before the model loads
-    computed = ablate(request, load_for(args), quiet=args.json)
-    if args.json:
-        print_json(computed.to_dict())
+    computed = on_model(args, ablate, request, quiet=args.json)
+    if computed is None:
         return 0
     result = computed.engine_result
     metric = f"logit({result.target})" + (f" - logit({result.contrast})" if result.contrast else "")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, load_for, positive_k, print_json
+from lm_workbench.cli.common import add_model_options, on_model, positive_k
 
 
 def register(sub: Any) -> None:
@@ -45,12 +45,10 @@ def register(sub: Any) -> None:
 
 def cmd_attention(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute import attention
-    from lm_workbench.requests import request_of
 
-    data = attention(request_of(args), load_for(args)).to_dict()
-    if args.json:
-        print_json(data)
-    else:
+    computed = on_model(args, attention)
+    if computed is not None:
+        data = computed.to_dict()
         queries, keys, weights = data["tokens"], data.get("key_tokens", data["tokens"]), data["weights"]
         width = max(len(t) for t in queries + keys)
         print(" " * width + " " + " ".join(f"{t[:6]:>6}" for t in keys))
@@ -61,14 +59,11 @@ def cmd_attention(args: argparse.Namespace) -> int:
 
 def cmd_fill_mask(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute import fill_mask
-    from lm_workbench.requests import request_of
 
     positive_k(args.k)  # before the model loads
-    data = fill_mask(request_of(args), load_for(args)).to_dict()
-    if args.json:
-        print_json(data)
-    else:
-        for p in data["masks"]:
+    computed = on_model(args, fill_mask)
+    if computed is not None:
+        for p in computed["masks"]:
             print(f"position {p['position']}: " + ", ".join(f"{c['token']} {c['prob']:.3f}"
                                                              for c in p["candidates"]))
     return 0
@@ -76,13 +71,10 @@ def cmd_fill_mask(args: argparse.Namespace) -> int:
 
 def cmd_next_token(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute import next_token
-    from lm_workbench.requests import request_of
 
     positive_k(args.k)  # before the model loads
-    data = next_token(request_of(args), load_for(args)).to_dict()
-    if args.json:
-        print_json(data)
-    else:
-        for c in data["candidates"]:
+    computed = on_model(args, next_token)
+    if computed is not None:
+        for c in computed["candidates"]:
             print(f"{c['prob']:.4f}  {c['id']:>6}  {c['token']}")
     return 0

@@ -26,7 +26,7 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
-    add_model_options, add_task_column_options, add_tsv_quoting_option, print_json, read_then_load,
+    add_model_options, add_task_column_options, add_tsv_quoting_option, evaluated,
 )
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     probe_spec as probe_spec_from_args,
@@ -67,14 +67,11 @@ def register(sub: Any) -> None:
 def cmd_probe(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_evaluations import probe
     from lm_workbench.probing.runs import ProbeRun
-    from lm_workbench.requests import request_of
 
-    run = ProbeRun(probe_spec_from_args(args))
-    inputs, loaded = read_then_load(run, args)
-    data = probe(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
-    if args.json:
-        print_json(data)
+    computed = evaluated(ProbeRun(probe_spec_from_args(args)), args, probe)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     print(f"{'layer':>5} {'accuracy':>9} {'control':>8} {'selectivity':>11}")
     for layer, a, c, s in zip(data["layers"], data["accuracy"], data["control_accuracy"], data["selectivity"]):
         print(f"{layer:>5} {_score(a, 9)} {_score(c, 8)} {_score(s, 11)}")
@@ -90,14 +87,11 @@ def _score(value: Any, width: int) -> str:
 def cmd_sts(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_evaluations import sts
     from lm_workbench.probing.runs import StsRun
-    from lm_workbench.requests import request_of
 
-    run = StsRun(sts_spec_from_args(args))
-    inputs, loaded = read_then_load(run, args)
-    data = sts(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
-    if args.json:
-        print_json(data)
+    computed = evaluated(StsRun(sts_spec_from_args(args)), args, sts)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     print(f"{'layer':>5} {'spearman':>9}   ({data['pooling']} pooling, {data['pairs']} pairs)")
     for layer, rho in zip(data["layers"], data["spearman"]):
         print(f"{layer:>5} {_score(rho, 9)}")

@@ -29,7 +29,7 @@ from typing import Any
 
 from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, load_for, note, print_json, read_then_load,
+    add_model_options, add_tsv_quoting_option, load_for, note, print_json, evaluated,
 )
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     prompt_eval_spec as spec_from_args,
@@ -86,13 +86,9 @@ def register(sub: Any) -> None:
 def cmd_prompt_eval(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_evaluations import prompt_eval
     from lm_workbench.prompting.runs import PromptEvalRun
-    from lm_workbench.requests import request_of
 
-    run = PromptEvalRun(spec_from_args(args))
-    inputs, loaded = read_then_load(run, args)
-    computed = prompt_eval(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json)
-    if args.json:
-        print_json(computed.to_dict())
+    computed = evaluated(PromptEvalRun(spec_from_args(args)), args, prompt_eval)
+    if computed is None:
         return 0
     result, small = computed.engine_result, computed["small_model"]
     if small:

@@ -29,7 +29,7 @@ from typing import Any
 from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
 from lm_workbench.cli.common import (
     StderrProgress, add_model_options, add_tsv_quoting_option, load_for, print_json,
-    read_then_load, say_read, wants_progress,
+    evaluated, say_read, wants_progress,
 )
 from lm_workbench.command_results.compute_evaluations import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
 
@@ -100,14 +100,10 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 def cmd_retrieval_eval(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_evaluations import retrieval_eval
-    from lm_workbench.requests import request_of
     from lm_workbench.retrieval.runs import RetrievalEvalRun
 
-    run = RetrievalEvalRun(eval_spec_from_args(args))
-    inputs, loaded = read_then_load(run, args)
-    computed = retrieval_eval(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json)
-    if args.json:
-        print_json(computed.to_dict())
+    computed = evaluated(RetrievalEvalRun(eval_spec_from_args(args)), args, retrieval_eval)
+    if computed is None:
         return 0
     result = computed.engine_result
     print(f"{result.queries:,} queries, {result.documents:,} documents, split {result.split}, {result.pooling} pooling")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, echo, load_for, note, print_json
+from lm_workbench.cli.common import add_model_options, echo, load_for, note, on_model, print_json
 
 
 
@@ -159,10 +159,10 @@ def cmd_sae_eval(args: argparse.Namespace) -> int:
 
     request = request_of(args)
     lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
-    data = sae_eval(request, load_for(request), lines=lines, quiet=args.json).to_dict()
-    if args.json:
-        print_json(data)
+    computed = on_model(args, sae_eval, request, lines=lines, quiet=args.json)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     for key in EVAL_KEYS:
         print(f"{key:>20}  {shown(data[key], key, data['notes'])}")
     for line in data["notes"]:
@@ -172,13 +172,11 @@ def cmd_sae_eval(args: argparse.Namespace) -> int:
 
 def cmd_sae_features(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_sae import sae_features
-    from lm_workbench.requests import request_of
 
-    request = request_of(args)
-    data = sae_features(request, load_for(request)).to_dict()
-    if args.json:
-        print_json(data)
+    computed = on_model(args, sae_features)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     print("feature  " + " ".join(f"{t[:7]:>7}" for t in data["tokens"]))
     for column, feature in enumerate(data["features"]):
         print(f"{feature:>7}  " + " ".join(f"{row[column]:7.3f}" for row in data["values"]))
@@ -192,11 +190,10 @@ def cmd_sae_show(args: argparse.Namespace) -> int:
 
     request = request_of(args)
     lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
-    computed = sae_show(request, load_for(request), lines=lines, quiet=args.json)
-    data = computed.to_dict()
-    if args.json:
-        print_json(data)
+    computed = on_model(args, sae_show, request, lines=lines, quiet=args.json)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     stats, corpus = computed.engine_result
     print(f"feature {stats.feature}: density {stats.density:.4f}, max activation {stats.max_activation:.4f} over "
           f"{corpus.tokens} tokens")
@@ -220,11 +217,10 @@ def cmd_sae_search(args: argparse.Namespace) -> int:
     request = request_of(args)
     check_sae_search(request)  # before the model loads
     lines = read_corpus(request.corpus) if request.corpus else None
-    computed = sae_search(request, load_for(request), lines=lines, quiet=args.json)
-    data = computed.to_dict()
-    if args.json:
-        print_json(data)
+    computed = on_model(args, sae_search, request, lines=lines, quiet=args.json)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     first = computed.engine_result[0]
     found = [(p["feature"], p["effect"]) for p in data["promoting"]]
     print(f"promoting {first!r}: " + (", ".join(f"{f} ({e:+.3f})" for f, e in found) or "none"))
@@ -241,11 +237,10 @@ def cmd_steer(args: argparse.Namespace) -> int:
 
     request = request_of(args)
     check_steer(request)  # before the model loads
-    result = steer(request, load_for(request), quiet=args.json)
-    data = result.to_dict()
-    if args.json:
-        print_json(data)
+    result = on_model(args, steer, request, quiet=args.json)
+    if result is None:
         return 0
+    data = result.to_dict()
     if request.grid:
         _print_grid(data)
         return 0

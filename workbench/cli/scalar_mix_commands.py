@@ -19,7 +19,7 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
-from lm_workbench.cli.common import add_model_options, add_task_column_options, print_json, read_then_load
+from lm_workbench.cli.common import add_model_options, add_task_column_options, evaluated
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     scalar_mix_spec as spec_from_args,
 )
@@ -43,14 +43,11 @@ def register(sub: Any) -> None:
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_evaluations import scalar_mix
     from lm_workbench.probing.scalar_mix_runs import ScalarMixRun
-    from lm_workbench.requests import request_of
 
-    run = ScalarMixRun(spec_from_args(args))
-    inputs, loaded = read_then_load(run, args)
-    data = scalar_mix(request_of(args), loaded, run=run, inputs=inputs, quiet=args.json).to_dict()
-    if args.json:
-        print_json(data)
+    computed = evaluated(ScalarMixRun(spec_from_args(args)), args, scalar_mix)
+    if computed is None:
         return 0
+    data = computed.to_dict()
     print(f"{'layer':>5} {'weight':>7}")
     for layer, weight in zip(data["layers"], data["weights"]):
         print(f"{layer:>5} {weight:>7.3f} {'#' * round(weight * 40)}")
