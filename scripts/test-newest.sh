@@ -3,9 +3,14 @@
 # newest release pyproject allows (what `pip install lm-workbench` gives a user today; torch alone pinned to
 # the CPU wheel through constraints/torch-cpu.txt), prints the versions it resolved, then runs the tests marked
 # `newest`: every family x fine-tuning method pair and every view's compute path. Arguments go to pytest.
+# LM_WORKBENCH_LANE=oldest (scripts/test-oldest.sh) runs the same tests in .venv-oldest on the oldest releases
+# tested (constraints/oldest.txt).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${LM_WORKBENCH_NEWEST_VENV:-$ROOT/.venv-newest}"
+LANE="${LM_WORKBENCH_LANE:-newest}"
+VENV="$ROOT/.venv-$LANE"
+PINS=(-c "$ROOT/constraints/torch-cpu.txt")
+[ "$LANE" = newest ] || PINS+=(-c "$ROOT/constraints/$LANE.txt")
 PYTHON="${PYTHON:-python3}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 start=$SECONDS
@@ -13,8 +18,8 @@ start=$SECONDS
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # eager: an existing .venv-newest moves to the newest releases too, not only a fresh one
 "$VENV/bin/python" -m pip install --quiet --upgrade --upgrade-strategy eager \
-  -c "$ROOT/constraints/torch-cpu.txt" -e "$ROOT[test]"
-echo "== newest lane: installed in $((SECONDS - start)) s; versions resolved:"
+  "${PINS[@]}" -e "$ROOT[test]"
+echo "== $LANE lane: installed in $((SECONDS - start)) s; versions resolved:"
 "$VENV/bin/python" - <<'PY'
 from lm_workbench.versions import KEY_PACKAGES, breaks_in_force, found_versions
 print("  " + ", ".join(f"{name} {version or 'not found'}" for name, version in found_versions(KEY_PACKAGES).items()))
@@ -32,5 +37,5 @@ set +e
 "$VENV/bin/python" -m pytest -p no:cacheprovider -n "$workers" -m newest -q "$@"
 code=$?
 set -e
-echo "== newest lane: $((SECONDS - start)) s in all"
+echo "== $LANE lane: $((SECONDS - start)) s in all"
 exit $code

@@ -1,7 +1,7 @@
 """Switching a loaded model's attention implementation for a block (``eager`` when attention weights are needed:
 transformers 5's sdpa and flash paths return none). Every config in the model is switched, not only the top one:
-before transformers 5.24, ``set_attn_implementation`` left the config copies that an encoder-decoder's stacks keep
-(T5's encoder and decoder) on sdpa, and those stacks returned no weights."""
+in transformers 5.17 (5.24 switches them itself), ``set_attn_implementation`` left the config copies that an
+encoder-decoder's stacks keep (T5's encoder and decoder) on sdpa, and those stacks returned no weights."""
 
 from __future__ import annotations
 
