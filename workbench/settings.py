@@ -276,6 +276,10 @@ def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
 
 def _model_folder_of(spec: str) -> str:
     """``<folder>/model`` for a ``<folder>`` that opens as that model (a run's or a course model's folder holds its
-    model in ``model/``); any other spec as given."""
-    inner = Path(spec) / "model"
-    return str(inner) if (inner / "config.json").is_file() else spec
+    model in ``model/``); a folder as ``model_key`` names it (its real absolute path: a link, a relative path, a
+    trailing slash are one folder, one entry); any other spec (a hub id, ``minilm``, ``course:bert``) as given."""
+    path = Path(model_key(spec))
+    if not path.is_dir():
+        return spec
+    inner = path / "model"
+    return str(inner) if (inner / "config.json").is_file() else str(path)
