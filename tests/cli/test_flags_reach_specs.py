@@ -2,6 +2,8 @@
 and then dropped when the run's spec was built (the baseline refused the unseen label anyway). The kind: every
 on/off option of a command that builds a run spec, given on the line, is on in the spec (and off without it), for
 each command in the table; a command whose parser has such an option and whose spec has the field must be in it.
+End to end, on files as pandas writes them: without the switch the baseline refuses the unseen label in one line;
+with it, it leaves the rows out and says so (it used to say it only in --json).
 """
 
 from __future__ import annotations
@@ -58,3 +60,30 @@ def test_the_spec_fields_exist():
     for command in BUILDERS:
         spec = _spec(command, [])
         assert {f.name for f in dataclasses.fields(spec)} >= set(SPEC_KINDS), command
+
+
+def _labelled(path, rows):
+    """A table as pandas' ``to_csv(index=False, encoding="utf-8-sig")`` writes it: a BOM, quotes doubled."""
+    import csv
+
+    with open(path, "w", encoding="utf-8-sig", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "label"])
+        writer.writerows(rows)
+
+
+def test_the_baseline_leaves_out_an_unseen_label_only_when_asked_and_says_so(tmp_path, capsys):
+    from lm_workbench.cli.main import main
+
+    train, valid = tmp_path / "train.csv", tmp_path / "valid.csv"
+    _labelled(train, [('I "loved" it, truly', "pos"), ("awful, just awful", "neg"), ("great fun", "pos"),
+                      ("boring, slow", "neg")] * 4)
+    _labelled(valid, [("fine, I guess", "neutral"), ("loved it", "pos"), ("hated it", "neg")])
+    base = ["baseline", "tfidf-lr", "--train", str(train), "--validation", str(valid)]
+    assert main(base) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'neutral' (1)" in err[0] and "--keep-unseen-labels" in err[0]
+    assert main([*base, "--keep-unseen-labels"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["note: 1 validation example(s) left out (--keep-unseen-labels): their label(s) 'neutral' (1) "
+                   "never appear in training"]

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from lm_workbench.command_results.checks import note
 from lm_workbench.command_results.compute import as_json
 from lm_workbench.command_results.results import Result, result_for
 from lm_workbench.engine.errors import WorkbenchError
@@ -83,9 +84,12 @@ def baseline(request: Any, loaded: Any = None, *, echo: Echo = None) -> Result:
     from scratch), by ``request.COMMAND``: ``accuracy``, ``majority`` (the majority class's accuracy on the same
     rows), ``trainable_parameters``, ``wall_s``, ``run_id`` and the rest of the run's summary. Errors:
     ``baseline_spec``'s, a file that cannot be read, a validation label training never shows (unless
-    ``keep_unseen_labels``)."""
+    ``keep_unseen_labels``: the rows left out are said on stderr and in ``notes``)."""
     from lm_workbench.baselines.runs import BiLSTMRun, TfidfRun
 
     spec = baseline_spec(request)
     run = TfidfRun(spec) if request.COMMAND == "baseline tfidf-lr" else BiLSTMRun(spec)
-    return result_for(request.COMMAND, as_json(run.in_process(echo=echo)))
+    summary = run.in_process(echo=echo)
+    for line in (summary or {}).get("notes") or ():  # rows left out (--keep-unseen-labels): said, not only kept
+        note(line)
+    return result_for(request.COMMAND, as_json(summary))
