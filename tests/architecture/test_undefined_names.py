@@ -44,5 +44,6 @@ def test_no_product_module_uses_an_undefined_name():
 
 def test_the_check_sees_a_name_used_and_never_imported(tmp_path):
     module = tmp_path / "grid.py"
-    module.write_text("def set_side(side, values=None):\n    return values if values is not None else grid_values(side)\n")
+    module.write_text("def set_side(side, values=None):\n"
+                      "    return values if values is not None else grid_values(side)\n")
     assert _undefined([module]) == [f"{module}:2: undefined name 'grid_values'"]

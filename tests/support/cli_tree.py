@@ -6,7 +6,8 @@ import argparse
 from typing import Iterator
 
 
-def leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+def leaves(parser: argparse.ArgumentParser,
+           prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """(command as typed, its parser) for every command under ``parser``, depth first."""
     sub = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not sub:

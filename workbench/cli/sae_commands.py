@@ -127,11 +127,11 @@ def spec_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_sae_train(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_training import checked_sae_train, sae_train
+    from lm_workbench.command_results.compute_training import checked_sae_train, sae_train, sae_train_spec
     from lm_workbench.requests import request_of
 
     request = request_of(args)
-    spec = checked_sae_train(spec_from_args(args))  # a bad setting or a missing corpus fails before the model loads
+    spec = checked_sae_train(sae_train_spec(request))  # a bad setting or a missing corpus fails before the model loads
     result = sae_train(request, load_for(request), spec=spec, echo=None if args.json else echo)
     summary = result.to_dict()
     if summary.get("cancelled"):
