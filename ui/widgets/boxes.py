@@ -1,0 +1,54 @@
+"""Box layouts in one call: the items in order, and the theme's margins and spacing bound by name (they follow a
+theme change, as ``theme.bind`` does). An item is a widget or a layout, ``(item, stretch)``, or a number: that
+much stretch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLayout, QVBoxLayout, QWidget
+
+from lm_workbench.ui import theme
+
+
+def themed(layout: Any, margins: str | None = None, spacing: str | None = None) -> Any:
+    """``layout`` with the theme's ``margins`` (a ``Metrics`` field name, e.g. ``view_margins``) and ``spacing``
+    (e.g. ``section_spacing``), kept up to date on theme changes; None leaves Qt's. Returns ``layout``."""
+    if margins is not None:
+        theme.bind(layout, lambda w, m: w.setContentsMargins(*getattr(m, margins)))
+    if spacing is not None:
+        theme.bind(layout, lambda w, m: w.setSpacing(getattr(m, spacing)))
+    return layout
+
+
+def add_items(layout: QBoxLayout, items: tuple[Any, ...]) -> QBoxLayout:
+    """Add ``items`` to ``layout`` in order (see the module's docstring). Returns ``layout``."""
+    for item in items:
+        stretch = 0
+        if isinstance(item, tuple):
+            item, stretch = item
+        if isinstance(item, int):
+            layout.addStretch(item)
+        elif isinstance(item, QLayout):
+            layout.addLayout(item, stretch)
+        elif isinstance(item, QWidget):
+            layout.addWidget(item, stretch)
+        else:
+            raise TypeError(f"not a widget, layout or stretch: {item!r}")
+    return layout
+
+
+def column(owner: QWidget | None, *items: Any, margins: str | None = "view_margins",
+           spacing: str | None = "section_spacing") -> QVBoxLayout:
+    """A vertical box of ``items`` (installed on ``owner`` when given), a view's margins and section spacing by
+    default."""
+    return add_items(themed(QVBoxLayout(owner) if owner is not None else QVBoxLayout(), margins, spacing), items)
+
+
+def row(*items: Any, owner: QWidget | None = None, margins: str | None = None,
+        spacing: str | None = None) -> QHBoxLayout:
+    """A horizontal box of ``items``: no margins (a row inside a column) unless ``margins`` names them."""
+    layout = QHBoxLayout(owner) if owner is not None else QHBoxLayout()
+    if margins is None:
+        layout.setContentsMargins(0, 0, 0, 0)
+    return add_items(themed(layout, margins, spacing), items)
