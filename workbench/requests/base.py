@@ -15,18 +15,27 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 PRESENTATION = frozenset({"json", "progress"})  # how the CLI prints a result, not what it computes
 
 R = TypeVar("R", bound="Request")
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 @dataclass(frozen=True, kw_only=True)
 class Request:
-    """A command's arguments. ``COMMAND`` is the command as typed (``"fill-mask"``, ``"presets verify"``)."""
+    """A command's arguments. ``COMMAND`` is the command as typed (``"fill-mask"``, ``"presets verify"``), given
+    as the class keyword ``command``: ``class FillMaskRequest(ModelRequest, command="fill-mask")``. Every subclass
+    is a frozen, keyword-only dataclass without a decorator of its own (``dataclass_transform`` tells type checkers
+    so)."""
 
     COMMAND: ClassVar[str] = ""
+
+    def __init_subclass__(cls, command: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.COMMAND = command  # a base of requests (no command) is in no table, also below a command's class
+        dataclass(frozen=True, kw_only=True)(cls)
 
     @classmethod
     def from_namespace(cls: type[R], args: argparse.Namespace) -> R:
@@ -45,7 +54,6 @@ class Request:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@dataclass(frozen=True, kw_only=True)
 class ModelRequest(Request):
     """A command that reads one model: the spec (any kind the one loader takes: ``lm_workbench.models.loader``)
     and the model options (``lm_workbench.cli.common.add_model_options``); None leaves the user's setting."""

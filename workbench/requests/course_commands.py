@@ -4,24 +4,16 @@ the rules). Each field's comment names its flag."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from lm_workbench.requests.base import Request
 
 
-@dataclass(frozen=True, kw_only=True)
-class StudyListRequest(Request):
+class StudyListRequest(Request, command="study list"):
     """``lm-workbench study list``: the built-in studies"""
 
-    COMMAND: ClassVar[str] = "study list"
 
-
-@dataclass(frozen=True, kw_only=True)
-class StudyRunRequest(Request):
+class StudyRunRequest(Request, command="study run"):
     """``lm-workbench study run``: run a study's cells (resumes; reuses identical runs)"""
 
-    COMMAND: ClassVar[str] = "study run"
     study: str  # positional
     scale: str = "lecture"  # --scale
     out: str | None = None  # --out
@@ -30,11 +22,9 @@ class StudyRunRequest(Request):
     estimate: bool = False  # --estimate
 
 
-@dataclass(frozen=True, kw_only=True)
-class StudyTableRequest(Request):
+class StudyTableRequest(Request, command="study table"):
     """``lm-workbench study table``: a study's table from the runs made so far"""
 
-    COMMAND: ClassVar[str] = "study table"
     study: str  # positional
     scale: str = "lecture"  # --scale
     out: str | None = None  # --out
@@ -42,55 +32,44 @@ class StudyTableRequest(Request):
     export: str | None = None  # --export
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunsDiffRequest(Request):
+class RunsDiffRequest(Request, command="runs diff"):
     """``lm-workbench runs diff``: two runs" settings side by side, the differences marked"""
 
-    COMMAND: ClassVar[str] = "runs diff"
     a: int  # positional
     b: int  # positional
     all: bool = False  # --all
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuideListRequest(Request):
+class GuideListRequest(Request, command="guide list"):
     """``lm-workbench guide list``: the guide's pages in order"""
 
-    COMMAND: ClassVar[str] = "guide list"
     guide: str | None = None  # --guide
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuideShowRequest(Request):
+class GuideShowRequest(Request, command="guide show"):
     """``lm-workbench guide show``: one page: its text, view settings and exercise"""
 
-    COMMAND: ClassVar[str] = "guide show"
     page: str  # positional
     guide: str | None = None  # --guide
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuideCheckRequest(Request):
+class GuideCheckRequest(Request, command="guide check"):
     """``lm-workbench guide check``: check an answer to a page's exercise against a model"""
 
-    COMMAND: ClassVar[str] = "guide check"
     page: str  # positional
     answer: str  # --answer
     model: str | None = None  # --model
     guide: str | None = None  # --guide
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuideProgressRequest(Request):
+class GuideProgressRequest(Request, command="guide progress"):
     """``lm-workbench guide progress``: this OS user's progress; --csv exports it, --reset forgets it"""
 
-    COMMAND: ClassVar[str] = "guide progress"
     csv: str | None = None  # --csv
     reset: bool = False  # --reset
     guide: str | None = None  # --guide
 
 
-@dataclass(frozen=True, kw_only=True)
 class _BaselineRequest(Request):
     """The labelled sentence file both baselines read, and how it is split."""
 
@@ -104,20 +83,16 @@ class _BaselineRequest(Request):
     keep_unseen_labels: bool = False  # --keep-unseen-labels
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineTfidfLrRequest(_BaselineRequest):
+class BaselineTfidfLrRequest(_BaselineRequest, command="baseline tfidf-lr"):
     """``lm-workbench baseline tfidf-lr``: TF-IDF features + logistic regression (scikit-learn)"""
 
-    COMMAND: ClassVar[str] = "baseline tfidf-lr"
     vectorizer: str = "{}"  # --vectorizer
     classifier: str = "{}"  # --classifier
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineBilstmRequest(_BaselineRequest):
+class BaselineBilstmRequest(_BaselineRequest, command="baseline bilstm"):
     """``lm-workbench baseline bilstm``: a BiLSTM sentence classifier trained from scratch"""
 
-    COMMAND: ClassVar[str] = "baseline bilstm"
     embedding: int = 64  # --embedding
     hidden: int = 64  # --hidden
     layers: int = 1  # --layers

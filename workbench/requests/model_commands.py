@@ -4,24 +4,16 @@ flag; the CLI's help (``lm-workbench COMMAND --help``) says what it means."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from lm_workbench.requests.base import ModelRequest
 
 
-@dataclass(frozen=True, kw_only=True)
-class InfoRequest(ModelRequest):
+class InfoRequest(ModelRequest, command="info"):
     """``lm-workbench info``: what a model is: family, layers, heads, heads present"""
 
-    COMMAND: ClassVar[str] = "info"
 
-
-@dataclass(frozen=True, kw_only=True)
-class EncodeRequest(ModelRequest):
+class EncodeRequest(ModelRequest, command="encode"):
     """``lm-workbench encode``: tokens, hidden states and attentions of a text, to an .npz file"""
 
-    COMMAND: ClassVar[str] = "encode"
     text: str | None = None  # --text
     text_file: str | None = None  # --text-file
     pair: str | None = None  # --pair
@@ -30,11 +22,9 @@ class EncodeRequest(ModelRequest):
     no_attentions: bool = False  # --no-attentions
 
 
-@dataclass(frozen=True, kw_only=True)
-class AttentionRequest(ModelRequest):
+class AttentionRequest(ModelRequest, command="attention"):
     """``lm-workbench attention``: one head's attention weights for a text"""
 
-    COMMAND: ClassVar[str] = "attention"
     text: str  # --text
     pair: str | None = None  # --pair
     target: str | None = None  # --target
@@ -44,40 +34,32 @@ class AttentionRequest(ModelRequest):
     hide_special: bool = False  # --hide-special
 
 
-@dataclass(frozen=True, kw_only=True)
-class FillMaskRequest(ModelRequest):
+class FillMaskRequest(ModelRequest, command="fill-mask"):
     """``lm-workbench fill-mask``: top-k tokens for every [MASK] (models with an MLM head)"""
 
-    COMMAND: ClassVar[str] = "fill-mask"
     text: str  # --text
     k: int = 5  # --k
 
 
-@dataclass(frozen=True, kw_only=True)
-class NextTokenRequest(ModelRequest):
+class NextTokenRequest(ModelRequest, command="next-token"):
     """``lm-workbench next-token``: top-k next tokens after a text (decoders)"""
 
-    COMMAND: ClassVar[str] = "next-token"
     text: str  # --text
     k: int = 5  # --k
 
 
-@dataclass(frozen=True, kw_only=True)
-class LensRequest(ModelRequest):
+class LensRequest(ModelRequest, command="lens"):
     """``lm-workbench lens``: logit lens: the top token of every layer at every position"""
 
-    COMMAND: ClassVar[str] = "lens"
     text: str  # --text
     target: str | None = None  # --target
     k: int = 1  # --k
     tuned: str | None = None  # --tuned
 
 
-@dataclass(frozen=True, kw_only=True)
-class TunedLensRequest(ModelRequest):
+class TunedLensRequest(ModelRequest, command="tuned-lens"):
     """``lm-workbench tuned-lens``: train a tuned lens: an affine translator per layer, the model frozen"""
 
-    COMMAND: ClassVar[str] = "tuned-lens"
     corpus: tuple[str, ...]  # --corpus
     steps: int | None = None  # --steps
     batch_size: int | None = None  # --batch-size
@@ -90,12 +72,10 @@ class TunedLensRequest(ModelRequest):
     name: str | None = None  # --name
 
 
-@dataclass(frozen=True, kw_only=True)
-class AttributeRequest(ModelRequest):
+class AttributeRequest(ModelRequest, command="attribute"):
     """``lm-workbench attribute``: which input tokens a prediction rests on (decoders: the next token; masked LMs: the
     masked token; encoder-decoders: an output token)"""
 
-    COMMAND: ClassVar[str] = "attribute"
     text: str  # --text
     target: str | None = None  # --target
     contrast: str | None = None  # --contrast
@@ -105,12 +85,10 @@ class AttributeRequest(ModelRequest):
     attention_layer: int | None = None  # --attention-layer
 
 
-@dataclass(frozen=True, kw_only=True)
-class PatchRequest(ModelRequest):
+class PatchRequest(ModelRequest, command="patch"):
     """``lm-workbench patch``: activation patching (causal tracing): restore one layer's activation at one position
     from a clean run into a corrupted one, for every layer and position"""
 
-    COMMAND: ClassVar[str] = "patch"
     clean: str  # --clean
     corrupt: str | None = None  # --corrupt
     subject: str | None = None  # --subject
@@ -125,24 +103,20 @@ class PatchRequest(ModelRequest):
     compare_exact: bool = False  # --compare-exact
 
 
-@dataclass(frozen=True, kw_only=True)
-class DlaRequest(ModelRequest):
+class DlaRequest(ModelRequest, command="dla"):
     """``lm-workbench dla``: direct logit attribution: the logit (difference) split into the embeddings, each attention
     head and each MLP (pre-norm models: GPT-2, Llama-style, T5)"""
 
-    COMMAND: ClassVar[str] = "dla"
     text: str  # --text
     target: str | None = None  # --target
     contrast: str | None = None  # --contrast
     output_position: int = 0  # --output-position
 
 
-@dataclass(frozen=True, kw_only=True)
-class AblateRequest(ModelRequest):
+class AblateRequest(ModelRequest, command="ablate"):
     """``lm-workbench ablate``: take attention heads or MLPs out (zero, mean or resample ablation) and see logit(X) (-
     logit(Y)) move"""
 
-    COMMAND: ClassVar[str] = "ablate"
     text: str  # --text
     target: str  # --target
     contrast: str | None = None  # --contrast
@@ -155,7 +129,6 @@ class AblateRequest(ModelRequest):
     seed: int = 0  # --seed
 
 
-@dataclass(frozen=True, kw_only=True)
 class _OccurrencesRequest(ModelRequest):
     """The corpus whose word occurrences ``neighbours`` and ``project`` embed, and how."""
 
@@ -168,20 +141,16 @@ class _OccurrencesRequest(ModelRequest):
     cache: bool = False  # --cache
 
 
-@dataclass(frozen=True, kw_only=True)
-class NeighboursRequest(_OccurrencesRequest):
+class NeighboursRequest(_OccurrencesRequest, command="neighbours"):
     """``lm-workbench neighbours``: nearest occurrences of a word across a corpus (contextual embeddings)"""
 
-    COMMAND: ClassVar[str] = "neighbours"
     word: str  # --word
     k: int = 5  # --k
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProjectRequest(_OccurrencesRequest):
+class ProjectRequest(_OccurrencesRequest, command="project"):
     """``lm-workbench project``: a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV"""
 
-    COMMAND: ClassVar[str] = "project"
     word: tuple[str, ...] | None = None  # --word
     method: str = "pca"  # --method
     seed: int = 0  # --seed
@@ -189,11 +158,9 @@ class ProjectRequest(_OccurrencesRequest):
     out: str  # --out
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProbeRequest(ModelRequest):
-    """``lm-workbench probe``: layer-wise linear probes with the Hewitt & Liang control task"""
+class _LabelledTaskRequest(ModelRequest):
+    """A labelled task read layer by layer (``probe``, ``scalar-mix``): the file, its columns, the pooling."""
 
-    COMMAND: ClassVar[str] = "probe"
     task: str  # --task
     kind: str  # --kind
     tag_column: int | None = None  # --tag-column
@@ -201,41 +168,33 @@ class ProbeRequest(ModelRequest):
     label_column: str | None = None  # --label-column
     tsv_quoting: str = "auto"  # --tsv-quoting
     pooling: str = "mean"  # --pooling
+
+
+class ProbeRequest(_LabelledTaskRequest, command="probe"):
+    """``lm-workbench probe``: layer-wise linear probes with the Hewitt & Liang control task"""
+
     seed: int = 0  # --seed
 
 
-@dataclass(frozen=True, kw_only=True)
-class StsRequest(ModelRequest):
+class StsRequest(ModelRequest, command="sts"):
     """``lm-workbench sts``: sentence similarity per layer: Spearman's rho of cosines vs gold scores"""
 
-    COMMAND: ClassVar[str] = "sts"
     data: str  # --data
     columns: str | None = None  # --columns
     tsv_quoting: str = "auto"  # --tsv-quoting
     pooling: str = "mean"  # --pooling
 
 
-@dataclass(frozen=True, kw_only=True)
-class ScalarMixRequest(ModelRequest):
+class ScalarMixRequest(_LabelledTaskRequest, command="scalar-mix"):
     """``lm-workbench scalar-mix``: learn ELMo's scalar mix of a model's layers for a task"""
 
-    COMMAND: ClassVar[str] = "scalar-mix"
-    task: str  # --task
-    kind: str  # --kind
-    tag_column: int | None = None  # --tag-column
-    text_column: str | None = None  # --text-column
-    label_column: str | None = None  # --label-column
-    tsv_quoting: str = "auto"  # --tsv-quoting
-    pooling: str = "mean"  # --pooling
     steps: int = 300  # --steps
     seed: int = 0  # --seed
 
 
-@dataclass(frozen=True, kw_only=True)
-class PromptEvalRequest(ModelRequest):
+class PromptEvalRequest(ModelRequest, command="prompt-eval"):
     """``lm-workbench prompt-eval``: evaluate cloze or prefix prompts with a verbalizer on labelled data"""
 
-    COMMAND: ClassVar[str] = "prompt-eval"
     template: tuple[str, ...]  # --template
     verbalizer: tuple[str, ...]  # --verbalizer
     data: str  # --data
@@ -251,11 +210,9 @@ class PromptEvalRequest(ModelRequest):
     keep_unseen_labels: bool = False  # --keep-unseen-labels
 
 
-@dataclass(frozen=True, kw_only=True)
-class GenerateRequest(ModelRequest):
+class GenerateRequest(ModelRequest, command="generate"):
     """``lm-workbench generate``: generate text after a prompt (decoders, encoder-decoders)"""
 
-    COMMAND: ClassVar[str] = "generate"
     text: str  # --text
     greedy: bool = False  # --greedy
     temperature: float | None = None  # --temperature
@@ -268,11 +225,9 @@ class GenerateRequest(ModelRequest):
     template: str | None = None  # --template
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetrieveRequest(ModelRequest):
+class RetrieveRequest(ModelRequest, command="retrieve"):
     """``lm-workbench retrieve``: the passages of a corpus nearest to a query (sentence-encoder search)"""
 
-    COMMAND: ClassVar[str] = "retrieve"
     corpus: str  # --corpus
     tsv_quoting: str = "auto"  # --tsv-quoting
     query: str  # --query
@@ -280,11 +235,9 @@ class RetrieveRequest(ModelRequest):
     pooling: str | None = None  # --pooling
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetrievalEvalRequest(ModelRequest):
+class RetrievalEvalRequest(ModelRequest, command="retrieval-eval"):
     """``lm-workbench retrieval-eval``: nDCG@10, MRR@10, Recall@1/10/100 on a BEIR folder (and BM25's)"""
 
-    COMMAND: ClassVar[str] = "retrieval-eval"
     data: str  # --data
     split: str = "test"  # --split
     k: int = 10  # --k

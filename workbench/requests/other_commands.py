@@ -5,35 +5,29 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from dataclasses import field, fields
+from typing import Any
 
 from lm_workbench.requests.base import Request, _frozen
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuiRequest(Request):
+class GuiRequest(Request, command="gui"):
     """``lm-workbench gui``: open the window (the default with no command)"""
 
-    COMMAND: ClassVar[str] = "gui"
     model: str | None = None  # positional
 
 
-@dataclass(frozen=True, kw_only=True)
-class DownloadRequest(Request):
+class DownloadRequest(Request, command="download"):
     """``lm-workbench download``: fetch a hub model into the cache without loading it (size, progress, resume)"""
 
-    COMMAND: ClassVar[str] = "download"
     repo_id: str  # positional
     revision: str | None = None  # --revision
     allow_pickle: bool | None = None  # --allow-pickle
 
 
-@dataclass(frozen=True, kw_only=True)
-class CompareRequest(Request):
+class CompareRequest(Request, command="compare"):
     """``lm-workbench compare``: how alike two models' layers are on the same words: layer x layer CKA"""
 
-    COMMAND: ClassVar[str] = "compare"
     model_a: str  # positional
     model_b: str  # positional
     text: tuple[str, ...]  # --text
@@ -42,11 +36,9 @@ class CompareRequest(Request):
     offline: bool | None = None  # --offline
 
 
-@dataclass(frozen=True, kw_only=True)
-class CorruptRequest(Request):
+class CorruptRequest(Request, command="corrupt"):
     """``lm-workbench corrupt``: what a pre-training objective does to a text: inputs, labels, kinds"""
 
-    COMMAND: ClassVar[str] = "corrupt"
     objective: str  # --objective
     tokenizer: str  # --tokenizer
     text: str  # --text
@@ -57,18 +49,13 @@ class CorruptRequest(Request):
     trust_remote_code: bool | None = None  # --trust-remote-code
 
 
-@dataclass(frozen=True, kw_only=True)
-class PluginsListRequest(Request):
+class PluginsListRequest(Request, command="plugins list"):
     """``lm-workbench plugins list``: every plugin with its source, status and error"""
 
-    COMMAND: ClassVar[str] = "plugins list"
 
-
-@dataclass(frozen=True, kw_only=True)
-class PretrainRequest(Request):
+class PretrainRequest(Request, command="pretrain"):
     """``lm-workbench pretrain``: pre-train a BERT, GPT-2, BART, T5 or ELMo model from scratch on text files"""
 
-    COMMAND: ClassVar[str] = "pretrain"
     family: str  # --family
     objective: str  # --objective
     corpus: tuple[str, ...]  # --corpus
@@ -94,55 +81,43 @@ class PretrainRequest(Request):
     name: str | None = None  # --name
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunsListRequest(Request):
+class RunsListRequest(Request, command="runs list"):
     """``lm-workbench runs list``: every run, newest first, with its final metrics"""
 
-    COMMAND: ClassVar[str] = "runs list"
     kind: str | None = None  # --kind
 
 
-@dataclass(frozen=True, kw_only=True)
-class CourseModelsRequest(Request):
+class CourseModelsRequest(Request, command="course-models"):
     """``lm-workbench course-models``: pre-train tiny BERT, GPT-2, BART, T5 and ELMo models for demonstrations"""
 
-    COMMAND: ClassVar[str] = "course-models"
     corpus: str | None = None  # --corpus
     out: str | None = None  # --out
     families: tuple[str, ...] | None = None  # --families
     rebuild: bool = False  # --rebuild
 
 
-@dataclass(frozen=True, kw_only=True)
-class PresetsListRequest(Request):
+class PresetsListRequest(Request, command="presets list"):
     """``lm-workbench presets list``: the built-in presets (and --file ones) with their availability"""
 
-    COMMAND: ClassVar[str] = "presets list"
     file: tuple[str, ...] = ()  # --file
 
 
-@dataclass(frozen=True, kw_only=True)
-class PresetsCheckRequest(Request):
+class PresetsCheckRequest(Request, command="presets check"):
     """``lm-workbench presets check``: validate a preset file and say whether it can be shown here"""
 
-    COMMAND: ClassVar[str] = "presets check"
     file: str  # positional
 
 
-@dataclass(frozen=True, kw_only=True)
-class PresetsVerifyRequest(Request):
+class PresetsVerifyRequest(Request, command="presets verify"):
     """``lm-workbench presets verify``: evaluate the presets' claims on the models they name: holds / fails / cannot
     run, with the numbers"""
 
-    COMMAND: ClassVar[str] = "presets verify"
     presets: tuple[str, ...]  # positional
 
 
-@dataclass(frozen=True, kw_only=True)
-class FinetuneRequest(Request):
+class FinetuneRequest(Request, command="finetune"):
     """``lm-workbench finetune``: fine-tune a model on a task with a method (full, LoRA, adapters, ...)"""
 
-    COMMAND: ClassVar[str] = "finetune"
     model: str = ""  # positional
     task: str | None = None  # --task
     train: str | None = None  # --train
@@ -202,23 +177,19 @@ class FinetuneRequest(Request):
         return setting_words(self.method, self.method_settings)
 
 
-@dataclass(frozen=True, kw_only=True)
-class PredictRequest(Request):
+class PredictRequest(Request, command="predict"):
     """``lm-workbench predict``: a fine-tuned model's prediction for a text"""
 
-    COMMAND: ClassVar[str] = "predict"
     folder: str  # positional
     text: str  # --text
     text2: str | None = None  # --text2
     context: str | None = None  # --context
 
 
-@dataclass(frozen=True, kw_only=True)
-class FinetuneMergeRequest(Request):
+class FinetuneMergeRequest(Request, command="finetune-merge"):
     """``lm-workbench finetune-merge``: fold a LoRA/IA³ run into the base weights, or combine several runs into one
     adapter (linear, TIES, DARE)"""
 
-    COMMAND: ClassVar[str] = "finetune-merge"
     folders: tuple[str, ...]  # positional
     how: str = "linear"  # --how
     weights: str | None = None  # --weights

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from lm_workbench.requests.base import ModelRequest, Request
 
 
-@dataclass(frozen=True, kw_only=True)
-class SaeTrainRequest(ModelRequest):
+class SaeTrainRequest(ModelRequest, command="sae train"):
     """``lm-workbench sae train``: train an SAE on a site's activations over a corpus (a recorded run)"""
 
-    COMMAND: ClassVar[str] = "sae train"
     corpus: str  # --corpus
     out: str  # --out
     site: str | None = None  # --site
@@ -30,7 +25,6 @@ class SaeTrainRequest(ModelRequest):
     name: str | None = None  # --name
 
 
-@dataclass(frozen=True, kw_only=True)
 class _SaeReadRequest(Request):
     sae_dir: str  # positional
     model: str  # --model
@@ -39,51 +33,41 @@ class _SaeReadRequest(Request):
     offline: bool | None = None  # --offline
 
 
-@dataclass(frozen=True, kw_only=True)
-class SaeEvalRequest(_SaeReadRequest):
+class SaeEvalRequest(_SaeReadRequest, command="sae eval"):
     """``lm-workbench sae eval``: L0, explained variance, MSE, CE loss recovered, KL, dead and dense fractions"""
 
-    COMMAND: ClassVar[str] = "sae eval"
     corpus: str  # --corpus
     max_tokens: int = 4096  # --max-tokens
 
 
-@dataclass(frozen=True, kw_only=True)
-class SaeFeaturesRequest(_SaeReadRequest):
+class SaeFeaturesRequest(_SaeReadRequest, command="sae features"):
     """``lm-workbench sae features``: the features active on a text, strongest first"""
 
-    COMMAND: ClassVar[str] = "sae features"
     text: str  # --text
     top: int = 10  # --top
 
 
-@dataclass(frozen=True, kw_only=True)
-class SaeShowRequest(_SaeReadRequest):
+class SaeShowRequest(_SaeReadRequest, command="sae show"):
     """``lm-workbench sae show``: one feature's top contexts, histogram, density and logit effect"""
 
-    COMMAND: ClassVar[str] = "sae show"
     feature: int  # --feature
     corpus: str  # --corpus
     contexts: int = 10  # --contexts
     max_tokens: int = 20000  # --max-tokens
 
 
-@dataclass(frozen=True, kw_only=True)
-class SaeSearchRequest(_SaeReadRequest):
+class SaeSearchRequest(_SaeReadRequest, command="sae search"):
     """``lm-workbench sae search``: features by a token: those promoting it most, and those firing on it"""
 
-    COMMAND: ClassVar[str] = "sae search"
     token: str  # --token
     corpus: str | None = None  # --corpus
     top: int = 10  # --top
     max_tokens: int = 20000  # --max-tokens
 
 
-@dataclass(frozen=True, kw_only=True)
-class SteerRequest(ModelRequest):
+class SteerRequest(ModelRequest, command="steer"):
     """``lm-workbench steer``: steered beside unsteered predictions (and generations)"""
 
-    COMMAND: ClassVar[str] = "steer"
     text: str  # --text
     site: str  # --site
     strength: float  # --strength
