@@ -32,3 +32,12 @@ def engine_names(by_module: dict[str, str]) -> dict[str, str]:
     """The table ``lazy_exports`` serves, from engine module (dotted, below ``lm_workbench.engine``) -> the names
     taken from it, space-separated: ``{"attention_grid": "grid_values THUMB"}``."""
     return {name: f"lm_workbench.engine.{module}" for module, names in by_module.items() for name in names.split()}
+
+
+def engine_exports(module_name: str, by_module: dict[str, str]
+                   ) -> tuple[dict[str, str], list[str], Callable[[str], Any]]:
+    """A ``for_views`` module's three parts from its table (as ``engine_names`` takes it): the name -> engine
+    module table, ``__all__`` (sorted) and the module ``__getattr__``:
+    ``FOR_VIEWS, __all__, __getattr__ = engine_exports(__name__, {"attention_grid": "grid_values THUMB"})``."""
+    table = engine_names(by_module)
+    return table, sorted(table), lazy_exports(table, module_name)

@@ -3,12 +3,10 @@ the merge methods' names (see lm_workbench.lazy_exports)."""
 
 from __future__ import annotations
 
-from lm_workbench.lazy_exports import engine_names, lazy_exports
+from lm_workbench.lazy_exports import engine_exports
 
-FOR_VIEWS = engine_names({
+FOR_VIEWS, __all__, __getattr__ = engine_exports(__name__, {
     "finetune.demo": "demo_path demo_validation_path",
     "finetune.footprint": "CPU_ESTIMATE CUDA_PEAK",
     "finetune.merge_math": "DENSITY_HOWS FACTOR_HOWS HOWS SEEDED_HOWS",
 })
-__all__ = sorted(FOR_VIEWS)
-__getattr__ = lazy_exports(FOR_VIEWS, __name__)

@@ -3,9 +3,9 @@ formatting, text files and the start-up probe's encoder (see lm_workbench.lazy_e
 
 from __future__ import annotations
 
-from lm_workbench.lazy_exports import engine_names, lazy_exports
+from lm_workbench.lazy_exports import engine_exports
 
-FOR_VIEWS = engine_names({
+FOR_VIEWS, __all__, __getattr__ = engine_exports(__name__, {
     "models.loading": "LoadedModel ModelInfo",
     "models.families": "Family",
     "models.memory": "format_bytes",
@@ -13,5 +13,3 @@ FOR_VIEWS = engine_names({
     "analysis": "encode",
     "data.hub_datasets": "cached_datasets datasets_cache looks_like_dataset",
 })
-__all__ = sorted(FOR_VIEWS)
-__getattr__ = lazy_exports(FOR_VIEWS, __name__)

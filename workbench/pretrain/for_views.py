@@ -3,13 +3,11 @@ the Python-docs corpus, the article rule for a family's name (see lm_workbench.l
 
 from __future__ import annotations
 
-from lm_workbench.lazy_exports import engine_names, lazy_exports
+from lm_workbench.lazy_exports import engine_exports
 
-FOR_VIEWS = engine_names({
+FOR_VIEWS, __all__, __getattr__ = engine_exports(__name__, {
     "training.config": "TrainingConfig training_config_fields",
     "objectives.config_fields": "ConfigField config_fields",
     "pretrain.python_docs": "python_docs_corpus",
     "wording": "with_article",
 })
-__all__ = sorted(FOR_VIEWS)
-__getattr__ = lazy_exports(FOR_VIEWS, __name__)

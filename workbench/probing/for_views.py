@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from lm_workbench.lazy_exports import engine_names, lazy_exports
+from lm_workbench.lazy_exports import engine_exports
 
-FOR_VIEWS = engine_names({
+FOR_VIEWS, __all__, __getattr__ = engine_exports(__name__, {
     "probing.sweep": "LayerResult StsLayer",
     "data.rows": "ReadReport",
 })
-__all__ = sorted(FOR_VIEWS)
-__getattr__ = lazy_exports(FOR_VIEWS, __name__)
