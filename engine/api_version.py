@@ -14,7 +14,9 @@ import name: the API is ``lm_workbench.engine.plugin_api`` (it was ``engine.plug
 2.x imports a module that no longer exists and is refused with a line that says so. 3.1 adds the fine-tuning
 method's optional ``sizes_for(config, hidden)`` (the sizes a config takes on the loaded model, for the diagram).
 3.2 adds ``ffn_out_layers`` and ``FFN_OUT_NAMES`` (a family's feed-forward output layers, read from the one model
-anatomy, ``docs/model-anatomy.md``), for methods that scale or wrap them (IA3).
+anatomy, ``docs/model-anatomy.md``), for methods that scale or wrap them (IA3). 3.3 adds ``setting(default, help,
+**bounds)``, a settings field with its help and bounds in one call (``field(default=..., metadata={...})`` still
+works).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-API_VERSION = "3.2"
+API_VERSION = "3.3"
 # Where a plugin written for an older major version reads what changed (the Versions section).
 MIGRATION_DOC = "docs/writing-an-objective.md#versions"
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")

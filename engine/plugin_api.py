@@ -86,6 +86,7 @@ from lm_workbench.engine.finetune.methods.saving import check_architecture, load
 from lm_workbench.engine.progress import CancelToken, Partial, Progress
 from lm_workbench.engine.prompting.prompt_set import NamedTemplate, NamedVerbalizer, PromptSet
 from lm_workbench.engine.scalar_mix.module import ScalarMix
+from lm_workbench.engine.setting import setting
 
 __all__ = [
     "FFN_OUT_NAMES", "ffn_out_layers",
@@ -100,7 +101,7 @@ __all__ = [
     "config_fields", "config_from_strings", "decoder_inputs_from_labels", "draw_poisson_lengths",
     "draw_treatments", "example_ids_for", "example_rng", "freeze_auxiliary", "kinds_from_codes", "model_device",
     "pad_rows", "parse_api_version", "random_segmentation", "random_spans_noise_mask", "require_examples",
-    "round_half_up", "select_positions", "sentence_spans", "seq2seq_denoising_loss", "span_length_pmf",
+    "round_half_up", "select_positions", "sentence_spans", "seq2seq_denoising_loss", "setting", "span_length_pmf",
     "token_cross_entropy", "trim_to_budget", "validate_config", "vocab_info", "whole_word_selection",
     # fine-tuning methods (2.1)
     "Attachment", "BitFitConfig", "BottleneckConfig", "FEATURE_TASKS", "FeatureBasedModel", "FineTuneMethod",

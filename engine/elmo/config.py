@@ -15,8 +15,10 @@ weight files carry no softmax, so a loaded model has ``vocab_size = 0``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
+
+from lm_workbench.engine.setting import setting
 
 # The character CNN of every published ELMo: 7 widths, 2048 filters in all.
 PUBLISHED_FILTERS: tuple[tuple[int, int], ...] = (
@@ -29,36 +31,22 @@ ACTIVATIONS = ("relu", "tanh")
 @dataclass(frozen=True)
 class ElmoConfig:
     # --- character CNN (options["char_cnn"]) ---
-    char_embedding_dim: int = field(default=16, metadata={"help": "Width of each character's embedding."})
-    filters: tuple[tuple[int, int], ...] = field(
-        default=PUBLISHED_FILTERS,
-        metadata={"help": "Convolutions over the characters of a token, as (width, count) pairs."},
-    )
-    n_highway: int = field(default=2, metadata={"help": "Highway layers after the convolutions (0: none)."})
-    activation: str = field(default="relu", metadata={"help": "Applied to each max-pooled filter: relu or tanh."})
-    max_characters_per_token: int = field(
-        default=50, metadata={"help": "Characters per token, markers included; longer tokens are cut."}
-    )
-    n_characters: int = field(
-        default=262, metadata={"help": "Rows of the character embedding: 0 = padding, then byte+1 and markers."}
-    )
+    char_embedding_dim: int = setting(16, "Width of each character's embedding.")
+    filters: tuple[tuple[int, int], ...] = setting(
+        PUBLISHED_FILTERS, "Convolutions over the characters of a token, as (width, count) pairs.")
+    n_highway: int = setting(2, "Highway layers after the convolutions (0: none).")
+    activation: str = setting("relu", "Applied to each max-pooled filter: relu or tanh.")
+    max_characters_per_token: int = setting(50, "Characters per token, markers included; longer tokens are cut.")
+    n_characters: int = setting(262, "Rows of the character embedding: 0 = padding, then byte+1 and markers.")
     # --- LSTMs (options["lstm"]) ---
-    lstm_dim: int = field(default=4096, metadata={"help": "LSTM memory-cell size (options' lstm.dim)."})
-    projection_dim: int = field(
-        default=512, metadata={"help": "Width of the token representation and of each LSTM's projected output."}
-    )
-    n_layers: int = field(default=2, metadata={"help": "LSTM layers per direction."})
-    cell_clip: float | None = field(default=3.0, metadata={"help": "Clip the memory cell to [-c, c]; None: no clip."})
-    proj_clip: float | None = field(
-        default=3.0, metadata={"help": "Clip the projected output to [-p, p]; None: no clip."}
-    )
-    use_skip_connections: bool = field(
-        default=True, metadata={"help": "Add each LSTM layer's input to its output, from the second layer on."}
-    )
+    lstm_dim: int = setting(4096, "LSTM memory-cell size (options' lstm.dim).")
+    projection_dim: int = setting(512, "Width of the token representation and of each LSTM's projected output.")
+    n_layers: int = setting(2, "LSTM layers per direction.")
+    cell_clip: float | None = setting(3.0, "Clip the memory cell to [-c, c]; None: no clip.")
+    proj_clip: float | None = setting(3.0, "Clip the projected output to [-p, p]; None: no clip.")
+    use_skip_connections: bool = setting(True, "Add each LSTM layer's input to its output, from the second layer on.")
     # --- biLM softmax ---
-    vocab_size: int = field(
-        default=0, metadata={"help": "Words in the softmax shared by both directions (0: no softmax)."}
-    )
+    vocab_size: int = setting(0, "Words in the softmax shared by both directions (0: no softmax).")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "filters", tuple((int(w), int(n)) for w, n in self.filters))

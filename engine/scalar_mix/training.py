@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generator, Sequence
 
@@ -28,26 +28,24 @@ from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.objectives.batching import Batch
 from lm_workbench.engine.progress import NEVER_CANCELLED, CancelToken, Partial, Progress, relay
 from lm_workbench.engine.scalar_mix.module import MixedLinearProbe
+from lm_workbench.engine.setting import setting
 
 EVAL_ROWS = 1024  # validation rows per batch
 
-
-def _f(default: Any, help: str, **bounds: Any) -> Any:
-    return field(default=default, metadata={"help": help, **bounds})
 
 
 @dataclass
 class ScalarMixConfig:
     """How the mix and its task model are trained (a form and the CLI are built from these fields)."""
 
-    steps: int = _f(300, "Optimizer steps.", min=1)
-    batch_size: int = _f(64, "Examples per step.", min=1)
-    lr: float = _f(1e-2, "Peak learning rate (the mix and a linear layer learn fast; 1e-2 works).", min=0.0)
-    weight_decay: float = _f(0.0, "AdamW weight decay of the classifier.", min=0.0)
-    dropout: float = _f(0.1, "Dropout on the mixed vector before the classifier.", min=0.0, max=0.9)
-    standardise: bool = _f(True, "Scale each layer to unit spread first, so weights compare content, not norms.")
-    seed: int = _f(0, "Seed of the data order, the initialisation and dropout.", min=0)
-    eval_every: int = _f(100, "Validate every N steps (and at the start and the end).", min=0)
+    steps: int = setting(300, "Optimizer steps.", min=1)
+    batch_size: int = setting(64, "Examples per step.", min=1)
+    lr: float = setting(1e-2, "Peak learning rate (the mix and a linear layer learn fast; 1e-2 works).", min=0.0)
+    weight_decay: float = setting(0.0, "AdamW weight decay of the classifier.", min=0.0)
+    dropout: float = setting(0.1, "Dropout on the mixed vector before the classifier.", min=0.0, max=0.9)
+    standardise: bool = setting(True, "Scale each layer to unit spread first, so weights compare content, not norms.")
+    seed: int = setting(0, "Seed of the data order, the initialisation and dropout.", min=0)
+    eval_every: int = setting(100, "Validate every N steps (and at the start and the end).", min=0)
 
 
 @dataclass

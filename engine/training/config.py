@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.objectives.config_fields import KINDS, ConfigField, check_field_value
+from lm_workbench.engine.setting import setting
 
 SCHEDULES = ("linear", "cosine", "constant")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -27,49 +28,53 @@ DEVICES = ("auto", "cpu", "cuda")
 COMPILE_CHOICES = ("auto", "on", "off")
 
 
-def _f(default: Any, help: str, **bounds: Any) -> Any:
-    return field(default=default, metadata={"help": help, **bounds})
-
 
 @dataclass
 class TrainingConfig:
     """How long, how fast and how carefully to train; see the module docstring for batch semantics."""
 
-    steps: int = _f(300, "Optimizer steps to run in total.", min=1)
-    batch_size: int = _f(16, "Examples per micro-batch (per process under torchrun).", min=1)
-    grad_accum: int = _f(1, "Micro-batches whose gradients are summed before each optimizer step "
-                            "(a larger effective batch without more memory).", min=1)
-    lr: float = _f(5e-4, "Peak learning rate of AdamW, reached at the end of warm-up.", min=0.0, max=10.0)
-    weight_decay: float = _f(0.01, "AdamW decoupled weight decay; never applied to biases or LayerNorm weights.",
-                             min=0.0, max=1.0)
-    warmup_steps: int = _f(30, "Steps over which the learning rate rises linearly to its peak.", min=0)
-    schedule: str = _f("linear", "Learning-rate decay after warm-up: linear to 0, cosine to 0, or constant.",
-                       choices=SCHEDULES)
-    max_grad_norm: float = _f(1.0, "Clip the global gradient norm to this value (0: no clipping).", min=0.0)
-    eval_every: int = _f(100, "Validate every N steps (also at step 0 and at the end; 0: only those).", min=0)
-    eval_batches: int = _f(10, "Validation batches per evaluation (read by the task that builds them).", min=1)
-    checkpoint_every: int = _f(0, "Save a checkpoint every N steps (0: only at the end and on cancel).", min=0)
-    keep_checkpoints: int = _f(2, "How many of the newest checkpoints to keep on disk.", min=1)
-    log_every: int = _f(10, "Report loss, learning rate, gradient norm and tokens/s every N steps.", min=1)
-    seed: int = _f(0, "Seed of the data order, the corruption (masking) and dropout.", min=0)
-    precision: str = _f("auto", "Number format: auto (bf16 on CUDA where supported, else fp16 with a gradient "
-                                "scaler; fp32 on CPU), fp32, bf16 (on a CPU only where it computes bf16 natively, "
-                                "AVX512-BF16 or AMX; fp32 elsewhere, and the run says so) or fp16 (CUDA only).",
-                        choices=PRECISIONS)
-    device: str = _f("auto", "Where to train: auto (CUDA if present), cpu or cuda.", choices=DEVICES)
-    threads: int | None = _f(None, "CPU threads for torch, process-wide (empty: the cores other processes leave "
-                                   "free, at most OMP_NUM_THREADS).", min=1)
-    compile: str = _f("auto", "torch.compile the model's body: auto (only for runs long enough to pay back the "
-                              "compile time, and where a compiler is found), on or off. A failed compile falls "
-                              "back to eager and says so.", choices=COMPILE_CHOICES)
-    chunked_loss: bool = _f(True, "Compute a causal LM's vocabulary head and loss in chunks of rows (the same "
-                                  "loss, less memory traffic; GPT-2-style models).")
-    sparse_mlm_head: bool = _f(True, "Run a masked LM's vocabulary head only at the masked positions (the same "
-                                     "loss; BERT- and RoBERTa-style models).")
-    fused_gelu: bool = _f(True, "Run GPT-2's gelu_new activation as one fused kernel (the same tanh formula, "
-                                "equal within float rounding).")
-    reuse_memory: bool = _f(True, "Keep freed memory in this process for the next step instead of returning it "
-                                  "to the system and page-faulting it back (glibc; restored after the run).")
+    steps: int = setting(300, "Optimizer steps to run in total.", min=1)
+    batch_size: int = setting(16, "Examples per micro-batch (per process under torchrun).", min=1)
+    grad_accum: int = setting(
+        1, "Micro-batches whose gradients are summed before each optimizer step (a larger effective batch without "
+        "more memory).", min=1)
+    lr: float = setting(5e-4, "Peak learning rate of AdamW, reached at the end of warm-up.", min=0.0, max=10.0)
+    weight_decay: float = setting(
+        0.01, "AdamW decoupled weight decay; never applied to biases or LayerNorm weights.", min=0.0, max=1.0)
+    warmup_steps: int = setting(30, "Steps over which the learning rate rises linearly to its peak.", min=0)
+    schedule: str = setting(
+        "linear", "Learning-rate decay after warm-up: linear to 0, cosine to 0, or constant.", choices=SCHEDULES)
+    max_grad_norm: float = setting(1.0, "Clip the global gradient norm to this value (0: no clipping).", min=0.0)
+    eval_every: int = setting(100, "Validate every N steps (also at step 0 and at the end; 0: only those).", min=0)
+    eval_batches: int = setting(10, "Validation batches per evaluation (read by the task that builds them).", min=1)
+    checkpoint_every: int = setting(0, "Save a checkpoint every N steps (0: only at the end and on cancel).", min=0)
+    keep_checkpoints: int = setting(2, "How many of the newest checkpoints to keep on disk.", min=1)
+    log_every: int = setting(10, "Report loss, learning rate, gradient norm and tokens/s every N steps.", min=1)
+    seed: int = setting(0, "Seed of the data order, the corruption (masking) and dropout.", min=0)
+    precision: str = setting(
+        "auto", "Number format: auto (bf16 on CUDA where supported, else fp16 with a gradient scaler; fp32 on CPU), "
+        "fp32, bf16 (on a CPU only where it computes bf16 natively, AVX512-BF16 or AMX; fp32 elsewhere, and the run "
+        "says so) or fp16 (CUDA only).", choices=PRECISIONS)
+    device: str = setting("auto", "Where to train: auto (CUDA if present), cpu or cuda.", choices=DEVICES)
+    threads: int | None = setting(
+        None, "CPU threads for torch, process-wide (empty: the cores other processes leave free, at most "
+        "OMP_NUM_THREADS).", min=1)
+    compile: str = setting(
+        "auto", "torch.compile the model's body: auto (only for runs long enough to pay back the compile time, and "
+        "where a compiler is found), on or off. A failed compile falls back to eager and says so.",
+        choices=COMPILE_CHOICES)
+    chunked_loss: bool = setting(
+        True, "Compute a causal LM's vocabulary head and loss in chunks of rows (the same loss, less memory traffic; "
+        "GPT-2-style models).")
+    sparse_mlm_head: bool = setting(
+        True, "Run a masked LM's vocabulary head only at the masked positions (the same loss; BERT- and RoBERTa-style "
+        "models).")
+    fused_gelu: bool = setting(
+        True, "Run GPT-2's gelu_new activation as one fused kernel (the same tanh formula, equal within float "
+        "rounding).")
+    reuse_memory: bool = setting(
+        True, "Keep freed memory in this process for the next step instead of returning it to the system and "
+        "page-faulting it back (glibc; restored after the run).")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

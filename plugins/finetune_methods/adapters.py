@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, SENTENCE_TASK, Attachment, BottleneckConfig, FineTuneMethod, UnifiedRow, add_bottleneck_adapters,
     head_prefixes,
 )
@@ -21,22 +22,19 @@ _HELP_INIT = ("Standard deviation of the up-projection's start weights (0 = zero
 
 @dataclass
 class HoulsbyConfig:
-    reduction_factor: int = field(default=16, metadata={"help": _HELP_REDUCTION, "min": 1, "max": 1024})
-    non_linearity: str = field(default="relu", metadata={"help": _HELP_ACTIVATION,
-                                                         "choices": ("relu", "gelu", "tanh", "swish")})
-    init_scale: float = field(default=1e-3, metadata={"help": _HELP_INIT, "min": 0.0, "max": 1.0})
-    train_layer_norms: bool = field(default=True, metadata={"help": (
-        "Also train every LayerNorm's scale and shift, as Houlsby et al. did.")})
+    reduction_factor: int = setting(16, _HELP_REDUCTION, min=1, max=1024)
+    non_linearity: str = setting("relu", _HELP_ACTIVATION, choices=("relu", "gelu", "tanh", "swish"))
+    init_scale: float = setting(1e-3, _HELP_INIT, min=0.0, max=1.0)
+    train_layer_norms: bool = setting(True, "Also train every LayerNorm's scale and shift, as Houlsby et al. did.")
 
 
 @dataclass
 class PfeifferConfig:
-    reduction_factor: int = field(default=16, metadata={"help": _HELP_REDUCTION, "min": 1, "max": 1024})
-    non_linearity: str = field(default="relu", metadata={"help": _HELP_ACTIVATION,
-                                                         "choices": ("relu", "gelu", "tanh", "swish")})
-    init_scale: float = field(default=1e-3, metadata={"help": _HELP_INIT, "min": 0.0, "max": 1.0})
-    train_layer_norms: bool = field(default=False, metadata={"help": (
-        "Also train every LayerNorm's scale and shift (Pfeiffer et al. keep them frozen).")})
+    reduction_factor: int = setting(16, _HELP_REDUCTION, min=1, max=1024)
+    non_linearity: str = setting("relu", _HELP_ACTIVATION, choices=("relu", "gelu", "tanh", "swish"))
+    init_scale: float = setting(1e-3, _HELP_INIT, min=0.0, max=1.0)
+    train_layer_norms: bool = setting(
+        False, "Also train every LayerNorm's scale and shift (Pfeiffer et al. keep them frozen).")
 
 
 class _BottleneckMethod(TrainedTensorsIO, FineTuneMethod):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, FEATURE_TASKS, POOLINGS, SENTENCE_TASK, Attachment, FeatureBasedModel, FineTuneMethod,
     SentenceFeatureModel, UnifiedRow, pooling_name,
 )
@@ -15,12 +16,11 @@ from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
 
 @dataclass
 class FeaturesConfig:
-    pooling: str = field(default="mean", metadata={"help": (
-        "Sentence tasks: the mean of the mixed vectors over the real tokens (works whether or not the first "
-        "token was trained to sum up the sentence), the first token's ([CLS]), or the last real token's (for "
-        "a left-to-right model such as GPT-2)."), "choices": POOLINGS})
-    dropout: float = field(default=0.1, metadata={"help": "Dropout on the mixed vectors before the head.",
-                                                  "min": 0.0, "max": 0.9})
+    pooling: str = setting(
+        "mean", "Sentence tasks: the mean of the mixed vectors over the real tokens (works whether or not the first "
+        "token was trained to sum up the sentence), the first token's ([CLS]), or the last real token's (for a "
+        "left-to-right model such as GPT-2).", choices=POOLINGS)
+    dropout: float = setting(0.1, "Dropout on the mixed vectors before the head.", min=0.0, max=0.9)
 
     def __post_init__(self) -> None:
         self.pooling = pooling_name(self.pooling)  # "first" (a saved run's or an old preset's) is "cls"

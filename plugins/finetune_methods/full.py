@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError,
 )
 
 
 @dataclass
 class FullConfig:
-    freeze_embeddings: bool = field(default=False, metadata={"help": (
-        "Keep the input embeddings frozen (fewer trained parameters, a common trick on small data sets).")})
+    freeze_embeddings: bool = setting(
+        False, "Keep the input embeddings frozen (fewer trained parameters, a common trick on small data sets).")
 
 
 class FullFineTuning(FineTuneMethod):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, LORA_SITES_OF_TARGET, SITES, Attachment, FineTuneMethod, UnifiedRow,
     merge_peft, with_representation, peft_task_type, resolve_lora_targets, wrap_with_peft,
 )
@@ -16,17 +17,15 @@ from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 @dataclass
 class LoRAConfig:
-    rank: int = field(default=8, metadata={"help": "r, the rank of the update B·A (A: r × d_in, B: d_out × r).",
-                                           "min": 1, "max": 1024})
-    alpha: float = field(default=16.0, metadata={"help": (
-        "α: the update is scaled by α/r, so changing r keeps the update's size (Hu et al. set α to the first r "
-        "they try)."), "min": 0.0, "max": 10000.0})
-    dropout: float = field(default=0.1, metadata={"help": "Dropout on the input of A·x while training.",
-                                                  "min": 0.0, "max": 0.9})
-    target_modules: str = field(default="query,value", metadata={"help": (
-        "Comma-separated names of the linear layers to adapt, e.g. query,value (Hu et al.'s choice) or "
-        "query,key,value,dense. query/key/value also find q_proj/q (BART, T5) and GPT-2's fused c_attn; a "
-        "name that matches no layer is an error listing the layers there are.")})
+    rank: int = setting(8, "r, the rank of the update B·A (A: r × d_in, B: d_out × r).", min=1, max=1024)
+    alpha: float = setting(
+        16.0, "α: the update is scaled by α/r, so changing r keeps the update's size (Hu et al. set α to the first r "
+        "they try).", min=0.0, max=10000.0)
+    dropout: float = setting(0.1, "Dropout on the input of A·x while training.", min=0.0, max=0.9)
+    target_modules: str = setting(
+        "query,value", "Comma-separated names of the linear layers to adapt, e.g. query,value (Hu et al.'s choice) or "
+        "query,key,value,dense. query/key/value also find q_proj/q (BART, T5) and GPT-2's fused c_attn; a name that "
+        "matches no layer is an error listing the layers there are.")
 
 
 class LoRA(PeftIO, FineTuneMethod):

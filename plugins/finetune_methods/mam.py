@@ -14,13 +14,14 @@ sequence-to-sequence task on an encoder-decoder).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, adapter_parameters, add_parallel_adapters,
     load_peft, parallel_sites, peft_task_type, supply_prefix, wrap_with_peft,
 )
@@ -33,22 +34,20 @@ ADAPTERS_FILE = "mam_parallel_adapters.safetensors"
 
 @dataclass
 class MAMConfig:
-    prefix_length: int = field(default=30, metadata={"help": (
-        "l, the prefix length on every attention layer (He et al.: 30). peft counts the prefix as positions: "
-        "l plus the longest input must fit the model's position table."), "min": 1, "max": 256})
-    ffn_bottleneck: int = field(default=PAPER_BOTTLENECK, metadata={"help": (
-        "The FFN parallel adapter's bottleneck m (He et al.: 512 on BART-large, d = 1024). A model narrower "
-        "than that gets at most d/2, their ratio (MiniLM: 192)."), "min": 1, "max": 8192})
-    scale: float = field(default=4.0, metadata={"help": "s, the parallel adapter's scale (He et al.: 4).",
-                                                "min": 0.001, "max": 100.0})
-    prefix_projection: bool = field(default=True, metadata={"help": (
-        "Reparameterise the prefix through an MLP while training (Li & Liang; He et al. kept it); the saved "
-        "prefix is the MLP's output.")})
-    encoder_hidden_size: int = field(default=128, metadata={"help": (
-        "Hidden width of the prefix's reparameterisation MLP."), "min": 1, "max": 4096})
-    init_scale: float = field(default=1e-3, metadata={"help": (
-        "Standard deviation of the adapter's up-projection at the start (0 = zeros). The bench's sweep "
-        "(tests/bench/bench_mam.py): 0 and 1e-3 learn alike at lr 3e-4; 1e-2 stalled there."), "min": 0.0, "max": 1.0})
+    prefix_length: int = setting(
+        30, "l, the prefix length on every attention layer (He et al.: 30). peft counts the prefix as positions: l "
+        "plus the longest input must fit the model's position table.", min=1, max=256)
+    ffn_bottleneck: int = setting(
+        PAPER_BOTTLENECK, "The FFN parallel adapter's bottleneck m (He et al.: 512 on BART-large, d = 1024). A model "
+        "narrower than that gets at most d/2, their ratio (MiniLM: 192).", min=1, max=8192)
+    scale: float = setting(4.0, "s, the parallel adapter's scale (He et al.: 4).", min=0.001, max=100.0)
+    prefix_projection: bool = setting(
+        True, "Reparameterise the prefix through an MLP while training (Li & Liang; He et al. kept it); the saved "
+        "prefix is the MLP's output.")
+    encoder_hidden_size: int = setting(128, "Hidden width of the prefix's reparameterisation MLP.", min=1, max=4096)
+    init_scale: float = setting(
+        1e-3, "Standard deviation of the adapter's up-projection at the start (0 = zeros). The bench's sweep "
+        "(tests/bench/bench_mam.py): 0 and 1e-3 learn alike at lr 3e-4; 1e-2 stalled there.", min=0.0, max=1.0)
 
 
 def scaled_bottleneck(requested: int, hidden: int) -> int:

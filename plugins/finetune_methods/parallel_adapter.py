@@ -6,11 +6,12 @@ FFN); scale 1 is the plain parallel adapter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, Attachment, FineTuneMethod, UnifiedRow, add_parallel_adapters, head_prefixes,
 )
 from lm_workbench.plugins.finetune_methods.own_weights import TrainedTensorsIO
@@ -22,20 +23,20 @@ REPRESENTATION = {"ffn": "feed-forward", "attention": "attention", "both": "both
 
 @dataclass
 class ParallelAdapterConfig:
-    site: str = field(default="ffn", metadata={"help": (
-        "Which sublayer the adapter sits beside: ffn (He et al.'s better choice), attention, or both."),
-        "choices": tuple(SITE_CHOICES)})
-    reduction_factor: int = field(default=16, metadata={"help": (
-        "Bottleneck width m = hidden size / this; each adapter has 2·m·d + m + d parameters (16 on MiniLM: "
-        "m = 24)."), "min": 1, "max": 1024})
-    scale: float = field(default=1.0, metadata={"help": (
-        "s in h ← h + s·Δh: 1 is the plain parallel adapter, 4 He et al.'s scaled parallel adapter."),
-        "min": 0.001, "max": 100.0})
-    non_linearity: str = field(default="relu", metadata={"help": "The non-linearity between the projections.",
-                                                         "choices": ("relu", "gelu", "tanh", "swish")})
-    init_scale: float = field(default=1e-3, metadata={"help": (
-        "Standard deviation of the up-projection's start weights (0 = zeros): near 0 the adapter adds almost "
-        "nothing at first, so training starts from the base model."), "min": 0.0, "max": 1.0})
+    site: str = setting(
+        "ffn", "Which sublayer the adapter sits beside: ffn (He et al.'s better choice), attention, or both.",
+        choices=tuple(SITE_CHOICES))
+    reduction_factor: int = setting(
+        16, "Bottleneck width m = hidden size / this; each adapter has 2·m·d + m + d parameters (16 on MiniLM: m = "
+        "24).", min=1, max=1024)
+    scale: float = setting(
+        1.0, "s in h ← h + s·Δh: 1 is the plain parallel adapter, 4 He et al.'s scaled parallel adapter.",
+        min=0.001, max=100.0)
+    non_linearity: str = setting(
+        "relu", "The non-linearity between the projections.", choices=("relu", "gelu", "tanh", "swish"))
+    init_scale: float = setting(
+        1e-3, "Standard deviation of the up-projection's start weights (0 = zeros): near 0 the adapter adds almost "
+        "nothing at first, so training starts from the base model.", min=0.0, max=1.0)
 
 
 PARALLEL_ROW = UnifiedRow(

@@ -8,11 +8,12 @@ peft 0.21: GPT-2's ``Conv1D`` projections are refused before training, naming th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, FFN_OUT_NAMES, LORA_SITES_OF_TARGET, SITES, TASKS, Attachment, FineTuneMethod, UnifiedRow,
     WorkbenchError, ffn_out_layers, merge_peft, peft_task_type, resolve_lora_targets,
     with_representation, wrap_with_peft,
@@ -64,20 +65,18 @@ class _TargetedPeftMethod(PeftIO, FineTuneMethod):
 # ------------------------------------------------------------------------------------------- LoRA family
 @dataclass
 class DoRAConfig:
-    rank: int = field(default=8, metadata={"help": "r, the rank of the direction's update B·A.",
-                                           "min": 1, "max": 1024})
-    alpha: float = field(default=16.0, metadata={"help": "α: the update B·A is scaled by α/r, as in LoRA.",
-                                                 "min": 0.0, "max": 10000.0})
-    dropout: float = field(default=0.1, metadata={"help": "Dropout on the input of the low-rank path while "
-                                                          "training.", "min": 0.0, "max": 0.9})
-    target_modules: str = field(default="query,value", metadata={"help": _TARGETS_HELP})
+    rank: int = setting(8, "r, the rank of the direction's update B·A.", min=1, max=1024)
+    alpha: float = setting(16.0, "α: the update B·A is scaled by α/r, as in LoRA.", min=0.0, max=10000.0)
+    dropout: float = setting(
+        0.1, "Dropout on the input of the low-rank path while training.", min=0.0, max=0.9)
+    target_modules: str = setting("query,value", _TARGETS_HELP)
 
 
 @dataclass
 class RsLoRAConfig(DoRAConfig):
-    alpha: float = field(default=16.0, metadata={"help": (
-        "α: the update is scaled by α/√r (rank-stabilised), not LoRA's α/r, so a larger r learns as well."),
-        "min": 0.0, "max": 10000.0})
+    alpha: float = setting(
+        16.0, "α: the update is scaled by α/√r (rank-stabilised), not LoRA's α/r, so a larger r learns as well.",
+        min=0.0, max=10000.0)
 
 
 class DoRA(_TargetedPeftMethod):
@@ -135,12 +134,12 @@ class RsLoRA(DoRA):
 # ------------------------------------------------------------------------------------------------- IA³
 @dataclass
 class IA3Settings:
-    target_modules: str = field(default="key,value", metadata={"help": (
-        "The layers whose outputs are rescaled by a trained vector l (Liu et al.: key,value). GPT-2's fused "
-        "c_attn rescales queries too.")})
-    feedforward: bool = field(default=True, metadata={"help": (
-        "Also rescale the feed-forward block's inner activations (the input of its second matrix), as Liu et "
-        "al. do.")})
+    target_modules: str = setting(
+        "key,value", "The layers whose outputs are rescaled by a trained vector l (Liu et al.: key,value). GPT-2's "
+        "fused c_attn rescales queries too.")
+    feedforward: bool = setting(
+        True, "Also rescale the feed-forward block's inner activations (the input of its second matrix), as Liu et "
+        "al. do.")
 
 
 class IA3(_TargetedPeftMethod):
@@ -193,14 +192,12 @@ class IA3(_TargetedPeftMethod):
 # ------------------------------------------------------------------------------------------------ VeRA
 @dataclass
 class VeRASettings:
-    rank: int = field(default=256, metadata={"help": (
-        "r, the rank of the frozen random matrices A (r × d_in) and B (d_out × r) all layers share (Kopiczko et "
-        "al.: 256 to 1024); only the scaling vectors train: r + d_out per layer."), "min": 1, "max": 4096})
-    target_modules: str = field(default="query,value", metadata={"help": _TARGETS_HELP})
-    dropout: float = field(default=0.0, metadata={"help": "Dropout on the input of the VeRA path while training.",
-                                                  "min": 0.0, "max": 0.9})
-    d_initial: float = field(default=0.1, metadata={"help": "The start value of every entry of Λ_d (Λ_b starts at 0).",
-                                                    "min": 0.0, "max": 10.0})
+    rank: int = setting(
+        256, "r, the rank of the frozen random matrices A (r × d_in) and B (d_out × r) all layers share (Kopiczko et "
+        "al.: 256 to 1024); only the scaling vectors train: r + d_out per layer.", min=1, max=4096)
+    target_modules: str = setting("query,value", _TARGETS_HELP)
+    dropout: float = setting(0.0, "Dropout on the input of the VeRA path while training.", min=0.0, max=0.9)
+    d_initial: float = setting(0.1, "The start value of every entry of Λ_d (Λ_b starts at 0).", min=0.0, max=10.0)
 
 
 class VeRA(_TargetedPeftMethod):
@@ -232,20 +229,18 @@ class VeRA(_TargetedPeftMethod):
 # ------------------------------------------------------------------------------------------ LoHa, LoKr
 @dataclass
 class LoHaSettings:
-    rank: int = field(default=8, metadata={"help": "r, the rank of each of the two factors B₁A₁ and B₂A₂.",
-                                           "min": 1, "max": 1024})
-    alpha: float = field(default=8.0, metadata={"help": "α: the update is scaled by α/r.", "min": 0.0,
-                                                "max": 10000.0})
-    target_modules: str = field(default="query,value", metadata={"help": _TARGETS_HELP + " nn.Linear only."})
+    rank: int = setting(8, "r, the rank of each of the two factors B₁A₁ and B₂A₂.", min=1, max=1024)
+    alpha: float = setting(8.0, "α: the update is scaled by α/r.", min=0.0, max=10000.0)
+    target_modules: str = setting("query,value", _TARGETS_HELP + " nn.Linear only.")
 
 
 @dataclass
 class LoKrSettings(LoHaSettings):
-    rank: int = field(default=8, metadata={"help": (
-        "r, the rank of the Kronecker product's second factor (full when r ≥ half its size)."), "min": 1, "max": 1024})
-    decompose_factor: int = field(default=-1, metadata={"help": (
-        "How each dimension is split into the two Kronecker factors: -1 = the divisors nearest its square root."),
-        "min": -1, "max": 65536})
+    rank: int = setting(
+        8, "r, the rank of the Kronecker product's second factor (full when r ≥ half its size).", min=1, max=1024)
+    decompose_factor: int = setting(
+        -1, "How each dimension is split into the two Kronecker factors: -1 = the divisors nearest its square root.",
+        min=-1, max=65536)
 
 
 class LoHa(_TargetedPeftMethod):
@@ -297,13 +292,13 @@ class LoKr(LoHa):
 # ------------------------------------------------------------------------------------------------- OFT
 @dataclass
 class OFTSettings:
-    block_size: int = field(default=8, metadata={"help": (
-        "b, the size of each orthogonal block: R is block-diagonal with d_in / b blocks, each from b(b−1)/2 "
-        "trained numbers (b must divide every target's input width)."), "min": 2, "max": 1024})
-    target_modules: str = field(default="query,value", metadata={"help": _TARGETS_HELP + " nn.Linear only."})
-    neumann_terms: int = field(default=5, metadata={"help": (
-        "Terms of the Neumann series peft uses for the Cayley transform (its default 5); 0 = the exact "
-        "(I − Q)(I + Q)⁻¹."), "min": 0, "max": 50})
+    block_size: int = setting(
+        8, "b, the size of each orthogonal block: R is block-diagonal with d_in / b blocks, each from b(b−1)/2 "
+        "trained numbers (b must divide every target's input width).", min=2, max=1024)
+    target_modules: str = setting("query,value", _TARGETS_HELP + " nn.Linear only.")
+    neumann_terms: int = setting(
+        5, "Terms of the Neumann series peft uses for the Cayley transform (its default 5); 0 = the exact (I − Q)(I + "
+        "Q)⁻¹.", min=0, max=50)
 
 
 class OFT(_TargetedPeftMethod):

@@ -6,12 +6,13 @@ key/value cache, so it does not depend on what a transformers release calls that
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, CLASSIC_TASKS, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, load_peft, peft_task_type,
     supply_prefix, wrap_with_peft,
 )
@@ -20,15 +21,14 @@ from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
 
 @dataclass
 class PrefixConfig:
-    num_virtual_tokens: int = field(default=20, metadata={"help": (
-        "n, the prefix length: n trained key and value vectors per layer. peft counts them as positions, so "
-        "real tokens start at position n: n plus the longest input must fit the model's position table."),
-        "min": 1, "max": 256})
-    prefix_projection: bool = field(default=True, metadata={"help": (
-        "Reparameterise while training: the prefix is an MLP of n smaller vectors (Li & Liang found direct "
-        "training unstable); the saved prefix is the MLP's output, so the MLP is not saved.")})
-    encoder_hidden_size: int = field(default=128, metadata={"help": (
-        "Hidden width of that reparameterisation MLP (d -> this -> 2·layers·d).") , "min": 1, "max": 4096})
+    num_virtual_tokens: int = setting(
+        20, "n, the prefix length: n trained key and value vectors per layer. peft counts them as positions, so real "
+        "tokens start at position n: n plus the longest input must fit the model's position table.", min=1, max=256)
+    prefix_projection: bool = setting(
+        True, "Reparameterise while training: the prefix is an MLP of n smaller vectors (Li & Liang found direct "
+        "training unstable); the saved prefix is the MLP's output, so the MLP is not saved.")
+    encoder_hidden_size: int = setting(
+        128, "Hidden width of that reparameterisation MLP (d -> this -> 2·layers·d).", min=1, max=4096)
 
 
 class PrefixTuning(PeftIO, FineTuneMethod):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from torch import nn
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     API_VERSION, SENTENCE_TASK, Attachment, FineTuneMethod, UnifiedRow, WorkbenchError, peft_task_type, wrap_with_peft,
 )
 from lm_workbench.plugins.finetune_methods.peft_io import PeftIO
@@ -16,15 +17,14 @@ INITS = {"vocab": "SAMPLE_VOCAB", "random": "RANDOM", "text": "TEXT"}
 
 @dataclass
 class PromptConfig:
-    num_virtual_tokens: int = field(default=20, metadata={"help": (
-        "n, the number of trained soft-prompt vectors put before the input's embeddings."), "min": 1, "max": 256})
-    init: str = field(default="vocab", metadata={"help": (
-        "How the soft prompt starts: vocab = embeddings of randomly drawn vocabulary tokens (Lester et al.'s "
-        "better start), random = random vectors, text = the embeddings of init_text's tokens."),
-        "choices": tuple(INITS)})
-    init_text: str = field(default="Classify the sentiment of this text:", metadata={"help": (
-        "The text whose token embeddings start the prompt when init is text (repeated or cut to n tokens; "
-        "needs the base model's tokenizer in its folder).")})
+    num_virtual_tokens: int = setting(
+        20, "n, the number of trained soft-prompt vectors put before the input's embeddings.", min=1, max=256)
+    init: str = setting(
+        "vocab", "How the soft prompt starts: vocab = embeddings of randomly drawn vocabulary tokens (Lester et al.'s "
+        "better start), random = random vectors, text = the embeddings of init_text's tokens.", choices=tuple(INITS))
+    init_text: str = setting(
+        "Classify the sentiment of this text:", "The text whose token embeddings start the prompt when init is text "
+        "(repeated or cut to n tokens; needs the base model's tokenizer in its folder).")
 
 
 class PromptTuning(PeftIO, FineTuneMethod):

@@ -18,13 +18,14 @@ the student's tokenizer (``check_teacher``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     Batch, Family, LossContext, Requirements, WorkbenchError, masked_lm_forward, model_device, token_cross_entropy,
 )
 from lm_workbench.plugins.objectives.mlm import MaskedLM
@@ -61,19 +62,18 @@ class Distillation(MaskedLM):
 
     @dataclass
     class Config(MaskedLM.MaskingConfig):
-        teacher: str = field(default="", metadata={
-            "help": "The teacher model (a model spec, as for loading a model): a masked LM with the student's "
-                    "tokenizer. It is loaded frozen and never trained."})
-        temperature: float = field(default=2.0, metadata={
-            "help": "Softmax temperature T of the distillation term (the term is scaled by T^2).", "min": 1e-6})
-        alpha_kd: float = field(default=5.0, metadata={
-            "help": "Weight of the distillation term: KL from the teacher's to the student's softened "
-                    "predictions at the masked positions.", "min": 0.0})
-        alpha_mlm: float = field(default=2.0, metadata={
-            "help": "Weight of the masked-LM cross-entropy against the true tokens.", "min": 0.0})
-        alpha_cos: float = field(default=1.0, metadata={
-            "help": "Weight of the cosine loss between the student's and the teacher's last hidden states "
-                    "(needs equal hidden sizes; 0 turns it off).", "min": 0.0})
+        teacher: str = setting(
+            "", "The teacher model (a model spec, as for loading a model): a masked LM with the student's tokenizer. "
+            "It is loaded frozen and never trained.")
+        temperature: float = setting(
+            2.0, "Softmax temperature T of the distillation term (the term is scaled by T^2).", min=1e-6)
+        alpha_kd: float = setting(
+            5.0, "Weight of the distillation term: KL from the teacher's to the student's softened predictions at the "
+            "masked positions.", min=0.0)
+        alpha_mlm: float = setting(2.0, "Weight of the masked-LM cross-entropy against the true tokens.", min=0.0)
+        alpha_cos: float = setting(
+            1.0, "Weight of the cosine loss between the student's and the teacher's last hidden states (needs equal "
+            "hidden sizes; 0 turns it off).", min=0.0)
 
     def requirements(self, config: Any = None) -> Requirements:
         return self.requires

@@ -16,12 +16,13 @@ allows at most k - 1 spans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, WorkbenchError, apply_sentinels,
     collate, random_spans_noise_mask, require_examples, seq2seq_denoising_loss, vocab_info,
 )
@@ -37,10 +38,8 @@ class T5SpanCorruption(Objective):
 
     @dataclass
     class Config:
-        noise_density: float = field(default=0.15, metadata={
-            "help": "Fraction of the non-special tokens hidden in spans.", "min": 0.0, "max": 0.95})
-        mean_span_length: float = field(default=3.0, metadata={
-            "help": "Mean length of a noise span, in tokens.", "min": 1.0, "max": 64.0})
+        noise_density: float = setting(0.15, "Fraction of the non-special tokens hidden in spans.", min=0.0, max=0.95)
+        mean_span_length: float = setting(3.0, "Mean length of a noise span, in tokens.", min=1.0, max=64.0)
 
     def corrupt(self, ids: np.ndarray, info: Any, rng: np.random.Generator, config: Any) -> Preview:
         if len(info.sentinel_ids) < 2:

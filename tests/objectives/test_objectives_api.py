@@ -27,7 +27,7 @@ def test_plugin_api_exports_the_objective_protocol():
     for name in ("Objective", "Requirements", "Batch", "Preview", "PositionKind", "config_fields",
                  "validate_config", "API_VERSION", "BILM", "Family", "WorkbenchError"):
         assert hasattr(api, name), name
-    assert api.API_VERSION == "3.2" and api.BILM == "biLM"
+    assert api.API_VERSION == "3.3" and api.BILM == "biLM"
     assert {k.value for k in api.PositionKind} == {
         "unchanged", "masked", "random", "kept", "deleted", "inserted", "moved", "sentinel"}
     assert api.BILM == api.Family.BILM.value  # ELMo is a family now (the string stays for plugins)

@@ -117,11 +117,11 @@ def test_a_declared_kind_is_discovered_from_entry_points_and_folders(tmp_path, m
 
 
 @pytest.mark.parametrize("declared, ok", [
-    ("3.0", True), ("3.1", True), (3, True), ("3", True), (" 3.0 ", True), ("3.2", True), ("3.3", False), ("2.3", False), ("2.0", False), (2, False),
+    ("3.0", True), ("3.1", True), (3, True), ("3", True), (" 3.0 ", True), ("3.2", True), ("3.3", True), ("3.4", False), ("2.3", False), ("2.0", False), (2, False),
     ("1", False), (1, False), (4, False), (None, False), ("two", False), (True, False), ("3.0.1", False),
 ])
 def test_api_versions_are_compatible_on_the_same_major_and_an_older_minor(declared, ok):
-    assert API_VERSION == "3.2"
+    assert API_VERSION == "3.3"
     assert (api_version_problem(declared) is None) == ok
 
 
@@ -133,7 +133,7 @@ def test_a_plugin_written_for_api_1_is_refused_before_it_is_imported(tmp_path, m
     code = (unversioned / "echo_objective.py").read_text(encoding="utf-8")
     (unversioned / "echo_objective.py").write_text(code.replace('    api_version = "3.0"\n', ""), encoding="utf-8")
     records = {r.name: r for r in discover(Settings(enabled_plugins=["old", "unversioned"]), tmp_path)}
-    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 3.2" in (
+    assert records["old"].status == "error" and "plugin API version 1; this LM Workbench has version 3.3" in (
         records["old"].error)
     assert not (old / "imported.marker").exists()
     assert records["unversioned"].status == "error" and "declares no usable plugin API version" in (

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 
 from torch import nn
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.methods.heads import head_prefixes, is_under, train_only
 from lm_workbench.engine.finetune.methods.record import MethodRecord, attach_record, ensure_unadapted
+from lm_workbench.engine.setting import setting
 
 
 @dataclass
 class BitFitConfig:
-    modules_to_save: list[str] | None = field(default=None, metadata={"help": (
-        "Module names trained and saved in full besides the biases (the task head); unset = the model's "
-        "classifier/score/qa_outputs.")})
+    modules_to_save: list[str] | None = setting(
+        None, "Module names trained and saved in full besides the biases (the task head); unset = the model's "
+        "classifier/score/qa_outputs.")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -11,12 +11,13 @@ for each function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError, collate,
     draw_poisson_lengths, kinds_from_codes, require_examples, round_half_up, seq2seq_denoising_loss,
     trim_to_budget, vocab_info,
@@ -39,21 +40,20 @@ class BART(Objective):
 
     @dataclass
     class Config:
-        sentence_permutation: float = field(default=1.0, metadata={
-            "help": "Fraction of the sentences (split after full stops) shuffled among themselves; 0 is off, "
-                    "1 shuffles all.", "min": 0.0, "max": 1.0})
-        token_masking: float = field(default=0.0, metadata={
-            "help": "Fraction of the tokens replaced by the mask token; 0 is off.", "min": 0.0, "max": 1.0})
-        token_deletion: float = field(default=0.0, metadata={
-            "help": "Fraction of the tokens deleted; 0 is off.", "min": 0.0, "max": 1.0})
-        text_infilling: float = field(default=0.3, metadata={
-            "help": "Fraction of the tokens hidden in spans, each span replaced by one mask token; 0 is off.",
-            "min": 0.0, "max": 1.0})
-        poisson_lambda: float = field(default=3.0, metadata={
-            "help": "Mean span length of text infilling (spans ~ Poisson(lambda); length 0 inserts a mask).",
-            "min": 0.5, "max": 20.0})
-        document_rotation: bool = field(default=False, metadata={
-            "help": "Rotate the document to start at a uniformly chosen token (BOS and EOS stay)."})
+        sentence_permutation: float = setting(
+            1.0, "Fraction of the sentences (split after full stops) shuffled among themselves; 0 is off, 1 shuffles "
+            "all.", min=0.0, max=1.0)
+        token_masking: float = setting(
+            0.0, "Fraction of the tokens replaced by the mask token; 0 is off.", min=0.0, max=1.0)
+        token_deletion: float = setting(0.0, "Fraction of the tokens deleted; 0 is off.", min=0.0, max=1.0)
+        text_infilling: float = setting(
+            0.3, "Fraction of the tokens hidden in spans, each span replaced by one mask token; 0 is off.",
+            min=0.0, max=1.0)
+        poisson_lambda: float = setting(
+            3.0, "Mean span length of text infilling (spans ~ Poisson(lambda); length 0 inserts a mask).",
+            min=0.5, max=20.0)
+        document_rotation: bool = setting(
+            False, "Rotate the document to start at a uniformly chosen token (BOS and EOS stay).")
 
     def check_config(self, config: Any) -> None:
         super().check_config(config)

@@ -19,13 +19,14 @@ full softmax, so the perplexity curve is the true one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     IGNORE_INDEX, MAX_CHARACTERS_PER_TOKEN, UNK_ID, Batch, Family, LossContext, Objective, PositionKind, Preview,
     Requirements, WorkbenchError, batch_to_char_ids, model_device, pad_rows, require_examples,
 )
@@ -43,11 +44,10 @@ class BidirectionalLM(Objective):
     class Config:
         """The softmax over the word vocabulary."""
 
-        softmax: str = field(default="full", metadata={
-            "help": "full: normalise over every word; sampled: over n_samples log-uniform candidates (training only)",
-            "choices": ("full", "sampled")})
-        n_samples: int = field(default=1024, metadata={
-            "help": "Candidate words per step for the sampled softmax.", "min": 1})
+        softmax: str = setting(
+            "full", "full: normalise over every word; sampled: over n_samples log-uniform candidates (training only)",
+            choices=("full", "sampled"))
+        n_samples: int = setting(1024, "Candidate words per step for the sampled softmax.", min=1)
 
     def make_batch(self, token_ids: list[list[int]], tokenizer: Any, rng: np.random.Generator, config: Any,
                    *, example_ids: Sequence[int] | None = None) -> Batch:

@@ -22,7 +22,7 @@ BERT's pre-training heads (``BertForPreTraining``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     CODE, IGNORE_INDEX, Batch, Family, LossContext, Objective, PositionKind, Preview, Requirements, VocabInfo,
     WorkbenchError, apply_treatments, check_shares, collate, draw_treatments, example_ids_for, example_rng,
     kinds_from_codes, masked_lm_forward, model_device, pad_rows, require_examples, select_positions,
@@ -52,29 +53,27 @@ class MaskedLM(Objective):
 
     @dataclass
     class MaskingConfig:
-        mask_rate: float = field(default=0.15, metadata={
-            "help": "Fraction of the non-special tokens selected for prediction.", "min": 0.0, "max": 1.0})
-        mask_token_prob: float = field(default=0.8, metadata={
-            "help": "Share of the selected tokens replaced by the mask token.", "min": 0.0, "max": 1.0})
-        random_token_prob: float = field(default=0.1, metadata={
-            "help": "Share of the selected tokens replaced by a random token (the rest are kept).",
-            "min": 0.0, "max": 1.0})
-        whole_word_masking: bool = field(default=False, metadata={
-            "help": "Select whole words (all their subword pieces) instead of single tokens."})
-        masking: str = field(default="dynamic", metadata={
-            "help": "dynamic: a new mask every time an example is seen (RoBERTa); static: the same mask "
-                    "every epoch, drawn from the seed and the example's index (BERT).",
-            "choices": ("dynamic", "static")})
-        max_predictions: int = field(default=0, metadata={
-            "help": "At most this many positions per example (BERT's max_predictions_per_seq: 20 at 128 tokens, "
-                    "80 at 512); 0: no cap, the rate alone decides.", "min": 0})
+        mask_rate: float = setting(
+            0.15, "Fraction of the non-special tokens selected for prediction.", min=0.0, max=1.0)
+        mask_token_prob: float = setting(
+            0.8, "Share of the selected tokens replaced by the mask token.", min=0.0, max=1.0)
+        random_token_prob: float = setting(
+            0.1, "Share of the selected tokens replaced by a random token (the rest are kept).", min=0.0, max=1.0)
+        whole_word_masking: bool = setting(
+            False, "Select whole words (all their subword pieces) instead of single tokens.")
+        masking: str = setting(
+            "dynamic", "dynamic: a new mask every time an example is seen (RoBERTa); static: the same mask every "
+            "epoch, drawn from the seed and the example's index (BERT).", choices=("dynamic", "static"))
+        max_predictions: int = setting(
+            0, "At most this many positions per example (BERT's max_predictions_per_seq: 20 at 128 tokens, 80 at "
+            "512); 0: no cap, the rate alone decides.", min=0)
 
     @dataclass
     class Config(MaskingConfig):
-        next_sentence_prediction: bool = field(default=False, metadata={
-            "help": "Also train BERT's next-sentence prediction: each example becomes a pair [CLS] A [SEP] B "
-                    "[SEP] whose B follows A half of the time and comes from another example otherwise "
-                    "(needs BERT's pre-training heads and at least 2 examples per batch)."})
+        next_sentence_prediction: bool = setting(
+            False, "Also train BERT's next-sentence prediction: each example becomes a pair [CLS] A [SEP] B [SEP] "
+            "whose B follows A half of the time and comes from another example otherwise (needs BERT's pre-training "
+            "heads and at least 2 examples per batch).")
 
     def requirements(self, config: Any = None) -> Requirements:
         if config is not None and getattr(config, "next_sentence_prediction", False):

@@ -18,13 +18,14 @@ the span (see ``head``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
 from lm_workbench.engine.plugin_api import (
+    setting,
     IGNORE_INDEX, Batch, Family, LossContext, Objective, Preview, Requirements, VocabInfo, WorkbenchError,
     apply_treatments, budget, check_shares, collate, draw_treatments, kinds_from_codes, masked_lm_forward, model_device,
     require_examples, span_length_pmf, token_cross_entropy, vocab_info,
@@ -106,18 +107,15 @@ class SpanBERT(Objective):
 
     @dataclass
     class Config:
-        mask_rate: float = field(default=0.15, metadata={
-            "help": "Fraction of the non-special tokens masked, in spans.", "min": 0.0, "max": 1.0})
-        geometric_p: float = field(default=0.2, metadata={
-            "help": "p of the geometric distribution of span lengths in words (mean about 1/p before "
-                    "truncation).", "min": 0.01, "max": 1.0})
-        max_span_words: int = field(default=10, metadata={
-            "help": "Longest span, in words; longer draws are cut off and the rest renormalised.",
-            "min": 1, "max": 64})
-        mask_token_prob: float = field(default=0.8, metadata={
-            "help": "Share of the spans replaced by mask tokens.", "min": 0.0, "max": 1.0})
-        random_token_prob: float = field(default=0.1, metadata={
-            "help": "Share of the spans replaced by random tokens (the rest are kept).", "min": 0.0, "max": 1.0})
+        mask_rate: float = setting(0.15, "Fraction of the non-special tokens masked, in spans.", min=0.0, max=1.0)
+        geometric_p: float = setting(
+            0.2, "p of the geometric distribution of span lengths in words (mean about 1/p before truncation).",
+            min=0.01, max=1.0)
+        max_span_words: int = setting(
+            10, "Longest span, in words; longer draws are cut off and the rest renormalised.", min=1, max=64)
+        mask_token_prob: float = setting(0.8, "Share of the spans replaced by mask tokens.", min=0.0, max=1.0)
+        random_token_prob: float = setting(
+            0.1, "Share of the spans replaced by random tokens (the rest are kept).", min=0.0, max=1.0)
 
     def check_config(self, config: Any) -> None:
         super().check_config(config)

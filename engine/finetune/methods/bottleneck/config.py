@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.engine.setting import setting
 
 VARIANTS = ("houlsby", "pfeiffer")
 NON_LINEARITIES = ("relu", "gelu", "tanh", "swish")
@@ -12,23 +13,22 @@ NON_LINEARITIES = ("relu", "gelu", "tanh", "swish")
 
 @dataclass
 class BottleneckConfig:
-    variant: str = field(default="houlsby", metadata={"help": (
-        "houlsby: two adapters per layer, on the attention output and on the feed-forward output, each before "
-        "the residual add (Houlsby et al. 2019); pfeiffer: one adapter per layer, after the feed-forward "
-        "sublayer (Pfeiffer et al. 2021), half the adapter parameters.")})
-    reduction_factor: int = field(default=16, metadata={"help": (
-        "Bottleneck width m = hidden size // reduction factor; each adapter has 2*m*d + m + d parameters.")})
-    non_linearity: str = field(default="relu", metadata={"help": (
-        "Activation between the down- and up-projection: relu, gelu, tanh or swish.")})
-    init_scale: float = field(default=1e-3, metadata={"help": (
-        "Standard deviation of the up-projection's initial weights (0 = zeros); near 0 the adapter starts as "
-        "the identity, so training begins from the base model's behaviour.")})
-    train_layer_norms: bool | None = field(default=None, metadata={"help": (
-        "Also train every LayerNorm's scale and shift; unset = on for houlsby (as in the paper), off for "
-        "pfeiffer.")})
-    modules_to_save: list[str] | None = field(default=None, metadata={"help": (
-        "Module names trained and saved in full besides the adapters (the task head); unset = the model's "
-        "classifier/score/qa_outputs.")})
+    variant: str = setting(
+        "houlsby", "houlsby: two adapters per layer, on the attention output and on the feed-forward output, each "
+        "before the residual add (Houlsby et al. 2019); pfeiffer: one adapter per layer, after the feed-forward "
+        "sublayer (Pfeiffer et al. 2021), half the adapter parameters.")
+    reduction_factor: int = setting(
+        16, "Bottleneck width m = hidden size // reduction factor; each adapter has 2*m*d + m + d parameters.")
+    non_linearity: str = setting("relu", "Activation between the down- and up-projection: relu, gelu, tanh or swish.")
+    init_scale: float = setting(
+        1e-3, "Standard deviation of the up-projection's initial weights (0 = zeros); near 0 the adapter starts as "
+        "the identity, so training begins from the base model's behaviour.")
+    train_layer_norms: bool | None = setting(
+        None, "Also train every LayerNorm's scale and shift; unset = on for houlsby (as in the paper), off for "
+        "pfeiffer.")
+    modules_to_save: list[str] | None = setting(
+        None, "Module names trained and saved in full besides the adapters (the task head); unset = the model's "
+        "classifier/score/qa_outputs.")
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
