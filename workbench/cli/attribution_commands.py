@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, GRAD_INPUT, METHODS
-from lm_workbench.cli.common import add_model_options, on_model
+from lm_workbench.cli.common import add_model_options, handled_by, on_model
 
 
 def register(sub: Any) -> None:
@@ -37,8 +37,7 @@ def register(sub: Any) -> None:
                      help="also the raw attention of layer L at the predicted position, mean over heads, as the "
                           "window's Explain strip shows it under the tokens (negative: from the top, -1 the last; "
                           "encoder-decoders: that decoder layer's cross-attention); JSON key attention")
-    att.add_argument("--json", action="store_true", help="print JSON")
-    att.set_defaults(handler=cmd_attribute)
+    handled_by(att, cmd_attribute)
 
 
 def cmd_attribute(args: argparse.Namespace) -> int:

@@ -149,6 +149,14 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     add_source_options(p, pickle=True)
 
 
+def handled_by(p: argparse.ArgumentParser, handler: Callable[[argparse.Namespace], int], *,
+               json_help: str = "print JSON") -> None:
+    """End a command's parser: its ``--json`` switch (``json_help`` says what it prints) and the handler the
+    command runs (``main`` calls ``args.handler(args)``)."""
+    p.add_argument("--json", action="store_true", help=json_help)
+    p.set_defaults(handler=handler)
+
+
 def add_source_options(p: argparse.ArgumentParser, *, pickle: bool = False) -> None:
     """``--offline`` and ``--trust-remote-code`` (and ``--allow-pickle``): where a model may come from."""
     p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import print_json
+from lm_workbench.cli.common import handled_by, print_json
 
 
 def register(sub: Any) -> None:
@@ -24,8 +24,7 @@ def register(sub: Any) -> None:
     p.add_argument("--precision", choices=["auto", "float32", "bfloat16", "float16"],
                    help="weights' number format (default: settings, auto)")
     p.add_argument("--offline", action="store_true", default=None, help="never contact the hub")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(handler=cmd_compare)
+    handled_by(p, cmd_compare)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import echo, print_json
+from lm_workbench.cli.common import echo, handled_by, print_json
 from lm_workbench.pretrain.spec import FAMILIES
 
 
@@ -35,8 +35,7 @@ def register(sub: Any) -> None:
     course.add_argument("--rebuild", action="store_true",
                         help="build again the families already built at this version (default: skip them, so a "
                              "build that stopped resumes)")
-    course.add_argument("--json", action="store_true", help="print JSON")
-    course.set_defaults(handler=cmd_course_models)
+    handled_by(course, cmd_course_models)
 
 
 def cmd_course_models(args: argparse.Namespace) -> int:

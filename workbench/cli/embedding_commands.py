@@ -35,7 +35,7 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS, WORD_POOLINGS
 from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, load_for, output_file, print_json, say_read,
+    add_model_options, add_tsv_quoting_option, handled_by, load_for, output_file, print_json, say_read,
 )
 
 
@@ -61,8 +61,7 @@ def register(sub: Any) -> None:
     _add_corpus_options(nb)
     nb.add_argument("--word", required=True, help="the word whose occurrences to query (case-insensitive)")
     nb.add_argument("--k", type=int, default=5, help="neighbours per occurrence (default 5; ties are kept whole)")
-    nb.add_argument("--json", action="store_true", help="print JSON")
-    nb.set_defaults(handler=cmd_neighbours)
+    handled_by(nb, cmd_neighbours)
 
     pr = sub.add_parser("project", help="a 2-D map (PCA, UMAP, t-SNE) of word occurrences, to CSV")
     _add_corpus_options(pr)
@@ -72,8 +71,7 @@ def register(sub: Any) -> None:
     pr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a method parameter, e.g. --set n_neighbors=30, --set perplexity=20 (repeatable)")
     pr.add_argument("--out", required=True, help="output .csv file")
-    pr.add_argument("--json", action="store_true", help="print a JSON summary")
-    pr.set_defaults(handler=cmd_project)
+    handled_by(pr, cmd_project, json_help="print a JSON summary")
 
 
 def _read_corpus(args: argparse.Namespace) -> Any:

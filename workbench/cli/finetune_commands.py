@@ -27,7 +27,7 @@ from typing import Any
 from lm_workbench.engine.finetune.merge_math import HOWS
 from lm_workbench.engine.finetune.names import SENTENCE_LOSSES, SENTENCE_TRAIN_POOLINGS, TASKS, TRIPLET_MARGIN
 from lm_workbench.cli.common import (
-    OneLineParser, add_tsv_quoting_option, echo, note, print_json,
+    OneLineParser, add_tsv_quoting_option, echo, handled_by, note, print_json,
 )
 
 NEGATIVE_NUMBERS = re.compile(r"^-\.?\d[\d.eE+-]*(,\s*[-+]?[\d.eE+-]*)*$")  # -1 | -0.5 | -1,1 | -1e-3,2
@@ -98,8 +98,7 @@ def register(sub: Any) -> None:
     ft.add_argument("--resume", metavar="RUN_OR_DIR",
                     help="continue a cancelled, failed or killed run with its own settings: its run id, its "
                          "output folder or one of its checkpoint folders (give no other run setting)")
-    ft.add_argument("--json", action="store_true", help="print the summary as JSON")
-    ft.set_defaults(handler=cmd_finetune)
+    handled_by(ft, cmd_finetune, json_help="print the summary as JSON")
 
     pr = sub.add_parser("predict", help="a fine-tuned model's prediction for a text")
     pr.add_argument("folder", metavar="DIR", help="a fine-tuning output folder (--out of 'finetune')")
@@ -107,8 +106,7 @@ def register(sub: Any) -> None:
     pr.add_argument("--text2", help="the second sentence of a pair (a sentence-embedding model: the text to compare "
                                     "with; prints the cosine similarity)")
     pr.add_argument("--context", help="the passage a QA model finds the answer in")
-    pr.add_argument("--json", action="store_true", help="print JSON")
-    pr.set_defaults(handler=cmd_predict)
+    handled_by(pr, cmd_predict)
 
     mg = sub.add_parser("finetune-merge", help="fold a LoRA/IA³ run into the base weights, or combine several "
                                                "runs into one adapter (linear, TIES, DARE)")
@@ -132,8 +130,7 @@ def register(sub: Any) -> None:
                     help="fold the combined adapter into the base weights (a plain model folder); one run is "
                          "always folded")
     mg.add_argument("--out", required=True, metavar="DIR", help="the merged output folder")
-    mg.add_argument("--json", action="store_true", help="print JSON")
-    mg.set_defaults(handler=cmd_merge)
+    handled_by(mg, cmd_merge)
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:

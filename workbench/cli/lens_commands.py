@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, echo, load_for, positive_k, print_json
+from lm_workbench.cli.common import add_model_options, echo, handled_by, load_for, positive_k, print_json
 
 
 def register(sub: Any) -> None:
@@ -28,8 +28,7 @@ def register(sub: Any) -> None:
     lens.add_argument("--tuned", nargs="?", const="", metavar="DIR",
                       help="also read the text through a tuned lens (its folder; alone: the one trained for MODEL "
                            "with 'tuned-lens'); adds tuned, kl_logit and kl_tuned (KL to the output per layer)")
-    lens.add_argument("--json", action="store_true", help="print JSON")
-    lens.set_defaults(handler=cmd_lens)
+    handled_by(lens, cmd_lens)
 
     p = sub.add_parser("tuned-lens", help="train a tuned lens: an affine translator per layer, the model frozen")
     add_model_options(p)
@@ -44,8 +43,7 @@ def register(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", help="where to save the translators (default: MODEL/tuned_lens, or "
                                                 "the data folder when the model's folder is not writable)")
     p.add_argument("--name", help="a name for the run in the runs list")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(handler=cmd_tuned_lens)
+    handled_by(p, cmd_tuned_lens, json_help="print the summary as JSON")
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, load_for, output_file, print_json
+from lm_workbench.cli.common import add_model_options, handled_by, load_for, output_file, print_json
 
 
 def register(sub: Any) -> None:
@@ -23,13 +23,11 @@ def register(sub: Any) -> None:
     dl.add_argument("--allow-pickle", action="store_true", default=None,
                     help="fetch pickle (.bin) weights when there are no safetensors; only for sources you trust")
     dl.add_argument("--progress", action="store_true", help="show progress on stderr even under --json or in a log")
-    dl.add_argument("--json", action="store_true", help="print JSON")
-    dl.set_defaults(handler=cmd_download)
+    handled_by(dl, cmd_download)
 
     info = sub.add_parser("info", help="what a model is: family, layers, heads, heads present")
     add_model_options(info)
-    info.add_argument("--json", action="store_true", help="print JSON")
-    info.set_defaults(handler=cmd_info)
+    handled_by(info, cmd_info)
 
     enc = sub.add_parser("encode", help="tokens, hidden states and attentions of a text, to an .npz file")
     add_model_options(enc)
@@ -40,8 +38,7 @@ def register(sub: Any) -> None:
     enc.add_argument("--target", help="encoder-decoders: the decoder's target text (else its greedy output)")
     enc.add_argument("--out", required=True, help="output .npz file")
     enc.add_argument("--no-attentions", action="store_true", help="skip attentions (faster, smaller)")
-    enc.add_argument("--json", action="store_true", help="print a JSON summary of what was written")
-    enc.set_defaults(handler=cmd_encode)
+    handled_by(enc, cmd_encode, json_help="print a JSON summary of what was written")
 
 
 def cmd_download(args: argparse.Namespace) -> int:

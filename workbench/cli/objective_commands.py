@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import add_source_options, print_json
+from lm_workbench.cli.common import add_source_options, handled_by, print_json
 
 
 def register(sub: Any) -> None:
@@ -27,8 +27,7 @@ def register(sub: Any) -> None:
     cor.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="an objective setting, e.g. --set mask_rate=0.2 (repeatable)")
     add_source_options(cor)
-    cor.add_argument("--json", action="store_true", help="print JSON")
-    cor.set_defaults(handler=cmd_corrupt)
+    handled_by(cor, cmd_corrupt)
 
     plugins = sub.add_parser("plugins", help="objective plugins: built in, installed, or in the plugins folder")
     actions = plugins.add_subparsers(dest="plugins_command", metavar="ACTION")

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from lm_workbench.engine.patching.names import ALL_SITES, DEFAULT_NOISE_SAMPLES, DEFAULT_NOISE_SCALE, DEFAULT_SITE
-from lm_workbench.cli.common import add_model_options, load_for, print_json
+from lm_workbench.cli.common import add_model_options, handled_by, load_for, print_json
 
 
 def register(sub: Any) -> None:
@@ -47,8 +47,7 @@ def register(sub: Any) -> None:
     pat.add_argument("--compare-exact", action="store_true",
                      help="with --approx (implied): also run the exact sweep; JSON adds exact, pearson and the "
                           "5 largest disagreements")
-    pat.add_argument("--json", action="store_true", help="print JSON")
-    pat.set_defaults(handler=cmd_patch)
+    handled_by(pat, cmd_patch)
 
 
 def cmd_patch(args: argparse.Namespace) -> int:

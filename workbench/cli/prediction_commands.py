@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, on_model, positive_k
+from lm_workbench.cli.common import add_model_options, handled_by, on_model, positive_k
 
 
 def register(sub: Any) -> None:
@@ -25,22 +25,19 @@ def register(sub: Any) -> None:
     att.add_argument("--layer", type=int, required=True, help="layer, from 0")
     att.add_argument("--head", type=int, required=True, help="head, from 0")
     att.add_argument("--hide-special", action="store_true", help="drop special tokens and renormalise rows")
-    att.add_argument("--json", action="store_true", help="print JSON (the default output is a table)")
-    att.set_defaults(handler=cmd_attention)
+    handled_by(att, cmd_attention, json_help="print JSON (the default output is a table)")
 
     fill = sub.add_parser("fill-mask", help="top-k tokens for every [MASK] (models with an MLM head)")
     add_model_options(fill)
     fill.add_argument("--text", required=True, help="text with [MASK] (or the model's own mask token)")
     fill.add_argument("--k", type=int, default=5, help="candidates per mask (default 5)")
-    fill.add_argument("--json", action="store_true", help="print JSON")
-    fill.set_defaults(handler=cmd_fill_mask)
+    handled_by(fill, cmd_fill_mask)
 
     nxt = sub.add_parser("next-token", help="top-k next tokens after a text (decoders)")
     add_model_options(nxt)
     nxt.add_argument("--text", required=True, help="the prompt")
     nxt.add_argument("--k", type=int, default=5, help="candidates (default 5)")
-    nxt.add_argument("--json", action="store_true", help="print JSON")
-    nxt.set_defaults(handler=cmd_next_token)
+    handled_by(nxt, cmd_next_token)
 
 
 def cmd_attention(args: argparse.Namespace) -> int:

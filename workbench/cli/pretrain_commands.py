@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import echo, print_json
+from lm_workbench.cli.common import echo, handled_by, print_json
 from lm_workbench.pretrain.spec import FAMILIES, PRESET_NAMES, PretrainSpec
 
 
@@ -50,8 +50,7 @@ def register(sub: Any) -> None:
                      help="an objective setting, e.g. --set mask_rate=0.2 (repeatable)")
     pre.add_argument("--resume", metavar="DIR", help="continue a run: its output folder or a checkpoint folder")
     pre.add_argument("--name", help="a name for the run in the runs list")
-    pre.add_argument("--json", action="store_true", help="print the summary as JSON")
-    pre.set_defaults(handler=cmd_pretrain)
+    handled_by(pre, cmd_pretrain, json_help="print the summary as JSON")
 
 
 def spec_from_args(args: argparse.Namespace) -> PretrainSpec:

@@ -26,7 +26,7 @@ from typing import Any
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.cli.common import (
-    add_model_options, add_task_column_options, add_tsv_quoting_option, evaluated,
+    add_model_options, add_task_column_options, add_tsv_quoting_option, evaluated, handled_by,
 )
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     probe_spec as probe_spec_from_args,
@@ -48,8 +48,7 @@ def register(sub: Any) -> None:
     add_task_column_options(pr)
     pr.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
     pr.add_argument("--seed", type=int, default=0, help="the held-out split and control labels (default 0)")
-    pr.add_argument("--json", action="store_true", help="print JSON")
-    pr.set_defaults(handler=cmd_probe)
+    handled_by(pr, cmd_probe)
 
     st = sub.add_parser("sts", help="sentence similarity per layer: Spearman's rho of cosines vs gold scores")
     add_model_options(st)
@@ -60,8 +59,7 @@ def register(sub: Any) -> None:
                     help="the two sentence columns and the score column, if not sentence1,sentence2,score")
     add_tsv_quoting_option(st)
     st.add_argument("--pooling", choices=SENTENCE_POOLINGS, default="mean", help=POOLING_HELP)
-    st.add_argument("--json", action="store_true", help="print JSON")
-    st.set_defaults(handler=cmd_sts)
+    handled_by(st, cmd_sts)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:

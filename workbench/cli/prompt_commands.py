@@ -29,7 +29,7 @@ from typing import Any
 
 from lm_workbench.engine.prompting.names import MODES, MULTI_TOKEN, SELECTIONS
 from lm_workbench.cli.common import (
-    add_model_options, add_tsv_quoting_option, load_for, note, print_json, evaluated,
+    add_model_options, add_tsv_quoting_option, evaluated, handled_by, load_for, note, print_json,
 )
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     prompt_eval_spec as spec_from_args,
@@ -61,8 +61,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--keep-unseen-labels", action="store_true",
                     help="go on when a label's every example was drawn as a demonstration (none of it is evaluated; "
                          "said in notes); refused without this")
-    ev.add_argument("--json", action="store_true", help="print JSON")
-    ev.set_defaults(handler=cmd_prompt_eval)
+    handled_by(ev, cmd_prompt_eval)
 
     gen = sub.add_parser("generate", help="generate text after a prompt (decoders, encoder-decoders)")
     add_model_options(gen)
@@ -79,8 +78,7 @@ def register(sub: Any) -> None:
                           "own, else the plain one) and print the answer")
     gen.add_argument("--template", metavar="auto|plain|FILE", help="with --chat: the chat template (default: the "
                      "instruct run's, or auto)")
-    gen.add_argument("--json", action="store_true", help="print JSON")
-    gen.set_defaults(handler=cmd_generate)
+    handled_by(gen, cmd_generate)
 
 
 def cmd_prompt_eval(args: argparse.Namespace) -> int:

@@ -28,8 +28,8 @@ from typing import Any
 
 from lm_workbench.engine.retrieval.names import BM25_B, BM25_K1, BM25_METHODS, DEFAULT_K, METRIC_KEYS, POOLINGS
 from lm_workbench.cli.common import (
-    StderrProgress, add_model_options, add_tsv_quoting_option, load_for, print_json,
-    evaluated, say_read, wants_progress,
+    StderrProgress, add_model_options, add_tsv_quoting_option, evaluated, handled_by, load_for, print_json, say_read,
+    wants_progress,
 )
 from lm_workbench.command_results.compute_evaluations import retrieval_eval_spec as eval_spec_from_args  # noqa: F401
 
@@ -49,8 +49,7 @@ def register(sub: Any) -> None:
     rt.add_argument("--k", type=int, default=DEFAULT_K, help=f"how many results to list (default {DEFAULT_K})")
     rt.add_argument("--pooling", choices=POOLINGS, help=POOLING_HELP)
     rt.add_argument("--progress", action="store_true", help="show the indexing progress even with --json")
-    rt.add_argument("--json", action="store_true", help="print JSON")
-    rt.set_defaults(handler=cmd_retrieve)
+    handled_by(rt, cmd_retrieve)
 
     ev = sub.add_parser("retrieval-eval", help="nDCG@10, MRR@10, Recall@1/10/100 on a BEIR folder (and BM25's)")
     add_model_options(ev)
@@ -67,8 +66,7 @@ def register(sub: Any) -> None:
     ev.add_argument("--keep-identical-ids", action="store_true",
                     help="score a passage whose id is the query's own id (BEIR leaves it out by default)")
     ev.add_argument("--progress", action="store_true", help="show progress even with --json")
-    ev.add_argument("--json", action="store_true", help="print JSON")
-    ev.set_defaults(handler=cmd_retrieval_eval)
+    handled_by(ev, cmd_retrieval_eval)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:

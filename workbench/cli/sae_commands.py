@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lm_workbench.cli.common import add_model_options, echo, load_for, note, on_model, print_json
+from lm_workbench.cli.common import add_model_options, echo, handled_by, load_for, note, on_model, print_json
 
 
 
@@ -50,24 +50,21 @@ def register(sub: Any) -> None:
     train.add_argument("--checkpoint-every", type=int, default=100, help="steps between checkpoints (default 100)")
     train.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
     train.add_argument("--name", help="the run's name in the runs browser")
-    train.add_argument("--json", action="store_true", help="print JSON")
-    train.set_defaults(handler=cmd_sae_train)
+    handled_by(train, cmd_sae_train)
 
     ev = actions.add_parser("eval", help="L0, explained variance, MSE, CE loss recovered, KL, dead and dense fractions")
     ev.add_argument("sae_dir", help="an SAE folder (cfg.json + sae_weights.safetensors)")
     _model_flag(ev)
     ev.add_argument("--corpus", required=True, help="a UTF-8 text file, one text per line")
     ev.add_argument("--max-tokens", type=int, default=4096, help="tokens evaluated at most (default 4096)")
-    ev.add_argument("--json", action="store_true", help="print JSON")
-    ev.set_defaults(handler=cmd_sae_eval)
+    handled_by(ev, cmd_sae_eval)
 
     feats = actions.add_parser("features", help="the features active on a text, strongest first (token x feature)")
     feats.add_argument("sae_dir", help="an SAE folder")
     _model_flag(feats)
     feats.add_argument("--text", required=True, help="the text")
     feats.add_argument("--top", type=int, default=10, help="features shown (default 10)")
-    feats.add_argument("--json", action="store_true", help="print JSON")
-    feats.set_defaults(handler=cmd_sae_features)
+    handled_by(feats, cmd_sae_features)
 
     show = actions.add_parser("show", help="one feature: top contexts, histogram, density, logit effect")
     show.add_argument("sae_dir", help="an SAE folder")
@@ -76,8 +73,7 @@ def register(sub: Any) -> None:
     show.add_argument("--corpus", required=True, help="a UTF-8 text file, one text per line")
     show.add_argument("--contexts", type=int, default=10, help="top contexts (default 10)")
     show.add_argument("--max-tokens", type=int, default=20000, help="corpus tokens read at most (default 20000)")
-    show.add_argument("--json", action="store_true", help="print JSON")
-    show.set_defaults(handler=cmd_sae_show)
+    handled_by(show, cmd_sae_show)
 
     search = actions.add_parser("search", help="features by a token: those whose logit effect promotes it most, and "
                                                "(with --corpus) those whose strongest context peaks on it")
@@ -89,8 +85,7 @@ def register(sub: Any) -> None:
                                          "token")
     search.add_argument("--top", type=int, default=10, help="features listed per kind (default 10)")
     search.add_argument("--max-tokens", type=int, default=20000, help="corpus tokens read at most (default 20000)")
-    search.add_argument("--json", action="store_true", help="print JSON")
-    search.set_defaults(handler=cmd_sae_search)
+    handled_by(search, cmd_sae_search)
 
     steer = sub.add_parser("steer", help="add a vector at a site while the model predicts (and generates): steered "
                                          "beside unsteered")
@@ -114,8 +109,7 @@ def register(sub: Any) -> None:
                        help="the grid's strengths (default: -1, 0, 0.5, 1, 2, 4 x --strength)")
     steer.add_argument("--concept", help="comma-separated words whose logit gain is the concept score (default "
                                          "with --feature: the 3 tokens it promotes most)")
-    steer.add_argument("--json", action="store_true", help="print JSON")
-    steer.set_defaults(handler=cmd_steer)
+    handled_by(steer, cmd_steer)
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.probing.names import KINDS
-from lm_workbench.cli.common import add_model_options, add_task_column_options, evaluated
+from lm_workbench.cli.common import add_model_options, add_task_column_options, evaluated, handled_by
 from lm_workbench.command_results.compute_evaluations import (  # noqa: F401 - its name here
     scalar_mix_spec as spec_from_args,
 )
@@ -36,8 +36,7 @@ def register(sub: Any) -> None:
                     help="sentence vectors: mean of the tokens, the first token (cls) or the model's pooling")
     sm.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     sm.add_argument("--seed", type=int, default=0, help="the held-out split, initialisation and order (default 0)")
-    sm.add_argument("--json", action="store_true", help="print JSON")
-    sm.set_defaults(handler=cmd_scalar_mix)
+    handled_by(sm, cmd_scalar_mix)
 
 
 def cmd_scalar_mix(args: argparse.Namespace) -> int:
