@@ -145,15 +145,24 @@ def cmd_sae_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_sae_eval(args: argparse.Namespace) -> int:
-    from lm_workbench.command_results.compute_sae import EVAL_KEYS, sae_eval
-    from lm_workbench.engine.maths.undefined import shown
+def _on_corpus(args: argparse.Namespace, compute: Any, check: Any = None) -> tuple[Any, Any]:
+    """``(request, computed)``: ``compute`` run on the model over the request's corpus (``--corpus``; none when
+    it is optional and not given), read, and checked by ``check(request)``, before the model loads."""
     from lm_workbench.engine.sae.activations import read_corpus
     from lm_workbench.requests import request_of
 
     request = request_of(args)
-    lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
-    computed = on_model(args, sae_eval, request, lines=lines, quiet=args.json)
+    if check is not None:
+        check(request)
+    lines = read_corpus(request.corpus) if request.corpus is not None else None
+    return request, on_model(args, compute, request, lines=lines, quiet=args.json)
+
+
+def cmd_sae_eval(args: argparse.Namespace) -> int:
+    from lm_workbench.command_results.compute_sae import EVAL_KEYS, sae_eval
+    from lm_workbench.engine.maths.undefined import shown
+
+    _, computed = _on_corpus(args, sae_eval)
     if computed is None:
         return 0
     data = computed.to_dict()
@@ -179,12 +188,8 @@ def cmd_sae_features(args: argparse.Namespace) -> int:
 
 def cmd_sae_show(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_sae import sae_show
-    from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.requests import request_of
 
-    request = request_of(args)
-    lines = read_corpus(request.corpus)  # a bad corpus fails before the model loads
-    computed = on_model(args, sae_show, request, lines=lines, quiet=args.json)
+    _, computed = _on_corpus(args, sae_show)
     if computed is None:
         return 0
     data = computed.to_dict()
@@ -205,13 +210,8 @@ def cmd_sae_show(args: argparse.Namespace) -> int:
 
 def cmd_sae_search(args: argparse.Namespace) -> int:
     from lm_workbench.command_results.compute_sae import check_sae_search, sae_search
-    from lm_workbench.engine.sae.activations import read_corpus
-    from lm_workbench.requests import request_of
 
-    request = request_of(args)
-    check_sae_search(request)  # before the model loads
-    lines = read_corpus(request.corpus) if request.corpus else None
-    computed = on_model(args, sae_search, request, lines=lines, quiet=args.json)
+    request, computed = _on_corpus(args, sae_search, check_sae_search)
     if computed is None:
         return 0
     data = computed.to_dict()
