@@ -90,8 +90,16 @@ def model_methods_group(group: str) -> str:
            f"\n\nclass {_class_name(group)}:",
            '    """One group of the one-model commands as methods; ``Model`` supplies '
            '``_run(request_class, arguments)``."""\n']
+    shared = [c for c in MODEL_METHOD_GROUPS[group] if c in FUNCTIONS]  # a function too: one definition
+    groups = sorted({g for c in shared for g, commands in FUNCTION_GROUPS.items() if c in commands})
+    out[0] += "".join(f"\nfrom lm_workbench.api import functions_{g} as _functions_{g}" for g in groups)
     for command in MODEL_METHOD_GROUPS[group]:
         cls, name = REQUESTS[command], MODEL_METHODS[command]
+        if command in shared:
+            (g,) = [g for g, commands in FUNCTION_GROUPS.items() if command in commands]
+            out.append(f"    # ``m.{name}(...)`` is ``lm_workbench.{FUNCTIONS[command]}(m, ...)``: the function, bound "
+                       f"to the model\n    {name} = _functions_{g}.{FUNCTIONS[command]}\n")
+            continue
         fields, positional = _ordered(command, model_fields(cls))
         params = ",\n            ".join(["self", *_parameters(command, fields, positional)])
         out.append(f"    def {name}(\n            {params},\n    ) -> Any:\n"
@@ -113,8 +121,10 @@ def model_methods() -> str:
 
 def functions_group(group: str) -> str:
     """``functions_<group>.py``: one group's functions of the commands that read no model or more than one."""
-    out = [HEADER.format(what=f"``lm_workbench``'s {group} commands (those that read no model or more than one)."),
-           "from lm_workbench.api.runner import call as _call\n"]
+    out = [HEADER.format(what=f"``lm_workbench``'s {group} commands (those that read no model or more than one).")
+           .replace("from typing import Any", "from typing import TYPE_CHECKING, Any"),
+           "from lm_workbench.api.runner import call as _call\n\nif TYPE_CHECKING:\n"
+           "    from lm_workbench.api.model import Model  # a loaded model, where a function takes one\n"]
     for command in FUNCTION_GROUPS[group]:
         cls, name = REQUESTS[command], FUNCTIONS[command]
         fields, positional = _ordered(command, dataclasses.fields(cls))
@@ -124,19 +134,21 @@ def functions_group(group: str) -> str:
                    + f"    return _call(_requests.{cls.__name__}, locals())\n")
     names = "".join(f'\n    "{FUNCTIONS[c]}",' for c in FUNCTION_GROUPS[group])
     out.append(f"\n__all__ = [{names}\n]\n")
+    if not any("| Model" in piece for piece in out[2:]):  # no function of the group takes a loaded model
+        out[:2] = [out[0].replace("TYPE_CHECKING, Any", "Any"), "from lm_workbench.api.runner import call as _call\n"]
     return "\n".join(out)
 
 
 def functions() -> str:
-    """``functions.py``: every function, from the groups' files (``functions_<group>.py``)."""
-    imports = []
-    for group, commands in FUNCTION_GROUPS.items():
-        names = "".join(f"\n    {FUNCTIONS[c]}," for c in commands)
-        imports.append(f"from lm_workbench.api.functions_{group} import ({names}\n)\n")
-    names = "".join(f'\n    "{n}",' for n in FUNCTIONS.values())
+    """``functions.py``: every function, from the groups' files (``functions_<group>.py``), and their names
+    (``__all__ +=`` each group's, a form type checkers follow)."""
+    groups = ", ".join(f"functions_{g}" for g in FUNCTION_GROUPS)
+    stars = "".join(f"from lm_workbench.api.functions_{g} import *  # noqa: F403\n" for g in FUNCTION_GROUPS)
+    names = "".join(f"__all__ += functions_{g}.__all__\n" for g in FUNCTION_GROUPS)
     return ('"""``lm_workbench``\'s commands that read no model or more than one, from the groups\' files '
             f'(``functions_<group>.py``).\n\n{ABOUT}\n"""\n\n'
-            "from __future__ import annotations\n\n" + "".join(imports) + f"\n__all__ = [{names}\n]\n")
+            f"from __future__ import annotations\n\nfrom lm_workbench.api import {groups}\n{stars}\n"
+            f"__all__: list[str] = []\n{names}")
 
 
 def generated_files() -> dict[str, str]:

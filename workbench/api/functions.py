@@ -9,68 +9,12 @@ returns a result object (``lm_workbench.command_results.results``) whose ``to_di
 
 from __future__ import annotations
 
-from lm_workbench.api.functions_training import (
-    pretrain,
-    course_models,
-    corrupt,
-    finetune,
-    finetune_merge,
-    predict,
-    baseline_tfidf_lr,
-    baseline_bilstm,
-)
-from lm_workbench.api.functions_store import (
-    compare,
-    runs,
-    runs_diff,
-    download,
-    presets,
-    presets_check,
-    presets_verify,
-    plugins,
-    gui,
-)
-from lm_workbench.api.functions_studies import (
-    study,
-    study_list,
-    study_table,
-    guide_list,
-    guide_show,
-    guide_check,
-    guide_progress,
-    sae_eval,
-    sae_features,
-    sae_show,
-    sae_search,
-)
+from lm_workbench.api import functions_training, functions_store, functions_studies
+from lm_workbench.api.functions_training import *  # noqa: F403
+from lm_workbench.api.functions_store import *  # noqa: F403
+from lm_workbench.api.functions_studies import *  # noqa: F403
 
-__all__ = [
-    "compare",
-    "corrupt",
-    "pretrain",
-    "course_models",
-    "finetune",
-    "finetune_merge",
-    "predict",
-    "runs",
-    "download",
-    "presets",
-    "presets_check",
-    "presets_verify",
-    "plugins",
-    "gui",
-    "study",
-    "study_list",
-    "study_table",
-    "runs_diff",
-    "guide_list",
-    "guide_show",
-    "guide_check",
-    "guide_progress",
-    "baseline_tfidf_lr",
-    "baseline_bilstm",
-    "sae_eval",
-    "sae_features",
-    "sae_show",
-    "sae_search",
-]
+__all__: list[str] = []
+__all__ += functions_training.__all__
+__all__ += functions_store.__all__
+__all__ += functions_studies.__all__

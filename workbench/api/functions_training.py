@@ -4,10 +4,13 @@ Generated (``lm_workbench.api.model_methods`` says how); do not edit by hand."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lm_workbench import requests as _requests
 from lm_workbench.api.runner import call as _call
+
+if TYPE_CHECKING:
+    from lm_workbench.api.model import Model  # a loaded model, where a function takes one
 
 
 def pretrain(
@@ -67,7 +70,7 @@ def corrupt(
 
 
 def finetune(
-        model: str = "",
+        model: str | Model = "",
         *,
         task: str | None = None,
         train: str | None = None,

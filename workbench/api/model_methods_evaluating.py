@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lm_workbench import requests as _requests
+from lm_workbench.api import functions_training as _functions_training
 
 
 class EvaluatingCommands:
@@ -58,54 +59,8 @@ class EvaluatingCommands:
         """``lm-workbench prompt-eval``: evaluate cloze or prefix prompts with a verbalizer on labelled data."""
         return self._run(_requests.PromptEvalRequest, locals())
 
-    def finetune(
-            self,
-            *,
-            task: str | None = None,
-            train: str | None = None,
-            validation: str | None = None,
-            method: str | None = None,
-            method_settings: dict[str, Any] | tuple[tuple[str, Any], ...] = (),
-            epochs: float | None = None,
-            out: str | None = None,
-            lr: float | None = None,
-            batch_size: int | None = None,
-            max_length: int | None = None,
-            seed: int | None = None,
-            text_columns: str | None = None,
-            loss: str | None = None,
-            pooling: str | None = None,
-            margin: float | None = None,
-            template: str | None = None,
-            beta: float | None = None,
-            tsv_quoting: str | None = None,
-            keep_unseen_labels: bool | None = None,
-            train_setting: tuple[str, ...] = (),
-            resume: str | None = None,
-    ) -> Any:
-        """``lm-workbench finetune``: fine-tune a model on a task with a method (full, LoRA, adapters, ...).
-        ``method_settings``: the method's own settings, setting name -> value, as the CLI's ``--<method>-<setting>``
-        options give them (``lm-workbench finetune --help`` lists them), e.g. ``method="lora",
-        method_settings={"rank": 4, "alpha": 8}`` is ``--method lora --lora-rank 4 --lora-alpha 8``; refused with
-        the CLI's line when a name is no setting of the method (the nearest one named, or the methods it belongs to)
-        or a value has the wrong type or is out of range. The built-in methods' settings, name (kind, default):
-        bitfit: none; dora: rank (int, 8), alpha (float, 16.0), dropout (float, 0.1), target_modules (str,
-        'query,value'); features: pooling (str, 'mean'), dropout (float, 0.1); full: freeze_embeddings (bool,
-        False); houlsby: reduction_factor (int, 16), non_linearity (str, 'relu'), init_scale (float, 0.001),
-        train_layer_norms (bool, True); ia3: target_modules (str, 'key,value'), feedforward (bool, True); loha: rank
-        (int, 8), alpha (float, 8.0), target_modules (str, 'query,value'); lokr: rank (int, 8), alpha (float, 8.0),
-        target_modules (str, 'query,value'), decompose_factor (int, -1); lora: rank (int, 8), alpha (float, 16.0),
-        dropout (float, 0.1), target_modules (str, 'query,value'); mam: prefix_length (int, 30), ffn_bottleneck
-        (int, 512), scale (float, 4.0), prefix_projection (bool, True), encoder_hidden_size (int, 128), init_scale
-        (float, 0.001); oft: block_size (int, 8), target_modules (str, 'query,value'), neumann_terms (int, 5);
-        parallel-adapter: site (str, 'ffn'), reduction_factor (int, 16), scale (float, 1.0), non_linearity (str,
-        'relu'), init_scale (float, 0.001); pfeiffer: reduction_factor (int, 16), non_linearity (str, 'relu'),
-        init_scale (float, 0.001), train_layer_norms (bool, False); prefix: num_virtual_tokens (int, 20),
-        prefix_projection (bool, True), encoder_hidden_size (int, 128); prompt: num_virtual_tokens (int, 20), init
-        (str, 'vocab'), init_text (str, 'Classify the sentiment of this text:'); rslora: rank (int, 8), alpha
-        (float, 16.0), dropout (float, 0.1), target_modules (str, 'query,value'); vera: rank (int, 256),
-        target_modules (str, 'query,value'), dropout (float, 0.0), d_initial (float, 0.1)."""
-        return self._run(_requests.FinetuneRequest, locals())
+    # ``m.finetune(...)`` is ``lm_workbench.finetune(m, ...)``: the function, bound to the model
+    finetune = _functions_training.finetune
 
     def retrieve(
             self,

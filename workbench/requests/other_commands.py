@@ -118,7 +118,8 @@ class PresetsVerifyRequest(Request, command="presets verify"):
 class FinetuneRequest(Request, command="finetune"):
     """``lm-workbench finetune``: fine-tune a model on a task with a method (full, LoRA, adapters, ...)"""
 
-    model: str = ""  # positional
+    # positional; the API takes a loaded Model too (``m.finetune`` is this function bound to ``m``)
+    model: str = field(default="", metadata={"api_type": "str | Model"})
     task: str | None = None  # --task
     train: str | None = None  # --train
     validation: str | None = None  # --validation
