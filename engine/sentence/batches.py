@@ -18,10 +18,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import numpy as np
-
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.maths.undefined import note as undefined_note
+from lm_workbench.engine.training.sampler import SeededSampler
 
 IN_BATCH_LOSSES = ("mnrl", "cosent")
 WHY = {"mnrl": "in-batch negatives (each anchor against the other pairs' positives)",
@@ -52,27 +51,17 @@ def batches_per_epoch(n: int, batch_size: int) -> int:
     return math.ceil(kept_per_epoch(n, batch_size) / b)
 
 
-class InBatchSampler:
-    """The loop's data order for in-batch losses (the ``SeededSampler`` protocol): epoch ``e`` visits
+class InBatchSampler(SeededSampler):
+    """The loop's data order for in-batch losses (the ``SeededSampler`` protocol and epochs): epoch ``e`` visits
     ``np.random.default_rng([seed, e]).permutation(n)[rank::world_size]`` in batches of ``min(batch_size,
     shard)`` that stop at the epoch's end; a last batch of one is skipped (``dropped`` counts them)."""
 
     def __init__(self, n: int, batch_size: int, seed: int, rank: int = 0, world_size: int = 1):
-        self.n, self.seed, self.rank, self.world_size = int(n), int(seed), int(rank), int(world_size)
-        shard = len(range(self.rank, self.n, self.world_size))
+        shard = len(range(int(rank), int(n), int(world_size)))
         if shard < 2:
             raise WorkbenchError(f"in-batch negatives need two training examples per process; this one has {shard}")
-        self.batch_size = min(int(batch_size), shard)
-        self.epoch = 0
-        self.position = 0
+        super().__init__(n, min(int(batch_size), shard), seed, rank, world_size)
         self.dropped = 0
-        self._shard: np.ndarray | None = None
-
-    def _current_shard(self) -> np.ndarray:
-        if self._shard is None:
-            order = np.random.default_rng([self.seed, self.epoch]).permutation(self.n)
-            self._shard = order[self.rank::self.world_size]
-        return self._shard
 
     def next_indices(self) -> list[int]:
         shard = self._current_shard()
@@ -86,10 +75,10 @@ class InBatchSampler:
         return [int(i) for i in take]
 
     def state_dict(self) -> dict[str, Any]:
-        return {"epoch": self.epoch, "position": self.position, "dropped": self.dropped}
+        return {**super().state_dict(), "dropped": self.dropped}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.epoch, self.position, self._shard = int(state["epoch"]), int(state["position"]), None
+        super().load_state_dict(state)
         self.dropped = int(state.get("dropped", 0))
 
 
