@@ -74,12 +74,8 @@ def setup_logging(*, console: bool = False, level: int = logging.INFO) -> Path |
     ``console``: also print warnings on stderr as one-line messages (the CLI, where Python would print
     them anyway once a handler exists). Returns None when the file cannot be opened.
     """
+    stop_logging()
     root = logging.getLogger()
-    for handler in list(root.handlers):
-        if isinstance(handler, (_QuietFileHandler, _ConsoleLines)):
-            root.removeHandler(handler)
-            handler.close()
-    _state["path"] = None
     if console:
         stderr_lines = _ConsoleLines(logging.WARNING)
         root.addHandler(stderr_lines)
@@ -100,17 +96,19 @@ def setup_logging(*, console: bool = False, level: int = logging.INFO) -> Path |
 
 def detach_console() -> None:
     """Stop printing warnings on stderr (the CLI, when its command is done; the log file stays)."""
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if isinstance(handler, _ConsoleLines):
-            root.removeHandler(handler)
+    _remove_handlers((_ConsoleLines,), close=False)
 
 
 def stop_logging() -> None:
     """Close the log file and stop printing warnings (tests, a process that changes ``LM_WORKBENCH_HOME``)."""
+    _remove_handlers((_QuietFileHandler, _ConsoleLines), close=True)
+    _state["path"] = None
+
+
+def _remove_handlers(kinds: tuple[type, ...], *, close: bool) -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):
-        if isinstance(handler, (_QuietFileHandler, _ConsoleLines)):
+        if isinstance(handler, kinds):
             root.removeHandler(handler)
-            handler.close()
-    _state["path"] = None
+            if close:
+                handler.close()
