@@ -37,7 +37,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Generator, Iterator
+from typing import Any, Generator, Iterable, Iterator
 
 from lm_workbench.engine.data.rows import ReadReport, Row, Table, cell_text
 from lm_workbench.engine.data.tsv_quoting import check_choice, decide, header_cells
@@ -88,16 +88,19 @@ def _csv_rows(lines: TextLines, path: Path) -> Iterator[tuple[int, list[str]]]:
                              f"end with a quote") from None
 
 
-def _tsv_lines(lines: TextLines, total: int, cancel: CancelToken) -> Generator[Progress, None, list[str]]:
-    """A TSV file's lines, all read first: the quoting is decided once, from the whole file."""
-    out: list[str] = []
+def _collected(items: Iterable[Any], lines: TextLines, total: int, cancel: CancelToken, *,
+               counted: str = "") -> Generator[Progress, None, list[Any]]:
+    """``items`` (drawn from ``lines``) in a list, with byte progress every ``PROGRESS_EVERY_BYTES`` of the file
+    (and how many items, named ``counted``, when given); cancellable there."""
+    out: list[Any] = []
     reported = 0
-    for line in lines:
-        out.append(line)
+    for item in items:
+        out.append(item)
         if lines.bytes_read - reported >= PROGRESS_EVERY_BYTES:
             cancel.check()
             reported = lines.bytes_read
-            yield Progress(reported, total, f"read {reported / 1e6:.1f} of {total / 1e6:.1f} MB")
+            count = f", {len(out):,} {counted}" if counted else ""
+            yield Progress(reported, total, f"read {reported / 1e6:.1f} of {total / 1e6:.1f} MB{count}")
     return out
 
 
@@ -126,24 +129,17 @@ def stream_table(path: str | Path, *, tsv_quoting: str = "auto",
     lines = TextLines(path)
     report = ReadReport(str(path))
     header: list[str] = []
-    rows: list[Row] = []
-    reported = 0
     yield Progress(0, total, f"reading {path.name}")
     if kind == "jsonl":
         source = _json_rows(lines, report, header)
     elif kind == "csv":
         source = _cell_rows(_csv_rows(lines, path), path, kind, report, header)
     else:
-        text_lines = yield from _tsv_lines(lines, total, cancel)
+        text_lines = yield from _collected(lines, lines, total, cancel)  # all first: quoting is decided once
         quoting = decide(text_lines, tsv_quoting)
         report.quoting = quoting.note()
         source = _cell_rows(tsv_rows(text_lines, quoting, path.name, report.skip), path, kind, report, header)
-    for row in source:
-        rows.append(row)
-        if lines.bytes_read - reported >= PROGRESS_EVERY_BYTES:
-            cancel.check()
-            reported = lines.bytes_read
-            yield Progress(reported, total, f"read {reported / 1e6:.1f} of {total / 1e6:.1f} MB, {len(rows):,} rows")
+    rows: list[Row] = yield from _collected(source, lines, total, cancel, counted="rows")
     if not header and report.skipped:
         report.require_rows("rows")  # every line was skipped: say why
     if not header:
