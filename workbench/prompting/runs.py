@@ -8,7 +8,6 @@ a JSON artifact.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Generator
 
@@ -92,14 +91,6 @@ def sentence_embedder(model: str = EMBEDDING_MODEL) -> Any:
     return lambda texts: drive(sentence_vectors(loaded, texts, "model" if model == "minilm" else "mean"))
 
 
-def result_file(run_id: int) -> Path:
-    from lm_workbench.paths import data_dir
-
-    folder = data_dir() / "prompt-evals"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"run-{run_id}.json"
-
-
 class PromptEvalRun(ComputedRun):
     """Every prompt of the spec over its data (an ``EvaluationResult``)."""
 
@@ -135,9 +126,7 @@ class PromptEvalRun(ComputedRun):
         return [str(resolve_data(self.spec.data))]
 
     def record_files(self, store: Any, run_id: int, result: Any) -> None:
-        out = result_file(run_id)
-        out.write_text(json.dumps(result.to_dict()), encoding="utf-8")
-        store.add_artifact(run_id, "result", "json", out)
+        self.record_json(store, run_id, "prompt-evals", result.to_dict())
 
 
 def prompt_eval_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:

@@ -8,7 +8,6 @@ Recorded: one metrics row (step 0) with the model's ``ndcg@10``, ``mrr@10``, ``r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Generator
 
@@ -19,14 +18,6 @@ from lm_workbench.runs.kinds import RunKind, spec_command
 
 RETRIEVAL_EVAL = RunKind(kind="retrieval-eval", target="lm_workbench.retrieval.runs:retrieval_eval_lane_job",
                          title="Retrieval evaluation", command=spec_command(RetrievalEvalSpec))
-
-
-def result_file(run_id: int) -> Path:
-    from lm_workbench.paths import data_dir
-
-    folder = data_dir() / "retrieval-evals"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"run-{run_id}.json"
 
 
 class RetrievalEvalRun(ComputedRun):
@@ -66,12 +57,10 @@ class RetrievalEvalRun(ComputedRun):
                                  folder / "qrels" / f"{self.spec.split}.tsv") if p.is_file()]
 
     def record_files(self, store: Any, run_id: int, result: Any) -> None:
-        out = result_file(run_id)
         data = result.to_json()
         data["per_query_ndcg@10"] = [{"query_id": c.query_id, "query": c.query, "model": c.model, "bm25": c.bm25}
                                      for c in result.comparisons]
-        out.write_text(json.dumps(data), encoding="utf-8")
-        store.add_artifact(run_id, "result", "json", out)
+        self.record_json(store, run_id, "retrieval-evals", data)
 
 
 def retrieval_eval_lane_job(ctx: Any, **params: Any) -> dict[str, Any]:

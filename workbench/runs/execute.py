@@ -54,6 +54,20 @@ class ComputedRun:
     def record_files(self, store: Any, run_id: int, result: Any) -> None:
         """Write and register the run's own files (none by default)."""
 
+    @staticmethod
+    def record_json(store: Any, run_id: int, folder: str, data: Any) -> Path:
+        """Write ``data`` as JSON to ``<data dir>/<folder>/run-<run_id>.json`` and register it as the run's
+        ``result`` artifact; returns the path."""
+        import json
+
+        from lm_workbench.paths import data_dir
+
+        out = data_dir() / folder / f"run-{run_id}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(data), encoding="utf-8")
+        store.add_artifact(run_id, "result", "json", out)
+        return out
+
     recallable: ClassVar[bool] = False  # True: ``to_record`` / ``from_record`` rebuild a result (``runs.recall``)
 
     def to_record(self, result: Any) -> dict[str, Any]:
