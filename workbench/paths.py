@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 import platformdirs
 
@@ -23,41 +24,32 @@ def _home() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
-def _ensure(path: Path) -> Path:
+def _folder(name: str, platform_folder: Callable[[], Path]) -> Path:
+    """``LM_WORKBENCH_HOME/<name>`` when that is set, else ``platform_folder()``; created."""
+    home = _home()
+    path = home / name if home is not None else platform_folder()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def config_dir() -> Path:
     """The folder for settings.json and other user configuration."""
-    home = _home()
-    if home is not None:
-        return _ensure(home / "config")
-    return _ensure(Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)))
+    return _folder("config", lambda: Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)))
 
 
 def data_dir() -> Path:
     """The folder for lasting data: the run store, checkpoints, exports."""
-    home = _home()
-    if home is not None:
-        return _ensure(home / "data")
-    return _ensure(Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
+    return _folder("data", lambda: Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
 
 
 def cache_dir() -> Path:
     """The folder for data that can be rebuilt at will (downloads, caches)."""
-    home = _home()
-    if home is not None:
-        return _ensure(home / "cache")
-    return _ensure(Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)))
+    return _folder("cache", lambda: Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)))
 
 
 def plugins_dir() -> Path:
     """The folder the user drops plugin files into (inside the data folder)."""
-    home = _home()
-    if home is not None:
-        return _ensure(home / "plugins")
-    return _ensure(data_dir() / "plugins")
+    return _folder("plugins", lambda: data_dir() / "plugins")
 
 
 def runs_db_path() -> Path:
