@@ -51,36 +51,38 @@ def detect_family(config: Any) -> Family:
     raise ValueError(f"model type {model_type!r} is not a text encoder, decoder or encoder-decoder")
 
 
-def num_layers(config: Any) -> int:
-    for name in ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers"):
+def _first_int(config: Any, names: tuple[str, ...]) -> int | None:
+    """The first of ``names`` that ``config`` holds as an int (configs name the same size differently)."""
+    for name in names:
         value = getattr(config, name, None)
         if isinstance(value, int):
             return value
-    raise ValueError("config names no layer count")
+    return None
+
+
+def _required(value: int | None, what: str) -> int:
+    if value is None:
+        raise ValueError(f"config names no {what}")
+    return value
+
+
+def num_layers(config: Any) -> int:
+    return _required(_first_int(config, ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers")),
+                     "layer count")
 
 
 def num_decoder_layers(config: Any) -> int:
-    for name in ("num_decoder_layers", "decoder_layers"):
-        value = getattr(config, name, None)
-        if isinstance(value, int):
-            return value
-    return num_layers(config)
+    found = _first_int(config, ("num_decoder_layers", "decoder_layers"))
+    return num_layers(config) if found is None else found
 
 
 def num_heads(config: Any) -> int:
-    for name in ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads"):
-        value = getattr(config, name, None)
-        if isinstance(value, int):
-            return value
-    raise ValueError("config names no head count")
+    return _required(_first_int(config, ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads")),
+                     "head count")
 
 
 def hidden_size(config: Any) -> int:
-    for name in ("hidden_size", "n_embd", "d_model", "dim"):
-        value = getattr(config, name, None)
-        if isinstance(value, int):
-            return value
-    raise ValueError("config names no hidden size")
+    return _required(_first_int(config, ("hidden_size", "n_embd", "d_model", "dim")), "hidden size")
 
 
 def max_positions(config: Any, tokenizer_max: int | None = None) -> int | None:

@@ -29,6 +29,18 @@ def _figure(width: float = 6.0, height: float = 4.0) -> Any:
     return fig
 
 
+def _finished(fig: Any, ax: Any, title: str, xlabel: str, ylabel: str | None = None) -> Any:
+    """``fig`` with ``ax``'s title, axis labels and frame in the window's colours, laid out."""
+    ax.set_title(title, color=INK)
+    ax.set_xlabel(xlabel, color=INK)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel, color=INK)
+    for spine in ax.spines.values():
+        spine.set_color(FRAME)
+    fig.tight_layout()
+    return fig
+
+
 def _heatmap(matrix: Any, rows: list[str] | None, cols: list[str] | None, title: str, xlabel: str,
              ylabel: str) -> Any:
     n, m = matrix.shape if matrix.ndim == 2 else (1, matrix.shape[0])
@@ -48,13 +60,7 @@ def _heatmap(matrix: Any, rows: list[str] | None, cols: list[str] | None, title:
         ax.set_yticks(range(n), rows, fontsize=8)
     if cols and len(cols) == m:
         ax.set_xticks(range(m), cols, rotation=90, fontsize=8)
-    ax.set_title(title, color=INK)
-    ax.set_xlabel(xlabel, color=INK)
-    ax.set_ylabel(ylabel, color=INK)
-    for spine in ax.spines.values():
-        spine.set_color(FRAME)
-    fig.tight_layout()
-    return fig
+    return _finished(fig, ax, title, xlabel, ylabel)
 
 
 def _bars(labels: list[str], values: list[float], title: str, xlabel: str) -> Any:
@@ -63,12 +69,7 @@ def _bars(labels: list[str], values: list[float], title: str, xlabel: str) -> An
     ax.barh(range(len(values)), values, color=BAR)
     ax.set_yticks(range(len(values)), labels, fontsize=9)
     ax.invert_yaxis()
-    ax.set_title(title, color=INK)
-    ax.set_xlabel(xlabel, color=INK)
-    for spine in ax.spines.values():
-        spine.set_color(FRAME)
-    fig.tight_layout()
-    return fig
+    return _finished(fig, ax, title, xlabel)
 
 
 def figure_of(result: Any) -> Any:
