@@ -18,9 +18,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.objectives.config_fields import KINDS, ConfigField, check_field_value
-from lm_workbench.engine.setting import setting
+from lm_workbench.engine.setting import config_from_dict, setting
 
 SCHEDULES = ("linear", "cosine", "constant")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -82,13 +81,7 @@ class TrainingConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainingConfig":
         """A config from a dict (e.g. JSON); unknown keys are a ``WorkbenchError`` naming them."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise WorkbenchError(f"unknown training setting(s) {', '.join(unknown)} (settings: {', '.join(sorted(names))})")
-        config = cls(**data)
-        config.validate()
-        return config
+        return config_from_dict(cls, data, "training")
 
     def validate(self) -> None:
         """Raise ``WorkbenchError`` naming the first bad field."""

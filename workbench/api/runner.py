@@ -134,9 +134,9 @@ def run(request: Request, loaded: Any = None) -> Any:
 def call(cls: type[Request], arguments: dict[str, Any], loaded: Any = None) -> Any:
     """``cls``'s request built from keyword ``arguments`` (lists made tuples) and run (``run``). ``model`` may be a
     loaded ``Model`` (a function that is also its method, ``m.finetune(...)``): the command runs on it."""
-    from lm_workbench.api.model import Model
     from lm_workbench.requests.base import _frozen
 
-    if isinstance(arguments.get("model"), Model):
-        return arguments["model"]._run(cls, {k: v for k, v in arguments.items() if k != "model"})
+    model = arguments.get("model")
+    if not isinstance(model, str) and hasattr(model, "_run"):  # a Model (not imported: it imports the functions)
+        return model._run(cls, {k: v for k, v in arguments.items() if k != "model"})
     return run(cls(**{name: _frozen(value) for name, value in arguments.items()}), loaded)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.engine.setting import setting
+from lm_workbench.engine.setting import config_from_dict, setting
 
 
 
@@ -33,13 +33,8 @@ class TunedLensConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TunedLensConfig":
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise WorkbenchError(f"unknown tuned-lens setting(s) {', '.join(unknown)}")
-        config = cls(**data)
-        config.validate()
-        return config
+        """A config from a dict (e.g. JSON); unknown keys are a ``WorkbenchError`` naming them."""
+        return config_from_dict(cls, data, "tuned-lens")
 
     def validate(self) -> None:
         """Raise ``WorkbenchError`` naming the first value out of bounds."""
