@@ -38,8 +38,10 @@ class Partial:
 class CancelToken:
     """A thread-safe flag; ``check()`` raises ``Cancelled`` once it is set."""
 
-    def __init__(self) -> None:
-        self._event = threading.Event()
+    def __init__(self, event: Any = None) -> None:
+        """``event``: a ``threading.Event`` (or anything with ``is_set`` and ``set``) another side sets, e.g. a lane's
+        cancel event; a new one when None."""
+        self._event = threading.Event() if event is None else event
 
     def cancel(self) -> None:
         self._event.set()

@@ -113,21 +113,6 @@ class StoreReporter:
             self.echo(line)
 
 
-class EventToken:
-    """A ``threading.Event`` as the engine's cancel token."""
-
-    def __init__(self, event: threading.Event) -> None:
-        self.event = event
-
-    @property
-    def cancelled(self) -> bool:
-        return self.event.is_set()
-
-    def check(self) -> None:
-        if self.event.is_set():
-            raise Cancelled()
-
-
 class SigintCancels:
     """While active, the first Ctrl-C sets ``event`` (a clean cancel); a second one interrupts at once."""
 
@@ -273,7 +258,7 @@ class LongRun:
         cancel = threading.Event()
         if distributed_rank()[0] != 0:  # under torchrun: the other ranks train; rank 0 records the one run
             with SigintCancels(cancel):
-                self.body(_Unrecorded(EventToken(cancel)), _NoReport())
+                self.body(_Unrecorded(cancel), _NoReport())
             return None
         reporter: StoreReporter | None = None
         store = RunStore(store_path or runs_db_path())
@@ -330,19 +315,10 @@ class LongRun:
         return job
 
 
-class _Unrecorded:
+class _Unrecorded(CancelToken):
     """The cancel token torchrun's other ranks train with (no run store)."""
 
-    def __init__(self, token: EventToken) -> None:
-        self.token = token
-        self.run_id = None
-
-    @property
-    def cancelled(self) -> bool:
-        return self.token.cancelled
-
-    def check(self) -> None:
-        self.token.check()
+    run_id = None
 
 
 class _NoReport:
@@ -352,5 +328,5 @@ class _NoReport:
         pass
 
 
-__all__ = ["INTERRUPTED", "EventToken", "LongRun", "NEVER_CANCELLED", "SigintCancels", "StoreReporter",
+__all__ = ["INTERRUPTED", "LongRun", "NEVER_CANCELLED", "SigintCancels", "StoreReporter",
            "distributed_rank"]

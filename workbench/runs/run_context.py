@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
 from lm_workbench.engine.errors import Cancelled
+from lm_workbench.engine.progress import CancelToken
 from lm_workbench.store.run_store import RunStore
 
 HEARTBEAT_S = 2.0
@@ -38,10 +39,12 @@ class EventLike(Protocol):
     def set(self) -> None: ...
 
 
-class RunContext:
-    """A running job's handle on its run: log metrics, heartbeat, artifacts, cancel."""
+class RunContext(CancelToken):
+    """A running job's handle on its run: log metrics, heartbeat, artifacts, and the engine's cancel token over
+    ``cancel_event`` (``cancelled``, ``check``)."""
 
     def __init__(self, run_id: int, store: RunStore, cancel_event: EventLike) -> None:
+        super().__init__(cancel_event)
         self.run_id = run_id
         self.store = store
         self.cancel_event = cancel_event
@@ -62,17 +65,7 @@ class RunContext:
         """Record that the job is alive (a background thread also does this)."""
         self.store.heartbeat(self.run_id)
 
-    @property
-    def cancelled(self) -> bool:
-        """Whether a cancel was requested."""
-        return self.cancel_event.is_set()
-
-    def check_cancel(self) -> None:
-        """Raise ``lm_workbench.engine.errors.Cancelled`` if a cancel was requested."""
-        if self.cancel_event.is_set():
-            raise Cancelled()
-
-    check = check_cancel  # the engine's CancelToken protocol
+    check_cancel = CancelToken.check  # raises ``Cancelled`` once a cancel was requested
 
     def add_artifact(self, name: str, kind: str, path: str | Path,
                      sha256: str | None = None) -> int:
