@@ -50,7 +50,7 @@ def test_the_guides_example_trains_through_the_registry(guide_plugin, tiny_model
     assert ObjectiveRegistry(discover(Settings(), root)).record(name).status == "disabled"
     registry = ObjectiveRegistry(discover(Settings(enabled_plugins=[name]), root))
     record = registry.record(name)
-    assert (record.status, record.kind, record.source, record.api_version) == ("ok", "objective", "folder", "3.0")
+    assert (record.status, record.kind, record.source, record.api_version) == ("ok", "objective", "folder", "3.3")
 
     tok = tokenizer_for(tiny_models, "bert")
     objective = registry.objective(name)

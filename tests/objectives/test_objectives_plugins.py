@@ -91,7 +91,7 @@ def test_third_party_package_works_and_a_broken_one_is_isolated(third_party, tin
     records = by_name(registry.records)
     good, broken = records["simple-mask"], records["broken-objective"]
     assert (good.status, good.source, good.version, good.api_version, good.families, good.error) == (
-        "ok", "entry-point", "0.3.0", "3.0", ["encoder"], None)
+        "ok", "entry-point", "0.3.0", "3.3", ["encoder"], None)
     assert broken.status == "error" and broken.source == "entry-point" and broken.version == "0.0.1"
     assert "RuntimeError" in broken.error and "broken on purpose" in broken.error
     assert BUILT_IN | {"simple-mask"} == set(registry.names())

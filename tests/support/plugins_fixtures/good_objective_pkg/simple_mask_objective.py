@@ -1,18 +1,18 @@
 """A third-party objective: mask a share of the tokens, all with the mask token (BERT without 80/10/10)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from lm_workbench.engine.plugin_api import (
     IGNORE_INDEX, Family, Objective, Preview, Requirements, apply_treatments, collate, draw_treatments,
-    kinds_from_codes, model_device, select_positions, token_cross_entropy, vocab_info,
+    kinds_from_codes, model_device, select_positions, setting, token_cross_entropy, vocab_info,
 )
 
 
 class SimpleMask(Objective):
     name = "simple-mask"
-    api_version = "3.0"  # the plugin API this was written for
+    api_version = "3.3"  # the plugin API this was written for
     families = frozenset({Family.ENCODER})
     requires = Requirements(head="mlm", tokens=("mask_token",))
     description = "Replace a share of the tokens by the mask token and predict them."
@@ -20,7 +20,7 @@ class SimpleMask(Objective):
 
     @dataclass
     class Config:
-        rate: float = field(default=0.2, metadata={"help": "Share of the tokens masked.", "min": 0.0, "max": 1.0})
+        rate: float = setting(0.2, "Share of the tokens masked.", min=0.0, max=1.0)
 
     def make_batch(self, token_ids, tokenizer, rng, config, *, example_ids=None):
         info = vocab_info(tokenizer)  # special ids, mask and pad ids, as numpy arrays
