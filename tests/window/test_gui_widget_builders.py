@@ -57,3 +57,24 @@ def test_column_and_row_lay_out_items_with_theme_sizes(qapp, restore_style):
         assert "not a widget" in str(exc)
     else:
         raise AssertionError("a string is no item")
+
+
+def test_tool_buttons_flush_column_and_form_rows(qapp):
+    from PySide6.QtWidgets import QMenu, QToolButton
+
+    seen = []
+    flat = controls.tool_button("Close", tip="close it", clicked=lambda *_: seen.append(1))
+    flat.click()
+    assert seen == [1] and flat.text() == "Close" and flat.toolTip() == "close it"
+    owner = QWidget()
+    menu = QMenu(owner)
+    export = controls.menu_button("Export", menu)
+    assert export.menu() is menu and export.popupMode() is QToolButton.ToolButtonPopupMode.InstantPopup
+    inner = QWidget()
+    layout = boxes.flush_column(inner, QLabel("x"))
+    margins = layout.contentsMargins()
+    assert (margins.left(), margins.top(), margins.right(), margins.bottom()) == (0, 0, 0, 0)
+    edit = controls.line_edit("p")
+    form = boxes.form_rows(("Name", edit))
+    assert form.rowCount() == 1 and form.itemAt(0, form.ItemRole.FieldRole).widget() is edit
+    assert form.contentsMargins().left() == 0

@@ -12,15 +12,17 @@ the decoder target pauses (the model must run again).
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QSizePolicy, QSpinBox,
-    QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.colormap import head_color
 from lm_workbench.ui.theme_tokens import is_presentation
 from lm_workbench.ui.widgets.fold import FlowLayout
+from lm_workbench.ui.widgets.boxes import add_items, flush_column, row
+from lm_workbench.ui.widgets.controls import (
+    combo_box, double_spin_box, label, line_edit, menu_button, spin_box, tool_button,
+)
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 
 KINDS = [("encoder", "Encoder self-attention"), ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")]
 # the first kind, as a model of each family calls it (a decoder-only model's self-attention is no encoder's)
@@ -60,27 +62,17 @@ class HeadPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._buttons: list[HeadButton] = []
-        self.all_button = QToolButton()
-        self.all_button.setText("All")
-        self.all_button.setToolTip("Show every head of the layer")
-        self.all_button.clicked.connect(lambda: self.set_heads(range(len(self._buttons))))
+        self.all_button = tool_button("All", tip="Show every head of the layer",
+                                      clicked=lambda: self.set_heads(range(len(self._buttons))))
         self._strip = QWidget()
-        self._strip_row = QHBoxLayout(self._strip)
-        self._strip_row.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self._strip)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._strip_row = row(owner=self._strip)
+        self.scroll = scroll_area(self._strip, frame=False)
         self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # shrinks to fit; scrolls then
-        self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        theme.bind(self, lambda w, m: w._row.setSpacing(m.compact_spacing))
+        self._row = row(self.all_button, (self.scroll, 1), owner=self, spacing="compact_spacing")
         theme.bind(self, lambda w, m: w._strip_row.setSpacing(m.compact_spacing))
-        self._row.addWidget(self.all_button)
-        self._row.addWidget(self.scroll, 1)
         self._wraps = False
         self._apply_tokens()
         theme.follow(self, self._apply_tokens)
@@ -91,13 +83,13 @@ class HeadPicker(QWidget):
         if wrap != self._wraps:
             self._wraps = wrap
             strip = QWidget()
-            row = FlowLayout(strip) if wrap else QHBoxLayout(strip)
-            row.setContentsMargins(0, 0, 0, 0)
+            strip_row = FlowLayout(strip) if wrap else QHBoxLayout(strip)
+            strip_row.setContentsMargins(0, 0, 0, 0)
             if not wrap:
-                theme.bind(row, lambda w, m: w.setSpacing(m.compact_spacing))
+                theme.bind(strip_row, lambda w, m: w.setSpacing(m.compact_spacing))
             for b in self._buttons:
-                row.addWidget(b)
-            self._strip, self._strip_row = strip, row
+                strip_row.addWidget(b)
+            self._strip, self._strip_row = strip, strip_row
             self.scroll.setWidget(strip)  # the old strip goes (its buttons moved)
             self.scroll.setHorizontalScrollBarPolicy(
                 Qt.ScrollBarPolicy.ScrollBarAlwaysOff if wrap else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
@@ -170,63 +162,32 @@ class AttentionControls(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setPrefix("layer ")
-        self.layer_spin.setToolTip("Which layer's attention (0 = the first layer)")
-        self.kind_combo = QComboBox()
-        for key, label in KINDS:
-            self.kind_combo.addItem(label, key)
-        self.kind_combo.setToolTip("Decoder and cross-attention exist only in encoder-decoder models")
-        self.kind_note = QLabel()
-        self.kind_note.setObjectName("summary")
-        self.target_edit = QLineEdit()
-        self.target_edit.setPlaceholderText("Decoder target (optional; empty: the model's own greedy output)")
+        self.layer_spin = spin_box(0, 99, 0, prefix="layer ", tip="Which layer's attention (0 = the first layer)")
+        self.kind_combo = combo_box([(text, key) for key, text in KINDS],
+                                    tip="Decoder and cross-attention exist only in encoder-decoder models")
+        self.kind_note = label(name="summary")
+        self.target_edit = line_edit("Decoder target (optional; empty: the model's own greedy output)")
         self.target_edit.setClearButtonEnabled(True)
         self.heads = HeadPicker()
         self.hide_special = QCheckBox("Hide special tokens")
         self.hide_special.setToolTip("Drop [CLS], [SEP], <s>… on both sides and renormalise each row to sum to 1")
-        self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.0, 1.0)
-        self.threshold.setDecimals(3)
-        self.threshold.setSingleStep(0.01)
-        self.threshold.setValue(0.01)
-        self.threshold.setPrefix("threshold ")
-        self.threshold.setToolTip("Lines for weights below this are not drawn")
-        self.lines_label = QLabel("0 lines drawn")
-        self.lines_label.setObjectName("summary")
+        self.threshold = double_spin_box(0.0, 1.0, 0.01, decimals=3, step=0.01, prefix="threshold ",
+                                         tip="Lines for weights below this are not drawn")
+        self.lines_label = label("0 lines drawn", name="summary")
         self.lines_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         theme.bind(self, lambda w, m: w.lines_label.setMinimumWidth(m.lines_label_w))
         self.lines_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.steps_button = QToolButton()
-        self.steps_button.setText("Step by step")
-        self.steps_button.setToolTip("One head's attention for one query token, from q and k to the output")
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.steps_button = tool_button("Step by step",
+                                        tip="One head's attention for one query token, from q and k to the output")
+        self.export_button = menu_button("Export")  # its menu: the view's (AttentionView._build_export_menu)
 
-        top = QHBoxLayout()
-        theme.bind(top, lambda w, m: w.setSpacing(m.group_spacing))
-        top.addWidget(self.layer_spin)
-        top.addWidget(self.kind_combo)
-        top.addWidget(self.kind_note)
-        top.addWidget(self.target_edit, 1)
-        top.addWidget(self.lines_label, 1)
-        top.addWidget(self.steps_button)
-        top.addWidget(self.export_button)
-        second = QHBoxLayout()
-        theme.bind(second, lambda w, m: w.setSpacing(m.group_spacing))
+        top = row(self.layer_spin, self.kind_combo, self.kind_note, (self.target_edit, 1), (self.lines_label, 1),
+                  self.steps_button, self.export_button, spacing="group_spacing")
         self.heads_label = QLabel("Heads")
-        second.addWidget(self.heads_label)
-        second.addWidget(self.heads)
+        second = row(self.heads_label, self.heads, spacing="group_spacing")
         theme.bind(second, lambda w, m: w.addSpacing(m.group_spacing))
-        second.addWidget(self.hide_special)
-        second.addWidget(self.threshold)
-        second.addStretch(1)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        theme.bind(column, lambda w, m: w.setSpacing(m.section_spacing))
-        column.addLayout(top)
-        column.addLayout(second)
+        add_items(second, (self.hide_special, self.threshold, 1))
+        flush_column(self, top, second, spacing="section_spacing")
 
         self._target_timer = QTimer(self)
         self._target_timer.setSingleShot(True)

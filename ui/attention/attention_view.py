@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QSplitter, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
@@ -30,6 +30,9 @@ from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.boxes import column, flush_column
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 from lm_workbench.ui.attention.head_view import HeadView
 from lm_workbench.attention.for_views import grid_values
 from lm_workbench.attention.state import AttentionState
@@ -82,26 +85,20 @@ class AttentionView(ModelView):
         self.head_view = HeadView()
         self.grid = ModelGrid()
         self.heatmap = HeatmapView()
-        self.head_scroll = QScrollArea()
-        self.head_scroll.setWidget(self.head_view)
-        self.head_scroll.setWidgetResizable(True)
+        self.head_scroll = scroll_area(self.head_view)
         self.b = ModelBHeads()  # model B's head view, while comparing two models
         self.ab = ModelBSplit(self.head_scroll, self.b.scroll)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.grid_title = QLabel()  # "A: bert" over the grid and the heatmap while comparing (they show A only)
-        self.grid_title.setObjectName("titleA")
+        self.grid_title = label(name="titleA")  # "A: bert" over the grid and the heatmap while comparing (A only)
         self.grid_title.setTextFormat(Qt.TextFormat.PlainText)
         self.grid_title.hide()
-        a_only = QWidget()
-        a_column = QVBoxLayout(a_only)
-        a_column.setContentsMargins(0, 0, 0, 0)
-        a_column.addWidget(self.grid_title)
         a_figures = QSplitter(Qt.Orientation.Horizontal)
         a_figures.addWidget(self.grid)
         a_figures.addWidget(self.heatmap)
         a_figures.setChildrenCollapsible(False)
         self.a_figures = a_figures
-        a_column.addWidget(a_figures, 1)
+        a_only = QWidget()
+        flush_column(a_only, self.grid_title, (a_figures, 1))
         self.splitter.addWidget(self.ab)
         self.splitter.addWidget(a_only)
         self.splitter.setStretchFactor(0, 4)
@@ -115,12 +112,7 @@ class AttentionView(ModelView):
         self.steps_split.setChildrenCollapsible(False)
         self.state.encoding_busy = False  # the host runs this view's encoding now (set_busy)
         self._sized = False
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addWidget(self.controls)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.steps_split, 1)
+        column(self, self.controls, self.notice, (self.steps_split, 1))
         self._build_export_menu()
         theme.bind(self, lambda w, m: w._resize_after_tokens())  # F5: the head views' columns change width
         theme.follow(self, self._figures_floor)  # F5 scales the floor with the type
@@ -136,8 +128,8 @@ class AttentionView(ModelView):
 
     def _build_export_menu(self) -> None:
         menu = QMenu(self)
-        for label, which in (("Head view", "head"), ("Model grid", "grid"), ("Heatmap", "heatmap")):
-            action = QAction(f"{label} as PNG or SVG…", self)
+        for figure, which in (("Head view", "head"), ("Model grid", "grid"), ("Heatmap", "heatmap")):
+            action = QAction(f"{figure} as PNG or SVG…", self)
             action.triggered.connect(lambda _=False, w=which: self.export_picture(w))
             menu.addAction(action)
         menu.addSeparator()

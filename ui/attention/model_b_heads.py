@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from PySide6.QtWidgets import QScrollArea
-
 from lm_workbench.ui.attention.head_view import HeadView
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 
 
 class ModelBHeads:
     def __init__(self) -> None:
         self.head_view = HeadView()
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self.head_view)
-        self.scroll.setWidgetResizable(True)
+        self.scroll = scroll_area(self.head_view)
         self.side: Any = None  # B's AttentionSide
         self.note = ""  # what B's title adds: the layer and heads shown
 

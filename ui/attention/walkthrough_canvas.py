@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.cell_text import draw_cell_text
 from lm_workbench.ui.widgets.colormap import color_at
-from lm_workbench.ui.widgets.canvas import on_base, small_font
+from lm_workbench.ui.widgets.canvas import SmallFontCanvas
 
 
-class StepCanvas(QWidget):
+class StepCanvas(SmallFontCanvas, QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._kind = ""  # "rows" | "bars" | ""
@@ -32,15 +32,9 @@ class StepCanvas(QWidget):
         self._highlight: int | None = None
         self._greyed: np.ndarray | None = None
         self._span = 1.0
-        on_base(self)
-        self._set_font()
-        theme.follow(self, self._apply_tokens)
+        self._set_up_canvas()
 
-    def _set_font(self) -> None:
-        self._font, self._fm = small_font(self)
-
-    def _apply_tokens(self) -> None:
-        self._set_font()
+    def _after_theme(self) -> None:
         self.updateGeometry()
         self.update()
 

@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import (
-    QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QToolButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, spin_box, tool_button
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.attention.walkthrough_canvas import StepCanvas
 
@@ -46,49 +45,22 @@ class WalkthroughPanel(QWidget):
         self._steps: AttentionWalkthrough | None = None
         self._step = 0
         self._tokens: list[str] = []
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setPrefix("layer ")
-        self.head_spin = QSpinBox()
-        self.head_spin.setPrefix("head ")
-        self.query_combo = QComboBox()
-        self.query_combo.setToolTip("The query token: the one whose attention is computed")
-        self.previous_button = QPushButton("◀ Previous")
-        self.previous_button.setToolTip("The previous step (PageUp)")
-        self.next_button = QPushButton("Next ▶")
-        self.next_button.setToolTip("The next step (PageDown)")
-        self.close_button = QToolButton()
-        self.close_button.setText("Close")
-        self.where = QLabel()
-        self.where.setObjectName("sectionTitle")
-        self.where.setWordWrap(True)
+        self.layer_spin = spin_box(0, 99, 0, prefix="layer ")
+        self.head_spin = spin_box(0, 99, 0, prefix="head ")
+        self.query_combo = combo_box(tip="The query token: the one whose attention is computed")
+        self.previous_button = button("◀ Previous", tip="The previous step (PageUp)", clicked=self.previous)
+        self.next_button = button("Next ▶", tip="The next step (PageDown)", clicked=self.next)
+        self.close_button = tool_button("Close", clicked=self.closed)
+        self.where = label(name="sectionTitle", wrap=True)
         self.where.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.caption = QLabel()
-        self.caption.setObjectName("summary")
-        self.caption.setWordWrap(True)
+        self.caption = label(name="summary", wrap=True)
         self.canvas = StepCanvas()
-        self.canvas_scroll = QScrollArea()  # a long sentence in a big font: the rows scroll
-        self.canvas_scroll.setWidget(self.canvas)
-        self.canvas_scroll.setWidgetResizable(True)
-        self.canvas_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.canvas_scroll = scroll_area(self.canvas, frame=False)  # a long sentence in a big font: the rows scroll
 
-        row = QHBoxLayout()
-        theme.bind(row, lambda w, m: w.setSpacing(m.group_spacing))
-        for widget in (QLabel("Step by step:"), self.layer_spin, self.head_spin, QLabel("query"), self.query_combo):
-            row.addWidget(widget)
-        row.addStretch(1)
-        for widget in (self.previous_button, self.next_button, self.close_button):
-            row.addWidget(widget)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addLayout(row)
-        column.addWidget(self.where)
-        column.addWidget(self.canvas_scroll, 1)
-        column.addWidget(self.caption)
+        steps = row(QLabel("Step by step:"), self.layer_spin, self.head_spin, QLabel("query"), self.query_combo, 1,
+                    self.previous_button, self.next_button, self.close_button, spacing="group_spacing")
+        flush_column(self, steps, self.where, (self.canvas_scroll, 1), self.caption, spacing="row_spacing")
 
-        self.previous_button.clicked.connect(self.previous)
-        self.next_button.clicked.connect(self.next)
-        self.close_button.clicked.connect(self.closed)
         for spin in (self.layer_spin, self.head_spin):
             spin.valueChanged.connect(lambda _v: self._ask())
         self.query_combo.currentIndexChanged.connect(lambda _i: self._ask())

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import label
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.compare.cka_state import CkaState
@@ -27,17 +28,10 @@ class CompareView(ModelView):
         super().__init__(ctx, parent)
         self.state = CkaState(spec_label)
         self.notice = Notice()
-        self.summary = QLabel()
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label(name="summary", wrap=True)
         self.heatmap = HeatmapView(empty_hint="The layer × layer CKA of A and B shows here.")
         self.heatmap.set_axes("A layer", "B layer")
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addWidget(self.notice)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.heatmap, 1)
+        column(self, self.notice, self.summary, (self.heatmap, 1))
         self.state.events.changed.connect(self._show)
 
     @property

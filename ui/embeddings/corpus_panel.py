@@ -13,12 +13,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column, form_rows, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label
 from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset
+from lm_workbench.ui.widgets.file_choice import file_or_ask
 
 CORPUS_SUFFIXES = (".txt", ".csv", ".tsv", ".jsonl", ".ndjson")
 FILE_FILTER = "Corpora (*.txt *.csv *.tsv *.jsonl *.ndjson);;All files (*)"
@@ -57,55 +58,33 @@ class CorpusPanel(QWidget):
         self.paste_edit.setPlaceholderText("Paste sentences here, one per line, or drop a .txt/.csv/.tsv/.jsonl file")
         theme.bind(self, lambda w, m: w.paste_edit.setMaximumHeight(m.paste_box_max_h))
         self.paste_edit.setAcceptDrops(False)  # drops go to the panel: a file becomes a corpus, not a path
-        self.use_text_button = QPushButton("Use text")
-        self.use_text_button.setToolTip("Embed the pasted lines (one text per line)")
-        self.open_button = QPushButton("Open file…")
-        self.open_button.setToolTip(".txt: one text per line; .csv/.tsv: a header row; .jsonl: {\"text\": …}")
-        self.dataset_button = QPushButton("From the datasets cache…")
-        self.dataset_button.setToolTip("A split of a dataset already in the local Hugging Face datasets cache, "
-                                       "e.g. glue/sst2:validation (read offline)")
-        self.demo_button = QPushButton("Demo set (polysemy)")
-        self.demo_button.setToolTip("Sentences for polysemous words (bank, play, bass, …), labelled with their senses")
-        self.text_column = QComboBox()
-        self.label_column = QComboBox()
-        self.text_column.setToolTip("The column holding the text")
-        self.label_column.setToolTip("An optional column of labels (e.g. senses) to colour the map by")
+        self.use_text_button = button("Use text", tip="Embed the pasted lines (one text per line)",
+                                      clicked=lambda: self.text_requested.emit(self.paste_edit.toPlainText()))
+        self.open_button = button("Open file…", tip=".txt: one text per line; .csv/.tsv: a header row; .jsonl: "
+                                  "{\"text\": …}", clicked=lambda: self.open_file())
+        self.dataset_button = button("From the datasets cache…", tip="A split of a dataset already in the local "
+                                     "Hugging Face datasets cache, e.g. glue/sst2:validation (read offline)",
+                                     clicked=self.open_cached_dataset)
+        self.demo_button = button("Demo set (polysemy)", tip="Sentences for polysemous words (bank, play, bass, …), "
+                                  "labelled with their senses", clicked=self.demo_requested)
+        self.text_column = combo_box(tip="The column holding the text")
+        self.label_column = combo_box(tip="An optional column of labels (e.g. senses) to colour the map by")
         self.columns_row = QWidget()
-        columns = QFormLayout(self.columns_row)
-        columns.setContentsMargins(0, 0, 0, 0)
-        columns.addRow("Text column", self.text_column)
-        columns.addRow("Label column", self.label_column)
+        form_rows(("Text column", self.text_column), ("Label column", self.label_column), owner=self.columns_row)
         self.columns_row.hide()
-        self.summary = QLabel("No corpus yet: paste text, open or drop a file, or try the demo set.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.use_text_button)
-        buttons.addWidget(self.open_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addWidget(self.demo_button)
-        layout.addWidget(self.paste_edit)
-        layout.addLayout(buttons)
-        layout.addWidget(self.dataset_button)
-        layout.addWidget(self.columns_row)
-        layout.addWidget(self.summary)
-        self.use_text_button.clicked.connect(lambda: self.text_requested.emit(self.paste_edit.toPlainText()))
-        self.open_button.clicked.connect(lambda: self.open_file())
-        self.demo_button.clicked.connect(self.demo_requested)
-        self.dataset_button.clicked.connect(self.open_cached_dataset)
+        self.summary = label("No corpus yet: paste text, open or drop a file, or try the demo set.", name="summary",
+                             wrap=True)
+        flush_column(self, self.demo_button, self.paste_edit, row(self.use_text_button, self.open_button),
+                     self.dataset_button, self.columns_row, self.summary, spacing="row_spacing")
         self.text_column.activated.connect(lambda _i: self._request_file())
         self.label_column.activated.connect(lambda _i: self._request_file())
 
     # ----------------------------------------------------------------- API
     def open_file(self, path: str | Path | None = None) -> None:
         """Choose (or take) a corpus file, fill the column pickers, and ask for it to be read."""
+        path = file_or_ask(self, path, "Open a corpus", FILE_FILTER, start="")
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open a corpus", "", FILE_FILTER)
-            if not path:
-                return
+            return
         self._path = str(path)
         names = header_columns(path)
         self.columns_row.setVisible(bool(names))

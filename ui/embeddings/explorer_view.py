@@ -24,10 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QScrollArea, QSplitter,
-    QTabWidget, QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QGroupBox, QLabel, QMessageBox, QScrollArea, QSplitter, QTabWidget, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
@@ -42,6 +39,9 @@ from lm_workbench.ui.embeddings.occurrence_list import OccurrenceList, context_h
 from lm_workbench.ui.embeddings.representation_picker import RepresentationPicker
 from lm_workbench.ui.embeddings.scatter_map import ScatterMap
 from lm_workbench.ui.embeddings.sentence_panel import SentencePanel
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, combo_box, menu_button
+from lm_workbench.ui.widgets.boxes import flush_column, form_rows
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.embeddings.map_origin import MapOrigin
 from lm_workbench.ui.embeddings.explorer_presets import ExplorerPresets
@@ -69,14 +69,10 @@ class EmbeddingExplorerView(ExplorerPresets, MapOrigin, QWidget):
         self.corpus_panel = CorpusPanel()
         self.picker = RepresentationPicker()
         self.method = MethodControls()
-        self.colour_combo = QComboBox()
-        self.colour_combo.setToolTip("What the colours of the map stand for")
-        self.embed_button = QPushButton("Embed corpus")
-        self.embed_button.setToolTip("Run the model over the corpus (every layer and the static baseline)")
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.export_button.setMenu(build_export_menu(self))
+        self.colour_combo = combo_box(tip="What the colours of the map stand for")
+        self.embed_button = button("Embed corpus", tip="Run the model over the corpus (every layer and the static "
+                                   "baseline)", clicked=self.embed)
+        self.export_button = menu_button("Export", build_export_menu(self))
 
         left = self._left_column()
         self.notice = Notice()
@@ -100,56 +96,40 @@ class EmbeddingExplorerView(ExplorerPresets, MapOrigin, QWidget):
         self.side_tabs.addTab(self.sentence_panel, "Sentences")
         theme.bind(self.side_tabs, lambda w, m: w.setMinimumWidth(m.side_panel_min_w))  # tables scroll; the map gets the width
         map_box = QWidget()
-        map_col = QVBoxLayout(map_box)
-        map_col.setContentsMargins(0, 0, 0, 0)
-        map_col.addWidget(self.map, 1)
-        map_col.addWidget(self.hover_label)
+        flush_column(map_box, (self.map, 1), self.hover_label)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(map_box)
         self.splitter.addWidget(self.side_tabs)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        right_box = QWidget()
-        right = QVBoxLayout(right_box)
-        theme.bind(right, lambda w, m: (w.setContentsMargins(m.row_spacing, 0, 0, 0), w.setSpacing(m.row_spacing)))
-        right.addWidget(self.notice)
-        right.addWidget(self.strip)
         # whose map this is; greyed with Run again once the corpus, words or representation changed, cleared with
         # another model (issue 49.5)
         self.map_origin = ResultOriginLine(map_box, clear=self.clear_results, run_again=self.run_again)
-        right.addWidget(self.map_origin)
-        right.addWidget(self.splitter, 1)
+        right_box = QWidget()
+        right = boxes.column(right_box, self.notice, self.strip, self.map_origin, (self.splitter, 1), margins=None,
+                             spacing=None)
+        theme.bind(right, lambda w, m: (w.setContentsMargins(m.row_spacing, 0, 0, 0), w.setSpacing(m.row_spacing)))
         self.outer_splitter = QSplitter(Qt.Orientation.Horizontal)  # controls | map and panels
         self.outer_splitter.addWidget(left)
         self.outer_splitter.addWidget(right_box)
         self.outer_splitter.setStretchFactor(0, 0)
         self.outer_splitter.setStretchFactor(1, 1)
         self.outer_splitter.setCollapsible(1, False)
-        layout = QHBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        layout.addWidget(self.outer_splitter)
+        boxes.row(self.outer_splitter, owner=self, margins="view_margins")
         self._connect()
         self.model_b_neighbours = ModelBNeighbours(ctx, self.state, self.neighbours, self.picker, self.strip.progress,
                                      self.refresh_neighbours)  # model B's neighbours, while comparing
 
     def _left_column(self) -> QScrollArea:
-        column = QWidget()
-        col = QVBoxLayout(column)
-        theme.bind(col, lambda w, m: w.setContentsMargins(*m.scroll_column_margins))
-        for title, body in (("Corpus", self.corpus_panel), ("Representation", self.picker), ("Map", self.method)):
+        colour_form = form_rows(("Colour by", self.colour_combo))
+        groups = []
+        for title, items in (("Corpus", (self.corpus_panel,)), ("Representation", (self.picker, self.embed_button)),
+                             ("Map", (self.method, colour_form))):
             box = QGroupBox(title)
-            inner = QVBoxLayout(box)
-            theme.bind(inner, lambda w, m: w.setContentsMargins(*m.group_margins))
-            inner.addWidget(body)
-            col.addWidget(box)
-            if title == "Representation":
-                inner.addWidget(self.embed_button)
-            if title == "Map":
-                form = QFormLayout()
-                form.addRow("Colour by", self.colour_combo)
-                inner.addLayout(form)
-        col.addWidget(self.export_button)
-        col.addStretch(1)
+            boxes.column(box, *items, margins="group_margins", spacing=None)
+            groups.append(box)
+        column = QWidget()
+        boxes.column(column, *groups, self.export_button, 1, margins="scroll_column_margins", spacing=None)
         scroll = ColumnScroll()  # never narrower than the controls need (presentation mode's larger font)
         scroll.setWidget(column)
         m = theme.current().metrics
@@ -163,7 +143,6 @@ class EmbeddingExplorerView(ExplorerPresets, MapOrigin, QWidget):
         cp.file_requested.connect(self.open_corpus)
         self.picker.changed.connect(self.update_map)
         self.picker.extraction_changed.connect(self.embed)
-        self.embed_button.clicked.connect(self.embed)
         self.method.changed.connect(lambda: self.update_map() if self.method.immediate() else None)
         self.method.compute_requested.connect(lambda: self.update_map(force=True))
         self.colour_combo.currentIndexChanged.connect(lambda _i: self._recolour())

@@ -52,6 +52,21 @@ def _nothing(view: ExplorerParts, what: str) -> None:
     view.notice.show_message(f"Nothing to export yet: {what}", "info")
 
 
+CSV = ("csv", "CSV (*.csv)")
+NPY = ("npy", "NumPy array (*.npy)")
+
+
+def _save(view: ExplorerParts, missing: str | None, title: str, stem: str, kind: tuple[str, str],
+          path: str | Path | None, write: Callable[[Any], Path]) -> Path | None:
+    """``write(path)`` to ``path``, or to a file of ``kind`` (suffix, dialog filter) the user picks (None if
+    cancelled); when ``missing`` says what to do first, there is nothing to export yet and the notice says so."""
+    if missing is not None:
+        _nothing(view, missing)
+        return None
+    path = path or _ask(view, title, stem, *kind)
+    return _guard(view, lambda: write(path)) if path else None
+
+
 def export_picture(view: ExplorerParts, widget: QWidget, stem: str, path: str | Path | None = None
                    ) -> Path | None:
     if path is None:
@@ -77,31 +92,24 @@ def coordinates_table(view: ExplorerParts) -> tuple[list[str], list[list[Any]]]:
 
 def export_coordinates(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     """The map's coordinates with each occurrence's metadata, as CSV."""
-    if view.state.coords is None:
-        _nothing(view, "embed a corpus first")
-        return None
-    path = path or _ask(view, "Export map coordinates", "embedding-map", "csv", "CSV (*.csv)")
-    return _guard(view, lambda: export_csv(path, coordinates_table(view))) if path else None
+    missing = "embed a corpus first" if view.state.coords is None else None
+    return _save(view, missing, "Export map coordinates", "embedding-map", CSV, path,
+                 lambda to: export_csv(to, coordinates_table(view)))
 
 
 def export_vectors(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     """The current representation's vectors [occurrences, hidden] as .npy (row i = occurrence i of the CSV)."""
     vectors = view.state.vectors
-    if vectors is None:
-        _nothing(view, "embed a corpus first")
-        return None
-    path = path or _ask(view, "Export vectors", "embedding-vectors", "npy", "NumPy array (*.npy)")
-    return _guard(view, lambda: export_npy(path, np.asarray(vectors, dtype=np.float32))) if path else None
+    missing = "embed a corpus first" if vectors is None else None
+    return _save(view, missing, "Export vectors", "embedding-vectors", NPY, path,
+                 lambda to: export_npy(to, np.asarray(vectors, dtype=np.float32)))
 
 
 def export_table(view: ExplorerParts, table: Callable[[], Any], stem: str, what: str,
                  path: str | Path | None = None) -> Path | None:
     header, rows = table()
-    if not rows:
-        _nothing(view, what)
-        return None
-    path = path or _ask(view, "Export table", stem, "csv", "CSV (*.csv)")
-    return _guard(view, lambda: export_csv(path, (header, rows))) if path else None
+    return _save(view, None if rows else what, "Export table", stem, CSV, path,
+                 lambda to: export_csv(to, (header, rows)))
 
 
 def neighbours_table(view: ExplorerParts) -> tuple[list[str], list[list[Any]]]:
@@ -143,8 +151,6 @@ def build_export_menu(view: ExplorerParts) -> QMenu:
 
 def _sentence_vectors(view: ExplorerParts, path: str | Path | None = None) -> Path | None:
     vectors = view.sentence_panel.vectors
-    if vectors is None:
-        _nothing(view, "compute sentence vectors first")
-        return None
-    path = path or _ask(view, "Export sentence vectors", "sentence-vectors", "npy", "NumPy array (*.npy)")
-    return _guard(view, lambda: export_npy(path, vectors)) if path else None
+    missing = "compute sentence vectors first" if vectors is None else None
+    return _save(view, missing, "Export sentence vectors", "sentence-vectors", NPY, path,
+                 lambda to: export_npy(to, vectors))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QProgressBar, QWidget
 
 from lm_workbench.engine.progress import Progress
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, label
 
 
 class JobStrip(QWidget):
@@ -15,19 +17,13 @@ class JobStrip(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.label = QLabel("")
-        self.label.setObjectName("summary")
+        self.label = label("", name="summary")
         self.bar = QProgressBar()
         theme.bind(self, lambda w, m: w.bar.setMaximumWidth(m.job_strip_w))
         theme.bind(self, lambda w, m: w.bar.setMaximumHeight(m.progress_bar_h))
         self.bar.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.bar)
-        row.addWidget(self.cancel_button)
-        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button = button("Cancel", clicked=self.cancel_requested)
+        row((self.label, 1), self.bar, self.cancel_button, owner=self)
         self.setVisible(False)
 
     def start(self, label: str) -> None:

@@ -17,9 +17,12 @@ from typing import Any, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
 
 ALL_WORDS = "all words (neighbours within each word)"
 STATIC_X = -1.5  # left of layer 0, with room for its tick label
@@ -36,39 +39,24 @@ class LayerSweepPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.scores: list[Any] = []
-        self.word_combo = QComboBox()
-        self.word_combo.setToolTip("A word whose occurrences carry sense labels (or all such words)")
+        self.word_combo = combo_box(tip="A word whose occurrences carry sense labels (or all such words)")
         self.word_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.word_combo.setMinimumContentsLength(10)
-        self.compute_button = QPushButton("Sweep layers")
-        self.compute_button.setToolTip("Score every layer and the static baseline (runs off the window's thread)")
-        self.summary = QLabel("Needs a corpus with labels (try the demo set) and its occurrences embedded.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.compute_button = button("Sweep layers", tip="Score every layer and the static baseline (runs off the "
+                                     "window's thread)", clicked=self.compute_requested)
+        self.summary = label("Needs a corpus with labels (try the demo set) and its occurrences embedded.",
+                             name="summary", wrap=True)
         self.plot = pg.PlotWidget()
         theme.bind(self, lambda w, m: w.plot.setMinimumHeight(m.layer_plot_min_h))
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("bottom", "layer")
-        item.setLabel("left", "score")
+        item = plain_plot_item(self.plot, "layer", "score")
         # No plot title: a long one sets the plot's minimum width and gets clipped in a narrow panel.
         self.legend = item.addLegend(offset=(10, 5))  # top left, above 1.0 (the y range leaves room)
         self.accuracy_curve = item.plot([], [], symbol="o", symbolPen=None, name="1-NN sense accuracy (leave-one-out)")
         self.silhouette_curve = item.plot([], [], symbol="s", symbolPen=None, name="silhouette (cosine)")
         self._style_plot()
         theme.follow(self, self._style_plot)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Word"))
-        row.addWidget(self.word_combo, 1)
-        row.addWidget(self.compute_button)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addLayout(row)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.plot, 1)
-        self.compute_button.clicked.connect(self.compute_requested)
+        column(self, row(QLabel("Word"), (self.word_combo, 1), self.compute_button), self.summary,
+               (self.plot, 1), margins="panel_margins", spacing=None)
 
     def _style_plot(self) -> None:
         c, m = theme.current().colours, theme.current().metrics

@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QPushButton, QSpinBox, QStackedWidget, QWidget,
-)
+from PySide6.QtWidgets import QFormLayout, QStackedWidget, QWidget
 
 from lm_workbench.engine.embeddings.names import PROJECTION_METHODS
+from lm_workbench.ui.widgets.controls import button, combo_box, double_spin_box, label, spin_box
 
 METHOD_TEXT = {"pca": "PCA (immediate)", "umap": "UMAP", "tsne": "t-SNE"}
 
@@ -28,32 +27,19 @@ class MethodControls(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.method_combo = QComboBox()
-        for method in PROJECTION_METHODS:
-            self.method_combo.addItem(METHOD_TEXT[method], method)
-        self.neighbours_spin = QSpinBox()
-        self.neighbours_spin.setRange(2, 200)
-        self.neighbours_spin.setValue(15)
-        self.neighbours_spin.setToolTip("UMAP n_neighbors: small values keep local structure, large ones global")
-        self.min_dist_spin = QDoubleSpinBox()
-        self.min_dist_spin.setRange(0.0, 0.99)
-        self.min_dist_spin.setSingleStep(0.05)
-        self.min_dist_spin.setValue(0.1)
-        self.min_dist_spin.setToolTip("UMAP min_dist: how tightly points may pack together")
-        self.perplexity_spin = QDoubleSpinBox()
-        self.perplexity_spin.setRange(2.0, 200.0)
-        self.perplexity_spin.setValue(30.0)
-        self.perplexity_spin.setToolTip("t-SNE perplexity: roughly the number of neighbours each point keeps")
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setToolTip("The same seed and parameters give the same map")
-        self.compute_button = QPushButton("Compute map")
-        self.compute_button.setToolTip("Run UMAP or t-SNE (off the window's thread; Cancel stops it)")
+        self.method_combo = combo_box([(METHOD_TEXT[method], method) for method in PROJECTION_METHODS])
+        self.neighbours_spin = spin_box(2, 200, 15, tip="UMAP n_neighbors: small values keep local structure, large "
+                                        "ones global")
+        self.min_dist_spin = double_spin_box(0.0, 0.99, 0.1, step=0.05,
+                                             tip="UMAP min_dist: how tightly points may pack together")
+        self.perplexity_spin = double_spin_box(2.0, 200.0, 30.0, tip="t-SNE perplexity: roughly the number of "
+                                               "neighbours each point keeps")
+        self.seed_spin = spin_box(0, 2**31 - 1, 0, tip="The same seed and parameters give the same map")
+        self.compute_button = button("Compute map", tip="Run UMAP or t-SNE (off the window's thread; Cancel stops "
+                                     "it)", clicked=self.compute_requested)
 
         self.params = QStackedWidget()
-        pca_page = QLabel("Linear: the two directions of largest variance.")
-        pca_page.setObjectName("summary")
-        pca_page.setWordWrap(True)
+        pca_page = label("Linear: the two directions of largest variance.", name="summary", wrap=True)
         umap_page = QWidget()
         umap_form = QFormLayout(umap_page)
         umap_form.setContentsMargins(0, 0, 0, 0)
@@ -75,7 +61,6 @@ class MethodControls(QWidget):
         self.method_combo.currentIndexChanged.connect(self._method_changed)
         for spin in (self.neighbours_spin, self.min_dist_spin, self.perplexity_spin, self.seed_spin):
             spin.valueChanged.connect(lambda _v: self.changed.emit())
-        self.compute_button.clicked.connect(self.compute_requested)
         self._method_changed(0)
 
     def method(self) -> str:

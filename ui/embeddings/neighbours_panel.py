@@ -17,10 +17,12 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QSplitter, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.embeddings.occurrence_list import OccurrenceList
+from lm_workbench.ui.widgets.boxes import column, flush_column, row
+from lm_workbench.ui.widgets.controls import label, spin_box
 
 HEADER = ["rank", "score", "label", "sentence"]
 MAX_ROWS = 300  # a tie group on the static baseline can hold every occurrence of a word
@@ -32,30 +34,21 @@ class NeighboursPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.k_spin = QSpinBox()
-        self.k_spin.setRange(1, 200)
-        self.k_spin.setValue(10)
-        self.k_spin.setToolTip("How many neighbours (more come back when the k-th place is tied)")
+        self.k_spin = spin_box(1, 200, 10, tip="How many neighbours (more come back when the k-th place is tied)")
         self.same_word = QCheckBox("same word only")
         self.same_word.setToolTip("Only occurrences of the query's word are candidates (the sense test)")
-        self.query_label = QLabel("Click a point on the map to list its nearest neighbours.")
-        self.query_label.setWordWrap(True)
+        self.query_label = label("Click a point on the map to list its nearest neighbours.", wrap=True)
         self.query_label.setTextFormat(Qt.TextFormat.RichText)
-        self.contextual_title = QLabel("")
-        self.static_title = QLabel("Static baseline")
-        self.b_title = QLabel("")
-        for title in (self.contextual_title, self.static_title, self.b_title):
-            title.setObjectName("sectionTitle")
-            title.setWordWrap(True)  # a scalar mix's label is long: it must not widen the window
+        # the titles wrap: a scalar mix's label is long, it must not widen the window
+        self.contextual_title = label("", name="sectionTitle", wrap=True)
+        self.static_title = label("Static baseline", name="sectionTitle", wrap=True)
+        self.b_title = label("", name="sectionTitle", wrap=True)
         self.contextual = OccurrenceList(HEADER)
         self.static = OccurrenceList(HEADER)
         self.b_table = OccurrenceList(HEADER)  # model B's neighbours, while comparing
-        self.contextual_note = QLabel("")
-        self.static_note = QLabel("")
-        self.b_note = QLabel("")
-        for note in (self.contextual_note, self.static_note, self.b_note):
-            note.setObjectName("summary")
-            note.setWordWrap(True)
+        self.contextual_note = label("", name="summary", wrap=True)
+        self.static_note = label("", name="summary", wrap=True)
+        self.b_note = label("", name="summary", wrap=True)
         split = QSplitter(Qt.Orientation.Vertical)  # stacked: each table gets the full width for sentences
         self._boxes = []
         for title, table, note in ((self.contextual_title, self.contextual, self.contextual_note),
@@ -63,23 +56,10 @@ class NeighboursPanel(QWidget):
                                    (self.static_title, self.static, self.static_note)):
             box = QWidget()
             self._boxes.append(box)
-            col = QVBoxLayout(box)
-            col.setContentsMargins(0, 0, 0, 0)
-            theme.bind(col, lambda w, m: w.setSpacing(m.tight_spacing))
-            col.addWidget(title)
-            col.addWidget(table, 1)
-            col.addWidget(note)
+            flush_column(box, title, (table, 1), note, spacing="tight_spacing")
             split.addWidget(box)
-        options = QHBoxLayout()
-        options.addWidget(QLabel("k"))
-        options.addWidget(self.k_spin)
-        options.addWidget(self.same_word)
-        options.addStretch(1)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addLayout(options)
-        layout.addWidget(self.query_label)
-        layout.addWidget(split, 1)
+        column(self, row(QLabel("k"), self.k_spin, self.same_word, 1), self.query_label, (split, 1),
+               margins="panel_margins", spacing=None)
         self.k_spin.valueChanged.connect(lambda _v: self.options_changed.emit())
         self.same_word.toggled.connect(lambda _v: self.options_changed.emit())
         self.contextual.occurrence_activated.connect(self.occurrence_activated)

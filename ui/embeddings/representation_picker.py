@@ -14,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QSizePolicy, QSlider,
-    QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
+    QGridLayout, QLabel, QProgressBar, QSizePolicy, QSlider, QSpinBox, QStackedWidget, QWidget,
 )
 
 from lm_workbench.engine.embeddings.names import WORD_POOLINGS
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets import controls
+from lm_workbench.ui.widgets.boxes import flush_column, form_rows, row
 
 KINDS = (("layer", "Layer N"), ("static", "Static"), ("mean", "Mean of layers"), ("mix", "Scalar mix (ELMo)"))
 POOLING_TEXT = {"mean": "mean of subwords", "first": "first subword", "last": "last subword"}
@@ -54,20 +55,10 @@ class MixSliders(QWidget):
         self.gamma_slider.setValue(GAMMA_STEPS)
         self.gamma_slider.setToolTip("gamma scales the mixed vector (cosine similarity ignores it; lengths do not)")
         self.gamma_label = QLabel("γ = 1.00")
-        self.formula = QLabel()
+        self.formula = controls.label(name="summary", wrap=True)
         self.formula.setTextFormat(Qt.TextFormat.RichText)
-        self.formula.setWordWrap(True)
-        self.formula.setObjectName("summary")
-        gamma_row = QHBoxLayout()
-        gamma_row.addWidget(QLabel("γ"))
-        gamma_row.addWidget(self.gamma_slider, 1)
-        gamma_row.addWidget(self.gamma_label)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addLayout(self.grid)
-        layout.addLayout(gamma_row)
-        layout.addWidget(self.formula)
+        flush_column(self, self.grid, row(QLabel("γ"), (self.gamma_slider, 1), self.gamma_label), self.formula,
+                     spacing="row_spacing")
         self.gamma_slider.valueChanged.connect(self._moved)
         self.set_layers(6)
 
@@ -148,44 +139,27 @@ class RepresentationPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.num_layers = 6
-        self.kind_combo = QComboBox()
-        for kind, text in KINDS:
-            self.kind_combo.addItem(text, kind)
-        self.kind_combo.setToolTip("Which vector stands for each occurrence (the map and the neighbours use it)")
+        self.kind_combo = controls.combo_box([(text, kind) for kind, text in KINDS], tip="Which vector stands for "
+                                             "each occurrence (the map and the neighbours use it)")
         self.layer_spin = QSpinBox()
         self.layer_spin.setToolTip("0 is the embedding layer's output (positions and LayerNorm added): not static")
         self.start_spin, self.end_spin = QSpinBox(), QSpinBox()
         self.mix = MixSliders()
         self.stack = QStackedWidget()
         layer_page = QWidget()
-        QHBoxLayout(layer_page).addWidget(self.layer_spin)
-        static_page = QLabel("The word's rows of the input embedding matrix, pooled over its subwords: "
-                             "one vector per word type, whatever the context.")
-        static_page.setWordWrap(True)
-        static_page.setObjectName("summary")
+        row(self.layer_spin, owner=layer_page)
+        static_page = controls.label("The word's rows of the input embedding matrix, pooled over its subwords: "
+                                     "one vector per word type, whatever the context.", name="summary", wrap=True)
         mean_page = QWidget()
-        mean_row = QHBoxLayout(mean_page)
-        mean_row.addWidget(QLabel("from"))
-        mean_row.addWidget(self.start_spin)
-        mean_row.addWidget(QLabel("to"))
-        mean_row.addWidget(self.end_spin)
+        row(QLabel("from"), self.start_spin, QLabel("to"), self.end_spin, owner=mean_page)
         for page in (layer_page, static_page, mean_page, self.mix):
             self.stack.addWidget(page)
-        for page in (layer_page, mean_page):
-            page.layout().setContentsMargins(0, 0, 0, 0)
-        self.pooling_combo = QComboBox()
-        for how in WORD_POOLINGS:
-            self.pooling_combo.addItem(POOLING_TEXT[how], how)
-        self.pooling_combo.setToolTip("How a word split into several subwords gets one vector")
-        self.words_edit = QLineEdit()
-        self.words_edit.setPlaceholderText("every word (or: bank, play, bass)")
-        self.words_edit.setToolTip("Embed only these words (comma or space separated, case-insensitive); "
-                                   "empty: every word")
-        form = QFormLayout(self)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Words", self.words_edit)
-        form.addRow("Pooling", self.pooling_combo)
-        form.addRow("Vector", self.kind_combo)
+        self.pooling_combo = controls.combo_box([(POOLING_TEXT[how], how) for how in WORD_POOLINGS],
+                                                tip="How a word split into several subwords gets one vector")
+        self.words_edit = controls.line_edit("every word (or: bank, play, bass)", tip="Embed only these words "
+                                             "(comma or space separated, case-insensitive); empty: every word")
+        form = form_rows(("Words", self.words_edit), ("Pooling", self.pooling_combo), ("Vector", self.kind_combo),
+                         owner=self)
         form.addRow(self.stack)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)

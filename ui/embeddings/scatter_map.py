@@ -26,11 +26,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QRadioButton, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.embeddings.palette import ColourGroups, colour_groups
 from lm_workbench.ui.embeddings.select_viewbox import SelectViewBox, points_in_polygon
+from lm_workbench.ui.widgets.boxes import flush_column, row
+from lm_workbench.ui.widgets.controls import label
 
 MAX_DRAWN = 60_000  # points painted at once (about 70 frames/s on 2 cores, offscreen)
 MARGIN = 1.0  # the drawn region extends this many view widths beyond each edge
@@ -68,9 +70,8 @@ class ScatterMap(QWidget):
         self.plot.setMouseTracking(True)
         self.plot.getPlotItem().hideButtons()
         self.plot.getPlotItem().setMenuEnabled(False)
-        self.legend_label = QLabel("")
+        self.legend_label = label("", wrap=True)
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
-        self.legend_label.setWordWrap(True)
         self._selected_item = _Points(pxMode=True, brush=None)
         self._current_item = _Points(pxMode=True, brush=None)
         self._hover_item = _Points(pxMode=True, brush=None)
@@ -79,8 +80,7 @@ class ScatterMap(QWidget):
             self.plot.addItem(item, ignoreBounds=True)
 
         self.mode_buttons = QButtonGroup(self)
-        modes = QHBoxLayout()
-        modes.setContentsMargins(0, 0, 0, 0)
+        radios = []
         for mode, text, tip in (("pan", "Pan", "Drag to pan, wheel to zoom; click a point to select it"),
                                 ("box", "Box", "Box selection: drag a rectangle to select the points inside"),
                                 ("lasso", "Lasso", "Lasso selection: drag an outline to select the points inside")):
@@ -88,24 +88,13 @@ class ScatterMap(QWidget):
             button.setToolTip(tip)
             button.setProperty("mode", mode)
             self.mode_buttons.addButton(button)
-            modes.addWidget(button)
+            radios.append(button)
             button.setChecked(mode == "pan")
         self.mode_buttons.buttonToggled.connect(self._mode_toggled)
-        self.count_label = QLabel("")
-        self.count_label.setObjectName("summary")
-        modes.addStretch(1)
-        modes.addWidget(self.count_label)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.compact_spacing))
-        layout.addLayout(modes)
+        self.count_label = label("", name="summary")
         self.figure = QWidget()  # the plot and its legend: what a picture export shows
-        figure = QVBoxLayout(self.figure)
-        figure.setContentsMargins(0, 0, 0, 0)
-        figure.setSpacing(0)
-        figure.addWidget(self.plot, 1)
-        figure.addWidget(self.legend_label)
-        layout.addWidget(self.figure, 1)
+        flush_column(self.figure, (self.plot, 1), self.legend_label).setSpacing(0)
+        flush_column(self, row(*radios, 1, self.count_label), (self.figure, 1), spacing="compact_spacing")
 
         self._reclip_timer = QTimer(self)
         self._reclip_timer.setSingleShot(True)

@@ -18,14 +18,15 @@ from typing import Any, Mapping
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QLabel, QListWidget, QSplitter, QWidget
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.ui import theme
 from lm_workbench.ui.embeddings.layer_sweep_panel import layer_position
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, spin_box
 from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
 
 POOLING_TEXT = {"mean": "mean of tokens", "cls": "first token ([CLS])", "model": "the model's own pooling",
                 "max": "maximum over tokens"}
@@ -41,42 +42,19 @@ class SentencePanel(QWidget):
         self.sentences: list[str] = []
         self.vectors: np.ndarray | None = None
         self.anisotropy: dict[Any, float] = {}
-        self.pooling_combo = QComboBox()
-        for how in SENTENCE_POOLINGS:
-            self.pooling_combo.addItem(POOLING_TEXT[how], how)
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setRange(0, 6)
-        self.layer_spin.setValue(6)
-        self.layer_spin.setToolTip("The hidden-state layer the sentence vectors pool")
-        self.count_spin = QSpinBox()
-        self.count_spin.setRange(2, MAX_SENTENCES)
-        self.count_spin.setValue(12)
-        self.count_spin.setToolTip("How many sentences (the selection's, else the corpus's first)")
-        self.compute_button = QPushButton("Compute")
-        self.summary = QLabel("Sentence vectors of the corpus's first lines, or of the selected points' sentences.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.pooling_combo = combo_box([(POOLING_TEXT[how], how) for how in SENTENCE_POOLINGS])
+        self.layer_spin = spin_box(0, 6, 6, tip="The hidden-state layer the sentence vectors pool")
+        self.count_spin = spin_box(2, MAX_SENTENCES, 12,
+                                   tip="How many sentences (the selection's, else the corpus's first)")
+        self.compute_button = button("Compute", clicked=self.compute_requested)
+        self.summary = label("Sentence vectors of the corpus's first lines, or of the selected points' sentences.",
+                             name="summary", wrap=True)
         self.heatmap = HeatmapView(empty_hint="Compute: the similarity matrix shows here.")
         self.plot = pg.PlotWidget()
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("bottom", "layer")
-        item.setLabel("left", "mean cosine, different words")
+        item = plain_plot_item(self.plot, "layer", "mean cosine, different words")
         self.curve = item.plot([], [], symbol="o", symbolPen=None)
         self._style_plot()
         theme.follow(self, self._style_plot)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Pooling"))
-        row.addWidget(self.pooling_combo, 1)
-        row.addWidget(QLabel("layer"))
-        row.addWidget(self.layer_spin)
-        row2 = QHBoxLayout()
-        row2.addWidget(QLabel("Sentences"))
-        row2.addWidget(self.count_spin)
-        row2.addStretch(1)
-        row2.addWidget(self.compute_button)
         self.sentence_list = QListWidget()
         self.sentence_list.setWordWrap(True)
         self.sentence_list.setAlternatingRowColors(True)
@@ -89,13 +67,9 @@ class SentencePanel(QWidget):
         split.addWidget(top)
         split.addWidget(self.plot)
         split.setSizes([320, 200])
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addLayout(row)
-        layout.addLayout(row2)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
-        self.compute_button.clicked.connect(self.compute_requested)
+        column(self, row(QLabel("Pooling"), (self.pooling_combo, 1), QLabel("layer"), self.layer_spin),
+               row(QLabel("Sentences"), self.count_spin, 1, self.compute_button), self.summary, (split, 1),
+               margins="panel_margins", spacing=None)
 
     def _style_plot(self) -> None:
         c, f, m = theme.current().colours, theme.current().fonts, theme.current().metrics

@@ -16,8 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QProgressBar, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import Progress
@@ -30,6 +29,8 @@ from lm_workbench.ui.features.pairs_form import DIRECTIONS, PairsForm
 from lm_workbench.ui.view_kit.sweep_feedback import show_failure, show_finished, show_progress
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.boxes import column, form_rows, row
+from lm_workbench.ui.widgets.controls import button, combo_box, double_spin_box, label, line_edit, spin_box
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
 
@@ -66,62 +67,40 @@ class FeaturesView(ModelView):
         self._lecture_step = 0  # counts lecture steps applied: each one computes its strip again
         self._pick_strongest = False  # a lecture step that names no feature: the strongest on its text
         self._after_strip: Any = None  # what a lecture step shows once its strip is shown
-        self.sae_edit = QLineEdit()
-        self.sae_edit.setPlaceholderText("an SAE folder (cfg.json + sae_weights.safetensors)")
-        self.sae_b_edit = QLineEdit()
-        self.sae_b_edit.setPlaceholderText("comparing: model B's SAE folder, for the same text's features in B")
-        self.corpus_edit = QLineEdit()
-        self.corpus_edit.setPlaceholderText("top contexts: a text file, one text a line")
-        self.feature_spin = QSpinBox()
-        self.feature_spin.setRange(0, 1_000_000)
-        self.strength_spin = QDoubleSpinBox()
-        self.strength_spin.setRange(-1e4, 1e4)
-        self.strength_spin.setValue(self.state.strength)
-        self.show_button = QPushButton("Show feature")
-        self.steer_button = QPushButton("Steer")
-        self.grid_button = QPushButton("Layer grid")
-        self.grid_button.setToolTip("Steer at the same site of every layer, at several strengths: the concept score "
-                                    "(logit gain of the feature's top promoted tokens) and KL per cell")
-        self.cancel_button = QPushButton("Cancel")
-        self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText("search features by a token they promote or fire on (Enter)")
-        self.search_line = QLabel("")
-        self.search_line.setWordWrap(True)
-        self.progress = QProgressBar()
+        self.sae_edit = line_edit("an SAE folder (cfg.json + sae_weights.safetensors)")
+        self.sae_b_edit = line_edit("comparing: model B's SAE folder, for the same text's features in B")
+        self.corpus_edit = line_edit("top contexts: a text file, one text a line")
+        self.feature_spin = spin_box(0, 1_000_000, 0)
+        self.strength_spin = double_spin_box(-1e4, 1e4, self.state.strength)
+        self.show_button = button("Show feature", clicked=self.show_feature)
+        self.steer_button = button("Steer", clicked=self.steer)
+        self.grid_button = button("Layer grid", clicked=self.run_grid,
+                                  tip="Steer at the same site of every layer, at several strengths: the concept "
+                                      "score (logit gain of the feature's top promoted tokens) and KL per cell")
+        self.cancel_button = button("Cancel", clicked=self.cancel)
+        self.search_edit = line_edit("search features by a token they promote or fire on (Enter)")
+        self.search_line = label("", wrap=True)
+        self.progress = QProgressBar()  # empty (no 0 %) until a job reports
         self.progress.setRange(0, 1)
         self.notice = Notice()
         self.sae_box = QWidget()  # the SAE's rows; in pairs mode the pairs form stands in their place
-        form = QFormLayout(self.sae_box)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("SAE", self.sae_edit)
-        form.addRow("SAE (B)", self.sae_b_edit)
-        form.addRow("Corpus", self.corpus_edit)
-        form.addRow("Search", self.search_edit)
+        form_rows(("SAE", self.sae_edit), ("SAE (B)", self.sae_b_edit), ("Corpus", self.corpus_edit),
+                  ("Search", self.search_edit), owner=self.sae_box)
         self.pairs_form = PairsForm()
         self.pairs_form.setVisible(False)
-        self.direction_combo = QComboBox()
-        for shown, kind in DIRECTIONS:
-            self.direction_combo.addItem(shown, kind)
-        self.direction_combo.setToolTip("Steer with an SAE feature's decoder direction, or with contrastive pairs' "
-                                        "mean activation difference (no SAE needed)")
+        self.direction_combo = combo_box(DIRECTIONS, tip=(
+            "Steer with an SAE feature's decoder direction, or with contrastive pairs' mean activation difference "
+            "(no SAE needed)"))
         self.feature_label = QLabel("Feature")
-        row = QVBoxLayout()  # two rows: they fit 1024 px with F5's type
-        numbers, buttons = QHBoxLayout(), QHBoxLayout()
-        for label, widget in ((QLabel("Direction"), self.direction_combo), (self.feature_label, self.feature_spin),
-                              (QLabel("Strength"), self.strength_spin)):
-            numbers.addWidget(label)
-            numbers.addWidget(widget)
-        numbers.addWidget(self.progress, 1)
-        for widget in (self.show_button, self.steer_button, self.grid_button, self.cancel_button):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        row.addLayout(numbers)
-        row.addLayout(buttons)
+        numbers = row(QLabel("Direction"), self.direction_combo, self.feature_label, self.feature_spin,
+                      QLabel("Strength"), self.strength_spin, (self.progress, 1))
+        buttons = row(self.show_button, self.steer_button, self.grid_button, self.cancel_button, 1)
+        # two rows: they fit 1024 px with F5's type
+        form_controls = column(None, numbers, buttons, margins=None, spacing=None)
         self.strip_map = HeatmapView(empty_hint="The features active on the text show here, strongest first.")
         self.strip_map.set_axes("token", "feature")
         self.strip_line = QLabel("")
-        self.contexts = QLabel("")
-        self.contexts.setWordWrap(True)
+        self.contexts = label("", wrap=True)
         self.histogram = pg.PlotWidget()
         theme.bind(self.histogram, lambda w, m: (w.setMinimumHeight(m.feature_histogram_min_h),
                                                  w.setMaximumHeight(m.feature_histogram_max_h)))
@@ -129,53 +108,30 @@ class FeaturesView(ModelView):
         theme.follow(self.histogram, self._restyle_histogram)
         self._restyle_histogram()
         self.histogram.setLabel("left", "tokens")
-        self.steering = QLabel("")
-        self.steering.setWordWrap(True)
+        self.steering = label("", wrap=True)
         self.steering.setTextFormat(Qt.TextFormat.RichText)
         self.steering.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        right = QVBoxLayout()
-        right.addWidget(self.contexts)
-        right.addWidget(self.histogram, 1)
-        right.addWidget(self.steering)
-        columns = QHBoxLayout()
-        left = QVBoxLayout()
-        left.addWidget(self.strip_line)
-        left.addWidget(self.strip_map, 1)
+        right = column(None, self.contexts, (self.histogram, 1), self.steering, margins=None, spacing=None)
         self.strip_b_map = HeatmapView(empty_hint="Model B's features on the same text show here.")
         self.strip_b_map.set_axes("token", "feature")
         self.strip_b_map.setVisible(False)
-        left.addWidget(self.strip_b_map, 1)
         self.grid_map = HeatmapView(empty_hint=self.GRID_HINTS[FEATURE])
         self.grid_map.set_axes("layer", "strength")
-        self.grid_line = QLabel("")
-        self.grid_line.setWordWrap(True)
+        self.grid_line = label("", wrap=True)
         self.grid_line.setTextFormat(Qt.TextFormat.RichText)
-        left.addWidget(self.grid_line)
-        left.addWidget(self.grid_map, 1)
-        columns.addLayout(left, 1)
-        columns.addLayout(right, 1)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        layout.addWidget(self.sae_box)
-        layout.addWidget(self.pairs_form)
-        layout.addLayout(row)
-        layout.addWidget(self.search_line)
-        layout.addWidget(self.notice)
-        layout.addLayout(columns, 1)
-        self.sae_edit.editingFinished.connect(self._read_form)
-        self.sae_edit.editingFinished.connect(self.inputs_changed)
-        self.sae_b_edit.editingFinished.connect(self._read_form)
-        self.sae_b_edit.editingFinished.connect(self.inputs_changed)
+        left = column(None, self.strip_line, (self.strip_map, 1), (self.strip_b_map, 1), self.grid_line,
+                      (self.grid_map, 1), margins=None, spacing=None)
+        column(self, self.sae_box, self.pairs_form, form_controls, self.search_line, self.notice,
+               (row((left, 1), (right, 1)), 1), spacing=None)
+        for edit in (self.sae_edit, self.sae_b_edit):  # the strip is computed again for a new SAE
+            edit.editingFinished.connect(self._read_form)
+            edit.editingFinished.connect(self.inputs_changed)
         self.corpus_edit.editingFinished.connect(self._read_form)
         self.feature_spin.valueChanged.connect(self._read_form)
         self.strength_spin.valueChanged.connect(self._read_form)
         self.direction_combo.currentIndexChanged.connect(self._direction_changed)
         self.pairs_form.changed.connect(lambda: self.state.set_pairs(**self.pairs_form.values()))
-        self.show_button.clicked.connect(self.show_feature)
-        self.steer_button.clicked.connect(self.steer)
-        self.grid_button.clicked.connect(self.run_grid)
         self.search_edit.returnPressed.connect(self.search)
-        self.cancel_button.clicked.connect(self.cancel)
         self.state.events.strip_changed.connect(self._show_strip)
         self.state.events.feature_changed.connect(self._show_feature)
         self.state.events.steer_changed.connect(self._show_steering)

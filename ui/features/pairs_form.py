@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
+
+from lm_workbench.ui.widgets.boxes import form_rows, row
+from lm_workbench.ui.widgets.controls import combo_box, line_edit
 
 DIRECTIONS = (("SAE feature", "feature"), ("Contrastive pairs", "pairs"))  # (shown, FeaturesState.direction)
 TYPED_LINES = 3  # the typed-pairs box's height, in lines: two pairs and room for a third
@@ -20,30 +23,20 @@ class PairsForm(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.site_combo = QComboBox()
-        self.site_combo.setToolTip("The hook point the pairs' direction is computed and added at (the layer grid: "
-                                   "the same point of every block)")
+        self.site_combo = combo_box(tip="The hook point the pairs' direction is computed and added at (the layer "
+                                        "grid: the same point of every block)")
         self.site_combo.setMinimumContentsLength(24)
-        self.file_edit = QLineEdit()
-        self.file_edit.setPlaceholderText("or a pairs file: lines positive<TAB>negative, or JSON "
-                                          "{\"positive\": [...], \"negative\": [...]}")
+        self.file_edit = line_edit("or a pairs file: lines positive<TAB>negative, or JSON "
+                                   "{\"positive\": [...], \"negative\": [...]}")
         self.pairs_edit = QPlainTextEdit()
         self.pairs_edit.setPlaceholderText("one pair a line: positive<TAB>negative (Tab types a tab here)\n"
                                            "I love this film\tI hate this film")
         self.pairs_edit.setTabChangesFocus(False)
         self._fit_height()
-        self.concept_edit = QLineEdit()
-        self.concept_edit.setPlaceholderText("layer grid: concept words, comma-separated (empty: the three tokens "
-                                             "the direction promotes most)")
-        top = QHBoxLayout()
-        top.addWidget(self.site_combo)
-        top.addWidget(QLabel("Pairs file"))
-        top.addWidget(self.file_edit, 1)
-        form = QFormLayout(self)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Site", top)
-        form.addRow("Pairs", self.pairs_edit)
-        form.addRow("Concept", self.concept_edit)
+        self.concept_edit = line_edit("layer grid: concept words, comma-separated (empty: the three tokens the "
+                                      "direction promotes most)")
+        top = row(self.site_combo, QLabel("Pairs file"), (self.file_edit, 1))
+        form_rows(("Site", top), ("Pairs", self.pairs_edit), ("Concept", self.concept_edit), owner=self)
         self.site_combo.currentTextChanged.connect(self.changed)
         self.file_edit.textChanged.connect(self.changed)
         self.pairs_edit.textChanged.connect(self.changed)

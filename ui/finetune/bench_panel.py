@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import (
-    QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
 from lm_workbench.ui.finetune.bench_table import BenchTable
 from lm_workbench.ui.finetune.run_curves import FineTuneCurves
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, label
 from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from lm_workbench.finetune.state import BENCH_COLUMNS, FineTuneState
 
@@ -42,43 +42,28 @@ class BenchPanel(QWidget):
             self.checks[name] = check
             ticks.addWidget(check, i // METHODS_PER_ROW, 1 + i % METHODS_PER_ROW)
         ticks.setColumnStretch(1 + METHODS_PER_ROW, 1)
-        self.count_button = QPushButton("Count parameters")
-        self.count_button.setToolTip("Count what each ticked method trains (no training: the model is built with "
-                                     "the method attached); each gets a row with its trainable share")
-        self.run_button = QPushButton("Run bench")
-        self.run_button.setToolTip("Fine-tune the form's task with every ticked method, one after another, "
-                                   "each with its own default learning rate and settings")
-        self.csv_button = QPushButton("Table as CSV…")
-        self.picture_button = QPushButton("Figure as PNG/SVG…")
-        self.columns_button = QPushButton("Columns as PNG/SVG…")
-        self.columns_button.setToolTip("The table's columns as bar charts, one bar per method (trainable %, "
-                                       "checkpoint, memory, tokens/s, the metric, forgetting)")
-        self.queue_label = QLabel("")
-        self.queue_label.setObjectName("summary")
-        self.counts_label = QLabel("")
-        self.counts_label.setObjectName("summary")
-        self.counts_label.setWordWrap(True)
-        buttons = QHBoxLayout()
-        for b in (self.count_button, self.run_button, self.csv_button, self.picture_button, self.columns_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        labels = QHBoxLayout()
-        labels.addWidget(self.queue_label)
-        labels.addWidget(self.counts_label, 1)
+        self.count_button = button("Count parameters", tip="Count what each ticked method trains (no training: the "
+                                   "model is built with the method attached); each gets a row with its trainable "
+                                   "share")
+        self.run_button = button("Run bench", tip="Fine-tune the form's task with every ticked method, one after "
+                                 "another, each with its own default learning rate and settings")
+        self.csv_button = button("Table as CSV…")
+        self.picture_button = button("Figure as PNG/SVG…")
+        self.columns_button = button("Columns as PNG/SVG…", tip="The table's columns as bar charts, one bar per method "
+                                     "(trainable %, checkpoint, memory, tokens/s, the metric, forgetting)",
+                                     clicked=lambda: self._export_here(self.export_columns))
+        self.queue_label = label("", name="summary")
+        self.counts_label = label("", name="summary", wrap=True)
+        buttons = row(self.count_button, self.run_button, self.csv_button, self.picture_button, self.columns_button, 1)
+        labels = row(self.queue_label, (self.counts_label, 1))
         self.table = BenchTable()
         theme.bind(self.table, lambda w, m: w.set_height_limit(m.bench_table_max_h))
         self.curves = FineTuneCurves()
         theme.bind(self.curves, lambda w, m: w.setMinimumHeight(m.layer_plot_min_h))  # two plots stay legible
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addLayout(ticks)
-        layout.addLayout(buttons)
-        layout.addLayout(labels)
-        layout.addWidget(self.table)  # as tall as its rows: no splitter to leave a gap under it
-        layout.addWidget(self.curves, 1)
+        # the table as tall as its rows: no splitter to leave a gap under it
+        column(self, ticks, buttons, labels, self.table, (self.curves, 1), margins="panel_margins", spacing=None)
         state.events.queue_changed.connect(self._show_queue)
         state.events.results_changed.connect(lambda *_: self._show_results())
-        self.columns_button.clicked.connect(lambda: self._export_here(self.export_columns))
         self._ticked()
 
     def _export_here(self, fn: Any) -> None:

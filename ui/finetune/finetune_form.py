@@ -23,8 +23,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-    QMenu, QPushButton, QSpinBox, QToolButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QFormLayout, QGridLayout, QLabel, QMenu, QToolButton, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -33,7 +32,10 @@ from lm_workbench.engine.finetune.names import LABELLED_TASKS, SENTENCE_TASK, TR
 from lm_workbench.ui import theme
 from lm_workbench.ui.finetune.attachment_diagram import AttachmentDiagram
 from lm_workbench.ui.finetune.unified_row import UnifiedRowLabel
+from lm_workbench.ui.widgets import boxes, controls
 from lm_workbench.ui.widgets.config_form import ConfigForm
+from lm_workbench.ui.widgets.file_choice import file_or_ask
+from lm_workbench.ui.widgets.boxes import form_rows
 from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset
 from lm_workbench.finetune.state import FineTuneState
 from lm_workbench.finetune.view_tasks import count_job
@@ -68,13 +70,9 @@ class FineTuneForm(QWidget):
         self.ctx, self.state, self.methods = ctx, state, methods
         self.count: Any = None
 
-        self.task_combo = QComboBox()
-        for task, title in TASK_TITLES.items():
-            self.task_combo.addItem(title, task)
-        self.train_edit = QLineEdit()
-        self.train_edit.setPlaceholderText("training file")
-        self.validation_edit = QLineEdit()
-        self.validation_edit.setPlaceholderText("none: 10% of the training file, seeded")
+        self.task_combo = controls.combo_box([(title, task) for task, title in TASK_TITLES.items()])
+        self.train_edit = controls.line_edit("training file")
+        self.validation_edit = controls.line_edit("none: 10% of the training file, seeded")
         self.keep_unseen_check = QCheckBox("Leave out validation labels that training lacks")
         self.keep_unseen_check.setToolTip(
             "Classification: a validation example whose label never appears in training is refused (the run does "
@@ -94,62 +92,44 @@ class FineTuneForm(QWidget):
             self.method_combo.addItem(method.title or name, name)
             self.method_combo.setItemData(self.method_combo.count() - 1, method.description,
                                        Qt.ItemDataRole.ToolTipRole)
-        self.method_help = QLabel()
-        self.method_help.setObjectName("summary")
-        self.method_help.setWordWrap(True)
+        self.method_help = controls.label(name="summary", wrap=True)
         self.config_form = ConfigForm()
-        self.lr_spin = QDoubleSpinBox()
-        self.lr_spin.setDecimals(6)
-        self.lr_spin.setRange(1e-6, 1.0)
-        self.lr_spin.setSingleStep(1e-5)
-        self.lr_reason = QLabel()
-        self.lr_reason.setObjectName("summary")
-        self.lr_reason.setWordWrap(True)
-        self.epochs_spin = QDoubleSpinBox()
-        self.epochs_spin.setRange(0.1, 1000)
-        self.epochs_spin.setDecimals(1)
-        self.batch_spin, self.length_spin, self.seed_spin = QSpinBox(), QSpinBox(), QSpinBox()
-        self.batch_spin.setRange(1, 4096)
-        self.length_spin.setRange(8, 8192)
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.beta_spin = QDoubleSpinBox()  # preference tuning's β (shown for that task only)
-        self.beta_spin.setDecimals(3)
-        self.beta_spin.setRange(0.001, 10.0)
-        self.beta_spin.setSingleStep(0.05)
-        self.beta_spin.setToolTip("DPO's β: the loss is −log σ(β·[(log π(chosen) − log π_ref(chosen)) − "
-                                  "(log π(rejected) − log π_ref(rejected))]); a small β lets the model move further "
-                                  "from the reference (Rafailov et al. 2023 used 0.1 to 0.5)")
-        self.beta_label = QLabel("β (DPO)")
+        # the spin boxes start at their least value until the state fills them in (_fill_from_state)
+        self.lr_spin = controls.double_spin_box(1e-6, 1.0, 1e-6, decimals=6, step=1e-5)
+        self.lr_reason = controls.label(name="summary", wrap=True)
+        self.epochs_spin = controls.double_spin_box(0.1, 1000, 0.1, decimals=1)
+        self.batch_spin = controls.spin_box(1, 4096, 1)
+        self.length_spin = controls.spin_box(8, 8192, 8)
+        self.seed_spin = controls.spin_box(0, 2**31 - 1, 0)
+        # preference tuning's β (shown for that task only)
+        self.beta_spin = controls.double_spin_box(
+            0.001, 10.0, 0.001, decimals=3, step=0.05,
+            tip="DPO's β: the loss is −log σ(β·[(log π(chosen) − log π_ref(chosen)) − (log π(rejected) − "
+                "log π_ref(rejected))]); a small β lets the model move further from the reference (Rafailov et al. "
+                "2023 used 0.1 to 0.5)")
+        self.beta_label = controls.label("β (DPO)")
         for combo in (self.task_combo, self.method_combo):  # long titles must not widen the form column
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
         self.sentence_box = QWidget()  # the sentence task's loss, pooling and margin (shown for that task only)
-        self.loss_combo, self.pooling_combo = QComboBox(), QComboBox()
-        for loss, title in LOSS_TITLES.items():
-            self.loss_combo.addItem(title, loss)
-        for pooling, title in POOLING_TITLES.items():
-            self.pooling_combo.addItem(title, pooling)
-        self.margin_spin = QDoubleSpinBox()
-        self.margin_spin.setRange(0.01, 100.0)
-        self.margin_spin.setDecimals(2)
-        self.margin_spin.setValue(TRIPLET_MARGIN)
-        self.margin_spin.setToolTip("ε of the triplet loss: the negative must be at least ε farther from the anchor "
-                                    "than the positive (Euclidean)")
-        self.sentence_help = QLabel("Scored pairs (sentence1, sentence2, score, as GLUE's STS-B) validate by "
-                                    "Spearman's rho each epoch; triplets alone give the loss curve only.")
-        self.sentence_help.setObjectName("summary")
-        self.sentence_help.setWordWrap(True)
+        self.loss_combo = controls.combo_box([(title, loss) for loss, title in LOSS_TITLES.items()])
+        self.pooling_combo = controls.combo_box([(title, pooling) for pooling, title in POOLING_TITLES.items()])
+        self.margin_spin = controls.double_spin_box(0.01, 100.0, TRIPLET_MARGIN, decimals=2, tip="ε of the triplet "
+                                                    "loss: the negative must be at least ε farther from the anchor "
+                                                    "than the positive (Euclidean)")
+        self.sentence_help = controls.label("Scored pairs (sentence1, sentence2, score, as GLUE's STS-B) validate by "
+                                            "Spearman's rho each epoch; triplets alone give the loss curve only.",
+                                            name="summary", wrap=True)
         for combo in (self.loss_combo, self.pooling_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
-        self.params_label = QLabel("Load a model to count the trainable parameters.")
-        self.params_label.setWordWrap(True)
-        self.params_label.setObjectName("sectionTitle")
+        self.params_label = controls.label("Load a model to count the trainable parameters.", name="sectionTitle",
+                                           wrap=True)
         self.diagram = AttachmentDiagram()
         self.unified_row = UnifiedRowLabel()  # the method's row in He et al.'s unified view, formula typeset
-        self.unified_button = QPushButton("All methods side by side…")
-        self.unified_button.setToolTip("Every method as its row of He et al. (2022)'s unified view, exportable as "
-                                       "CSV or a picture")
+        self.unified_button = controls.button("All methods side by side…", tip="Every method as its row of He et "
+                                              "al. (2022)'s unified view, exportable as CSV or a picture",
+                                              clicked=lambda: self.show_unified_table())
         self.unified_dialog: Any = None
         self._build_layout()
         self._fill_from_state()
@@ -163,7 +143,6 @@ class FineTuneForm(QWidget):
         # a recount checks the files again, so a refusal shown under the form goes once this is ticked
         self.keep_unseen_check.toggled.connect(lambda on: self._set(keep_unseen_labels=bool(on)))
         self.method_combo.currentIndexChanged.connect(lambda *_: self.choose_method(self.method_combo.currentData()))
-        self.unified_button.clicked.connect(lambda: self.show_unified_table())
         self.config_form.changed.connect(self._config_edited)
         self.lr_spin.valueChanged.connect(self._lr_edited)
         self.epochs_spin.valueChanged.connect(lambda v: self._set(epochs=float(v), recount=False))
@@ -182,16 +161,10 @@ class FineTuneForm(QWidget):
         form.addRow("Task", self.task_combo)
         for label, edit, button in (("Training", self.train_edit, self.train_browse),
                                     ("Validation", self.validation_edit, self.validation_browse)):
-            row = QHBoxLayout()
-            row.addWidget(edit, 1)
-            row.addWidget(button)
-            form.addRow(label, row)
+            form.addRow(label, boxes.row((edit, 1), button))
         form.addRow(self.keep_unseen_check)
-        sentence = QFormLayout(self.sentence_box)
-        sentence.setContentsMargins(0, 0, 0, 0)
-        sentence.addRow("Loss", self.loss_combo)
-        sentence.addRow("Pooling", self.pooling_combo)
-        sentence.addRow("Margin ε", self.margin_spin)
+        sentence = form_rows(("Loss", self.loss_combo), ("Pooling", self.pooling_combo),
+                             ("Margin ε", self.margin_spin), owner=self.sentence_box)
         sentence.addRow(self.sentence_help)
         form.addRow(self.sentence_box)
         form.addRow("Method", self.method_combo)
@@ -206,17 +179,8 @@ class FineTuneForm(QWidget):
             schedule.addWidget(QLabel(label), i // 2, 2 * (i % 2))
             schedule.addWidget(spin, i // 2, 2 * (i % 2) + 1)
         form.addRow(schedule)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addLayout(form)
-        layout.addWidget(self.params_label)
-        layout.addWidget(self.diagram, 1)
-        layout.addWidget(self.unified_row)
-        unified = QHBoxLayout()
-        unified.addWidget(self.unified_button)
-        unified.addStretch(1)
-        layout.addLayout(unified)
+        boxes.column(self, form, self.params_label, (self.diagram, 1), self.unified_row,
+                     boxes.row(self.unified_button, 1), margins="form_margins")
 
     def _fill_from_state(self) -> None:
         s = self.state
@@ -289,11 +253,10 @@ class FineTuneForm(QWidget):
         return self.unified_dialog
 
     def browse(self, which: str, path: str | None = None) -> None:
+        path = file_or_ask(self, path, f"{which.title()} file", FILE_FILTER,
+                           start=self.train_edit.text() or str(Path.home()))
         if path is None:
-            start = self.train_edit.text() or str(Path.home())
-            path, _ = QFileDialog.getOpenFileName(self, f"{which.title()} file", start, FILE_FILTER)
-            if not path:
-                return
+            return
         (self.train_edit if which == "train" else self.validation_edit).setText(path)
         self._set(**{which: path})
 

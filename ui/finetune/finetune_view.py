@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QProgressBar, QSplitter, QTabWidget, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.finetune.names import SENTENCE_TASK
@@ -39,7 +37,10 @@ from lm_workbench.ui.finetune.sts_table import StsTable
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.run_tracking.run_follower import RunFollower, RunProgress, describe_progress
+from lm_workbench.ui.widgets.boxes import column, flush_column, row
+from lm_workbench.ui.widgets.controls import button, label
 from lm_workbench.ui.widgets.message_bar import MessageBar
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 from lm_workbench.ui.widgets.fold import FoldSplitter
 from lm_workbench.ui.finetune.instruct_actions import InstructActions
 from lm_workbench.ui.finetune.reused_results import RecordedRuns
@@ -75,20 +76,16 @@ class FineTuneView(InstructActions, RecordedRuns, QWidget):
         self.start_folder = ""  # preference tuning: a run's output folder to start from (start_from_last_run)
 
         self.message_bar = MessageBar()
-        self.title_label = QLabel("No run yet: the demo set of the task is chosen; press Start.")
-        self.title_label.setObjectName("sectionTitle")
-        self.title_label.setWordWrap(True)
-        self.status_label = QLabel("")
-        self.status_label.setObjectName("summary")
-        self.status_label.setWordWrap(True)
-        self.start_button = QPushButton("Start")
-        self.start_button.setToolTip("Fine-tune the loaded model with these settings in a separate process")
-        self.cancel_button = QPushButton("Cancel")
-        self.form_button = QPushButton("Form")
+        self.title_label = label("No run yet: the demo set of the task is chosen; press Start.", name="sectionTitle",
+                                 wrap=True)
+        self.status_label = label("", name="summary", wrap=True)
+        self.start_button = button("Start", tip="Fine-tune the loaded model with these settings in a separate process",
+                                   clicked=lambda: self.start_run())
+        self.cancel_button = button("Cancel", clicked=self.cancel_run)
+        self.form_button = button("Form", tip="Show or fold away the settings form (a lecture step folds it to give "
+                                  "the bench the room)")
         self.form_button.setCheckable(True)
         self.form_button.setChecked(True)
-        self.form_button.setToolTip("Show or fold away the settings form (a lecture step folds it to give the "
-                                    "bench the room)")
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setRange(0, 1)
@@ -96,15 +93,13 @@ class FineTuneView(InstructActions, RecordedRuns, QWidget):
         self.curves = FineTuneCurves()
         self.results = ResultsPanel()
         self.bench_page = QWidget()  # holds the bench panel once the methods are discovered
-        QVBoxLayout(self.bench_page).setContentsMargins(0, 0, 0, 0)
+        flush_column(self.bench_page)
         self.shift_plot = ShiftPlot()
-        self.shift_button = QPushButton("Compare base and tuned")
-        self.shift_button.setToolTip("Per layer: linear CKA and mean cosine of the hidden states of the loaded "
-                                     "base model and the last run's model on its validation texts")
-        self.open_button = QPushButton("Open tuned model in the views")
-        self.shift_label = QLabel(SHIFT_HINT)
-        self.shift_label.setObjectName("summary")
-        self.shift_label.setWordWrap(True)
+        self.shift_button = button("Compare base and tuned", tip="Per layer: linear CKA and mean cosine of the hidden "
+                                   "states of the loaded base model and the last run's model on its validation texts",
+                                   clicked=self.compare_layers)
+        self.open_button = button("Open tuned model in the views", clicked=self.open_tuned)
+        self.shift_label = label(SHIFT_HINT, name="summary", wrap=True)
         self.sts_table = StsTable()  # a sentence-embedding run's STS per layer, base beside trained
         self.sts_table.setVisible(False)
         self.instruct = InstructPanel()
@@ -116,11 +111,7 @@ class FineTuneView(InstructActions, RecordedRuns, QWidget):
         self._origins: dict[int, ResultOrigin] = {}  # run id -> what it was trained from
         self._build_layout()
 
-        self.start_button.clicked.connect(lambda: self.start_run())
-        self.cancel_button.clicked.connect(self.cancel_run)
         self.form_button.toggled.connect(self.form_scroll.setVisible)
-        self.shift_button.clicked.connect(self.compare_layers)
-        self.open_button.clicked.connect(self.open_tuned)
         self.results.explain.explain_requested.connect(self.explain_row)
         self.results.explain.cancel_requested.connect(self.ctx.jobs.cancel)
         self.instruct.preview_requested.connect(self.preview_instruct)
@@ -179,52 +170,28 @@ class FineTuneView(InstructActions, RecordedRuns, QWidget):
         self._update_buttons()
 
     def _build_layout(self) -> None:
-        scroll = self.form_scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll = self.form_scroll = scroll_area(frame=False, sideways=False)
         theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.finetune_form_w))
         training = QSplitter(Qt.Orientation.Vertical)
         training.addWidget(self.curves)
         training.addWidget(self.results)
         after = QWidget()
-        column = QVBoxLayout(after)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        row = QHBoxLayout()
-        row.addWidget(self.shift_button)
-        row.addWidget(self.open_button)
-        row.addStretch(1)
-        column.addLayout(row)
-        column.addWidget(self.sts_table, 1)
-        column.addWidget(self.shift_label)
-        column.addWidget(self.shift_plot, 1)
+        column(after, row(self.shift_button, self.open_button, 1), (self.sts_table, 1), self.shift_label,
+               (self.shift_plot, 1), margins="panel_margins", spacing=None)
         self.tabs = QTabWidget()
         self.tabs.addTab(training, "Training")
         self.tabs.addTab(self.bench_page, "Bench")
         self.tabs.addTab(after, "Before/after")
         self.tabs.addTab(self.instruct, "Instruct")
         right = QWidget()
-        side = QVBoxLayout(right)
-        theme.bind(side, lambda w, m: w.setContentsMargins(*m.side_column_margins))
-        theme.bind(side, lambda w, m: w.setSpacing(m.section_spacing))
-        side.addWidget(self.message_bar)
-        side.addWidget(self.title_label)
-        side.addWidget(self.status_label)
-        side.addWidget(self.run_origin)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.form_button)
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress_bar, 1)
-        side.addLayout(buttons)
-        side.addWidget(self.tabs, 1)
+        buttons = row(self.form_button, self.start_button, self.cancel_button, (self.progress_bar, 1))
+        column(right, self.message_bar, self.title_label, self.status_label, self.run_origin, buttons, (self.tabs, 1),
+               margins="side_column_margins")
         splitter = FoldSplitter()  # the form above the results where both do not fit side by side
         splitter.addWidget(scroll)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addWidget(splitter)
+        column(self, splitter, margins="panel_margins", spacing=None)
 
     def showEvent(self, event) -> None:  # noqa: N802
         self.ensure_methods()

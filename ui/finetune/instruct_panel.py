@@ -15,14 +15,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
-    QSpinBox, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem, QTabWidget, QWidget,
 )
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.finetune.trained_tokens import TrainedLegend, TrainedTokens
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, combo_box, label, spin_box
+from lm_workbench.ui.widgets.boxes import flush_column
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 
 BEFORE_AFTER_COLUMNS = ("prompt", "reference", "before_greedy", "after_greedy", "before_sampled", "after_sampled",
                         "category")
@@ -44,34 +47,24 @@ class InstructPanel(QWidget):
         super().__init__(parent)
         self.preview: Any = None  # lm_workbench.instruct.preview.InstructPreview
         self.summary: dict[str, Any] | None = None
-        self.template_combo = QComboBox()
-        for choice in TEMPLATE_CHOICES:
-            self.template_combo.addItem(choice, choice)
-        self.template_combo.setToolTip("auto: the model's own chat template, or the plain one when it has none; "
-                                       "plain: ### Instruction / ### Response; or the edited text, saved as a file")
-        self.preview_button = QPushButton("Show what is trained")
-        self.preview_button.setToolTip("Read the training file and mark, token by token, what the loss covers")
-        self.template_label = QLabel("Choose the instruct task, load a decoder or an encoder-decoder, and press "
-                                     "Show what is trained.")
-        self.template_label.setObjectName("summary")
-        self.template_label.setWordWrap(True)
+        self.template_combo = combo_box([(choice, choice) for choice in TEMPLATE_CHOICES], tip="auto: the model's "
+                                        "own chat template, or the plain one when it has none; plain: ### Instruction "
+                                        "/ ### Response; or the edited text, saved as a file")
+        self.preview_button = button("Show what is trained", tip="Read the training file and mark, token by token, "
+                                     "what the loss covers", clicked=self.preview_requested.emit)
+        self.template_label = label("Choose the instruct task, load a decoder or an encoder-decoder, and press "
+                                    "Show what is trained.", name="summary", wrap=True)
         self.template_edit = QPlainTextEdit()
         self.template_edit.setToolTip("The Jinja chat template (transformers' format); edit it and press Use this "
                                       "template to train with the edit")
-        self.use_button = QPushButton("Use this template")
-        self.example_spin = QSpinBox()
-        self.example_spin.setRange(1, 1)
-        self.example_label = QLabel("")
-        self.example_label.setObjectName("summary")
-        self.example_label.setWordWrap(True)
+        self.use_button = button("Use this template")
+        self.example_spin = spin_box(1, 1, 1)
+        self.example_label = label("", name="summary", wrap=True)
         self.tokens = TrainedTokens()
         self.legend = TrainedLegend()
-        self.batch_label = QLabel("")
-        self.batch_label.setObjectName("summary")
-        self.batch_label.setWordWrap(True)
-        self.scores_label = QLabel("After a run: the held-out prompts answered by the base and by the tuned model.")
-        self.scores_label.setObjectName("summary")
-        self.scores_label.setWordWrap(True)
+        self.batch_label = label("", name="summary", wrap=True)
+        self.scores_label = label("After a run: the held-out prompts answered by the base and by the tuned model.",
+                                  name="summary", wrap=True)
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -80,10 +73,9 @@ class InstructPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size
-        self.data_label = QLabel("Choose the instruct task, load a decoder or an encoder-decoder, and press "
-                                 "Show what is trained: the training file's categories and examples appear here.")
-        self.data_label.setObjectName("summary")
-        self.data_label.setWordWrap(True)
+        self.data_label = label("Choose the instruct task, load a decoder or an encoder-decoder, and press "
+                                "Show what is trained: the training file's categories and examples appear here.",
+                                name="summary", wrap=True)
         self.samples = QTableWidget(0, 3)
         self.samples.setHorizontalHeaderLabels(("category", "prompt", "answer we want"))
         self.samples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -102,57 +94,27 @@ class InstructPanel(QWidget):
         self._build()
         self.template_combo.currentIndexChanged.connect(
             lambda *_: self.template_chosen.emit(self.template_combo.currentData()))
-        self.preview_button.clicked.connect(self.preview_requested.emit)
         self.example_spin.valueChanged.connect(lambda *_: self.show_example(self.example_spin.value() - 1))
 
     def _build(self) -> None:
         top = QWidget()
-        column = QVBoxLayout(top)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Template"))
-        row.addWidget(self.template_combo)
-        row.addWidget(self.preview_button)
-        row.addStretch(1)
-        column.addLayout(row)
-        column.addWidget(self.template_label)
-        column.addWidget(self.template_edit, 1)
         theme.bind(self.template_edit, lambda w, m: w.setMaximumHeight(m.template_edit_max_h))
-        uses = QHBoxLayout()
-        uses.addWidget(self.use_button)
-        uses.addStretch(1)
-        column.addLayout(uses)
-        pick = QHBoxLayout()
-        pick.addWidget(QLabel("Example"))
-        pick.addWidget(self.example_spin)
-        pick.addWidget(self.example_label, 1)
-        column.addLayout(pick)
-        column.addWidget(self.batch_label)  # above the tokens: in sight with F5 (issue 49.11)
-        column.addWidget(self.legend)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.tokens)
-        column.addWidget(scroll, 2)
+        boxes.column(top, boxes.row(QLabel("Template"), self.template_combo, self.preview_button, 1),
+                     self.template_label, (self.template_edit, 1), boxes.row(self.use_button, 1),
+                     boxes.row(QLabel("Example"), self.example_spin, (self.example_label, 1)),
+                     self.batch_label,  # above the tokens: in sight with F5 (issue 49.11)
+                     self.legend, (scroll_area(self.tokens, frame=False), 2), margins="panel_margins", spacing=None)
         data = QWidget()
-        data_column = QVBoxLayout(data)
-        theme.bind(data_column, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        data_column.addWidget(self.data_label)
-        data_column.addWidget(self.samples, 1)
+        boxes.column(data, self.data_label, (self.samples, 1), margins="panel_margins", spacing=None)
         bottom = QWidget()
-        lower = QVBoxLayout(bottom)
-        theme.bind(lower, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        lower.addWidget(self.scores_label)
-        lower.addWidget(self.table, 3)
-        lower.addWidget(self.categories, 1)
+        boxes.column(bottom, self.scores_label, (self.table, 3), (self.categories, 1), margins="panel_margins",
+                     spacing=None)
         self.pages = QTabWidget()
         self.data_page, self.trained_page, self.answers_page = data, top, bottom
         self.pages.addTab(data, "Demonstration data")
         self.pages.addTab(top, "What is trained")
         self.pages.addTab(bottom, "Answers before/after")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.pages)
+        flush_column(self, self.pages)
 
     # ------------------------------------------------------------------ the template and the preview
     def set_template_choice(self, choice: str) -> None:

@@ -19,12 +19,14 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QWidget,
 )
 
 from lm_workbench.attribution.targets import LabelTarget
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.attribution_panel import AttributionPanel
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.finetune.state import RunResult, errors_first
 
@@ -66,25 +68,16 @@ class ResultsPanel(QWidget):
         splitter.setChildrenCollapsible(False)
         # a readable matrix at any width: it got ~70 px in the 1280 split layout (issue 49, cosmetic)
         theme.bind(self.confusion, lambda w, _m: w.setMinimumWidth(w.fontMetrics().height() * 13))
-        self.data_note = QLabel()  # what reading the data files kept and skipped
-        self.data_note.setObjectName("summary")
-        self.data_note.setWordWrap(True)
-        self.preference_note = QLabel()  # a preference run: held-out accuracy before/after, per category
-        self.preference_note.setObjectName("summary")
-        self.preference_note.setWordWrap(True)
-        self.preference_note.setToolTip(
+        self.data_note = label(name="summary", wrap=True)  # what reading the data files kept and skipped
+        # a preference run: held-out accuracy before/after, per category
+        self.preference_note = label(name="summary", wrap=True, tip=(
             "Preferred: the model itself gives the chosen answer a higher log-probability than the rejected one "
             "(before: the starting model, the reference; after: the tuned model). DPO's reward accuracy: the share "
             "of pairs whose margin β·[(log π − log π_ref)(chosen) − (log π − log π_ref)(rejected)] is positive, "
             "i.e. that tuning moved towards the chosen answer; it is 0 at step 0, where π = π_ref. The loss starts "
-            "at log 2 = 0.693.")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.data_note)
-        layout.addWidget(self.preference_note)
-        layout.addWidget(splitter)
+            "at log 2 = 0.693."))
         self.explain = AttributionPanel("the selected row's predicted label", foil="label")
-        layout.addWidget(self.explain)
+        flush_column(self, self.data_note, self.preference_note, splitter, self.explain)
         theme.follow(self, self._restyle)
         self.show_result(None)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column
 from lm_workbench.ui.widgets.plot_style import range_clear_of_legend
 
 BAR_WIDTH = 0.6  # in layers (data units), not pixels
@@ -27,9 +28,7 @@ class ShiftPlot(QWidget):
         self.cka_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, name="1 − linear CKA")
         self.plot.addItem(self.cka_bars)
         self.cosine_curve = self.plot.plot(name="1 − mean cosine")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.graphics)
+        flush_column(self, self.graphics)
         self.rows: list[tuple[int, float, float]] = []
         self._apply_tokens()
         theme.follow(self, self._apply_tokens)

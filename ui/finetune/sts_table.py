@@ -6,10 +6,11 @@ layer whose rho is not defined (its vectors all alike) says "not defined"; the c
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, \
-    QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 COLUMNS = ("Layer", "Before (base)", "After (trained)", "Change")
 
@@ -25,19 +26,15 @@ def _cell(value: float | None) -> str:
 class StsTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel("Train a sentence-embedding model: its STS table before and after shows here.")
-        self.caption.setObjectName("summary")
-        self.caption.setWordWrap(True)
+        self.caption = label("Train a sentence-embedding model: its STS table before and after shows here.",
+                             name="summary", wrap=True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         theme.bind(self.table, lambda w, m: w.verticalHeader().setDefaultSectionSize(m.table_row_h))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.table, 1)
+        flush_column(self, self.caption, (self.table, 1))
 
     def show_rows(self, rows: list[tuple[int, float, float]], caption: str = "") -> None:
         self.table.setRowCount(len(rows))

@@ -12,12 +12,12 @@ from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QDialog, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets import boxes, controls
 from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from lm_workbench.finetune.unified_table import unified_rows, unified_table
 
@@ -101,26 +101,13 @@ class UnifiedTableDialog(QDialog):
         self.methods: Mapping[str, Any] = {}
         self.configs: Mapping[str, Any] = {}
         self.setWindowTitle("Unified view of the fine-tuning methods (He et al. 2022)")
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
-        intro.setObjectName("summary")
+        intro = controls.label(INTRO, name="summary", wrap=True)
         self.table = UnifiedTable()
-        self.csv_button = QPushButton("Export CSV…")
-        self.picture_button = QPushButton("Export picture…")
-        close = QPushButton("Close")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.csv_button)
-        buttons.addWidget(self.picture_button)
-        buttons.addStretch(1)
-        buttons.addWidget(close)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addWidget(intro)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(buttons)
-        self.csv_button.clicked.connect(lambda: self.export_csv())
-        self.picture_button.clicked.connect(lambda: self.export_picture())
-        close.clicked.connect(self.close)
+        self.csv_button = controls.button("Export CSV…", clicked=lambda: self.export_csv())
+        self.picture_button = controls.button("Export picture…", clicked=lambda: self.export_picture())
+        close = controls.button("Close", clicked=self.close)
+        boxes.column(self, intro, (self.table, 1), boxes.row(self.csv_button, self.picture_button, 1, close),
+                     margins=None)
         self.table.cellClicked.connect(lambda row, _column: self._clicked(row))
 
     def _clicked(self, row: int) -> None:

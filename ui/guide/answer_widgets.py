@@ -8,11 +8,11 @@ a number or a token's text).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QGridLayout, QHBoxLayout, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QGridLayout, QPushButton, QSizePolicy, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets import boxes, controls
+from lm_workbench.ui.widgets.boxes import flush_column
 
 PER_ROW = 4  # layer and token buttons per row (the panel is narrow: a third of a 1024-wide window)
 MAX_HEAD_GRID = 24  # layers or heads beyond this: type the head instead of clicking
@@ -23,25 +23,17 @@ class AnswerBox(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._column = QVBoxLayout(self)
-        self._column.setContentsMargins(0, 0, 0, 0)
         self._grid_host = QWidget()
         self._grid = QGridLayout(self._grid_host)
         self._grid.setContentsMargins(0, 0, 0, 0)
         theme.bind(self._grid, lambda w, m: w.setSpacing(m.tight_spacing))
-        self._column.addWidget(self._grid_host)
-        row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
-        self.edit = QLineEdit()
+        self.edit = controls.line_edit()
         self.edit.setObjectName("guideAnswer")
-        self.check_button = QPushButton("Check")
+        self.check_button = controls.button("Check", clicked=self._submit)
         self.check_button.setObjectName("guideCheck")
-        line.addWidget(self.edit, 1)
-        line.addWidget(self.check_button)
-        self._typed = row
-        self._column.addWidget(row)
-        self.check_button.clicked.connect(self._submit)
+        self._typed = QWidget()
+        boxes.row((self.edit, 1), self.check_button, owner=self._typed)
+        self._column = flush_column(self, self._grid_host, self._typed)
         self.edit.returnPressed.connect(self._submit)
         self.buttons: list[QPushButton] = []
 
@@ -57,12 +49,11 @@ class AnswerBox(QWidget):
         self.buttons = []
 
     def _button(self, label: str, answer: str, row: int, column: int, tip: str = "") -> None:
-        button = QPushButton(label)
+        button = controls.button(label, tip=tip or label,
+                                 clicked=lambda _checked=False, a=answer: self.answered.emit(a))
         button.setObjectName(f"guideCell:{answer}")
         button.setMinimumWidth(0)  # a long token is cut rather than widening the panel (its tooltip has it whole)
         button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        button.setToolTip(tip or label)
-        button.clicked.connect(lambda _checked=False, a=answer: self.answered.emit(a))
         self._grid.addWidget(button, row, column)
         self.buttons.append(button)
 

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui.guide.page_panel import PagePanel
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, combo_box, label
 
 LABEL = "Computing the answer on the loaded model…"
 
@@ -44,32 +43,23 @@ class GuideView(QWidget):
         self.guides: list[Any] = []
         self._preset: Any = None
         self.panel = PagePanel()
-        column = QVBoxLayout(self)
-        top = QHBoxLayout()
-        self.guide_box = QComboBox()
-        self.resume_button = QPushButton("Resume")
-        self.export_button = QPushButton("Export progress (CSV)…")
-        self.reset_button = QPushButton("Reset progress…")
-        top.addWidget(QLabel("Guide:"))
-        top.addWidget(self.guide_box, 1)
-        for button in (self.resume_button, self.export_button, self.reset_button):
-            top.addWidget(button)
-        column.addLayout(top)
-        self.problems = QLabel()
-        self.problems.setWordWrap(True)
+        self.guide_box = combo_box()
+        self.resume_button = button("Resume",
+                                    clicked=lambda: self.open_page(self.session.index) if self.session else None)
+        self.export_button = button("Export progress (CSV)…", clicked=lambda: self.export_csv())
+        self.reset_button = button("Reset progress…", clicked=lambda: self.reset_progress())
+        top = boxes.row(QLabel("Guide:"), (self.guide_box, 1), self.resume_button, self.export_button,
+                        self.reset_button)
+        self.problems = label(wrap=True)
         self.problems.hide()
-        column.addWidget(self.problems)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.pages = QTreeWidget()
         self.pages.setObjectName("guidePages")
         self.pages.setHeaderLabels(["Page", "View", "Exercise", "Progress"])
         self.pages.setRootIsDecorated(True)
         self.split.addWidget(self.pages)
-        column.addWidget(self.split, 1)
+        boxes.column(self, top, self.problems, (self.split, 1), margins=None, spacing=None)
         self.split.addWidget(self.panel)  # until the window docks it beside the views (bind)
-        self.resume_button.clicked.connect(lambda: self.open_page(self.session.index) if self.session else None)
-        self.export_button.clicked.connect(lambda: self.export_csv())
-        self.reset_button.clicked.connect(lambda: self.reset_progress())
         self.pages.itemActivated.connect(self._activated)
         self.guide_box.currentIndexChanged.connect(self._guide_chosen)
         self.panel.next_requested.connect(lambda: self.open_page(self.session.index + 1))

@@ -8,17 +8,17 @@ Guide view (``guide_view.GuideView``) decides what happens.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTextBrowser, QWidget
 
 from lm_workbench.ui.guide.answer_widgets import AnswerBox
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, label
 
 
 def _label(name: str, wrap: bool = True) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
+    widget = label(name=name, wrap=wrap)
+    widget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return widget
 
 
 class PagePanel(QWidget):
@@ -31,7 +31,6 @@ class PagePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("guidePagePanel")
         self.setMinimumWidth(0)
-        column = QVBoxLayout(self)
         self.where = _label("guideWhere")
         self.title = _label("guideTitle")
         font = self.title.font()
@@ -44,35 +43,20 @@ class PagePanel(QWidget):
         self.body.setOpenExternalLinks(False)
         self.body.setMinimumWidth(0)
         self.problem = _label("guideProblem")
+        self.build_button = button("Build the course model…", clicked=self.build_requested)
+        self.model_button = button("Open the page's model", clicked=self.open_model_requested)
         problem_row = QWidget()
-        row = QHBoxLayout(problem_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.build_button = QPushButton("Build the course model…")
-        self.model_button = QPushButton("Open the page's model")
-        row.addWidget(self.build_button)
-        row.addWidget(self.model_button)
-        row.addStretch(1)
+        row(self.build_button, self.model_button, 1, owner=problem_row)
         self.ask = _label("guideAsk")
         self.answers = AnswerBox()
         self.feedback = _label("guideFeedback")
+        self.previous_button = button("◀ Previous", clicked=self.previous_requested)
+        self.next_button = button("Next ▶", clicked=self.next_requested)
         nav = QWidget()
-        line = QHBoxLayout(nav)
-        line.setContentsMargins(0, 0, 0, 0)
-        self.previous_button = QPushButton("◀ Previous")
-        self.next_button = QPushButton("Next ▶")
-        line.addWidget(self.previous_button)
-        line.addStretch(1)
-        line.addWidget(self.next_button)
-        for widget in (self.where, self.title, self.changed):
-            column.addWidget(widget)
-        column.addWidget(self.body, 1)
-        for widget in (self.problem, problem_row, self.ask, self.answers, self.feedback, nav):
-            column.addWidget(widget)
+        row(self.previous_button, 1, self.next_button, owner=nav)
+        column(self, self.where, self.title, self.changed, (self.body, 1), self.problem, problem_row, self.ask,
+               self.answers, self.feedback, nav, margins=None, spacing=None)
         self._problem_row = problem_row
-        self.previous_button.clicked.connect(self.previous_requested)
-        self.next_button.clicked.connect(self.next_requested)
-        self.build_button.clicked.connect(self.build_requested)
-        self.model_button.clicked.connect(self.open_model_requested)
         self.show_problem("")
 
     def show_page(self, where: str, title: str, body: str, changed: bool, ask: str, first: bool, last: bool) -> None:

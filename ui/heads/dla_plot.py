@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column
 from lm_workbench.ui.widgets.plot_style import range_clear_of_legend
 
 BAR = 0.38  # each of a layer's two bars, in layer units
@@ -43,9 +44,7 @@ class LayerBars(QWidget):
         self._shown: Any = None
         self._span: tuple[float, float] | None = None  # the bars' lowest and highest value
         self.heights: dict[str, list[float]] = {}  # what the bars show (tests read it)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        flush_column(self, self.plot)
         theme.follow(self, self._restyle)
 
     def sizeHint(self) -> QSize:  # noqa: N802 (the plot's own hint is tall: the maps above need the height)

@@ -18,15 +18,14 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QToolButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QLabel, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.heads.dla_plot import LayerBars
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
 from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.boxes import column, flush_column, form_rows, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, progress_bar, tool_button
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.reading import read_line
@@ -81,19 +80,12 @@ class HeadsView(ComputingView, ModelView):
         self._sweep_after = False  # a preset asked for the sweep once the split is shown
         self._shown_key: Any = None  # the inputs of the split shown
         self._task_origin: ResultOrigin | None = None  # the origin of the sweep running or last run
-        self.target_edit = QLineEdit()
-        self.target_edit.setPlaceholderText("the model's top token, or one vocabulary token (e.g. Ġlist)")
-        self.contrast_edit = QLineEdit()
-        self.contrast_edit.setPlaceholderText("optional: a second token Y, the metric becomes logit(X) − logit(Y)")
-        self.how_combo = QComboBox()
-        for how in HOWS:
-            self.how_combo.addItem(HOW_NAMES[how], how)
-        self.corpus_edit = QLineEdit()
-        self.corpus_edit.setPlaceholderText("mean and resample: a text file, one text a line")
-        self.corpus_browse = QToolButton()
-        self.corpus_browse.setText("Browse…")
-        self.corpus_browse.setToolTip("Choose the corpus file (UTF-8 text, one text a line)")
-        self.corpus_browse.clicked.connect(lambda: self.browse_corpus())
+        self.target_edit = line_edit("the model's top token, or one vocabulary token (e.g. Ġlist)")
+        self.contrast_edit = line_edit("optional: a second token Y, the metric becomes logit(X) − logit(Y)")
+        self.how_combo = combo_box([(HOW_NAMES[how], how) for how in HOWS])
+        self.corpus_edit = line_edit("mean and resample: a text file, one text a line")
+        self.corpus_browse = tool_button("Browse…", tip="Choose the corpus file (UTF-8 text, one text a line)",
+                                         clicked=lambda: self.browse_corpus())
         for edit in (self.target_edit, self.contrast_edit, self.corpus_edit):
             edit.textChanged.connect(self._read_form)
         self.how_combo.currentIndexChanged.connect(self._read_form)
@@ -104,29 +96,18 @@ class HeadsView(ComputingView, ModelView):
         self.output_spin = self.output_row.spin
         self.output_spin.valueChanged.connect(self._read_form)
         self.output_spin.valueChanged.connect(self.inputs_changed)
-        self.sweep_button = QPushButton("Ablate every head")
-        self.sweep_button.setToolTip("Take each head out alone and see how far the metric moves")
-        self.sweep_button.clicked.connect(self.run_sweep)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
+        self.sweep_button = button("Ablate every head", clicked=self.run_sweep,
+                                   tip="Take each head out alone and see how far the metric moves")
+        self.cancel_button = button("Cancel", clicked=self.cancel, enabled=False)
+        self.progress = progress_bar()
         self.notice = Notice()
-        form = self.form = QFormLayout()  # two fields a row: the maps need the height
-        form.addRow("Target", _pair(self.target_edit, "Instead of", self.contrast_edit))
         corpus_field = QWidget()
-        corpus_row = QHBoxLayout(corpus_field)
-        corpus_row.setContentsMargins(0, 0, 0, 0)
-        corpus_row.addWidget(self.corpus_edit, 1)
-        corpus_row.addWidget(self.corpus_browse)
-        form.addRow("Ablation", _pair(self.how_combo, "Corpus", corpus_field))
+        row((self.corpus_edit, 1), self.corpus_browse, owner=corpus_field)
+        form = self.form = form_rows(  # two fields a row: the maps need the height
+            ("Target", _pair(self.target_edit, "Instead of", self.contrast_edit)),
+            ("Ablation", _pair(self.how_combo, "Corpus", corpus_field)))
         self.output_row.add_to(form)  # shown for an encoder-decoder only
-        buttons = QHBoxLayout()
-        for button in (self.sweep_button, self.cancel_button):
-            buttons.addWidget(button)
-        buttons.addWidget(self.progress, 1)
+        buttons = row(self.sweep_button, self.cancel_button, (self.progress, 1))
         self.dla_summary = _summary_label()
         self.dla_map = HeadMap(empty_hint="Each head's direct share of the metric shows here.")
         self.dla_map.set_axes("layer", "head")
@@ -142,27 +123,11 @@ class HeadsView(ComputingView, ModelView):
         for heatmap in (self.dla_map, self.sweep_map):
             heatmap.hovered.connect(self.hover_line.setText)
         self.results = QWidget()
-        results = QVBoxLayout(self.results)
-        results.setContentsMargins(0, 0, 0, 0)
-        columns = QHBoxLayout()
-        left, right = QVBoxLayout(), QVBoxLayout()
-        left.addWidget(self.dla_summary)
-        left.addWidget(self.dla_map, 1)
-        right.addWidget(self.sweep_origin)
-        right.addWidget(self.sweep_summary)
-        right.addWidget(self.sweep_map, 1)
-        columns.addLayout(left, 1)
-        columns.addLayout(right, 1)
-        results.addLayout(columns, 1)
-        results.addWidget(self.bars, 1)  # the per-layer bars under both maps, full width
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.results, 1)
-        layout.addWidget(self.hover_line)
+        left = column(None, self.dla_summary, (self.dla_map, 1), margins=None, spacing=None)
+        right = column(None, self.sweep_origin, self.sweep_summary, (self.sweep_map, 1), margins=None, spacing=None)
+        flush_column(self.results, (row((left, 1), (right, 1)), 1),
+                     (self.bars, 1))  # the per-layer bars under both maps, full width
+        column(self, form, buttons, self.notice, (self.results, 1), self.hover_line)
         self.state.events.dla_changed.connect(self._show_dla)
         self.state.events.sweep_changed.connect(self._show_sweep)
         self.state.events.running_changed.connect(self._show_running)
@@ -356,20 +321,14 @@ class HeadsView(ComputingView, ModelView):
         self.cancel()
 
 
-def _pair(first: QWidget, label: str, second: QWidget) -> QWidget:
+def _pair(first: QWidget, caption: str, second: QWidget) -> QWidget:
     """Two fields on one form row, the second with its own label."""
-    row = QWidget()
-    layout = QHBoxLayout(row)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.addWidget(first, 1)
-    layout.addWidget(QLabel(label))
-    layout.addWidget(second, 1)
-    return row
+    both = QWidget()
+    row((first, 1), QLabel(caption), (second, 1), owner=both)
+    return both
 
 
 def _summary_label() -> QLabel:
-    label = QLabel("")
-    label.setObjectName("summary")
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
+    summary = label("", name="summary", wrap=True)
+    summary.setTextFormat(Qt.TextFormat.RichText)
+    return summary

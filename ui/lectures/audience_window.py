@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QHideEvent, QPixmap, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from lm_workbench.ui.theme_tokens import Tokens, presentation_pt, presentation_tokens
 from lm_workbench.ui.widgets.placement import place_over
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QScreen
@@ -52,20 +55,13 @@ class AudienceWindow(QWidget):
         self.view_id: str | None = None
         self.picture: QPixmap | None = None  # the view's last picture, at its own size
         self.tokens: Tokens = presentation_tokens()
-        self.caption = QLabel("")
-        self.caption.setObjectName("audienceCaption")
-        self.caption.setWordWrap(True)
+        self.caption = label(name="audienceCaption", wrap=True)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.mirror = QLabel("")
-        self.mirror.setObjectName("audienceView")
+        self.mirror = label(name="audienceView")
         self.mirror.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.mirror.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # follows the window
-        self.column = QVBoxLayout(self)
-        self.column.addWidget(self.caption)
-        self.column.addWidget(self.mirror, 1)
-        self.timer = QTimer(self)
-        self.timer.setInterval(REFRESH_MS)
-        self.timer.timeout.connect(self.refresh)
+        self.column = column(self, self.caption, (self.mirror, 1), margins=None, spacing=None)
+        self.timer = interval_timer(self, REFRESH_MS, self.refresh)
         self._apply_tokens()
 
     def _apply_tokens(self) -> None:

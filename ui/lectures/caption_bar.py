@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, label
 
 CAPTION_LINES = 2  # the caption bar's height, in lines of the caption (longer captions make it taller)
 
@@ -19,25 +21,15 @@ class LectureBar(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("lectureBar")
-        self.caption = QLabel("")
-        self.caption.setObjectName("lectureCaption")
-        self.caption.setWordWrap(True)
-        self.previous_button = QPushButton("◀ Previous")
-        self.previous_button.setToolTip("The previous step (PageUp)")
-        self.next_button = QPushButton("Next ▶")
-        self.next_button.setToolTip("The next step (PageDown)")
-        self.end_button = QPushButton("End")
-        self.end_button.setToolTip("Stop the lecture (the views keep what they show)")
-        row = QHBoxLayout(self)
-        theme.bind(row, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        row.addWidget(self.caption, 1)
-        for button in (self.previous_button, self.next_button, self.end_button):
-            row.addWidget(button)
+        self.caption = label(name="lectureCaption", wrap=True)
+        self.previous_button = button("◀ Previous", tip="The previous step (PageUp)", clicked=self.previous_requested)
+        self.next_button = button("Next ▶", tip="The next step (PageDown)", clicked=self.next_requested)
+        self.end_button = button("End", tip="Stop the lecture (the views keep what they show)",
+                                 clicked=self.end_requested)
+        row((self.caption, 1), self.previous_button, self.next_button, self.end_button, owner=self,
+            margins="panel_margins")
         theme.follow(self, self._apply_tokens)
         self._apply_tokens()
-        self.previous_button.clicked.connect(self.previous_requested)
-        self.next_button.clicked.connect(self.next_requested)
-        self.end_button.clicked.connect(self.end_requested)
         self.hide()
 
     def _apply_tokens(self) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -35,6 +35,7 @@ from lm_workbench.lectures.library import builtin_presets, load_preset_file, use
 from lm_workbench.lectures.runner import PresetRunner
 from lm_workbench.lectures.schema import Preset
 from lm_workbench.pretrain.course_build import current_build, family_name
+from lm_workbench.ui.view_kit.window_action import window_action
 
 if TYPE_CHECKING:
     from lm_workbench.ui.lectures.services import LectureServices
@@ -73,13 +74,7 @@ class LectureController(QObject):
             services.course_moved_on.connect(self.course_models_changed)
 
     def _action(self, text: str, shortcut: QKeySequence | str | None, slot: Any) -> QAction:
-        action = QAction(text, self.services.owner)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.services.owner.addAction(action)
-        return action
+        return window_action(self.services.owner, text, shortcut, slot)
 
     def _enable_stepping(self, on: bool) -> None:
         """Give the window's Next/Previous (PageDown/PageUp, a clicker) to the lecture, or take them back. While

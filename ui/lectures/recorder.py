@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.lectures.availability import installed_course_models
@@ -26,6 +26,7 @@ from lm_workbench.lectures.library import load_preset_file, user_presets_folder
 from lm_workbench.lectures.recording import SUFFIX, DraftStep, LectureDraft, make_step, slug
 from lm_workbench.lectures.schema import Preset
 from lm_workbench.workspace.models import portable_spec
+from lm_workbench.ui.view_kit.window_action import window_action
 
 if TYPE_CHECKING:
     from lm_workbench.ui.lectures.controller import LectureController
@@ -54,15 +55,7 @@ class LectureRecorder(QObject):
         lectures.add_menu_actions([self.record_action, self.edit_action, self.add_action])
 
     def _action(self, text: str, shortcut: str | None, slot: Any, tip: str) -> QAction:
-        action = QAction(text, self.services.owner)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setToolTip(tip)
-        action.setStatusTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.services.owner.addAction(action)
-        return action
+        return window_action(self.services.owner, text, shortcut, slot, tip)
 
     # ------------------------------------------------------------- opening
     def record(self) -> LectureDraft:

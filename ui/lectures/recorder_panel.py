@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
-from PySide6.QtWidgets import (
-    QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFormLayout, QListWidget, QListWidgetItem, QWidget
 
-from lm_workbench.ui import theme
 from lm_workbench.ui.lectures.recorder_actions import RecorderActions
+from lm_workbench.ui.widgets import boxes, controls
 
 if TYPE_CHECKING:
     from lm_workbench.lectures.recording import LectureDraft
@@ -35,58 +33,43 @@ class RecorderPanel(QWidget):
         self.setObjectName("lectureRecorder")
         self.recorder = recorder
         self.draft: LectureDraft | None = None
-        self.title_edit = QLineEdit()
-        self.title_edit.setPlaceholderText("The lecture's title (its menu entry)")
+        self.title_edit = controls.line_edit("The lecture's title (its menu entry)")
         self.steps = QListWidget()
         self.steps.setObjectName("recorderSteps")
         self.steps.setDragDropMode(QListWidget.DragDropMode.InternalMove)
         self.steps.setWordWrap(True)
-        self.caption_edit = QLineEdit()
-        self.caption_edit.setPlaceholderText("The selected step's caption (one line)")
-        self.hint = QLabel(f"Set up a view, then Add step ({recorder.add_action.shortcut().toString()}).")
-        self.hint.setWordWrap(True)
-        self.add_button = QPushButton("Add step")
-        self.add_button.setToolTip(recorder.add_action.toolTip())
-        self.retake_button = QPushButton("Re-take")
-        self.retake_button.setToolTip("The selected step shows the current view as it is now (its caption stays)")
-        self.up_button = QPushButton("▲ Up")
-        self.down_button = QPushButton("▼ Down")
-        self.delete_button = QPushButton("Delete")
-        self.play_button = QPushButton("Play from here")
-        self.play_button.setToolTip("Run the lecture from the selected step, as the saved file will run")
-        self.save_button = QPushButton("Save")
-        self.save_as_button = QPushButton("Save as…")
+        self.caption_edit = controls.line_edit("The selected step's caption (one line)")
+        self.hint = controls.label(f"Set up a view, then Add step ({recorder.add_action.shortcut().toString()}).",
+                                   wrap=True)
+        self.add_button = controls.button("Add step", tip=recorder.add_action.toolTip(),
+                                          clicked=lambda: recorder.add_step())
+        self.retake_button = controls.button("Re-take", tip="The selected step shows the current view as it is now "
+                                                            "(its caption stays)",
+                                             clicked=lambda: self._on_row(recorder.retake))
+        self.up_button = controls.button("▲ Up", clicked=lambda: self.move_step(-1))
+        self.down_button = controls.button("▼ Down", clicked=lambda: self.move_step(1))
+        self.delete_button = controls.button("Delete", clicked=self.delete)
+        self.play_button = controls.button("Play from here", tip="Run the lecture from the selected step, as the "
+                                                                 "saved file will run",
+                                           clicked=lambda: recorder.play(max(self.row(), 0)))
+        self.save_button = controls.button("Save", clicked=lambda: recorder.save(
+            ask=self.draft is not None and self.draft.path is None))
+        self.save_as_button = controls.button("Save as…", clicked=lambda: recorder.save(ask=True))
 
         form = QFormLayout()
         form.addRow("Title", self.title_edit)
         form.addRow("Caption", self.caption_edit)
-        edit_row, file_row = QHBoxLayout(), QHBoxLayout()
-        for button in (self.add_button, self.retake_button, self.up_button, self.down_button, self.delete_button):
-            edit_row.addWidget(button)
-        for button in (self.play_button, self.save_button, self.save_as_button):
-            file_row.addWidget(button)
-        column = QVBoxLayout(self)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addWidget(self.hint)
-        column.addWidget(self.steps, 1)
-        column.addLayout(form)
-        column.addLayout(edit_row)
-        column.addLayout(file_row)
+        edit_row = boxes.row(self.add_button, self.retake_button, self.up_button, self.down_button,
+                             self.delete_button)
+        file_row = boxes.row(self.play_button, self.save_button, self.save_as_button)
+        boxes.column(self, self.hint, (self.steps, 1), form, edit_row, file_row, margins="panel_margins",
+                     spacing="row_spacing")
         self.resize(parent.size() * SIZE_FRACTION)
 
         self.title_edit.textEdited.connect(self._title_edited)
         self.caption_edit.textEdited.connect(self._caption_edited)
         self.steps.currentRowChanged.connect(self._selected)
         self.steps.model().rowsMoved.connect(lambda *_args: QTimer.singleShot(0, self._dragged))  # after the drop
-        self.add_button.clicked.connect(lambda: recorder.add_step())
-        self.retake_button.clicked.connect(lambda: self._on_row(recorder.retake))
-        self.up_button.clicked.connect(lambda: self.move_step(-1))
-        self.down_button.clicked.connect(lambda: self.move_step(1))
-        self.delete_button.clicked.connect(self.delete)
-        self.play_button.clicked.connect(lambda: recorder.play(max(self.row(), 0)))
-        self.save_button.clicked.connect(lambda: recorder.save(ask=self.draft is not None and self.draft.path is None))
-        self.save_as_button.clicked.connect(lambda: recorder.save(ask=True))
 
     # ---------------------------------------------------------------- show
     def set_draft(self, draft: LectureDraft) -> None:

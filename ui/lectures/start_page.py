@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, label
 
 if TYPE_CHECKING:
     from lm_workbench.ui.lectures.services import StartPageServices
@@ -53,28 +54,19 @@ class StartPage(QDialog):
             note = QListWidgetItem("No workspace saved yet: File > Save workspace (Ctrl+S).")
             note.setFlags(Qt.ItemFlag.NoItemFlags)
             self.workspaces.addItem(note)
-        open_preset = QPushButton("Open preset file…")
-        open_workspace = QPushButton("Open workspace…")
+        open_preset = button("Open preset file…", clicked=lambda: self._then(services.open_preset_file()))
+        open_workspace = button("Open workspace…", clicked=lambda: self._then(services.open_workspace()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         layout = QVBoxLayout(self)
         # the presets take the height; the workspaces' box is as tall as its rows (two at least): five preset rows
         # stood above an empty box before (issue 49, cosmetic)
         for title, widget, stretch in (("Lecture presets", self.presets, 1), ("Recent workspaces", self.workspaces, 0)):
-            heading = QLabel(title)
-            heading.setObjectName("sectionTitle")
-            layout.addWidget(heading)
+            layout.addWidget(label(title, name="sectionTitle"))
             layout.addWidget(widget, stretch)
         self._fit_workspaces()
-        row = QHBoxLayout()
-        row.addWidget(open_preset)
-        row.addWidget(open_workspace)
-        row.addStretch(1)
-        row.addWidget(buttons)
-        layout.addLayout(row)
+        layout.addLayout(row(open_preset, open_workspace, 1, buttons))
         self.presets.itemActivated.connect(self._start_preset)
         self.workspaces.itemActivated.connect(self._open_workspace)
-        open_preset.clicked.connect(lambda: self._then(services.open_preset_file()))
-        open_workspace.clicked.connect(lambda: self._then(services.open_workspace()))
         buttons.rejected.connect(self.reject)
 
     def _fit_workspaces(self) -> None:

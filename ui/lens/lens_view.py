@@ -17,12 +17,14 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import label, line_edit
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.reading import read_line
@@ -118,12 +120,7 @@ class LensModel(QAbstractTableModel):
 
 def _legend() -> list[QWidget]:
     """"probability 0 [ramp] 1": the cells' colour scale."""
-    bar = QLabel()
-    bar.setObjectName("colourBar")
-    low, high = QLabel("probability  0"), QLabel("1")
-    for label in (low, high):
-        label.setObjectName("summary")
-    return [low, bar, high]
+    return [label("probability  0", name="summary"), label(name="colourBar"), label("1", name="summary")]
 
 
 NOT_FOR_BILM = ("The logit lens is not available for ELMo: it reads each transformer layer through the model's "
@@ -137,11 +134,9 @@ class LensView(ModelView):
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
         self._tuned_asked, self._asked = False, 0  # a page's "tuned": true, not started yet; how many asked so far
-        self.caption = QLabel("Each cell: the top token if the model stopped after that layer, and its probability.")
-        self.caption.setObjectName("summary")
-        self.caption.setWordWrap(True)
-        self.target_edit = QLineEdit()
-        self.target_edit.setPlaceholderText("Decoder target (optional; empty: the model's own greedy output)")
+        self.caption = label("Each cell: the top token if the model stopped after that layer, and its probability.",
+                             name="summary", wrap=True)
+        self.target_edit = line_edit("Decoder target (optional; empty: the model's own greedy output)")
         self.target_edit.setClearButtonEnabled(True)
         self.target_edit.hide()
         self._timer = QTimer(self)
@@ -156,27 +151,16 @@ class LensView(ModelView):
         self.table_b = _lens_table(self.model_b)
         self.ab = ModelBSplit(self.table, self.table_b)
         self.columns, self.columns_b = LensColumns(self.table), LensColumns(self.table_b)
-        top = QHBoxLayout()
-        top.addWidget(self.caption, 1)
-        top.addWidget(self.target_edit, 1)
         legend = _legend()
         self.colour_bar = legend[1]
-        for widget in legend:
-            top.addWidget(widget)
+        top = row((self.caption, 1), (self.target_edit, 1), *legend)
         self._apply_tokens()
         theme.follow(self, self._apply_tokens)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
         self.tuned = TunedLensControls(self)  # the logit | tuned switch and training (lm_workbench.ui.lens.tuned_panel)
         self.tuned.mode_changed.connect(lambda _mode: self._show_table())
         self.tuned.ended.connect(self.inputs_changed)  # trained, cancelled or failed: the reading it held back
         self.kl_chart = KlChart()
-        layout.addLayout(top)
-        layout.addWidget(self.tuned)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.ab, 1)
-        layout.addWidget(self.kl_chart)
+        column(self, top, self.tuned, self.notice, (self.ab, 1), self.kl_chart)
 
     # ------------------------------------------------------ presets and workspaces
     # what a guide page, a lecture step or a workspace may set here

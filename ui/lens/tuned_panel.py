@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QProgressBar, QPushButton, QSpinBox,
-                               QWidget)
+from PySide6.QtWidgets import QButtonGroup, QFileDialog, QProgressBar, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, spin_box
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
 from lm_workbench.ui.widgets.elided_label import ElidedLabel
 from lm_workbench.lens.state import TunedLensState
 
@@ -39,13 +41,8 @@ class KlChart(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None):
         s = chart_style()
         super().__init__(parent, background=s["background"])
-        item = self.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("bottom", "layer (0: embeddings)")
-        item.setLabel("left", "KL (nats)")  # short: a long axis title was cut on a short chart (F5, 1024 × 768)
-        item.getAxis("left").enableAutoSIPrefix(False)
+        # the left title short: a long axis title was cut on a short chart (F5, 1024 × 768)
+        item = plain_plot_item(self, "layer (0: embeddings)", "KL (nats)", si_prefix=False)
         item.addLegend(offset=(-10, 5), labelTextColor=s["legend"])
         self.curves = {key: item.plot([], [], name=NAMES[key]) for key in NAMES}
         self._restyle()
@@ -94,38 +91,28 @@ class TunedLensControls(QWidget):
         super().__init__(parent)
         self.view = view  # the LensView: its ctx (jobs, run services, loaded model)
         self.state = TunedLensState()
-        self.logit_button = QPushButton("Logit lens")
-        self.tuned_button = QPushButton("Tuned lens")
+        self.logit_button = button("Logit lens")
+        self.tuned_button = button("Tuned lens")
         self.group = QButtonGroup(self)
-        for button, mode in ((self.logit_button, "logit"), (self.tuned_button, "tuned")):
-            button.setCheckable(True)
-            button.setProperty("mode", mode)
-            self.group.addButton(button)
+        for switch, mode in ((self.logit_button, "logit"), (self.tuned_button, "tuned")):
+            switch.setCheckable(True)
+            switch.setProperty("mode", mode)
+            self.group.addButton(switch)
         self.logit_button.setChecked(True)
         self.group.buttonClicked.connect(lambda b: self.set_mode(b.property("mode")))
-        self.train_button = QPushButton("Train tuned lens")
-        self.train_button.setToolTip("Fit one affine translator per layer on a corpus (the model stays frozen); "
-                                     "recorded in Runs, saved next to the model")
-        self.train_button.clicked.connect(self.start_training)
-        self.steps = QSpinBox()
-        self.steps.setRange(1, 100_000)
-        self.steps.setValue(self.state.steps)
-        self.steps.setSuffix(" steps")
+        self.train_button = button("Train tuned lens", clicked=self.start_training,
+                                   tip="Fit one affine translator per layer on a corpus (the model stays frozen); "
+                                       "recorded in Runs, saved next to the model")
+        self.steps = spin_box(1, 100_000, self.state.steps, suffix=" steps")
         self.steps.valueChanged.connect(lambda v: setattr(self.state, "steps", int(v)))
-        self.corpus_button = QPushButton("Corpus…")
-        self.corpus_button.setToolTip("A .txt or .jsonl file (default: the English text of Python's documentation)")
-        self.corpus_button.clicked.connect(self._choose_corpus)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel_training)
+        self.corpus_button = button("Corpus…", clicked=self._choose_corpus,
+                                    tip="A .txt or .jsonl file (default: the English text of Python's documentation)")
+        self.cancel_button = button("Cancel", clicked=self.cancel_training)
         self.progress = QProgressBar()
         self.status = ElidedLabel("")  # a long progress line ends in "…" (its tooltip whole): no sideways scroll
         self.status.setObjectName("summary")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.logit_button, self.tuned_button, self.train_button, self.steps, self.corpus_button,
-                       self.progress, self.cancel_button):
-            row.addWidget(widget)
-        row.addWidget(self.status, 1)
+        row(self.logit_button, self.tuned_button, self.train_button, self.steps, self.corpus_button, self.progress,
+            self.cancel_button, (self.status, 1), owner=self)
         self._sync()
 
     # -- the model and the switch ------------------------------------------------------------------------------

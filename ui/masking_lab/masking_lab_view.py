@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton,
-    QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QMenu, QSizePolicy, QWidget
 
 from lm_workbench.pretrain.for_views import config_fields
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView
+from lm_workbench.ui.widgets.boxes import column, form_rows, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, menu_button, spin_box
 from lm_workbench.ui.widgets.notice import Notice
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 from lm_workbench.ui.masking_lab.grid import Legend, PreviewGrid
 from lm_workbench.ui.masking_lab.panels import ReconstructionPanel, StatsPanel
 from lm_workbench.masking_lab.rows import rows_table
@@ -48,44 +48,26 @@ class MaskingLabView(ModelView):
         super().__init__(ctx, parent)
         self.state = MaskingLabState()
 
-        self.tokenizer_combo = QComboBox()
-        self.tokenizer_combo.addItems(["the loaded model's", "another model's:"])
-        self.tokenizer_combo.setToolTip("Whose tokenizer splits the text (only the tokenizer is loaded, no weights)")
-        self.tokenizer_edit = QLineEdit()
-        self.tokenizer_edit.setPlaceholderText("folder, hub id or minilm")
+        self.tokenizer_combo = combo_box(
+            ["the loaded model's", "another model's:"],
+            tip="Whose tokenizer splits the text (only the tokenizer is loaded, no weights)")
+        self.tokenizer_edit = line_edit("folder, hub id or minilm")
         self.tokenizer_edit.setEnabled(False)
-        self.objective_combo = QComboBox()
-        self.objective_note = QLabel("")
-        self.objective_note.setObjectName("summary")
-        self.objective_note.setWordWrap(True)
+        self.objective_combo = combo_box()
+        self.objective_note = label("", name="summary", wrap=True)
         self.form = ConfigForm()
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, MAX_SEED)
-        self.seed_spin.setToolTip("The random seed: the same seed and settings give the same output")
-        self.resample_button = QPushButton("Resample")
-        self.resample_button.setToolTip("Draw again with the next seed (seed + 1)")
+        self.seed_spin = spin_box(0, MAX_SEED, 0,
+                                  tip="The random seed: the same seed and settings give the same output")
+        self.resample_button = button("Resample", tip="Draw again with the next seed (seed + 1)", clicked=self.resample)
 
         controls = QWidget()
-        form = QFormLayout()
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Tokenizer", self.tokenizer_combo)
-        form.addRow("", self.tokenizer_edit)
-        form.addRow("Objective", self.objective_combo)
+        form = form_rows(("Tokenizer", self.tokenizer_combo), ("", self.tokenizer_edit),
+                         ("Objective", self.objective_combo))
         settings_box = QGroupBox("Settings")
-        box_layout = QVBoxLayout(settings_box)
-        theme.bind(box_layout, lambda w, m: w.setContentsMargins(*m.group_margins))
-        box_layout.addWidget(self.form)
-        seed_row = QHBoxLayout()
-        seed_row.addWidget(QLabel("Seed"))
-        seed_row.addWidget(self.seed_spin, 1)
-        seed_row.addWidget(self.resample_button)
-        col = QVBoxLayout(controls)
-        theme.bind(col, lambda w, m: w.setContentsMargins(*m.scroll_column_margins))
-        col.addLayout(form)
-        col.addWidget(self.objective_note)
-        col.addWidget(settings_box)
-        col.addLayout(seed_row)
-        col.addStretch(1)
+        column(settings_box, self.form, margins="group_margins", spacing=None)
+        seed_row = row(QLabel("Seed"), (self.seed_spin, 1), self.resample_button)
+        column(controls, form, self.objective_note, settings_box, seed_row, 1, margins="scroll_column_margins",
+               spacing=None)
         # never narrower than its fields need (presentation mode's larger font), at most as wide as it asks
         left = ColumnScroll(least=lambda m: m.lab_column_min_w)
         left.setWidget(controls)
@@ -93,14 +75,9 @@ class MaskingLabView(ModelView):
 
         self.notice = Notice()
         self.grid = PreviewGrid()
-        self.grid_scroll = QScrollArea()
-        self.grid_scroll.setWidgetResizable(True)
-        self.grid_scroll.setWidget(self.grid)
-        self.grid_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.grid_scroll = scroll_area(self.grid, sideways=False)
         self.legend = Legend()
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_button = menu_button("Export")
         menu = QMenu(self.export_button)
         menu.addAction("Table as CSV…", self.export_csv_dialog)
         menu.addAction("View as PNG or SVG…", self.export_picture_dialog)
@@ -116,23 +93,14 @@ class MaskingLabView(ModelView):
         head = QHBoxLayout()
         head.addWidget(self.legend, 1)
         head.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)
-        right = QVBoxLayout()
-        theme.bind(right, lambda w, m: w.setSpacing(m.row_spacing))
-        right.addWidget(self.notice)
-        right.addLayout(head)
-        right.addWidget(self.grid_scroll, 1)
-        right.addWidget(bottom)
-        layout = QHBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        layout.addWidget(left)
-        layout.addLayout(right, 1)
+        right = column(None, self.notice, head, (self.grid_scroll, 1), bottom, margins=None, spacing="row_spacing")
+        row(left, (right, 1), owner=self, margins="view_margins")
 
         self.tokenizer_combo.currentIndexChanged.connect(self._tokenizer_choice_changed)
         self.tokenizer_edit.editingFinished.connect(self.inputs_changed.emit)
         self.objective_combo.currentIndexChanged.connect(self._objective_changed)
         self.form.changed.connect(self.inputs_changed.emit)
         self.seed_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
-        self.resample_button.clicked.connect(self.resample)
         self.stats.draw_requested.connect(self.draw_samples)
         self.state.events.result_changed.connect(self._show_result)
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QGroupBox, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, label, spin_box
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.masking_lab.preview import RATE_NAMES
 
@@ -52,27 +51,14 @@ class StatsPanel(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Statistics over many draws", parent)
-        self.n_spin = QSpinBox()
-        self.n_spin.setRange(1, 100_000)
-        self.n_spin.setValue(200)
-        self.n_spin.setPrefix("N = ")
-        self.n_spin.setToolTip("How many corrupted copies of the text to draw (from the seed above)")
-        self.draw_button = QPushButton("Draw N samples")
-        self.draw_button.clicked.connect(lambda: self.draw_requested.emit(self.n_spin.value()))
-        self.summary = QLabel("Measure how often each thing happens over many draws.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.n_spin = spin_box(1, 100_000, 200, prefix="N = ",
+                               tip="How many corrupted copies of the text to draw (from the seed above)")
+        self.draw_button = button("Draw N samples", clicked=lambda: self.draw_requested.emit(self.n_spin.value()))
+        self.summary = label("Measure how often each thing happens over many draws.", name="summary", wrap=True)
         self.table = _table(["rate", "measured", "configured"])
         self.rates: dict[str, float] = {}
-        top = QHBoxLayout()
-        top.addWidget(self.n_spin)
-        top.addWidget(self.draw_button)
-        top.addStretch(1)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.group_margins))
-        layout.addLayout(top)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
+        column(self, row(self.n_spin, self.draw_button, 1), self.summary, (self.table, 1), margins="group_margins",
+               spacing=None)
 
     def clear(self) -> None:
         self.rates = {}
@@ -100,16 +86,10 @@ class ReconstructionPanel(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("What the model reconstructs", parent)
-        self.note = QLabel("")
-        self.note.setObjectName("summary")
-        self.note.setWordWrap(True)
+        self.note = label("", name="summary", wrap=True)
         self.note.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.table = _table(["position", "input", "truth", "model (top-1)", "p"])
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.group_margins))
-        layout.addWidget(self.note)
-        layout.addWidget(self.table, 1)
-        layout.addStretch(0)
+        column(self, self.note, (self.table, 1), 0, margins="group_margins", spacing=None)
 
     def set_note(self, text: str) -> None:
         self.note.setText(text)

@@ -21,14 +21,12 @@ import html
 from typing import Any
 
 import numpy as np
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from lm_workbench.engine.patching.names import ALL_SITES
-from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.boxes import column, flush_column, form_rows, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, progress_bar
 from lm_workbench.ui.widgets.heatmap import HeatmapView
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.reading import read_line
@@ -72,23 +70,16 @@ class PatchingView(ComputingView, QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.state = PatchingState()
-        self.clean_edit = QLineEdit()
-        self.clean_edit.setPlaceholderText("The Eiffel Tower is in the city of")
-        self.corrupt_edit = QLineEdit()
-        self.corrupt_edit.setPlaceholderText("The Colosseum is in the city of (as many tokens)")
-        self.corrupt_by_combo = QComboBox()
-        self.corrupt_by_combo.addItem("a second text", "text")
-        self.corrupt_by_combo.addItem("noise on the subject (ROME)", "noise")
-        self.corrupt_by_combo.setToolTip("The corrupted run: a second text of as many tokens, or the clean text "
-                                         "with Gaussian noise (3 × the embeddings' std, mean of 10 draws) added to "
-                                         "the subject's word embeddings, as Meng et al. 2022 do")
-        self.subject_edit = QLineEdit()
-        self.subject_edit.setPlaceholderText("words of the clean text to noise, e.g. Eiffel Tower")
-        self.answer_edit = QLineEdit()
-        self.answer_edit.setPlaceholderText("one vocabulary token, e.g. ĠParis or  Paris")
-        self.wrong_edit = QLineEdit()
-        self.wrong_edit.setPlaceholderText("optional: logit(answer) − logit(wrong)")
-        self.site_combo = QComboBox()
+        self.clean_edit = line_edit("The Eiffel Tower is in the city of")
+        self.corrupt_edit = line_edit("The Colosseum is in the city of (as many tokens)")
+        self.corrupt_by_combo = combo_box(
+            [("a second text", "text"), ("noise on the subject (ROME)", "noise")],
+            tip="The corrupted run: a second text of as many tokens, or the clean text with Gaussian noise (3 × the "
+                "embeddings' std, mean of 10 draws) added to the subject's word embeddings, as Meng et al. 2022 do")
+        self.subject_edit = line_edit("words of the clean text to noise, e.g. Eiffel Tower")
+        self.answer_edit = line_edit("one vocabulary token, e.g. ĠParis or  Paris")
+        self.wrong_edit = line_edit("optional: logit(answer) − logit(wrong)")
+        self.site_combo = combo_box()
         self._wanted_site: str | None = None  # a site set (a workspace, a preset) before a model that has it loaded
         self._fill_sites()
         self.output_row = OutputPositionRow(
@@ -108,63 +99,31 @@ class PatchingView(ComputingView, QWidget):
                                    "the corrupted run, every layer and token from one forward and one backward "
                                    "pass; an approximation of the exact sweep (Refine exactly compares them)")
         self.fast_check.toggled.connect(self._read_form)
-        self.run_button = QPushButton("Run")
-        self.run_button.clicked.connect(self.run)
-        self.refine_button = QPushButton("Refine exactly")
-        self.refine_button.setToolTip("Run the exact sweep for the same inputs and compare it with the fast one")
-        self.refine_button.setEnabled(False)
-        self.refine_button.clicked.connect(self.refine)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
+        self.run_button = button("Run", clicked=self.run)
+        self.refine_button = button("Refine exactly", clicked=self.refine, enabled=False,
+                                    tip="Run the exact sweep for the same inputs and compare it with the fast one")
+        self.cancel_button = button("Cancel", clicked=self.cancel, enabled=False)
+        self.progress = progress_bar()
         self.notice = Notice()
-        form = QFormLayout()
-        form.addRow("Clean text", self.clean_edit)
-        form.addRow("Corrupt by", self.corrupt_by_combo)
-        form.addRow("Corrupted text", self.corrupt_edit)
-        form.addRow("Subject", self.subject_edit)
-        form.addRow("Answer", self.answer_edit)
-        form.addRow("Wrong token", self.wrong_edit)
-        form.addRow("Site", self.site_combo)
+        form = form_rows(("Clean text", self.clean_edit), ("Corrupt by", self.corrupt_by_combo),
+                         ("Corrupted text", self.corrupt_edit), ("Subject", self.subject_edit),
+                         ("Answer", self.answer_edit), ("Wrong token", self.wrong_edit), ("Site", self.site_combo))
         self.output_row.add_to(form)  # encoder-decoders only (``_show_family``)
         self.form = form
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.fast_check)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.refine_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress, 1)
+        buttons = row(self.fast_check, self.run_button, self.refine_button, self.cancel_button, (self.progress, 1))
         self.results = QWidget()
-        self.summary = QLabel("")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label("", name="summary", wrap=True)
         self.heatmap = HeatmapView(empty_hint=RUN_HINT)
         self.heatmap.set_axes("layer", "token")
         self.hover_line = QLabel("")
         self.heatmap.hovered.connect(self.hover_line.setText)
-        results = QVBoxLayout(self.results)
-        results.setContentsMargins(0, 0, 0, 0)
-        results.addWidget(self.summary)
-        results.addWidget(self.heatmap, 1)
-        self.comparison_line = QLabel("")
-        self.comparison_line.setObjectName("comparison")
-        self.comparison_line.setWordWrap(True)
-        results.addWidget(self.comparison_line)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        layout.addWidget(self.notice)
+        self.comparison_line = label("", name="comparison", wrap=True)
+        flush_column(self.results, self.summary, (self.heatmap, 1), self.comparison_line)
         # whose map this is: greyed with Run again once the form changed, cleared with another model (issue 49.5)
         self.origin_line = ResultOriginLine(self.summary, self.heatmap, self.comparison_line,
                                             clear=self.state.clear, run_again=self.run)
         self._task_origin: ResultOrigin | None = None  # the origin of the run under way or last run
-        layout.addWidget(self.origin_line)
-        layout.addWidget(self.results, 1)
+        column(self, form, buttons, self.notice, self.origin_line, (self.results, 1))
         self.state.events.result_changed.connect(self._show_result)
         self.state.events.running_changed.connect(self._show_running)
         if ctx is not None:
@@ -264,9 +223,9 @@ class PatchingView(ComputingView, QWidget):
         self.state.start(method)
         fast = method == "attribution"
         sweep = attribution_sweep if fast else patching_sweep
-        label = ("Attribution patching: one forward and one backward pass…" if fast
-                 else "Patching every layer and token…")
-        self.start_task(lambda cancel: sweep(loaded, request, cancel), step="patching", label=label)
+        status = ("Attribution patching: one forward and one backward pass…" if fast
+                  else "Patching every layer and token…")
+        self.start_task(lambda cancel: sweep(loaded, request, cancel), step="patching", label=status)
 
     def _model_changed(self) -> None:
         self.cancel()

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from lm_workbench.ui.predictions.predictions_pages import FillMaskPage, InfillPage
 from lm_workbench.ui.predictions.prob_table import CandidateModel, candidate_table
+from lm_workbench.ui.widgets.boxes import flush_column
 
 class ModelBPredictions(QWidget):
     def __init__(self, parent: QWidget | None = None):
@@ -26,9 +27,7 @@ class ModelBPredictions(QWidget):
         self.blank = QWidget()
         for page in (self.blank, self.fill_page, self.next_table, self.infill_page):
             self.pages.addWidget(page)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.pages, 1)
+        flush_column(self, (self.pages, 1))
 
     def show_result(self, result: tuple[str, Any]) -> None:
         what, value = result

@@ -12,11 +12,11 @@ import html
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QTableView, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFrame, QGroupBox, QLabel, QScrollArea, QTableView, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import column, flush_column, row
+from lm_workbench.ui.widgets.controls import button, label
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.predictions.prob_table import CandidateModel, candidate_table
 
@@ -24,10 +24,7 @@ CONTEXT = 3  # tokens shown on each side of a mask
 
 
 def _caption(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName("summary")
-    label.setWordWrap(True)
-    return label
+    return label(text, name="summary", wrap=True)
 
 
 class FillMaskPage(QScrollArea):
@@ -36,9 +33,7 @@ class FillMaskPage(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._inner = QWidget()
-        self._row = QHBoxLayout(self._inner)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        theme.bind(self, lambda w, m: w._row.setSpacing(m.wide_spacing))
+        self._row = row(owner=self._inner, spacing="wide_spacing")
         self.setWidget(self._inner)
         self.tables: list[QTableView] = []
 
@@ -55,12 +50,10 @@ class FillMaskPage(QScrollArea):
             box = QGroupBox(f"Mask {n} of {len(predictions)} · token {p}")
             theme.bind(box, lambda w, m: w.setMinimumWidth(m.prediction_box_min_w))
             theme.bind(box, lambda w, m: w.setMaximumWidth(m.prediction_box_max_w))
-            column = QVBoxLayout(box)
             caption = _caption(f"… {html.escape(before)} <b>[MASK]</b> {html.escape(after)} …")
             caption.setTextFormat(Qt.TextFormat.RichText)
-            column.addWidget(caption)
             table = candidate_table(CandidateModel(pred.candidates))
-            column.addWidget(table, 1)
+            column(box, caption, (table, 1), margins=None, spacing=None)
             self.tables.append(table)
             self._row.addWidget(box)
         self._row.addStretch(1)
@@ -81,21 +74,11 @@ class NextTokenPage(QWidget):
         self.table.doubleClicked.connect(lambda index: self.accept_requested.emit(index.row()))
         self.prompt = _caption("")
         self.prompt.setTextFormat(Qt.TextFormat.RichText)
-        self.accept_button = QPushButton("Accept")
-        self.accept_button.setToolTip("Append the selected token (or the top one) to the text and predict again")
-        self.accept_button.clicked.connect(self._accept)
-        self.generate_button = QPushButton("Generate 20 tokens")
-        self.generate_button.setToolTip("Greedy decoding: append the most probable token 20 times")
-        self.generate_button.clicked.connect(self.generate_requested)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.accept_button)
-        buttons.addWidget(self.generate_button)
-        buttons.addStretch(1)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.prompt)
-        column.addWidget(self.table, 1)
-        column.addLayout(buttons)
+        self.accept_button = button("Accept", clicked=self._accept,
+                                    tip="Append the selected token (or the top one) to the text and predict again")
+        self.generate_button = button("Generate 20 tokens", clicked=self.generate_requested,
+                                      tip="Greedy decoding: append the most probable token 20 times")
+        flush_column(self, self.prompt, (self.table, 1), row(self.accept_button, self.generate_button, 1))
 
     def set_candidates(self, ids: Sequence[int], candidates: Sequence[Any], last_tokens: Sequence[str]) -> None:
         self.model.set_candidates(candidates)
@@ -114,21 +97,14 @@ class InfillPage(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.source = _caption("")
-        self.output = QLabel()
-        self.output.setObjectName("infillOutput")
-        self.output.setWordWrap(True)
+        self.output = label(name="infillOutput", wrap=True)
         self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.output.setStyleSheet(theme.infill_css())
         theme.follow(self, self._apply_tokens)
         self.tokens = _caption("")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(QLabel("<b>Input</b> (the encoder reads it, masks included)"))
-        column.addWidget(self.source)
-        column.addWidget(QLabel("<b>Output</b> (greedy decoding: the model writes the whole text back)"))
-        column.addWidget(self.output)
-        column.addWidget(self.tokens)
-        column.addStretch(1)
+        flush_column(self, QLabel("<b>Input</b> (the encoder reads it, masks included)"), self.source,
+                     QLabel("<b>Output</b> (greedy decoding: the model writes the whole text back)"), self.output,
+                     self.tokens, 1)
 
 
     def _apply_tokens(self) -> None:

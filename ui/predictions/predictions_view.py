@@ -21,13 +21,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from lm_workbench.attribution.targets import ModelBPrediction, PredictionTarget
-from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_base import Computation, Inputs, ModelView, paired
 from lm_workbench.ui.widgets.attribution_panel import METHOD_NAMES, AttributionPanel
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import label, spin_box
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.ui.predictions.model_b_predictions import ModelBPredictions
@@ -73,13 +74,8 @@ class PredictionsView(ModelView):
     def __init__(self, ctx: ViewContext | None = None, parent: QWidget | None = None):
         super().__init__(ctx, parent)
         self.state = PredictionsState()
-        self.mode_label = QLabel(MODES["encoder"])
-        self.mode_label.setObjectName("summary")
-        self.mode_label.setWordWrap(True)
-        self.k_spin = QSpinBox()
-        self.k_spin.setRange(1, 50)
-        self.k_spin.setValue(5)
-        self.k_spin.setPrefix("top k = ")
+        self.mode_label = label(MODES["encoder"], name="summary", wrap=True)
+        self.k_spin = spin_box(1, 50, 5, prefix="top k = ")
         self.k_spin.valueChanged.connect(lambda _: self.inputs_changed.emit())
         self.notice = Notice()
         self.fill_page = FillMaskPage()
@@ -89,21 +85,12 @@ class PredictionsView(ModelView):
         self.empty_page = QWidget()
         for page in (self.empty_page, self.fill_page, self.next_page, self.infill_page):
             self.pages.addWidget(page)
-        top = QHBoxLayout()
-        top.addWidget(self.mode_label, 1)
-        top.addWidget(self.k_spin)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addLayout(top)
-        layout.addWidget(self.notice)
         self.b = ModelBPredictions()  # model B's predictions, while comparing
         self.ab = ModelBSplit(self.pages, self.b)
-        layout.addWidget(self.ab, 1)
         self.explain = AttributionPanel("the selected candidate (or the top one)")
         self.explain.explain_requested.connect(self.explain_selected)
         self.explain.cancel_requested.connect(self._cancel_explain)
-        layout.addWidget(self.explain)
+        column(self, row((self.mode_label, 1), self.k_spin), self.notice, (self.ab, 1), self.explain)
         self.next_page.accept_requested.connect(self.accept)
         self.next_page.generate_requested.connect(self.generate)
 
@@ -150,16 +137,16 @@ class PredictionsView(ModelView):
         self.state.busy = busy
 
     def show_hint(self, text: str) -> None:
-        self.state.show_nothing()
-        self.pages.setCurrentWidget(self.empty_page)
-        self.notice.show_message(text, "info")
-        self._drop_pending_explain()
-        self._clear_b()
+        self._show_nothing(text, "info")
 
     def show_failure(self, message: str) -> None:
+        self._show_nothing(message, "warning")
+
+    def _show_nothing(self, message: str, level: str) -> None:
+        """No predictions: the empty page, ``message`` in the notice at ``level``, no Explain waiting, B cleared."""
         self.state.show_nothing()
         self.pages.setCurrentWidget(self.empty_page)
-        self.notice.show_message(message, "warning")
+        self.notice.show_message(message, level)
         self._drop_pending_explain()
         self._clear_b()
 

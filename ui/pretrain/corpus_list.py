@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QListWidget, QListWidgetItem, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column, row
+from lm_workbench.ui.widgets.controls import button
 
 PYTHON_DOCS = "python-docs"  # the list's marker for the built-in corpus
 PYTHON_DOCS_LABEL = "Python docs (built in)"
@@ -43,25 +43,14 @@ class CorpusList(QWidget):
         theme.bind(self, lambda w, m: w.list.setMaximumHeight(m.corpus_list_max_h))
         self.list.setToolTip("Plain-text (.txt: blank lines separate documents) or JSON-lines (.jsonl with a "
                              "\"text\" field) files, streamed during training.")
-        self.add_button = QPushButton("Add files…")
-        self.docs_button = QPushButton(PYTHON_DOCS_LABEL)
-        self.docs_button.setToolTip("The English prose of Python's own documentation (~0.4 MB), present on "
-                                    "every machine: enough for tiny demonstration models.")
-        self.remove_button = QPushButton("Remove")
-        self.add_button.clicked.connect(lambda: self.browse())
-        self.docs_button.clicked.connect(self.add_python_docs)
-        self.remove_button.clicked.connect(self.remove_selected)
+        self.add_button = button("Add files…", clicked=lambda: self.browse())
+        self.docs_button = button(PYTHON_DOCS_LABEL, tip="The English prose of Python's own documentation (~0.4 MB), "
+                                                         "present on every machine: enough for tiny demonstration "
+                                                         "models.", clicked=self.add_python_docs)
+        self.remove_button = button("Remove", clicked=self.remove_selected)
         self.list.itemSelectionChanged.connect(self._update_buttons)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        for b in (self.add_button, self.docs_button, self.remove_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addWidget(self.list)
-        layout.addLayout(buttons)
+        buttons = row(self.add_button, self.docs_button, self.remove_button, 1)
+        flush_column(self, self.list, buttons, spacing="row_spacing")
         self._update_buttons()
 
     # ----------------------------------------------------------------- API

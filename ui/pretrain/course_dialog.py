@@ -13,16 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QCheckBox, QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QDialog, QGridLayout, QGroupBox, QLabel, QProgressBar, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.pretrain.course_build import family_name
 from lm_workbench.pretrain.course_estimate import Estimate, estimate_family, format_duration
 from lm_workbench.ui import theme
 from lm_workbench.ui.pretrain.course_builder import CourseBuilder
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, label
 
 WHAT = {"bert": "masked LM", "gpt2": "next token", "bart": "denoising encoder-decoder",
         "t5": "span-corruption encoder-decoder", "elmo": "two-way LSTM (biLM)"}
@@ -43,8 +42,7 @@ class CourseModelsDialog(QDialog):
         self.checks: dict[str, QCheckBox] = {}
         self.estimate_labels: dict[str, QLabel] = {}
         self.state_labels: dict[str, QLabel] = {}
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
+        intro = label(INTRO, wrap=True)
         grid = QGridLayout()
         theme.bind(grid, lambda w, m: w.setHorizontalSpacing(m.wide_spacing))
         for row, family in enumerate(self.families):
@@ -59,42 +57,25 @@ class CourseModelsDialog(QDialog):
         grid.setColumnStretch(2, 1)
         self.rebuild_check = QCheckBox("Build again the models already built at this version")
         self.rebuild_check.toggled.connect(lambda _on: self.refresh())
-        self.total_label = QLabel("")  # two lines, unwrapped: the dialog grows to hold them
-        self.total_label.setObjectName("summary")
+        self.total_label = label(name="summary")  # two lines, unwrapped: the dialog grows to hold them
 
-        self.model_label = QLabel("")  # "Model 2 of 5 (GPT-2), step 120 of 300, about 0:40 left"
-        self.model_label.setWordWrap(True)
+        self.model_label = label(wrap=True)  # "Model 2 of 5 (GPT-2), step 120 of 300, about 0:40 left"
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.ran_label = QLabel("")  # what ran, a line each, after (or during) the build
         self.ran_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         progress_box = QGroupBox("Progress")
-        progress = QVBoxLayout(progress_box)
-        for w in (self.model_label, self.bar, self.ran_label):
-            progress.addWidget(w)
+        boxes.column(progress_box, self.model_label, self.bar, self.ran_label, margins=None, spacing=None)
 
-        self.start_button = QPushButton("Start")
-        self.start_button.setDefault(True)
-        self.start_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel build")
-        self.cancel_button.setToolTip("Stop the model training now (it saves a checkpoint); the others do not start")
-        self.cancel_button.clicked.connect(builder.cancel)
-        self.close_button = QPushButton("Close")
-        self.close_button.setToolTip("Close this dialog; a build goes on in the background (see the status bar)")
-        self.close_button.clicked.connect(self.close)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        for b in (self.start_button, self.cancel_button, self.close_button):
-            buttons.addWidget(b)
+        self.start_button = button("Start", clicked=self.start, default=True)
+        self.cancel_button = button("Cancel build", tip="Stop the model training now (it saves a checkpoint); the "
+                                                        "others do not start", clicked=builder.cancel)
+        self.close_button = button("Close", tip="Close this dialog; a build goes on in the background (see the "
+                                                "status bar)", clicked=self.close)
+        buttons = boxes.row(1, self.start_button, self.cancel_button, self.close_button)
 
-        column = QVBoxLayout(self)
-        column.addWidget(intro)
-        column.addLayout(grid)
-        column.addWidget(self.rebuild_check)
-        column.addWidget(self.total_label)
-        column.addWidget(progress_box)
-        column.addStretch(1)
-        column.addLayout(buttons)
+        boxes.column(self, intro, grid, self.rebuild_check, self.total_label, progress_box, 1, buttons, margins=None,
+                     spacing=None)
         builder.changed.connect(self.refresh)
         self.read_estimates()
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QToolButton, QWidget
 
 from lm_workbench.pretrain.for_views import ConfigField
-from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.config_editors import editor_value, set_editor_value
+from lm_workbench.ui.widgets.controls import combo_box, double_spin_box, label, spin_box
+from lm_workbench.ui.widgets.boxes import flush_column
 
 BIG = 1_000_000_000
 AUTO = "auto"
@@ -48,10 +47,9 @@ class FieldForm(QWidget):
             editor = self._editor(spec)
             editor.setObjectName(f"train_{spec.name}")
             editor.setToolTip(spec.help)
-            label = QLabel(spec.name.replace("_", " "))
-            label.setToolTip(spec.help)
             self.editors[spec.name] = editor
-            (main if spec.name in primary or not primary else more).addRow(label, editor)
+            (main if spec.name in primary or not primary else more).addRow(
+                label(spec.name.replace("_", " "), tip=spec.help), editor)
         self.more_box = QWidget()
         self.more_box.setLayout(more)
         self.more_box.setVisible(False)
@@ -62,10 +60,7 @@ class FieldForm(QWidget):
         self.more_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.more_button.setAutoRaise(True)
         self.more_button.toggled.connect(self._toggle_more)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addLayout(main)
+        layout = flush_column(self, main, spacing="row_spacing")
         if more.rowCount():
             layout.addWidget(self.more_button)
             layout.addWidget(self.more_box)
@@ -80,9 +75,7 @@ class FieldForm(QWidget):
 
     def _editor(self, spec: ConfigField) -> QWidget:
         if spec.choices is not None:
-            box = QComboBox()
-            for choice in spec.choices:
-                box.addItem(str(choice), choice)
+            box = combo_box([(str(choice), choice) for choice in spec.choices])
             box.setCurrentIndex(max(0, box.findData(spec.default)))
             box.currentIndexChanged.connect(lambda *_: self.changed.emit())
             return box
@@ -92,23 +85,20 @@ class FieldForm(QWidget):
             check.toggled.connect(lambda *_: self.changed.emit())
             return check
         if spec.kind == "int":
-            spin = QSpinBox()
             lo = int(spec.min) if spec.min is not None else -BIG
             hi = int(spec.max) if spec.max is not None else BIG
             if spec.default is None:  # optional: one below the minimum means "auto" (None)
                 lo -= 1
+            spin = spin_box(lo, hi, lo if spec.default is None else int(spec.default))
+            if spec.default is None:
                 spin.setSpecialValueText(AUTO)
-            spin.setRange(lo, hi)
-            spin.setValue(lo if spec.default is None else int(spec.default))
             spin.valueChanged.connect(lambda *_: self.changed.emit())
             return spin
         if spec.kind == "float":
-            spin = QDoubleSpinBox()
-            spin.setDecimals(_float_decimals(float(spec.default)))
-            spin.setRange(float(spec.min) if spec.min is not None else -float(BIG),
-                          float(spec.max) if spec.max is not None else float(BIG))
-            spin.setSingleStep(float(spec.default) / 5 if 0 < spec.default < 0.01 else 0.1)
-            spin.setValue(float(spec.default))
+            spin = double_spin_box(float(spec.min) if spec.min is not None else -float(BIG),
+                                   float(spec.max) if spec.max is not None else float(BIG), float(spec.default),
+                                   decimals=_float_decimals(float(spec.default)),
+                                   step=float(spec.default) / 5 if 0 < spec.default < 0.01 else 0.1)
             spin.valueChanged.connect(lambda *_: self.changed.emit())
             return spin
         raise TypeError(f"no editor for field {spec.name!r} of kind {spec.kind!r}")

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Iterable
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.store.metrics_reader import MetricRow
 from lm_workbench.ui.widgets.run_curves import CurveLook, RunCurves
+from lm_workbench.ui.widgets.boxes import flush_column
 
 # metric name -> (panel, look)
 CURVES = {
@@ -41,9 +42,7 @@ class LivePlot(QWidget):
         self.curves = RunCurves((("loss", 3), ("lr", 1), ("speed", 1)), CURVES.get, titles=_titles)
         self.plots = self.curves.plots
         self.run_id: int | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.curves)
+        flush_column(self, self.curves)
 
     def start(self, run_id: int) -> None:
         """Forget the shown curves and follow ``run_id``."""

@@ -15,11 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.pretrain.for_views import TrainingConfig, training_config_fields, with_article
@@ -32,6 +29,9 @@ from lm_workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIV
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.runs.summary import default_out_dir
 from lm_workbench.pretrain.view_tasks import count_architecture, discover_choices
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, spin_box
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 FAMILY_LABELS = {"bert": "BERT (encoder)", "gpt2": "GPT-2 (decoder)", "bart": "BART (encoder-decoder)",
                  "t5": "T5 (encoder-decoder)", "elmo": "ELMo (biLM: LSTMs)"}
@@ -66,32 +66,22 @@ class TrainingForm(QWidget):
         self._count_key: Any = None
         self._counts: dict[Any, int] = {}  # count key -> parameters, so going back shows at once
         self._last_hidden = 128
-        self._count_timer = QTimer(self)
-        self._count_timer.setSingleShot(True)
-        self._count_timer.setInterval(COUNT_DELAY_MS)
-        self._count_timer.timeout.connect(self._request_count)
+        self._count_timer = interval_timer(self, COUNT_DELAY_MS, self._request_count, single_shot=True)
 
-        self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("optional: a name for the runs table")
-        self.family_combo = QComboBox()
-        for family in FAMILIES:
-            self.family_combo.addItem(FAMILY_LABELS.get(family, family), family)
+        self.name_edit = line_edit("optional: a name for the runs table")
+        self.family_combo = combo_box([(FAMILY_LABELS.get(family, family), family) for family in FAMILIES])
         self.family_combo.setCurrentIndex(self.family_combo.findData("bert"))
-        self.objective_combo = QComboBox()
-        self.objective_combo.addItem("finding objectives…", None)
-        self.objective_note = QLabel()
-        self.objective_note.setWordWrap(True)
-        self.objective_note.setObjectName("summary")
+        self.objective_combo = combo_box([("finding objectives…", None)])
+        self.objective_note = label(name="summary", wrap=True)
         self.objective_form = ConfigForm()
 
-        self.preset_combo = QComboBox()
+        self.preset_combo = combo_box()
         self.layers_spin = self._spin(1, 48, LAYERS_TIP)
         self.hidden_spin = self._spin(8, 4096, HIDDEN_TIP, 8)
         self.heads_spin = self._spin(1, 64, HEADS_TIP)
-        self.params_label = QLabel("counting parameters…")
-        self.params_label.setObjectName("paramsLabel")
-        self.params_label.setToolTip("Counted on the 'meta' device (no memory used): embeddings, every layer and "
-                                     "the objective's heads, with the vocabulary size below.")
+        self.params_label = label("counting parameters…", name="paramsLabel",
+                                  tip="Counted on the 'meta' device (no memory used): embeddings, every layer and "
+                                      "the objective's heads, with the vocabulary size below.")
 
         self.corpus = CorpusList()
         self.corpus.add_python_docs()  # a corpus every machine has: Start works out of the box
@@ -102,14 +92,11 @@ class TrainingForm(QWidget):
         self.seq_spin.setValue(128)
 
         self.training = FieldForm(training_config_fields(), primary=PRIMARY_TRAINING)
-        self.out_edit = QLineEdit()
-        self.out_edit.setPlaceholderText("automatic: <data folder>/pretrained/<family>-<objective>-<time>")
-        self.out_edit.setToolTip("The run writes checkpoints and the finished model (in its 'model' subfolder) here.")
-        self.out_browse = QPushButton("Browse…")
-        self.out_browse.clicked.connect(self._browse_out)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setObjectName("formError")
+        self.out_edit = line_edit("automatic: <data folder>/pretrained/<family>-<objective>-<time>",
+                                  tip="The run writes checkpoints and the finished model (in its 'model' subfolder) "
+                                      "here.")
+        self.out_browse = button("Browse…", clicked=self._browse_out)
+        self.error_label = label(name="formError", wrap=True)
         self.error_label.setStyleSheet(f"QLabel#formError {{ color: {theme.current().colours.error.ink}; }}")
         self.error_label.hide()
         self._build_layout()
@@ -127,10 +114,7 @@ class TrainingForm(QWidget):
     # --------------------------------------------------------------- layout
     @staticmethod
     def _spin(lo: int, hi: int, tip: str, step: int = 1) -> QSpinBox:
-        spin = QSpinBox()
-        spin.setRange(lo, hi)
-        spin.setSingleStep(step)
-        spin.setToolTip(tip)
+        spin = spin_box(lo, hi, lo, tip=tip, step=step)  # Qt's 0 clamped to ``lo`` by the range
         spin.setKeyboardTracking(False)
         return spin
 
@@ -152,8 +136,8 @@ class TrainingForm(QWidget):
         arch_box, arch = self._group("Architecture")
         arch.addRow("Preset", self.preset_combo)
         sizes = QHBoxLayout()
-        for label, spin in (("layers", self.layers_spin), ("hidden", self.hidden_spin), ("heads", self.heads_spin)):
-            sizes.addWidget(QLabel(label))
+        for text, spin in (("layers", self.layers_spin), ("hidden", self.hidden_spin), ("heads", self.heads_spin)):
+            sizes.addWidget(QLabel(text))
             sizes.addWidget(spin, 1)
         arch.addRow(sizes)
         arch.addRow(self.params_label)
@@ -162,21 +146,11 @@ class TrainingForm(QWidget):
         data.addRow("Vocabulary", self.vocab_spin)
         data.addRow("Sequence length", self.seq_spin)
         train_box = QGroupBox("Training")
-        train_layout = QVBoxLayout(train_box)
-        theme.bind(train_layout, lambda w, m: w.setContentsMargins(*m.form_margins))
-        train_layout.addWidget(self.training)
+        column(train_box, self.training, margins="form_margins", spacing=None)
         out_box, out = self._group("Output folder")
-        row = QHBoxLayout()
-        row.addWidget(self.out_edit, 1)
-        row.addWidget(self.out_browse)
-        out.addRow(row)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.form_scroll_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        for box in (model_box, arch_box, data_box, train_box, out_box):
-            layout.addWidget(box)
-        layout.addWidget(self.error_label)
-        layout.addStretch(1)
+        out.addRow(row((self.out_edit, 1), self.out_browse))
+        column(self, model_box, arch_box, data_box, train_box, out_box, self.error_label, 1,
+               margins="form_scroll_margins")
 
     # ------------------------------------------------------------- workers
     def start(self) -> None:

@@ -18,9 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QLabel, QProgressBar, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
@@ -35,6 +33,8 @@ from lm_workbench.ui.widgets.fold import ColumnScroll, FlowLayout, FoldSplitter
 from lm_workbench.pretrain.runs import submit_pretrain
 from lm_workbench.pretrain.speed_text import describe_speed
 from lm_workbench.pretrain.state import PretrainRunState
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, label
 
 CANCEL_GRACE_S = 20.0  # a cooperative stop saves a checkpoint; then the lane terminates the process
 STATUS_TEXT = {
@@ -84,16 +84,11 @@ class TrainingView(QWidget):
         self.form = TrainingForm()
         self.form.ready_changed.connect(lambda ready: self._update_buttons())
         self.message_bar = MessageBar()
-        self.title_label = QLabel("No run yet: fill in the form and press Start.")
-        self.title_label.setObjectName("sectionTitle")
-        self.status_label = QLabel("")
-        self.status_label.setObjectName("summary")
-        self.status_label.setWordWrap(True)
-        self.speed_label = QLabel("")  # after a run: tokens/s and the speed levers that ran
-        self.speed_label.setObjectName("summary")
-        self.speed_label.setWordWrap(True)
-        self.speed_label.setToolTip("The run's training speed and which speed levers it used (torch.compile, the "
-                                    "chunked LM loss, the sparse MLM head, bf16; see the Training settings)")
+        self.title_label = label("No run yet: fill in the form and press Start.", name="sectionTitle")
+        self.status_label = label(name="summary", wrap=True)
+        self.speed_label = label(name="summary", wrap=True,  # after a run: tokens/s and the speed levers that ran
+                                 tip="The run's training speed and which speed levers it used (torch.compile, the "
+                                     "chunked LM loss, the sparse MLM head, bf16; see the Training settings)")
         self.plot = LivePlot()
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
@@ -101,19 +96,14 @@ class TrainingView(QWidget):
         theme.bind(self, lambda w, m: w.progress_bar.setMaximumHeight(m.progress_bar_h))
         self.eta_label = QLabel("")
         theme.bind(self, lambda w, m: w.eta_label.setMinimumWidth(m.eta_label_w))
-        self.start_button = QPushButton("Start")
-        self.start_button.setToolTip("Pre-train with these settings in a separate process")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop the run: it saves a checkpoint first (it is terminated if it does "
-                                      f"not stop within {CANCEL_GRACE_S:.0f} s)")
-        self.open_button = QPushButton("Open in views")
-        self.open_button.setToolTip("Load the finished model in the main window")
-        self.course_button = QPushButton("Course models…")
-        self.course_button.setToolTip(course.COURSE_TOOLTIP)
-        self.start_button.clicked.connect(self.start_run)
-        self.cancel_button.clicked.connect(self.cancel_run)
-        self.open_button.clicked.connect(self.open_in_views)
-        self.course_button.clicked.connect(self.start_course_models)
+        self.start_button = button("Start", tip="Pre-train with these settings in a separate process",
+                                   clicked=self.start_run)
+        self.cancel_button = button("Cancel", tip="Stop the run: it saves a checkpoint first (it is terminated if it "
+                                                  f"does not stop within {CANCEL_GRACE_S:.0f} s)",
+                                    clicked=self.cancel_run)
+        self.open_button = button("Open in views", tip="Load the finished model in the main window",
+                                  clicked=self.open_in_views)
+        self.course_button = button("Course models…", tip=course.COURSE_TOOLTIP, clicked=self.start_course_models)
         if self.course_models is not None:
             builder = self.course_models.builder
             builder.run_started.connect(self._course_run_started)
@@ -130,31 +120,18 @@ class TrainingView(QWidget):
         scroll = ColumnScroll()  # as wide as the form needs: it scrolls up and down, not sideways
         scroll.setWidget(self.form)
         theme.bind(scroll, lambda w, m: w.setMinimumWidth(m.form_column_w))
-        right = QWidget()
-        column = QVBoxLayout(right)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.side_column_margins))
-        theme.bind(column, lambda w, m: w.setSpacing(m.section_spacing))
-        column.addWidget(self.message_bar)
-        column.addWidget(self.title_label)
-        column.addWidget(self.status_label)
-        column.addWidget(self.speed_label)
-        column.addWidget(self.plot, 1)
-        progress_row = QHBoxLayout()
-        progress_row.addWidget(self.progress_bar, 1)
-        progress_row.addWidget(self.eta_label)
-        column.addLayout(progress_row)
         buttons = FlowLayout()  # wraps to the width: the form and the curves stay side by side longer
         for b in (self.start_button, self.cancel_button, self.open_button, self.course_button):
             buttons.addWidget(b)
-        column.addLayout(buttons)
+        right = QWidget()
+        column(right, self.message_bar, self.title_label, self.status_label, self.speed_label, (self.plot, 1),
+               row((self.progress_bar, 1), self.eta_label), buttons, margins="side_column_margins")
         splitter = FoldSplitter()  # the form above the curves where both do not fit side by side
         splitter.addWidget(scroll)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([420, 800])
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        layout.addWidget(splitter)
+        column(self, splitter, margins="panel_margins", spacing=None)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         self.form.start()  # finds the objectives the first time the tab shows

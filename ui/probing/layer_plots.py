@@ -7,9 +7,11 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
 
 
 def style() -> dict[str, Any]:
@@ -24,13 +26,7 @@ def style() -> dict[str, Any]:
 def _plot(left: str, s: dict[str, Any]) -> pg.PlotWidget:
     plot = pg.PlotWidget(background=s["background"])
     plot.setMinimumHeight(s["min_height"])
-    item = plot.getPlotItem()
-    item.setMenuEnabled(False)
-    item.hideButtons()
-    item.showGrid(x=False, y=True, alpha=0.25)
-    item.setLabel("bottom", "layer")
-    item.setLabel("left", left)
-    item.getAxis("left").enableAutoSIPrefix(False)
+    item = plain_plot_item(plot, "layer", left, si_prefix=False)
     item.addLegend(offset=(10, 5), labelTextColor=s["legend"])
     return plot
 
@@ -64,11 +60,7 @@ class LayerPlots(QWidget):
         self.mix_plot.setVisible(False)  # until a mix is learned
         self._mix_items: list[Any] = []
         self._mix_state: Any = None
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.probe_plot, 3)
-        layout.addWidget(self.sts_plot, 2)
-        layout.addWidget(self.mix_plot, 2)
+        row((self.probe_plot, 3), (self.sts_plot, 2), (self.mix_plot, 2), owner=self)
         theme.follow(self, self._restyle)
 
     def show_mix(self, state: Any) -> None:

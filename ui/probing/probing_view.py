@@ -13,20 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QLabel, QMenu, QProgressBar, QPushButton, QSpinBox, QToolButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QWidget
 
 from lm_workbench.engine.embeddings.names import SENTENCE_POOLINGS
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.probing.names import KINDS
 from lm_workbench.engine.progress import Progress
 from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset, display_name
-from lm_workbench.ui.widgets.export import export_dialog, save_widget
 from lm_workbench.ui.probing.layer_plots import LayerPlots
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import button, combo_box, label, progress_bar, spin_box
+from lm_workbench.ui.widgets.file_choice import file_or_ask
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
-from lm_workbench.export import export_csv, suggest_filename
+from lm_workbench.ui.widgets.view_export import export_button, export_view_picture, export_view_table
 from lm_workbench.probing.state import DEMO, ProbingState
 from lm_workbench.result_origin import ResultOrigin
 from lm_workbench.ui.view_kit.computing_view import ComputingView
@@ -45,20 +44,12 @@ class ProbingView(ComputingView, QWidget):
         self.state = ProbingState()
         self._mix_label = ""
 
-        self.task_combo = QComboBox()
-        self.task_combo.addItems([TASK_DEMO, CHOOSE, FROM_CACHE])
-        self.task_combo.setToolTip("A CoNLL / CoNLL-U file (token task) or a CSV/TSV with text and label "
-                                   "(sentence task)")
-        self.kind_combo = QComboBox()
-        self.kind_combo.addItems(list(KINDS))
-        self.kind_combo.setToolTip("token: a tag per word; sentence: a label per text")
-        self.pooling_combo = QComboBox()
-        self.pooling_combo.addItems(list(SENTENCE_POOLINGS))
-        self.pooling_combo.setToolTip("Sentence vectors: mean of the tokens, the first token, or the model's own "
-                                      "declared pooling")
-        self.sts_combo = QComboBox()
-        self.sts_combo.addItems([STS_DEMO, CHOOSE, FROM_CACHE])
-        self.sts_combo.setToolTip("A CSV/TSV with sentence1, sentence2 and score")
+        self.task_combo = combo_box([TASK_DEMO, CHOOSE, FROM_CACHE], tip="A CoNLL / CoNLL-U file (token task) or a "
+                                    "CSV/TSV with text and label (sentence task)")
+        self.kind_combo = combo_box(list(KINDS), tip="token: a tag per word; sentence: a label per text")
+        self.pooling_combo = combo_box(list(SENTENCE_POOLINGS), tip="Sentence vectors: mean of the tokens, the first "
+                                       "token, or the model's own declared pooling")
+        self.sts_combo = combo_box([STS_DEMO, CHOOSE, FROM_CACHE], tip="A CSV/TSV with sentence1, sentence2 and score")
         self.probe_check = QCheckBox("Probe")
         self.probe_check.setChecked(True)
         self.sts_check = QCheckBox("STS")
@@ -66,55 +57,34 @@ class ProbingView(ComputingView, QWidget):
         self.mix_check = QCheckBox("Scalar mix")
         self.mix_check.setToolTip("Also learn ELMo's scalar mix of the layers for the task (softmax weights and "
                                   "gamma, with a linear classifier) and chart the weights with the expected layer")
-        self.mix_steps = QSpinBox()
-        self.mix_steps.setRange(1, 100_000)
-        self.mix_steps.setValue(200)
-        self.mix_steps.setPrefix("steps ")
-        self.mix_steps.setToolTip("Training steps of the scalar mix")
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Extract every layer once, fit every layer's probes in parallel, then score STS")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self)
-        menu.addAction("Plots as PNG or SVG…", lambda: self.export_picture())
-        menu.addAction("Numbers per layer (CSV)…", lambda: self.export_table())
-        self.export_button.setMenu(menu)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setTextVisible(True)
-        self.summary = QLabel("Choose a task (or keep the demo) and press Run: it probes the loaded model, layer by layer.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.mix_steps = spin_box(1, 100_000, 200, prefix="steps ", tip="Training steps of the scalar mix")
+        self.run_button = button("Run", tip="Extract every layer once, fit every layer's probes in parallel, then "
+                                 "score STS", clicked=lambda: self.run())
+        self.cancel_button = button("Cancel", clicked=self.cancel, enabled=False)
+        self.export_button = export_button(self, ("Plots as PNG or SVG…", lambda: self.export_picture()),
+                                           ("Numbers per layer (CSV)…", lambda: self.export_table()))
+        self.progress = progress_bar()
+        self.summary = label("Choose a task (or keep the demo) and press Run: it probes the loaded model, layer by "
+                             "layer.", name="summary", wrap=True)
         self.plots = LayerPlots()
 
         row = FlowLayout()  # wraps to the width (presentation mode on a small screen)
-        for label, widget in (("Task", self.task_combo), ("Kind", self.kind_combo), ("Pooling", self.pooling_combo),
-                              ("STS data", self.sts_combo)):
-            row.addWidget(labelled(QLabel(label), widget))
+        for caption, widget in (("Task", self.task_combo), ("Kind", self.kind_combo),
+                                ("Pooling", self.pooling_combo), ("STS data", self.sts_combo)):
+            row.addWidget(labelled(QLabel(caption), widget))
         buttons = FlowLayout()
         for widget in (self.probe_check, self.sts_check, self.mix_check, self.mix_steps, self.run_button,
                        self.cancel_button, self.export_button, self.progress):
             buttons.addWidget(widget)
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addLayout(buttons)
-        layout.addWidget(self.summary)
         # whose per-layer numbers these are: greyed with Run again when the task, kind, pooling or STS data
         # changed, cleared with another model (issue 49.5)
         self.origin_line = ResultOriginLine(self.plots, clear=self.state.clear_results, run_again=lambda: self.run())
-        layout.addWidget(self.origin_line)
-        layout.addWidget(self.plots, 1)
+        column(self, row, buttons, self.summary, self.origin_line, (self.plots, 1), margins=None, spacing=None)
 
         self.task_combo.activated.connect(self._task_activated)
         self.sts_combo.activated.connect(self._sts_activated)
         self.kind_combo.currentTextChanged.connect(self.state.set_kind)
         self.pooling_combo.currentTextChanged.connect(self.state.set_pooling)
-        self.run_button.clicked.connect(lambda: self.run())
-        self.cancel_button.clicked.connect(self.cancel)
         self.state.events.probe_changed.connect(lambda: self.plots.show_probe(self.state))
         self.state.events.sts_changed.connect(lambda: self.plots.show_sts(self.state))
         self.state.events.mix_changed.connect(lambda: self.plots.show_mix(self.state))
@@ -133,24 +103,18 @@ class ProbingView(ComputingView, QWidget):
     # -- choices ---------------------------------------------------------------------------------------
     def choose_task_file(self, path: str | None = None, kind: str | None = None) -> None:
         """Use ``path`` as the task (asks with a file dialog when None); its kind is guessed from the suffix."""
+        path = file_or_ask(self, path, "Probing task", "Tasks (*.conllu *.conll *.txt *.csv *.tsv);;All files (*)",
+                           on_cancel=self._sync_choices)
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Probing task", str(Path.home()),
-                                                  "Tasks (*.conllu *.conll *.txt *.csv *.tsv);;All files (*)")
-            if not path:
-                self._sync_choices()
-                return
+            return
         if kind is None:
             kind = "sentence" if Path(path).suffix.lower() in (".csv", ".tsv") else "token"
         self.state.set_task(path, kind)
 
     def choose_sts_file(self, path: str | None = None) -> None:
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "STS pairs", str(Path.home()),
-                                                  "Tables (*.csv *.tsv);;All files (*)")
-            if not path:
-                self._sync_choices()
-                return
-        self.state.set_sts_data(path)
+        path = file_or_ask(self, path, "STS pairs", "Tables (*.csv *.tsv);;All files (*)", on_cancel=self._sync_choices)
+        if path is not None:
+            self.state.set_sts_data(path)
 
     def _task_activated(self, index: int) -> None:
         if self.task_combo.itemText(index) == TASK_DEMO:
@@ -357,31 +321,11 @@ class ProbingView(ComputingView, QWidget):
 
     # -- export ----------------------------------------------------------------------------------------
     def export_picture(self, path: str | Path | None = None) -> Path | None:
-        name = suggest_filename("probing", self.ctx.model_spec() or "model", "png")
-        try:
-            if path is None:
-                return export_dialog(self, self.plots, str(Path.home() / name))
-            return save_widget(self.plots, path)
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_picture(self.ctx, self, self.plots, "probing", path)
 
     def export_table(self, path: str | Path | None = None) -> Path | None:
-        header, rows = self.state.table()
-        if not rows:
-            self.ctx.show_message("Nothing to export yet: run a sweep first.", "info")
-            return None
-        if path is None:
-            start = str(Path.home() / suggest_filename("probing", self.ctx.model_spec() or "model", "csv"))
-            name, _ = QFileDialog.getSaveFileName(self, "Export numbers per layer", start, "CSV (*.csv)")
-            if not name:
-                return None
-            path = name
-        try:
-            return export_csv(path, (header, rows))
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_table(self.ctx, self, self.state.table(), "probing", path, "Export numbers per layer",
+                                 "Nothing to export yet: run a sweep first.")
 
 
 def _read_line(what: str, result: Any) -> list[str]:

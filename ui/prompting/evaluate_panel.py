@@ -13,17 +13,19 @@ from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton,
-    QSplitter, QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView, QCheckBox, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, combo_box, label
 from lm_workbench.ui.widgets.dataset_picker import choose_cached_dataset, display_name
-from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from lm_workbench.ui.widgets.heatmap import HeatmapView
+from lm_workbench.ui.widgets.file_choice import file_or_ask
+from lm_workbench.ui.widgets.boxes import flush_column
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
-from lm_workbench.export import suggest_filename
+from lm_workbench.ui.widgets.view_export import export_button, export_view_picture, export_view_table
 from lm_workbench.prompting.state import PromptingState
 
 COLUMNS = ["acc.", "F1", "cal. acc.", "cal. F1", "run", "template", "verbalizer"]
@@ -39,26 +41,19 @@ class EvaluatePanel(QWidget):
         super().__init__(parent)
         self.state, self.ctx, self._run = state, ctx, run
         self._prompt_valid = True
-        self.data_combo = QComboBox()
-        self.data_combo.addItem(CHOOSE)
-        self.data_combo.addItem(FROM_CACHE)
-        self.data_combo.setToolTip("A CSV/TSV (text, label; or sentence1, sentence2, label) or a JSONL file")
+        self.data_combo = combo_box([CHOOSE, FROM_CACHE],
+                                    tip="A CSV/TSV (text, label; or sentence1, sentence2, label) or a JSONL file")
         self.calibrate_check = QCheckBox("Calibrate")
         self.calibrate_check.setChecked(state.calibrate)
         self.calibrate_check.setToolTip("Contextual calibration (Zhao et al. 2021): divide by the label "
                                         "probabilities of content-free inputs in the same prompt, renormalise")
-        self.add_button = QPushButton("Add prompt")
-        self.add_button.setToolTip("Add the template and verbalizer above as a row, to compare prompts")
-        self.remove_button = QPushButton("Remove")
-        self.evaluate_button = QPushButton("Evaluate")
-        self.evaluate_button.setToolTip("Score every example of the file with every prompt of the table")
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self)
-        menu.addAction("Table (CSV)…", lambda: self.export_table())
-        menu.addAction("Confusion matrix as PNG or SVG…", lambda: self.export_picture())
-        self.export_button.setMenu(menu)
+        self.add_button = button("Add prompt", tip="Add the template and verbalizer above as a row, to compare "
+                                 "prompts", clicked=self.add_current)
+        self.remove_button = button("Remove", clicked=lambda: state.remove_row(self.table.currentRow()))
+        self.evaluate_button = button("Evaluate", tip="Score every example of the file with every prompt of the "
+                                      "table", clicked=self.evaluate)
+        self.export_button = export_button(self, ("Table (CSV)…", lambda: self.export_table()),
+                                           ("Confusion matrix as PNG or SVG…", lambda: self.export_picture()))
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         for column, tip in enumerate(TIPS):
@@ -70,14 +65,10 @@ class EvaluatePanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(TEMPLATE_COLUMN, QHeaderView.ResizeMode.Stretch)
         theme.bind(self.table, lambda t, m: t.verticalHeader().setDefaultSectionSize(m.table_row_h))
-        self.matrix_combo = QComboBox()
-        self.matrix_combo.addItems(["raw", "calibrated"])
-        self.matrix_combo.setToolTip("The confusion matrix before or after calibration")
+        self.matrix_combo = combo_box(["raw", "calibrated"], tip="The confusion matrix before or after calibration")
         self.confusion = HeatmapView(empty_hint="Evaluate: the confusion matrix shows here.")
-        self.summary = QLabel("Choose a labelled file, add prompts to compare (or keep the one above) and press "
-                              "Evaluate.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label("Choose a labelled file, add prompts to compare (or keep the one above) and press "
+                             "Evaluate.", name="summary", wrap=True)
 
         row = FlowLayout()  # wraps to the width (presentation mode on a small screen)
         row.addWidget(labelled(QLabel("Data"), self.data_combo))
@@ -85,30 +76,18 @@ class EvaluatePanel(QWidget):
                        self.export_button):
             row.addWidget(widget)
         matrix_box = QWidget()
-        matrix_layout = QVBoxLayout(matrix_box)
-        matrix_layout.setContentsMargins(0, 0, 0, 0)
-        matrix_row = QHBoxLayout()
-        matrix_row.addWidget(QLabel("Confusion (rows: gold, columns: predicted)"))
-        matrix_row.addWidget(self.matrix_combo)
-        matrix_row.addStretch(1)
-        matrix_layout.addLayout(matrix_row)
-        matrix_layout.addWidget(self.confusion, 1)
+        matrix_row = boxes.row(QLabel("Confusion (rows: gold, columns: predicted)"), self.matrix_combo, 1)
+        flush_column(matrix_box, matrix_row, (self.confusion, 1))
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(matrix_box)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 1)
         split.setSizes([2 * split.width(), split.width()])  # proportions: the table gets two thirds
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        boxes.column(self, row, self.summary, (split, 1), margins=None, spacing=None)
 
         self.data_combo.activated.connect(self._data_activated)
         self.calibrate_check.toggled.connect(state.set_calibrate)
-        self.add_button.clicked.connect(self.add_current)
-        self.remove_button.clicked.connect(lambda: state.remove_row(self.table.currentRow()))
-        self.evaluate_button.clicked.connect(self.evaluate)
         self.table.currentCellChanged.connect(lambda r, _c, _pr, _pc: state.select_row(r))
         self.matrix_combo.currentTextChanged.connect(lambda _t: self._show_matrix())
         state.events.comparison_changed.connect(self._show)
@@ -118,13 +97,10 @@ class EvaluatePanel(QWidget):
     # -- choices ---------------------------------------------------------------------------------------
     def choose_data(self, path: str | None = None) -> None:
         """Use the labelled file ``path`` (asks with a file dialog when None)."""
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Labelled data", str(Path.home()),
-                                                  "Labelled data (*.csv *.tsv *.jsonl);;All files (*)")
-            if not path:
-                self._show()
-                return
-        self.state.set_data(path)
+        path = file_or_ask(self, path, "Labelled data", "Labelled data (*.csv *.tsv *.jsonl);;All files (*)",
+                           on_cancel=self._show)
+        if path is not None:
+            self.state.set_data(path)
 
     def _data_activated(self, index: int) -> None:
         if self.data_combo.itemText(index) == CHOOSE:
@@ -238,23 +214,8 @@ class EvaluatePanel(QWidget):
 
     # -- export ----------------------------------------------------------------------------------------
     def export_table(self, path: str | Path | None = None) -> Path | None:
-        header, rows = self.state.comparison_table()
-        if not rows:
-            self.ctx.show_message("Nothing to export yet: evaluate first.", "info")
-            return None
-        name = suggest_filename("prompting", self.ctx.model_spec() or "model", "csv")
-        try:
-            return export_table_dialog(self, (header, rows), path, name, "Export the comparison")
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_table(self.ctx, self, self.state.comparison_table(), "prompting", path,
+                                 "Export the comparison", "Nothing to export yet: evaluate first.")
 
     def export_picture(self, path: str | Path | None = None) -> Path | None:
-        try:
-            if path is None:
-                name = suggest_filename("prompting-confusion", self.ctx.model_spec() or "model", "png")
-                return export_dialog(self, self.confusion, str(Path.home() / name))
-            return save_widget(self.confusion, path)
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_picture(self.ctx, self, self.confusion, "prompting-confusion", path)

@@ -15,16 +15,15 @@ from typing import Any, Callable
 
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (
-    QComboBox, QLabel, QLineEdit, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
-    QSplitter, QToolButton, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
-from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
+from lm_workbench.ui.widgets.boxes import column, flush_column
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, spin_box
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
-from lm_workbench.export import suggest_filename
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
+from lm_workbench.ui.widgets.view_export import export_button, export_view_picture, export_view_table
 from lm_workbench.prompting.state import ORDERS, SELECTIONS, PromptingState
 from lm_workbench.prompting.view_tasks import build_prompt_job
 
@@ -48,52 +47,27 @@ class FewShotPanel(QWidget):
         self.state, self.ctx, self._run = state, ctx, run
         self._prompt_valid = True
         f = state.fewshot
-        self.k_spin = QSpinBox()
-        self.k_spin.setRange(0, 64)
-        self.k_spin.setValue(f.k)
-        self.k_spin.setPrefix("k = ")
-        self.k_spin.setToolTip("How many solved examples precede the input (0: zero-shot)")
-        self.selection_combo = QComboBox()
-        self.selection_combo.addItems(SELECTIONS)
-        self.selection_combo.setToolTip("random (seeded), balanced per label, or the most similar to the input "
-                                        "by sentence embedding (the Embeddings tab's sentence model)")
-        self.order_combo = QComboBox()
-        self.order_combo.addItems(ORDERS)
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setPrefix("seed ")
-        self.separator_combo = QComboBox()
-        self.separator_combo.addItems(list(SEPARATORS))
-        self.separator_combo.setToolTip("What separates the demonstrations from each other and from the input")
-        self.build_button = QPushButton("Build prompt")
-        self.build_button.setToolTip("Choose the demonstrations from the Evaluate page's file and show the whole "
-                                     "prompt; Score then scores it")
+        self.k_spin = spin_box(0, 64, f.k, prefix="k = ",
+                               tip="How many solved examples precede the input (0: zero-shot)")
+        self.selection_combo = combo_box(SELECTIONS, tip="random (seeded), balanced per label, or the most similar "
+                                         "to the input by sentence embedding (the Embeddings tab's sentence model)")
+        self.order_combo = combo_box(ORDERS)
+        self.seed_spin = spin_box(0, 2**31 - 1, 0, prefix="seed ")
+        self.separator_combo = combo_box(list(SEPARATORS), tip="What separates the demonstrations from each other "
+                                         "and from the input")
+        self.build_button = button("Build prompt", tip="Choose the demonstrations from the Evaluate page's file and "
+                                   "show the whole prompt; Score then scores it", clicked=self.build_prompt)
         self.prompt_view = QPlainTextEdit()
         self.prompt_view.setReadOnly(True)
         self.prompt_view.setPlaceholderText("The final prompt, demonstrations and input, appears here.")
-        self.ks_edit = QLineEdit("0, 1, 2, 4, 8")
-        self.ks_edit.setToolTip("The k values to try")
-        self.seeds_spin = QSpinBox()
-        self.seeds_spin.setRange(1, 20)
-        self.seeds_spin.setValue(3)
-        self.seeds_spin.setSuffix(" seeds")
-        self.curve_button = QPushButton("Accuracy against k")
-        self.curve_button.setToolTip("Evaluate the prompt for every k, each with several seeds")
-        self.export_button = QToolButton()
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self)
-        menu.addAction("Plot as PNG or SVG…", lambda: self.export_picture())
-        menu.addAction("Accuracy per k (CSV)…", lambda: self.export_table())
-        self.export_button.setMenu(menu)
+        self.ks_edit = line_edit(text="0, 1, 2, 4, 8", tip="The k values to try")
+        self.seeds_spin = spin_box(1, 20, 3, suffix=" seeds")
+        self.curve_button = button("Accuracy against k", tip="Evaluate the prompt for every k, each with several "
+                                   "seeds", clicked=self.accuracy_against_k)
+        self.export_button = export_button(self, ("Plot as PNG or SVG…", lambda: self.export_picture()),
+                                           ("Accuracy per k (CSV)…", lambda: self.export_table()))
         self.plot = pg.PlotWidget()
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("bottom", "k (demonstrations)")
-        item.setLabel("left", "accuracy")
-        item.getAxis("left").enableAutoSIPrefix(False)
+        item = plain_plot_item(self.plot, "k (demonstrations)", "accuracy", si_prefix=False)
         self.low_curve = item.plot([], [])
         self.high_curve = item.plot([], [])
         self.band = pg.FillBetweenItem(self.low_curve, self.high_curve)
@@ -101,9 +75,8 @@ class FewShotPanel(QWidget):
         self.mean_curve = item.plot([], [], symbol="o")
         self.seed_points = pg.ScatterPlotItem()
         item.addItem(self.seed_points)
-        self.summary = QLabel("Demonstrations come from the labelled file chosen on the Evaluate page.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label("Demonstrations come from the labelled file chosen on the Evaluate page.",
+                             name="summary", wrap=True)
 
         choices = FlowLayout()  # the rows wrap to the width (presentation mode on a small screen)
         for widget in (self.k_spin, self.selection_combo, self.order_combo, self.seed_spin,
@@ -114,25 +87,17 @@ class FewShotPanel(QWidget):
                        self.export_button):
             curve_row.addWidget(widget)
         self.plot_box = QWidget()  # what Export saves (a plain widget renders to SVG; a graphics view does not)
-        box = QVBoxLayout(self.plot_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.plot)
+        flush_column(self.plot_box, self.plot)
         split = QSplitter()
         split.addWidget(self.prompt_view)
         split.addWidget(self.plot_box)
-        layout = QVBoxLayout(self)
-        layout.addLayout(choices)
-        layout.addLayout(curve_row)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.summary)
+        column(self, choices, curve_row, (split, 1), self.summary, margins=None, spacing=None)
 
         self.k_spin.valueChanged.connect(lambda k: state.set_fewshot(k=k))
         self.selection_combo.currentTextChanged.connect(lambda s: state.set_fewshot(selection=s))
         self.order_combo.currentTextChanged.connect(lambda o: state.set_fewshot(order=o))
         self.seed_spin.valueChanged.connect(lambda s: state.set_fewshot(seed=s))
         self.separator_combo.currentTextChanged.connect(lambda s: state.set_fewshot(separator=SEPARATORS[s]))
-        self.build_button.clicked.connect(self.build_prompt)
-        self.curve_button.clicked.connect(self.accuracy_against_k)
         state.events.fewshot_changed.connect(self._show)
         state.events.prompt_changed.connect(self._prompt_changed)
         theme.follow(self, self._restyle)
@@ -235,23 +200,8 @@ class FewShotPanel(QWidget):
 
     # -- export ----------------------------------------------------------------------------------------
     def export_picture(self, path: str | Path | None = None) -> Path | None:
-        try:
-            if path is None:
-                name = suggest_filename("prompting-k", self.ctx.model_spec() or "model", "png")
-                return export_dialog(self, self.plot_box, str(Path.home() / name))
-            return save_widget(self.plot_box, path)
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_picture(self.ctx, self, self.plot_box, "prompting-k", path)
 
     def export_table(self, path: str | Path | None = None) -> Path | None:
-        header, rows = self.state.curve_table()
-        if not rows:
-            self.ctx.show_message("Nothing to export yet: chart accuracy against k first.", "info")
-            return None
-        name = suggest_filename("prompting-k", self.ctx.model_spec() or "model", "csv")
-        try:
-            return export_table_dialog(self, (header, rows), path, name, "Export accuracy per k")
-        except (WorkbenchError, OSError) as exc:
-            self.ctx.show_message(f"Export failed: {exc}", "warning")
-            return None
+        return export_view_table(self.ctx, self, self.state.curve_table(), "prompting-k", path,
+                                 "Export accuracy per k", "Nothing to export yet: chart accuracy against k first.")

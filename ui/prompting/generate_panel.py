@@ -8,13 +8,12 @@ while the model works; Cancel (or Esc) stops it between two tokens.
 from __future__ import annotations
 
 
-from PySide6.QtWidgets import (
-    QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QPlainTextEdit, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.prompting.token_stream import StreamToken, TokenStream
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, double_spin_box, label, line_edit, spin_box
 from lm_workbench.ui.widgets.fold import FlowLayout
 from lm_workbench.prompting.state import GenerationSettings, PromptingState
 
@@ -29,63 +28,31 @@ class GeneratePanel(QWidget):
         self.prompt_edit.setPlaceholderText("The text to continue (Use prompt fills it from the template)")
         self.prompt_edit.setTabChangesFocus(True)
         theme.bind(self.prompt_edit, lambda w, _m: w.setMaximumHeight(w.fontMetrics().lineSpacing() * 4))
-        self.use_prompt_button = QPushButton("Use prompt")
-        self.use_prompt_button.setToolTip("Fill in the template with the input, cut at the answer slot")
+        self.use_prompt_button = button("Use prompt", tip="Fill in the template with the input, cut at the answer slot")
         self.greedy_check = QCheckBox("Greedy")
         self.greedy_check.setChecked(True)
         self.greedy_check.setToolTip("Always the most probable token; untick to sample")
-        self.temperature = QDoubleSpinBox()
-        self.temperature.setRange(0.05, 5.0)
-        self.temperature.setSingleStep(0.1)
-        self.temperature.setValue(1.0)
-        self.temperature.setPrefix("T ")
-        self.top_k = QSpinBox()
-        self.top_k.setRange(0, 100_000)
-        self.top_k.setPrefix("top-k ")
-        self.top_k.setToolTip("Sample among the k most probable tokens (0: all)")
-        self.top_p = QDoubleSpinBox()
-        self.top_p.setRange(0.01, 1.0)
-        self.top_p.setSingleStep(0.05)
-        self.top_p.setValue(1.0)
-        self.top_p.setPrefix("top-p ")
-        self.top_p.setToolTip("Sample within the smallest set of tokens whose probability reaches p (1: all)")
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
-        self.seed.setPrefix("seed ")
-        self.max_tokens = QSpinBox()
-        self.max_tokens.setRange(1, 2048)
-        self.max_tokens.setValue(20)
-        self.max_tokens.setPrefix("max ")
-        self.max_tokens.setSuffix(" tokens")
-        self.stop_edit = QLineEdit()
-        self.stop_edit.setPlaceholderText("stop strings, | between them")
-        self.stop_edit.setToolTip("Generation stops once the text contains one of these (e.g. a full stop: .)")
-        self.generate_button = QPushButton("Generate")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
+        self.temperature = double_spin_box(0.05, 5.0, 1.0, step=0.1, prefix="T ")
+        self.top_k = spin_box(0, 100_000, 0, prefix="top-k ", tip="Sample among the k most probable tokens (0: all)")
+        self.top_p = double_spin_box(0.01, 1.0, 1.0, step=0.05, prefix="top-p ",
+                                     tip="Sample within the smallest set of tokens whose probability reaches p "
+                                         "(1: all)")
+        self.seed = spin_box(0, 2**31 - 1, 0, prefix="seed ")
+        self.max_tokens = spin_box(1, 2048, 20, prefix="max ", suffix=" tokens")
+        self.stop_edit = line_edit("stop strings, | between them",
+                                   tip="Generation stops once the text contains one of these (e.g. a full stop: .)")
+        self.generate_button = button("Generate")
+        self.cancel_button = button("Cancel", enabled=False)
         self.stream = TokenStream("Press Generate: the new tokens appear here as the model produces them; hover one "
                                   "for its probability.")
-        self.summary = QLabel("")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label("", name="summary", wrap=True)
 
-        top = QHBoxLayout()
-        top.addWidget(self.prompt_edit, 1)
-        top.addWidget(self.use_prompt_button)
         options = FlowLayout()  # wraps to the width (presentation mode on a small screen)
         for widget in (self.greedy_check, self.temperature, self.top_k, self.top_p, self.seed):
             options.addWidget(widget)
-        run = QHBoxLayout()
-        run.addWidget(self.max_tokens)
-        run.addWidget(self.stop_edit, 1)
-        run.addWidget(self.generate_button)
-        run.addWidget(self.cancel_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(options)
-        layout.addLayout(run)
-        layout.addWidget(self.stream, 1)
-        layout.addWidget(self.summary)
+        column(self, row((self.prompt_edit, 1), self.use_prompt_button), options,
+               row(self.max_tokens, (self.stop_edit, 1), self.generate_button, self.cancel_button),
+               (self.stream, 1), self.summary, margins=None, spacing=None)
         self.greedy_check.toggled.connect(self._sync_sampling)
         self._sync_sampling()
         state.events.generation_changed.connect(self._show)

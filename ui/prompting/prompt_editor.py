@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
+from lm_workbench.ui.widgets.controls import combo_box, label, line_edit
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.prompting.state import MULTI_TOKEN_MODES, PromptingState
@@ -27,23 +28,17 @@ class PromptEditor(QWidget):
         super().__init__(parent)
         self.state = state
         self._loaded: Any = None
-        self.template_edit = QLineEdit(state.template)
-        self.template_edit.setToolTip("[x] the input, [x2] the second text of a pair, [z] the answer slot")
+        self.template_edit = line_edit(text=state.template,
+                                       tip="[x] the input, [x2] the second text of a pair, [z] the answer slot")
         self.template_error = Notice()
-        self.verbalizer_edit = QLineEdit(state.verbalizer)
-        self.verbalizer_edit.setToolTip("label=answer,answer;label=answer,…")
+        self.verbalizer_edit = line_edit(text=state.verbalizer, tip="label=answer,answer;label=answer,…")
         self.verbalizer_error = Notice()
-        self.tokenizations = QLabel("")
-        self.tokenizations.setObjectName("summary")
-        self.tokenizations.setWordWrap(True)
-        self.x_edit = QLineEdit(state.x)
-        self.x_edit.setPlaceholderText("the input [x]")
-        self.x2_edit = QLineEdit(state.x2)
-        self.x2_edit.setPlaceholderText("second text [x2] (pairs only)")
-        self.multi_token_combo = QComboBox()
-        self.multi_token_combo.addItems(MULTI_TOKEN_MODES)
-        self.multi_token_combo.setToolTip("Masked LMs, answers of several subwords: one mask per subword filled "
-                                          "left to right, or the pseudo-log-likelihood (Salazar et al. 2020)")
+        self.tokenizations = label("", name="summary", wrap=True)
+        self.x_edit = line_edit("the input [x]", text=state.x)
+        self.x2_edit = line_edit("second text [x2] (pairs only)", text=state.x2)
+        self.multi_token_combo = combo_box(MULTI_TOKEN_MODES, tip="Masked LMs, answers of several subwords: one mask "
+                                           "per subword filled left to right, or the pseudo-log-likelihood (Salazar "
+                                           "et al. 2020)")
         self.normalise_check = QCheckBox("Length-normalise")
         self.normalise_check.setToolTip("Divide an answer's summed log-probability by its number of tokens")
 

@@ -12,10 +12,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.prompting.state import PromptingState
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button
+from lm_workbench.ui.widgets.file_choice import file_or_ask
 
 OPEN = "Open a prompt-set file…"
 FILE_FILTER = "Prompt sets (*.json);;All files (*)"
@@ -55,15 +58,10 @@ class PromptSetBar(QWidget):
         self.combo.setToolTip("Built-in and installed prompt sets, or a prompt-set file")
         self.combo.addItem("Prompt set…")
         self.combo.addItem(OPEN)
-        self.save_button = QPushButton("Save set…")
-        self.save_button.setToolTip("Save the compared prompts (and the data's examples) as a prompt-set file")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Prompts"))
-        row.addWidget(self.combo)
-        row.addWidget(self.save_button)
+        self.save_button = button("Save set…", tip="Save the compared prompts (and the data's examples) as a "
+                                  "prompt-set file", clicked=lambda: self.save())
+        row(QLabel("Prompts"), self.combo, self.save_button, owner=self)
         self.combo.activated.connect(self._activated)
-        self.save_button.clicked.connect(lambda: self.save())
 
     def plugins(self) -> dict[str, Any]:
         """The installed prompt sets by name (discovered once, then listed in the combo before "Open")."""
@@ -97,10 +95,9 @@ class PromptSetBar(QWidget):
         """Take the prompt set of ``path`` (asks when None); a bad file is a one-line message."""
         from lm_workbench.prompting.files import load_prompt_set
 
+        path = file_or_ask(self, path, "Open a prompt set", FILE_FILTER)
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open a prompt set", str(Path.home()), FILE_FILTER)
-            if not path:
-                return False
+            return False
         try:
             prompt_set = load_prompt_set(path)
             self.state.apply_prompt_set(prompt_set, examples_file(prompt_set))

@@ -17,9 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import Progress
@@ -32,6 +30,8 @@ from lm_workbench.ui.prompting.prompt_sets import PromptSetBar
 from lm_workbench.ui.prompting.score_panel import ScorePanel
 from lm_workbench.prompting.view_tasks import generation_job, scoring_job
 from lm_workbench.attribution.view_tasks import prompt_label_job
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, progress_bar
 from lm_workbench.ui.widgets.notice import Notice
 from lm_workbench.prompting.state import PromptingState
 
@@ -70,27 +70,19 @@ class PromptingView(QWidget):
         self._loaded: Any = None
         self._scored_by: Any = None  # the model the shown scores are of (Explain reads its ids)
         self.model_notice = Notice()
-        self.other_models = QComboBox()
-        self.other_models.setToolTip("Your recent models and the hub models in your local cache")
-        self.open_model_button = QPushButton("Load it")
+        self.other_models = combo_box(tip="Your recent models and the hub models in your local cache")
+        self.open_model_button = button("Load it",
+                                        clicked=lambda: self.ctx.open_model(self.other_models.currentText()))
         self.other_models_row = QWidget()
-        other = QHBoxLayout(self.other_models_row)
-        other.setContentsMargins(0, 0, 0, 0)
-        other.addWidget(QLabel("Another model you have:"))
-        other.addWidget(self.other_models, 1)
-        other.addWidget(self.open_model_button)
+        row(QLabel("Another model you have:"), (self.other_models, 1), self.open_model_button,
+            owner=self.other_models_row)
         self.editor = PromptEditor(self.state)
         self.set_bar = PromptSetBar(self.state, ctx)
-        self.score_button = QPushButton("Score")
-        self.score_button.setToolTip("Score the input with every label's answers (Ctrl+Enter)")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop the running job (Esc)")
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
+        self.score_button = button("Score", tip="Score the input with every label's answers (Ctrl+Enter)",
+                                   clicked=self.score)
+        self.cancel_button = button("Cancel", tip="Stop the running job (Esc)", clicked=self.cancel, enabled=False)
+        self.progress = progress_bar()
         self.progress.setFormat("")
-        self.progress.setTextVisible(True)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
         self.score_page = ScorePanel(self.state)
@@ -100,21 +92,10 @@ class PromptingView(QWidget):
         for page, title in zip((self.score_page, self.evaluate_page, self.fewshot_page, self.generate_page), PAGES):
             self.pages.addTab(page, title)
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.score_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress, 1)
-        buttons.addWidget(self.set_bar)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.model_notice)
-        layout.addWidget(self.other_models_row)
-        layout.addWidget(self.editor)
-        layout.addLayout(buttons)
-        layout.addWidget(self.pages, 1)
+        buttons = row(self.score_button, self.cancel_button, (self.progress, 1), self.set_bar)
+        column(self, self.model_notice, self.other_models_row, self.editor, buttons, (self.pages, 1), margins=None,
+               spacing=None)
 
-        self.score_button.clicked.connect(self.score)
-        self.open_model_button.clicked.connect(lambda: self.ctx.open_model(self.other_models.currentText()))
-        self.cancel_button.clicked.connect(self.cancel)
         self.editor.validity_changed.connect(self._validity_changed)
         self.generate_page.generate_button.clicked.connect(self.generate)
         self.generate_page.cancel_button.clicked.connect(self.cancel)

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.prompting.token_stream import StreamToken, TokenStream
 from lm_workbench.ui.widgets.attribution_panel import AttributionPanel
+from lm_workbench.ui.widgets import boxes, controls
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.prompting.state import PromptingState
 
@@ -53,30 +52,17 @@ class ScorePanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.tokens = TokenStream("Press Score (Ctrl+Enter): the prompt appears here as the model reads it.")
-        self.summary = QLabel("")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = controls.label("", name="summary", wrap=True)
         self.labels_table = _table(LABEL_COLUMNS)
         self.top_table = _table(TOP_COLUMNS)
-        labels_title = QLabel("Labels")
-        labels_title.setObjectName("sectionTitle")
-        top_title = QLabel("What the model wanted: its top-k at the answer")
-        top_title.setObjectName("sectionTitle")
-        top_title.setWordWrap(True)  # it does not hold the Labels table narrower than its columns
-        left, right = QVBoxLayout(), QVBoxLayout()
-        left.addWidget(labels_title)
-        left.addWidget(self.labels_table, 1)
-        right.addWidget(top_title)
-        right.addWidget(self.top_table, 1)
-        tables = QHBoxLayout()
-        tables.addLayout(left, 3)
-        tables.addLayout(right, 2)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tokens)
-        layout.addWidget(self.summary)
+        labels_title = controls.label("Labels", name="sectionTitle")
+        # the title wraps: it does not hold the Labels table narrower than its columns
+        top_title = controls.label("What the model wanted: its top-k at the answer", name="sectionTitle", wrap=True)
+        left = boxes.column(None, labels_title, (self.labels_table, 1), margins=None, spacing=None)
+        right = boxes.column(None, top_title, (self.top_table, 1), margins=None, spacing=None)
         self.explain = AttributionPanel("the selected label's score (or the predicted label's)", foil="label")
-        layout.addWidget(self.explain)
-        layout.addLayout(tables, 1)
+        tables = boxes.row((left, 3), (right, 2))
+        boxes.column(self, self.tokens, self.summary, self.explain, (tables, 1), margins=None, spacing=None)
         state.events.score_changed.connect(self._show)
 
     def selected_label(self) -> str | None:

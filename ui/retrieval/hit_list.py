@@ -8,9 +8,11 @@ import re
 from typing import Any, Sequence
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 
 ROOM_LINES = 16  # a list's least height, in lines of its font: three passages of three or four lines
@@ -47,17 +49,13 @@ def passage_html(hit: Any, words: Sequence[str]) -> str:
 class HitList(QWidget):
     def __init__(self, title: str = "", parent: QWidget | None = None):
         super().__init__(parent)
-        self.title = QLabel(title)
+        self.title = label(title, wrap=True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.title.setWordWrap(True)
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.hits: list[Any] = []
         self.words: list[str] = []
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.browser, 1)
+        flush_column(self, self.title, (self.browser, 1))
         theme.follow(self, self._restyle)
         # room for about three passages of a few lines each at any type size (issue 49.6: one passage per list
         # at 1024 × 768 with F5); the tab scrolls when the window is shorter

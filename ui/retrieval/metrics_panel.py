@@ -11,8 +11,11 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QAbstractScrollArea, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QAbstractScrollArea, QHeaderView, QTableWidget, QTableWidgetItem, QWidget,
 )
+
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 QUERY_ROWS = 8  # the per-query table's least height, in rows
 
@@ -30,9 +33,7 @@ class MetricsPanel(QWidget):
     def __init__(self, on_query: Callable[[str], None], parent: QWidget | None = None):
         super().__init__(parent)
         self.on_query = on_query
-        self.summary = QLabel()
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.summary = label(name="summary", wrap=True)
         self.metrics = QTableWidget(0, 0)
         self.per_query = QTableWidget(0, 4)
         self.per_query.setHorizontalHeaderLabels(["query", "model nDCG@10", "BM25 nDCG@10", "model vs BM25"])
@@ -45,11 +46,7 @@ class MetricsPanel(QWidget):
         self.per_query.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.per_query.setWordWrap(False)  # one line a query (the tooltip and a click give the whole of it)
         self.per_query.cellClicked.connect(self._clicked)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.metrics)
-        layout.addWidget(self.per_query, 1)
+        flush_column(self, self.summary, self.metrics, (self.per_query, 1))
         self._queries: list[str] = []
         self._fit()
 

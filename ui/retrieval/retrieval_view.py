@@ -13,10 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.engine.progress import Progress
@@ -27,6 +24,10 @@ from lm_workbench.ui.retrieval.metrics_panel import MetricsPanel
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.result_origin_line import ResultOriginLine
 from lm_workbench.ui.view_kit.scroll_into_view import scroll_into_view
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import (
+    button, combo_box, double_spin_box, label, line_edit, progress_bar, spin_box,
+)
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.retrieval import view_tasks
@@ -49,50 +50,31 @@ class RetrievalView(QWidget):
         # evaluation without recording another run (issue 49.11)
         self._evaluations: dict[tuple, tuple] = {}
 
-        self.corpus_combo = QComboBox()
-        self.corpus_combo.addItems([DEMO_ITEM, CHOOSE_FILE, CHOOSE_BEIR])
-        self.corpus_combo.setToolTip("A .txt file (one passage per line), a .csv/.tsv/.jsonl table (text, id, title) "
-                                     "or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
-        self.pooling_combo = QComboBox()
-        self.pooling_combo.addItems(list(POOLINGS))
+        self.corpus_combo = combo_box([DEMO_ITEM, CHOOSE_FILE, CHOOSE_BEIR], tip="A .txt file (one passage per line), "
+                                      "a .csv/.tsv/.jsonl table (text, id, title) or a BEIR folder (corpus.jsonl, "
+                                      "queries.jsonl, qrels/test.tsv)")
+        self.pooling_combo = combo_box(list(POOLINGS), tip="Passage vectors: mean of the tokens, the first token "
+                                       "([CLS]), the element-wise max, or the model's own pooling (mean for a model "
+                                       "that declares none)")
         self.pooling_combo.setCurrentText(self.state.pooling)
-        self.pooling_combo.setToolTip("Passage vectors: mean of the tokens, the first token ([CLS]), the element-wise "
-                                      "max, or the model's own pooling (mean for a model that declares none)")
-        self.k_spin = QSpinBox()
-        self.k_spin.setRange(1, 1000)
-        self.k_spin.setValue(self.state.k)
-        self.k_spin.setToolTip("How many passages to list")
-        self.index_button = QPushButton("Index")
-        self.index_button.setToolTip("Encode every passage once with the loaded model (cached on disk)")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setTextVisible(True)
+        self.k_spin = spin_box(1, 1000, self.state.k, tip="How many passages to list")
+        self.index_button = button("Index", tip="Encode every passage once with the loaded model (cached on disk)",
+                                   clicked=lambda: self.index())
+        self.cancel_button = button("Cancel", clicked=self.cancel, enabled=False)
+        self.progress = progress_bar()
         # wide enough for its longest message at any type size ("Indexing…" was clipped; issue 49, cosmetic)
         theme.bind(self.progress, lambda w, _m: w.setMinimumWidth(
             w.fontMetrics().horizontalAdvance("Indexing model B… 100%") + 24))
-        self.k1_spin = QDoubleSpinBox()
-        self.k1_spin.setRange(0.0, 10.0)
-        self.k1_spin.setSingleStep(0.1)
-        self.k1_spin.setValue(self.state.bm25_k1)
-        self.b_spin = QDoubleSpinBox()
-        self.b_spin.setRange(0.0, 1.0)
-        self.b_spin.setSingleStep(0.05)
-        self.b_spin.setValue(self.state.bm25_b)
-        self.method_combo = QComboBox()
-        self.method_combo.addItems(list(BM25_METHODS))
-        self.method_combo.setToolTip("bm25s's BM25 variant (lucene: Lucene's BM25)")
-        self.query_edit = QLineEdit()
-        self.query_edit.setPlaceholderText("Type a query and press Enter")
-        self.search_button = QPushButton("Search")
-        self.evaluate_button = QPushButton("Evaluate")
-        self.evaluate_button.setToolTip("nDCG@10, MRR@10, Recall@1/10/100 of the model and BM25 on the corpus's "
-                                        "judged queries (a BEIR folder or the demo)")
-        self.summary = QLabel("Press Index to encode the demo passages with the loaded model, or choose a corpus.")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
+        self.k1_spin = double_spin_box(0.0, 10.0, self.state.bm25_k1, step=0.1)
+        self.b_spin = double_spin_box(0.0, 1.0, self.state.bm25_b, step=0.05)
+        self.method_combo = combo_box(list(BM25_METHODS), tip="bm25s's BM25 variant (lucene: Lucene's BM25)")
+        self.query_edit = line_edit("Type a query and press Enter")
+        self.search_button = button("Search", clicked=lambda: self.search())
+        self.evaluate_button = button("Evaluate", tip="nDCG@10, MRR@10, Recall@1/10/100 of the model and BM25 on the "
+                                      "corpus's judged queries (a BEIR folder or the demo)",
+                                      clicked=lambda: self.evaluate())
+        self.summary = label("Press Index to encode the demo passages with the loaded model, or choose a corpus.",
+                             name="summary", wrap=True)
 
         self.hits_a = HitList()
         self.hits_b = HitList()
@@ -129,18 +111,10 @@ class RetrievalView(QWidget):
         for widget in (labelled(QLabel("BM25 (bm25s): k1"), self.k1_spin), labelled(QLabel("b"), self.b_spin),
                        labelled(QLabel("variant"), self.method_combo), self.evaluate_button):
             bm25_row.addWidget(widget)
-        query_row = QHBoxLayout()  # the query box takes the width
-        query_row.addWidget(QLabel("Query"))
-        query_row.addWidget(self.query_edit, 1)
-        query_row.addWidget(self.search_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addLayout(bm25_row)
-        layout.addLayout(query_row)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.hits_origin)
-        layout.addWidget(self.metrics_origin)
-        layout.addWidget(body, 1)
+        # the query box takes the width
+        query_row = boxes.row(QLabel("Query"), (self.query_edit, 1), self.search_button)
+        boxes.column(self, row, bm25_row, query_row, self.summary, self.hits_origin, self.metrics_origin, (body, 1),
+                     margins=None, spacing=None)
 
         self.corpus_combo.activated.connect(self._corpus_activated)
         self.pooling_combo.currentTextChanged.connect(self._pooling_changed)
@@ -149,11 +123,7 @@ class RetrievalView(QWidget):
             spin.valueChanged.connect(self._bm25_changed)
         self.method_combo.currentTextChanged.connect(self._bm25_changed)
         self.query_edit.textChanged.connect(lambda _text: self._check_origins())
-        self.index_button.clicked.connect(lambda: self.index())
-        self.cancel_button.clicked.connect(self.cancel)
-        self.search_button.clicked.connect(lambda: self.search())
         self.query_edit.returnPressed.connect(lambda: self.search())
-        self.evaluate_button.clicked.connect(lambda: self.evaluate())
         self.state.events.hits_changed.connect(self._show_hits)
         self.state.events.evaluation_changed.connect(self._show_evaluation)
         self.state.events.corpus_changed.connect(self._corpus_changed)

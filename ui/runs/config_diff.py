@@ -12,10 +12,12 @@ import json
 from typing import Any
 
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from lm_workbench.runs.params_diff import flatten
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 MISSING = object()
 
@@ -33,9 +35,7 @@ class ConfigDiff(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title = QLabel("Select two runs to compare their settings.")
-        self.title.setObjectName("summary")
-        self.title.setWordWrap(True)
+        self.title = label("Select two runs to compare their settings.", name="summary", wrap=True)
         self.only_diff = QCheckBox("only differences")
         self.only_diff.toggled.connect(lambda *_: self._apply_filter())
         self.table = QTableWidget(0, 3)
@@ -49,12 +49,7 @@ class ConfigDiff(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addWidget(self.title)
-        layout.addWidget(self.only_diff)
-        layout.addWidget(self.table, 1)
+        flush_column(self, self.title, self.only_diff, (self.table, 1), spacing="row_spacing")
         self.keys: list[str] = []
         self.differing: set[str] = set()
         self._pair: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None)

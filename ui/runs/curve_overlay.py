@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.store.metrics_reader import MetricsReader
 from lm_workbench.ui.widgets.run_curves import X_STEP, X_TIME, CurveLook, RunCurves
+from lm_workbench.ui.widgets.controls import combo_box, label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 DEFAULT_METRIC = "loss"
 LOOK = CurveLook(legend=True)
@@ -31,8 +33,7 @@ class CurveOverlay(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.metric_combo = QComboBox()
-        self.metric_combo.setToolTip("Which logged value to plot")
+        self.metric_combo = combo_box(tip="Which logged value to plot")
         self.metric_combo.setMinimumContentsLength(14)
         self.smooth_slider = QSlider(Qt.Orientation.Horizontal)
         self.smooth_slider.setRange(0, 99)
@@ -41,10 +42,8 @@ class CurveOverlay(QWidget):
         self.smooth_slider.setToolTip("Exponential moving average: s_t = w s_(t-1) + (1 - w) v_t, bias-corrected; "
                                       "w from 0 (raw) to 0.99")
         self.smooth_label = QLabel("0.00")
-        self.x_combo = QComboBox()
-        self.x_combo.addItem("step", X_STEP)
-        self.x_combo.addItem("time (s)", X_TIME)
-        self.x_combo.setToolTip("Horizontal axis: the optimizer step, or seconds since the run's first value")
+        self.x_combo = combo_box([("step", X_STEP), ("time (s)", X_TIME)],
+                                 tip="Horizontal axis: the optimizer step, or seconds since the run's first value")
         self.log_check = QCheckBox("log scale")
         self.log_check.setToolTip("Logarithmic vertical axis")
         controls = QHBoxLayout()
@@ -62,17 +61,12 @@ class CurveOverlay(QWidget):
         controls.addStretch(1)
         self.curves = RunCurves((("main", 1),), self._route, legend_panel="main")
         self.plot = self.curves.plots["main"]
-        self.hint = QLabel("Select runs in the table to overlay their curves (Ctrl- or Shift-click for several).")
-        self.hint.setObjectName("summary")
-        self.hint.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addLayout(controls)
+        self.hint = label("Select runs in the table to overlay their curves (Ctrl- or Shift-click for several).",
+                          name="summary", wrap=True)
         # The curves are a plain QWidget around the plot: SVG export renders through QWidget.render, which a
         # QGraphicsView overrides with another signature.
         self.export_widget = self.curves
-        layout.addWidget(self.export_widget, 1)
+        layout = flush_column(self, controls, (self.export_widget, 1), spacing="row_spacing")
         layout.addWidget(self.hint)
         self.metric_combo.currentIndexChanged.connect(lambda *_: self.redraw())
         self.smooth_slider.valueChanged.connect(self._smoothing_changed)

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QWidget
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.finetune.for_views import DENSITY_HOWS, FACTOR_HOWS, HOWS, SEEDED_HOWS
-from lm_workbench.ui import theme
 from lm_workbench.finetune.merge_runs import MergeSpec, default_out_dir
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import combo_box, double_spin_box, label, line_edit, spin_box
 
 HOW_HELP = {
     "linear": "Exactly Σ w·ΔW, negative weights too: LoRA's factors are concatenated (rank Σ r), IA³'s vectors "
@@ -42,27 +40,18 @@ class MergeDialog(QDialog):
         self.folders = list(folders)
         several = len(folders) > 1
         self.setWindowTitle("Merge runs" if several else "Fold a run into its base weights")
-        runs = QLabel("<br>".join(labels))
-        runs.setWordWrap(True)
-        self.how = QComboBox()
-        self.how.addItems(list(HOWS))
-        self.weights = QLineEdit(",".join(f"{1.0 / len(folders):g}" for _ in folders))
-        self.weights.setToolTip("One weight per run, in the order listed; the task heads get the same weights")
-        self.density = QDoubleSpinBox()
-        self.density.setRange(0.01, 1.0)
-        self.density.setSingleStep(0.05)
-        self.density.setValue(0.5)
-        self.density.setToolTip("TIES and DARE: the share of each adapter's entries kept")
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
-        self.seed.setToolTip("DARE: the seed of the random drops")
+        runs = label("<br>".join(labels), wrap=True)
+        self.how = combo_box(HOWS)
+        self.weights = line_edit(text=",".join(f"{1.0 / len(folders):g}" for _ in folders),
+                                 tip="One weight per run, in the order listed; the task heads get the same weights")
+        self.density = double_spin_box(0.01, 1.0, 0.5, step=0.05,
+                                       tip="TIES and DARE: the share of each adapter's entries kept")
+        self.seed = spin_box(0, 2**31 - 1, 0, tip="DARE: the seed of the random drops")
         self.fold = QCheckBox("Fold the result into the base weights (a plain model folder)")
         self.fold.setChecked(not several)
         self.fold.setEnabled(several)  # one run is always folded
-        self.out = QLineEdit()
-        self.note = QLabel("")
-        self.note.setObjectName("summary")
-        self.note.setWordWrap(True)
+        self.out = line_edit()
+        self.note = label(name="summary", wrap=True)
         form = QFormLayout()
         form.addRow("Runs", runs)
         if several:
@@ -77,11 +66,7 @@ class MergeDialog(QDialog):
         self.ok_button.setText("Merge" if several else "Fold")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addLayout(form)
-        layout.addWidget(self.note)
-        layout.addWidget(buttons)
+        column(self, form, self.note, buttons, margins=None, spacing="row_spacing")
         self._out_touched = False
         self.out.textEdited.connect(lambda *_: setattr(self, "_out_touched", True))
         self.how.currentTextChanged.connect(lambda *_: self._changed())

@@ -20,13 +20,12 @@ import logging
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableView,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel, QSplitter, QTableView, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -38,9 +37,12 @@ from lm_workbench.ui.runs.curve_overlay import CurveOverlay
 from lm_workbench.ui.runs.run_table import COLUMN_INDEX, COLUMNS, SORT_ROLE, RunTableModel, display, table_row
 from lm_workbench.ui.runs.studies_panel import StudiesPanel
 from lm_workbench.ui.widgets.export import copy_text_to_clipboard, export_dialog, save_widget
+from lm_workbench.ui.widgets.boxes import column, flush_column, row
+from lm_workbench.ui.widgets.controls import button, label
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.view_kit.view_context import ViewContext
 from lm_workbench.ui.widgets.fold import FlowLayout, FoldSplitter
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 from lm_workbench.export import export_csv, suggest_filename
 from lm_workbench.faults import describe, user_line
 from lm_workbench.compare.model_b import run_model_folder
@@ -114,62 +116,40 @@ class RunsBrowser(QWidget):
         theme.follow(self, self._fit_columns)  # F5 on and off: columns for the new type size, not the old one
         self.table.viewport().installEventFilter(self)  # a resized table fits its columns again
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
-        self.detail = QLabel("")
-        self.detail.setWordWrap(True)
+        self.detail = label(name="summary", wrap=True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setObjectName("summary")
         self.overlay = CurveOverlay()
         self.diff = ConfigDiff()
         self.studies = StudiesPanel(self.services)  # the Studies list beside the runs (lm_workbench.studies)
         self.studies.open_run.connect(self.show_run)
 
-        self.again_button = QPushButton("Run again")
-        self.again_button.setToolTip("Queue a new run with the selected run's settings (a new output folder)")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue the selected stopped training run from its newest checkpoint, "
-                                      "in its own output folder")
-        self.cli_button = QPushButton("Copy as CLI command")
-        self.cli_button.setToolTip("Copy the lm-workbench command line that repeats the selected run")
-        self.compare_button = QPushButton("Compare with this")
-        self.compare_button.setToolTip("Load the selected finished run's model (pre-training, or a full fine-tune) "
-                                       "as model B beside the loaded model (A | B in the views)")
-        self.compare_button.clicked.connect(self.compare_selected)
-        self.merge_button = QPushButton("Merge…")
-        self.merge_button.setToolTip("Fold the selected fine-tuning run (LoRA, IA³, DoRA) into its base weights, or "
-                                     "combine the selected runs into one adapter (linear, TIES, DARE)")
-        self.merge_button.clicked.connect(lambda: self.open_merge_dialog())
-        self.delete_button = QPushButton("Delete")
-        self.delete_button.setToolTip(f"Remove the selected runs from the list (Undo for {UNDO_S} s; "
-                                      "their files on disk are kept)")
-        self.plot_button = QPushButton("Export plot…")
-        self.csv_button = QPushButton("Export table…")
-        self.csv_button.setToolTip("Save the table as CSV")
-        self.again_button.clicked.connect(self.run_again)
-        self.resume_button.clicked.connect(self.resume_run)
-        self.cli_button.clicked.connect(self.copy_cli)
-        self.delete_button.clicked.connect(self.delete_selected)
-        self.plot_button.clicked.connect(lambda: self.export_plot())
-        self.csv_button.clicked.connect(lambda: self.export_table())
+        self.again_button = button("Run again", tip="Queue a new run with the selected run's settings (a new "
+                                                    "output folder)", clicked=self.run_again)
+        self.resume_button = button("Resume", tip="Continue the selected stopped training run from its newest "
+                                                  "checkpoint, in its own output folder", clicked=self.resume_run)
+        self.cli_button = button("Copy as CLI command", tip="Copy the lm-workbench command line that repeats the "
+                                                            "selected run", clicked=self.copy_cli)
+        self.compare_button = button("Compare with this", tip="Load the selected finished run's model (pre-training, "
+                                                              "or a full fine-tune) as model B beside the loaded model "
+                                                              "(A | B in the views)", clicked=self.compare_selected)
+        self.merge_button = button("Merge…", tip="Fold the selected fine-tuning run (LoRA, IA³, DoRA) into its base "
+                                                 "weights, or combine the selected runs into one adapter (linear, "
+                                                 "TIES, DARE)", clicked=lambda: self.open_merge_dialog())
+        self.delete_button = button("Delete", tip=f"Remove the selected runs from the list (Undo for {UNDO_S} s; "
+                                                  "their files on disk are kept)", clicked=self.delete_selected)
+        self.plot_button = button("Export plot…", clicked=lambda: self.export_plot())
+        self.csv_button = button("Export table…", tip="Save the table as CSV", clicked=lambda: self.export_table())
 
         self.undo_bar = QFrame()
         self.undo_bar.setObjectName("undoBar")
         self._style_undo_bar()
         theme.follow(self, self._style_undo_bar)
         self.undo_label = QLabel()
-        self.undo_button = QPushButton("Undo")
-        self.undo_button.clicked.connect(self.undo_delete)
-        undo_row = QHBoxLayout(self.undo_bar)
-        theme.bind(undo_row, lambda w, m: w.setContentsMargins(*m.undo_bar_margins))
-        undo_row.addWidget(self.undo_label, 1)
-        undo_row.addWidget(self.undo_button)
+        self.undo_button = button("Undo", clicked=self.undo_delete)
+        row((self.undo_label, 1), self.undo_button, owner=self.undo_bar, margins="undo_bar_margins")
         self.undo_bar.hide()
-        self.undo_timer = QTimer(self)
-        self.undo_timer.setSingleShot(True)
-        self.undo_timer.setInterval(UNDO_S * 1000)
-        self.undo_timer.timeout.connect(self.commit_deletes)
-        self.refresh_timer = QTimer(self)
-        self.refresh_timer.setInterval(REFRESH_MS)
-        self.refresh_timer.timeout.connect(self.refresh)
+        self.undo_timer = interval_timer(self, UNDO_S * 1000, self.commit_deletes, single_shot=True)
+        self.refresh_timer = interval_timer(self, REFRESH_MS, self.refresh)
         self._build_layout()
         self._update_buttons()
 
@@ -186,11 +166,7 @@ class RunsBrowser(QWidget):
                   self.delete_button, self.plot_button, self.csv_button):
             buttons.addWidget(b)
         top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(top_layout, lambda w, m: w.setSpacing(m.row_spacing))
-        top_layout.addWidget(self.table, 1)
-        top_layout.addWidget(self.detail)
+        flush_column(top, (self.table, 1), self.detail, spacing="row_spacing")
         bottom = FoldSplitter()  # the config diff under the curves where both do not fit side by side
         bottom.addWidget(self.overlay)
         bottom.addWidget(self.diff)
@@ -204,23 +180,14 @@ class RunsBrowser(QWidget):
         self._splitters = (splitter, bottom)
         self._sized = False
         runs = QWidget()
-        runs_layout = QVBoxLayout(runs)
-        runs_layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(runs_layout, lambda w, m: w.setSpacing(m.section_spacing))
-        runs_layout.addLayout(buttons)
-        runs_layout.addWidget(splitter, 1)
+        flush_column(runs, buttons, (splitter, 1), spacing="section_spacing")
         beside = FoldSplitter()  # the Studies beside the runs, under them where both do not fit (1024 px): the runs
         beside.addWidget(runs)  # are the tab's main content, first in view
         beside.addWidget(self.studies)
         beside.setStretchFactor(0, 3)
         beside.setStretchFactor(1, 1)
         self._beside = beside
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.panel_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addWidget(self.message_bar)
-        layout.addWidget(self.undo_bar)
-        layout.addWidget(beside, 1)
+        column(self, self.message_bar, self.undo_bar, (beside, 1), margins="panel_margins")
 
     # --------------------------------------------------------------- timing
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
@@ -483,18 +450,8 @@ class RunsBrowser(QWidget):
             self.message_bar.show_error(f"This version cannot run a {run['kind']!r} run again.", source="again")
             return None
         params = fresh_params(run.get("params") or {})
-        try:
-            new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
-                                               model=run.get("model"), method=run.get("method"),
-                                               cli_command=kind.cli_command(params))
-        except (WorkbenchError, RuntimeError, OSError, sqlite3.Error) as exc:
-            self.message_bar.show_error(f"Could not queue the run: {describe(exc) or exc}", source="again")
-            return None
-        self.message_bar.show_info(f"Queued run #{new_id}, a repeat of run #{run['id']}.", source="again")
-        self.refresh()
-        self.select_runs([new_id])
-        self.run_submitted.emit(new_id)
-        return new_id
+        return self._queue(run, kind, params, "Could not queue the run",
+                           lambda new_id: f"Queued run #{new_id}, a repeat of run #{run['id']}.")
 
     def _resume_params(self, run_id: int) -> dict[str, Any] | None:
         run = self.state.runs.get(run_id)
@@ -508,16 +465,22 @@ class RunsBrowser(QWidget):
         if params is None:
             return None
         run = self.state.runs[ids[0]]
-        kind = run_kind(run["kind"])
+        return self._queue(run, run_kind(run["kind"]), params, "Could not resume the run",
+                           lambda new_id: f"Queued run #{new_id}: run #{run['id']} continues from its last "
+                                          f"checkpoint in {params['out_dir']}.")
+
+    def _queue(self, run: dict[str, Any], kind: Any, params: dict[str, Any], failed: str,
+               queued: Callable[[int], str]) -> int | None:
+        """Submit ``params`` to the lane as a new run of ``kind`` with ``run``'s name, model and method, then
+        select it; returns its id, or None when the lane refused it (the message bar says ``failed``: why)."""
         try:
             new_id = self.services.lane.submit(kind.target, params, kind=kind.kind, name=run.get("name"),
                                                model=run.get("model"), method=run.get("method"),
                                                cli_command=kind.cli_command(params))
         except (WorkbenchError, RuntimeError, OSError, sqlite3.Error) as exc:
-            self.message_bar.show_error(f"Could not resume the run: {describe(exc) or exc}", source="again")
+            self.message_bar.show_error(f"{failed}: {describe(exc) or exc}", source="again")
             return None
-        self.message_bar.show_info(f"Queued run #{new_id}: run #{run['id']} continues from its last checkpoint "
-                                   f"in {params['out_dir']}.", source="again")
+        self.message_bar.show_info(queued(new_id), source="again")
         self.refresh()
         self.select_runs([new_id])
         self.run_submitted.emit(new_id)

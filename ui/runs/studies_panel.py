@@ -16,16 +16,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton,
-    QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QFileDialog, QHeaderView, QLabel, QListWidget, QListWidgetItem, QSizePolicy, QSplitter, QTableWidget,
+    QTableWidgetItem, QWidget,
 )
 
 from lm_workbench.engine.errors import WorkbenchError
 from lm_workbench.ui import theme
 from lm_workbench.faults import user_line
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import button, combo_box, label
+from lm_workbench.ui.widgets.boxes import flush_column
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 REFRESH_MS = 1000
 log = logging.getLogger(__name__)
@@ -68,26 +72,17 @@ class StudiesPanel(QWidget):
         self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
         theme.bind(self.list, lambda w, m: w.setMinimumWidth(m.study_list_min_w))
         self.list.currentItemChanged.connect(lambda *_: self.choose())
-        self.scale = QComboBox()
-        self.scale.addItems(["tiny", "lecture"])
+        self.scale = combo_box(["tiny", "lecture"])
         self.scale.setCurrentText("lecture")
         self.scale.currentTextChanged.connect(lambda *_: self.choose())
-        self.open_button = QPushButton("Open study file…")
-        self.open_button.clicked.connect(lambda: self.open_file())
-        self.start_button = QPushButton("Start")
-        self.start_button.clicked.connect(lambda: self.start())
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(lambda: self.cancel())
-        self.export_button = QPushButton("Export study…")
-        self.export_button.setToolTip("Write the table, CSV, figure (PNG and SVG) and each cell's settings to a folder")
-        self.export_button.clicked.connect(lambda: self.export())
-        self.about = QLabel("Choose a study.")
-        self.about.setWordWrap(True)
-        self.about.setObjectName("summary")
-        self.cost = QLabel("")
-        self.cost.setWordWrap(True)
-        self.progress = QLabel("")
-        self.progress.setWordWrap(True)
+        self.open_button = button("Open study file…", clicked=lambda: self.open_file())
+        self.start_button = button("Start", clicked=lambda: self.start())
+        self.cancel_button = button("Cancel", clicked=lambda: self.cancel())
+        self.export_button = button("Export study…", tip="Write the table, CSV, figure (PNG and SVG) and each cell's "
+                                                         "settings to a folder", clicked=lambda: self.export())
+        self.about = label("Choose a study.", name="summary", wrap=True)
+        self.cost = label(wrap=True)
+        self.progress = label(wrap=True)
         self.progress.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -100,54 +95,31 @@ class StudiesPanel(QWidget):
         self.figure.setAlignment(Qt.AlignmentFlag.AlignCenter)
         theme.bind(self.figure, lambda w, m: (w.setMinimumHeight(m.study_figure_min), w.setMinimumWidth(m.study_figure_min)))
         self._pixmap: Any = None
-        self.notes = QLabel("")
-        self.notes.setWordWrap(True)
-        self.notes.setObjectName("summary")
+        self.notes = label(name="summary", wrap=True)
         self._build_layout()
-        self.timer = QTimer(self)
-        self.timer.setInterval(REFRESH_MS)
-        self.timer.timeout.connect(self.refresh)
+        self.timer = interval_timer(self, REFRESH_MS, self.refresh)
         self._fill_list()
         self._update_buttons()
 
     def _build_layout(self) -> None:
         left = QWidget()
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(QLabel("Studies"))
-        column.addWidget(self.list, 1)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("scale"))
-        row.addWidget(self.scale, 1)
-        column.addLayout(row)
-        column.addWidget(self.open_button)
-        right = QWidget()
-        body = QVBoxLayout(right)
-        body.setContentsMargins(0, 0, 0, 0)
-        body.addWidget(self.about)
-        body.addWidget(self.cost)
-        buttons = QHBoxLayout()
-        for b in (self.start_button, self.cancel_button, self.export_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        body.addLayout(buttons)
-        body.addWidget(self.progress)
+        scale = boxes.row(QLabel("scale"), (self.scale, 1))
+        flush_column(left, QLabel("Studies"), (self.list, 1), scale, self.open_button)
         results = QSplitter(Qt.Orientation.Vertical)
         results.addWidget(self.table)
         results.addWidget(self.figure)
         results.setStretchFactor(0, 2)
         results.setStretchFactor(1, 3)
         results.splitterMoved.connect(lambda *_: self._fit_figure())
-        body.addWidget(results, 1)
-        body.addWidget(self.notes)
+        right = QWidget()
+        buttons = boxes.row(self.start_button, self.cancel_button, self.export_button, 1)
+        flush_column(right, self.about, self.cost, buttons, self.progress, (results, 1), self.notes)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 4)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(split)
+        flush_column(self, split)
 
     # ---------------------------------------------------------------- choosing
     def _fill_list(self) -> None:

@@ -7,14 +7,17 @@ beside A's (A | B), tokenized off the Qt thread as the window tokenizes for A.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.engine.tokens import TokenizedText
 from lm_workbench.ui import theme
 from lm_workbench.ui.tokens.token_view import TokenView
 from lm_workbench.ui.view_kit.model_label import spec_label
 from lm_workbench.ui.view_kit.view_context import ViewContext
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import label
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
+from lm_workbench.ui.widgets.scroll_area import scroll_area
 from lm_workbench.compare.view_tasks import tokenize_b
 from lm_workbench.tokens.state import TokensState
 
@@ -48,33 +51,16 @@ class TokenPanel(QWidget):
         self.ctx = ctx
         self.view = TokenView()
         self.view_b = TokenView()  # model B's tokens of the same text, while comparing
-        self.summary = QLabel()
-        self.summary.setObjectName("summary")
+        self.summary = label(name="summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.banner = QLabel()
-        self.banner.setObjectName("truncationBanner")
-        self.banner.setWordWrap(True)
+        self.banner = label(name="truncationBanner", wrap=True)
         self._restyle()
         theme.follow(self, self._restyle)
         self.banner.hide()
-        scroll = QScrollArea()
-        scroll.setWidget(self.view)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll = scroll
-        self.scroll_b = QScrollArea()
-        self.scroll_b.setWidget(self.view_b)
-        self.scroll_b.setWidgetResizable(True)
-        self.scroll_b.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll_b.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.split = ModelBSplit(scroll, self.scroll_b)
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.view_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addWidget(self.summary)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.split, 1)
+        self.scroll = scroll_area(self.view, frame=False, sideways=False)
+        self.scroll_b = scroll_area(self.view_b, frame=False, sideways=False)
+        self.split = ModelBSplit(self.scroll, self.scroll_b)
+        column(self, self.summary, self.banner, (self.split, 1))
         self.state.events.tokens_changed.connect(self._show_tokens)
         self.state.events.b_changed.connect(self._show_b)
         self.set_tokenized(None)

@@ -176,31 +176,31 @@ class JobBridge(QObject):
         if h is not None and h.on_partial is not None:
             h.on_partial(value)
 
-    def _on_done(self, key: int, value: Any) -> None:
+    def _ended(self, key: int, status: str) -> Any:
+        """Job ``key``'s handlers, marked ended once ``job_finished`` says ``status``; None for a stale job."""
         h = self._live(key)
         if h is not None:
             h.ended = True
-            self.job_finished.emit(h.name, "done")
+            self.job_finished.emit(h.name, status)
+        return h
+
+    def _on_done(self, key: int, value: Any) -> None:
+        h = self._ended(key, "done")
+        if h is not None:
             h.on_done(value)
 
     def _on_error(self, key: int, exc: BaseException, tb: str) -> None:
-        h = self._live(key)
+        h = self._ended(key, "failed")
         if h is None:
             return
-        h.ended = True
-        self.job_finished.emit(h.name, "failed")
         if h.on_error is not None:
             h.on_error(exc, tb)
         else:
             self.error.emit(exc, tb, h.name)
 
     def _on_cancelled(self, key: int) -> None:
-        h = self._live(key)
-        if h is None:
-            return
-        h.ended = True
-        self.job_finished.emit(h.name, "cancelled")
-        if h.on_cancelled is not None:
+        h = self._ended(key, "cancelled")
+        if h is not None and h.on_cancelled is not None:
             h.on_cancelled()
 
     def _on_finally(self, key: int) -> None:

@@ -4,9 +4,11 @@ output token of the decoder is explained (0: the first), after the model's own g
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import QFormLayout, QWidget
 
 from lm_workbench.engine.attribution.names import MAX_OUTPUT_POSITION
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import spin_box
 
 LABEL = "Output position"
 
@@ -16,13 +18,8 @@ class OutputPositionRow(QWidget):
 
     def __init__(self, tooltip: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.spin = QSpinBox()
-        self.spin.setRange(0, MAX_OUTPUT_POSITION)
-        self.spin.setToolTip(tooltip)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.spin)
-        row.addStretch(1)
+        self.spin = spin_box(0, MAX_OUTPUT_POSITION, 0, tip=tooltip)
+        row(self.spin, 1, owner=self)
 
     def add_to(self, form: QFormLayout) -> None:
         """A hidden row of ``form`` (``show_for`` shows it)."""

@@ -17,9 +17,11 @@ from typing import Any, Callable, Hashable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QWidget
+from PySide6.QtWidgets import QSplitter, QWidget
 
 from lm_workbench.result_origin import CURRENT, GONE, STALE, ResultOrigin
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, label
 
 STALE_VEIL_ALPHA = 160  # of 255: how much of the window's colour lies over a stale result
 
@@ -64,18 +66,11 @@ class ResultOriginLine(QWidget):
         self._clear = clear
         self.origin: ResultOrigin | None = None
         self._state = GONE
-        self.label = QLabel()
-        self.label.setObjectName("summary")
-        self.label.setWordWrap(True)
-        self.again_button = QPushButton("Run again")
-        self.again_button.setToolTip("Compute the result for the current model and inputs")
-        if run_again is not None:
-            self.again_button.clicked.connect(lambda: run_again())
+        self.label = label(name="summary", wrap=True)
+        self.again_button = button("Run again", tip="Compute the result for the current model and inputs",
+                                   clicked=(lambda: run_again()) if run_again is not None else None)
         self._has_again = run_again is not None
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.again_button)
+        row((self.label, 1), self.again_button, owner=self)
         self.hide()
 
     # ---------------------------------------------------------------- API

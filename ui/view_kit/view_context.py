@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from lm_workbench.ui.view_kit.forwarded import forwarded
 from lm_workbench.ui.view_kit.view_identity import ViewIdentity
 from lm_workbench.ui.view_kit.view_task_runner import ViewJobs
 
@@ -88,27 +89,13 @@ class ViewContext(QObject):
         self._shell.register_model(folder)
 
     # ------------------------------------------------------------ services
-    @property
-    def settings(self) -> Settings:
-        return self._shell.settings
-
-    @property
-    def persist(self) -> bool:
-        return self._shell.persist
-
-    @property
-    def run_services(self) -> Any:
-        return self._shell.run_services
-
-    @property
-    def course_models(self) -> Any:
-        """The window's course models (``CoursePart``: ``builder``, ``open_dialog``), or None."""
-        return self._shell.course_models
-
-    @property
-    def clicker(self) -> Any:
-        """The window's ``Clicker``: push a stepper to get Next/Previous (PageDown/PageUp); may be None."""
-        return self._shell.clicker
+    settings = forwarded("_shell.settings", "The window's ``Settings``.")
+    persist = forwarded("_shell.persist", "Whether settings changes are saved (False in tests).")
+    run_services = forwarded("_shell.run_services", "The long-run services (one lane, the run store).")
+    course_models = forwarded("_shell.course_models",
+                              "The window's course models (``CoursePart``: ``builder``, ``open_dialog``), or None.")
+    clicker = forwarded("_shell.clicker",
+                        "The window's ``Clicker``: push a stepper to get Next/Previous (PageDown/PageUp); may be None.")
 
     # ------------------------------------------------------------ messages
     def show_error(self, exc: BaseException, tb: str = "") -> None:

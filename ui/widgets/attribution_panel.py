@@ -20,11 +20,12 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from lm_workbench.attribution.targets import Foil
 from lm_workbench.engine.attribution.names import DEFAULT_STEPS, FLOW, GRAD_INPUT, INTEGRATED_GRADIENTS, ROLLOUT, TARGET_FREE
-from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.controls import button, combo_box, line_edit, spin_box
+from lm_workbench.ui.widgets.boxes import flush_column
 from lm_workbench.ui.widgets.fold import FlowLayout, labelled
 from lm_workbench.ui.widgets.model_b_split import ModelBSplit
 from lm_workbench.ui.widgets.notice import Notice
@@ -49,34 +50,23 @@ class AttributionPanel(QWidget):
     def __init__(self, what: str = "the selected prediction", parent: QWidget | None = None, foil: str = "token"):
         super().__init__(parent)
         self._second_choice = False  # the next explanation's foil is the model's second choice
-        self.contrast_edit = QLineEdit()
-        self.contrast_edit.setPlaceholderText(f"another {foil} (optional)")
+        self.contrast_edit = line_edit(f"another {foil} (optional)",
+                                       tip=f"Why this and not another {foil}: name one {foil} here and the strip "
+                                           f"explains the difference of their logits (empty: the {foil}'s own logit)")
         self.contrast_edit.setClearButtonEnabled(True)
-        self.contrast_edit.setToolTip(f"Why this and not another {foil}: name one {foil} here and the strip "
-                                      f"explains the difference of their logits (empty: the {foil}'s own logit)")
         self.contrast_edit.returnPressed.connect(self._explain_plain)
-        self.second_button = QPushButton("second choice")
-        self.second_button.setToolTip(f"Explain against the model's best other {foil}: why its choice and not "
-                                      "its runner-up")
-        self.second_button.clicked.connect(self._explain_second_choice)
-        self.method_combo = QComboBox()
-        for method, name in METHOD_NAMES.items():
-            self.method_combo.addItem(name, method)
-        self.method_combo.setToolTip("How each input token's share in the prediction is measured: gradients "
-                                     "(signed) or how attention carries it up the layers (rollout, flow)")
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setRange(LAST_LAYER, 0)
+        self.second_button = button("second choice", tip=f"Explain against the model's best other {foil}: why its "
+                                                         "choice and not its runner-up",
+                                    clicked=self._explain_second_choice)
+        self.method_combo = combo_box([(name, method) for method, name in METHOD_NAMES.items()],
+                                      tip="How each input token's share in the prediction is measured: gradients "
+                                          "(signed) or how attention carries it up the layers (rollout, flow)")
+        self.layer_spin = spin_box(LAST_LAYER, 0, LAST_LAYER, prefix="attention of layer ",
+                                   tip="The raw attention shown under the tokens: the predicted position's row at "
+                                       "this layer, averaged over heads")
         self.layer_spin.setSpecialValueText("last layer")
-        self.layer_spin.setValue(LAST_LAYER)
-        self.layer_spin.setPrefix("attention of layer ")
-        self.layer_spin.setToolTip("The raw attention shown under the tokens: the predicted position's row at "
-                                   "this layer, averaged over heads")
-        self.explain_button = QPushButton("Explain")
-        self.explain_button.setToolTip(f"Which input tokens {what} rests on")
-        self.explain_button.clicked.connect(self._explain_plain)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.explain_button = button("Explain", tip=f"Which input tokens {what} rests on", clicked=self._explain_plain)
+        self.cancel_button = button("Cancel", clicked=self.cancel_requested, enabled=False)
         self.summary = WrappedLabel("")
         self.summary.setObjectName("summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # tokens such as <mask> are escaped
@@ -94,12 +84,7 @@ class AttributionPanel(QWidget):
         row.addWidget(labelled(QLabel("Why?"), self.method_combo, self.layer_spin))
         row.addWidget(labelled(QLabel("instead of"), self.contrast_edit, self.second_button))
         row.addWidget(labelled(self.explain_button, self.cancel_button))
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addWidget(controls)
-        column.addWidget(self.notice)
-        column.addWidget(self.ab)
+        flush_column(self, controls, self.notice, self.ab, spacing="row_spacing")
         self.strip.hide()
         self.ab.hide()  # until there is something to say: "Explaining…", then the strips
         self.method_combo.currentIndexChanged.connect(self._method_changed)
@@ -212,11 +197,7 @@ class AttributionPanel(QWidget):
 def _column(summary: QLabel, strip: TokenStrip) -> QWidget:
     """One model's line over its strip, at the top of its column."""
     box = QWidget()
-    column = QVBoxLayout(box)
-    column.setContentsMargins(0, 0, 0, 0)
-    column.addWidget(summary)
-    column.addWidget(strip)
-    column.addStretch(1)
+    flush_column(box, summary, strip, 1)
     return box
 
 

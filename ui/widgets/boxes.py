@@ -1,12 +1,12 @@
-"""Box layouts in one call: the items in order, and the theme's margins and spacing bound by name (they follow a
-theme change, as ``theme.bind`` does). An item is a widget or a layout, ``(item, stretch)``, or a number: that
-much stretch."""
+"""Box and form layouts in one call: the items in order, and the theme's margins and spacing bound by name (they
+follow a theme change, as ``theme.bind`` does). An item is a widget or a layout, ``(item, stretch)``, or a number:
+that much stretch."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QHBoxLayout, QLayout, QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
 
@@ -52,3 +52,24 @@ def row(*items: Any, owner: QWidget | None = None, margins: str | None = None,
     if margins is None:
         layout.setContentsMargins(0, 0, 0, 0)
     return add_items(themed(layout, margins, spacing), items)
+
+
+def flush_column(owner: QWidget | None, *items: Any, spacing: str | None = None) -> QVBoxLayout:
+    """A ``QVBoxLayout`` of ``items`` (as ``boxes.column`` takes them) on ``owner``, with zero margins and the
+    theme's ``spacing`` (a ``Metrics`` field name; None leaves Qt's). Returns the layout."""
+    layout = column(owner, *items, margins=None, spacing=spacing)
+    layout.setContentsMargins(0, 0, 0, 0)
+    return layout
+
+
+def form_rows(*rows: tuple[str, Any], owner: QWidget | None = None, margins: str | None = None,
+              spacing: str | None = None) -> QFormLayout:
+    """A ``QFormLayout`` (installed on ``owner`` when given) with ``rows``: ``(label, field)`` each, added with
+    ``addRow``. Returns the layout, for rows added later."""
+    form = QFormLayout(owner) if owner is not None else QFormLayout()
+    if margins is None:
+        form.setContentsMargins(0, 0, 0, 0)
+    themed(form, margins, spacing)
+    for text, field in rows:
+        form.addRow(text, field)
+    return form

@@ -14,13 +14,13 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QWidget
 
 from lm_workbench.pretrain.for_views import ConfigField, config_fields
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.config_editors import editor_value, set_editor_value
+from lm_workbench.ui.widgets.controls import combo_box, double_spin_box, label, line_edit, spin_box
+from lm_workbench.ui.widgets.boxes import flush_column
 
 # Spin boxes of fields without a bound still need one; far enough that the config check decides.
 WIDE = 1_000_000.0
@@ -43,17 +43,11 @@ class ConfigForm(QWidget):
         self._form = QFormLayout()
         self._form.setContentsMargins(0, 0, 0, 0)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.error_label = QLabel()
-        self.error_label.setObjectName("formError")
-        self.error_label.setWordWrap(True)
+        self.error_label = label(name="formError", wrap=True)
         self._apply_tokens()
         theme.follow(self, self._apply_tokens)
         self.error_label.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addLayout(self._form)
-        layout.addWidget(self.error_label)
+        flush_column(self, self._form, self.error_label, spacing="row_spacing")
 
     def _apply_tokens(self) -> None:
         t = theme.current()
@@ -72,17 +66,13 @@ class ConfigForm(QWidget):
             editor = self._editor(spec)
             editor.setToolTip(spec.help)
             editor.setObjectName(f"field_{spec.name}")
-            label = QLabel(spec.name.replace("_", " "))
-            label.setToolTip(spec.help)
             self.editors[spec.name] = editor
-            self._form.addRow(label, editor)
+            self._form.addRow(label(spec.name.replace("_", " "), tip=spec.help), editor)
         self.validate()
 
     def _editor(self, spec: ConfigField) -> QWidget:
         if spec.choices is not None:
-            box = QComboBox()
-            for choice in spec.choices:
-                box.addItem(str(choice), choice)
+            box = combo_box([(str(choice), choice) for choice in spec.choices])
             box.setCurrentIndex(max(0, list(spec.choices).index(spec.default)) if spec.default in spec.choices else 0)
             box.currentIndexChanged.connect(self._edited)
             return box
@@ -92,27 +82,21 @@ class ConfigForm(QWidget):
             check.toggled.connect(self._edited)
             return check
         if spec.kind == "int":
-            spin = QSpinBox()
             # One step past each bound, so an out-of-range value can be typed and is explained.
             lo = int(spec.min) - 1 if spec.min is not None else -int(WIDE)
             hi = int(spec.max) + 1 if spec.max is not None else int(WIDE)
-            spin.setRange(lo, hi)
-            spin.setValue(int(spec.default))
+            spin = spin_box(lo, hi, int(spec.default))
             spin.valueChanged.connect(self._edited)
             return spin
         if spec.kind == "float":
-            spin = QDoubleSpinBox()
             decimals = _decimals(spec)
-            spin.setDecimals(decimals)
             step = 10 ** -(decimals - 1) if decimals > 2 else 0.1
-            spin.setSingleStep(step)
             lo = float(spec.min) - step if spec.min is not None else -WIDE
             hi = float(spec.max) + step if spec.max is not None else WIDE
-            spin.setRange(lo, hi)
-            spin.setValue(float(spec.default))
+            spin = double_spin_box(lo, hi, float(spec.default), decimals=decimals, step=step)
             spin.valueChanged.connect(self._edited)
             return spin
-        edit = QLineEdit(str(spec.default))
+        edit = line_edit(text=str(spec.default))
         edit.editingFinished.connect(self._edited)
         return edit
 

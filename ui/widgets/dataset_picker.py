@@ -9,11 +9,11 @@ where it takes a file path (``lm_workbench.engine.data.hub_datasets``). Listing 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTreeWidget, QTreeWidgetItem, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets import boxes
+from lm_workbench.ui.widgets.controls import label
 
 COLUMNS = ["Dataset", "Configuration", "Split", "Rows"]
 
@@ -40,23 +40,18 @@ class CachedDatasetDialog(QDialog):
         for column in range(len(COLUMNS)):
             self.tree.resizeColumnToContents(column)
         cache = datasets_cache()
-        self.note = QLabel(f"Datasets prepared in {cache}. Read offline; add one by loading it once with a "
-                           f"network (datasets.load_dataset). Needs the optional datasets package."
-                           if found else
-                           f"No datasets in {cache} yet. Load one once with a network, e.g. python -c "
-                           f"\"import datasets; datasets.load_dataset('nyu-mll/glue', 'sst2')\", then choose it "
-                           f"here; or type a reference such as glue/sst2:validation.")
-        self.note.setWordWrap(True)
-        self.note.setObjectName("summary")
+        self.note = label(f"Datasets prepared in {cache}. Read offline; add one by loading it once with a "
+                          f"network (datasets.load_dataset). Needs the optional datasets package."
+                          if found else
+                          f"No datasets in {cache} yet. Load one once with a network, e.g. python -c "
+                          f"\"import datasets; datasets.load_dataset('nyu-mll/glue', 'sst2')\", then choose it "
+                          f"here; or type a reference such as glue/sst2:validation.", name="summary", wrap=True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.tree.itemDoubleClicked.connect(lambda *_: self.accept())
         self.tree.currentItemChanged.connect(lambda *_: self._sync())
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tree, 1)
-        layout.addWidget(self.note)
-        layout.addWidget(self.buttons)
+        boxes.column(self, (self.tree, 1), self.note, self.buttons, margins=None, spacing=None)
         theme.bind(self, lambda w, m: w.setMinimumWidth(m.form_column_w * 2))
         if self.tree.topLevelItemCount():
             self.tree.setCurrentItem(self.tree.topLevelItem(0))

@@ -11,12 +11,11 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QBoxLayout, QFrame, QHBoxLayout, QLayout, QLayoutItem, QScrollArea, QSizePolicy, QSplitter, QWidget,
-)
+from PySide6.QtWidgets import QBoxLayout, QFrame, QLayout, QLayoutItem, QScrollArea, QSizePolicy, QSplitter, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.theme_tokens import Metrics
+from lm_workbench.ui.widgets.boxes import row
 
 
 class FlowLayout(QLayout):
@@ -92,11 +91,7 @@ class FlowLayout(QLayout):
 def labelled(*widgets: QWidget) -> QWidget:
     """``widgets`` side by side in one box, kept together on a flow layout's line (a label and its field)."""
     box = QWidget()
-    row = QHBoxLayout(box)
-    row.setContentsMargins(0, 0, 0, 0)
-    theme.bind(row, lambda w, m: w.setSpacing(m.row_spacing))
-    for widget in widgets:
-        row.addWidget(widget)
+    row(*widgets, owner=box, spacing="row_spacing")
     box.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
     return box
 

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.hover import HoverTips
 from lm_workbench.ui.widgets.token_layout import display_label
 from lm_workbench.ui.widgets.colormap import rgba_image, to_rgba, to_rgba_signed
-from lm_workbench.ui.widgets.canvas import on_base, small_font
+from lm_workbench.ui.widgets.canvas import SmallFontCanvas
 
 MARGIN = 6.0
 LEGEND_W = 54.0
 STATUS_H = 20.0
 
 
-class HeatmapView(HoverTips, QWidget):
+class HeatmapView(HoverTips, SmallFontCanvas, QWidget):
     hovered = Signal(str)  # the hover line ("" when the mouse left the map)
     tip_on_move = True  # the tooltip comes at once, as the hover line under the map does
 
@@ -43,15 +43,9 @@ class HeatmapView(HoverTips, QWidget):
         self._signed = False
         self._axes = ("query", "key")  # what rows and columns are, for the hover line
         self.setMouseTracking(True)
-        on_base(self)
-        self._set_font()
-        theme.follow(self, self._apply_tokens)
+        self._set_up_canvas()
 
-    def _set_font(self) -> None:
-        self._font, self._fm = small_font(self)
-
-    def _apply_tokens(self) -> None:
-        self._set_font()
+    def _after_theme(self) -> None:
         self._image = None if self._matrix is None else self._colour_image()
         self.update()
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import themed
 
 _ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -37,9 +38,7 @@ class MessageBar(QFrame):
         self._close.setToolTip("Dismiss")
         self._close.setAutoRaise(True)
         self._close.clicked.connect(self.dismiss)
-        row = QHBoxLayout(self)
-        theme.bind(row, lambda w, m: w.setContentsMargins(*m.message_margins))
-        theme.bind(row, lambda w, m: w.setSpacing(m.group_spacing))
+        row = themed(QHBoxLayout(self), margins="message_margins", spacing="group_spacing")
         row.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self._text, 1)
         row.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)

@@ -9,21 +9,17 @@ alone. A view that shows B declares it (``lm_workbench.ui.view_kit.view_abilitie
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QWidget
 
-from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.elided_label import ElidedLabel
+from lm_workbench.ui.widgets.controls import label
+from lm_workbench.ui.widgets.boxes import flush_column
 
 
 def _column(title: QLabel, widget: QWidget, reason: QLabel | None = None) -> QWidget:
     box = QWidget()
-    column = QVBoxLayout(box)
-    column.setContentsMargins(0, 0, 0, 0)
-    theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-    column.addWidget(title)
-    if reason is not None:
-        column.addWidget(reason)
-    column.addWidget(widget, 1)
+    above = (title,) if reason is None else (title, reason)
+    flush_column(box, *above, (widget, 1), spacing="row_spacing")
     return box
 
 
@@ -34,9 +30,7 @@ class ModelBSplit(QSplitter):
         self.title_a, self.title_b = ElidedLabel(), ElidedLabel()  # never hold a column wider (F5, long names)
         self.title_a.setObjectName("titleA")
         self.title_b.setObjectName("titleB")
-        self.reason_b = QLabel()  # why B shows nothing (a one-line reason), else hidden
-        self.reason_b.setObjectName("summary")
-        self.reason_b.setWordWrap(True)
+        self.reason_b = label(name="summary", wrap=True)  # why B shows nothing (a one-line reason), else hidden
         self.reason_b.hide()
         self.column_a = _column(self.title_a, widget_a)
         self.column_b = _column(self.title_b, widget_b, self.reason_b)

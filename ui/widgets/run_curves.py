@@ -21,12 +21,13 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.plot_style import FittingSpacing, range_clear_of_legend
 from lm_workbench.store.metrics_reader import MetricRow
 from lm_workbench.ui.run_tracking.series import RunSeries, ema
+from lm_workbench.ui.widgets.boxes import flush_column
 
 X_STEP, X_TIME = "step", "time"
 RAW = "raw"  # the third part of a faint raw curve's key
@@ -95,9 +96,7 @@ class RunCurves(QWidget):
         self.smoothing = 0.0
         self.log_y = False
         self.left_label: str | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.graphics)
+        flush_column(self, self.graphics)
         self._apply_tokens()
         theme.follow(self, self._apply_tokens)
 

@@ -10,9 +10,10 @@ collapsed, it is only its header line.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTextBrowser, QToolButton, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import flush_column
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 
@@ -36,11 +37,7 @@ class AboutPanel(QWidget):
         theme.bind(self, lambda w, m: w._browser.setMinimumHeight(m.about_min_h))
         self._browser.document().setDefaultStyleSheet(theme.about_css())
         theme.follow(self, self._apply_tokens)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        theme.bind(layout, lambda w, m: w.setSpacing(m.tight_spacing))
-        layout.addWidget(self._header)
-        layout.addWidget(self._browser)
+        flush_column(self, self._header, self._browser, spacing="tight_spacing")
         self._update_header()
 
     # ----------------------------------------------------------------- API

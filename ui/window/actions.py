@@ -12,15 +12,14 @@ entry's shortcut (see each view's ``entry.py``). They get an ``ActionServices``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
+from lm_workbench.ui.view_kit.window_action import window_action
 
+if TYPE_CHECKING:
     from lm_workbench.ui.window.view_registry import ViewEntry
     from lm_workbench.ui.window.part_services import ActionServices
 
@@ -45,51 +44,41 @@ class WindowActions:
     view_menu: QMenu | None = None  # the View menu (presentation mode adds its menu-bar toggle there)
 
 
-def _action(owner: QWidget, text: str, shortcut: QKeySequence | str | None, slot: Callable, tip: str = "") -> QAction:
-    action = QAction(text, owner)
-    if shortcut is not None:
-        action.setShortcut(QKeySequence(shortcut))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    if tip:
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-    action.triggered.connect(lambda checked=False: slot())
-    owner.addAction(action)  # shortcuts work even with the menu bar hidden
-    return action
 
 
 def build_actions(services: ActionServices, entries: Sequence[ViewEntry]) -> WindowActions:
     s, owner, do = services, services.owner, services.commands
     actions = WindowActions(
-        open_folder=_action(owner, "&Open model folder…", "Ctrl+O", do.open_folder,
-                            "Open a local model folder"),
-        open_text=_action(owner, "Open &text file…", "Ctrl+Shift+O", lambda: do.open_text_file(),
-                          "Put a UTF-8 text file in the text box"),
-        plugins=_action(owner, "&Plugins…", None, do.show_plugins,
-                        "Objective plugins: their status and errors; enable folder plugins"),
-        focus_model=_action(owner, "Type a &model id or path", "Ctrl+L", do.focus_model,
-                            "Focus the model field"),
-        default_model=_action(owner, "Load the &default model (MiniLM)", None,
-                              lambda: s.models.load("minilm")),
-        export_view=_action(owner, "&Export view as picture…", "Ctrl+E", do.export_view,
-                            "Save the current view as PNG or SVG"),
-        copy_picture=_action(owner, "Copy view &picture", "Ctrl+Shift+E", do.copy_view_picture,
-                             "Copy a picture of the current view to the clipboard"),
-        copy_tokens=_action(owner, "&Copy tokens as TSV", "Ctrl+Shift+C", do.copy_tokens,
-                            "Copy the tokens, ids and spans as tab-separated text"),
-        quit=_action(owner, "&Quit", "Ctrl+Q", do.quit),
-        cancel=_action(owner, "&Cancel running job", "Esc", do.cancel_job,
-                       "Stop the running job"),
-        toggle_about=_action(owner, "&About this view", "F1", lambda: None,
-                             "Show or hide the explanation of the current view"),
-        presentation=_action(owner, "&Presentation mode", "F5", lambda: None,
-                             "Large fonts, high contrast, thick lines and colour-blind-safe colours for a projector"),
-        next_step=_action(owner, "&Next step", "PgDown", s.clicker.next,
-                          "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
-        previous_step=_action(owner, "P&revious step", "PgUp", s.clicker.previous,
-                              "The previous step (PageUp)"),
-        go_to={e.id: _action(owner, e.menu_title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
-                             f"Show the {e.title} view") for e in entries},
+        open_folder=window_action(owner, "&Open model folder…", "Ctrl+O", do.open_folder,
+                                  "Open a local model folder"),
+        open_text=window_action(owner, "Open &text file…", "Ctrl+Shift+O", lambda: do.open_text_file(),
+                                "Put a UTF-8 text file in the text box"),
+        plugins=window_action(owner, "&Plugins…", None, do.show_plugins,
+                              "Objective plugins: their status and errors; enable folder plugins"),
+        focus_model=window_action(owner, "Type a &model id or path", "Ctrl+L", do.focus_model,
+                                  "Focus the model field"),
+        default_model=window_action(owner, "Load the &default model (MiniLM)", None,
+                                    lambda: s.models.load("minilm")),
+        export_view=window_action(owner, "&Export view as picture…", "Ctrl+E", do.export_view,
+                                  "Save the current view as PNG or SVG"),
+        copy_picture=window_action(owner, "Copy view &picture", "Ctrl+Shift+E", do.copy_view_picture,
+                                   "Copy a picture of the current view to the clipboard"),
+        copy_tokens=window_action(owner, "&Copy tokens as TSV", "Ctrl+Shift+C", do.copy_tokens,
+                                  "Copy the tokens, ids and spans as tab-separated text"),
+        quit=window_action(owner, "&Quit", "Ctrl+Q", do.quit),
+        cancel=window_action(owner, "&Cancel running job", "Esc", do.cancel_job,
+                             "Stop the running job"),
+        toggle_about=window_action(owner, "&About this view", "F1", lambda: None,
+                                   "Show or hide the explanation of the current view"),
+        presentation=window_action(owner, "&Presentation mode", "F5", lambda: None,
+                                   "Large fonts, high contrast, thick lines and colour-blind-safe colours for a "
+                                   "projector"),
+        next_step=window_action(owner, "&Next step", "PgDown", s.clicker.next,
+                                "The next step of the lecture preset or step-by-step panel shown (PageDown)"),
+        previous_step=window_action(owner, "P&revious step", "PgUp", s.clicker.previous,
+                                    "The previous step (PageUp)"),
+        go_to={e.id: window_action(owner, e.menu_title, e.shortcut, lambda view_id=e.id: s.views.show_view(view_id),
+                                   f"Show the {e.title} view") for e in entries},
     )
     actions.cancel.setEnabled(False)
     actions.toggle_about.setCheckable(True)

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QWidget
 
-from lm_workbench.ui import theme
+from lm_workbench.ui.view_kit.forwarded import forwarded
 from lm_workbench.ui.view_kit.model_label import spec_label
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit
 from lm_workbench.models.loader import load_model_job
 from lm_workbench.compare.model_b import ModelB
 
@@ -28,34 +30,21 @@ class ComparePanel(QGroupBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Compare with…", parent)
         self.setObjectName("comparePanel")
-        self.field = QLineEdit()
+        self.field = line_edit("Model B: hub id or folder",
+                               tip="A second model shown beside the loaded one (A | B) in the views that support "
+                                   "it; a run's output: Runs tab ▸ Compare with this")
         self.field.setObjectName("compareField")
-        self.field.setPlaceholderText("Model B: hub id or folder")
-        self.field.setToolTip("A second model shown beside the loaded one (A | B) in the views that support it; "
-                              "a run's output: Runs tab ▸ Compare with this")
         self.field.setClearButtonEnabled(True)
         self.field.returnPressed.connect(self._compare_typed)
-        self.compare_button = QPushButton("Compare")
-        self.compare_button.clicked.connect(self._compare_typed)
-        self.recent = QComboBox()
+        self.compare_button = button("Compare", clicked=self._compare_typed)
+        self.recent = combo_box()
         self.recent.setObjectName("compareRecent")
         self.recent.activated.connect(self._compare_recent)
-        self.state_label = QLabel("Not comparing")
-        self.state_label.setWordWrap(True)
-        self.stop_button = QPushButton("Stop comparing")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested)
-        row = QHBoxLayout()
-        theme.bind(row, lambda w, m: w.setSpacing(m.row_spacing))
-        row.addWidget(self.field, 1)
-        row.addWidget(self.compare_button)
-        column = QVBoxLayout(self)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.inset_margins))
-        theme.bind(column, lambda w, m: w.setSpacing(m.row_spacing))
-        column.addLayout(row)
-        column.addWidget(self.recent)
-        column.addWidget(self.state_label)
-        column.addWidget(self.stop_button)
+        self.state_label = label("Not comparing", wrap=True)
+        self.stop_button = button("Stop comparing", clicked=self.stop_requested, enabled=False)
+        field_row = row((self.field, 1), self.compare_button, spacing="row_spacing")
+        column(self, field_row, self.recent, self.state_label, self.stop_button, margins="inset_margins",
+               spacing="row_spacing")
 
     def set_recent(self, specs: list[str]) -> None:
         self.recent.clear()
@@ -97,13 +86,8 @@ class CompareController(QObject):
         self.state.events.model_b_changed.connect(self.model_b_changed.emit)
         self.state.events.loading_changed.connect(lambda _spec: self._show_state())
 
-    @property
-    def loaded(self) -> Any:
-        return self.state.loaded
-
-    @property
-    def loading(self) -> bool:
-        return self.state.loading
+    loaded = forwarded("state.loaded", "Model B (a ``LoadedModel``), or None.")
+    loading = forwarded("state.loading", "Whether model B is loading.")
 
     def load(self, spec: str) -> None:
         """Load ``spec`` as model B in the background (after model A's load, never instead of it)."""

@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
 from lm_workbench.pretrain.course_build import CourseModelComing
 from lm_workbench.ui import theme
 from lm_workbench.ui.pretrain.course_builder import CourseBuilder
+from lm_workbench.ui.widgets.boxes import row
+from lm_workbench.ui.widgets.controls import button, label, slim_progress_bar
 
 SOURCE = "course-models"
 OFFER_TEXT = ("The course models (tiny BERT, GPT-2, BART, T5 and ELMo, for the lectures and the views that need "
@@ -54,15 +56,9 @@ class CourseIndicator(QWidget):
         super().__init__(parent)
         self.builder = builder
         self.label = QLabel("")
-        self.bar = QProgressBar()
+        self.bar = slim_progress_bar()
         self.bar.setRange(0, 1000)
-        self.bar.setTextVisible(False)
-        theme.bind(self, lambda w, m: w.bar.setFixedWidth(m.status_progress_w))
-        theme.bind(self, lambda w, m: w.bar.setMaximumHeight(m.status_progress_h))
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label)
-        row.addWidget(self.bar)
+        row(self.label, self.bar, owner=self)
         builder.changed.connect(self.refresh)
         self.hide()
 
@@ -84,17 +80,11 @@ class CourseOffer(QFrame):
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("courseOffer")
-        self.label = QLabel(text)
-        self.label.setWordWrap(True)
-        self.build_button = QPushButton("Build in the background")
-        self.later_button = QPushButton("Not now")
-        self.later_button.setToolTip("Build them later from the Pre-train tab (Course models…); this is not asked "
-                                     "again")
-        row = QHBoxLayout(self)
-        theme.bind(row, lambda w, m: w.setContentsMargins(*m.message_margins))
-        row.addWidget(self.label, 1)
-        row.addWidget(self.build_button)
-        row.addWidget(self.later_button)
+        self.label = label(text, wrap=True)
+        self.build_button = button("Build in the background")
+        self.later_button = button("Not now", tip="Build them later from the Pre-train tab (Course models…); this "
+                                                  "is not asked again")
+        row((self.label, 1), self.build_button, self.later_button, owner=self, margins="message_margins")
         t = theme.current()
         self.setStyleSheet(theme.banner_css("QFrame#courseOffer", t.colours.info, t.metrics.banner_padding))
 
@@ -104,13 +94,9 @@ class RebuildLine(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.button = QPushButton("Rebuild…")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.button)
+        self.label = label(wrap=True)
+        self.button = button("Rebuild…")
+        row((self.label, 1), self.button, owner=self)
         self.family: str | None = None
         self.hide()
 

@@ -55,6 +55,7 @@ from lm_workbench.ui.window.view_host import ViewHost
 from lm_workbench.ui.window.view_registry import ViewRegistry, builtin_views
 from lm_workbench.ui.window.part_services import ActionServices, WindowCommands
 from lm_workbench.ui.widgets.export import copy_text_to_clipboard, copy_widget_picture, export_dialog, save_widget
+from lm_workbench.ui.widgets.boxes import themed
 from lm_workbench.ui.widgets.message_bar import MessageBar
 from lm_workbench.ui.widgets.plot_style import restyle_axes
 from lm_workbench.ui.widgets.wheel_guard import install_wheel_guard
@@ -127,9 +128,7 @@ class MainWindow(FolderDrop, QMainWindow):
         self.views.currentChanged.connect(lambda i: self.status.set_context(self.views.widget(i).objectName()))
 
         central = QWidget()
-        column = QVBoxLayout(central)
-        theme.bind(column, lambda w, m: w.setContentsMargins(*m.window_margins))
-        theme.bind(column, lambda w, m: w.setSpacing(m.group_spacing))
+        column = themed(QVBoxLayout(central), margins="window_margins", spacing="group_spacing")
         column.addWidget(self.message_bar)
         self.about_split = QSplitter(Qt.Orientation.Vertical)  # views above, their explanation below
         self.about_split.setChildrenCollapsible(False)

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-    QPushButton, QSizePolicy, QVBoxLayout, QWidget,
+    QCheckBox, QFileDialog, QFormLayout, QGroupBox, QLabel, QListWidget, QListWidgetItem, QSizePolicy, QWidget,
 )
 
 from lm_workbench.models.for_views import format_bytes
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.view_kit.model_label import format_count, spec_label
+from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.controls import button, combo_box, line_edit
 
 if TYPE_CHECKING:
     from lm_workbench.models.for_views import ModelInfo
@@ -83,27 +84,21 @@ class ModelPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.model_edit = QLineEdit()
+        self.model_edit = line_edit("Hub id or folder path",
+                                    tip="A Hugging Face hub id (org/name), a local folder, or 'minilm' (Ctrl+L)")
         self.model_edit.setObjectName("modelField")
-        self.model_edit.setPlaceholderText("Hub id or folder path")
-        self.model_edit.setToolTip("A Hugging Face hub id (org/name), a local folder, or 'minilm' (Ctrl+L)")
         self.model_edit.setClearButtonEnabled(True)
         self.model_edit.returnPressed.connect(self._load_typed)
-        self.load_button = QPushButton("Load")
-        self.load_button.setDefault(True)
-        self.load_button.clicked.connect(self._load_typed)
-        self.open_button = QPushButton("Open folder…")
-        self.open_button.setToolTip("Open a local model folder (Ctrl+O)")
-        self.open_button.clicked.connect(self.open_folder)
-        self.default_button = QPushButton("Default (MiniLM)")
-        self.default_button.setToolTip("all-MiniLM-L6-v2, shipped with the workbench (works offline)")
-        self.default_button.clicked.connect(lambda: self.load_requested.emit("minilm"))
-        self.precision_combo = QComboBox()
+        self.load_button = button("Load", clicked=self._load_typed, default=True)
+        self.open_button = button("Open folder…", tip="Open a local model folder (Ctrl+O)", clicked=self.open_folder)
+        self.default_button = button("Default (MiniLM)",
+                                     tip="all-MiniLM-L6-v2, shipped with the workbench (works offline)",
+                                     clicked=lambda: self.load_requested.emit("minilm"))
+        self.precision_combo = combo_box([(label, value) for value, label, _tip in PRECISION_CHOICES],
+                                         tip="The number format models load in (the next load, and the model now)")
         self.precision_combo.setObjectName("precision")
-        for value, label, tip in PRECISION_CHOICES:
-            self.precision_combo.addItem(label, value)
-            self.precision_combo.setItemData(self.precision_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.precision_combo.setToolTip("The number format models load in (the next load, and the model now)")
+        for index, (_value, _label, tip) in enumerate(PRECISION_CHOICES):
+            self.precision_combo.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
         self.precision_combo.currentIndexChanged.connect(
             lambda i: self.precision_changed.emit(self.precision_combo.itemData(i)))
         self.words_check = QCheckBox("Words as typed")
@@ -116,14 +111,8 @@ class ModelPanel(QWidget):
         self.words_check.toggled.connect(
             lambda on: self.words_changed.emit("as-given" if on else "split"))
 
-        field_row = QHBoxLayout()
-        theme.bind(field_row, lambda w, m: w.setSpacing(m.row_spacing))
-        field_row.addWidget(self.model_edit, 1)
-        field_row.addWidget(self.load_button)
-        buttons = QHBoxLayout()
-        theme.bind(buttons, lambda w, m: w.setSpacing(m.row_spacing))
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.default_button)
+        field_row = row((self.model_edit, 1), self.load_button, spacing="row_spacing")
+        buttons = row(self.open_button, self.default_button, spacing="row_spacing")
 
         self._values: dict[str, QLabel] = {}
         info_box = QGroupBox("Loaded model")
@@ -145,22 +134,12 @@ class ModelPanel(QWidget):
         self.recent_list.setObjectName("recentModels")
         self.recent_list.itemClicked.connect(self._load_item)
         recent_box = QGroupBox("Recent models")
-        recent_layout = QVBoxLayout(recent_box)
-        theme.bind(recent_layout, lambda w, m: w.setContentsMargins(*m.inset_margins))
-        recent_layout.addWidget(self.recent_list)
+        column(recent_box, self.recent_list, margins="inset_margins", spacing=None)
         theme.bind(self, lambda w, m: w.recent_list.setMaximumHeight(m.recent_list_max_h))
 
-        layout = QVBoxLayout(self)
-        theme.bind(layout, lambda w, m: w.setContentsMargins(*m.dock_margins))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.section_spacing))
-        layout.addLayout(field_row)
-        layout.addLayout(buttons)
-        layout.addWidget(self.precision_combo)
-        layout.addWidget(self.words_check)
-        layout.addWidget(info_box)
         self._info_box = info_box
-        layout.addWidget(recent_box)
-        layout.addStretch(1)
+        column(self, field_row, buttons, self.precision_combo, self.words_check, info_box, recent_box, 1,
+               margins="dock_margins")
 
     def add_model_note(self, widget: QWidget) -> None:
         """Add a line under the loaded model's facts (the course models' rebuild offer)."""

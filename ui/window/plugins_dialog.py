@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QDialog, QDialogButtonBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
 )
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import column
+from lm_workbench.ui.widgets.controls import button
 from lm_workbench.settings import save_settings
 
 if TYPE_CHECKING:
@@ -65,18 +67,12 @@ class PluginsDialog(QDialog):
         self.status = QLabel("Looking for plugins…")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        self.open_folder_button = QPushButton("Open plugins folder")
-        self.open_folder_button.clicked.connect(
-            lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.folder))))
-        self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.clicked.connect(self.refresh)
+        self.open_folder_button = button("Open plugins folder", clicked=lambda: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(self.folder))))
+        self.refresh_button = button("Refresh", clicked=self.refresh)
         buttons.addButton(self.open_folder_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(self.refresh_button, QDialogButtonBox.ButtonRole.ActionRole)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.status)
-        layout.addWidget(buttons)
+        column(self, intro, (self.table, 1), self.status, buttons, margins=None, spacing=None)
         self._filling = False
         self.refresh()
 

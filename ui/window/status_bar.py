@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from lm_workbench.engine.progress import Progress
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.run_tracking.run_follower import format_eta
+from lm_workbench.ui.view_kit.forwarded import forwarded
+from lm_workbench.ui.widgets.controls import button, slim_progress_bar
 from lm_workbench.ui.widgets.elided_label import ElidedLabel
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 SHOW_PROGRESS_AFTER_MS = 250
 READY = "Ready"
@@ -73,22 +76,13 @@ class JobStatusBar(QStatusBar):
         self.setSizeGripEnabled(False)
         self._message = QLabel(READY)
         theme.bind(self, lambda w, m: w._message.setContentsMargins(*m.status_margins))
-        self._progress = QProgressBar()
-        theme.bind(self, lambda w, m: w._progress.setFixedWidth(m.status_progress_w))
-        theme.bind(self, lambda w, m: w._progress.setMaximumHeight(m.status_progress_h))
-        self._progress.setTextVisible(False)
+        self._progress = slim_progress_bar()
         self._progress.hide()
-        self._cancel = QPushButton("Cancel")
-        self._cancel.setToolTip("Stop the running job (Esc)")
-        self._cancel.setEnabled(False)
-        self._cancel.clicked.connect(self.cancel_requested)
+        self._cancel = button("Cancel", tip="Stop the running job (Esc)", clicked=self.cancel_requested, enabled=False)
         self._run_label = ElidedLabel()  # the long-run lane's run (set_long_run)
         self._run_label.setObjectName("long_run")
         theme.bind(self, lambda w, m: w._run_label.setContentsMargins(*m.status_margins))
-        self._run_bar = QProgressBar()
-        theme.bind(self, lambda w, m: w._run_bar.setFixedWidth(m.status_progress_w))
-        theme.bind(self, lambda w, m: w._run_bar.setMaximumHeight(m.status_progress_h))
-        self._run_bar.setTextVisible(False)
+        self._run_bar = slim_progress_bar()
         self._run_label.hide()
         self._run_bar.hide()
         self._pace = PhasePace()
@@ -97,10 +91,7 @@ class JobStatusBar(QStatusBar):
         self.addPermanentWidget(self._run_bar)
         self.addPermanentWidget(self._progress)
         self.addPermanentWidget(self._cancel)
-        self._reveal = QTimer(self)
-        self._reveal.setSingleShot(True)
-        self._reveal.setInterval(SHOW_PROGRESS_AFTER_MS)
-        self._reveal.timeout.connect(self._progress.show)
+        self._reveal = interval_timer(self, SHOW_PROGRESS_AFTER_MS, self._progress.show, single_shot=True)
         self._busy = False
         self._context: object = None  # the current tab
         self._messages: dict[object, str] = {}  # each tab's last message
@@ -108,24 +99,13 @@ class JobStatusBar(QStatusBar):
         self._moment: tuple[object, str] | None = None  # (tab, text) of the last ``say``, until the tab changes
 
     # ----------------------------------------------------------------- API
-    @property
-    def cancel_button(self) -> QPushButton:
-        return self._cancel
-
-    @property
-    def progress_bar(self) -> QProgressBar:
-        return self._progress
+    cancel_button = forwarded("_cancel", "The Cancel button (a ``QPushButton``).")
+    progress_bar = forwarded("_progress", "The running job's ``QProgressBar``.")
+    long_run_label = forwarded("_run_label", "The long-run lane's run (an ``ElidedLabel``).")
+    long_run_bar = forwarded("_run_bar", "The long-run lane's ``QProgressBar``.")
 
     def message(self) -> str:
         return self._message.text()
-
-    @property
-    def long_run_label(self) -> QLabel:
-        return self._run_label
-
-    @property
-    def long_run_bar(self) -> QProgressBar:
-        return self._run_bar
 
     def follow_runs(self, services: object) -> None:
         """Show what the long-run lane of ``services`` (a ``RunServices``) runs, from now on."""

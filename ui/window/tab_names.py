@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QTabWidget, QToolButton
 
 from lm_workbench.ui.view_kit.view_entry import ViewEntry
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 _REFIT_ON = (QEvent.Type.Resize, QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.Show)
 
@@ -36,10 +37,7 @@ class TabNames(QObject):
         self.menu.aboutToShow.connect(self._fill_menu)
         self.list_button.setMenu(self.menu)
         tabs.setCornerWidget(self.list_button, Qt.Corner.TopRightCorner)
-        self._pending = QTimer(self)
-        self._pending.setSingleShot(True)
-        self._pending.setInterval(0)
-        self._pending.timeout.connect(self.refit)
+        self._pending = interval_timer(self, 0, self.refit, single_shot=True)
         tabs.installEventFilter(self)
         tabs.tabBar().installEventFilter(self)
 

@@ -6,11 +6,14 @@ recompute once per pause rather than on every keystroke.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
 from lm_workbench.ui import theme
+from lm_workbench.ui.widgets.boxes import add_items, themed
+from lm_workbench.ui.widgets.controls import label, line_edit
+from lm_workbench.ui.widgets.interval_timer import interval_timer
 
 DEBOUNCE_MS = 150
 
@@ -26,23 +29,14 @@ class TextInputPanel(QWidget):
         self.editor.setTabChangesFocus(True)
         theme.bind(self, lambda w, m: w.editor.setFixedHeight(
             int(QFontMetrics(w.editor.font()).lineSpacing() * m.text_line_h) + m.text_box_pad))
-        self.pair_edit = QLineEdit()
+        self.pair_edit = line_edit("Optional second sentence (a sentence pair, e.g. for next-sentence tasks)")
         self.pair_edit.setObjectName("pair")
-        self.pair_edit.setPlaceholderText("Optional second sentence (a sentence pair, e.g. for next-sentence tasks)")
         self.pair_edit.setClearButtonEnabled(True)
-        title = QLabel("Text")
-        title.setObjectName("sectionTitle")
-        layout = QVBoxLayout(self)
+        layout = themed(QVBoxLayout(self), spacing="row_spacing")
         # inside the current tab, above its view: the view's side margins, none below
         theme.bind(layout, lambda w, m: w.setContentsMargins(m.view_margins[0], m.view_margins[1], m.view_margins[2], 0))
-        theme.bind(layout, lambda w, m: w.setSpacing(m.row_spacing))
-        layout.addWidget(title)
-        layout.addWidget(self.editor)
-        layout.addWidget(self.pair_edit)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self.edited)
+        add_items(layout, (label("Text", name="sectionTitle"), self.editor, self.pair_edit))
+        self._timer = interval_timer(self, DEBOUNCE_MS, self.edited, single_shot=True)
         self.editor.textChanged.connect(self._timer.start)
         self.pair_edit.textChanged.connect(self._timer.start)
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog
 
 from lm_workbench.engine.errors import WorkbenchError
@@ -25,6 +25,7 @@ from lm_workbench.lectures.availability import installed_course_models
 from lm_workbench.lectures.schema import parse_preset
 from lm_workbench.workspace.format import SUFFIX, Workspace, open_workspace, save_workspace
 from lm_workbench.workspace.models import local_spec, portable_spec
+from lm_workbench.ui.view_kit.window_action import window_action
 
 if TYPE_CHECKING:
     from lm_workbench.ui.workspace.services import WorkspaceServices
@@ -43,12 +44,7 @@ class WorkspaceController(QObject):
         self.open_action = self._action("Open &workspace…", "Ctrl+Alt+O", lambda: self.open())
 
     def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
-        action = QAction(text, self.services.owner)
-        action.setShortcut(QKeySequence(shortcut))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.services.owner.addAction(action)
-        return action
+        return window_action(self.services.owner, text, shortcut, slot)
 
     def install_menu(self, file_menu: Any) -> None:
         """The three actions at the top of the File menu, above a separator."""
