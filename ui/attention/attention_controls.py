@@ -18,7 +18,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.colormap import head_color
 from lm_workbench.ui.theme_tokens import is_presentation
 from lm_workbench.ui.widgets.fold import FlowLayout
-from lm_workbench.ui.widgets.boxes import add_items, flush_column, row
+from lm_workbench.ui.widgets.boxes import add_items, flush_column, row, themed
 from lm_workbench.ui.widgets.controls import (
     combo_box, double_spin_box, label, line_edit, menu_button, spin_box, tool_button,
 )
@@ -86,7 +86,7 @@ class HeadPicker(QWidget):
             strip_row = FlowLayout(strip) if wrap else QHBoxLayout(strip)
             strip_row.setContentsMargins(0, 0, 0, 0)
             if not wrap:
-                theme.bind(strip_row, lambda w, m: w.setSpacing(m.compact_spacing))
+                themed(strip_row, spacing="compact_spacing")
             for b in self._buttons:
                 strip_row.addWidget(b)
             self._strip, self._strip_row = strip, strip_row

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
 )
 
 from lm_workbench.engine.errors import WorkbenchError
-from lm_workbench.ui import theme
 from lm_workbench.ui.widgets import boxes, controls
 from lm_workbench.ui.widgets.export import export_dialog, export_table_dialog, save_widget
 from lm_workbench.finetune.unified_table import unified_rows, unified_table
@@ -65,7 +64,7 @@ class UnifiedTable(QTableWidget):
                 label.setTextFormat(Qt.TextFormat.RichText)
                 label.setWordWrap(True)
                 label.setAutoFillBackground(True)
-                theme.bind(label, lambda w, m: w.setContentsMargins(*m.cell_margins))
+                boxes.themed(label, margins="cell_margins")
                 self.setCellWidget(r, FORMULA_COLUMN, label)
         widths = (18, 28, 11, 12, 22, 40, 34)  # characters per column
         chars = self.fontMetrics().averageCharWidth()

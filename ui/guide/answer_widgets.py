@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QPushButton, QSizePolicy, QWidget
 
-from lm_workbench.ui import theme
 from lm_workbench.ui.widgets import boxes, controls
 from lm_workbench.ui.widgets.boxes import flush_column
 
@@ -26,7 +25,7 @@ class AnswerBox(QWidget):
         self._grid_host = QWidget()
         self._grid = QGridLayout(self._grid_host)
         self._grid.setContentsMargins(0, 0, 0, 0)
-        theme.bind(self._grid, lambda w, m: w.setSpacing(m.tight_spacing))
+        boxes.themed(self._grid, spacing="tight_spacing")
         self.edit = controls.line_edit()
         self.edit.setObjectName("guideAnswer")
         self.check_button = controls.button("Check", clicked=self._submit)

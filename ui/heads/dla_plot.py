@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.boxes import flush_column
+from lm_workbench.ui.widgets.plain_plot import plain_plot_item
 from lm_workbench.ui.widgets.plot_style import range_clear_of_legend
 
 BAR = 0.38  # each of a layer's two bars, in layer units
@@ -32,12 +33,8 @@ class LayerBars(QWidget):
         s = style()
         self.plot = pg.PlotWidget(background=s["background"])
         self.plot.setMinimumHeight(s["min_height"])
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setLabel("left", "logits")  # "direct share (logits)" was longer than a short chart's height: clipped
-        item.getAxis("left").enableAutoSIPrefix(False)
+        # "direct share (logits)" was longer than a short chart's height: clipped
+        item = plain_plot_item(self.plot, None, "logits", si_prefix=False)
         # one row at the top right, above the bars: the y range leaves it room (it covered the bars before)
         item.addLegend(offset=(-10, 5), labelTextColor=s["legend"], colCount=3)
         self._items: list[Any] = []

@@ -29,7 +29,7 @@ from lm_workbench.pretrain.family_objectives import FAMILIES, PREFERRED_OBJECTIV
 from lm_workbench.pretrain.spec import PretrainSpec
 from lm_workbench.runs.summary import default_out_dir
 from lm_workbench.pretrain.view_tasks import count_architecture, discover_choices
-from lm_workbench.ui.widgets.boxes import column, row
+from lm_workbench.ui.widgets.boxes import column, row, themed
 from lm_workbench.ui.widgets.controls import button, combo_box, label, line_edit, spin_box
 from lm_workbench.ui.widgets.interval_timer import interval_timer
 
@@ -123,7 +123,7 @@ class TrainingForm(QWidget):
         box = QGroupBox(title)
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        theme.bind(form, lambda w, m: w.setContentsMargins(*m.form_margins))
+        themed(form, margins="form_margins")
         return box, form
 
     def _build_layout(self) -> None:
