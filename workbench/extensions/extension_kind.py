@@ -13,7 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from lm_workbench.engine.plugin_api import api_version_problem
+from lm_workbench.engine.plugin_api import api_version_problem, config_fields
+from lm_workbench.extensions.records import describe_exception
+
+
+def config_problem(cls: type) -> str | None:
+    """Why the settings of a plugin class with a ``Config`` dataclass (an objective, a fine-tuning method) cannot
+    be used: the class cannot be made, a field is of a kind no form shows, or its own ``check_config`` refuses its
+    defaults; None when they can. The plugin's own exception is described, never raised."""
+    try:
+        plugin = cls()
+        config_fields(cls.Config)
+        plugin.check_config(plugin.default_config())
+    except Exception as exc:  # a plugin's own code
+        return f"bad config: {describe_exception(exc)}"
+    return None
 
 
 def _no_problem(cls: type) -> str | None:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from lm_workbench.engine.finetune.names import TASKS as ALL_TASKS
-from lm_workbench.engine.plugin_api import SITES, Attachment, FineTuneMethod, config_fields
-from lm_workbench.extensions.extension_kind import ExtensionKind
-from lm_workbench.extensions.records import describe_exception
+from lm_workbench.engine.plugin_api import SITES, Attachment, FineTuneMethod
+from lm_workbench.extensions.extension_kind import ExtensionKind, config_problem
 
 
 def check_finetune_method(cls: type) -> str | None:
@@ -19,13 +18,7 @@ def check_finetune_method(cls: type) -> str | None:
     lr = getattr(cls, "default_lr", None)
     if not isinstance(lr, float) or not 0 < lr < 1 or not getattr(cls, "lr_reason", ""):
         return "it needs a default_lr between 0 and 1 and an lr_reason saying why"
-    try:
-        method = cls()
-        config_fields(cls.Config)
-        method.check_config(method.default_config())
-    except Exception as exc:  # a plugin's own code
-        return f"bad config: {describe_exception(exc)}"
-    return None
+    return config_problem(cls)
 
 
 FINETUNE_METHODS = ExtensionKind(name="finetune-method", group="lm_workbench.finetune_methods", base=FineTuneMethod,

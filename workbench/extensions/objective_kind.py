@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from lm_workbench.engine.models.families import Family
-from lm_workbench.engine.plugin_api import BILM, Objective, Requirements, config_fields
-from lm_workbench.extensions.extension_kind import ExtensionKind
-from lm_workbench.extensions.records import describe_exception
+from lm_workbench.engine.plugin_api import BILM, Objective, Requirements
+from lm_workbench.extensions.extension_kind import ExtensionKind, config_problem
 
 FAMILIES = {f.value for f in Family} | {BILM}
 
@@ -28,13 +27,7 @@ def check_objective(cls: type) -> str | None:
     unknown = [f for f in family_names(cls.families) if f not in FAMILIES]
     if unknown or not cls.families:
         return f"families must be model families ({', '.join(sorted(FAMILIES))}), not {sorted(unknown) or 'none'}"
-    try:
-        objective = cls()
-        config_fields(cls.Config)
-        objective.check_config(objective.default_config())
-    except Exception as exc:  # a plugin's own code
-        return f"bad config: {describe_exception(exc)}"
-    return None
+    return config_problem(cls)
 
 
 OBJECTIVES = ExtensionKind(name="objective", group="lm_workbench.objectives", base=Objective,
