@@ -111,11 +111,6 @@ class MergeRun(LongRun):
                                         density=spec.density, seed=spec.seed, fold=spec.fold, cancel=ctx)
         return summary
 
-    def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        from lm_workbench.engine.progress import drive
-
-        return drive(self.job(ctx, report))
-
     def finished_summary(self, run_id: int, summary: dict[str, Any]) -> dict[str, Any]:
         return {**summary, "run_id": run_id}
 

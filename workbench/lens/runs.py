@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
-from lm_workbench.engine.progress import CancelToken, drive
+from lm_workbench.engine.progress import CancelToken
 from lm_workbench.runs.kinds import RunKind
 from lm_workbench.runs.recorder import LongRun
 from lm_workbench.lens.train import KIND, resolved, tuned_lens_job
@@ -52,9 +52,6 @@ class TunedLensRun(LongRun):
 
     def job(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
         return (yield from tuned_lens_job(self.spec, self.load(), cancel=ctx, report=report))
-
-    def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        return drive(self.job(ctx, report), self.on_event)
 
     def final_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         mean = summary["mean_kl"]

@@ -168,10 +168,12 @@ class LongRun:
         """Bad input fails here, before a run is recorded (default: the spec's cheap checks)."""
         self.spec.check()
 
+    on_event: Callable[[Any], None] | None = None  # hears ``job``'s progress when ``body`` drives it
+
     def body(self, ctx: RunContext, report: StoreReporter) -> dict[str, Any]:
         """The run's work (the loop's cancel token is ``ctx``, its events go to ``report``); returns the summary.
-        A kind fills in this or ``job``."""
-        return drive(self.job(ctx, report))
+        A kind fills in this or ``job`` (``job`` driven here, its events to ``on_event``)."""
+        return drive(self.job(ctx, report), self.on_event)
 
     def job(self, ctx: RunContext, report: StoreReporter) -> Generator[Any, None, dict[str, Any]]:
         """The body as a job generator (what the window drives, with progress); default: ``body`` in one go."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generator
 
-from lm_workbench.engine.progress import CancelToken, drive
+from lm_workbench.engine.progress import CancelToken
 from lm_workbench.runs.kinds import RunKind, spec_command
 from lm_workbench.runs.recorder import LongRun
 from lm_workbench.sae.train import KIND, resolved, sae_train_job
@@ -34,9 +34,6 @@ class SaeTrainRun(LongRun):
 
     def job(self, ctx: Any, report: Any) -> Generator[Any, None, dict[str, Any]]:
         return (yield from sae_train_job(self.spec, self.load(), cancel=ctx, report=report))
-
-    def body(self, ctx: Any, report: Any) -> dict[str, Any]:
-        return drive(self.job(ctx, report), self.on_event)
 
     def final_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
         return {f"final_{k}": v for k, v in summary["final"].items()} | {"wall_s": summary["wall_s"]}
