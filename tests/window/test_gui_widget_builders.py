@@ -78,3 +78,17 @@ def test_tool_buttons_flush_column_and_form_rows(qapp):
     form = boxes.form_rows(("Name", edit))
     assert form.rowCount() == 1 and form.itemAt(0, form.ItemRole.FieldRole).widget() is edit
     assert form.contentsMargins().left() == 0
+
+
+def test_a_gap_follows_the_theme_and_is_not_added_again(qapp, restore_style):
+    a, b = QLabel("a"), QLabel("b")
+    layout = boxes.row(a, boxes.Gap("wide_spacing"), b)
+    assert layout.count() == 3
+    gap = layout.itemAt(1).spacerItem()
+    assert gap.sizeHint().width() == theme.current().metrics.wide_spacing
+    theme.set_tokens(presentation_tokens(14.0))  # F5: larger sizes, and the binding runs again
+    assert layout.count() == 3 and layout.itemAt(1).spacerItem() is gap
+    assert gap.sizeHint().width() == theme.current().metrics.wide_spacing
+    holder = QWidget()
+    column = boxes.column(holder, QLabel("c"), boxes.Gap("wide_spacing"))
+    assert column.itemAt(1).spacerItem().sizeHint().height() == theme.current().metrics.wide_spacing

@@ -18,7 +18,7 @@ from lm_workbench.ui import theme
 from lm_workbench.ui.widgets.colormap import head_color
 from lm_workbench.ui.theme_tokens import is_presentation
 from lm_workbench.ui.widgets.fold import FlowLayout
-from lm_workbench.ui.widgets.boxes import add_items, flush_column, row, themed
+from lm_workbench.ui.widgets.boxes import Gap, flush_column, row, themed
 from lm_workbench.ui.widgets.controls import (
     combo_box, double_spin_box, label, line_edit, menu_button, spin_box, tool_button,
 )
@@ -184,9 +184,8 @@ class AttentionControls(QWidget):
         top = row(self.layer_spin, self.kind_combo, self.kind_note, (self.target_edit, 1), (self.lines_label, 1),
                   self.steps_button, self.export_button, spacing="group_spacing")
         self.heads_label = QLabel("Heads")
-        second = row(self.heads_label, self.heads, spacing="group_spacing")
-        theme.bind(second, lambda w, m: w.addSpacing(m.group_spacing))
-        add_items(second, (self.hide_special, self.threshold, 1))
+        second = row(self.heads_label, self.heads, Gap("group_spacing"), self.hide_special, self.threshold, 1,
+                     spacing="group_spacing")
         flush_column(self, top, second, spacing="section_spacing")
 
         self._target_timer = QTimer(self)

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QSlider, QWidget
 
 from lm_workbench.ui import theme
 from lm_workbench.store.metrics_reader import MetricsReader
 from lm_workbench.ui.widgets.run_curves import X_STEP, X_TIME, CurveLook, RunCurves
 from lm_workbench.ui.widgets.controls import combo_box, label
-from lm_workbench.ui.widgets.boxes import flush_column
+from lm_workbench.ui.widgets.boxes import Gap, flush_column, row
 
 DEFAULT_METRIC = "loss"
 LOOK = CurveLook(legend=True)
@@ -46,19 +46,9 @@ class CurveOverlay(QWidget):
                                  tip="Horizontal axis: the optimizer step, or seconds since the run's first value")
         self.log_check = QCheckBox("log scale")
         self.log_check.setToolTip("Logarithmic vertical axis")
-        controls = QHBoxLayout()
-        controls.setContentsMargins(0, 0, 0, 0)
-        controls.addWidget(QLabel("Metric"))
-        controls.addWidget(self.metric_combo)
-        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
-        controls.addWidget(QLabel("Smoothing"))
-        controls.addWidget(self.smooth_slider)
-        controls.addWidget(self.smooth_label)
-        theme.bind(controls, lambda w, m: w.addSpacing(m.wide_spacing))
-        controls.addWidget(QLabel("x"))
-        controls.addWidget(self.x_combo)
-        controls.addWidget(self.log_check)
-        controls.addStretch(1)
+        controls = row(QLabel("Metric"), self.metric_combo, Gap("wide_spacing"), QLabel("Smoothing"),
+                       self.smooth_slider, self.smooth_label, Gap("wide_spacing"), QLabel("x"), self.x_combo,
+                       self.log_check, 1)
         self.curves = RunCurves((("main", 1),), self._route, legend_panel="main")
         self.plot = self.curves.plots["main"]
         self.hint = label("Select runs in the table to overlay their curves (Ctrl- or Shift-click for several).",

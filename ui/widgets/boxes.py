@@ -1,12 +1,15 @@
 """Box and form layouts in one call: the items in order, and the theme's margins and spacing bound by name (they
-follow a theme change, as ``theme.bind`` does). An item is a widget or a layout, ``(item, stretch)``, or a number:
-that much stretch."""
+follow a theme change, as ``theme.bind`` does). An item is a widget or a layout, ``(item, stretch)``, a number:
+that much stretch, or a ``Gap``: a fixed gap of the theme's size."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QFormLayout, QHBoxLayout, QLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout, QFormLayout, QHBoxLayout, QLayout, QSizePolicy, QSpacerItem, QVBoxLayout, QWidget,
+)
 
 from lm_workbench.ui import theme
 
@@ -21,13 +24,43 @@ def themed(layout: Any, margins: str | None = None, spacing: str | None = None) 
     return layout
 
 
+@dataclass(frozen=True)
+class Gap:
+    """A fixed gap in a box, as wide (in a row) or as high (in a column) as the theme's ``spacing`` (a ``Metrics``
+    field name, e.g. ``wide_spacing``)."""
+
+    spacing: str
+
+
+def add_gap(layout: QBoxLayout, spacing: str) -> QSpacerItem:
+    """A ``Gap(spacing)`` at the end of ``layout``: one spacer, resized in place on a theme change (``addSpacing``
+    in a theme binding would add another gap at the end of the box on every change)."""
+    gap = QSpacerItem(0, 0)
+    layout.addItem(gap)
+    along = layout.direction() in (QBoxLayout.Direction.LeftToRight, QBoxLayout.Direction.RightToLeft)
+    fixed, free = QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum
+
+    def resize(box: QBoxLayout, metrics: Any) -> None:
+        size = getattr(metrics, spacing)
+        if along:
+            gap.changeSize(size, 0, fixed, free)
+        else:
+            gap.changeSize(0, size, free, fixed)
+        box.invalidate()
+
+    theme.bind(layout, resize)
+    return gap
+
+
 def add_items(layout: QBoxLayout, items: tuple[Any, ...]) -> QBoxLayout:
     """Add ``items`` to ``layout`` in order (see the module's docstring). Returns ``layout``."""
     for item in items:
         stretch = 0
         if isinstance(item, tuple):
             item, stretch = item
-        if isinstance(item, int):
+        if isinstance(item, Gap):
+            add_gap(layout, item.spacing)
+        elif isinstance(item, int):
             layout.addStretch(item)
         elif isinstance(item, QLayout):
             layout.addLayout(item, stretch)
