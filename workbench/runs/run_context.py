@@ -47,7 +47,11 @@ class RunContext(CancelToken):
         super().__init__(cancel_event)
         self.run_id = run_id
         self.store = store
-        self.cancel_event = cancel_event
+
+    @property
+    def cancel_event(self) -> EventLike:
+        """The lane's cancel event this token reads (set it to cancel the run)."""
+        return self._event
 
     def log(self, step: int, **metrics: float) -> None:
         """Record named values at ``step`` (one transaction)."""
