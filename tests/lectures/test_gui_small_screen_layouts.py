@@ -168,5 +168,6 @@ def test_a_column_side_by_side_gets_the_width_its_content_grew_to(open_window, q
     window.resize(1024, 768)
     _settle(qtbot)
     column = window.view("pretrain").findChildren(ColumnScroll)[0]
-    qtbot.waitUntil(lambda: column.width() >= column.minimumSizeHint().width(), timeout=3000)
+    # the relayout after F5 is posted events: under a loaded machine it took over 3 s once (suite in a fresh clone)
+    qtbot.waitUntil(lambda: column.width() >= column.minimumSizeHint().width(), timeout=15000)
     assert column.viewport().width() >= column.widget().minimumSizeHint().width()  # the whole form, beside its bar
